@@ -1,0 +1,71 @@
+import type {
+  Checkpoint,
+  CheckpointListOptions,
+  CheckpointMetadata,
+  CheckpointTuple,
+  ChannelVersions,
+  PutOptions,
+  RunnableConfig,
+  ThreadClaim,
+} from "./types.js";
+
+/**
+ * The storage contract every checkpointer implements (same method names as LangGraph.js's
+ * `BaseCheckpointSaver`, plus the thread claim and compare-and-swap Interlude needs for its
+ * one-writer-per-thread rule). Every saver must pass the shared conformance suite.
+ *
+ * Storage model: a checkpoint's `channel_values` are stored per (channel, version); `put`
+ * stores only the channels listed in `newVersions`, so a step costs what it changed, not the
+ * size of the whole state. `getTuple` returns the full values again.
+ */
+export abstract class BaseCheckpointSaver {
+  /** The checkpoint named by `configurable.checkpoint_id`, or the thread's newest one. */
+  abstract getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined>;
+
+  /** Checkpoints of a thread (and namespace), newest first. */
+  abstract list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple>;
+
+  /**
+   * Saves a checkpoint as a child of `config.configurable.checkpoint_id` (if any) and returns
+   * the config that addresses it. Only channels in `newVersions` need to be written.
+   */
+  abstract put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+    options?: PutOptions,
+  ): Promise<RunnableConfig>;
+
+  /**
+   * Saves writes of one task against the checkpoint in `config`. Writes to the reserved
+   * channels in `WRITES_IDX_MAP` replace that task's earlier write to the same channel.
+   */
+  abstract putWrites(config: RunnableConfig, writes: Array<[channel: string, value: unknown]>, taskId: string): Promise<void>;
+
+  /** Removes every checkpoint and write of the thread, in all namespaces. */
+  abstract deleteThread(threadId: string): Promise<void>;
+
+  /**
+   * Claims the thread for one run. Returns false when another owner holds an unexpired claim.
+   * Claiming again with the same owner renews it. Durable savers store the claim so it holds
+   * across processes; the claim lapses after `ttlMs` so a crashed process frees its threads.
+   */
+  abstract claimThread(threadId: string, claim: ThreadClaim): Promise<boolean>;
+
+  /** Gives the claim back (no-op when `owner` no longer holds it). */
+  abstract releaseThread(threadId: string, owner: string): Promise<void>;
+}
+
+export function threadIdOf(config: RunnableConfig): string | undefined {
+  const id = config.configurable?.thread_id;
+  return id === undefined || id === null ? undefined : String(id);
+}
+
+export function checkpointNsOf(config: RunnableConfig): string {
+  return (config.configurable?.checkpoint_ns as string | undefined) ?? "";
+}
+
+export function checkpointIdOf(config: RunnableConfig): string | undefined {
+  return config.configurable?.checkpoint_id as string | undefined;
+}

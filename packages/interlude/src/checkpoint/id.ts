@@ -1,0 +1,23 @@
+import { randomBytes } from "node:crypto";
+
+/**
+ * Checkpoint ids are UUIDv7-shaped: 48 bits of milliseconds then a per-process counter and
+ * random bits, all hex, so that lexicographic order is creation order (the savers list
+ * "newest first" by sorting ids) even for many checkpoints within one millisecond.
+ */
+let lastMs = 0;
+let counter = 0;
+const node = randomBytes(6).toString("hex");
+
+export function newCheckpointId(now = Date.now()): string {
+  if (now <= lastMs) {
+    counter++;
+    now = lastMs;
+  } else {
+    lastMs = now;
+    counter = 0;
+  }
+  const ms = now.toString(16).padStart(12, "0");
+  const seq = counter.toString(16).padStart(8, "0");
+  return `${ms.slice(0, 8)}-${ms.slice(8, 12)}-7${seq.slice(0, 3)}-${seq.slice(3, 7)}-${seq.slice(7)}${node.slice(0, 11)}`;
+}

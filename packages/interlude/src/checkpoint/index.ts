@@ -1,0 +1,3 @@
+export * from "./types.js";
+export * from "./base.js";
+export * from "./id.js";

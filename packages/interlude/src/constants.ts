@@ -1,0 +1,40 @@
+/**
+ * Reserved names. Every special channel, config key and node name is defined once here;
+ * nothing else in the code base spells them as string literals.
+ */
+export const START = "__start__";
+export const END = "__end__";
+export const INTERRUPT = "__interrupt__";
+
+/** Reserved channels used in pending writes. */
+export const RESUME = "__resume__";
+export const ERROR = "__error__";
+export const TASKS = "__pregel_tasks";
+export const RETURN = "__return__";
+/** Saved results of `task()` calls inside a node, keyed by call order. */
+export const TASK_RESULT = "__task_result__";
+
+/** Task id used for writes that belong to no task (input, Command.update on resume). */
+export const NULL_TASK_ID = "00000000-0000-0000-0000-000000000000";
+
+/** Separators of checkpoint namespaces: `parent_node:taskId|child_node:taskId`. */
+export const NS_SEP = "|";
+export const NS_END = ":";
+
+/**
+ * Writes to these channels replace the earlier write of the same task instead of adding a new
+ * one: a task has at most one error, one interrupt list and one resume list at a time.
+ */
+export const WRITES_IDX_MAP: Readonly<Record<string, number>> = Object.freeze({
+  [ERROR]: -1,
+  [INTERRUPT]: -3,
+  [RESUME]: -4,
+  [TASK_RESULT]: -5,
+});
+
+/** Keys of `config.configurable`. */
+export const CONFIG_KEY = Object.freeze({
+  threadId: "thread_id",
+  checkpointId: "checkpoint_id",
+  checkpointNs: "checkpoint_ns",
+});

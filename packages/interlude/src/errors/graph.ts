@@ -1,0 +1,75 @@
+import { InterludeError } from "./base.js";
+
+/** The graph definition is wrong; raised by `compile()` or the builder. */
+export class GraphValidationError extends InterludeError {
+  /** The node, edge or breakpoint name at fault, when there is one. */
+  readonly node?: string;
+  constructor(message: string, node?: string) {
+    super("GRAPH_VALIDATION", message);
+    this.node = node;
+  }
+}
+
+/** A node returned a value that cannot be applied to the state. */
+export class InvalidUpdateError extends InterludeError {
+  constructor(message: string) {
+    super("INVALID_UPDATE", message);
+  }
+}
+
+export class GraphRecursionError extends InterludeError {
+  constructor(limit: number) {
+    super(
+      "GRAPH_RECURSION_LIMIT",
+      `Recursion limit of ${limit} reached without hitting a stop condition. ` +
+        `Check the graph for a loop that never ends, or raise it: invoke(input, { recursionLimit: ${limit * 2} }).`,
+    );
+  }
+}
+
+export class MissingCheckpointerError extends InterludeError {
+  constructor(what: string) {
+    super(
+      "MISSING_CHECKPOINTER",
+      `${what} needs a checkpointer to save the paused state. ` +
+        `Pass one to compile: builder.compile({ checkpointer: new MemorySaver() }) (or a SqliteSaver for durable threads).`,
+    );
+  }
+}
+
+export class MissingThreadIdError extends InterludeError {
+  constructor() {
+    super(
+      "MISSING_THREAD_ID",
+      `This graph has a checkpointer, so every run needs a thread: ` +
+        `invoke(input, { configurable: { thread_id: "some-id" } }).`,
+    );
+  }
+}
+
+/** Input that a graph cannot start from (for example `null` on a thread that never ran). */
+export class EmptyInputError extends InterludeError {
+  constructor(message: string) {
+    super("EMPTY_INPUT", message);
+  }
+}
+
+/** A node failed; wraps the original error with the node's name. */
+export class NodeError extends InterludeError {
+  readonly node: string;
+  constructor(node: string, cause: unknown) {
+    const text = cause instanceof Error ? cause.message : String(cause);
+    super("NODE_FAILED", `Node "${node}" failed: ${text}`, { cause });
+    this.node = node;
+  }
+}
+
+/** A checkpoint id in the config does not exist on the thread. */
+export class CheckpointNotFoundError extends InterludeError {
+  constructor(threadId: string, checkpointId: string) {
+    super(
+      "CHECKPOINT_NOT_FOUND",
+      `Thread "${threadId}" has no checkpoint "${checkpointId}". List its checkpoints with getStateHistory().`,
+    );
+  }
+}

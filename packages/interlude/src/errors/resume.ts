@@ -1,0 +1,97 @@
+import { InterludeError, preview } from "./base.js";
+
+export interface PendingInterruptInfo {
+  id: string;
+  value: unknown;
+}
+
+function listPending(pending: readonly PendingInterruptInfo[]): string {
+  return pending.map((p) => `  ${p.id}: ${preview(p.value, 120)}`).join("\n");
+}
+
+/** A plain `Command({ resume })` while several interrupts wait: whose answer is it? */
+export class AmbiguousResumeError extends InterludeError {
+  readonly pending: readonly PendingInterruptInfo[];
+  constructor(pending: readonly PendingInterruptInfo[]) {
+    super(
+      "AMBIGUOUS_RESUME",
+      `${pending.length} interrupts are pending, so a single resume value could answer any of them. ` +
+        `Answer by id instead: new Command({ resume: { "<interrupt id>": answer, ... } }). Pending:\n${listPending(pending)}`,
+    );
+    this.pending = pending;
+  }
+}
+
+export type NothingToResumeReason = "unknown_thread" | "finished" | "breakpoint" | "not_paused";
+
+export class NothingToResumeError extends InterludeError {
+  readonly reason: NothingToResumeReason;
+  constructor(threadId: string, reason: NothingToResumeReason) {
+    const why = {
+      unknown_thread: `thread "${threadId}" has never run. Start it with invoke(input, config) first.`,
+      finished: `thread "${threadId}" has finished and waits for no answer. Start a new run with invoke(input, config).`,
+      breakpoint: `thread "${threadId}" is paused at a static breakpoint (interruptBefore/After), which takes no answer. Continue it with invoke(null, config).`,
+      not_paused: `thread "${threadId}" has no pending interrupt.`,
+    }[reason];
+    super("NOTHING_TO_RESUME", `Nothing to resume: ${why}`);
+    this.reason = reason;
+  }
+}
+
+export class UnknownInterruptError extends InterludeError {
+  readonly unknownIds: readonly string[];
+  readonly pending: readonly PendingInterruptInfo[];
+  constructor(unknownIds: readonly string[], pending: readonly PendingInterruptInfo[]) {
+    super(
+      "UNKNOWN_INTERRUPT",
+      `No pending interrupt has id ${unknownIds.map((id) => `"${id}"`).join(", ")}. ` +
+        (pending.length ? `Pending:\n${listPending(pending)}` : "Nothing is pending on this thread."),
+    );
+    this.unknownIds = unknownIds;
+    this.pending = pending;
+  }
+}
+
+/**
+ * On replay, the interrupt at an answered position now asks something else than what the
+ * answer was given for. Handing the old answer over would apply it to a question nobody saw.
+ */
+export class InterruptMismatchError extends InterludeError {
+  readonly node: string;
+  readonly answered: unknown;
+  readonly asked: unknown;
+  constructor(node: string, index: number, answered: unknown, asked: unknown) {
+    super(
+      "INTERRUPT_MISMATCH",
+      `Node "${node}" asked a different question at interrupt #${index} than the one that was answered.\n` +
+        `  answered: ${preview(answered)}\n  now asked: ${preview(asked)}\n` +
+        `The answer was not used and the thread is still paused. Usually the state changed between pause and resume ` +
+        `(for example Command({ update })). Resume without the update, give interrupts a stable key with ` +
+        `interrupt(value, { key }), or opt into LangGraph's positional matching with compile({ resumeMatching: "positional" }).`,
+    );
+    this.node = node;
+    this.answered = answered;
+    this.asked = asked;
+  }
+}
+
+export interface ResumeIssue {
+  message: string;
+  path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>;
+}
+
+/** An answer failed the interrupt's `responseSchema`. The interrupt stays pending, same id. */
+export class InvalidResumeError extends InterludeError {
+  readonly interruptId: string;
+  readonly issues: readonly ResumeIssue[];
+  constructor(interruptId: string, issues: readonly ResumeIssue[]) {
+    super(
+      "INVALID_RESUME",
+      `The answer to interrupt "${interruptId}" is not valid: ` +
+        issues.map((i) => (i.path?.length ? `${i.path.map((p) => (typeof p === "object" ? String(p.key) : String(p))).join(".")}: ` : "") + i.message).join("; ") +
+        `. The interrupt is still pending; send a corrected answer.`,
+    );
+    this.interruptId = interruptId;
+    this.issues = issues;
+  }
+}

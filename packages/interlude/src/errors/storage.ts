@@ -1,0 +1,44 @@
+import { InterludeError } from "./base.js";
+
+/** Another run holds the thread. Nothing ran; retry when it has finished. */
+export class ThreadBusyError extends InterludeError {
+  readonly threadId: string;
+  constructor(threadId: string) {
+    super(
+      "THREAD_BUSY",
+      `Thread "${threadId}" is being run by another caller. Nothing was run or changed; ` +
+        `wait for that run to finish (or pause) and try again.`,
+    );
+    this.threadId = threadId;
+  }
+}
+
+/** A checkpoint write lost a compare-and-swap: someone else wrote the thread first. */
+export class CheckpointConflictError extends InterludeError {
+  constructor(threadId: string, expected: string | null, actual: string | null) {
+    super(
+      "CHECKPOINT_CONFLICT",
+      `Thread "${threadId}" changed while this run was writing it (expected head ${expected ?? "none"}, found ${actual ?? "none"}). ` +
+        `This write was discarded; reload the thread with getState() and retry.`,
+    );
+  }
+}
+
+/** The storage backend failed (down, full, read-only). The last good checkpoint is intact. */
+export class StorageError extends InterludeError {
+  constructor(operation: string, cause: unknown) {
+    const text = cause instanceof Error ? cause.message : String(cause);
+    super(
+      "STORAGE_FAILED",
+      `Checkpoint storage failed during ${operation}: ${text}. The thread is unchanged since its last saved checkpoint; retry once storage is back.`,
+      { cause },
+    );
+  }
+}
+
+/** A value cannot be stored (a function, a symbol, an unregistered class). */
+export class SerializationError extends InterludeError {
+  constructor(message: string) {
+    super("SERIALIZATION", message);
+  }
+}

@@ -1,0 +1,3 @@
+export * from "./constants.js";
+export * from "./errors/index.js";
+export * from "./checkpoint/index.js";
