@@ -1,0 +1,59 @@
+/**
+ * The compiled form of a graph that the pure algorithm works on: nodes with their trigger
+ * channels and the writes they make after running. Built once by `compile()`.
+ */
+import type { Channel } from "../channels/base.js";
+import type { Reducer } from "../channels/binop.js";
+import type { RetryPolicy } from "../runner/retry.js";
+
+/** A channel write decided at compile time (an edge). */
+export interface StaticWrite {
+  channel: string;
+  value: unknown;
+}
+
+export interface BranchSpec {
+  path: (state: any, config: any) => unknown;
+  /** Return value -> node name. */
+  pathMap?: Record<string, string>;
+}
+
+export interface NodeSpec {
+  name: string;
+  /** The user's function, or the subgraph's entry. */
+  run: (input: any, config: any) => unknown;
+  /** Channels whose update makes this node run. */
+  triggers: readonly string[];
+  /** Writes made after every successful run (static edges). */
+  edges: readonly StaticWrite[];
+  branches: readonly BranchSpec[];
+  retryPolicy?: RetryPolicy;
+  /** Possible `Command({ goto })` destinations, for drawing and validation. */
+  ends?: readonly string[];
+  /** Set when the node is a compiled subgraph. */
+  subgraph?: unknown;
+}
+
+export interface GraphSpec {
+  nodes: ReadonlyMap<string, NodeSpec>;
+  /** A fresh, empty channel for every channel name. */
+  channelFactories: ReadonlyMap<string, () => Channel>;
+  /** State keys, in declaration order. */
+  stateKeys: readonly string[];
+  stateKeySet: ReadonlySet<string>;
+  reducers: ReadonlyMap<string, Reducer<any, any>>;
+  /** Channels cleared when not written in a step (triggers, sends). */
+  ephemeralChannels: readonly string[];
+  /** channel -> nodes it triggers. */
+  triggerIndex: ReadonlyMap<string, readonly string[]>;
+  /** What the input does: the START "node"'s edges and branches. */
+  start: Pick<NodeSpec, "edges" | "branches">;
+}
+
+export function triggerChannel(node: string): string {
+  return `branch:to:${node}`;
+}
+
+export function joinChannel(sources: readonly string[], target: string): string {
+  return `join:${sources.join("+")}:${target}`;
+}

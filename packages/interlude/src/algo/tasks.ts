@@ -1,0 +1,97 @@
+/**
+ * Which tasks run next. Pure: reads the checkpoint's versions and the channels, decides.
+ */
+import type { Channel } from "../channels/base.js";
+import type { Checkpoint } from "../checkpoint/types.js";
+import { NS_END, NS_SEP, TASKS } from "../constants.js";
+import { fastId } from "./hash.js";
+import type { GraphSpec } from "./spec.js";
+
+export type TaskPath = readonly ["pull", string] | readonly ["push", number];
+
+export interface SendPacket {
+  node: string;
+  args: unknown;
+}
+
+/** A task prepared for a step: a node to run once, with its input. */
+export interface PreparedTask {
+  id: string;
+  name: string;
+  path: TaskPath;
+  /** The state (pull) or the `Send` argument (push). */
+  input: unknown;
+  /** Channels that triggered it; recorded as seen once it ran. */
+  triggers: readonly string[];
+  /** Checkpoint namespace of this task: subgraphs it runs store their checkpoints here. */
+  ns: string;
+}
+
+export function readState(channels: ReadonlyMap<string, Channel>, keys: readonly string[]): Record<string, unknown> {
+  const state: Record<string, unknown> = {};
+  for (const key of keys) {
+    const channel = channels.get(key)!;
+    if (channel.isAvailable()) state[key] = channel.get();
+  }
+  return state;
+}
+
+export function taskNamespace(parentNs: string, name: string, id: string): string {
+  return parentNs ? `${parentNs}${NS_SEP}${name}${NS_END}${id}` : `${name}${NS_END}${id}`;
+}
+
+function isTriggered(spec: GraphSpec, checkpoint: Checkpoint, channels: ReadonlyMap<string, Channel>, name: string): string[] | undefined {
+  const node = spec.nodes.get(name)!;
+  const seen = checkpoint.versions_seen[name];
+  let fired: string[] | undefined;
+  for (const channel of node.triggers) {
+    const version = checkpoint.channel_versions[channel];
+    if (version === undefined || !channels.get(channel)!.isAvailable()) continue;
+    if (seen === undefined || (seen[channel] ?? 0) < version) (fired ??= []).push(channel);
+  }
+  return fired;
+}
+
+/**
+ * The tasks of the step that follows `checkpoint`. `candidates` narrows the pull check to
+ * nodes triggered by channels updated in the last step (all nodes when omitted).
+ */
+export function prepareNextTasks(
+  spec: GraphSpec,
+  checkpoint: Checkpoint,
+  channels: ReadonlyMap<string, Channel>,
+  step: number,
+  parentNs: string,
+  candidates?: Iterable<string>,
+): PreparedTask[] {
+  const tasks: PreparedTask[] = [];
+  const sends = channels.get(TASKS)!;
+  if (sends.isAvailable()) {
+    const packets = sends.get() as SendPacket[];
+    for (let i = 0; i < packets.length; i++) {
+      const packet = packets[i]!;
+      if (!spec.nodes.has(packet.node)) continue;
+      const id = fastId(`${checkpoint.id}|${parentNs}|${step}|push|${i}|${packet.node}`);
+      tasks.push({ id, name: packet.node, path: ["push", i], input: packet.args, triggers: [TASKS], ns: taskNamespace(parentNs, packet.node, id) });
+    }
+  }
+  let state: Record<string, unknown> | undefined;
+  for (const name of candidates ?? spec.nodes.keys()) {
+    const triggers = isTriggered(spec, checkpoint, channels, name);
+    if (!triggers) continue;
+    state ??= readState(channels, spec.stateKeys);
+    const id = fastId(`${checkpoint.id}|${parentNs}|${step}|pull|${name}`);
+    tasks.push({ id, name, path: ["pull", name], input: state, triggers, ns: taskNamespace(parentNs, name, id) });
+  }
+  return tasks;
+}
+
+/** Nodes that a set of updated channels may trigger, in graph order. */
+export function candidateNodes(spec: GraphSpec, updated: Iterable<string>): Set<string> {
+  const nodes = new Set<string>();
+  for (const channel of updated) {
+    const triggered = spec.triggerIndex.get(channel);
+    if (triggered) for (const name of triggered) nodes.add(name);
+  }
+  return nodes;
+}

@@ -1,0 +1,6 @@
+export * from "./base.js";
+export * from "./last-value.js";
+export * from "./binop.js";
+export * from "./trigger.js";
+export * from "./named-barrier.js";
+export * from "./topic.js";

@@ -1,0 +1,60 @@
+/**
+ * `Annotation`: declares the state's keys and how each combines writes, as in LangGraph.js.
+ *
+ *   const State = Annotation.Root({
+ *     plan: Annotation<string>(),
+ *     log: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+ *   });
+ */
+import type { Reducer } from "../channels/binop.js";
+
+export interface ChannelSpec<Value = unknown, Update = Value> {
+  readonly lg_kind: "channel";
+  readonly reducer?: Reducer<Value, Update>;
+  readonly default?: () => Value;
+  /** Phantom fields carrying the types. */
+  readonly ValueType?: Value;
+  readonly UpdateType?: Update;
+}
+
+export interface ReducerOptions<Value, Update> {
+  reducer: Reducer<Value, Update>;
+  default?: () => Value;
+}
+
+/** Legacy spelling of the reducer option (`value`), still accepted by LangGraph.js. */
+export interface LegacyReducerOptions<Value, Update> {
+  value: Reducer<Value, Update>;
+  default?: () => Value;
+}
+
+export type StateSpec = Record<string, ChannelSpec<any, any>>;
+
+export type StateType<S extends StateSpec> = { [K in keyof S]: S[K] extends ChannelSpec<infer V, any> ? V : never };
+export type UpdateType<S extends StateSpec> = { [K in keyof S]?: S[K] extends ChannelSpec<any, infer U> ? U : never };
+
+export class AnnotationRoot<S extends StateSpec> {
+  readonly lg_name = "AnnotationRoot";
+  declare State: StateType<S>;
+  declare Update: UpdateType<S>;
+  declare Node: (state: StateType<S>, config?: any) => UpdateType<S> | Promise<UpdateType<S>>;
+  constructor(readonly spec: S) {}
+}
+
+function annotation<Value>(): ChannelSpec<Value, Value>;
+function annotation<Value, Update = Value>(options: ReducerOptions<Value, Update> | LegacyReducerOptions<Value, Update>): ChannelSpec<Value, Update>;
+function annotation<Value, Update = Value>(options?: ReducerOptions<Value, Update> | LegacyReducerOptions<Value, Update>): ChannelSpec<Value, Update> {
+  if (!options) return { lg_kind: "channel" };
+  const reducer = "reducer" in options ? options.reducer : options.value;
+  return { lg_kind: "channel", reducer, default: options.default };
+}
+
+export const Annotation = Object.assign(annotation, {
+  Root<S extends StateSpec>(spec: S): AnnotationRoot<S> {
+    return new AnnotationRoot(spec);
+  },
+});
+
+export function isAnnotationRoot(value: unknown): value is AnnotationRoot<StateSpec> {
+  return value instanceof AnnotationRoot || (typeof value === "object" && value !== null && (value as AnnotationRoot<StateSpec>).lg_name === "AnnotationRoot");
+}

@@ -1,0 +1,136 @@
+/**
+ * Validates a builder and turns it into the `GraphSpec` the runtime works on: one channel
+ * per state key, one trigger channel per node, one barrier per join.
+ */
+import { BinaryOperatorAggregate } from "../channels/binop.js";
+import type { Channel } from "../channels/base.js";
+import { LastValue } from "../channels/last-value.js";
+import { NamedBarrierValue } from "../channels/named-barrier.js";
+import { Topic } from "../channels/topic.js";
+import { Trigger } from "../channels/trigger.js";
+import { END, START, TASKS } from "../constants.js";
+import { GraphValidationError } from "../errors/graph.js";
+import { joinChannel, triggerChannel, type BranchSpec, type GraphSpec, type NodeSpec, type StaticWrite } from "../algo/spec.js";
+import type { Reducer } from "../channels/binop.js";
+import type { CompileOptions } from "./compiled.js";
+import type { StateGraph } from "./state-graph.js";
+
+function known(builder: StateGraph<any, any>, name: string, role: string): void {
+  if (!builder.nodes.has(name)) {
+    const list = [...builder.nodes.keys()].join(", ") || "(none)";
+    throw new GraphValidationError(`${role} "${name}" is not a node of this graph. Nodes: ${list}.`, name);
+  }
+}
+
+function validate(builder: StateGraph<any, any>, options: CompileOptions): void {
+  if (builder.nodes.size === 0) throw new GraphValidationError("The graph has no nodes. Add one with addNode(name, fn).");
+  for (const { sources, target } of builder.edges) {
+    for (const source of sources) {
+      if (source === END) throw new GraphValidationError(`An edge starts at END; END has no outgoing edges.`, source);
+      if (source !== START) known(builder, source, "Edge source");
+    }
+    if (target === START) throw new GraphValidationError(`An edge from "${sources.join(", ")}" points to START; START cannot be a target.`, target);
+    if (target !== END) known(builder, target, `Edge target (from "${sources.join(", ")}")`);
+  }
+  for (const branch of builder.branches) {
+    if (branch.source !== START) known(builder, branch.source, "Conditional edge source");
+    for (const target of Object.values(branch.pathMap ?? {})) {
+      if (target !== END) known(builder, target, `Conditional edge target (from "${branch.source}")`);
+    }
+  }
+  const hasEntry = builder.edges.some((e) => e.sources.includes(START)) || builder.branches.some((b) => b.source === START);
+  if (!hasEntry) {
+    throw new GraphValidationError(`The graph has no entry point. Add an edge from START: addEdge(START, "${[...builder.nodes.keys()][0]}").`, START);
+  }
+  for (const [which, list] of [["interruptBefore", options.interruptBefore], ["interruptAfter", options.interruptAfter]] as const) {
+    if (!list || list === "*") continue;
+    for (const name of list) known(builder, name, `${which} breakpoint`);
+  }
+  for (const [name, node] of builder.nodes) {
+    for (const end of node.options.ends ?? []) if (end !== END) known(builder, end, `"ends" of node "${name}"`);
+  }
+}
+
+function stateChannels(spec: Record<string, { reducer?: Reducer<any, any>; default?: () => unknown }>) {
+  const factories = new Map<string, () => Channel>();
+  const reducers = new Map<string, Reducer<any, any>>();
+  for (const [key, channel] of Object.entries(spec)) {
+    const { reducer, default: initial } = channel ?? {};
+    if (reducer) {
+      reducers.set(key, reducer);
+      factories.set(key, () => new BinaryOperatorAggregate(reducer, initial));
+    } else if (initial) {
+      factories.set(key, () => new LastValue(key).fromCheckpoint(initial()));
+    } else factories.set(key, () => new LastValue(key));
+  }
+  return { factories, reducers };
+}
+
+export function buildSpec(builder: StateGraph<any, any>, options: CompileOptions): GraphSpec {
+  validate(builder, options);
+  const stateKeys = Object.keys(builder.spec);
+  const { factories, reducers } = stateChannels(builder.spec);
+  const ephemeral: string[] = [TASKS];
+  factories.set(TASKS, () => new Topic());
+
+  const triggers = new Map<string, string[]>();
+  const writesOf = new Map<string, StaticWrite[]>([[START, []]]);
+  for (const name of builder.nodes.keys()) {
+    const channel = triggerChannel(name);
+    factories.set(channel, () => new Trigger());
+    ephemeral.push(channel);
+    triggers.set(name, [channel]);
+    writesOf.set(name, []);
+  }
+  for (const { sources, target } of builder.edges) {
+    if (target === END) continue;
+    if (sources.length === 1) {
+      writesOf.get(sources[0]!)!.push({ channel: triggerChannel(target), value: true });
+      continue;
+    }
+    const channel = joinChannel(sources, target);
+    const names = new Set(sources);
+    factories.set(channel, () => new NamedBarrierValue(names));
+    triggers.get(target)!.push(channel);
+    for (const source of sources) writesOf.get(source)!.push({ channel, value: source });
+  }
+  const branchesOf = new Map<string, BranchSpec[]>();
+  for (const branch of builder.branches) {
+    const list = branchesOf.get(branch.source) ?? [];
+    list.push({ path: branch.path, pathMap: branch.pathMap });
+    branchesOf.set(branch.source, list);
+  }
+
+  const nodes = new Map<string, NodeSpec>();
+  const triggerIndex = new Map<string, string[]>();
+  for (const [name, definition] of builder.nodes) {
+    const action = definition.action;
+    const isGraph = typeof action !== "function";
+    const node: NodeSpec = {
+      name,
+      run: isGraph ? (input, config) => action.invoke(input, config) : action,
+      triggers: triggers.get(name)!,
+      edges: writesOf.get(name)!,
+      branches: branchesOf.get(name) ?? [],
+      retryPolicy: definition.options.retryPolicy,
+      ends: definition.options.ends,
+      subgraph: isGraph ? action : undefined,
+    };
+    nodes.set(name, node);
+    for (const channel of node.triggers) {
+      const list = triggerIndex.get(channel) ?? [];
+      list.push(name);
+      triggerIndex.set(channel, list);
+    }
+  }
+  return {
+    nodes,
+    channelFactories: factories,
+    stateKeys,
+    stateKeySet: new Set(stateKeys),
+    reducers,
+    ephemeralChannels: ephemeral,
+    triggerIndex,
+    start: { edges: writesOf.get(START)!, branches: branchesOf.get(START) ?? [] },
+  };
+}

@@ -1,0 +1,162 @@
+/**
+ * A compiled graph: run it (`invoke`, `stream`), read a thread (`getState`,
+ * `getStateHistory`) and write to it (`updateState`).
+ */
+import type { Breakpoints } from "../algo/breakpoints.js";
+import type { GraphSpec } from "../algo/spec.js";
+import type { BaseCheckpointSaver } from "../checkpoint/base.js";
+import type { CheckpointListOptions, RunnableConfig } from "../checkpoint/types.js";
+import { END, INTERRUPT, START } from "../constants.js";
+import { MissingCheckpointerError } from "../errors/graph.js";
+import { currentTask } from "../interrupt/context.js";
+import type { Interrupt } from "../primitives/interrupt-record.js";
+import { ChunkQueue, queueEmitter, type StreamMode } from "../loop/emitter.js";
+import type { Durability, GraphInternals } from "../loop/graph-internals.js";
+import { GraphRun } from "../loop/run.js";
+import { emptySnapshot, snapshotOf, type StateSnapshot } from "../loop/snapshot.js";
+import { updateThreadState } from "../loop/update-state.js";
+import type { StateGraph } from "./state-graph.js";
+
+export interface CompileOptions {
+  checkpointer?: BaseCheckpointSaver | false;
+  interruptBefore?: string[] | "*";
+  interruptAfter?: string[] | "*";
+  name?: string;
+  /**
+   * How answers are matched to `interrupt()` calls when a node runs again. `"checked"`
+   * (default): by position, refusing an answer whose question changed (InterruptMismatchError).
+   * `"positional"`: LangGraph's behaviour, by position only.
+   */
+  resumeMatching?: "checked" | "positional";
+}
+
+export interface RunConfig extends RunnableConfig {
+  recursionLimit?: number;
+  durability?: Durability;
+  interruptBefore?: string[] | "*";
+  interruptAfter?: string[] | "*";
+  signal?: AbortSignal;
+}
+
+export interface StreamConfig extends RunConfig {
+  streamMode?: StreamMode | StreamMode[];
+  subgraphs?: boolean;
+}
+
+export type InvokeResult<S> = S & { [INTERRUPT]?: Interrupt[] };
+
+function breakpoints(list: string[] | "*" | undefined): Breakpoints | undefined {
+  if (list === undefined) return undefined;
+  return list === "*" ? "*" : new Set(list);
+}
+
+const RUN_KEYS = new Set(["recursionLimit", "durability", "interruptBefore", "interruptAfter", "signal", "streamMode", "subgraphs"]);
+
+export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N extends string = string> implements GraphInternals {
+  readonly name: string;
+  readonly checkpointer?: BaseCheckpointSaver;
+  readonly interruptBefore?: Breakpoints;
+  readonly interruptAfter?: Breakpoints;
+  readonly positional: boolean;
+  declare readonly "~types": { state: S; update: U; nodes: N };
+
+  constructor(
+    readonly builder: StateGraph<any, any>,
+    readonly spec: GraphSpec,
+    options: CompileOptions,
+  ) {
+    this.name = options.name ?? "LangGraph";
+    this.checkpointer = options.checkpointer || undefined;
+    this.interruptBefore = breakpoints(options.interruptBefore);
+    this.interruptAfter = breakpoints(options.interruptAfter);
+    this.positional = options.resumeMatching === "positional";
+  }
+
+  private runOptions(config: RunConfig) {
+    return {
+      recursionLimit: config.recursionLimit,
+      durability: config.durability,
+      interruptBefore: breakpoints(config.interruptBefore),
+      interruptAfter: breakpoints(config.interruptAfter),
+      signal: config.signal,
+    };
+  }
+
+  private baseConfig(config: RunConfig): RunnableConfig {
+    const out: RunnableConfig = {};
+    for (const key in config) if (!RUN_KEYS.has(key)) out[key] = config[key];
+    return out;
+  }
+
+  /** Runs the graph until it finishes or pauses. A paused result carries `__interrupt__`. */
+  async invoke(input: U | S | unknown, config: RunConfig = {}): Promise<InvokeResult<S>> {
+    const run = new GraphRun(this, input, this.baseConfig(config), this.runOptions(config));
+    const { values, interrupts } = await run.execute();
+    if (interrupts.length) return { ...values, [INTERRUPT]: interrupts } as InvokeResult<S>;
+    return values as InvokeResult<S>;
+  }
+
+  /** Runs the graph and yields chunks as it goes (`for await (const chunk of await graph.stream(...))`). */
+  async stream(input: U | S | unknown, config: StreamConfig = {}): Promise<AsyncIterableIterator<any>> {
+    const modes = config.streamMode === undefined ? ["values" as const] : Array.isArray(config.streamMode) ? config.streamMode : [config.streamMode];
+    const queue = new ChunkQueue<unknown>();
+    const emitter = queueEmitter(queue, modes, Array.isArray(config.streamMode), config.subgraphs === true);
+    const run = new GraphRun(this, input, this.baseConfig(config), this.runOptions(config), emitter);
+    run.execute().then(
+      () => queue.close(),
+      (error) => queue.close(error),
+    );
+    return queue;
+  }
+
+  private saverFor(what: string): BaseCheckpointSaver {
+    const saver = currentTask()?.run.saver ?? this.checkpointer;
+    if (!saver) throw new MissingCheckpointerError(what);
+    return saver;
+  }
+
+  async getState(config: RunnableConfig, options: { subgraphs?: boolean } = {}): Promise<StateSnapshot> {
+    return this.stateFrom(this.saverFor("getState()"), config, options.subgraphs === true);
+  }
+
+  /** The snapshot stored in `saver` (a subgraph's state lives in its parent's saver). */
+  async stateFrom(saver: BaseCheckpointSaver, config: RunnableConfig, subgraphs: boolean): Promise<StateSnapshot> {
+    const tuple = await saver.getTuple(config);
+    if (!tuple) return emptySnapshot(config);
+    return snapshotOf(this, tuple, subgraphs, (graph, childConfig, deep) => (graph as CompiledStateGraph).stateFrom(saver, childConfig, deep));
+  }
+
+  async *getStateHistory(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<StateSnapshot> {
+    const saver = this.saverFor("getStateHistory()");
+    const scoped: RunnableConfig = { ...config, configurable: { checkpoint_ns: "", ...config.configurable } };
+    for await (const tuple of saver.list(scoped, options)) {
+      yield await snapshotOf(this, tuple, false, (graph, childConfig, deep) => (graph as CompiledStateGraph).stateFrom(saver, childConfig, deep));
+    }
+  }
+
+  async updateState(config: RunnableConfig, values: U | Record<string, unknown> | null, asNode?: N | typeof START | typeof END): Promise<RunnableConfig> {
+    return updateThreadState(this, this.saverFor("updateState()"), config, values, asNode);
+  }
+
+  /** Nodes and edges, for drawing. */
+  getGraph(): GraphDrawing {
+    return drawingOf(this.builder);
+  }
+}
+
+export interface GraphDrawing {
+  nodes: Array<{ id: string; subgraph: boolean }>;
+  edges: Array<{ source: string; target: string; conditional: boolean }>;
+}
+
+function drawingOf(builder: StateGraph<any, any>): GraphDrawing {
+  const nodes = [{ id: START, subgraph: false }, ...[...builder.nodes.values()].map((n) => ({ id: n.name, subgraph: typeof n.action !== "function" })), { id: END, subgraph: false }];
+  const edges: GraphDrawing["edges"] = [];
+  for (const { sources, target } of builder.edges) for (const source of sources) edges.push({ source, target, conditional: false });
+  for (const branch of builder.branches) {
+    const targets = branch.pathMap ? [...new Set(Object.values(branch.pathMap))] : [...builder.nodes.keys(), END];
+    for (const target of targets) edges.push({ source: branch.source, target, conditional: true });
+  }
+  for (const node of builder.nodes.values()) for (const end of node.options.ends ?? []) edges.push({ source: node.name, target: end, conditional: true });
+  return { nodes, edges };
+}

@@ -1,0 +1,77 @@
+/**
+ * What a running task knows about itself, reachable from anywhere in its call stack
+ * (`interrupt()`, `task()`, a subgraph's `invoke`) through AsyncLocalStorage.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { BaseCheckpointSaver } from "../checkpoint/base.js";
+import type { StoredInterrupt } from "./signal.js";
+
+/** An answer already given to an interrupt of this task. */
+export interface GivenAnswer {
+  id: string;
+  /** Digest of the question it answered. */
+  digest: string;
+  value: unknown;
+  index?: number;
+  key?: string;
+  /** The question, kept for error messages. */
+  question?: unknown;
+}
+
+/** An answer sent with the current run, with the question the caller saw when answering. */
+export interface FreshAnswer {
+  value: unknown;
+  digest: string;
+  question: unknown;
+}
+
+/** A saved result of a `task()` call inside the node. */
+export interface TaskCallRecord {
+  name: string;
+  ok: boolean;
+  value: unknown;
+}
+
+export interface RunScope {
+  saver?: BaseCheckpointSaver;
+  threadId?: string;
+  /** Answers sent with this run, by interrupt id; subgraphs pick theirs from here. */
+  answers: ReadonlyMap<string, FreshAnswer>;
+  /** Positional matching like LangGraph (no payload check) for this graph. */
+  positional: boolean;
+  /** Custom stream writer, when a stream asked for `custom`. */
+  writer?: (chunk: unknown) => void;
+  /** Forwards chunks of subgraph runs to the caller's stream. */
+  subgraphSink?: (ns: string, mode: string, chunk: unknown) => void;
+  durability: "sync" | "async" | "exit";
+  signal?: AbortSignal;
+}
+
+export interface TaskScope {
+  taskId: string;
+  node: string;
+  ns: string;
+  run: RunScope;
+  /** Answers already bound to this task's interrupts, by position and by key. */
+  byIndex: Map<number, GivenAnswer>;
+  byKey: Map<string, GivenAnswer>;
+  /** Answers used in this attempt, saved if the task pauses again. */
+  used: GivenAnswer[];
+  interruptCounter: number;
+  /** An interrupt that was raised and not answered: it wins over whatever the node returns. */
+  raised?: StoredInterrupt[];
+  /** An answer that was refused (mismatch or failed validation): the run is rejected. */
+  rejection?: Error;
+  taskCalls: TaskCallRecord[];
+  taskCallCounter: number;
+  /** Saves `taskCalls` now, so a crash after a side effect does not repeat it. */
+  saveTaskCalls(): Promise<void>;
+  /** Number of subgraph invocations so far, to give each its own namespace. */
+  subgraphCounter: number;
+}
+
+export const taskStorage = new AsyncLocalStorage<TaskScope>();
+
+export function currentTask(): TaskScope | undefined {
+  return taskStorage.getStore();
+}

@@ -1,0 +1,86 @@
+/**
+ * `interrupt(value)`: ask a human and stop the node; on resume, the same call returns the answer.
+ */
+import { InterludeError } from "../errors/base.js";
+import { MissingCheckpointerError } from "../errors/graph.js";
+import { InterruptMismatchError, InvalidResumeError } from "../errors/resume.js";
+import { interruptId, payloadDigest } from "../algo/hash.js";
+import { currentTask, type GivenAnswer, type TaskScope } from "./context.js";
+import { GraphInterrupt, type StoredInterrupt } from "./signal.js";
+import { describeSchema, isStandardSchema, type StandardSchemaV1 } from "./standard-schema.js";
+
+export interface InterruptOptions<Answer = unknown> {
+  /**
+   * Match the answer by this key instead of by position among the node's interrupts, for
+   * nodes whose interrupts may come in a different order on replay.
+   */
+  key?: string;
+  /** Validates the answer (any Standard Schema validator). A failing answer is refused and the interrupt stays pending. */
+  responseSchema?: StandardSchemaV1<unknown, Answer>;
+  /** JSON Schema of the answer, for forms, when the validator cannot describe itself. */
+  jsonSchema?: Record<string, unknown>;
+}
+
+export class InterruptOutsideNodeError extends InterludeError {
+  constructor() {
+    super("INTERRUPT_OUTSIDE_NODE", "interrupt() was called outside a running graph node. Call it inside a node function.");
+  }
+}
+
+function refuse(scope: TaskScope, error: Error): never {
+  scope.rejection ??= error;
+  throw error;
+}
+
+function validate<Answer>(scope: TaskScope, id: string, answer: unknown, schema: StandardSchemaV1<unknown, Answer> | undefined): Answer {
+  if (!schema) return answer as Answer;
+  const result = schema["~standard"].validate(answer);
+  if (result instanceof Promise) {
+    throw new InterludeError("ASYNC_SCHEMA", "interrupt() responseSchema must validate synchronously.");
+  }
+  if (result.issues) refuse(scope, new InvalidResumeError(id, result.issues));
+  return result.value as Answer;
+}
+
+function checkSameQuestion(scope: TaskScope, given: GivenAnswer, digest: string, value: unknown, position: number): void {
+  if (scope.run.positional || given.digest === digest) return;
+  refuse(scope, new InterruptMismatchError(scope.node, position, given.question, value));
+}
+
+/**
+ * Pauses the graph and hands `value` to the caller. When the thread is resumed with
+ * `new Command({ resume })`, the node runs again from its start and this call returns the answer.
+ */
+export function interrupt<Answer = any, Value = unknown>(value: Value, options: InterruptOptions<Answer> = {}): Answer {
+  const scope = currentTask();
+  if (!scope) throw new InterruptOutsideNodeError();
+  if (!scope.run.saver) throw new MissingCheckpointerError("interrupt()");
+  const index = scope.interruptCounter++;
+  const slot = options.key ?? index;
+  const id = interruptId(scope.ns, slot);
+  const digest = payloadDigest(value);
+  const given = options.key !== undefined ? scope.byKey.get(options.key) : scope.byIndex.get(index);
+
+  if (given) {
+    checkSameQuestion(scope, given, digest, value, index);
+    scope.used.push(given);
+    return given.value as Answer;
+  }
+  const fresh = scope.run.answers.get(id);
+  if (fresh) {
+    checkSameQuestion(scope, { id, digest: fresh.digest, value: fresh.value, question: fresh.question }, digest, value, index);
+    const answer = validate(scope, id, fresh.value, options.responseSchema);
+    const record: GivenAnswer = { id, digest, value: answer, question: value };
+    if (options.key !== undefined) record.key = options.key;
+    else record.index = index;
+    scope.used.push(record);
+    return answer;
+  }
+  const stored: StoredInterrupt = { id, value, digest, ns: scope.ns };
+  if (options.key !== undefined) stored.key = options.key;
+  else stored.index = index;
+  const schema = options.jsonSchema ?? (isStandardSchema(options.responseSchema) ? describeSchema(options.responseSchema) : undefined);
+  if (schema) stored.responseSchema = schema;
+  scope.raised ??= [stored];
+  throw new GraphInterrupt([stored]);
+}

@@ -1,0 +1,51 @@
+import { INTERRUPT } from "../constants.js";
+import type { Interrupt } from "../primitives/interrupt-record.js";
+
+/**
+ * Thrown by `interrupt()` to stop the node. Not an error: the runner turns it into a paused
+ * task. (Named as in LangGraph so code that checks for it keeps working.)
+ */
+export class GraphInterrupt extends Error {
+  readonly interrupts: StoredInterrupt[];
+  constructor(interrupts: StoredInterrupt[]) {
+    super(`GraphInterrupt: ${interrupts.length} pending interrupt(s)`);
+    this.name = "GraphInterrupt";
+    this.interrupts = interrupts;
+  }
+}
+
+export function isGraphInterrupt(error: unknown): error is GraphInterrupt {
+  return error instanceof GraphInterrupt;
+}
+
+/** An interrupt as stored with its task: the public record plus what binds answers to it. */
+export interface StoredInterrupt extends Interrupt {
+  /** Position among the interrupts of its task (when it has no key). */
+  index?: number;
+  /** Digest of `value`: an answer is only used for the question it was given for. */
+  digest: string;
+}
+
+export function publicInterrupt(stored: StoredInterrupt): Interrupt {
+  const out: Interrupt = { id: stored.id, value: stored.value };
+  if (stored.key !== undefined) out.key = stored.key;
+  if (stored.responseSchema !== undefined) out.responseSchema = stored.responseSchema;
+  if (stored.ns) out.ns = stored.ns;
+  return out;
+}
+
+/** True when a run result stopped at interrupts (`result.__interrupt__`). */
+export function isInterrupted<T>(value: T): value is T & { [INTERRUPT]: Interrupt[] } {
+  return typeof value === "object" && value !== null && Array.isArray((value as Record<string, unknown>)[INTERRUPT]);
+}
+
+/**
+ * Thrown by a subgraph node that returned `Command({ graph: Command.PARENT })`; the parent's
+ * runner catches it and applies the command as the output of the task that ran the subgraph.
+ */
+export class ParentCommand extends Error {
+  constructor(readonly command: unknown) {
+    super("Command for the parent graph");
+    this.name = "ParentCommand";
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * The Standard Schema interface (https://standardschema.dev), copied as types so that any
+ * validator (zod, valibot, arktype) can be passed without depending on one.
+ */
+export interface StandardSchemaV1<Input = unknown, Output = Input> {
+  readonly "~standard": {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate: (value: unknown) => StandardResult<Output> | Promise<StandardResult<Output>>;
+    readonly types?: { readonly input: Input; readonly output: Output } | undefined;
+  };
+}
+
+export type StandardResult<Output> =
+  | { readonly value: Output; readonly issues?: undefined }
+  | { readonly issues: ReadonlyArray<StandardIssue> };
+
+export interface StandardIssue {
+  readonly message: string;
+  readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
+}
+
+export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
+  return typeof value === "object" && value !== null && typeof (value as StandardSchemaV1)["~standard"]?.validate === "function";
+}
+
+/**
+ * JSON Schema of a validator, when it can describe itself: zod 4 (`z.toJSONSchema` via
+ * `toJSONSchema()`), validators exposing the Standard JSON Schema `~standard.jsonSchema`, or
+ * a plain JSON Schema passed alongside as `jsonSchema`.
+ */
+export function describeSchema(schema: unknown): Record<string, unknown> | undefined {
+  const std = (schema as { "~standard"?: { jsonSchema?: { input?: (o: unknown) => unknown } } })?.["~standard"];
+  try {
+    if (std?.jsonSchema?.input) return std.jsonSchema.input({ target: "draft-2020-12" }) as Record<string, unknown>;
+    const own = (schema as { toJSONSchema?: () => unknown }).toJSONSchema;
+    if (typeof own === "function") return own.call(schema) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}

@@ -1,0 +1,77 @@
+/**
+ * Stream plumbing: a run pushes chunks, the caller pulls them with `for await`. The run does
+ * not wait for the reader; chunks queue until read.
+ */
+export type StreamMode = "values" | "updates" | "custom" | "checkpoints" | "tasks" | "debug" | "messages";
+
+export interface Emitter {
+  readonly modes: ReadonlySet<StreamMode>;
+  readonly subgraphs: boolean;
+  /** `ns` is empty for the root graph. */
+  emit(ns: string, mode: StreamMode, chunk: unknown): void;
+}
+
+export class ChunkQueue<T> implements AsyncIterableIterator<T> {
+  private readonly buffer: T[] = [];
+  private waiting: ((result: IteratorResult<T>) => void) | undefined;
+  private failWaiting: ((error: unknown) => void) | undefined;
+  private closed = false;
+  private error: unknown;
+  private failed = false;
+
+  push(value: T): void {
+    if (this.closed) return;
+    if (this.waiting) {
+      const resolve = this.waiting;
+      this.waiting = this.failWaiting = undefined;
+      resolve({ value, done: false });
+    } else this.buffer.push(value);
+  }
+  close(error?: unknown): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (error !== undefined) {
+      this.failed = true;
+      this.error = error;
+    }
+    if (this.waiting) {
+      const resolve = this.waiting;
+      const reject = this.failWaiting!;
+      this.waiting = this.failWaiting = undefined;
+      if (this.failed) reject(this.error);
+      else resolve({ value: undefined as never, done: true });
+    }
+  }
+  next(): Promise<IteratorResult<T>> {
+    if (this.buffer.length) return Promise.resolve({ value: this.buffer.shift()!, done: false });
+    if (this.closed) return this.failed ? Promise.reject(this.error) : Promise.resolve({ value: undefined as never, done: true });
+    return new Promise((resolve, reject) => {
+      this.waiting = resolve;
+      this.failWaiting = reject;
+    });
+  }
+  return(): Promise<IteratorResult<T>> {
+    this.closed = true;
+    this.buffer.length = 0;
+    return Promise.resolve({ value: undefined as never, done: true });
+  }
+  [Symbol.asyncIterator](): AsyncIterableIterator<T> {
+    return this;
+  }
+}
+
+/** Shapes chunks as LangGraph does: `chunk`, `[mode, chunk]`, `[ns, chunk]` or `[ns, mode, chunk]`. */
+export function queueEmitter(queue: ChunkQueue<unknown>, modes: readonly StreamMode[], multiMode: boolean, subgraphs: boolean): Emitter {
+  const set = new Set(modes);
+  return {
+    modes: set,
+    subgraphs,
+    emit(ns, mode, chunk) {
+      if (!set.has(mode)) return;
+      if (ns && !subgraphs) return;
+      const namespace = ns ? ns.split("|") : [];
+      if (subgraphs) queue.push(multiMode ? [namespace, mode, chunk] : [namespace, chunk]);
+      else queue.push(multiMode ? [mode, chunk] : chunk);
+    },
+  };
+}

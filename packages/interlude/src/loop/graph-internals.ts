@@ -1,0 +1,29 @@
+import type { Breakpoints } from "../algo/breakpoints.js";
+import type { GraphSpec } from "../algo/spec.js";
+import type { BaseCheckpointSaver } from "../checkpoint/base.js";
+
+/** What the run loop needs from a compiled graph. */
+export interface GraphInternals {
+  readonly name: string;
+  readonly spec: GraphSpec;
+  readonly checkpointer?: BaseCheckpointSaver;
+  readonly interruptBefore?: Breakpoints;
+  readonly interruptAfter?: Breakpoints;
+  /** LangGraph's positional answer matching, without checking the question (opt-in). */
+  readonly positional: boolean;
+}
+
+export type Durability = "sync" | "async" | "exit";
+
+export interface RunOptions {
+  recursionLimit?: number;
+  durability?: Durability;
+  interruptBefore?: Breakpoints;
+  interruptAfter?: Breakpoints;
+  signal?: AbortSignal;
+  /** How long a run's claim on its thread lasts without renewal (ms). */
+  claimTtlMs?: number;
+}
+
+export const DEFAULT_RECURSION_LIMIT = 25;
+export const DEFAULT_CLAIM_TTL_MS = 30_000;

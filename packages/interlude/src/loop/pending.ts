@@ -1,0 +1,58 @@
+/**
+ * Reading what a checkpoint's pending writes say about each of its tasks: finished (with its
+ * writes), paused (with its interrupts and the answers given so far), failed, or untouched.
+ */
+import { ERROR, INTERRUPT, NULL_TASK_ID, RESUME, TASK_RESULT } from "../constants.js";
+import type { PendingWrite, ResumeRecord } from "../checkpoint/types.js";
+import type { Write } from "../algo/writes.js";
+import type { GivenAnswer, TaskCallRecord } from "../interrupt/context.js";
+import type { StoredInterrupt } from "../interrupt/signal.js";
+
+/** Marks a task as finished even when it wrote nothing. */
+export const DONE = "__done__";
+/** Who answered, saved with a paused checkpoint until the next checkpoint records it. */
+export const AUDIT = "__audit__";
+
+export interface TaskRecord {
+  writes?: Write[];
+  done: boolean;
+  interrupts?: StoredInterrupt[];
+  answers?: GivenAnswer[];
+  taskCalls?: TaskCallRecord[];
+  error?: { name: string; message: string };
+}
+
+export interface PendingIndex {
+  tasks: Map<string, TaskRecord>;
+  /** Writes that belong to no task (a `Command({ update })` sent with an answer). */
+  nullWrites: Write[];
+  audit: ResumeRecord[];
+}
+
+const SPECIAL = new Set([ERROR, INTERRUPT, RESUME, TASK_RESULT, DONE]);
+
+export function indexPendingWrites(writes: readonly PendingWrite[] | undefined): PendingIndex {
+  const tasks = new Map<string, TaskRecord>();
+  const nullWrites: Write[] = [];
+  const audit: ResumeRecord[] = [];
+  for (const [taskId, channel, value] of writes ?? []) {
+    if (taskId === NULL_TASK_ID) {
+      if (channel === AUDIT) audit.push(value as ResumeRecord);
+      else nullWrites.push([channel, value]);
+      continue;
+    }
+    let record = tasks.get(taskId);
+    if (!record) tasks.set(taskId, (record = { done: false }));
+    if (channel === DONE) record.done = true;
+    else if (channel === INTERRUPT) record.interrupts = value as StoredInterrupt[];
+    else if (channel === RESUME) record.answers = value as GivenAnswer[];
+    else if (channel === TASK_RESULT) record.taskCalls = value as TaskCallRecord[];
+    else if (channel === ERROR) record.error = value as { name: string; message: string };
+    else if (!SPECIAL.has(channel)) (record.writes ??= []).push([channel, value]);
+  }
+  return { tasks, nullWrites, audit };
+}
+
+export function errorRecord(error: unknown): { name: string; message: string } {
+  return error instanceof Error ? { name: error.name, message: error.message } : { name: "Error", message: String(error) };
+}

@@ -1,0 +1,100 @@
+/**
+ * Saving a run's progress with the chosen durability: `sync` waits for every save, `async`
+ * lets the next step start while saves complete in order, `exit` saves only when the run
+ * stops (finished or paused).
+ */
+import type { BaseCheckpointSaver } from "../checkpoint/base.js";
+import type { Checkpoint, CheckpointMetadata, ChannelVersions, RunnableConfig } from "../checkpoint/types.js";
+import { StorageError } from "../errors/storage.js";
+import { InterludeError } from "../errors/base.js";
+import type { Durability } from "./graph-internals.js";
+
+export class Persistence {
+  private tail: Promise<void> = Promise.resolve();
+  private failure: unknown;
+  /** Id of the newest checkpoint saved (or queued) by this run: the expected head of the next save. */
+  head: string | null;
+  /** Id of the checkpoint the next save is a child of. */
+  parentId: string | undefined;
+  /** Channels changed since the last save. */
+  readonly changed = new Set<string>();
+  /** The newest checkpoint built but not saved (durability "exit"). */
+  private unsaved: { checkpoint: Checkpoint; metadata: CheckpointMetadata } | undefined;
+
+  constructor(
+    private readonly saver: BaseCheckpointSaver | undefined,
+    private readonly threadId: string | undefined,
+    private readonly ns: string,
+    readonly durability: Durability,
+    head: string | null,
+    parentId: string | undefined,
+  ) {
+    this.head = head;
+    this.parentId = parentId;
+  }
+
+  configFor(checkpointId: string | undefined): RunnableConfig {
+    return { configurable: { thread_id: this.threadId, checkpoint_ns: this.ns, checkpoint_id: checkpointId } };
+  }
+
+  private enqueue(operation: string, work: () => Promise<unknown>): Promise<void> {
+    const next = this.tail.then(async () => {
+      if (this.failure) return;
+      try {
+        await work();
+      } catch (error) {
+        this.failure = error instanceof InterludeError ? error : new StorageError(operation, error);
+      }
+    });
+    this.tail = next;
+    if (this.durability === "sync") return next.then(() => this.check());
+    return Promise.resolve();
+  }
+
+  private check(): void {
+    if (this.failure) throw this.failure;
+  }
+
+  /** Saves a checkpoint built by the run. */
+  saveCheckpoint(checkpoint: Checkpoint, metadata: CheckpointMetadata, force = false): Promise<void> {
+    if (!this.saver) return Promise.resolve();
+    if (this.durability === "exit" && !force) {
+      this.unsaved = { checkpoint, metadata };
+      return Promise.resolve();
+    }
+    this.unsaved = undefined;
+    const versions: ChannelVersions = {};
+    for (const channel of this.changed) {
+      const version = checkpoint.channel_versions[channel];
+      if (version !== undefined) versions[channel] = version;
+    }
+    this.changed.clear();
+    const config = this.configFor(this.parentId);
+    const expectedHead = this.head;
+    this.head = checkpoint.id;
+    this.parentId = checkpoint.id;
+    const saver = this.saver;
+    return this.enqueue("put", () => saver.put(config, checkpoint, metadata, versions, { expectedHead }));
+  }
+
+  /** Saves writes of a task against the checkpoint it was prepared from. */
+  saveWrites(checkpointId: string, taskId: string, writes: Array<[string, unknown]>): Promise<void> {
+    if (!this.saver || writes.length === 0) return Promise.resolve();
+    // Writes must follow the checkpoint they belong to, even one held back by durability "exit".
+    if (this.unsaved?.checkpoint.id === checkpointId) void this.saveCheckpoint(this.unsaved.checkpoint, this.unsaved.metadata, true);
+    const saver = this.saver;
+    const config = this.configFor(checkpointId);
+    return this.enqueue("putWrites", () => saver.putWrites(config, writes, taskId));
+  }
+
+  /** Saves the last checkpoint held back by durability "exit" (called when the run stops). */
+  async flushUnsaved(): Promise<void> {
+    if (this.unsaved) await this.saveCheckpoint(this.unsaved.checkpoint, this.unsaved.metadata, true);
+  }
+
+  /** Waits for queued saves and surfaces the first failure. */
+  async drain(): Promise<void> {
+    await this.tail;
+    this.check();
+  }
+}

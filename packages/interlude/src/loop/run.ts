@@ -1,0 +1,404 @@
+/**
+ * One run of a thread: load its checkpoint, apply the input or the answer, then step until
+ * the graph finishes or pauses, saving as it goes.
+ */
+import { randomUUID } from "node:crypto";
+import { markInterruptSeen, shouldInterrupt } from "../algo/breakpoints.js";
+import { edgeWrites, outputWrites, branchWrites } from "../algo/output.js";
+import { matchResume } from "../algo/resume.js";
+import { candidateNodes, prepareNextTasks, readState, type PreparedTask } from "../algo/tasks.js";
+import { applyNullWrites, applyWrites, channelsFromCheckpoint, channelValues, type TaskWrites, type Write } from "../algo/writes.js";
+import type { Channel } from "../channels/base.js";
+import type { BaseCheckpointSaver } from "../checkpoint/base.js";
+import { newCheckpointId } from "../checkpoint/id.js";
+import { CHECKPOINT_VERSION, type Checkpoint, type CheckpointMetadata, type CheckpointTuple, type ResumeRecord, type RunnableConfig } from "../checkpoint/types.js";
+import { ERROR, INTERRUPT, NULL_TASK_ID, RESUME, TASK_RESULT } from "../constants.js";
+import { CheckpointNotFoundError, EmptyInputError, GraphRecursionError, MissingCheckpointerError, MissingThreadIdError } from "../errors/graph.js";
+import { ThreadBusyError } from "../errors/storage.js";
+import { currentTask, type FreshAnswer, type RunScope, type TaskScope } from "../interrupt/context.js";
+import { GraphInterrupt, ParentCommand, publicInterrupt, type StoredInterrupt } from "../interrupt/signal.js";
+import { isCommand, type Command } from "../primitives/command.js";
+import type { Interrupt } from "../primitives/interrupt-record.js";
+import { runTask, type TaskEnv } from "../runner/run-task.js";
+import type { TaskOutcome } from "../runner/outcome.js";
+import type { Emitter } from "./emitter.js";
+import { DEFAULT_CLAIM_TTL_MS, DEFAULT_RECURSION_LIMIT, type GraphInternals, type RunOptions } from "./graph-internals.js";
+import { AUDIT, DONE, errorRecord, indexPendingWrites, type PendingIndex } from "./pending.js";
+import { Persistence } from "./persist.js";
+
+export interface RunResult {
+  values: Record<string, unknown>;
+  interrupts: Interrupt[];
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function emptyCheckpoint(): Checkpoint {
+  return { v: CHECKPOINT_VERSION, id: newCheckpointId(), ts: new Date().toISOString(), channel_values: {}, channel_versions: {}, versions_seen: {} };
+}
+
+/** A working copy of a saved checkpoint that the run may mutate. */
+function workingCopy(saved: Checkpoint): Checkpoint {
+  return { ...saved, channel_versions: { ...saved.channel_versions }, versions_seen: { ...saved.versions_seen } };
+}
+
+export class GraphRun {
+  private readonly saver?: BaseCheckpointSaver;
+  private readonly threadId?: string;
+  private readonly ns: string;
+  private readonly parent?: TaskScope;
+  private readonly scope: RunScope;
+  private checkpoint!: Checkpoint;
+  private channels!: Map<string, Channel>;
+  private step = -1;
+  private persistence!: Persistence;
+  private pending: PendingIndex = { tasks: new Map(), nullWrites: [], audit: [] };
+  private reuseFinished = false;
+  private resumeRecord?: ResumeRecord;
+  private commandWrites: Write[] = [];
+  private resuming = false;
+  private parents: Record<string, string> = {};
+
+  constructor(
+    private readonly graph: GraphInternals,
+    private readonly input: unknown,
+    private readonly config: RunnableConfig,
+    private readonly options: RunOptions,
+    private readonly emitter?: Emitter,
+  ) {
+    this.parent = currentTask();
+    if (this.parent) {
+      this.saver = this.parent.run.saver ?? graph.checkpointer;
+      this.threadId = this.parent.run.threadId;
+      const call = this.parent.subgraphCounter++;
+      this.ns = call === 0 ? this.parent.ns : `${this.parent.ns}~${call}`;
+    } else {
+      this.saver = graph.checkpointer;
+      const id = config.configurable?.thread_id;
+      this.threadId = id === undefined || id === null ? undefined : String(id);
+      this.ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
+    }
+    if (this.saver && this.threadId === undefined) throw new MissingThreadIdError();
+    this.scope = {
+      saver: this.saver,
+      threadId: this.threadId,
+      answers: this.parent?.run.answers ?? new Map(),
+      positional: graph.positional,
+      writer: this.parent?.run.writer ?? (emitter?.modes.has("custom") ? (chunk) => emitter.emit(this.ns, "custom", chunk) : undefined),
+      subgraphSink: this.parent?.run.subgraphSink ?? (emitter?.subgraphs ? (ns, mode, chunk) => emitter.emit(ns, mode as never, chunk) : undefined),
+      durability: options.durability ?? this.parent?.run.durability ?? "sync",
+      signal: options.signal,
+    };
+  }
+
+  private emit(mode: Parameters<Emitter["emit"]>[1], chunk: () => unknown): void {
+    if (this.parent) {
+      this.scope.subgraphSink?.(this.ns, mode, chunk());
+    } else if (this.emitter?.modes.has(mode)) this.emitter.emit("", mode, chunk());
+  }
+
+  async execute(): Promise<RunResult> {
+    const breakpoints = this.options.interruptBefore ?? this.graph.interruptBefore;
+    const after = this.options.interruptAfter ?? this.graph.interruptAfter;
+    if (!this.saver && (breakpoints || after)) throw new MissingCheckpointerError("interruptBefore/interruptAfter");
+    const owner = randomUUID();
+    const ttlMs = this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS;
+    let heartbeat: NodeJS.Timeout | undefined;
+    if (this.saver && !this.parent) {
+      if (!(await this.saver.claimThread(this.threadId!, { owner, ttlMs }))) throw new ThreadBusyError(this.threadId!);
+      heartbeat = setInterval(() => void this.saver!.claimThread(this.threadId!, { owner, ttlMs }).catch(() => undefined), Math.max(ttlMs / 3, 10));
+      heartbeat.unref();
+    }
+    try {
+      const early = await this.start();
+      if (early) return early;
+      const result = await this.loop();
+      await this.persistence.flushUnsaved();
+      await this.persistence.drain();
+      return result;
+    } finally {
+      if (heartbeat) clearInterval(heartbeat);
+      if (this.saver && !this.parent) await this.saver.releaseThread(this.threadId!, owner).catch(() => undefined);
+    }
+  }
+
+  // ---- start: load, then apply input or answers ----
+
+  private async load(): Promise<{ tuple?: CheckpointTuple; head: string | null }> {
+    if (!this.saver) return { head: null };
+    const base = { thread_id: this.threadId, checkpoint_ns: this.ns };
+    const wanted = this.parent ? undefined : (this.config.configurable?.checkpoint_id as string | undefined);
+    const latest = await this.saver.getTuple({ configurable: base });
+    if (!wanted) return { tuple: latest, head: latest?.checkpoint.id ?? null };
+    const tuple = await this.saver.getTuple({ configurable: { ...base, checkpoint_id: wanted } });
+    if (!tuple) throw new CheckpointNotFoundError(this.threadId!, wanted);
+    return { tuple, head: latest?.checkpoint.id ?? null };
+  }
+
+  private adopt(tuple: CheckpointTuple | undefined, head: string | null): void {
+    this.checkpoint = tuple ? workingCopy(tuple.checkpoint) : emptyCheckpoint();
+    this.channels = channelsFromCheckpoint(this.graph.spec, tuple?.checkpoint);
+    this.step = tuple ? tuple.metadata.step : -2;
+    this.parents = tuple?.metadata.parents ?? (this.parent ? { [this.parent.ns]: "" } : {});
+    this.persistence = new Persistence(this.saver, this.threadId, this.ns, this.scope.durability, head, tuple?.checkpoint.id);
+    if (tuple) {
+      this.pending = indexPendingWrites(tuple.pendingWrites);
+      this.reuseFinished = tuple.checkpoint.id === head;
+    }
+  }
+
+  /** Returns a result when the run ends before stepping (a finished subgraph replayed). */
+  private async start(): Promise<RunResult | undefined> {
+    const { tuple, head } = await this.load();
+    this.adopt(tuple, head);
+    if (this.parent) return this.startNested(tuple);
+    if (isCommand(this.input)) return this.startCommand(this.input, tuple);
+    if (this.input === null || this.input === undefined) {
+      if (!tuple) throw new EmptyInputError(`Thread "${this.threadId ?? "(none)"}" has no checkpoint to continue from. Start it with an input: invoke({ ... }, config).`);
+      this.beginResume();
+      return undefined;
+    }
+    await this.startInput(this.input, tuple !== undefined);
+    return undefined;
+  }
+
+  private async startNested(tuple: CheckpointTuple | undefined): Promise<RunResult | undefined> {
+    if (tuple) {
+      const tasks = this.nextTasks();
+      // The parent node runs again (it was resumed): the subgraph continues where it stopped,
+      // and a subgraph that had finished is not run again.
+      if (tasks.length === 0) return { values: this.values(), interrupts: [] };
+      this.beginResume();
+      return undefined;
+    }
+    await this.startInput(this.input, false);
+    return undefined;
+  }
+
+  private async startCommand(command: Command, tuple: CheckpointTuple | undefined): Promise<RunResult | undefined> {
+    if (command.resume !== undefined) {
+      const tasks = tuple ? this.nextTasks() : [];
+      const pending = this.pendingInterrupts(tasks);
+      const reason = !tuple ? "unknown_thread" : tasks.length === 0 ? "finished" : "breakpoint";
+      const matched = matchResume(this.threadId ?? "", pending.map(publicInterrupt), command.resume, reason);
+      const byId = new Map(pending.map((p) => [p.id, p]));
+      const answers = new Map<string, FreshAnswer>();
+      for (const [id, value] of matched) {
+        const question = byId.get(id)!;
+        answers.set(id, { value, digest: question.digest, question: question.value });
+      }
+      this.scope.answers = answers;
+      this.resumeRecord = { at: new Date().toISOString(), answers: Object.fromEntries(matched) };
+      if (command.by !== undefined) this.resumeRecord.by = command.by;
+      if (command.reason !== undefined) this.resumeRecord.reason = command.reason;
+    } else if (!tuple) {
+      throw new EmptyInputError(`Thread "${this.threadId ?? "(none)"}" has never run, so a Command without resume has nothing to act on. Start it with an input.`);
+    }
+    this.beginResume();
+    const writes = outputWrites(this.graph.spec, "Command", command);
+    if (writes.length) {
+      this.commandWrites = writes;
+      this.track(applyNullWrites(this.graph.spec, this.checkpoint, this.channels, writes));
+    }
+    return undefined;
+  }
+
+  private beginResume(): void {
+    this.resuming = true;
+    if (this.reuseFinished && this.pending.nullWrites.length) {
+      this.track(applyNullWrites(this.graph.spec, this.checkpoint, this.channels, this.pending.nullWrites));
+    }
+    markInterruptSeen(this.checkpoint);
+  }
+
+  private async startInput(input: unknown, hadCheckpoint: boolean): Promise<void> {
+    const spec = this.graph.spec;
+    const writes = outputWrites(spec, "input", input, !this.parent);
+    edgeWrites(spec.start.edges, writes);
+    if (spec.start.branches.length) {
+      const state = { ...readState(this.channels, spec.stateKeys) };
+      for (const [key, value] of writes) if (spec.stateKeySet.has(key)) state[key] = value;
+      await branchWrites(spec, "__start__", spec.start.branches, state, this.nodeConfig(this.ns), writes);
+    }
+    if (!hadCheckpoint) this.checkpoint = emptyCheckpoint();
+    this.track(applyNullWrites(spec, this.checkpoint, this.channels, writes));
+    this.pending = { tasks: new Map(), nullWrites: [], audit: [] };
+    this.reuseFinished = false;
+    await this.commit("input");
+    this.emit("values", () => this.values());
+  }
+
+  // ---- stepping ----
+
+  private nextTasks(candidates?: Iterable<string>): PreparedTask[] {
+    return prepareNextTasks(this.graph.spec, this.checkpoint, this.channels, this.step + 1, this.ns, candidates);
+  }
+
+  private pendingInterrupts(tasks: readonly PreparedTask[]): StoredInterrupt[] {
+    const out: StoredInterrupt[] = [];
+    for (const task of tasks) {
+      const record = this.pending.tasks.get(task.id);
+      if (record?.interrupts && !record.done) out.push(...record.interrupts);
+    }
+    return out;
+  }
+
+  private track(updated: Iterable<string>): void {
+    for (const channel of updated) this.persistence.changed.add(channel);
+  }
+
+  private values(): Record<string, unknown> {
+    return readState(this.channels, this.graph.spec.stateKeys);
+  }
+
+  private async loop(): Promise<RunResult> {
+    const limit = this.options.recursionLimit ?? DEFAULT_RECURSION_LIMIT;
+    const before = this.options.interruptBefore ?? this.graph.interruptBefore;
+    const after = this.options.interruptAfter ?? this.graph.interruptAfter;
+    let candidates: Iterable<string> | undefined;
+    for (let stepsRun = 0; ; stepsRun++) {
+      const tasks = this.nextTasks(candidates);
+      if (tasks.length === 0) return { values: this.values(), interrupts: [] };
+      if (stepsRun >= limit) throw new GraphRecursionError(limit);
+      const names = tasks.map((t) => t.name);
+      if (shouldInterrupt(this.checkpoint, before, names)) return this.pauseAtBreakpoint();
+      const outcomes = await this.runStep(tasks);
+      const stop = await this.settle(tasks, outcomes);
+      if (stop) return stop;
+      const updated = applyWrites(this.graph.spec, this.checkpoint, this.channels, outcomes as Array<TaskWrites & TaskOutcome>);
+      this.track(updated);
+      this.emitUpdates(outcomes);
+      await this.commit("loop");
+      this.emit("values", () => this.values());
+      if (shouldInterrupt(this.checkpoint, after, names)) return this.pauseAtBreakpoint();
+      candidates = candidateNodes(this.graph.spec, updated);
+    }
+  }
+
+  private async pauseAtBreakpoint(): Promise<RunResult> {
+    await this.persistence.flushUnsaved();
+    return { values: this.values(), interrupts: [] };
+  }
+
+  private taskEnv(checkpointId: string): TaskEnv {
+    return {
+      spec: this.graph.spec,
+      run: this.scope,
+      config: (task) => this.nodeConfig(task.ns),
+      saveTaskCalls: (task, calls) => this.persistence.saveWrites(checkpointId, task.id, [[TASK_RESULT, calls]]),
+      sleep,
+    };
+  }
+
+  private nodeConfig(ns: string): Record<string, unknown> {
+    return {
+      ...this.config,
+      configurable: { ...this.config.configurable, thread_id: this.threadId, checkpoint_ns: ns },
+      writer: this.scope.writer ?? (() => undefined),
+      signal: this.scope.signal,
+    };
+  }
+
+  /** Runs the step's tasks concurrently; tasks already finished before a pause are not run again. */
+  private async runStep(tasks: readonly PreparedTask[]): Promise<TaskOutcome[]> {
+    const checkpointId = this.checkpoint.id;
+    const env = this.taskEnv(checkpointId);
+    const several = tasks.length > 1 && this.scope.durability !== "exit";
+    const run = async (task: PreparedTask): Promise<TaskOutcome> => {
+      const record = this.pending.tasks.get(task.id);
+      if (record?.done && this.reuseFinished) return { kind: "done", task, writes: record.writes ?? [], output: undefined };
+      this.emit("tasks", () => ({ id: task.id, name: task.name, input: task.input, triggers: task.triggers }));
+      const outcome = await runTask(env, task, record && { answers: record.answers ?? [], taskCalls: record.taskCalls ?? [] });
+      this.emitTaskResult(outcome);
+      // With siblings, a finished task's writes are saved at once: if the step is then
+      // interrupted or the process dies, it is not run again.
+      if (outcome.kind === "done" && several) await this.persistence.saveWrites(checkpointId, task.id, [...(outcome.writes as Array<[string, unknown]>), [DONE, true]]);
+      return outcome;
+    };
+    if (tasks.length === 1) return [await run(tasks[0]!)];
+    return Promise.all(tasks.map(run));
+  }
+
+  /** After a step: stop the run when a task paused, failed or had its answer refused. */
+  private async settle(tasks: readonly PreparedTask[], outcomes: readonly TaskOutcome[]): Promise<RunResult | undefined> {
+    const rejected = outcomes.find((o) => o.kind === "rejected");
+    if (rejected) throw rejected.error;
+    const parentCommand = outcomes.find((o) => o.kind === "parent");
+    if (parentCommand && parentCommand.kind === "parent") throw new ParentCommand(parentCommand.command);
+    const stopped = outcomes.some((o) => o.kind === "interrupted" || o.kind === "failed");
+    if (!stopped) return undefined;
+
+    await this.persistence.flushUnsaved();
+    const id = this.checkpoint.id;
+    const several = tasks.length > 1 && this.scope.durability !== "exit";
+    for (const outcome of outcomes) {
+      if (outcome.kind === "done" && !several) await this.persistence.saveWrites(id, outcome.task.id, [...(outcome.writes as Array<[string, unknown]>), [DONE, true]]);
+      if (outcome.kind === "failed") await this.persistence.saveWrites(id, outcome.task.id, [[ERROR, errorRecord(outcome.error)]]);
+      if (outcome.kind === "interrupted") {
+        const writes: Array<[string, unknown]> = [[INTERRUPT, outcome.interrupts], [RESUME, outcome.answers]];
+        if (outcome.taskCalls.length) writes.push([TASK_RESULT, outcome.taskCalls]);
+        await this.persistence.saveWrites(id, outcome.task.id, writes);
+      }
+    }
+    // The answers and update of this run stay with the paused checkpoint until a step completes.
+    const nullWrites: Array<[string, unknown]> = [...(this.commandWrites as Array<[string, unknown]>)];
+    if (this.resumeRecord) nullWrites.push([AUDIT, this.resumeRecord]);
+    if (nullWrites.length) await this.persistence.saveWrites(id, NULL_TASK_ID, nullWrites);
+    await this.persistence.drain();
+
+    const failed = outcomes.find((o) => o.kind === "failed");
+    if (failed && failed.kind === "failed") throw failed.error;
+    const interrupts = outcomes.flatMap((o) => (o.kind === "interrupted" ? o.interrupts : []));
+    if (this.parent) throw new GraphInterrupt(interrupts);
+    const visible = interrupts.map(publicInterrupt);
+    this.emit("updates", () => ({ [INTERRUPT]: visible }));
+    this.emit("values", () => ({ [INTERRUPT]: visible }));
+    return { values: this.values(), interrupts: visible };
+  }
+
+  private async commit(source: "input" | "loop"): Promise<void> {
+    this.step += 1;
+    const checkpoint: Checkpoint = {
+      v: CHECKPOINT_VERSION,
+      id: newCheckpointId(),
+      ts: new Date().toISOString(),
+      channel_values: channelValues(this.channels),
+      channel_versions: { ...this.checkpoint.channel_versions },
+      versions_seen: { ...this.checkpoint.versions_seen },
+    };
+    const metadata: CheckpointMetadata = { source, step: this.step, parents: this.parents };
+    if (source === "loop") {
+      const audit = this.resumeRecord ? [...this.pending.audit, this.resumeRecord] : this.pending.audit;
+      if (audit.length) metadata.resume = audit;
+      this.resumeRecord = undefined;
+    }
+    this.checkpoint.id = checkpoint.id;
+    this.checkpoint.ts = checkpoint.ts;
+    this.commandWrites = [];
+    this.pending = { tasks: new Map(), nullWrites: [], audit: [] };
+    await this.persistence.saveCheckpoint(checkpoint, metadata);
+    this.emit("checkpoints", () => ({ config: this.persistence.configFor(checkpoint.id), metadata, values: this.values() }));
+  }
+
+  private emitUpdates(outcomes: readonly TaskOutcome[]): void {
+    if (!this.emitter && !this.scope.subgraphSink) return;
+    for (const outcome of outcomes) {
+      if (outcome.kind !== "done") continue;
+      this.emit("updates", () => {
+        const update: Record<string, unknown> = {};
+        for (const [key, value] of outcome.writes) if (this.graph.spec.stateKeySet.has(key)) update[key] = value;
+        return { [outcome.task.name]: update };
+      });
+    }
+  }
+
+  private emitTaskResult(outcome: TaskOutcome): void {
+    this.emit("tasks", () => ({
+      id: outcome.task.id,
+      name: outcome.task.name,
+      result: outcome.kind === "done" ? outcome.writes.filter(([k]) => this.graph.spec.stateKeySet.has(k)) : [],
+      error: outcome.kind === "failed" ? errorRecord(outcome.error) : null,
+      interrupts: outcome.kind === "interrupted" ? outcome.interrupts.map(publicInterrupt) : [],
+    }));
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * `getState` and `getStateHistory`: what a thread looks like at a checkpoint: its values,
+ * which tasks run next, which of them are paused and on what question.
+ */
+import { applyNullWrites, channelsFromCheckpoint } from "../algo/writes.js";
+import { prepareNextTasks, readState, type TaskPath } from "../algo/tasks.js";
+import type { CheckpointMetadata, CheckpointTuple, RunnableConfig } from "../checkpoint/types.js";
+import { publicInterrupt } from "../interrupt/signal.js";
+import type { Interrupt } from "../primitives/interrupt-record.js";
+import type { GraphInternals } from "./graph-internals.js";
+import { indexPendingWrites } from "./pending.js";
+
+export interface PregelTaskDescription {
+  readonly id: string;
+  readonly name: string;
+  readonly path: TaskPath;
+  readonly error?: { name: string; message: string };
+  readonly interrupts: readonly Interrupt[];
+  /** The subgraph's own snapshot (with `{ subgraphs: true }`), or the config that addresses it. */
+  readonly state?: StateSnapshot | RunnableConfig;
+  readonly result?: Record<string, unknown>;
+}
+
+export interface StateSnapshot {
+  readonly values: Record<string, unknown>;
+  readonly next: readonly string[];
+  readonly config: RunnableConfig;
+  readonly metadata?: CheckpointMetadata;
+  readonly createdAt?: string;
+  readonly parentConfig?: RunnableConfig;
+  readonly tasks: readonly PregelTaskDescription[];
+  readonly interrupts: readonly Interrupt[];
+}
+
+export type SubgraphStateReader = (graph: unknown, config: RunnableConfig, subgraphs: boolean) => Promise<StateSnapshot | undefined>;
+
+export function emptySnapshot(config: RunnableConfig): StateSnapshot {
+  return { values: {}, next: [], config, tasks: [], interrupts: [] };
+}
+
+export async function snapshotOf(
+  graph: GraphInternals,
+  tuple: CheckpointTuple,
+  subgraphs: boolean,
+  readSubgraph: SubgraphStateReader,
+): Promise<StateSnapshot> {
+  const spec = graph.spec;
+  const checkpoint = { ...tuple.checkpoint, channel_versions: { ...tuple.checkpoint.channel_versions }, versions_seen: { ...tuple.checkpoint.versions_seen } };
+  const channels = channelsFromCheckpoint(spec, checkpoint);
+  const pending = indexPendingWrites(tuple.pendingWrites);
+  if (pending.nullWrites.length) applyNullWrites(spec, checkpoint, channels, pending.nullWrites);
+  const ns = (tuple.config.configurable?.checkpoint_ns as string | undefined) ?? "";
+  const threadId = tuple.config.configurable?.thread_id;
+  const prepared = prepareNextTasks(spec, { ...tuple.checkpoint }, channelsFromCheckpoint(spec, tuple.checkpoint), tuple.metadata.step + 1, ns);
+
+  const tasks: PregelTaskDescription[] = [];
+  for (const task of prepared) {
+    const record = pending.tasks.get(task.id);
+    const interrupts = (record?.done ? [] : record?.interrupts ?? []).map(publicInterrupt);
+    let state: StateSnapshot | RunnableConfig | undefined;
+    const subgraph = spec.nodes.get(task.name)?.subgraph;
+    const childConfig: RunnableConfig = { configurable: { thread_id: threadId, checkpoint_ns: task.ns } };
+    if (subgraph && subgraphs) state = await readSubgraph(subgraph, childConfig, true);
+    else if (subgraph || interrupts.some((i) => i.ns && i.ns !== task.ns)) state = childConfig;
+    const description: PregelTaskDescription = {
+      id: task.id,
+      name: task.name,
+      path: task.path,
+      interrupts,
+      ...(record?.error ? { error: record.error } : {}),
+      ...(state ? { state } : {}),
+      ...(record?.done ? { result: Object.fromEntries((record.writes ?? []).filter(([k]) => spec.stateKeySet.has(k))) } : {}),
+    };
+    tasks.push(description);
+  }
+  return {
+    values: readState(channels, spec.stateKeys),
+    next: tasks.filter((t) => t.result === undefined).map((t) => t.name),
+    config: tuple.config,
+    metadata: tuple.metadata,
+    createdAt: tuple.checkpoint.ts,
+    parentConfig: tuple.parentConfig,
+    tasks,
+    interrupts: tasks.flatMap((t) => t.interrupts),
+  };
+}

@@ -1,0 +1,86 @@
+/**
+ * `updateState`: write to a thread as if a node had returned `values`, creating a new
+ * checkpoint (a fork when the config names an older one). The original history is unchanged.
+ */
+import { randomUUID } from "node:crypto";
+import { branchWrites, edgeWrites, outputWrites, stateAfterWrites } from "../algo/output.js";
+import { applyWrites, channelsFromCheckpoint, channelValues, applyNullWrites } from "../algo/writes.js";
+import { readState } from "../algo/tasks.js";
+import type { BaseCheckpointSaver } from "../checkpoint/base.js";
+import { newCheckpointId } from "../checkpoint/id.js";
+import { CHECKPOINT_VERSION, type Checkpoint, type CheckpointMetadata, type RunnableConfig } from "../checkpoint/types.js";
+import { END, INTERRUPT, START } from "../constants.js";
+import { CheckpointNotFoundError, GraphValidationError, MissingThreadIdError } from "../errors/graph.js";
+import { ThreadBusyError } from "../errors/storage.js";
+import type { GraphInternals } from "./graph-internals.js";
+import { indexPendingWrites } from "./pending.js";
+
+/** The node that wrote last, which an update without `asNode` is attributed to. */
+function lastWriter(checkpoint: Checkpoint, graph: GraphInternals): string {
+  let best: string | undefined;
+  let bestVersion = -1;
+  let tie = false;
+  for (const [node, seen] of Object.entries(checkpoint.versions_seen)) {
+    if (node === INTERRUPT || !graph.spec.nodes.has(node)) continue;
+    const version = Math.max(0, ...Object.values(seen));
+    if (version > bestVersion) {
+      best = node;
+      bestVersion = version;
+      tie = false;
+    } else if (version === bestVersion) tie = true;
+  }
+  if (!best) return START;
+  if (tie) throw new GraphValidationError(`Several nodes ran last on this thread, so the update cannot be attributed; pass asNode to updateState.`);
+  return best;
+}
+
+export async function updateThreadState(graph: GraphInternals, saver: BaseCheckpointSaver, config: RunnableConfig, values: unknown, asNode?: string): Promise<RunnableConfig> {
+  const threadId = config.configurable?.thread_id;
+  if (threadId === undefined || threadId === null) throw new MissingThreadIdError();
+  const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
+  const base = { thread_id: String(threadId), checkpoint_ns: ns };
+  const owner = randomUUID();
+  if (!(await saver.claimThread(String(threadId), { owner, ttlMs: 30_000 }))) throw new ThreadBusyError(String(threadId));
+  try {
+    const latest = await saver.getTuple({ configurable: base });
+    const wanted = config.configurable?.checkpoint_id as string | undefined;
+    const tuple = wanted ? await saver.getTuple({ configurable: { ...base, checkpoint_id: wanted } }) : latest;
+    if (wanted && !tuple) throw new CheckpointNotFoundError(String(threadId), wanted);
+
+    const spec = graph.spec;
+    const saved = tuple?.checkpoint;
+    const checkpoint: Checkpoint = saved
+      ? { ...saved, channel_versions: { ...saved.channel_versions }, versions_seen: { ...saved.versions_seen } }
+      : { v: CHECKPOINT_VERSION, id: newCheckpointId(), ts: new Date().toISOString(), channel_values: {}, channel_versions: {}, versions_seen: {} };
+    const channels = channelsFromCheckpoint(spec, saved);
+    const before = { ...checkpoint.channel_versions };
+    const pending = indexPendingWrites(tuple?.pendingWrites);
+    if (pending.nullWrites.length) applyNullWrites(spec, checkpoint, channels, pending.nullWrites);
+
+    const node = asNode ?? (saved ? lastWriter(checkpoint, graph) : START);
+    if (node !== START && node !== END && !spec.nodes.has(node)) {
+      throw new GraphValidationError(`updateState asNode "${node}" is not a node of this graph. Nodes: ${[...spec.nodes.keys()].join(", ")}.`, node);
+    }
+    const writes = outputWrites(spec, node, values);
+    const writer = node === START ? spec.start : node === END ? { edges: [], branches: [] } : spec.nodes.get(node)!;
+    edgeWrites(writer.edges, writes);
+    if (writer.branches.length) await branchWrites(spec, node, writer.branches, stateAfterWrites(spec, readState(channels, spec.stateKeys), writes), config, writes);
+    const triggers = node === START || node === END ? [] : spec.nodes.get(node)!.triggers.filter((c) => channels.get(c)!.isAvailable());
+    applyWrites(spec, checkpoint, channels, [{ name: node, triggers, writes }]);
+
+    const next: Checkpoint = {
+      v: CHECKPOINT_VERSION,
+      id: newCheckpointId(),
+      ts: new Date().toISOString(),
+      channel_values: channelValues(channels),
+      channel_versions: { ...checkpoint.channel_versions },
+      versions_seen: { ...checkpoint.versions_seen },
+    };
+    const newVersions: Record<string, number> = {};
+    for (const [channel, version] of Object.entries(next.channel_versions)) if (before[channel] !== version) newVersions[channel] = version;
+    const metadata: CheckpointMetadata = { source: "update", step: (tuple?.metadata.step ?? -2) + 1, parents: tuple?.metadata.parents ?? {}, writes: { [node]: values } };
+    return await saver.put({ configurable: { ...base, checkpoint_id: saved?.id } }, next, metadata, newVersions, { expectedHead: latest?.checkpoint.id ?? null });
+  } finally {
+    await saver.releaseThread(String(threadId), owner).catch(() => undefined);
+  }
+}

@@ -1,0 +1,54 @@
+import type { Send } from "./send.js";
+
+export interface CommandParams<Resume = unknown, Update = Record<string, unknown>, Node extends string = string> {
+  /** Answer to the pending interrupt, or `{ [interruptId]: answer }` for several. */
+  resume?: Resume;
+  /** State update applied before the run continues (as if written by the paused node's predecessor). */
+  update?: Update | [string, unknown][];
+  /** Node(s) to run next. */
+  goto?: Node | Send | Array<Node | Send>;
+  /** `Command.PARENT` to route in the graph that called this subgraph. */
+  graph?: string;
+  /** Who answered: recorded with the resume in the checkpoint's metadata. */
+  by?: string;
+  /** Why (free text), recorded with the resume. */
+  reason?: string;
+}
+
+/**
+ * Input to `invoke` to resume a paused thread, or a node's return value to update the state
+ * and choose where to go next.
+ */
+export class Command<Resume = unknown, Update = Record<string, unknown>, Node extends string = string> {
+  readonly lg_name = "Command";
+  static readonly PARENT = "__parent__";
+
+  readonly resume?: Resume;
+  readonly update?: Update | [string, unknown][];
+  readonly goto: Array<Node | Send>;
+  readonly graph?: string;
+  readonly by?: string;
+  readonly reason?: string;
+
+  constructor(params: CommandParams<Resume, Update, Node> = {}) {
+    this.resume = params.resume;
+    this.update = params.update;
+    this.goto = params.goto === undefined ? [] : Array.isArray(params.goto) ? params.goto : [params.goto];
+    this.graph = params.graph;
+    this.by = params.by;
+    this.reason = params.reason;
+  }
+
+  /** The update as `[key, value]` pairs. */
+  updateEntries(): [string, unknown][] {
+    const update = this.update as unknown;
+    if (update === undefined || update === null) return [];
+    if (Array.isArray(update)) return update as [string, unknown][];
+    if (typeof update === "object") return Object.entries(update as Record<string, unknown>);
+    return [["__root__", update]];
+  }
+}
+
+export function isCommand(value: unknown): value is Command {
+  return value instanceof Command || (typeof value === "object" && value !== null && (value as Command).lg_name === "Command");
+}

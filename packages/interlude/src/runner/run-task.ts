@@ -1,0 +1,115 @@
+/**
+ * Runs one task: the node's function inside its task scope, then its edges and branches.
+ * Interrupts, refused answers, failures and retries are turned into a `TaskOutcome`.
+ */
+import { branchWrites, edgeWrites, outputWrites, stateAfterWrites } from "../algo/output.js";
+import type { GraphSpec, NodeSpec } from "../algo/spec.js";
+import type { PreparedTask } from "../algo/tasks.js";
+import type { Write } from "../algo/writes.js";
+import { taskStorage, type GivenAnswer, type RunScope, type TaskCallRecord, type TaskScope } from "../interrupt/context.js";
+import { isGraphInterrupt, ParentCommand } from "../interrupt/signal.js";
+import { Command, isCommand } from "../primitives/command.js";
+import type { TaskOutcome } from "./outcome.js";
+import { retryDelay } from "./retry.js";
+
+/** What earlier attempts of this task left: answers given and `task()` results. */
+export interface TaskMemory {
+  answers: readonly GivenAnswer[];
+  taskCalls: readonly TaskCallRecord[];
+}
+
+export interface TaskEnv {
+  spec: GraphSpec;
+  run: RunScope;
+  /** Config passed to the node (its `configurable` carries thread and namespace). */
+  config: (task: PreparedTask) => Record<string, unknown>;
+  /** Persists `task()` results of a task as soon as they exist. */
+  saveTaskCalls: (task: PreparedTask, calls: TaskCallRecord[]) => Promise<void>;
+  sleep: (ms: number) => Promise<void>;
+}
+
+function newScope(env: TaskEnv, task: PreparedTask, memory: TaskMemory | undefined): TaskScope {
+  const byIndex = new Map<number, GivenAnswer>();
+  const byKey = new Map<string, GivenAnswer>();
+  for (const answer of memory?.answers ?? []) {
+    if (answer.key !== undefined) byKey.set(answer.key, answer);
+    else if (answer.index !== undefined) byIndex.set(answer.index, answer);
+  }
+  const taskCalls = memory ? [...memory.taskCalls] : [];
+  return {
+    taskId: task.id,
+    node: task.name,
+    ns: task.ns,
+    run: env.run,
+    byIndex,
+    byKey,
+    used: [],
+    interruptCounter: 0,
+    taskCalls,
+    taskCallCounter: 0,
+    saveTaskCalls: () => env.saveTaskCalls(task, taskCalls),
+    subgraphCounter: 0,
+  };
+}
+
+async function finish(env: TaskEnv, node: NodeSpec, task: PreparedTask, output: unknown): Promise<TaskOutcome> {
+  if (isCommand(output) && output.graph === Command.PARENT) return { kind: "parent", task, command: output };
+  const writes: Write[] = outputWrites(env.spec, node.name, output, node.subgraph === undefined);
+  edgeWrites(node.edges, writes);
+  if (node.branches.length) {
+    const state = task.path[0] === "pull" ? stateAfterWrites(env.spec, task.input as Record<string, unknown>, writes) : (task.input as Record<string, unknown>);
+    await branchWrites(env.spec, node.name, node.branches, state, env.config(task), writes);
+  }
+  return { kind: "done", task, writes, output };
+}
+
+function isResumeRejection(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return code === "INTERRUPT_MISMATCH" || code === "INVALID_RESUME";
+}
+
+function asLocalCommand(command: Command): Command {
+  return new Command({ update: command.update as never, goto: command.goto });
+}
+
+function interrupted(task: PreparedTask, scope: TaskScope, interrupts = scope.raised!): TaskOutcome {
+  return { kind: "interrupted", task, interrupts, answers: scope.used, taskCalls: scope.taskCalls };
+}
+
+async function attempt(env: TaskEnv, node: NodeSpec, task: PreparedTask, memory: TaskMemory | undefined): Promise<TaskOutcome> {
+  const scope = newScope(env, task, memory);
+  let output: unknown;
+  try {
+    output = taskStorage.run(scope, () => node.run(task.input, env.config(task)));
+    if (output !== null && typeof (output as Promise<unknown>)?.then === "function") output = await output;
+  } catch (error) {
+    if (scope.rejection) return { kind: "rejected", task, error: scope.rejection };
+    // A subgraph run by this task refused an answer: the whole run is refused.
+    if (isResumeRejection(error)) return { kind: "rejected", task, error: error as Error };
+    if (isGraphInterrupt(error)) return interrupted(task, scope, error.interrupts);
+    if (scope.raised) return interrupted(task, scope);
+    // A subgraph run by this task routed in its parent, which is this graph.
+    if (error instanceof ParentCommand) output = asLocalCommand(error.command as Command);
+    else return { kind: "failed", task, error };
+  }
+  if (scope.rejection) return { kind: "rejected", task, error: scope.rejection };
+  // The node caught the interrupt and returned normally: the question still stands.
+  if (scope.raised) return interrupted(task, scope);
+  try {
+    return await finish(env, node, task, output);
+  } catch (error) {
+    return { kind: "failed", task, error };
+  }
+}
+
+/** Runs a task with its node's retry policy. */
+export async function runTask(env: TaskEnv, task: PreparedTask, memory: TaskMemory | undefined): Promise<TaskOutcome> {
+  const node = env.spec.nodes.get(task.name)!;
+  for (let failures = 1; ; failures++) {
+    const outcome = await attempt(env, node, task, memory);
+    if (outcome.kind !== "failed") return outcome;
+    const delay = retryDelay(node.retryPolicy, failures, outcome.error);
+    if (delay === undefined) return outcome;
+    await env.sleep(delay);
+  }
+}
