@@ -42,6 +42,10 @@ function workingCopy(saved: Checkpoint): Checkpoint {
   return { ...saved, channel_versions: { ...saved.channel_versions }, versions_seen: { ...saved.versions_seen } };
 }
 
+function stepWrites(outcome: TaskOutcome): TaskWrites {
+  return { name: outcome.task.name, triggers: outcome.task.triggers, writes: outcome.kind === "done" ? outcome.writes : [] };
+}
+
 export class GraphRun {
   private readonly saver?: BaseCheckpointSaver;
   private readonly threadId?: string;
@@ -265,7 +269,7 @@ export class GraphRun {
       const outcomes = await this.runStep(tasks);
       const stop = await this.settle(tasks, outcomes);
       if (stop) return stop;
-      const updated = applyWrites(this.graph.spec, this.checkpoint, this.channels, outcomes as Array<TaskWrites & TaskOutcome>);
+      const updated = applyWrites(this.graph.spec, this.checkpoint, this.channels, outcomes.map(stepWrites));
       this.track(updated);
       this.emitUpdates(outcomes);
       await this.commit("loop");
