@@ -1,0 +1,157 @@
+/** Pregel super-steps: concurrency, reducers, joins, fan-out, limits. */
+import { describe, expect, it } from "vitest";
+import { Annotation, END, GraphRecursionError, InvalidUpdateError, MemorySaver, START, Send, StateGraph } from "interlude";
+
+const concat = { reducer: (a: string[], b: string[] | string) => a.concat(b), default: () => [] as string[] };
+
+describe("super-steps", () => {
+  it("runs the tasks of a step concurrently, all seeing the state as of the step's start", async () => {
+    const State = Annotation.Root({ n: Annotation<number>(), seen: Annotation<string[]>(concat) });
+    const started: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const graph = new StateGraph(State)
+      .addNode("a", async (s) => {
+        started.push("a");
+        await gate;
+        return { seen: [`a saw n=${s.n}`], n: 10 };
+      })
+      .addNode("b", async (s) => {
+        started.push("b");
+        // b starts while a is still waiting: both run in the same step.
+        expect(started).toEqual(["a", "b"]);
+        release();
+        return { seen: [`b saw n=${s.n}`] };
+      })
+      .addEdge(START, "a")
+      .addEdge(START, "b")
+      .compile();
+    const result = await graph.invoke({ n: 1 });
+    expect(result).toEqual({ n: 10, seen: ["a saw n=1", "b saw n=1"] });
+  });
+
+  it("applies writes through each key's reducer in task order, whatever order tasks finish in", async () => {
+    const State = Annotation.Root({ log: Annotation<string[]>(concat) });
+    const graph = new StateGraph(State)
+      .addNode("slow", async () => {
+        await new Promise((r) => setTimeout(r, 20));
+        return { log: ["slow"] };
+      })
+      .addNode("fast", () => ({ log: ["fast"] }))
+      .addEdge(START, "slow")
+      .addEdge(START, "fast")
+      .compile();
+    expect((await graph.invoke({})).log).toEqual(["slow", "fast"]);
+  });
+
+  it("rejects two writes to a key without reducer in one step with InvalidUpdateError", async () => {
+    const State = Annotation.Root({ value: Annotation<string>() });
+    const graph = new StateGraph(State)
+      .addNode("a", () => ({ value: "a" }))
+      .addNode("b", () => ({ value: "b" }))
+      .addEdge(START, "a")
+      .addEdge(START, "b")
+      .compile();
+    const error = await graph.invoke({}).catch((e) => e);
+    expect(error).toBeInstanceOf(InvalidUpdateError);
+    expect(error.code).toBe("INVALID_UPDATE");
+    expect(error.message).toContain('"value"');
+  });
+
+  it("rejects an update to a key that is not in the state, naming node and key", async () => {
+    const State = Annotation.Root({ value: Annotation<string>() });
+    const graph = new StateGraph(State).addNode("a", () => ({ valeu: "typo" }) as never).addEdge(START, "a").compile();
+    await expect(graph.invoke({})).rejects.toThrow(/Node "a" returned key "valeu"/);
+  });
+
+  it("raises GraphRecursionError past recursionLimit", async () => {
+    const State = Annotation.Root({ n: Annotation<number>() });
+    const graph = new StateGraph(State)
+      .addNode("loop", (s) => ({ n: s.n + 1 }))
+      .addEdge(START, "loop")
+      .addConditionalEdges("loop", () => "loop")
+      .compile();
+    const error = await graph.invoke({ n: 0 }, { recursionLimit: 5 }).catch((e) => e);
+    expect(error).toBeInstanceOf(GraphRecursionError);
+    expect(error.code).toBe("GRAPH_RECURSION_LIMIT");
+  });
+
+  it("an edge from several sources waits for all of them", async () => {
+    const State = Annotation.Root({ log: Annotation<string[]>(concat) });
+    const graph = new StateGraph(State)
+      .addNode("a", () => ({ log: ["a"] }))
+      .addNode("b1", () => ({ log: ["b1"] }))
+      .addNode("b2", () => ({ log: ["b2"] }))
+      .addNode("join", (s) => ({ log: [`join after ${s.log.join(",")}`] }))
+      .addEdge(START, "a")
+      .addEdge(START, "b1")
+      .addEdge("b1", "b2")
+      .addEdge(["a", "b2"], "join")
+      .addEdge("join", END)
+      .compile();
+    expect((await graph.invoke({})).log).toEqual(["a", "b1", "b2", "join after a,b1,b2"]);
+  });
+
+  it("conditional edges route by return value, through a path map, and can end", async () => {
+    const State = Annotation.Root({ n: Annotation<number>(), log: Annotation<string[]>(concat) });
+    const graph = new StateGraph(State)
+      .addNode("inc", (s) => ({ n: s.n + 1, log: [`inc ${s.n + 1}`] }))
+      .addNode("done", () => ({ log: ["done"] }))
+      .addEdge(START, "inc")
+      .addConditionalEdges("inc", (s) => (s.n >= 3 ? "stop" : "again"), { stop: "done", again: "inc" })
+      .addEdge("done", END)
+      .compile();
+    expect((await graph.invoke({ n: 0 })).log).toEqual(["inc 1", "inc 2", "inc 3", "done"]);
+  });
+
+  it("Send fans out one task per item, each with its own input", async () => {
+    const State = Annotation.Root({ items: Annotation<number[]>(), results: Annotation<number[]>({ reducer: (a, b) => a.concat(b), default: () => [] }) });
+    const graph = new StateGraph(State)
+      .addNode("worker", (arg: any) => ({ results: [arg.item * 10] }))
+      .addConditionalEdges(START, (s) => s.items.map((item) => new Send("worker", { item })))
+      .compile({ checkpointer: new MemorySaver() });
+    const result = await graph.invoke({ items: [1, 2, 3] }, { configurable: { thread_id: "send" } });
+    expect(result.results).toEqual([10, 20, 30]);
+  });
+
+  it("addSequence chains nodes in order", async () => {
+    const State = Annotation.Root({ log: Annotation<string[]>(concat) });
+    const graph = new StateGraph(State)
+      .addSequence([
+        ["one", () => ({ log: ["one"] })],
+        ["two", () => ({ log: ["two"] })],
+      ])
+      .addEdge(START, "one")
+      .compile();
+    expect((await graph.invoke({})).log).toEqual(["one", "two"]);
+  });
+
+  it("a node may be sync or async and may return nothing", async () => {
+    const State = Annotation.Root({ v: Annotation<number>() });
+    const graph = new StateGraph(State)
+      .addNode("sync", () => undefined)
+      .addNode("async", async () => ({ v: 2 }))
+      .addEdge(START, "sync")
+      .addEdge("sync", "async")
+      .compile();
+    expect(await graph.invoke({ v: 1 })).toEqual({ v: 2 });
+  });
+
+  it("retries a failing node per its retry policy", async () => {
+    const State = Annotation.Root({ v: Annotation<number>() });
+    let attempts = 0;
+    const graph = new StateGraph(State)
+      .addNode(
+        "flaky",
+        () => {
+          attempts += 1;
+          if (attempts < 3) throw new Error("transient");
+          return { v: attempts };
+        },
+        { retryPolicy: { maxAttempts: 3, initialInterval: 1 } },
+      )
+      .addEdge(START, "flaky")
+      .compile();
+    expect(await graph.invoke({})).toEqual({ v: 3 });
+  });
+});
