@@ -14,8 +14,17 @@ export interface TaskWrites {
   writes: readonly Write[];
 }
 
+/**
+ * The next version of a channel: one more than the last, plus a random fraction. Versions
+ * only need to grow along one history, but savers key stored values by (channel, version), so
+ * two forks of one checkpoint must not produce the same version for different values.
+ */
+export function nextVersion(current: number | undefined): number {
+  return Math.floor(current ?? 0) + 1 + Math.random() * 0.999;
+}
+
 function bump(versions: ChannelVersions, channel: string, updated: Set<string>): void {
-  versions[channel] = (versions[channel] ?? 0) + 1;
+  versions[channel] = nextVersion(versions[channel]);
   updated.add(channel);
 }
 

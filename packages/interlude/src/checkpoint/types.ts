@@ -3,7 +3,10 @@
  * them however it likes, but must give back exactly what it was given.
  */
 
-/** Version of a channel's value. Strictly increasing per channel within a thread. */
+/**
+ * Version of a channel's value: strictly increasing along one history, and unique across forks
+ * (an integer step plus a random fraction), so savers may key stored values by it.
+ */
 export type ChannelVersion = number;
 export type ChannelVersions = Record<string, ChannelVersion>;
 

@@ -1,0 +1,156 @@
+/** Breakpoints, getState, updateState, history, replay and fork. */
+import { describe, expect, it } from "vitest";
+import { Annotation, Command, MemorySaver, START, StateGraph, interrupt } from "interlude";
+
+const concat = { reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] };
+const thread = (id: string) => ({ configurable: { thread_id: id } });
+
+function pipeline(options: Parameters<StateGraph<any>["compile"]>[0] = {}, calls: string[] = []) {
+  const State = Annotation.Root({ log: Annotation<string[]>(concat), draft: Annotation<string>() });
+  return new StateGraph(State)
+    .addNode("write", () => {
+      calls.push("write");
+      return { log: ["write"], draft: "v1" };
+    })
+    .addNode("review", (s) => {
+      calls.push("review");
+      return { log: [`review ${s.draft}`] };
+    })
+    .addNode("publish", () => {
+      calls.push("publish");
+      return { log: ["publish"] };
+    })
+    .addEdge(START, "write")
+    .addEdge("write", "review")
+    .addEdge("review", "publish")
+    .compile({ checkpointer: new MemorySaver(), ...options });
+}
+
+describe("static breakpoints", () => {
+  it("interruptBefore pauses before the node; invoke(null) continues", async () => {
+    const graph = pipeline({ interruptBefore: ["review"] });
+    const config = thread("before");
+    const paused = await graph.invoke({}, config);
+    expect(paused.log).toEqual(["write"]);
+    expect((await graph.getState(config)).next).toEqual(["review"]);
+    expect((await graph.invoke(null, config)).log).toEqual(["write", "review v1", "publish"]);
+  });
+
+  it("interruptAfter pauses after the node", async () => {
+    const graph = pipeline({ interruptAfter: ["write"] });
+    const config = thread("after");
+    await graph.invoke({}, config);
+    expect((await graph.getState(config)).next).toEqual(["review"]);
+    expect((await graph.invoke(null, config)).log).toEqual(["write", "review v1", "publish"]);
+  });
+
+  it("updateState while paused edits the state the next node sees", async () => {
+    const graph = pipeline({ interruptBefore: ["review"] });
+    const config = thread("edit");
+    await graph.invoke({}, config);
+    await graph.updateState(config, { draft: "v2 (edited)" });
+    const state = await graph.getState(config);
+    expect(state.values.draft).toBe("v2 (edited)");
+    expect(state.next).toEqual(["review"]);
+    expect((await graph.invoke(null, config)).log).toEqual(["write", "review v2 (edited)", "publish"]);
+  });
+
+  it("breakpoints can also be given per run", async () => {
+    const graph = pipeline();
+    const config = thread("per-run");
+    await graph.invoke({}, { ...config, interruptBefore: ["publish"] });
+    expect((await graph.getState(config)).next).toEqual(["publish"]);
+  });
+});
+
+describe("getState", () => {
+  it("returns values, next, config, metadata, createdAt, parentConfig, tasks and interrupts", async () => {
+    const State = Annotation.Root({ q: Annotation<string>(), a: Annotation<string>() });
+    const graph = new StateGraph(State).addNode("ask", (s) => ({ a: interrupt({ q: s.q }) })).addEdge(START, "ask").compile({ checkpointer: new MemorySaver() });
+    const config = thread("snapshot");
+    await graph.invoke({ q: "why?" }, config);
+    const s = await graph.getState(config);
+    expect(s.values).toEqual({ q: "why?" });
+    expect(s.next).toEqual(["ask"]);
+    expect(s.config.configurable).toMatchObject({ thread_id: "snapshot", checkpoint_ns: "", checkpoint_id: expect.any(String) });
+    expect(s.metadata).toMatchObject({ source: "input", step: -1 });
+    expect(new Date(s.createdAt!).getTime()).toBeGreaterThan(0);
+    expect(s.parentConfig).toBeUndefined();
+    expect(s.tasks).toHaveLength(1);
+    expect(s.tasks[0]).toMatchObject({ id: expect.any(String), name: "ask", path: ["pull", "ask"], interrupts: [{ id: expect.any(String), value: { q: "why?" } }] });
+    expect(s.interrupts).toEqual(s.tasks[0]!.interrupts);
+  });
+
+  it("of an unknown thread is empty", async () => {
+    const graph = pipeline();
+    const s = await graph.getState(thread("nobody"));
+    expect(s.values).toEqual({});
+    expect(s.next).toEqual([]);
+  });
+});
+
+describe("history and time travel", () => {
+  it("lists checkpoints newest first, with limit and before", async () => {
+    const graph = pipeline();
+    const config = thread("history");
+    await graph.invoke({}, config);
+    const all = [];
+    for await (const s of graph.getStateHistory(config)) all.push(s);
+    expect(all.map((s) => s.metadata!.step)).toEqual([2, 1, 0, -1]);
+    expect(all.map((s) => s.next)).toEqual([[], ["publish"], ["review"], ["write"]]);
+    expect(all[0]!.parentConfig!.configurable!.checkpoint_id).toBe(all[1]!.config.configurable!.checkpoint_id);
+    const limited = [];
+    for await (const s of graph.getStateHistory(config, { limit: 2, before: all[0]!.config })) limited.push(s.metadata!.step);
+    expect(limited).toEqual([1, 0]);
+  });
+
+  it("replays from a checkpoint: the steps after it run again, the original history stays", async () => {
+    const calls: string[] = [];
+    const graph = pipeline({}, calls);
+    const config = thread("replay");
+    await graph.invoke({}, config);
+    const history = [];
+    for await (const s of graph.getStateHistory(config)) history.push(s);
+    const beforeReview = history.find((s) => s.next[0] === "review")!;
+    calls.length = 0;
+    const replayed = await graph.invoke(null, beforeReview.config);
+    expect(calls).toEqual(["review", "publish"]);
+    expect(replayed.log).toEqual(["write", "review v1", "publish"]);
+    const after = [];
+    for await (const s of graph.getStateHistory(config)) after.push(s);
+    expect(after.length).toBe(history.length + 2);
+    // The original checkpoints are all still there, unchanged.
+    for (const old of history) {
+      const again = await graph.getState(old.config);
+      expect(again.values).toEqual(old.values);
+    }
+  });
+
+  it("forks: updateState on an old checkpoint, then continue from the fork", async () => {
+    const graph = pipeline();
+    const config = thread("fork");
+    await graph.invoke({}, config);
+    const history = [];
+    for await (const s of graph.getStateHistory(config)) history.push(s);
+    const beforeReview = history.find((s) => s.next[0] === "review")!;
+    const forkConfig = await graph.updateState(beforeReview.config, { draft: "v9" });
+    const fork = await graph.getState(forkConfig);
+    expect(fork.parentConfig!.configurable!.checkpoint_id).toBe(beforeReview.config.configurable!.checkpoint_id);
+    expect(fork.next).toEqual(["review"]);
+    const result = await graph.invoke(null, forkConfig);
+    expect(result.log).toEqual(["write", "review v9", "publish"]);
+    // The first run's final state is untouched.
+    expect((await graph.getState(history[0]!.config)).values.log).toEqual(["write", "review v1", "publish"]);
+  });
+
+  it("records who answered in the metadata of the checkpoint that follows", async () => {
+    const State = Annotation.Root({ ok: Annotation<boolean>() });
+    const graph = new StateGraph(State).addNode("ask", () => ({ ok: interrupt<boolean>("approve?") })).addEdge(START, "ask").compile({ checkpointer: new MemorySaver() });
+    const config = thread("audit");
+    const paused = await graph.invoke({}, config);
+    await graph.invoke(new Command({ resume: true, by: "alice@example.com", reason: "looks right" }), config);
+    const trail = [];
+    for await (const s of graph.getStateHistory(config)) if (s.metadata?.resume) trail.push(...s.metadata.resume);
+    expect(trail).toEqual([{ by: "alice@example.com", reason: "looks right", at: expect.any(String), answers: { [paused.__interrupt__![0]!.id]: true } }]);
+  });
+});
