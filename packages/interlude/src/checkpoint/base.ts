@@ -8,6 +8,19 @@ import type {
   RunnableConfig,
   ThreadClaim,
 } from "./types.js";
+import type { PruneOptions } from "./retention.js";
+import { InvalidPruneError } from "./retention.js";
+
+/** Counters a saver keeps of what it wrote; the conformance suite uses them to see delta sharing. */
+export interface SaverStats {
+  checkpointsWritten: number;
+  /** Channel values written (full copies and appends). */
+  blobsWritten: number;
+  /** Of those, appends stored as `{ base version, appended items }`. */
+  deltaBlobsWritten: number;
+  /** Serialised bytes of checkpoints, metadata, channel values and writes. */
+  bytesWritten: number;
+}
 
 /**
  * The storage contract every checkpointer implements (same method names as LangGraph.js's
@@ -19,6 +32,8 @@ import type {
  * size of the whole state. `getTuple` returns the full values again.
  */
 export abstract class BaseCheckpointSaver {
+  readonly stats: SaverStats = { checkpointsWritten: 0, blobsWritten: 0, deltaBlobsWritten: 0, bytesWritten: 0 };
+
   /** The checkpoint named by `configurable.checkpoint_id`, or the thread's newest one. */
   abstract getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined>;
 
@@ -55,6 +70,28 @@ export abstract class BaseCheckpointSaver {
 
   /** Gives the claim back (no-op when `owner` no longer holds it). */
   abstract releaseThread(threadId: string, owner: string): Promise<void>;
+
+  /**
+   * Removes old checkpoints (and their writes and the channel values only they used):
+   * `prune(threadId, { keepLast: 10 })`, `prune({ olderThan: 7 * 86_400_000 })` (ms ago, or a Date),
+   * or both. The newest checkpoint of each (thread, namespace) always stays, values and pending
+   * writes intact, so the thread resumes as before. Returns how many checkpoints were removed.
+   */
+  prune(target: string | PruneOptions, options?: PruneOptions): Promise<number> {
+    void target;
+    void options;
+    return Promise.reject(new InvalidPruneError(`${this.constructor.name} does not support pruning.`));
+  }
+
+  /** Deletes threads idle longer than the saver's `ttlMs`; returns how many. No-op without `ttlMs`. */
+  sweep(): Promise<number> {
+    return Promise.resolve(0);
+  }
+
+  /** Stops timers and closes connections the saver opened itself (never ones it was given). */
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
 }
 
 export function threadIdOf(config: RunnableConfig): string | undefined {

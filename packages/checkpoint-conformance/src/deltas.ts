@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import { newCheckpointId } from "interlude";
+import type { MakeSaver } from "./harness.js";
+import { useHarness } from "./context.js";
+import { collect, ThreadWriter } from "./fixtures.js";
+
+const message = (i: number) => ({ role: i % 2 ? "ai" : "human", id: `m${i}`, content: `${i}:`.padEnd(200, "~") });
+
+export function deltasSuite(make: MakeSaver): void {
+  describe("delta storage", () => {
+    const h = useHarness(make);
+
+    it("does not rewrite channels a step did not change", async () => {
+      const saver = h.current.saver;
+      const thread = new ThreadWriter(saver);
+      const document = "d".repeat(100_000);
+      await thread.write({ document, counter: 0 });
+      const before = saver.stats.bytesWritten;
+      for (let i = 1; i <= 10; i++) await thread.write({ counter: i });
+      const perStep = (saver.stats.bytesWritten - before) / 10;
+      expect(perStep).toBeLessThan(2_000);
+      for (const tuple of await collect(saver.list(thread.config))) expect(tuple.checkpoint.channel_values.document).toBe(document);
+    });
+
+    it("stores appends to a list as deltas, reading every version back exactly, at a cost that does not grow", async () => {
+      const saver = h.current.saver;
+      const thread = new ThreadWriter(saver);
+      const ids: string[] = [];
+      const bytesAt: number[] = [];
+      let messages: unknown[] = [];
+      for (let i = 0; i < 300; i++) {
+        messages = [...messages, message(i)];
+        ids.push((await thread.write({ messages, step: i })).configurable!.checkpoint_id!);
+        bytesAt.push(saver.stats.bytesWritten);
+      }
+      expect(saver.stats.deltaBlobsWritten).toBeGreaterThan(250);
+      const early = (bytesAt[99]! - bytesAt[39]!) / 60;
+      const late = (bytesAt[299]! - bytesAt[239]!) / 60;
+      expect(late).toBeLessThan(early * 1.5);
+      expect(late).toBeLessThan(1_500);
+      for (const at of [0, 1, 31, 32, 33, 63, 64, 100, 299]) {
+        const tuple = await saver.getTuple({ configurable: { thread_id: thread.threadId, checkpoint_id: ids[at] } });
+        expect(tuple?.checkpoint.channel_values.messages).toEqual(Array.from({ length: at + 1 }, (_, i) => message(i)));
+      }
+    }, 60_000);
+
+    it("sees a list pushed in place as an append, and a rewritten list as a new value", async () => {
+      const saver = h.current.saver;
+      const thread = new ThreadWriter(saver);
+      const list: unknown[] = [message(0)];
+      await thread.write({ list });
+      list.push(message(1));
+      const pushed = await thread.write({ list });
+      const rewritten = await thread.write({ list: [message(9), message(1)] });
+      const shortened = await thread.write({ list: [message(9)] });
+      expect((await saver.getTuple(pushed))?.checkpoint.channel_values.list).toEqual([message(0), message(1)]);
+      expect((await saver.getTuple(rewritten))?.checkpoint.channel_values.list).toEqual([message(9), message(1)]);
+      expect((await saver.getTuple(shortened))?.checkpoint.channel_values.list).toEqual([message(9)]);
+    });
+
+    it("lets a fresh saver continue a thread another one wrote with deltas", async (context) => {
+      if (!h.current.makeSecondSaver) return context.skip();
+      const thread = new ThreadWriter(h.current.saver);
+      let messages: unknown[] = [];
+      for (let i = 0; i < 40; i++) await thread.write({ messages: (messages = [...messages, message(i)]) });
+      const second = await h.current.makeSecondSaver();
+      const tuple = await second.getTuple(thread.config);
+      expect(tuple?.checkpoint.channel_values.messages).toEqual(messages);
+      const next = [...(tuple!.checkpoint.channel_values.messages as unknown[]), message(40)];
+      const config = await second.put(thread.config, { ...tuple!.checkpoint, id: newCheckpointId(), channel_values: { messages: next }, channel_versions: { messages: 1000 } }, { source: "loop", step: 40, parents: {} }, { messages: 1000 });
+      expect(second.stats.deltaBlobsWritten).toBe(0);
+      expect((await h.current.saver.getTuple(config))?.checkpoint.channel_values.messages).toEqual([...messages, message(40)]);
+      await second.close();
+    });
+  });
+}

@@ -1,0 +1,86 @@
+import {
+  newCheckpointId,
+  type BaseCheckpointSaver,
+  type ChannelVersions,
+  type Checkpoint,
+  type CheckpointMetadata,
+  type CheckpointTuple,
+  type PutOptions,
+  type RunnableConfig,
+} from "interlude";
+
+let threadCounter = 0;
+/** Unique per test run, so savers on shared storage never see another test's threads. */
+export function freshThreadId(label = "t"): string {
+  return `${label}-${process.pid}-${Date.now().toString(36)}-${threadCounter++}`;
+}
+
+/**
+ * Writes a thread the way the run loop does: each step changes some channels, bumps their
+ * versions and puts a checkpoint that stores only those channels.
+ */
+export class ThreadWriter {
+  values: Record<string, unknown> = {};
+  versions: ChannelVersions = {};
+  config: RunnableConfig;
+  step = -1;
+  private nextVersion = 1;
+
+  constructor(
+    private readonly saver: BaseCheckpointSaver,
+    readonly threadId = freshThreadId(),
+    readonly ns = "",
+  ) {
+    this.config = { configurable: { thread_id: threadId, checkpoint_ns: ns } };
+  }
+
+  get head(): string | undefined {
+    return this.config.configurable?.checkpoint_id;
+  }
+
+  async write(
+    updates: Record<string, unknown>,
+    metadata: Partial<CheckpointMetadata> = {},
+    options?: PutOptions & { ts?: string },
+  ): Promise<RunnableConfig> {
+    const newVersions: ChannelVersions = {};
+    for (const [channel, value] of Object.entries(updates)) {
+      this.values[channel] = value;
+      this.versions[channel] = this.nextVersion;
+      newVersions[channel] = this.nextVersion;
+    }
+    this.nextVersion++;
+    const checkpoint = makeCheckpoint(this.values, this.versions, options?.ts);
+    const meta: CheckpointMetadata = { source: this.step < 0 ? "input" : "loop", step: this.step, parents: {}, ...metadata };
+    this.config = await this.saver.put(this.config, checkpoint, meta, newVersions, options);
+    this.step++;
+    return this.config;
+  }
+}
+
+export function makeCheckpoint(values: Record<string, unknown>, versions: ChannelVersions, ts = new Date().toISOString()): Checkpoint {
+  return { v: 1, id: newCheckpointId(), ts, channel_values: { ...values }, channel_versions: { ...versions }, versions_seen: { node: { ...versions } } };
+}
+
+export async function collect(iterator: AsyncGenerator<CheckpointTuple>): Promise<CheckpointTuple[]> {
+  const out: CheckpointTuple[] = [];
+  for await (const tuple of iterator) out.push(tuple);
+  return out;
+}
+
+export function idsOf(tuples: CheckpointTuple[]): string[] {
+  return tuples.map((tuple) => tuple.checkpoint.id);
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A registered class for the value zoo. */
+export class Money {
+  constructor(
+    readonly amount: bigint,
+    readonly currency: string,
+  ) {}
+  format(): string {
+    return `${this.amount} ${this.currency}`;
+  }
+}

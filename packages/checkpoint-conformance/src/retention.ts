@@ -1,0 +1,97 @@
+import { describe, expect, it } from "vitest";
+import { defaultSerializer, type BaseCheckpointSaver, type CheckpointTuple, type RunnableConfig } from "interlude";
+import type { MakeSaver } from "./harness.js";
+import { useHarness } from "./context.js";
+import { collect, freshThreadId, sleep, ThreadWriter } from "./fixtures.js";
+
+const message = (i: number) => ({ id: `m${i}`, text: `message ${i}`.padEnd(120, ".") });
+
+/** A thread with deltas, a big unchanged channel, a subgraph and pending writes on its newest checkpoint. */
+async function busyThread(saver: BaseCheckpointSaver, steps: number, ts?: (i: number) => string) {
+  const thread = new ThreadWriter(saver);
+  const child = new ThreadWriter(saver, thread.threadId, "sub:1");
+  let messages: unknown[] = [];
+  await thread.write({ document: "D".repeat(10_000), messages }, {}, { ts: ts?.(0) });
+  for (let i = 1; i < steps; i++) {
+    messages = [...messages, message(i)];
+    await thread.write({ messages, step: i, when: new Date(1_700_000_000_000 + i) }, {}, { ts: ts?.(i) });
+    if (i % 3 === 0) await child.write({ inner: i }, {}, { ts: ts?.(i) });
+  }
+  await saver.putWrites(thread.config, [["__interrupt__", [{ id: "i1", value: "ok?" }]], ["messages", [message(999)]]], "task-9");
+  return { thread, child };
+}
+
+/** Byte-level snapshot of what a thread resumes from. */
+function fingerprint(tuple: CheckpointTuple | undefined): string {
+  if (!tuple) return "missing";
+  return String(defaultSerializer.dumps([tuple.checkpoint, tuple.metadata, tuple.pendingWrites]));
+}
+
+async function expectResumes(saver: BaseCheckpointSaver, thread: ThreadWriter): Promise<void> {
+  const messages = [...(thread.values.messages as unknown[]), message(1000)];
+  const config: RunnableConfig = await thread.write({ messages });
+  expect((await saver.getTuple(config))?.checkpoint.channel_values.messages).toEqual(messages);
+}
+
+export function retentionSuite(make: MakeSaver): void {
+  describe("retention", () => {
+    const h = useHarness(make);
+
+    it("prunes all but the newest checkpoints of a thread, which reads back byte for byte and resumes", async () => {
+      const saver = h.current.saver;
+      const { thread, child } = await busyThread(saver, 70);
+      const newest = fingerprint(await saver.getTuple(thread.config));
+      const newestChild = fingerprint(await saver.getTuple(child.config));
+      const removed = await saver.prune(thread.threadId, { keepLast: 2 });
+      expect(removed).toBe(68 + 23 - 2);
+      expect(fingerprint(await saver.getTuple(thread.config))).toBe(newest);
+      expect(fingerprint(await saver.getTuple(child.config))).toBe(newestChild);
+      const left = await collect(saver.list({ configurable: { thread_id: thread.threadId, checkpoint_ns: "" } }));
+      expect(left).toHaveLength(2);
+      const oldest = left[1]!;
+      expect(oldest.parentConfig?.configurable?.checkpoint_id).toBeDefined();
+      expect(await saver.getTuple(oldest.parentConfig!)).toBeUndefined();
+      expect((await saver.getTuple(oldest.config))?.checkpoint.channel_values.document).toBe("D".repeat(10_000));
+      expect((await saver.getTuple(thread.config))?.pendingWrites).toHaveLength(2);
+      await expectResumes(saver, thread);
+    }, 60_000);
+
+    it("prunes checkpoints older than a date or an age, never a thread's newest", async () => {
+      const saver = h.current.saver;
+      const old = (i: number) => new Date(Date.UTC(2020, 0, 1, 0, 0, i)).toISOString();
+      const { thread } = await busyThread(saver, 10, old);
+      const recent = new ThreadWriter(saver);
+      await recent.write({ a: 1 });
+      await recent.write({ a: 2 });
+      const newest = fingerprint(await saver.getTuple(thread.config));
+      const removedByDate = await saver.prune({ olderThan: new Date(Date.UTC(2020, 0, 1, 0, 0, 5)) });
+      expect(removedByDate).toBeGreaterThanOrEqual(4);
+      const steps = (await collect(saver.list({ configurable: { thread_id: thread.threadId, checkpoint_ns: "" } }))).map((t) => t.checkpoint.channel_values.step);
+      expect(steps).toEqual([9, 8, 7, 6, 5]);
+      await saver.prune({ olderThan: 24 * 3600 * 1000 });
+      expect(await collect(saver.list({ configurable: { thread_id: thread.threadId, checkpoint_ns: "" } }))).toHaveLength(1);
+      expect(fingerprint(await saver.getTuple(thread.config))).toBe(newest);
+      expect(await collect(saver.list({ configurable: { thread_id: recent.threadId } }))).toHaveLength(2);
+      await expectResumes(saver, thread);
+    }, 60_000);
+
+    it("refuses a prune that says nothing to keep or remove", async () => {
+      await expect(h.current.saver.prune(freshThreadId(), {})).rejects.toMatchObject({ code: "INVALID_PRUNE" });
+      await expect(h.current.saver.prune(freshThreadId(), { keepLast: 0 })).rejects.toMatchObject({ code: "INVALID_PRUNE" });
+    });
+
+    it("deletes threads idle longer than ttlMs, keeping active ones", async () => {
+      const { saver } = await h.open({ ttlMs: 1_000 });
+      const idle = new ThreadWriter(saver);
+      const active = new ThreadWriter(saver);
+      await idle.write({ a: 1 });
+      await active.write({ a: 1 });
+      await sleep(700);
+      await active.write({ a: 2 });
+      await sleep(600);
+      await saver.sweep();
+      expect(await saver.getTuple(idle.config)).toBeUndefined();
+      expect((await saver.getTuple(active.config))?.checkpoint.channel_values).toEqual({ a: 2 });
+    }, 20_000);
+  });
+}
