@@ -5,6 +5,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import type { StoredInterrupt } from "./signal.js";
+import type { Emitter } from "../loop/emitter.js";
 
 /** An answer already given to an interrupt of this task. */
 export interface GivenAnswer {
@@ -39,10 +40,8 @@ export interface RunScope {
   answers: ReadonlyMap<string, FreshAnswer>;
   /** Positional matching like LangGraph (no payload check) for this graph. */
   positional: boolean;
-  /** Custom stream writer, when a stream asked for `custom`. */
-  writer?: (chunk: unknown) => void;
-  /** Forwards chunks of subgraph runs to the caller's stream. */
-  subgraphSink?: (ns: string, mode: string, chunk: unknown) => void;
+  /** The caller's stream, shared with subgraph runs (which emit under their namespace). */
+  emitter?: Emitter;
   durability: "sync" | "async" | "exit";
   signal?: AbortSignal;
 }

@@ -21,7 +21,7 @@ import { isCommand, type Command } from "../primitives/command.js";
 import type { Interrupt } from "../primitives/interrupt-record.js";
 import { runTask, type TaskEnv } from "../runner/run-task.js";
 import type { TaskOutcome } from "../runner/outcome.js";
-import type { Emitter } from "./emitter.js";
+import type { Emitter, StreamMode } from "./emitter.js";
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_RECURSION_LIMIT, type GraphInternals, type RunOptions } from "./graph-internals.js";
 import { AUDIT, DONE, errorRecord, indexPendingWrites, type PendingIndex } from "./pending.js";
 import { Persistence } from "./persist.js";
@@ -62,13 +62,15 @@ export class GraphRun {
   private commandWrites: Write[] = [];
   private resuming = false;
   private parents: Record<string, string> = {};
+  /** `config.writer` of the nodes: chunks for the `custom` stream mode. */
+  private readonly writer = (chunk: unknown): void => this.emit("custom", () => chunk);
 
   constructor(
     private readonly graph: GraphInternals,
     private readonly input: unknown,
     private readonly config: RunnableConfig,
     private readonly options: RunOptions,
-    private readonly emitter?: Emitter,
+    emitter?: Emitter,
   ) {
     this.parent = currentTask();
     if (this.parent) {
@@ -88,17 +90,28 @@ export class GraphRun {
       threadId: this.threadId,
       answers: this.parent?.run.answers ?? new Map(),
       positional: graph.positional,
-      writer: this.parent?.run.writer ?? (emitter?.modes.has("custom") ? (chunk) => emitter.emit(this.ns, "custom", chunk) : undefined),
-      subgraphSink: this.parent?.run.subgraphSink ?? (emitter?.subgraphs ? (ns, mode, chunk) => emitter.emit(ns, mode as never, chunk) : undefined),
+      emitter: this.parent?.run.emitter ?? emitter,
       durability: options.durability ?? this.parent?.run.durability ?? "sync",
       signal: options.signal,
     };
   }
 
-  private emit(mode: Parameters<Emitter["emit"]>[1], chunk: () => unknown): void {
-    if (this.parent) {
-      this.scope.subgraphSink?.(this.ns, mode, chunk());
-    } else if (this.emitter?.modes.has(mode)) this.emitter.emit("", mode, chunk());
+  private wants(mode: StreamMode): boolean {
+    const emitter = this.scope.emitter;
+    return emitter !== undefined && emitter.modes.has(mode) && (this.ns === "" || emitter.subgraphs);
+  }
+
+  /** Emits a stream chunk, built only when someone reads that mode. */
+  private emit(mode: StreamMode, chunk: () => unknown): void {
+    const debug = (mode === "checkpoints" || mode === "tasks") && this.wants("debug");
+    if (!debug && !this.wants(mode)) return;
+    const value = chunk();
+    const emitter = this.scope.emitter!;
+    if (this.wants(mode)) emitter.emit(this.ns, mode, value);
+    if (debug) {
+      const type = mode === "checkpoints" ? "checkpoint" : "result" in (value as object) ? "task_result" : "task";
+      emitter.emit(this.ns, "debug", { type, timestamp: new Date().toISOString(), step: this.step, payload: value });
+    }
   }
 
   async execute(): Promise<RunResult> {
@@ -298,7 +311,7 @@ export class GraphRun {
     return {
       ...this.config,
       configurable: { ...this.config.configurable, thread_id: this.threadId, checkpoint_ns: ns },
-      writer: this.scope.writer ?? (() => undefined),
+      writer: this.writer,
       signal: this.scope.signal,
     };
   }
@@ -385,7 +398,7 @@ export class GraphRun {
   }
 
   private emitUpdates(outcomes: readonly TaskOutcome[]): void {
-    if (!this.emitter && !this.scope.subgraphSink) return;
+    if (!this.scope.emitter) return;
     for (const outcome of outcomes) {
       if (outcome.kind !== "done") continue;
       this.emit("updates", () => {

@@ -1,0 +1,85 @@
+/** stream(): modes, several modes at once, subgraph namespaces, interrupts. */
+import { describe, expect, it } from "vitest";
+import { Annotation, Command, MemorySaver, START, StateGraph, interrupt } from "interlude";
+
+const concat = { reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] };
+const thread = (id: string) => ({ configurable: { thread_id: id } });
+
+async function collect(stream: AsyncIterable<unknown>): Promise<any[]> {
+  const out: any[] = [];
+  for await (const chunk of stream) out.push(chunk);
+  return out;
+}
+
+const State = Annotation.Root({ log: Annotation<string[]>(concat) });
+function twoSteps() {
+  return new StateGraph(State)
+    .addNode("a", (_s, config) => {
+      config.writer({ progress: "a half-way" });
+      return { log: ["a"] };
+    })
+    .addNode("b", () => ({ log: ["b"] }))
+    .addEdge(START, "a")
+    .addEdge("a", "b")
+    .compile({ checkpointer: new MemorySaver() });
+}
+
+describe("stream", () => {
+  it("defaults to values: the state after the input and after each step", async () => {
+    expect(await collect(await twoSteps().stream({ log: ["in"] }, thread("values")))).toEqual([{ log: ["in"] }, { log: ["in", "a"] }, { log: ["in", "a", "b"] }]);
+  });
+
+  it("updates: what each node returned", async () => {
+    expect(await collect(await twoSteps().stream({}, { ...thread("updates"), streamMode: "updates" }))).toEqual([{ a: { log: ["a"] } }, { b: { log: ["b"] } }]);
+  });
+
+  it("custom: what nodes wrote with config.writer", async () => {
+    expect(await collect(await twoSteps().stream({}, { ...thread("custom"), streamMode: "custom" }))).toEqual([{ progress: "a half-way" }]);
+  });
+
+  it("several modes at once yield [mode, chunk]", async () => {
+    const chunks = await collect(await twoSteps().stream({}, { ...thread("multi"), streamMode: ["updates", "custom"] }));
+    expect(chunks).toEqual([["custom", { progress: "a half-way" }], ["updates", { a: { log: ["a"] } }], ["updates", { b: { log: ["b"] } }]]);
+  });
+
+  it("checkpoints, tasks and debug report saves and task starts/results", async () => {
+    const chunks = await collect(await twoSteps().stream({}, { ...thread("ckpt"), streamMode: ["checkpoints", "tasks"] }));
+    const checkpoints = chunks.filter(([mode]) => mode === "checkpoints").map(([, c]) => c);
+    expect(checkpoints.map((c) => c.metadata.step)).toEqual([-1, 0, 1]);
+    expect(checkpoints[2].values).toEqual({ log: ["a", "b"] });
+    const tasks = chunks.filter(([mode]) => mode === "tasks").map(([, c]) => c);
+    expect(tasks.map((t) => ("result" in t ? `done ${t.name}` : `start ${t.name}`))).toEqual(["start a", "done a", "start b", "done b"]);
+  });
+
+  it("yields { __interrupt__ } when the run pauses", async () => {
+    const graph = new StateGraph(State).addNode("ask", () => ({ log: [interrupt<string>("q")] })).addEdge(START, "ask").compile({ checkpointer: new MemorySaver() });
+    const chunks = await collect(await graph.stream({}, { ...thread("paused"), streamMode: "updates" }));
+    expect(chunks).toEqual([{ __interrupt__: [expect.objectContaining({ value: "q" })] }]);
+    expect(await collect(await graph.stream(new Command({ resume: "x" }), { ...thread("paused"), streamMode: "updates" }))).toEqual([{ ask: { log: ["x"] } }]);
+  });
+
+  it("with subgraphs: true, chunks carry their namespace", async () => {
+    const child = new StateGraph(State).addNode("inner", () => ({ log: ["inner"] })).addEdge(START, "inner").compile();
+    const graph = new StateGraph(State).addNode("child", child).addEdge(START, "child").compile({ checkpointer: new MemorySaver() });
+    const chunks = await collect(await graph.stream({}, { ...thread("sub"), streamMode: "updates", subgraphs: true }));
+    expect(chunks).toEqual([
+      [[expect.stringMatching(/^child:/)], { inner: { log: ["inner"] } }],
+      [[], { child: { log: ["inner"] } }],
+    ]);
+  });
+
+  it("surfaces a node's error to the reader", async () => {
+    const graph = new StateGraph(State).addNode("bad", () => {
+      throw new Error("nope");
+    }).addEdge(START, "bad").compile();
+    await expect(collect(await graph.stream({}))).rejects.toThrow("nope");
+  });
+});
+
+describe("debug mode", () => {
+  it("wraps checkpoint and task events with type, step and timestamp", async () => {
+    const chunks = await collect(await twoSteps().stream({}, { ...thread("debug"), streamMode: "debug" }));
+    expect(chunks.map((c) => c.type)).toEqual(["checkpoint", "task", "task_result", "checkpoint", "task", "task_result", "checkpoint"]);
+    expect(chunks.every((c) => typeof c.timestamp === "string" && typeof c.step === "number" && c.payload)).toBe(true);
+  });
+});
