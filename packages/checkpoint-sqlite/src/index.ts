@@ -1,0 +1,2 @@
+export { SqliteSaver, type SqliteSaverOptions } from "./saver.js";
+export { SCHEMA_VERSION } from "./schema.js";

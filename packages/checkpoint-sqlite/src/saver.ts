@@ -1,0 +1,286 @@
+import Database from "better-sqlite3";
+import {
+  assembleValue,
+  BaseCheckpointSaver,
+  buildTuple,
+  checkpointConfig,
+  checkpointIdOf,
+  checkpointNsOf,
+  CheckpointConflictError,
+  checkpointsToPrune,
+  createdAtOf,
+  defaultSerializer,
+  DeltaPlanner,
+  InterludeError,
+  listQuery,
+  matchesFilter,
+  preparePut,
+  prepareWrites,
+  pruneRequest,
+  reachableBlobs,
+  requireThreadId,
+  StorageError,
+  sweepInterval,
+  threadIdOf,
+  withoutDeltas,
+  type ChannelVersions,
+  type Checkpoint,
+  type CheckpointListOptions,
+  type CheckpointMetadata,
+  type CheckpointRecord,
+  type CheckpointTuple,
+  type DeltaOptions,
+  type PendingWrite,
+  type PruneOptions,
+  type PruneRequest,
+  type PutOptions,
+  type RetentionOptions,
+  type RunnableConfig,
+  type Serializer,
+  type StoredBlob,
+  type ThreadClaim,
+} from "interlude";
+import { migrate } from "./schema.js";
+import { prepareStatements, type CheckpointRow, type Statements } from "./statements.js";
+
+export interface SqliteSaverOptions extends DeltaOptions, RetentionOptions {
+  serde?: Serializer;
+  /** How long a write waits for another process's transaction before failing (default 5000 ms). */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * Durable checkpoints in one SQLite file (WAL mode), shareable by several processes on one
+ * machine: `put` is a compare-and-swap inside `BEGIN IMMEDIATE`, and thread claims live in the
+ * file. better-sqlite3 is synchronous, so every call finishes before it returns its promise.
+ */
+export class SqliteSaver extends BaseCheckpointSaver {
+  private readonly db: Database.Database;
+  private readonly ownsDb: boolean;
+  private readonly sql: Statements;
+  private readonly serde: Serializer;
+  private readonly planner: DeltaPlanner;
+  private readonly now: () => number;
+  private readonly ttlMs: number | undefined;
+  private readonly timer: ReturnType<typeof setInterval> | undefined;
+
+  /** `SqliteSaver.fromConnString("checkpoints.sqlite")`; ":memory:" gives a private in-memory database. */
+  static fromConnString(path: string, options?: SqliteSaverOptions): SqliteSaver {
+    return new SqliteSaver(path, options);
+  }
+
+  constructor(db: Database.Database | string, options: SqliteSaverOptions = {}) {
+    super();
+    this.serde = options.serde ?? defaultSerializer;
+    this.planner = new DeltaPlanner(options);
+    this.now = options.now ?? Date.now;
+    this.ttlMs = options.ttlMs;
+    this.ownsDb = typeof db === "string";
+    try {
+      this.db = typeof db === "string" ? new Database(db) : db;
+      this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+      if (this.db.name !== ":memory:" && !this.db.readonly) this.db.pragma("journal_mode = WAL");
+      this.db.pragma("synchronous = NORMAL");
+      migrate(this.db);
+      this.sql = prepareStatements(this.db);
+    } catch (error) {
+      throw wrap("open", error);
+    }
+    const every = sweepInterval(options);
+    if (every > 0) {
+      this.timer = setInterval(() => void this.sweep().catch(() => {}), every);
+      this.timer.unref();
+    }
+  }
+
+  async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    const threadId = threadIdOf(config);
+    if (threadId === undefined) return undefined;
+    const ns = checkpointNsOf(config);
+    const id = checkpointIdOf(config);
+    return this.run("getTuple", () =>
+      this.db.transaction(() => {
+        const row = (id === undefined ? this.sql.latest.get(threadId, ns) : this.sql.checkpoint.get(threadId, ns, id)) as CheckpointRow | undefined;
+        return row && this.load(threadId, ns, row);
+      }).deferred(),
+    );
+  }
+
+  async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
+    const query = listQuery(options);
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const add = (clause: string, value: unknown) => (where.push(clause), params.push(value));
+    const threadId = threadIdOf(config);
+    if (threadId !== undefined) add("thread_id = ?", threadId);
+    if (config.configurable?.checkpoint_ns !== undefined) add("checkpoint_ns = ?", config.configurable.checkpoint_ns);
+    const onlyId = checkpointIdOf(config);
+    if (onlyId !== undefined) add("checkpoint_id = ?", onlyId);
+    if (query.before !== undefined) add("checkpoint_id < ?", query.before);
+    const limit = query.filter || !Number.isFinite(query.limit) ? "" : ` LIMIT ${Math.floor(query.limit)}`;
+    const sql = `SELECT thread_id, checkpoint_ns, checkpoint_id, metadata FROM checkpoints${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY checkpoint_id DESC${limit}`;
+    // Rows are read up front: better-sqlite3 cannot run other statements while an iterator is open.
+    const rows = this.run("list", () => this.db.prepare(sql).all(...params)) as Array<{ thread_id: string; checkpoint_ns: string; checkpoint_id: string; metadata: string | Buffer }>;
+    let yielded = 0;
+    for (const row of rows) {
+      if (yielded >= query.limit) return;
+      if (query.filter && !matchesFilter(this.serde.loads(row.metadata) as CheckpointMetadata, query.filter)) continue;
+      const tuple = await this.getTuple(checkpointConfig(row.thread_id, row.checkpoint_ns, row.checkpoint_id));
+      if (!tuple) continue;
+      yielded++;
+      yield tuple;
+    }
+  }
+
+  async put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+    options?: PutOptions,
+  ): Promise<RunnableConfig> {
+    const threadId = requireThreadId(config);
+    const ns = checkpointNsOf(config);
+    const target = { threadId, ns, parentId: checkpointIdOf(config), createdAt: createdAtOf(checkpoint.ts, checkpoint.id) };
+    let prepared = preparePut(this.serde, this.planner, this.stats, target, checkpoint, metadata, newVersions);
+    this.run("put", () =>
+      this.db.transaction(() => {
+        const head = (this.sql.head.get(threadId, ns) as string | undefined) ?? null;
+        if (options?.expectedHead !== undefined && options.expectedHead !== head) {
+          throw new CheckpointConflictError(threadId, options.expectedHead, head);
+        }
+        if (prepared.blobs.some((blob) => blob.base !== null && !this.sql.hasBlob.get(threadId, ns, blob.channel, blob.base))) {
+          prepared = withoutDeltas(prepared, this.serde, this.planner, this.stats, threadId, checkpoint);
+        }
+        for (const blob of prepared.blobs) this.sql.putBlob.run(threadId, ns, blob.channel, blob.version, blob.base, blob.data);
+        this.sql.putCheckpoint.run(threadId, ns, prepared.id, prepared.parentId ?? null, prepared.createdAt, prepared.record, prepared.metadata);
+        this.sql.setHead.run(threadId, ns, prepared.id, this.now());
+      }).immediate(),
+    );
+    prepared.commit();
+    return checkpointConfig(threadId, ns, prepared.id);
+  }
+
+  async putWrites(config: RunnableConfig, writes: Array<[channel: string, value: unknown]>, taskId: string): Promise<void> {
+    const threadId = requireThreadId(config);
+    const ns = checkpointNsOf(config);
+    const checkpointId = checkpointIdOf(config);
+    if (checkpointId === undefined) throw new TypeError("putWrites needs configurable.checkpoint_id: the checkpoint the writes belong to.");
+    const rows = prepareWrites(this.serde, this.stats, taskId, writes);
+    this.run("putWrites", () =>
+      this.db.transaction(() => {
+        let seq = this.sql.maxSeq.get(threadId, ns, checkpointId) as number;
+        for (const row of rows) {
+          const statement = row.replace ? this.sql.replaceWrite : this.sql.addWrite;
+          statement.run(threadId, ns, checkpointId, taskId, row.idx, row.channel, row.data, ++seq);
+        }
+      }).immediate(),
+    );
+  }
+
+  async deleteThread(threadId: string): Promise<void> {
+    this.run("deleteThread", () => this.db.transaction(() => this.sql.deleteThread.forEach((statement) => statement.run(threadId))).immediate());
+    this.planner.forget(threadId);
+  }
+
+  async claimThread(threadId: string, claim: ThreadClaim): Promise<boolean> {
+    return this.run("claimThread", () =>
+      this.db.transaction(() => {
+        const now = this.now();
+        const held = this.sql.claim.get(threadId) as { owner: string; expires_at: number } | undefined;
+        if (held && held.owner !== claim.owner && held.expires_at > now) return false;
+        this.sql.setClaim.run(threadId, claim.owner, now + claim.ttlMs);
+        return true;
+      }).immediate(),
+    );
+  }
+
+  async releaseThread(threadId: string, owner: string): Promise<void> {
+    this.run("releaseThread", () => this.sql.release.run(threadId, owner));
+  }
+
+  override async prune(target: string | PruneOptions, options?: PruneOptions): Promise<number> {
+    const request = pruneRequest(target, options, this.now());
+    const threads = request.threadId !== undefined ? [request.threadId] : (this.run("prune", () => this.sql.threadsWithOld.all(request.cutoff)) as string[]);
+    let removed = 0;
+    for (const threadId of threads) removed += this.run("prune", () => this.db.transaction(() => this.pruneThread(threadId, request)).immediate());
+    return removed;
+  }
+
+  override async sweep(): Promise<number> {
+    const now = this.now();
+    this.run("sweep", () => this.sql.expiredClaims.run(now));
+    if (!this.ttlMs) return 0;
+    const idle = this.run("sweep", () => this.sql.idleThreads.all(now - this.ttlMs!)) as string[];
+    for (const threadId of idle) await this.deleteThread(threadId);
+    return idle.length;
+  }
+
+  override async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    if (this.ownsDb && this.db.open) this.db.close();
+  }
+
+  private load(threadId: string, ns: string, row: CheckpointRow): CheckpointTuple {
+    const record = this.serde.loads(row.record) as CheckpointRecord;
+    const values: Record<string, unknown> = {};
+    const lookup = (channel: string, version: number) => this.sql.blob.get(threadId, ns, channel, version) as StoredBlob | undefined;
+    for (const channel of Object.keys(record.channel_versions)) {
+      const loaded = assembleValue(channel, record.channel_versions[channel]!, lookup, this.serde);
+      if (loaded?.present) values[channel] = loaded.value;
+    }
+    const writes = (this.sql.writes.all(threadId, ns, row.checkpoint_id) as Array<{ task_id: string; channel: string; data: string | Buffer }>).map(
+      (w): PendingWrite => [w.task_id, w.channel, this.serde.loads(w.data)],
+    );
+    const metadata = this.serde.loads(row.metadata) as CheckpointMetadata;
+    return buildTuple({ threadId, ns, record, values, metadata, parentId: row.parent_id, writes });
+  }
+
+  private pruneThread(threadId: string, request: PruneRequest): number {
+    const rows = this.sql.checkpointAges.all(threadId) as Array<{ checkpoint_ns: string; checkpoint_id: string; created_at: number }>;
+    const byNs = new Map<string, Array<{ id: string; createdAt: number }>>();
+    for (const row of rows) {
+      if (!byNs.has(row.checkpoint_ns)) byNs.set(row.checkpoint_ns, []);
+      byNs.get(row.checkpoint_ns)!.push({ id: row.checkpoint_id, createdAt: row.created_at });
+    }
+    let removed = 0;
+    for (const [ns, newestFirst] of byNs) {
+      const doomed = checkpointsToPrune(newestFirst, request);
+      if (doomed.length === 0) continue;
+      for (const id of doomed) {
+        this.sql.deleteCheckpoint.run(threadId, ns, id);
+        this.sql.deleteCheckpointWrites.run(threadId, ns, id);
+      }
+      removed += doomed.length;
+      this.collectBlobs(threadId, ns);
+    }
+    return removed;
+  }
+
+  /** Deletes the blobs no remaining checkpoint of the namespace reads, directly or as a delta base. */
+  private collectBlobs(threadId: string, ns: string): void {
+    const refs: Array<[string, number]> = [];
+    for (const data of this.sql.records.all(threadId, ns) as Array<string | Buffer>) {
+      const versions = (this.serde.loads(data) as CheckpointRecord).channel_versions;
+      for (const channel of Object.keys(versions)) refs.push([channel, versions[channel]!]);
+    }
+    const blobs = this.sql.blobBases.all(threadId, ns) as Array<{ channel: string; version: number; base: number | null }>;
+    const bases = new Map(blobs.map((blob) => [`${blob.channel}\u0000${blob.version}`, blob.base]));
+    const keep = reachableBlobs(refs, (channel, version) => bases.get(`${channel}\u0000${version}`));
+    for (const blob of blobs) {
+      if (!keep.has(`${blob.channel}\u0000${blob.version}`)) this.sql.deleteBlob.run(threadId, ns, blob.channel, blob.version);
+    }
+  }
+
+  private run<T>(operation: string, body: () => T): T {
+    try {
+      return body();
+    } catch (error) {
+      throw wrap(operation, error);
+    }
+  }
+}
+
+function wrap(operation: string, error: unknown): Error {
+  return error instanceof InterludeError ? error : new StorageError(operation, error);
+}

@@ -1,0 +1,46 @@
+import type Database from "better-sqlite3";
+
+/**
+ * Schema migrations, applied in order and recorded in `schema_version`. Never edit a shipped
+ * migration: add the next one.
+ */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE checkpoints (
+     thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL, checkpoint_id TEXT NOT NULL,
+     parent_id TEXT, created_at INTEGER NOT NULL, record BLOB NOT NULL, metadata BLOB NOT NULL,
+     PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id)) WITHOUT ROWID;
+   CREATE INDEX checkpoints_created_at ON checkpoints (created_at);
+   CREATE TABLE blobs (
+     thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL, channel TEXT NOT NULL, version REAL NOT NULL,
+     base REAL, data BLOB,
+     PRIMARY KEY (thread_id, checkpoint_ns, channel, version)) WITHOUT ROWID;
+   CREATE TABLE writes (
+     thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL, checkpoint_id TEXT NOT NULL,
+     task_id TEXT NOT NULL, idx INTEGER NOT NULL, channel TEXT NOT NULL, data BLOB NOT NULL, seq INTEGER NOT NULL,
+     PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)) WITHOUT ROWID;
+   CREATE TABLE heads (
+     thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL, head_id TEXT NOT NULL, updated_at INTEGER NOT NULL,
+     PRIMARY KEY (thread_id, checkpoint_ns)) WITHOUT ROWID;
+   CREATE INDEX heads_updated_at ON heads (updated_at);
+   CREATE TABLE claims (thread_id TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;`,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Brings the file to the current schema; safe when several processes open it at once. */
+export function migrate(db: Database.Database): void {
+  // A read-only handle can only use the schema as it is; writes will fail as StorageError.
+  if (db.readonly) return;
+  db.transaction(() => {
+    db.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
+    const row = db.prepare("SELECT MAX(version) AS version FROM schema_version").get() as { version: number | null };
+    const current = row.version ?? 0;
+    if (current > MIGRATIONS.length) {
+      throw new Error(`the database has schema version ${current}, newer than this @interlude/checkpoint-sqlite (${MIGRATIONS.length}); upgrade the package`);
+    }
+    for (let version = current + 1; version <= MIGRATIONS.length; version++) {
+      db.exec(MIGRATIONS[version - 1]!);
+      db.prepare("INSERT INTO schema_version (version) VALUES (?)").run(version);
+    }
+  }).immediate();
+}
