@@ -177,3 +177,23 @@ describe("end", () => {
     expect(await graph.invoke({})).toEqual({ v: 1 });
   });
 });
+
+describe("a node that runs a subgraph and then asks its own question", () => {
+  it("gets the subgraph's answer to the subgraph, and its own answer to itself", async () => {
+    const State = Annotation.Root({ log: Annotation<string[]>(concat) });
+    const child = new StateGraph(State).addNode("inner", () => ({ log: [`inner=${interrupt("child?")}`] })).addEdge(START, "inner").compile();
+    const parent = new StateGraph(State)
+      .addNode("outer", async (s) => {
+        const out = await child.invoke(s);
+        return { log: [...out.log.slice(s.log.length), `outer=${interrupt("parent?")}`] };
+      })
+      .addEdge(START, "outer")
+      .compile({ checkpointer: new MemorySaver() });
+    const config = thread("nested-then-own");
+    const first = await parent.invoke({}, config);
+    expect(first.__interrupt__![0]!.value).toBe("child?");
+    const second = await parent.invoke(new Command({ resume: "c" }), config);
+    expect(second.__interrupt__![0]!.value).toBe("parent?");
+    expect((await parent.invoke(new Command({ resume: "p" }), config)).log).toEqual(["inner=c", "outer=p"]);
+  });
+});

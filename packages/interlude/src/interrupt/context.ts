@@ -17,6 +17,8 @@ export interface GivenAnswer {
   key?: string;
   /** The question, kept for error messages. */
   question?: unknown;
+  /** Sent with the current run and not yet checked against the interrupt's `responseSchema`. */
+  fresh?: boolean;
 }
 
 /** An answer sent with the current run, with the question the caller saw when answering. */

@@ -63,17 +63,8 @@ export function interrupt<Answer = any, Value = unknown>(value: Value, options: 
 
   if (given) {
     checkSameQuestion(scope, given, digest, value, index);
-    scope.used.push(given);
-    return given.value as Answer;
-  }
-  const fresh = scope.run.answers.get(id);
-  if (fresh) {
-    checkSameQuestion(scope, { id, digest: fresh.digest, value: fresh.value, question: fresh.question }, digest, value, index);
-    const answer = validate(scope, id, fresh.value, options.responseSchema);
-    const record: GivenAnswer = { id, digest, value: answer, question: value };
-    if (options.key !== undefined) record.key = options.key;
-    else record.index = index;
-    scope.used.push(record);
+    const answer = given.fresh ? validate(scope, id, given.value, options.responseSchema) : (given.value as Answer);
+    scope.used.push({ ...given, value: answer, digest, question: value, fresh: false });
     return answer;
   }
   const stored: StoredInterrupt = { id, value, digest, ns: scope.ns };

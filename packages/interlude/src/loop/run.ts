@@ -15,7 +15,7 @@ import { CHECKPOINT_VERSION, type Checkpoint, type CheckpointMetadata, type Chec
 import { ERROR, INTERRUPT, NULL_TASK_ID, RESUME, TASK_RESULT } from "../constants.js";
 import { CheckpointNotFoundError, EmptyInputError, GraphRecursionError, MissingCheckpointerError, MissingThreadIdError } from "../errors/graph.js";
 import { ThreadBusyError } from "../errors/storage.js";
-import { currentTask, type FreshAnswer, type RunScope, type TaskScope } from "../interrupt/context.js";
+import { currentTask, type FreshAnswer, type GivenAnswer, type RunScope, type TaskScope } from "../interrupt/context.js";
 import { GraphInterrupt, ParentCommand, publicInterrupt, type StoredInterrupt } from "../interrupt/signal.js";
 import { isCommand, type Command } from "../primitives/command.js";
 import type { Interrupt } from "../primitives/interrupt-record.js";
@@ -23,7 +23,7 @@ import { runTask, type TaskEnv } from "../runner/run-task.js";
 import type { TaskOutcome } from "../runner/outcome.js";
 import type { Emitter, StreamMode } from "./emitter.js";
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_RECURSION_LIMIT, type GraphInternals, type RunOptions } from "./graph-internals.js";
-import { AUDIT, DONE, errorRecord, indexPendingWrites, type PendingIndex } from "./pending.js";
+import { AUDIT, DONE, errorRecord, indexPendingWrites, type PendingIndex, type TaskRecord } from "./pending.js";
 import { Persistence } from "./persist.js";
 
 export interface RunResult {
@@ -40,6 +40,25 @@ function emptyCheckpoint(): Checkpoint {
 /** A working copy of a saved checkpoint that the run may mutate. */
 function workingCopy(saved: Checkpoint): Checkpoint {
   return { ...saved, channel_versions: { ...saved.channel_versions }, versions_seen: { ...saved.versions_seen } };
+}
+
+/**
+ * Answers a task has: those given in earlier runs, plus those sent with this run for its
+ * pending interrupts, bound to the slot (position or key) and the question they answer.
+ */
+function answersFor(task: PreparedTask, record: TaskRecord, fresh: ReadonlyMap<string, FreshAnswer>): GivenAnswer[] {
+  const answers = [...(record.answers ?? [])];
+  for (const question of record.interrupts ?? []) {
+    // Questions asked by a subgraph of this task are answered inside the subgraph's run.
+    if (question.ns !== task.ns) continue;
+    const answer = fresh.get(question.id);
+    if (!answer) continue;
+    const given: GivenAnswer = { id: question.id, digest: question.digest, value: answer.value, question: question.value, fresh: true };
+    if (question.key !== undefined) given.key = question.key;
+    else given.index = question.index;
+    answers.push(given);
+  }
+  return answers;
 }
 
 function stepWrites(outcome: TaskOutcome): TaskWrites {
@@ -325,7 +344,7 @@ export class GraphRun {
       const record = this.pending.tasks.get(task.id);
       if (record?.done && this.reuseFinished) return { kind: "done", task, writes: record.writes ?? [], output: undefined };
       this.emit("tasks", () => ({ id: task.id, name: task.name, input: task.input, triggers: task.triggers }));
-      const outcome = await runTask(env, task, record && { answers: record.answers ?? [], taskCalls: record.taskCalls ?? [] });
+      const outcome = await runTask(env, task, record && { answers: answersFor(task, record, this.scope.answers), taskCalls: record.taskCalls ?? [] });
       this.emitTaskResult(outcome);
       // With siblings, a finished task's writes are saved at once: if the step is then
       // interrupted or the process dies, it is not run again.

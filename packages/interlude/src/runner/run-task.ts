@@ -72,8 +72,14 @@ function asLocalCommand(command: Command): Command {
   return new Command({ update: command.update as never, goto: command.goto });
 }
 
-function interrupted(task: PreparedTask, scope: TaskScope, interrupts = scope.raised!): TaskOutcome {
-  return { kind: "interrupted", task, interrupts, answers: scope.used, taskCalls: scope.taskCalls };
+/** Every answer the task has so far: those used in this attempt, and those not reached yet. */
+function keptAnswers(memory: TaskMemory | undefined, used: readonly GivenAnswer[]): GivenAnswer[] {
+  const usedIds = new Set(used.map((a) => a.id));
+  return [...(memory?.answers ?? []).filter((a) => !usedIds.has(a.id)), ...used];
+}
+
+function interrupted(task: PreparedTask, scope: TaskScope, memory: TaskMemory | undefined, interrupts = scope.raised!): TaskOutcome {
+  return { kind: "interrupted", task, interrupts, answers: keptAnswers(memory, scope.used), taskCalls: scope.taskCalls };
 }
 
 async function attempt(env: TaskEnv, node: NodeSpec, task: PreparedTask, memory: TaskMemory | undefined): Promise<TaskOutcome> {
@@ -86,15 +92,15 @@ async function attempt(env: TaskEnv, node: NodeSpec, task: PreparedTask, memory:
     if (scope.rejection) return { kind: "rejected", task, error: scope.rejection };
     // A subgraph run by this task refused an answer: the whole run is refused.
     if (isResumeRejection(error)) return { kind: "rejected", task, error: error as Error };
-    if (isGraphInterrupt(error)) return interrupted(task, scope, error.interrupts);
-    if (scope.raised) return interrupted(task, scope);
+    if (isGraphInterrupt(error)) return interrupted(task, scope, memory, error.interrupts);
+    if (scope.raised) return interrupted(task, scope, memory);
     // A subgraph run by this task routed in its parent, which is this graph.
     if (error instanceof ParentCommand) output = asLocalCommand(error.command as Command);
     else return { kind: "failed", task, error };
   }
   if (scope.rejection) return { kind: "rejected", task, error: scope.rejection };
   // The node caught the interrupt and returned normally: the question still stands.
-  if (scope.raised) return interrupted(task, scope);
+  if (scope.raised) return interrupted(task, scope, memory);
   try {
     return await finish(env, node, task, output);
   } catch (error) {
