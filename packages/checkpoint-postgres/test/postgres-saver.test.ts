@@ -1,0 +1,103 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describeSaverConformance, ThreadWriter } from "@interlude/checkpoint-conformance";
+import { PostgresSaver, SCHEMA_VERSION } from "@interlude/checkpoint-postgres";
+import { StorageError } from "interlude";
+
+const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
+if (!url) throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");
+
+// Lock waits are bounded so that a table locked by breakStorage fails fast instead of hanging.
+const poolFor = (connectionString: string) => {
+  const pool = new pg.Pool({ connectionString, options: "-c lock_timeout=2000", max: 5 });
+  pool.on("error", () => {});
+  return pool;
+};
+
+describeSaverConformance("PostgresSaver", async (options) => {
+  const pools = [poolFor(url)];
+  const saver = new PostgresSaver(pools[0]!, { ttlMs: options?.ttlMs });
+  await saver.setup();
+  return {
+    saver,
+    makeSecondSaver: async () => {
+      const pool = poolFor(url);
+      pools.push(pool);
+      return new PostgresSaver(pool);
+    },
+    breakStorage: async () => {
+      // Another session holding the tables locked: our writes cannot get through.
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      await admin.query("BEGIN");
+      await admin.query("LOCK TABLE interlude_heads IN ACCESS EXCLUSIVE MODE");
+      return {
+        async restore() {
+          await admin.query("ROLLBACK");
+          await admin.end();
+        },
+      };
+    },
+    close: async () => {
+      await saver.close();
+      await Promise.all(pools.map((pool) => pool.end()));
+    },
+  };
+});
+
+describe("PostgresSaver setup", () => {
+  const database = `interlude_setup_${process.pid}_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: url });
+  const dbUrl = url.replace(/\/[^/]*$/, `/${database}`);
+  beforeAll(async () => {
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${database}`);
+  });
+  afterAll(async () => {
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin.end();
+  });
+
+  it("migrates a fresh database once even when several processes set up at once", async () => {
+    const savers = Array.from({ length: 4 }, () => PostgresSaver.fromConnString(dbUrl, { autoSetup: false }));
+    await Promise.all(savers.map((saver) => saver.setup()));
+    await savers[0]!.setup();
+    const check = new pg.Client({ connectionString: dbUrl });
+    await check.connect();
+    const { rows } = await check.query("SELECT version FROM interlude_schema_version ORDER BY version");
+    expect(rows.map((r) => r.version)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
+    await check.end();
+    const thread = new ThreadWriter(savers[1]!);
+    await thread.write({ a: 1 });
+    expect((await savers[2]!.getTuple(thread.config))?.checkpoint.channel_values).toEqual({ a: 1 });
+    await Promise.all(savers.map((saver) => saver.close()));
+  });
+
+  it("reports an unreachable server as StorageError", async () => {
+    const saver = PostgresSaver.fromConnString("postgres://postgres@127.0.0.1:1/nowhere");
+    const failure = await saver.getTuple({ configurable: { thread_id: "x" } }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(StorageError);
+    expect((failure as StorageError).code).toBe("STORAGE_FAILED");
+    await saver.close();
+  });
+
+  it("writes O(message) bytes per step for a thread appending 200-byte messages", async () => {
+    const saver = PostgresSaver.fromConnString(dbUrl);
+    const thread = new ThreadWriter(saver);
+    const sizes: number[] = [];
+    const bytes = async () =>
+      Number((await saver.pool.query(`SELECT (SELECT COALESCE(SUM(octet_length(data)), 0) FROM interlude_blobs WHERE thread_id = $1) +
+        (SELECT SUM(octet_length(record) + octet_length(metadata)) FROM interlude_checkpoints WHERE thread_id = $1) AS n`, [thread.threadId])).rows[0].n);
+    let messages: unknown[] = [];
+    for (let i = 0; i < 500; i++) {
+      messages = [...messages, { id: `m${i}`, content: "x".repeat(180) }];
+      await thread.write({ messages });
+      if (i === 99 || i === 199 || i === 499) sizes.push(await bytes());
+    }
+    const late = (sizes[2]! - sizes[1]!) / 300;
+    console.log(`postgres: ${late.toFixed(0)} stored bytes per step over steps 200-500 (first 100: ${(sizes[0]! / 100).toFixed(0)})`);
+    expect(late).toBeLessThan(1_500);
+    expect((await saver.getTuple(thread.config))?.checkpoint.channel_values.messages).toEqual(messages);
+    await saver.close();
+  }, 60_000);
+});
