@@ -20,3 +20,4 @@ export type { RetryPolicy } from "./runner/retry.js";
 export type { StateSnapshot, PregelTaskDescription } from "./loop/snapshot.js";
 export type { StreamMode } from "./loop/emitter.js";
 export type { Durability } from "./loop/graph-internals.js";
+export { entrypoint, Entrypoint, type EntrypointOptions } from "./graph/entrypoint.js";

@@ -1,0 +1,30 @@
+/** The functional API: entrypoint + task. */
+import { describe, expect, it } from "vitest";
+import { Command, MemorySaver, entrypoint, interrupt, task } from "interlude";
+
+describe("entrypoint", () => {
+  it("runs a function as a workflow that pauses and resumes, with task() results kept", async () => {
+    let drafted = 0;
+    const draft = task("draft", async (topic: string) => {
+      drafted++;
+      return `An essay about ${topic}`;
+    });
+    const workflow = entrypoint({ name: "essay", checkpointer: new MemorySaver() }, async (topic: string) => {
+      const essay = await draft(topic);
+      const verdict = interrupt<string>({ essay, action: "approve?" });
+      return { essay, verdict };
+    });
+    const config = { configurable: { thread_id: "essay-1" } };
+    const paused = (await workflow.invoke("cats", config)) as { __interrupt__: Array<{ value: unknown }> };
+    expect(paused.__interrupt__[0]!.value).toEqual({ essay: "An essay about cats", action: "approve?" });
+    const done = await workflow.invoke(new Command({ resume: "approved" }), config);
+    expect(done).toEqual({ essay: "An essay about cats", verdict: "approved" });
+    expect(drafted).toBe(1);
+    expect((await workflow.getState(config)).values.output).toEqual(done);
+  });
+
+  it("returns the value directly when nothing pauses", async () => {
+    const double = entrypoint("double", async (n: number) => n * 2);
+    expect(await double.invoke(21)).toBe(42);
+  });
+});
