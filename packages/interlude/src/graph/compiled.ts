@@ -36,6 +36,11 @@ export interface RunConfig extends RunnableConfig {
   interruptBefore?: string[] | "*";
   interruptAfter?: string[] | "*";
   signal?: AbortSignal;
+  /**
+   * How long this run's claim on its thread lasts without renewal (default 30 s). A process
+   * that dies while running leaves the thread busy for at most this long.
+   */
+  claimTtlMs?: number;
 }
 
 export interface StreamConfig extends RunConfig {
@@ -50,7 +55,7 @@ function breakpoints(list: string[] | "*" | undefined): Breakpoints | undefined 
   return list === "*" ? "*" : new Set(list);
 }
 
-const RUN_KEYS = new Set(["recursionLimit", "durability", "interruptBefore", "interruptAfter", "signal", "streamMode", "subgraphs"]);
+const RUN_KEYS = new Set(["recursionLimit", "durability", "interruptBefore", "interruptAfter", "signal", "streamMode", "subgraphs", "claimTtlMs"]);
 
 export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N extends string = string> implements GraphInternals {
   readonly name: string;
@@ -79,6 +84,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
       interruptBefore: breakpoints(config.interruptBefore),
       interruptAfter: breakpoints(config.interruptAfter),
       signal: config.signal,
+      claimTtlMs: config.claimTtlMs,
     };
   }
 

@@ -1,0 +1,86 @@
+/**
+ * Runs of one thread from different OS processes sharing a SQLite file: pause in one and
+ * resume in another; two resumers racing; a process killed in the middle of a step.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+
+const script = fileURLToPath(new URL("./fixtures/durable-graph.mjs", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "interlude-xproc-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Outcome {
+  ok: boolean;
+  code?: string;
+  result?: Record<string, any>;
+}
+
+function run(args: string[], env: Record<string, string> = {}): { done: Promise<Outcome>; kill: () => void } {
+  const child = spawn(process.execPath, [script, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  const done = new Promise<Outcome>((resolve, reject) => {
+    child.on("exit", (code, signal) => {
+      if (signal) return resolve({ ok: false, code: `SIGNAL_${signal}` });
+      const line = out.trim().split("\n").pop();
+      if (!line) return reject(new Error(`child exited ${code} without output`));
+      resolve(JSON.parse(line));
+    });
+  });
+  return { done, kill: () => child.kill("SIGKILL") };
+}
+
+const effects = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").filter(Boolean) : []);
+
+async function waitFor(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > until) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe("a thread in a SQLite file", () => {
+  it("pauses in one process and resumes in another started later", async () => {
+    const db = join(dir, "handoff.sqlite");
+    const first = await run([db, "t1", "start"]).done;
+    expect(first.ok).toBe(true);
+    expect(first.result!.__interrupt__[0].value).toEqual({ question: "approve the plan?" });
+    const second = await run([db, "t1", "resume", "true"]).done;
+    expect(second).toEqual({ ok: true, result: { results: [], approved: true } });
+  });
+
+  it("lets exactly one of two racing processes resume; the other gets THREAD_BUSY and nothing runs twice", async () => {
+    const db = join(dir, "race.sqlite");
+    const log = join(dir, "race.log");
+    expect((await run([db, "t2", "start"]).done).ok).toBe(true);
+    const slow = run([db, "t2", "resume", '"first"'], { EFFECT_LOG: log, HOLD_MS: "1500" });
+    await waitFor(() => effects(log).length > 0);
+    const racer = await run([db, "t2", "resume", '"second"'], { EFFECT_LOG: log }).done;
+    expect(racer).toMatchObject({ ok: false, code: "THREAD_BUSY" });
+    expect(await slow.done).toMatchObject({ ok: true, result: { approved: "first" } });
+    expect(effects(log)).toHaveLength(1);
+    expect(effects(log)[0]).toMatch(/^review applied first/);
+  });
+
+  it("after SIGKILL mid-step, a new process resumes from the last checkpoint without re-running finished siblings", async () => {
+    const db = join(dir, "crash.sqlite");
+    const log = join(dir, "crash.log");
+    const doomed = run([db, "t3", "start"], { EFFECT_LOG: log, FANOUT: "1", SLOW_FOREVER: "1", CLAIM_TTL_MS: "300" });
+    await waitFor(() => effects(log).some((l) => l.startsWith("fast ran")) && effects(log).some((l) => l.startsWith("slow started")));
+    await new Promise((r) => setTimeout(r, 100));
+    doomed.kill();
+    expect((await doomed.done).code).toBe("SIGNAL_SIGKILL");
+    // The dead process's claim lapses after its TTL; then the thread is free again.
+    await new Promise((r) => setTimeout(r, 400));
+    const recovered = await run([db, "t3", "continue"], { EFFECT_LOG: log, FANOUT: "1" }).done;
+    expect(recovered).toMatchObject({ ok: true });
+    expect(recovered.result!.results).toEqual(["fast", "slow"]);
+    expect(effects(log).filter((l) => l.startsWith("fast ran"))).toHaveLength(1);
+    expect(effects(log).filter((l) => l.startsWith("slow started"))).toHaveLength(2);
+  });
+});
