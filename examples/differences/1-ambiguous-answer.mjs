@@ -1,0 +1,23 @@
+// LangGraph gives a plain resume value to every pending interrupt. Interlude asks which one.
+import assert from "node:assert/strict";
+import { AmbiguousResumeError, Annotation, Command, MemorySaver, START, StateGraph, interrupt } from "interlude";
+
+const State = Annotation.Root({ log: Annotation({ reducer: (a, b) => a.concat(b), default: () => [] }) });
+const graph = new StateGraph(State)
+  .addNode("wire_transfer", () => ({ log: [`transfer: ${interrupt("Send 10,000 EUR?")}`] }))
+  .addNode("newsletter", () => ({ log: [`newsletter: ${interrupt("Send the newsletter?")}`] }))
+  .addEdge(START, "wire_transfer")
+  .addEdge(START, "newsletter")
+  .compile({ checkpointer: new MemorySaver() });
+const config = { configurable: { thread_id: "t" } };
+const paused = await graph.invoke({}, config);
+try {
+  await graph.invoke(new Command({ resume: "yes" }), config);
+} catch (error) {
+  assert.ok(error instanceof AmbiguousResumeError);
+  console.log(`${error.code}: ${error.message}`);
+}
+const [transfer, newsletter] = paused.__interrupt__;
+const done = await graph.invoke(new Command({ resume: { [transfer.id]: "no", [newsletter.id]: "yes" } }), config);
+assert.deepEqual(done.log, ["transfer: no", "newsletter: yes"]);
+console.log(done.log);
