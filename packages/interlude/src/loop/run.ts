@@ -293,6 +293,8 @@ export class GraphRun {
     const after = this.options.interruptAfter ?? this.graph.interruptAfter;
     let candidates: Iterable<string> | undefined;
     for (let stepsRun = 0; ; stepsRun++) {
+      // A cancelled run stops at the next step boundary, its last checkpoint intact.
+      this.options.signal?.throwIfAborted();
       const tasks = this.nextTasks(candidates);
       if (tasks.length === 0) return { values: this.values(), interrupts: [] };
       if (stepsRun >= limit) throw new GraphRecursionError(limit);
