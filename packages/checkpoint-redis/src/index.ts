@@ -1,0 +1,1 @@
+export { RedisSaver, type RedisSaverOptions } from "./saver.js";

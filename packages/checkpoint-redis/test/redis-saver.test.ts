@@ -1,0 +1,75 @@
+import { createClient } from "redis";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describeSaverConformance, ThreadWriter } from "@interlude/checkpoint-conformance";
+import { RedisSaver } from "@interlude/checkpoint-redis";
+import { StorageError } from "interlude";
+
+const url = inject("redisUrl") ?? process.env.INTERLUDE_TEST_REDIS_URL;
+if (!url) throw new Error("No test redis-server: run `npm test` (scripts/test.sh), which installs and starts one.");
+
+const admin = createClient({ url });
+beforeAll(async () => {
+  await admin.connect();
+});
+afterAll(async () => {
+  await admin.close();
+});
+
+let users = 0;
+/** Each harness connects as its own ACL user, so breakStorage can take its write rights away. */
+async function userUrl(): Promise<[string, string]> {
+  const user = `harness${process.pid}x${users++}`;
+  await admin.sendCommand(["ACL", "SETUSER", user, "on", ">secret", "~*", "&*", "+@all"]);
+  return [user, url!.replace("redis://", `redis://${user}:secret@`)];
+}
+
+describeSaverConformance("RedisSaver", async (options) => {
+  const [user, userConnection] = await userUrl();
+  const saver = RedisSaver.fromUrl(userConnection, { ttlMs: options?.ttlMs });
+  const others: RedisSaver[] = [];
+  return {
+    saver,
+    makeSecondSaver: async () => {
+      const other = RedisSaver.fromUrl(url);
+      others.push(other);
+      return other;
+    },
+    breakStorage: async () => {
+      await admin.sendCommand(["ACL", "SETUSER", user, "-@write"]);
+      return {
+        async restore() {
+          await admin.sendCommand(["ACL", "SETUSER", user, "+@all"]);
+        },
+      };
+    },
+    close: async () => {
+      for (const other of others) await other.close();
+      await saver.close();
+      await admin.sendCommand(["ACL", "DELUSER", user]);
+    },
+  };
+});
+
+describe("RedisSaver", () => {
+  it("lets Redis expire an idle thread's keys on its own", async () => {
+    const saver = RedisSaver.fromUrl(url, { ttlMs: 5_000, prefix: "expiry-test" });
+    const thread = new ThreadWriter(saver);
+    await thread.write({ a: 1 });
+    await saver.putWrites(thread.config, [["a", 2]], "task");
+    const keys = await admin.keys(`expiry-test:{${thread.threadId}}:*`);
+    expect(keys.length).toBeGreaterThanOrEqual(7);
+    for (const key of keys) {
+      const ttl = await admin.pTTL(key);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(5_000);
+    }
+    await saver.close();
+  });
+
+  it("reports an unreachable server as StorageError", async () => {
+    const saver = RedisSaver.fromUrl("redis://127.0.0.1:1");
+    const failure = await saver.getTuple({ configurable: { thread_id: "x" } }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(StorageError);
+    await saver.close().catch(() => {});
+  });
+});
