@@ -154,3 +154,55 @@ describe("history and time travel", () => {
     expect(trail).toEqual([{ by: "alice@example.com", reason: "looks right", at: expect.any(String), answers: { [paused.__interrupt__![0]!.id]: true } }]);
   });
 });
+
+describe("durability", () => {
+  it('"exit" saves only the final checkpoint of the run; "sync" and "async" save every step', async () => {
+    const counts: Record<string, number> = {};
+    for (const durability of ["sync", "async", "exit"] as const) {
+      const graph = pipeline();
+      const config = thread(`durability-${durability}`);
+      const result = await graph.invoke({}, { ...config, durability });
+      expect(result.log).toEqual(["write", "review v1", "publish"]);
+      let n = 0;
+      for await (const _ of graph.getStateHistory(config)) n++;
+      counts[durability] = n;
+      expect((await graph.getState(config)).values.log).toEqual(["write", "review v1", "publish"]);
+    }
+    expect(counts).toEqual({ sync: 4, async: 4, exit: 1 });
+  });
+
+  it('"exit" still saves the paused checkpoint, which resumes', async () => {
+    const State = Annotation.Root({ a: Annotation<string>(), b: Annotation<string>() });
+    const graph = new StateGraph(State)
+      .addNode("first", () => ({ a: "done" }))
+      .addNode("ask", () => ({ b: interrupt<string>("q") }))
+      .addEdge(START, "first")
+      .addEdge("first", "ask")
+      .compile({ checkpointer: new MemorySaver() });
+    const config = thread("exit-pause");
+    await graph.invoke({}, { ...config, durability: "exit" });
+    expect((await graph.getState(config)).next).toEqual(["ask"]);
+    expect(await graph.invoke(new Command({ resume: "x" }), { ...config, durability: "exit" })).toEqual({ a: "done", b: "x" });
+  });
+});
+
+describe("cancellation", () => {
+  it("an aborted run stops at the next step with RunCancelledError; the thread continues from its last checkpoint", async () => {
+    const controller = new AbortController();
+    const State = Annotation.Root({ log: Annotation<string[]>(concat) });
+    const graph = new StateGraph(State)
+      .addNode("one", () => {
+        controller.abort("operator stop");
+        return { log: ["one"] };
+      })
+      .addNode("two", () => ({ log: ["two"] }))
+      .addEdge(START, "one")
+      .addEdge("one", "two")
+      .compile({ checkpointer: new MemorySaver() });
+    const config = thread("cancel");
+    const error = await graph.invoke({}, { ...config, signal: controller.signal }).catch((e) => e);
+    expect(error.code).toBe("RUN_CANCELLED");
+    expect((await graph.getState(config)).next).toEqual(["two"]);
+    expect((await graph.invoke(null, config)).log).toEqual(["one", "two"]);
+  });
+});

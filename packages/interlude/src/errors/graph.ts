@@ -73,3 +73,14 @@ export class CheckpointNotFoundError extends InterludeError {
     );
   }
 }
+
+/** The run was cancelled through its AbortSignal; the thread keeps its last saved checkpoint. */
+export class RunCancelledError extends InterludeError {
+  constructor(reason?: unknown) {
+    super(
+      "RUN_CANCELLED",
+      `The run was cancelled${reason instanceof Error ? `: ${reason.message}` : typeof reason === "string" ? `: ${reason}` : ""}. ` +
+        `The thread is unchanged since its last saved checkpoint; continue it with invoke(null, config).`,
+    );
+  }
+}

@@ -153,6 +153,16 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
 export interface GraphDrawing {
   nodes: Array<{ id: string; subgraph: boolean }>;
   edges: Array<{ source: string; target: string; conditional: boolean }>;
+  /** Mermaid flowchart source, as LangGraph's `getGraph().drawMermaid()`. */
+  drawMermaid(): string;
+}
+
+function mermaid(nodes: GraphDrawing["nodes"], edges: GraphDrawing["edges"]): string {
+  const id = (name: string) => name.replace(/[^A-Za-z0-9_]/g, "_");
+  const lines = ["graph TD;"];
+  for (const node of nodes) lines.push(`\t${id(node.id)}${node.id === START || node.id === END ? `([${node.id}])` : `[${node.id}]`};`);
+  for (const edge of edges) lines.push(`\t${id(edge.source)} ${edge.conditional ? "-.->" : "-->"} ${id(edge.target)};`);
+  return lines.join("\n");
 }
 
 function drawingOf(builder: StateGraph<any, any>): GraphDrawing {
@@ -164,5 +174,5 @@ function drawingOf(builder: StateGraph<any, any>): GraphDrawing {
     for (const target of targets) edges.push({ source: branch.source, target, conditional: true });
   }
   for (const node of builder.nodes.values()) for (const end of node.options.ends ?? []) edges.push({ source: node.name, target: end, conditional: true });
-  return { nodes, edges };
+  return { nodes, edges, drawMermaid: () => mermaid(nodes, edges) };
 }

@@ -13,7 +13,7 @@ import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import { newCheckpointId } from "../checkpoint/id.js";
 import { CHECKPOINT_VERSION, type Checkpoint, type CheckpointMetadata, type CheckpointTuple, type ResumeRecord, type RunnableConfig } from "../checkpoint/types.js";
 import { ERROR, INTERRUPT, NULL_TASK_ID, RESUME, TASK_RESULT } from "../constants.js";
-import { CheckpointNotFoundError, EmptyInputError, GraphRecursionError, MissingCheckpointerError, MissingThreadIdError } from "../errors/graph.js";
+import { CheckpointNotFoundError, EmptyInputError, RunCancelledError, GraphRecursionError, MissingCheckpointerError, MissingThreadIdError } from "../errors/graph.js";
 import { ThreadBusyError } from "../errors/storage.js";
 import { currentTask, type FreshAnswer, type GivenAnswer, type RunScope, type TaskScope } from "../interrupt/context.js";
 import { GraphInterrupt, ParentCommand, publicInterrupt, type StoredInterrupt } from "../interrupt/signal.js";
@@ -293,10 +293,10 @@ export class GraphRun {
     const after = this.options.interruptAfter ?? this.graph.interruptAfter;
     let candidates: Iterable<string> | undefined;
     for (let stepsRun = 0; ; stepsRun++) {
-      // A cancelled run stops at the next step boundary, its last checkpoint intact.
-      this.options.signal?.throwIfAborted();
       const tasks = this.nextTasks(candidates);
       if (tasks.length === 0) return { values: this.values(), interrupts: [] };
+      // A cancelled run stops at the next step boundary, its last checkpoint intact.
+      if (this.scope.signal?.aborted) throw new RunCancelledError(this.scope.signal.reason);
       if (stepsRun >= limit) throw new GraphRecursionError(limit);
       const names = tasks.map((t) => t.name);
       if (shouldInterrupt(this.checkpoint, before, names)) return this.pauseAtBreakpoint();
