@@ -1,18 +1,27 @@
 #!/usr/bin/env bash
-# The README's test command (`npm test`): installs what the suite needs (npm packages, and the
-# Debian packages of the servers the tests start on loopback), builds, and runs every test.
+# The test command (`npm test`): makes sure the database servers the storage tests start are
+# installed (PostgreSQL and Redis from Debian), builds every package, then runs all tests.
+# The tests start their own throwaway servers (test/setup/servers.ts); a cluster the Debian
+# package may have started on port 5432 is not used.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/ensure-deps.sh
 
-missing=()
-compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
-command -v redis-server >/dev/null || missing+=(redis-server)
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "Installing Debian packages for the test servers: ${missing[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+have_postgres() {
+  local bin
+  for bin in /usr/lib/postgresql/*/bin; do
+    [ -x "$bin/pg_ctl" ] && [ -x "$bin/initdb" ] && return 0
+  done
+  return 1
+}
+
+if ! have_postgres || ! command -v redis-server >/dev/null 2>&1; then
+  echo "Installing postgresql and redis-server for the storage tests..."
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update
+  $sudo apt-get install -y --no-install-recommends postgresql redis-server
 fi
 
-npm run build --silent
+npm run build
 npx vitest run "$@"

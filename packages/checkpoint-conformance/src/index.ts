@@ -28,3 +28,4 @@ export function describeSaverConformance(name: string, makeSaver: MakeSaver): vo
     storageErrorsSuite(makeSaver);
   });
 }
+export { killWriterMidway, expectConsistentHistory } from "./crash.js";
