@@ -1,0 +1,33 @@
+/**
+ * The two runtimes behind one face, so that every workload builds the very same graph with
+ * each: `lib.StateGraph`, `lib.Annotation`, ... plus `sqlite(path)` and `postgres(pool)`.
+ */
+import * as IL from "interlude";
+import { SqliteSaver as ILSqliteSaver } from "@interlude/checkpoint-sqlite";
+import * as LG from "@langchain/langgraph";
+import { SqliteSaver as LGSqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+
+function face(name, m, SqliteSaver, loadPostgres) {
+  return {
+    name,
+    StateGraph: m.StateGraph,
+    Annotation: m.Annotation,
+    START: m.START,
+    END: m.END,
+    interrupt: m.interrupt,
+    Command: m.Command,
+    Send: m.Send,
+    MemorySaver: m.MemorySaver,
+    sqlite: (path) => SqliteSaver.fromConnString(path),
+    postgres: async (pool) => {
+      const PostgresSaver = await loadPostgres();
+      const saver = new PostgresSaver(pool);
+      await saver.setup();
+      return saver;
+    },
+  };
+}
+
+export const interlude = face("Interlude", IL, ILSqliteSaver, async () => (await import("@interlude/checkpoint-postgres")).PostgresSaver);
+export const langgraph = face("LangGraph.js", LG, LGSqliteSaver, async () => (await import("@langchain/langgraph-checkpoint-postgres")).PostgresSaver);
+export const both = [interlude, langgraph];

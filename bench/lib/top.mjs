@@ -1,0 +1,30 @@
+/** Self and total time per function of a .cpuprofile: `node bench/lib/top.mjs file [count]`. */
+import { readFileSync } from "node:fs";
+
+const profile = JSON.parse(readFileSync(process.argv[2], "utf8"));
+const count = Number(process.argv[3] ?? 30);
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const selfTicks = new Map();
+for (const id of profile.samples) selfTicks.set(id, (selfTicks.get(id) ?? 0) + 1);
+const total = profile.samples.length;
+const key = (n) => `${n.callFrame.functionName || "(anon)"} ${n.callFrame.url.split("/").slice(-2).join("/")}:${n.callFrame.lineNumber + 1}`;
+const self = new Map();
+const inclusive = new Map();
+const parent = new Map();
+for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+for (const [id, ticks] of selfTicks) {
+  const n = byId.get(id);
+  self.set(key(n), (self.get(key(n)) ?? 0) + ticks);
+  const seen = new Set();
+  for (let at = id; at !== undefined; at = parent.get(at)) {
+    const k = key(byId.get(at));
+    if (seen.has(k)) continue;
+    seen.add(k);
+    inclusive.set(k, (inclusive.get(k) ?? 0) + ticks);
+  }
+}
+const pct = (t) => `${((100 * t) / total).toFixed(1)}%`.padStart(6);
+console.log("SELF");
+for (const [k, t] of [...self].sort((a, b) => b[1] - a[1]).slice(0, count)) console.log(pct(t), k);
+console.log("\nTOTAL");
+for (const [k, t] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, count)) console.log(pct(t), k);

@@ -1,0 +1,137 @@
+/**
+ * Drop-in compatibility: the same graph code, written once against the shared public names,
+ * runs on LangGraph.js 1.7.3 and on Interlude and produces the same results. (Ids and the
+ * places where Interlude deliberately refuses, see examples/differences, are left out.)
+ */
+import * as langgraph from "@langchain/langgraph";
+import * as interlude from "interlude";
+import { describe, expect, it } from "vitest";
+
+type Lib = typeof langgraph | typeof interlude;
+const libs: Array<[string, Lib]> = [
+  ["langgraph", langgraph],
+  ["interlude", interlude],
+];
+
+const strip = (value: any): any => JSON.parse(JSON.stringify(value, (k, v) => (k === "id" || k === "ns" ? undefined : v)));
+
+async function collect(stream: AsyncIterable<unknown>) {
+  const out: unknown[] = [];
+  for await (const chunk of stream) out.push(chunk);
+  return out;
+}
+
+const scenarios: Record<string, (lib: any) => Promise<unknown>> = {
+  async "validate input with a loop of interrupts"({ Annotation, StateGraph, START, interrupt, Command, MemorySaver }) {
+    const State = Annotation.Root({ age: Annotation() });
+    const graph = new StateGraph(State)
+      .addNode("ask", () => {
+        let prompt = "age?";
+        for (;;) {
+          const input = interrupt(prompt);
+          if (/^\d+$/.test(input)) return { age: Number(input) };
+          prompt = `'${input}' is invalid`;
+        }
+      })
+      .addEdge(START, "ask")
+      .compile({ checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "t" } };
+    const out = [await graph.invoke({}, config)];
+    for (const answer of ["x", "-1", "25"]) out.push(await graph.invoke(new Command({ resume: answer }), config));
+    return out;
+  },
+
+  async "parallel interrupts answered by id, state and next"({ Annotation, StateGraph, START, interrupt, Command, MemorySaver }) {
+    const State = Annotation.Root({ log: Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] }) });
+    const graph = new StateGraph(State)
+      .addNode("a", () => ({ log: [`a:${interrupt("A?")}`] }))
+      .addNode("b", () => ({ log: [`b:${interrupt("B?")}`] }))
+      .addEdge(START, "a")
+      .addEdge(START, "b")
+      .compile({ checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "t" } };
+    await graph.invoke({}, config);
+    const state = await graph.getState(config);
+    const map = Object.fromEntries(state.interrupts.map((i: any) => [i.id, i.value.toLowerCase()]));
+    const done = await graph.invoke(new Command({ resume: map }), config);
+    return { next: state.next, values: state.values, interrupts: state.interrupts.map((i: any) => i.value), done };
+  },
+
+  async "breakpoint, updateState, continue; history sources"({ Annotation, StateGraph, START, MemorySaver }) {
+    const State = Annotation.Root({ draft: Annotation(), log: Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] }) });
+    const graph = new StateGraph(State)
+      .addNode("write", () => ({ draft: "v1", log: ["write"] }))
+      .addNode("publish", (s: any) => ({ log: [`publish ${s.draft}`] }))
+      .addEdge(START, "write")
+      .addEdge("write", "publish")
+      .compile({ checkpointer: new MemorySaver(), interruptBefore: ["publish"] });
+    const config = { configurable: { thread_id: "t" } };
+    const paused = await graph.invoke({}, config);
+    const next = (await graph.getState(config)).next;
+    await graph.updateState(config, { draft: "v2" });
+    const done = await graph.invoke(null, config);
+    return { paused, next, done };
+  },
+
+  async "stream updates with an interrupt, then resume"({ Annotation, StateGraph, START, interrupt, Command, MemorySaver }) {
+    const State = Annotation.Root({ name: Annotation(), greeting: Annotation() });
+    const graph = new StateGraph(State)
+      .addNode("ask", () => ({ name: interrupt("name?") }))
+      .addNode("greet", (s: any) => ({ greeting: `hello ${s.name}` }))
+      .addEdge(START, "ask")
+      .addEdge("ask", "greet")
+      .compile({ checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "t" } };
+    const first = await collect(await graph.stream({}, { ...config, streamMode: "updates" }));
+    const second = await collect(await graph.stream(new Command({ resume: "ada" }), { ...config, streamMode: "updates" }));
+    const values = await collect(await graph.stream({ name: "bob" }, { configurable: { thread_id: "t2" }, streamMode: "values", interruptBefore: ["greet"] } as any));
+    return { first, second, values };
+  },
+
+  async "Send fan-out and conditional routing"({ Annotation, StateGraph, START, END, Send }) {
+    const State = Annotation.Root({ items: Annotation(), out: Annotation({ reducer: (a: number[], b: number[]) => a.concat(b), default: () => [] }) });
+    const graph = new StateGraph(State)
+      .addNode("square", (arg: any) => ({ out: [arg.n * arg.n] }))
+      .addNode("sum", (s: any) => ({ out: [s.out.reduce((a: number, b: number) => a + b, 0)] }))
+      .addConditionalEdges(START, (s: any) => s.items.map((n: number) => new Send("square", { n })))
+      .addEdge("square", "sum")
+      .addEdge("sum", END)
+      .compile();
+    return graph.invoke({ items: [1, 2, 3] });
+  },
+
+  async "Command goto and update from a node"({ Annotation, StateGraph, START, Command }) {
+    const State = Annotation.Root({ log: Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] }) });
+    const graph = new StateGraph(State)
+      .addNode("route", () => new Command({ update: { log: ["route"] }, goto: "b" }), { ends: ["a", "b"] })
+      .addNode("a", () => ({ log: ["a"] }))
+      .addNode("b", () => ({ log: ["b"] }))
+      .addEdge(START, "route")
+      .compile();
+    return graph.invoke({});
+  },
+
+  async "subgraph node interrupt and resume"({ Annotation, StateGraph, START, interrupt, Command, MemorySaver }) {
+    const State = Annotation.Root({ log: Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] }) });
+    const child = new StateGraph(State)
+      .addNode("prep", () => ({ log: ["prep"] }))
+      .addNode("ask", () => ({ log: [`got ${interrupt("child?")}`] }))
+      .addEdge(START, "prep")
+      .addEdge("prep", "ask")
+      .compile();
+    const parent = new StateGraph(State).addNode("child", child).addEdge(START, "child").compile({ checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "t" } };
+    const paused = await parent.invoke({ log: ["start"] }, config);
+    const done = await parent.invoke(new Command({ resume: "x" }), config);
+    return { paused, done };
+  },
+};
+
+describe("the same code on LangGraph.js and on Interlude", () => {
+  for (const [name, scenario] of Object.entries(scenarios)) {
+    it(name, async () => {
+      const [theirs, ours] = await Promise.all(libs.map(([, lib]) => scenario(lib)));
+      expect(strip(ours)).toEqual(strip(theirs));
+    });
+  }
+});

@@ -1,0 +1,91 @@
+/**
+ * 7. Postgres on loopback, many concurrent threads. A server from BENCH_POSTGRES_URL, or a
+ * throwaway cluster started here (fsync off, as in the test suite; both runtimes get the same).
+ * Each runtime gets its own pg pool of 20 connections.
+ *  - Round trips: 32 concurrent workers, each running approval round trips (invoke until
+ *    paused + resume) on new threads. Samples: latency of each round trip; and round trips
+ *    per second of each batch.
+ *  - Steps per second: 32 threads at once, each looping 20 super-steps. Sample: super-steps
+ *    per second of each batch.
+ * Batches alternate between the runtimes.
+ */
+import { alternate, now, row, scaled, summary } from "../lib/harness.mjs";
+import { approval, loop } from "../lib/graphs.mjs";
+import { interlude, langgraph } from "../lib/libs.mjs";
+import { startPostgres } from "../lib/postgres.mjs";
+
+export const title = "Postgres on loopback, concurrent threads";
+
+const CONCURRENCY = 32;
+const LOOP_STEPS = 20;
+
+async function concurrently(count, worker) {
+  let next = 0;
+  const latencies = [];
+  const start = now();
+  await Promise.all(
+    Array.from({ length: Math.min(CONCURRENCY, count) }, async () => {
+      while (next < count) {
+        const i = next++;
+        const t0 = now();
+        await worker(i);
+        latencies.push(now() - t0);
+      }
+    }),
+  );
+  return { latencies, seconds: (now() - start) / 1000 };
+}
+
+export async function run() {
+  const external = process.env.BENCH_POSTGRES_URL;
+  const server = external ? { url: external, stop() {} } : await startPostgres();
+  if (server.skip) return { skip: server.skip };
+  const { default: pg } = await import("pg");
+  const pools = [];
+  try {
+    const graphs = {};
+    for (const lib of [interlude, langgraph]) {
+      const pool = new pg.Pool({ connectionString: server.url, max: 20 });
+      pool.on("error", () => {});
+      pools.push(pool);
+      const saver = await lib.postgres(pool);
+      graphs[lib.name] = { approval: approval(lib, saver), loop: loop(lib, LOOP_STEPS, saver) };
+    }
+    const tag = `${Date.now().toString(36)}`;
+    let batch = 0;
+    const latencies = { il: [], lg: [] };
+    const roundTrips = (lib, key, count) => async () => {
+      const b = batch++;
+      const graph = graphs[lib.name].approval;
+      const { latencies: l, seconds } = await concurrently(count, async (i) => {
+        const config = { configurable: { thread_id: `pg-rt-${tag}-${b}-${i}` } };
+        await graph.invoke({ request: { customer: "ACME", amount: i } }, config);
+        const done = await graph.invoke(new lib.Command({ resume: "yes" }), config);
+        if (done.result !== "sent") throw new Error(`${lib.name}: round trip did not finish`);
+      });
+      if (b >= 2) latencies[key].push(...l);
+      return count / seconds;
+    };
+    const perBatch = scaled(160, 32);
+    const rt = await alternate({ iterations: 3, warmup: 1, block: 1, il: roundTrips(interlude, "il", perBatch), lg: roundTrips(langgraph, "lg", perBatch) });
+    const steps = (lib) => async () => {
+      const b = batch++;
+      const graph = graphs[lib.name].loop;
+      const threads = scaled(64, 32);
+      const { seconds } = await concurrently(threads, async (i) => {
+        const result = await graph.invoke({ count: 0 }, { configurable: { thread_id: `pg-loop-${tag}-${b}-${i}` } });
+        if (result.count !== LOOP_STEPS) throw new Error(`${lib.name}: loop did not finish`);
+      });
+      return (threads * LOOP_STEPS) / seconds;
+    };
+    const sps = await alternate({ iterations: 3, warmup: 1, block: 1, il: steps(interlude), lg: steps(langgraph) });
+    return [
+      row({ workload: 7, metric: `round trip, ${CONCURRENCY} concurrent threads`, unit: "ms", il: summary(latencies.il), lg: summary(latencies.lg) }),
+      row({ workload: 7, metric: "round trips per second", unit: "1/s", better: "higher", ...rt }),
+      row({ workload: 7, metric: `super-steps per second, ${CONCURRENCY} concurrent threads`, unit: "1/s", better: "higher", ...sps }),
+    ];
+  } finally {
+    for (const pool of pools) await pool.end().catch(() => {});
+    server.stop();
+  }
+}
