@@ -122,8 +122,15 @@ export class DeltaPlanner {
   }
 
   private remember(threadId: string, key: string, lineage: Lineage | undefined): void {
-    if (lineage) this.lineages(threadId, true)!.set(key, lineage);
-    else this.lineages(threadId, false)?.delete(key);
+    const lineages = this.lineages(threadId, lineage !== undefined);
+    if (!lineages) return;
+    if (lineage) lineages.set(key, lineage);
+    else lineages.delete(key);
+    // Most recently written last, so the thread evicted first is the one idle longest.
+    if (this.threads.size > 1) {
+      this.threads.delete(threadId);
+      this.threads.set(threadId, lineages);
+    }
   }
 }
 

@@ -2,7 +2,7 @@ import { CheckpointConflictError } from "../errors/storage.js";
 import { BaseCheckpointSaver, checkpointIdOf, checkpointNsOf, threadIdOf } from "./base.js";
 import { assembleValue, blobKey, DeltaPlanner, reachableBlobs, type DeltaOptions, type StoredBlob } from "./delta.js";
 import { MemoryClaims } from "./memory-claims.js";
-import { preparePut, prepareWrites } from "./prepare.js";
+import { preparePut, prepareWrites, withoutDeltas } from "./prepare.js";
 import { listQuery, matchesFilter } from "./query.js";
 import { checkpointsToPrune, createdAtOf, pruneRequest, sweepInterval, type PruneOptions, type PruneRequest, type RetentionOptions } from "./retention.js";
 import { defaultSerializer, type Serializer } from "./serde.js";
@@ -133,7 +133,10 @@ export class MemorySaver extends BaseCheckpointSaver {
     }
     // createdAt is derived from the stored `ts` when pruning, off the hot path.
     const target = { threadId, ns, parentId: checkpointIdOf(config), createdAt: 0 };
-    const prepared = preparePut(this.serde, this.planner, this.stats, target, checkpoint, metadata, newVersions);
+    let prepared = preparePut(this.serde, this.planner, this.stats, target, checkpoint, metadata, newVersions);
+    if (prepared.blobs.some((blob) => blob.base !== null && !existing?.blobs.get(blob.channel)?.has(blob.base))) {
+      prepared = withoutDeltas(prepared, this.serde, this.planner, this.stats, threadId, checkpoint);
+    }
     const store = existing ?? this.createNamespace(threadId, ns);
     for (const blob of prepared.blobs) {
       let versions = store.blobs.get(blob.channel);
