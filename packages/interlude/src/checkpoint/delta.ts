@@ -122,10 +122,12 @@ export class DeltaPlanner {
   }
 
   private remember(threadId: string, key: string, lineage: Lineage | undefined): void {
-    const lineages = this.lineages(threadId, lineage !== undefined);
-    if (!lineages) return;
-    if (lineage) lineages.set(key, lineage);
-    else lineages.delete(key);
+    if (!lineage) {
+      this.threads.get(threadId)?.delete(key);
+      return;
+    }
+    const lineages = this.lineages(threadId, true)!;
+    lineages.set(key, lineage);
     // Most recently written last, so the thread evicted first is the one idle longest.
     if (this.threads.size > 1) {
       this.threads.delete(threadId);

@@ -143,7 +143,9 @@ export class MemorySaver extends BaseCheckpointSaver {
       if (!versions) store.blobs.set(blob.channel, (versions = new Map()));
       versions.set(blob.version, { base: blob.base, data: blob.data });
     }
-    if (!store.checkpoints.has(prepared.id)) insertOrdered(store.order, prepared.id);
+    const newest = store.order[store.order.length - 1];
+    if (newest === undefined || prepared.id > newest) store.order.push(prepared.id);
+    else if (!store.checkpoints.has(prepared.id)) insertOrdered(store.order, prepared.id);
     store.checkpoints.set(prepared.id, {
       parentId: prepared.parentId,
       record: prepared.record,

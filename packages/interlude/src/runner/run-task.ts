@@ -52,13 +52,13 @@ function newScope(env: TaskEnv, task: PreparedTask, memory: TaskMemory | undefin
   };
 }
 
-async function finish(env: TaskEnv, node: NodeSpec, task: PreparedTask, output: unknown): Promise<TaskOutcome> {
+async function finish(env: TaskEnv, node: NodeSpec, task: PreparedTask, output: unknown, config: Record<string, unknown>): Promise<TaskOutcome> {
   if (isCommand(output) && output.graph === Command.PARENT) return { kind: "parent", task, command: output };
   const writes: Write[] = outputWrites(env.spec, node.name, output, node.subgraph === undefined);
   edgeWrites(node.edges, writes);
   if (node.branches.length) {
     const state = task.path[0] === "pull" ? stateAfterWrites(env.spec, task.input as Record<string, unknown>, writes) : (task.input as Record<string, unknown>);
-    await branchWrites(env.spec, node.name, node.branches, state, env.config(task), writes);
+    await branchWrites(env.spec, node.name, node.branches, state, config, writes);
   }
   return { kind: "done", task, writes, output };
 }
@@ -84,9 +84,10 @@ function interrupted(task: PreparedTask, scope: TaskScope, memory: TaskMemory | 
 
 async function attempt(env: TaskEnv, node: NodeSpec, task: PreparedTask, memory: TaskMemory | undefined): Promise<TaskOutcome> {
   const scope = newScope(env, task, memory);
+  const config = env.config(task);
   let output: unknown;
   try {
-    output = taskStorage.run(scope, () => node.run(task.input, env.config(task)));
+    output = taskStorage.run(scope, () => node.run(task.input, config));
     if (output !== null && typeof (output as Promise<unknown>)?.then === "function") output = await output;
   } catch (error) {
     if (scope.rejection) return { kind: "rejected", task, error: scope.rejection };
@@ -102,7 +103,7 @@ async function attempt(env: TaskEnv, node: NodeSpec, task: PreparedTask, memory:
   // The node caught the interrupt and returned normally: the question still stands.
   if (scope.raised) return interrupted(task, scope, memory);
   try {
-    return await finish(env, node, task, output);
+    return await finish(env, node, task, output, config);
   } catch (error) {
     return { kind: "failed", task, error };
   }
