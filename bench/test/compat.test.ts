@@ -52,9 +52,13 @@ const scenarios: Record<string, (lib: any) => Promise<unknown>> = {
     const config = { configurable: { thread_id: "t" } };
     await graph.invoke({}, config);
     const state = await graph.getState(config);
-    const map = Object.fromEntries(state.interrupts.map((i: any) => [i.id, i.value.toLowerCase()]));
+    // LangGraph.js 1.7 has no snapshot.interrupts (Interlude adds it); both have them per task.
+    const pending = state.tasks.flatMap((t: any) => t.interrupts);
+    const map = Object.fromEntries(pending.map((i: any) => [i.id, i.value.toLowerCase()]));
     const done = await graph.invoke(new Command({ resume: map }), config);
-    return { next: state.next, values: state.values, interrupts: state.interrupts.map((i: any) => i.value), done };
+    const history: unknown[] = [];
+    for await (const s of graph.getStateHistory(config)) history.push([s.metadata.source, s.metadata.step, s.next, s.values]);
+    return { next: state.next, values: state.values, tasks: state.tasks.map((t: any) => [t.name, t.path, t.interrupts]), done, history };
   },
 
   async "breakpoint, updateState, continue; history sources"({ Annotation, StateGraph, START, MemorySaver }) {

@@ -6,6 +6,10 @@ export const START = "__start__";
 export const END = "__end__";
 export const INTERRUPT = "__interrupt__";
 
+/** Kinds of task, as LangGraph names them in a task's `path`. */
+export const PULL = "__pregel_pull";
+export const PUSH = "__pregel_push";
+
 /** Reserved channels used in pending writes. */
 export const RESUME = "__resume__";
 export const ERROR = "__error__";

@@ -87,7 +87,8 @@ describe("a failing sibling", () => {
     await expect(graph.invoke({}, config)).rejects.toThrow("boom");
     const state = await graph.getState(config);
     expect(state.tasks.find((t) => t.name === "bad")!.error).toEqual({ name: "Error", message: "boom" });
-    expect(state.next).toEqual(["bad"]);
+    expect(state.next).toEqual(["good", "bad"]);
+    expect(state.tasks.find((t) => t.name === "good")!.result).toEqual({ log: ["good"] });
     fail = false;
     expect((await graph.invoke(null, config)).log).toEqual(["good", "bad"]);
     expect(calls).toEqual({ good: 1, bad: 2 });

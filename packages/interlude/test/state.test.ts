@@ -73,11 +73,11 @@ describe("getState", () => {
     expect(s.values).toEqual({ q: "why?" });
     expect(s.next).toEqual(["ask"]);
     expect(s.config.configurable).toMatchObject({ thread_id: "snapshot", checkpoint_ns: "", checkpoint_id: expect.any(String) });
-    expect(s.metadata).toMatchObject({ source: "input", step: -1 });
+    expect(s.metadata).toMatchObject({ source: "loop", step: 0 });
     expect(new Date(s.createdAt!).getTime()).toBeGreaterThan(0);
-    expect(s.parentConfig).toBeUndefined();
+    expect(s.parentConfig!.configurable!.checkpoint_id).toEqual(expect.any(String));
     expect(s.tasks).toHaveLength(1);
-    expect(s.tasks[0]).toMatchObject({ id: expect.any(String), name: "ask", path: ["pull", "ask"], interrupts: [{ id: expect.any(String), value: { q: "why?" } }] });
+    expect(s.tasks[0]).toMatchObject({ id: expect.any(String), name: "ask", path: ["__pregel_pull", "ask"], interrupts: [{ id: expect.any(String), value: { q: "why?" } }] });
     expect(s.interrupts).toEqual(s.tasks[0]!.interrupts);
   });
 
@@ -96,12 +96,14 @@ describe("history and time travel", () => {
     await graph.invoke({}, config);
     const all = [];
     for await (const s of graph.getStateHistory(config)) all.push(s);
-    expect(all.map((s) => s.metadata!.step)).toEqual([2, 1, 0, -1]);
-    expect(all.map((s) => s.next)).toEqual([[], ["publish"], ["review"], ["write"]]);
+    // As in LangGraph: the input checkpoint (step -1, next __start__), then one per step.
+    expect(all.map((s) => s.metadata!.step)).toEqual([3, 2, 1, 0, -1]);
+    expect(all.map((s) => s.metadata!.source)).toEqual(["loop", "loop", "loop", "loop", "input"]);
+    expect(all.map((s) => s.next)).toEqual([[], ["publish"], ["review"], ["write"], ["__start__"]]);
     expect(all[0]!.parentConfig!.configurable!.checkpoint_id).toBe(all[1]!.config.configurable!.checkpoint_id);
     const limited = [];
     for await (const s of graph.getStateHistory(config, { limit: 2, before: all[0]!.config })) limited.push(s.metadata!.step);
-    expect(limited).toEqual([1, 0]);
+    expect(limited).toEqual([2, 1]);
   });
 
   it("replays from a checkpoint: the steps after it run again, the original history stays", async () => {
@@ -168,7 +170,7 @@ describe("durability", () => {
       counts[durability] = n;
       expect((await graph.getState(config)).values.log).toEqual(["write", "review v1", "publish"]);
     }
-    expect(counts).toEqual({ sync: 4, async: 4, exit: 1 });
+    expect(counts).toEqual({ sync: 5, async: 5, exit: 1 });
   });
 
   it('"exit" still saves the paused checkpoint, which resumes', async () => {

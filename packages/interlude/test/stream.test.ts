@@ -45,8 +45,8 @@ describe("stream", () => {
   it("checkpoints, tasks and debug report saves and task starts/results", async () => {
     const chunks = await collect(await twoSteps().stream({}, { ...thread("ckpt"), streamMode: ["checkpoints", "tasks"] }));
     const checkpoints = chunks.filter(([mode]) => mode === "checkpoints").map(([, c]) => c);
-    expect(checkpoints.map((c) => c.metadata.step)).toEqual([-1, 0, 1]);
-    expect(checkpoints[2].values).toEqual({ log: ["a", "b"] });
+    expect(checkpoints.map((c) => c.metadata.step)).toEqual([-1, 0, 1, 2]);
+    expect(checkpoints[3].values).toEqual({ log: ["a", "b"] });
     const tasks = chunks.filter(([mode]) => mode === "tasks").map(([, c]) => c);
     expect(tasks.map((t) => ("result" in t ? `done ${t.name}` : `start ${t.name}`))).toEqual(["start a", "done a", "start b", "done b"]);
   });
@@ -79,7 +79,7 @@ describe("stream", () => {
 describe("debug mode", () => {
   it("wraps checkpoint and task events with type, step and timestamp", async () => {
     const chunks = await collect(await twoSteps().stream({}, { ...thread("debug"), streamMode: "debug" }));
-    expect(chunks.map((c) => c.type)).toEqual(["checkpoint", "task", "task_result", "checkpoint", "task", "task_result", "checkpoint"]);
+    expect(chunks.map((c) => c.type)).toEqual(["checkpoint", "checkpoint", "task", "task_result", "checkpoint", "task", "task_result", "checkpoint"]);
     expect(chunks.every((c) => typeof c.timestamp === "string" && typeof c.step === "number" && c.payload)).toBe(true);
   });
 });

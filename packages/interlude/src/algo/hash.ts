@@ -6,26 +6,40 @@
  */
 import { createHash } from "node:crypto";
 
-function fnv1a(text: string, seed: number): number {
-  let h = seed >>> 0;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
+const PRIME = 0x01000193;
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
 function hex8(n: number): string {
-  return n.toString(16).padStart(8, "0");
+  return HEX[n >>> 24]! + HEX[(n >>> 16) & 255]! + HEX[(n >>> 8) & 255]! + HEX[n & 255]!;
 }
 
-/** 32 hex chars, UUID-shaped. */
+/** Continues an FNV-1a hash `h` over `text`. */
+function fnvOver(h: number, text: string): number {
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), PRIME);
+  return h;
+}
+
+/**
+ * 32 hex chars, UUID-shaped: four FNV-1a lanes with different seeds, over the text, over the
+ * text again, over hex(lane 2) + text, and over text + hex(lane 1). Computed in two passes
+ * without building the concatenated strings. The ids must never change: stored pending
+ * writes are keyed by them.
+ */
 export function fastId(text: string): string {
-  const a = hex8(fnv1a(text, 0x811c9dc5));
-  const b = hex8(fnv1a(text, 0x01000193 ^ 0x5bd1e995));
-  const c = hex8(fnv1a(b + text, 0x2545f491));
-  const d = hex8(fnv1a(text + a, 0x9e3779b9));
-  return `${a}-${b.slice(0, 4)}-${b.slice(4)}-${c.slice(0, 4)}-${c.slice(4)}${d}`;
+  let a = 0x811c9dc5;
+  let b = PRIME ^ 0x5bd1e995;
+  let d = 0x9e3779b9;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    a = Math.imul(a ^ code, PRIME);
+    b = Math.imul(b ^ code, PRIME);
+    d = Math.imul(d ^ code, PRIME);
+  }
+  const ha = hex8(a >>> 0);
+  const hb = hex8(b >>> 0);
+  const hc = hex8(fnvOver(fnvOver(0x2545f491, hb), text) >>> 0);
+  const hd = hex8(fnvOver(d, ha) >>> 0);
+  return `${ha}-${hb.slice(0, 4)}-${hb.slice(4)}-${hc.slice(0, 4)}-${hc.slice(4)}${hd}`;
 }
 
 export function sha256Hex(text: string, length = 32): string {

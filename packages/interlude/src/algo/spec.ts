@@ -32,6 +32,8 @@ export interface NodeSpec {
   ends?: readonly string[];
   /** Set when the node is a compiled subgraph. */
   subgraph?: unknown;
+  /** Ignore keys outside the state in its output (the input node: inputs may carry extra keys). */
+  lenient?: boolean;
 }
 
 export interface GraphSpec {
@@ -46,8 +48,8 @@ export interface GraphSpec {
   ephemeralChannels: readonly string[];
   /** channel -> nodes it triggers. */
   triggerIndex: ReadonlyMap<string, readonly string[]>;
-  /** What the input does: the START "node"'s edges and branches. */
-  start: Pick<NodeSpec, "edges" | "branches">;
+  /** The input node (`__start__`), also in `nodes`: maps the run's input to writes. */
+  start: NodeSpec;
 }
 
 export function triggerChannel(node: string): string {

@@ -3,11 +3,12 @@
  */
 import type { Channel } from "../channels/base.js";
 import type { Checkpoint } from "../checkpoint/types.js";
-import { NS_END, NS_SEP, TASKS } from "../constants.js";
+import { NS_END, NS_SEP, PULL, PUSH, START, TASKS } from "../constants.js";
 import { fastId } from "./hash.js";
 import type { GraphSpec } from "./spec.js";
 
-export type TaskPath = readonly ["pull", string] | readonly ["push", number];
+/** `[PULL, node]` for a node triggered by edges, `[PUSH, index]` for a `Send`. */
+export type TaskPath = readonly [typeof PULL, string] | readonly [typeof PUSH, number];
 
 export interface SendPacket {
   node: string;
@@ -19,8 +20,10 @@ export interface PreparedTask {
   id: string;
   name: string;
   path: TaskPath;
-  /** The state (pull) or the `Send` argument (push). */
+  /** The state (pull), the `Send` argument (push), or the run's input (`__start__`). */
   input: unknown;
+  /** The state at the step's start, when `input` is something else (for branches). */
+  state?: Record<string, unknown>;
   /** Channels that triggered it; recorded as seen once it ran. */
   triggers: readonly string[];
   /** Checkpoint namespace of this task: subgraphs it runs store their checkpoints here. */
@@ -72,7 +75,7 @@ export function prepareNextTasks(
       const packet = packets[i]!;
       if (!spec.nodes.has(packet.node)) continue;
       const id = fastId(`${checkpoint.id}|${parentNs}|${step}|push|${i}|${packet.node}`);
-      tasks.push({ id, name: packet.node, path: ["push", i], input: packet.args, triggers: [TASKS], ns: taskNamespace(parentNs, packet.node, id) });
+      tasks.push({ id, name: packet.node, path: [PUSH, i], input: packet.args, triggers: [TASKS], ns: taskNamespace(parentNs, packet.node, id) });
     }
   }
   let state: Record<string, unknown> | undefined;
@@ -81,7 +84,12 @@ export function prepareNextTasks(
     if (!triggers) continue;
     state ??= readState(channels, spec.stateKeys);
     const id = fastId(`${checkpoint.id}|${parentNs}|${step}|pull|${name}`);
-    tasks.push({ id, name, path: ["pull", name], input: state, triggers, ns: taskNamespace(parentNs, name, id) });
+    const task: PreparedTask = { id, name, path: [PULL, name], input: state, triggers, ns: taskNamespace(parentNs, name, id) };
+    if (name === START) {
+      task.input = channels.get(START)!.get();
+      task.state = state;
+    }
+    tasks.push(task);
   }
   return tasks;
 }

@@ -15,17 +15,27 @@ export interface TaskWrites {
 }
 
 /**
- * The next version of a channel: one more than the last, plus a random fraction. Versions
- * only need to grow along one history, but savers key stored values by (channel, version), so
+ * The version given to every channel a step updates: one more than the newest version in the
+ * checkpoint (so versions order steps across channels, and the node that wrote last can be
+ * found), plus a random fraction, because savers key stored values by (channel, version) and
  * two forks of one checkpoint must not produce the same version for different values.
  */
-export function nextVersion(current: number | undefined): number {
-  return Math.floor(current ?? 0) + 1 + Math.random() * 0.999;
+export function nextVersion(versions: ChannelVersions): number {
+  let max = 0;
+  for (const channel in versions) if (versions[channel]! > max) max = versions[channel]!;
+  return Math.floor(max) + 1 + Math.random() * 0.999;
 }
 
-function bump(versions: ChannelVersions, channel: string, updated: Set<string>): void {
-  versions[channel] = nextVersion(versions[channel]);
-  updated.add(channel);
+/** Assigns the step's version to updated channels, computing it on first use. */
+class Bumper {
+  private version: number | undefined;
+  readonly updated = new Set<string>();
+  constructor(private readonly versions: ChannelVersions) {}
+  bump(channel: string): void {
+    this.version ??= nextVersion(this.versions);
+    this.versions[channel] = this.version;
+    this.updated.add(channel);
+  }
 }
 
 /**
@@ -39,7 +49,7 @@ export function applyWrites(
   tasks: readonly TaskWrites[],
 ): Set<string> {
   const versions = checkpoint.channel_versions;
-  const updated = new Set<string>();
+  const bumper = new Bumper(versions);
 
   for (const task of tasks) {
     const seen = { ...checkpoint.versions_seen[task.name] };
@@ -48,7 +58,7 @@ export function applyWrites(
   }
   for (const task of tasks) {
     for (const channel of task.triggers) {
-      if (channels.get(channel)!.consume()) bump(versions, channel, updated);
+      if (channels.get(channel)!.consume()) bumper.bump(channel);
     }
   }
 
@@ -62,18 +72,17 @@ export function applyWrites(
   }
   for (const [channel, values] of grouped) {
     const target = channels.get(channel);
-    if (target && target.update(values)) bump(versions, channel, updated);
+    if (target && target.update(values)) bumper.bump(channel);
   }
   for (const channel of spec.ephemeralChannels) {
-    if (!grouped.has(channel) && channels.get(channel)!.update([])) bump(versions, channel, updated);
+    if (!grouped.has(channel) && channels.get(channel)!.update([])) bumper.bump(channel);
   }
-  return updated;
+  return bumper.updated;
 }
 
 /** Writes that belong to no task (input, `Command({ update })`): applied as a step of their own. */
 export function applyNullWrites(spec: GraphSpec, checkpoint: Checkpoint, channels: ReadonlyMap<string, Channel>, writes: readonly Write[]): Set<string> {
-  const versions = checkpoint.channel_versions;
-  const updated = new Set<string>();
+  const bumper = new Bumper(checkpoint.channel_versions);
   const grouped = new Map<string, unknown[]>();
   for (const [channel, value] of writes) {
     const list = grouped.get(channel);
@@ -82,10 +91,10 @@ export function applyNullWrites(spec: GraphSpec, checkpoint: Checkpoint, channel
   }
   for (const [channel, values] of grouped) {
     const target = channels.get(channel);
-    if (target && target.update(values)) bump(versions, channel, updated);
+    if (target && target.update(values)) bumper.bump(channel);
   }
   void spec;
-  return updated;
+  return bumper.updated;
 }
 
 /** Channels rebuilt from a checkpoint's saved values. */

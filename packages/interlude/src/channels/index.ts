@@ -4,3 +4,4 @@ export * from "./binop.js";
 export * from "./trigger.js";
 export * from "./named-barrier.js";
 export * from "./topic.js";
+export * from "./ephemeral.js";

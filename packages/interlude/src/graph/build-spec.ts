@@ -9,6 +9,7 @@ import { NamedBarrierValue } from "../channels/named-barrier.js";
 import { Topic } from "../channels/topic.js";
 import { Trigger } from "../channels/trigger.js";
 import { END, START, TASKS } from "../constants.js";
+import { EphemeralValue } from "../channels/ephemeral.js";
 import { GraphValidationError } from "../errors/graph.js";
 import { joinChannel, triggerChannel, type BranchSpec, type GraphSpec, type NodeSpec, type StaticWrite } from "../algo/spec.js";
 import type { Reducer } from "../channels/binop.js";
@@ -70,8 +71,9 @@ export function buildSpec(builder: StateGraph<any, any>, options: CompileOptions
   validate(builder, options);
   const stateKeys = Object.keys(builder.spec);
   const { factories, reducers } = stateChannels(builder.spec);
-  const ephemeral: string[] = [TASKS];
+  const ephemeral: string[] = [TASKS, START];
   factories.set(TASKS, () => new Topic());
+  factories.set(START, () => new EphemeralValue(START));
 
   const triggers = new Map<string, string[]>();
   const writesOf = new Map<string, StaticWrite[]>([[START, []]]);
@@ -101,8 +103,19 @@ export function buildSpec(builder: StateGraph<any, any>, options: CompileOptions
     branchesOf.set(branch.source, list);
   }
 
-  const nodes = new Map<string, NodeSpec>();
-  const triggerIndex = new Map<string, string[]>();
+  // The input is a task of its own, as in LangGraph: the run's input is written to the
+  // `__start__` channel and saved in the "input" checkpoint, and the `__start__` task maps it
+  // to state writes and follows the edges from START.
+  const start: NodeSpec = {
+    name: START,
+    run: (input) => input,
+    triggers: [START],
+    edges: writesOf.get(START)!,
+    branches: branchesOf.get(START) ?? [],
+    lenient: true,
+  };
+  const nodes = new Map<string, NodeSpec>([[START, start]]);
+  const triggerIndex = new Map<string, string[]>([[START, [START]]]);
   for (const [name, definition] of builder.nodes) {
     const action = definition.action;
     const isGraph = typeof action !== "function";
@@ -131,6 +144,6 @@ export function buildSpec(builder: StateGraph<any, any>, options: CompileOptions
     reducers,
     ephemeralChannels: ephemeral,
     triggerIndex,
-    start: { edges: writesOf.get(START)!, branches: branchesOf.get(START) ?? [] },
+    start,
   };
 }

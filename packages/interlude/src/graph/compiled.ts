@@ -97,8 +97,9 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
   /** Runs the graph until it finishes or pauses. A paused result carries `__interrupt__`. */
   async invoke(input: U | S | unknown, config: RunConfig = {}): Promise<InvokeResult<S>> {
     const run = new GraphRun(this, input, this.baseConfig(config), this.runOptions(config));
-    const { values, interrupts } = await run.execute();
-    if (interrupts.length) return { ...values, [INTERRUPT]: interrupts } as InvokeResult<S>;
+    const { values, interrupts, paused } = await run.execute();
+    // Paused at a static breakpoint: an empty list, as LangGraph.js returns.
+    if (paused && !currentTask()) return { ...values, [INTERRUPT]: interrupts } as InvokeResult<S>;
     return values as InvokeResult<S>;
   }
 

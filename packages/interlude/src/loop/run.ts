@@ -4,7 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { markInterruptSeen, shouldInterrupt } from "../algo/breakpoints.js";
-import { edgeWrites, outputWrites, branchWrites } from "../algo/output.js";
+import { outputWrites } from "../algo/output.js";
 import { matchResume } from "../algo/resume.js";
 import { candidateNodes, prepareNextTasks, readState, type PreparedTask } from "../algo/tasks.js";
 import { applyNullWrites, applyWrites, channelsFromCheckpoint, channelValues, type TaskWrites, type Write } from "../algo/writes.js";
@@ -12,7 +12,7 @@ import type { Channel } from "../channels/base.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import { newCheckpointId } from "../checkpoint/id.js";
 import { CHECKPOINT_VERSION, type Checkpoint, type CheckpointMetadata, type CheckpointTuple, type ResumeRecord, type RunnableConfig } from "../checkpoint/types.js";
-import { ERROR, INTERRUPT, NULL_TASK_ID, RESUME, TASK_RESULT } from "../constants.js";
+import { ERROR, INTERRUPT, NULL_TASK_ID, RESUME, START, TASK_RESULT } from "../constants.js";
 import { CheckpointNotFoundError, EmptyInputError, RunCancelledError, GraphRecursionError, MissingCheckpointerError, MissingThreadIdError } from "../errors/graph.js";
 import { ThreadBusyError } from "../errors/storage.js";
 import { currentTask, type FreshAnswer, type GivenAnswer, type RunScope, type TaskScope } from "../interrupt/context.js";
@@ -29,6 +29,8 @@ import { Persistence } from "./persist.js";
 export interface RunResult {
   values: Record<string, unknown>;
   interrupts: Interrupt[];
+  /** Stopped before the end: at interrupts, or at a static breakpoint (no interrupts). */
+  paused: boolean;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -203,7 +205,7 @@ export class GraphRun {
       const tasks = this.nextTasks();
       // The parent node runs again (it was resumed): the subgraph continues where it stopped,
       // and a subgraph that had finished is not run again.
-      if (tasks.length === 0) return { values: this.values(), interrupts: [] };
+      if (tasks.length === 0) return { values: this.values(), interrupts: [], paused: false };
       this.beginResume();
       return undefined;
     }
@@ -247,21 +249,13 @@ export class GraphRun {
     markInterruptSeen(this.checkpoint);
   }
 
+  /** Saves the input checkpoint: the input waits in the `__start__` channel for the first step. */
   private async startInput(input: unknown, hadCheckpoint: boolean): Promise<void> {
-    const spec = this.graph.spec;
-    const writes = outputWrites(spec, "input", input, !this.parent);
-    edgeWrites(spec.start.edges, writes);
-    if (spec.start.branches.length) {
-      const state = { ...readState(this.channels, spec.stateKeys) };
-      for (const [key, value] of writes) if (spec.stateKeySet.has(key)) state[key] = value;
-      await branchWrites(spec, "__start__", spec.start.branches, state, this.nodeConfig(this.ns), writes);
-    }
     if (!hadCheckpoint) this.checkpoint = emptyCheckpoint();
-    this.track(applyNullWrites(spec, this.checkpoint, this.channels, writes));
+    this.track(applyNullWrites(this.graph.spec, this.checkpoint, this.channels, [[START, input]]));
     this.pending = { tasks: new Map(), nullWrites: [], audit: [] };
     this.reuseFinished = false;
     await this.commit("input");
-    this.emit("values", () => this.values());
   }
 
   // ---- stepping ----
@@ -292,13 +286,14 @@ export class GraphRun {
     const before = this.options.interruptBefore ?? this.graph.interruptBefore;
     const after = this.options.interruptAfter ?? this.graph.interruptAfter;
     let candidates: Iterable<string> | undefined;
-    for (let stepsRun = 0; ; stepsRun++) {
+    for (let stepsRun = 0; ; ) {
       const tasks = this.nextTasks(candidates);
-      if (tasks.length === 0) return { values: this.values(), interrupts: [] };
+      if (tasks.length === 0) return { values: this.values(), interrupts: [], paused: false };
       // A cancelled run stops at the next step boundary, its last checkpoint intact.
       if (this.scope.signal?.aborted) throw new RunCancelledError(this.scope.signal.reason);
-      if (stepsRun >= limit) throw new GraphRecursionError(limit);
-      const names = tasks.map((t) => t.name);
+      const onlyInput = tasks.length === 1 && tasks[0]!.name === START;
+      if (!onlyInput && stepsRun++ >= limit) throw new GraphRecursionError(limit);
+      const names = onlyInput ? [] : tasks.map((t) => t.name);
       if (shouldInterrupt(this.checkpoint, before, names)) return this.pauseAtBreakpoint();
       const outcomes = await this.runStep(tasks);
       const stop = await this.settle(tasks, outcomes);
@@ -315,7 +310,7 @@ export class GraphRun {
 
   private async pauseAtBreakpoint(): Promise<RunResult> {
     await this.persistence.flushUnsaved();
-    return { values: this.values(), interrupts: [] };
+    return { values: this.values(), interrupts: [], paused: true };
   }
 
   private taskEnv(checkpointId: string): TaskEnv {
@@ -352,7 +347,7 @@ export class GraphRun {
     const run = async (task: PreparedTask): Promise<TaskOutcome> => {
       const record = this.pending.tasks.get(task.id);
       if (record?.done && this.reuseFinished) return { kind: "done", task, writes: record.writes ?? [], output: undefined };
-      this.emit("tasks", () => ({ id: task.id, name: task.name, input: task.input, triggers: task.triggers }));
+      if (task.name !== START) this.emit("tasks", () => ({ id: task.id, name: task.name, input: task.input, triggers: task.triggers }));
       const outcome = await runTask(env, task, record && { answers: answersFor(task, record, this.scope.answers), taskCalls: record.taskCalls ?? [] });
       this.emitTaskResult(outcome);
       // With siblings, a finished task's writes are saved at once: if the step is then
@@ -398,7 +393,7 @@ export class GraphRun {
     const visible = interrupts.map(publicInterrupt);
     this.emit("updates", () => ({ [INTERRUPT]: visible }));
     this.emit("values", () => ({ [INTERRUPT]: visible }));
-    return { values: this.values(), interrupts: visible };
+    return { values: this.values(), interrupts: visible, paused: true };
   }
 
   private async commit(source: "input" | "loop"): Promise<void> {
@@ -428,7 +423,7 @@ export class GraphRun {
   private emitUpdates(outcomes: readonly TaskOutcome[]): void {
     if (!this.scope.emitter) return;
     for (const outcome of outcomes) {
-      if (outcome.kind !== "done") continue;
+      if (outcome.kind !== "done" || outcome.task.name === START) continue;
       this.emit("updates", () => {
         const update: Record<string, unknown> = {};
         for (const [key, value] of outcome.writes) if (this.graph.spec.stateKeySet.has(key)) update[key] = value;
@@ -438,6 +433,7 @@ export class GraphRun {
   }
 
   private emitTaskResult(outcome: TaskOutcome): void {
+    if (outcome.task.name === START) return;
     this.emit("tasks", () => ({
       id: outcome.task.id,
       name: outcome.task.name,

@@ -75,7 +75,8 @@ export async function snapshotOf(
   }
   return {
     values: readState(channels, spec.stateKeys),
-    next: tasks.filter((t) => t.result === undefined).map((t) => t.name),
+    // Every task of the step, finished or not, as LangGraph.js lists them (`result` tells which finished).
+    next: tasks.map((t) => t.name),
     config: tuple.config,
     metadata: tuple.metadata,
     createdAt: tuple.checkpoint.ts,

@@ -9,6 +9,7 @@ import type { Write } from "../algo/writes.js";
 import { taskStorage, type GivenAnswer, type RunScope, type TaskCallRecord, type TaskScope } from "../interrupt/context.js";
 import { isGraphInterrupt, ParentCommand } from "../interrupt/signal.js";
 import { Command, isCommand } from "../primitives/command.js";
+import { PULL } from "../constants.js";
 import type { TaskOutcome } from "./outcome.js";
 import { retryDelay } from "./retry.js";
 
@@ -54,10 +55,10 @@ function newScope(env: TaskEnv, task: PreparedTask, memory: TaskMemory | undefin
 
 async function finish(env: TaskEnv, node: NodeSpec, task: PreparedTask, output: unknown, config: Record<string, unknown>): Promise<TaskOutcome> {
   if (isCommand(output) && output.graph === Command.PARENT) return { kind: "parent", task, command: output };
-  const writes: Write[] = outputWrites(env.spec, node.name, output, node.subgraph === undefined);
+  const writes: Write[] = outputWrites(env.spec, node.name, output, node.subgraph === undefined && !node.lenient);
   edgeWrites(node.edges, writes);
   if (node.branches.length) {
-    const state = task.path[0] === "pull" ? stateAfterWrites(env.spec, task.input as Record<string, unknown>, writes) : (task.input as Record<string, unknown>);
+    const state = task.path[0] === PULL ? stateAfterWrites(env.spec, task.state ?? (task.input as Record<string, unknown>), writes) : (task.input as Record<string, unknown>);
     await branchWrites(env.spec, node.name, node.branches, state, config, writes);
   }
   return { kind: "done", task, writes, output };
