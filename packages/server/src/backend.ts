@@ -1,0 +1,134 @@
+/**
+ * Opens everything a server, a worker or the CLI's local mode needs: the database (SQLite
+ * file or PostgreSQL), the checkpoint saver and the server tables in it, the graphs, the bus
+ * and the dispatcher. SQLite runs everything in this process; PostgreSQL shares work through
+ * pg-boss and LISTEN/NOTIFY.
+ */
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import Database from "better-sqlite3";
+import pg from "pg";
+import type { BaseCheckpointSaver } from "interlude";
+import { PostgresSaver } from "@interlude/checkpoint-postgres";
+import { SqliteSaver } from "@interlude/checkpoint-sqlite";
+import { ensureDefaultAssistants } from "./assistants/defaults.js";
+import type { ServerConfig } from "./config/config.js";
+import { GraphRegistry } from "./config/graphs.js";
+import { newProcessId, type ServerContext } from "./context.js";
+import { LocalBus, PgBus, type Bus } from "./events/bus.js";
+import { RunBroker } from "./runs/broker.js";
+import { abortLocal } from "./runs/cancel.js";
+import { recoverLost, startLeases } from "./runs/lease.js";
+import { LocalDispatcher } from "./runs/local-dispatcher.js";
+import { PgBossDispatcher } from "./runs/pgboss-dispatcher.js";
+import { PgDb, SqliteDb } from "./store/db.js";
+import { Store } from "./store/store.js";
+
+export interface BackendOptions {
+  /** The loaded langgraph.json (its graphs are imported; its directory holds the default SQLite file). */
+  config?: ServerConfig;
+  /** Graphs given in-process instead of (or besides) the config's. */
+  graphs?: Record<string, unknown>;
+  /** SQLite file (default `<config dir>/.interlude/interlude.sqlite`). */
+  sqlitePath?: string;
+  /** PostgreSQL connection string: shared storage for several processes. */
+  postgresUrl?: string;
+  /** Lease of a running run (ms, default 30 s): a run silent for longer belongs to a dead process. */
+  runLeaseMs?: number;
+  /** PostgreSQL: runs this process executes at once (0: enqueue only). */
+  concurrency?: number;
+}
+
+export interface Backend {
+  ctx: ServerContext;
+  close(): Promise<void>;
+}
+
+export function defaultSqlitePath(config?: ServerConfig): string {
+  return join(config?.dir ?? process.cwd(), ".interlude", "interlude.sqlite");
+}
+
+interface Storage {
+  saver: BaseCheckpointSaver;
+  store: Store;
+  bus: Bus;
+  close(): Promise<void>;
+}
+
+async function openSqlite(path: string): Promise<Storage> {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  db.pragma("busy_timeout = 5000");
+  if (path !== ":memory:") db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  const saver = new SqliteSaver(db);
+  const store = new Store(new SqliteDb(db));
+  await store.setup();
+  return { saver, store, bus: new LocalBus(), close: async () => {
+      await saver.close();
+      db.close();
+    },
+  };
+}
+
+async function openPostgres(url: string): Promise<Storage> {
+  const pool = new pg.Pool({ connectionString: url, max: 20 });
+  pool.on("error", () => undefined); // an idle client dying is reported on its next use
+  const saver = new PostgresSaver(pool);
+  await saver.setup();
+  const store = new Store(new PgDb(pool));
+  await store.setup();
+  const bus = new PgBus(pool);
+  await bus.start();
+  return { saver, store, bus, close: async () => (await bus.close(), await saver.close(), await pool.end()) };
+}
+
+export async function openBackend(options: BackendOptions): Promise<Backend> {
+  const storage = options.postgresUrl ? await openPostgres(options.postgresUrl) : await openSqlite(options.sqlitePath ?? defaultSqlitePath(options.config));
+  try {
+    const loaded = options.config ? await GraphRegistry.load(options.config, storage.saver) : undefined;
+    const given = options.graphs ? await GraphRegistry.of(options.graphs, storage.saver) : undefined;
+    const graphs = loaded && given ? GraphRegistry.merge(loaded, given) : (loaded ?? given ?? (await GraphRegistry.of({}, storage.saver)));
+    const ctx: ServerContext = {
+      store: storage.store,
+      saver: storage.saver,
+      graphs,
+      bus: storage.bus,
+      broker: new RunBroker(),
+      processId: newProcessId(),
+      dispatcher: undefined as never,
+      executing: new Map(),
+      runLeaseMs: options.runLeaseMs ?? 30_000,
+    };
+    const unsubscribe = ctx.bus.subscribe((event) => {
+      if (event.type === "run.cancel") abortLocal(ctx, event.run_id, event.action);
+    });
+    if (options.postgresUrl) {
+      const dispatcher = new PgBossDispatcher(ctx, { connectionString: options.postgresUrl, concurrency: options.concurrency });
+      ctx.dispatcher = dispatcher;
+      await dispatcher.start();
+    } else {
+      const dispatcher = new LocalDispatcher(ctx);
+      ctx.dispatcher = dispatcher;
+      await dispatcher.start();
+    }
+    await ensureDefaultAssistants(ctx);
+    const stopLeases = startLeases(ctx);
+    await recoverLost(ctx);
+    return {
+      ctx,
+      async close() {
+        stopLeases();
+        unsubscribe();
+        for (const [runId] of ctx.executing) abortLocal(ctx, runId, "interrupt");
+        // Cancelled runs stop at their next step and record their outcome before storage closes.
+        for (const until = Date.now() + 10_000; ctx.executing.size && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
+        await ctx.dispatcher.close();
+        await storage.close();
+      },
+    };
+  } catch (error) {
+    await storage.close().catch(() => undefined);
+    throw error;
+  }
+}

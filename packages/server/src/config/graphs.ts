@@ -1,0 +1,66 @@
+/**
+ * Loads the graphs named in the config and binds each to the server's checkpoint storage,
+ * whether the module exports a builder (StateGraph) or an already compiled graph.
+ */
+import { existsSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import { CompiledStateGraph, StateGraph, type BaseCheckpointSaver } from "interlude";
+import type { ServerConfig } from "./config.js";
+import { ConfigError } from "./errors.js";
+
+type Breakpoints = ReadonlySet<string> | "*" | undefined;
+const listOf = (b: Breakpoints): string[] | "*" | undefined => (b === undefined ? undefined : b === "*" ? "*" : [...b]);
+
+// Duck-typed too: a graph module may resolve its own copy of the interlude package.
+const isCompiled = (x: unknown): x is CompiledStateGraph => x instanceof CompiledStateGraph || (typeof x === "object" && x !== null && "builder" in x && "spec" in x);
+const isBuilder = (x: unknown): x is StateGraph<any> => x instanceof StateGraph || (typeof x === "object" && x !== null && typeof (x as StateGraph<any>).compile === "function");
+
+function bind(graphId: string, exported: unknown, saver: BaseCheckpointSaver): CompiledStateGraph {
+  if (isCompiled(exported)) {
+    return exported.builder.compile({
+      checkpointer: saver,
+      interruptBefore: listOf(exported.interruptBefore as Breakpoints),
+      interruptAfter: listOf(exported.interruptAfter as Breakpoints),
+      name: exported.name,
+      resumeMatching: exported.positional ? "positional" : "checked",
+    }) as CompiledStateGraph;
+  }
+  if (isBuilder(exported)) return exported.compile({ checkpointer: saver, name: graphId }) as CompiledStateGraph;
+  throw new ConfigError(`Graph "${graphId}": the export is neither a StateGraph nor a compiled graph (got ${typeof exported}). Export the builder or builder.compile().`);
+}
+
+export class GraphRegistry {
+  private constructor(private readonly graphs: ReadonlyMap<string, CompiledStateGraph>) {}
+
+  static async load(config: ServerConfig, saver: BaseCheckpointSaver): Promise<GraphRegistry> {
+    const graphs = new Map<string, CompiledStateGraph>();
+    for (const [id, ref] of Object.entries(config.graphs)) {
+      if (!existsSync(ref.path)) throw new ConfigError(`Graph "${id}": module ${ref.path} does not exist.`);
+      const module = (await import(pathToFileURL(ref.path).href)) as Record<string, unknown>;
+      let exported = module[ref.exportName];
+      if (exported === undefined) throw new ConfigError(`Graph "${id}": ${ref.path} has no export "${ref.exportName}" (it has: ${Object.keys(module).join(", ") || "none"}).`);
+      if (typeof exported === "function" && !isBuilder(exported)) exported = await (exported as () => unknown)();
+      graphs.set(id, bind(id, exported, saver));
+    }
+    return new GraphRegistry(graphs);
+  }
+
+  /** Graphs given in-process (tests, embedding), bound to `saver` like loaded ones. */
+  static async of(graphs: Record<string, unknown>, saver: BaseCheckpointSaver): Promise<GraphRegistry> {
+    const bound = new Map<string, CompiledStateGraph>();
+    for (const [id, graph] of Object.entries(graphs)) bound.set(id, bind(id, typeof graph === "function" && !isBuilder(graph) ? await (graph as () => unknown)() : graph, saver));
+    return new GraphRegistry(bound);
+  }
+
+  static merge(...registries: GraphRegistry[]): GraphRegistry {
+    return new GraphRegistry(new Map(registries.flatMap((r) => [...r.graphs])));
+  }
+
+  get(graphId: string): CompiledStateGraph | undefined {
+    return this.graphs.get(graphId);
+  }
+
+  ids(): string[] {
+    return [...this.graphs.keys()];
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * What every part of the server shares: storage, the loaded graphs, the event bus, the
+ * in-process run logs and the dispatcher that decides where runs execute.
+ */
+import { randomUUID } from "node:crypto";
+import type { BaseCheckpointSaver, CompiledStateGraph } from "interlude";
+import type { GraphRegistry } from "./config/graphs.js";
+import type { Bus } from "./events/bus.js";
+import type { RunBroker } from "./runs/broker.js";
+import type { Store } from "./store/store.js";
+import type { RunRecord } from "./store/records.js";
+
+export interface Dispatcher {
+  /** True when every run executes in this process (SQLite). */
+  readonly local: boolean;
+  /** The run is first in its thread's queue: start it here or hand it to whoever should. */
+  dispatch(run: RunRecord): Promise<void>;
+  /** Schedules the deadline check of an interrupt at `at`. */
+  scheduleDeadline(threadId: string, interruptId: string, at: Date): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ServerContext {
+  readonly store: Store;
+  readonly saver: BaseCheckpointSaver;
+  readonly graphs: GraphRegistry;
+  readonly bus: Bus;
+  readonly broker: RunBroker;
+  /** Identifies this process as the owner of the stream and wait runs it serves. */
+  readonly processId: string;
+  dispatcher: Dispatcher;
+  /** Abort controllers of the runs executing in this process. */
+  readonly executing: Map<string, { controller: AbortController; action?: "interrupt" | "rollback" }>;
+  /** How long a running run's heartbeat may be silent before it counts as lost. */
+  readonly runLeaseMs: number;
+}
+
+export function newProcessId(): string {
+  return randomUUID();
+}
+
+export function graphOf(ctx: ServerContext, graphId: string | null | undefined): CompiledStateGraph | undefined {
+  return graphId ? ctx.graphs.get(graphId) : undefined;
+}

@@ -1,0 +1,42 @@
+/**
+ * A request that answers interrupts gets its reply only once the answers were taken or
+ * refused, so a refused answer is a 4xx on that request (422 with the validation issues),
+ * not a failed run discovered later.
+ */
+import type { ServerContext } from "../context.js";
+import { ServerError } from "../errors.js";
+import { errorBody } from "../runs/outcome.js";
+import type { RunRecord } from "../store/records.js";
+import { statusOf } from "./status.js";
+
+const POLL_MS = 20;
+const TIMEOUT_MS = 30_000;
+
+function asHttpError(body: Record<string, unknown>): Error {
+  const { error: _name, code, message, ...details } = body as { error: string; code?: string; message: string };
+  return new ServerError(code ?? "RUN_FAILED", statusOf(code) ?? 409, message, details);
+}
+
+/**
+ * @param local the run executes in this process (its log will say), else it is polled.
+ */
+export async function awaitAcceptance(ctx: ServerContext, run: RunRecord, local: boolean): Promise<void> {
+  if (!run.kwargs.answers?.length && run.kwargs.command?.resume === undefined) return;
+  if (local) {
+    const refusal = await ctx.broker.open(run.run_id).accepted;
+    if (refusal !== undefined) throw asHttpError(errorBody(refusal) as Record<string, unknown>);
+    return;
+  }
+  const until = Date.now() + TIMEOUT_MS;
+  while (Date.now() < until) {
+    const current = await ctx.store.getRun(run.run_id);
+    if (!current) return;
+    const states = (await ctx.store.db.all<{ state: string }>("SELECT state FROM interlude_server_answers WHERE run_id = ?", [run.run_id])).map((r) => r.state);
+    if (states.includes("applied")) return;
+    const finished = current.status !== "pending" && current.status !== "running";
+    // Finished with its reservations gone: the answers were refused (or the run cancelled).
+    if (finished && !states.length && current.error && typeof current.error === "object") throw asHttpError(current.error as Record<string, unknown>);
+    if (finished) return;
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+}

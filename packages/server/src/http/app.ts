@@ -1,0 +1,49 @@
+/** The HTTP API: LangGraph Server's routes, the inbox's, auth, limits and JSON errors. */
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { ServerContext } from "../context.js";
+import { ServerError } from "../errors.js";
+import { apiKeyAuth } from "./auth.js";
+import type { AppEnv } from "./env.js";
+import { assistantRoutes } from "./routes/assistants.js";
+import { inboxRoutes } from "./routes/inbox.js";
+import { runRoutes } from "./routes/runs.js";
+import { stateRoutes } from "./routes/state.js";
+import { threadRoutes } from "./routes/threads.js";
+import { serveInbox } from "./static.js";
+import { errorResponse } from "./status.js";
+
+export interface AppOptions {
+  apiKeys: Record<string, string>;
+  /** Largest accepted request body, in bytes (default 1 MiB). */
+  maxBodyBytes?: number;
+  /** Built inbox app to serve at /inbox/, if present. */
+  inboxDir?: string;
+  version?: string;
+}
+
+export function createApp(ctx: ServerContext, options: AppOptions): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.onError((error, c) => {
+    const { status, body } = errorResponse(error);
+    if (status >= 500) console.error("[interlude]", c.req.method, c.req.path, error);
+    return c.json(body, status as 400);
+  });
+  app.notFound((c) => c.json({ error: "not_found", code: "NOT_FOUND", message: `No route ${c.req.method} ${c.req.path}.` }, 404));
+  app.use("*", apiKeyAuth(options.apiKeys));
+  const maxSize = options.maxBodyBytes ?? 1024 * 1024;
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize,
+      onError: () => {
+        throw new ServerError("BODY_TOO_LARGE", 413, `The request body is larger than ${maxSize} bytes.`);
+      },
+    }),
+  );
+  app.get("/ok", (c) => c.json({ ok: true }));
+  app.get("/info", (c) => c.json({ version: options.version ?? "0.1.0", flags: { assistants: true, crons: false, langsmith: false }, graphs: ctx.graphs.ids() }));
+  for (const routes of [assistantRoutes, threadRoutes, stateRoutes, runRoutes, inboxRoutes]) app.route("/", routes(ctx));
+  serveInbox(app, options.inboxDir);
+  return app;
+}

@@ -1,0 +1,15 @@
+import type { Context } from "hono";
+import type { ServerContext } from "../context.js";
+
+export interface AppEnv {
+  Variables: {
+    /** Who is calling: the identity of their API key, or "anonymous" on an open server. */
+    identity: string;
+  };
+}
+
+export type Ctx = Context<AppEnv>;
+
+export interface RouteDeps {
+  ctx: ServerContext;
+}

@@ -1,0 +1,105 @@
+/** Assistants: one default per graph, plus any created through the API. */
+import { randomUUID } from "node:crypto";
+import { Hono } from "hono";
+import { resolveAssistant } from "../../assistants/defaults.js";
+import type { ServerContext } from "../../context.js";
+import { ConflictError, NotFoundError } from "../../errors.js";
+import type { AssistantRecord } from "../../store/records.js";
+import type { AppEnv } from "../env.js";
+import { AssistantCreateBody, AssistantPatchBody, AssistantSearchBody } from "../schemas.js";
+import { body } from "../validate.js";
+
+export function assistantRoutes(ctx: ServerContext): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const graphOf = async (id: string) => {
+    const assistant = await resolveAssistant(ctx, id);
+    const graph = ctx.graphs.get(assistant.graph_id);
+    if (!graph) throw new NotFoundError("assistant", id);
+    return { assistant, graph };
+  };
+
+  app.post("/assistants", async (c) => {
+    const req = await body(c, AssistantCreateBody);
+    if (!ctx.graphs.get(req.graph_id)) throw new NotFoundError("assistant", req.graph_id);
+    const now = new Date().toISOString();
+    const assistant: AssistantRecord = {
+      assistant_id: req.assistant_id ?? randomUUID(),
+      graph_id: req.graph_id,
+      name: req.name ?? req.graph_id,
+      description: req.description ?? null,
+      config: req.config ?? {},
+      context: req.context ?? {},
+      metadata: req.metadata ?? {},
+      version: 1,
+      created_at: now,
+      updated_at: now,
+    };
+    if (!(await ctx.store.insertAssistant(assistant))) {
+      if (req.if_exists !== "do_nothing") throw new ConflictError(`Assistant "${assistant.assistant_id}" already exists.`, { assistant_id: assistant.assistant_id });
+      return c.json(await resolveAssistant(ctx, assistant.assistant_id));
+    }
+    return c.json(assistant);
+  });
+
+  app.post("/assistants/search", async (c) => {
+    const req = await body(c, AssistantSearchBody);
+    const all = await ctx.store.assistants({ graph_id: req.graph_id ?? undefined, name: req.name ?? undefined, metadata: req.metadata ?? undefined });
+    const offset = req.offset ?? 0;
+    return c.json(all.slice(offset, offset + (req.limit ?? 10)));
+  });
+
+  app.post("/assistants/count", async (c) => {
+    const req = await body(c, AssistantSearchBody);
+    return c.json((await ctx.store.assistants({ graph_id: req.graph_id ?? undefined, name: req.name ?? undefined, metadata: req.metadata ?? undefined })).length);
+  });
+
+  app.get("/assistants/:id", async (c) => c.json(await resolveAssistant(ctx, c.req.param("id"))));
+
+  app.patch("/assistants/:id", async (c) => {
+    const req = await body(c, AssistantPatchBody);
+    const current = await resolveAssistant(ctx, c.req.param("id"));
+    if (req.graph_id && !ctx.graphs.get(req.graph_id)) throw new NotFoundError("assistant", req.graph_id);
+    const next: AssistantRecord = {
+      ...current,
+      graph_id: req.graph_id ?? current.graph_id,
+      name: req.name ?? current.name,
+      description: req.description ?? current.description,
+      config: req.config ?? current.config,
+      context: req.context ?? current.context,
+      metadata: req.metadata ? { ...current.metadata, ...req.metadata } : current.metadata,
+      version: current.version + 1,
+      updated_at: new Date().toISOString(),
+    };
+    await ctx.store.saveAssistant(next);
+    return c.json(next);
+  });
+
+  app.delete("/assistants/:id", async (c) => {
+    const current = await resolveAssistant(ctx, c.req.param("id"));
+    await ctx.store.deleteAssistant(current.assistant_id);
+    return c.body(null, 204);
+  });
+
+  app.get("/assistants/:id/graph", async (c) => {
+    const { graph } = await graphOf(c.req.param("id"));
+    const drawing = graph.getGraph();
+    return c.json({
+      nodes: drawing.nodes.map((n) => ({ id: n.id, type: n.subgraph ? "graph" : "runnable", data: { id: n.id, name: n.id } })),
+      edges: drawing.edges.map((e) => ({ source: e.source, target: e.target, conditional: e.conditional })),
+    });
+  });
+
+  app.get("/assistants/:id/schemas", async (c) => {
+    const { assistant, graph } = await graphOf(c.req.param("id"));
+    // The state's keys are known, their types are not (annotations carry no JSON Schema).
+    const state = { type: "object", properties: Object.fromEntries(graph.spec.stateKeys.map((k) => [k, {}])) };
+    return c.json({ graph_id: assistant.graph_id, input_schema: state, output_schema: state, state_schema: state, config_schema: { type: "object" }, context_schema: null });
+  });
+
+  app.get("/assistants/:id/subgraphs", async (c) => {
+    await graphOf(c.req.param("id"));
+    return c.json({});
+  });
+
+  return app;
+}

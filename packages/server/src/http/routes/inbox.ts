@@ -1,0 +1,93 @@
+/**
+ * The inbox: every pending interrupt across threads and graphs, live events as they come and
+ * go, and answering one by id. Shapes documented in API.md; the inbox web app relies on them.
+ */
+import { Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import type { ServerContext } from "../../context.js";
+import type { BusEvent } from "../../events/bus.js";
+import { createRun } from "../../runs/create.js";
+import type { PendingInterrupt } from "../../store/records.js";
+import { awaitAcceptance } from "../acceptance.js";
+import type { AppEnv } from "../env.js";
+import { InboxAnswerBody, InboxQuery } from "../schemas.js";
+import { body, query } from "../validate.js";
+import { requireThread } from "./threads.js";
+
+const KEEPALIVE_MS = 15_000;
+
+export function inboxItem(p: PendingInterrupt, now = Date.now()): Record<string, unknown> {
+  return {
+    thread_id: p.thread_id,
+    graph_id: p.graph_id,
+    assistant_id: p.assistant_id,
+    interrupt_id: p.interrupt_id,
+    value: p.value,
+    response_schema: p.response_schema,
+    ns: p.ns,
+    created_at: p.created_at,
+    age_seconds: Math.max(0, Math.round((now - Date.parse(p.created_at)) / 1000)),
+    deadline_at: p.deadline_at,
+  };
+}
+
+export function inboxRoutes(ctx: ServerContext): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.get("/inbox/interrupts", async (c) => {
+    const q = query(c, InboxQuery);
+    const { items, total } = await ctx.store.pending(q);
+    const now = Date.now();
+    return c.json({ items: items.map((p) => inboxItem(p, now)), total });
+  });
+
+  app.get("/inbox/events", (c) =>
+    streamSSE(c, async (stream) => {
+      const queue: BusEvent[] = [];
+      let wake: (() => void) | undefined;
+      let open = true;
+      const unsubscribe = ctx.bus.subscribe((event) => {
+        if (event.type !== "interrupt.created" && event.type !== "interrupt.resolved") return;
+        queue.push(event);
+        wake?.();
+      });
+      const keepalive = setInterval(() => wake?.(), KEEPALIVE_MS);
+      stream.onAbort(() => {
+        open = false;
+        wake?.();
+      });
+      try {
+        await stream.writeSSE({ event: "ready", data: JSON.stringify({ at: new Date().toISOString() }) });
+        while (open) {
+          if (!queue.length) {
+            await new Promise<void>((resolve) => (wake = resolve));
+            if (!queue.length && open) await stream.write(": keepalive\n\n");
+            continue;
+          }
+          const { type, ...data } = queue.shift() as BusEvent & Record<string, unknown>;
+          await stream.writeSSE({ event: type, data: JSON.stringify(data) });
+        }
+      } finally {
+        clearInterval(keepalive);
+        unsubscribe();
+      }
+    }),
+  );
+
+  app.post("/inbox/answer", async (c) => {
+    const req = await body(c, InboxAnswerBody);
+    const thread = await requireThread(ctx, req.thread_id);
+    const { run, first } = await createRun(
+      ctx,
+      thread.thread_id,
+      { assistant_id: thread.assistant_id ?? thread.graph_id ?? "", command: { resume: { [req.interrupt_id]: req.answer }, reason: req.reason }, multitask_strategy: "enqueue" },
+      c.get("identity"),
+      ctx.processId,
+    );
+    if (first) await awaitAcceptance(ctx, run, true);
+    const answer = await ctx.store.answer(thread.thread_id, req.interrupt_id);
+    return c.json({ thread_id: thread.thread_id, interrupt_id: req.interrupt_id, run_id: run.run_id, by: c.get("identity"), answer: req.answer, at: answer?.at ?? run.created_at, status: first ? "accepted" : "queued" }, first ? 200 : 202);
+  });
+
+  return app;
+}

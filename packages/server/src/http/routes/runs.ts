@@ -1,0 +1,169 @@
+/** Runs on a thread: background, streamed, waited for; listing, joining, cancelling. Stateless runs too. */
+import { randomUUID } from "node:crypto";
+import { Hono } from "hono";
+import type { ServerContext } from "../../context.js";
+import { ConflictError, NotFoundError } from "../../errors.js";
+import { cancelRun, waitForRun } from "../../runs/cancel.js";
+import { createRun, type RunRequest } from "../../runs/create.js";
+import type { RunRecord } from "../../store/records.js";
+import { awaitAcceptance } from "../acceptance.js";
+import type { AppEnv, Ctx } from "../env.js";
+import { RunBody } from "../schemas.js";
+import { sseFromLog, sseOf } from "../sse.js";
+import { body } from "../validate.js";
+import { deleteThread, requireThread } from "./threads.js";
+
+export function runJson(r: RunRecord): Record<string, unknown> {
+  const { answers: _answers, started_at_checkpoint: _started, ...kwargs } = r.kwargs;
+  return {
+    run_id: r.run_id,
+    thread_id: r.thread_id,
+    assistant_id: r.assistant_id,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    status: r.status,
+    metadata: r.metadata,
+    multitask_strategy: r.multitask_strategy,
+    kwargs,
+  };
+}
+
+function requestOf(req: RunBody): RunRequest {
+  const out: RunRequest = { assistant_id: req.assistant_id };
+  const copy = out as unknown as Record<string, unknown>;
+  for (const [key, value] of Object.entries(req)) if (value !== null && value !== undefined) copy[key] = value;
+  if (typeof req.stream_mode === "string") out.stream_mode = [req.stream_mode];
+  return out;
+}
+
+/** What `wait` and `join` return: the thread's values (with `__interrupt__` when paused), or `__error__`. */
+export async function finalValues(ctx: ServerContext, run: RunRecord | undefined, threadId: string): Promise<Record<string, unknown>> {
+  if (run?.status === "error") return { __error__: run.error };
+  const thread = await ctx.store.getThread(threadId);
+  const values = { ...(thread?.values ?? {}) } as Record<string, unknown>;
+  const interrupts = Object.values(thread?.interrupts ?? {}).flat();
+  if (interrupts.length) values.__interrupt__ = interrupts;
+  return values;
+}
+
+export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const locate = (c: Ctx, run: RunRecord) => c.header("Content-Location", `/threads/${run.thread_id}/runs/${run.run_id}`);
+
+  async function start(c: Ctx, threadId: string, req: RunRequest, owner: string | null) {
+    const { run, first } = await createRun(ctx, threadId, req, c.get("identity"), owner);
+    if (first) await awaitAcceptance(ctx, run, owner !== null || ctx.dispatcher.local);
+    locate(c, run);
+    return run;
+  }
+
+  async function stream(c: Ctx, threadId: string, req: RunRequest, stateless: boolean) {
+    const run = await start(c, threadId, req, ctx.processId);
+    const done = waitForRun(ctx, run.run_id);
+    if (stateless && req.on_completion !== "keep") void done.then(() => dropThread(threadId));
+    const cancelOnDisconnect = req.on_disconnect === "cancel";
+    return sseFromLog(c, ctx.broker.open(run.run_id), { onDisconnect: cancelOnDisconnect ? () => void cancelIfActive(run.run_id) : undefined });
+  }
+
+  async function wait(c: Ctx, threadId: string, req: RunRequest, stateless: boolean) {
+    const run = await start(c, threadId, req, ctx.processId);
+    const finished = await waitForRun(ctx, run.run_id);
+    const values = await finalValues(ctx, finished, threadId);
+    if (stateless && req.on_completion !== "keep") await dropThread(threadId);
+    return c.json(values);
+  }
+
+  async function dropThread(threadId: string) {
+    const thread = await ctx.store.getThread(threadId);
+    if (thread) await deleteThread(ctx, thread);
+  }
+
+  async function cancelIfActive(runId: string) {
+    const run = await ctx.store.getRun(runId);
+    if (run && (run.status === "pending" || run.status === "running")) await cancelRun(ctx, run, "interrupt");
+  }
+
+  async function requireRun(threadId: string, runId: string): Promise<RunRecord> {
+    const run = await ctx.store.getRun(runId);
+    if (!run || run.thread_id !== threadId) throw new NotFoundError("run", runId);
+    return run;
+  }
+
+  const stateless = (req: RunRequest): RunRequest => ({ ...req, if_not_exists: "create" });
+
+  app.post("/threads/:thread_id/runs", async (c) => c.json(runJson(await start(c, c.req.param("thread_id"), requestOf(await body(c, RunBody)), null))));
+  app.post("/threads/:thread_id/runs/stream", async (c) => stream(c, c.req.param("thread_id"), requestOf(await body(c, RunBody)), false));
+  app.post("/threads/:thread_id/runs/wait", async (c) => wait(c, c.req.param("thread_id"), requestOf(await body(c, RunBody)), false));
+
+  app.post("/runs", async (c) => {
+    const req = stateless(requestOf(await body(c, RunBody)));
+    const threadId = randomUUID();
+    const run = await start(c, threadId, req, null);
+    if (req.on_completion !== "keep") void waitForRun(ctx, run.run_id).then(() => dropThread(threadId));
+    return c.json(runJson(run));
+  });
+  app.post("/runs/stream", async (c) => stream(c, randomUUID(), stateless(requestOf(await body(c, RunBody))), true));
+  app.post("/runs/wait", async (c) => wait(c, randomUUID(), stateless(requestOf(await body(c, RunBody))), true));
+
+  app.get("/threads/:thread_id/runs", async (c) => {
+    const threadId = c.req.param("thread_id");
+    await requireThread(ctx, threadId);
+    const status = c.req.query("status") as RunRecord["status"] | undefined;
+    const runs = await ctx.store.runs(threadId, { limit: Number(c.req.query("limit") ?? 10) || 10, offset: Number(c.req.query("offset") ?? 0) || 0, status });
+    return c.json(runs.map(runJson));
+  });
+
+  app.get("/threads/:thread_id/runs/:run_id", async (c) => c.json(runJson(await requireRun(c.req.param("thread_id"), c.req.param("run_id")))));
+
+  app.delete("/threads/:thread_id/runs/:run_id", async (c) => {
+    const run = await requireRun(c.req.param("thread_id"), c.req.param("run_id"));
+    if (run.status === "pending" || run.status === "running") throw new ConflictError(`Run "${run.run_id}" is ${run.status}; cancel it first.`, { run_id: run.run_id });
+    await ctx.store.deleteRun(run.run_id);
+    return c.body(null, 204);
+  });
+
+  app.post("/threads/:thread_id/runs/:run_id/cancel", async (c) => {
+    const run = await requireRun(c.req.param("thread_id"), c.req.param("run_id"));
+    const action = c.req.query("action") === "rollback" ? "rollback" : "interrupt";
+    if (run.status === "pending" || run.status === "running") await cancelRun(ctx, run, action);
+    if (c.req.query("wait") === "1" || c.req.query("wait") === "true") {
+      await waitForRun(ctx, run.run_id);
+      return c.body(null, 204);
+    }
+    return c.body(null, 202);
+  });
+
+  app.get("/threads/:thread_id/runs/:run_id/join", async (c) => {
+    const threadId = c.req.param("thread_id");
+    const run = await requireRun(threadId, c.req.param("run_id"));
+    return c.json(await finalValues(ctx, await waitForRun(ctx, run.run_id), threadId));
+  });
+
+  app.get("/threads/:thread_id/runs/:run_id/stream", async (c) => {
+    const threadId = c.req.param("thread_id");
+    const run = await requireRun(threadId, c.req.param("run_id"));
+    const log = ctx.broker.get(run.run_id);
+    const modes = c.req.queries("stream_mode");
+    const lastEventId = c.req.header("last-event-id");
+    if (log) {
+      const cancel = c.req.query("cancel_on_disconnect") === "1" ? () => void cancelIfActive(run.run_id) : undefined;
+      return sseFromLog(c, log, { lastEventId, modes, onDisconnect: cancel });
+    }
+    // Executing (or executed) in another process: follow it through the store, then send the outcome.
+    const finished = await waitForRun(ctx, run.run_id);
+    const values = await finalValues(ctx, finished, threadId);
+    const events = "__error__" in values ? [{ event: "error", data: values.__error__ }] : [{ event: "values", data: values }];
+    return sseOf(c, [{ event: "metadata", data: { run_id: run.run_id, attempt: finished?.attempt ?? 1 } }, ...events, { event: "end", data: null }]);
+  });
+
+  app.get("/threads/:thread_id/stream", async (c) => {
+    const threadId = c.req.param("thread_id");
+    await requireThread(ctx, threadId);
+    const active = (await ctx.store.activeRuns(threadId))[0];
+    const log = active && ctx.broker.get(active.run_id);
+    if (log) return sseFromLog(c, log, { lastEventId: c.req.header("last-event-id"), modes: c.req.queries("stream_mode") });
+    return sseOf(c, [{ event: "end", data: null }]);
+  });
+
+  return app;
+}

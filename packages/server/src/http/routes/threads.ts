@@ -1,0 +1,111 @@
+/** Threads: create, read, search, edit metadata, delete, copy. */
+import { randomUUID } from "node:crypto";
+import { Hono } from "hono";
+import { defaultAssistantId } from "../../assistants/defaults.js";
+import type { ServerContext } from "../../context.js";
+import { ConflictError, NotFoundError } from "../../errors.js";
+import { cancelRun } from "../../runs/cancel.js";
+import type { ThreadRecord } from "../../store/records.js";
+import { copyCheckpoints } from "../../threads/copy.js";
+import { newThread } from "../../threads/new-thread.js";
+import { syncThread } from "../../threads/sync.js";
+import type { AppEnv } from "../env.js";
+import { ThreadCreateBody, ThreadPatchBody, ThreadSearchBody } from "../schemas.js";
+import { body } from "../validate.js";
+import { applySupersteps } from "../../threads/supersteps.js";
+
+/** The thread as the API shows it. */
+export function threadJson(t: ThreadRecord): Record<string, unknown> {
+  return {
+    thread_id: t.thread_id,
+    created_at: t.created_at,
+    updated_at: t.updated_at,
+    state_updated_at: t.state_updated_at,
+    metadata: t.metadata,
+    status: t.status,
+    values: t.values ?? {},
+    interrupts: t.interrupts,
+    error: t.error ?? null,
+    config: t.config,
+  };
+}
+
+export async function requireThread(ctx: ServerContext, id: string): Promise<ThreadRecord> {
+  const thread = await ctx.store.getThread(id);
+  if (!thread) throw new NotFoundError("thread", id);
+  return thread;
+}
+
+export async function deleteThread(ctx: ServerContext, thread: ThreadRecord): Promise<void> {
+  for (const run of await ctx.store.activeRuns(thread.thread_id)) await cancelRun(ctx, run, "interrupt");
+  const pending = await ctx.store.pendingOf(thread.thread_id);
+  await ctx.store.deleteThread(thread.thread_id);
+  await ctx.saver.deleteThread(thread.thread_id);
+  const at = new Date().toISOString();
+  for (const p of pending) await ctx.bus.publish({ type: "interrupt.resolved", thread_id: p.thread_id, interrupt_id: p.interrupt_id, by: null, answer: null, at });
+}
+
+export function threadRoutes(ctx: ServerContext): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.post("/threads", async (c) => {
+    const req = await body(c, ThreadCreateBody);
+    const thread = newThread(req.thread_id ?? randomUUID(), req.metadata ?? {});
+    if (thread.graph_id && ctx.graphs.get(thread.graph_id)) thread.assistant_id = defaultAssistantId(thread.graph_id);
+    if (!(await ctx.store.insertThread(thread))) {
+      if (req.if_exists === "do_nothing") return c.json(threadJson(await requireThread(ctx, thread.thread_id)));
+      throw new ConflictError(`Thread "${thread.thread_id}" already exists.`, { thread_id: thread.thread_id });
+    }
+    if (req.supersteps?.length) {
+      await applySupersteps(ctx, thread, req.supersteps);
+      return c.json(threadJson((await syncThread(ctx, thread.thread_id))!));
+    }
+    return c.json(threadJson(thread));
+  });
+
+  app.post("/threads/search", async (c) => {
+    const req = await body(c, ThreadSearchBody);
+    const threads = await ctx.store.threads({
+      ids: req.ids ?? undefined,
+      status: req.status ?? undefined,
+      metadata: req.metadata ?? undefined,
+      values: req.values ?? undefined,
+      sort_by: req.sort_by ?? undefined,
+      sort_order: req.sort_order ?? undefined,
+      limit: req.limit ?? 10,
+      offset: req.offset ?? 0,
+    });
+    return c.json(threads.map(threadJson));
+  });
+
+  app.post("/threads/count", async (c) => {
+    const req = await body(c, ThreadSearchBody);
+    const threads = await ctx.store.threads({ status: req.status ?? undefined, metadata: req.metadata ?? undefined, values: req.values ?? undefined });
+    return c.json(threads.length);
+  });
+
+  app.get("/threads/:thread_id", async (c) => c.json(threadJson(await requireThread(ctx, c.req.param("thread_id")))));
+
+  app.patch("/threads/:thread_id", async (c) => {
+    const req = await body(c, ThreadPatchBody);
+    const thread = await requireThread(ctx, c.req.param("thread_id"));
+    const next = { ...thread, metadata: { ...thread.metadata, ...req.metadata }, updated_at: new Date().toISOString() };
+    await ctx.store.saveThread(next);
+    return c.json(threadJson(next));
+  });
+
+  app.delete("/threads/:thread_id", async (c) => {
+    await deleteThread(ctx, await requireThread(ctx, c.req.param("thread_id")));
+    return c.body(null, 204);
+  });
+
+  app.post("/threads/:thread_id/copy", async (c) => {
+    const source = await requireThread(ctx, c.req.param("thread_id"));
+    const copy: ThreadRecord = { ...newThread(randomUUID(), { ...source.metadata }), graph_id: source.graph_id, assistant_id: source.assistant_id, config: source.config };
+    await ctx.store.insertThread(copy);
+    await copyCheckpoints(ctx.saver, source.thread_id, copy.thread_id);
+    return c.json(threadJson((await syncThread(ctx, copy.thread_id, { error: source.error ?? null }))!));
+  });
+
+  return app;
+}

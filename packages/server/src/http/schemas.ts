@@ -1,0 +1,110 @@
+/**
+ * Request bodies and query strings, validated before anything runs. Unknown fields are
+ * dropped; a wrong one is answered with 422 naming it (see validate.ts).
+ */
+import { z } from "zod";
+
+const json = z.record(z.string(), z.unknown());
+const breakpoints = z.union([z.literal("*"), z.array(z.string())]);
+export const STREAM_MODES = ["values", "messages", "messages-tuple", "updates", "events", "debug", "custom", "tasks", "checkpoints"] as const;
+const streamMode = z.enum(STREAM_MODES);
+const page = { limit: z.number().int().min(0).max(10_000).optional(), offset: z.number().int().min(0).optional() };
+
+export const RunBody = z.object({
+  assistant_id: z.string().min(1),
+  input: z.unknown().optional(),
+  command: z
+    .object({ resume: z.unknown().optional(), update: z.unknown().optional(), goto: z.unknown().optional(), reason: z.string().max(2000).optional() })
+    .nullish(),
+  config: z.object({ configurable: json.optional(), recursion_limit: z.number().int().positive().optional(), tags: z.array(z.string()).optional() }).passthrough().nullish(),
+  context: z.unknown().optional(),
+  metadata: json.nullish(),
+  stream_mode: z.union([streamMode, z.array(streamMode)]).nullish(),
+  stream_subgraphs: z.boolean().nullish(),
+  stream_resumable: z.boolean().nullish(),
+  interrupt_before: breakpoints.nullish(),
+  interrupt_after: breakpoints.nullish(),
+  checkpoint_id: z.string().min(1).nullish(),
+  checkpoint: z.object({ checkpoint_id: z.string().optional() }).passthrough().nullish(),
+  multitask_strategy: z.enum(["reject", "interrupt", "rollback", "enqueue"]).nullish(),
+  if_not_exists: z.enum(["create", "reject"]).nullish(),
+  on_disconnect: z.enum(["cancel", "continue"]).nullish(),
+  on_completion: z.enum(["delete", "keep"]).nullish(),
+});
+export type RunBody = z.infer<typeof RunBody>;
+
+export const ThreadCreateBody = z.object({
+  thread_id: z.string().min(1).max(200).nullish(),
+  metadata: json.nullish(),
+  if_exists: z.enum(["raise", "do_nothing"]).nullish(),
+  supersteps: z.array(z.object({ updates: z.array(z.object({ values: z.unknown().optional(), command: z.unknown().optional(), as_node: z.string() })) })).nullish(),
+});
+
+export const ThreadSearchBody = z.object({
+  metadata: json.nullish(),
+  values: json.nullish(),
+  ids: z.array(z.string()).nullish(),
+  status: z.enum(["idle", "busy", "interrupted", "error"]).nullish(),
+  sort_by: z.enum(["thread_id", "status", "created_at", "updated_at", "state_updated_at"]).nullish(),
+  sort_order: z.enum(["asc", "desc"]).nullish(),
+  ...page,
+});
+
+export const ThreadPatchBody = z.object({ metadata: json.nullish() });
+
+export const StateUpdateBody = z.object({
+  values: z.unknown().optional(),
+  as_node: z.string().min(1).nullish(),
+  checkpoint_id: z.string().min(1).nullish(),
+  checkpoint: z.object({ checkpoint_id: z.string().optional() }).passthrough().nullish(),
+});
+
+export const StateAtBody = z.object({
+  checkpoint: z.object({ checkpoint_id: z.string().min(1), checkpoint_ns: z.string().optional() }).passthrough(),
+  subgraphs: z.boolean().nullish(),
+});
+
+export const HistoryBody = z.object({
+  limit: z.number().int().min(1).max(1000).nullish(),
+  before: z.union([z.string(), z.object({ configurable: json.optional(), checkpoint_id: z.string().optional() }).passthrough()]).nullish(),
+  metadata: json.nullish(),
+  checkpoint: z.object({ checkpoint_id: z.string().optional(), checkpoint_ns: z.string().optional() }).passthrough().nullish(),
+});
+
+export const AssistantCreateBody = z.object({
+  graph_id: z.string().min(1),
+  assistant_id: z.string().min(1).nullish(),
+  config: json.nullish(),
+  context: z.unknown().optional(),
+  metadata: json.nullish(),
+  if_exists: z.enum(["raise", "do_nothing"]).nullish(),
+  name: z.string().nullish(),
+  description: z.string().nullish(),
+});
+
+export const AssistantPatchBody = AssistantCreateBody.partial().omit({ assistant_id: true, if_exists: true });
+
+export const AssistantSearchBody = z.object({
+  graph_id: z.string().nullish(),
+  name: z.string().nullish(),
+  metadata: json.nullish(),
+  sort_by: z.string().nullish(),
+  sort_order: z.enum(["asc", "desc"]).nullish(),
+  ...page,
+});
+
+export const InboxQuery = z.object({
+  graph_id: z.string().min(1).optional(),
+  thread_id: z.string().min(1).optional(),
+  q: z.string().max(500).optional(),
+  min_age_seconds: z.coerce.number().min(0).optional(),
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+  offset: z.coerce.number().int().min(0).optional(),
+});
+
+export const InboxAnswerBody = z.object({
+  thread_id: z.string().min(1),
+  interrupt_id: z.string().regex(/^[0-9a-f]{32}$/, "must be an interrupt id (32 hex characters)"),
+  answer: z.unknown(),
+  reason: z.string().max(2000).optional(),
+});

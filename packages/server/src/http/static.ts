@@ -1,0 +1,33 @@
+/** The inbox web app's built files at /inbox/ (index.html for unknown paths: it routes in the browser). */
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { extname, join, normalize, sep } from "node:path";
+import type { Hono } from "hono";
+import type { AppEnv } from "./env.js";
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".json": "application/json",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".woff2": "font/woff2",
+  ".map": "application/json",
+};
+
+export function serveInbox(app: Hono<AppEnv>, dir: string | undefined): void {
+  if (!dir || !existsSync(join(dir, "index.html"))) return;
+  const root = normalize(dir + sep);
+  app.get("/inbox", (c) => c.redirect("/inbox/"));
+  app.get("/inbox/*", (c, next) => {
+    const relative = decodeURIComponent(c.req.path.slice("/inbox/".length));
+    const wanted = normalize(join(root, relative));
+    // Never outside the app's directory.
+    if (!wanted.startsWith(root)) return c.notFound();
+    const file = existsSync(wanted) && statSync(wanted).isFile() ? wanted : extname(relative) ? undefined : join(root, "index.html");
+    if (!file) return next();
+    return c.body(readFileSync(file), 200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
+  });
+}

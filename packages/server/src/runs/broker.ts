@@ -1,0 +1,82 @@
+/**
+ * The events of runs executing in this process, for the clients streaming them: each run has
+ * a log (so a client can rejoin with Last-Event-ID) and live subscribers. Logs of finished
+ * runs are kept a little while for late joiners.
+ */
+export interface RunEvent {
+  id: string;
+  event: string;
+  data: unknown;
+}
+
+type Listener = (event: RunEvent | null) => void;
+
+export class RunLog {
+  readonly events: RunEvent[] = [];
+  private readonly listeners = new Set<Listener>();
+  done = false;
+  /** Settles once the run's answers are accepted (first chunk) or refused. */
+  readonly accepted: Promise<unknown>;
+  private settle!: (error: unknown) => void;
+  private settled = false;
+
+  constructor() {
+    this.accepted = new Promise((resolve) => (this.settle = resolve));
+  }
+
+  /** `error` undefined: the answers were taken; otherwise why they were refused. */
+  accept(error?: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.settle(error);
+  }
+
+  push(event: string, data: unknown): void {
+    const entry = { id: String(this.events.length), event, data };
+    this.events.push(entry);
+    for (const listener of this.listeners) listener(entry);
+  }
+
+  close(): void {
+    this.done = true;
+    this.accept();
+    for (const listener of this.listeners) listener(null);
+    this.listeners.clear();
+  }
+
+  /** Replays events after `lastEventId`, then follows live ones; `null` marks the end. */
+  follow(listener: Listener, lastEventId?: string): () => void {
+    const from = lastEventId === undefined ? 0 : Number(lastEventId) + 1;
+    for (const entry of this.events.slice(Number.isFinite(from) ? from : 0)) listener(entry);
+    if (this.done) {
+      listener(null);
+      return () => undefined;
+    }
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
+
+export class RunBroker {
+  private readonly logs = new Map<string, RunLog>();
+  constructor(private readonly keepMs = 60_000) {}
+
+  open(runId: string): RunLog {
+    let log = this.logs.get(runId);
+    if (!log || log.done) this.logs.set(runId, (log = new RunLog()));
+    return log;
+  }
+
+  get(runId: string): RunLog | undefined {
+    return this.logs.get(runId);
+  }
+
+  close(runId: string): void {
+    const log = this.logs.get(runId);
+    if (!log) return;
+    log.close();
+    setTimeout(() => {
+      if (this.logs.get(runId) === log) this.logs.delete(runId);
+    }, this.keepMs).unref();
+  }
+}

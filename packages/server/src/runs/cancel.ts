@@ -1,0 +1,44 @@
+/**
+ * Cancelling a run: a queued run is dropped at once; a running one is aborted where it
+ * executes (this process, or another one told through the bus) and stops at its next step.
+ */
+import type { ServerContext } from "../context.js";
+import type { RunRecord } from "../store/records.js";
+import { syncThread } from "../threads/sync.js";
+
+export type CancelAction = "interrupt" | "rollback";
+
+/** Aborts the run if it executes in this process; true when it did. */
+export function abortLocal(ctx: ServerContext, runId: string, action: CancelAction): boolean {
+  const entry = ctx.executing.get(runId);
+  if (!entry) return false;
+  entry.action = action;
+  entry.controller.abort(new Error(`Run ${runId} was cancelled (${action}).`));
+  return true;
+}
+
+export async function cancelRun(ctx: ServerContext, run: RunRecord, action: CancelAction): Promise<void> {
+  if (run.status === "pending") {
+    const dropped = action === "rollback" ? await ctx.store.deleteRun(run.run_id) : await ctx.store.moveRun(run.run_id, ["pending"], "interrupted");
+    if (dropped) {
+      await ctx.store.settleAnswers(run.run_id, false);
+      ctx.broker.get(run.run_id)?.accept(new Error("cancelled"));
+      ctx.broker.close(run.run_id);
+      await syncThread(ctx, run.thread_id);
+      return;
+    }
+    // It started meanwhile: abort it as a running run.
+  }
+  if (!abortLocal(ctx, run.run_id, action)) await ctx.bus.publish({ type: "run.cancel", run_id: run.run_id, action });
+}
+
+/** Resolves when the run has left pending/running (polling the store; works across processes). */
+export async function waitForRun(ctx: ServerContext, runId: string, signal?: AbortSignal): Promise<RunRecord | undefined> {
+  for (let delay = 5; ; delay = Math.min(delay * 2, 200)) {
+    const log = ctx.broker.get(runId);
+    if (log && !log.done) await new Promise<void>((resolve) => log.follow((e) => e === null && resolve()));
+    const run = await ctx.store.getRun(runId);
+    if (!run || (run.status !== "pending" && run.status !== "running") || signal?.aborted) return run;
+    await new Promise((r) => setTimeout(r, delay));
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * Executes one run in this process: stream the graph, hand each chunk to the run's log,
+ * record the outcome, bring the thread up to date, then start the thread's next queued run.
+ */
+import { INTERRUPT } from "interlude";
+import type { ServerContext } from "../context.js";
+import type { RunRecord } from "../store/records.js";
+import { syncThread } from "../threads/sync.js";
+import { apiInterrupt } from "../threads/state.js";
+import { graphConfig, graphInput, streamModes } from "./input.js";
+import { errorBody, isRefusal, isThreadBusy } from "./outcome.js";
+import type { RunLog } from "./broker.js";
+
+const BUSY_RETRY_MS = 500;
+
+/** Interrupts inside chunks are shown in the API's shape. */
+function wire(chunk: unknown): unknown {
+  if (typeof chunk !== "object" || chunk === null || !(INTERRUPT in chunk)) return chunk;
+  const list = (chunk as Record<string, unknown>)[INTERRUPT];
+  return Array.isArray(list) ? { ...chunk, [INTERRUPT]: list.map(apiInterrupt) } : chunk;
+}
+
+async function headOf(ctx: ServerContext, threadId: string): Promise<string | null> {
+  return (await ctx.saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } }))?.checkpoint.id ?? null;
+}
+
+/** Claims a pending run; returns the claimed record, or undefined if someone else has it. */
+async function claim(ctx: ServerContext, run: RunRecord): Promise<{ run: RunRecord; continuing: boolean } | undefined> {
+  const head = await headOf(ctx, run.thread_id);
+  const kwargs = { ...run.kwargs };
+  // A run started before (its process died) continues from where it got instead of re-sending its input.
+  const continuing = kwargs.started_at_checkpoint !== undefined && kwargs.started_at_checkpoint !== head;
+  if (kwargs.started_at_checkpoint === undefined) kwargs.started_at_checkpoint = head;
+  const attempt = run.attempt + 1;
+  if (!(await ctx.store.moveRun(run.run_id, ["pending"], "running", { kwargs, attempt }))) return undefined;
+  await ctx.store.markThreadBusy(run.thread_id);
+  return { run: { ...run, kwargs, attempt, status: "running" }, continuing };
+}
+
+async function stream(ctx: ServerContext, run: RunRecord, continuing: boolean, log: RunLog, signal: AbortSignal): Promise<{ error?: unknown; accepted: boolean }> {
+  let accepted = false;
+  try {
+    const assistant = await ctx.store.getAssistant(run.assistant_id);
+    const graph = assistant && ctx.graphs.get(assistant.graph_id);
+    if (!graph) throw new Error(`Graph of assistant "${run.assistant_id}" is not loaded by this server.`);
+    const modes = streamModes(run.kwargs);
+    const config = graphConfig(run.thread_id, continuing ? { ...run.kwargs, checkpoint_id: undefined } : run.kwargs, signal);
+    config.streamMode = [...new Set(modes.map(([, core]) => core))];
+    const chunks = await graph.stream(continuing ? null : graphInput(run.kwargs, run.identity), config);
+    for await (const [ns, mode, chunk] of chunks as AsyncIterable<[string[], string, unknown]>) {
+      if (!accepted) {
+        accepted = true;
+        log.accept();
+      }
+      if (ns.length && !run.kwargs.stream_subgraphs) continue;
+      for (const [name, core] of modes) if (core === mode) log.push(ns.length ? `${name}|${ns.join("|")}` : name, wire(chunk));
+    }
+    return { accepted };
+  } catch (error) {
+    return { error, accepted };
+  }
+}
+
+export async function executeRun(ctx: ServerContext, pending: RunRecord): Promise<void> {
+  const claimed = await claim(ctx, pending);
+  if (!claimed) return;
+  const { run, continuing } = claimed;
+  const log = ctx.broker.open(run.run_id);
+  if (!log.events.length) log.push("metadata", { run_id: run.run_id, attempt: run.attempt });
+  const controller = new AbortController();
+  const entry: { controller: AbortController; action?: "interrupt" | "rollback" } = { controller };
+  ctx.executing.set(run.run_id, entry);
+  // The entry stays until the outcome is recorded, so shutting down waits for it.
+  try {
+    const { error, accepted } = await stream(ctx, run, continuing, log, controller.signal);
+    if (error !== undefined && !accepted && isThreadBusy(error) && !controller.signal.aborted) {
+      // Another writer (or a crashed process's claim, until it lapses) holds the thread: try again shortly.
+      await ctx.store.moveRun(run.run_id, ["running"], "pending");
+      setTimeout(() => void executeRun(ctx, { ...run, status: "pending" }).catch(() => undefined), BUSY_RETRY_MS).unref();
+      return;
+    }
+    await finish(ctx, run, log, error, accepted, entry.action);
+  } finally {
+    ctx.executing.delete(run.run_id);
+  }
+}
+
+async function finish(ctx: ServerContext, run: RunRecord, log: RunLog, error: unknown, accepted: boolean, cancel: "interrupt" | "rollback" | undefined): Promise<void> {
+  const applied = error === undefined || accepted;
+  await ctx.store.settleAnswers(run.run_id, applied);
+  log.accept(applied ? undefined : error);
+  const body = error === undefined || cancel ? null : errorBody(error);
+  if (cancel === "rollback") {
+    await ctx.store.deleteRun(run.run_id);
+    // A first run rolled back leaves no checkpoint behind; later ones are undone by the next run forking from where they started.
+    if (run.kwargs.started_at_checkpoint === null) await ctx.saver.deleteThread(run.thread_id);
+  } else {
+    await ctx.store.moveRun(run.run_id, ["running"], cancel ? "interrupted" : error !== undefined ? "error" : "success", { error: body });
+  }
+  await syncThread(ctx, run.thread_id, { error: body && !isRefusal(error) ? body : null });
+  if (body) log.push("error", body);
+  log.push("end", null);
+  ctx.broker.close(run.run_id);
+  await ctx.bus.publish({ type: "run.done", run_id: run.run_id });
+  await dispatchNext(ctx, run.thread_id);
+}
+
+export async function dispatchNext(ctx: ServerContext, threadId: string): Promise<void> {
+  const active = await ctx.store.activeRuns(threadId);
+  const next = active[0];
+  if (next && next.status === "pending") await ctx.dispatcher.dispatch(next);
+}

@@ -1,0 +1,47 @@
+/** A run's request (kwargs) turned into what `graph.stream()` takes. */
+import { Command, Send, type StreamConfig, type StreamMode } from "interlude";
+import type { RunKwargs } from "../store/records.js";
+
+const CORE_MODES: Record<string, StreamMode | undefined> = {
+  values: "values",
+  updates: "updates",
+  custom: "custom",
+  checkpoints: "checkpoints",
+  tasks: "tasks",
+  debug: "debug",
+  messages: "messages",
+  "messages-tuple": "messages",
+};
+
+/** The stream modes a client asked for, as (API name, core mode) pairs; unknown modes are dropped. */
+export function streamModes(kwargs: RunKwargs): Array<[string, StreamMode]> {
+  const asked = kwargs.stream_mode?.length ? kwargs.stream_mode : ["values"];
+  return asked.flatMap((name) => (CORE_MODES[name] ? [[name, CORE_MODES[name]!] as [string, StreamMode]] : []));
+}
+
+function gotoOf(goto: unknown): Array<string | Send> | undefined {
+  if (goto === undefined || goto === null) return undefined;
+  const list = Array.isArray(goto) ? goto : [goto];
+  return list.map((g) => (typeof g === "object" && g !== null && "node" in g ? new Send(String((g as { node: unknown }).node), (g as { input?: unknown }).input) : String(g)));
+}
+
+/** Input of the graph: the command (with who answered), or the input (null continues the thread). */
+export function graphInput(kwargs: RunKwargs, identity: string): unknown {
+  const c = kwargs.command;
+  if (!c) return kwargs.input ?? null;
+  return new Command({ resume: c.resume, update: c.update as never, goto: gotoOf(c.goto) as never, by: identity, reason: c.reason });
+}
+
+export function graphConfig(threadId: string, kwargs: RunKwargs, signal: AbortSignal): StreamConfig {
+  const config = (kwargs.config ?? {}) as { configurable?: Record<string, unknown>; recursion_limit?: number; tags?: string[] };
+  const checkpointId = kwargs.checkpoint_id ?? (config.configurable?.checkpoint_id as string | undefined);
+  const configurable: Record<string, unknown> = { ...config.configurable, thread_id: threadId };
+  if (checkpointId) configurable.checkpoint_id = checkpointId;
+  else delete configurable.checkpoint_id;
+  const out: StreamConfig = { configurable, signal, subgraphs: true };
+  if (kwargs.context !== undefined) out.context = kwargs.context;
+  if (config.recursion_limit !== undefined) out.recursionLimit = config.recursion_limit;
+  if (kwargs.interrupt_before !== undefined) out.interruptBefore = kwargs.interrupt_before;
+  if (kwargs.interrupt_after !== undefined) out.interruptAfter = kwargs.interrupt_after;
+  return out;
+}

@@ -1,0 +1,37 @@
+/**
+ * Runs executing in this process renew their lease (the run's `updated_at`); a run whose
+ * lease lapsed belongs to a process that died. A queued run is put back in the queue (it
+ * continues from its last checkpoint); a stream or wait run, whose client is gone with the
+ * process, is marked as errored.
+ */
+import type { ServerContext } from "../context.js";
+import { syncThread } from "../threads/sync.js";
+import { dispatchNext } from "./executor.js";
+
+export function startLeases(ctx: ServerContext): () => void {
+  const renew = setInterval(() => void ctx.store.touchRuns([...ctx.executing.keys()]).catch(() => undefined), Math.max(ctx.runLeaseMs / 3, 50));
+  const sweep = setInterval(() => void recoverLost(ctx).catch(() => undefined), Math.max(ctx.runLeaseMs / 2, 100));
+  renew.unref();
+  sweep.unref();
+  return () => {
+    clearInterval(renew);
+    clearInterval(sweep);
+  };
+}
+
+export async function recoverLost(ctx: ServerContext): Promise<void> {
+  const before = new Date(Date.now() - ctx.runLeaseMs).toISOString();
+  for (const run of await ctx.store.staleRuns(before)) {
+    if (ctx.executing.has(run.run_id)) continue;
+    if (run.owner === null) {
+      if (await ctx.store.moveRun(run.run_id, ["running"], "pending")) await dispatchNext(ctx, run.thread_id);
+      continue;
+    }
+    const lost = { error: "RunLost", code: "RUN_LOST", message: "The process executing this run stopped before it finished. The thread keeps its last checkpoint; start a new run to continue." };
+    if (await ctx.store.moveRun(run.run_id, ["running"], "error", { error: lost })) {
+      await ctx.store.settleAnswers(run.run_id, false);
+      await syncThread(ctx, run.thread_id, { error: null });
+      await dispatchNext(ctx, run.thread_id);
+    }
+  }
+}

@@ -1,0 +1,64 @@
+/** `interlude serve`: the backend plus the HTTP API on a host and port. */
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { openBackend, type Backend, type BackendOptions } from "./backend.js";
+import { createApp } from "./http/app.js";
+
+export interface ServeOptions extends BackendOptions {
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** API key -> identity; empty or absent: an open server (development). */
+  apiKeys?: Record<string, string>;
+  maxBodyBytes?: number;
+  /** Built inbox app (default: @interlude/inbox's dist, when built). */
+  inboxDir?: string;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  backend: Backend;
+  close(): Promise<void>;
+}
+
+function defaultInboxDir(): string | undefined {
+  try {
+    const dir = join(dirname(createRequire(import.meta.url).resolve("@interlude/inbox/package.json")), "dist");
+    if (existsSync(dir)) return dir;
+  } catch {
+    // not installed: fall back to the workspace layout
+  }
+  const sibling = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "inbox", "dist");
+  return existsSync(sibling) ? sibling : undefined;
+}
+
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const backend = await openBackend(options);
+  const apiKeys = { ...options.config?.apiKeys, ...options.apiKeys };
+  const app = createApp(backend.ctx, { apiKeys, maxBodyBytes: options.maxBodyBytes, inboxDir: options.inboxDir ?? defaultInboxDir() });
+  const host = options.host ?? "127.0.0.1";
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 0 }, () => resolve(s));
+    s.once("error", reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shown = host.includes(":") ? `[${host}]` : host;
+  return {
+    url: `http://${shown}:${port}`,
+    port,
+    backend,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Open SSE streams would keep close() waiting.
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+      await backend.close();
+    },
+  };
+}

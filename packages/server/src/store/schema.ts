@@ -1,0 +1,48 @@
+import type { Db } from "./db.js";
+
+/**
+ * The server's own tables, beside the checkpoint tables in the same database. Migrations run
+ * in order and are recorded in `interlude_server_schema`; never edit a shipped one, add the next.
+ * Types are the common subset of SQLite and PostgreSQL (text, bigint).
+ */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE interlude_server_assistants (
+     assistant_id text PRIMARY KEY, graph_id text NOT NULL, name text NOT NULL, description text,
+     config text NOT NULL, context text, metadata text NOT NULL, version bigint NOT NULL,
+     created_at text NOT NULL, updated_at text NOT NULL);
+   CREATE TABLE interlude_server_threads (
+     thread_id text PRIMARY KEY, created_at text NOT NULL, updated_at text NOT NULL, state_updated_at text NOT NULL,
+     metadata text NOT NULL, status text NOT NULL, "values" text, interrupts text NOT NULL, error text,
+     config text NOT NULL, graph_id text, assistant_id text);
+   CREATE INDEX interlude_server_threads_created ON interlude_server_threads (created_at);
+   CREATE TABLE interlude_server_runs (
+     run_id text PRIMARY KEY, thread_id text NOT NULL, assistant_id text NOT NULL,
+     created_at text NOT NULL, updated_at text NOT NULL, status text NOT NULL, metadata text NOT NULL,
+     multitask_strategy text NOT NULL, kwargs text NOT NULL, identity text NOT NULL, owner text,
+     attempt bigint NOT NULL, error text);
+   CREATE INDEX interlude_server_runs_thread ON interlude_server_runs (thread_id, created_at);
+   CREATE INDEX interlude_server_runs_status ON interlude_server_runs (status);
+   CREATE TABLE interlude_server_pending (
+     thread_id text NOT NULL, interrupt_id text NOT NULL, graph_id text, assistant_id text,
+     value text NOT NULL, response_schema text, ns text NOT NULL, created_at text NOT NULL, deadline_at text,
+     PRIMARY KEY (thread_id, interrupt_id));
+   CREATE INDEX interlude_server_pending_created ON interlude_server_pending (created_at);
+   CREATE TABLE interlude_server_answers (
+     thread_id text NOT NULL, interrupt_id text NOT NULL, by text NOT NULL, answer text,
+     at text NOT NULL, run_id text, state text NOT NULL,
+     PRIMARY KEY (thread_id, interrupt_id));`,
+];
+
+export async function migrate(db: Db): Promise<void> {
+  await db.tx(async (tx) => {
+    // Postgres: several processes may start at once; the advisory lock in tx() serialises them.
+    await tx.exec("CREATE TABLE IF NOT EXISTS interlude_server_schema (version bigint NOT NULL)");
+    const rows = await tx.all<{ version: number | string }>("SELECT version FROM interlude_server_schema");
+    let version = rows.length ? Number(rows[0]!.version) : 0;
+    if (!rows.length) await tx.run("INSERT INTO interlude_server_schema (version) VALUES (0)");
+    for (; version < MIGRATIONS.length; version++) {
+      await tx.exec(MIGRATIONS[version]!);
+      await tx.run("UPDATE interlude_server_schema SET version = ?", [version + 1]);
+    }
+  }, "__schema__");
+}

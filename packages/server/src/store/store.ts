@@ -1,0 +1,248 @@
+/**
+ * The server's records in SQL, one implementation for SQLite and PostgreSQL (see db.ts).
+ * Filters on JSON (metadata, values) run in JS over the rows SQL narrowed down.
+ */
+import { answerOf, assistantOf, json, pendingOf, runOf, threadOf } from "./codec.js";
+import type { Db } from "./db.js";
+import type { AnswerRecord, AssistantRecord, Json, PendingInterrupt, RunRecord, RunStatus, ThreadRecord, ThreadStatus } from "./records.js";
+import { migrate } from "./schema.js";
+
+export interface Page {
+  limit?: number;
+  offset?: number;
+}
+
+export interface ThreadQuery extends Page {
+  ids?: string[];
+  status?: ThreadStatus;
+  metadata?: Json;
+  values?: Json;
+  sort_by?: "thread_id" | "status" | "created_at" | "updated_at" | "state_updated_at";
+  sort_order?: "asc" | "desc";
+}
+
+export interface PendingQuery extends Page {
+  graph_id?: string;
+  q?: string;
+  min_age_seconds?: number;
+  thread_id?: string;
+}
+
+/** Shallow match of JSON values, as LangGraph Server's metadata filters. */
+export function matches(target: Json | null | undefined, filter: Json | undefined): boolean {
+  if (!filter) return true;
+  return Object.entries(filter).every(([k, v]) => JSON.stringify(target?.[k]) === JSON.stringify(v));
+}
+
+const ACTIVE: RunStatus[] = ["pending", "running"];
+
+export class Store {
+  constructor(readonly db: Db) {}
+
+  setup(): Promise<void> {
+    return migrate(this.db);
+  }
+
+  // ---- assistants ----
+
+  async insertAssistant(a: AssistantRecord): Promise<boolean> {
+    const changes = await this.db.run(
+      `INSERT INTO interlude_server_assistants (assistant_id, graph_id, name, description, config, context, metadata, version, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (assistant_id) DO NOTHING`,
+      [a.assistant_id, a.graph_id, a.name, a.description, json(a.config), json(a.context), json(a.metadata), a.version, a.created_at, a.updated_at],
+    );
+    return changes > 0;
+  }
+
+  async saveAssistant(a: AssistantRecord): Promise<void> {
+    await this.db.run(
+      `UPDATE interlude_server_assistants SET graph_id = ?, name = ?, description = ?, config = ?, context = ?, metadata = ?, version = ?, updated_at = ? WHERE assistant_id = ?`,
+      [a.graph_id, a.name, a.description, json(a.config), json(a.context), json(a.metadata), a.version, a.updated_at, a.assistant_id],
+    );
+  }
+
+  async getAssistant(id: string): Promise<AssistantRecord | undefined> {
+    const rows = await this.db.all("SELECT * FROM interlude_server_assistants WHERE assistant_id = ?", [id]);
+    return rows[0] && assistantOf(rows[0]);
+  }
+
+  async assistants(filter: { graph_id?: string; name?: string; metadata?: Json } = {}): Promise<AssistantRecord[]> {
+    const rows = await this.db.all("SELECT * FROM interlude_server_assistants ORDER BY created_at, assistant_id");
+    return rows
+      .map(assistantOf)
+      .filter((a) => (!filter.graph_id || a.graph_id === filter.graph_id) && (!filter.name || a.name.includes(filter.name)) && matches(a.metadata, filter.metadata));
+  }
+
+  async deleteAssistant(id: string): Promise<boolean> {
+    return (await this.db.run("DELETE FROM interlude_server_assistants WHERE assistant_id = ?", [id])) > 0;
+  }
+
+  // ---- threads ----
+
+  async insertThread(t: ThreadRecord, db: Db = this.db): Promise<boolean> {
+    const changes = await db.run(
+      `INSERT INTO interlude_server_threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, "values", interrupts, error, config, graph_id, assistant_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id) DO NOTHING`,
+      [t.thread_id, t.created_at, t.updated_at, t.state_updated_at, json(t.metadata), t.status, json(t.values), json(t.interrupts), json(t.error), json(t.config), t.graph_id, t.assistant_id],
+    );
+    return changes > 0;
+  }
+
+  async saveThread(t: ThreadRecord, db: Db = this.db): Promise<void> {
+    await db.run(
+      `UPDATE interlude_server_threads SET updated_at = ?, state_updated_at = ?, metadata = ?, status = ?, "values" = ?, interrupts = ?, error = ?, config = ?, graph_id = ?, assistant_id = ? WHERE thread_id = ?`,
+      [t.updated_at, t.state_updated_at, json(t.metadata), t.status, json(t.values), json(t.interrupts), json(t.error), json(t.config), t.graph_id, t.assistant_id, t.thread_id],
+    );
+  }
+
+  async markThreadBusy(id: string): Promise<void> {
+    await this.db.run("UPDATE interlude_server_threads SET status = 'busy', updated_at = ? WHERE thread_id = ?", [new Date().toISOString(), id]);
+  }
+
+  async getThread(id: string, db: Db = this.db): Promise<ThreadRecord | undefined> {
+    const rows = await db.all("SELECT * FROM interlude_server_threads WHERE thread_id = ?", [id]);
+    return rows[0] && threadOf(rows[0]);
+  }
+
+  async threads(query: ThreadQuery): Promise<ThreadRecord[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (query.status) (where.push("status = ?"), params.push(query.status));
+    if (query.ids?.length) (where.push(`thread_id IN (${query.ids.map(() => "?").join(", ")})`), params.push(...query.ids));
+    const column = query.sort_by ?? "created_at";
+    const order = query.sort_order === "asc" ? "ASC" : "DESC";
+    const sql = `SELECT * FROM interlude_server_threads${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY ${column} ${order}, thread_id ${order}`;
+    const rows = (await this.db.all(sql, params)).map(threadOf).filter((t) => matches(t.metadata, query.metadata) && matches(t.values, query.values));
+    const offset = query.offset ?? 0;
+    return query.limit === undefined ? rows.slice(offset) : rows.slice(offset, offset + query.limit);
+  }
+
+  async deleteThread(id: string): Promise<boolean> {
+    return this.db.tx(async (db) => {
+      for (const table of ["runs", "pending", "answers"]) await db.run(`DELETE FROM interlude_server_${table} WHERE thread_id = ?`, [id]);
+      return (await db.run("DELETE FROM interlude_server_threads WHERE thread_id = ?", [id])) > 0;
+    }, id);
+  }
+
+  // ---- runs ----
+
+  async insertRun(r: RunRecord, db: Db = this.db): Promise<void> {
+    await db.run(
+      `INSERT INTO interlude_server_runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, multitask_strategy, kwargs, identity, owner, attempt, error)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [r.run_id, r.thread_id, r.assistant_id, r.created_at, r.updated_at, r.status, json(r.metadata), r.multitask_strategy, json(r.kwargs), r.identity, r.owner, r.attempt, json(r.error)],
+    );
+  }
+
+  async getRun(runId: string, db: Db = this.db): Promise<RunRecord | undefined> {
+    const rows = await db.all("SELECT * FROM interlude_server_runs WHERE run_id = ?", [runId]);
+    return rows[0] && runOf(rows[0]);
+  }
+
+  async runs(threadId: string, filter: Page & { status?: RunStatus } = {}): Promise<RunRecord[]> {
+    const params: unknown[] = [threadId];
+    let sql = "SELECT * FROM interlude_server_runs WHERE thread_id = ?";
+    if (filter.status) (sql += " AND status = ?"), params.push(filter.status);
+    sql += ` ORDER BY created_at DESC, run_id DESC LIMIT ${Math.floor(filter.limit ?? 10)} OFFSET ${Math.floor(filter.offset ?? 0)}`;
+    return (await this.db.all(sql, params)).map(runOf);
+  }
+
+  /** Pending and running runs of a thread, oldest first. */
+  async activeRuns(threadId: string, db: Db = this.db): Promise<RunRecord[]> {
+    const rows = await db.all(`SELECT * FROM interlude_server_runs WHERE thread_id = ? AND status IN (?, ?) ORDER BY created_at, run_id`, [threadId, ...ACTIVE]);
+    return rows.map(runOf);
+  }
+
+  /** Compare-and-set of a run's status; false when it was not in one of `from`. */
+  async moveRun(runId: string, from: RunStatus[], to: RunStatus, extra: { error?: unknown; kwargs?: RunRecord["kwargs"]; attempt?: number } = {}, db: Db = this.db): Promise<boolean> {
+    const sets = ["status = ?", "updated_at = ?"];
+    const params: unknown[] = [to, new Date().toISOString()];
+    if ("error" in extra) (sets.push("error = ?"), params.push(json(extra.error)));
+    if (extra.kwargs) (sets.push("kwargs = ?"), params.push(json(extra.kwargs)));
+    if (extra.attempt !== undefined) (sets.push("attempt = ?"), params.push(extra.attempt));
+    params.push(runId, ...from);
+    return (await db.run(`UPDATE interlude_server_runs SET ${sets.join(", ")} WHERE run_id = ? AND status IN (${from.map(() => "?").join(", ")})`, params)) > 0;
+  }
+
+  async deleteRun(runId: string): Promise<boolean> {
+    return (await this.db.run("DELETE FROM interlude_server_runs WHERE run_id = ?", [runId])) > 0;
+  }
+
+  /** Running runs of executors that stopped renewing them (a crashed process). */
+  async staleRuns(before: string): Promise<RunRecord[]> {
+    return (await this.db.all("SELECT * FROM interlude_server_runs WHERE status = 'running' AND updated_at < ?", [before])).map(runOf);
+  }
+
+  async touchRuns(runIds: string[]): Promise<void> {
+    if (!runIds.length) return;
+    await this.db.run(`UPDATE interlude_server_runs SET updated_at = ? WHERE status = 'running' AND run_id IN (${runIds.map(() => "?").join(", ")})`, [new Date().toISOString(), ...runIds]);
+  }
+
+  // ---- pending interrupts (the inbox) ----
+
+  async pendingOf(threadId: string, db: Db = this.db): Promise<PendingInterrupt[]> {
+    return (await db.all("SELECT * FROM interlude_server_pending WHERE thread_id = ? ORDER BY created_at", [threadId])).map(pendingOf);
+  }
+
+  async insertPending(p: PendingInterrupt, db: Db = this.db): Promise<boolean> {
+    const changes = await db.run(
+      `INSERT INTO interlude_server_pending (thread_id, interrupt_id, graph_id, assistant_id, value, response_schema, ns, created_at, deadline_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id, interrupt_id) DO NOTHING`,
+      [p.thread_id, p.interrupt_id, p.graph_id, p.assistant_id, json(p.value), json(p.response_schema), json(p.ns), p.created_at, p.deadline_at],
+    );
+    return changes > 0;
+  }
+
+  async deletePending(threadId: string, interruptId: string, db: Db = this.db): Promise<boolean> {
+    return (await db.run("DELETE FROM interlude_server_pending WHERE thread_id = ? AND interrupt_id = ?", [threadId, interruptId])) > 0;
+  }
+
+  async pending(query: PendingQuery): Promise<{ items: PendingInterrupt[]; total: number }> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (query.graph_id) (where.push("graph_id = ?"), params.push(query.graph_id));
+    if (query.thread_id) (where.push("thread_id = ?"), params.push(query.thread_id));
+    if (query.q) (where.push("LOWER(value) LIKE ?"), params.push(`%${query.q.toLowerCase()}%`));
+    if (query.min_age_seconds) (where.push("created_at <= ?"), params.push(new Date(Date.now() - query.min_age_seconds * 1000).toISOString()));
+    const filter = where.length ? ` WHERE ${where.join(" AND ")}` : "";
+    const [count] = await this.db.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM interlude_server_pending${filter}`, params);
+    const page = ` LIMIT ${Math.floor(query.limit ?? 50)} OFFSET ${Math.floor(query.offset ?? 0)}`;
+    const rows = await this.db.all(`SELECT * FROM interlude_server_pending${filter} ORDER BY created_at, thread_id, interrupt_id${page}`, params);
+    return { items: rows.map(pendingOf), total: Number(count?.n ?? 0) };
+  }
+
+  async dueDeadlines(now: string): Promise<PendingInterrupt[]> {
+    return (await this.db.all("SELECT * FROM interlude_server_pending WHERE deadline_at IS NOT NULL AND deadline_at <= ? ORDER BY deadline_at", [now])).map(pendingOf);
+  }
+
+  async nextDeadline(): Promise<string | undefined> {
+    const rows = await this.db.all<{ d: string | null }>("SELECT MIN(deadline_at) AS d FROM interlude_server_pending");
+    return rows[0]?.d ?? undefined;
+  }
+
+  // ---- answers ----
+
+  /** Reserves the answer to an interrupt; returns the earlier answer when there is one. */
+  async reserveAnswer(a: AnswerRecord, db: Db = this.db): Promise<AnswerRecord | undefined> {
+    const inserted = await db.run(
+      `INSERT INTO interlude_server_answers (thread_id, interrupt_id, by, answer, at, run_id, state) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id, interrupt_id) DO NOTHING`,
+      [a.thread_id, a.interrupt_id, a.by, json(a.answer), a.at, a.run_id, a.state],
+    );
+    return inserted ? undefined : this.answer(a.thread_id, a.interrupt_id, db);
+  }
+
+  async answer(threadId: string, interruptId: string, db: Db = this.db): Promise<AnswerRecord | undefined> {
+    const rows = await db.all("SELECT * FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id = ?", [threadId, interruptId]);
+    return rows[0] && answerOf(rows[0]);
+  }
+
+  /** Forgets an applied answer: the interrupt is pending again (a replay or fork asked it anew). */
+  async clearAnswer(threadId: string, interruptId: string): Promise<void> {
+    await this.db.run("DELETE FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id = ? AND state = 'applied'", [threadId, interruptId]);
+  }
+
+  async settleAnswers(runId: string, applied: boolean): Promise<void> {
+    if (applied) await this.db.run("UPDATE interlude_server_answers SET state = 'applied' WHERE run_id = ? AND state = 'reserved'", [runId]);
+    else await this.db.run("DELETE FROM interlude_server_answers WHERE run_id = ? AND state = 'reserved'", [runId]);
+  }
+}
