@@ -129,6 +129,74 @@ const scenarios: Record<string, (lib: any) => Promise<unknown>> = {
     const done = await parent.invoke(new Command({ resume: "x" }), config);
     return { paused, done };
   },
+
+  async "seed: subgraph called inside a node, streamed, with counters"({ Annotation, StateGraph, START, interrupt, Command, MemorySaver }) {
+    const counts = { parent: 0, some: 0, human: 0 };
+    const State = Annotation.Root({ state_counter: Annotation() });
+    const subgraph = new StateGraph(State)
+      .addNode("some_node", () => {
+        counts.some++;
+        return {};
+      })
+      .addNode("human_node", () => {
+        counts.human++;
+        interrupt("what is your name?");
+        return {};
+      })
+      .addEdge(START, "some_node")
+      .addEdge("some_node", "human_node")
+      .compile({ checkpointer: new MemorySaver() });
+    const graph = new StateGraph(State)
+      .addNode("parent_node", async (state: any) => {
+        counts.parent++;
+        return await subgraph.invoke(state);
+      })
+      .addEdge(START, "parent_node")
+      .compile({ checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "t" } };
+    const first = await collect(await graph.stream({ state_counter: 1 }, { ...config, streamMode: "updates" }));
+    const second = await collect(await graph.stream(new Command({ resume: "35" }), { ...config, streamMode: "updates" }));
+    return { first, second, counts };
+  },
+
+  async "seed: positional answers with a state update (LangGraph's behaviour, opted into)"({ Annotation, StateGraph, START, interrupt, Command, MemorySaver }) {
+    const State = Annotation.Root({ age: Annotation(), name: Annotation() });
+    const graph = new StateGraph(State)
+      .addNode("human_node", (state: any) => {
+        const name = !state.name ? interrupt("what is your name?") : "N/A";
+        const age = !state.age ? interrupt("what is your age?") : "N/A";
+        return { age, name };
+      })
+      .addEdge(START, "human_node")
+      .compile({ checkpointer: new MemorySaver(), resumeMatching: "positional" } as any);
+    const config = { configurable: { thread_id: "t" } };
+    const first = await collect(await graph.stream({ age: null, name: null }, { ...config, streamMode: "updates" }));
+    const second = await collect(await graph.stream(new Command({ resume: "John", update: { name: "foo" } }), { ...config, streamMode: "updates" }));
+    return { first, second };
+  },
+
+  async "interruptAfter, values stream, and getState of a subgraph task"({ Annotation, StateGraph, START, interrupt, MemorySaver }) {
+    const State = Annotation.Root({ log: Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] }) });
+    const child = new StateGraph(State).addNode("ask", () => ({ log: [`got ${interrupt("child?")}`] })).addEdge(START, "ask").compile();
+    const graph = new StateGraph(State)
+      .addNode("one", () => ({ log: ["one"] }))
+      .addNode("child", child)
+      .addEdge(START, "one")
+      .addEdge("one", "child")
+      .compile({ checkpointer: new MemorySaver(), interruptAfter: ["one"] });
+    const config = { configurable: { thread_id: "t" } };
+    const values = await collect(await graph.stream({ log: ["in"] }, config));
+    const more = await collect(await graph.stream(null, config));
+    const state = await graph.getState(config);
+    return { values, more, next: state.next, values2: state.values, taskNames: state.tasks.map((t: any) => t.name), childNs: typeof state.tasks[0].state?.configurable?.checkpoint_ns };
+  },
+
+  async "two writes to a key without reducer fail with InvalidUpdateError"({ Annotation, StateGraph, START }) {
+    const State = Annotation.Root({ v: Annotation() });
+    const graph = new StateGraph(State).addNode("a", () => ({ v: 1 })).addNode("b", () => ({ v: 2 })).addEdge(START, "a").addEdge(START, "b").compile();
+    const error = await graph.invoke({}).catch((e: Error) => e);
+    return error.name;
+  },
 };
 
 describe("the same code on LangGraph.js and on Interlude", () => {

@@ -25,8 +25,12 @@ function twoSteps() {
 }
 
 describe("stream", () => {
-  it("defaults to values: the state after the input and after each step", async () => {
-    expect(await collect(await twoSteps().stream({ log: ["in"] }, thread("values")))).toEqual([{ log: ["in"] }, { log: ["in", "a"] }, { log: ["in", "a", "b"] }]);
+  it("defaults to updates, as LangGraph.js 1.7 does", async () => {
+    expect(await collect(await twoSteps().stream({ log: ["in"] }, thread("default")))).toEqual([{ a: { log: ["a"] } }, { b: { log: ["b"] } }]);
+  });
+
+  it("values: the state after the input and after each step", async () => {
+    expect(await collect(await twoSteps().stream({ log: ["in"] }, { ...thread("values"), streamMode: "values" }))).toEqual([{ log: ["in"] }, { log: ["in", "a"] }, { log: ["in", "a", "b"] }]);
   });
 
   it("updates: what each node returned", async () => {

@@ -105,7 +105,8 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
 
   /** Runs the graph and yields chunks as it goes (`for await (const chunk of await graph.stream(...))`). */
   async stream(input: U | S | unknown, config: StreamConfig = {}): Promise<AsyncIterableIterator<any>> {
-    const modes = config.streamMode === undefined ? ["values" as const] : Array.isArray(config.streamMode) ? config.streamMode : [config.streamMode];
+    // LangGraph.js 1.7 streams "updates" when no mode is given (whatever its docs say).
+    const modes = config.streamMode === undefined ? ["updates" as const] : Array.isArray(config.streamMode) ? config.streamMode : [config.streamMode];
     const queue = new ChunkQueue<unknown>();
     const emitter = queueEmitter(queue, modes, Array.isArray(config.streamMode), config.subgraphs === true);
     const run = new GraphRun(this, input, this.baseConfig(config), this.runOptions(config), emitter);

@@ -310,6 +310,8 @@ export class GraphRun {
 
   private async pauseAtBreakpoint(): Promise<RunResult> {
     await this.persistence.flushUnsaved();
+    this.emit("updates", () => ({ [INTERRUPT]: [] }));
+    this.emit("values", () => ({ [INTERRUPT]: [] }));
     return { values: this.values(), interrupts: [], paused: true };
   }
 
