@@ -1,0 +1,54 @@
+/** Test servers on loopback (random free ports), and small helpers around the SDK. */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@langchain/langgraph-sdk";
+import { loadConfig, startServer, type RunningServer, type ServeOptions } from "@interlude/server";
+
+export const FIXTURE_CONFIG = fileURLToPath(new URL("./fixtures/langgraph.json", import.meta.url));
+
+export interface TestServer extends RunningServer {
+  client(apiKey?: string): Client;
+  dispose(): Promise<void>;
+}
+
+export async function testServer(options: Partial<ServeOptions> = {}): Promise<TestServer> {
+  const dir = mkdtempSync(join(tmpdir(), "interlude-server-test-"));
+  const server = await startServer({ config: loadConfig(FIXTURE_CONFIG), sqlitePath: join(dir, "db.sqlite"), host: "127.0.0.1", port: 0, ...options });
+  return {
+    ...server,
+    client: (apiKey?: string) => new Client({ apiUrl: server.url, apiKey: apiKey ?? null, callerOptions: { maxRetries: 0 } }),
+    async dispose() {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of stream) out.push(item);
+  return out;
+}
+
+export async function json(url: string, init: RequestInit & { apiKey?: string } = {}): Promise<{ status: number; body: any }> {
+  const headers = new Headers(init.headers);
+  if (init.apiKey) headers.set("x-api-key", init.apiKey);
+  if (init.body && !headers.has("content-type")) headers.set("content-type", "application/json");
+  const response = await fetch(url, { ...init, headers });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null };
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function until<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await sleep(20);
+  }
+}

@@ -1,0 +1,190 @@
+/** The LangGraph SDK's Client, used as its users use it, against an Interlude server. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Client } from "@langchain/langgraph-sdk";
+import { defaultAssistantId } from "@interlude/server";
+import { collect, json, testServer, type TestServer } from "./helpers.js";
+
+let server: TestServer;
+let client: Client;
+beforeAll(async () => {
+  server = await testServer();
+  client = server.client();
+});
+afterAll(() => server?.dispose());
+
+describe("assistants", () => {
+  it("has one default assistant per graph, addressable by id or graph id", async () => {
+    const all = await client.assistants.search({ limit: 100 });
+    expect(all.map((a) => a.graph_id).sort()).toEqual(["approval", "broken", "deadline", "loop", "nested", "pair", "slow"]);
+    const approval = await client.assistants.get(defaultAssistantId("approval"));
+    expect(approval).toMatchObject({ graph_id: "approval", name: "approval" });
+    expect((await client.assistants.get("approval")).assistant_id).toBe(approval.assistant_id);
+  });
+
+  it("draws the graph and describes its state", async () => {
+    const drawing = await client.assistants.getGraph("approval");
+    expect(drawing.nodes.map((n) => n.id)).toEqual(["__start__", "propose", "review", "apply", "__end__"]);
+    expect(drawing.edges).toContainEqual(expect.objectContaining({ source: "propose", target: "review" }));
+    const schemas = await client.assistants.getSchemas("approval");
+    expect(Object.keys((schemas.state_schema as any).properties)).toEqual(["request", "plan", "review", "result"]);
+  });
+
+  it("creates assistants with their own config", async () => {
+    const created = await client.assistants.create({ graphId: "loop", name: "three rounds", metadata: { team: "ops" } });
+    expect(created).toMatchObject({ graph_id: "loop", name: "three rounds" });
+    expect((await client.assistants.search({ metadata: { team: "ops" } })).map((a) => a.assistant_id)).toEqual([created.assistant_id]);
+  });
+});
+
+describe("a reviewer approves a plan", () => {
+  it("streams to the interrupt, lists it as pending, resumes by id and streams to the end", async () => {
+    const thread = await client.threads.create({ metadata: { ticket: "T-1" } });
+    const events = await collect(client.runs.stream(thread.thread_id, "approval", { input: { request: { service: "api", version: "2.0.0" } }, streamMode: ["values", "updates"] }));
+    expect(events[0]).toMatchObject({ event: "metadata", data: { run_id: expect.any(String) } });
+    expect(events.map((e) => e.event)).toEqual(["metadata", "values", "updates", "values", "updates", "values", "end"]);
+    const paused = events.find((e) => e.event === "updates" && (e.data as any).__interrupt__)!.data as any;
+    const interrupt = paused.__interrupt__[0];
+    expect(interrupt.value).toMatchObject({ action_request: { action: "deploy", args: { service: "api", version: "2.0.0" } }, config: { allow_edit: true } });
+    expect(interrupt.response_schema).toMatchObject({ required: ["type"] });
+
+    const waiting = await client.threads.get(thread.thread_id);
+    expect(waiting.status).toBe("interrupted");
+    expect(Object.values(waiting.interrupts).flat()).toEqual([expect.objectContaining({ id: interrupt.id })]);
+    expect((await client.threads.search({ status: "interrupted", metadata: { ticket: "T-1" } })).map((t) => t.thread_id)).toEqual([thread.thread_id]);
+
+    const inbox = await json(`${server.url}/inbox/interrupts?graph_id=approval`);
+    expect(inbox.body.items.map((i: any) => i.interrupt_id)).toContain(interrupt.id);
+
+    const edited = { action: "deploy", args: { service: "api", version: "2.0.1", replicas: 2 } };
+    const rest = await collect(client.runs.stream(thread.thread_id, "approval", { command: { resume: { [interrupt.id]: { type: "edit", args: edited } } }, streamMode: "updates" }));
+    expect(rest.filter((e) => e.event === "updates").map((e) => Object.keys(e.data as object)[0])).toEqual(["review", "apply"]);
+    const done = await client.threads.get(thread.thread_id);
+    expect(done.status).toBe("idle");
+    expect(done.values).toMatchObject({ result: "deployed api@2.0.1 x2" });
+    expect(done.interrupts).toEqual({});
+    const after = await json(`${server.url}/inbox/interrupts?graph_id=approval`);
+    expect(after.body.items.map((i: any) => i.interrupt_id)).not.toContain(interrupt.id);
+  });
+
+  it("wait returns the values with __interrupt__ while paused, then the final values", async () => {
+    const thread = await client.threads.create();
+    const paused = (await client.runs.wait(thread.thread_id, "approval", { input: { request: { service: "web" } } })) as any;
+    expect(paused.plan.args.service).toBe("web");
+    const [question] = paused.__interrupt__;
+    const done = (await client.runs.wait(thread.thread_id, "approval", { command: { resume: { type: "accept" } } })) as any;
+    expect(done.result).toBe("deployed web@1.0.0 x3");
+    expect(done.__interrupt__).toBeUndefined();
+    expect(question.id).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  it("history shows every checkpoint with who answered what", async () => {
+    const thread = await client.threads.create();
+    const paused = (await client.runs.wait(thread.thread_id, "approval", { input: {} })) as any;
+    await client.runs.wait(thread.thread_id, "approval", { command: { resume: { [paused.__interrupt__[0].id]: { type: "response", args: "not today" } } } });
+    const history = await client.threads.getHistory(thread.thread_id, { limit: 20 });
+    expect(history.map((s) => s.metadata?.step)).toEqual([3, 2, 1, 0, -1]);
+    const answered = history.find((s) => s.metadata?.resume)!;
+    expect(answered.metadata!.resume).toEqual([{ by: "anonymous", at: expect.any(String), answers: { [paused.__interrupt__[0].id]: { type: "response", args: "not today" } } }]);
+    expect(history[0]!.values).toMatchObject({ result: "not applied: not today" });
+    const older = await client.threads.getHistory(thread.thread_id, { limit: 2, before: { configurable: { checkpoint_id: history[1]!.checkpoint.checkpoint_id } } });
+    expect(older.map((s) => s.metadata?.step)).toEqual([1, 0]);
+  });
+});
+
+describe("replay and fork", () => {
+  it("reads the state at a checkpoint, replays from it, and forks with an edited state", async () => {
+    const thread = await client.threads.create();
+    const paused = (await client.runs.wait(thread.thread_id, "approval", { input: { request: { service: "db" } } })) as any;
+    await client.runs.wait(thread.thread_id, "approval", { command: { resume: { type: "accept" } } });
+    const history = await client.threads.getHistory(thread.thread_id, { limit: 20 });
+    const beforeReview = history.find((s) => s.next[0] === "review")!;
+    const state = await client.threads.getState(thread.thread_id, beforeReview.checkpoint.checkpoint_id!);
+    expect(state.values).toMatchObject({ plan: { args: { service: "db" } } });
+    expect(state.tasks[0]).toMatchObject({ name: "review" });
+
+    // Replay: running again from that checkpoint re-executes the steps after it. The answer
+    // given there is kept with the checkpoint, so the review is not asked again.
+    const replayed = (await client.runs.wait(thread.thread_id, "approval", { input: null, checkpointId: beforeReview.checkpoint.checkpoint_id! })) as any;
+    expect(replayed.result).toBe("deployed db@1.0.0 x3");
+    expect(paused.__interrupt__[0].id).toMatch(/^[0-9a-f]{32}$/);
+    const replayHistory = await client.threads.getHistory(thread.thread_id, { limit: 50 });
+    expect(replayHistory[0]!.parent_checkpoint).toBeTruthy();
+
+    // Fork: edit the plan at that checkpoint, then continue from the fork.
+    const fork = await client.threads.updateState(thread.thread_id, { values: { plan: { action: "deploy", args: { service: "db", version: "9.9.9", replicas: 1 } } }, checkpointId: beforeReview.checkpoint.checkpoint_id!, asNode: "propose" });
+    expect(fork.checkpoint.checkpoint_id).toBeTruthy();
+    const forked = (await client.runs.wait(thread.thread_id, "approval", { input: null })) as any;
+    expect(forked.__interrupt__[0].value.action_request.args.version).toBe("9.9.9");
+    const end = (await client.runs.wait(thread.thread_id, "approval", { command: { resume: { type: "accept" } } })) as any;
+    expect(end.result).toBe("deployed db@9.9.9 x1");
+  });
+
+  it("copies a thread with its checkpoints", async () => {
+    const thread = await client.threads.create();
+    await client.runs.wait(thread.thread_id, "approval", { input: { request: { service: "copy-me" } } });
+    const copy = await client.threads.copy(thread.thread_id);
+    expect(copy.thread_id).not.toBe(thread.thread_id);
+    expect(copy.status).toBe("interrupted");
+    const done = (await client.runs.wait(copy.thread_id, "approval", { command: { resume: { type: "accept" } } })) as any;
+    expect(done.result).toBe("deployed copy-me@1.0.0 x3");
+    expect((await client.threads.get(thread.thread_id)).status).toBe("interrupted");
+  });
+});
+
+describe("threads", () => {
+  it("deletes a thread and its pending interrupts", async () => {
+    const thread = await client.threads.create({ metadata: { doomed: true } });
+    await client.runs.wait(thread.thread_id, "loop", { input: { rounds: 1 } });
+    await client.threads.delete(thread.thread_id);
+    await expect(client.threads.get(thread.thread_id)).rejects.toThrow(/404/);
+    const inbox = await json(`${server.url}/inbox/interrupts?thread_id=${thread.thread_id}`);
+    expect(inbox.body.total).toBe(0);
+  });
+
+  it("a failed run leaves the thread in error, with the error in the stream", async () => {
+    const thread = await client.threads.create();
+    const events = await collect(client.runs.stream(thread.thread_id, "broken", { input: { x: 1 } }));
+    expect(events.find((e) => e.event === "error")!.data).toMatchObject({ error: "Error", message: "kaboom" });
+    expect((await client.threads.get(thread.thread_id)).status).toBe("error");
+    await expect(client.runs.wait(thread.thread_id, "broken", { input: { x: 2 } })).rejects.toThrow(/kaboom/);
+    const [run] = await client.runs.list(thread.thread_id, { limit: 1 });
+    expect(run!.status).toBe("error");
+  });
+
+  it("state with subgraphs shows the child's pending question", async () => {
+    const thread = await client.threads.create();
+    const paused = (await client.runs.wait(thread.thread_id, "nested", { input: { topic: "cats" } })) as any;
+    expect(paused.__interrupt__[0].value).toEqual({ about: "cats" });
+    const state = await client.threads.getState(thread.thread_id, undefined, { subgraphs: true });
+    expect((state.tasks[0]!.state as any).values).toEqual({ topic: "cats" });
+    const done = (await client.runs.wait(thread.thread_id, "nested", { command: { resume: "purr" } })) as any;
+    expect(done).toMatchObject({ note: "purr" });
+  });
+
+  it("stateless runs", async () => {
+    const result = (await client.runs.wait(null, "slow", { input: { tag: "x", delay: 1 } })) as any;
+    expect(result.log).toEqual(["first:x", "second:x"]);
+  });
+});
+
+describe("background runs", () => {
+  it("create, join, and rejoin the stream of a finished run", async () => {
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "slow", { input: { tag: "bg", delay: 20 }, streamMode: ["updates"] });
+    expect(run.status).toBe("pending");
+    const joined = (await client.runs.join(thread.thread_id, run.run_id)) as any;
+    expect(joined.log).toEqual(["first:bg", "second:bg"]);
+    expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe("success");
+    const replay = await collect(client.runs.joinStream(thread.thread_id, run.run_id));
+    expect(replay.map((e) => e.event)).toEqual(["metadata", "updates", "updates", "end"]);
+  });
+
+  it("rejoins a live stream after the last event seen", async () => {
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "slow", { input: { tag: "live", delay: 150 }, streamMode: ["updates"] });
+    const all = await collect(client.runs.joinStream(thread.thread_id, run.run_id));
+    const resumed = await collect(client.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: all[1]!.id }));
+    expect(resumed.map((e) => e.event)).toEqual(["updates", "end"]);
+    expect((resumed[0]!.data as any).second.log).toEqual(["second:live"]);
+  });
+});
