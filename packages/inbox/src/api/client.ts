@@ -65,9 +65,12 @@ export function createApi({ baseUrl, apiKey, fetch: doFetch = fetch.bind(globalT
     getHistory(threadId: string, limit = 100): Promise<ThreadState[]> {
       return call("POST", `/threads/${enc(threadId)}/history`, { limit });
     },
-    /** Answers one interrupt by id and waits for the run to pause again or finish. */
-    answer(threadId: string, assistantId: string, interruptId: string, answer: unknown): Promise<unknown> {
-      return runWait(threadId, { assistant_id: assistantId, command: { resume: { [interruptId]: answer } } });
+    /**
+     * Answers one interrupt by id. The server replies once the answer was taken (the run goes
+     * on in the background) or refused: 409 already answered, 422 invalid for its schema.
+     */
+    answer(threadId: string, interruptId: string, answer: unknown): Promise<{ by?: string; at?: string; status?: string }> {
+      return call("POST", "/inbox/answer", { thread_id: threadId, interrupt_id: interruptId, answer });
     },
     /** Runs the thread again from a checkpoint (replay), or from a fork's new checkpoint. */
     runFrom(threadId: string, assistantId: string, checkpointId: string): Promise<unknown> {

@@ -1,6 +1,6 @@
 /** Edit the state at a checkpoint and fork the thread from it. */
 import { useState } from "preact/hooks";
-import { shortId } from "../domain/format";
+import { shortCheckpoint } from "../domain/format";
 import type { TimelineEntry } from "../domain/timeline";
 
 interface Props {
@@ -27,7 +27,7 @@ export function ForkEditor({ entry, busy, error, onFork, onCancel }: Props) {
   return (
     <form class="panel fork" aria-label="Fork with edited state" onSubmit={(e) => { e.preventDefault(); submit(true); }}>
       <h3>
-        Fork from step {entry.step} <code>{shortId(entry.checkpointId)}</code>
+        Fork from step {entry.step} <code>{shortCheckpoint(entry.checkpointId)}</code>
       </h3>
       <label for="fork-state">State for the new branch</label>
       <textarea id="fork-state" class="mono" rows={10} spellcheck={false} value={text} onInput={(e) => setText(e.currentTarget.value)} aria-invalid={!!shown} aria-describedby={shown ? "fork-error" : undefined} />

@@ -39,7 +39,7 @@ export function ItemDetail({ api, item, resolvedElsewhere, command, onAnswered }
     setBusy(true);
     setError(undefined);
     try {
-      await api.answer(item.thread_id, item.assistant_id, item.interrupt_id, answer);
+      await api.answer(item.thread_id, item.interrupt_id, answer);
       setIssues([]);
       onAnswered(item, answer);
     } catch (e) {

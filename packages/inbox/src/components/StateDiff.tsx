@@ -1,6 +1,6 @@
 /** The state changes between two checkpoints. */
 import { diffValues } from "../domain/diff";
-import { compactJson, shortId } from "../domain/format";
+import { compactJson, shortCheckpoint } from "../domain/format";
 import type { TimelineEntry } from "../domain/timeline";
 
 export function StateDiff({ from, to, onClose }: { from: TimelineEntry; to: TimelineEntry; onClose: () => void }) {
@@ -9,7 +9,7 @@ export function StateDiff({ from, to, onClose }: { from: TimelineEntry; to: Time
     <section class="panel diff" aria-label="State diff">
       <div class="panel-head">
         <h3>
-          Diff: step {from.step} <code>{shortId(from.checkpointId)}</code> → step {to.step} <code>{shortId(to.checkpointId)}</code>
+          Diff: step {from.step} <code>{shortCheckpoint(from.checkpointId)}</code> → step {to.step} <code>{shortCheckpoint(to.checkpointId)}</code>
         </h3>
         <button type="button" onClick={onClose}>
           Close

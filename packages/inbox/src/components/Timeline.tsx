@@ -1,6 +1,6 @@
 /** The thread's checkpoints, oldest first: what each step wrote, asked, and who answered with what. */
 import { summarizeAnswer, titleOf } from "../domain/human-interrupt";
-import { formatTime, shortId } from "../domain/format";
+import { formatTime, shortCheckpoint } from "../domain/format";
 import { questionsById, type TimelineEntry } from "../domain/timeline";
 
 interface Props {
@@ -21,15 +21,25 @@ export function Timeline({ entries, compare, busy, onToggleCompare, onReplay, on
           <div class="tl-head">
             <span class="step">step {e.step}</span>
             <span class="badge">{e.source || "?"}</span>
-            <code title={e.checkpointId}>{shortId(e.checkpointId)}</code>
+            <code title={e.checkpointId}>{shortCheckpoint(e.checkpointId)}</code>
             {e.head && <span class="badge head-badge">current</span>}
             {!e.current && <span class="badge other">other branch</span>}
             <span class="muted small">{formatTime(e.createdAt)}</span>
           </div>
           <div class="tl-body">
-            {e.wrote.length > 0 && (
+            {(e.wrote.length > 0 || e.changed.length > 0) && (
               <p>
-                <span class="muted">wrote</span> {e.wrote.map((n) => <span key={n} class="node-tag">{n}</span>)}
+                {e.wrote.length > 0 && (
+                  <>
+                    <span class="muted">{e.source === "update" ? "edited as" : "ran"}</span> {e.wrote.map((n) => <span key={n} class="node-tag">{n}</span>)}
+                  </>
+                )}
+                {e.changed.length > 0 && (
+                  <>
+                    <span class="muted"> changed </span>
+                    {e.changed.map((k) => <code key={k} class="key-tag">{k}</code>)}
+                  </>
+                )}
               </p>
             )}
             {e.answers.map((a) => (

@@ -11,6 +11,11 @@ export function shortId(id: string): string {
   return id.length > 12 ? `${id.slice(0, 8)}…` : id;
 }
 
+/** Checkpoint ids are time-ordered, so they differ at the end, not the start. */
+export function shortCheckpoint(id: string): string {
+  return id.length > 12 ? `…${id.slice(-8)}` : id;
+}
+
 export function formatTime(iso: string | null | undefined): string {
   if (!iso) return "";
   const d = new Date(iso);

@@ -1,5 +1,6 @@
 /** A thread's history (newest first, as the server lists it) as a timeline to read top-down. */
 import type { ThreadState } from "../api/types";
+import { diffValues } from "./diff";
 
 export interface AskedInterrupt {
   id: string;
@@ -22,8 +23,10 @@ export interface TimelineEntry {
   source: string;
   createdAt?: string;
   next: string[];
-  /** Nodes whose updates produced this checkpoint. */
+  /** Nodes whose updates produced this checkpoint (recorded, or else the parent's `next`). */
   wrote: string[];
+  /** Top-level state keys that differ from the parent checkpoint's. */
+  changed: string[];
   /** Interrupts pending at this checkpoint. */
   asked: AskedInterrupt[];
   /** Answers applied by the run that produced this checkpoint. */
@@ -53,6 +56,7 @@ export function buildTimeline(history: ThreadState[], headId?: string): Timeline
       source: typeof meta.source === "string" ? meta.source : "",
       next: s.next ?? [],
       wrote: meta.writes ? Object.keys(meta.writes) : [],
+      changed: [],
       asked: (s.tasks ?? []).flatMap((t) => (t.interrupts ?? []).map((i) => ({ id: interruptIdOf(i), node: t.name, value: i.value }))),
       answers: (meta.resume ?? []).flatMap((r) =>
         Object.entries(r.answers ?? {}).map(([interruptId, answer]) => ({
@@ -70,6 +74,13 @@ export function buildTimeline(history: ThreadState[], headId?: string): Timeline
     if (s.created_at) entry.createdAt = s.created_at;
     return entry;
   });
+  const byId = new Map(history.map((s) => [s.checkpoint.checkpoint_id, s]));
+  for (const e of entries) {
+    const parent = e.parentId ? byId.get(e.parentId) : undefined;
+    if (!parent) continue;
+    if (!e.wrote.length && e.source === "loop") e.wrote = parent.next ?? [];
+    e.changed = [...new Set(diffValues(parent.values, e.values).map((c) => c.path.split(/[.[]/)[0]!))];
+  }
   return entries.reverse();
 }
 

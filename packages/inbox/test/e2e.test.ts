@@ -1,0 +1,214 @@
+// The reviewer's inbox in real headless Chromium against the real server: each story a
+// reviewer lives through, from answering to racing a colleague to forking a thread.
+import { mkdirSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { apiAs, openBrowser, REVIEWERS, startServer, type Browser, type TestServer } from "./e2e/harness";
+
+const screenshots = resolve(dirname(fileURLToPath(import.meta.url)), "../../../docs/screenshots");
+
+let server: TestServer;
+let alice: Browser;
+let bob: Browser;
+let api: ReturnType<typeof apiAs>;
+
+beforeAll(async () => {
+  server = await startServer();
+  api = apiAs(server.url, "alice");
+  [alice, bob] = await Promise.all([openBrowser(server.url, "alice"), openBrowser(server.url)]);
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([alice?.close(), bob?.close()]);
+  await server?.stop();
+});
+
+const optionId = (threadId: string, interruptId: string) => `#item-${`${threadId}/${interruptId}`.replace(/[^\w-]/g, "_")}`;
+
+async function pendingItem(threadId: string) {
+  const page = await api.pending(`?thread_id=${threadId}`);
+  expect(page.items).toHaveLength(1);
+  return page.items[0] as { thread_id: string; interrupt_id: string };
+}
+
+async function emailThread(to = "carol@example.com", subject = "Your refund") {
+  const threadId = await api.startThread("email", { to, subject });
+  return { threadId, item: await pendingItem(threadId) };
+}
+
+async function openInbox(page: Page) {
+  if (!page.url().includes("/inbox/")) await page.goto("/inbox/");
+  await page.getByRole("listbox", { name: "Pending interrupts" }).waitFor();
+}
+
+async function select(page: Page, item: { thread_id: string; interrupt_id: string }) {
+  await openInbox(page);
+  await page.locator(optionId(item.thread_id, item.interrupt_id)).click();
+  await expect.poll(() => page.locator(".detail .crumbs a").textContent()).toBe(item.thread_id);
+}
+
+async function settled(threadId: string) {
+  await expect.poll(async () => (await api.state(threadId)).next, { timeout: 10_000 }).toEqual([]);
+  return (await api.state(threadId)).values;
+}
+
+async function answersIn(threadId: string) {
+  const history = (await api.history(threadId)) as Array<{ metadata: { resume?: Array<{ by: string; answers: Record<string, unknown> }> } }>;
+  return history.flatMap((s) => s.metadata?.resume ?? []);
+}
+
+describe("the reviewer's inbox", () => {
+  it("asks for an API key, refuses a wrong one and signs in with the right one", async () => {
+    const page = bob.page;
+    await page.goto("/inbox/");
+    await page.getByLabel("API key").fill("not-a-key");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect.poll(() => page.getByRole("alert").textContent()).toContain("not accepted");
+    await page.getByLabel("API key").fill(REVIEWERS.bob.key);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("listbox", { name: "Pending interrupts" }).waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem("interlude.apiKey"))).toBe(REVIEWERS.bob.key);
+  });
+
+  it("accepts a HumanInterrupt: the item leaves and the action runs as proposed, recorded as alice", async () => {
+    // The subject is quoted into the markdown description: raw HTML in it stays text.
+    const { threadId, item } = await emailThread("dan@example.com", "Refund <img src=x onerror=alert(1)>");
+    const page = alice.page;
+    await select(page, item);
+    await expect.poll(() => page.locator(".markdown strong").textContent()).toBe("Refund <img src=x onerror=alert(1)>");
+    expect(await page.locator(".detail img").count()).toBe(0);
+    await page.getByRole("button", { name: /^Accept/ }).click();
+    await page.locator(optionId(threadId, item.interrupt_id)).waitFor({ state: "detached" });
+    expect(await settled(threadId)).toMatchObject({ outcome: "sent to dan@example.com", applied: 1 });
+    expect((await answersIn(threadId)).map((r) => r.by)).toEqual([REVIEWERS.alice.identity]);
+  });
+
+  it("edits the arguments with the keyboard (e), then submits the edited action", async () => {
+    const { threadId, item } = await emailThread("erin@example.com");
+    const page = alice.page;
+    await select(page, item);
+    await page.keyboard.press("e");
+    // The edit form opens with its first argument focused.
+    await expect.poll(() => page.getByLabel("To").evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.getByLabel("Subject").fill("Your refund (corrected)");
+    await page.getByRole("button", { name: "Submit edit" }).click();
+    expect(await settled(threadId)).toMatchObject({ outcome: "sent edited to erin@example.com: Your refund (corrected)", applied: 1 });
+  });
+
+  it("responds in free text (r) instead of acting", async () => {
+    const { threadId, item } = await emailThread("frank@example.com");
+    const page = alice.page;
+    await select(page, item);
+    await page.keyboard.press("r");
+    await page.getByLabel("Your response").fill("Call the customer first.");
+    await page.getByRole("button", { name: "Send response" }).click();
+    expect(await settled(threadId)).toMatchObject({ outcome: "not sent; reviewer said: Call the customer first.", applied: 1 });
+  });
+
+  it("ignores (i) an item moved to with j/k", async () => {
+    const first = await emailThread("gina@example.com");
+    const second = await emailThread("hank@example.com");
+    const page = alice.page;
+    await select(page, first.item);
+    // The list is oldest first, so the second thread's item is right below the first's.
+    await page.keyboard.press("j");
+    await expect.poll(() => page.locator(".detail .crumbs a").textContent()).toBe(second.threadId);
+    await page.keyboard.press("k");
+    await expect.poll(() => page.locator(".detail .crumbs a").textContent()).toBe(first.threadId);
+    await page.keyboard.press("j");
+    await expect.poll(() => page.locator(".detail .crumbs a").textContent()).toBe(second.threadId);
+    await page.keyboard.press("i");
+    expect(await settled(second.threadId)).toMatchObject({ outcome: "ignored", applied: 1 });
+    expect((await api.state(first.threadId)).next).toEqual(["review"]);
+  });
+
+  it("shows the server's schema errors next to the fields, then takes a corrected answer", async () => {
+    const threadId = await api.startThread("refund", { order: { id: "A-1001", total: 240 } });
+    const item = await pendingItem(threadId);
+    const page = alice.page;
+    await select(page, item);
+    await page.getByLabel("Amount (EUR)").fill("250");
+    await page.getByRole("button", { name: "Submit answer" }).click();
+    const amountError = page.locator(".field-number .field-error");
+    await expect.poll(() => amountError.textContent()).toBe("Refunds above 100 EUR need a manager");
+    expect(await page.locator(".field-text .field-error").textContent()).toBe("Give a reason");
+    expect(await page.getByLabel("Amount (EUR)").getAttribute("aria-invalid")).toBe("true");
+    expect((await api.state(threadId)).next).toEqual(["ask"]);
+
+    await page.getByLabel("Amount (EUR)").fill("80");
+    await page.getByLabel("Reason").fill("Parcel arrived damaged");
+    await page.getByRole("button", { name: "Submit answer" }).click();
+    expect(await settled(threadId)).toMatchObject({ refund: { amount: 80, reason: "Parcel arrived damaged", notify: true }, applied: 1 });
+  });
+
+  it("two reviewers race on one item: one answer applies, the other sees who answered and with what", async () => {
+    const { threadId, item } = await emailThread("ivy@example.com");
+    await Promise.all([select(alice.page, item), select(bob.page, item)]);
+    await Promise.all([
+      alice.page.getByRole("button", { name: /^Accept/ }).click(),
+      bob.page.getByRole("button", { name: /^Ignore/ }).click(),
+    ]);
+    expect(await settled(threadId)).toMatchObject({ applied: 1 });
+    const answers = await answersIn(threadId);
+    expect(answers).toHaveLength(1);
+    const winner = answers[0]!.by === REVIEWERS.alice.identity ? "alice" : "bob";
+    const loser = winner === "alice" ? bob : alice;
+    const banner = loser.page.locator(".banner.warn");
+    await expect.poll(() => banner.textContent()).toContain(`Already answered by ${REVIEWERS[winner].identity} with ${winner === "alice" ? "accept" : "ignore"}`);
+    expect(await loser.page.getByRole("button", { name: winner === "alice" ? /^Ignore/ : /^Accept/ }).isDisabled()).toBe(true);
+  });
+
+  it("updates the list live: a new interrupt appears and an answered one leaves, without reloading", async () => {
+    const page = alice.page;
+    await openInbox(page);
+    await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
+    const before = Number(await page.getByTestId("count").textContent());
+    const { threadId, item } = await emailThread("jack@example.com", "Live one");
+    await page.locator(optionId(threadId, item.interrupt_id)).waitFor();
+    await expect.poll(async () => Number(await page.getByTestId("count").textContent())).toBe(before + 1);
+
+    // More work arrives for the screenshot: a refund waiting for a form answer.
+    await api.startThread("refund", { order: { id: "B-2044", total: 95 } });
+    await select(page, item);
+    mkdirSync(screenshots, { recursive: true });
+    await page.screenshot({ path: join(screenshots, "inbox.png") });
+
+    await apiAs(server.url, "bob").call("POST", "/inbox/answer", { thread_id: threadId, interrupt_id: item.interrupt_id, answer: { type: "ignore", args: null } });
+    await page.locator(optionId(threadId, item.interrupt_id)).waitFor({ state: "detached" });
+    await expect.poll(() => page.locator(".banner.warn").textContent()).toContain("Already answered by bob@example.com with ignore");
+    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
+  });
+
+  it("forks a thread from its timeline with an edited state, and compares two checkpoints", async () => {
+    const { threadId, item } = await emailThread("kim@example.com", "Refund for order 7");
+    await api.call("POST", "/inbox/answer", { thread_id: threadId, interrupt_id: item.interrupt_id, answer: { type: "response", args: "Wrong recipient." } });
+    await settled(threadId);
+    const page = alice.page;
+    await page.goto(`/inbox/#/thread/${threadId}`);
+    await page.getByRole("list", { name: "Checkpoints" }).waitFor();
+    await expect.poll(() => page.locator(".answer-line").first().textContent()).toContain("alice@example.com answered");
+
+    // Fork from the checkpoint where the review was waiting, with a different recipient.
+    const asked = page.locator(".tl-entry", { has: page.locator(".asked-line") }).first();
+    await asked.getByRole("button", { name: /^Fork from step/ }).click();
+    const editor = page.getByLabel("State for the new branch");
+    const state = JSON.parse(await editor.inputValue());
+    await editor.fill(JSON.stringify({ ...state, to: "lee@example.com" }, null, 2));
+    await page.getByRole("button", { name: "Fork and run" }).click();
+    await expect.poll(() => page.getByRole("status").textContent()).toContain("Forked from step");
+
+    // The new branch pauses at review again, asking about the new recipient; the old one is kept.
+    await expect.poll(async () => (await api.state(threadId)).next).toEqual(["review"]);
+    expect((await api.state(threadId)).values).toMatchObject({ to: "lee@example.com" });
+    await expect.poll(() => page.locator('.graph .node.paused[data-node="review"]').count()).toBe(1);
+    expect(await page.locator(".tl-entry.other-branch").count()).toBeGreaterThan(0);
+
+    // Diff: the original paused checkpoint against the fork's.
+    await asked.getByRole("checkbox").check();
+    await page.locator(".tl-entry.head").getByRole("checkbox").check();
+    await expect.poll(() => page.locator(".diff tbody").textContent()).toContain("lee@example.com");
+    await page.screenshot({ path: join(screenshots, "timeline.png"), fullPage: true });
+  });
+});

@@ -1,0 +1,141 @@
+/**
+ * The end-to-end setting: the real `interlude serve` on a random loopback port (temp SQLite,
+ * the fixture graphs, API keys for two reviewers) and headless Debian Chromium per reviewer.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, "../../../..");
+export const CHROMIUM = "/usr/bin/chromium";
+export const REVIEWERS = {
+  alice: { key: "alice-key-1f3a", identity: "alice@example.com" },
+  bob: { key: "bob-key-7c2e", identity: "bob@example.com" },
+} as const;
+export type Reviewer = keyof typeof REVIEWERS;
+
+async function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const srv = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => done(port));
+    });
+    srv.on("error", fail);
+  });
+}
+
+/** `interlude serve` from the built CLI; its module API while the CLI is not built yet. */
+function serveCommand(): string[] {
+  const bin = join(repo, "packages/server/dist/cli/main.js");
+  if (existsSync(bin) && readFileSync(bin, "utf8").includes("serve")) return [bin, "serve"];
+  return [join(here, "serve.mjs")];
+}
+
+export interface TestServer {
+  url: string;
+  dir: string;
+  stop(): Promise<void>;
+  output(): string;
+}
+
+export async function startServer(): Promise<TestServer> {
+  const dir = mkdtempSync(join(tmpdir(), "interlude-inbox-e2e-"));
+  const graphs = join(here, "../fixtures/graphs.mjs");
+  writeFileSync(join(dir, "langgraph.json"), JSON.stringify({ graphs: { email: `${graphs}:email`, refund: `${graphs}:refund` } }));
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [...serveCommand(), "--config", join(dir, "langgraph.json"), "--host", "127.0.0.1", "--port", String(port)], {
+    cwd: dir,
+    env: { ...process.env, INTERLUDE_API_KEYS: Object.values(REVIEWERS).map((r) => `${r.key}:${r.identity}`).join(",") },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let log = "";
+  child.stdout!.on("data", (d) => (log += d));
+  child.stderr!.on("data", (d) => (log += d));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`interlude serve exited ${child.exitCode}:\n${log}`);
+    const ok = await fetch(`${url}/inbox/`).then((r) => r.ok, () => false);
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error(`interlude serve did not start:\n${log}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    dir,
+    output: () => log,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill("SIGTERM");
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+        if (child.exitCode === null) child.kill("SIGKILL");
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Browser {
+  context: BrowserContext;
+  page: Page;
+  close(): Promise<void>;
+}
+
+/** One reviewer's browser: its own Chromium with a fresh profile. */
+export async function openBrowser(baseUrl: string, signedInAs?: Reviewer): Promise<Browser> {
+  const profile = mkdtempSync(join(tmpdir(), "interlude-inbox-chromium-"));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+    viewport: { width: 1280, height: 800 },
+    baseURL: baseUrl,
+  });
+  context.setDefaultTimeout(10_000);
+  if (signedInAs) {
+    const key = REVIEWERS[signedInAs].key;
+    await context.addInitScript((k) => sessionStorage.setItem("interlude.apiKey", k), key);
+  }
+  const page = context.pages()[0] ?? (await context.newPage());
+  return {
+    context,
+    page,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The server's HTTP API as a service (not the browser) calls it. */
+export function apiAs(baseUrl: string, who: Reviewer) {
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(baseUrl + path, {
+      method,
+      headers: { "content-type": "application/json", "x-api-key": REVIEWERS[who].key },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    const json = text ? JSON.parse(text) : null;
+    if (!res.ok) throw Object.assign(new Error(`${method} ${path}: ${res.status} ${text}`), { status: res.status, body: json });
+    return json;
+  };
+  return {
+    call,
+    /** Starts a thread of `graphId` and runs it until it pauses. */
+    async startThread(graphId: string, input: unknown): Promise<string> {
+      const thread = await call("POST", "/threads", { metadata: { graph_id: graphId } });
+      await call("POST", `/threads/${thread.thread_id}/runs/wait`, { assistant_id: graphId, input });
+      return thread.thread_id;
+    },
+    state: (threadId: string) => call("GET", `/threads/${threadId}/state`),
+    history: (threadId: string) => call("POST", `/threads/${threadId}/history`, { limit: 100 }),
+    pending: (query = "") => call("GET", `/inbox/interrupts${query}`),
+  };
+}
