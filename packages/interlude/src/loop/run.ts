@@ -2,28 +2,29 @@
  * One run of a thread: load its checkpoint, apply the input or the answer, then step until
  * the graph finishes or pauses, saving as it goes.
  */
-import { randomUUID } from "node:crypto";
 import { markInterruptSeen, shouldInterrupt } from "../algo/breakpoints.js";
 import { outputWrites } from "../algo/output.js";
-import { matchResume } from "../algo/resume.js";
 import { candidateNodes, prepareNextTasks, readState, type PreparedTask } from "../algo/tasks.js";
 import { applyNullWrites, applyWrites, channelsFromCheckpoint, channelValues, type TaskWrites, type Write } from "../algo/writes.js";
 import type { Channel } from "../channels/base.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import { newCheckpointId } from "../checkpoint/id.js";
 import { CHECKPOINT_VERSION, type Checkpoint, type CheckpointMetadata, type CheckpointTuple, type ResumeRecord, type RunnableConfig } from "../checkpoint/types.js";
-import { ERROR, INTERRUPT, NULL_TASK_ID, RESUME, START, TASK_RESULT } from "../constants.js";
-import { CheckpointNotFoundError, EmptyInputError, RunCancelledError, GraphRecursionError, MissingCheckpointerError, MissingThreadIdError } from "../errors/graph.js";
-import { ThreadBusyError } from "../errors/storage.js";
-import { currentTask, type FreshAnswer, type GivenAnswer, type RunScope, type TaskScope } from "../interrupt/context.js";
+import { INTERRUPT, START, TASK_RESULT } from "../constants.js";
+import { CheckpointNotFoundError, EmptyInputError, GraphRecursionError, MissingCheckpointerError, MissingThreadIdError, RunCancelledError } from "../errors/graph.js";
+import { currentTask, type RunScope, type TaskScope } from "../interrupt/context.js";
 import { GraphInterrupt, ParentCommand, publicInterrupt, type StoredInterrupt } from "../interrupt/signal.js";
 import { isCommand, type Command } from "../primitives/command.js";
 import type { Interrupt } from "../primitives/interrupt-record.js";
 import { runTask, type TaskEnv } from "../runner/run-task.js";
 import type { TaskOutcome } from "../runner/outcome.js";
+import { answersFor, resolveResume } from "./answers.js";
+import { withThreadClaim } from "./claim.js";
 import type { Emitter, StreamMode } from "./emitter.js";
+import { RunEvents } from "./events.js";
 import { DEFAULT_CLAIM_TTL_MS, DEFAULT_RECURSION_LIMIT, type GraphInternals, type RunOptions } from "./graph-internals.js";
-import { AUDIT, DONE, errorRecord, indexPendingWrites, type PendingIndex, type TaskRecord } from "./pending.js";
+import { finishedWrites, saveStoppedStep } from "./outcomes.js";
+import { indexPendingWrites, type PendingIndex } from "./pending.js";
 import { Persistence } from "./persist.js";
 
 export interface RunResult {
@@ -44,25 +45,6 @@ function workingCopy(saved: Checkpoint): Checkpoint {
   return { ...saved, channel_versions: { ...saved.channel_versions }, versions_seen: { ...saved.versions_seen } };
 }
 
-/**
- * Answers a task has: those given in earlier runs, plus those sent with this run for its
- * pending interrupts, bound to the slot (position or key) and the question they answer.
- */
-function answersFor(task: PreparedTask, record: TaskRecord, fresh: ReadonlyMap<string, FreshAnswer>): GivenAnswer[] {
-  const answers = [...(record.answers ?? [])];
-  for (const question of record.interrupts ?? []) {
-    // Questions asked by a subgraph of this task are answered inside the subgraph's run.
-    if (question.ns !== task.ns) continue;
-    const answer = fresh.get(question.id);
-    if (!answer) continue;
-    const given: GivenAnswer = { id: question.id, digest: question.digest, value: answer.value, question: question.value, fresh: true };
-    if (question.key !== undefined) given.key = question.key;
-    else given.index = question.index;
-    answers.push(given);
-  }
-  return answers;
-}
-
 function stepWrites(outcome: TaskOutcome): TaskWrites {
   return { name: outcome.task.name, triggers: outcome.task.triggers, writes: outcome.kind === "done" ? outcome.writes : [] };
 }
@@ -73,6 +55,7 @@ export class GraphRun {
   private readonly ns: string;
   private readonly parent?: TaskScope;
   private readonly scope: RunScope;
+  private readonly events: RunEvents;
   private checkpoint!: Checkpoint;
   private channels!: Map<string, Channel>;
   private step = -1;
@@ -115,49 +98,29 @@ export class GraphRun {
       durability: options.durability ?? this.parent?.run.durability ?? "sync",
       signal: options.signal,
     };
+    this.events = new RunEvents(this.scope.emitter, this.ns, graph.spec, () => this.step);
   }
 
-  private wants(mode: StreamMode): boolean {
-    const emitter = this.scope.emitter;
-    return emitter !== undefined && emitter.modes.has(mode) && (this.ns === "" || emitter.subgraphs);
-  }
-
-  /** Emits a stream chunk, built only when someone reads that mode. */
   private emit(mode: StreamMode, chunk: () => unknown): void {
-    const debug = (mode === "checkpoints" || mode === "tasks") && this.wants("debug");
-    if (!debug && !this.wants(mode)) return;
-    const value = chunk();
-    const emitter = this.scope.emitter!;
-    if (this.wants(mode)) emitter.emit(this.ns, mode, value);
-    if (debug) {
-      const type = mode === "checkpoints" ? "checkpoint" : "result" in (value as object) ? "task_result" : "task";
-      emitter.emit(this.ns, "debug", { type, timestamp: new Date().toISOString(), step: this.step, payload: value });
-    }
+    this.events.emit(mode, chunk);
   }
 
   async execute(): Promise<RunResult> {
     const breakpoints = this.options.interruptBefore ?? this.graph.interruptBefore;
     const after = this.options.interruptAfter ?? this.graph.interruptAfter;
     if (!this.saver && (breakpoints || after)) throw new MissingCheckpointerError("interruptBefore/interruptAfter");
-    const owner = randomUUID();
-    const ttlMs = this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS;
-    let heartbeat: NodeJS.Timeout | undefined;
-    if (this.saver && !this.parent) {
-      if (!(await this.saver.claimThread(this.threadId!, { owner, ttlMs }))) throw new ThreadBusyError(this.threadId!);
-      heartbeat = setInterval(() => void this.saver!.claimThread(this.threadId!, { owner, ttlMs }).catch(() => undefined), Math.max(ttlMs / 3, 10));
-      heartbeat.unref();
-    }
-    try {
-      const early = await this.start();
-      if (early) return early;
-      const result = await this.loop();
-      await this.persistence.flushUnsaved();
-      await this.persistence.drain();
-      return result;
-    } finally {
-      if (heartbeat) clearInterval(heartbeat);
-      if (this.saver && !this.parent) await this.saver.releaseThread(this.threadId!, owner).catch(() => undefined);
-    }
+    // A subgraph runs inside its parent's claim.
+    if (!this.saver || this.parent) return this.run();
+    return withThreadClaim(this.saver, this.threadId!, this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS, () => this.run());
+  }
+
+  private async run(): Promise<RunResult> {
+    const early = await this.start();
+    if (early) return early;
+    const result = await this.loop();
+    await this.persistence.flushUnsaved();
+    await this.persistence.drain();
+    return result;
   }
 
   // ---- start: load, then apply input or answers ----
@@ -218,17 +181,9 @@ export class GraphRun {
       const tasks = tuple ? this.nextTasks() : [];
       const pending = this.pendingInterrupts(tasks);
       const reason = !tuple ? "unknown_thread" : tasks.length === 0 ? "finished" : "breakpoint";
-      const matched = matchResume(this.threadId ?? "", pending.map(publicInterrupt), command.resume, reason);
-      const byId = new Map(pending.map((p) => [p.id, p]));
-      const answers = new Map<string, FreshAnswer>();
-      for (const [id, value] of matched) {
-        const question = byId.get(id)!;
-        answers.set(id, { value, digest: question.digest, question: question.value });
-      }
-      this.scope.answers = answers;
-      this.resumeRecord = { at: new Date().toISOString(), answers: Object.fromEntries(matched) };
-      if (command.by !== undefined) this.resumeRecord.by = command.by;
-      if (command.reason !== undefined) this.resumeRecord.reason = command.reason;
+      const resolved = resolveResume(this.threadId ?? "", pending, command, reason);
+      this.scope.answers = resolved.answers;
+      this.resumeRecord = resolved.record;
     } else if (!tuple) {
       throw new EmptyInputError(`Thread "${this.threadId ?? "(none)"}" has never run, so a Command without resume has nothing to act on. Start it with an input.`);
     }
@@ -300,7 +255,7 @@ export class GraphRun {
       if (stop) return stop;
       const updated = applyWrites(this.graph.spec, this.checkpoint, this.channels, outcomes.map(stepWrites));
       this.track(updated);
-      this.emitUpdates(outcomes);
+      this.events.updates(outcomes);
       await this.commit("loop");
       this.emit("values", () => this.values());
       if (shouldInterrupt(this.checkpoint, after, names)) return this.pauseAtBreakpoint();
@@ -349,12 +304,12 @@ export class GraphRun {
     const run = async (task: PreparedTask): Promise<TaskOutcome> => {
       const record = this.pending.tasks.get(task.id);
       if (record?.done && this.reuseFinished) return { kind: "done", task, writes: record.writes ?? [], output: undefined };
-      if (task.name !== START) this.emit("tasks", () => ({ id: task.id, name: task.name, input: task.input, triggers: task.triggers }));
+      this.events.taskStarted(task);
       const outcome = await runTask(env, task, record && { answers: answersFor(task, record, this.scope.answers), taskCalls: record.taskCalls ?? [] });
-      this.emitTaskResult(outcome);
+      this.events.taskFinished(outcome);
       // With siblings, a finished task's writes are saved at once: if the step is then
       // interrupted or the process dies, it is not run again.
-      if (outcome.kind === "done" && several) await this.persistence.saveWrites(checkpointId, task.id, [...(outcome.writes as Array<[string, unknown]>), [DONE, true]]);
+      if (outcome.kind === "done" && several) await this.persistence.saveWrites(checkpointId, task.id, finishedWrites(outcome.writes));
       return outcome;
     };
     if (tasks.length === 1) return [await run(tasks[0]!)];
@@ -371,21 +326,9 @@ export class GraphRun {
     if (!stopped) return undefined;
 
     await this.persistence.flushUnsaved();
-    const id = this.checkpoint.id;
-    const several = tasks.length > 1 && this.scope.durability !== "exit";
-    for (const outcome of outcomes) {
-      if (outcome.kind === "done" && !several) await this.persistence.saveWrites(id, outcome.task.id, [...(outcome.writes as Array<[string, unknown]>), [DONE, true]]);
-      if (outcome.kind === "failed") await this.persistence.saveWrites(id, outcome.task.id, [[ERROR, errorRecord(outcome.error)]]);
-      if (outcome.kind === "interrupted") {
-        const writes: Array<[string, unknown]> = [[INTERRUPT, outcome.interrupts], [RESUME, outcome.answers]];
-        if (outcome.taskCalls.length) writes.push([TASK_RESULT, outcome.taskCalls]);
-        await this.persistence.saveWrites(id, outcome.task.id, writes);
-      }
-    }
+    const finishedSaved = tasks.length > 1 && this.scope.durability !== "exit";
     // The answers and update of this run stay with the paused checkpoint until a step completes.
-    const nullWrites: Array<[string, unknown]> = [...(this.commandWrites as Array<[string, unknown]>)];
-    if (this.resumeRecord) nullWrites.push([AUDIT, this.resumeRecord]);
-    if (nullWrites.length) await this.persistence.saveWrites(id, NULL_TASK_ID, nullWrites);
+    await saveStoppedStep(this.persistence, this.checkpoint.id, outcomes, finishedSaved, this.commandWrites, this.resumeRecord);
     await this.persistence.drain();
 
     const failed = outcomes.find((o) => o.kind === "failed");
@@ -420,28 +363,5 @@ export class GraphRun {
     this.pending = { tasks: new Map(), nullWrites: [], audit: [] };
     await this.persistence.saveCheckpoint(checkpoint, metadata);
     this.emit("checkpoints", () => ({ config: this.persistence.configFor(checkpoint.id), metadata, values: this.values() }));
-  }
-
-  private emitUpdates(outcomes: readonly TaskOutcome[]): void {
-    if (!this.scope.emitter) return;
-    for (const outcome of outcomes) {
-      if (outcome.kind !== "done" || outcome.task.name === START) continue;
-      this.emit("updates", () => {
-        const update: Record<string, unknown> = {};
-        for (const [key, value] of outcome.writes) if (this.graph.spec.stateKeySet.has(key)) update[key] = value;
-        return { [outcome.task.name]: update };
-      });
-    }
-  }
-
-  private emitTaskResult(outcome: TaskOutcome): void {
-    if (outcome.task.name === START) return;
-    this.emit("tasks", () => ({
-      id: outcome.task.id,
-      name: outcome.task.name,
-      result: outcome.kind === "done" ? outcome.writes.filter(([k]) => this.graph.spec.stateKeySet.has(k)) : [],
-      error: outcome.kind === "failed" ? errorRecord(outcome.error) : null,
-      interrupts: outcome.kind === "interrupted" ? outcome.interrupts.map(publicInterrupt) : [],
-    }));
   }
 }

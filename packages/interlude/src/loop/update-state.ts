@@ -2,7 +2,6 @@
  * `updateState`: write to a thread as if a node had returned `values`, creating a new
  * checkpoint (a fork when the config names an older one). The original history is unchanged.
  */
-import { randomUUID } from "node:crypto";
 import { branchWrites, edgeWrites, outputWrites, stateAfterWrites } from "../algo/output.js";
 import { applyWrites, channelsFromCheckpoint, channelValues, applyNullWrites } from "../algo/writes.js";
 import { readState } from "../algo/tasks.js";
@@ -11,7 +10,8 @@ import { newCheckpointId } from "../checkpoint/id.js";
 import { CHECKPOINT_VERSION, type Checkpoint, type CheckpointMetadata, type RunnableConfig } from "../checkpoint/types.js";
 import { END, INTERRUPT, START } from "../constants.js";
 import { CheckpointNotFoundError, GraphValidationError, MissingThreadIdError } from "../errors/graph.js";
-import { ThreadBusyError } from "../errors/storage.js";
+import { withThreadClaim } from "./claim.js";
+import { DEFAULT_CLAIM_TTL_MS } from "./graph-internals.js";
 import type { GraphInternals } from "./graph-internals.js";
 import { indexPendingWrites } from "./pending.js";
 
@@ -39,9 +39,7 @@ export async function updateThreadState(graph: GraphInternals, saver: BaseCheckp
   if (threadId === undefined || threadId === null) throw new MissingThreadIdError();
   const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
   const base = { thread_id: String(threadId), checkpoint_ns: ns };
-  const owner = randomUUID();
-  if (!(await saver.claimThread(String(threadId), { owner, ttlMs: 30_000 }))) throw new ThreadBusyError(String(threadId));
-  try {
+  return withThreadClaim(saver, String(threadId), DEFAULT_CLAIM_TTL_MS, async () => {
     const latest = await saver.getTuple({ configurable: base });
     const wanted = config.configurable?.checkpoint_id as string | undefined;
     const tuple = wanted ? await saver.getTuple({ configurable: { ...base, checkpoint_id: wanted } }) : latest;
@@ -80,7 +78,5 @@ export async function updateThreadState(graph: GraphInternals, saver: BaseCheckp
     for (const [channel, version] of Object.entries(next.channel_versions)) if (before[channel] !== version) newVersions[channel] = version;
     const metadata: CheckpointMetadata = { source: "update", step: (tuple?.metadata.step ?? -2) + 1, parents: tuple?.metadata.parents ?? {}, writes: { [node]: values } };
     return await saver.put({ configurable: { ...base, checkpoint_id: saved?.id } }, next, metadata, newVersions, { expectedHead: latest?.checkpoint.id ?? null });
-  } finally {
-    await saver.releaseThread(String(threadId), owner).catch(() => undefined);
-  }
+  });
 }

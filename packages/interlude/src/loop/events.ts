@@ -1,0 +1,66 @@
+/**
+ * What a run tells its stream: chunks are built only for modes someone reads, subgraph runs
+ * emit under their namespace, and `debug` wraps checkpoint and task events.
+ */
+import type { GraphSpec } from "../algo/spec.js";
+import type { PreparedTask } from "../algo/tasks.js";
+import { START } from "../constants.js";
+import { publicInterrupt } from "../interrupt/signal.js";
+import type { TaskOutcome } from "../runner/outcome.js";
+import type { Emitter, StreamMode } from "./emitter.js";
+import { errorRecord } from "./pending.js";
+
+export class RunEvents {
+  constructor(
+    private readonly emitter: Emitter | undefined,
+    private readonly ns: string,
+    private readonly spec: GraphSpec,
+    private readonly step: () => number,
+  ) {}
+
+  wants(mode: StreamMode): boolean {
+    const emitter = this.emitter;
+    return emitter !== undefined && emitter.modes.has(mode) && (this.ns === "" || emitter.subgraphs);
+  }
+
+  emit(mode: StreamMode, chunk: () => unknown): void {
+    const debug = (mode === "checkpoints" || mode === "tasks") && this.wants("debug");
+    if (!debug && !this.wants(mode)) return;
+    const value = chunk();
+    if (this.wants(mode)) this.emitter!.emit(this.ns, mode, value);
+    if (debug) {
+      const type = mode === "checkpoints" ? "checkpoint" : "result" in (value as object) ? "task_result" : "task";
+      this.emitter!.emit(this.ns, "debug", { type, timestamp: new Date().toISOString(), step: this.step(), payload: value });
+    }
+  }
+
+  private stateUpdate(outcome: TaskOutcome & { kind: "done" }): Record<string, unknown> {
+    const update: Record<string, unknown> = {};
+    for (const [key, value] of outcome.writes) if (this.spec.stateKeySet.has(key)) update[key] = value;
+    return update;
+  }
+
+  /** One `updates` chunk per finished node (the input task is not a node). */
+  updates(outcomes: readonly TaskOutcome[]): void {
+    if (!this.emitter) return;
+    for (const outcome of outcomes) {
+      if (outcome.kind !== "done" || outcome.task.name === START) continue;
+      this.emit("updates", () => ({ [outcome.task.name]: this.stateUpdate(outcome) }));
+    }
+  }
+
+  taskStarted(task: PreparedTask): void {
+    if (task.name !== START) this.emit("tasks", () => ({ id: task.id, name: task.name, input: task.input, triggers: task.triggers }));
+  }
+
+  taskFinished(outcome: TaskOutcome): void {
+    if (outcome.task.name === START) return;
+    this.emit("tasks", () => ({
+      id: outcome.task.id,
+      name: outcome.task.name,
+      result: outcome.kind === "done" ? outcome.writes.filter(([k]) => this.spec.stateKeySet.has(k)) : [],
+      error: outcome.kind === "failed" ? errorRecord(outcome.error) : null,
+      interrupts: outcome.kind === "interrupted" ? outcome.interrupts.map(publicInterrupt) : [],
+    }));
+  }
+}
