@@ -12,20 +12,29 @@ import { storageErrorsSuite } from "./storage-errors.js";
 export type { ConformanceSaverOptions, MakeSaver, SaverHarness } from "./harness.js";
 export { ThreadWriter, freshThreadId, makeCheckpoint, collect } from "./fixtures.js";
 
+/** What a backend can do beyond the contract, deciding which tests apply to it. */
+export interface SaverCapabilities {
+  /** A second saver instance can open the same storage (`makeSecondSaver`): not in-memory stores. */
+  sharedStorage?: boolean;
+  /** The test can make its storage fail (`breakStorage`): not in-memory stores. */
+  breakable?: boolean;
+}
+
 /**
  * The behaviour every checkpoint saver must have. Call it from the saver's own test file:
- * `describeSaverConformance("SqliteSaver", async () => ({ saver, close }))`.
+ * `describeSaverConformance("SqliteSaver", async () => ({ saver, close }), { sharedStorage: true, breakable: true })`.
+ * Tests of capabilities a backend lacks are not registered at all (rather than skipped).
  */
-export function describeSaverConformance(name: string, makeSaver: MakeSaver): void {
+export function describeSaverConformance(name: string, makeSaver: MakeSaver, capabilities: SaverCapabilities = { sharedStorage: true, breakable: true }): void {
   describe(`${name} conformance`, () => {
     basicsSuite(makeSaver);
     namespacesSuite(makeSaver);
     writesSuite(makeSaver);
     valuesSuite(makeSaver);
-    deltasSuite(makeSaver);
+    deltasSuite(makeSaver, capabilities.sharedStorage === true);
     concurrencySuite(makeSaver);
     retentionSuite(makeSaver);
-    storageErrorsSuite(makeSaver);
+    if (capabilities.breakable) storageErrorsSuite(makeSaver);
   });
 }
 export { killWriterMidway, expectConsistentHistory } from "./crash.js";

@@ -5,7 +5,7 @@ import { InMemorySaver, JsonSerializer, MemorySaver, newCheckpointId, registerSe
 describeSaverConformance("MemorySaver", async (options) => {
   const saver = new MemorySaver({ ttlMs: options?.ttlMs });
   return { saver, close: () => saver.close() };
-});
+}, { sharedStorage: false, breakable: false });
 
 describe("MemorySaver", () => {
   it("is also exported under LangGraph's name", () => {
