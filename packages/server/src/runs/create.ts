@@ -101,6 +101,7 @@ async function queue(ctx: ServerContext, run: RunRecord): Promise<boolean> {
       if (run.multitask_strategy === "rollback" && started && !run.kwargs.checkpoint_id) run.kwargs.checkpoint_id = started;
     }
     await ctx.store.insertRun(run, db);
+    await ctx.store.markThreadBusy(run.thread_id, db);
     return active.length === 0;
   }, run.thread_id);
   const action = run.multitask_strategy === "rollback" ? "rollback" : "interrupt";

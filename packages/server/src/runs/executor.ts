@@ -62,17 +62,19 @@ async function stream(ctx: ServerContext, run: RunRecord, continuing: boolean, l
 }
 
 export async function executeRun(ctx: ServerContext, pending: RunRecord): Promise<void> {
-  const claimed = await claim(ctx, pending);
-  if (!claimed) return;
-  const { run, continuing } = claimed;
-  const log = ctx.broker.open(run.run_id);
-  if (!log.events.length) log.push("metadata", { run_id: run.run_id, attempt: run.attempt });
+  if (ctx.executing.has(pending.run_id)) return;
+  // Registered before the claim, so a cancel arriving while the run starts is not lost; the
+  // entry stays until the outcome is recorded, so shutting down waits for it.
   const controller = new AbortController();
   const entry: { controller: AbortController; action?: "interrupt" | "rollback" } = { controller };
-  ctx.executing.set(run.run_id, entry);
-  // The entry stays until the outcome is recorded, so shutting down waits for it.
+  ctx.executing.set(pending.run_id, entry);
   try {
-    const { error, accepted } = await stream(ctx, run, continuing, log, controller.signal);
+    const claimed = await claim(ctx, pending);
+    if (!claimed) return;
+    const { run, continuing } = claimed;
+    const log = ctx.broker.open(run.run_id);
+    if (!log.events.length) log.push("metadata", { run_id: run.run_id, attempt: run.attempt });
+    const { error, accepted } = controller.signal.aborted ? { error: controller.signal.reason, accepted: false } : await stream(ctx, run, continuing, log, controller.signal);
     if (error !== undefined && !accepted && isThreadBusy(error) && !controller.signal.aborted) {
       // Another writer (or a crashed process's claim, until it lapses) holds the thread: try again shortly.
       await ctx.store.moveRun(run.run_id, ["running"], "pending");
@@ -81,7 +83,7 @@ export async function executeRun(ctx: ServerContext, pending: RunRecord): Promis
     }
     await finish(ctx, run, log, error, accepted, entry.action);
   } finally {
-    ctx.executing.delete(run.run_id);
+    ctx.executing.delete(pending.run_id);
   }
 }
 

@@ -95,8 +95,8 @@ export class Store {
     );
   }
 
-  async markThreadBusy(id: string): Promise<void> {
-    await this.db.run("UPDATE interlude_server_threads SET status = 'busy', updated_at = ? WHERE thread_id = ?", [new Date().toISOString(), id]);
+  async markThreadBusy(id: string, db: Db = this.db): Promise<void> {
+    await db.run("UPDATE interlude_server_threads SET status = 'busy', updated_at = ? WHERE thread_id = ?", [new Date().toISOString(), id]);
   }
 
   async getThread(id: string, db: Db = this.db): Promise<ThreadRecord | undefined> {
