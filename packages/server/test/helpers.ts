@@ -52,3 +52,37 @@ export async function until<T>(probe: () => Promise<T | undefined | false>, time
     await sleep(20);
   }
 }
+
+export interface SseEvent {
+  event: string;
+  data: any;
+}
+
+/** Follows an SSE endpoint; `events` fills as they arrive; `close()` stops. */
+export async function followSse(url: string, headers: Record<string, string> = {}): Promise<{ events: SseEvent[]; close(): void; status: number }> {
+  const controller = new AbortController();
+  const response = await fetch(url, { headers, signal: controller.signal });
+  const events: SseEvent[] = [];
+  if (response.ok && response.body) {
+    void (async () => {
+      const decoder = new TextDecoder();
+      let buffer = "";
+      try {
+        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+          buffer += decoder.decode(chunk, { stream: true });
+          let end: number;
+          while ((end = buffer.indexOf("\n\n")) >= 0) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const event = /^event: ?(.*)$/m.exec(block)?.[1];
+            const data = /^data: ?(.*)$/m.exec(block)?.[1];
+            if (event) events.push({ event, data: data ? JSON.parse(data) : null });
+          }
+        }
+      } catch {
+        // closed
+      }
+    })();
+  }
+  return { events, status: response.status, close: () => controller.abort() };
+}
