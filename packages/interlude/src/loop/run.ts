@@ -284,11 +284,12 @@ export class GraphRun {
   private nodeConfigBase?: { config: Record<string, unknown>; configurable: Record<string, unknown> };
 
   private nodeConfig(ns: string): Record<string, unknown> {
+    // Both bases already hold every key (same order as before), so each task's config is two
+    // plain clones and two stores: adding a key to a clone costs ~1 us, a store ~10 ns.
     const base = (this.nodeConfigBase ??= {
-      config: { ...this.config, writer: this.writer, signal: this.scope.signal },
-      configurable: { ...this.config.configurable, thread_id: this.threadId },
+      config: { ...this.config, configurable: undefined, writer: this.writer, signal: this.scope.signal },
+      configurable: { ...this.config.configurable, thread_id: this.threadId, checkpoint_ns: "" },
     });
-    // Plain clones then assignments: a spread with extra keys takes V8's slow path.
     const configurable = { ...base.configurable };
     configurable.checkpoint_ns = ns;
     const config = { ...base.config };
