@@ -1,13 +1,14 @@
 /**
- * Runs of one thread from different OS processes sharing a SQLite file: pause in one and
- * resume in another; two resumers racing; a process killed in the middle of a step.
+ * Runs of one thread from different OS processes sharing durable storage (SQLite file,
+ * PostgreSQL, Redis): pause in one and resume in another; two resumers racing; a process
+ * killed in the middle of a step; storage that refuses writes during a run.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, inject, it } from "vitest";
 
 const script = fileURLToPath(new URL("./fixtures/durable-graph.mjs", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "interlude-xproc-"));
@@ -36,7 +37,7 @@ function run(args: string[], env: Record<string, string> = {}): { done: Promise<
 
 const effects = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").filter(Boolean) : []);
 
-async function waitFor(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+async function waitFor(check: () => boolean, timeoutMs = 15_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > until) throw new Error("timed out waiting");
@@ -44,23 +45,33 @@ async function waitFor(check: () => boolean, timeoutMs = 10_000): Promise<void> 
   }
 }
 
-describe("a thread in a SQLite file", () => {
+const backends: Array<[string, () => string]> = [
+  ["SQLite", () => `sqlite:${join(dir, "threads.sqlite")}`],
+  ["PostgreSQL", () => inject("postgresUrl")!],
+  ["Redis", () => inject("redisUrl")!],
+];
+
+describe.each(backends)("a thread stored in %s", (name, storage) => {
+  const thread = (label: string) => `${name}-${label}-${Date.now()}`;
+
   it("pauses in one process and resumes in another started later", async () => {
-    const db = join(dir, "handoff.sqlite");
-    const first = await run([db, "t1", "start"]).done;
+    const id = thread("handoff");
+    const first = await run([storage(), id, "start"]).done;
     expect(first.ok).toBe(true);
     expect(first.result!.__interrupt__[0].value).toEqual({ question: "approve the plan?" });
-    const second = await run([db, "t1", "resume", "true"]).done;
+    const second = await run([storage(), id, "resume", "true"]).done;
     expect(second).toEqual({ ok: true, result: { results: [], approved: true } });
   });
 
   it("lets exactly one of two racing processes resume; the other gets THREAD_BUSY and nothing runs twice", async () => {
-    const db = join(dir, "race.sqlite");
-    const log = join(dir, "race.log");
-    expect((await run([db, "t2", "start"]).done).ok).toBe(true);
-    const slow = run([db, "t2", "resume", '"first"'], { EFFECT_LOG: log, HOLD_MS: "1500" });
+    const id = thread("race");
+    const log = join(dir, `${id}.log`);
+    expect((await run([storage(), id, "start"]).done).ok).toBe(true);
+    const gate = join(dir, `${id}.gate`);
+    const slow = run([storage(), id, "resume", '"first"'], { EFFECT_LOG: log, HOLD_UNTIL_FILE: gate });
     await waitFor(() => effects(log).length > 0);
-    const racer = await run([db, "t2", "resume", '"second"'], { EFFECT_LOG: log }).done;
+    const racer = await run([storage(), id, "resume", '"second"'], { EFFECT_LOG: log }).done;
+    writeFileSync(gate, "go");
     expect(racer).toMatchObject({ ok: false, code: "THREAD_BUSY" });
     expect(await slow.done).toMatchObject({ ok: true, result: { approved: "first" } });
     expect(effects(log)).toHaveLength(1);
@@ -68,19 +79,28 @@ describe("a thread in a SQLite file", () => {
   });
 
   it("after SIGKILL mid-step, a new process resumes from the last checkpoint without re-running finished siblings", async () => {
-    const db = join(dir, "crash.sqlite");
-    const log = join(dir, "crash.log");
-    const doomed = run([db, "t3", "start"], { EFFECT_LOG: log, FANOUT: "1", SLOW_FOREVER: "1", CLAIM_TTL_MS: "300" });
+    const id = thread("crash");
+    const log = join(dir, `${id}.log`);
+    const doomed = run([storage(), id, "start"], { EFFECT_LOG: log, FANOUT: "1", SLOW_FOREVER: "1", CLAIM_TTL_MS: "300" });
     await waitFor(() => effects(log).some((l) => l.startsWith("fast ran")) && effects(log).some((l) => l.startsWith("slow started")));
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 150));
     doomed.kill();
     expect((await doomed.done).code).toBe("SIGNAL_SIGKILL");
     // The dead process's claim lapses after its TTL; then the thread is free again.
-    await new Promise((r) => setTimeout(r, 400));
-    const recovered = await run([db, "t3", "continue"], { EFFECT_LOG: log, FANOUT: "1" }).done;
+    await new Promise((r) => setTimeout(r, 500));
+    const recovered = await run([storage(), id, "continue"], { EFFECT_LOG: log, FANOUT: "1" }).done;
     expect(recovered).toMatchObject({ ok: true });
     expect(recovered.result!.results).toEqual(["fast", "slow"]);
     expect(effects(log).filter((l) => l.startsWith("fast ran"))).toHaveLength(1);
     expect(effects(log).filter((l) => l.startsWith("slow started"))).toHaveLength(2);
+  });
+
+  it("a run whose storage refuses writes (read-only, or down) fails with STORAGE_FAILED; once storage is back the thread resumes", async () => {
+    const id = thread("readonly");
+    expect((await run([storage(), id, "start"]).done).ok).toBe(true);
+    const refused = await run([storage(), id, "resume", "true"], { READ_ONLY: "1" }).done;
+    expect(refused).toMatchObject({ ok: false, code: "STORAGE_FAILED" });
+    const resumed = await run([storage(), id, "resume", "true"]).done;
+    expect(resumed).toEqual({ ok: true, result: { results: [], approved: true } });
   });
 });
