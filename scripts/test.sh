@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The test command (`npm test`): makes sure the database servers the storage tests start are
-# installed (PostgreSQL and Redis from Debian), builds every package, then runs all tests.
+# The README's test command (`npm test`): installs what the suite needs (the npm packages, and
+# from Debian the PostgreSQL and Redis servers the storage tests start on loopback and the
+# Chromium the inbox's end-to-end tests drive), builds every package, then runs all tests.
 # The tests start their own throwaway servers (test/setup/servers.ts); a cluster the Debian
 # package may have started on port 5432 is not used.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bash scripts/ensure-deps.sh
 
 have_postgres() {
   local bin
@@ -14,13 +16,17 @@ have_postgres() {
   return 1
 }
 
-if ! have_postgres || ! command -v redis-server >/dev/null 2>&1; then
-  echo "Installing postgresql and redis-server for the storage tests..."
+missing=()
+have_postgres || missing+=(postgresql)
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "Installing from Debian for the tests: ${missing[*]}"
   sudo=""
   [ "$(id -u)" -ne 0 ] && sudo="sudo"
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get update
-  $sudo apt-get install -y --no-install-recommends postgresql redis-server
+  $sudo apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
 npm run build
