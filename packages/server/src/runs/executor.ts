@@ -92,14 +92,12 @@ async function finish(ctx: ServerContext, run: RunRecord, log: RunLog, error: un
   await ctx.store.settleAnswers(run.run_id, applied);
   log.accept(applied ? undefined : error);
   const body = error === undefined || cancel ? null : errorBody(error);
-  if (cancel === "rollback") {
-    await ctx.store.deleteRun(run.run_id);
-    // A first run rolled back leaves no checkpoint behind; later ones are undone by the next run forking from where they started.
-    if (run.kwargs.started_at_checkpoint === null) await ctx.saver.deleteThread(run.thread_id);
-  } else {
-    await ctx.store.moveRun(run.run_id, ["running"], cancel ? "interrupted" : error !== undefined ? "error" : "success", { error: body });
-  }
-  await syncThread(ctx, run.thread_id, { error: body && !isRefusal(error) ? body : null });
+  // A first run rolled back leaves no checkpoint behind; later ones are undone by the next run forking from where they started.
+  if (cancel === "rollback" && run.kwargs.started_at_checkpoint === null) await ctx.saver.deleteThread(run.thread_id);
+  // The thread is brought up to date before the run is marked done, so whoever sees it done reads the new state.
+  await syncThread(ctx, run.thread_id, { error: body && !isRefusal(error) ? body : null, finishing: run.run_id });
+  if (cancel === "rollback") await ctx.store.deleteRun(run.run_id);
+  else await ctx.store.moveRun(run.run_id, ["running"], cancel ? "interrupted" : error !== undefined ? "error" : "success", { error: body });
   if (body) log.push("error", body);
   log.push("end", null);
   ctx.broker.close(run.run_id);

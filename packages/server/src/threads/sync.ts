@@ -12,6 +12,8 @@ import { apiInterrupt, interruptsByTask } from "./state.js";
 export interface SyncOptions {
   /** The run that just ended failed with this (null: it did not fail; undefined: keep the thread's error). */
   error?: unknown;
+  /** A run that is finishing: it no longer makes the thread busy. */
+  finishing?: string;
 }
 
 function statusOf(thread: ThreadRecord, snapshot: StateSnapshot | undefined, busy: boolean, error: unknown): ThreadStatus {
@@ -25,7 +27,7 @@ export async function syncThread(ctx: ServerContext, threadId: string, options: 
   if (!thread) return undefined;
   const graph = graphOf(ctx, thread.graph_id);
   const snapshot = graph ? await graph.getState({ configurable: { thread_id: threadId } }) : undefined;
-  const busy = (await ctx.store.activeRuns(threadId)).length > 0;
+  const busy = (await ctx.store.activeRuns(threadId)).some((r) => r.run_id !== options.finishing);
   const error = options.error === undefined ? thread.error : options.error;
   const now = new Date().toISOString();
   const next: ThreadRecord = {

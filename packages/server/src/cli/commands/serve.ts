@@ -1,0 +1,57 @@
+/** `interlude serve` and `interlude worker`. */
+import { loadConfig, parseApiKeys } from "../../config/config.js";
+import { openBackend, defaultSqlitePath } from "../../backend.js";
+import { startServer } from "../../server.js";
+import { CliError } from "../target.js";
+
+export interface ServeFlags {
+  config: string;
+  host: string;
+  port: string;
+  postgres?: string;
+  db?: string;
+  concurrency?: string;
+}
+
+function onSignals(stop: () => Promise<void>): void {
+  let stopping = false;
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      void stop().then(() => process.exit(0), () => process.exit(1));
+    });
+  }
+}
+
+export async function serve(flags: ServeFlags): Promise<void> {
+  const config = loadConfig(flags.config);
+  const postgresUrl = flags.postgres ?? process.env.DATABASE_URL;
+  const port = Number(flags.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new CliError(`--port ${flags.port} is not a port number.`);
+  const server = await startServer({
+    config,
+    host: flags.host,
+    port,
+    postgresUrl,
+    sqlitePath: flags.db,
+    apiKeys: parseApiKeys(process.env.INTERLUDE_API_KEYS),
+    concurrency: flags.concurrency === undefined ? undefined : Number(flags.concurrency),
+  });
+  const storage = postgresUrl ? "PostgreSQL" : (flags.db ?? defaultSqlitePath(config));
+  const keys = Object.keys({ ...config.apiKeys, ...parseApiKeys(process.env.INTERLUDE_API_KEYS) }).length;
+  console.log(`Interlude server listening on ${server.url}`);
+  console.log(`  graphs:  ${server.backend.ctx.graphs.ids().join(", ")}`);
+  console.log(`  storage: ${storage}`);
+  console.log(`  auth:    ${keys ? `${keys} API key(s)` : "none (open, answers recorded as anonymous)"}`);
+  console.log(`  inbox:   ${server.url}/inbox/`);
+  onSignals(() => server.close());
+}
+
+export async function worker(flags: Omit<ServeFlags, "host" | "port" | "db">): Promise<void> {
+  const postgresUrl = flags.postgres ?? process.env.DATABASE_URL;
+  if (!postgresUrl) throw new CliError("interlude worker shares work through PostgreSQL: pass --postgres <url> or set DATABASE_URL.");
+  const backend = await openBackend({ config: loadConfig(flags.config), postgresUrl, concurrency: flags.concurrency === undefined ? undefined : Number(flags.concurrency) });
+  console.log(`Interlude worker ready (graphs: ${backend.ctx.graphs.ids().join(", ")})`);
+  onSignals(() => backend.close());
+}

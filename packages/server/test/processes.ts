@@ -1,0 +1,67 @@
+/** Child processes for tests: the built `interlude` CLI, and throwaway PostgreSQL databases. */
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+
+export const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+
+export interface Child {
+  process: ChildProcess;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** Starts `interlude <args>` and resolves once its output matches `ready`. */
+export async function startCli(args: string[], ready: RegExp, env: Record<string, string> = {}): Promise<Child & { match: RegExpMatchArray }> {
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  const match = await new Promise<RegExpMatchArray>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`interlude ${args.join(" ")} did not start:\n${output}`)), 20_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const m = output.match(ready);
+      if (m) (clearTimeout(timer), resolve(m));
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    child.once("exit", (code) => (clearTimeout(timer), reject(new Error(`interlude exited (${code}):\n${output}`))));
+  });
+  return {
+    process: child,
+    match,
+    output: () => output,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+        setTimeout(() => child.kill("SIGKILL"), 5_000).unref();
+      }),
+  };
+}
+
+/** Runs `interlude <args>` to completion. */
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    child.on("exit", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+/** A fresh database on the test PostgreSQL server; returns its URL. */
+export async function freshDatabase(serverUrl: string, name: string): Promise<string> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
