@@ -294,3 +294,41 @@ describe("7. one writer per thread", () => {
     expect(entered).toBe(1);
   });
 });
+
+describe("6b. validated answers with a real validator (zod 4)", () => {
+  it("refuses a bad answer with zod's issues and exposes zod's JSON Schema", async () => {
+    const { z } = await import("zod");
+    const schema = z.object({ approved: z.boolean(), comment: z.string().optional() });
+    const State = Annotation.Root({ decision: Annotation<unknown>() });
+    const graph = new StateGraph(State)
+      .addNode("review", () => ({ decision: interrupt({ plan: "p" }, { responseSchema: schema }) }))
+      .addEdge(START, "review")
+      .compile({ checkpointer: new MemorySaver() });
+    const config = thread("zod");
+    const paused = await graph.invoke({}, config);
+    expect(paused.__interrupt__![0]!.responseSchema).toMatchObject({ type: "object", properties: { approved: { type: "boolean" } }, required: ["approved"] });
+    const error = await graph.invoke(new Command({ resume: { approved: "yes" } }), config).catch((e) => e);
+    expect(error).toBeInstanceOf(InvalidResumeError);
+    expect(error.issues[0].path).toEqual(["approved"]);
+    expect(await graph.invoke(new Command({ resume: { approved: false, comment: "no" } }), config)).toEqual({ decision: { approved: false, comment: "no" } });
+  });
+});
+
+describe("4b. a swallowed interrupt without a checkpointer", () => {
+  it("still fails, naming the node, instead of silently finishing", async () => {
+    const State = Annotation.Root({ ok: Annotation<boolean>() });
+    const graph = new StateGraph(State)
+      .addNode("careless", () => {
+        try {
+          return { ok: interrupt<boolean>("approve?") };
+        } catch {
+          return { ok: false };
+        }
+      })
+      .addEdge(START, "careless")
+      .compile();
+    const error = await graph.invoke({}).catch((e) => e);
+    expect(error.code).toBe("MISSING_CHECKPOINTER");
+    expect(error.message).toContain('"careless"');
+  });
+});

@@ -54,7 +54,8 @@ function checkSameQuestion(scope: TaskScope, given: GivenAnswer, digest: string,
 export function interrupt<Answer = any, Value = unknown>(value: Value, options: InterruptOptions<Answer> = {}): Answer {
   const scope = currentTask();
   if (!scope) throw new InterruptOutsideNodeError();
-  if (!scope.run.saver) throw new MissingCheckpointerError("interrupt()");
+  // Refused (not just thrown) so that a node catching it cannot turn it into a silent success.
+  if (!scope.run.saver) refuse(scope, new MissingCheckpointerError(`interrupt() in node "${scope.node}"`));
   const index = scope.interruptCounter++;
   const slot = options.key ?? index;
   const id = interruptId(scope.ns, slot);
