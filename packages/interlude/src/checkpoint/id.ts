@@ -7,7 +7,10 @@ import { randomBytes } from "node:crypto";
  */
 let lastMs = 0;
 let counter = 0;
+/** The id's millisecond part (`xxxxxxxx-xxxx-7`) for `lastMs`: ids are made at every step, often many per millisecond. */
+let msPrefix = "";
 const node = randomBytes(6).toString("hex");
+const nodeSuffix = node.slice(0, 11);
 
 export function newCheckpointId(now = Date.now()): string {
   if (now <= lastMs) {
@@ -16,8 +19,12 @@ export function newCheckpointId(now = Date.now()): string {
   } else {
     lastMs = now;
     counter = 0;
+    msPrefix = "";
   }
-  const ms = now.toString(16).padStart(12, "0");
+  if (msPrefix === "") {
+    const ms = now.toString(16).padStart(12, "0");
+    msPrefix = `${ms.slice(0, 8)}-${ms.slice(8, 12)}-7`;
+  }
   const seq = counter.toString(16).padStart(8, "0");
-  return `${ms.slice(0, 8)}-${ms.slice(8, 12)}-7${seq.slice(0, 3)}-${seq.slice(3, 7)}-${seq.slice(7)}${node.slice(0, 11)}`;
+  return `${msPrefix}${seq.slice(0, 3)}-${seq.slice(3, 7)}-${seq.slice(7)}${nodeSuffix}`;
 }

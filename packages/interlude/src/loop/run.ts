@@ -36,6 +36,19 @@ export interface RunResult {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+let isoMs = -1;
+let iso = "";
+
+/** `new Date().toISOString()`, made once per millisecond (a checkpoint timestamp is taken at every step). */
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== isoMs) {
+    isoMs = now;
+    iso = new Date(now).toISOString();
+  }
+  return iso;
+}
+
 function emptyCheckpoint(): Checkpoint {
   return { v: CHECKPOINT_VERSION, id: newCheckpointId(), ts: new Date().toISOString(), channel_values: {}, channel_versions: {}, versions_seen: {} };
 }
@@ -347,7 +360,7 @@ export class GraphRun {
     const checkpoint: Checkpoint = {
       v: CHECKPOINT_VERSION,
       id: newCheckpointId(),
-      ts: new Date().toISOString(),
+      ts: isoNow(),
       channel_values: channelValues(this.channels),
       channel_versions: { ...this.checkpoint.channel_versions },
       versions_seen: { ...this.checkpoint.versions_seen },
