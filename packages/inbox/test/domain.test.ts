@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { createSseParser } from "../src/api/sse";
 import { diffValues } from "../src/domain/diff";
+import { shortCheckpoint } from "../src/domain/format";
 import { allowedActions, asHumanInterrupt, buildResponse, summarizeAnswer, titleOf } from "../src/domain/human-interrupt";
 import { renderMarkdown } from "../src/domain/markdown";
 import { answerFrom, fieldsOf, initialValues, issuesByField, schemaFromValue } from "../src/domain/schema-form";
@@ -188,5 +189,14 @@ describe("markdown descriptions", () => {
     const html = renderMarkdown(text);
     expect(html).toContain(contains);
     expect(html).not.toMatch(/<script|<img|javascript:/);
+  });
+});
+
+describe("short ids", () => {
+  it.each([
+    ["019ad0a1-8f3c-7000-0001-5c31c96b1234", "d0a1-8f3c-7000-0001"],
+    ["not-a-uuid", "not-a-uuid"],
+  ])("shows the part of checkpoint id %s that differs between neighbours", (id, short) => {
+    expect(shortCheckpoint(id)).toBe(short);
   });
 });

@@ -25,6 +25,9 @@ afterAll(async () => {
   await server?.stop();
 });
 
+// Generous: the suite may share the machine with the rest of `npm test`.
+const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 8000, interval: 50 });
+
 const optionId = (threadId: string, interruptId: string) => `#item-${`${threadId}/${interruptId}`.replace(/[^\w-]/g, "_")}`;
 
 async function pendingItem(threadId: string) {
@@ -45,12 +48,13 @@ async function openInbox(page: Page) {
 
 async function select(page: Page, item: { thread_id: string; interrupt_id: string }) {
   await openInbox(page);
-  await page.locator(optionId(item.thread_id, item.interrupt_id)).click();
-  await expect.poll(() => page.locator(".detail .crumbs a").textContent()).toBe(item.thread_id);
+  // Dispatched on the element, not at its coordinates: live updates may shift the list under a pointer click.
+  await page.locator(optionId(item.thread_id, item.interrupt_id)).dispatchEvent("click");
+  await poll(() => page.locator(".detail .crumbs a").textContent()).toBe(item.thread_id);
 }
 
 async function settled(threadId: string) {
-  await expect.poll(async () => (await api.state(threadId)).next, { timeout: 10_000 }).toEqual([]);
+  await poll(async () => (await api.state(threadId)).next).toEqual([]);
   return (await api.state(threadId)).values;
 }
 
@@ -65,7 +69,7 @@ describe("the reviewer's inbox", () => {
     await page.goto("/inbox/");
     await page.getByLabel("API key").fill("not-a-key");
     await page.getByRole("button", { name: "Sign in" }).click();
-    await expect.poll(() => page.getByRole("alert").textContent()).toContain("not accepted");
+    await poll(() => page.getByRole("alert").textContent()).toContain("not accepted");
     await page.getByLabel("API key").fill(REVIEWERS.bob.key);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("listbox", { name: "Pending interrupts" }).waitFor();
@@ -77,7 +81,7 @@ describe("the reviewer's inbox", () => {
     const { threadId, item } = await emailThread("dan@example.com", "Refund <img src=x onerror=alert(1)>");
     const page = alice.page;
     await select(page, item);
-    await expect.poll(() => page.locator(".markdown strong").textContent()).toBe("Refund <img src=x onerror=alert(1)>");
+    await poll(() => page.locator(".markdown strong").textContent()).toBe("Refund <img src=x onerror=alert(1)>");
     expect(await page.locator(".detail img").count()).toBe(0);
     await page.getByRole("button", { name: /^Accept/ }).click();
     await page.locator(optionId(threadId, item.interrupt_id)).waitFor({ state: "detached" });
@@ -91,7 +95,7 @@ describe("the reviewer's inbox", () => {
     await select(page, item);
     await page.keyboard.press("e");
     // The edit form opens with its first argument focused.
-    await expect.poll(() => page.getByLabel("To").evaluate((el) => el === document.activeElement)).toBe(true);
+    await poll(() => page.getByLabel("To").evaluate((el) => el === document.activeElement)).toBe(true);
     await page.getByLabel("Subject").fill("Your refund (corrected)");
     await page.getByRole("button", { name: "Submit edit" }).click();
     expect(await settled(threadId)).toMatchObject({ outcome: "sent edited to erin@example.com: Your refund (corrected)", applied: 1 });
@@ -112,13 +116,14 @@ describe("the reviewer's inbox", () => {
     const second = await emailThread("hank@example.com");
     const page = alice.page;
     await select(page, first.item);
+    await page.locator(optionId(second.threadId, second.item.interrupt_id)).waitFor();
     // The list is oldest first, so the second thread's item is right below the first's.
     await page.keyboard.press("j");
-    await expect.poll(() => page.locator(".detail .crumbs a").textContent()).toBe(second.threadId);
+    await poll(() => page.locator(".detail .crumbs a").textContent()).toBe(second.threadId);
     await page.keyboard.press("k");
-    await expect.poll(() => page.locator(".detail .crumbs a").textContent()).toBe(first.threadId);
+    await poll(() => page.locator(".detail .crumbs a").textContent()).toBe(first.threadId);
     await page.keyboard.press("j");
-    await expect.poll(() => page.locator(".detail .crumbs a").textContent()).toBe(second.threadId);
+    await poll(() => page.locator(".detail .crumbs a").textContent()).toBe(second.threadId);
     await page.keyboard.press("i");
     expect(await settled(second.threadId)).toMatchObject({ outcome: "ignored", applied: 1 });
     expect((await api.state(first.threadId)).next).toEqual(["review"]);
@@ -132,7 +137,7 @@ describe("the reviewer's inbox", () => {
     await page.getByLabel("Amount (EUR)").fill("250");
     await page.getByRole("button", { name: "Submit answer" }).click();
     const amountError = page.locator(".field-number .field-error");
-    await expect.poll(() => amountError.textContent()).toBe("Refunds above 100 EUR need a manager");
+    await poll(() => amountError.textContent()).toBe("Refunds above 100 EUR need a manager");
     expect(await page.locator(".field-text .field-error").textContent()).toBe("Give a reason");
     expect(await page.getByLabel("Amount (EUR)").getAttribute("aria-invalid")).toBe("true");
     expect((await api.state(threadId)).next).toEqual(["ask"]);
@@ -146,18 +151,35 @@ describe("the reviewer's inbox", () => {
   it("two reviewers race on one item: one answer applies, the other sees who answered and with what", async () => {
     const { threadId, item } = await emailThread("ivy@example.com");
     await Promise.all([select(alice.page, item), select(bob.page, item)]);
-    await Promise.all([
-      alice.page.getByRole("button", { name: /^Accept/ }).click(),
-      bob.page.getByRole("button", { name: /^Ignore/ }).click(),
-    ]);
+    // Both click at the same moment. Whoever loses sees the conflict either from the server's
+    // 409 or, if the winner's event arrived first, from the live update that disabled the form.
+    await Promise.all([alice.page.getByRole("button", { name: /^Accept/ }).waitFor(), bob.page.getByRole("button", { name: /^Ignore/ }).waitFor()]);
+    const click = (page: Page, name: string) =>
+      page.evaluate((label) => [...document.querySelectorAll<HTMLButtonElement>(".detail button")].find((b) => b.textContent!.startsWith(label))!.click(), name);
+    await Promise.all([click(alice.page, "Accept"), click(bob.page, "Ignore")]);
     expect(await settled(threadId)).toMatchObject({ applied: 1 });
     const answers = await answersIn(threadId);
     expect(answers).toHaveLength(1);
     const winner = answers[0]!.by === REVIEWERS.alice.identity ? "alice" : "bob";
     const loser = winner === "alice" ? bob : alice;
     const banner = loser.page.locator(".banner.warn");
-    await expect.poll(() => banner.textContent()).toContain(`Already answered by ${REVIEWERS[winner].identity} with ${winner === "alice" ? "accept" : "ignore"}`);
+    await poll(() => banner.textContent()).toContain(`Already answered by ${REVIEWERS[winner].identity} with ${winner === "alice" ? "accept" : "ignore"}`);
     expect(await loser.page.getByRole("button", { name: winner === "alice" ? /^Ignore/ : /^Accept/ }).isDisabled()).toBe(true);
+  });
+
+  it("a reviewer without live updates who answers late gets the server's conflict, naming who answered", async () => {
+    const { threadId, item } = await emailThread("nora@example.com");
+    await bob.context.route("**/inbox/events", (route) => route.abort());
+    try {
+      await bob.page.reload();
+      await select(bob.page, item);
+      await api.call("POST", "/inbox/answer", { thread_id: threadId, interrupt_id: item.interrupt_id, answer: { type: "response", args: "On it." } });
+      await bob.page.getByRole("button", { name: /^Accept/ }).click();
+      await poll(() => bob.page.locator(".banner.warn").textContent()).toContain('Already answered by alice@example.com with response "On it."');
+      expect(await settled(threadId)).toMatchObject({ outcome: "not sent; reviewer said: On it.", applied: 1 });
+    } finally {
+      await bob.context.unroute("**/inbox/events");
+    }
   });
 
   it("updates the list live: a new interrupt appears and an answered one leaves, without reloading", async () => {
@@ -167,7 +189,7 @@ describe("the reviewer's inbox", () => {
     const before = Number(await page.getByTestId("count").textContent());
     const { threadId, item } = await emailThread("jack@example.com", "Live one");
     await page.locator(optionId(threadId, item.interrupt_id)).waitFor();
-    await expect.poll(async () => Number(await page.getByTestId("count").textContent())).toBe(before + 1);
+    await poll(async () => Number(await page.getByTestId("count").textContent())).toBe(before + 1);
 
     // More work arrives for the screenshot: a refund waiting for a form answer.
     await api.startThread("refund", { order: { id: "B-2044", total: 95 } });
@@ -177,7 +199,7 @@ describe("the reviewer's inbox", () => {
 
     await apiAs(server.url, "bob").call("POST", "/inbox/answer", { thread_id: threadId, interrupt_id: item.interrupt_id, answer: { type: "ignore", args: null } });
     await page.locator(optionId(threadId, item.interrupt_id)).waitFor({ state: "detached" });
-    await expect.poll(() => page.locator(".banner.warn").textContent()).toContain("Already answered by bob@example.com with ignore");
+    await poll(() => page.locator(".banner.warn").textContent()).toContain("Already answered by bob@example.com with ignore");
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
   });
 
@@ -188,7 +210,7 @@ describe("the reviewer's inbox", () => {
     const page = alice.page;
     await page.goto(`/inbox/#/thread/${threadId}`);
     await page.getByRole("list", { name: "Checkpoints" }).waitFor();
-    await expect.poll(() => page.locator(".answer-line").first().textContent()).toContain("alice@example.com answered");
+    await poll(() => page.locator(".answer-line").first().textContent()).toContain("alice@example.com answered");
 
     // Fork from the checkpoint where the review was waiting, with a different recipient.
     const asked = page.locator(".tl-entry", { has: page.locator(".asked-line") }).first();
@@ -197,18 +219,35 @@ describe("the reviewer's inbox", () => {
     const state = JSON.parse(await editor.inputValue());
     await editor.fill(JSON.stringify({ ...state, to: "lee@example.com" }, null, 2));
     await page.getByRole("button", { name: "Fork and run" }).click();
-    await expect.poll(() => page.getByRole("status").textContent()).toContain("Forked from step");
+    await poll(() => page.getByRole("status").textContent()).toContain("Forked from step");
 
     // The new branch pauses at review again, asking about the new recipient; the old one is kept.
-    await expect.poll(async () => (await api.state(threadId)).next).toEqual(["review"]);
+    await poll(async () => (await api.state(threadId)).next).toEqual(["review"]);
     expect((await api.state(threadId)).values).toMatchObject({ to: "lee@example.com" });
-    await expect.poll(() => page.locator('.graph .node.paused[data-node="review"]').count()).toBe(1);
+    await poll(() => page.locator('.graph .node.paused[data-node="review"]').count()).toBe(1);
     expect(await page.locator(".tl-entry.other-branch").count()).toBeGreaterThan(0);
 
     // Diff: the original paused checkpoint against the fork's.
     await asked.getByRole("checkbox").check();
     await page.locator(".tl-entry.head").getByRole("checkbox").check();
-    await expect.poll(() => page.locator(".diff tbody").textContent()).toContain("lee@example.com");
+    await poll(() => page.locator(".diff tbody").textContent()).toContain("lee@example.com");
     await page.screenshot({ path: join(screenshots, "timeline.png"), fullPage: true });
+  });
+
+  it("replays a finished thread from an earlier checkpoint: the steps after it run again, on a new branch", async () => {
+    const { threadId, item } = await emailThread("max@example.com");
+    await api.call("POST", "/inbox/answer", { thread_id: threadId, interrupt_id: item.interrupt_id, answer: { type: "ignore", args: null } });
+    await settled(threadId);
+    const before = (await api.history(threadId)).length;
+    const page = alice.page;
+    await page.goto(`/inbox/#/thread/${threadId}`);
+    // Replay from the checkpoint before the draft: draft runs again and the review asks again.
+    const beforeDraft = page.locator(".tl-entry", { hasText: "next: draft" }).first();
+    await beforeDraft.getByRole("button", { name: /^Replay from step/ }).click();
+    await poll(() => page.getByRole("status").textContent()).toContain("Replayed from step 0");
+    expect((await api.history(threadId)).length).toBeGreaterThan(before);
+    expect((await api.state(threadId)).next).toEqual(["review"]);
+    await poll(() => page.locator(".tl-entry.other-branch").count()).toBeGreaterThan(0);
+    expect((await api.pending(`?thread_id=${threadId}`)).total).toBe(1);
   });
 });

@@ -31,7 +31,7 @@ export function Timeline({ entries, compare, busy, onToggleCompare, onReplay, on
               <p>
                 {e.wrote.length > 0 && (
                   <>
-                    <span class="muted">{e.source === "update" ? "edited as" : "ran"}</span> {e.wrote.map((n) => <span key={n} class="node-tag">{n}</span>)}
+                    <span class="muted">{e.source === "update" ? "edited as" : "ran"}</span> {e.wrote.map((n) => <span key={n} class="node-tag">{n === "__start__" ? "input" : n}</span>)}
                   </>
                 )}
                 {e.changed.length > 0 && (

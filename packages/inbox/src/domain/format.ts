@@ -11,9 +11,14 @@ export function shortId(id: string): string {
   return id.length > 12 ? `${id.slice(0, 8)}…` : id;
 }
 
-/** Checkpoint ids are time-ordered, so they differ at the end, not the start. */
+/**
+ * Checkpoint ids are time-ordered UUIDs: neighbours share the leading time bits and the
+ * trailing node bits, and differ in between, so that is the part shown.
+ */
 export function shortCheckpoint(id: string): string {
-  return id.length > 12 ? `…${id.slice(-8)}` : id;
+  const parts = id.split("-");
+  if (parts.length !== 5) return shortId(id);
+  return `${parts[0]!.slice(-4)}-${parts[1]}-${parts[2]}-${parts[3]}`;
 }
 
 export function formatTime(iso: string | null | undefined): string {

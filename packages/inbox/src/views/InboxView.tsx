@@ -36,19 +36,21 @@ export function InboxView({ api, apiKey, initialKey }: Props) {
     );
   }, [api]);
 
-  // Keep the selection sensible as the list changes under it.
+  // Keep the selection sensible as the list changes under it. A functional update, so that a
+  // click queued in the same frame as a list refresh is the one that wins.
   useEffect(() => {
     const { items } = inbox;
-    const at = items.findIndex((i) => itemKey(i) === selectedKey);
-    if (at >= 0) {
-      lastIndex.current = at;
-      if (items[at] !== selected) setSelected(items[at]);
-      return;
-    }
-    const goneByMe = selectedKey !== undefined && answeredByMe.current.has(selectedKey);
-    if (selected && !goneByMe) return; // answered elsewhere: keep it on screen with the banner
-    const next = items[Math.min(lastIndex.current, items.length - 1)];
-    setSelected(next);
+    setSelected((prev) => {
+      const key = prev ? itemKey(prev) : initialKey;
+      const at = items.findIndex((i) => itemKey(i) === key);
+      if (at >= 0) {
+        lastIndex.current = at;
+        return items[at];
+      }
+      // Answered elsewhere: keep it on screen with the banner. Answered here: on to the next.
+      if (prev && !answeredByMe.current.has(itemKey(prev))) return prev;
+      return items[Math.min(lastIndex.current, items.length - 1)];
+    });
   }, [inbox.items]);
 
   const select = (item: InboxItem | undefined) => {

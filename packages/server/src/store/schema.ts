@@ -31,6 +31,8 @@ const MIGRATIONS: readonly string[] = [
      thread_id text NOT NULL, interrupt_id text NOT NULL, by text NOT NULL, answer text,
      at text NOT NULL, run_id text, state text NOT NULL,
      PRIMARY KEY (thread_id, interrupt_id));`,
+  `CREATE INDEX interlude_server_answers_run ON interlude_server_answers (run_id);
+   CREATE INDEX interlude_server_pending_deadline ON interlude_server_pending (deadline_at);`,
 ];
 
 export async function migrate(db: Db): Promise<void> {
