@@ -54,8 +54,8 @@ export interface TaskScope {
   ns: string;
   run: RunScope;
   /** Answers already bound to this task's interrupts, by position and by key. */
-  byIndex: Map<number, GivenAnswer>;
-  byKey: Map<string, GivenAnswer>;
+  byIndex: ReadonlyMap<number, GivenAnswer>;
+  byKey: ReadonlyMap<string, GivenAnswer>;
   /** Answers used in this attempt, saved if the task pauses again. */
   used: GivenAnswer[];
   interruptCounter: number;

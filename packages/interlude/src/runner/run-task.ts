@@ -29,12 +29,22 @@ export interface TaskEnv {
   sleep: (ms: number) => Promise<void>;
 }
 
+/** Shared by every task without answers (most of them): a scope only reads its answer maps. */
+const NO_INDEXED_ANSWERS: ReadonlyMap<number, GivenAnswer> = new Map();
+const NO_KEYED_ANSWERS: ReadonlyMap<string, GivenAnswer> = new Map();
+
 function newScope(env: TaskEnv, task: PreparedTask, memory: TaskMemory | undefined): TaskScope {
-  const byIndex = new Map<number, GivenAnswer>();
-  const byKey = new Map<string, GivenAnswer>();
-  for (const answer of memory?.answers ?? []) {
-    if (answer.key !== undefined) byKey.set(answer.key, answer);
-    else if (answer.index !== undefined) byIndex.set(answer.index, answer);
+  let byIndex = NO_INDEXED_ANSWERS;
+  let byKey = NO_KEYED_ANSWERS;
+  if (memory?.answers.length) {
+    const index = new Map<number, GivenAnswer>();
+    const key = new Map<string, GivenAnswer>();
+    for (const answer of memory.answers) {
+      if (answer.key !== undefined) key.set(answer.key, answer);
+      else if (answer.index !== undefined) index.set(answer.index, answer);
+    }
+    byIndex = index;
+    byKey = key;
   }
   const taskCalls = memory ? [...memory.taskCalls] : [];
   return {
