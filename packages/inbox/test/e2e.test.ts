@@ -203,6 +203,22 @@ describe("the reviewer's inbox", () => {
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
   });
 
+  it("filters by graph and by text, and the count follows", async () => {
+    const page = alice.page;
+    await openInbox(page);
+    await page.getByLabel("Graph").selectOption("refund");
+    await poll(async () => {
+      const graphs = await page.locator(".items .badge").allTextContents();
+      return graphs.length > 0 && graphs.every((g) => g === "refund");
+    }).toBe(true);
+    await page.getByLabel("Search").fill("B-2044");
+    await poll(() => page.getByTestId("count").textContent()).toBe("1");
+    await poll(() => page.locator(".items .item-title").allTextContents()).toEqual(["Refund for order B-2044?"]);
+    await page.getByLabel("Search").fill("");
+    await page.getByLabel("Graph").selectOption("");
+    await poll(async () => Number(await page.getByTestId("count").textContent())).toBeGreaterThan(1);
+  });
+
   it("forks a thread from its timeline with an edited state, and compares two checkpoints", async () => {
     const { threadId, item } = await emailThread("kim@example.com", "Refund for order 7");
     await api.call("POST", "/inbox/answer", { thread_id: threadId, interrupt_id: item.interrupt_id, answer: { type: "response", args: "Wrong recipient." } });

@@ -12,7 +12,8 @@ export interface InboxItem {
   value: unknown;
   /** JSON Schema of the expected answer, when the interrupt declared one. */
   response_schema?: JsonSchema | null;
-  ns?: string | null;
+  /** Namespace path of the (sub)graph task that asked. */
+  ns?: string | string[] | null;
   created_at: string;
   age_seconds: number;
 }

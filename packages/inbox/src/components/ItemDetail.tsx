@@ -17,7 +17,7 @@ interface Props {
   /** Set when the event stream says someone else answered this item. */
   resolvedElsewhere?: Resolution | undefined;
   command?: ActionCommand | undefined;
-  onAnswered: (item: InboxItem, answer: unknown) => void;
+  onAnswered: (item: InboxItem, answer: unknown, queued: boolean) => void;
 }
 
 export function ItemDetail({ api, item, resolvedElsewhere, command, onAnswered }: Props) {
@@ -39,9 +39,9 @@ export function ItemDetail({ api, item, resolvedElsewhere, command, onAnswered }
     setBusy(true);
     setError(undefined);
     try {
-      await api.answer(item.thread_id, item.interrupt_id, answer);
+      const taken = await api.answer(item.thread_id, item.interrupt_id, answer);
       setIssues([]);
-      onAnswered(item, answer);
+      onAnswered(item, answer, taken?.status === "queued");
     } catch (e) {
       if (e instanceof AlreadyAnsweredError) setConflict(e.resolution);
       else if (e instanceof InvalidAnswerError) setIssues(e.issues);
@@ -63,7 +63,7 @@ export function ItemDetail({ api, item, resolvedElsewhere, command, onAnswered }
           {item.ns ? (
             <>
               {" "}
-              · at <code>{item.ns}</code>
+              · at <code>{Array.isArray(item.ns) ? item.ns.join(" / ") : item.ns}</code>
             </>
           ) : null}
         </p>
@@ -89,6 +89,14 @@ export function ItemDetail({ api, item, resolvedElsewhere, command, onAnswered }
 }
 
 function AnsweredBanner({ resolution: r }: { resolution: Resolution }) {
+  // The server reports an interrupt that went away unanswered (thread edited, deleted or failed) with no `by`.
+  if (r.by == null && r.answer == null) {
+    return (
+      <div class="banner warn" role="alert">
+        <strong>No longer pending</strong>: the thread changed and this question went away unanswered.
+      </div>
+    );
+  }
   return (
     <div class="banner warn" role="alert">
       <strong>Already answered</strong> by <span class="who">{r.by ?? "someone"}</span> with <code class="what">{summarizeAnswer(r.answer)}</code>

@@ -79,9 +79,10 @@ export function InboxView({ api, apiKey, initialKey }: Props) {
     i: () => setCommand({ action: "ignore", seq: ++seq.current }),
   });
 
-  const onAnswered = (item: InboxItem, answer: unknown) => {
+  const onAnswered = (item: InboxItem, answer: unknown, queued: boolean) => {
     answeredByMe.current.add(itemKey(item));
-    setStatus(`Answered ${summarizeAnswer(answer)} on thread ${shortId(item.thread_id)}.`);
+    const when = queued ? " It runs when the thread's current run ends." : "";
+    setStatus(`Answered ${summarizeAnswer(answer)} on thread ${shortId(item.thread_id)}.${when}`);
     inbox.refresh();
   };
 
