@@ -14,7 +14,7 @@ let client: Client;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "interlude-cli-"));
-  serverProcess = await startCli(["serve", "--config", FIXTURE_CONFIG, "--port", "0", "--db", join(dir, "served.sqlite")], /listening on (http:\/\/\S+)/, { INTERLUDE_API_KEYS: "k-cli:carol@example.com" });
+  serverProcess = await startCli(["serve", "--config", FIXTURE_CONFIG, "--port", "0", "--db", join(dir, "served.sqlite")], /listening on (http:\/\/\S+)[\s\S]*inbox: /, { INTERLUDE_API_KEYS: "k-cli:carol@example.com" });
   url = serverProcess.match[1]!;
   client = new Client({ apiUrl: url, apiKey: "k-cli" });
 });
