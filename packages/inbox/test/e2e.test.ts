@@ -191,8 +191,10 @@ describe("the reviewer's inbox", () => {
     await page.locator(optionId(threadId, item.interrupt_id)).waitFor();
     await poll(async () => Number(await page.getByTestId("count").textContent())).toBe(before + 1);
 
-    // More work arrives for the screenshot: a refund waiting for a form answer.
+    // More work arrives for the screenshot: refunds waiting for a form answer, another email.
     await api.startThread("refund", { order: { id: "B-2044", total: 95 } });
+    await api.startThread("email", { to: "olivia@example.com", subject: "Invoice 2291 is overdue" });
+    await api.startThread("refund", { order: { id: "C-0381", total: 42.5 } });
     await select(page, item);
     mkdirSync(screenshots, { recursive: true });
     await page.screenshot({ path: join(screenshots, "inbox.png") });

@@ -55,6 +55,7 @@ export function InboxView({ api, apiKey, initialKey }: Props) {
 
   const select = (item: InboxItem | undefined) => {
     if (!item) return;
+    setStatus("");
     setSelected(item);
     lastIndex.current = Math.max(0, inbox.items.findIndex((i) => i === item));
     history.replaceState(null, "", itemHref(item.thread_id, item.interrupt_id));
