@@ -62,18 +62,8 @@ export function applyWrites(
     }
   }
 
-  const grouped = new Map<string, unknown[]>();
-  for (const task of tasks) {
-    for (const [channel, value] of task.writes) {
-      const list = grouped.get(channel);
-      if (list) list.push(value);
-      else grouped.set(channel, [value]);
-    }
-  }
-  for (const [channel, values] of grouped) {
-    const target = channels.get(channel);
-    if (target && target.update(values)) bumper.bump(channel);
-  }
+  const grouped = groupByChannel(tasks.map((task) => task.writes));
+  updateChannels(channels, grouped, bumper);
   for (const channel of spec.ephemeralChannels) {
     if (!grouped.has(channel) && channels.get(channel)!.update([])) bumper.bump(channel);
   }
@@ -81,20 +71,30 @@ export function applyWrites(
 }
 
 /** Writes that belong to no task (input, `Command({ update })`): applied as a step of their own. */
-export function applyNullWrites(spec: GraphSpec, checkpoint: Checkpoint, channels: ReadonlyMap<string, Channel>, writes: readonly Write[]): Set<string> {
+export function applyNullWrites(checkpoint: Checkpoint, channels: ReadonlyMap<string, Channel>, writes: readonly Write[]): Set<string> {
   const bumper = new Bumper(checkpoint.channel_versions);
+  updateChannels(channels, groupByChannel([writes]), bumper);
+  return bumper.updated;
+}
+
+/** Each channel's values in the order they were written (lists in order, each in order). */
+function groupByChannel(lists: ReadonlyArray<readonly Write[]>): Map<string, unknown[]> {
   const grouped = new Map<string, unknown[]>();
-  for (const [channel, value] of writes) {
-    const list = grouped.get(channel);
-    if (list) list.push(value);
-    else grouped.set(channel, [value]);
+  for (const writes of lists) {
+    for (const [channel, value] of writes) {
+      const list = grouped.get(channel);
+      if (list) list.push(value);
+      else grouped.set(channel, [value]);
+    }
   }
+  return grouped;
+}
+
+function updateChannels(channels: ReadonlyMap<string, Channel>, grouped: ReadonlyMap<string, unknown[]>, bumper: Bumper): void {
   for (const [channel, values] of grouped) {
     const target = channels.get(channel);
     if (target && target.update(values)) bumper.bump(channel);
   }
-  void spec;
-  return bumper.updated;
 }
 
 /** Channels rebuilt from a checkpoint's saved values. */

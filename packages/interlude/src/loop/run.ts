@@ -204,7 +204,7 @@ export class GraphRun {
     const writes = outputWrites(this.graph.spec, "Command", command);
     if (writes.length) {
       this.commandWrites = writes;
-      this.track(applyNullWrites(this.graph.spec, this.checkpoint, this.channels, writes));
+      this.track(applyNullWrites(this.checkpoint, this.channels, writes));
     }
     return undefined;
   }
@@ -212,7 +212,7 @@ export class GraphRun {
   private beginResume(): void {
     this.resuming = true;
     if (this.reuseFinished && this.pending.nullWrites.length) {
-      this.track(applyNullWrites(this.graph.spec, this.checkpoint, this.channels, this.pending.nullWrites));
+      this.track(applyNullWrites(this.checkpoint, this.channels, this.pending.nullWrites));
     }
     markInterruptSeen(this.checkpoint);
   }
@@ -220,7 +220,7 @@ export class GraphRun {
   /** Saves the input checkpoint: the input waits in the `__start__` channel for the first step. */
   private async startInput(input: unknown, hadCheckpoint: boolean): Promise<void> {
     if (!hadCheckpoint) this.checkpoint = emptyCheckpoint();
-    this.track(applyNullWrites(this.graph.spec, this.checkpoint, this.channels, [[START, input]]));
+    this.track(applyNullWrites(this.checkpoint, this.channels, [[START, input]]));
     this.pending = { tasks: new Map(), nullWrites: [], audit: [] };
     this.reuseFinished = false;
     await this.commit("input");

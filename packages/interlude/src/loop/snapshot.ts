@@ -48,7 +48,7 @@ export async function snapshotOf(
   const checkpoint = { ...tuple.checkpoint, channel_versions: { ...tuple.checkpoint.channel_versions }, versions_seen: { ...tuple.checkpoint.versions_seen } };
   const channels = channelsFromCheckpoint(spec, checkpoint);
   const pending = indexPendingWrites(tuple.pendingWrites);
-  if (pending.nullWrites.length) applyNullWrites(spec, checkpoint, channels, pending.nullWrites);
+  if (pending.nullWrites.length) applyNullWrites(checkpoint, channels, pending.nullWrites);
   const ns = (tuple.config.configurable?.checkpoint_ns as string | undefined) ?? "";
   const threadId = tuple.config.configurable?.thread_id;
   const prepared = prepareNextTasks(spec, { ...tuple.checkpoint }, channelsFromCheckpoint(spec, tuple.checkpoint), tuple.metadata.step + 1, ns);

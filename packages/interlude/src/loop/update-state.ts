@@ -53,7 +53,7 @@ export async function updateThreadState(graph: GraphInternals, saver: BaseCheckp
     const channels = channelsFromCheckpoint(spec, saved);
     const before = { ...checkpoint.channel_versions };
     const pending = indexPendingWrites(tuple?.pendingWrites);
-    if (pending.nullWrites.length) applyNullWrites(spec, checkpoint, channels, pending.nullWrites);
+    if (pending.nullWrites.length) applyNullWrites(checkpoint, channels, pending.nullWrites);
 
     const node = asNode ?? (saved ? lastWriter(checkpoint, graph) : START);
     if (node !== START && node !== END && !spec.nodes.has(node)) {
