@@ -3,7 +3,7 @@
  * the fixture graphs, API keys for two reviewers) and headless Debian Chromium per reviewer.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -29,11 +29,11 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** `interlude serve` from the built CLI; its module API while the CLI is not built yet. */
+/** `interlude serve`, the built CLI (`npm test` builds first). */
 function serveCommand(): string[] {
   const bin = join(repo, "packages/server/dist/cli/main.js");
-  if (existsSync(bin) && readFileSync(bin, "utf8").includes("serve")) return [bin, "serve"];
-  return [join(here, "serve.mjs")];
+  if (!existsSync(bin)) throw new Error(`The server is not built (${bin} is missing); run npm run build.`);
+  return [bin, "serve"];
 }
 
 export interface TestServer {
