@@ -197,6 +197,29 @@ const scenarios: Record<string, (lib: any) => Promise<unknown>> = {
     const error = await graph.invoke({}).catch((e: Error) => e);
     return error.name;
   },
+
+  async "replaying a paused checkpoint from history forks the thread there"({ Annotation, StateGraph, START, interrupt, Command, MemorySaver }) {
+    const State = Annotation.Root({ log: Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] }) });
+    const graph = new StateGraph(State)
+      .addNode("one", () => ({ log: ["one"] }))
+      .addNode("two", () => ({ log: [`two:${interrupt("q")}`] }))
+      .addNode("three", () => ({ log: ["three"] }))
+      .addEdge(START, "one")
+      .addEdge("one", "two")
+      .addEdge("two", "three")
+      .compile({ checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "t" } };
+    await graph.invoke({}, config);
+    await graph.invoke(new Command({ resume: "x" }), config);
+    const history: any[] = [];
+    for await (const s of graph.getStateHistory(config)) history.push(s);
+    const replayed = await graph.invoke(null, history.find((s) => s.next[0] === "two").config);
+    const after: unknown[] = [];
+    for await (const s of graph.getStateHistory(config)) after.push([s.metadata.source, s.metadata.step, s.next, s.values]);
+    const head = await graph.getState(config);
+    const again = await graph.invoke(new Command({ resume: "y" }), config);
+    return { replayed, after, headNext: head.next, again };
+  },
 };
 
 describe("the same code on LangGraph.js and on Interlude", () => {

@@ -120,7 +120,10 @@ describe("history and time travel", () => {
     expect(replayed.log).toEqual(["write", "review v1", "publish"]);
     const after = [];
     for await (const s of graph.getStateHistory(config)) after.push(s);
-    expect(after.length).toBe(history.length + 2);
+    // A "fork" copy of the replayed checkpoint, then one checkpoint per step run again.
+    expect(after.length).toBe(history.length + 3);
+    expect(after[2]!.metadata).toMatchObject({ source: "fork" });
+    expect(after[2]!.parentConfig!.configurable!.checkpoint_id).toBe(beforeReview.config.configurable!.checkpoint_id);
     // The original checkpoints are all still there, unchanged.
     for (const old of history) {
       const again = await graph.getState(old.config);

@@ -169,6 +169,10 @@ export class GraphRun {
     if (isCommand(this.input)) return this.startCommand(this.input, tuple);
     if (this.input === null || this.input === undefined) {
       if (!tuple) throw new EmptyInputError(`Thread "${this.threadId ?? "(none)"}" has no checkpoint to continue from. Start it with an input: invoke({ ... }, config).`);
+      // Replaying an older checkpoint starts a new branch, as in LangGraph.js: a "fork" copy of
+      // it becomes the thread's newest checkpoint, so that even a step that pauses at once
+      // leaves the thread on the new branch.
+      if (!this.reuseFinished) await this.commit("fork");
       this.beginResume();
       return undefined;
     }
@@ -355,7 +359,7 @@ export class GraphRun {
     return { values: this.values(), interrupts: visible, paused: true };
   }
 
-  private async commit(source: "input" | "loop"): Promise<void> {
+  private async commit(source: "input" | "loop" | "fork"): Promise<void> {
     this.step += 1;
     const checkpoint: Checkpoint = {
       v: CHECKPOINT_VERSION,
