@@ -3,27 +3,28 @@
  * Then `node bench/lib/top.mjs <file.cpuprofile>` lists the hottest functions.
  */
 import { approval, chain, fanout, loop } from "./lib/graphs.mjs";
-import * as IL from "interlude";
-import { SqliteSaver } from "@interlude/checkpoint-sqlite";
-
-const lib = { ...IL, sqlite: (path) => SqliteSaver.fromConnString(path) };
+// IL_ROOT=/path/to/another/checkout compares against another build of the core (MemorySaver only).
+const IL = await import(process.env.IL_ROOT ? `${process.env.IL_ROOT}/packages/interlude/dist/index.js` : "interlude");
+const sqlite = async (path) => (await import("@interlude/checkpoint-sqlite")).SqliteSaver.fromConnString(path);
+const lib = { ...IL, sqlite };
 
 const which = process.argv[2] ?? "1";
 const seconds = Number(process.argv[3] ?? 5);
 const saverKind = process.argv[4] ?? "memory";
-const saver = () => (saverKind === "memory" ? new lib.MemorySaver() : lib.sqlite(saverKind === "sqlite-memory" ? ":memory:" : `/tmp/interlude-profile-${process.pid}.sqlite`));
+const saver = () => (saverKind === "memory" ? new lib.MemorySaver() : lib.sqlite(saverKind === "sqlite-memory" ? ":memory:" : `/tmp/interlude-profile-${process.pid}-${Math.random()}.sqlite`));
 let thread = 0;
 const config = () => ({ configurable: { thread_id: `p${thread++}` }, recursionLimit: 2000 });
 const items = Array.from({ length: 100 }, (_, i) => i);
 const graphs = {
-  1: [chain(lib, 100, saver()), () => ({ count: 0 })],
-  2: [loop(lib, 1000, saver()), () => ({ count: 0 })],
-  3: [approval(lib, saver()), () => ({ request: { customer: "ACME", amount: 1 } })],
-  4: [fanout(lib, 100, saver()), () => ({ items })],
-  "4i": [fanout(lib, 100, saver(), 10), () => ({ items })],
+  1: [chain(lib, 100, await saver()), () => ({ count: 0 })],
+  2: [loop(lib, 1000, await saver()), () => ({ count: 0 })],
+  3: [approval(lib, await saver()), () => ({ request: { customer: "ACME", amount: 1 } })],
+  4: [fanout(lib, 100, await saver()), () => ({ items })],
+  "4i": [fanout(lib, 100, await saver(), 10), () => ({ items })],
 };
 const [graph, input] = graphs[which];
 const end = Date.now() + seconds * 1000;
+const cpu0 = process.cpuUsage();
 let runs = 0;
 while (Date.now() < end) {
   const c = config();
@@ -35,4 +36,6 @@ while (Date.now() < end) {
   }
   runs++;
 }
-console.log(`${runs} runs in ${seconds} s: ${((seconds * 1000) / runs).toFixed(3)} ms per run`);
+const cpu = process.cpuUsage(cpu0);
+// CPU time, not wall time: other processes on the machine barely move it.
+console.log(`${which}: ${runs} runs, ${((cpu.user + cpu.system) / 1000 / runs).toFixed(3)} ms CPU per run`);

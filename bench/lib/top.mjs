@@ -28,3 +28,14 @@ console.log("SELF");
 for (const [k, t] of [...self].sort((a, b) => b[1] - a[1]).slice(0, count)) console.log(pct(t), k);
 console.log("\nTOTAL");
 for (const [k, t] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, count)) console.log(pct(t), k);
+
+// Hottest source lines (self time), from the profile's position ticks.
+const lines = new Map();
+for (const n of profile.nodes) {
+  for (const p of n.positionTicks ?? []) {
+    const k = `${n.callFrame.url.split("/").slice(-2).join("/")}:${p.line} (${n.callFrame.functionName || "anon"})`;
+    lines.set(k, (lines.get(k) ?? 0) + p.ticks);
+  }
+}
+console.log("\nLINES");
+for (const [k, t] of [...lines].sort((a, b) => b[1] - a[1]).slice(0, count)) console.log(pct(t), k);
