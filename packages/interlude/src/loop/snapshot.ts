@@ -45,13 +45,19 @@ export async function snapshotOf(
   readSubgraph: SubgraphStateReader,
 ): Promise<StateSnapshot> {
   const spec = graph.spec;
-  const checkpoint = { ...tuple.checkpoint, channel_versions: { ...tuple.checkpoint.channel_versions }, versions_seen: { ...tuple.checkpoint.versions_seen } };
-  const channels = channelsFromCheckpoint(spec, checkpoint);
   const pending = indexPendingWrites(tuple.pendingWrites);
-  if (pending.nullWrites.length) applyNullWrites(checkpoint, channels, pending.nullWrites);
+  // Values include pending null writes (an update sent with an answer); tasks come from the
+  // checkpoint as saved. Without null writes both read the same channels, built once.
+  let channels = channelsFromCheckpoint(spec, tuple.checkpoint);
+  const saved = channels;
+  if (pending.nullWrites.length) {
+    const checkpoint = { ...tuple.checkpoint, channel_versions: { ...tuple.checkpoint.channel_versions }, versions_seen: { ...tuple.checkpoint.versions_seen } };
+    channels = channelsFromCheckpoint(spec, checkpoint);
+    applyNullWrites(checkpoint, channels, pending.nullWrites);
+  }
   const ns = (tuple.config.configurable?.checkpoint_ns as string | undefined) ?? "";
   const threadId = tuple.config.configurable?.thread_id;
-  const prepared = prepareNextTasks(spec, { ...tuple.checkpoint }, channelsFromCheckpoint(spec, tuple.checkpoint), tuple.metadata.step + 1, ns);
+  const prepared = prepareNextTasks(spec, tuple.checkpoint, saved, tuple.metadata.step + 1, ns);
 
   const tasks: PregelTaskDescription[] = [];
   for (const task of prepared) {
