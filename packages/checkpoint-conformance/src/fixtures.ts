@@ -50,7 +50,8 @@ export class ThreadWriter {
       newVersions[channel] = this.nextVersion;
     }
     this.nextVersion++;
-    const checkpoint = makeCheckpoint(this.values, this.versions, options?.ts);
+    // As the run loop does: only the changed channels' values; the saver keeps the others.
+    const checkpoint = makeCheckpoint(updates, this.versions, options?.ts);
     const meta: CheckpointMetadata = { source: this.step < 0 ? "input" : "loop", step: this.step, parents: {}, ...metadata };
     this.config = await this.saver.put(this.config, checkpoint, meta, newVersions, options);
     this.step++;

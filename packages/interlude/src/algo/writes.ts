@@ -116,3 +116,16 @@ export function channelValues(channels: ReadonlyMap<string, Channel>): Record<st
   }
   return values;
 }
+
+/**
+ * The values of some channels only (those changed since the last save): what a saver needs,
+ * since it stores a checkpoint's values per (channel, version) and shares the others.
+ */
+export function changedChannelValues(channels: ReadonlyMap<string, Channel>, changed: Iterable<string>): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const name of changed) {
+    const channel = channels.get(name);
+    if (channel?.isAvailable()) values[name] = channel.checkpoint();
+  }
+  return values;
+}

@@ -42,7 +42,9 @@ export abstract class BaseCheckpointSaver {
 
   /**
    * Saves a checkpoint as a child of `config.configurable.checkpoint_id` (if any) and returns
-   * the config that addresses it. Only channels in `newVersions` need to be written.
+   * the config that addresses it. Only channels in `newVersions` are written: `channel_values`
+   * holds at least those of them that have a value (one in `newVersions` but absent from
+   * `channel_values` was cleared); the values of other channels may be omitted.
    */
   abstract put(
     config: RunnableConfig,

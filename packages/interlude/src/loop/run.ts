@@ -5,7 +5,7 @@
 import { markInterruptSeen, shouldInterrupt } from "../algo/breakpoints.js";
 import { outputWrites } from "../algo/output.js";
 import { candidateNodes, prepareNextTasks, readState, type PreparedTask } from "../algo/tasks.js";
-import { applyNullWrites, applyWrites, channelsFromCheckpoint, channelValues, type TaskWrites, type Write } from "../algo/writes.js";
+import { applyNullWrites, applyWrites, changedChannelValues, channelsFromCheckpoint, type TaskWrites, type Write } from "../algo/writes.js";
 import type { Channel } from "../channels/base.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import { newCheckpointId } from "../checkpoint/id.js";
@@ -365,7 +365,8 @@ export class GraphRun {
       v: CHECKPOINT_VERSION,
       id: newCheckpointId(),
       ts: isoNow(),
-      channel_values: channelValues(this.channels),
+      // Only what changed since the last save: the saver shares the rest with earlier checkpoints.
+      channel_values: changedChannelValues(this.channels, this.persistence.changed),
       channel_versions: { ...this.checkpoint.channel_versions },
       versions_seen: { ...this.checkpoint.versions_seen },
     };
