@@ -102,11 +102,13 @@ describe("replay and fork", () => {
     expect(state.values).toMatchObject({ plan: { args: { service: "db" } } });
     expect(state.tasks[0]).toMatchObject({ name: "review" });
 
-    // Replay: running again from that checkpoint re-executes the steps after it. The answer
-    // given there is kept with the checkpoint, so the review is not asked again.
+    // Replay: running again from that checkpoint forks the thread there (as LangGraph.js does)
+    // and re-executes the steps after it, so the review is asked again, with a new id.
     const replayed = (await client.runs.wait(thread.thread_id, "approval", { input: null, checkpointId: beforeReview.checkpoint.checkpoint_id! })) as any;
-    expect(replayed.result).toBe("deployed db@1.0.0 x3");
-    expect(paused.__interrupt__[0].id).toMatch(/^[0-9a-f]{32}$/);
+    expect(replayed.__interrupt__[0].value.action_request.args.service).toBe("db");
+    expect(replayed.__interrupt__[0].id).not.toBe(paused.__interrupt__[0].id);
+    const approvedAgain = (await client.runs.wait(thread.thread_id, "approval", { command: { resume: { type: "accept" } } })) as any;
+    expect(approvedAgain.result).toBe("deployed db@1.0.0 x3");
     const replayHistory = await client.threads.getHistory(thread.thread_id, { limit: 50 });
     expect(replayHistory[0]!.parent_checkpoint).toBeTruthy();
 
