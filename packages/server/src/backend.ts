@@ -62,7 +62,8 @@ async function openSqlite(path: string): Promise<Storage> {
   if (path !== ":memory:") db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   const saver = new SqliteSaver(db);
-  const store = new Store(new SqliteDb(db));
+  // One process owns a SQLite file's runs and assistants, so assistants can be kept in memory.
+  const store = new Store(new SqliteDb(db), { cacheAssistants: true });
   await store.setup();
   return { saver, store, bus: new LocalBus(), close: async () => {
       await saver.close();

@@ -5,11 +5,12 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ServerContext } from "../context.js";
-import { NotFoundError, ThreadRunningError } from "../errors.js";
-import type { AssistantRecord, Json, MultitaskStrategy, RunKwargs, RunRecord, ThreadRecord } from "../store/records.js";
+import { AlreadyAnsweredError, NotFoundError, ThreadRunningError } from "../errors.js";
+import type { Db } from "../store/db.js";
+import type { AnswerRecord, AssistantRecord, Json, MultitaskStrategy, RunKwargs, RunRecord, ThreadRecord } from "../store/records.js";
 import { resolveAssistant } from "../assistants/defaults.js";
 import { newThread } from "../threads/new-thread.js";
-import { answeredIds, reserveAnswers } from "./answers.js";
+import { AnswerRaceError, answeredIds, earlierAnswer, reserveAnswers, SETTLE_POLL_MS, SETTLE_TIMEOUT_MS } from "./answers.js";
 import { cancelRun } from "./cancel.js";
 import { dispatchNext } from "./executor.js";
 
@@ -23,17 +24,17 @@ export interface RunRequest extends RunKwargs {
   on_completion?: "delete" | "keep";
 }
 
-async function threadFor(ctx: ServerContext, threadId: string, req: RunRequest, assistant: AssistantRecord): Promise<ThreadRecord> {
-  let thread = await ctx.store.getThread(threadId);
+async function threadFor(ctx: ServerContext, db: Db, threadId: string, req: RunRequest, assistant: AssistantRecord): Promise<ThreadRecord | undefined> {
+  let thread = await ctx.store.getThread(threadId, db);
   if (!thread && req.if_not_exists === "create") {
-    await ctx.store.insertThread(newThread(threadId, { graph_id: assistant.graph_id }, assistant));
-    thread = await ctx.store.getThread(threadId);
+    await ctx.store.insertThread(newThread(threadId, { graph_id: assistant.graph_id }, assistant), db);
+    thread = await ctx.store.getThread(threadId, db);
   }
-  if (!thread) throw new NotFoundError("thread", threadId);
+  if (!thread) return undefined;
   if (thread.graph_id !== assistant.graph_id || thread.assistant_id !== assistant.assistant_id) {
     const metadata = { ...thread.metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id };
     thread = { ...thread, metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id };
-    await ctx.store.saveThread(thread);
+    await ctx.store.saveThread(thread, db);
   }
   return thread;
 }
@@ -48,16 +49,63 @@ function kwargsOf(req: RunRequest): RunKwargs {
   return kwargs;
 }
 
+/** What queueing a run came to: queued, or why not (returned, not thrown, so that nothing is rolled back). */
+type Queued = { run: RunRecord; first: boolean; toCancel: RunRecord[] } | { earlier: AnswerRecord } | { refusal: Error };
+
 /**
  * @param owner the process that must execute the run (stream and wait runs are executed
  *   where their client is connected), or null to let any process take it.
  */
 export async function createRun(ctx: ServerContext, threadId: string, req: RunRequest, identity: string, owner: string | null): Promise<{ run: RunRecord; first: boolean }> {
   const assistant = await resolveAssistant(ctx, req.assistant_id);
-  await threadFor(ctx, threadId, req, assistant);
+  const runId = randomUUID();
+  const until = Date.now() + SETTLE_TIMEOUT_MS;
+  for (;;) {
+    let queued: Queued;
+    try {
+      queued = await ctx.store.db.tx((db) => queue(ctx, db, { runId, threadId, req, identity, owner, assistant }), threadId);
+    } catch (error) {
+      if (error instanceof AnswerRaceError) continue;
+      throw error;
+    }
+    if ("refusal" in queued) throw queued.refusal;
+    if ("earlier" in queued) {
+      if (queued.earlier.state === "applied" || Date.now() > until) throw new AlreadyAnsweredError(queued.earlier);
+      await new Promise((r) => setTimeout(r, SETTLE_POLL_MS));
+      continue;
+    }
+    const { run, first, toCancel } = queued;
+    const action = run.multitask_strategy === "rollback" ? "rollback" : "interrupt";
+    for (const old of toCancel) await cancelRun(ctx, old, action);
+    // Cancelled runs that had not started free the thread at once.
+    if (toCancel.length) await dispatchNext(ctx, run.thread_id);
+    ctx.broker.open(run.run_id);
+    if (first) await ctx.dispatcher.dispatch(run);
+    return { run, first };
+  }
+}
+
+interface QueueRequest {
+  runId: string;
+  threadId: string;
+  req: RunRequest;
+  identity: string;
+  owner: string | null;
+  assistant: AssistantRecord;
+}
+
+/**
+ * Under the thread's lock: the thread (created if asked), the answers reserved, the multitask
+ * strategy applied against the runs in progress, the run inserted. Checks come before writes.
+ */
+async function queue(ctx: ServerContext, db: Db, { runId, threadId, req, identity, owner, assistant }: QueueRequest): Promise<Queued> {
+  if (!(await threadFor(ctx, db, threadId, req, assistant))) return { refusal: new NotFoundError("thread", threadId) };
+  const answers = req.command && req.command.resume !== undefined ? await answeredIds(ctx, db, threadId, req.command.resume) : new Map<string, unknown>();
+  const earlier = await earlierAnswer(ctx, db, threadId, answers.keys());
+  if (earlier) return { earlier };
   const now = new Date().toISOString();
   const run: RunRecord = {
-    run_id: randomUUID(),
+    run_id: runId,
     thread_id: threadId,
     assistant_id: assistant.assistant_id,
     created_at: now,
@@ -71,42 +119,20 @@ export async function createRun(ctx: ServerContext, threadId: string, req: RunRe
     attempt: 0,
     error: null,
   };
-  const answers = req.command && req.command.resume !== undefined ? await answeredIds(ctx, threadId, req.command.resume) : new Map<string, unknown>();
+  const active = await ctx.store.activeRuns(threadId, db);
+  if (active.length && run.multitask_strategy === "reject") return { refusal: new ThreadRunningError(threadId) };
+  const toCancel: RunRecord[] = [];
+  if (active.length && (run.multitask_strategy === "interrupt" || run.multitask_strategy === "rollback")) {
+    toCancel.push(...active);
+    // Rolled back: the new run starts from where the cancelled run started.
+    const started = active.find((r) => r.kwargs.started_at_checkpoint)?.kwargs.started_at_checkpoint;
+    if (run.multitask_strategy === "rollback" && started && !run.kwargs.checkpoint_id) run.kwargs.checkpoint_id = started;
+  }
   if (answers.size) {
     run.kwargs.answers = [...answers.keys()];
-    await reserveAnswers(ctx, threadId, run.run_id, identity, answers);
+    await reserveAnswers(ctx, db, threadId, runId, identity, answers);
   }
-  let first: boolean;
-  try {
-    first = await queue(ctx, run);
-  } catch (error) {
-    await ctx.store.settleAnswers(run.run_id, false);
-    throw error;
-  }
-  ctx.broker.open(run.run_id);
-  if (first) await ctx.dispatcher.dispatch(run);
-  return { run, first };
-}
-
-/** Inserts the run under the thread's lock; true when it is first in line. */
-async function queue(ctx: ServerContext, run: RunRecord): Promise<boolean> {
-  const toCancel: RunRecord[] = [];
-  const first = await ctx.store.db.tx(async (db) => {
-    const active = await ctx.store.activeRuns(run.thread_id, db);
-    if (active.length && run.multitask_strategy === "reject") throw new ThreadRunningError(run.thread_id);
-    if (active.length && (run.multitask_strategy === "interrupt" || run.multitask_strategy === "rollback")) {
-      toCancel.push(...active);
-      // Rolled back: the new run starts from where the cancelled run started.
-      const started = active.find((r) => r.kwargs.started_at_checkpoint)?.kwargs.started_at_checkpoint;
-      if (run.multitask_strategy === "rollback" && started && !run.kwargs.checkpoint_id) run.kwargs.checkpoint_id = started;
-    }
-    await ctx.store.insertRun(run, db);
-    await ctx.store.markThreadBusy(run.thread_id, db);
-    return active.length === 0;
-  }, run.thread_id);
-  const action = run.multitask_strategy === "rollback" ? "rollback" : "interrupt";
-  for (const old of toCancel) await cancelRun(ctx, old, action);
-  // Cancelled runs that had not started free the thread at once.
-  if (toCancel.length) await dispatchNext(ctx, run.thread_id);
-  return first;
+  await ctx.store.insertRun(run, db);
+  await ctx.store.markThreadBusy(threadId, db);
+  return { run, first: active.length === 0, toCancel };
 }

@@ -2,10 +2,11 @@
  * Executes one run in this process: stream the graph, hand each chunk to the run's log,
  * record the outcome, bring the thread up to date, then start the thread's next queued run.
  */
-import { INTERRUPT } from "interlude";
+import { INTERRUPT, type CompiledStateGraph } from "interlude";
 import type { ServerContext } from "../context.js";
 import type { RunRecord } from "../store/records.js";
-import { syncThread } from "../threads/sync.js";
+import type { StateSnapshot } from "interlude";
+import { announce, readSnapshot, syncThreadIn, type Announcements } from "../threads/sync.js";
 import { apiInterrupt } from "../threads/state.js";
 import { graphConfig, graphInput, streamModes } from "./input.js";
 import { errorBody, isRefusal, isThreadBusy } from "./outcome.js";
@@ -32,16 +33,28 @@ async function claim(ctx: ServerContext, run: RunRecord): Promise<{ run: RunReco
   const continuing = kwargs.started_at_checkpoint !== undefined && kwargs.started_at_checkpoint !== head;
   if (kwargs.started_at_checkpoint === undefined) kwargs.started_at_checkpoint = head;
   const attempt = run.attempt + 1;
-  if (!(await ctx.store.moveRun(run.run_id, ["pending"], "running", { kwargs, attempt }))) return undefined;
-  await ctx.store.markThreadBusy(run.thread_id);
+  const claimed = await ctx.store.db.tx(async (db) => {
+    if (!(await ctx.store.moveRun(run.run_id, ["pending"], "running", { kwargs, attempt }, db))) return false;
+    await ctx.store.markThreadBusy(run.thread_id, db);
+    return true;
+  }, run.thread_id);
+  if (!claimed) return undefined;
   return { run: { ...run, kwargs, attempt, status: "running" }, continuing };
 }
 
-async function stream(ctx: ServerContext, run: RunRecord, continuing: boolean, log: RunLog, signal: AbortSignal): Promise<{ error?: unknown; accepted: boolean }> {
+interface Streamed {
+  error?: unknown;
+  accepted: boolean;
+  /** The graph that ran, to read the thread's new state with. */
+  graph?: CompiledStateGraph;
+}
+
+async function stream(ctx: ServerContext, run: RunRecord, continuing: boolean, log: RunLog, signal: AbortSignal): Promise<Streamed> {
   let accepted = false;
+  let graph: CompiledStateGraph | undefined;
   try {
     const assistant = await ctx.store.getAssistant(run.assistant_id);
-    const graph = assistant && ctx.graphs.get(assistant.graph_id);
+    graph = assistant && ctx.graphs.get(assistant.graph_id);
     if (!graph) throw new Error(`Graph of assistant "${run.assistant_id}" is not loaded by this server.`);
     const modes = streamModes(run.kwargs);
     const config = graphConfig(run.thread_id, continuing ? { ...run.kwargs, checkpoint_id: undefined } : run.kwargs, signal);
@@ -55,9 +68,9 @@ async function stream(ctx: ServerContext, run: RunRecord, continuing: boolean, l
       if (ns.length && !run.kwargs.stream_subgraphs) continue;
       for (const [name, core] of modes) if (core === mode) log.push(ns.length ? `${name}|${ns.join("|")}` : name, wire(chunk));
     }
-    return { accepted };
+    return { accepted, graph };
   } catch (error) {
-    return { error, accepted };
+    return { error, accepted, graph };
   }
 }
 
@@ -74,35 +87,48 @@ export async function executeRun(ctx: ServerContext, pending: RunRecord): Promis
     const { run, continuing } = claimed;
     const log = ctx.broker.open(run.run_id);
     if (!log.events.length) log.push("metadata", { run_id: run.run_id, attempt: run.attempt });
-    const { error, accepted } = controller.signal.aborted ? { error: controller.signal.reason, accepted: false } : await stream(ctx, run, continuing, log, controller.signal);
+    const { error, accepted, graph }: Streamed = controller.signal.aborted ? { error: controller.signal.reason, accepted: false } : await stream(ctx, run, continuing, log, controller.signal);
     if (error !== undefined && !accepted && isThreadBusy(error) && !controller.signal.aborted) {
       // Another writer (or a crashed process's claim, until it lapses) holds the thread: try again shortly.
       await ctx.store.moveRun(run.run_id, ["running"], "pending");
       setTimeout(() => void executeRun(ctx, { ...run, status: "pending" }).catch(() => undefined), BUSY_RETRY_MS).unref();
       return;
     }
-    await finish(ctx, run, log, error, accepted, entry.action);
+    await finish(ctx, run, log, { error, accepted, graph }, entry.action);
   } finally {
     ctx.executing.delete(pending.run_id);
   }
 }
 
-async function finish(ctx: ServerContext, run: RunRecord, log: RunLog, error: unknown, accepted: boolean, cancel: "interrupt" | "rollback" | undefined): Promise<void> {
+async function finish(ctx: ServerContext, run: RunRecord, log: RunLog, { error, accepted, graph }: Streamed, cancel: "interrupt" | "rollback" | undefined): Promise<void> {
   const applied = error === undefined || accepted;
-  await ctx.store.settleAnswers(run.run_id, applied);
-  log.accept(applied ? undefined : error);
   const body = error === undefined || cancel ? null : errorBody(error);
   // A first run rolled back leaves no checkpoint behind; later ones are undone by the next run forking from where they started.
   if (cancel === "rollback" && run.kwargs.started_at_checkpoint === null) await ctx.saver.deleteThread(run.thread_id);
-  // The thread is brought up to date before the run is marked done, so whoever sees it done reads the new state.
-  await syncThread(ctx, run.thread_id, { error: body && !isRefusal(error) ? body : null, finishing: run.run_id });
-  if (cancel === "rollback") await ctx.store.deleteRun(run.run_id);
-  else await ctx.store.moveRun(run.run_id, ["running"], cancel ? "interrupted" : error !== undefined ? "error" : "success", { error: body });
+  const snapshot = await newState(ctx, run.thread_id, graph);
+  const announcements: Announcements = { events: [], deadlines: [] };
+  // One transaction: the answers settled, the thread brought up to date and the run marked done
+  // together, so whoever sees the run done reads the new state.
+  const next = await ctx.store.db.tx(async (db) => {
+    await ctx.store.settleAnswers(run.run_id, applied, db);
+    await syncThreadIn(ctx, db, run.thread_id, snapshot, { error: body && !isRefusal(error) ? body : null, finishing: run.run_id }, announcements);
+    if (cancel === "rollback") await ctx.store.deleteRun(run.run_id, db);
+    else await ctx.store.moveRun(run.run_id, ["running"], cancel ? "interrupted" : error !== undefined ? "error" : "success", { error: body }, db);
+    return (await ctx.store.activeRuns(run.thread_id, db))[0];
+  }, run.thread_id);
+  log.accept(applied ? undefined : error);
+  await announce(ctx, announcements);
   if (body) log.push("error", body);
   log.push("end", null);
   ctx.broker.close(run.run_id);
   await ctx.bus.publish({ type: "run.done", run_id: run.run_id });
-  await dispatchNext(ctx, run.thread_id);
+  if (next?.status === "pending") await ctx.dispatcher.dispatch(next);
+}
+
+/** The thread's state after the run, read through the graph that ran (or the thread's). */
+async function newState(ctx: ServerContext, threadId: string, graph: CompiledStateGraph | undefined): Promise<StateSnapshot | undefined> {
+  if (!graph) return readSnapshot(ctx, threadId);
+  return graph.getState({ configurable: { thread_id: threadId } });
 }
 
 export async function dispatchNext(ctx: ServerContext, threadId: string): Promise<void> {

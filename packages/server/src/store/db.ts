@@ -20,7 +20,16 @@ export interface Db {
 export class SqliteDb implements Db {
   readonly dialect = "sqlite" as const;
   private readonly cache = new Map<string, Database.Statement>();
-  private depth = 0;
+  /** Settles when the transaction in progress (if any) has ended. */
+  private tail: Promise<void> = Promise.resolve();
+  /** What a transaction's body gets: the same connection, whose tx() nests instead of queueing. */
+  private readonly inTx: Db = {
+    dialect: "sqlite",
+    all: (sql, params) => this.all(sql, params),
+    run: (sql, params) => this.run(sql, params),
+    exec: (script) => this.exec(script),
+    tx: (fn) => fn(this.inTx),
+  };
   constructor(readonly raw: Database.Database) {}
 
   private prepare(sql: string): Database.Statement {
@@ -38,22 +47,29 @@ export class SqliteDb implements Db {
     this.raw.exec(script);
   }
   /**
-   * better-sqlite3 answers synchronously, so `fn`'s awaits on this Db resolve as microtasks and
-   * no other request's statements interleave; BEGIN IMMEDIATE also excludes other processes.
+   * One transaction at a time: a body's awaits let other requests run, and on one connection
+   * their own transactions would otherwise nest into this one (check-then-insert races, and a
+   * rollback taking their writes along). Bodies use the Db they are given (nested tx() calls on
+   * it join the transaction; tx() on this object from inside a body would wait for itself).
+   * BEGIN IMMEDIATE also excludes other processes.
    */
   async tx<T>(fn: (db: Db) => Promise<T>): Promise<T> {
-    if (this.depth > 0) return fn(this);
-    this.raw.exec("BEGIN IMMEDIATE");
-    this.depth++;
+    const previous = this.tail;
+    let release!: () => void;
+    this.tail = new Promise((resolve) => (release = resolve));
+    await previous;
     try {
-      const result = await fn(this);
-      this.raw.exec("COMMIT");
-      return result;
-    } catch (error) {
-      if (this.raw.inTransaction) this.raw.exec("ROLLBACK");
-      throw error;
+      this.raw.exec("BEGIN IMMEDIATE");
+      try {
+        const result = await fn(this.inTx);
+        this.raw.exec("COMMIT");
+        return result;
+      } catch (error) {
+        if (this.raw.inTransaction) this.raw.exec("ROLLBACK");
+        throw error;
+      }
     } finally {
-      this.depth--;
+      release();
     }
   }
 }

@@ -36,8 +36,23 @@ export function matches(target: Json | null | undefined, filter: Json | undefine
 
 const ACTIVE: RunStatus[] = ["pending", "running"];
 
+export interface StoreOptions {
+  /**
+   * Keep assistants in memory (read on every run). Only when this process is the only writer
+   * of the assistants table (SQLite); with several processes an update elsewhere would be missed.
+   */
+  cacheAssistants?: boolean;
+}
+
 export class Store {
-  constructor(readonly db: Db) {}
+  private readonly assistantCache: Map<string, AssistantRecord> | undefined;
+
+  constructor(
+    readonly db: Db,
+    options: StoreOptions = {},
+  ) {
+    this.assistantCache = options.cacheAssistants ? new Map() : undefined;
+  }
 
   setup(): Promise<void> {
     return migrate(this.db);
@@ -46,6 +61,7 @@ export class Store {
   // ---- assistants ----
 
   async insertAssistant(a: AssistantRecord): Promise<boolean> {
+    this.assistantCache?.delete(a.assistant_id);
     const changes = await this.db.run(
       `INSERT INTO interlude_server_assistants (assistant_id, graph_id, name, description, config, context, metadata, version, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (assistant_id) DO NOTHING`,
@@ -55,6 +71,7 @@ export class Store {
   }
 
   async saveAssistant(a: AssistantRecord): Promise<void> {
+    this.assistantCache?.delete(a.assistant_id);
     await this.db.run(
       `UPDATE interlude_server_assistants SET graph_id = ?, name = ?, description = ?, config = ?, context = ?, metadata = ?, version = ?, updated_at = ? WHERE assistant_id = ?`,
       [a.graph_id, a.name, a.description, json(a.config), json(a.context), json(a.metadata), a.version, a.updated_at, a.assistant_id],
@@ -62,8 +79,12 @@ export class Store {
   }
 
   async getAssistant(id: string): Promise<AssistantRecord | undefined> {
+    if (this.assistantCache?.has(id)) return this.assistantCache.get(id);
     const rows = await this.db.all("SELECT * FROM interlude_server_assistants WHERE assistant_id = ?", [id]);
-    return rows[0] && assistantOf(rows[0]);
+    const found = rows[0] && assistantOf(rows[0]);
+    // Only hits are kept: an id that is not there yet may be created by any path.
+    if (found) this.assistantCache?.set(id, found);
+    return found;
   }
 
   async assistants(filter: { graph_id?: string; name?: string; metadata?: Json } = {}): Promise<AssistantRecord[]> {
@@ -74,6 +95,7 @@ export class Store {
   }
 
   async deleteAssistant(id: string): Promise<boolean> {
+    this.assistantCache?.delete(id);
     return (await this.db.run("DELETE FROM interlude_server_assistants WHERE assistant_id = ?", [id])) > 0;
   }
 
@@ -164,8 +186,8 @@ export class Store {
     return (await db.run(`UPDATE interlude_server_runs SET ${sets.join(", ")} WHERE run_id = ? AND status IN (${from.map(() => "?").join(", ")})`, params)) > 0;
   }
 
-  async deleteRun(runId: string): Promise<boolean> {
-    return (await this.db.run("DELETE FROM interlude_server_runs WHERE run_id = ?", [runId])) > 0;
+  async deleteRun(runId: string, db: Db = this.db): Promise<boolean> {
+    return (await db.run("DELETE FROM interlude_server_runs WHERE run_id = ?", [runId])) > 0;
   }
 
   /** Running runs of executors that stopped renewing them (a crashed process). */
@@ -237,12 +259,12 @@ export class Store {
   }
 
   /** Forgets an applied answer: the interrupt is pending again (a replay or fork asked it anew). */
-  async clearAnswer(threadId: string, interruptId: string): Promise<void> {
-    await this.db.run("DELETE FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id = ? AND state = 'applied'", [threadId, interruptId]);
+  async clearAnswer(threadId: string, interruptId: string, db: Db = this.db): Promise<void> {
+    await db.run("DELETE FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id = ? AND state = 'applied'", [threadId, interruptId]);
   }
 
-  async settleAnswers(runId: string, applied: boolean): Promise<void> {
-    if (applied) await this.db.run("UPDATE interlude_server_answers SET state = 'applied' WHERE run_id = ? AND state = 'reserved'", [runId]);
-    else await this.db.run("DELETE FROM interlude_server_answers WHERE run_id = ? AND state = 'reserved'", [runId]);
+  async settleAnswers(runId: string, applied: boolean, db: Db = this.db): Promise<void> {
+    if (applied) await db.run("UPDATE interlude_server_answers SET state = 'applied' WHERE run_id = ? AND state = 'reserved'", [runId]);
+    else await db.run("DELETE FROM interlude_server_answers WHERE run_id = ? AND state = 'reserved'", [runId]);
   }
 }

@@ -2,10 +2,16 @@
  * After anything changes a thread (a run ends, its state is edited, a deadline fires), its
  * record is brought in line with its newest checkpoint: status, values, pending interrupts.
  * The inbox table follows, and each interrupt that appears or goes away is announced once.
+ *
+ * The snapshot is read first; the records are written in one transaction (`syncThreadIn`,
+ * which a caller may run inside its own), and announced only once that has committed, so
+ * whoever hears of an interrupt finds it in the store.
  */
 import type { StateSnapshot } from "interlude";
 import { graphOf, type ServerContext } from "../context.js";
+import type { BusEvent } from "../events/bus.js";
 import { deadlineOf } from "../inbox/deadline-spec.js";
+import type { Db } from "../store/db.js";
 import type { PendingInterrupt, ThreadRecord, ThreadStatus } from "../store/records.js";
 import { apiInterrupt, interruptsByTask } from "./state.js";
 
@@ -16,45 +22,76 @@ export interface SyncOptions {
   finishing?: string;
 }
 
-function statusOf(thread: ThreadRecord, snapshot: StateSnapshot | undefined, busy: boolean, error: unknown): ThreadStatus {
+/** What to tell others once the sync has committed. */
+export interface Announcements {
+  events: BusEvent[];
+  deadlines: Array<{ threadId: string; interruptId: string; at: Date }>;
+}
+
+function statusOf(snapshot: StateSnapshot | undefined, busy: boolean, error: unknown): ThreadStatus {
   if (busy) return "busy";
   if (error !== null && error !== undefined) return "error";
   return snapshot && snapshot.next.length > 0 ? "interrupted" : "idle";
 }
 
+/** The thread's newest snapshot, through its graph (undefined: unknown thread or graph not loaded). */
+export async function readSnapshot(ctx: ServerContext, threadId: string): Promise<StateSnapshot | undefined> {
+  const graph = graphOf(ctx, (await ctx.store.getThread(threadId))?.graph_id);
+  return graph ? await graph.getState({ configurable: { thread_id: threadId } }) : undefined;
+}
+
 export async function syncThread(ctx: ServerContext, threadId: string, options: SyncOptions = {}): Promise<ThreadRecord | undefined> {
-  const thread = await ctx.store.getThread(threadId);
+  const snapshot = await readSnapshot(ctx, threadId);
+  const announcements: Announcements = { events: [], deadlines: [] };
+  const thread = await ctx.store.db.tx((db) => syncThreadIn(ctx, db, threadId, snapshot, options, announcements), threadId);
+  await announce(ctx, announcements);
+  return thread;
+}
+
+/** The writes of a sync, on `db` (inside a transaction); what to announce is added to `out`. */
+export async function syncThreadIn(
+  ctx: ServerContext,
+  db: Db,
+  threadId: string,
+  snapshot: StateSnapshot | undefined,
+  options: SyncOptions,
+  out: Announcements,
+): Promise<ThreadRecord | undefined> {
+  const thread = await ctx.store.getThread(threadId, db);
   if (!thread) return undefined;
-  const graph = graphOf(ctx, thread.graph_id);
-  const snapshot = graph ? await graph.getState({ configurable: { thread_id: threadId } }) : undefined;
-  const busy = (await ctx.store.activeRuns(threadId)).some((r) => r.run_id !== options.finishing);
+  const busy = (await ctx.store.activeRuns(threadId, db)).some((r) => r.run_id !== options.finishing);
   const error = options.error === undefined ? thread.error : options.error;
   const now = new Date().toISOString();
   const next: ThreadRecord = {
     ...thread,
-    status: statusOf(thread, snapshot, busy, error),
+    status: statusOf(snapshot, busy, error),
     error: error ?? null,
     values: snapshot ? snapshot.values : thread.values,
     interrupts: snapshot ? interruptsByTask(snapshot) : {},
     updated_at: now,
     state_updated_at: snapshot?.createdAt ?? thread.state_updated_at,
   };
-  await ctx.store.saveThread(next);
-  await syncPending(ctx, next, snapshot, now);
+  await ctx.store.saveThread(next, db);
+  await syncPending(ctx, db, next, snapshot, now, out);
   return next;
 }
 
-async function syncPending(ctx: ServerContext, thread: ThreadRecord, snapshot: StateSnapshot | undefined, now: string): Promise<void> {
+export async function announce(ctx: ServerContext, out: Announcements): Promise<void> {
+  for (const event of out.events) await ctx.bus.publish(event);
+  for (const d of out.deadlines) await ctx.dispatcher.scheduleDeadline(d.threadId, d.interruptId, d.at);
+}
+
+async function syncPending(ctx: ServerContext, db: Db, thread: ThreadRecord, snapshot: StateSnapshot | undefined, now: string, out: Announcements): Promise<void> {
   const current = new Map((snapshot?.interrupts ?? []).map((i) => [i.id, i]));
   // A thread whose run failed is not waiting for anyone, even if its last checkpoint still shows a question.
   if (thread.status === "error") current.clear();
-  const listed = await ctx.store.pendingOf(thread.thread_id);
+  const listed = await ctx.store.pendingOf(thread.thread_id, db);
   const known = new Set(listed.map((p) => p.interrupt_id));
   for (const row of listed) {
     if (current.has(row.interrupt_id)) continue;
-    if (!(await ctx.store.deletePending(thread.thread_id, row.interrupt_id))) continue;
-    const answer = await ctx.store.answer(thread.thread_id, row.interrupt_id);
-    await ctx.bus.publish({ type: "interrupt.resolved", thread_id: thread.thread_id, interrupt_id: row.interrupt_id, by: answer?.by ?? null, answer: answer?.answer ?? null, at: answer?.at ?? now });
+    if (!(await ctx.store.deletePending(thread.thread_id, row.interrupt_id, db))) continue;
+    const answer = await ctx.store.answer(thread.thread_id, row.interrupt_id, db);
+    out.events.push({ type: "interrupt.resolved", thread_id: thread.thread_id, interrupt_id: row.interrupt_id, by: answer?.by ?? null, answer: answer?.answer ?? null, at: answer?.at ?? now });
   }
   for (const [id, interrupt] of current) {
     if (known.has(id)) continue;
@@ -71,9 +108,9 @@ async function syncPending(ctx: ServerContext, thread: ThreadRecord, snapshot: S
       created_at: now,
       deadline_at: deadline ? new Date(Date.parse(now) + deadline.timeout_seconds * 1000).toISOString() : null,
     };
-    if (!(await ctx.store.insertPending(row))) continue;
-    await ctx.store.clearAnswer(row.thread_id, id);
-    await ctx.bus.publish({ type: "interrupt.created", ...row });
-    if (row.deadline_at) await ctx.dispatcher.scheduleDeadline(row.thread_id, id, new Date(row.deadline_at));
+    if (!(await ctx.store.insertPending(row, db))) continue;
+    await ctx.store.clearAnswer(row.thread_id, id, db);
+    out.events.push({ type: "interrupt.created", ...row });
+    if (row.deadline_at) out.deadlines.push({ threadId: row.thread_id, interruptId: id, at: new Date(row.deadline_at) });
   }
 }
