@@ -33,6 +33,8 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (thread_id, interrupt_id));`,
   `CREATE INDEX interlude_server_answers_run ON interlude_server_answers (run_id);
    CREATE INDEX interlude_server_pending_deadline ON interlude_server_pending (deadline_at);`,
+  // A thread's queue is read at every phase of every run; its old runs are not in this index.
+  `CREATE INDEX interlude_server_runs_active ON interlude_server_runs (thread_id, created_at, run_id) WHERE status IN ('pending', 'running');`,
 ];
 
 export async function migrate(db: Db): Promise<void> {

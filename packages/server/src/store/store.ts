@@ -34,7 +34,6 @@ export function matches(target: Json | null | undefined, filter: Json | undefine
   return Object.entries(filter).every(([k, v]) => JSON.stringify(target?.[k]) === JSON.stringify(v));
 }
 
-const ACTIVE: RunStatus[] = ["pending", "running"];
 
 export interface StoreOptions {
   /**
@@ -171,7 +170,8 @@ export class Store {
 
   /** Pending and running runs of a thread, oldest first. */
   async activeRuns(threadId: string, db: Db = this.db): Promise<RunRecord[]> {
-    const rows = await db.all(`SELECT * FROM interlude_server_runs WHERE thread_id = ? AND status IN (?, ?) ORDER BY created_at, run_id`, [threadId, ...ACTIVE]);
+    // Statuses written out: the planner picks the partial index interlude_server_runs_active only for these literals.
+    const rows = await db.all(`SELECT * FROM interlude_server_runs WHERE thread_id = ? AND status IN ('pending', 'running') ORDER BY created_at, run_id`, [threadId]);
     return rows.map(runOf);
   }
 
