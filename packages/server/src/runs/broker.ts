@@ -3,6 +3,8 @@
  * a log (so a client can rejoin with Last-Event-ID) and live subscribers. Logs of finished
  * runs are kept a little while for late joiners.
  */
+import type { RunRecord, ThreadRecord } from "../store/records.js";
+
 export interface RunEvent {
   id: string;
   event: string;
@@ -15,6 +17,8 @@ export class RunLog {
   readonly events: RunEvent[] = [];
   private readonly listeners = new Set<Listener>();
   done = false;
+  /** How the run ended, as recorded (set just before the log closes, when this process executed it). */
+  outcome?: { run: RunRecord | undefined; thread: ThreadRecord | undefined };
   /** Settles once the run's answers are accepted (first chunk) or refused. */
   readonly accepted: Promise<unknown>;
   private settle!: (error: unknown) => void;

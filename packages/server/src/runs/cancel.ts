@@ -37,6 +37,8 @@ export async function waitForRun(ctx: ServerContext, runId: string, signal?: Abo
   for (let delay = 5; ; delay = Math.min(delay * 2, 200)) {
     const log = ctx.broker.get(runId);
     if (log && !log.done) await new Promise<void>((resolve) => log.follow((e) => e === null && resolve()));
+    // Executed here: its final record is known without reading it back.
+    if (log?.outcome) return log.outcome.run;
     const run = await ctx.store.getRun(runId);
     if (!run || (run.status !== "pending" && run.status !== "running") || signal?.aborted) return run;
     await new Promise((r) => setTimeout(r, delay));

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { ServerContext } from "../context.js";
 import { AlreadyAnsweredError, NotFoundError, ThreadRunningError } from "../errors.js";
 import type { Db } from "../store/db.js";
-import type { AnswerRecord, AssistantRecord, Json, MultitaskStrategy, RunKwargs, RunRecord, ThreadRecord } from "../store/records.js";
+import type { AnswerRecord, AssistantRecord, Json, MultitaskStrategy, RunKwargs, RunRecord } from "../store/records.js";
 import { resolveAssistant } from "../assistants/defaults.js";
 import { newThread } from "../threads/new-thread.js";
 import { AnswerRaceError, answeredIds, earlierAnswer, reserveAnswers, SETTLE_POLL_MS, SETTLE_TIMEOUT_MS } from "./answers.js";
@@ -24,19 +24,21 @@ export interface RunRequest extends RunKwargs {
   on_completion?: "delete" | "keep";
 }
 
-async function threadFor(ctx: ServerContext, db: Db, threadId: string, req: RunRequest, assistant: AssistantRecord): Promise<ThreadRecord | undefined> {
-  let thread = await ctx.store.getThread(threadId, db);
-  if (!thread && req.if_not_exists === "create") {
+/** The thread exists (created if asked) and runs the assistant's graph; false when there is no such thread. */
+async function threadFor(ctx: ServerContext, db: Db, threadId: string, req: RunRequest, assistant: AssistantRecord): Promise<boolean> {
+  // Only its graph is needed, unless it changes (the whole record is read to save it).
+  let graph = await ctx.store.threadGraph(threadId, db);
+  if (!graph && req.if_not_exists === "create") {
     await ctx.store.insertThread(newThread(threadId, { graph_id: assistant.graph_id }, assistant), db);
-    thread = await ctx.store.getThread(threadId, db);
+    graph = await ctx.store.threadGraph(threadId, db);
   }
-  if (!thread) return undefined;
-  if (thread.graph_id !== assistant.graph_id || thread.assistant_id !== assistant.assistant_id) {
+  if (!graph) return false;
+  if (graph.graph_id !== assistant.graph_id || graph.assistant_id !== assistant.assistant_id) {
+    const thread = (await ctx.store.getThread(threadId, db))!;
     const metadata = { ...thread.metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id };
-    thread = { ...thread, metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id };
-    await ctx.store.saveThread(thread, db);
+    await ctx.store.saveThread({ ...thread, metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id }, db);
   }
-  return thread;
+  return true;
 }
 
 function kwargsOf(req: RunRequest): RunKwargs {

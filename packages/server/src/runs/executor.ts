@@ -4,7 +4,7 @@
  */
 import { INTERRUPT, type CompiledStateGraph } from "interlude";
 import type { ServerContext } from "../context.js";
-import type { RunRecord } from "../store/records.js";
+import type { RunRecord, RunStatus } from "../store/records.js";
 import type { StateSnapshot } from "interlude";
 import { announce, readSnapshot, syncThreadIn, type Announcements } from "../threads/sync.js";
 import { apiInterrupt } from "../threads/state.js";
@@ -109,13 +109,15 @@ async function finish(ctx: ServerContext, run: RunRecord, log: RunLog, { error, 
   const announcements: Announcements = { events: [], deadlines: [] };
   // One transaction: the answers settled, the thread brought up to date and the run marked done
   // together, so whoever sees the run done reads the new state.
-  const next = await ctx.store.db.tx(async (db) => {
+  const status: RunStatus = cancel ? "interrupted" : error !== undefined ? "error" : "success";
+  const { next, outcome } = await ctx.store.db.tx(async (db) => {
     await ctx.store.settleAnswers(run.run_id, applied, db);
-    await syncThreadIn(ctx, db, run.thread_id, snapshot, { error: body && !isRefusal(error) ? body : null, finishing: run.run_id }, announcements);
-    if (cancel === "rollback") await ctx.store.deleteRun(run.run_id, db);
-    else await ctx.store.moveRun(run.run_id, ["running"], cancel ? "interrupted" : error !== undefined ? "error" : "success", { error: body }, db);
-    return (await ctx.store.activeRuns(run.thread_id, db))[0];
+    const thread = await syncThreadIn(ctx, db, run.thread_id, snapshot, { error: body && !isRefusal(error) ? body : null, finishing: run.run_id }, announcements);
+    const recorded = cancel === "rollback" ? await ctx.store.deleteRun(run.run_id, db) : await ctx.store.moveRun(run.run_id, ["running"], status, { error: body }, db);
+    const final = cancel === "rollback" ? undefined : { ...run, status, error: body };
+    return { next: (await ctx.store.activeRuns(run.thread_id, db))[0], outcome: recorded ? { run: final, thread } : undefined };
   }, run.thread_id);
+  log.outcome = outcome;
   log.accept(applied ? undefined : error);
   await announce(ctx, announcements);
   if (body) log.push("error", body);

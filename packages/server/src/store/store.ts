@@ -35,6 +35,8 @@ export function matches(target: Json | null | undefined, filter: Json | undefine
 }
 
 
+const THREAD_COLUMNS_BUT_VALUES = "thread_id, created_at, updated_at, state_updated_at, metadata, status, interrupts, error, config, graph_id, assistant_id";
+
 export interface StoreOptions {
   /**
    * Keep assistants in memory (read on every run). Only when this process is the only writer
@@ -44,7 +46,7 @@ export interface StoreOptions {
 }
 
 export class Store {
-  private readonly assistantCache: Map<string, AssistantRecord> | undefined;
+  private readonly assistantCache: Map<string, AssistantRecord | undefined> | undefined;
 
   constructor(
     readonly db: Db,
@@ -81,8 +83,8 @@ export class Store {
     if (this.assistantCache?.has(id)) return this.assistantCache.get(id);
     const rows = await this.db.all("SELECT * FROM interlude_server_assistants WHERE assistant_id = ?", [id]);
     const found = rows[0] && assistantOf(rows[0]);
-    // Only hits are kept: an id that is not there yet may be created by any path.
-    if (found) this.assistantCache?.set(id, found);
+    // Misses too (a run naming its graph id first looks for an assistant of that id): insertAssistant forgets them.
+    this.assistantCache?.set(id, found);
     return found;
   }
 
@@ -120,9 +122,17 @@ export class Store {
     await db.run("UPDATE interlude_server_threads SET status = 'busy', updated_at = ? WHERE thread_id = ?", [new Date().toISOString(), id]);
   }
 
-  async getThread(id: string, db: Db = this.db): Promise<ThreadRecord | undefined> {
-    const rows = await db.all("SELECT * FROM interlude_server_threads WHERE thread_id = ?", [id]);
+  /** `values: false` leaves the state out (null), for callers about to replace it: it is the largest column to parse. */
+  async getThread(id: string, db: Db = this.db, options: { values?: boolean } = {}): Promise<ThreadRecord | undefined> {
+    const columns = options.values === false ? THREAD_COLUMNS_BUT_VALUES : "*";
+    const rows = await db.all(`SELECT ${columns} FROM interlude_server_threads WHERE thread_id = ?`, [id]);
     return rows[0] && threadOf(rows[0]);
+  }
+
+  /** Which graph and assistant a thread runs (undefined: no such thread). */
+  async threadGraph(id: string, db: Db = this.db): Promise<{ graph_id: string | null; assistant_id: string | null } | undefined> {
+    const rows = await db.all<{ graph_id: string | null; assistant_id: string | null }>("SELECT graph_id, assistant_id FROM interlude_server_threads WHERE thread_id = ?", [id]);
+    return rows[0];
   }
 
   async threads(query: ThreadQuery): Promise<ThreadRecord[]> {

@@ -36,7 +36,7 @@ function statusOf(snapshot: StateSnapshot | undefined, busy: boolean, error: unk
 
 /** The thread's newest snapshot, through its graph (undefined: unknown thread or graph not loaded). */
 export async function readSnapshot(ctx: ServerContext, threadId: string): Promise<StateSnapshot | undefined> {
-  const graph = graphOf(ctx, (await ctx.store.getThread(threadId))?.graph_id);
+  const graph = graphOf(ctx, (await ctx.store.threadGraph(threadId))?.graph_id);
   return graph ? await graph.getState({ configurable: { thread_id: threadId } }) : undefined;
 }
 
@@ -57,7 +57,8 @@ export async function syncThreadIn(
   options: SyncOptions,
   out: Announcements,
 ): Promise<ThreadRecord | undefined> {
-  const thread = await ctx.store.getThread(threadId, db);
+  // With a snapshot, the stored values are replaced without being read.
+  const thread = await ctx.store.getThread(threadId, db, { values: snapshot === undefined });
   if (!thread) return undefined;
   const busy = (await ctx.store.activeRuns(threadId, db)).some((r) => r.run_id !== options.finishing);
   const error = options.error === undefined ? thread.error : options.error;

@@ -5,7 +5,7 @@ import type { ServerContext } from "../../context.js";
 import { ConflictError, NotFoundError } from "../../errors.js";
 import { cancelRun, waitForRun } from "../../runs/cancel.js";
 import { createRun, type RunRequest } from "../../runs/create.js";
-import type { RunRecord } from "../../store/records.js";
+import type { RunRecord, ThreadRecord } from "../../store/records.js";
 import { awaitAcceptance } from "../acceptance.js";
 import type { AppEnv, Ctx } from "../env.js";
 import { RunBody } from "../schemas.js";
@@ -37,9 +37,9 @@ function requestOf(req: RunBody): RunRequest {
 }
 
 /** What `wait` and `join` return: the thread's values (with `__interrupt__` when paused), or `__error__`. */
-export async function finalValues(ctx: ServerContext, run: RunRecord | undefined, threadId: string): Promise<Record<string, unknown>> {
+export async function finalValues(ctx: ServerContext, run: RunRecord | undefined, threadId: string, known?: ThreadRecord): Promise<Record<string, unknown>> {
   if (run?.status === "error") return { __error__: run.error };
-  const thread = await ctx.store.getThread(threadId);
+  const thread = known ?? (await ctx.store.getThread(threadId));
   const values = { ...(thread?.values ?? {}) } as Record<string, unknown>;
   const interrupts = Object.values(thread?.interrupts ?? {}).flat();
   if (interrupts.length) values.__interrupt__ = interrupts;
@@ -68,7 +68,8 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
   async function wait(c: Ctx, threadId: string, req: RunRequest, stateless: boolean) {
     const run = await start(c, threadId, req, ctx.processId);
     const finished = await waitForRun(ctx, run.run_id);
-    const values = await finalValues(ctx, finished, threadId);
+    // The thread as the run left it, when it ran here (no need to read and parse it back).
+    const values = await finalValues(ctx, finished, threadId, ctx.broker.get(run.run_id)?.outcome?.thread);
     if (stateless && req.on_completion !== "keep") await dropThread(threadId);
     return c.json(values);
   }
