@@ -44,8 +44,9 @@ export interface GraphSpec {
   stateKeys: readonly string[];
   stateKeySet: ReadonlySet<string>;
   reducers: ReadonlyMap<string, Reducer<any, any>>;
-  /** Channels cleared when not written in a step (triggers, sends). */
+  /** Channels cleared when not written in a step (triggers, sends, the input). */
   ephemeralChannels: readonly string[];
+  ephemeralSet: ReadonlySet<string>;
   /** channel -> nodes it triggers. */
   triggerIndex: ReadonlyMap<string, readonly string[]>;
   /** The input node (`__start__`), also in `nodes`: maps the run's input to writes. */

@@ -64,10 +64,45 @@ export function applyWrites(
 
   const grouped = groupByChannel(tasks.map((task) => task.writes));
   updateChannels(channels, grouped, bumper);
-  for (const channel of spec.ephemeralChannels) {
-    if (!grouped.has(channel) && channels.get(channel)!.update([])) bumper.bump(channel);
-  }
+  clearEphemerals(spec, checkpoint, channels, grouped, bumper);
   return bumper.updated;
+}
+
+/**
+ * Ephemeral channels (triggers, sends, the input) last one step: those not written in this
+ * step are cleared. Those already cleared in an earlier step are forgotten: their versions are
+ * dropped, and what nodes saw of them (a cleared trigger carries no information, and its next
+ * write gets a version above everything seen). Checkpoint records so stay the size of what is
+ * live rather than of the graph, and this scan only visits channels that have a version.
+ */
+function clearEphemerals(spec: GraphSpec, checkpoint: Checkpoint, channels: ReadonlyMap<string, Channel>, written: ReadonlyMap<string, unknown>, bumper: Bumper): void {
+  const versions = checkpoint.channel_versions;
+  let forgotten: string[] | undefined;
+  for (const channel of Object.keys(versions)) {
+    if (!spec.ephemeralSet.has(channel) || written.has(channel) || bumper.updated.has(channel)) continue;
+    if (channels.get(channel)!.update([])) bumper.bump(channel);
+    else (forgotten ??= []).push(channel);
+  }
+  if (forgotten) forget(checkpoint, forgotten);
+}
+
+function forget(checkpoint: Checkpoint, forgotten: readonly string[]): void {
+  for (const channel of forgotten) delete checkpoint.channel_versions[channel];
+  const seenByNode = checkpoint.versions_seen;
+  for (const node in seenByNode) {
+    const seen = seenByNode[node]!;
+    if (!forgotten.some((channel) => channel in seen)) continue;
+    // Copy on write: saved checkpoints may share this object.
+    const kept: ChannelVersions = {};
+    let any = false;
+    for (const channel in seen) {
+      if (forgotten.includes(channel)) continue;
+      kept[channel] = seen[channel]!;
+      any = true;
+    }
+    if (any) seenByNode[node] = kept;
+    else delete seenByNode[node];
+  }
 }
 
 /** Writes that belong to no task (input, `Command({ update })`): applied as a step of their own. */

@@ -143,6 +143,7 @@ export function buildSpec(builder: StateGraph<any, any>, options: CompileOptions
     stateKeySet: new Set(stateKeys),
     reducers,
     ephemeralChannels: ephemeral,
+    ephemeralSet: new Set(ephemeral),
     triggerIndex,
     start,
   };

@@ -11,6 +11,8 @@ import type { Durability } from "./graph-internals.js";
 
 export class Persistence {
   private tail: Promise<void> = Promise.resolve();
+  /** Saves started directly and not finished yet. */
+  private inFlight = 0;
   private failure: unknown;
   /** Id of the newest checkpoint saved (or queued) by this run: the expected head of the next save. */
   head: string | null;
@@ -38,17 +40,41 @@ export class Persistence {
   }
 
   private enqueue(operation: string, work: () => Promise<unknown>): Promise<void> {
+    // Nothing in flight with durability "sync": save directly, without queueing (the common
+    // case, one save per step, where the queue's promises were a fifth of a step's cost).
+    if (this.durability === "sync" && this.inFlight === 0 && !this.failure) return this.direct(operation, work);
     const next = this.tail.then(async () => {
       if (this.failure) return;
       try {
         await work();
       } catch (error) {
-        this.failure = error instanceof InterludeError ? error : new StorageError(operation, error);
+        this.failure = this.wrap(operation, error);
       }
     });
     this.tail = next;
     if (this.durability === "sync") return next.then(() => this.check());
     return Promise.resolve();
+  }
+
+  private async direct(operation: string, work: () => Promise<unknown>): Promise<void> {
+    this.inFlight++;
+    const done = work();
+    this.tail = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    try {
+      await done;
+    } catch (error) {
+      this.failure = this.wrap(operation, error);
+      throw this.failure;
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  private wrap(operation: string, error: unknown): unknown {
+    return error instanceof InterludeError ? error : new StorageError(operation, error);
   }
 
   private check(): void {
