@@ -7,10 +7,13 @@
  *    per second of each batch.
  *  - Steps per second: 32 threads at once, each looping 20 super-steps. Sample: super-steps
  *    per second of each batch.
+ *  - Storage: one chat thread appending a 200-byte message per step, 100 and then 500 steps;
+ *    bytes its tables grew by (pg_total_relation_size of each runtime's own tables: tables,
+ *    TOAST and indexes, so page-granular), and bytes per step between the two points.
  * Batches alternate between the runtimes.
  */
 import { alternate, now, row, scaled, summary } from "../lib/harness.mjs";
-import { approval, loop } from "../lib/graphs.mjs";
+import { approval, chat, loop } from "../lib/graphs.mjs";
 import { interlude, langgraph } from "../lib/libs.mjs";
 import { startPostgres } from "../lib/postgres.mjs";
 
@@ -49,7 +52,7 @@ export async function run() {
       pool.on("error", () => {});
       pools.push(pool);
       const saver = await lib.postgres(pool);
-      graphs[lib.name] = { approval: approval(lib, saver), loop: loop(lib, LOOP_STEPS, saver) };
+      graphs[lib.name] = { approval: approval(lib, saver), loop: loop(lib, LOOP_STEPS, saver), chat: (steps) => chat(lib, steps, saver) };
     }
     const tag = `${Date.now().toString(36)}`;
     let batch = 0;
@@ -79,7 +82,9 @@ export async function run() {
       return (threads * LOOP_STEPS) / seconds;
     };
     const sps = await alternate({ iterations: 3, warmup: 1, block: 1, il: steps(interlude), lg: steps(langgraph) });
+    const storage = await storageGrowth(pools[0], graphs, tag);
     return [
+      ...storage,
       row({ workload: 7, metric: `round trip, ${CONCURRENCY} concurrent threads`, unit: "ms", il: summary(latencies.il), lg: summary(latencies.lg) }),
       row({ workload: 7, metric: "round trips per second", unit: "1/s", better: "higher", ...rt }),
       row({ workload: 7, metric: `super-steps per second, ${CONCURRENCY} concurrent threads`, unit: "1/s", better: "higher", ...sps }),
@@ -88,4 +93,35 @@ export async function run() {
     for (const pool of pools) await pool.end().catch(() => {});
     server.stop();
   }
+}
+
+/** Each runtime's own tables: Interlude's are prefixed `interlude_`, LangGraph.js's `checkpoint`. */
+const TABLES = { Interlude: "interlude\\_%", "LangGraph.js": "checkpoint%" };
+
+async function tableBytes(pool, pattern) {
+  const { rows } = await pool.query(
+    `select coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint as bytes
+       from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where c.relkind = 'r' and n.nspname = current_schema() and c.relname like $1`,
+    [pattern],
+  );
+  return Number(rows[0].bytes);
+}
+
+async function storageGrowth(pool, graphs, tag) {
+  const grown = { il: {}, lg: {} };
+  for (const [key, lib] of [["il", interlude], ["lg", langgraph]]) {
+    for (const steps of [100, 500]) {
+      const before = await tableBytes(pool, TABLES[lib.name]);
+      const result = await graphs[lib.name].chat(steps).invoke({ messages: [] }, { configurable: { thread_id: `pg-chat-${tag}-${steps}` }, recursionLimit: steps + 10 });
+      if (result.messages.length !== steps) throw new Error(`${lib.name}: chat did not finish`);
+      grown[key][steps] = (await tableBytes(pool, TABLES[lib.name])) - before;
+    }
+  }
+  const one = (v) => ({ n: 1, median: v, p99: undefined });
+  return [
+    row({ workload: 7, metric: "Postgres: bytes a 100-step chat thread adds", unit: "B", il: one(grown.il[100]), lg: one(grown.lg[100]) }),
+    row({ workload: 7, metric: "Postgres: bytes a 500-step chat thread adds", unit: "B", il: one(grown.il[500]), lg: one(grown.lg[500]) }),
+    row({ workload: 7, metric: "Postgres: bytes per step (500-step thread)", unit: "B/step", il: one(grown.il[500] / 500), lg: one(grown.lg[500] / 500) }),
+  ];
 }
