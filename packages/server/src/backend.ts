@@ -13,6 +13,7 @@ import { PostgresSaver } from "@interlude/checkpoint-postgres";
 import { SqliteSaver } from "@interlude/checkpoint-sqlite";
 import { ensureDefaultAssistants } from "./assistants/defaults.js";
 import type { ServerConfig } from "./config/config.js";
+import { ConfigError } from "./config/errors.js";
 import { GraphRegistry } from "./config/graphs.js";
 import { newProcessId, type ServerContext } from "./context.js";
 import { LocalBus, PgBus, type Bus } from "./events/bus.js";
@@ -33,8 +34,16 @@ export interface BackendOptions {
   sqlitePath?: string;
   /** PostgreSQL connection string: shared storage for several processes. */
   postgresUrl?: string;
-  /** Lease of a running run (ms, default 30 s): a run silent for longer belongs to a dead process. */
+  /**
+   * Lease of a running run (ms; default INTERLUDE_RUN_LEASE_MS, else 30 s): a run silent for
+   * longer belongs to a dead process and is taken over.
+   */
   runLeaseMs?: number;
+  /**
+   * A run's claim on its thread (ms; default INTERLUDE_CLAIM_TTL_MS, else the runtime's 30 s):
+   * after a crash, the thread is busy for at most this long. Keep it no longer than the lease.
+   */
+  claimTtlMs?: number;
   /** PostgreSQL: runs this process executes at once (0: enqueue only). */
   concurrency?: number;
 }
@@ -42,6 +51,15 @@ export interface BackendOptions {
 export interface Backend {
   ctx: ServerContext;
   close(): Promise<void>;
+}
+
+/** A duration from the environment (tests shorten the lease and claim so a crash is recovered in seconds). */
+function msFromEnv(name: string): number | undefined {
+  const text = process.env[name];
+  if (text === undefined || text === "") return undefined;
+  const ms = Number(text);
+  if (!Number.isFinite(ms) || ms <= 0) throw new ConfigError(`${name}=${text} is not a positive number of milliseconds; unset it for the default (30000).`);
+  return ms;
 }
 
 export function defaultSqlitePath(config?: ServerConfig): string {
@@ -99,7 +117,8 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       processId: newProcessId(),
       dispatcher: undefined as never,
       executing: new Map(),
-      runLeaseMs: options.runLeaseMs ?? 30_000,
+      runLeaseMs: options.runLeaseMs ?? msFromEnv("INTERLUDE_RUN_LEASE_MS") ?? 30_000,
+      claimTtlMs: options.claimTtlMs ?? msFromEnv("INTERLUDE_CLAIM_TTL_MS"),
     };
     const unsubscribe = ctx.bus.subscribe((event) => {
       if (event.type === "run.cancel") abortLocal(ctx, event.run_id, event.action);

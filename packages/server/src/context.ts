@@ -33,6 +33,8 @@ export interface ServerContext {
   readonly executing: Map<string, { controller: AbortController; action?: "interrupt" | "rollback" }>;
   /** How long a running run's heartbeat may be silent before it counts as lost. */
   readonly runLeaseMs: number;
+  /** How long a run's claim on its thread (in the checkpoint storage) lasts without renewal; undefined: the runtime's default (30 s). */
+  readonly claimTtlMs?: number;
 }
 
 export function newProcessId(): string {

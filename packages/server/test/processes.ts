@@ -32,7 +32,8 @@ export async function startCli(args: string[], ready: RegExp, env: Record<string
     output: () => output,
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        // Exited already (a killed process has a signalCode and no exitCode).
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once("exit", () => resolve());
         child.kill("SIGTERM");
         setTimeout(() => child.kill("SIGKILL"), 5_000).unref();

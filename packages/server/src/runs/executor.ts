@@ -59,6 +59,7 @@ async function stream(ctx: ServerContext, run: RunRecord, continuing: boolean, l
     const modes = streamModes(run.kwargs);
     const config = graphConfig(run.thread_id, continuing ? { ...run.kwargs, checkpoint_id: undefined } : run.kwargs, signal);
     config.streamMode = [...new Set(modes.map(([, core]) => core))];
+    if (ctx.claimTtlMs !== undefined) config.claimTtlMs = ctx.claimTtlMs;
     const chunks = await graph.stream(continuing ? null : graphInput(run.kwargs, run.identity), config);
     for await (const [ns, mode, chunk] of chunks as AsyncIterable<[string[], string, unknown]>) {
       if (!accepted) {

@@ -1,0 +1,53 @@
+/**
+ * A worker that dies mid-run: on PostgreSQL, a background run claimed by one `interlude worker`
+ * process that is SIGKILLed between its steps is taken over and finished by another worker,
+ * from the last checkpoint (the step that was done is not run again). The lease and the
+ * thread claim are shortened through the environment so this takes seconds, not 30 s.
+ */
+import { afterAll, beforeAll, expect, inject, it } from "vitest";
+import { FIXTURE_CONFIG, testServer, until, type TestServer } from "./helpers.js";
+import { freshDatabase, startCli, type Child } from "./processes.js";
+
+const postgres = inject("postgresUrl");
+const SHORT = { INTERLUDE_RUN_LEASE_MS: "1500", INTERLUDE_CLAIM_TTL_MS: "1500" };
+const children: Child[] = [];
+let database: string;
+let server: TestServer;
+
+const worker = async () => {
+  const child = await startCli(["worker", "--config", FIXTURE_CONFIG, "--postgres", database, "--concurrency", "1"], /worker ready/, SHORT);
+  children.push(child);
+  return child;
+};
+
+beforeAll(async () => {
+  if (!postgres) throw new Error("PostgreSQL test server not available");
+  database = await freshDatabase(postgres, `interlude_crash_${process.pid}_${Date.now() % 1e6}`);
+  // This server only takes requests and queues runs: the workers execute them.
+  server = await testServer({ postgresUrl: database, concurrency: 0 });
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(children.map((c) => c.stop()));
+  await server?.dispose();
+});
+
+it("a background run whose worker was SIGKILLed mid-run is finished by another worker, from its last checkpoint", async () => {
+  const client = server.client();
+  const first = await worker();
+  const thread = await client.threads.create();
+  const run = await client.runs.create(thread.thread_id, "slow", { input: { tag: "crash", delay: 1_500 } });
+
+  // The first step is checkpointed and the second is under way in the first worker: kill it there.
+  await until(async () => ((await client.threads.getState(thread.thread_id)).values as any)?.log?.includes("first:crash"), 20_000);
+  expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe("running");
+  first.process.kill("SIGKILL");
+  await new Promise((resolve) => first.process.once("exit", resolve));
+
+  await worker();
+  await until(async () => (await client.runs.get(thread.thread_id, run.run_id)).status === "success", 20_000);
+  const state = await client.threads.getState(thread.thread_id);
+  // Continued from the checkpoint: each step ran to completion once.
+  expect((state.values as any).log).toEqual(["first:crash", "second:crash"]);
+  expect((await client.threads.get(thread.thread_id)).status).toBe("idle");
+}, 60_000);
