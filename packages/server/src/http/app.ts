@@ -1,9 +1,9 @@
 /** The HTTP API: LangGraph Server's routes, the inbox's, auth, limits and JSON errors. */
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { ServerContext } from "../context.js";
 import { ServerError } from "../errors.js";
 import { apiKeyAuth } from "./auth.js";
+import { bodySizeLimit } from "./body-limit.js";
 import type { AppEnv } from "./env.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { inboxRoutes } from "./routes/inbox.js";
@@ -34,11 +34,8 @@ export function createApp(ctx: ServerContext, options: AppOptions): Hono<AppEnv>
   const maxSize = options.maxBodyBytes ?? 1024 * 1024;
   app.use(
     "*",
-    bodyLimit({
-      maxSize,
-      onError: () => {
-        throw new ServerError("BODY_TOO_LARGE", 413, `The request body is larger than ${maxSize} bytes.`);
-      },
+    bodySizeLimit(maxSize, () => {
+      throw new ServerError("BODY_TOO_LARGE", 413, `The request body is larger than ${maxSize} bytes.`);
     }),
   );
   app.get("/ok", (c) => c.json({ ok: true }));
