@@ -44,6 +44,63 @@ describe("MemorySaver", () => {
   });
 });
 
+describe("MemorySaver records", () => {
+  /** A serde that is not a JsonSerializer, so this saver serialises every record and metadata. */
+  const viaJson = new JsonSerializer();
+  const serialising = () => new MemorySaver({ serde: { dumps: (value, path) => viaJson.dumps(value, path), loads: (data) => viaJson.loads(data) } });
+
+  it("reads back a record and metadata exactly as serialising them would, unaffected by later changes", async () => {
+    const nullProto = () => Object.assign(Object.create(null) as Record<string, unknown>, { a: 1 });
+    // Plain (kept as a copy), holding a Date, and nested deeper than a copy goes (both serialised).
+    const cases: Array<() => Record<string, unknown>> = [
+      () => ({ odd: { undef: undefined, negZero: -0, nan: Number.NaN, big: 12n, holes: [1, , 3], nullProto: nullProto(), __t: "d" }, list: [{ a: [1] }] }),
+      () => ({ when: new Date(0), list: [{ a: [1] }] }),
+      () => ({ deep: { l1: { l2: { l3: { l4: { l5: { l6: 1 } } } } } }, list: [{ a: [1] }] }),
+    ];
+    const id = newCheckpointId();
+    const readBack = async (saver: MemorySaver, extra: Record<string, unknown>) => {
+      const versions = { a: 1.25, ["__proto__"]: 2.5 };
+      const seen = { node: { a: 1.25 } };
+      const written = { source: "loop" as const, step: 3, parents: { "": "parent-id" }, ...extra };
+      const config = await saver.put({ configurable: { thread_id: "t" } }, { v: 1, id, ts: "2024-01-01T00:00:00.000Z", channel_values: { a: 1 }, channel_versions: versions, versions_seen: seen }, written, { a: 1.25 });
+      versions.a = 9;
+      seen.node.a = 9;
+      (extra.list as Array<{ a: number[] }>)[0]!.a.push(2);
+      const first = await saver.getTuple(config);
+      first!.checkpoint.channel_versions.a = 7;
+      (first!.metadata.parents as Record<string, string>)[""] = "changed";
+      (first!.metadata.list as Array<{ a: number[] }>)[0]!.a.push(3);
+      return saver.getTuple(config);
+    };
+    for (const extra of cases) {
+      const copied = await readBack(new MemorySaver(), extra());
+      const serialised = await readBack(serialising(), extra());
+      expect(copied!.checkpoint).toEqual(serialised!.checkpoint);
+      expect(copied!.metadata).toEqual(serialised!.metadata);
+      expect(copied!.checkpoint.channel_versions).toEqual({ a: 1.25, ["__proto__"]: 2.5 });
+      expect(Object.hasOwn(copied!.checkpoint.channel_versions, "__proto__")).toBe(true);
+      expect(copied!.metadata.parents).toEqual({ "": "parent-id" });
+      expect(copied!.metadata.list).toEqual([{ a: [1] }]);
+    }
+    const odd = (await readBack(new MemorySaver(), cases[0]!()))!.metadata.odd as Record<string, unknown>;
+    expect(Object.is(odd.negZero, -0) && Number.isNaN(odd.nan) && odd.big === 12n && Object.hasOwn(odd, "undef")).toBe(true);
+    expect(odd.holes).toEqual([1, undefined, 3]);
+    expect(1 in (odd.holes as unknown[])).toBe(true);
+    expect(Object.getPrototypeOf(odd.nullProto)).toBe(Object.prototype);
+    expect((await readBack(new MemorySaver(), cases[1]!()))!.metadata.when).toBeInstanceOf(Date);
+  });
+
+  it("refuses a record or metadata it cannot store, as serialising does", async () => {
+    const saver = new MemorySaver();
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    const checkpoint = { v: 1, id: newCheckpointId(), ts: "2024-01-01T00:00:00.000Z", channel_values: {}, channel_versions: {}, versions_seen: {} };
+    await expect(saver.put({ configurable: { thread_id: "t" } }, checkpoint, { source: "loop", step: 0, parents: {}, cyclic }, {})).rejects.toThrow(/circular reference at metadata\.cyclic\.self/);
+    await expect(saver.put({ configurable: { thread_id: "t" } }, checkpoint, { source: "loop", step: 0, parents: {}, f: () => 1 }, {})).rejects.toThrow(SerializationError);
+    expect(await saver.getTuple({ configurable: { thread_id: "t" } })).toBeUndefined();
+  });
+});
+
 describe("JsonSerializer", () => {
   const serde = new JsonSerializer();
 

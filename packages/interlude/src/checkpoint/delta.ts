@@ -27,7 +27,7 @@ export interface StoredBlob {
   data: string | Uint8Array | null;
 }
 
-/** What to store for one channel in a `put`. Call `commit()` once the write is durable. */
+/** What to store for one channel in a `put`. Pass it to `DeltaPlanner.commit` once the write is durable. */
 export interface BlobPlan {
   channel: string;
   version: ChannelVersion;
@@ -36,7 +36,12 @@ export interface BlobPlan {
   present: boolean;
   /** The whole value, or the appended items when `base` is set. */
   payload: unknown;
-  commit(): void;
+  /** What `commit` needs (plain fields rather than a closure per channel and put). */
+  readonly key: string;
+  readonly value: unknown;
+  /** The lineage a delta extends (undefined: a full copy). */
+  readonly previous: Lineage | undefined;
+  readonly link: number;
 }
 
 export interface DeltaOptions {
@@ -54,7 +59,7 @@ interface Mark {
 }
 
 /** What this process last wrote for one (thread, namespace, channel). */
-interface Lineage {
+export interface Lineage {
   version: ChannelVersion;
   /** Shallow copy: the caller may push onto the array it handed us. */
   items: readonly unknown[];
@@ -63,8 +68,6 @@ interface Lineage {
   /** link -> version and length there, kept only while a later link may use it as a base. */
   marks: Map<number, Mark>;
 }
-
-const NO_OP = (): void => {};
 
 export class DeltaPlanner {
   private readonly enabled: boolean;
@@ -81,16 +84,27 @@ export class DeltaPlanner {
   plan(threadId: string, ns: string, channel: string, version: ChannelVersion, values: Record<string, unknown>): BlobPlan {
     const present = Object.hasOwn(values, channel);
     const value = present ? values[channel] : undefined;
-    if (!this.enabled) return { channel, version, base: null, present, payload: value, commit: NO_OP };
     const key = ns ? `${ns}\u0000${channel}` : channel;
-    const previous = present && Array.isArray(value) ? this.lineages(threadId, false)?.get(key) : undefined;
+    const previous = this.enabled && present && Array.isArray(value) ? this.lineages(threadId, false)?.get(key) : undefined;
     const delta = previous && this.deltaFrom(previous, value as unknown[]);
     if (delta) {
-      return { channel, version, base: delta.base.version, present, payload: (value as unknown[]).slice(delta.base.length),
-        commit: () => this.remember(threadId, key, advance(previous, version, value as unknown[], delta.link, this.fanout)) };
+      const payload = (value as unknown[]).slice(delta.base.length);
+      return { channel, version, base: delta.base.version, present, payload, key, value, previous, link: delta.link };
     }
-    return { channel, version, base: null, present, payload: value,
-      commit: () => this.remember(threadId, key, present && Array.isArray(value) ? start(version, value) : undefined) };
+    return { channel, version, base: null, present, payload: value, key, value, previous: undefined, link: 0 };
+  }
+
+  /** Remembers what a plan wrote, for append detection in later puts; call once its write is durable. */
+  commit(threadId: string, plan: BlobPlan): void {
+    if (!this.enabled) return;
+    const value = plan.value;
+    if (plan.previous) {
+      this.remember(threadId, plan.key, advance(plan.previous, plan.version, value as unknown[], plan.link, this.fanout));
+    } else if (plan.present && Array.isArray(value)) {
+      this.remember(threadId, plan.key, start(plan.version, value));
+    } else {
+      this.threads.get(threadId)?.delete(plan.key);
+    }
   }
 
   /** The next put of these channels writes a full copy (after a failed write, or when the base may be gone). */
@@ -121,11 +135,7 @@ export class DeltaPlanner {
     return lineages;
   }
 
-  private remember(threadId: string, key: string, lineage: Lineage | undefined): void {
-    if (!lineage) {
-      this.threads.get(threadId)?.delete(key);
-      return;
-    }
+  private remember(threadId: string, key: string, lineage: Lineage): void {
     const lineages = this.lineages(threadId, true)!;
     lineages.set(key, lineage);
     // Most recently written last, so the thread evicted first is the one idle longest.

@@ -2,11 +2,12 @@ import { CheckpointConflictError } from "../errors/storage.js";
 import { BaseCheckpointSaver, checkpointIdOf, checkpointNsOf, threadIdOf } from "./base.js";
 import { assembleValue, blobKey, DeltaPlanner, reachableBlobs, type DeltaOptions, type StoredBlob } from "./delta.js";
 import { MemoryClaims } from "./memory-claims.js";
-import { preparePut, prepareWrites, withoutDeltas } from "./prepare.js";
+import { NOT_PLAIN, copyPlain } from "./plain-copy.js";
+import { preparePut, prepareWrites, withoutDeltas, type PreparedBlob, type RecordKeeper } from "./prepare.js";
 import { listQuery, matchesFilter } from "./query.js";
 import { checkpointsToPrune, createdAtOf, pruneRequest, sweepInterval, type PruneOptions, type PruneRequest, type RetentionOptions } from "./retention.js";
-import { defaultSerializer, type Serializer } from "./serde.js";
-import { buildTuple, checkpointConfig, requireThreadId, type CheckpointRecord } from "./tuple.js";
+import { defaultSerializer, JsonSerializer, type Serializer } from "./serde.js";
+import { buildTuple, checkpointConfig, recordOf, requireThreadId, type CheckpointRecord } from "./tuple.js";
 import type {
   ChannelVersions,
   Checkpoint,
@@ -23,10 +24,13 @@ export interface MemorySaverOptions extends DeltaOptions, RetentionOptions {
   serde?: Serializer;
 }
 
+/** A record or metadata: serialised, or a private copy (a plain object) when it is plain data. */
+type Kept = string | Uint8Array | object;
+
 interface StoredCheckpoint {
   parentId: string | undefined;
-  record: string | Uint8Array;
-  metadata: string | Uint8Array;
+  record: Kept;
+  metadata: Kept;
 }
 
 interface StoredWrite {
@@ -52,12 +56,14 @@ interface ThreadStore {
 }
 
 /**
- * Checkpoints in process memory, for tests, demos and single-process apps. Everything is
- * stored serialised, so changing a state object after it was saved cannot change history.
+ * Checkpoints in process memory, for tests, demos and single-process apps. Values are stored
+ * serialised and records as private copies, so changing a state object after it was saved
+ * cannot change history.
  */
 export class MemorySaver extends BaseCheckpointSaver {
   private readonly threads = new Map<string, ThreadStore>();
   private readonly serde: Serializer;
+  private readonly records: KeptRecords;
   private readonly planner: DeltaPlanner;
   private readonly claims: MemoryClaims;
   private readonly now: () => number;
@@ -67,6 +73,7 @@ export class MemorySaver extends BaseCheckpointSaver {
   constructor(options: MemorySaverOptions = {}) {
     super();
     this.serde = options.serde ?? defaultSerializer;
+    this.records = new KeptRecords(this.serde);
     this.planner = new DeltaPlanner(options);
     this.now = options.now ?? Date.now;
     this.claims = new MemoryClaims(this.now);
@@ -109,7 +116,7 @@ export class MemorySaver extends BaseCheckpointSaver {
       if (yielded >= query.limit) return;
       const stored = store.checkpoints.get(id);
       if (!stored) continue;
-      if (query.filter && !matchesFilter(this.serde.loads(stored.metadata) as CheckpointMetadata, query.filter)) continue;
+      if (query.filter && !matchesFilter(this.records.read(stored.metadata) as CheckpointMetadata, query.filter)) continue;
       const tuple = this.load(threadId, ns, store, id);
       if (!tuple) continue;
       yielded++;
@@ -133,8 +140,8 @@ export class MemorySaver extends BaseCheckpointSaver {
     }
     // createdAt is derived from the stored `ts` when pruning, off the hot path.
     const target = { threadId, ns, parentId: checkpointIdOf(config), createdAt: 0 };
-    let prepared = preparePut(this.serde, this.planner, this.stats, target, checkpoint, metadata, newVersions);
-    if (prepared.blobs.some((blob) => blob.base !== null && !existing?.blobs.get(blob.channel)?.has(blob.base))) {
+    let prepared = preparePut(this.serde, this.planner, this.stats, target, checkpoint, metadata, newVersions, this.records);
+    if (hasMissingBase(existing, prepared.blobs)) {
       prepared = withoutDeltas(prepared, this.serde, this.planner, this.stats, threadId, checkpoint);
     }
     const store = existing ?? this.createNamespace(threadId, ns);
@@ -151,7 +158,7 @@ export class MemorySaver extends BaseCheckpointSaver {
       record: prepared.record,
       metadata: prepared.metadata,
     });
-    this.threads.get(threadId)!.touchedAt = this.now();
+    if (this.ttlMs) this.threads.get(threadId)!.touchedAt = this.now();
     prepared.commit();
     return checkpointConfig(threadId, ns, prepared.id);
   }
@@ -188,7 +195,7 @@ export class MemorySaver extends BaseCheckpointSaver {
     const request = pruneRequest(target, options, this.now());
     let removed = 0;
     for (const [, thread] of this.threadsOf(request.threadId)) {
-      for (const store of thread.namespaces.values()) removed += pruneNamespace(store, request, this.serde);
+      for (const store of thread.namespaces.values()) removed += pruneNamespace(store, request, this.records);
     }
     return removed;
   }
@@ -227,16 +234,18 @@ export class MemorySaver extends BaseCheckpointSaver {
   private load(threadId: string, ns: string, store: NamespaceStore, id: string): CheckpointTuple | undefined {
     const stored = store.checkpoints.get(id);
     if (!stored) return undefined;
-    const record = this.serde.loads(stored.record) as CheckpointRecord;
+    const record = this.records.read(stored.record) as CheckpointRecord;
     const values: Record<string, unknown> = {};
-    const lookup = (channel: string, version: number) => store.blobs.get(channel)?.get(version);
-    for (const channel of Object.keys(record.channel_versions)) {
-      const loaded = assembleValue(channel, record.channel_versions[channel]!, lookup, this.serde);
+    const versions = record.channel_versions;
+    const blobs = store.blobs;
+    const lookup = (channel: string, version: number) => blobs.get(channel)?.get(version);
+    for (const channel in versions) {
+      const loaded = assembleValue(channel, versions[channel]!, lookup, this.serde);
       if (loaded?.present) values[channel] = loaded.value;
     }
     const writes: PendingWrite[] = [];
     for (const write of store.writes.get(id)?.values() ?? []) writes.push([write.taskId, write.channel, this.serde.loads(write.data)]);
-    const metadata = this.serde.loads(stored.metadata) as CheckpointMetadata;
+    const metadata = this.records.read(stored.metadata) as CheckpointMetadata;
     return buildTuple({ threadId, ns, record, values, metadata, parentId: stored.parentId, writes });
   }
 }
@@ -250,9 +259,9 @@ function insertOrdered(order: string[], id: string): void {
   order.splice(i, 0, id);
 }
 
-function pruneNamespace(store: NamespaceStore, request: PruneRequest, serde: Serializer): number {
+function pruneNamespace(store: NamespaceStore, request: PruneRequest, kept: KeptRecords): number {
   const records = new Map<string, CheckpointRecord>();
-  for (const [id, stored] of store.checkpoints) records.set(id, serde.loads(stored.record) as CheckpointRecord);
+  for (const [id, stored] of store.checkpoints) records.set(id, kept.read(stored.record) as CheckpointRecord);
   const newestFirst = [...store.order].reverse().map((id) => ({ id, createdAt: createdAtOf(records.get(id)!.ts, id) }));
   const doomed = new Set(checkpointsToPrune(newestFirst, request));
   if (doomed.size === 0) return 0;
@@ -272,4 +281,44 @@ function pruneNamespace(store: NamespaceStore, request: PruneRequest, serde: Ser
     if (versions.size === 0) store.blobs.delete(channel);
   }
   return doomed.size;
+}
+
+/** True when a delta's base is not in the store (pruned, or written by another saver): the put must write full copies. */
+function hasMissingBase(store: NamespaceStore | undefined, blobs: readonly PreparedBlob[]): boolean {
+  for (const blob of blobs) {
+    if (blob.base !== null && !store?.blobs.get(blob.channel)?.has(blob.base)) return true;
+  }
+  return false;
+}
+
+/**
+ * Records and metadata as private copies when the serde is the JSON one (they are plain data,
+ * and a copy is ~25x cheaper than JSON there and back); anything a copy cannot hold exactly,
+ * and everything under a custom serde, is serialised.
+ */
+class KeptRecords implements RecordKeeper<Kept> {
+  private readonly copies: boolean;
+
+  constructor(private readonly serde: Serializer) {
+    this.copies = serde instanceof JsonSerializer;
+  }
+
+  record(checkpoint: Checkpoint): Kept {
+    return this.keep(recordOf(checkpoint), "checkpoint");
+  }
+
+  metadata(metadata: CheckpointMetadata): Kept {
+    return this.keep(metadata, "metadata");
+  }
+
+  /** A fresh object each time: the caller may change what it is given. */
+  read(kept: Kept): unknown {
+    if (typeof kept === "string" || kept instanceof Uint8Array) return this.serde.loads(kept);
+    return copyPlain(kept);
+  }
+
+  private keep(value: object, path: string): Kept {
+    const copy = this.copies ? copyPlain(value) : NOT_PLAIN;
+    return copy === NOT_PLAIN ? this.serde.dumps(value, path) : copy;
+  }
 }

@@ -8,25 +8,32 @@ import { writeRows } from "./writes.js";
 export interface PreparedBlob extends StoredBlob {
   channel: string;
   version: ChannelVersion;
+  plan: BlobPlan;
 }
 
 /** A checkpoint serialised and split into rows, before anything is written. */
-export interface PreparedPut {
+export interface PreparedPut<Kept = string | Uint8Array> {
   id: string;
   parentId: string | undefined;
   createdAt: number;
-  record: string | Uint8Array;
-  metadata: string | Uint8Array;
+  record: Kept;
+  metadata: Kept;
   blobs: PreparedBlob[];
   /** Call once the rows are durable: remembers the values for append detection and counts bytes. */
   commit(): void;
+}
+
+/** How a saver keeps a checkpoint's record and metadata; by default both are serialised with its serde. */
+export interface RecordKeeper<Kept> {
+  record(checkpoint: Checkpoint): Kept;
+  metadata(metadata: CheckpointMetadata): Kept;
 }
 
 /**
  * Serialises everything a `put` writes first, so that a value that cannot be stored fails the
  * put before any row is touched.
  */
-export function preparePut(
+export function preparePut<Kept = string | Uint8Array>(
   serde: Serializer,
   planner: DeltaPlanner,
   stats: SaverStats,
@@ -34,31 +41,52 @@ export function preparePut(
   checkpoint: Checkpoint,
   metadata: CheckpointMetadata,
   newVersions: ChannelVersions,
-): PreparedPut {
+  keeper?: RecordKeeper<Kept>,
+): PreparedPut<Kept> {
   const values = checkpoint.channel_values;
-  const plans: BlobPlan[] = [];
   const blobs: PreparedBlob[] = [];
-  for (const channel of Object.keys(newVersions)) {
+  for (const channel in newVersions) {
     const plan = planner.plan(target.threadId, target.ns, channel, newVersions[channel]!, values);
-    plans.push(plan);
     const data = plan.present ? dumpsPlanned(serde, plan, values[channel]) : null;
-    blobs.push({ channel, version: plan.version, base: plan.base, data });
+    blobs.push({ channel, version: plan.version, base: plan.base, data, plan });
   }
-  const record = serde.dumps(recordOf(checkpoint), "checkpoint");
-  const meta = serde.dumps(metadata, "metadata");
-  const prepared: PreparedPut = {
-    id: checkpoint.id,
-    parentId: target.parentId,
-    createdAt: target.createdAt,
-    record,
-    metadata: meta,
-    blobs,
-    commit() {
-      for (const plan of plans) plan.commit();
-      countPut(stats, prepared);
-    },
-  };
-  return prepared;
+  // Without a keeper, Kept is the default `string | Uint8Array`.
+  const record = keeper ? keeper.record(checkpoint) : (serde.dumps(recordOf(checkpoint), "checkpoint") as Kept);
+  const meta = keeper ? keeper.metadata(metadata) : (serde.dumps(metadata, "metadata") as Kept);
+  return new Prepared(target, checkpoint.id, record, meta, blobs, planner, stats, false);
+}
+
+/** A class rather than an object literal with a `commit` closure: one allocation fewer per put. */
+class Prepared<Kept> implements PreparedPut<Kept> {
+  readonly parentId: string | undefined;
+  readonly createdAt: number;
+
+  constructor(
+    readonly target: { threadId: string; parentId: string | undefined; createdAt: number },
+    readonly id: string,
+    readonly record: Kept,
+    readonly metadata: Kept,
+    readonly blobs: PreparedBlob[],
+    private readonly planner: DeltaPlanner,
+    private readonly stats: SaverStats,
+    /** Written without deltas after a base turned out to be gone. */
+    private readonly fullCopies: boolean,
+  ) {
+    this.parentId = target.parentId;
+    this.createdAt = target.createdAt;
+  }
+
+  commit(): void {
+    const threadId = this.target.threadId;
+    // What this process remembers may point at removed rows: start over with full copies.
+    if (this.fullCopies) this.planner.forget(threadId);
+    else for (const blob of this.blobs) this.planner.commit(threadId, blob.plan);
+    countPut(this.stats, this);
+  }
+
+  withBlobs(blobs: PreparedBlob[]): Prepared<Kept> {
+    return new Prepared(this.target, this.id, this.record, this.metadata, blobs, this.planner, this.stats, true);
+  }
 }
 
 /** Serialises a plan's payload; for an append, a failure is re-raised from the whole value so its path is right. */
@@ -73,8 +101,9 @@ function dumpsPlanned(serde: Serializer, plan: BlobPlan, value: unknown): string
   }
 }
 
-function countPut(stats: SaverStats, prepared: PreparedPut): void {
-  let bytes = prepared.record.length + prepared.metadata.length;
+function countPut(stats: SaverStats, prepared: PreparedPut<unknown>): void {
+  // A record or metadata kept unserialised (MemorySaver's private copies) counts no bytes.
+  let bytes = sizeOf(prepared.record) + sizeOf(prepared.metadata);
   for (const blob of prepared.blobs) {
     bytes += blob.data?.length ?? 0;
     if (blob.base !== null) stats.deltaBlobsWritten++;
@@ -84,30 +113,27 @@ function countPut(stats: SaverStats, prepared: PreparedPut): void {
   stats.bytesWritten += bytes;
 }
 
+function sizeOf(kept: unknown): number {
+  return typeof kept === "string" || kept instanceof Uint8Array ? kept.length : 0;
+}
+
 /** The same put with every value as a full copy: used when a delta's base turned out to be gone. */
-export function withoutDeltas(
-  prepared: PreparedPut,
+export function withoutDeltas<Kept>(
+  prepared: PreparedPut<Kept>,
   serde: Serializer,
   planner: DeltaPlanner,
   stats: SaverStats,
   threadId: string,
   checkpoint: Checkpoint,
-): PreparedPut {
+): PreparedPut<Kept> {
   const blobs = prepared.blobs.map((blob) => {
     if (blob.base === null) return blob;
     const data = serde.dumps(checkpoint.channel_values[blob.channel], `state.${blob.channel}`);
     return { ...blob, base: null, data };
   });
-  const full: PreparedPut = {
-    ...prepared,
-    blobs,
-    commit() {
-      // What this process remembers may point at removed rows: start over with full copies.
-      planner.forget(threadId);
-      countPut(stats, full);
-    },
-  };
-  return full;
+  if (prepared instanceof Prepared) return prepared.withBlobs(blobs) as Prepared<Kept>;
+  const target = { threadId, parentId: prepared.parentId, createdAt: prepared.createdAt };
+  return new Prepared(target, prepared.id, prepared.record, prepared.metadata, blobs, planner, stats, true);
 }
 
 export interface PreparedWrite {
