@@ -32,7 +32,21 @@ export async function cancelRun(ctx: ServerContext, run: RunRecord, action: Canc
   if (!abortLocal(ctx, run.run_id, action)) await ctx.bus.publish({ type: "run.cancel", run_id: run.run_id, action });
 }
 
-/** Resolves when the run has left pending/running (polling the store; works across processes). */
+/** Resolves after `ms`, or earlier when the bus says the run is done (its process publishes `run.done`). */
+function doneOrAfter(ctx: ServerContext, runId: string, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => (clearTimeout(timer), unsubscribe(), resolve());
+    const timer = setTimeout(done, ms);
+    const unsubscribe = ctx.bus.subscribe((event) => {
+      if (event.type === "run.done" && event.run_id === runId) done();
+    });
+  });
+}
+
+/**
+ * Resolves when the run has left pending/running: through its log when it executes here,
+ * else woken by the bus's `run.done`, with the store polled as a fallback (a missed event).
+ */
 export async function waitForRun(ctx: ServerContext, runId: string, signal?: AbortSignal): Promise<RunRecord | undefined> {
   for (let delay = 5; ; delay = Math.min(delay * 2, 200)) {
     const log = ctx.broker.get(runId);
@@ -41,6 +55,6 @@ export async function waitForRun(ctx: ServerContext, runId: string, signal?: Abo
     if (log?.outcome) return log.outcome.run;
     const run = await ctx.store.getRun(runId);
     if (!run || (run.status !== "pending" && run.status !== "running") || signal?.aborted) return run;
-    await new Promise((r) => setTimeout(r, delay));
+    await doneOrAfter(ctx, runId, delay);
   }
 }
