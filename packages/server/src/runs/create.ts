@@ -81,7 +81,9 @@ export async function createRun(ctx: ServerContext, threadId: string, req: RunRe
     for (const old of toCancel) await cancelRun(ctx, old, action);
     // Cancelled runs that had not started free the thread at once.
     if (toCancel.length) await dispatchNext(ctx, run.thread_id);
-    ctx.broker.open(run.run_id);
+    // A log only for a run executed here: one opened for a run that another process executes
+    // would never close, and joins through this process would wait on it forever.
+    if (run.owner !== null || ctx.dispatcher.local) ctx.broker.open(run.run_id);
     if (first) await ctx.dispatcher.dispatch(run);
     return { run, first };
   }
