@@ -23,6 +23,9 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (thread_id, checkpoint_ns)) WITHOUT ROWID;
    CREATE INDEX heads_updated_at ON heads (updated_at);
    CREATE TABLE claims (thread_id TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;`,
+  // No query reads it (the idle-thread sweep groups heads by thread, a scan of the table), and
+  // keeping it cost every put one more page written to the WAL: ~1 of the 5 a put touched.
+  `DROP INDEX IF EXISTS heads_updated_at;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
