@@ -35,6 +35,11 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX interlude_server_pending_deadline ON interlude_server_pending (deadline_at);`,
   // A thread's queue is read at every phase of every run; its old runs are not in this index.
   `CREATE INDEX interlude_server_runs_active ON interlude_server_runs (thread_id, created_at, run_id) WHERE status IN ('pending', 'running');`,
+  // Fewer index pages written per run: the stale-run sweep scans the (small) active-runs index
+  // instead of an index of every run's status, and only interrupts with a deadline are indexed by it.
+  `DROP INDEX interlude_server_runs_status;
+   DROP INDEX interlude_server_pending_deadline;
+   CREATE INDEX interlude_server_pending_deadline_set ON interlude_server_pending (deadline_at) WHERE deadline_at IS NOT NULL;`,
 ];
 
 export async function migrate(db: Db): Promise<void> {

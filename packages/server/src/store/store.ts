@@ -202,7 +202,8 @@ export class Store {
 
   /** Running runs of executors that stopped renewing them (a crashed process). */
   async staleRuns(before: string): Promise<RunRecord[]> {
-    return (await this.db.all("SELECT * FROM interlude_server_runs WHERE status = 'running' AND updated_at < ?", [before])).map(runOf);
+    // The IN term lets the planner scan the partial index of active runs.
+    return (await this.db.all("SELECT * FROM interlude_server_runs WHERE status IN ('pending', 'running') AND status = 'running' AND updated_at < ?", [before])).map(runOf);
   }
 
   async touchRuns(runIds: string[]): Promise<void> {
@@ -248,7 +249,7 @@ export class Store {
   }
 
   async nextDeadline(): Promise<string | undefined> {
-    const rows = await this.db.all<{ d: string | null }>("SELECT MIN(deadline_at) AS d FROM interlude_server_pending");
+    const rows = await this.db.all<{ d: string | null }>("SELECT MIN(deadline_at) AS d FROM interlude_server_pending WHERE deadline_at IS NOT NULL");
     return rows[0]?.d ?? undefined;
   }
 
