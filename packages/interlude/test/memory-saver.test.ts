@@ -146,3 +146,16 @@ describe("JsonSerializer", () => {
     expect(ratio).toBeLessThan(2);
   });
 });
+
+describe("serialising a __proto__ key", () => {
+  it("keeps it as data, through the tagged path too", () => {
+    const serde = new JsonSerializer();
+    const value = JSON.parse('{"__proto__": {"polluted": true}, "when": null}');
+    value.when = new Date(0);
+    const back = serde.loads(serde.dumps(value)) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(back)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyNames(back).sort()).toEqual(["__proto__", "when"]);
+    expect(Object.getOwnPropertyDescriptor(back, "__proto__")!.value).toEqual({ polluted: true });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});

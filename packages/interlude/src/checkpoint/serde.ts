@@ -176,8 +176,14 @@ function encodeArray(value: readonly unknown[], stack: object[]): Json[] {
 
 function encodeFields(value: Record<string, unknown>, stack: object[]): Record<string, Json> {
   const out: Record<string, Json> = {};
-  for (const key of Object.keys(value)) out[key] = child(value[key], keySegment(key), stack);
+  for (const key of Object.keys(value)) setOwn(out, key, child(value[key], keySegment(key), stack));
   return out;
+}
+
+/** `out[key] = value`, except that a `__proto__` key stays data instead of changing the prototype. */
+function setOwn(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
 }
 
 function encodeBytes(value: Uint8Array): Json {
@@ -206,7 +212,7 @@ function decode(value: Json): unknown {
 
 function decodeFields(value: { [key: string]: Json }): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) out[key] = decode(value[key]!);
+  for (const key of Object.keys(value)) setOwn(out, key, decode(value[key]!));
   return out;
 }
 
