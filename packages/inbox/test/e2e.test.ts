@@ -1,5 +1,6 @@
 // The reviewer's inbox in real headless Chromium against the real server: each story a
 // reviewer lives through, from answering to racing a colleague to forking a thread.
+import { tmpdir } from "node:os";
 import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -7,7 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { apiAs, openBrowser, REVIEWERS, startServer, type Browser, type TestServer } from "./e2e/harness";
 
-const screenshots = resolve(dirname(fileURLToPath(import.meta.url)), "../../../docs/screenshots");
+// The README's screenshots are these tests' pictures: `UPDATE_SCREENSHOTS=1 npm test -- packages/inbox`
+// refreshes them; otherwise they go to a temp dir, so a test run leaves the work tree clean.
+const screenshots = process.env.UPDATE_SCREENSHOTS
+  ? resolve(dirname(fileURLToPath(import.meta.url)), "../../../docs/screenshots")
+  : join(tmpdir(), "interlude-inbox-screenshots");
 
 let server: TestServer;
 let alice: Browser;
