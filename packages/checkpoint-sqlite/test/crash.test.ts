@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { expectConsistentHistory, freshThreadId, killWriterMidway } from "@interlude/checkpoint-conformance";
 import { SqliteSaver } from "@interlude/checkpoint-sqlite";
 // @ts-expect-error plain ESM fixture shared with the child process
-import { expectedValues } from "./fixtures/steps.mjs";
+import { expectedValues } from "@interlude/checkpoint-conformance/crash-steps";
 
 const writer = fileURLToPath(new URL("./fixtures/crash-writer.mjs", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "interlude-crash-"));
