@@ -1,9 +1,9 @@
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
+import { freePort, startPostgres } from "./postgres.mjs";
 
 /**
  * Throwaway database servers for the whole test run: a PostgreSQL cluster and a redis-server,
@@ -41,64 +41,6 @@ function warn(what: string) {
   return (error: unknown): undefined => {
     console.warn(`[test servers] ${what} not started, its tests will fail: ${error instanceof Error ? error.message : String(error)}`);
     return undefined;
-  };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
-
-function postgresBin(): string {
-  const root = "/usr/lib/postgresql";
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "pg_ctl"))) : [];
-  if (versions.length === 0) throw new Error(`no ${root}/<version>/bin/pg_ctl (apt-get install postgresql)`);
-  return join(root, versions.sort((a, b) => Number(b) - Number(a))[0]!, "bin");
-}
-
-/** PostgreSQL refuses to run as root: as root, the cluster belongs to (and runs as) `postgres`. */
-function asPostgresUser(command: string, args: string[]): [string, string[]] {
-  return process.getuid?.() === 0 ? ["runuser", ["-u", "postgres", "--", command, ...args]] : [command, args];
-}
-
-async function startPostgres(): Promise<Server> {
-  const bin = postgresBin();
-  const dir = mkdtempSync(join(tmpdir(), "interlude-pg-"));
-  if (process.getuid?.() === 0) {
-    const uid = Number(execFileSync("id", ["-u", "postgres"]).toString().trim());
-    const gid = Number(execFileSync("id", ["-g", "postgres"]).toString().trim());
-    chownSync(dir, uid, gid);
-  }
-  const data = join(dir, "data");
-  const port = await freePort();
-  const run = (command: string, args: string[]) => {
-    const [file, argv] = asPostgresUser(join(bin, command), args);
-    execFileSync(file, argv, { stdio: "pipe", cwd: dir });
-  };
-  try {
-    run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]);
-    const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200`;
-    run("pg_ctl", ["-D", data, "-l", join(dir, "postgres.log"), "-o", options, "-w", "-t", "60", "start"]);
-  } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
-    throw error;
-  }
-  return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    stop() {
-      try {
-        run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    },
   };
 }
 
