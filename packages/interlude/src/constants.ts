@@ -17,6 +17,10 @@ export const TASKS = "__pregel_tasks";
 export const RETURN = "__return__";
 /** Saved results of `task()` calls inside a node, keyed by call order. */
 export const TASK_RESULT = "__task_result__";
+/** Marks a task as finished even when it wrote nothing. */
+export const DONE = "__done__";
+/** Who answered, saved with a paused checkpoint until the next checkpoint records it. */
+export const AUDIT = "__audit__";
 
 /** Task id used for writes that belong to no task (input, Command.update on resume). */
 export const NULL_TASK_ID = "00000000-0000-0000-0000-000000000000";

@@ -2,11 +2,11 @@
  * What a stopped step leaves in storage: each task's result as pending writes of the
  * checkpoint the step started from, so that resuming runs only what did not finish.
  */
-import { ERROR, INTERRUPT, NULL_TASK_ID, RESUME, TASK_RESULT } from "../constants.js";
+import { AUDIT, DONE, ERROR, INTERRUPT, NULL_TASK_ID, RESUME, TASK_RESULT } from "../constants.js";
 import type { ResumeRecord } from "../checkpoint/types.js";
 import type { Write } from "../algo/writes.js";
 import type { TaskOutcome } from "../runner/outcome.js";
-import { AUDIT, DONE, errorRecord } from "./pending.js";
+import { errorRecord } from "./pending.js";
 import type { Persistence } from "./persist.js";
 
 /** The writes that mark a task finished. */

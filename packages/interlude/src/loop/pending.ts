@@ -2,16 +2,12 @@
  * Reading what a checkpoint's pending writes say about each of its tasks: finished (with its
  * writes), paused (with its interrupts and the answers given so far), failed, or untouched.
  */
-import { ERROR, INTERRUPT, NULL_TASK_ID, RESUME, TASK_RESULT } from "../constants.js";
+import { AUDIT, DONE, ERROR, INTERRUPT, NULL_TASK_ID, RESUME, TASK_RESULT } from "../constants.js";
 import type { PendingWrite, ResumeRecord } from "../checkpoint/types.js";
 import type { Write } from "../algo/writes.js";
 import type { GivenAnswer, TaskCallRecord } from "../interrupt/context.js";
 import type { StoredInterrupt } from "../interrupt/signal.js";
 
-/** Marks a task as finished even when it wrote nothing. */
-export const DONE = "__done__";
-/** Who answered, saved with a paused checkpoint until the next checkpoint records it. */
-export const AUDIT = "__audit__";
 
 export interface TaskRecord {
   writes?: Write[];

@@ -1,4 +1,5 @@
 /** `interlude resume` and `interlude fork`: write to a thread, following the run with a progress line. */
+import { INTERRUPT } from "interlude";
 import { CliError, type Target } from "../target.js";
 import { Progress } from "../progress.js";
 import { sseEvents } from "../sse.js";
@@ -34,7 +35,7 @@ async function follow(target: Target, threadId: string, body: Record<string, unk
       if (event === "updates") {
         steps++;
         const node = Object.keys(data ?? {})[0] ?? "?";
-        progress.update(`step ${steps}: ${node === "__interrupt__" ? "paused" : node}`);
+        progress.update(`step ${steps}: ${node === INTERRUPT ? "paused" : node}`);
       }
       if (event === "error") failure = data;
     }
