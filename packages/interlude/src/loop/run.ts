@@ -5,11 +5,10 @@
 import { markInterruptSeen, shouldInterrupt } from "../algo/breakpoints.js";
 import { outputWrites } from "../algo/output.js";
 import { candidateNodes, prepareNextTasks, readState, type PreparedTask } from "../algo/tasks.js";
-import { applyNullWrites, applyWrites, changedChannelValues, channelsFromCheckpoint, type TaskWrites, type Write } from "../algo/writes.js";
+import { applyNullWrites, applyWrites, channelsFromCheckpoint, type TaskWrites, type Write } from "../algo/writes.js";
 import type { Channel } from "../channels/base.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
-import { newCheckpointId } from "../checkpoint/id.js";
-import { CHECKPOINT_VERSION, type Checkpoint, type CheckpointMetadata, type CheckpointTuple, type ResumeRecord, type RunnableConfig } from "../checkpoint/types.js";
+import { type Checkpoint, type CheckpointMetadata, type CheckpointTuple, type ResumeRecord, type RunnableConfig } from "../checkpoint/types.js";
 import { INTERRUPT, START, TASK_RESULT } from "../constants.js";
 import { CheckpointNotFoundError, EmptyInputError, GraphRecursionError, MissingCheckpointerError, MissingThreadIdError, RunCancelledError } from "../errors/graph.js";
 import { currentTask, type RunScope, type TaskScope } from "../interrupt/context.js";
@@ -26,6 +25,7 @@ import { DEFAULT_CLAIM_TTL_MS, DEFAULT_RECURSION_LIMIT, type GraphInternals, typ
 import { finishedWrites, saveStoppedStep } from "./outcomes.js";
 import { indexPendingWrites, type PendingIndex } from "./pending.js";
 import { Persistence } from "./persist.js";
+import { checkpointToSave, emptyCheckpoint, workingCopy } from "./working-checkpoint.js";
 
 export interface RunResult {
   values: Record<string, unknown>;
@@ -35,28 +35,6 @@ export interface RunResult {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-let isoMs = -1;
-let iso = "";
-
-/** `new Date().toISOString()`, made once per millisecond (a checkpoint timestamp is taken at every step). */
-function isoNow(): string {
-  const now = Date.now();
-  if (now !== isoMs) {
-    isoMs = now;
-    iso = new Date(now).toISOString();
-  }
-  return iso;
-}
-
-function emptyCheckpoint(): Checkpoint {
-  return { v: CHECKPOINT_VERSION, id: newCheckpointId(), ts: new Date().toISOString(), channel_values: {}, channel_versions: {}, versions_seen: {} };
-}
-
-/** A working copy of a saved checkpoint that the run may mutate. */
-function workingCopy(saved: Checkpoint): Checkpoint {
-  return { ...saved, channel_versions: { ...saved.channel_versions }, versions_seen: { ...saved.versions_seen } };
-}
 
 function stepWrites(outcome: TaskOutcome): TaskWrites {
   return { name: outcome.task.name, triggers: outcome.task.triggers, writes: outcome.kind === "done" ? outcome.writes : [] };
@@ -77,7 +55,6 @@ export class GraphRun {
   private reuseFinished = false;
   private resumeRecord?: ResumeRecord;
   private commandWrites: Write[] = [];
-  private resuming = false;
   private parents: Record<string, string> = {};
   /** `config.writer` of the nodes: chunks for the `custom` stream mode. */
   private readonly writer = (chunk: unknown): void => this.emit("custom", () => chunk);
@@ -214,7 +191,6 @@ export class GraphRun {
   }
 
   private beginResume(): void {
-    this.resuming = true;
     if (this.reuseFinished && this.pending.nullWrites.length) {
       this.track(applyNullWrites(this.checkpoint, this.channels, this.pending.nullWrites));
     }
@@ -361,15 +337,7 @@ export class GraphRun {
 
   private async commit(source: "input" | "loop" | "fork"): Promise<void> {
     this.step += 1;
-    const checkpoint: Checkpoint = {
-      v: CHECKPOINT_VERSION,
-      id: newCheckpointId(),
-      ts: isoNow(),
-      // Only what changed since the last save: the saver shares the rest with earlier checkpoints.
-      channel_values: changedChannelValues(this.channels, this.persistence.changed),
-      channel_versions: { ...this.checkpoint.channel_versions },
-      versions_seen: { ...this.checkpoint.versions_seen },
-    };
+    const checkpoint = checkpointToSave(this.checkpoint, this.channels, this.persistence.changed);
     const metadata: CheckpointMetadata = { source, step: this.step, parents: this.parents };
     if (source === "loop") {
       const audit = this.resumeRecord ? [...this.pending.audit, this.resumeRecord] : this.pending.audit;

@@ -9,6 +9,7 @@ import { publicInterrupt } from "../interrupt/signal.js";
 import type { Interrupt } from "../primitives/interrupt-record.js";
 import type { GraphInternals } from "./graph-internals.js";
 import { indexPendingWrites } from "./pending.js";
+import { workingCopy } from "./working-checkpoint.js";
 
 export interface PregelTaskDescription {
   readonly id: string;
@@ -51,7 +52,7 @@ export async function snapshotOf(
   let channels = channelsFromCheckpoint(spec, tuple.checkpoint);
   const saved = channels;
   if (pending.nullWrites.length) {
-    const checkpoint = { ...tuple.checkpoint, channel_versions: { ...tuple.checkpoint.channel_versions }, versions_seen: { ...tuple.checkpoint.versions_seen } };
+    const checkpoint = workingCopy(tuple.checkpoint);
     channels = channelsFromCheckpoint(spec, checkpoint);
     applyNullWrites(checkpoint, channels, pending.nullWrites);
   }

@@ -3,17 +3,17 @@
  * checkpoint (a fork when the config names an older one). The original history is unchanged.
  */
 import { branchWrites, edgeWrites, outputWrites, stateAfterWrites } from "../algo/output.js";
-import { applyWrites, channelsFromCheckpoint, channelValues, applyNullWrites } from "../algo/writes.js";
+import { applyNullWrites, applyWrites, channelsFromCheckpoint } from "../algo/writes.js";
 import { readState } from "../algo/tasks.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
-import { newCheckpointId } from "../checkpoint/id.js";
-import { CHECKPOINT_VERSION, type Checkpoint, type CheckpointMetadata, type RunnableConfig } from "../checkpoint/types.js";
+import type { ChannelVersions, Checkpoint, CheckpointMetadata, RunnableConfig } from "../checkpoint/types.js";
 import { END, INTERRUPT, START } from "../constants.js";
 import { CheckpointNotFoundError, GraphValidationError, MissingThreadIdError } from "../errors/graph.js";
 import { withThreadClaim } from "./claim.js";
 import { DEFAULT_CLAIM_TTL_MS } from "./graph-internals.js";
 import type { GraphInternals } from "./graph-internals.js";
 import { indexPendingWrites } from "./pending.js";
+import { checkpointToSave, emptyCheckpoint, workingCopy } from "./working-checkpoint.js";
 
 /** The node that wrote last, which an update without `asNode` is attributed to. */
 function lastWriter(checkpoint: Checkpoint, graph: GraphInternals): string {
@@ -47,35 +47,26 @@ export async function updateThreadState(graph: GraphInternals, saver: BaseCheckp
 
     const spec = graph.spec;
     const saved = tuple?.checkpoint;
-    const checkpoint: Checkpoint = saved
-      ? { ...saved, channel_versions: { ...saved.channel_versions }, versions_seen: { ...saved.versions_seen } }
-      : { v: CHECKPOINT_VERSION, id: newCheckpointId(), ts: new Date().toISOString(), channel_values: {}, channel_versions: {}, versions_seen: {} };
+    const checkpoint = saved ? workingCopy(saved) : emptyCheckpoint();
     const channels = channelsFromCheckpoint(spec, saved);
-    const before = { ...checkpoint.channel_versions };
     const pending = indexPendingWrites(tuple?.pendingWrites);
-    if (pending.nullWrites.length) applyNullWrites(checkpoint, channels, pending.nullWrites);
+    // The update sent with an answer, pending on the source checkpoint, becomes part of the new one.
+    const changed = pending.nullWrites.length ? applyNullWrites(checkpoint, channels, pending.nullWrites) : new Set<string>();
 
     const node = asNode ?? (saved ? lastWriter(checkpoint, graph) : START);
-    if (node !== START && node !== END && !spec.nodes.has(node)) {
+    if (node !== END && !spec.nodes.has(node)) {
       throw new GraphValidationError(`updateState asNode "${node}" is not a node of this graph. Nodes: ${[...spec.nodes.keys()].join(", ")}.`, node);
     }
     const writes = outputWrites(spec, node, values);
-    const writer = node === START ? spec.start : node === END ? { edges: [], branches: [] } : spec.nodes.get(node)!;
+    const writer = node === END ? { edges: [], branches: [] } : spec.nodes.get(node)!;
     edgeWrites(writer.edges, writes);
     if (writer.branches.length) await branchWrites(spec, node, writer.branches, stateAfterWrites(spec, readState(channels, spec.stateKeys), writes), config, writes);
     const triggers = node === START || node === END ? [] : spec.nodes.get(node)!.triggers.filter((c) => channels.get(c)!.isAvailable());
-    applyWrites(spec, checkpoint, channels, [{ name: node, triggers, writes }]);
+    for (const channel of applyWrites(spec, checkpoint, channels, [{ name: node, triggers, writes }])) changed.add(channel);
 
-    const next: Checkpoint = {
-      v: CHECKPOINT_VERSION,
-      id: newCheckpointId(),
-      ts: new Date().toISOString(),
-      channel_values: channelValues(channels),
-      channel_versions: { ...checkpoint.channel_versions },
-      versions_seen: { ...checkpoint.versions_seen },
-    };
-    const newVersions: Record<string, number> = {};
-    for (const [channel, version] of Object.entries(next.channel_versions)) if (before[channel] !== version) newVersions[channel] = version;
+    const next = checkpointToSave(checkpoint, channels, changed);
+    const newVersions: ChannelVersions = {};
+    for (const channel of changed) if (next.channel_versions[channel] !== undefined) newVersions[channel] = next.channel_versions[channel]!;
     const metadata: CheckpointMetadata = { source: "update", step: (tuple?.metadata.step ?? -2) + 1, parents: tuple?.metadata.parents ?? {}, writes: { [node]: values } };
     return await saver.put({ configurable: { ...base, checkpoint_id: saved?.id } }, next, metadata, newVersions, { expectedHead: latest?.checkpoint.id ?? null });
   });
