@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
 import { loadConfig, startServer, type RunningServer, type ServeOptions } from "@interlude/server";
+// The CLI's SSE reader, so the tests read events exactly as the CLI does.
+import { sseEvents } from "../dist/cli/sse.js";
 
 export const FIXTURE_CONFIG = fileURLToPath(new URL("./fixtures/langgraph.json", import.meta.url));
 
@@ -63,22 +65,10 @@ export async function followSse(url: string, headers: Record<string, string> = {
   const controller = new AbortController();
   const response = await fetch(url, { headers, signal: controller.signal });
   const events: SseEvent[] = [];
-  if (response.ok && response.body) {
+  if (response.ok) {
     void (async () => {
-      const decoder = new TextDecoder();
-      let buffer = "";
       try {
-        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-          buffer += decoder.decode(chunk, { stream: true });
-          let end: number;
-          while ((end = buffer.indexOf("\n\n")) >= 0) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            const event = /^event: ?(.*)$/m.exec(block)?.[1];
-            const data = /^data: ?(.*)$/m.exec(block)?.[1];
-            if (event) events.push({ event, data: data ? JSON.parse(data) : null });
-          }
-        }
+        for await (const event of sseEvents(response)) events.push(event);
       } catch {
         // closed
       }
