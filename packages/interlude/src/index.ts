@@ -13,7 +13,7 @@ export { Command, isCommand, type CommandParams } from "./primitives/command.js"
 export { Send, isSend } from "./primitives/send.js";
 export type { Interrupt } from "./primitives/interrupt-record.js";
 export { isResumeMap } from "./algo/resume.js";
-export { interrupt, InterruptOutsideNodeError, type InterruptOptions } from "./interrupt/interrupt.js";
+export { interrupt, type InterruptOptions } from "./interrupt/interrupt.js";
 export { isInterrupted, GraphInterrupt, isGraphInterrupt } from "./interrupt/signal.js";
 export { task, type TaskOptions, type TaskFunction } from "./interrupt/task.js";
 export type { StandardSchemaV1 } from "./interrupt/standard-schema.js";

@@ -95,3 +95,10 @@ export class InvalidResumeError extends InterludeError {
     this.issues = issues;
   }
 }
+
+/** A `responseSchema` whose validation is asynchronous: answers are checked while the node runs, synchronously. */
+export class AsyncSchemaError extends InterludeError {
+  constructor() {
+    super("ASYNC_SCHEMA", "interrupt() responseSchema must validate synchronously. Use a validator without async refinements.");
+  }
+}

@@ -1,9 +1,8 @@
 /**
  * `interrupt(value)`: ask a human and stop the node; on resume, the same call returns the answer.
  */
-import { InterludeError } from "../errors/base.js";
-import { MissingCheckpointerError } from "../errors/graph.js";
-import { InterruptMismatchError, InvalidResumeError } from "../errors/resume.js";
+import { InterruptOutsideNodeError, MissingCheckpointerError } from "../errors/graph.js";
+import { AsyncSchemaError, InterruptMismatchError, InvalidResumeError } from "../errors/resume.js";
 import { interruptId, payloadDigest } from "../algo/hash.js";
 import { currentTask, type GivenAnswer, type TaskScope } from "./context.js";
 import { GraphInterrupt, type StoredInterrupt } from "./signal.js";
@@ -21,12 +20,6 @@ export interface InterruptOptions<Answer = unknown> {
   jsonSchema?: Record<string, unknown>;
 }
 
-export class InterruptOutsideNodeError extends InterludeError {
-  constructor() {
-    super("INTERRUPT_OUTSIDE_NODE", "interrupt() was called outside a running graph node. Call it inside a node function.");
-  }
-}
-
 function refuse(scope: TaskScope, error: Error): never {
   scope.rejection ??= error;
   throw error;
@@ -36,7 +29,7 @@ function validate<Answer>(scope: TaskScope, id: string, answer: unknown, schema:
   if (!schema) return answer as Answer;
   const result = schema["~standard"].validate(answer);
   if (result instanceof Promise) {
-    throw new InterludeError("ASYNC_SCHEMA", "interrupt() responseSchema must validate synchronously.");
+    throw new AsyncSchemaError();
   }
   if (result.issues) refuse(scope, new InvalidResumeError(id, result.issues));
   return result.value as Answer;
