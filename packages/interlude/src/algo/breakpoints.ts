@@ -7,7 +7,7 @@ export type Breakpoints = ReadonlySet<string> | "*";
  * A static breakpoint fires when one of `tasks` is named in `nodes` and the state changed
  * since the thread last paused or resumed (so continuing with `invoke(null)` passes it).
  */
-export function shouldInterrupt(checkpoint: Checkpoint, nodes: Breakpoints | undefined, taskNames: readonly string[]): boolean {
+export function shouldInterrupt(checkpoint: Checkpoint, nodes: Breakpoints | undefined, tasks: ReadonlyArray<{ readonly name: string }>): boolean {
   if (!nodes || (nodes !== "*" && nodes.size === 0)) return false;
   const seen = checkpoint.versions_seen[INTERRUPT] ?? {};
   let changed = false;
@@ -18,7 +18,7 @@ export function shouldInterrupt(checkpoint: Checkpoint, nodes: Breakpoints | und
     }
   }
   if (!changed) return false;
-  return taskNames.some((name) => nodes === "*" || nodes.has(name));
+  return tasks.some((task) => nodes === "*" || nodes.has(task.name));
 }
 
 /** Records that the thread paused (or resumed) with the current versions. */

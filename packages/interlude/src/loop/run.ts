@@ -34,6 +34,8 @@ export interface RunResult {
   paused: boolean;
 }
 
+const NO_TASKS: readonly PreparedTask[] = [];
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function stepWrites(outcome: TaskOutcome): TaskWrites {
@@ -241,8 +243,9 @@ export class GraphRun {
       if (this.scope.signal?.aborted) throw new RunCancelledError(this.scope.signal.reason);
       const onlyInput = tasks.length === 1 && tasks[0]!.name === START;
       if (!onlyInput && stepsRun++ >= limit) throw new GraphRecursionError(limit);
-      const names = onlyInput ? [] : tasks.map((t) => t.name);
-      if (shouldInterrupt(this.checkpoint, before, names)) return this.pauseAtBreakpoint();
+      // The input task is not a node: breakpoints never stop at it.
+      const nodes = onlyInput ? NO_TASKS : tasks;
+      if (shouldInterrupt(this.checkpoint, before, nodes)) return this.pauseAtBreakpoint();
       const outcomes = await this.runStep(tasks);
       const stop = await this.settle(tasks, outcomes);
       if (stop) return stop;
@@ -251,7 +254,7 @@ export class GraphRun {
       this.events.updates(outcomes);
       await this.commit("loop");
       this.emit("values", () => this.values());
-      if (shouldInterrupt(this.checkpoint, after, names)) return this.pauseAtBreakpoint();
+      if (shouldInterrupt(this.checkpoint, after, nodes)) return this.pauseAtBreakpoint();
       candidates = candidateNodes(this.graph.spec, updated);
     }
   }
