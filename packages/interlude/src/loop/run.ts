@@ -145,7 +145,10 @@ export class GraphRun {
     const { tuple, head } = await this.load();
     this.adopt(tuple, head);
     if (this.parent) return this.startNested(tuple);
-    if (isCommand(this.input)) return this.startCommand(this.input, tuple);
+    if (isCommand(this.input)) {
+      this.startCommand(this.input, tuple);
+      return undefined;
+    }
     if (this.input === null || this.input === undefined) {
       if (!tuple) throw new EmptyInputError(`Thread "${this.threadId ?? "(none)"}" has no checkpoint to continue from. Start it with an input: invoke({ ... }, config).`);
       // Replaying an older checkpoint starts a new branch, as in LangGraph.js: a "fork" copy of
@@ -172,7 +175,7 @@ export class GraphRun {
     return undefined;
   }
 
-  private async startCommand(command: Command, tuple: CheckpointTuple | undefined): Promise<RunResult | undefined> {
+  private startCommand(command: Command, tuple: CheckpointTuple | undefined): void {
     if (command.resume !== undefined) {
       const tasks = tuple ? this.nextTasks() : [];
       const pending = this.pendingInterrupts(tasks);
@@ -189,7 +192,6 @@ export class GraphRun {
       this.commandWrites = writes;
       this.track(applyNullWrites(this.checkpoint, this.channels, writes));
     }
-    return undefined;
   }
 
   private beginResume(): void {
