@@ -40,6 +40,7 @@ import {
   type StoredBlob,
   type ThreadClaim,
 } from "interlude";
+import { GroupCommit } from "./group-commit.js";
 import { migrate } from "./schema.js";
 import { prepareStatements, type CheckpointRow, type Statements } from "./statements.js";
 
@@ -47,6 +48,12 @@ export interface SqliteSaverOptions extends DeltaOptions, RetentionOptions {
   serde?: Serializer;
   /** How long a write waits for another process's transaction before failing (default 5000 ms). */
   busyTimeoutMs?: number;
+  /**
+   * Commit writes in batches, once per event-loop turn, shared with everything else that uses
+   * `GroupCommit.of(db)` on the same connection (see group-commit.ts). For a process serving many
+   * threads at once; each write still resolves only once it is committed. Default false.
+   */
+  groupCommit?: boolean;
 }
 
 /**
@@ -65,6 +72,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
   private readonly now: () => number;
   private readonly ttlMs: number | undefined;
   private readonly timer: ReturnType<typeof setInterval> | undefined;
+  private readonly group: GroupCommit | undefined;
 
   /** `SqliteSaver.fromConnString("checkpoints.sqlite")`; ":memory:" gives a private in-memory database. */
   static fromConnString(path: string, options?: SqliteSaverOptions): SqliteSaver {
@@ -86,6 +94,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
       migrate(this.db);
       this.sql = prepareStatements(this.db);
       this.atomic = this.db.transaction((body: () => unknown) => body());
+      this.group = options.groupCommit ? GroupCommit.of(this.db) : undefined;
     } catch (error) {
       throw wrap("open", error);
     }
@@ -146,20 +155,18 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const ns = checkpointNsOf(config);
     const target = { threadId, ns, parentId: checkpointIdOf(config), createdAt: createdAtOf(checkpoint.ts, checkpoint.id) };
     let prepared = preparePut(this.serde, this.planner, this.stats, target, checkpoint, metadata, newVersions);
-    this.run("put", () =>
-      this.inTransaction("immediate", () => {
-        const head = (this.sql.head.get(threadId, ns) as string | undefined) ?? null;
-        if (options?.expectedHead !== undefined && options.expectedHead !== head) {
-          throw new CheckpointConflictError(threadId, options.expectedHead, head);
-        }
-        if (prepared.blobs.some((blob) => blob.base !== null && !this.sql.hasBlob.get(threadId, ns, blob.channel, blob.base))) {
-          prepared = withoutDeltas(prepared, this.serde, this.planner, this.stats, threadId, checkpoint);
-        }
-        for (const blob of prepared.blobs) this.sql.putBlob.run(threadId, ns, blob.channel, blob.version, blob.base, blob.data);
-        this.sql.putCheckpoint.run(threadId, ns, prepared.id, prepared.parentId ?? null, prepared.createdAt, prepared.record, prepared.metadata);
-        this.sql.setHead.run(threadId, ns, prepared.id, this.now());
-      }),
-    );
+    await this.write("put", () => {
+      const head = (this.sql.head.get(threadId, ns) as string | undefined) ?? null;
+      if (options?.expectedHead !== undefined && options.expectedHead !== head) {
+        throw new CheckpointConflictError(threadId, options.expectedHead, head);
+      }
+      if (prepared.blobs.some((blob) => blob.base !== null && !this.sql.hasBlob.get(threadId, ns, blob.channel, blob.base))) {
+        prepared = withoutDeltas(prepared, this.serde, this.planner, this.stats, threadId, checkpoint);
+      }
+      for (const blob of prepared.blobs) this.sql.putBlob.run(threadId, ns, blob.channel, blob.version, blob.base, blob.data);
+      this.sql.putCheckpoint.run(threadId, ns, prepared.id, prepared.parentId ?? null, prepared.createdAt, prepared.record, prepared.metadata);
+      this.sql.setHead.run(threadId, ns, prepared.id, this.now());
+    });
     prepared.commit();
     return checkpointConfig(threadId, ns, prepared.id);
   }
@@ -170,49 +177,45 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const checkpointId = checkpointIdOf(config);
     if (checkpointId === undefined) throw new TypeError("putWrites needs configurable.checkpoint_id: the checkpoint the writes belong to.");
     const rows = prepareWrites(this.serde, this.stats, taskId, writes);
-    this.run("putWrites", () =>
-      this.inTransaction("immediate", () => {
-        let seq = this.sql.maxSeq.get(threadId, ns, checkpointId) as number;
-        for (const row of rows) {
-          const statement = row.replace ? this.sql.replaceWrite : this.sql.addWrite;
-          statement.run(threadId, ns, checkpointId, taskId, row.idx, row.channel, row.data, ++seq);
-        }
-      }),
-    );
+    await this.write("putWrites", () => {
+      let seq = this.sql.maxSeq.get(threadId, ns, checkpointId) as number;
+      for (const row of rows) {
+        const statement = row.replace ? this.sql.replaceWrite : this.sql.addWrite;
+        statement.run(threadId, ns, checkpointId, taskId, row.idx, row.channel, row.data, ++seq);
+      }
+    });
   }
 
   async deleteThread(threadId: string): Promise<void> {
-    this.run("deleteThread", () => this.db.transaction(() => this.sql.deleteThread.forEach((statement) => statement.run(threadId))).immediate());
+    await this.write("deleteThread", () => this.sql.deleteThread.forEach((statement) => statement.run(threadId)));
     this.planner.forget(threadId);
   }
 
   async claimThread(threadId: string, claim: ThreadClaim): Promise<boolean> {
-    return this.run("claimThread", () =>
-      this.inTransaction("immediate", () => {
-        const now = this.now();
-        const held = this.sql.claim.get(threadId) as { owner: string; expires_at: number } | undefined;
-        if (held && held.owner !== claim.owner && held.expires_at > now) return false;
-        this.sql.setClaim.run(threadId, claim.owner, now + claim.ttlMs);
-        return true;
-      }),
-    );
+    return this.write("claimThread", () => {
+      const now = this.now();
+      const held = this.sql.claim.get(threadId) as { owner: string; expires_at: number } | undefined;
+      if (held && held.owner !== claim.owner && held.expires_at > now) return false;
+      this.sql.setClaim.run(threadId, claim.owner, now + claim.ttlMs);
+      return true;
+    });
   }
 
   async releaseThread(threadId: string, owner: string): Promise<void> {
-    this.run("releaseThread", () => this.sql.release.run(threadId, owner));
+    await this.write("releaseThread", () => this.sql.release.run(threadId, owner));
   }
 
   override async prune(target: string | PruneOptions, options?: PruneOptions): Promise<number> {
     const request = pruneRequest(target, options, this.now());
     const threads = request.threadId !== undefined ? [request.threadId] : (this.run("prune", () => this.sql.threadsWithOld.all(request.cutoff)) as string[]);
     let removed = 0;
-    for (const threadId of threads) removed += this.run("prune", () => this.db.transaction(() => this.pruneThread(threadId, request)).immediate());
+    for (const threadId of threads) removed += await this.write("prune", () => this.pruneThread(threadId, request));
     return removed;
   }
 
   override async sweep(): Promise<number> {
     const now = this.now();
-    this.run("sweep", () => this.sql.expiredClaims.run(now));
+    await this.write("sweep", () => this.sql.expiredClaims.run(now));
     if (!this.ttlMs) return 0;
     const idle = this.run("sweep", () => this.sql.idleThreads.all(now - this.ttlMs!)) as string[];
     for (const threadId of idle) await this.deleteThread(threadId);
@@ -221,6 +224,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
 
   override async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    if (this.group && this.db.open) await this.group.flush();
     if (this.ownsDb && this.db.open) this.db.close();
   }
 
@@ -277,6 +281,16 @@ export class SqliteSaver extends BaseCheckpointSaver {
 
   private inTransaction<T>(mode: "deferred" | "immediate", body: () => T): T {
     return this.atomic[mode](body) as T;
+  }
+
+  /** One write transaction: committed by itself, or as part of the connection's next group commit. */
+  private async write<T>(operation: string, body: () => T): Promise<T> {
+    if (!this.group) return this.run(operation, () => this.inTransaction("immediate", body));
+    try {
+      return await this.group.write(body);
+    } catch (error) {
+      throw wrap(operation, error);
+    }
   }
 
   private run<T>(operation: string, body: () => T): T {

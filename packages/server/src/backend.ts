@@ -10,7 +10,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import type { BaseCheckpointSaver } from "interlude";
 import { PostgresSaver } from "@interlude/checkpoint-postgres";
-import { SqliteSaver } from "@interlude/checkpoint-sqlite";
+import { SqliteSaver, startWalCheckpointer } from "@interlude/checkpoint-sqlite";
 import { ensureDefaultAssistants } from "./assistants/defaults.js";
 import type { ServerConfig } from "./config/config.js";
 import { ConfigError } from "./config/errors.js";
@@ -79,12 +79,14 @@ async function openSqlite(path: string): Promise<Storage> {
   db.pragma("busy_timeout = 5000");
   if (path !== ":memory:") db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
-  const saver = new SqliteSaver(db);
+  const saver = new SqliteSaver(db, { groupCommit: true });
+  const checkpointer = startWalCheckpointer(db);
   // One process owns a SQLite file's runs and assistants, so assistants can be kept in memory.
   const store = new Store(new SqliteDb(db), { cacheAssistants: true });
   await store.setup();
   return { saver, store, bus: new LocalBus(), close: async () => {
       await saver.close();
+      await checkpointer?.stop();
       db.close();
     },
   };

@@ -1,7 +1,7 @@
 /** Double-texting: a second run on a busy thread, with each multitask strategy; and cancel. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Client } from "@langchain/langgraph-sdk";
-import { testServer, until, type TestServer } from "./helpers.js";
+import { sleep, testServer, until, type TestServer } from "./helpers.js";
 
 let server: TestServer;
 let client: Client;
@@ -14,7 +14,10 @@ afterAll(() => server?.dispose());
 async function busyThread(tag: string, delay = 300, abortable = false) {
   const thread = await client.threads.create();
   const first = await client.runs.create(thread.thread_id, "slow", { input: { tag, delay, abortable } });
-  await until(async () => (await client.threads.get(thread.thread_id)).status === "busy");
+  // Inside its first step: the input is saved (commits are batched per event-loop turn, so give
+  // that batch a moment), and the node sleeps for `delay` ms.
+  await until(async () => (await client.threads.getState(thread.thread_id)).next.includes("first"));
+  await sleep(40);
   return { thread, first };
 }
 

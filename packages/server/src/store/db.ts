@@ -4,6 +4,7 @@
  * numbers them. Everything the store keeps is text, integers or JSON text, so one dialect fits.
  */
 import type Database from "better-sqlite3";
+import { GroupCommit } from "@interlude/checkpoint-sqlite";
 import type pg from "pg";
 
 export type Row = Record<string, unknown>;
@@ -20,8 +21,6 @@ export interface Db {
 export class SqliteDb implements Db {
   readonly dialect = "sqlite" as const;
   private readonly cache = new Map<string, Database.Statement>();
-  /** Settles when the transaction in progress (if any) has ended. */
-  private tail: Promise<void> = Promise.resolve();
   /** What a transaction's body gets: the same connection, whose tx() nests instead of queueing. */
   private readonly inTx: Db = {
     dialect: "sqlite",
@@ -30,7 +29,11 @@ export class SqliteDb implements Db {
     exec: (script) => this.exec(script),
     tx: (fn) => fn(this.inTx),
   };
-  constructor(readonly raw: Database.Database) {}
+  /** Shared with the checkpoint saver on the same connection, so both commit in the same batches. */
+  private readonly group: GroupCommit;
+  constructor(readonly raw: Database.Database) {
+    this.group = GroupCommit.of(raw);
+  }
 
   private prepare(sql: string): Database.Statement {
     let statement = this.cache.get(sql);
@@ -47,30 +50,20 @@ export class SqliteDb implements Db {
     this.raw.exec(script);
   }
   /**
-   * One transaction at a time: a body's awaits let other requests run, and on one connection
-   * their own transactions would otherwise nest into this one (check-then-insert races, and a
-   * rollback taking their writes along). Bodies use the Db they are given (nested tx() calls on
-   * it join the transaction; tx() on this object from inside a body would wait for itself).
-   * BEGIN IMMEDIATE also excludes other processes.
+   * One logical transaction at a time (group-commit.ts): a body's awaits let other requests
+   * run, and on one connection their transactions would otherwise nest into this one
+   * (check-then-insert races, and a rollback taking their writes along). Bodies use the Db they
+   * are given (nested tx() calls on it join the transaction; tx() on this object from inside a
+   * body would wait for itself). Resolves once the batch holding its writes has committed;
+   * the batch's BEGIN IMMEDIATE also excludes other processes.
    */
   async tx<T>(fn: (db: Db) => Promise<T>): Promise<T> {
-    const previous = this.tail;
-    let release!: () => void;
-    this.tail = new Promise((resolve) => (release = resolve));
-    await previous;
-    try {
-      this.raw.exec("BEGIN IMMEDIATE");
-      try {
-        const result = await fn(this.inTx);
-        this.raw.exec("COMMIT");
-        return result;
-      } catch (error) {
-        if (this.raw.inTransaction) this.raw.exec("ROLLBACK");
-        throw error;
-      }
-    } finally {
-      release();
-    }
+    return this.group.writeAsync(() => fn(this.inTx));
+  }
+
+  /** Commits what is pending (before the connection closes). */
+  flush(): Promise<void> {
+    return this.group.flush();
   }
 }
 

@@ -1,0 +1,182 @@
+/**
+ * Group commit on one better-sqlite3 connection. A COMMIT writes every page the transaction
+ * dirtied to the WAL; a server answering many threads at once commits ~8 small transactions per
+ * pause-and-resume round trip, most of them touching the same few pages. Here logical
+ * transactions run one at a time, each in its own savepoint of a batch transaction, and the
+ * batch commits once per event-loop turn. A logical transaction's promise settles only when the
+ * batch holding its writes has committed (or failed), so callers keep the usual guarantee: a
+ * resolved write is durable.
+ *
+ * Reads outside a logical transaction see the open batch's writes, which are committed within
+ * the same turn unless the disk fails, in which case every writer of the batch is told so.
+ */
+import type Database from "better-sqlite3";
+
+interface Batch {
+  readonly committed: Promise<void>;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+function newBatch(): Batch {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const committed = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+  // Every writer awaits it; this keeps a batch without writers left from being an unhandled rejection.
+  committed.catch(() => undefined);
+  return { committed, resolve, reject };
+}
+
+const groups = new WeakMap<Database.Database, GroupCommit>();
+
+export class GroupCommit {
+  /** The one group of a connection: the saver and the server's store share it, so they share batches. */
+  static of(db: Database.Database): GroupCommit {
+    let group = groups.get(db);
+    if (!group) groups.set(db, (group = new GroupCommit(db)));
+    return group;
+  }
+
+  private busy = false;
+  private readonly waiting: Array<() => void> = [];
+  private batch: Batch | undefined;
+  private readonly statements: Record<"begin" | "commit" | "rollback" | "savepoint" | "release" | "rollbackTo", Database.Statement>;
+
+  private constructor(private readonly db: Database.Database) {
+    this.statements = {
+      begin: db.prepare("BEGIN IMMEDIATE"),
+      commit: db.prepare("COMMIT"),
+      rollback: db.prepare("ROLLBACK"),
+      savepoint: db.prepare("SAVEPOINT interlude_write"),
+      release: db.prepare("RELEASE interlude_write"),
+      rollbackTo: db.prepare("ROLLBACK TO interlude_write"),
+    };
+  }
+
+  /** Runs `body` as one logical transaction; resolves with its result once it is committed. */
+  async write<T>(body: () => T): Promise<T> {
+    await this.lock();
+    let batch: Batch;
+    let result: T;
+    try {
+      batch = this.batch ?? (await this.begin());
+      result = this.inSavepoint(batch, body);
+    } finally {
+      this.unlock();
+    }
+    await batch.committed;
+    return result;
+  }
+
+  /**
+   * Like `write`, for a body that awaits (the server's store is asynchronous so that it also
+   * runs on PostgreSQL). Other logical transactions wait until it has finished, so none of them
+   * nests into its savepoint and is rolled back with it.
+   */
+  async writeAsync<T>(body: () => Promise<T>): Promise<T> {
+    await this.lock();
+    let batch: Batch;
+    let result: T;
+    try {
+      batch = this.batch ?? (await this.begin());
+      this.statements.savepoint.run();
+      try {
+        result = await body();
+        this.statements.release.run();
+      } catch (error) {
+        this.undo(batch, error);
+        throw error;
+      }
+    } finally {
+      this.unlock();
+    }
+    await batch.committed;
+    return result;
+  }
+
+  /** Commits the open batch now (before closing the connection). */
+  async flush(): Promise<void> {
+    await this.lock();
+    try {
+      this.commitBatch();
+    } finally {
+      this.unlock();
+    }
+  }
+
+  private inSavepoint<T>(batch: Batch, body: () => T): T {
+    this.statements.savepoint.run();
+    try {
+      const result = body();
+      this.statements.release.run();
+      return result;
+    } catch (error) {
+      this.undo(batch, error);
+      throw error;
+    }
+  }
+
+  /** Undoes one logical transaction; if SQLite rolled back the whole batch, its writers are told. */
+  private undo(batch: Batch, error: unknown): void {
+    if (this.db.inTransaction) {
+      this.statements.rollbackTo.run();
+      this.statements.release.run();
+      return;
+    }
+    if (this.batch === batch) this.batch = undefined;
+    batch.reject(error);
+  }
+
+  /**
+   * Opens a batch. The write lock is awaited here, not in SQLite's busy handler: that handler
+   * sleeps on the event loop, and the holder may be another connection of this very process,
+   * whose batch commits only once the event loop turns (waiting there would wait for ourselves).
+   */
+  private async begin(): Promise<Batch> {
+    const timeoutMs = Number(this.db.pragma("busy_timeout", { simple: true }));
+    const deadline = Date.now() + timeoutMs;
+    for (let pause = 1; ; pause = Math.min(pause * 2, 20)) {
+      this.db.pragma("busy_timeout = 0");
+      try {
+        this.statements.begin.run();
+        break;
+      } catch (error) {
+        if ((error as { code?: string }).code !== "SQLITE_BUSY" || Date.now() >= deadline) throw error;
+      } finally {
+        this.db.pragma(`busy_timeout = ${timeoutMs}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+    const batch = (this.batch = newBatch());
+    setImmediate(() => void this.flush().catch(() => undefined));
+    return batch;
+  }
+
+  private commitBatch(): void {
+    const batch = this.batch;
+    if (!batch) return;
+    this.batch = undefined;
+    try {
+      this.statements.commit.run();
+      batch.resolve();
+    } catch (error) {
+      if (this.db.inTransaction) this.statements.rollback.run();
+      batch.reject(error);
+    }
+  }
+
+  private lock(): Promise<void> | void {
+    if (!this.busy) {
+      this.busy = true;
+      return;
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  /** Hands the lock to the next waiter in line, or frees it. */
+  private unlock(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.busy = false;
+  }
+}
