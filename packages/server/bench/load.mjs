@@ -1,0 +1,164 @@
+/**
+ * Pause-and-resume round trips under load, on loopback, against `interlude serve` running as its
+ * own process (as deployed) on a fresh SQLite file. Each client owns a thread of the `loop`
+ * fixture graph and answers its interrupts one after another through `POST
+ * /threads/{id}/runs/wait`, the endpoint the SDK's `runs.wait` calls. The clients speak HTTP
+ * through one keep-alive `node:http` agent: the SDK's fetch-based client costs ~2 ms of CPU per
+ * request, as much as the server's whole round trip, and on a 2-core machine would measure itself.
+ *
+ * Two phases:
+ * - saturation: every client sends its next answer as soon as it has the previous reply, so
+ *   throughput is what the server can serve;
+ * - paced: each client answers every `paceMs` (20 clients every 40 ms offer 500 round trips/s),
+ *   so latency is measured at a given rate, not at the queue length the saturation phase builds.
+ *
+ * `node packages/server/bench/load.mjs [--clients 20] [--rounds 100] [--pace 40]` prints both;
+ * test/load.test.ts runs the same phases shorter and checks every answer.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import http from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+const CONFIG = fileURLToPath(new URL("../test/fixtures/langgraph.json", import.meta.url));
+
+/** Starts `interlude serve` on a free loopback port and a fresh SQLite file. */
+export async function startServerProcess({ nodeArgs = [] } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), "interlude-load-"));
+  const args = [...nodeArgs, CLI, "serve", "--config", CONFIG, "--db", join(dir, "db.sqlite"), "--host", "127.0.0.1", "--port", "0"];
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  const url = await new Promise((resolve, reject) => {
+    const onData = (chunk) => {
+      output += chunk;
+      const match = output.match(/http:\/\/127\.0\.0\.1:\d+/);
+      if (match) resolve(match[0]);
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`interlude serve exited (${code}):\n${output}`)));
+  });
+  return {
+    url,
+    /** CPU time (user + system, all threads) the server process has used, in ms. */
+    cpuMs() {
+      const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1].split(" ");
+      return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        await new Promise((resolve) => {
+          child.once("exit", resolve);
+          child.kill("SIGTERM");
+        });
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function httpClient(url, sockets) {
+  const { hostname, port } = new URL(url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
+  const request = (method, path, body) =>
+    new Promise((resolve, reject) => {
+      const data = body === undefined ? undefined : JSON.stringify(body);
+      const headers = data === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(data) };
+      const req = http.request({ host: hostname, port, path, method, agent, headers }, (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => (text += chunk));
+        res.on("end", () => (res.statusCode < 300 ? resolve(JSON.parse(text)) : reject(new Error(`${method} ${path}: ${res.statusCode} ${text}`))));
+      });
+      req.on("error", reject);
+      req.end(data);
+    });
+  return { request, close: () => agent.destroy() };
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/**
+ * `clients` threads, each paused and resumed `rounds` times. Returns the figures and, per
+ * client, its thread and final values (answers `c<client>-<round>` in order when nothing was
+ * lost or applied twice).
+ */
+export async function runLoad({ url, clients = 20, rounds = 100, paceMs = 0, cpuMs }) {
+  const http = httpClient(url, clients);
+  const latencies = [];
+  const client = async (c) => {
+    const thread = await http.request("POST", "/threads", { metadata: { load: true } });
+    const path = `/threads/${thread.thread_id}/runs/wait`;
+    let state = await http.request("POST", path, { assistant_id: "loop", input: { rounds } });
+    let due = performance.now();
+    for (let n = 0; n < rounds; n++) {
+      const question = state.__interrupt__?.[0];
+      if (!question || question.value.n !== n) throw new Error(`thread ${thread.thread_id}: expected question ${n}, got ${JSON.stringify(state.__interrupt__)}`);
+      if (paceMs) {
+        due += paceMs;
+        const wait = due - performance.now();
+        if (wait > 0) await sleep(wait);
+      }
+      const started = performance.now();
+      state = await http.request("POST", path, { assistant_id: "loop", command: { resume: { [question.id]: `c${c}-${n}` } } });
+      latencies.push(performance.now() - started);
+    }
+    return { threadId: thread.thread_id, final: state };
+  };
+  const cpuBefore = cpuMs?.();
+  const started = performance.now();
+  try {
+    const threads = await Promise.all(Array.from({ length: clients }, (_, c) => client(c)));
+    const seconds = (performance.now() - started) / 1000;
+    const sorted = latencies.sort((a, b) => a - b);
+    const roundTrips = clients * rounds;
+    return {
+      threads,
+      roundTrips,
+      seconds,
+      perSecond: roundTrips / seconds,
+      p50: percentile(sorted, 50),
+      p99: percentile(sorted, 99),
+      max: sorted.at(-1),
+      serverCpuMsPerRoundTrip: cpuBefore === undefined ? undefined : (cpuMs() - cpuBefore) / roundTrips,
+    };
+  } finally {
+    http.close();
+  }
+}
+
+export function describeLoad(label, r) {
+  const cpu = r.serverCpuMsPerRoundTrip === undefined ? "" : `, server CPU ${r.serverCpuMsPerRoundTrip.toFixed(2)} ms per round trip`;
+  return `[load] ${label}: ${r.roundTrips} round trips in ${r.seconds.toFixed(1)} s = ${r.perSecond.toFixed(0)}/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, max ${r.max.toFixed(1)} ms${cpu}`;
+}
+
+async function main() {
+  const arg = (name, fallback) => {
+    const at = process.argv.indexOf(`--${name}`);
+    return at === -1 ? fallback : Number(process.argv[at + 1]);
+  };
+  const clients = arg("clients", 20);
+  const rounds = arg("rounds", 100);
+  const paceMs = arg("pace", 40);
+  const server = await startServerProcess();
+  try {
+    await runLoad({ url: server.url, clients: 4, rounds: 50 }); // warm-up
+    const saturated = await runLoad({ url: server.url, clients, rounds, cpuMs: server.cpuMs });
+    console.log(describeLoad(`${clients} clients, saturation`, saturated));
+    const paced = await runLoad({ url: server.url, clients, rounds, paceMs, cpuMs: server.cpuMs });
+    console.log(describeLoad(`${clients} clients, one answer each per ${paceMs} ms (${((1000 / paceMs) * clients).toFixed(0)}/s offered)`, paced));
+    const met = (ok) => (ok ? "met" : "NOT met");
+    console.log(`targets: >= 500 round trips/s at saturation: ${met(saturated.perSecond >= 500)}; p50 < 20 ms at ${((1000 / paceMs) * clients).toFixed(0)}/s: ${met(paced.p50 < 20)}`);
+  } finally {
+    await server.stop();
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();
