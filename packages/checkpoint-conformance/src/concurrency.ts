@@ -13,6 +13,17 @@ export function concurrencySuite(make: MakeSaver): void {
   describe("compare-and-swap", () => {
     const h = useHarness(make);
 
+    it("names the head (the newest checkpoint) of a thread and namespace without loading it", async () => {
+      const threadId = freshThreadId("head");
+      expect(await h.current.saver.getHeadId(threadId)).toBeUndefined();
+      const first = await putAt(h.current.saver, threadId, null, "first");
+      const second = await putAt(h.current.saver, threadId, first.configurable!.checkpoint_id!, "second");
+      expect(await h.current.saver.getHeadId(threadId)).toBe(second.configurable!.checkpoint_id);
+      expect(await h.current.saver.getHeadId(threadId, "child:1")).toBeUndefined();
+      const latest = await h.current.saver.getTuple({ configurable: { thread_id: threadId } });
+      expect(latest?.checkpoint.id).toBe(second.configurable!.checkpoint_id);
+    });
+
     it("refuses a put whose expected head is stale, writing nothing", async () => {
       const thread = new ThreadWriter(h.current.saver);
       const first = await thread.write({ a: 1 }, {}, { expectedHead: null });

@@ -113,6 +113,13 @@ export class PostgresSaver extends BaseCheckpointSaver {
     });
   }
 
+  override async getHeadId(threadId: string, checkpointNs = ""): Promise<string | undefined> {
+    return this.guard("getHeadId", async () => {
+      const { rows } = await this.pool.query<{ head_id: string | null }>(SQL.head, [threadId, checkpointNs]);
+      return rows[0]?.head_id ?? undefined;
+    });
+  }
+
   async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
     const query = listQuery(options);
     const where: string[] = [];

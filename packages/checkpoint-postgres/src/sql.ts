@@ -1,5 +1,6 @@
 /** The statements the saver runs. `$1, $2` are always thread id and namespace where both appear. */
 export const SQL = {
+  head: "SELECT head_id FROM interlude_heads WHERE thread_id = $1 AND checkpoint_ns = $2",
   /** Creates the head row if needed, locks it for this transaction, and says which delta bases exist. */
   lockHead: `WITH head AS (
       INSERT INTO interlude_heads (thread_id, checkpoint_ns, head_id) VALUES ($1, $2, NULL)

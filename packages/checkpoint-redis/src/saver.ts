@@ -90,6 +90,10 @@ export class RedisSaver extends BaseCheckpointSaver {
     return this.guard("getTuple", () => this.load(threadId, ns, checkpointIdOf(config) ?? ""));
   }
 
+  override async getHeadId(threadId: string, checkpointNs = ""): Promise<string | undefined> {
+    return this.guard("getHeadId", async () => (await this.client.hGet(this.keys(threadId).heads, checkpointNs)) ?? undefined);
+  }
+
   async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
     const query = listQuery(options);
     const onlyId = checkpointIdOf(config);

@@ -27,6 +27,11 @@ function newBatch(): Batch {
   return { committed, resolve, reject };
 }
 
+export interface WriteOptions {
+  /** Wait for the commit before resolving (default true). */
+  durable?: boolean;
+}
+
 const groups = new WeakMap<Database.Database, GroupCommit>();
 
 export class GroupCommit {
@@ -53,8 +58,14 @@ export class GroupCommit {
     };
   }
 
-  /** Runs `body` as one logical transaction; resolves with its result once it is committed. */
-  async write<T>(body: () => T): Promise<T> {
+  /**
+   * Runs `body` as one logical transaction; resolves with its result once it is committed.
+   * With `{ durable: false }` it resolves as soon as `body` has run: for writes nothing outside
+   * this process acts on before a later durable write commits (batches commit in order, so that
+   * one commits them too), such as a thread claim, which the open batch's write lock already
+   * enforces against other processes. If that batch fails, such a write is lost silently.
+   */
+  async write<T>(body: () => T, options?: WriteOptions): Promise<T> {
     await this.lock();
     let batch: Batch;
     let result: T;
@@ -64,7 +75,7 @@ export class GroupCommit {
     } finally {
       this.unlock();
     }
-    await batch.committed;
+    if (options?.durable !== false) await batch.committed;
     return result;
   }
 
@@ -73,7 +84,7 @@ export class GroupCommit {
    * runs on PostgreSQL). Other logical transactions wait until it has finished, so none of them
    * nests into its savepoint and is rolled back with it.
    */
-  async writeAsync<T>(body: () => Promise<T>): Promise<T> {
+  async writeAsync<T>(body: () => Promise<T>, options?: WriteOptions): Promise<T> {
     await this.lock();
     let batch: Batch;
     let result: T;
@@ -90,7 +101,7 @@ export class GroupCommit {
     } finally {
       this.unlock();
     }
-    await batch.committed;
+    if (options?.durable !== false) await batch.committed;
     return result;
   }
 

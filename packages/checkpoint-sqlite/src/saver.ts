@@ -40,7 +40,7 @@ import {
   type StoredBlob,
   type ThreadClaim,
 } from "interlude";
-import { GroupCommit } from "./group-commit.js";
+import { GroupCommit, type WriteOptions } from "./group-commit.js";
 import { migrate } from "./schema.js";
 import { prepareStatements, type CheckpointRow, type Statements } from "./statements.js";
 
@@ -118,6 +118,10 @@ export class SqliteSaver extends BaseCheckpointSaver {
     );
   }
 
+  override async getHeadId(threadId: string, checkpointNs = ""): Promise<string | undefined> {
+    return this.run("getHeadId", () => (this.sql.head.get(threadId, checkpointNs) as string | undefined) ?? undefined);
+  }
+
   async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
     const query = listQuery(options);
     const where: string[] = [];
@@ -192,17 +196,19 @@ export class SqliteSaver extends BaseCheckpointSaver {
   }
 
   async claimThread(threadId: string, claim: ThreadClaim): Promise<boolean> {
+    // Not waited for: the batch's write lock keeps other processes out until it commits, and the run's first save commits it.
     return this.write("claimThread", () => {
       const now = this.now();
       const held = this.sql.claim.get(threadId) as { owner: string; expires_at: number } | undefined;
       if (held && held.owner !== claim.owner && held.expires_at > now) return false;
       this.sql.setClaim.run(threadId, claim.owner, now + claim.ttlMs);
       return true;
-    });
+    }, { durable: false });
   }
 
   async releaseThread(threadId: string, owner: string): Promise<void> {
-    await this.write("releaseThread", () => this.sql.release.run(threadId, owner));
+    // Not waited for: a release lost to a crash lapses with the claim's TTL.
+    await this.write("releaseThread", () => this.sql.release.run(threadId, owner), { durable: false });
   }
 
   override async prune(target: string | PruneOptions, options?: PruneOptions): Promise<number> {
@@ -284,10 +290,10 @@ export class SqliteSaver extends BaseCheckpointSaver {
   }
 
   /** One write transaction: committed by itself, or as part of the connection's next group commit. */
-  private async write<T>(operation: string, body: () => T): Promise<T> {
+  private async write<T>(operation: string, body: () => T, options?: WriteOptions): Promise<T> {
     if (!this.group) return this.run(operation, () => this.inTransaction("immediate", body));
     try {
-      return await this.group.write(body);
+      return await this.group.write(body, options);
     } catch (error) {
       throw wrap(operation, error);
     }

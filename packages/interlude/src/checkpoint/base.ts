@@ -37,6 +37,14 @@ export abstract class BaseCheckpointSaver {
   /** The checkpoint named by `configurable.checkpoint_id`, or the thread's newest one. */
   abstract getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined>;
 
+  /**
+   * The id of the thread's newest checkpoint in `checkpoint_ns` (default ""), or undefined when
+   * it has none. Savers override it to read the id alone instead of the whole checkpoint.
+   */
+  async getHeadId(threadId: string, checkpointNs = ""): Promise<string | undefined> {
+    return (await this.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: checkpointNs } }))?.checkpoint.id;
+  }
+
   /** Checkpoints of a thread (and namespace), newest first. */
   abstract list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple>;
 

@@ -12,7 +12,7 @@ import { resolveAssistant } from "../assistants/defaults.js";
 import { newThread } from "../threads/new-thread.js";
 import { AnswerRaceError, answeredIds, earlierAnswer, reserveAnswers, SETTLE_POLL_MS, SETTLE_TIMEOUT_MS } from "./answers.js";
 import { cancelRun } from "./cancel.js";
-import { dispatchNext } from "./executor.js";
+import { claimFields, dispatchNext, executeRun } from "./executor.js";
 
 export interface RunRequest extends RunKwargs {
   assistant_id: string;
@@ -65,7 +65,9 @@ export async function createRun(ctx: ServerContext, threadId: string, req: RunRe
   for (;;) {
     let queued: Queued;
     try {
-      queued = await ctx.store.db.tx((db) => queue(ctx, db, { runId, threadId, req, identity, owner, assistant }), threadId);
+      // A background run is acknowledged once queued, so it must be committed by then; a waited
+      // or streamed one is acknowledged when it ends, after its last (durable) commit.
+      queued = await ctx.store.db.tx((db) => queue(ctx, db, { runId, threadId, req, identity, owner, assistant }), threadId, { durable: owner === null });
     } catch (error) {
       if (error instanceof AnswerRaceError) continue;
       throw error;
@@ -84,7 +86,8 @@ export async function createRun(ctx: ServerContext, threadId: string, req: RunRe
     // A log only for a run executed here: one opened for a run that another process executes
     // would never close, and joins through this process would wait on it forever.
     if (run.owner !== null || ctx.dispatcher.local) ctx.broker.open(run.run_id);
-    if (first) await ctx.dispatcher.dispatch(run);
+    if (run.status === "running") void executeRun(ctx, run, true).catch((error) => console.error(`[interlude] run ${run.run_id} failed to execute:`, error));
+    else if (first) await ctx.dispatcher.dispatch(run);
     return { run, first };
   }
 }
@@ -136,6 +139,8 @@ async function queue(ctx: ServerContext, db: Db, { runId, threadId, req, identit
     run.kwargs.answers = [...answers.keys()];
     await reserveAnswers(ctx, db, threadId, runId, identity, answers);
   }
+  // First in line and executed by this process: claimed here, saving the claim's own transaction.
+  if (active.length === 0 && owner === ctx.processId) Object.assign(run, await claimFields(ctx, run));
   await ctx.store.insertRun(run, db);
   await ctx.store.markThreadBusy(threadId, db);
   return { run, first: active.length === 0, toCancel };

@@ -21,25 +21,28 @@ function wire(chunk: unknown): unknown {
   return Array.isArray(list) ? { ...chunk, [INTERRUPT]: list.map(apiInterrupt) } : chunk;
 }
 
-async function headOf(ctx: ServerContext, threadId: string): Promise<string | null> {
-  return (await ctx.saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } }))?.checkpoint.id ?? null;
+/**
+ * What claiming a pending run changes in its record. `continuing`: a run started before (its
+ * process died) continues from where it got instead of re-sending its input.
+ */
+export async function claimFields(ctx: ServerContext, run: RunRecord): Promise<Pick<RunRecord, "status" | "kwargs" | "attempt"> & { continuing: boolean }> {
+  const head = (await ctx.saver.getHeadId(run.thread_id)) ?? null;
+  const kwargs = { ...run.kwargs };
+  const continuing = kwargs.started_at_checkpoint !== undefined && kwargs.started_at_checkpoint !== head;
+  if (kwargs.started_at_checkpoint === undefined) kwargs.started_at_checkpoint = head;
+  return { status: "running", kwargs, attempt: run.attempt + 1, continuing };
 }
 
 /** Claims a pending run; returns the claimed record, or undefined if someone else has it. */
 async function claim(ctx: ServerContext, run: RunRecord): Promise<{ run: RunRecord; continuing: boolean } | undefined> {
-  const head = await headOf(ctx, run.thread_id);
-  const kwargs = { ...run.kwargs };
-  // A run started before (its process died) continues from where it got instead of re-sending its input.
-  const continuing = kwargs.started_at_checkpoint !== undefined && kwargs.started_at_checkpoint !== head;
-  if (kwargs.started_at_checkpoint === undefined) kwargs.started_at_checkpoint = head;
-  const attempt = run.attempt + 1;
+  const { continuing, ...fields } = await claimFields(ctx, run);
   const claimed = await ctx.store.db.tx(async (db) => {
-    if (!(await ctx.store.moveRun(run.run_id, ["pending"], "running", { kwargs, attempt }, db))) return false;
+    if (!(await ctx.store.moveRun(run.run_id, ["pending"], "running", fields, db))) return false;
     await ctx.store.markThreadBusy(run.thread_id, db);
     return true;
-  }, run.thread_id);
+  }, run.thread_id, { durable: false }); // the run's first save commits it along
   if (!claimed) return undefined;
-  return { run: { ...run, kwargs, attempt, status: "running" }, continuing };
+  return { run: { ...run, ...fields }, continuing };
 }
 
 interface Streamed {
@@ -75,7 +78,8 @@ async function stream(ctx: ServerContext, run: RunRecord, continuing: boolean, l
   }
 }
 
-export async function executeRun(ctx: ServerContext, pending: RunRecord): Promise<void> {
+/** @param claimed the run was claimed when it was queued (`running` already). */
+export async function executeRun(ctx: ServerContext, pending: RunRecord, claimed = false): Promise<void> {
   if (ctx.executing.has(pending.run_id)) return;
   // Registered before the claim, so a cancel arriving while the run starts is not lost; the
   // entry stays until the outcome is recorded, so shutting down waits for it.
@@ -83,9 +87,9 @@ export async function executeRun(ctx: ServerContext, pending: RunRecord): Promis
   const entry: { controller: AbortController; action?: "interrupt" | "rollback" } = { controller };
   ctx.executing.set(pending.run_id, entry);
   try {
-    const claimed = await claim(ctx, pending);
-    if (!claimed) return;
-    const { run, continuing } = claimed;
+    const taken = claimed ? { run: pending, continuing: false } : await claim(ctx, pending);
+    if (!taken) return;
+    const { run, continuing } = taken;
     const log = ctx.broker.open(run.run_id);
     if (!log.events.length) log.push("metadata", { run_id: run.run_id, attempt: run.attempt });
     const { error, accepted, graph }: Streamed = controller.signal.aborted ? { error: controller.signal.reason, accepted: false } : await stream(ctx, run, continuing, log, controller.signal);

@@ -9,12 +9,21 @@ import type pg from "pg";
 
 export type Row = Record<string, unknown>;
 
+export interface TxOptions {
+  /** Resolve only once committed (default true). */
+  durable?: boolean;
+}
+
 export interface Db {
   readonly dialect: "sqlite" | "postgres";
   all<T = Row>(sql: string, params?: unknown[]): Promise<T[]>;
   run(sql: string, params?: unknown[]): Promise<number>;
-  /** Runs `fn` in one transaction that holds the write lock of `threadId` (if given). */
-  tx<T>(fn: (db: Db) => Promise<T>, threadId?: string): Promise<T>;
+  /**
+   * Runs `fn` in one transaction that holds the write lock of `threadId` (if given). With
+   * `durable: false` a store that batches commits may resolve before the commit (see
+   * GroupCommit.write): for writes nobody outside this process acts on until a later durable one.
+   */
+  tx<T>(fn: (db: Db) => Promise<T>, threadId?: string, options?: TxOptions): Promise<T>;
   exec(script: string): Promise<void>;
 }
 
@@ -57,8 +66,8 @@ export class SqliteDb implements Db {
    * body would wait for itself). Resolves once the batch holding its writes has committed;
    * the batch's BEGIN IMMEDIATE also excludes other processes.
    */
-  async tx<T>(fn: (db: Db) => Promise<T>): Promise<T> {
-    return this.group.writeAsync(() => fn(this.inTx));
+  async tx<T>(fn: (db: Db) => Promise<T>, _threadId?: string, options?: TxOptions): Promise<T> {
+    return this.group.writeAsync(() => fn(this.inTx), options);
   }
 
   /** Commits what is pending (before the connection closes). */
