@@ -20,8 +20,12 @@ export function uuid5(name: string, namespace: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+const defaultIds = new Map<string, string>();
+
 export function defaultAssistantId(graphId: string): string {
-  return uuid5(graphId, GRAPH_NAMESPACE);
+  let id = defaultIds.get(graphId);
+  if (id === undefined) defaultIds.set(graphId, (id = uuid5(graphId, GRAPH_NAMESPACE)));
+  return id;
 }
 
 export async function ensureDefaultAssistants(ctx: ServerContext): Promise<void> {

@@ -117,10 +117,11 @@ async function finish(ctx: ServerContext, run: RunRecord, log: RunLog, { error, 
   const status: RunStatus = cancel ? "interrupted" : error !== undefined ? "error" : "success";
   const { next, outcome } = await ctx.store.db.tx(async (db) => {
     await ctx.store.settleAnswers(run.run_id, applied, db);
-    const thread = await syncThreadIn(ctx, db, run.thread_id, snapshot, { error: body && !isRefusal(error) ? body : null, finishing: run.run_id }, announcements);
+    const active = await ctx.store.activeRuns(run.thread_id, db);
+    const thread = await syncThreadIn(ctx, db, run.thread_id, snapshot, { error: body && !isRefusal(error) ? body : null, finishing: run.run_id, active }, announcements);
     const recorded = cancel === "rollback" ? await ctx.store.deleteRun(run.run_id, db) : await ctx.store.moveRun(run.run_id, ["running"], status, { error: body }, db);
     const final = cancel === "rollback" ? undefined : { ...run, status, error: body };
-    return { next: (await ctx.store.activeRuns(run.thread_id, db))[0], outcome: recorded ? { run: final, thread } : undefined };
+    return { next: active.find((r) => r.run_id !== run.run_id), outcome: recorded ? { run: final, thread } : undefined };
   }, run.thread_id);
   log.outcome = outcome;
   log.accept(applied ? undefined : error);

@@ -12,7 +12,7 @@ import { graphOf, type ServerContext } from "../context.js";
 import type { BusEvent } from "../events/bus.js";
 import { deadlineOf } from "../inbox/deadline-spec.js";
 import type { Db } from "../store/db.js";
-import type { PendingInterrupt, ThreadRecord, ThreadStatus } from "../store/records.js";
+import type { PendingInterrupt, RunRecord, ThreadRecord, ThreadStatus } from "../store/records.js";
 import { apiInterrupt, interruptsByTask } from "./state.js";
 
 export interface SyncOptions {
@@ -20,6 +20,8 @@ export interface SyncOptions {
   error?: unknown;
   /** A run that is finishing: it no longer makes the thread busy. */
   finishing?: string;
+  /** The thread's pending and running runs, when the caller has just read them in the same transaction. */
+  active?: readonly RunRecord[];
 }
 
 /** What to tell others once the sync has committed. */
@@ -60,7 +62,8 @@ export async function syncThreadIn(
   // With a snapshot, the stored values are replaced without being read.
   const thread = await ctx.store.getThread(threadId, db, { values: snapshot === undefined });
   if (!thread) return undefined;
-  const busy = (await ctx.store.activeRuns(threadId, db)).some((r) => r.run_id !== options.finishing);
+  const active = options.active ?? (await ctx.store.activeRuns(threadId, db));
+  const busy = active.some((r) => r.run_id !== options.finishing);
   const error = options.error === undefined ? thread.error : options.error;
   const now = new Date().toISOString();
   const next: ThreadRecord = {
