@@ -169,6 +169,20 @@ describe("threads", () => {
   });
 });
 
+describe("durability", () => {
+  it("saves every step by default, and only where the run stops with durability: exit", async () => {
+    const steps = async (options: Record<string, unknown>) => {
+      const thread = await client.threads.create();
+      const values = (await client.runs.wait(thread.thread_id, "slow", { input: { tag: "d", delay: 1 }, ...options })) as any;
+      expect(values.log).toEqual(["first:d", "second:d"]);
+      return (await client.threads.getHistory(thread.thread_id, { limit: 20 })).length;
+    };
+    expect(await steps({})).toBe(4);
+    expect(await steps({ durability: "async" })).toBe(4);
+    expect(await steps({ durability: "exit" })).toBe(1);
+  });
+});
+
 describe("background runs", () => {
   it("create, join, and rejoin the stream of a finished run", async () => {
     const thread = await client.threads.create();

@@ -26,6 +26,9 @@ export const RunBody = z.object({
   interrupt_after: breakpoints.nullish(),
   checkpoint_id: z.string().min(1).nullish(),
   checkpoint: z.object({ checkpoint_id: z.string().optional() }).passthrough().nullish(),
+  durability: z.enum(["sync", "async", "exit"]).nullish(),
+  /** Deprecated by the SDK in favour of `durability`: false is "exit". */
+  checkpoint_during: z.boolean().nullish(),
   multitask_strategy: z.enum(["reject", "interrupt", "rollback", "enqueue"]).nullish(),
   if_not_exists: z.enum(["create", "reject"]).nullish(),
   on_disconnect: z.enum(["cancel", "continue"]).nullish(),

@@ -22,6 +22,7 @@ export interface RunRequest extends RunKwargs {
   checkpoint?: { checkpoint_id?: string } | null;
   on_disconnect?: "cancel" | "continue";
   on_completion?: "delete" | "keep";
+  checkpoint_during?: boolean;
 }
 
 /** The thread exists (created if asked) and runs the assistant's graph; false when there is no such thread. */
@@ -48,6 +49,8 @@ function kwargsOf(req: RunRequest): RunKwargs {
   }
   const checkpointId = req.checkpoint_id ?? req.checkpoint?.checkpoint_id;
   if (checkpointId) kwargs.checkpoint_id = checkpointId;
+  const durability = req.durability ?? (req.checkpoint_during === false ? "exit" : undefined);
+  if (durability) kwargs.durability = durability;
   return kwargs;
 }
 

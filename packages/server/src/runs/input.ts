@@ -43,5 +43,6 @@ export function graphConfig(threadId: string, kwargs: RunKwargs, signal: AbortSi
   if (config.recursion_limit !== undefined) out.recursionLimit = config.recursion_limit;
   if (kwargs.interrupt_before !== undefined) out.interruptBefore = kwargs.interrupt_before;
   if (kwargs.interrupt_after !== undefined) out.interruptAfter = kwargs.interrupt_after;
+  if (kwargs.durability !== undefined) out.durability = kwargs.durability;
   return out;
 }

@@ -58,6 +58,8 @@ export interface RunKwargs {
   interrupt_before?: string[] | "*";
   interrupt_after?: string[] | "*";
   checkpoint_id?: string;
+  /** When checkpoints are saved (the core's default, "sync", when not given). */
+  durability?: "sync" | "async" | "exit";
   /** Interrupt ids this run answers (reserved in `answers`). */
   answers?: string[];
   /** Head checkpoint when the run first started: a retried run continues instead of re-sending its input. */
