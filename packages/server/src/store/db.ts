@@ -34,7 +34,7 @@ export class SqliteDb implements Db {
   private readonly inTx: Db = {
     dialect: "sqlite",
     all: (sql, params) => this.all(sql, params),
-    run: (sql, params) => this.run(sql, params),
+    run: async (sql, params = []) => this.prepare(sql).run(...params).changes,
     exec: (script) => this.exec(script),
     tx: (fn) => fn(this.inTx),
   };
@@ -52,8 +52,9 @@ export class SqliteDb implements Db {
   async all<T>(sql: string, params: unknown[] = []): Promise<T[]> {
     return this.prepare(sql).all(...params) as T[];
   }
+  /** A write outside tx() is a logical transaction of its own, so it never lands inside another's savepoint. */
   async run(sql: string, params: unknown[] = []): Promise<number> {
-    return this.prepare(sql).run(...params).changes;
+    return this.group.write(() => this.prepare(sql).run(...params).changes);
   }
   async exec(script: string): Promise<void> {
     this.raw.exec(script);
