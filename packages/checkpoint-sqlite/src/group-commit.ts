@@ -105,6 +105,17 @@ export class GroupCommit {
     return result;
   }
 
+  /** Commits the open batch, then runs `body` with no transaction open and writes held back. */
+  async exclusive(body: () => Promise<void>): Promise<void> {
+    await this.lock();
+    try {
+      this.commitBatch();
+      await body();
+    } finally {
+      this.unlock();
+    }
+  }
+
   /** Commits the open batch now (before closing the connection). */
   async flush(): Promise<void> {
     await this.lock();

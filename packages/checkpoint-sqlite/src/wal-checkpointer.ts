@@ -7,10 +7,13 @@
  */
 import type Database from "better-sqlite3";
 import { Worker } from "node:worker_threads";
+import { GroupCommit } from "./group-commit.js";
 
 export interface WalCheckpointerOptions {
   /** How often the worker checkpoints (default 100 ms). */
   intervalMs?: number;
+  /** Log size (pages) past which a checkpoint also empties the WAL file (default 4096, 16 MB of 4 KB pages). */
+  truncateAfterPages?: number;
 }
 
 export interface WalCheckpointer {
@@ -24,19 +27,37 @@ export interface WalCheckpointer {
  */
 export function startWalCheckpointer(db: Database.Database, options: WalCheckpointerOptions = {}): WalCheckpointer | undefined {
   if (db.memory || db.readonly || String(db.pragma("journal_mode", { simple: true })).toLowerCase() !== "wal") return undefined;
-  const worker = new Worker(new URL("./wal-worker.js", import.meta.url), { workerData: { path: db.name, intervalMs: options.intervalMs ?? 100 } });
+  const worker = new Worker(new URL("./wal-worker.js", import.meta.url), {
+    workerData: { path: db.name, intervalMs: options.intervalMs ?? 100, truncateAfterPages: options.truncateAfterPages ?? 4096 },
+  });
   worker.unref();
+  const group = GroupCommit.of(db);
   // Until the worker is up, and if it ever fails, the connection checkpoints by itself as before.
   let handedOver = false;
-  worker.once("message", () => {
-    handedOver = true;
-    if (db.open) db.pragma("wal_autocheckpoint = 0");
+  let truncated: (() => void) | undefined;
+  worker.on("message", (message) => {
+    if (message === "ready") {
+      handedOver = true;
+      if (db.open) db.pragma("wal_autocheckpoint = 0");
+    } else if (message === "hold writes") {
+      // Writes queue (asynchronously) until the log is emptied: a few ms, the log being kept short.
+      void group.exclusive(() => new Promise<void>((resolve) => {
+        truncated = resolve;
+        worker.postMessage("truncate");
+      }));
+    } else if (message === "truncated") {
+      truncated?.();
+      truncated = undefined;
+    }
   });
   const restore = () => {
+    truncated?.();
+    truncated = undefined;
     if (handedOver && db.open) db.pragma("wal_autocheckpoint = 1000");
     handedOver = false;
   };
   worker.once("error", restore);
+  worker.once("exit", restore);
   return {
     async stop() {
       restore();
