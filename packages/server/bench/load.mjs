@@ -97,6 +97,8 @@ export async function runLoad({ url, clients = 20, rounds = 100, paceMs = 0, cpu
     const thread = await http.request("POST", "/threads", { metadata: { load: true } });
     const path = `/threads/${thread.thread_id}/runs/wait`;
     let state = await http.request("POST", path, { assistant_id: "loop", input: { rounds } });
+    // Paced clients are spread over the period, as independent reviewers would be, not all due at once.
+    if (paceMs) await sleep((c * paceMs) / clients);
     let due = performance.now();
     for (let n = 0; n < rounds; n++) {
       const question = state.__interrupt__?.[0];
@@ -149,7 +151,7 @@ async function main() {
   const paceMs = arg("pace", 40);
   const server = await startServerProcess();
   try {
-    await runLoad({ url: server.url, clients: 4, rounds: 50 }); // warm-up
+    await runLoad({ url: server.url, clients, rounds: 50 }); // warm-up: the figures are for a server past its JIT warm-up
     const saturated = await runLoad({ url: server.url, clients, rounds, cpuMs: server.cpuMs });
     console.log(describeLoad(`${clients} clients, saturation`, saturated));
     const paced = await runLoad({ url: server.url, clients, rounds, paceMs, cpuMs: server.cpuMs });
