@@ -63,8 +63,9 @@ export class SqliteDb implements Db {
    * One logical transaction at a time (group-commit.ts): a body's awaits let other requests
    * run, and on one connection their transactions would otherwise nest into this one
    * (check-then-insert races, and a rollback taking their writes along). Bodies use the Db they
-   * are given (nested tx() calls on it join the transaction; tx() on this object from inside a
-   * body would wait for itself). Resolves once the batch holding its writes has committed;
+   * are given (nested tx() calls on it join the transaction). A body must not write through
+   * this object or through the checkpoint saver: those writes wait for the transaction the body
+   * is in, which waits for the body. Resolves once the batch holding its writes has committed;
    * the batch's BEGIN IMMEDIATE also excludes other processes.
    */
   async tx<T>(fn: (db: Db) => Promise<T>, _threadId?: string, options?: TxOptions): Promise<T> {
