@@ -14,7 +14,7 @@ import {
   DeltaPlanner,
   InterludeError,
   listQuery,
-  matchesFilter,
+  listTuples,
   preparePut,
   prepareWrites,
   pruneRequest,
@@ -134,15 +134,12 @@ export class PostgresSaver extends BaseCheckpointSaver {
     const limit = query.filter || !Number.isFinite(query.limit) ? "" : ` LIMIT ${Math.floor(query.limit)}`;
     const sql = `SELECT thread_id, checkpoint_ns, checkpoint_id, metadata FROM interlude_checkpoints${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY checkpoint_id DESC${limit}`;
     const rows = await this.guard("list", async () => (await this.pool.query(sql, params)).rows as Array<{ thread_id: string; checkpoint_ns: string; checkpoint_id: string; metadata: Buffer }>);
-    let yielded = 0;
-    for (const row of rows) {
-      if (yielded >= query.limit) return;
-      if (query.filter && !matchesFilter(this.serde.loads(row.metadata) as CheckpointMetadata, query.filter)) continue;
-      const tuple = await this.getTuple(checkpointConfig(row.thread_id, row.checkpoint_ns, row.checkpoint_id));
-      if (!tuple) continue;
-      yielded++;
-      yield tuple;
-    }
+    yield* listTuples(
+      rows,
+      query,
+      (row) => this.serde.loads(row.metadata) as CheckpointMetadata,
+      (row) => this.getTuple(checkpointConfig(row.thread_id, row.checkpoint_ns, row.checkpoint_id)),
+    );
   }
 
   async put(

@@ -13,7 +13,7 @@ import {
   DeltaPlanner,
   InterludeError,
   listQuery,
-  matchesFilter,
+  listTuples,
   preparePut,
   prepareWrites,
   pruneRequest,
@@ -114,19 +114,17 @@ export class RedisSaver extends BaseCheckpointSaver {
       }
       return found.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
     });
-    let yielded = 0;
-    for (const { threadId: thread, ns, id } of candidates) {
-      if (yielded >= query.limit) return;
-      if (query.filter) {
+    yield* listTuples(
+      candidates,
+      query,
+      async ({ threadId: thread, ns, id }) => {
         const raw = await this.guard("list", () => this.client.hGet(this.keys(thread).cp, cpField(ns, id, "m")));
-        if (!raw || !matchesFilter(this.serde.loads(decodeData(raw)) as CheckpointMetadata, query.filter)) continue;
-      }
-      const tuple = await this.getTuple(checkpointConfig(thread, ns, id));
-      if (!tuple) continue;
-      yielded++;
-      yield tuple;
-    }
+        return raw ? (this.serde.loads(decodeData(raw)) as CheckpointMetadata) : undefined;
+      },
+      ({ threadId: thread, ns, id }) => this.getTuple(checkpointConfig(thread, ns, id)),
+    );
   }
+
 
   async put(
     config: RunnableConfig,

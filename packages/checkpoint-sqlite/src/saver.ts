@@ -13,7 +13,7 @@ import {
   DeltaPlanner,
   InterludeError,
   listQuery,
-  matchesFilter,
+  listTuples,
   preparePut,
   prepareWrites,
   pruneRequest,
@@ -137,15 +137,12 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const sql = `SELECT thread_id, checkpoint_ns, checkpoint_id, metadata FROM checkpoints${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY checkpoint_id DESC${limit}`;
     // Rows are read up front: better-sqlite3 cannot run other statements while an iterator is open.
     const rows = this.run("list", () => this.db.prepare(sql).all(...params)) as Array<{ thread_id: string; checkpoint_ns: string; checkpoint_id: string; metadata: string | Buffer }>;
-    let yielded = 0;
-    for (const row of rows) {
-      if (yielded >= query.limit) return;
-      if (query.filter && !matchesFilter(this.serde.loads(row.metadata) as CheckpointMetadata, query.filter)) continue;
-      const tuple = await this.getTuple(checkpointConfig(row.thread_id, row.checkpoint_ns, row.checkpoint_id));
-      if (!tuple) continue;
-      yielded++;
-      yield tuple;
-    }
+    yield* listTuples(
+      rows,
+      query,
+      (row) => this.serde.loads(row.metadata) as CheckpointMetadata,
+      (row) => this.getTuple(checkpointConfig(row.thread_id, row.checkpoint_ns, row.checkpoint_id)),
+    );
   }
 
   async put(

@@ -4,7 +4,7 @@ import { assembleValue, blobKey, DeltaPlanner, reachableBlobs, type DeltaOptions
 import { MemoryClaims } from "./memory-claims.js";
 import { NOT_PLAIN, copyPlain } from "./plain-copy.js";
 import { preparePut, prepareWrites, withoutDeltas, type PreparedBlob, type RecordKeeper } from "./prepare.js";
-import { listQuery, matchesFilter } from "./query.js";
+import { listQuery, listTuples } from "./query.js";
 import { checkpointsToPrune, createdAtOf, pruneRequest, sweepInterval, type PruneOptions, type PruneRequest, type RetentionOptions } from "./retention.js";
 import { defaultSerializer, JsonSerializer, type Serializer } from "./serde.js";
 import { buildTuple, checkpointConfig, recordOf, requireThreadId, type CheckpointRecord } from "./tuple.js";
@@ -111,18 +111,17 @@ export class MemorySaver extends BaseCheckpointSaver {
       }
     }
     candidates.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-    let yielded = 0;
-    for (const { threadId, ns, id, store } of candidates) {
-      if (yielded >= query.limit) return;
-      const stored = store.checkpoints.get(id);
-      if (!stored) continue;
-      if (query.filter && !matchesFilter(this.records.read(stored.metadata) as CheckpointMetadata, query.filter)) continue;
-      const tuple = this.load(threadId, ns, store, id);
-      if (!tuple) continue;
-      yielded++;
-      yield tuple;
-    }
+    yield* listTuples(
+      candidates,
+      query,
+      ({ store, id }) => {
+        const stored = store.checkpoints.get(id);
+        return stored && (this.records.read(stored.metadata) as CheckpointMetadata);
+      },
+      ({ threadId, ns, store, id }) => this.load(threadId, ns, store, id),
+    );
   }
+
 
   async put(
     config: RunnableConfig,

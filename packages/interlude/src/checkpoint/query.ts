@@ -1,4 +1,4 @@
-import type { CheckpointListOptions, CheckpointMetadata } from "./types.js";
+import type { CheckpointListOptions, CheckpointMetadata, CheckpointTuple } from "./types.js";
 import { checkpointIdOf } from "./base.js";
 
 /** `list` options in the form every saver applies them. */
@@ -14,6 +14,33 @@ export function listQuery(options: CheckpointListOptions = {}): ListQuery {
   const limit = options.limit === undefined || options.limit < 0 ? Number.POSITIVE_INFINITY : options.limit;
   const filter = options.filter && Object.keys(options.filter).length > 0 ? options.filter : undefined;
   return { before, limit, filter };
+}
+
+type Maybe<T> = T | undefined | Promise<T | undefined>;
+
+/**
+ * The part of `list()` every saver shares: candidates (newest first) whose metadata passes the
+ * query's filter are loaded and yielded, up to the limit. A candidate gone meanwhile is skipped.
+ * @param metadataOf a candidate's metadata; only called when the query has a filter
+ */
+export async function* listTuples<C>(
+  candidates: Iterable<C>,
+  query: ListQuery,
+  metadataOf: (candidate: C) => Maybe<CheckpointMetadata>,
+  load: (candidate: C) => Maybe<CheckpointTuple>,
+): AsyncGenerator<CheckpointTuple> {
+  let yielded = 0;
+  for (const candidate of candidates) {
+    if (yielded >= query.limit) return;
+    if (query.filter) {
+      const metadata = await metadataOf(candidate);
+      if (!metadata || !matchesFilter(metadata, query.filter)) continue;
+    }
+    const tuple = await load(candidate);
+    if (!tuple) continue;
+    yielded++;
+    yield tuple;
+  }
 }
 
 /** Metadata filter: every key of `filter` must hold an equal JSON value in the metadata. */
