@@ -9,13 +9,13 @@ import {
   checkpointNsOf,
   CheckpointConflictError,
   checkpointsToPrune,
-  createdAtOf,
   defaultSerializer,
   DeltaPlanner,
   InterludeError,
   listQuery,
   listTuples,
   preparePut,
+  putTarget,
   prepareWrites,
   pruneRequest,
   reachableBlobs,
@@ -149,9 +149,8 @@ export class PostgresSaver extends BaseCheckpointSaver {
     newVersions: ChannelVersions,
     options?: PutOptions,
   ): Promise<RunnableConfig> {
-    const threadId = requireThreadId(config);
-    const ns = checkpointNsOf(config);
-    const target = { threadId, ns, parentId: checkpointIdOf(config), createdAt: createdAtOf(checkpoint.ts, checkpoint.id) };
+    const target = putTarget(config, checkpoint);
+    const { threadId, ns } = target;
     let prepared = preparePut(this.serde, this.planner, this.stats, target, checkpoint, metadata, newVersions);
     await this.transaction("put", async (client) => {
       const deltas = prepared.blobs.filter((blob) => blob.base !== null);

@@ -8,13 +8,13 @@ import {
   checkpointNsOf,
   CheckpointConflictError,
   checkpointsToPrune,
-  createdAtOf,
   defaultSerializer,
   DeltaPlanner,
   InterludeError,
   listQuery,
   listTuples,
   preparePut,
+  putTarget,
   prepareWrites,
   pruneRequest,
   reachableBlobs,
@@ -152,9 +152,8 @@ export class SqliteSaver extends BaseCheckpointSaver {
     newVersions: ChannelVersions,
     options?: PutOptions,
   ): Promise<RunnableConfig> {
-    const threadId = requireThreadId(config);
-    const ns = checkpointNsOf(config);
-    const target = { threadId, ns, parentId: checkpointIdOf(config), createdAt: createdAtOf(checkpoint.ts, checkpoint.id) };
+    const target = putTarget(config, checkpoint);
+    const { threadId, ns } = target;
     let prepared = preparePut(this.serde, this.planner, this.stats, target, checkpoint, metadata, newVersions);
     await this.write("put", () => {
       const head = (this.sql.head.get(threadId, ns) as string | undefined) ?? null;

@@ -1,8 +1,10 @@
-import type { Checkpoint, CheckpointMetadata, ChannelVersion, ChannelVersions } from "./types.js";
+import type { Checkpoint, CheckpointMetadata, ChannelVersion, ChannelVersions, RunnableConfig } from "./types.js";
 import type { Serializer } from "./serde.js";
 import type { BlobPlan, DeltaPlanner, StoredBlob } from "./delta.js";
 import type { SaverStats } from "./base.js";
-import { recordOf } from "./tuple.js";
+import { recordOf, requireThreadId } from "./tuple.js";
+import { checkpointIdOf, checkpointNsOf } from "./base.js";
+import { createdAtOf } from "./retention.js";
 import { writeRows } from "./writes.js";
 
 export interface PreparedBlob extends StoredBlob {
@@ -29,6 +31,18 @@ export interface RecordKeeper<Kept> {
   metadata(metadata: CheckpointMetadata): Kept;
 }
 
+/** Where a `put(config, checkpoint, ...)` writes: the thread and namespace, the parent, and when. */
+export interface PutTarget {
+  threadId: string;
+  ns: string;
+  parentId: string | undefined;
+  createdAt: number;
+}
+
+export function putTarget(config: RunnableConfig, checkpoint: Checkpoint): PutTarget {
+  return { threadId: requireThreadId(config), ns: checkpointNsOf(config), parentId: checkpointIdOf(config), createdAt: createdAtOf(checkpoint.ts, checkpoint.id) };
+}
+
 /**
  * Serialises everything a `put` writes first, so that a value that cannot be stored fails the
  * put before any row is touched.
@@ -37,7 +51,7 @@ export function preparePut<Kept = string | Uint8Array>(
   serde: Serializer,
   planner: DeltaPlanner,
   stats: SaverStats,
-  target: { threadId: string; ns: string; parentId: string | undefined; createdAt: number },
+  target: PutTarget,
   checkpoint: Checkpoint,
   metadata: CheckpointMetadata,
   newVersions: ChannelVersions,
