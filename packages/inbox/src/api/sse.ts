@@ -1,7 +1,9 @@
 /**
- * A Server-Sent Events parser over chunks of text. `EventSource` cannot send the `x-api-key`
- * header, so the inbox reads the stream with `fetch` and parses it here.
+ * Server-Sent Events over chunks of text, parsed by eventsource-parser. `EventSource` cannot
+ * send the `x-api-key` header, so the inbox reads the stream with `fetch`.
  */
+import { createParser } from "eventsource-parser";
+
 export interface SseMessage {
   event: string;
   data: string;
@@ -10,31 +12,14 @@ export interface SseMessage {
 
 /** Feed chunks in order; returns the messages each chunk completes. */
 export function createSseParser(): (chunk: string) => SseMessage[] {
-  let buffer = "";
-  let event = "";
-  let data: string[] = [];
-  let id: string | undefined;
+  let completed: SseMessage[] = [];
+  const parser = createParser({
+    onEvent: ({ event, data, id }) => completed.push({ event: event || "message", data, ...(id !== undefined ? { id } : {}) }),
+  });
   return (chunk) => {
-    buffer += chunk;
-    const out: SseMessage[] = [];
-    let end: number;
-    while ((end = buffer.search(/\r\n|\r|\n/)) >= 0) {
-      const line = buffer.slice(0, end);
-      buffer = buffer.slice(end + (buffer.startsWith("\r\n", end) ? 2 : 1));
-      if (line === "") {
-        if (data.length) out.push({ event: event || "message", data: data.join("\n"), ...(id !== undefined ? { id } : {}) });
-        event = "";
-        data = [];
-        continue;
-      }
-      if (line.startsWith(":")) continue;
-      const colon = line.indexOf(":");
-      const field = colon < 0 ? line : line.slice(0, colon);
-      const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
-      if (field === "event") event = value;
-      else if (field === "data") data.push(value);
-      else if (field === "id") id = value;
-    }
+    parser.feed(chunk);
+    const out = completed;
+    completed = [];
     return out;
   };
 }

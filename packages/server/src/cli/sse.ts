@@ -1,17 +1,13 @@
-/** Reads an SSE response body as { event, data } records. */
+/** Reads an SSE response body as { event, data } records (parsing by eventsource-parser). */
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+
 export async function* sseEvents(response: Response): AsyncGenerator<{ event: string; data: any }> {
   if (!response.body) return;
+  const parsed: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (message) => parsed.push(message) });
   const decoder = new TextDecoder();
-  let buffer = "";
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const event = /^event: ?(.*)$/m.exec(block)?.[1];
-      const data = /^data: ?(.*)$/m.exec(block)?.[1];
-      if (event) yield { event, data: data ? JSON.parse(data) : null };
-    }
+    parser.feed(decoder.decode(chunk, { stream: true }));
+    for (const message of parsed.splice(0)) yield { event: message.event ?? "message", data: message.data ? JSON.parse(message.data) : null };
   }
 }
