@@ -18,6 +18,8 @@ import { GraphRegistry } from "./config/graphs.js";
 import { newProcessId, type ServerContext } from "./context.js";
 import { LocalBus, PgBus, type Bus } from "./events/bus.js";
 import { RunBroker } from "./runs/broker.js";
+import { RunEventRelay } from "./runs/event-relay.js";
+import { deleteOldRunEvents } from "./store/run-events.js";
 import { abortLocal } from "./runs/cancel.js";
 import { recoverLost, startLeases } from "./runs/lease.js";
 import { LocalDispatcher } from "./runs/local-dispatcher.js";
@@ -99,6 +101,8 @@ async function openPostgres(url: string): Promise<Storage> {
   await saver.setup();
   const store = new Store(new PgDb(pool));
   await store.setup();
+  // Events left by runs whose process died before it could delete them.
+  await deleteOldRunEvents(store.db, new Date(Date.now() - 10 * 60_000).toISOString());
   const bus = new PgBus(pool);
   await bus.start();
   return { saver, store, bus, close: async () => (await bus.close(), await saver.close(), await pool.end()) };
@@ -121,6 +125,8 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       executing: new Map(),
       runLeaseMs: options.runLeaseMs ?? msFromEnv("INTERLUDE_RUN_LEASE_MS") ?? 30_000,
       claimTtlMs: options.claimTtlMs ?? msFromEnv("INTERLUDE_CLAIM_TTL_MS"),
+      // Several processes: a run's stream may be followed from any of them.
+      runEvents: options.postgresUrl ? new RunEventRelay(storage.store.db, storage.bus) : undefined,
     };
     const unsubscribe = ctx.bus.subscribe((event) => {
       if (event.type === "run.cancel") abortLocal(ctx, event.run_id, event.action);

@@ -7,6 +7,7 @@ import type { BaseCheckpointSaver, CompiledStateGraph } from "interlude";
 import type { GraphRegistry } from "./config/graphs.js";
 import type { Bus } from "./events/bus.js";
 import type { RunBroker } from "./runs/broker.js";
+import type { RunEventRelay } from "./runs/event-relay.js";
 import type { Store } from "./store/store.js";
 import type { RunRecord } from "./store/records.js";
 
@@ -33,6 +34,8 @@ export interface ServerContext {
   readonly executing: Map<string, { controller: AbortController; action?: "interrupt" | "rollback" }>;
   /** How long a running run's heartbeat may be silent before it counts as lost. */
   readonly runLeaseMs: number;
+  /** Stores the stream events of runs executed here for other processes' clients (PostgreSQL only). */
+  readonly runEvents?: RunEventRelay;
   /** How long a run's claim on its thread (in the checkpoint storage) lasts without renewal; undefined: the runtime's default (30 s). */
   readonly claimTtlMs?: number;
 }

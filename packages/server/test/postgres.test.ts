@@ -67,6 +67,22 @@ describe("two servers on one PostgreSQL database", () => {
     for (const r of runs) expect((await b.runs.get(r.thread_id, r.run_id)).status).toBe("success");
   });
 
+  it("a background run's stream is followed live and rejoined through either server, whichever process executes it", async () => {
+    const a = clientOf(urlA);
+    const b = clientOf(urlB);
+    for (const [starter, follower] of [[a, b], [b, a]] as const) {
+      const thread = await starter.threads.create();
+      const run = await starter.runs.create(thread.thread_id, "slow", { input: { tag: "far", delay: 200 }, streamMode: ["updates"] });
+      // Joined while it runs (it may execute on A, B or the worker): every chunk, not only the outcome.
+      const all = await collect(follower.runs.joinStream(thread.thread_id, run.run_id));
+      expect(all.map((e) => e.event)).toEqual(["metadata", "updates", "updates", "end"]);
+      expect(all.map((e: any) => Object.keys(e.data ?? {})[0])).toEqual(["run_id", "first", "second", undefined]);
+      const rest = await collect(starter.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: all[1]!.id }));
+      expect(rest.map((e) => e.event)).toEqual(["updates", "end"]);
+      expect((rest[0]!.data as any).second.log).toEqual(["second:far"]);
+    }
+  });
+
   it("enqueued runs on one thread run one after the other, across processes", async () => {
     const a = clientOf(urlA);
     const b = clientOf(urlB);

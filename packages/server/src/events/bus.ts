@@ -33,7 +33,9 @@ export type BusEvent =
   | InterruptResolvedEvent
   | { type: "run.cancel"; run_id: string; action: "interrupt" | "rollback" }
   | { type: "run.dispatch"; run_id: string; owner: string }
-  | { type: "run.done"; run_id: string };
+  | { type: "run.done"; run_id: string }
+  /** New stream events of a run are stored (see runs/event-relay.ts). */
+  | { type: "run.events"; run_id: string };
 
 export interface Bus {
   publish(event: BusEvent): Promise<void>;

@@ -1,6 +1,8 @@
 /** Server-Sent Events: a run's log, followed live, in the SDK's framing (event, JSON data, id). */
 import { streamSSE } from "hono/streaming";
+import type { ServerContext } from "../context.js";
 import type { RunEvent, RunLog } from "../runs/broker.js";
+import { runEventsAfter } from "../store/run-events.js";
 import type { Ctx } from "./env.js";
 
 export interface FollowOptions {
@@ -39,6 +41,61 @@ export function sseFromLog(c: Ctx, log: RunLog, options: FollowOptions = {}): Re
       }
     } finally {
       stop();
+    }
+  });
+}
+
+/** Silence after which a finished run's follower stops waiting for stored events (its process died before storing the end). */
+const QUIET_MS = 3_000;
+/** How often a follower looks without being told (a missed notification). */
+const LOOK_MS = 1_000;
+
+/**
+ * A run executed by another process, followed through its stored events (runs/event-relay.ts)
+ * and woken by the bus. `ended()` gives the events to send when none were stored (the run
+ * finished long ago, or its process died): its outcome, as `sseOf` sends it.
+ */
+export function sseFromStore(
+  c: Ctx,
+  ctx: Pick<ServerContext, "store" | "bus">,
+  runId: string,
+  options: FollowOptions & { finished: () => Promise<boolean>; ended: () => Promise<Array<{ event: string; data: unknown }>> },
+): Response {
+  return streamSSE(c, async (stream) => {
+    let after = options.lastEventId === undefined ? -1 : Number(options.lastEventId);
+    if (!Number.isFinite(after)) after = -1;
+    let wake: (() => void) | undefined;
+    let told = false;
+    let aborted = false;
+    const unsubscribe = ctx.bus.subscribe((event) => {
+      if ((event.type === "run.events" || event.type === "run.done") && event.run_id === runId) (told = true), wake?.();
+    });
+    stream.onAbort(() => {
+      aborted = true;
+      wake?.();
+      options.onDisconnect?.();
+    });
+    try {
+      let heard = Date.now();
+      let sent = 0;
+      while (!aborted) {
+        told = false;
+        const events = await runEventsAfter(ctx.store.db, runId, after);
+        for (const event of events) {
+          after = event.seq;
+          sent++;
+          if (wanted(event.event, options.modes)) await stream.writeSSE({ event: event.event, data: JSON.stringify(event.data), id: event.id });
+          if (event.event === "end") return;
+        }
+        if (events.length) heard = Date.now();
+        else if ((sent === 0 || Date.now() - heard > QUIET_MS) && (await options.finished())) {
+          for (const e of await options.ended()) await stream.writeSSE({ event: e.event, data: JSON.stringify(e.data) });
+          return;
+        }
+        if (!told) await new Promise<void>((resolve) => ((wake = resolve), setTimeout(resolve, LOOK_MS)));
+      }
+    } finally {
+      unsubscribe();
     }
   });
 }

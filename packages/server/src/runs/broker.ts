@@ -16,6 +16,7 @@ type Listener = (event: RunEvent | null) => void;
 export class RunLog {
   readonly events: RunEvent[] = [];
   private readonly listeners = new Set<Listener>();
+  private sink?: (event: RunEvent) => void;
   done = false;
   /** How the run ended, as recorded (set just before the log closes, when this process executed it). */
   outcome?: { run: RunRecord | undefined; thread: ThreadRecord | undefined };
@@ -38,7 +39,14 @@ export class RunLog {
   push(event: string, data: unknown): void {
     const entry = { id: String(this.events.length), event, data };
     this.events.push(entry);
+    this.sink?.(entry);
     for (const listener of this.listeners) listener(entry);
+  }
+
+  /** Hands every event, those already logged first, to `sink` as well. */
+  relayTo(sink: (event: RunEvent) => void): void {
+    this.sink = sink;
+    for (const entry of this.events) sink(entry);
   }
 
   close(): void {

@@ -91,6 +91,8 @@ export async function executeRun(ctx: ServerContext, pending: RunRecord, claimed
     if (!taken) return;
     const { run, continuing } = taken;
     const log = ctx.broker.open(run.run_id);
+    const relay = ctx.runEvents;
+    if (relay) log.relayTo((event) => relay.add(run.run_id, event));
     if (!log.events.length) log.push("metadata", { run_id: run.run_id, attempt: run.attempt });
     const { error, accepted, graph }: Streamed = controller.signal.aborted ? { error: controller.signal.reason, accepted: false } : await stream(ctx, run, continuing, log, controller.signal);
     if (error !== undefined && !accepted && isThreadBusy(error) && !controller.signal.aborted) {
@@ -129,6 +131,11 @@ async function finish(ctx: ServerContext, run: RunRecord, log: RunLog, { error, 
   if (body) log.push("error", body);
   log.push("end", null);
   ctx.broker.close(run.run_id);
+  // Stored before run.done is heard, so a follower elsewhere finds the end when it looks.
+  if (ctx.runEvents) {
+    await ctx.runEvents.flush();
+    ctx.runEvents.release(run.run_id);
+  }
   await ctx.bus.publish({ type: "run.done", run_id: run.run_id });
   if (next?.status === "pending") await ctx.dispatcher.dispatch(next);
 }

@@ -40,6 +40,10 @@ const MIGRATIONS: readonly string[] = [
   `DROP INDEX interlude_server_runs_status;
    DROP INDEX interlude_server_pending_deadline;
    CREATE INDEX interlude_server_pending_deadline_set ON interlude_server_pending (deadline_at) WHERE deadline_at IS NOT NULL;`,
+  // Stream events of runs, for clients following a run executed by another process (PostgreSQL).
+  `CREATE TABLE interlude_server_run_events (
+     run_id text NOT NULL, seq bigint NOT NULL, event text NOT NULL, data text NOT NULL,
+     PRIMARY KEY (run_id, seq));`,
 ];
 
 export async function migrate(db: Db): Promise<void> {

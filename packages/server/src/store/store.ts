@@ -150,6 +150,7 @@ export class Store {
 
   async deleteThread(id: string): Promise<boolean> {
     return this.db.tx(async (db) => {
+      await db.run("DELETE FROM interlude_server_run_events WHERE run_id IN (SELECT run_id FROM interlude_server_runs WHERE thread_id = ?)", [id]);
       for (const table of ["runs", "pending", "answers"]) await db.run(`DELETE FROM interlude_server_${table} WHERE thread_id = ?`, [id]);
       return (await db.run("DELETE FROM interlude_server_threads WHERE thread_id = ?", [id])) > 0;
     }, id);

@@ -9,7 +9,7 @@ import type { RunRecord, ThreadRecord } from "../../store/records.js";
 import { awaitAcceptance } from "../acceptance.js";
 import type { AppEnv, Ctx } from "../env.js";
 import { RunBody } from "../schemas.js";
-import { sseFromLog, sseOf } from "../sse.js";
+import { sseFromLog, sseFromStore, sseOf, type FollowOptions } from "../sse.js";
 import { body } from "../validate.js";
 import { deleteThread, requireThread } from "./threads.js";
 
@@ -143,28 +143,40 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
   app.get("/threads/:thread_id/runs/:run_id/stream", async (c) => {
     const threadId = c.req.param("thread_id");
     const run = await requireRun(threadId, c.req.param("run_id"));
-    const log = ctx.broker.get(run.run_id);
-    const modes = c.req.queries("stream_mode");
-    const lastEventId = c.req.header("last-event-id");
-    if (log) {
-      const cancel = c.req.query("cancel_on_disconnect") === "1" ? () => void cancelIfActive(run.run_id) : undefined;
-      return sseFromLog(c, log, { lastEventId, modes, onDisconnect: cancel });
-    }
-    // Executing (or executed) in another process: follow it through the store, then send the outcome.
-    const finished = await waitForRun(ctx, run.run_id);
-    const values = await finalValues(ctx, finished, threadId);
-    const events = "__error__" in values ? [{ event: "error", data: values.__error__ }] : [{ event: "values", data: values }];
-    return sseOf(c, [{ event: "metadata", data: { run_id: run.run_id, attempt: finished?.attempt ?? 1 } }, ...events, { event: "end", data: null }]);
+    const onDisconnect = c.req.query("cancel_on_disconnect") === "1" ? () => void cancelIfActive(run.run_id) : undefined;
+    return followRun(c, run.run_id, threadId, { lastEventId: c.req.header("last-event-id"), modes: c.req.queries("stream_mode"), onDisconnect });
   });
 
   app.get("/threads/:thread_id/stream", async (c) => {
     const threadId = c.req.param("thread_id");
     await requireThread(ctx, threadId);
     const active = (await ctx.store.activeRuns(threadId))[0];
-    const log = active && ctx.broker.get(active.run_id);
-    if (log) return sseFromLog(c, log, { lastEventId: c.req.header("last-event-id"), modes: c.req.queries("stream_mode") });
-    return sseOf(c, [{ event: "end", data: null }]);
+    if (!active) return sseOf(c, [{ event: "end", data: null }]);
+    return followRun(c, active.run_id, threadId, { lastEventId: c.req.header("last-event-id"), modes: c.req.queries("stream_mode") });
   });
+
+  /**
+   * A run's events: from its log when it executes (or executed) here; from the store when
+   * another process executes it and stores them (PostgreSQL); else its outcome once it ends.
+   */
+  async function followRun(c: Ctx, runId: string, threadId: string, options: FollowOptions): Promise<Response> {
+    const log = ctx.broker.get(runId);
+    if (log) return sseFromLog(c, log, options);
+    if (!ctx.runEvents) return sseOf(c, await outcomeEvents(runId, threadId));
+    const finished = async () => {
+      const current = await ctx.store.getRun(runId);
+      return !current || (current.status !== "pending" && current.status !== "running");
+    };
+    return sseFromStore(c, ctx, runId, { ...options, finished, ended: () => outcomeEvents(runId, threadId) });
+  }
+
+  /** A finished run told in three events: metadata, its values (or error), end. */
+  async function outcomeEvents(runId: string, threadId: string): Promise<Array<{ event: string; data: unknown }>> {
+    const finished = await waitForRun(ctx, runId);
+    const values = await finalValues(ctx, finished, threadId);
+    const events = "__error__" in values ? [{ event: "error", data: values.__error__ }] : [{ event: "values", data: values }];
+    return [{ event: "metadata", data: { run_id: runId, attempt: finished?.attempt ?? 1 } }, ...events, { event: "end", data: null }];
+  }
 
   return app;
 }

@@ -1,0 +1,39 @@
+/**
+ * A run's stream events, stored while it executes so that a client of another process (the
+ * run went to a worker, or the client reconnected through another server) can follow and rejoin
+ * it. Only used with PostgreSQL: on SQLite every run executes in the one process that serves it.
+ */
+import type { RunEvent } from "../runs/broker.js";
+import type { Db } from "./db.js";
+
+export interface StoredRunEvent extends RunEvent {
+  seq: number;
+}
+
+export async function appendRunEvents(db: Db, runId: string, events: readonly RunEvent[]): Promise<void> {
+  if (!events.length) return;
+  const params: unknown[] = [];
+  for (const e of events) params.push(runId, Number(e.id), e.event, JSON.stringify(e.data ?? null));
+  const rows = events.map(() => "(?, ?, ?, ?)").join(", ");
+  // A retried run logs from 0 again: its newer events replace the failed attempt's.
+  await db.run(`INSERT INTO interlude_server_run_events (run_id, seq, event, data) VALUES ${rows} ON CONFLICT (run_id, seq) DO UPDATE SET event = excluded.event, data = excluded.data`, params);
+}
+
+export async function runEventsAfter(db: Db, runId: string, seq: number): Promise<StoredRunEvent[]> {
+  const rows = await db.all<{ seq: number | string; event: string; data: string }>("SELECT seq, event, data FROM interlude_server_run_events WHERE run_id = ? AND seq > ? ORDER BY seq", [runId, seq]);
+  return rows.map((r) => ({ seq: Number(r.seq), id: String(r.seq), event: r.event, data: JSON.parse(r.data) }));
+}
+
+export async function deleteRunEvents(db: Db, runIds: readonly string[]): Promise<void> {
+  if (!runIds.length) return;
+  await db.run(`DELETE FROM interlude_server_run_events WHERE run_id IN (${runIds.map(() => "?").join(", ")})`, [...runIds]);
+}
+
+/** Events of runs that ended before `before` (their late joiners have had their chance). */
+export async function deleteOldRunEvents(db: Db, before: string): Promise<void> {
+  await db.run(
+    `DELETE FROM interlude_server_run_events WHERE run_id IN (SELECT e.run_id FROM interlude_server_run_events e LEFT JOIN interlude_server_runs r ON r.run_id = e.run_id
+       WHERE r.run_id IS NULL OR (r.status NOT IN ('pending', 'running') AND r.updated_at < ?))`,
+    [before],
+  );
+}
