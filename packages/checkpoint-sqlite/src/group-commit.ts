@@ -65,18 +65,8 @@ export class GroupCommit {
    * one commits them too), such as a thread claim, which the open batch's write lock already
    * enforces against other processes. If that batch fails, such a write is lost silently.
    */
-  async write<T>(body: () => T, options?: WriteOptions): Promise<T> {
-    await this.lock();
-    let batch: Batch;
-    let result: T;
-    try {
-      batch = this.batch ?? (await this.begin());
-      result = this.inSavepoint(batch, body);
-    } finally {
-      this.unlock();
-    }
-    if (options?.durable !== false) await batch.committed;
-    return result;
+  write<T>(body: () => T, options?: WriteOptions): Promise<T> {
+    return this.transaction(body, options);
   }
 
   /**
@@ -84,7 +74,27 @@ export class GroupCommit {
    * runs on PostgreSQL). Other logical transactions wait until it has finished, so none of them
    * nests into its savepoint and is rolled back with it.
    */
-  async writeAsync<T>(body: () => Promise<T>, options?: WriteOptions): Promise<T> {
+  writeAsync<T>(body: () => Promise<T>, options?: WriteOptions): Promise<T> {
+    return this.transaction(body, options);
+  }
+
+  /** Commits the open batch, then runs `body` with no transaction open and writes held back. */
+  async exclusive(body: () => Promise<void>): Promise<void> {
+    await this.lock();
+    try {
+      this.commitBatch();
+      await body();
+    } finally {
+      this.unlock();
+    }
+  }
+
+  /** Commits the open batch now (before closing the connection). */
+  flush(): Promise<void> {
+    return this.exclusive(async () => undefined);
+  }
+
+  private async transaction<T>(body: () => T | Promise<T>, options: WriteOptions | undefined): Promise<T> {
     await this.lock();
     let batch: Batch;
     let result: T;
@@ -103,39 +113,6 @@ export class GroupCommit {
     }
     if (options?.durable !== false) await batch.committed;
     return result;
-  }
-
-  /** Commits the open batch, then runs `body` with no transaction open and writes held back. */
-  async exclusive(body: () => Promise<void>): Promise<void> {
-    await this.lock();
-    try {
-      this.commitBatch();
-      await body();
-    } finally {
-      this.unlock();
-    }
-  }
-
-  /** Commits the open batch now (before closing the connection). */
-  async flush(): Promise<void> {
-    await this.lock();
-    try {
-      this.commitBatch();
-    } finally {
-      this.unlock();
-    }
-  }
-
-  private inSavepoint<T>(batch: Batch, body: () => T): T {
-    this.statements.savepoint.run();
-    try {
-      const result = body();
-      this.statements.release.run();
-      return result;
-    } catch (error) {
-      this.undo(batch, error);
-      throw error;
-    }
   }
 
   /** Undoes one logical transaction; if SQLite rolled back the whole batch, its writers are told. */
