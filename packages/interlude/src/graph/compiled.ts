@@ -41,6 +41,14 @@ export interface RunConfig extends RunnableConfig {
    * that dies while running leaves the thread busy for at most this long.
    */
   claimTtlMs?: number;
+  /**
+   * Interlude: called once the run has stopped (finished or paused, not failed) with the
+   * thread's state as `getState()` would return it, built from what the run holds instead of
+   * read back from the checkpointer. Not called when the run cannot tell it exactly (it saved
+   * no checkpoint, or the checkpoint it stopped at carries an update sent with the answer): read
+   * `getState()` then.
+   */
+  onFinalState?: (state: StateSnapshot) => void;
 }
 
 export interface StreamConfig extends RunConfig {
@@ -55,7 +63,7 @@ function breakpoints(list: string[] | "*" | undefined): Breakpoints | undefined 
   return list === "*" ? "*" : new Set(list);
 }
 
-const RUN_KEYS = new Set(["recursionLimit", "durability", "interruptBefore", "interruptAfter", "signal", "streamMode", "subgraphs", "claimTtlMs"]);
+const RUN_KEYS = new Set(["recursionLimit", "durability", "interruptBefore", "interruptAfter", "signal", "streamMode", "subgraphs", "claimTtlMs", "onFinalState"]);
 
 export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N extends string = string> implements GraphInternals {
   readonly name: string;
@@ -85,6 +93,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
       interruptAfter: breakpoints(config.interruptAfter),
       signal: config.signal,
       claimTtlMs: config.claimTtlMs,
+      onFinalState: config.onFinalState,
     };
   }
 

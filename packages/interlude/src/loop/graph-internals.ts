@@ -1,6 +1,7 @@
 import type { Breakpoints } from "../algo/breakpoints.js";
 import type { GraphSpec } from "../algo/spec.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
+import type { StateSnapshot } from "./snapshot.js";
 
 /** What the run loop needs from a compiled graph. */
 export interface GraphInternals {
@@ -23,6 +24,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** How long a run's claim on its thread lasts without renewal (ms). */
   claimTtlMs?: number;
+  /** Called with the thread's state when the run stops, if it can be told without reading it back (see RunConfig). */
+  onFinalState?: (state: StateSnapshot) => void;
 }
 
 export const DEFAULT_RECURSION_LIMIT = 25;

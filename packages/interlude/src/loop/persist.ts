@@ -4,10 +4,38 @@
  * stops (finished or paused).
  */
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
-import type { Checkpoint, CheckpointMetadata, ChannelVersions, RunnableConfig } from "../checkpoint/types.js";
+import type { Checkpoint, CheckpointMetadata, ChannelVersions, PendingWrite, RunnableConfig } from "../checkpoint/types.js";
+import { WRITES_IDX_MAP } from "../constants.js";
 import { StorageError } from "../errors/storage.js";
 import { InterludeError } from "../errors/base.js";
 import type { Durability } from "./graph-internals.js";
+
+export interface SavedHead {
+  /** As saved: carries only the values of channels changed since its parent. */
+  checkpoint: Checkpoint;
+  metadata: CheckpointMetadata;
+  parentId: string | undefined;
+  writes: PendingWrite[];
+  /** Slots (task, idx) of the non-reserved writes kept (made at the first). */
+  taken?: Set<string>;
+}
+
+/** Adds writes as a saver keeps them (checkpoint/writes.ts): reserved channels replace the task's earlier one; others take idx 0..n-1 and never overwrite. */
+function recordWrites(head: SavedHead, taskId: string, writes: ReadonlyArray<[string, unknown]>): void {
+  writes.forEach(([channel, value], i) => {
+    if (WRITES_IDX_MAP[channel] !== undefined) {
+      const at = head.writes.findIndex(([task, c]) => task === taskId && c === channel);
+      if (at === -1) head.writes.push([taskId, channel, value]);
+      else head.writes[at] = [taskId, channel, value];
+      return;
+    }
+    const slot = `${taskId}\u0000${i}`;
+    head.taken ??= new Set();
+    if (head.taken.has(slot)) return;
+    head.taken.add(slot);
+    head.writes.push([taskId, channel, value]);
+  });
+}
 
 export class Persistence {
   private tail: Promise<void> = Promise.resolve();
@@ -22,6 +50,8 @@ export class Persistence {
   readonly changed = new Set<string>();
   /** The newest checkpoint built but not saved (durability "exit"). */
   private unsaved: { checkpoint: Checkpoint; metadata: CheckpointMetadata } | undefined;
+  /** The head as this run saved it, with the writes saved against it since (undefined: the head predates the run). */
+  private saved: SavedHead | undefined;
 
   constructor(
     private readonly saver: BaseCheckpointSaver | undefined,
@@ -97,6 +127,7 @@ export class Persistence {
     this.changed.clear();
     const config = this.configFor(this.parentId);
     const expectedHead = this.head;
+    this.saved = { checkpoint, metadata, parentId: this.parentId, writes: [] };
     this.head = checkpoint.id;
     this.parentId = checkpoint.id;
     const saver = this.saver;
@@ -110,7 +141,13 @@ export class Persistence {
     if (this.unsaved?.checkpoint.id === checkpointId) void this.saveCheckpoint(this.unsaved.checkpoint, this.unsaved.metadata, true);
     const saver = this.saver;
     const config = this.configFor(checkpointId);
+    if (this.saved && checkpointId === this.head) recordWrites(this.saved, taskId, writes);
     return this.enqueue("putWrites", () => saver.putWrites(config, writes, taskId));
+  }
+
+  /** The head checkpoint if this run saved it: what a saver's getTuple would return for it, minus channel values. */
+  savedHead(): SavedHead | undefined {
+    return this.saved;
   }
 
   /** Saves the last checkpoint held back by durability "exit" (called when the run stops). */

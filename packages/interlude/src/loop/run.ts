@@ -5,7 +5,7 @@
 import { markInterruptSeen, shouldInterrupt } from "../algo/breakpoints.js";
 import { outputWrites } from "../algo/output.js";
 import { candidateNodes, prepareNextTasks, readState, type PreparedTask } from "../algo/tasks.js";
-import { applyNullWrites, applyWrites, channelsFromCheckpoint, type TaskWrites, type Write } from "../algo/writes.js";
+import { applyNullWrites, applyWrites, changedChannelValues, channelsFromCheckpoint, type TaskWrites, type Write } from "../algo/writes.js";
 import type { Channel } from "../channels/base.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import { type Checkpoint, type CheckpointMetadata, type CheckpointTuple, type ResumeRecord, type RunnableConfig } from "../checkpoint/types.js";
@@ -26,6 +26,7 @@ import { finishedWrites, saveStoppedStep } from "./outcomes.js";
 import { indexPendingWrites, type PendingIndex } from "./pending.js";
 import { Persistence } from "./persist.js";
 import { checkpointToSave, emptyCheckpoint, workingCopy } from "./working-checkpoint.js";
+import { snapshotOf, type StateSnapshot } from "./snapshot.js";
 
 export interface RunResult {
   values: Record<string, unknown>;
@@ -112,7 +113,26 @@ export class GraphRun {
     const result = await this.loop();
     await this.persistence.flushUnsaved();
     await this.persistence.drain();
+    if (this.options.onFinalState && !this.parent) await this.tellFinalState(this.options.onFinalState);
     return result;
+  }
+
+  /**
+   * The thread's state as getState() would read it back, when this run saved the checkpoint it
+   * stopped at: its values are the run's channels, its pending writes those saved against it.
+   * A head that predates the run may carry writes of earlier runs, so it is not told.
+   */
+  private async tellFinalState(tell: (state: StateSnapshot) => void): Promise<void> {
+    const saved = this.persistence.savedHead();
+    if (!saved || saved.checkpoint.id !== this.persistence.head) return;
+    const tuple: CheckpointTuple = {
+      config: this.persistence.configFor(saved.checkpoint.id),
+      checkpoint: { ...saved.checkpoint, channel_values: changedChannelValues(this.channels, this.channels.keys()) },
+      metadata: saved.metadata,
+      pendingWrites: saved.writes,
+    };
+    if (saved.parentId) tuple.parentConfig = this.persistence.configFor(saved.parentId);
+    tell(await snapshotOf(this.graph, tuple, false, async () => undefined));
   }
 
   // ---- start: load, then apply input or answers ----

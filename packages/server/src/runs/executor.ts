@@ -50,11 +50,14 @@ interface Streamed {
   accepted: boolean;
   /** The graph that ran, to read the thread's new state with. */
   graph?: CompiledStateGraph;
+  /** The thread's state as the run left it, when the run could tell it (no need to read it back). */
+  final?: StateSnapshot;
 }
 
 async function stream(ctx: ServerContext, run: RunRecord, continuing: boolean, log: RunLog, signal: AbortSignal): Promise<Streamed> {
   let accepted = false;
   let graph: CompiledStateGraph | undefined;
+  let final: StateSnapshot | undefined;
   try {
     const assistant = await ctx.store.getAssistant(run.assistant_id);
     graph = assistant && ctx.graphs.get(assistant.graph_id);
@@ -63,6 +66,7 @@ async function stream(ctx: ServerContext, run: RunRecord, continuing: boolean, l
     const config = graphConfig(run.thread_id, continuing ? { ...run.kwargs, checkpoint_id: undefined } : run.kwargs, signal);
     config.streamMode = [...new Set(modes.map(([, core]) => core))];
     if (ctx.claimTtlMs !== undefined) config.claimTtlMs = ctx.claimTtlMs;
+    config.onFinalState = (state) => (final = state);
     const chunks = await graph.stream(continuing ? null : graphInput(run.kwargs, run.identity), config);
     for await (const [ns, mode, chunk] of chunks as AsyncIterable<[string[], string, unknown]>) {
       if (!accepted) {
@@ -72,7 +76,7 @@ async function stream(ctx: ServerContext, run: RunRecord, continuing: boolean, l
       if (ns.length && !run.kwargs.stream_subgraphs) continue;
       for (const [name, core] of modes) if (core === mode) log.push(ns.length ? `${name}|${ns.join("|")}` : name, wire(chunk));
     }
-    return { accepted, graph };
+    return { accepted, graph, final };
   } catch (error) {
     return { error, accepted, graph };
   }
@@ -94,25 +98,26 @@ export async function executeRun(ctx: ServerContext, pending: RunRecord, claimed
     const relay = ctx.runEvents;
     if (relay) log.relayTo((event) => relay.add(run.run_id, event));
     if (!log.events.length) log.push("metadata", { run_id: run.run_id, attempt: run.attempt });
-    const { error, accepted, graph }: Streamed = controller.signal.aborted ? { error: controller.signal.reason, accepted: false } : await stream(ctx, run, continuing, log, controller.signal);
+    const streamed: Streamed = controller.signal.aborted ? { error: controller.signal.reason, accepted: false } : await stream(ctx, run, continuing, log, controller.signal);
+    const { error, accepted } = streamed;
     if (error !== undefined && !accepted && isThreadBusy(error) && !controller.signal.aborted) {
       // Another writer (or a crashed process's claim, until it lapses) holds the thread: try again shortly.
       await ctx.store.moveRun(run.run_id, ["running"], "pending");
       setTimeout(() => void executeRun(ctx, { ...run, status: "pending" }).catch(() => undefined), BUSY_RETRY_MS).unref();
       return;
     }
-    await finish(ctx, run, log, { error, accepted, graph }, entry.action);
+    await finish(ctx, run, log, streamed, entry.action);
   } finally {
     ctx.executing.delete(pending.run_id);
   }
 }
 
-async function finish(ctx: ServerContext, run: RunRecord, log: RunLog, { error, accepted, graph }: Streamed, cancel: "interrupt" | "rollback" | undefined): Promise<void> {
+async function finish(ctx: ServerContext, run: RunRecord, log: RunLog, { error, accepted, graph, final }: Streamed, cancel: "interrupt" | "rollback" | undefined): Promise<void> {
   const applied = error === undefined || accepted;
   const body = error === undefined || cancel ? null : errorBody(error);
   // A first run rolled back leaves no checkpoint behind; later ones are undone by the next run forking from where they started.
   if (cancel === "rollback" && run.kwargs.started_at_checkpoint === null) await ctx.saver.deleteThread(run.thread_id);
-  const snapshot = await newState(ctx, run.thread_id, graph);
+  const snapshot = final && error === undefined && !cancel ? final : await newState(ctx, run.thread_id, graph);
   const announcements: Announcements = { events: [], deadlines: [] };
   // One transaction: the answers settled, the thread brought up to date and the run marked done
   // together, so whoever sees the run done reads the new state.
