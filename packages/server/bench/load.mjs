@@ -25,11 +25,14 @@ import { fileURLToPath } from "node:url";
 const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 const CONFIG = fileURLToPath(new URL("../test/fixtures/langgraph.json", import.meta.url));
 
-/** Starts `interlude serve` on a free loopback port and a fresh SQLite file. */
-export async function startServerProcess({ nodeArgs = [] } = {}) {
-  const dir = mkdtempSync(join(tmpdir(), "interlude-load-"));
-  const args = [...nodeArgs, CLI, "serve", "--config", CONFIG, "--db", join(dir, "db.sqlite"), "--host", "127.0.0.1", "--port", "0"];
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+/**
+ * Starts `interlude serve` on a free loopback port, on `db` (default: a fresh SQLite file,
+ * removed by `stop()`).
+ */
+export async function startServerProcess({ nodeArgs = [], db, env = {} } = {}) {
+  const dir = db ? undefined : mkdtempSync(join(tmpdir(), "interlude-load-"));
+  const args = [...nodeArgs, CLI, "serve", "--config", CONFIG, "--db", db ?? join(dir, "db.sqlite"), "--host", "127.0.0.1", "--port", "0"];
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
   let output = "";
   const url = await new Promise((resolve, reject) => {
     const onData = (chunk) => {
@@ -48,14 +51,14 @@ export async function startServerProcess({ nodeArgs = [] } = {}) {
       const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1].split(" ");
       return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
     },
-    async stop() {
+    async stop(signal = "SIGTERM") {
       if (child.exitCode === null && child.signalCode === null) {
         await new Promise((resolve) => {
           child.once("exit", resolve);
-          child.kill("SIGTERM");
+          child.kill(signal);
         });
       }
-      rmSync(dir, { recursive: true, force: true });
+      if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
