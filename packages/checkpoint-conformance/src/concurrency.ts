@@ -24,6 +24,27 @@ export function concurrencySuite(make: MakeSaver): void {
       expect(latest?.checkpoint.id).toBe(second.configurable!.checkpoint_id);
     });
 
+    it("makes writes not waited for (durable: false) durable by flush(), for every other reader", async () => {
+      const threadId = freshThreadId("flush");
+      const saved = await h.current.saver.put(
+        { configurable: { thread_id: threadId, checkpoint_ns: "" } },
+        makeCheckpoint({ value: "v" }, { value: 1 }),
+        { source: "loop", step: 0, parents: {} },
+        { value: 1 },
+        { expectedHead: null, durable: false },
+      );
+      await h.current.saver.putWrites(saved, [["value", "w"]], "task-1", { durable: false });
+      await h.current.saver.flush();
+      const other = h.current.makeSecondSaver ? await h.current.makeSecondSaver() : h.current.saver;
+      try {
+        const tuple = await other.getTuple({ configurable: { thread_id: threadId } });
+        expect(tuple?.checkpoint.channel_values).toEqual({ value: "v" });
+        expect(tuple?.pendingWrites).toEqual([["task-1", "value", "w"]]);
+      } finally {
+        if (other !== h.current.saver) await other.close();
+      }
+    });
+
     it("refuses a put whose expected head is stale, writing nothing", async () => {
       const thread = new ThreadWriter(h.current.saver);
       const first = await thread.write({ a: 1 }, {}, { expectedHead: null });

@@ -96,6 +96,14 @@ export class GroupCommit {
     return this.exclusive(async () => undefined);
   }
 
+  /**
+   * Resolves once the open batch (if any) has committed, without cutting it short: for writes
+   * made with `durable: false` that must now be durable (all are in that batch or an earlier one).
+   */
+  async settled(): Promise<void> {
+    await this.batch?.committed;
+  }
+
   private async transaction<T>(body: () => T | Promise<T>, options: WriteOptions | undefined): Promise<T> {
     await this.lock();
     let batch: Batch;

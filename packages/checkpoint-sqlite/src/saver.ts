@@ -34,6 +34,7 @@ import {
   type PruneOptions,
   type PruneRequest,
   type PutOptions,
+  type PutWritesOptions,
   type RetentionOptions,
   type RunnableConfig,
   type Serializer,
@@ -155,7 +156,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const target = putTarget(config, checkpoint);
     const { threadId, ns } = target;
     let prepared = preparePut(this.serde, this.planner, this.stats, target, checkpoint, metadata, newVersions);
-    await this.write("put", () => {
+    await this.write("put", options, () => {
       const head = (this.sql.head.get(threadId, ns) as string | undefined) ?? null;
       if (options?.expectedHead !== undefined && options.expectedHead !== head) {
         throw new CheckpointConflictError(threadId, options.expectedHead, head);
@@ -171,13 +172,13 @@ export class SqliteSaver extends BaseCheckpointSaver {
     return checkpointConfig(threadId, ns, prepared.id);
   }
 
-  async putWrites(config: RunnableConfig, writes: Array<[channel: string, value: unknown]>, taskId: string): Promise<void> {
+  async putWrites(config: RunnableConfig, writes: Array<[channel: string, value: unknown]>, taskId: string, options?: PutWritesOptions): Promise<void> {
     const threadId = requireThreadId(config);
     const ns = checkpointNsOf(config);
     const checkpointId = checkpointIdOf(config);
     if (checkpointId === undefined) throw new TypeError("putWrites needs configurable.checkpoint_id: the checkpoint the writes belong to.");
     const rows = prepareWrites(this.serde, this.stats, taskId, writes);
-    await this.write("putWrites", () => {
+    await this.write("putWrites", options, () => {
       let seq = this.sql.maxSeq.get(threadId, ns, checkpointId) as number;
       for (const row of rows) {
         const statement = row.replace ? this.sql.replaceWrite : this.sql.addWrite;
@@ -187,41 +188,50 @@ export class SqliteSaver extends BaseCheckpointSaver {
   }
 
   async deleteThread(threadId: string): Promise<void> {
-    await this.write("deleteThread", () => this.sql.deleteThread.forEach((statement) => statement.run(threadId)));
+    await this.write("deleteThread", undefined, () => this.sql.deleteThread.forEach((statement) => statement.run(threadId)));
     this.planner.forget(threadId);
   }
 
   async claimThread(threadId: string, claim: ThreadClaim): Promise<boolean> {
     // Not waited for: the batch's write lock keeps other processes out until it commits, and the run's first save commits it.
-    return this.write("claimThread", () => {
+    return this.write("claimThread", { durable: false }, () => {
       const now = this.now();
       const held = this.sql.claim.get(threadId) as { owner: string; expires_at: number } | undefined;
       if (held && held.owner !== claim.owner && held.expires_at > now) return false;
       this.sql.setClaim.run(threadId, claim.owner, now + claim.ttlMs);
       return true;
-    }, { durable: false });
+    });
   }
 
   async releaseThread(threadId: string, owner: string): Promise<void> {
     // Not waited for: a release lost to a crash lapses with the claim's TTL.
-    await this.write("releaseThread", () => this.sql.release.run(threadId, owner), { durable: false });
+    await this.write("releaseThread", { durable: false }, () => this.sql.release.run(threadId, owner));
   }
 
   override async prune(target: string | PruneOptions, options?: PruneOptions): Promise<number> {
     const request = pruneRequest(target, options, this.now());
     const threads = request.threadId !== undefined ? [request.threadId] : (this.run("prune", () => this.sql.threadsWithOld.all(request.cutoff)) as string[]);
     let removed = 0;
-    for (const threadId of threads) removed += await this.write("prune", () => this.pruneThread(threadId, request));
+    for (const threadId of threads) removed += await this.write("prune", undefined, () => this.pruneThread(threadId, request));
     return removed;
   }
 
   override async sweep(): Promise<number> {
     const now = this.now();
-    await this.write("sweep", () => this.sql.expiredClaims.run(now));
+    await this.write("sweep", undefined, () => this.sql.expiredClaims.run(now));
     if (!this.ttlMs) return 0;
     const idle = this.run("sweep", () => this.sql.idleThreads.all(now - this.ttlMs!)) as string[];
     for (const threadId of idle) await this.deleteThread(threadId);
     return idle.length;
+  }
+
+  override async flush(): Promise<void> {
+    if (!this.group) return;
+    try {
+      await this.group.settled();
+    } catch (error) {
+      throw wrap("flush", error);
+    }
   }
 
   override async close(): Promise<void> {
@@ -286,7 +296,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
   }
 
   /** One write transaction: committed by itself, or as part of the connection's next group commit. */
-  private async write<T>(operation: string, body: () => T, options?: WriteOptions): Promise<T> {
+  private async write<T>(operation: string, options: WriteOptions | undefined, body: () => T): Promise<T> {
     if (!this.group) return this.run(operation, () => this.inTransaction("immediate", body));
     try {
       return await this.group.write(body, options);

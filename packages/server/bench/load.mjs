@@ -12,7 +12,8 @@
  * - paced: each client answers every `paceMs` (20 clients every 40 ms offer 500 round trips/s),
  *   so latency is measured at a given rate, not at the queue length the saturation phase builds.
  *
- * `node packages/server/bench/load.mjs [--clients 20] [--rounds 100] [--pace 40]` prints both;
+ * `node packages/server/bench/load.mjs [--clients 20] [--rounds 100] [--pace 40] [--durability async]`
+ * prints both;
  * test/load.test.ts runs the same phases shorter and checks every answer.
  */
 import { spawn } from "node:child_process";
@@ -93,13 +94,14 @@ function percentile(sorted, p) {
  * client, its thread and final values (answers `c<client>-<round>` in order when nothing was
  * lost or applied twice).
  */
-export async function runLoad({ url, clients = 20, rounds = 100, paceMs = 0, cpuMs }) {
+export async function runLoad({ url, clients = 20, rounds = 100, paceMs = 0, cpuMs, durability }) {
+  const extra = durability ? { durability } : {};
   const http = httpClient(url, clients);
   const latencies = [];
   const client = async (c) => {
     const thread = await http.request("POST", "/threads", { metadata: { load: true } });
     const path = `/threads/${thread.thread_id}/runs/wait`;
-    let state = await http.request("POST", path, { assistant_id: "loop", input: { rounds } });
+    let state = await http.request("POST", path, { assistant_id: "loop", input: { rounds }, ...extra });
     // Paced clients are spread over the period, as independent reviewers would be, not all due at once.
     if (paceMs) await sleep((c * paceMs) / clients);
     let due = performance.now();
@@ -112,7 +114,7 @@ export async function runLoad({ url, clients = 20, rounds = 100, paceMs = 0, cpu
         if (wait > 0) await sleep(wait);
       }
       const started = performance.now();
-      state = await http.request("POST", path, { assistant_id: "loop", command: { resume: { [question.id]: `c${c}-${n}` } } });
+      state = await http.request("POST", path, { assistant_id: "loop", command: { resume: { [question.id]: `c${c}-${n}` } }, ...extra });
       latencies.push(performance.now() - started);
     }
     return { threadId: thread.thread_id, final: state };
@@ -147,17 +149,19 @@ export function describeLoad(label, r) {
 async function main() {
   const arg = (name, fallback) => {
     const at = process.argv.indexOf(`--${name}`);
-    return at === -1 ? fallback : Number(process.argv[at + 1]);
+    return at === -1 ? fallback : process.argv[at + 1];
   };
-  const clients = arg("clients", 20);
-  const rounds = arg("rounds", 100);
-  const paceMs = arg("pace", 40);
+  const clients = Number(arg("clients", 20));
+  const rounds = Number(arg("rounds", 100));
+  const paceMs = Number(arg("pace", 40));
+  // The run requests' durability (default: the server's, "sync").
+  const durability = arg("durability", undefined);
   const server = await startServerProcess();
   try {
-    await runLoad({ url: server.url, clients, rounds: 50 }); // warm-up: the figures are for a server past its JIT warm-up
-    const saturated = await runLoad({ url: server.url, clients, rounds, cpuMs: server.cpuMs });
+    await runLoad({ url: server.url, clients, rounds: 50, durability }); // warm-up: the figures are for a server past its JIT warm-up
+    const saturated = await runLoad({ url: server.url, clients, rounds, cpuMs: server.cpuMs, durability });
     console.log(describeLoad(`${clients} clients, saturation`, saturated));
-    const paced = await runLoad({ url: server.url, clients, rounds, paceMs, cpuMs: server.cpuMs });
+    const paced = await runLoad({ url: server.url, clients, rounds, paceMs, cpuMs: server.cpuMs, durability });
     console.log(describeLoad(`${clients} clients, one answer each per ${paceMs} ms (${((1000 / paceMs) * clients).toFixed(0)}/s offered)`, paced));
     const met = (ok) => (ok ? "met" : "NOT met");
     console.log(`targets: >= 500 round trips/s at saturation: ${met(saturated.perSecond >= 500)}; p50 < 20 ms at ${((1000 / paceMs) * clients).toFixed(0)}/s: ${met(paced.p50 < 20)}`);

@@ -5,6 +5,7 @@ import type {
   CheckpointTuple,
   ChannelVersions,
   PutOptions,
+  PutWritesOptions,
   RunnableConfig,
   ThreadClaim,
 } from "./types.js";
@@ -66,7 +67,12 @@ export abstract class BaseCheckpointSaver {
    * Saves writes of one task against the checkpoint in `config`. Writes to the reserved
    * channels in `WRITES_IDX_MAP` replace that task's earlier write to the same channel.
    */
-  abstract putWrites(config: RunnableConfig, writes: Array<[channel: string, value: unknown]>, taskId: string): Promise<void>;
+  abstract putWrites(config: RunnableConfig, writes: Array<[channel: string, value: unknown]>, taskId: string, options?: PutWritesOptions): Promise<void>;
+
+  /** Resolves once every write made so far is durable (only savers that batch commits have anything to do). */
+  flush(): Promise<void> {
+    return Promise.resolve();
+  }
 
   /** Removes every checkpoint and write of the thread, in all namespaces. */
   abstract deleteThread(threadId: string): Promise<void>;

@@ -91,6 +91,17 @@ export interface PutOptions {
    * saver throws `CheckpointConflictError` and writes nothing. Omitted: no check.
    */
   expectedHead?: string | null;
+  /**
+   * false: the caller calls `flush()` before it relies on this write (a run with durability
+   * "async" or "exit" does at its end), so a saver that batches commits may resolve before the
+   * write is committed. Savers that commit every write ignore it.
+   */
+  durable?: boolean;
+}
+
+/** Options of `putWrites` (see `PutOptions.durable`). */
+export interface PutWritesOptions {
+  durable?: boolean;
 }
 
 export interface ThreadClaim {

@@ -131,7 +131,8 @@ export class Persistence {
     this.head = checkpoint.id;
     this.parentId = checkpoint.id;
     const saver = this.saver;
-    return this.enqueue("put", () => saver.put(config, checkpoint, metadata, versions, { expectedHead }));
+    const durable = this.durability === "sync";
+    return this.enqueue("put", () => saver.put(config, checkpoint, metadata, versions, { expectedHead, durable }));
   }
 
   /** Saves writes of a task against the checkpoint it was prepared from. */
@@ -142,7 +143,8 @@ export class Persistence {
     const saver = this.saver;
     const config = this.configFor(checkpointId);
     if (this.saved && checkpointId === this.head) recordWrites(this.saved, taskId, writes);
-    return this.enqueue("putWrites", () => saver.putWrites(config, writes, taskId));
+    const options = this.durability === "sync" ? undefined : { durable: false };
+    return this.enqueue("putWrites", () => saver.putWrites(config, writes, taskId, options));
   }
 
   /** The head checkpoint if this run saved it: what a saver's getTuple would return for it, minus channel values. */
@@ -155,9 +157,16 @@ export class Persistence {
     if (this.unsaved) await this.saveCheckpoint(this.unsaved.checkpoint, this.unsaved.metadata, true);
   }
 
-  /** Waits for queued saves and surfaces the first failure. */
+  /** Waits for queued saves (durable, with any durability) and surfaces the first failure. */
   async drain(): Promise<void> {
     await this.tail;
     this.check();
+    if (this.durability !== "sync" && this.saver) {
+      try {
+        await this.saver.flush();
+      } catch (error) {
+        throw (this.failure = this.wrap("flush", error));
+      }
+    }
   }
 }
