@@ -52,11 +52,13 @@ it("keeps every acknowledged answer, applies none twice, and resumes every threa
   const second = await startServerProcess({ db, env });
   try {
     for (const [c, threadId] of threads.entries()) {
-      // The killed process's run is declared lost once its lease lapses; the thread is then waiting again.
+      // The killed process's run is declared lost once its lease lapses: the thread then waits
+      // for its question again, or, killed between steps, says the run was lost.
       const thread = await until(async () => {
         const t = await (await fetch(`${second.url}/threads/${threadId}`)).json();
-        return t.status === "interrupted" && t;
+        return (t.status === "interrupted" || t.status === "error") && t;
       });
+      if (thread.status === "error") expect(thread.error.code).toBe("RUN_LOST");
       const answers: string[] = thread.values.answers;
       // Everything acknowledged is there, in order; at most the one in flight besides; nothing twice.
       expect(answers.slice(0, acked[c]!.length)).toEqual(acked[c]);
@@ -64,8 +66,9 @@ it("keeps every acknowledged answer, applies none twice, and resumes every threa
       expect(new Set(answers).size).toBe(answers.length);
       const path = `${second.url}/threads/${threadId}/runs/wait`;
       // Killed after saving the step its answer completed but before asking again: nothing is
-      // pending yet; a run without input continues from that checkpoint and asks.
+      // pending; a run without input continues from that checkpoint and asks.
       const listed = Object.values(thread.interrupts as Record<string, any[]>).flat();
+      expect(listed.length > 0).toBe(thread.status === "interrupted");
       const pending = listed[0] ?? (await post(path, { assistant_id: "loop" })).__interrupt__[0];
       expect(pending.value.n).toBe(answers.length);
       const next = await post(path, { assistant_id: "loop", command: { resume: { [pending.id]: "after" } } });

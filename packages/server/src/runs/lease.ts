@@ -5,7 +5,7 @@
  * process, is marked as errored.
  */
 import type { ServerContext } from "../context.js";
-import { syncThread } from "../threads/sync.js";
+import { readSnapshot, syncThread } from "../threads/sync.js";
 import { dispatchNext } from "./executor.js";
 
 export function startLeases(ctx: ServerContext): () => void {
@@ -30,7 +30,11 @@ export async function recoverLost(ctx: ServerContext): Promise<void> {
     const lost = { error: "RunLost", code: "RUN_LOST", message: "The process executing this run stopped before it finished. The thread keeps its last checkpoint; start a new run to continue." };
     if (await ctx.store.moveRun(run.run_id, ["running"], "error", { error: lost })) {
       await ctx.store.settleAnswers(run.run_id, false);
-      await syncThread(ctx, run.thread_id, { error: null });
+      // Stopped at a question, the thread waits for its answer; stopped between steps, nothing
+      // would ever continue it unless told: the thread says the run was lost.
+      const snapshot = await readSnapshot(ctx, run.thread_id);
+      const midway = snapshot !== undefined && snapshot.next.length > 0 && snapshot.interrupts.length === 0;
+      await syncThread(ctx, run.thread_id, { error: midway ? lost : null });
       await dispatchNext(ctx, run.thread_id);
     }
   }
