@@ -1,27 +1,22 @@
-import type { Channel } from "./base.js";
+import { HeldValue } from "./held-value.js";
 
 export type Reducer<V, U> = (current: V, update: U) => V;
 
 /** A state key with a reducer: every write of a step is folded into the value in task order. */
-export class BinaryOperatorAggregate<V = unknown, U = V> implements Channel<V, U> {
-  private value: V | undefined;
-  private has = false;
+export class BinaryOperatorAggregate<V = unknown, U = V> extends HeldValue<V, U> {
   constructor(
     private readonly reducer: Reducer<V, U>,
     private readonly initial?: () => V,
   ) {
-    if (initial) {
-      this.value = initial();
-      this.has = true;
-    }
+    super();
+    if (initial) this.hold(initial());
   }
 
   update(values: U[]): boolean {
     if (values.length === 0) return false;
     let i = 0;
     if (!this.has) {
-      this.value = values[0] as unknown as V;
-      this.has = true;
+      this.hold(values[0] as unknown as V);
       i = 1;
     }
     let value = this.value as V;
@@ -29,24 +24,9 @@ export class BinaryOperatorAggregate<V = unknown, U = V> implements Channel<V, U
     this.value = value;
     return true;
   }
-  get(): V {
-    return this.value as V;
-  }
-  isAvailable(): boolean {
-    return this.has;
-  }
-  checkpoint(): unknown {
-    return this.value;
-  }
   fromCheckpoint(saved: unknown): BinaryOperatorAggregate<V, U> {
     const channel = new BinaryOperatorAggregate<V, U>(this.reducer, this.initial);
-    if (saved !== undefined) {
-      channel.value = saved as V;
-      channel.has = true;
-    }
+    if (saved !== undefined) channel.hold(saved as V);
     return channel;
-  }
-  consume(): boolean {
-    return false;
   }
 }

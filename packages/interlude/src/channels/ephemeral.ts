@@ -1,11 +1,11 @@
 import { InvalidUpdateError } from "../errors/graph.js";
-import type { Channel } from "./base.js";
+import { HeldValue } from "./held-value.js";
 
 /** Holds a value for the one step after it was written (the run's input, read by `__start__`). */
-export class EphemeralValue<V = unknown> implements Channel<V, V> {
-  private value: V | undefined;
-  private has = false;
-  constructor(readonly key: string) {}
+export class EphemeralValue<V = unknown> extends HeldValue<V, V> {
+  constructor(readonly key: string) {
+    super();
+  }
 
   update(values: V[]): boolean {
     if (values.length === 0) {
@@ -15,26 +15,12 @@ export class EphemeralValue<V = unknown> implements Channel<V, V> {
       return true;
     }
     if (values.length > 1) throw new InvalidUpdateError(`Channel "${this.key}" received ${values.length} values in one step; it takes one.`);
-    this.value = values[0];
-    this.has = true;
+    this.hold(values[0]!);
     return true;
-  }
-  get(): V {
-    return this.value as V;
-  }
-  isAvailable(): boolean {
-    return this.has;
-  }
-  checkpoint(): unknown {
-    return this.value;
   }
   fromCheckpoint(saved: unknown): EphemeralValue<V> {
     const channel = new EphemeralValue<V>(this.key);
-    channel.value = saved as V;
-    channel.has = true;
+    channel.hold(saved as V);
     return channel;
-  }
-  consume(): boolean {
-    return false;
   }
 }

@@ -1,11 +1,11 @@
 import { InvalidUpdateError } from "../errors/graph.js";
-import type { Channel } from "./base.js";
+import { HeldValue } from "./held-value.js";
 
 /** A state key without a reducer: the last write wins, and only one write per step is allowed. */
-export class LastValue<V = unknown> implements Channel<V, V> {
-  private value: V | undefined;
-  private has = false;
-  constructor(readonly key: string) {}
+export class LastValue<V = unknown> extends HeldValue<V, V> {
+  constructor(readonly key: string) {
+    super();
+  }
 
   update(values: V[]): boolean {
     if (values.length === 0) return false;
@@ -15,28 +15,12 @@ export class LastValue<V = unknown> implements Channel<V, V> {
           `Give it one: Annotation<T>({ reducer: (current, update) => ..., default: () => ... }), or let only one node write it per step.`,
       );
     }
-    this.value = values[0];
-    this.has = true;
+    this.hold(values[0]!);
     return true;
-  }
-  get(): V {
-    return this.value as V;
-  }
-  isAvailable(): boolean {
-    return this.has;
-  }
-  checkpoint(): unknown {
-    return this.value;
   }
   fromCheckpoint(saved: unknown): LastValue<V> {
     const channel = new LastValue<V>(this.key);
-    if (saved !== undefined) {
-      channel.value = saved as V;
-      channel.has = true;
-    }
+    if (saved !== undefined) channel.hold(saved as V);
     return channel;
-  }
-  consume(): boolean {
-    return false;
   }
 }
