@@ -16,10 +16,10 @@ import {
   listTuples,
   preparePut,
   putTarget,
+  writesTarget,
   prepareWrites,
   pruneRequest,
   reachableBlobs,
-  requireThreadId,
   StorageError,
   sweepInterval,
   threadIdOf,
@@ -180,10 +180,7 @@ export class PostgresSaver extends BaseCheckpointSaver {
   }
 
   async putWrites(config: RunnableConfig, writes: Array<[channel: string, value: unknown]>, taskId: string): Promise<void> {
-    const threadId = requireThreadId(config);
-    const ns = checkpointNsOf(config);
-    const checkpointId = checkpointIdOf(config);
-    if (checkpointId === undefined) throw new TypeError("putWrites needs configurable.checkpoint_id: the checkpoint the writes belong to.");
+    const { threadId, ns, checkpointId } = writesTarget(config);
     const rows = prepareWrites(this.serde, this.stats, taskId, writes);
     await this.guard("putWrites", () =>
       this.pool.query(SQL.putWrites, [threadId, ns, checkpointId, taskId, rows.map((r) => r.idx), rows.map((r) => r.channel), rows.map((r) => toBytes(r.data))]),

@@ -15,10 +15,10 @@ import {
   listTuples,
   preparePut,
   putTarget,
+  writesTarget,
   prepareWrites,
   pruneRequest,
   reachableBlobs,
-  requireThreadId,
   StorageError,
   sweepInterval,
   threadIdOf,
@@ -148,10 +148,7 @@ export class RedisSaver extends BaseCheckpointSaver {
   }
 
   async putWrites(config: RunnableConfig, writes: Array<[channel: string, value: unknown]>, taskId: string): Promise<void> {
-    const threadId = requireThreadId(config);
-    const ns = checkpointNsOf(config);
-    const checkpointId = checkpointIdOf(config);
-    if (checkpointId === undefined) throw new TypeError("putWrites needs configurable.checkpoint_id: the checkpoint the writes belong to.");
+    const { threadId, ns, checkpointId } = writesTarget(config);
     const rows = prepareWrites(this.serde, this.stats, taskId, writes);
     const keys = this.keys(threadId);
     const args = [keys.base, `${writePrefix(ns, checkpointId)}${taskId}\u0000`, String(this.ttlMs), String(rows.length), taskId];

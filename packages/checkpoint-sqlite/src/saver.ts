@@ -15,10 +15,10 @@ import {
   listTuples,
   preparePut,
   putTarget,
+  writesTarget,
   prepareWrites,
   pruneRequest,
   reachableBlobs,
-  requireThreadId,
   StorageError,
   sweepInterval,
   threadIdOf,
@@ -173,10 +173,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
   }
 
   async putWrites(config: RunnableConfig, writes: Array<[channel: string, value: unknown]>, taskId: string, options?: PutWritesOptions): Promise<void> {
-    const threadId = requireThreadId(config);
-    const ns = checkpointNsOf(config);
-    const checkpointId = checkpointIdOf(config);
-    if (checkpointId === undefined) throw new TypeError("putWrites needs configurable.checkpoint_id: the checkpoint the writes belong to.");
+    const { threadId, ns, checkpointId } = writesTarget(config);
     const rows = prepareWrites(this.serde, this.stats, taskId, writes);
     await this.write("putWrites", options, () => {
       let seq = this.sql.maxSeq.get(threadId, ns, checkpointId) as number;

@@ -3,7 +3,7 @@ import { BaseCheckpointSaver, checkpointIdOf, checkpointNsOf, threadIdOf } from 
 import { assembleValue, blobKey, DeltaPlanner, reachableBlobs, type DeltaOptions, type StoredBlob } from "./delta.js";
 import { MemoryClaims } from "./memory-claims.js";
 import { NOT_PLAIN, copyPlain } from "./plain-copy.js";
-import { preparePut, prepareWrites, withoutDeltas, type PreparedBlob, type RecordKeeper } from "./prepare.js";
+import { preparePut, prepareWrites, withoutDeltas, writesTarget, type PreparedBlob, type RecordKeeper } from "./prepare.js";
 import { listQuery, listTuples } from "./query.js";
 import { checkpointsToPrune, createdAtOf, pruneRequest, sweepInterval, type PruneOptions, type PruneRequest, type RetentionOptions } from "./retention.js";
 import { defaultSerializer, JsonSerializer, type Serializer } from "./serde.js";
@@ -163,10 +163,7 @@ export class MemorySaver extends BaseCheckpointSaver {
   }
 
   async putWrites(config: RunnableConfig, writes: Array<[channel: string, value: unknown]>, taskId: string): Promise<void> {
-    const threadId = requireThreadId(config);
-    const ns = checkpointNsOf(config);
-    const checkpointId = checkpointIdOf(config);
-    if (checkpointId === undefined) throw new TypeError("putWrites needs configurable.checkpoint_id: the checkpoint the writes belong to.");
+    const { threadId, ns, checkpointId } = writesTarget(config);
     const rows = prepareWrites(this.serde, this.stats, taskId, writes);
     const store = this.threads.get(threadId)?.namespaces.get(ns) ?? this.createNamespace(threadId, ns);
     let slots = store.writes.get(checkpointId);

@@ -43,6 +43,13 @@ export function putTarget(config: RunnableConfig, checkpoint: Checkpoint): PutTa
   return { threadId: requireThreadId(config), ns: checkpointNsOf(config), parentId: checkpointIdOf(config), createdAt: createdAtOf(checkpoint.ts, checkpoint.id) };
 }
 
+/** Where a `putWrites(config, ...)` writes: the thread, namespace and checkpoint named by `config`. */
+export function writesTarget(config: RunnableConfig): { threadId: string; ns: string; checkpointId: string } {
+  const checkpointId = checkpointIdOf(config);
+  if (checkpointId === undefined) throw new TypeError("putWrites needs configurable.checkpoint_id: the checkpoint the writes belong to.");
+  return { threadId: requireThreadId(config), ns: checkpointNsOf(config), checkpointId };
+}
+
 /**
  * Serialises everything a `put` writes first, so that a value that cannot be stored fails the
  * put before any row is touched.
