@@ -5,7 +5,7 @@
  */
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import type { Checkpoint, CheckpointMetadata, ChannelVersions, PendingWrite, RunnableConfig } from "../checkpoint/types.js";
-import { WRITES_IDX_MAP } from "../constants.js";
+import { writeRows } from "../checkpoint/writes.js";
 import { StorageError } from "../errors/storage.js";
 import { InterludeError } from "../errors/base.js";
 import type { Durability } from "./graph-internals.js";
@@ -16,26 +16,25 @@ export interface SavedHead {
   metadata: CheckpointMetadata;
   parentId: string | undefined;
   writes: PendingWrite[];
-  /** Slots (task, idx) of the non-reserved writes kept (made at the first). */
-  taken?: Set<string>;
+  /** (task, idx) -> position in `writes`; made at the first write. */
+  slots?: Map<string, number>;
 }
 
-/** Adds writes as a saver keeps them (checkpoint/writes.ts): reserved channels replace the task's earlier one; others take idx 0..n-1 and never overwrite. */
+/** Adds writes as a saver keeps them (`writeRows`: reserved channels replace the task's earlier write, others never overwrite). */
 function recordWrites(head: SavedHead, taskId: string, writes: ReadonlyArray<[string, unknown]>): void {
-  writes.forEach(([channel, value], i) => {
-    if (WRITES_IDX_MAP[channel] !== undefined) {
-      const at = head.writes.findIndex(([task, c]) => task === taskId && c === channel);
-      if (at === -1) head.writes.push([taskId, channel, value]);
-      else head.writes[at] = [taskId, channel, value];
-      return;
-    }
-    const slot = `${taskId}\u0000${i}`;
-    head.taken ??= new Set();
-    if (head.taken.has(slot)) return;
-    head.taken.add(slot);
-    head.writes.push([taskId, channel, value]);
-  });
+  const slots = (head.slots ??= new Map());
+  for (const row of writeRows(writes)) {
+    const slot = `${taskId}\u0000${row.idx}`;
+    const at = slots.get(slot);
+    if (at === undefined) {
+      slots.set(slot, head.writes.length);
+      head.writes.push([taskId, row.channel, row.value]);
+    } else if (row.replace) head.writes[at] = [taskId, row.channel, row.value];
+  }
 }
+
+/** Options of writes the run does not wait to be committed (it flushes once at its end). */
+const NOT_DURABLE = { durable: false } as const;
 
 export class Persistence {
   private tail: Promise<void> = Promise.resolve();
@@ -52,6 +51,8 @@ export class Persistence {
   private unsaved: { checkpoint: Checkpoint; metadata: CheckpointMetadata } | undefined;
   /** The head as this run saved it, with the writes saved against it since (undefined: the head predates the run). */
   private saved: SavedHead | undefined;
+  /** Durability "sync": every save waits for its commit; else the run flushes once at its end. */
+  private readonly durable: boolean;
 
   constructor(
     private readonly saver: BaseCheckpointSaver | undefined,
@@ -63,6 +64,7 @@ export class Persistence {
   ) {
     this.head = head;
     this.parentId = parentId;
+    this.durable = durability === "sync";
   }
 
   configFor(checkpointId: string | undefined): RunnableConfig {
@@ -72,7 +74,7 @@ export class Persistence {
   private enqueue(operation: string, work: () => Promise<unknown>): Promise<void> {
     // Nothing in flight with durability "sync": save directly, without queueing (the common
     // case, one save per step, where the queue's promises were a fifth of a step's cost).
-    if (this.durability === "sync" && this.inFlight === 0 && !this.failure) return this.direct(operation, work);
+    if (this.durable && this.inFlight === 0 && !this.failure) return this.direct(operation, work);
     const next = this.tail.then(async () => {
       if (this.failure) return;
       try {
@@ -82,7 +84,7 @@ export class Persistence {
       }
     });
     this.tail = next;
-    if (this.durability === "sync") return next.then(() => this.check());
+    if (this.durable) return next.then(() => this.check());
     return Promise.resolve();
   }
 
@@ -131,7 +133,7 @@ export class Persistence {
     this.head = checkpoint.id;
     this.parentId = checkpoint.id;
     const saver = this.saver;
-    const durable = this.durability === "sync";
+    const durable = this.durable;
     return this.enqueue("put", () => saver.put(config, checkpoint, metadata, versions, { expectedHead, durable }));
   }
 
@@ -143,7 +145,7 @@ export class Persistence {
     const saver = this.saver;
     const config = this.configFor(checkpointId);
     if (this.saved && checkpointId === this.head) recordWrites(this.saved, taskId, writes);
-    const options = this.durability === "sync" ? undefined : { durable: false };
+    const options = this.durable ? undefined : NOT_DURABLE;
     return this.enqueue("putWrites", () => saver.putWrites(config, writes, taskId, options));
   }
 
@@ -161,7 +163,7 @@ export class Persistence {
   async drain(): Promise<void> {
     await this.tail;
     this.check();
-    if (this.durability !== "sync" && this.saver) {
+    if (!this.durable && this.saver) {
       try {
         await this.saver.flush();
       } catch (error) {

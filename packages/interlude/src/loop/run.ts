@@ -124,7 +124,7 @@ export class GraphRun {
    */
   private async tellFinalState(tell: (state: StateSnapshot) => void): Promise<void> {
     const saved = this.persistence.savedHead();
-    if (!saved || saved.checkpoint.id !== this.persistence.head) return;
+    if (!saved) return;
     const tuple: CheckpointTuple = {
       config: this.persistence.configFor(saved.checkpoint.id),
       checkpoint: { ...saved.checkpoint, channel_values: changedChannelValues(this.channels, this.channels.keys()) },
