@@ -62,22 +62,33 @@ export class GroupCommit {
 
   /**
    * Runs `body` as one logical transaction; resolves with its result once it is committed.
+   * `body` may await (the server's store is asynchronous so that it also runs on PostgreSQL):
+   * other logical transactions wait until it has finished, so none of them nests into its
+   * savepoint and is rolled back with it.
    * With `{ durable: false }` it resolves as soon as `body` has run: for writes nothing outside
    * this process acts on before a later durable write commits (batches commit in order, so that
    * one commits them too), such as a thread claim, which the open batch's write lock already
    * enforces against other processes. If that batch fails, such a write is lost silently.
    */
-  write<T>(body: () => T, options?: WriteOptions): Promise<T> {
-    return this.transaction(body, options);
-  }
-
-  /**
-   * Like `write`, for a body that awaits (the server's store is asynchronous so that it also
-   * runs on PostgreSQL). Other logical transactions wait until it has finished, so none of them
-   * nests into its savepoint and is rolled back with it.
-   */
-  writeAsync<T>(body: () => Promise<T>, options?: WriteOptions): Promise<T> {
-    return this.transaction(body, options);
+  async write<T>(body: () => T | Promise<T>, options?: WriteOptions): Promise<T> {
+    await this.lock();
+    let batch: Batch;
+    let result: T;
+    try {
+      batch = this.batch ?? (await this.begin());
+      this.statements.savepoint.run();
+      try {
+        result = await body();
+        this.statements.release.run();
+      } catch (error) {
+        this.undo(batch, error);
+        throw error;
+      }
+    } finally {
+      this.unlock();
+    }
+    if (options?.durable !== false) await batch.committed;
+    return result;
   }
 
   /** Commits the open batch, then runs `body` with no transaction open and writes held back. */
@@ -104,26 +115,7 @@ export class GroupCommit {
     await this.batch?.committed;
   }
 
-  private async transaction<T>(body: () => T | Promise<T>, options: WriteOptions | undefined): Promise<T> {
-    await this.lock();
-    let batch: Batch;
-    let result: T;
-    try {
-      batch = this.batch ?? (await this.begin());
-      this.statements.savepoint.run();
-      try {
-        result = await body();
-        this.statements.release.run();
-      } catch (error) {
-        this.undo(batch, error);
-        throw error;
-      }
-    } finally {
-      this.unlock();
-    }
-    if (options?.durable !== false) await batch.committed;
-    return result;
-  }
+
 
   /** Undoes one logical transaction; if SQLite rolled back the whole batch, its writers are told. */
   private undo(batch: Batch, error: unknown): void {

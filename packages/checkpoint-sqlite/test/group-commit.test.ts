@@ -45,7 +45,7 @@ describe("GroupCommit", () => {
         insert.run(2, "undone");
         throw new Error("refused");
       }),
-      group.writeAsync(async () => {
+      group.write(async () => {
         insert.run(3, "kept too");
         await Promise.resolve();
       }),

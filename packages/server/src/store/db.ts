@@ -69,7 +69,7 @@ export class SqliteDb implements Db {
    * the batch's BEGIN IMMEDIATE also excludes other processes.
    */
   async tx<T>(fn: (db: Db) => Promise<T>, _threadId?: string, options?: TxOptions): Promise<T> {
-    return this.group.writeAsync(() => fn(this.inTx), options);
+    return this.group.write(() => fn(this.inTx), options);
   }
 
   /** Commits what is pending (before the connection closes). */
