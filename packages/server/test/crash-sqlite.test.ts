@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 // @ts-expect-error: a plain ESM script without types, shared with `npm run bench:server`.
 import { startServerProcess } from "../bench/load.mjs";
-import { until } from "./helpers.js";
+import { json, until } from "./helpers.js";
 
 const CLIENTS = 10;
 const dir = mkdtempSync(join(tmpdir(), "interlude-crash-server-"));
@@ -18,9 +18,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const env = { INTERLUDE_RUN_LEASE_MS: "500", INTERLUDE_CLAIM_TTL_MS: "500" };
 
 async function post(url: string, body: unknown): Promise<any> {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  if (!response.ok) throw new Error(`${response.status} ${await response.text()}`);
-  return response.json();
+  const response = await json(url, { method: "POST", body: JSON.stringify(body) });
+  if (response.status >= 300) throw new Error(`${response.status} ${JSON.stringify(response.body)}`);
+  return response.body;
 }
 
 it("keeps every acknowledged answer, applies none twice, and resumes every thread after SIGKILL", async () => {
@@ -55,7 +55,7 @@ it("keeps every acknowledged answer, applies none twice, and resumes every threa
       // The killed process's run is declared lost once its lease lapses: the thread then waits
       // for its question again, or, killed between steps, says the run was lost.
       const thread = await until(async () => {
-        const t = await (await fetch(`${second.url}/threads/${threadId}`)).json();
+        const t = (await json(`${second.url}/threads/${threadId}`)).body;
         return (t.status === "interrupted" || t.status === "error") && t;
       });
       if (thread.status === "error") expect(thread.error.code).toBe("RUN_LOST");

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 // @ts-expect-error: a plain ESM script without types, shared with `npm run bench:server`.
 import { describeLoad, runLoad, startServerProcess } from "../bench/load.mjs";
+import { json } from "./helpers.js";
 
 const CLIENTS = 20;
 const ROUNDS = 50;
@@ -24,7 +25,7 @@ async function expectEveryAnswerOnce(result: { threads: Array<{ threadId: string
   for (const [c, { threadId, final }] of result.threads.entries()) {
     expect(final.__interrupt__).toBeUndefined();
     expect(final.answers).toEqual(Array.from({ length: ROUNDS }, (_, n) => `c${c}-${n}`));
-    const thread = await (await fetch(`${server.url}/threads/${threadId}`)).json();
+    const thread = (await json(`${server.url}/threads/${threadId}`)).body;
     expect(thread.status).toBe("idle");
     expect(thread.values.answers).toEqual(final.answers);
   }

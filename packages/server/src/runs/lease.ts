@@ -34,7 +34,7 @@ export async function recoverLost(ctx: ServerContext): Promise<void> {
       // would ever continue it unless told: the thread says the run was lost.
       const snapshot = await readSnapshot(ctx, run.thread_id);
       const midway = snapshot !== undefined && snapshot.next.length > 0 && snapshot.interrupts.length === 0;
-      await syncThread(ctx, run.thread_id, { error: midway ? lost : null });
+      await syncThread(ctx, run.thread_id, { error: midway ? lost : null }, snapshot);
       await dispatchNext(ctx, run.thread_id);
     }
   }

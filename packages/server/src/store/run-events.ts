@@ -29,6 +29,10 @@ export async function deleteRunEvents(db: Db, runIds: readonly string[]): Promis
   await db.run(`DELETE FROM interlude_server_run_events WHERE run_id IN (${runIds.map(() => "?").join(", ")})`, [...runIds]);
 }
 
+export async function deleteThreadRunEvents(db: Db, threadId: string): Promise<void> {
+  await db.run("DELETE FROM interlude_server_run_events WHERE run_id IN (SELECT run_id FROM interlude_server_runs WHERE thread_id = ?)", [threadId]);
+}
+
 /** Events of runs that ended before `before` (their late joiners have had their chance). */
 export async function deleteOldRunEvents(db: Db, before: string): Promise<void> {
   await db.run(

@@ -5,6 +5,7 @@
 import { answerOf, assistantOf, json, pendingOf, runOf, threadOf } from "./codec.js";
 import type { Db } from "./db.js";
 import type { AnswerRecord, AssistantRecord, Json, PendingInterrupt, RunRecord, RunStatus, ThreadRecord, ThreadStatus } from "./records.js";
+import { deleteThreadRunEvents } from "./run-events.js";
 import { migrate } from "./schema.js";
 
 export interface Page {
@@ -150,7 +151,7 @@ export class Store {
 
   async deleteThread(id: string): Promise<boolean> {
     return this.db.tx(async (db) => {
-      await db.run("DELETE FROM interlude_server_run_events WHERE run_id IN (SELECT run_id FROM interlude_server_runs WHERE thread_id = ?)", [id]);
+      await deleteThreadRunEvents(db, id);
       for (const table of ["runs", "pending", "answers"]) await db.run(`DELETE FROM interlude_server_${table} WHERE thread_id = ?`, [id]);
       return (await db.run("DELETE FROM interlude_server_threads WHERE thread_id = ?", [id])) > 0;
     }, id);

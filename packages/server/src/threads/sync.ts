@@ -42,8 +42,9 @@ export async function readSnapshot(ctx: ServerContext, threadId: string): Promis
   return graph ? await graph.getState({ configurable: { thread_id: threadId } }) : undefined;
 }
 
-export async function syncThread(ctx: ServerContext, threadId: string, options: SyncOptions = {}): Promise<ThreadRecord | undefined> {
-  const snapshot = await readSnapshot(ctx, threadId);
+/** @param read the thread's snapshot when the caller has just read it */
+export async function syncThread(ctx: ServerContext, threadId: string, options: SyncOptions = {}, read?: StateSnapshot): Promise<ThreadRecord | undefined> {
+  const snapshot = read ?? (await readSnapshot(ctx, threadId));
   const announcements: Announcements = { events: [], deadlines: [] };
   const thread = await ctx.store.db.tx((db) => syncThreadIn(ctx, db, threadId, snapshot, options, announcements), threadId);
   await announce(ctx, announcements);
