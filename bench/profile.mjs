@@ -3,6 +3,7 @@
  * Then `node bench/lib/top.mjs <file.cpuprofile>` lists the hottest functions.
  */
 import { approval, chain, fanout, loop } from "./lib/graphs.mjs";
+
 // IL_ROOT=/path/to/another/checkout compares against another build of the core (MemorySaver only).
 const IL = await import(process.env.IL_ROOT ? `${process.env.IL_ROOT}/packages/interlude/dist/index.js` : "interlude");
 const sqlite = async (path) => (await import("@interlude/checkpoint-sqlite")).SqliteSaver.fromConnString(path);
@@ -11,7 +12,12 @@ const lib = { ...IL, sqlite };
 const which = process.argv[2] ?? "1";
 const seconds = Number(process.argv[3] ?? 5);
 const saverKind = process.argv[4] ?? "memory";
-const saver = () => (saverKind === "memory" ? new lib.MemorySaver() : lib.sqlite(saverKind === "sqlite-memory" ? ":memory:" : `/tmp/interlude-profile-${process.pid}-${Math.random()}.sqlite`));
+const saver = () =>
+  saverKind === "memory"
+    ? new lib.MemorySaver()
+    : lib.sqlite(
+        saverKind === "sqlite-memory" ? ":memory:" : `/tmp/interlude-profile-${process.pid}-${Math.random()}.sqlite`,
+      );
 let thread = 0;
 const config = () => ({ configurable: { thread_id: `p${thread++}` }, recursionLimit: 2000 });
 const items = Array.from({ length: 100 }, (_, i) => i);

@@ -17,7 +17,11 @@ import { log, markdownTable } from "./lib/harness.mjs";
 const WORKLOADS = ["1-chain", "2-loop", "3-roundtrip", "4-fanout", "5-storage", "6-memory", "7-postgres"];
 
 const args = process.argv.slice(2);
-const only = args.find((a) => a.startsWith("--only="))?.slice(7).split(",").map(Number);
+const only = args
+  .find((a) => a.startsWith("--only="))
+  ?.slice(7)
+  .split(",")
+  .map(Number);
 const updateDoc = args.includes("--update-doc");
 
 // LangGraph.js adds one abort listener per task to a shared signal; 100 Sends trip Node's
@@ -45,7 +49,10 @@ for (const name of WORKLOADS) {
 
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? "unknown CPU"}, Node ${process.version}, ${process.platform}/${process.arch}`;
 const table = markdownTable(rows);
-const footer = [...skipped, `Machine: ${machine}. Total ${((Date.now() - started) / 1000).toFixed(0)} s. Ratio = LangGraph.js / Interlude for times and bytes, Interlude / LangGraph.js for rates.`];
+const footer = [
+  ...skipped,
+  `Machine: ${machine}. Total ${((Date.now() - started) / 1000).toFixed(0)} s. Ratio = LangGraph.js / Interlude for times and bytes, Interlude / LangGraph.js for rates.`,
+];
 process.stdout.write(`\n${table}\n\n${footer.join("\n")}\n`);
 
 if (updateDoc) {

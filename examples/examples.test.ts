@@ -8,7 +8,8 @@ const expected: Record<string, RegExp> = {
   "patterns/validate-input.mjs": /Human is 25 years old\.\n\{ age: 25 \}/,
   "patterns/resume-many.mjs": /legal: true', 'finance: false/,
   "patterns/subgraph.mjs": /Got an answer of 35\n\{ parent_node: \{ state_counter: 1 \} \}/,
-  "patterns/breakpoints-and-edits.mjs": /publish v2 \(edited by a human\)[\s\S]*fork: \[ 'write', 'publish v3 \(fork\)' \]/,
+  "patterns/breakpoints-and-edits.mjs":
+    /publish v2 \(edited by a human\)[\s\S]*fork: \[ 'write', 'publish v3 \(fork\)' \]/,
   "patterns/side-effects.mjs": /api_call ran 1 time/,
   "differences/1-ambiguous-answer.mjs": /AMBIGUOUS_RESUME[\s\S]*'transfer: no', 'newsletter: yes'/,
   "differences/2-nothing-to-resume.mjs": /NOTHING_TO_RESUME[\s\S]*UNKNOWN_INTERRUPT/,
@@ -22,7 +23,11 @@ const expected: Record<string, RegExp> = {
 
 describe("examples", () => {
   const root = fileURLToPath(new URL(".", import.meta.url));
-  const files = ["patterns", "differences"].flatMap((dir) => readdirSync(`${root}${dir}`).filter((f) => f.endsWith(".mjs")).map((f) => `${dir}/${f}`));
+  const files = ["patterns", "differences"].flatMap((dir) =>
+    readdirSync(`${root}${dir}`)
+      .filter((f) => f.endsWith(".mjs"))
+      .map((f) => `${dir}/${f}`),
+  );
   it("lists an expectation for every example", () => {
     expect(files.sort()).toEqual(Object.keys(expected).sort());
   });

@@ -29,5 +29,6 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
+npm run lint
 npm run build
 npx vitest run "$@"

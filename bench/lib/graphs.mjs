@@ -26,7 +26,12 @@ export function loop(lib, steps, checkpointer) {
 
 /** propose -> review (asks a human) -> finalize. */
 export function approval(lib, checkpointer) {
-  const State = lib.Annotation.Root({ request: lib.Annotation(), draft: lib.Annotation(), decision: lib.Annotation(), result: lib.Annotation() });
+  const State = lib.Annotation.Root({
+    request: lib.Annotation(),
+    draft: lib.Annotation(),
+    decision: lib.Annotation(),
+    result: lib.Annotation(),
+  });
   return new lib.StateGraph(State)
     .addNode("propose", (s) => ({ draft: `Refund of ${s.request.amount} EUR to ${s.request.customer}` }))
     .addNode("review", (s) => ({ decision: lib.interrupt({ question: "Approve?", draft: s.draft }) }))
@@ -42,8 +47,11 @@ export function approval(lib, checkpointer) {
  * START fans out `workers` Sends to one worker node; each appends its result to a list.
  * With `askEvery`, every `askEvery`-th worker asks a human first.
  */
-export function fanout(lib, workers, checkpointer, askEvery = 0) {
-  const State = lib.Annotation.Root({ items: lib.Annotation(), results: lib.Annotation({ reducer: concat, default: () => [] }) });
+export function fanout(lib, _workers, checkpointer, askEvery = 0) {
+  const State = lib.Annotation.Root({
+    items: lib.Annotation(),
+    results: lib.Annotation({ reducer: concat, default: () => [] }),
+  });
   return new lib.StateGraph(State)
     .addNode("worker", (arg) => {
       const answer = askEvery && arg.i % askEvery === 0 ? lib.interrupt({ item: arg.i }) : "auto";

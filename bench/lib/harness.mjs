@@ -62,7 +62,17 @@ export async function timed(fn) {
  */
 export function row({ workload, metric, unit, il, lg, better = "lower", target, note }) {
   const ratio = better === "lower" ? lg.median / il.median : il.median / lg.median;
-  return { workload, metric, unit, il, lg, ratio, target, met: target === undefined ? undefined : ratio >= target, note };
+  return {
+    workload,
+    metric,
+    unit,
+    il,
+    lg,
+    ratio,
+    target,
+    met: target === undefined ? undefined : ratio >= target,
+    note,
+  };
 }
 
 export function fmt(value, unit) {
@@ -97,7 +107,9 @@ export function markdownTable(rows) {
     const ratio = Number.isFinite(r.ratio) ? `${r.ratio >= 100 ? r.ratio.toFixed(0) : r.ratio.toFixed(1)}x` : "–";
     const target = r.target === undefined ? "–" : `≥${r.target}x`;
     const met = r.met === undefined ? "" : r.met ? "yes" : "**no**";
-    lines.push(`| ${r.workload} | ${r.metric}${unitLabel}${r.note ? ` — ${r.note}` : ""} | ${cell(r.il, r.unit)} | ${cell(r.lg, r.unit)} | ${ratio} | ${target} | ${met} |`);
+    lines.push(
+      `| ${r.workload} | ${r.metric}${unitLabel}${r.note ? ` — ${r.note}` : ""} | ${cell(r.il, r.unit)} | ${cell(r.lg, r.unit)} | ${ratio} | ${target} | ${met} |`,
+    );
   }
   return lines.join("\n");
 }

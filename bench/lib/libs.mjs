@@ -2,10 +2,11 @@
  * The two runtimes behind one face, so that every workload builds the very same graph with
  * each: `lib.StateGraph`, `lib.Annotation`, ... plus `sqlite(path)` and `postgres(pool)`.
  */
-import * as IL from "interlude";
+
 import { SqliteSaver as ILSqliteSaver } from "@interlude/checkpoint-sqlite";
 import * as LG from "@langchain/langgraph";
 import { SqliteSaver as LGSqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import * as IL from "interlude";
 
 function face(name, m, SqliteSaver, loadPostgres) {
   return {
@@ -28,6 +29,16 @@ function face(name, m, SqliteSaver, loadPostgres) {
   };
 }
 
-export const interlude = face("Interlude", IL, ILSqliteSaver, async () => (await import("@interlude/checkpoint-postgres")).PostgresSaver);
-export const langgraph = face("LangGraph.js", LG, LGSqliteSaver, async () => (await import("@langchain/langgraph-checkpoint-postgres")).PostgresSaver);
+export const interlude = face(
+  "Interlude",
+  IL,
+  ILSqliteSaver,
+  async () => (await import("@interlude/checkpoint-postgres")).PostgresSaver,
+);
+export const langgraph = face(
+  "LangGraph.js",
+  LG,
+  LGSqliteSaver,
+  async () => (await import("@langchain/langgraph-checkpoint-postgres")).PostgresSaver,
+);
 export const both = [interlude, langgraph];

@@ -10,6 +10,8 @@ export async function startPostgres() {
   try {
     return await start();
   } catch (error) {
-    return { skip: `PostgreSQL did not start (${error.message}); apt-get install postgresql, or set BENCH_POSTGRES_URL` };
+    return {
+      skip: `PostgreSQL did not start (${error.message}); apt-get install postgresql, or set BENCH_POSTGRES_URL`,
+    };
   }
 }

@@ -7,7 +7,8 @@ const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const selfTicks = new Map();
 for (const id of profile.samples) selfTicks.set(id, (selfTicks.get(id) ?? 0) + 1);
 const total = profile.samples.length;
-const key = (n) => `${n.callFrame.functionName || "(anon)"} ${n.callFrame.url.split("/").slice(-2).join("/")}:${n.callFrame.lineNumber + 1}`;
+const key = (n) =>
+  `${n.callFrame.functionName || "(anon)"} ${n.callFrame.url.split("/").slice(-2).join("/")}:${n.callFrame.lineNumber + 1}`;
 const self = new Map();
 const inclusive = new Map();
 const parent = new Map();

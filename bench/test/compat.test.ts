@@ -13,7 +13,8 @@ const libs: Array<[string, Lib]> = [
   ["interlude", interlude],
 ];
 
-const strip = (value: any): any => JSON.parse(JSON.stringify(value, (k, v) => (k === "id" || k === "ns" ? undefined : v)));
+const strip = (value: any): any =>
+  JSON.parse(JSON.stringify(value, (k, v) => (k === "id" || k === "ns" ? undefined : v)));
 
 async function collect(stream: AsyncIterable<unknown>) {
   const out: unknown[] = [];
@@ -41,8 +42,17 @@ const scenarios: Record<string, (lib: any) => Promise<unknown>> = {
     return out;
   },
 
-  async "parallel interrupts answered by id, state and next"({ Annotation, StateGraph, START, interrupt, Command, MemorySaver }) {
-    const State = Annotation.Root({ log: Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] }) });
+  async "parallel interrupts answered by id, state and next"({
+    Annotation,
+    StateGraph,
+    START,
+    interrupt,
+    Command,
+    MemorySaver,
+  }) {
+    const State = Annotation.Root({
+      log: Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] }),
+    });
     const graph = new StateGraph(State)
       .addNode("a", () => ({ log: [`a:${interrupt("A?")}`] }))
       .addNode("b", () => ({ log: [`b:${interrupt("B?")}`] }))
@@ -57,12 +67,22 @@ const scenarios: Record<string, (lib: any) => Promise<unknown>> = {
     const map = Object.fromEntries(pending.map((i: any) => [i.id, i.value.toLowerCase()]));
     const done = await graph.invoke(new Command({ resume: map }), config);
     const history: unknown[] = [];
-    for await (const s of graph.getStateHistory(config)) history.push([s.metadata.source, s.metadata.step, s.next, s.values]);
-    return { next: state.next, values: state.values, tasks: state.tasks.map((t: any) => [t.name, t.path, t.interrupts]), done, history };
+    for await (const s of graph.getStateHistory(config))
+      history.push([s.metadata.source, s.metadata.step, s.next, s.values]);
+    return {
+      next: state.next,
+      values: state.values,
+      tasks: state.tasks.map((t: any) => [t.name, t.path, t.interrupts]),
+      done,
+      history,
+    };
   },
 
   async "breakpoint, updateState, continue; history sources"({ Annotation, StateGraph, START, MemorySaver }) {
-    const State = Annotation.Root({ draft: Annotation(), log: Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] }) });
+    const State = Annotation.Root({
+      draft: Annotation(),
+      log: Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] }),
+    });
     const graph = new StateGraph(State)
       .addNode("write", () => ({ draft: "v1", log: ["write"] }))
       .addNode("publish", (s: any) => ({ log: [`publish ${s.draft}`] }))
@@ -77,7 +97,14 @@ const scenarios: Record<string, (lib: any) => Promise<unknown>> = {
     return { paused, next, done };
   },
 
-  async "stream updates with an interrupt, then resume"({ Annotation, StateGraph, START, interrupt, Command, MemorySaver }) {
+  async "stream updates with an interrupt, then resume"({
+    Annotation,
+    StateGraph,
+    START,
+    interrupt,
+    Command,
+    MemorySaver,
+  }) {
     const State = Annotation.Root({ name: Annotation(), greeting: Annotation() });
     const graph = new StateGraph(State)
       .addNode("ask", () => ({ name: interrupt("name?") }))
@@ -87,13 +114,24 @@ const scenarios: Record<string, (lib: any) => Promise<unknown>> = {
       .compile({ checkpointer: new MemorySaver() });
     const config = { configurable: { thread_id: "t" } };
     const first = await collect(await graph.stream({}, { ...config, streamMode: "updates" }));
-    const second = await collect(await graph.stream(new Command({ resume: "ada" }), { ...config, streamMode: "updates" }));
-    const values = await collect(await graph.stream({ name: "bob" }, { configurable: { thread_id: "t2" }, streamMode: "values", interruptBefore: ["greet"] } as any));
+    const second = await collect(
+      await graph.stream(new Command({ resume: "ada" }), { ...config, streamMode: "updates" }),
+    );
+    const values = await collect(
+      await graph.stream({ name: "bob" }, {
+        configurable: { thread_id: "t2" },
+        streamMode: "values",
+        interruptBefore: ["greet"],
+      } as any),
+    );
     return { first, second, values };
   },
 
   async "Send fan-out and conditional routing"({ Annotation, StateGraph, START, END, Send }) {
-    const State = Annotation.Root({ items: Annotation(), out: Annotation({ reducer: (a: number[], b: number[]) => a.concat(b), default: () => [] }) });
+    const State = Annotation.Root({
+      items: Annotation(),
+      out: Annotation({ reducer: (a: number[], b: number[]) => a.concat(b), default: () => [] }),
+    });
     const graph = new StateGraph(State)
       .addNode("square", (arg: any) => ({ out: [arg.n * arg.n] }))
       .addNode("sum", (s: any) => ({ out: [s.out.reduce((a: number, b: number) => a + b, 0)] }))
@@ -105,7 +143,9 @@ const scenarios: Record<string, (lib: any) => Promise<unknown>> = {
   },
 
   async "Command goto and update from a node"({ Annotation, StateGraph, START, Command }) {
-    const State = Annotation.Root({ log: Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] }) });
+    const State = Annotation.Root({
+      log: Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] }),
+    });
     const graph = new StateGraph(State)
       .addNode("route", () => new Command({ update: { log: ["route"] }, goto: "b" }), { ends: ["a", "b"] })
       .addNode("a", () => ({ log: ["a"] }))
@@ -116,21 +156,33 @@ const scenarios: Record<string, (lib: any) => Promise<unknown>> = {
   },
 
   async "subgraph node interrupt and resume"({ Annotation, StateGraph, START, interrupt, Command, MemorySaver }) {
-    const State = Annotation.Root({ log: Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] }) });
+    const State = Annotation.Root({
+      log: Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] }),
+    });
     const child = new StateGraph(State)
       .addNode("prep", () => ({ log: ["prep"] }))
       .addNode("ask", () => ({ log: [`got ${interrupt("child?")}`] }))
       .addEdge(START, "prep")
       .addEdge("prep", "ask")
       .compile();
-    const parent = new StateGraph(State).addNode("child", child).addEdge(START, "child").compile({ checkpointer: new MemorySaver() });
+    const parent = new StateGraph(State)
+      .addNode("child", child)
+      .addEdge(START, "child")
+      .compile({ checkpointer: new MemorySaver() });
     const config = { configurable: { thread_id: "t" } };
     const paused = await parent.invoke({ log: ["start"] }, config);
     const done = await parent.invoke(new Command({ resume: "x" }), config);
     return { paused, done };
   },
 
-  async "seed: subgraph called inside a node, streamed, with counters"({ Annotation, StateGraph, START, interrupt, Command, MemorySaver }) {
+  async "seed: subgraph called inside a node, streamed, with counters"({
+    Annotation,
+    StateGraph,
+    START,
+    interrupt,
+    Command,
+    MemorySaver,
+  }) {
     const counts = { parent: 0, some: 0, human: 0 };
     const State = Annotation.Root({ state_counter: Annotation() });
     const subgraph = new StateGraph(State)
@@ -155,11 +207,20 @@ const scenarios: Record<string, (lib: any) => Promise<unknown>> = {
       .compile({ checkpointer: new MemorySaver() });
     const config = { configurable: { thread_id: "t" } };
     const first = await collect(await graph.stream({ state_counter: 1 }, { ...config, streamMode: "updates" }));
-    const second = await collect(await graph.stream(new Command({ resume: "35" }), { ...config, streamMode: "updates" }));
+    const second = await collect(
+      await graph.stream(new Command({ resume: "35" }), { ...config, streamMode: "updates" }),
+    );
     return { first, second, counts };
   },
 
-  async "seed: positional answers with a state update (LangGraph's behaviour, opted into)"({ Annotation, StateGraph, START, interrupt, Command, MemorySaver }) {
+  async "seed: positional answers with a state update (LangGraph's behaviour, opted into)"({
+    Annotation,
+    StateGraph,
+    START,
+    interrupt,
+    Command,
+    MemorySaver,
+  }) {
     const State = Annotation.Root({ age: Annotation(), name: Annotation() });
     const graph = new StateGraph(State)
       .addNode("human_node", (state: any) => {
@@ -171,13 +232,29 @@ const scenarios: Record<string, (lib: any) => Promise<unknown>> = {
       .compile({ checkpointer: new MemorySaver(), resumeMatching: "positional" } as any);
     const config = { configurable: { thread_id: "t" } };
     const first = await collect(await graph.stream({ age: null, name: null }, { ...config, streamMode: "updates" }));
-    const second = await collect(await graph.stream(new Command({ resume: "John", update: { name: "foo" } }), { ...config, streamMode: "updates" }));
+    const second = await collect(
+      await graph.stream(new Command({ resume: "John", update: { name: "foo" } }), {
+        ...config,
+        streamMode: "updates",
+      }),
+    );
     return { first, second };
   },
 
-  async "interruptAfter, values stream, and getState of a subgraph task"({ Annotation, StateGraph, START, interrupt, MemorySaver }) {
-    const State = Annotation.Root({ log: Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] }) });
-    const child = new StateGraph(State).addNode("ask", () => ({ log: [`got ${interrupt("child?")}`] })).addEdge(START, "ask").compile();
+  async "interruptAfter, values stream, and getState of a subgraph task"({
+    Annotation,
+    StateGraph,
+    START,
+    interrupt,
+    MemorySaver,
+  }) {
+    const State = Annotation.Root({
+      log: Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] }),
+    });
+    const child = new StateGraph(State)
+      .addNode("ask", () => ({ log: [`got ${interrupt("child?")}`] }))
+      .addEdge(START, "ask")
+      .compile();
     const graph = new StateGraph(State)
       .addNode("one", () => ({ log: ["one"] }))
       .addNode("child", child)
@@ -188,18 +265,39 @@ const scenarios: Record<string, (lib: any) => Promise<unknown>> = {
     const values = await collect(await graph.stream({ log: ["in"] }, config));
     const more = await collect(await graph.stream(null, config));
     const state = await graph.getState(config);
-    return { values, more, next: state.next, values2: state.values, taskNames: state.tasks.map((t: any) => t.name), childNs: typeof state.tasks[0].state?.configurable?.checkpoint_ns };
+    return {
+      values,
+      more,
+      next: state.next,
+      values2: state.values,
+      taskNames: state.tasks.map((t: any) => t.name),
+      childNs: typeof state.tasks[0].state?.configurable?.checkpoint_ns,
+    };
   },
 
   async "two writes to a key without reducer fail with InvalidUpdateError"({ Annotation, StateGraph, START }) {
     const State = Annotation.Root({ v: Annotation() });
-    const graph = new StateGraph(State).addNode("a", () => ({ v: 1 })).addNode("b", () => ({ v: 2 })).addEdge(START, "a").addEdge(START, "b").compile();
+    const graph = new StateGraph(State)
+      .addNode("a", () => ({ v: 1 }))
+      .addNode("b", () => ({ v: 2 }))
+      .addEdge(START, "a")
+      .addEdge(START, "b")
+      .compile();
     const error = await graph.invoke({}).catch((e: Error) => e);
     return error.name;
   },
 
-  async "replaying a paused checkpoint from history forks the thread there"({ Annotation, StateGraph, START, interrupt, Command, MemorySaver }) {
-    const State = Annotation.Root({ log: Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] }) });
+  async "replaying a paused checkpoint from history forks the thread there"({
+    Annotation,
+    StateGraph,
+    START,
+    interrupt,
+    Command,
+    MemorySaver,
+  }) {
+    const State = Annotation.Root({
+      log: Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] }),
+    });
     const graph = new StateGraph(State)
       .addNode("one", () => ({ log: ["one"] }))
       .addNode("two", () => ({ log: [`two:${interrupt("q")}`] }))
@@ -215,7 +313,8 @@ const scenarios: Record<string, (lib: any) => Promise<unknown>> = {
     for await (const s of graph.getStateHistory(config)) history.push(s);
     const replayed = await graph.invoke(null, history.find((s) => s.next[0] === "two").config);
     const after: unknown[] = [];
-    for await (const s of graph.getStateHistory(config)) after.push([s.metadata.source, s.metadata.step, s.next, s.values]);
+    for await (const s of graph.getStateHistory(config))
+      after.push([s.metadata.source, s.metadata.step, s.next, s.values]);
     const head = await graph.getState(config);
     const again = await graph.invoke(new Command({ resume: "y" }), config);
     return { replayed, after, headNext: head.next, again };

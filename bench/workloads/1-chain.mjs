@@ -4,8 +4,9 @@
  * super-step (the nodes themselves do next to nothing). A plain chain of async functions doing
  * the same updates is shown as the floor.
  */
-import { alternate, now, row, scaled, summary, timed } from "../lib/harness.mjs";
+
 import { chain } from "../lib/graphs.mjs";
+import { alternate, now, row, scaled, summary, timed } from "../lib/harness.mjs";
 import { interlude, langgraph } from "../lib/libs.mjs";
 
 const NODES = 100;
@@ -23,8 +24,17 @@ export async function run() {
     if (result.count !== NODES) throw new Error(`${lib.name}: count ${result.count}`);
     return ms / NODES;
   };
-  const stats = await alternate({ iterations: scaled(60, 5), warmup: 5, block: 5, il: sample(interlude), lg: sample(langgraph) });
-  return [row({ workload: 1, metric: "chain of 100: overhead per super-step", unit: "ms", ...stats, target: 50 }), await plainFloor()];
+  const stats = await alternate({
+    iterations: scaled(60, 5),
+    warmup: 5,
+    block: 5,
+    il: sample(interlude),
+    lg: sample(langgraph),
+  });
+  return [
+    row({ workload: 1, metric: "chain of 100: overhead per super-step", unit: "ms", ...stats, target: 50 }),
+    await plainFloor(),
+  ];
 }
 
 /** The same 100 updates as plain awaited async functions: what a step costs with no runtime at all. */
@@ -39,6 +49,13 @@ function plainFloor() {
       samples.push((now() - start) / NODES);
     }
     const s = summary(samples);
-    return { workload: 1, metric: "floor: plain async functions, per step", unit: "ms", il: s, lg: undefined, ratio: NaN };
+    return {
+      workload: 1,
+      metric: "floor: plain async functions, per step",
+      unit: "ms",
+      il: s,
+      lg: undefined,
+      ratio: NaN,
+    };
   })();
 }

@@ -2,8 +2,9 @@
  * 2. One node looping 1,000 super-steps through a conditional edge, MemorySaver.
  * Sample: one invoke on a new thread divided by its 1,000 super-steps.
  */
-import { alternate, row, scaled, timed } from "../lib/harness.mjs";
+
 import { loop } from "../lib/graphs.mjs";
+import { alternate, row, scaled, timed } from "../lib/harness.mjs";
 import { interlude, langgraph } from "../lib/libs.mjs";
 
 const STEPS = 1000;
@@ -21,6 +22,14 @@ export async function run() {
     if (result.count !== STEPS) throw new Error(`${lib.name}: count ${result.count}`);
     return ms / STEPS;
   };
-  const stats = await alternate({ iterations: scaled(12, 3), warmup: 2, block: 2, il: sample(interlude), lg: sample(langgraph) });
-  return [row({ workload: 2, metric: "loop of 1,000 steps: overhead per super-step", unit: "ms", ...stats, target: 50 })];
+  const stats = await alternate({
+    iterations: scaled(12, 3),
+    warmup: 2,
+    block: 2,
+    il: sample(interlude),
+    lg: sample(langgraph),
+  });
+  return [
+    row({ workload: 2, metric: "loop of 1,000 steps: overhead per super-step", unit: "ms", ...stats, target: 50 }),
+  ];
 }

@@ -7,8 +7,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { alternate, now, row, scaled } from "../lib/harness.mjs";
 import { approval } from "../lib/graphs.mjs";
+import { alternate, now, row, scaled } from "../lib/harness.mjs";
 import { interlude, langgraph } from "../lib/libs.mjs";
 
 export const title = "Interrupt-and-resume round trip, 3-node approval graph";
@@ -28,7 +28,8 @@ export async function run() {
     for (const saver of SAVERS) {
       const graphs = {};
       const savers = {};
-      for (const lib of [interlude, langgraph]) graphs[lib.name] = approval(lib, (savers[lib.name] = saver.make(lib, dir)));
+      for (const lib of [interlude, langgraph])
+        graphs[lib.name] = approval(lib, (savers[lib.name] = saver.make(lib, dir)));
       const getState = { il: [], lg: [] };
       let thread = 0;
       const sample = (lib, key) => async () => {
@@ -41,14 +42,30 @@ export async function run() {
         const t2 = now();
         const done = await graph.invoke(new lib.Command({ resume: "yes" }), config);
         const t3 = now();
-        if (!paused.__interrupt__?.length || state.next[0] !== "review" || done.result !== "sent") throw new Error(`${lib.name}: unexpected round trip`);
+        if (!paused.__interrupt__?.length || state.next[0] !== "review" || done.result !== "sent")
+          throw new Error(`${lib.name}: unexpected round trip`);
         if (thread > 0) getState[key].push(t2 - t1);
         return t1 - t0 + (t3 - t2);
       };
-      const stats = await alternate({ iterations: scaled(THREADS, 20), warmup: 20, block: 50, il: sample(interlude, "il"), lg: sample(langgraph, "lg") });
+      const stats = await alternate({
+        iterations: scaled(THREADS, 20),
+        warmup: 20,
+        block: 50,
+        il: sample(interlude, "il"),
+        lg: sample(langgraph, "lg"),
+      });
       rows.push(row({ workload: 3, metric: `round trip, ${saver.label}`, unit: "ms", ...stats, target: 10 }));
       const { summary } = await import("../lib/harness.mjs");
-      rows.push(row({ workload: 3, metric: `getState on a paused thread, ${saver.label}`, unit: "ms", il: summary(getState.il), lg: summary(getState.lg), target: 10 }));
+      rows.push(
+        row({
+          workload: 3,
+          metric: `getState on a paused thread, ${saver.label}`,
+          unit: "ms",
+          il: summary(getState.il),
+          lg: summary(getState.lg),
+          target: 10,
+        }),
+      );
       for (const s of Object.values(savers)) await s.close?.();
     }
   } finally {

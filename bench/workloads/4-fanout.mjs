@@ -4,8 +4,9 @@
  * interrupting: invoke until paused with 10 questions + one `Command({ resume: { id: answer } })`
  * answering all ten; sample = both invokes.
  */
-import { alternate, row, scaled, timed } from "../lib/harness.mjs";
+
 import { fanout } from "../lib/graphs.mjs";
+import { alternate, row, scaled, timed } from "../lib/harness.mjs";
 import { interlude, langgraph } from "../lib/libs.mjs";
 
 export const title = "Fan-out of 100 Send workers";
@@ -23,7 +24,10 @@ export async function run() {
   let thread = 0;
   const runPlain = (lib) => async () => {
     let result;
-    const ms = await timed(async () => (result = await plain[lib.name].invoke({ items }, { configurable: { thread_id: `fan-${thread++}` } })));
+    const ms = await timed(
+      async () =>
+        (result = await plain[lib.name].invoke({ items }, { configurable: { thread_id: `fan-${thread++}` } })),
+    );
     if (result.results.length !== WORKERS) throw new Error(`${lib.name}: ${result.results.length} results`);
     return ms;
   };
@@ -37,11 +41,24 @@ export async function run() {
       if (paused.__interrupt__.length !== 10) throw new Error(`${lib.name}: ${paused.__interrupt__.length} interrupts`);
       result = await graph.invoke(new lib.Command({ resume: answers }), config);
     });
-    if (result.results.length !== WORKERS || result.results.filter((r) => r.answer.startsWith("ok-")).length !== 10) throw new Error(`${lib.name}: bad resume`);
+    if (result.results.length !== WORKERS || result.results.filter((r) => r.answer.startsWith("ok-")).length !== 10)
+      throw new Error(`${lib.name}: bad resume`);
     return ms;
   };
-  const s1 = await alternate({ iterations: scaled(60, 5), warmup: 5, block: 5, il: runPlain(interlude), lg: runPlain(langgraph) });
-  const s2 = await alternate({ iterations: scaled(40, 5), warmup: 3, block: 5, il: runAsking(interlude), lg: runAsking(langgraph) });
+  const s1 = await alternate({
+    iterations: scaled(60, 5),
+    warmup: 5,
+    block: 5,
+    il: runPlain(interlude),
+    lg: runPlain(langgraph),
+  });
+  const s2 = await alternate({
+    iterations: scaled(40, 5),
+    warmup: 3,
+    block: 5,
+    il: runAsking(interlude),
+    lg: runAsking(langgraph),
+  });
   return [
     row({ workload: 4, metric: "fan-out of 100 Sends, one invoke", unit: "ms", ...s1, target: 20 }),
     row({ workload: 4, metric: "same, 10 interrupt + one resume map", unit: "ms", ...s2, target: 20 }),

@@ -8,8 +8,8 @@
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { alternate, now, row, scaled, summary } from "../lib/harness.mjs";
 import { chat } from "../lib/graphs.mjs";
+import { alternate, now, row, scaled, summary } from "../lib/harness.mjs";
 import { interlude, langgraph } from "../lib/libs.mjs";
 
 export const title = "Storage growth, 500 appended 200-byte messages, SQLite file";
@@ -31,7 +31,10 @@ async function runThread(lib, dir, steps, onStep) {
   const path = join(dir, `${lib.name}-${steps}-${Math.random().toString(36).slice(2)}.sqlite`);
   const saver = lib.sqlite(path);
   const graph = chat(lib, steps, saver, onStep);
-  const result = await graph.invoke({ messages: [] }, { configurable: { thread_id: "chat" }, recursionLimit: steps + 10 });
+  const result = await graph.invoke(
+    { messages: [] },
+    { configurable: { thread_id: "chat" }, recursionLimit: steps + 10 },
+  );
   if (result.messages.length !== steps) throw new Error(`${lib.name}: ${result.messages.length} messages`);
   await close(lib, saver);
   const bytes = bytesOnDisk(path);
@@ -55,17 +58,57 @@ export async function run() {
       for (let n = 445; n < 455; n++) gaps[key].late.push(at[n + 1] - at[n]);
       return 0;
     };
-    await alternate({ iterations: scaled(3, 1), warmup: 0, block: 1, il: timing(interlude, "il"), lg: timing(langgraph, "lg") });
+    await alternate({
+      iterations: scaled(3, 1),
+      warmup: 0,
+      block: 1,
+      il: timing(interlude, "il"),
+      lg: timing(langgraph, "lg"),
+    });
     const one = (v) => ({ n: 1, median: v, p99: undefined });
     const rows = POINTS.map((steps) =>
-      row({ workload: 5, metric: `bytes on disk after ${steps} steps`, unit: "B", il: one(bytes.il[steps]), lg: one(bytes.lg[steps]), target: steps === 500 ? 20 : undefined }),
+      row({
+        workload: 5,
+        metric: `bytes on disk after ${steps} steps`,
+        unit: "B",
+        il: one(bytes.il[steps]),
+        lg: one(bytes.lg[steps]),
+        target: steps === 500 ? 20 : undefined,
+      }),
     );
     const perStep = (from, to) => (key) => one((bytes[key][to] - bytes[key][from]) / (to - from));
-    for (const [from, to] of [[100, 200], [200, 500]]) {
-      rows.push(row({ workload: 5, metric: `bytes per step, steps ${from}-${to}`, unit: "B/step", il: perStep(from, to)("il"), lg: perStep(from, to)("lg") }));
+    for (const [from, to] of [
+      [100, 200],
+      [200, 500],
+    ]) {
+      rows.push(
+        row({
+          workload: 5,
+          metric: `bytes per step, steps ${from}-${to}`,
+          unit: "B/step",
+          il: perStep(from, to)("il"),
+          lg: perStep(from, to)("lg"),
+        }),
+      );
     }
-    rows.push(row({ workload: 5, metric: "time per step at step 50", unit: "ms", il: summary(gaps.il.early), lg: summary(gaps.lg.early) }));
-    rows.push(row({ workload: 5, metric: "time per step at step 450", unit: "ms", il: summary(gaps.il.late), lg: summary(gaps.lg.late) }));
+    rows.push(
+      row({
+        workload: 5,
+        metric: "time per step at step 50",
+        unit: "ms",
+        il: summary(gaps.il.early),
+        lg: summary(gaps.lg.early),
+      }),
+    );
+    rows.push(
+      row({
+        workload: 5,
+        metric: "time per step at step 450",
+        unit: "ms",
+        il: summary(gaps.il.late),
+        lg: summary(gaps.lg.late),
+      }),
+    );
     return rows;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -13,7 +13,10 @@ export const title = "Memory per paused thread, 10,000 threads, MemorySaver";
 const self = fileURLToPath(import.meta.url);
 
 function measureIn(libName, threads) {
-  const out = execFileSync(process.execPath, ["--expose-gc", self, "child", libName, String(threads)], { encoding: "utf8", maxBuffer: 1 << 20 });
+  const out = execFileSync(process.execPath, ["--expose-gc", self, "child", libName, String(threads)], {
+    encoding: "utf8",
+    maxBuffer: 1 << 20,
+  });
   return JSON.parse(out.trim().split("\n").pop());
 }
 
@@ -22,7 +25,16 @@ export async function run() {
   const one = (v) => ({ n: 1, median: v, p99: undefined });
   const il = measureIn("interlude", threads);
   const lg = measureIn("langgraph", threads);
-  return [row({ workload: 6, metric: `memory per paused thread (${threads} threads)`, unit: "B/thread", il: one(il.perThread), lg: one(lg.perThread), target: 5 })];
+  return [
+    row({
+      workload: 6,
+      metric: `memory per paused thread (${threads} threads)`,
+      unit: "B/thread",
+      il: one(il.perThread),
+      lg: one(lg.perThread),
+      target: 5,
+    }),
+  ];
 }
 
 async function child(libName, threads) {
@@ -33,7 +45,8 @@ async function child(libName, threads) {
   const graph = approval(lib, saver);
   // Warm up on a throwaway saver so compiled code and caches are not counted per thread.
   const warm = approval(lib, new lib.MemorySaver());
-  for (let i = 0; i < 50; i++) await warm.invoke({ request: { customer: "ACME", amount: i } }, { configurable: { thread_id: `w${i}` } });
+  for (let i = 0; i < 50; i++)
+    await warm.invoke({ request: { customer: "ACME", amount: i } }, { configurable: { thread_id: `w${i}` } });
   const used = () => {
     for (let i = 0; i < 4; i++) globalThis.gc();
     const m = process.memoryUsage();
@@ -41,7 +54,10 @@ async function child(libName, threads) {
   };
   const before = used();
   for (let i = 0; i < threads; i++) {
-    const result = await graph.invoke({ request: { customer: `customer-${i}`, amount: i } }, { configurable: { thread_id: `t${i}` } });
+    const result = await graph.invoke(
+      { request: { customer: `customer-${i}`, amount: i } },
+      { configurable: { thread_id: `t${i}` } },
+    );
     if (!result.__interrupt__) throw new Error("not paused");
   }
   const after = used();

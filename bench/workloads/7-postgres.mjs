@@ -12,8 +12,9 @@
  *    TOAST and indexes, so page-granular), and bytes per step between the two points.
  * Batches alternate between the runtimes.
  */
-import { alternate, now, row, scaled, summary } from "../lib/harness.mjs";
+
 import { approval, chat, loop } from "../lib/graphs.mjs";
+import { alternate, now, row, scaled, summary } from "../lib/harness.mjs";
 import { interlude, langgraph } from "../lib/libs.mjs";
 import { startPostgres } from "../lib/postgres.mjs";
 
@@ -52,7 +53,11 @@ export async function run() {
       pool.on("error", () => {});
       pools.push(pool);
       const saver = await lib.postgres(pool);
-      graphs[lib.name] = { approval: approval(lib, saver), loop: loop(lib, LOOP_STEPS, saver), chat: (steps) => chat(lib, steps, saver) };
+      graphs[lib.name] = {
+        approval: approval(lib, saver),
+        loop: loop(lib, LOOP_STEPS, saver),
+        chat: (steps) => chat(lib, steps, saver),
+      };
     }
     const tag = `${Date.now().toString(36)}`;
     let batch = 0;
@@ -70,7 +75,13 @@ export async function run() {
       return count / seconds;
     };
     const perBatch = scaled(160, 32);
-    const rt = await alternate({ iterations: 3, warmup: 1, block: 1, il: roundTrips(interlude, "il", perBatch), lg: roundTrips(langgraph, "lg", perBatch) });
+    const rt = await alternate({
+      iterations: 3,
+      warmup: 1,
+      block: 1,
+      il: roundTrips(interlude, "il", perBatch),
+      lg: roundTrips(langgraph, "lg", perBatch),
+    });
     const steps = (lib) => async () => {
       const b = batch++;
       const graph = graphs[lib.name].loop;
@@ -85,9 +96,21 @@ export async function run() {
     const storage = await storageGrowth(pools[0], graphs, tag);
     return [
       ...storage,
-      row({ workload: 7, metric: `round trip, ${CONCURRENCY} concurrent threads`, unit: "ms", il: summary(latencies.il), lg: summary(latencies.lg) }),
+      row({
+        workload: 7,
+        metric: `round trip, ${CONCURRENCY} concurrent threads`,
+        unit: "ms",
+        il: summary(latencies.il),
+        lg: summary(latencies.lg),
+      }),
       row({ workload: 7, metric: "round trips per second", unit: "1/s", better: "higher", ...rt }),
-      row({ workload: 7, metric: `super-steps per second, ${CONCURRENCY} concurrent threads`, unit: "1/s", better: "higher", ...sps }),
+      row({
+        workload: 7,
+        metric: `super-steps per second, ${CONCURRENCY} concurrent threads`,
+        unit: "1/s",
+        better: "higher",
+        ...sps,
+      }),
     ];
   } finally {
     for (const pool of pools) await pool.end().catch(() => {});
@@ -110,18 +133,44 @@ async function tableBytes(pool, pattern) {
 
 async function storageGrowth(pool, graphs, tag) {
   const grown = { il: {}, lg: {} };
-  for (const [key, lib] of [["il", interlude], ["lg", langgraph]]) {
+  for (const [key, lib] of [
+    ["il", interlude],
+    ["lg", langgraph],
+  ]) {
     for (const steps of [100, 500]) {
       const before = await tableBytes(pool, TABLES[lib.name]);
-      const result = await graphs[lib.name].chat(steps).invoke({ messages: [] }, { configurable: { thread_id: `pg-chat-${tag}-${steps}` }, recursionLimit: steps + 10 });
+      const result = await graphs[lib.name]
+        .chat(steps)
+        .invoke(
+          { messages: [] },
+          { configurable: { thread_id: `pg-chat-${tag}-${steps}` }, recursionLimit: steps + 10 },
+        );
       if (result.messages.length !== steps) throw new Error(`${lib.name}: chat did not finish`);
       grown[key][steps] = (await tableBytes(pool, TABLES[lib.name])) - before;
     }
   }
   const one = (v) => ({ n: 1, median: v, p99: undefined });
   return [
-    row({ workload: 7, metric: "Postgres: bytes a 100-step chat thread adds", unit: "B", il: one(grown.il[100]), lg: one(grown.lg[100]) }),
-    row({ workload: 7, metric: "Postgres: bytes a 500-step chat thread adds", unit: "B", il: one(grown.il[500]), lg: one(grown.lg[500]) }),
-    row({ workload: 7, metric: "Postgres: bytes per step (500-step thread)", unit: "B/step", il: one(grown.il[500] / 500), lg: one(grown.lg[500] / 500) }),
+    row({
+      workload: 7,
+      metric: "Postgres: bytes a 100-step chat thread adds",
+      unit: "B",
+      il: one(grown.il[100]),
+      lg: one(grown.lg[100]),
+    }),
+    row({
+      workload: 7,
+      metric: "Postgres: bytes a 500-step chat thread adds",
+      unit: "B",
+      il: one(grown.il[500]),
+      lg: one(grown.lg[500]),
+    }),
+    row({
+      workload: 7,
+      metric: "Postgres: bytes per step (500-step thread)",
+      unit: "B/step",
+      il: one(grown.il[500] / 500),
+      lg: one(grown.lg[500] / 500),
+    }),
   ];
 }

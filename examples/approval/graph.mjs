@@ -3,7 +3,7 @@
  * Inbox's HumanInterrupt), then it is applied. Serve it with
  *   npx interlude serve --config examples/approval/langgraph.json
  */
-import { Annotation, END, START, StateGraph, interrupt } from "interlude";
+import { Annotation, END, interrupt, START, StateGraph } from "interlude";
 
 const State = Annotation.Root({
   request: Annotation(),
@@ -20,11 +20,17 @@ const HumanResponse = {
     version: 1,
     vendor: "interlude-example",
     validate(value) {
-      if (typeof value !== "object" || value === null) return { issues: [{ message: "expected an object { type, args }" }] };
-      if (!ANSWER_TYPES.includes(value.type)) return { issues: [{ message: `type must be one of ${ANSWER_TYPES.join(", ")}`, path: ["type"] }] };
-      if (value.type === "edit" && (typeof value.args !== "object" || value.args === null || typeof value.args.args !== "object"))
+      if (typeof value !== "object" || value === null)
+        return { issues: [{ message: "expected an object { type, args }" }] };
+      if (!ANSWER_TYPES.includes(value.type))
+        return { issues: [{ message: `type must be one of ${ANSWER_TYPES.join(", ")}`, path: ["type"] }] };
+      if (
+        value.type === "edit" &&
+        (typeof value.args !== "object" || value.args === null || typeof value.args.args !== "object")
+      )
         return { issues: [{ message: "edit needs args: { action, args: {...} }", path: ["args"] }] };
-      if (value.type === "response" && typeof value.args !== "string") return { issues: [{ message: "response needs args: string", path: ["args"] }] };
+      if (value.type === "response" && typeof value.args !== "string")
+        return { issues: [{ message: "response needs args: string", path: ["args"] }] };
       return { value };
     },
   },
@@ -61,7 +67,8 @@ function review(state) {
 }
 
 function apply(state) {
-  if (!state.review?.approved) return { result: `not applied${state.review?.feedback ? `: ${state.review.feedback}` : ""}` };
+  if (!state.review?.approved)
+    return { result: `not applied${state.review?.feedback ? `: ${state.review.feedback}` : ""}` };
   const { service, version, replicas } = state.plan.args;
   return { result: `deployed ${service}@${version} x${replicas}` };
 }

@@ -19,9 +19,14 @@ const server = await startServer({
 });
 
 const client = new Client({ apiUrl: server.url, apiKey: Object.keys(apiKeys)[0] ?? null });
-const waiting = await fetch(`${server.url}/inbox/interrupts`, { headers: Object.keys(apiKeys)[0] ? { "x-api-key": Object.keys(apiKeys)[0] } : {} }).then((r) => r.json());
+const waiting = await fetch(`${server.url}/inbox/interrupts`, {
+  headers: Object.keys(apiKeys)[0] ? { "x-api-key": Object.keys(apiKeys)[0] } : {},
+}).then((r) => r.json());
 if (waiting.total === 0) {
-  for (const request of [{ service: "billing", version: "2.4.0" }, { service: "search", version: "1.9.1" }]) {
+  for (const request of [
+    { service: "billing", version: "2.4.0" },
+    { service: "search", version: "1.9.1" },
+  ]) {
     const thread = await client.threads.create();
     await client.runs.wait(thread.thread_id, "approval", { input: { request } });
   }

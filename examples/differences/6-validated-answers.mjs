@@ -1,12 +1,15 @@
 // Answers checked against a Standard Schema validator (zod, valibot, arktype... or hand-written).
 import assert from "node:assert/strict";
-import { Annotation, Command, InvalidResumeError, MemorySaver, START, StateGraph, interrupt } from "interlude";
+import { Annotation, Command, InvalidResumeError, interrupt, MemorySaver, START, StateGraph } from "interlude";
 
 const approval = {
   "~standard": {
     version: 1,
     vendor: "example",
-    validate: (v) => (typeof v?.approved === "boolean" ? { value: v } : { issues: [{ message: "must be true or false", path: ["approved"] }] }),
+    validate: (v) =>
+      typeof v?.approved === "boolean"
+        ? { value: v }
+        : { issues: [{ message: "must be true or false", path: ["approved"] }] },
   },
   toJSONSchema: () => ({ type: "object", properties: { approved: { type: "boolean" } }, required: ["approved"] }),
 };

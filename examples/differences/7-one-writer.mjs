@@ -1,7 +1,7 @@
 // Two resumes of one thread at once: LangGraph runs both. Interlude runs one; the other is refused
 // before any node runs. (Across processes too: see packages/checkpoint-sqlite/test/cross-process.test.ts.)
 import assert from "node:assert/strict";
-import { Annotation, Command, MemorySaver, START, StateGraph, ThreadBusyError, interrupt } from "interlude";
+import { Annotation, Command, interrupt, MemorySaver, START, StateGraph, ThreadBusyError } from "interlude";
 
 let payments = 0;
 const State = Annotation.Root({ paid: Annotation() });
@@ -16,7 +16,10 @@ const graph = new StateGraph(State)
   .compile({ checkpointer: new MemorySaver() });
 const config = { configurable: { thread_id: "t" } };
 await graph.invoke({}, config);
-const results = await Promise.allSettled([graph.invoke(new Command({ resume: true }), config), graph.invoke(new Command({ resume: true }), config)]);
+const results = await Promise.allSettled([
+  graph.invoke(new Command({ resume: true }), config),
+  graph.invoke(new Command({ resume: true }), config),
+]);
 const refused = results.find((r) => r.status === "rejected");
 assert.ok(refused.reason instanceof ThreadBusyError);
 assert.equal(payments, 1);

@@ -1,8 +1,11 @@
 // Every answer is recorded with who gave it, when, and why, in the thread's history.
-import { Annotation, Command, MemorySaver, START, StateGraph, interrupt } from "interlude";
+import { Annotation, Command, interrupt, MemorySaver, START, StateGraph } from "interlude";
 
 const State = Annotation.Root({ approved: Annotation() });
-const graph = new StateGraph(State).addNode("review", () => ({ approved: interrupt("Approve?") })).addEdge(START, "review").compile({ checkpointer: new MemorySaver() });
+const graph = new StateGraph(State)
+  .addNode("review", () => ({ approved: interrupt("Approve?") }))
+  .addEdge(START, "review")
+  .compile({ checkpointer: new MemorySaver() });
 const config = { configurable: { thread_id: "t" } };
 await graph.invoke({}, config);
 await graph.invoke(new Command({ resume: true, by: "alice@example.com", reason: "checked the invoice" }), config);

@@ -2,7 +2,10 @@
 import assert from "node:assert/strict";
 import { Annotation, MemorySaver, START, StateGraph } from "interlude";
 
-const State = Annotation.Root({ draft: Annotation(), log: Annotation({ reducer: (a, b) => a.concat(b), default: () => [] }) });
+const State = Annotation.Root({
+  draft: Annotation(),
+  log: Annotation({ reducer: (a, b) => a.concat(b), default: () => [] }),
+});
 const graph = new StateGraph(State)
   .addNode("write", () => ({ draft: "v1", log: ["write"] }))
   .addNode("publish", (s) => ({ log: [`publish ${s.draft}`] }))

@@ -1,7 +1,7 @@
 // A subgraph called inside a node: on resume the parent node runs again from its start, the
 // subgraph skips its finished node and re-runs only the interrupted one.
 import assert from "node:assert/strict";
-import { Annotation, Command, MemorySaver, START, StateGraph, interrupt } from "interlude";
+import { Annotation, Command, interrupt, MemorySaver, START, StateGraph } from "interlude";
 
 const counts = { parent: 0, someNode: 0, humanNode: 0 };
 const State = Annotation.Root({ state_counter: Annotation() });
@@ -23,8 +23,10 @@ const graph = new StateGraph(State)
   .compile({ checkpointer: new MemorySaver() });
 
 const config = { configurable: { thread_id: "sub" } };
-for await (const chunk of await graph.stream({ state_counter: 1 }, { ...config, streamMode: "updates" })) console.log(chunk);
+for await (const chunk of await graph.stream({ state_counter: 1 }, { ...config, streamMode: "updates" }))
+  console.log(chunk);
 console.log("--- Resuming ---");
-for await (const chunk of await graph.stream(new Command({ resume: "35" }), { ...config, streamMode: "updates" })) console.log(chunk);
+for await (const chunk of await graph.stream(new Command({ resume: "35" }), { ...config, streamMode: "updates" }))
+  console.log(chunk);
 assert.deepEqual(counts, { parent: 2, someNode: 1, humanNode: 2 });
 console.log(counts);

@@ -1,6 +1,7 @@
 // PostgreSQL: several processes or machines share threads. DATABASE_URL=postgres://user@host/db
-import { Command } from "interlude";
+
 import { PostgresSaver } from "@interlude/checkpoint-postgres";
+import { Command } from "interlude";
 import { builder } from "./approval-graph.mjs";
 
 const saver = PostgresSaver.fromConnString(process.env.DATABASE_URL ?? "postgres://localhost/interlude");

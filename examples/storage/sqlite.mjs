@@ -1,7 +1,8 @@
 // SQLite (the embedded default): one file, several processes on one machine may share it.
 // Keep the last 20 checkpoints of a thread, and forget threads idle for 30 days.
-import { Command } from "interlude";
+
 import { SqliteSaver } from "@interlude/checkpoint-sqlite";
+import { Command } from "interlude";
 import { builder } from "./approval-graph.mjs";
 
 const saver = SqliteSaver.fromConnString(process.argv[2] ?? ".interlude/example.sqlite", { ttlMs: 30 * 86_400_000 });

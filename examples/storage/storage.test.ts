@@ -9,11 +9,17 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 const dir = mkdtempSync(join(tmpdir(), "interlude-storage-example-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const run = (file: string, args: string[] = [], env: Record<string, string> = {}) =>
-  execFileSync(process.execPath, [fileURLToPath(new URL(file, import.meta.url)), ...args], { encoding: "utf8", env: { ...process.env, ...env } });
+  execFileSync(process.execPath, [fileURLToPath(new URL(file, import.meta.url)), ...args], {
+    encoding: "utf8",
+    env: { ...process.env, ...env },
+  });
 
 describe("storage examples", () => {
   it("memory", () => expect(run("./memory.mjs")).toContain("approved: true"));
   it("sqlite", () => expect(run("./sqlite.mjs", [join(dir, "x.sqlite")])).toMatch(/approved: true[\s\S]*pruned: \d+/));
-  it("postgres", () => expect(run("./postgres.mjs", [], { DATABASE_URL: inject("postgresUrl")! })).toMatch(/approved: true[\s\S]*pruned: \d+/));
+  it("postgres", () =>
+    expect(run("./postgres.mjs", [], { DATABASE_URL: inject("postgresUrl")! })).toMatch(
+      /approved: true[\s\S]*pruned: \d+/,
+    ));
   it("redis", () => expect(run("./redis.mjs", [], { REDIS_URL: inject("redisUrl")! })).toContain("approved: true"));
 });

@@ -8,8 +8,8 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
-import { Command } from "interlude";
 import { SqliteSaver } from "@interlude/checkpoint-sqlite";
+import { Command } from "interlude";
 import { builder } from "./graph.mjs";
 
 const { values: args } = parseArgs({
@@ -44,7 +44,8 @@ async function ask(pending) {
   try {
     const reply = await rl.question("[a]pprove, [e]dit, [r]eject (Enter leaves it paused): ");
     const answer = parseAnswer(reply);
-    if (answer?.action === "edit" && !answer.plan) answer.plan = (await rl.question("New plan: ")).replace(/\\n/g, "\n");
+    if (answer?.action === "edit" && !answer.plan)
+      answer.plan = (await rl.question("New plan: ")).replace(/\\n/g, "\n");
     return answer;
   } finally {
     rl.close();
@@ -54,7 +55,9 @@ async function ask(pending) {
 async function main() {
   let state = await graph.getState(config);
   if (state.next.length === 0 && state.metadata) {
-    console.log(`Thread "${args.thread}" has finished:\n${state.values.outcome}\n(Start another with --thread <new id>.)`);
+    console.log(
+      `Thread "${args.thread}" has finished:\n${state.values.outcome}\n(Start another with --thread <new id>.)`,
+    );
     return;
   }
   if (!state.metadata) {
@@ -65,7 +68,9 @@ async function main() {
   const pending = state.interrupts[0];
   const answer = await ask(pending);
   if (!answer) {
-    const hint = args.answer ? `"${args.answer}" is not an answer (approve | reject | edit:<plan>).` : "No answer given.";
+    const hint = args.answer
+      ? `"${args.answer}" is not an answer (approve | reject | edit:<plan>).`
+      : "No answer given.";
     console.log(`${hint} The thread stays paused in ${args.db}; run the same command again to review it.`);
     process.exitCode = args.answer ? 2 : 0;
     return;

@@ -9,7 +9,11 @@ import { afterAll, describe, expect, it } from "vitest";
 const demo = fileURLToPath(new URL("./demo.mjs", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "interlude-demo-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const run = (...args: string[]) => execFileSync(process.execPath, [demo, "--db", join(dir, "demo.sqlite"), ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+const run = (...args: string[]) =>
+  execFileSync(process.execPath, [demo, "--db", join(dir, "demo.sqlite"), ...args], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
 
 describe("npm run demo", () => {
   it("first run proposes a plan and pauses; the second run, with an answer, applies it", () => {

@@ -1,7 +1,7 @@
 // The approval workflow behind `npm run demo`: a plan is proposed, a person approves, edits or
 // rejects it, and the decision is applied. The plan is produced inside task(), so re-running the
 // review node on resume does not propose a different plan.
-import { Annotation, END, START, StateGraph, interrupt, task } from "interlude";
+import { Annotation, END, interrupt, START, StateGraph, task } from "interlude";
 
 export const State = Annotation.Root({
   request: Annotation(),
@@ -11,7 +11,11 @@ export const State = Annotation.Root({
 });
 
 const proposePlan = task("propose_plan", async (request) => {
-  const steps = [`Check the account named in "${request}"`, "Issue a refund of 20 EUR", "Email the customer a confirmation"];
+  const steps = [
+    `Check the account named in "${request}"`,
+    "Issue a refund of 20 EUR",
+    "Email the customer a confirmation",
+  ];
   return steps.map((step, i) => `${i + 1}. ${step}`).join("\n");
 });
 

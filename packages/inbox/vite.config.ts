@@ -1,5 +1,5 @@
-import { defineConfig } from "vite";
 import preact from "@preact/preset-vite";
+import { defineConfig } from "vite";
 
 // Served by `interlude serve` under /inbox/, so asset URLs are relative to that prefix.
 export default defineConfig({

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -39,7 +39,9 @@ export default async function setup(project: TestProject): Promise<() => void> {
 
 function warn(what: string) {
   return (error: unknown): undefined => {
-    console.warn(`[test servers] ${what} not started, its tests will fail: ${error instanceof Error ? error.message : String(error)}`);
+    console.warn(
+      `[test servers] ${what} not started, its tests will fail: ${error instanceof Error ? error.message : String(error)}`,
+    );
     return undefined;
   };
 }

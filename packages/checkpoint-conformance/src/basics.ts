@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { MakeSaver } from "./harness.js";
 import { useHarness } from "./context.js";
 import { collect, freshThreadId, idsOf, ThreadWriter } from "./fixtures.js";
+import type { MakeSaver } from "./harness.js";
 
 export function basicsSuite(make: MakeSaver): void {
   describe("put, getTuple and list", () => {
@@ -18,7 +18,11 @@ export function basicsSuite(make: MakeSaver): void {
       await thread.write({ question: "ship it?", count: 1 });
       const config = await thread.write({ count: 2 }, { note: "second" });
       const tuple = await h.current.saver.getTuple({ configurable: { thread_id: thread.threadId } });
-      expect(tuple?.config.configurable).toMatchObject({ thread_id: thread.threadId, checkpoint_ns: "", checkpoint_id: config.configurable?.checkpoint_id });
+      expect(tuple?.config.configurable).toMatchObject({
+        thread_id: thread.threadId,
+        checkpoint_ns: "",
+        checkpoint_id: config.configurable?.checkpoint_id,
+      });
       expect(tuple?.checkpoint.channel_values).toEqual({ question: "ship it?", count: 2 });
       expect(tuple?.checkpoint.channel_versions).toEqual(thread.versions);
       expect(tuple?.checkpoint.versions_seen).toEqual({ node: thread.versions });
@@ -33,7 +37,11 @@ export function basicsSuite(make: MakeSaver): void {
       const tuple = await h.current.saver.getTuple(first);
       expect(tuple?.checkpoint.id).toBe(first.configurable?.checkpoint_id);
       expect(tuple?.checkpoint.channel_values).toEqual({ count: 1, name: "a" });
-      expect(await h.current.saver.getTuple({ configurable: { thread_id: thread.threadId, checkpoint_id: "00000000-0000-7000-0000-000000000000" } })).toBeUndefined();
+      expect(
+        await h.current.saver.getTuple({
+          configurable: { thread_id: thread.threadId, checkpoint_id: "00000000-0000-7000-0000-000000000000" },
+        }),
+      ).toBeUndefined();
     });
 
     it("lists newest first, with limit, before and a metadata filter", async () => {
@@ -64,7 +72,9 @@ export function basicsSuite(make: MakeSaver): void {
         tuple = tuple.parentConfig ? await h.current.saver.getTuple(tuple.parentConfig) : undefined;
       }
       expect(walked).toEqual([...ids].reverse());
-      expect(idsOf(await collect(h.current.saver.list({ configurable: { thread_id: thread.threadId } })))).toEqual(walked);
+      expect(idsOf(await collect(h.current.saver.list({ configurable: { thread_id: thread.threadId } })))).toEqual(
+        walked,
+      );
     });
 
     it("is not changed by later changes to the objects it was given", async () => {

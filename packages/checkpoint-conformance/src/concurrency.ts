@@ -1,12 +1,20 @@
+import { type BaseCheckpointSaver, CheckpointConflictError } from "interlude";
 import { describe, expect, it } from "vitest";
-import { CheckpointConflictError, type BaseCheckpointSaver } from "interlude";
-import type { MakeSaver } from "./harness.js";
 import { useHarness } from "./context.js";
 import { collect, freshThreadId, makeCheckpoint, sleep, ThreadWriter } from "./fixtures.js";
+import type { MakeSaver } from "./harness.js";
 
 function putAt(saver: BaseCheckpointSaver, threadId: string, parent: string | null, value: string) {
-  const config = { configurable: { thread_id: threadId, checkpoint_ns: "", ...(parent ? { checkpoint_id: parent } : {}) } };
-  return saver.put(config, makeCheckpoint({ value }, { value: 1 }), { source: "loop", step: 0, parents: {} }, { value: 1 }, { expectedHead: parent });
+  const config = {
+    configurable: { thread_id: threadId, checkpoint_ns: "", ...(parent ? { checkpoint_id: parent } : {}) },
+  };
+  return saver.put(
+    config,
+    makeCheckpoint({ value }, { value: 1 }),
+    { source: "loop", step: 0, parents: {} },
+    { value: 1 },
+    { expectedHead: parent },
+  );
 }
 
 export function concurrencySuite(make: MakeSaver): void {
@@ -48,9 +56,13 @@ export function concurrencySuite(make: MakeSaver): void {
     it("refuses a put whose expected head is stale, writing nothing", async () => {
       const thread = new ThreadWriter(h.current.saver);
       const first = await thread.write({ a: 1 }, {}, { expectedHead: null });
-      await expect(putAt(h.current.saver, thread.threadId, null, "late")).rejects.toBeInstanceOf(CheckpointConflictError);
+      await expect(putAt(h.current.saver, thread.threadId, null, "late")).rejects.toBeInstanceOf(
+        CheckpointConflictError,
+      );
       const second = await thread.write({ a: 2 }, {}, { expectedHead: first.configurable!.checkpoint_id! });
-      const stale = await putAt(h.current.saver, thread.threadId, first.configurable!.checkpoint_id!, "stale").catch((e: unknown) => e);
+      const stale = await putAt(h.current.saver, thread.threadId, first.configurable!.checkpoint_id!, "stale").catch(
+        (e: unknown) => e,
+      );
       expect(stale).toBeInstanceOf(CheckpointConflictError);
       expect((stale as CheckpointConflictError).code).toBe("CHECKPOINT_CONFLICT");
       const history = await collect(h.current.saver.list({ configurable: { thread_id: thread.threadId } }));
@@ -74,7 +86,8 @@ export function concurrencySuite(make: MakeSaver): void {
           const lost = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
           expect(won).toHaveLength(1);
           for (const loss of lost) expect(loss.reason).toBeInstanceOf(CheckpointConflictError);
-          const winner = (won[0] as PromiseFulfilledResult<{ configurable?: { checkpoint_id?: string } }>).value.configurable!.checkpoint_id;
+          const winner = (won[0] as PromiseFulfilledResult<{ configurable?: { checkpoint_id?: string } }>).value
+            .configurable!.checkpoint_id;
           const latest = await h.current.saver.getTuple({ configurable: { thread_id: threadId } });
           expect(latest?.checkpoint.id).toBe(winner);
           expect(await collect(h.current.saver.list({ configurable: { thread_id: threadId } }))).toHaveLength(2);

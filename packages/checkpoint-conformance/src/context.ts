@@ -2,7 +2,10 @@ import { afterEach, beforeEach } from "vitest";
 import type { ConformanceSaverOptions, MakeSaver, SaverHarness } from "./harness.js";
 
 /** A fresh harness per test, closed afterwards (also any extra ones the test opened). */
-export function useHarness(make: MakeSaver): { current: SaverHarness; open(options?: ConformanceSaverOptions): Promise<SaverHarness> } {
+export function useHarness(make: MakeSaver): {
+  current: SaverHarness;
+  open(options?: ConformanceSaverOptions): Promise<SaverHarness>;
+} {
   const opened: SaverHarness[] = [];
   const ref = {
     current: undefined as unknown as SaverHarness,

@@ -8,7 +8,12 @@ import { collect } from "./fixtures.js";
  * until it has acknowledged at least `minSteps`, then SIGKILLs it after `killAfterMs`, most
  * likely in the middle of a write. Returns the last step it acknowledged.
  */
-export async function killWriterMidway(script: string, args: string[], minSteps: number, killAfterMs: number): Promise<number> {
+export async function killWriterMidway(
+  script: string,
+  args: string[],
+  minSteps: number,
+  killAfterMs: number,
+): Promise<number> {
   const child = spawn(process.execPath, [script, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   let acknowledged = -1;
   let stderr = "";
@@ -16,7 +21,9 @@ export async function killWriterMidway(script: string, args: string[], minSteps:
   let killScheduled = false;
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   await new Promise<void>((resolve, reject) => {
-    child.on("exit", (code, signal) => (signal === "SIGKILL" ? resolve() : reject(new Error(`writer exited early (${code}): ${stderr}`))));
+    child.on("exit", (code, signal) =>
+      signal === "SIGKILL" ? resolve() : reject(new Error(`writer exited early (${code}): ${stderr}`)),
+    );
     child.stdout.on("data", (chunk: Buffer) => {
       buffered += chunk.toString();
       const lines = buffered.split("\n");

@@ -1,8 +1,8 @@
-import { describe, expect, it } from "vitest";
 import { newCheckpointId } from "interlude";
-import type { MakeSaver } from "./harness.js";
+import { describe, expect, it } from "vitest";
 import { useHarness } from "./context.js";
 import { collect, ThreadWriter } from "./fixtures.js";
+import type { MakeSaver } from "./harness.js";
 
 const message = (i: number) => ({ role: i % 2 ? "ai" : "human", id: `m${i}`, content: `${i}:`.padEnd(200, "~") });
 
@@ -19,7 +19,8 @@ export function deltasSuite(make: MakeSaver, sharedStorage: boolean): void {
       for (let i = 1; i <= 10; i++) await thread.write({ counter: i });
       const perStep = (saver.stats.bytesWritten - before) / 10;
       expect(perStep).toBeLessThan(2_000);
-      for (const tuple of await collect(saver.list(thread.config))) expect(tuple.checkpoint.channel_values.document).toBe(document);
+      for (const tuple of await collect(saver.list(thread.config)))
+        expect(tuple.checkpoint.channel_values.document).toBe(document);
     });
 
     it("stores appends to a list as deltas, reading every version back exactly, at a cost that does not grow", async () => {
@@ -60,7 +61,8 @@ export function deltasSuite(make: MakeSaver, sharedStorage: boolean): void {
 
     if (sharedStorage) {
       it("lets a fresh saver continue a thread another one wrote with deltas", async () => {
-        if (!h.current.makeSecondSaver) throw new Error("a saver with shared storage must return makeSecondSaver from makeSaver");
+        if (!h.current.makeSecondSaver)
+          throw new Error("a saver with shared storage must return makeSecondSaver from makeSaver");
         const thread = new ThreadWriter(h.current.saver);
         let messages: unknown[] = [];
         for (let i = 0; i < 40; i++) await thread.write({ messages: (messages = [...messages, message(i)]) });
@@ -68,9 +70,22 @@ export function deltasSuite(make: MakeSaver, sharedStorage: boolean): void {
         const tuple = await second.getTuple(thread.config);
         expect(tuple?.checkpoint.channel_values.messages).toEqual(messages);
         const next = [...(tuple!.checkpoint.channel_values.messages as unknown[]), message(40)];
-        const config = await second.put(thread.config, { ...tuple!.checkpoint, id: newCheckpointId(), channel_values: { messages: next }, channel_versions: { messages: 1000 } }, { source: "loop", step: 40, parents: {} }, { messages: 1000 });
+        const config = await second.put(
+          thread.config,
+          {
+            ...tuple!.checkpoint,
+            id: newCheckpointId(),
+            channel_values: { messages: next },
+            channel_versions: { messages: 1000 },
+          },
+          { source: "loop", step: 40, parents: {} },
+          { messages: 1000 },
+        );
         expect(second.stats.deltaBlobsWritten).toBe(0);
-        expect((await h.current.saver.getTuple(config))?.checkpoint.channel_values.messages).toEqual([...messages, message(40)]);
+        expect((await h.current.saver.getTuple(config))?.checkpoint.channel_values.messages).toEqual([
+          ...messages,
+          message(40),
+        ]);
         await second.close();
       });
     }

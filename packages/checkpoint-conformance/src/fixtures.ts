@@ -1,10 +1,10 @@
 import {
-  newCheckpointId,
   type BaseCheckpointSaver,
   type ChannelVersions,
   type Checkpoint,
   type CheckpointMetadata,
   type CheckpointTuple,
+  newCheckpointId,
   type PutOptions,
   type RunnableConfig,
 } from "interlude";
@@ -52,15 +52,31 @@ export class ThreadWriter {
     this.nextVersion++;
     // As the run loop does: only the changed channels' values; the saver keeps the others.
     const checkpoint = makeCheckpoint(updates, this.versions, options?.ts);
-    const meta: CheckpointMetadata = { source: this.step < 0 ? "input" : "loop", step: this.step, parents: {}, ...metadata };
+    const meta: CheckpointMetadata = {
+      source: this.step < 0 ? "input" : "loop",
+      step: this.step,
+      parents: {},
+      ...metadata,
+    };
     this.config = await this.saver.put(this.config, checkpoint, meta, newVersions, options);
     this.step++;
     return this.config;
   }
 }
 
-export function makeCheckpoint(values: Record<string, unknown>, versions: ChannelVersions, ts = new Date().toISOString()): Checkpoint {
-  return { v: 1, id: newCheckpointId(), ts, channel_values: { ...values }, channel_versions: { ...versions }, versions_seen: { node: { ...versions } } };
+export function makeCheckpoint(
+  values: Record<string, unknown>,
+  versions: ChannelVersions,
+  ts = new Date().toISOString(),
+): Checkpoint {
+  return {
+    v: 1,
+    id: newCheckpointId(),
+    ts,
+    channel_values: { ...values },
+    channel_versions: { ...versions },
+    versions_seen: { node: { ...versions } },
+  };
 }
 
 export async function collect(iterator: AsyncGenerator<CheckpointTuple>): Promise<CheckpointTuple[]> {

@@ -1,16 +1,16 @@
 import { describe } from "vitest";
-import type { MakeSaver } from "./harness.js";
 import { basicsSuite } from "./basics.js";
-import { namespacesSuite } from "./namespaces.js";
-import { writesSuite } from "./writes.js";
-import { valuesSuite } from "./values.js";
-import { deltasSuite } from "./deltas.js";
 import { concurrencySuite } from "./concurrency.js";
+import { deltasSuite } from "./deltas.js";
+import type { MakeSaver } from "./harness.js";
+import { namespacesSuite } from "./namespaces.js";
 import { retentionSuite } from "./retention.js";
 import { storageErrorsSuite } from "./storage-errors.js";
+import { valuesSuite } from "./values.js";
+import { writesSuite } from "./writes.js";
 
+export { collect, freshThreadId, makeCheckpoint, ThreadWriter } from "./fixtures.js";
 export type { ConformanceSaverOptions, MakeSaver, SaverHarness } from "./harness.js";
-export { ThreadWriter, freshThreadId, makeCheckpoint, collect } from "./fixtures.js";
 
 /** What a backend can do beyond the contract, deciding which tests apply to it. */
 export interface SaverCapabilities {
@@ -25,7 +25,11 @@ export interface SaverCapabilities {
  * `describeSaverConformance("SqliteSaver", async () => ({ saver, close }), { sharedStorage: true, breakable: true })`.
  * Tests of capabilities a backend lacks are not registered at all (rather than skipped).
  */
-export function describeSaverConformance(name: string, makeSaver: MakeSaver, capabilities: SaverCapabilities = { sharedStorage: true, breakable: true }): void {
+export function describeSaverConformance(
+  name: string,
+  makeSaver: MakeSaver,
+  capabilities: SaverCapabilities = { sharedStorage: true, breakable: true },
+): void {
   describe(`${name} conformance`, () => {
     basicsSuite(makeSaver);
     namespacesSuite(makeSaver);
@@ -37,4 +41,4 @@ export function describeSaverConformance(name: string, makeSaver: MakeSaver, cap
     if (capabilities.breakable) storageErrorsSuite(makeSaver);
   });
 }
-export { killWriterMidway, expectConsistentHistory } from "./crash.js";
+export { expectConsistentHistory, killWriterMidway } from "./crash.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { MakeSaver } from "./harness.js";
 import { useHarness } from "./context.js";
 import { collect, ThreadWriter } from "./fixtures.js";
+import type { MakeSaver } from "./harness.js";
 
 export function namespacesSuite(make: MakeSaver): void {
   describe("namespaces", () => {
@@ -23,11 +23,21 @@ export function namespacesSuite(make: MakeSaver): void {
       const deepest = await saver.getTuple(at("review:task-1|check:task-2"));
       expect(deepest?.checkpoint.channel_values).toEqual({ who: "grandchild" });
       expect(deepest?.config.configurable?.checkpoint_ns).toBe("review:task-1|check:task-2");
-      expect((await collect(saver.list(at("review:task-1")))).map((t) => t.checkpoint.channel_values.who)).toEqual(["child again", "child"]);
+      expect((await collect(saver.list(at("review:task-1")))).map((t) => t.checkpoint.channel_values.who)).toEqual([
+        "child again",
+        "child",
+      ]);
       expect((await collect(saver.list(at("")))).map((t) => t.checkpoint.channel_values.who)).toEqual(["root"]);
       const everything = await collect(saver.list(at(undefined)));
-      expect(everything.map((t) => t.checkpoint.channel_values.who)).toEqual(["grandchild", "child again", "child", "root"]);
-      expect(new Set(everything.map((t) => t.config.configurable?.checkpoint_ns))).toEqual(new Set(["", "review:task-1", "review:task-1|check:task-2"]));
+      expect(everything.map((t) => t.checkpoint.channel_values.who)).toEqual([
+        "grandchild",
+        "child again",
+        "child",
+        "root",
+      ]);
+      expect(new Set(everything.map((t) => t.config.configurable?.checkpoint_ns))).toEqual(
+        new Set(["", "review:task-1", "review:task-1|check:task-2"]),
+      );
     });
   });
 }

@@ -1,8 +1,8 @@
+import { type BaseCheckpointSaver, type CheckpointTuple, defaultSerializer, type RunnableConfig } from "interlude";
 import { describe, expect, it } from "vitest";
-import { defaultSerializer, type BaseCheckpointSaver, type CheckpointTuple, type RunnableConfig } from "interlude";
-import type { MakeSaver } from "./harness.js";
 import { useHarness } from "./context.js";
 import { collect, freshThreadId, sleep, ThreadWriter } from "./fixtures.js";
+import type { MakeSaver } from "./harness.js";
 
 const message = (i: number) => ({ id: `m${i}`, text: `message ${i}`.padEnd(120, ".") });
 
@@ -17,7 +17,14 @@ async function busyThread(saver: BaseCheckpointSaver, steps: number, ts?: (i: nu
     await thread.write({ messages, step: i, when: new Date(1_700_000_000_000 + i) }, {}, { ts: ts?.(i) });
     if (i % 3 === 0) await child.write({ inner: i }, {}, { ts: ts?.(i) });
   }
-  await saver.putWrites(thread.config, [["__interrupt__", [{ id: "i1", value: "ok?" }]], ["messages", [message(999)]]], "task-9");
+  await saver.putWrites(
+    thread.config,
+    [
+      ["__interrupt__", [{ id: "i1", value: "ok?" }]],
+      ["messages", [message(999)]],
+    ],
+    "task-9",
+  );
   return { thread, child };
 }
 
@@ -66,10 +73,14 @@ export function retentionSuite(make: MakeSaver): void {
       const newest = fingerprint(await saver.getTuple(thread.config));
       const removedByDate = await saver.prune({ olderThan: new Date(Date.UTC(2020, 0, 1, 0, 0, 5)) });
       expect(removedByDate).toBeGreaterThanOrEqual(4);
-      const steps = (await collect(saver.list({ configurable: { thread_id: thread.threadId, checkpoint_ns: "" } }))).map((t) => t.checkpoint.channel_values.step);
+      const steps = (
+        await collect(saver.list({ configurable: { thread_id: thread.threadId, checkpoint_ns: "" } }))
+      ).map((t) => t.checkpoint.channel_values.step);
       expect(steps).toEqual([9, 8, 7, 6, 5]);
       await saver.prune({ olderThan: 24 * 3600 * 1000 });
-      expect(await collect(saver.list({ configurable: { thread_id: thread.threadId, checkpoint_ns: "" } }))).toHaveLength(1);
+      expect(
+        await collect(saver.list({ configurable: { thread_id: thread.threadId, checkpoint_ns: "" } })),
+      ).toHaveLength(1);
       expect(fingerprint(await saver.getTuple(thread.config))).toBe(newest);
       expect(await collect(saver.list({ configurable: { thread_id: recent.threadId } }))).toHaveLength(2);
       await expectResumes(saver, thread);
@@ -77,7 +88,9 @@ export function retentionSuite(make: MakeSaver): void {
 
     it("refuses a prune that says nothing to keep or remove", async () => {
       await expect(h.current.saver.prune(freshThreadId(), {})).rejects.toMatchObject({ code: "INVALID_PRUNE" });
-      await expect(h.current.saver.prune(freshThreadId(), { keepLast: 0 })).rejects.toMatchObject({ code: "INVALID_PRUNE" });
+      await expect(h.current.saver.prune(freshThreadId(), { keepLast: 0 })).rejects.toMatchObject({
+        code: "INVALID_PRUNE",
+      });
     });
 
     it("deletes threads idle longer than ttlMs, keeping active ones", async () => {

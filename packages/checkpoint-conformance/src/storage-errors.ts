@@ -1,8 +1,8 @@
-import { describe, expect, it } from "vitest";
 import { StorageError } from "interlude";
-import type { MakeSaver } from "./harness.js";
+import { describe, expect, it } from "vitest";
 import { useHarness } from "./context.js";
 import { ThreadWriter } from "./fixtures.js";
+import type { MakeSaver } from "./harness.js";
 
 export function storageErrorsSuite(make: MakeSaver): void {
   describe("storage failures", () => {

@@ -1,8 +1,8 @@
-import { describe, expect, it } from "vitest";
 import { registerSerializable, SerializationError } from "interlude";
-import type { MakeSaver } from "./harness.js";
+import { describe, expect, it } from "vitest";
 import { useHarness } from "./context.js";
 import { Money, ThreadWriter } from "./fixtures.js";
+import type { MakeSaver } from "./harness.js";
 
 registerSerializable("conformance.Money", Money);
 
@@ -10,7 +10,10 @@ registerSerializable("conformance.Money", Money);
 function zoo() {
   return {
     date: new Date("2024-02-29T12:34:56.789Z"),
-    map: new Map<unknown, unknown>([["a", 1], [2, { nested: new Set([1, "two"]) }]]),
+    map: new Map<unknown, unknown>([
+      ["a", 1],
+      [2, { nested: new Set([1, "two"]) }],
+    ]),
     set: new Set([1, "x", null]),
     big: 123456789012345678901234567890n,
     undef: undefined,
@@ -50,7 +53,10 @@ export function valuesSuite(make: MakeSaver): void {
 
     it("gives back every kind of value exactly, in channels, metadata and writes", async () => {
       const thread = new ThreadWriter(h.current.saver);
-      const config = await thread.write({ zoo: zoo(), flag: false, zero: 0, empty: "", nothing: undefined }, { extra: zoo() });
+      const config = await thread.write(
+        { zoo: zoo(), flag: false, zero: 0, empty: "", nothing: undefined },
+        { extra: zoo() },
+      );
       await h.current.saver.putWrites(config, [["zoo", zoo()]], "task-1");
       const tuple = await h.current.saver.getTuple(config);
       const values = tuple!.checkpoint.channel_values;
@@ -75,7 +81,9 @@ export function valuesSuite(make: MakeSaver): void {
       expect((failure as SerializationError).code).toBe("SERIALIZATION");
       expect((failure as Error).message).toContain("state.items[3].client");
       expect((failure as Error).message).toContain("Client");
-      const fn = await h.current.saver.putWrites(good, [["cb", { onDone: () => 1 }]], "t").catch((error: unknown) => error);
+      const fn = await h.current.saver
+        .putWrites(good, [["cb", { onDone: () => 1 }]], "t")
+        .catch((error: unknown) => error);
       expect(fn).toBeInstanceOf(SerializationError);
       expect((fn as Error).message).toContain("writes.cb.onDone");
       const tuple = await h.current.saver.getTuple({ configurable: { thread_id: thread.threadId } });

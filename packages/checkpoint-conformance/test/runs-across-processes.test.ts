@@ -21,7 +21,10 @@ interface Outcome {
 }
 
 function run(args: string[], env: Record<string, string> = {}): { done: Promise<Outcome>; kill: () => void } {
-  const child = spawn(process.execPath, [script, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [script, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   let out = "";
   child.stdout.on("data", (d) => (out += d));
   const done = new Promise<Outcome>((resolve, reject) => {
@@ -35,7 +38,8 @@ function run(args: string[], env: Record<string, string> = {}): { done: Promise<
   return { done, kill: () => child.kill("SIGKILL") };
 }
 
-const effects = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").filter(Boolean) : []);
+const effects = (file: string) =>
+  existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").filter(Boolean) : [];
 
 async function waitFor(check: () => boolean, timeoutMs = 15_000): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -81,8 +85,16 @@ describe.each(backends)("a thread stored in %s", (name, storage) => {
   it("after SIGKILL mid-step, a new process resumes from the last checkpoint without re-running finished siblings", async () => {
     const id = thread("crash");
     const log = join(dir, `${id}.log`);
-    const doomed = run([storage(), id, "start"], { EFFECT_LOG: log, FANOUT: "1", SLOW_FOREVER: "1", CLAIM_TTL_MS: "300" });
-    await waitFor(() => effects(log).some((l) => l.startsWith("fast ran")) && effects(log).some((l) => l.startsWith("slow started")));
+    const doomed = run([storage(), id, "start"], {
+      EFFECT_LOG: log,
+      FANOUT: "1",
+      SLOW_FOREVER: "1",
+      CLAIM_TTL_MS: "300",
+    });
+    await waitFor(
+      () =>
+        effects(log).some((l) => l.startsWith("fast ran")) && effects(log).some((l) => l.startsWith("slow started")),
+    );
     await new Promise((r) => setTimeout(r, 150));
     doomed.kill();
     expect((await doomed.done).code).toBe("SIGNAL_SIGKILL");

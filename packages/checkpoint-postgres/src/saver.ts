@@ -1,45 +1,45 @@
-import pg from "pg";
 import {
   assembleValue,
   BaseCheckpointSaver,
   blobKey,
   buildTuple,
-  checkpointConfig,
-  checkpointIdOf,
-  checkpointNsOf,
-  CheckpointConflictError,
-  checkpointsToPrune,
-  defaultSerializer,
-  DeltaPlanner,
-  InterludeError,
-  listQuery,
-  listTuples,
-  preparePut,
-  putTarget,
-  writesTarget,
-  prepareWrites,
-  pruneRequest,
-  reachableBlobs,
-  StorageError,
-  sweepInterval,
-  threadIdOf,
-  withoutDeltas,
   type ChannelVersions,
   type Checkpoint,
+  CheckpointConflictError,
   type CheckpointListOptions,
   type CheckpointMetadata,
   type CheckpointRecord,
   type CheckpointTuple,
+  checkpointConfig,
+  checkpointIdOf,
+  checkpointNsOf,
+  checkpointsToPrune,
   type DeltaOptions,
+  DeltaPlanner,
+  defaultSerializer,
+  InterludeError,
+  listQuery,
+  listTuples,
   type PruneOptions,
   type PruneRequest,
   type PutOptions,
+  preparePut,
+  prepareWrites,
+  pruneRequest,
+  putTarget,
   type RetentionOptions,
   type RunnableConfig,
+  reachableBlobs,
   type Serializer,
+  StorageError,
   type StoredBlob,
+  sweepInterval,
   type ThreadClaim,
+  threadIdOf,
+  withoutDeltas,
+  writesTarget,
 } from "interlude";
+import pg from "pg";
 import { migrate } from "./schema.js";
 import { SQL } from "./sql.js";
 
@@ -48,7 +48,6 @@ export interface PostgresSaverOptions extends DeltaOptions, Omit<RetentionOption
   /** Run `setup()` on first use (default true). Set false when migrations are run separately. */
   autoSetup?: boolean;
 }
-
 
 interface CheckpointRow {
   checkpoint_id: string;
@@ -108,7 +107,10 @@ export class PostgresSaver extends BaseCheckpointSaver {
     const ns = checkpointNsOf(config);
     const id = checkpointIdOf(config);
     return this.guard("getTuple", async () => {
-      const { rows } = id === undefined ? await this.pool.query<CheckpointRow>(SQL.latest, [threadId, ns]) : await this.pool.query<CheckpointRow>(SQL.checkpoint, [threadId, ns, id]);
+      const { rows } =
+        id === undefined
+          ? await this.pool.query<CheckpointRow>(SQL.latest, [threadId, ns])
+          : await this.pool.query<CheckpointRow>(SQL.checkpoint, [threadId, ns, id]);
       return rows[0] && this.load(threadId, ns, rows[0]);
     });
   }
@@ -124,7 +126,9 @@ export class PostgresSaver extends BaseCheckpointSaver {
     const query = listQuery(options);
     const where: string[] = [];
     const params: unknown[] = [];
-    const add = (clause: string, value: unknown) => (params.push(value), where.push(clause.replace("?", `$${params.length}`)));
+    const add = (clause: string, value: unknown) => (
+      params.push(value), where.push(clause.replace("?", `$${params.length}`))
+    );
     const threadId = threadIdOf(config);
     if (threadId !== undefined) add("thread_id = ?", threadId);
     if (config.configurable?.checkpoint_ns !== undefined) add("checkpoint_ns = ?", config.configurable.checkpoint_ns);
@@ -133,7 +137,16 @@ export class PostgresSaver extends BaseCheckpointSaver {
     if (query.before !== undefined) add("checkpoint_id < ?", query.before);
     const limit = query.filter || !Number.isFinite(query.limit) ? "" : ` LIMIT ${Math.floor(query.limit)}`;
     const sql = `SELECT thread_id, checkpoint_ns, checkpoint_id, metadata FROM interlude_checkpoints${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY checkpoint_id DESC${limit}`;
-    const rows = await this.guard("list", async () => (await this.pool.query(sql, params)).rows as Array<{ thread_id: string; checkpoint_ns: string; checkpoint_id: string; metadata: Buffer }>);
+    const rows = await this.guard(
+      "list",
+      async () =>
+        (await this.pool.query(sql, params)).rows as Array<{
+          thread_id: string;
+          checkpoint_ns: string;
+          checkpoint_id: string;
+          metadata: Buffer;
+        }>,
+    );
     yield* listTuples(
       rows,
       query,
@@ -154,12 +167,18 @@ export class PostgresSaver extends BaseCheckpointSaver {
     let prepared = preparePut(this.serde, this.planner, this.stats, target, checkpoint, metadata, newVersions);
     await this.transaction("put", async (client) => {
       const deltas = prepared.blobs.filter((blob) => blob.base !== null);
-      const { rows } = await client.query<{ head_id: string | null; bases: number }>(SQL.lockHead, [threadId, ns, deltas.map((b) => b.channel), deltas.map((b) => b.base)]);
+      const { rows } = await client.query<{ head_id: string | null; bases: number }>(SQL.lockHead, [
+        threadId,
+        ns,
+        deltas.map((b) => b.channel),
+        deltas.map((b) => b.base),
+      ]);
       const head = rows[0]?.head_id ?? null;
       if (options?.expectedHead !== undefined && options.expectedHead !== head) {
         throw new CheckpointConflictError(threadId, options.expectedHead, head);
       }
-      if (rows[0]!.bases < deltas.length) prepared = withoutDeltas(prepared, this.serde, this.planner, this.stats, threadId, checkpoint);
+      if (rows[0]!.bases < deltas.length)
+        prepared = withoutDeltas(prepared, this.serde, this.planner, this.stats, threadId, checkpoint);
       const blobs = prepared.blobs;
       await client.query(SQL.writeCheckpoint, [
         threadId,
@@ -179,11 +198,23 @@ export class PostgresSaver extends BaseCheckpointSaver {
     return checkpointConfig(threadId, ns, prepared.id);
   }
 
-  async putWrites(config: RunnableConfig, writes: Array<[channel: string, value: unknown]>, taskId: string): Promise<void> {
+  async putWrites(
+    config: RunnableConfig,
+    writes: Array<[channel: string, value: unknown]>,
+    taskId: string,
+  ): Promise<void> {
     const { threadId, ns, checkpointId } = writesTarget(config);
     const rows = prepareWrites(this.serde, this.stats, taskId, writes);
     await this.guard("putWrites", () =>
-      this.pool.query(SQL.putWrites, [threadId, ns, checkpointId, taskId, rows.map((r) => r.idx), rows.map((r) => r.channel), rows.map((r) => toBytes(r.data))]),
+      this.pool.query(SQL.putWrites, [
+        threadId,
+        ns,
+        checkpointId,
+        taskId,
+        rows.map((r) => r.idx),
+        rows.map((r) => r.channel),
+        rows.map((r) => toBytes(r.data)),
+      ]),
     );
   }
 
@@ -193,7 +224,9 @@ export class PostgresSaver extends BaseCheckpointSaver {
   }
 
   async claimThread(threadId: string, claim: ThreadClaim): Promise<boolean> {
-    const result = await this.guard("claimThread", () => this.pool.query(SQL.claim, [threadId, claim.owner, claim.ttlMs]));
+    const result = await this.guard("claimThread", () =>
+      this.pool.query(SQL.claim, [threadId, claim.owner, claim.ttlMs]),
+    );
     return result.rowCount === 1;
   }
 
@@ -206,16 +239,24 @@ export class PostgresSaver extends BaseCheckpointSaver {
     const threads =
       request.threadId !== undefined
         ? [request.threadId]
-        : await this.guard("prune", async () => (await this.pool.query<{ thread_id: string }>(SQL.threadsWithOld, [request.cutoff])).rows.map((r) => r.thread_id));
+        : await this.guard("prune", async () =>
+            (await this.pool.query<{ thread_id: string }>(SQL.threadsWithOld, [request.cutoff])).rows.map(
+              (r) => r.thread_id,
+            ),
+          );
     let removed = 0;
-    for (const threadId of threads) removed += await this.transaction("prune", (client) => this.pruneThread(client, threadId, request));
+    for (const threadId of threads)
+      removed += await this.transaction("prune", (client) => this.pruneThread(client, threadId, request));
     return removed;
   }
 
   override async sweep(): Promise<number> {
     await this.guard("sweep", () => this.pool.query(SQL.expiredClaims));
     if (!this.ttlMs) return 0;
-    const idle = await this.guard("sweep", async () => (await this.pool.query<{ thread_id: string }>(SQL.idleThreads, [this.ttlMs])).rows);
+    const idle = await this.guard(
+      "sweep",
+      async () => (await this.pool.query<{ thread_id: string }>(SQL.idleThreads, [this.ttlMs])).rows,
+    );
     for (const { thread_id } of idle) await this.deleteThread(thread_id);
     return idle.length;
   }
@@ -229,23 +270,46 @@ export class PostgresSaver extends BaseCheckpointSaver {
     const record = this.serde.loads(row.record) as CheckpointRecord;
     const channels = Object.keys(record.channel_versions);
     const [chains, writes] = await Promise.all([
-      this.pool.query<{ channel: string; version: number; base: number | null; data: Buffer | null }>(SQL.blobChains, [threadId, ns, channels, channels.map((c) => record.channel_versions[c])]),
-      this.pool.query<{ task_id: string; channel: string; data: Buffer }>(SQL.writes, [threadId, ns, row.checkpoint_id]),
+      this.pool.query<{ channel: string; version: number; base: number | null; data: Buffer | null }>(SQL.blobChains, [
+        threadId,
+        ns,
+        channels,
+        channels.map((c) => record.channel_versions[c]),
+      ]),
+      this.pool.query<{ task_id: string; channel: string; data: Buffer }>(SQL.writes, [
+        threadId,
+        ns,
+        row.checkpoint_id,
+      ]),
     ]);
-    const blobs = new Map<string, StoredBlob>(chains.rows.map((b) => [blobKey(b.channel, b.version), { base: b.base, data: b.data }]));
+    const blobs = new Map<string, StoredBlob>(
+      chains.rows.map((b) => [blobKey(b.channel, b.version), { base: b.base, data: b.data }]),
+    );
     const values: Record<string, unknown> = {};
     for (const channel of channels) {
-      const loaded = assembleValue(channel, record.channel_versions[channel]!, (c, v) => blobs.get(blobKey(c, v)), this.serde);
+      const loaded = assembleValue(
+        channel,
+        record.channel_versions[channel]!,
+        (c, v) => blobs.get(blobKey(c, v)),
+        this.serde,
+      );
       if (loaded?.present) values[channel] = loaded.value;
     }
     const metadata = this.serde.loads(row.metadata) as CheckpointMetadata;
-    const pendingWrites = writes.rows.map((w): [string, string, unknown] => [w.task_id, w.channel, this.serde.loads(w.data)]);
+    const pendingWrites = writes.rows.map((w): [string, string, unknown] => [
+      w.task_id,
+      w.channel,
+      this.serde.loads(w.data),
+    ]);
     return buildTuple({ threadId, ns, record, values, metadata, parentId: row.parent_id, writes: pendingWrites });
   }
 
   private async pruneThread(client: pg.PoolClient, threadId: string, request: PruneRequest): Promise<number> {
     await client.query(SQL.lockThread, [threadId]);
-    const { rows } = await client.query<{ checkpoint_ns: string; checkpoint_id: string; created_at: string }>(SQL.checkpointAges, [threadId]);
+    const { rows } = await client.query<{ checkpoint_ns: string; checkpoint_id: string; created_at: string }>(
+      SQL.checkpointAges,
+      [threadId],
+    );
     const byNs = new Map<string, Array<{ id: string; createdAt: number }>>();
     for (const row of rows) {
       if (!byNs.has(row.checkpoint_ns)) byNs.set(row.checkpoint_ns, []);
@@ -270,11 +334,14 @@ export class PostgresSaver extends BaseCheckpointSaver {
       const versions = (this.serde.loads(record) as CheckpointRecord).channel_versions;
       for (const channel of Object.keys(versions)) refs.push([channel, versions[channel]!]);
     }
-    const blobs = (await client.query<{ channel: string; version: number; base: number | null }>(SQL.blobBases, [threadId, ns])).rows;
+    const blobs = (
+      await client.query<{ channel: string; version: number; base: number | null }>(SQL.blobBases, [threadId, ns])
+    ).rows;
     const bases = new Map(blobs.map((b) => [blobKey(b.channel, b.version), b.base]));
     const keep = reachableBlobs(refs, (channel, version) => bases.get(blobKey(channel, version)));
     const doomed = blobs.filter((b) => !keep.has(blobKey(b.channel, b.version)));
-    if (doomed.length) await client.query(SQL.deleteBlobs, [threadId, ns, doomed.map((b) => b.channel), doomed.map((b) => b.version)]);
+    if (doomed.length)
+      await client.query(SQL.deleteBlobs, [threadId, ns, doomed.map((b) => b.channel), doomed.map((b) => b.version)]);
   }
 
   private async transaction<T>(operation: string, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -323,10 +390,11 @@ export class PostgresSaver extends BaseCheckpointSaver {
 
 function toBytes(data: string | Uint8Array | null): Buffer | null {
   if (data === null) return null;
-  return typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  return typeof data === "string"
+    ? Buffer.from(data, "utf8")
+    : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 }
 
 function wrap(operation: string, error: unknown): Error {
   return error instanceof InterludeError ? error : new StorageError(operation, error);
 }
-

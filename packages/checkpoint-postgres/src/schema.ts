@@ -38,11 +38,17 @@ export async function migrate(client: PoolClient): Promise<void> {
   await client.query("BEGIN");
   try {
     await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
-    await client.query("CREATE TABLE IF NOT EXISTS interlude_schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())");
-    const { rows } = await client.query<{ version: number | null }>("SELECT MAX(version) AS version FROM interlude_schema_version");
+    await client.query(
+      "CREATE TABLE IF NOT EXISTS interlude_schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
+    );
+    const { rows } = await client.query<{ version: number | null }>(
+      "SELECT MAX(version) AS version FROM interlude_schema_version",
+    );
     const current = rows[0]?.version ?? 0;
     if (current > MIGRATIONS.length) {
-      throw new Error(`the database has schema version ${current}, newer than this @interlude/checkpoint-postgres (${MIGRATIONS.length}); upgrade the package`);
+      throw new Error(
+        `the database has schema version ${current}, newer than this @interlude/checkpoint-postgres (${MIGRATIONS.length}); upgrade the package`,
+      );
     }
     for (let version = current + 1; version <= MIGRATIONS.length; version++) {
       await client.query(MIGRATIONS[version - 1]!);

@@ -1,9 +1,9 @@
 import { fileURLToPath } from "node:url";
-import { describe, inject, it } from "vitest";
 import { expectConsistentHistory, freshThreadId, killWriterMidway } from "@interlude/checkpoint-conformance";
-import { PostgresSaver } from "@interlude/checkpoint-postgres";
 // @ts-expect-error plain ESM fixture shared with the child process
 import { expectedValues } from "@interlude/checkpoint-conformance/crash-steps";
+import { PostgresSaver } from "@interlude/checkpoint-postgres";
+import { describe, inject, it } from "vitest";
 
 const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
 if (!url) throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");

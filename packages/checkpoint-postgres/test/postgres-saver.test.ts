@@ -1,8 +1,8 @@
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { describeSaverConformance, ThreadWriter } from "@interlude/checkpoint-conformance";
 import { PostgresSaver, SCHEMA_VERSION } from "@interlude/checkpoint-postgres";
 import { StorageError } from "interlude";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 
 const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
 if (!url) throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");
@@ -86,8 +86,15 @@ describe("PostgresSaver setup", () => {
     const thread = new ThreadWriter(saver);
     const sizes: number[] = [];
     const bytes = async () =>
-      Number((await saver.pool.query(`SELECT (SELECT COALESCE(SUM(octet_length(data)), 0) FROM interlude_blobs WHERE thread_id = $1) +
-        (SELECT SUM(octet_length(record) + octet_length(metadata)) FROM interlude_checkpoints WHERE thread_id = $1) AS n`, [thread.threadId])).rows[0].n);
+      Number(
+        (
+          await saver.pool.query(
+            `SELECT (SELECT COALESCE(SUM(octet_length(data)), 0) FROM interlude_blobs WHERE thread_id = $1) +
+        (SELECT SUM(octet_length(record) + octet_length(metadata)) FROM interlude_checkpoints WHERE thread_id = $1) AS n`,
+            [thread.threadId],
+          )
+        ).rows[0].n,
+      );
     let messages: unknown[] = [];
     for (let i = 0; i < 500; i++) {
       messages = [...messages, { id: `m${i}`, content: "x".repeat(180) }];
@@ -95,7 +102,9 @@ describe("PostgresSaver setup", () => {
       if (i === 99 || i === 199 || i === 499) sizes.push(await bytes());
     }
     const late = (sizes[2]! - sizes[1]!) / 300;
-    console.log(`postgres: ${late.toFixed(0)} stored bytes per step over steps 200-500 (first 100: ${(sizes[0]! / 100).toFixed(0)})`);
+    console.log(
+      `postgres: ${late.toFixed(0)} stored bytes per step over steps 200-500 (first 100: ${(sizes[0]! / 100).toFixed(0)})`,
+    );
     expect(late).toBeLessThan(1_500);
     expect((await saver.getTuple(thread.config))?.checkpoint.channel_values.messages).toEqual(messages);
     await saver.close();

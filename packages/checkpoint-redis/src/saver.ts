@@ -1,49 +1,58 @@
-import { createClient } from "redis";
 import {
   assembleValue,
   BaseCheckpointSaver,
   buildTuple,
-  checkpointConfig,
-  checkpointIdOf,
-  checkpointNsOf,
-  CheckpointConflictError,
-  checkpointsToPrune,
-  defaultSerializer,
-  DeltaPlanner,
-  InterludeError,
-  listQuery,
-  listTuples,
-  preparePut,
-  putTarget,
-  writesTarget,
-  prepareWrites,
-  pruneRequest,
-  reachableBlobs,
-  StorageError,
-  sweepInterval,
-  threadIdOf,
-  withoutDeltas,
   type ChannelVersions,
   type Checkpoint,
+  CheckpointConflictError,
   type CheckpointListOptions,
   type CheckpointMetadata,
   type CheckpointRecord,
   type CheckpointTuple,
+  checkpointConfig,
+  checkpointIdOf,
+  checkpointNsOf,
+  checkpointsToPrune,
   type DeltaOptions,
+  DeltaPlanner,
+  defaultSerializer,
+  InterludeError,
+  listQuery,
+  listTuples,
   type PendingWrite,
   type PreparedPut,
   type PruneOptions,
   type PruneRequest,
   type PutOptions,
+  preparePut,
+  prepareWrites,
+  pruneRequest,
+  putTarget,
   type RetentionOptions,
   type RunnableConfig,
+  reachableBlobs,
   type Serializer,
+  StorageError,
   type StoredBlob,
   type ThreadClaim,
+  threadIdOf,
+  withoutDeltas,
+  writesTarget,
 } from "interlude";
-import { blobPrefix, cpField, decodeBlob, decodeData, encodeBlob, encodeData, threadKeys, writePrefix, type ThreadKeys } from "./keys.js";
-import { BLOB_CHAINS, CLAIM, DELETE_THREAD, LOAD, PUT, PUT_WRITES, RELEASE } from "./scripts.js";
+import { createClient } from "redis";
+import {
+  blobPrefix,
+  cpField,
+  decodeBlob,
+  decodeData,
+  encodeBlob,
+  encodeData,
+  type ThreadKeys,
+  threadKeys,
+  writePrefix,
+} from "./keys.js";
 import { runScript } from "./script-runner.js";
+import { BLOB_CHAINS, CLAIM, DELETE_THREAD, LOAD, PUT, PUT_WRITES, RELEASE } from "./scripts.js";
 
 type Client = ReturnType<typeof createClient>;
 
@@ -75,7 +84,10 @@ export class RedisSaver extends BaseCheckpointSaver {
   constructor(client: Client | string, options: RedisSaverOptions = {}) {
     super();
     this.ownsClient = typeof client === "string";
-    this.client = typeof client === "string" ? createClient({ url: client, disableOfflineQueue: true, socket: { reconnectStrategy: giveUpAfterAFewTries } }) : client;
+    this.client =
+      typeof client === "string"
+        ? createClient({ url: client, disableOfflineQueue: true, socket: { reconnectStrategy: giveUpAfterAFewTries } })
+        : client;
     if (this.ownsClient) this.client.on("error", () => {}); // reported to the caller of the failing command
     this.serde = options.serde ?? defaultSerializer;
     this.planner = new DeltaPlanner(options);
@@ -91,7 +103,10 @@ export class RedisSaver extends BaseCheckpointSaver {
   }
 
   override async getHeadId(threadId: string, checkpointNs = ""): Promise<string | undefined> {
-    return this.guard("getHeadId", async () => (await this.client.hGet(this.keys(threadId).heads, checkpointNs)) ?? undefined);
+    return this.guard(
+      "getHeadId",
+      async () => (await this.client.hGet(this.keys(threadId).heads, checkpointNs)) ?? undefined,
+    );
   }
 
   async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
@@ -125,7 +140,6 @@ export class RedisSaver extends BaseCheckpointSaver {
     );
   }
 
-
   async put(
     config: RunnableConfig,
     checkpoint: Checkpoint,
@@ -141,17 +155,28 @@ export class RedisSaver extends BaseCheckpointSaver {
       prepared = withoutDeltas(prepared, this.serde, this.planner, this.stats, threadId, checkpoint);
       reply = await this.guard("put", () => this.runPut(threadId, ns, prepared, options));
     }
-    if (reply[0] === "CONFLICT") throw new CheckpointConflictError(threadId, options?.expectedHead ?? null, reply[1] || null);
+    if (reply[0] === "CONFLICT")
+      throw new CheckpointConflictError(threadId, options?.expectedHead ?? null, reply[1] || null);
     prepared.commit();
     await this.guard("put", () => this.client.zAdd(this.threadsKey, { score: Date.now(), value: threadId }));
     return checkpointConfig(threadId, ns, prepared.id);
   }
 
-  async putWrites(config: RunnableConfig, writes: Array<[channel: string, value: unknown]>, taskId: string): Promise<void> {
+  async putWrites(
+    config: RunnableConfig,
+    writes: Array<[channel: string, value: unknown]>,
+    taskId: string,
+  ): Promise<void> {
     const { threadId, ns, checkpointId } = writesTarget(config);
     const rows = prepareWrites(this.serde, this.stats, taskId, writes);
     const keys = this.keys(threadId);
-    const args = [keys.base, `${writePrefix(ns, checkpointId)}${taskId}\u0000`, String(this.ttlMs), String(rows.length), taskId];
+    const args = [
+      keys.base,
+      `${writePrefix(ns, checkpointId)}${taskId}\u0000`,
+      String(this.ttlMs),
+      String(rows.length),
+      taskId,
+    ];
     for (const row of rows) args.push(String(row.idx), row.replace ? "1" : "0", row.channel, encodeData(row.data));
     await this.guard("putWrites", () => runScript(this.client, PUT_WRITES, [keys.heads], args));
   }
@@ -167,7 +192,11 @@ export class RedisSaver extends BaseCheckpointSaver {
 
   async claimThread(threadId: string, claim: ThreadClaim): Promise<boolean> {
     const key = this.keys(threadId).claim;
-    return (await this.guard("claimThread", () => runScript(this.client, CLAIM, [key], [claim.owner, String(Math.max(1, Math.ceil(claim.ttlMs)))]))) === 1;
+    return (
+      (await this.guard("claimThread", () =>
+        runScript(this.client, CLAIM, [key], [claim.owner, String(Math.max(1, Math.ceil(claim.ttlMs)))]),
+      )) === 1
+    );
   }
 
   async releaseThread(threadId: string, owner: string): Promise<void> {
@@ -177,7 +206,10 @@ export class RedisSaver extends BaseCheckpointSaver {
 
   override async prune(target: string | PruneOptions, options?: PruneOptions): Promise<number> {
     const request = pruneRequest(target, options, Date.now());
-    const threads = request.threadId !== undefined ? [request.threadId] : await this.guard("prune", () => this.client.zRange(this.threadsKey, 0, -1));
+    const threads =
+      request.threadId !== undefined
+        ? [request.threadId]
+        : await this.guard("prune", () => this.client.zRange(this.threadsKey, 0, -1));
     let removed = 0;
     for (const threadId of threads) removed += await this.guard("prune", () => this.pruneThread(threadId, request));
     return removed;
@@ -186,7 +218,9 @@ export class RedisSaver extends BaseCheckpointSaver {
   /** Expiry itself is Redis's (PEXPIRE); this drops expired threads from the thread index. */
   override async sweep(): Promise<number> {
     if (!this.ttlMs) return 0;
-    return this.guard("sweep", async () => Number(await this.client.zRemRangeByScore(this.threadsKey, "-inf", Date.now() - this.ttlMs)));
+    return this.guard("sweep", async () =>
+      Number(await this.client.zRemRangeByScore(this.threadsKey, "-inf", Date.now() - this.ttlMs)),
+    );
   }
 
   override async close(): Promise<void> {
@@ -227,17 +261,30 @@ export class RedisSaver extends BaseCheckpointSaver {
     const keys = this.keys(threadId);
     const reply = (await runScript(this.client, LOAD, [keys.heads], [keys.base, ns, id])) as string[];
     if (reply.length === 0) return undefined;
-    const [checkpointId, rawRecord, rawMetadata, parentAndCreated, ...rawWrites] = reply as [string, string, string, string, ...string[]];
+    const [_checkpointId, rawRecord, rawMetadata, parentAndCreated, ...rawWrites] = reply as [
+      string,
+      string,
+      string,
+      string,
+      ...string[],
+    ];
     const record = this.serde.loads(decodeData(rawRecord)) as CheckpointRecord;
     const channels = Object.keys(record.channel_versions);
     const chainArgs = [keys.blobs];
     for (const channel of channels) chainArgs.push(blobPrefix(ns, channel), String(record.channel_versions[channel]));
-    const flat = channels.length ? ((await runScript(this.client, BLOB_CHAINS, [keys.blobs], chainArgs)) as string[]) : [];
+    const flat = channels.length
+      ? ((await runScript(this.client, BLOB_CHAINS, [keys.blobs], chainArgs)) as string[])
+      : [];
     const blobs = new Map<string, StoredBlob>();
     for (let i = 0; i < flat.length; i += 2) blobs.set(flat[i]!, decodeBlob(flat[i + 1]!));
     const values: Record<string, unknown> = {};
     for (const channel of channels) {
-      const loaded = assembleValue(channel, record.channel_versions[channel]!, (c, v) => blobs.get(`${blobPrefix(ns, c)}${v}`), this.serde);
+      const loaded = assembleValue(
+        channel,
+        record.channel_versions[channel]!,
+        (c, v) => blobs.get(`${blobPrefix(ns, c)}${v}`),
+        this.serde,
+      );
       if (loaded?.present) values[channel] = loaded.value;
     }
     const metadata = this.serde.loads(decodeData(rawMetadata)) as CheckpointMetadata;
@@ -250,7 +297,12 @@ export class RedisSaver extends BaseCheckpointSaver {
       .map((value) => {
         // Task ids and channel names never contain \0; the data (last) may.
         const [seq, taskId, channel] = value.split("\u0000", 3) as [string, string, string];
-        return { seq: Number(seq), taskId, channel, data: value.slice(seq.length + taskId.length + channel.length + 3) };
+        return {
+          seq: Number(seq),
+          taskId,
+          channel,
+          data: value.slice(seq.length + taskId.length + channel.length + 3),
+        };
       })
       .sort((a, b) => a.seq - b.seq)
       .map((w): PendingWrite => [w.taskId, w.channel, this.serde.loads(decodeData(w.data))]);
@@ -262,17 +314,25 @@ export class RedisSaver extends BaseCheckpointSaver {
     for (const ns of await this.client.sMembers(keys.nss)) {
       const ids = (await this.client.zRange(keys.idx(ns), 0, -1)).reverse();
       if (ids.length <= 1) continue;
-      const meta = await this.client.hmGet(keys.cp, ids.map((id) => cpField(ns, id, "p")));
+      const meta = await this.client.hmGet(
+        keys.cp,
+        ids.map((id) => cpField(ns, id, "p")),
+      );
       const newestFirst = ids.map((id, i) => ({ id, createdAt: Number((meta[i] ?? "").split("\u0000")[1] ?? 0) }));
       const doomed = checkpointsToPrune(newestFirst, request);
       if (doomed.length === 0) continue;
       const writeFields: string[] = [];
       for (const id of doomed) {
         const prefix = writePrefix(ns, id);
-        writeFields.push(...(await this.client.zRange(keys.writeIndex, `[${prefix}`, `[${prefix}\u00ff`, { BY: "LEX" })));
+        writeFields.push(
+          ...(await this.client.zRange(keys.writeIndex, `[${prefix}`, `[${prefix}\u00ff`, { BY: "LEX" })),
+        );
       }
       const multi = this.client.multi();
-      multi.hDel(keys.cp, doomed.flatMap((id) => [cpField(ns, id, "r"), cpField(ns, id, "m"), cpField(ns, id, "p")]));
+      multi.hDel(
+        keys.cp,
+        doomed.flatMap((id) => [cpField(ns, id, "r"), cpField(ns, id, "m"), cpField(ns, id, "p")]),
+      );
       multi.zRem(keys.idx(ns), doomed);
       if (writeFields.length) {
         multi.hDel(keys.writes, writeFields);
@@ -280,14 +340,21 @@ export class RedisSaver extends BaseCheckpointSaver {
       }
       await multi.exec();
       removed += doomed.length;
-      await this.collectBlobs(keys, ns, ids.filter((id) => !doomed.includes(id)));
+      await this.collectBlobs(
+        keys,
+        ns,
+        ids.filter((id) => !doomed.includes(id)),
+      );
     }
     return removed;
   }
 
   /** Deletes the blobs no remaining checkpoint of the namespace reads, directly or as a delta base. */
   private async collectBlobs(keys: ThreadKeys, ns: string, remaining: string[]): Promise<void> {
-    const records = await this.client.hmGet(keys.cp, remaining.map((id) => cpField(ns, id, "r")));
+    const records = await this.client.hmGet(
+      keys.cp,
+      remaining.map((id) => cpField(ns, id, "r")),
+    );
     const refs: Array<[string, number]> = [];
     for (const raw of records) {
       if (!raw) continue;
@@ -297,7 +364,8 @@ export class RedisSaver extends BaseCheckpointSaver {
     const prefix = `${ns}\u0000`;
     const all = await this.client.hGetAll(keys.blobs);
     const bases = new Map<string, number | null>();
-    for (const [field, value] of Object.entries(all)) if (field.startsWith(prefix)) bases.set(field.slice(prefix.length), decodeBlob(value).base);
+    for (const [field, value] of Object.entries(all))
+      if (field.startsWith(prefix)) bases.set(field.slice(prefix.length), decodeBlob(value).base);
     const keep = reachableBlobs(refs, (channel, version) => bases.get(`${channel}\u0000${version}`));
     const doomed = [...bases.keys()].filter((key) => !keep.has(key)).map((key) => prefix + key);
     if (doomed.length) await this.client.hDel(keys.blobs, doomed);

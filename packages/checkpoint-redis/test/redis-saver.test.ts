@@ -1,8 +1,8 @@
-import { createClient } from "redis";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { describeSaverConformance, ThreadWriter } from "@interlude/checkpoint-conformance";
 import { RedisSaver } from "@interlude/checkpoint-redis";
 import { StorageError } from "interlude";
+import { createClient } from "redis";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 
 const url = inject("redisUrl") ?? process.env.INTERLUDE_TEST_REDIS_URL;
 if (!url) throw new Error("No test redis-server: run `npm test` (scripts/test.sh), which installs and starts one.");

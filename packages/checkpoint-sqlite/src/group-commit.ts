@@ -45,7 +45,10 @@ export class GroupCommit {
   private busy = false;
   private readonly waiting: Array<() => void> = [];
   private batch: Batch | undefined;
-  private readonly statements: Record<"begin" | "commit" | "rollback" | "savepoint" | "release" | "rollbackTo" | "busyTimeout", Database.Statement>;
+  private readonly statements: Record<
+    "begin" | "commit" | "rollback" | "savepoint" | "release" | "rollbackTo" | "busyTimeout",
+    Database.Statement
+  >;
   private readonly busyTimeouts = new Map<number, Database.Statement>();
 
   private constructor(private readonly db: Database.Database) {
@@ -114,8 +117,6 @@ export class GroupCommit {
   async settled(): Promise<void> {
     await this.batch?.committed;
   }
-
-
 
   /** Undoes one logical transaction; if SQLite rolled back the whole batch, its writers are told. */
   private undo(batch: Batch, error: unknown): void {

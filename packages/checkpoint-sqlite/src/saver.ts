@@ -3,47 +3,47 @@ import {
   assembleValue,
   BaseCheckpointSaver,
   buildTuple,
-  checkpointConfig,
-  checkpointIdOf,
-  checkpointNsOf,
-  CheckpointConflictError,
-  checkpointsToPrune,
-  defaultSerializer,
-  DeltaPlanner,
-  InterludeError,
-  listQuery,
-  listTuples,
-  preparePut,
-  putTarget,
-  writesTarget,
-  prepareWrites,
-  pruneRequest,
-  reachableBlobs,
-  StorageError,
-  sweepInterval,
-  threadIdOf,
-  withoutDeltas,
   type ChannelVersions,
   type Checkpoint,
+  CheckpointConflictError,
   type CheckpointListOptions,
   type CheckpointMetadata,
   type CheckpointRecord,
   type CheckpointTuple,
+  checkpointConfig,
+  checkpointIdOf,
+  checkpointNsOf,
+  checkpointsToPrune,
   type DeltaOptions,
+  DeltaPlanner,
+  defaultSerializer,
+  InterludeError,
+  listQuery,
+  listTuples,
   type PendingWrite,
   type PruneOptions,
   type PruneRequest,
   type PutOptions,
   type PutWritesOptions,
+  preparePut,
+  prepareWrites,
+  pruneRequest,
+  putTarget,
   type RetentionOptions,
   type RunnableConfig,
+  reachableBlobs,
   type Serializer,
+  StorageError,
   type StoredBlob,
+  sweepInterval,
   type ThreadClaim,
+  threadIdOf,
+  withoutDeltas,
+  writesTarget,
 } from "interlude";
 import { GroupCommit, type WriteOptions } from "./group-commit.js";
 import { migrate } from "./schema.js";
-import { prepareStatements, type CheckpointRow, type Statements } from "./statements.js";
+import { type CheckpointRow, prepareStatements, type Statements } from "./statements.js";
 
 export interface SqliteSaverOptions extends DeltaOptions, RetentionOptions {
   serde?: Serializer;
@@ -113,7 +113,9 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const id = checkpointIdOf(config);
     return this.run("getTuple", () =>
       this.inTransaction("deferred", () => {
-        const row = (id === undefined ? this.sql.latest.get(threadId, ns) : this.sql.checkpoint.get(threadId, ns, id)) as CheckpointRow | undefined;
+        const row = (
+          id === undefined ? this.sql.latest.get(threadId, ns) : this.sql.checkpoint.get(threadId, ns, id)
+        ) as CheckpointRow | undefined;
         return row && this.load(threadId, ns, row);
       }),
     );
@@ -137,7 +139,12 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const limit = query.filter || !Number.isFinite(query.limit) ? "" : ` LIMIT ${Math.floor(query.limit)}`;
     const sql = `SELECT thread_id, checkpoint_ns, checkpoint_id, metadata FROM checkpoints${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY checkpoint_id DESC${limit}`;
     // Rows are read up front: better-sqlite3 cannot run other statements while an iterator is open.
-    const rows = this.run("list", () => this.db.prepare(sql).all(...params)) as Array<{ thread_id: string; checkpoint_ns: string; checkpoint_id: string; metadata: string | Buffer }>;
+    const rows = this.run("list", () => this.db.prepare(sql).all(...params)) as Array<{
+      thread_id: string;
+      checkpoint_ns: string;
+      checkpoint_id: string;
+      metadata: string | Buffer;
+    }>;
     yield* listTuples(
       rows,
       query,
@@ -161,18 +168,36 @@ export class SqliteSaver extends BaseCheckpointSaver {
       if (options?.expectedHead !== undefined && options.expectedHead !== head) {
         throw new CheckpointConflictError(threadId, options.expectedHead, head);
       }
-      if (prepared.blobs.some((blob) => blob.base !== null && !this.sql.hasBlob.get(threadId, ns, blob.channel, blob.base))) {
+      if (
+        prepared.blobs.some(
+          (blob) => blob.base !== null && !this.sql.hasBlob.get(threadId, ns, blob.channel, blob.base),
+        )
+      ) {
         prepared = withoutDeltas(prepared, this.serde, this.planner, this.stats, threadId, checkpoint);
       }
-      for (const blob of prepared.blobs) this.sql.putBlob.run(threadId, ns, blob.channel, blob.version, blob.base, blob.data);
-      this.sql.putCheckpoint.run(threadId, ns, prepared.id, prepared.parentId ?? null, prepared.createdAt, prepared.record, prepared.metadata);
+      for (const blob of prepared.blobs)
+        this.sql.putBlob.run(threadId, ns, blob.channel, blob.version, blob.base, blob.data);
+      this.sql.putCheckpoint.run(
+        threadId,
+        ns,
+        prepared.id,
+        prepared.parentId ?? null,
+        prepared.createdAt,
+        prepared.record,
+        prepared.metadata,
+      );
       this.sql.setHead.run(threadId, ns, prepared.id, this.now());
     });
     prepared.commit();
     return checkpointConfig(threadId, ns, prepared.id);
   }
 
-  async putWrites(config: RunnableConfig, writes: Array<[channel: string, value: unknown]>, taskId: string, options?: PutWritesOptions): Promise<void> {
+  async putWrites(
+    config: RunnableConfig,
+    writes: Array<[channel: string, value: unknown]>,
+    taskId: string,
+    options?: PutWritesOptions,
+  ): Promise<void> {
     const { threadId, ns, checkpointId } = writesTarget(config);
     const rows = prepareWrites(this.serde, this.stats, taskId, writes);
     await this.write("putWrites", options, () => {
@@ -185,7 +210,9 @@ export class SqliteSaver extends BaseCheckpointSaver {
   }
 
   async deleteThread(threadId: string): Promise<void> {
-    await this.write("deleteThread", undefined, () => this.sql.deleteThread.forEach((statement) => statement.run(threadId)));
+    await this.write("deleteThread", undefined, () => {
+      for (const statement of this.sql.deleteThread) statement.run(threadId);
+    });
     this.planner.forget(threadId);
   }
 
@@ -207,9 +234,13 @@ export class SqliteSaver extends BaseCheckpointSaver {
 
   override async prune(target: string | PruneOptions, options?: PruneOptions): Promise<number> {
     const request = pruneRequest(target, options, this.now());
-    const threads = request.threadId !== undefined ? [request.threadId] : (this.run("prune", () => this.sql.threadsWithOld.all(request.cutoff)) as string[]);
+    const threads =
+      request.threadId !== undefined
+        ? [request.threadId]
+        : (this.run("prune", () => this.sql.threadsWithOld.all(request.cutoff)) as string[]);
     let removed = 0;
-    for (const threadId of threads) removed += await this.write("prune", undefined, () => this.pruneThread(threadId, request));
+    for (const threadId of threads)
+      removed += await this.write("prune", undefined, () => this.pruneThread(threadId, request));
     return removed;
   }
 
@@ -240,20 +271,29 @@ export class SqliteSaver extends BaseCheckpointSaver {
   private load(threadId: string, ns: string, row: CheckpointRow): CheckpointTuple {
     const record = this.serde.loads(row.record) as CheckpointRecord;
     const values: Record<string, unknown> = {};
-    const lookup = (channel: string, version: number) => this.sql.blob.get(threadId, ns, channel, version) as StoredBlob | undefined;
+    const lookup = (channel: string, version: number) =>
+      this.sql.blob.get(threadId, ns, channel, version) as StoredBlob | undefined;
     for (const channel of Object.keys(record.channel_versions)) {
       const loaded = assembleValue(channel, record.channel_versions[channel]!, lookup, this.serde);
       if (loaded?.present) values[channel] = loaded.value;
     }
-    const writes = (this.sql.writes.all(threadId, ns, row.checkpoint_id) as Array<{ task_id: string; channel: string; data: string | Buffer }>).map(
-      (w): PendingWrite => [w.task_id, w.channel, this.serde.loads(w.data)],
-    );
+    const writes = (
+      this.sql.writes.all(threadId, ns, row.checkpoint_id) as Array<{
+        task_id: string;
+        channel: string;
+        data: string | Buffer;
+      }>
+    ).map((w): PendingWrite => [w.task_id, w.channel, this.serde.loads(w.data)]);
     const metadata = this.serde.loads(row.metadata) as CheckpointMetadata;
     return buildTuple({ threadId, ns, record, values, metadata, parentId: row.parent_id, writes });
   }
 
   private pruneThread(threadId: string, request: PruneRequest): number {
-    const rows = this.sql.checkpointAges.all(threadId) as Array<{ checkpoint_ns: string; checkpoint_id: string; created_at: number }>;
+    const rows = this.sql.checkpointAges.all(threadId) as Array<{
+      checkpoint_ns: string;
+      checkpoint_id: string;
+      created_at: number;
+    }>;
     const byNs = new Map<string, Array<{ id: string; createdAt: number }>>();
     for (const row of rows) {
       if (!byNs.has(row.checkpoint_ns)) byNs.set(row.checkpoint_ns, []);
@@ -280,11 +320,16 @@ export class SqliteSaver extends BaseCheckpointSaver {
       const versions = (this.serde.loads(data) as CheckpointRecord).channel_versions;
       for (const channel of Object.keys(versions)) refs.push([channel, versions[channel]!]);
     }
-    const blobs = this.sql.blobBases.all(threadId, ns) as Array<{ channel: string; version: number; base: number | null }>;
+    const blobs = this.sql.blobBases.all(threadId, ns) as Array<{
+      channel: string;
+      version: number;
+      base: number | null;
+    }>;
     const bases = new Map(blobs.map((blob) => [`${blob.channel}\u0000${blob.version}`, blob.base]));
     const keep = reachableBlobs(refs, (channel, version) => bases.get(`${channel}\u0000${version}`));
     for (const blob of blobs) {
-      if (!keep.has(`${blob.channel}\u0000${blob.version}`)) this.sql.deleteBlob.run(threadId, ns, blob.channel, blob.version);
+      if (!keep.has(`${blob.channel}\u0000${blob.version}`))
+        this.sql.deleteBlob.run(threadId, ns, blob.channel, blob.version);
     }
   }
 

@@ -39,7 +39,9 @@ export function migrate(db: Database.Database): void {
     const row = db.prepare("SELECT MAX(version) AS version FROM schema_version").get() as { version: number | null };
     const current = row.version ?? 0;
     if (current > MIGRATIONS.length) {
-      throw new Error(`the database has schema version ${current}, newer than this @interlude/checkpoint-sqlite (${MIGRATIONS.length}); upgrade the package`);
+      throw new Error(
+        `the database has schema version ${current}, newer than this @interlude/checkpoint-sqlite (${MIGRATIONS.length}); upgrade the package`,
+      );
     }
     for (let version = current + 1; version <= MIGRATIONS.length; version++) {
       db.exec(MIGRATIONS[version - 1]!);

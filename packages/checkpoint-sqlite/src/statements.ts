@@ -6,19 +6,24 @@ const SQL = {
   setHead: `INSERT INTO heads (thread_id, checkpoint_ns, head_id, updated_at) VALUES (?, ?, ?, ?)
       ON CONFLICT (thread_id, checkpoint_ns) DO UPDATE SET head_id = MAX(head_id, excluded.head_id), updated_at = excluded.updated_at`,
   hasBlob: "SELECT 1 FROM blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?",
-  putBlob: "INSERT OR REPLACE INTO blobs (thread_id, checkpoint_ns, channel, version, base, data) VALUES (?, ?, ?, ?, ?, ?)",
+  putBlob:
+    "INSERT OR REPLACE INTO blobs (thread_id, checkpoint_ns, channel, version, base, data) VALUES (?, ?, ?, ?, ?, ?)",
   blob: "SELECT base, data FROM blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?",
   blobBases: "SELECT channel, version, base FROM blobs WHERE thread_id = ? AND checkpoint_ns = ?",
   deleteBlob: "DELETE FROM blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?",
   putCheckpoint: `INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_id, created_at, record, metadata)
       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  checkpoint: "SELECT checkpoint_id, parent_id, record, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
-  latest: "SELECT checkpoint_id, parent_id, record, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1",
-  checkpointAges: "SELECT checkpoint_ns, checkpoint_id, created_at FROM checkpoints WHERE thread_id = ? ORDER BY checkpoint_ns, checkpoint_id DESC",
+  checkpoint:
+    "SELECT checkpoint_id, parent_id, record, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
+  latest:
+    "SELECT checkpoint_id, parent_id, record, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1",
+  checkpointAges:
+    "SELECT checkpoint_ns, checkpoint_id, created_at FROM checkpoints WHERE thread_id = ? ORDER BY checkpoint_ns, checkpoint_id DESC",
   records: "SELECT record FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ?",
   deleteCheckpoint: "DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
   deleteCheckpointWrites: "DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
-  writes: "SELECT task_id, channel, data FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? ORDER BY seq",
+  writes:
+    "SELECT task_id, channel, data FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? ORDER BY seq",
   maxSeq: "SELECT COALESCE(MAX(seq), 0) FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
   addWrite: `INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, data, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT DO NOTHING`,
@@ -35,7 +40,9 @@ const SQL = {
 /** Statements that return the first column instead of a row object. */
 const PLUCKED = new Set<string>(["head", "hasBlob", "records", "maxSeq", "idleThreads", "threadsWithOld"]);
 
-const DELETE_THREAD = ["checkpoints", "blobs", "writes", "heads"].map((table) => `DELETE FROM ${table} WHERE thread_id = ?`);
+const DELETE_THREAD = ["checkpoints", "blobs", "writes", "heads"].map(
+  (table) => `DELETE FROM ${table} WHERE thread_id = ?`,
+);
 
 export type Statements = { [K in keyof typeof SQL]: Database.Statement } & { deleteThread: Database.Statement[] };
 
@@ -45,7 +52,10 @@ export function prepareStatements(db: Database.Database): Statements {
     const statement = db.prepare(sql);
     prepared[name] = PLUCKED.has(name) ? statement.pluck() : statement;
   }
-  return { ...(prepared as { [K in keyof typeof SQL]: Database.Statement }), deleteThread: DELETE_THREAD.map((sql) => db.prepare(sql)) };
+  return {
+    ...(prepared as { [K in keyof typeof SQL]: Database.Statement }),
+    deleteThread: DELETE_THREAD.map((sql) => db.prepare(sql)),
+  };
 }
 
 export interface CheckpointRow {

@@ -5,8 +5,9 @@
  * server: 1% of commits took 54% of all commit time, the slowest 11 ms). A worker thread with
  * its own connection runs PASSIVE checkpoints instead, which never block writers.
  */
-import type Database from "better-sqlite3";
+
 import { Worker } from "node:worker_threads";
+import type Database from "better-sqlite3";
 import { GroupCommit } from "./group-commit.js";
 
 export interface WalCheckpointerOptions {
@@ -25,10 +26,18 @@ export interface WalCheckpointer {
  * Turns off automatic checkpoints on `db` and checkpoints its file from a worker thread.
  * Only for a file in WAL mode; an in-memory or read-only database is left alone (returns undefined).
  */
-export function startWalCheckpointer(db: Database.Database, options: WalCheckpointerOptions = {}): WalCheckpointer | undefined {
-  if (db.memory || db.readonly || String(db.pragma("journal_mode", { simple: true })).toLowerCase() !== "wal") return undefined;
+export function startWalCheckpointer(
+  db: Database.Database,
+  options: WalCheckpointerOptions = {},
+): WalCheckpointer | undefined {
+  if (db.memory || db.readonly || String(db.pragma("journal_mode", { simple: true })).toLowerCase() !== "wal")
+    return undefined;
   const worker = new Worker(new URL("./wal-worker.js", import.meta.url), {
-    workerData: { path: db.name, intervalMs: options.intervalMs ?? 100, truncateAfterPages: options.truncateAfterPages ?? 4096 },
+    workerData: {
+      path: db.name,
+      intervalMs: options.intervalMs ?? 100,
+      truncateAfterPages: options.truncateAfterPages ?? 4096,
+    },
   });
   worker.unref();
   const group = GroupCommit.of(db);
@@ -41,10 +50,13 @@ export function startWalCheckpointer(db: Database.Database, options: WalCheckpoi
       if (db.open) db.pragma("wal_autocheckpoint = 0");
     } else if (message === "hold writes") {
       // Writes queue (asynchronously) until the log is emptied: a few ms, the log being kept short.
-      void group.exclusive(() => new Promise<void>((resolve) => {
-        truncated = resolve;
-        worker.postMessage("truncate");
-      }));
+      void group.exclusive(
+        () =>
+          new Promise<void>((resolve) => {
+            truncated = resolve;
+            worker.postMessage("truncate");
+          }),
+      );
     } else if (message === "truncated") {
       truncated?.();
       truncated = undefined;

@@ -6,10 +6,15 @@
  * the main thread to hold its writes (it answers "truncate" when no transaction is open), empties
  * the log with a TRUNCATE checkpoint, and says "truncated".
  */
-import Database from "better-sqlite3";
-import { parentPort, workerData } from "node:worker_threads";
 
-const { path, intervalMs, truncateAfterPages } = workerData as { path: string; intervalMs: number; truncateAfterPages: number };
+import { parentPort, workerData } from "node:worker_threads";
+import Database from "better-sqlite3";
+
+const { path, intervalMs, truncateAfterPages } = workerData as {
+  path: string;
+  intervalMs: number;
+  truncateAfterPages: number;
+};
 const db = new Database(path);
 db.pragma("busy_timeout = 5000");
 let asked = false;

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import Database from "better-sqlite3";
-import { afterAll, describe, expect, it } from "vitest";
 import { expectConsistentHistory, freshThreadId, killWriterMidway } from "@interlude/checkpoint-conformance";
-import { SqliteSaver } from "@interlude/checkpoint-sqlite";
 // @ts-expect-error plain ESM fixture shared with the child process
 import { expectedValues } from "@interlude/checkpoint-conformance/crash-steps";
+import { SqliteSaver } from "@interlude/checkpoint-sqlite";
+import Database from "better-sqlite3";
+import { afterAll, describe, expect, it } from "vitest";
 
 const writer = fileURLToPath(new URL("./fixtures/crash-writer.mjs", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "interlude-crash-"));

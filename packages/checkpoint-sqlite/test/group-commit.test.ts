@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { GroupCommit, startWalCheckpointer } from "@interlude/checkpoint-sqlite";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { GroupCommit, startWalCheckpointer } from "@interlude/checkpoint-sqlite";
 
 const dir = mkdtempSync(join(tmpdir(), "interlude-group-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

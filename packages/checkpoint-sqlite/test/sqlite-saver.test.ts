@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
-import { afterAll, describe, expect, it } from "vitest";
 import { describeSaverConformance, ThreadWriter } from "@interlude/checkpoint-conformance";
 import { SCHEMA_VERSION, SqliteSaver } from "@interlude/checkpoint-sqlite";
+import Database from "better-sqlite3";
 import { StorageError } from "interlude";
+import { afterAll, describe, expect, it } from "vitest";
 
 const dir = mkdtempSync(join(tmpdir(), "interlude-sqlite-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -90,7 +90,13 @@ describe("SqliteSaver on a file", () => {
     let messages: unknown[] = [];
     const sizes: number[] = [];
     const db = new Database(file, { readonly: true });
-    const bytes = () => db.prepare("SELECT SUM(LENGTH(data)) + (SELECT SUM(LENGTH(record) + LENGTH(metadata)) FROM checkpoints) FROM blobs").pluck().get() as number;
+    const bytes = () =>
+      db
+        .prepare(
+          "SELECT SUM(LENGTH(data)) + (SELECT SUM(LENGTH(record) + LENGTH(metadata)) FROM checkpoints) FROM blobs",
+        )
+        .pluck()
+        .get() as number;
     for (let i = 0; i < 500; i++) {
       messages = [...messages, { id: `m${i}`, content: "x".repeat(180) }];
       await thread.write({ messages });

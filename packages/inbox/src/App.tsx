@@ -23,7 +23,9 @@ export function App() {
     } catch (e) {
       if (!(e instanceof UnauthorizedError)) return setAuth({ state: "ok", key });
       saveApiKey(null);
-      setAuth(key ? { state: "needed", error: "That key was not accepted. Check it and try again." } : { state: "needed" });
+      setAuth(
+        key ? { state: "needed", error: "That key was not accepted. Check it and try again." } : { state: "needed" },
+      );
     }
   };
 
@@ -64,7 +66,11 @@ export function App() {
       {route.view === "thread" ? (
         <ThreadView api={api} threadId={route.threadId} />
       ) : (
-        <InboxView api={api} apiKey={key} initialKey={route.threadId && route.interruptId ? `${route.threadId}/${route.interruptId}` : undefined} />
+        <InboxView
+          api={api}
+          apiKey={key}
+          initialKey={route.threadId && route.interruptId ? `${route.threadId}/${route.interruptId}` : undefined}
+        />
       )}
     </div>
   );

@@ -2,13 +2,19 @@
 // timelines, SSE parsing and markdown sanitising.
 import { describe, expect, it } from "vitest";
 import { createSseParser } from "../src/api/sse";
+import type { HumanInterrupt, ThreadState } from "../src/api/types";
 import { diffValues } from "../src/domain/diff";
 import { shortCheckpoint } from "../src/domain/format";
-import { allowedActions, asHumanInterrupt, buildResponse, summarizeAnswer, titleOf } from "../src/domain/human-interrupt";
+import {
+  allowedActions,
+  asHumanInterrupt,
+  buildResponse,
+  summarizeAnswer,
+  titleOf,
+} from "../src/domain/human-interrupt";
 import { renderMarkdown } from "../src/domain/markdown";
 import { answerFrom, fieldsOf, initialValues, issuesByField, schemaFromValue } from "../src/domain/schema-form";
 import { buildTimeline } from "../src/domain/timeline";
-import type { HumanInterrupt, ThreadState } from "../src/api/types";
 
 const hi: HumanInterrupt = {
   action_request: { action: "send_email", args: { to: "a@b.c", subject: "Hi" } },
@@ -33,7 +39,11 @@ describe("Agent Inbox payloads", () => {
 
   it.each([
     ["accept", undefined, { type: "accept", args: { action: "send_email", args: { to: "a@b.c", subject: "Hi" } } }],
-    ["edit", { to: "x@y.z", subject: "Hi" }, { type: "edit", args: { action: "send_email", args: { to: "x@y.z", subject: "Hi" } } }],
+    [
+      "edit",
+      { to: "x@y.z", subject: "Hi" },
+      { type: "edit", args: { action: "send_email", args: { to: "x@y.z", subject: "Hi" } } },
+    ],
     ["respond", "not now", { type: "response", args: "not now" }],
     ["ignore", undefined, { type: "ignore", args: null }],
   ] as const)("builds the %s response", (action, input, expected) => {
@@ -87,7 +97,10 @@ describe("forms from JSON Schema", () => {
   });
 
   it.each([
-    [{ amount: "12.5", reason: "", urgent: false, channel: "1", "meta.note": "n", tags: '["a"]' }, { answer: { amount: 12.5, urgent: false, channel: "sms", meta: { note: "n" }, tags: ["a"] } }],
+    [
+      { amount: "12.5", reason: "", urgent: false, channel: "1", "meta.note": "n", tags: '["a"]' },
+      { answer: { amount: 12.5, urgent: false, channel: "sms", meta: { note: "n" }, tags: ["a"] } },
+    ],
     [{ amount: "abc", urgent: false, tags: "[" }, { errors: { amount: "Enter a number.", tags: "Enter valid JSON." } }],
     [{ amount: "", urgent: true }, { answer: { urgent: true } }],
   ])("reads inputs %j", (values, expected) => {
@@ -127,7 +140,14 @@ describe("state diff", () => {
     [{ a: 1 }, { a: 2 }, [{ path: "a", kind: "changed", before: 1, after: 2 }]],
     [{ a: 1 }, { a: 1, b: { c: 1 } }, [{ path: "b", kind: "added", after: { c: 1 } }]],
     [{ a: 1, b: 2 }, { a: 1 }, [{ path: "b", kind: "removed", before: 2 }]],
-    [{ l: [1, 2] }, { l: [1, 3, 4] }, [{ path: "l[1]", kind: "changed", before: 2, after: 3 }, { path: "l[2]", kind: "added", after: 4 }]],
+    [
+      { l: [1, 2] },
+      { l: [1, 3, 4] },
+      [
+        { path: "l[1]", kind: "changed", before: 2, after: 3 },
+        { path: "l[2]", kind: "added", after: 4 },
+      ],
+    ],
     [{ d: { x: { y: 1 } } }, { d: { x: { y: 2 } } }, [{ path: "d.x.y", kind: "changed", before: 1, after: 2 }]],
     [1, "1", [{ path: "(state)", kind: "changed", before: 1, after: "1" }]],
   ])("%j -> %j", (a, b, expected) => expect(diffValues(a, b)).toEqual(expected));
@@ -149,8 +169,18 @@ describe("timeline", () => {
   it("reads oldest first, with questions, answers and the abandoned branch", () => {
     const history = [
       state("c4", "c1", 1, { metadata: { step: 1, source: "update" } }),
-      state("c3", "c2", 2, { metadata: { step: 2, source: "loop", resume: [{ by: "alice", at: "2026-01-01T00:00:00Z", answers: { i1: "yes" } }], writes: { review: {} } } }),
-      state("c2", "c1", 1, { next: ["review"], tasks: [{ id: "t1", name: "review", interrupts: [{ id: "i1", value: "Approve?" }] }] }),
+      state("c3", "c2", 2, {
+        metadata: {
+          step: 2,
+          source: "loop",
+          resume: [{ by: "alice", at: "2026-01-01T00:00:00Z", answers: { i1: "yes" } }],
+          writes: { review: {} },
+        },
+      }),
+      state("c2", "c1", 1, {
+        next: ["review"],
+        tasks: [{ id: "t1", name: "review", interrupts: [{ id: "i1", value: "Approve?" }] }],
+      }),
       state("c1", null, 0),
     ];
     const entries = buildTimeline(history, "c4");
@@ -161,7 +191,9 @@ describe("timeline", () => {
       ["c4", true, true],
     ]);
     expect(entries[1]!.asked).toEqual([{ id: "i1", node: "review", value: "Approve?" }]);
-    expect(entries[2]!.answers).toEqual([{ interruptId: "i1", answer: "yes", by: "alice", at: "2026-01-01T00:00:00Z" }]);
+    expect(entries[2]!.answers).toEqual([
+      { interruptId: "i1", answer: "yes", by: "alice", at: "2026-01-01T00:00:00Z" },
+    ]);
     expect(entries[2]!.wrote).toEqual(["review"]);
   });
 });

@@ -1,12 +1,13 @@
 // The reviewer's inbox in real headless Chromium against the real server: each story a
 // reviewer lives through, from answering to racing a colleague to forking a thread.
-import { tmpdir } from "node:os";
+
 import { mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { apiAs, openBrowser, REVIEWERS, startServer, type Browser, type TestServer } from "./e2e/harness";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiAs, type Browser, openBrowser, REVIEWERS, startServer, type TestServer } from "./e2e/harness";
 
 // The README's screenshots are these tests' pictures: `UPDATE_SCREENSHOTS=1 npm test -- packages/inbox`
 // refreshes them; otherwise they go to a temp dir, so a test run leaves the work tree clean.
@@ -33,7 +34,8 @@ afterAll(async () => {
 // Generous: the suite may share the machine with the rest of `npm test`.
 const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 8000, interval: 50 });
 
-const optionId = (threadId: string, interruptId: string) => `#item-${`${threadId}/${interruptId}`.replace(/[^\w-]/g, "_")}`;
+const optionId = (threadId: string, interruptId: string) =>
+  `#item-${`${threadId}/${interruptId}`.replace(/[^\w-]/g, "_")}`;
 
 async function pendingItem(threadId: string) {
   const page = await api.pending(`?thread_id=${threadId}`);
@@ -64,7 +66,9 @@ async function settled(threadId: string) {
 }
 
 async function answersIn(threadId: string) {
-  const history = (await api.history(threadId)) as Array<{ metadata: { resume?: Array<{ by: string; answers: Record<string, unknown> }> } }>;
+  const history = (await api.history(threadId)) as Array<{
+    metadata: { resume?: Array<{ by: string; answers: Record<string, unknown> }> };
+  }>;
   return history.flatMap((s) => s.metadata?.resume ?? []);
 }
 
@@ -103,7 +107,10 @@ describe("the reviewer's inbox", () => {
     await poll(() => page.getByLabel("To").evaluate((el) => el === document.activeElement)).toBe(true);
     await page.getByLabel("Subject").fill("Your refund (corrected)");
     await page.getByRole("button", { name: "Submit edit" }).click();
-    expect(await settled(threadId)).toMatchObject({ outcome: "sent edited to erin@example.com: Your refund (corrected)", applied: 1 });
+    expect(await settled(threadId)).toMatchObject({
+      outcome: "sent edited to erin@example.com: Your refund (corrected)",
+      applied: 1,
+    });
   });
 
   it("responds in free text (r) instead of acting", async () => {
@@ -113,7 +120,10 @@ describe("the reviewer's inbox", () => {
     await page.keyboard.press("r");
     await page.getByLabel("Your response").fill("Call the customer first.");
     await page.getByRole("button", { name: "Send response" }).click();
-    expect(await settled(threadId)).toMatchObject({ outcome: "not sent; reviewer said: Call the customer first.", applied: 1 });
+    expect(await settled(threadId)).toMatchObject({
+      outcome: "not sent; reviewer said: Call the customer first.",
+      applied: 1,
+    });
   });
 
   it("ignores (i) an item moved to with j/k", async () => {
@@ -150,7 +160,10 @@ describe("the reviewer's inbox", () => {
     await page.getByLabel("Amount (EUR)").fill("80");
     await page.getByLabel("Reason").fill("Parcel arrived damaged");
     await page.getByRole("button", { name: "Submit answer" }).click();
-    expect(await settled(threadId)).toMatchObject({ refund: { amount: 80, reason: "Parcel arrived damaged", notify: true }, applied: 1 });
+    expect(await settled(threadId)).toMatchObject({
+      refund: { amount: 80, reason: "Parcel arrived damaged", notify: true },
+      applied: 1,
+    });
   });
 
   it("two reviewers race on one item: one answer applies, the other sees who answered and with what", async () => {
@@ -158,9 +171,18 @@ describe("the reviewer's inbox", () => {
     await Promise.all([select(alice.page, item), select(bob.page, item)]);
     // Both click at the same moment. Whoever loses sees the conflict either from the server's
     // 409 or, if the winner's event arrived first, from the live update that disabled the form.
-    await Promise.all([alice.page.getByRole("button", { name: /^Accept/ }).waitFor(), bob.page.getByRole("button", { name: /^Ignore/ }).waitFor()]);
+    await Promise.all([
+      alice.page.getByRole("button", { name: /^Accept/ }).waitFor(),
+      bob.page.getByRole("button", { name: /^Ignore/ }).waitFor(),
+    ]);
     const click = (page: Page, name: string) =>
-      page.evaluate((label) => [...document.querySelectorAll<HTMLButtonElement>(".detail button")].find((b) => b.textContent!.startsWith(label))!.click(), name);
+      page.evaluate(
+        (label) =>
+          [...document.querySelectorAll<HTMLButtonElement>(".detail button")]
+            .find((b) => b.textContent!.startsWith(label))!
+            .click(),
+        name,
+      );
     await Promise.all([click(alice.page, "Accept"), click(bob.page, "Ignore")]);
     expect(await settled(threadId)).toMatchObject({ applied: 1 });
     const answers = await answersIn(threadId);
@@ -168,8 +190,12 @@ describe("the reviewer's inbox", () => {
     const winner = answers[0]!.by === REVIEWERS.alice.identity ? "alice" : "bob";
     const loser = winner === "alice" ? bob : alice;
     const banner = loser.page.locator(".banner.warn");
-    await poll(() => banner.textContent()).toContain(`Already answered by ${REVIEWERS[winner].identity} with ${winner === "alice" ? "accept" : "ignore"}`);
-    expect(await loser.page.getByRole("button", { name: winner === "alice" ? /^Ignore/ : /^Accept/ }).isDisabled()).toBe(true);
+    await poll(() => banner.textContent()).toContain(
+      `Already answered by ${REVIEWERS[winner].identity} with ${winner === "alice" ? "accept" : "ignore"}`,
+    );
+    expect(
+      await loser.page.getByRole("button", { name: winner === "alice" ? /^Ignore/ : /^Accept/ }).isDisabled(),
+    ).toBe(true);
   });
 
   it("a reviewer without live updates who answers late gets the server's conflict, naming who answered", async () => {
@@ -178,9 +204,15 @@ describe("the reviewer's inbox", () => {
     try {
       await bob.page.reload();
       await select(bob.page, item);
-      await api.call("POST", "/inbox/answer", { thread_id: threadId, interrupt_id: item.interrupt_id, answer: { type: "response", args: "On it." } });
+      await api.call("POST", "/inbox/answer", {
+        thread_id: threadId,
+        interrupt_id: item.interrupt_id,
+        answer: { type: "response", args: "On it." },
+      });
       await bob.page.getByRole("button", { name: /^Accept/ }).click();
-      await poll(() => bob.page.locator(".banner.warn").textContent()).toContain('Already answered by alice@example.com with response "On it."');
+      await poll(() => bob.page.locator(".banner.warn").textContent()).toContain(
+        'Already answered by alice@example.com with response "On it."',
+      );
       expect(await settled(threadId)).toMatchObject({ outcome: "not sent; reviewer said: On it.", applied: 1 });
     } finally {
       await bob.context.unroute("**/inbox/events");
@@ -204,9 +236,15 @@ describe("the reviewer's inbox", () => {
     mkdirSync(screenshots, { recursive: true });
     await page.screenshot({ path: join(screenshots, "inbox.png") });
 
-    await apiAs(server.url, "bob").call("POST", "/inbox/answer", { thread_id: threadId, interrupt_id: item.interrupt_id, answer: { type: "ignore", args: null } });
+    await apiAs(server.url, "bob").call("POST", "/inbox/answer", {
+      thread_id: threadId,
+      interrupt_id: item.interrupt_id,
+      answer: { type: "ignore", args: null },
+    });
     await page.locator(optionId(threadId, item.interrupt_id)).waitFor({ state: "detached" });
-    await poll(() => page.locator(".banner.warn").textContent()).toContain("Already answered by bob@example.com with ignore");
+    await poll(() => page.locator(".banner.warn").textContent()).toContain(
+      "Already answered by bob@example.com with ignore",
+    );
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
   });
 
@@ -228,7 +266,11 @@ describe("the reviewer's inbox", () => {
 
   it("forks a thread from its timeline with an edited state, and compares two checkpoints", async () => {
     const { threadId, item } = await emailThread("kim@example.com", "Refund for order 7");
-    await api.call("POST", "/inbox/answer", { thread_id: threadId, interrupt_id: item.interrupt_id, answer: { type: "response", args: "Wrong recipient." } });
+    await api.call("POST", "/inbox/answer", {
+      thread_id: threadId,
+      interrupt_id: item.interrupt_id,
+      answer: { type: "response", args: "Wrong recipient." },
+    });
     await settled(threadId);
     const page = alice.page;
     await page.goto(`/inbox/#/thread/${threadId}`);
@@ -259,7 +301,11 @@ describe("the reviewer's inbox", () => {
 
   it("replays a finished thread from an earlier checkpoint: the steps after it run again, on a new branch", async () => {
     const { threadId, item } = await emailThread("max@example.com");
-    await api.call("POST", "/inbox/answer", { thread_id: threadId, interrupt_id: item.interrupt_id, answer: { type: "ignore", args: null } });
+    await api.call("POST", "/inbox/answer", {
+      thread_id: threadId,
+      interrupt_id: item.interrupt_id,
+      answer: { type: "ignore", args: null },
+    });
     await settled(threadId);
     const before = (await api.history(threadId)).length;
     const page = alice.page;

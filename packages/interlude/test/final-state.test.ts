@@ -2,8 +2,19 @@
  * `onFinalState`: the state a run tells when it stops must be exactly what `getState()` reads
  * back, in every way a run can stop; when the run cannot tell it exactly, it must not tell.
  */
+
+import {
+  Annotation,
+  Command,
+  END,
+  interrupt,
+  MemorySaver,
+  START,
+  StateGraph,
+  type StateSnapshot,
+  task,
+} from "interlude";
 import { describe, expect, it } from "vitest";
-import { Annotation, Command, END, MemorySaver, START, StateGraph, interrupt, task, type StateSnapshot } from "interlude";
 
 const list = () => Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] });
 
@@ -14,7 +25,9 @@ async function stopAndRead(graph: any, input: unknown, threadId: string, extra: 
   let told: StateSnapshot | undefined;
   let calls = 0;
   const config = { configurable: { thread_id: threadId } };
-  const result = await graph.invoke(input, { ...config, ...extra, onFinalState: (s: StateSnapshot) => ((told = s), calls++) }).catch((error: unknown) => ({ error }));
+  const result = await graph
+    .invoke(input, { ...config, ...extra, onFinalState: (s: StateSnapshot) => ((told = s), calls++) })
+    .catch((error: unknown) => ({ error }));
   expect(calls).toBeLessThanOrEqual(1);
   return { told, read: await graph.getState(config), result };
 }
@@ -25,19 +38,22 @@ describe("onFinalState tells what getState reads back", () => {
     .addEdge(START, "ask")
     .addConditionalEdges("ask", (s) => (s.answers.length < s.rounds ? "ask" : END), ["ask", END]);
 
-  it.each(["sync", "async", "exit"] as const)("pausing and resuming a loop, to its end (durability %s)", async (durability) => {
-    const graph = loop.compile({ checkpointer: new MemorySaver() });
-    const thread = `t${threads++}`;
-    let step = await stopAndRead(graph, { rounds: 3 }, thread, { durability });
-    expect(step.told).toEqual(step.read);
-    for (let n = 0; n < 3; n++) {
-      step = await stopAndRead(graph, new Command({ resume: `a${n}` }), thread, { durability });
-      expect(step.told).toBeDefined();
+  it.each(["sync", "async", "exit"] as const)(
+    "pausing and resuming a loop, to its end (durability %s)",
+    async (durability) => {
+      const graph = loop.compile({ checkpointer: new MemorySaver() });
+      const thread = `t${threads++}`;
+      let step = await stopAndRead(graph, { rounds: 3 }, thread, { durability });
       expect(step.told).toEqual(step.read);
-    }
-    expect(step.read.values.answers).toEqual(["a0", "a1", "a2"]);
-    expect(step.read.next).toEqual([]);
-  });
+      for (let n = 0; n < 3; n++) {
+        step = await stopAndRead(graph, new Command({ resume: `a${n}` }), thread, { durability });
+        expect(step.told).toBeDefined();
+        expect(step.told).toEqual(step.read);
+      }
+      expect(step.read.values.answers).toEqual(["a0", "a1", "a2"]);
+      expect(step.read.next).toEqual([]);
+    },
+  );
 
   it("parallel questions answered one at a time, by id", async () => {
     const graph = new StateGraph(Annotation.Root({ a: Annotation<string>(), b: Annotation<string>(), log: list() }))

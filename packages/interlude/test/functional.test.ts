@@ -1,6 +1,7 @@
 /** The functional API: entrypoint + task. */
+
+import { Command, entrypoint, interrupt, MemorySaver, task } from "interlude";
 import { describe, expect, it } from "vitest";
-import { Command, MemorySaver, entrypoint, interrupt, task } from "interlude";
 
 describe("entrypoint", () => {
   it("runs a function as a workflow that pauses and resumes, with task() results kept", async () => {

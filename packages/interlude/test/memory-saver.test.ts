@@ -1,11 +1,22 @@
-import { describe, expect, it } from "vitest";
 import { describeSaverConformance } from "@interlude/checkpoint-conformance";
-import { InMemorySaver, JsonSerializer, MemorySaver, newCheckpointId, registerSerializable, SerializationError } from "interlude";
+import {
+  InMemorySaver,
+  JsonSerializer,
+  MemorySaver,
+  newCheckpointId,
+  registerSerializable,
+  SerializationError,
+} from "interlude";
+import { describe, expect, it } from "vitest";
 
-describeSaverConformance("MemorySaver", async (options) => {
-  const saver = new MemorySaver({ ttlMs: options?.ttlMs });
-  return { saver, close: () => saver.close() };
-}, { sharedStorage: false, breakable: false });
+describeSaverConformance(
+  "MemorySaver",
+  async (options) => {
+    const saver = new MemorySaver({ ttlMs: options?.ttlMs });
+    return { saver, close: () => saver.close() };
+  },
+  { sharedStorage: false, breakable: false },
+);
 
 describe("MemorySaver", () => {
   it("is also exported under LangGraph's name", () => {
@@ -20,9 +31,33 @@ describe("MemorySaver", () => {
     const step = async (i: number) => {
       values.a = i;
       versions.a = i + 2;
-      config = await saver.put(config, { v: 1, id: newCheckpointId(), ts: "2024-01-01T00:00:00.000Z", channel_values: values, channel_versions: versions, versions_seen: { n: { a: i } } }, { source: "loop", step: i, parents: {} }, { a: i + 2 });
+      config = await saver.put(
+        config,
+        {
+          v: 1,
+          id: newCheckpointId(),
+          ts: "2024-01-01T00:00:00.000Z",
+          channel_values: values,
+          channel_versions: versions,
+          versions_seen: { n: { a: i } },
+        },
+        { source: "loop", step: i, parents: {} },
+        { a: i + 2 },
+      );
     };
-    config = await saver.put(config, { v: 1, id: newCheckpointId(), ts: "2024-01-01T00:00:00.000Z", channel_values: values, channel_versions: versions, versions_seen: {} }, { source: "input", step: -1, parents: {} }, versions);
+    config = await saver.put(
+      config,
+      {
+        v: 1,
+        id: newCheckpointId(),
+        ts: "2024-01-01T00:00:00.000Z",
+        channel_values: values,
+        channel_versions: versions,
+        versions_seen: {},
+      },
+      { source: "input", step: -1, parents: {} },
+      versions,
+    );
     const timed = async (from: number, to: number) => {
       const started = performance.now();
       for (let i = from; i < to; i++) await step(i);
@@ -40,20 +75,38 @@ describe("MemorySaver", () => {
     expect(late).toBeLessThan(Math.max(3 * early, 30));
     expect(Math.min(early, late)).toBeLessThan(250);
     expect(getMicros).toBeLessThan(250);
-    expect((await saver.getTuple(config))?.checkpoint.channel_values).toEqual({ a: 24_999, b: "unchanged", c: [1, 2, 3] });
+    expect((await saver.getTuple(config))?.checkpoint.channel_values).toEqual({
+      a: 24_999,
+      b: "unchanged",
+      c: [1, 2, 3],
+    });
   });
 });
 
 describe("MemorySaver records", () => {
   /** A serde that is not a JsonSerializer, so this saver serialises every record and metadata. */
   const viaJson = new JsonSerializer();
-  const serialising = () => new MemorySaver({ serde: { dumps: (value, path) => viaJson.dumps(value, path), loads: (data) => viaJson.loads(data) } });
+  const serialising = () =>
+    new MemorySaver({
+      serde: { dumps: (value, path) => viaJson.dumps(value, path), loads: (data) => viaJson.loads(data) },
+    });
 
   it("reads back a record and metadata exactly as serialising them would, unaffected by later changes", async () => {
     const nullProto = () => Object.assign(Object.create(null) as Record<string, unknown>, { a: 1 });
     // Plain (kept as a copy), holding a Date, and nested deeper than a copy goes (both serialised).
     const cases: Array<() => Record<string, unknown>> = [
-      () => ({ odd: { undef: undefined, negZero: -0, nan: Number.NaN, big: 12n, holes: [1, , 3], nullProto: nullProto(), __t: "d" }, list: [{ a: [1] }] }),
+      () => ({
+        odd: {
+          undef: undefined,
+          negZero: -0,
+          nan: Number.NaN,
+          big: 12n,
+          holes: [1, undefined, 3],
+          nullProto: nullProto(),
+          __t: "d",
+        },
+        list: [{ a: [1] }],
+      }),
       () => ({ when: new Date(0), list: [{ a: [1] }] }),
       () => ({ deep: { l1: { l2: { l3: { l4: { l5: { l6: 1 } } } } } }, list: [{ a: [1] }] }),
     ];
@@ -62,7 +115,19 @@ describe("MemorySaver records", () => {
       const versions = { a: 1.25, ["__proto__"]: 2.5 };
       const seen = { node: { a: 1.25 } };
       const written = { source: "loop" as const, step: 3, parents: { "": "parent-id" }, ...extra };
-      const config = await saver.put({ configurable: { thread_id: "t" } }, { v: 1, id, ts: "2024-01-01T00:00:00.000Z", channel_values: { a: 1 }, channel_versions: versions, versions_seen: seen }, written, { a: 1.25 });
+      const config = await saver.put(
+        { configurable: { thread_id: "t" } },
+        {
+          v: 1,
+          id,
+          ts: "2024-01-01T00:00:00.000Z",
+          channel_values: { a: 1 },
+          channel_versions: versions,
+          versions_seen: seen,
+        },
+        written,
+        { a: 1.25 },
+      );
       versions.a = 9;
       seen.node.a = 9;
       (extra.list as Array<{ a: number[] }>)[0]!.a.push(2);
@@ -83,7 +148,9 @@ describe("MemorySaver records", () => {
       expect(copied!.metadata.list).toEqual([{ a: [1] }]);
     }
     const odd = (await readBack(new MemorySaver(), cases[0]!()))!.metadata.odd as Record<string, unknown>;
-    expect(Object.is(odd.negZero, -0) && Number.isNaN(odd.nan) && odd.big === 12n && Object.hasOwn(odd, "undef")).toBe(true);
+    expect(Object.is(odd.negZero, -0) && Number.isNaN(odd.nan) && odd.big === 12n && Object.hasOwn(odd, "undef")).toBe(
+      true,
+    );
     expect(odd.holes).toEqual([1, undefined, 3]);
     expect(1 in (odd.holes as unknown[])).toBe(true);
     expect(Object.getPrototypeOf(odd.nullProto)).toBe(Object.prototype);
@@ -94,9 +161,25 @@ describe("MemorySaver records", () => {
     const saver = new MemorySaver();
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
-    const checkpoint = { v: 1, id: newCheckpointId(), ts: "2024-01-01T00:00:00.000Z", channel_values: {}, channel_versions: {}, versions_seen: {} };
-    await expect(saver.put({ configurable: { thread_id: "t" } }, checkpoint, { source: "loop", step: 0, parents: {}, cyclic }, {})).rejects.toThrow(/circular reference at metadata\.cyclic\.self/);
-    await expect(saver.put({ configurable: { thread_id: "t" } }, checkpoint, { source: "loop", step: 0, parents: {}, f: () => 1 }, {})).rejects.toThrow(SerializationError);
+    const checkpoint = {
+      v: 1,
+      id: newCheckpointId(),
+      ts: "2024-01-01T00:00:00.000Z",
+      channel_values: {},
+      channel_versions: {},
+      versions_seen: {},
+    };
+    await expect(
+      saver.put({ configurable: { thread_id: "t" } }, checkpoint, { source: "loop", step: 0, parents: {}, cyclic }, {}),
+    ).rejects.toThrow(/circular reference at metadata\.cyclic\.self/);
+    await expect(
+      saver.put(
+        { configurable: { thread_id: "t" } },
+        checkpoint,
+        { source: "loop", step: 0, parents: {}, f: () => 1 },
+        {},
+      ),
+    ).rejects.toThrow(SerializationError);
     expect(await saver.getTuple({ configurable: { thread_id: "t" } })).toBeUndefined();
   });
 });
@@ -116,7 +199,10 @@ describe("JsonSerializer", () => {
         readonly y: number,
       ) {}
     }
-    registerSerializable("test.Point", Point, { toJSON: (p: Point) => [p.x, p.y], fromJSON: ([x, y]: [number, number]) => new Point(x, y) });
+    registerSerializable("test.Point", Point, {
+      toJSON: (p: Point) => [p.x, p.y],
+      fromJSON: ([x, y]: [number, number]) => new Point(x, y),
+    });
     const back = serde.loads(serde.dumps({ p: new Point(1, 2) })) as { p: Point };
     expect(back.p).toBeInstanceOf(Point);
     expect(back.p).toEqual(new Point(1, 2));
@@ -135,7 +221,11 @@ describe("JsonSerializer", () => {
   });
 
   it("costs about what JSON.stringify costs on a small plain object", () => {
-    const value = { messages: [{ role: "user", content: "hello there", id: 1 }], count: 3, nested: { a: [1, 2, 3], b: "x" } };
+    const value = {
+      messages: [{ role: "user", content: "hello there", id: 1 }],
+      count: 3,
+      nested: { a: [1, 2, 3], b: "x" },
+    };
     const time = (fn: () => unknown) => {
       for (let i = 0; i < 20_000; i++) fn();
       const started = performance.now();

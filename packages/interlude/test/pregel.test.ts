@@ -1,6 +1,16 @@
 /** Pregel super-steps: concurrency, reducers, joins, fan-out, limits. */
+
+import {
+  Annotation,
+  END,
+  GraphRecursionError,
+  InvalidUpdateError,
+  MemorySaver,
+  Send,
+  START,
+  StateGraph,
+} from "interlude";
 import { describe, expect, it } from "vitest";
-import { Annotation, END, GraphRecursionError, InvalidUpdateError, MemorySaver, START, Send, StateGraph } from "interlude";
 
 const concat = { reducer: (a: string[], b: string[] | string) => a.concat(b), default: () => [] as string[] };
 
@@ -60,7 +70,10 @@ describe("super-steps", () => {
 
   it("rejects an update to a key that is not in the state, naming node and key", async () => {
     const State = Annotation.Root({ value: Annotation<string>() });
-    const graph = new StateGraph(State).addNode("a", () => ({ valeu: "typo" }) as never).addEdge(START, "a").compile();
+    const graph = new StateGraph(State)
+      .addNode("a", () => ({ valeu: "typo" }) as never)
+      .addEdge(START, "a")
+      .compile();
     await expect(graph.invoke({})).rejects.toThrow(/Node "a" returned key "valeu"/);
   });
 
@@ -105,7 +118,10 @@ describe("super-steps", () => {
   });
 
   it("Send fans out one task per item, each with its own input", async () => {
-    const State = Annotation.Root({ items: Annotation<number[]>(), results: Annotation<number[]>({ reducer: (a, b) => a.concat(b), default: () => [] }) });
+    const State = Annotation.Root({
+      items: Annotation<number[]>(),
+      results: Annotation<number[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+    });
     const graph = new StateGraph(State)
       .addNode("worker", (arg: any) => ({ results: [arg.item * 10] }))
       .addConditionalEdges(START, (s) => s.items.map((item) => new Send("worker", { item })))

@@ -1,6 +1,7 @@
 /** Interrupts and resume: ids, maps, partial answers, siblings, commands, subgraphs. */
+
+import { Annotation, Command, END, interrupt, isInterrupted, MemorySaver, Send, START, StateGraph } from "interlude";
 import { describe, expect, it } from "vitest";
-import { Annotation, Command, END, MemorySaver, START, Send, StateGraph, interrupt, isInterrupted } from "interlude";
 
 const concat = { reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] };
 const thread = (id: string) => ({ configurable: { thread_id: id } });
@@ -8,7 +9,10 @@ const thread = (id: string) => ({ configurable: { thread_id: id } });
 describe("interrupt ids", () => {
   it("are stable strings: the same in the result, in getState, and across repeated reads", async () => {
     const State = Annotation.Root({ a: Annotation<string>() });
-    const graph = new StateGraph(State).addNode("ask", () => ({ a: interrupt("q") })).addEdge(START, "ask").compile({ checkpointer: new MemorySaver() });
+    const graph = new StateGraph(State)
+      .addNode("ask", () => ({ a: interrupt("q") }))
+      .addEdge(START, "ask")
+      .compile({ checkpointer: new MemorySaver() });
     const result = await graph.invoke({}, thread("ids"));
     expect(isInterrupted(result)).toBe(true);
     const id = result.__interrupt__![0]!.id;
@@ -19,7 +23,10 @@ describe("interrupt ids", () => {
 
   it("differ between threads for the same graph and question", async () => {
     const State = Annotation.Root({ a: Annotation<string>() });
-    const graph = new StateGraph(State).addNode("ask", () => ({ a: interrupt("q") })).addEdge(START, "ask").compile({ checkpointer: new MemorySaver() });
+    const graph = new StateGraph(State)
+      .addNode("ask", () => ({ a: interrupt("q") }))
+      .addEdge(START, "ask")
+      .compile({ checkpointer: new MemorySaver() });
     const one = await graph.invoke({}, thread("x1"));
     const two = await graph.invoke({}, thread("x2"));
     expect(one.__interrupt__![0]!.id).not.toBe(two.__interrupt__![0]!.id);
@@ -104,7 +111,10 @@ describe("Command", () => {
       .compile({ checkpointer: new MemorySaver() });
     const config = thread("resume-update");
     await graph.invoke({ plan: "v1" }, config);
-    expect(await graph.invoke(new Command({ resume: "approved", update: { plan: "v2" } }), config)).toEqual({ plan: "v2", verdict: "approved on v2" });
+    expect(await graph.invoke(new Command({ resume: "approved", update: { plan: "v2" } }), config)).toEqual({
+      plan: "v2",
+      verdict: "approved on v2",
+    });
   });
 
   it("goto with update returned from a node routes to the named node", async () => {
@@ -152,7 +162,12 @@ describe("subgraph as a node", () => {
       .addEdge(START, "prep")
       .addEdge("prep", "ask")
       .compile();
-    const parent = new StateGraph(State).addNode("child", child).addNode("after", () => ({ log: ["after"] })).addEdge(START, "child").addEdge("child", "after").compile({ checkpointer: new MemorySaver() });
+    const parent = new StateGraph(State)
+      .addNode("child", child)
+      .addNode("after", () => ({ log: ["after"] }))
+      .addEdge(START, "child")
+      .addEdge("child", "after")
+      .compile({ checkpointer: new MemorySaver() });
     const config = thread("subgraph-node");
     const paused = await parent.invoke({ log: ["start"] }, config);
     expect(paused.__interrupt__![0]!.value).toBe("child question");
@@ -174,7 +189,11 @@ describe("subgraph as a node", () => {
 describe("end", () => {
   it("an edge to END finishes the run", async () => {
     const State = Annotation.Root({ v: Annotation<number>() });
-    const graph = new StateGraph(State).addNode("a", () => ({ v: 1 })).addEdge(START, "a").addEdge("a", END).compile();
+    const graph = new StateGraph(State)
+      .addNode("a", () => ({ v: 1 }))
+      .addEdge(START, "a")
+      .addEdge("a", END)
+      .compile();
     expect(await graph.invoke({})).toEqual({ v: 1 });
   });
 });
@@ -182,7 +201,10 @@ describe("end", () => {
 describe("a node that runs a subgraph and then asks its own question", () => {
   it("gets the subgraph's answer to the subgraph, and its own answer to itself", async () => {
     const State = Annotation.Root({ log: Annotation<string[]>(concat) });
-    const child = new StateGraph(State).addNode("inner", () => ({ log: [`inner=${interrupt("child?")}`] })).addEdge(START, "inner").compile();
+    const child = new StateGraph(State)
+      .addNode("inner", () => ({ log: [`inner=${interrupt("child?")}`] }))
+      .addEdge(START, "inner")
+      .compile();
     const parent = new StateGraph(State)
       .addNode("outer", async (s) => {
         const out = await child.invoke(s);

@@ -2,23 +2,24 @@
  * Where LangGraph's human-in-the-loop goes silently wrong, Interlude does the right thing or
  * refuses with a typed error, and the thread stays paused and resumable after every refusal.
  */
-import { describe, expect, it } from "vitest";
+
 import {
   AmbiguousResumeError,
   Annotation,
   Command,
   InterruptMismatchError,
   InvalidResumeError,
+  interrupt,
   MemorySaver,
   NothingToResumeError,
   START,
+  type StandardSchemaV1,
   StateGraph,
   ThreadBusyError,
-  UnknownInterruptError,
-  interrupt,
   task,
-  type StandardSchemaV1,
+  UnknownInterruptError,
 } from "interlude";
+import { describe, expect, it } from "vitest";
 
 const concat = { reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] };
 const thread = (id: string) => ({ configurable: { thread_id: id } });
@@ -41,7 +42,9 @@ describe("1. an ambiguous answer", () => {
     const error = await graph.invoke(new Command({ resume: "yes" }), config).catch((e) => e);
     expect(error).toBeInstanceOf(AmbiguousResumeError);
     expect(error.code).toBe("AMBIGUOUS_RESUME");
-    expect(error.pending).toEqual(paused.__interrupt__!.map(({ id, value }) => ({ id, value, ns: expect.any(String) })));
+    expect(error.pending).toEqual(
+      paused.__interrupt__!.map(({ id, value }) => ({ id, value, ns: expect.any(String) })),
+    );
     expect(error.message).toContain(paused.__interrupt__![0]!.id);
     expect(error.message).toMatch(/resume: \{ "<interrupt id>": answer/);
     // Nothing changed: same questions, same ids; answering by id finishes the run.
@@ -63,7 +66,9 @@ describe("2. nothing to resume", () => {
       .compile({ checkpointer: new MemorySaver(), interruptBefore });
 
   it("on a thread that never ran", async () => {
-    const error = await build().invoke(new Command({ resume: 1 }), thread("nobody")).catch((e) => e);
+    const error = await build()
+      .invoke(new Command({ resume: 1 }), thread("nobody"))
+      .catch((e) => e);
     expect(error).toBeInstanceOf(NothingToResumeError);
     expect(error.reason).toBe("unknown_thread");
     expect(error.message).toMatch(/never run/);
@@ -134,7 +139,9 @@ describe("3. an answer is bound to its question", () => {
       .addEdge(START, "plan")
       .compile({ checkpointer: new MemorySaver() });
     await graph.invoke({}, thread("stable"));
-    expect((await graph.invoke(new Command({ resume: "approved" }), thread("stable"))).approved).toBe("approved plan #1");
+    expect((await graph.invoke(new Command({ resume: "approved" }), thread("stable"))).approved).toBe(
+      "approved plan #1",
+    );
   });
 
   it("interrupt(value, { key }) matches answers by key when the order changes by design", async () => {
@@ -240,7 +247,11 @@ describe("6. validated answers", () => {
         return { value: v as Approval };
       },
     },
-    toJSONSchema: () => ({ type: "object", properties: { approved: { type: "boolean" }, comment: { type: "string" } }, required: ["approved"] }),
+    toJSONSchema: () => ({
+      type: "object",
+      properties: { approved: { type: "boolean" }, comment: { type: "string" } },
+      required: ["approved"],
+    }),
   };
   const State = Annotation.Root({ decision: Annotation<Approval>() });
   const graph = new StateGraph(State)
@@ -263,7 +274,9 @@ describe("6. validated answers", () => {
     expect(error.issues).toEqual([{ message: "must be a boolean", path: ["approved"] }]);
     expect(error.message).toContain("approved: must be a boolean");
     expect((await graph.getState(config)).interrupts.map((i) => i.id)).toEqual([id]);
-    expect(await graph.invoke(new Command({ resume: { approved: true } }), config)).toEqual({ decision: { approved: true } });
+    expect(await graph.invoke(new Command({ resume: { approved: true } }), config)).toEqual({
+      decision: { approved: true },
+    });
   });
 });
 
@@ -306,11 +319,17 @@ describe("6b. validated answers with a real validator (zod 4)", () => {
       .compile({ checkpointer: new MemorySaver() });
     const config = thread("zod");
     const paused = await graph.invoke({}, config);
-    expect(paused.__interrupt__![0]!.responseSchema).toMatchObject({ type: "object", properties: { approved: { type: "boolean" } }, required: ["approved"] });
+    expect(paused.__interrupt__![0]!.responseSchema).toMatchObject({
+      type: "object",
+      properties: { approved: { type: "boolean" } },
+      required: ["approved"],
+    });
     const error = await graph.invoke(new Command({ resume: { approved: "yes" } }), config).catch((e) => e);
     expect(error).toBeInstanceOf(InvalidResumeError);
     expect(error.issues[0].path).toEqual(["approved"]);
-    expect(await graph.invoke(new Command({ resume: { approved: false, comment: "no" } }), config)).toEqual({ decision: { approved: false, comment: "no" } });
+    expect(await graph.invoke(new Command({ resume: { approved: false, comment: "no" } }), config)).toEqual({
+      decision: { approved: false, comment: "no" },
+    });
   });
 });
 

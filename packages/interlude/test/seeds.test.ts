@@ -2,8 +2,19 @@
  * Every example from the seed documents (../shared/seeds), run as written (translated to
  * TypeScript), printing or returning what the seed shows.
  */
+
+import {
+  Annotation,
+  Command,
+  END,
+  InterruptMismatchError,
+  interrupt,
+  MemorySaver,
+  START,
+  StateGraph,
+  task,
+} from "interlude";
 import { describe, expect, it } from "vitest";
-import { Annotation, Command, END, InterruptMismatchError, MemorySaver, START, StateGraph, interrupt, task } from "interlude";
 
 const thread = (id: string) => ({ configurable: { thread_id: id } });
 
@@ -124,7 +135,9 @@ describe("seed: a subgraph invoked as a function inside a node", () => {
     expect(pending[0]!.ns).toMatch(/^parent_node:[^|]+\|human_node:[^|]+$/);
 
     printed.length = 0;
-    const resumed = await collect(await graph.stream(new Command({ resume: "35" }), { ...config, streamMode: "updates" }));
+    const resumed = await collect(
+      await graph.stream(new Command({ resume: "35" }), { ...config, streamMode: "updates" }),
+    );
     expect(printed).toEqual([
       "Entered `parent_node` a total of 2 times",
       "Entered human_node in sub-graph a total of 2 times",
@@ -155,7 +168,12 @@ describe("seed: several interrupts in one node, and a state update sent with the
     const config = thread("pitfall-positional");
     const first = await collect(await graph.stream({ age: null, name: null }, { ...config, streamMode: "updates" }));
     expect((first[0] as any).__interrupt__.map((i: any) => i.value)).toEqual(["what is your name?"]);
-    const second = await collect(await graph.stream(new Command({ resume: "John", update: { name: "foo" } }), { ...config, streamMode: "updates" }));
+    const second = await collect(
+      await graph.stream(new Command({ resume: "John", update: { name: "foo" } }), {
+        ...config,
+        streamMode: "updates",
+      }),
+    );
     expect(printed).toEqual(["Name: N/A. Age: John"]);
     expect(second).toEqual([{ human_node: { age: "John", name: "N/A" } }]);
   });
@@ -166,7 +184,9 @@ describe("seed: several interrupts in one node, and a state update sent with the
     const config = thread("pitfall-checked");
     await graph.invoke({ age: null, name: null }, config);
     const before = await graph.getState(config);
-    await expect(graph.invoke(new Command({ resume: "John", update: { name: "foo" } }), config)).rejects.toBeInstanceOf(InterruptMismatchError);
+    await expect(graph.invoke(new Command({ resume: "John", update: { name: "foo" } }), config)).rejects.toBeInstanceOf(
+      InterruptMismatchError,
+    );
     expect(printed).toEqual([]);
     const after = await graph.getState(config);
     expect(after.interrupts).toEqual(before.interrupts);
@@ -185,9 +205,13 @@ describe("seed: several interrupts in one node, and a state update sent with the
     const config = thread("one-at-a-time");
     const chunks = await collect(await graph.stream({ age: null, name: null }, { ...config, streamMode: "updates" }));
     expect((chunks[0] as any).__interrupt__[0].value).toBe("what is your name?");
-    const withName = await collect(await graph.stream(new Command({ resume: "John" }), { ...config, streamMode: "updates" }));
+    const withName = await collect(
+      await graph.stream(new Command({ resume: "John" }), { ...config, streamMode: "updates" }),
+    );
     expect((withName[0] as any).__interrupt__[0].value).toBe("what is your age?");
-    const withAge = await collect(await graph.stream(new Command({ resume: "25" }), { ...config, streamMode: "updates" }));
+    const withAge = await collect(
+      await graph.stream(new Command({ resume: "25" }), { ...config, streamMode: "updates" }),
+    );
     expect(printed).toEqual(["Name: John. Age: 25"]);
     expect(withAge).toEqual([{ human_node: { age: "25", name: "John" } }]);
   });
@@ -195,7 +219,9 @@ describe("seed: several interrupts in one node, and a state update sent with the
 
 describe("seed: answering several pending interrupts in one call", () => {
   it("maps each interrupt id to its answer", async () => {
-    const State = Annotation.Root({ results: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }) });
+    const State = Annotation.Root({
+      results: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+    });
     const graph = new StateGraph(State)
       .addNode("a", () => ({ results: [`A:${interrupt({ question: "审批 A" })}`] }))
       .addNode("b", () => ({ results: [`B:${interrupt({ question: "审批 B" })}`] }))
@@ -296,7 +322,11 @@ describe("seed: side effects before interrupt()", () => {
 
 describe("seed: approval flow (interrupt -> Command(resume=True) -> final node)", () => {
   it("pauses with the payload, then approves and reaches the final node", async () => {
-    const State = Annotation.Root({ plan: Annotation<string>(), approved: Annotation<boolean>(), done: Annotation<boolean>() });
+    const State = Annotation.Root({
+      plan: Annotation<string>(),
+      approved: Annotation<boolean>(),
+      done: Annotation<boolean>(),
+    });
     const graph = new StateGraph(State)
       .addNode("approval_node", (state) => ({ approved: interrupt<boolean>({ plan: state.plan }) }))
       .addNode("final_node", () => ({ done: true }))
@@ -306,10 +336,16 @@ describe("seed: approval flow (interrupt -> Command(resume=True) -> final node)"
       .compile({ checkpointer: new MemorySaver() });
     const config = thread("approval");
     const paused = await graph.invoke({ plan: "ship it" }, config);
-    expect(paused.__interrupt__).toEqual([expect.objectContaining({ value: { plan: "ship it" }, id: expect.stringMatching(/^[0-9a-f]{32}$/) })]);
+    expect(paused.__interrupt__).toEqual([
+      expect.objectContaining({ value: { plan: "ship it" }, id: expect.stringMatching(/^[0-9a-f]{32}$/) }),
+    ]);
     const snapshot = await graph.getState(config);
     expect(snapshot.next).toEqual(["approval_node"]);
     expect(snapshot.interrupts.map((i) => i.id)).toEqual(paused.__interrupt__!.map((i) => i.id));
-    expect(await graph.invoke(new Command({ resume: true }), config)).toEqual({ plan: "ship it", approved: true, done: true });
+    expect(await graph.invoke(new Command({ resume: true }), config)).toEqual({
+      plan: "ship it",
+      approved: true,
+      done: true,
+    });
   });
 });

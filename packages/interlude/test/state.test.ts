@@ -1,6 +1,7 @@
 /** Breakpoints, getState, updateState, history, replay and fork. */
+
+import { Annotation, Command, interrupt, MemorySaver, START, StateGraph } from "interlude";
 import { describe, expect, it } from "vitest";
-import { Annotation, Command, MemorySaver, START, StateGraph, interrupt } from "interlude";
 
 const concat = { reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] };
 const thread = (id: string) => ({ configurable: { thread_id: id } });
@@ -66,18 +67,30 @@ describe("static breakpoints", () => {
 describe("getState", () => {
   it("returns values, next, config, metadata, createdAt, parentConfig, tasks and interrupts", async () => {
     const State = Annotation.Root({ q: Annotation<string>(), a: Annotation<string>() });
-    const graph = new StateGraph(State).addNode("ask", (s) => ({ a: interrupt({ q: s.q }) })).addEdge(START, "ask").compile({ checkpointer: new MemorySaver() });
+    const graph = new StateGraph(State)
+      .addNode("ask", (s) => ({ a: interrupt({ q: s.q }) }))
+      .addEdge(START, "ask")
+      .compile({ checkpointer: new MemorySaver() });
     const config = thread("snapshot");
     await graph.invoke({ q: "why?" }, config);
     const s = await graph.getState(config);
     expect(s.values).toEqual({ q: "why?" });
     expect(s.next).toEqual(["ask"]);
-    expect(s.config.configurable).toMatchObject({ thread_id: "snapshot", checkpoint_ns: "", checkpoint_id: expect.any(String) });
+    expect(s.config.configurable).toMatchObject({
+      thread_id: "snapshot",
+      checkpoint_ns: "",
+      checkpoint_id: expect.any(String),
+    });
     expect(s.metadata).toMatchObject({ source: "loop", step: 0 });
     expect(new Date(s.createdAt!).getTime()).toBeGreaterThan(0);
     expect(s.parentConfig!.configurable!.checkpoint_id).toEqual(expect.any(String));
     expect(s.tasks).toHaveLength(1);
-    expect(s.tasks[0]).toMatchObject({ id: expect.any(String), name: "ask", path: ["__pregel_pull", "ask"], interrupts: [{ id: expect.any(String), value: { q: "why?" } }] });
+    expect(s.tasks[0]).toMatchObject({
+      id: expect.any(String),
+      name: "ask",
+      path: ["__pregel_pull", "ask"],
+      interrupts: [{ id: expect.any(String), value: { q: "why?" } }],
+    });
     expect(s.interrupts).toEqual(s.tasks[0]!.interrupts);
   });
 
@@ -102,7 +115,8 @@ describe("history and time travel", () => {
     expect(all.map((s) => s.next)).toEqual([[], ["publish"], ["review"], ["write"], ["__start__"]]);
     expect(all[0]!.parentConfig!.configurable!.checkpoint_id).toBe(all[1]!.config.configurable!.checkpoint_id);
     const limited = [];
-    for await (const s of graph.getStateHistory(config, { limit: 2, before: all[0]!.config })) limited.push(s.metadata!.step);
+    for await (const s of graph.getStateHistory(config, { limit: 2, before: all[0]!.config }))
+      limited.push(s.metadata!.step);
     expect(limited).toEqual([2, 1]);
   });
 
@@ -150,13 +164,23 @@ describe("history and time travel", () => {
 
   it("records who answered in the metadata of the checkpoint that follows", async () => {
     const State = Annotation.Root({ ok: Annotation<boolean>() });
-    const graph = new StateGraph(State).addNode("ask", () => ({ ok: interrupt<boolean>("approve?") })).addEdge(START, "ask").compile({ checkpointer: new MemorySaver() });
+    const graph = new StateGraph(State)
+      .addNode("ask", () => ({ ok: interrupt<boolean>("approve?") }))
+      .addEdge(START, "ask")
+      .compile({ checkpointer: new MemorySaver() });
     const config = thread("audit");
     const paused = await graph.invoke({}, config);
     await graph.invoke(new Command({ resume: true, by: "alice@example.com", reason: "looks right" }), config);
     const trail = [];
     for await (const s of graph.getStateHistory(config)) if (s.metadata?.resume) trail.push(...s.metadata.resume);
-    expect(trail).toEqual([{ by: "alice@example.com", reason: "looks right", at: expect.any(String), answers: { [paused.__interrupt__![0]!.id]: true } }]);
+    expect(trail).toEqual([
+      {
+        by: "alice@example.com",
+        reason: "looks right",
+        at: expect.any(String),
+        answers: { [paused.__interrupt__![0]!.id]: true },
+      },
+    ]);
   });
 });
 
@@ -187,7 +211,10 @@ describe("durability", () => {
     const config = thread("exit-pause");
     await graph.invoke({}, { ...config, durability: "exit" });
     expect((await graph.getState(config)).next).toEqual(["ask"]);
-    expect(await graph.invoke(new Command({ resume: "x" }), { ...config, durability: "exit" })).toEqual({ a: "done", b: "x" });
+    expect(await graph.invoke(new Command({ resume: "x" }), { ...config, durability: "exit" })).toEqual({
+      a: "done",
+      b: "x",
+    });
   });
 });
 

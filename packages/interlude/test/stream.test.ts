@@ -1,6 +1,7 @@
 /** stream(): modes, several modes at once, subgraph namespaces, interrupts. */
+
+import { Annotation, Command, interrupt, MemorySaver, START, StateGraph } from "interlude";
 import { describe, expect, it } from "vitest";
-import { Annotation, Command, MemorySaver, START, StateGraph, interrupt } from "interlude";
 
 const concat = { reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] };
 const thread = (id: string) => ({ configurable: { thread_id: id } });
@@ -26,45 +27,79 @@ function twoSteps() {
 
 describe("stream", () => {
   it("defaults to updates, as LangGraph.js 1.7 does", async () => {
-    expect(await collect(await twoSteps().stream({ log: ["in"] }, thread("default")))).toEqual([{ a: { log: ["a"] } }, { b: { log: ["b"] } }]);
+    expect(await collect(await twoSteps().stream({ log: ["in"] }, thread("default")))).toEqual([
+      { a: { log: ["a"] } },
+      { b: { log: ["b"] } },
+    ]);
   });
 
   it("values: the state after the input and after each step", async () => {
-    expect(await collect(await twoSteps().stream({ log: ["in"] }, { ...thread("values"), streamMode: "values" }))).toEqual([{ log: ["in"] }, { log: ["in", "a"] }, { log: ["in", "a", "b"] }]);
+    expect(
+      await collect(await twoSteps().stream({ log: ["in"] }, { ...thread("values"), streamMode: "values" })),
+    ).toEqual([{ log: ["in"] }, { log: ["in", "a"] }, { log: ["in", "a", "b"] }]);
   });
 
   it("updates: what each node returned", async () => {
-    expect(await collect(await twoSteps().stream({}, { ...thread("updates"), streamMode: "updates" }))).toEqual([{ a: { log: ["a"] } }, { b: { log: ["b"] } }]);
+    expect(await collect(await twoSteps().stream({}, { ...thread("updates"), streamMode: "updates" }))).toEqual([
+      { a: { log: ["a"] } },
+      { b: { log: ["b"] } },
+    ]);
   });
 
   it("custom: what nodes wrote with config.writer", async () => {
-    expect(await collect(await twoSteps().stream({}, { ...thread("custom"), streamMode: "custom" }))).toEqual([{ progress: "a half-way" }]);
+    expect(await collect(await twoSteps().stream({}, { ...thread("custom"), streamMode: "custom" }))).toEqual([
+      { progress: "a half-way" },
+    ]);
   });
 
   it("several modes at once yield [mode, chunk]", async () => {
-    const chunks = await collect(await twoSteps().stream({}, { ...thread("multi"), streamMode: ["updates", "custom"] }));
-    expect(chunks).toEqual([["custom", { progress: "a half-way" }], ["updates", { a: { log: ["a"] } }], ["updates", { b: { log: ["b"] } }]]);
+    const chunks = await collect(
+      await twoSteps().stream({}, { ...thread("multi"), streamMode: ["updates", "custom"] }),
+    );
+    expect(chunks).toEqual([
+      ["custom", { progress: "a half-way" }],
+      ["updates", { a: { log: ["a"] } }],
+      ["updates", { b: { log: ["b"] } }],
+    ]);
   });
 
   it("checkpoints, tasks and debug report saves and task starts/results", async () => {
-    const chunks = await collect(await twoSteps().stream({}, { ...thread("ckpt"), streamMode: ["checkpoints", "tasks"] }));
+    const chunks = await collect(
+      await twoSteps().stream({}, { ...thread("ckpt"), streamMode: ["checkpoints", "tasks"] }),
+    );
     const checkpoints = chunks.filter(([mode]) => mode === "checkpoints").map(([, c]) => c);
     expect(checkpoints.map((c) => c.metadata.step)).toEqual([-1, 0, 1, 2]);
     expect(checkpoints[3].values).toEqual({ log: ["a", "b"] });
     const tasks = chunks.filter(([mode]) => mode === "tasks").map(([, c]) => c);
-    expect(tasks.map((t) => ("result" in t ? `done ${t.name}` : `start ${t.name}`))).toEqual(["start a", "done a", "start b", "done b"]);
+    expect(tasks.map((t) => ("result" in t ? `done ${t.name}` : `start ${t.name}`))).toEqual([
+      "start a",
+      "done a",
+      "start b",
+      "done b",
+    ]);
   });
 
   it("yields { __interrupt__ } when the run pauses", async () => {
-    const graph = new StateGraph(State).addNode("ask", () => ({ log: [interrupt<string>("q")] })).addEdge(START, "ask").compile({ checkpointer: new MemorySaver() });
+    const graph = new StateGraph(State)
+      .addNode("ask", () => ({ log: [interrupt<string>("q")] }))
+      .addEdge(START, "ask")
+      .compile({ checkpointer: new MemorySaver() });
     const chunks = await collect(await graph.stream({}, { ...thread("paused"), streamMode: "updates" }));
     expect(chunks).toEqual([{ __interrupt__: [expect.objectContaining({ value: "q" })] }]);
-    expect(await collect(await graph.stream(new Command({ resume: "x" }), { ...thread("paused"), streamMode: "updates" }))).toEqual([{ ask: { log: ["x"] } }]);
+    expect(
+      await collect(await graph.stream(new Command({ resume: "x" }), { ...thread("paused"), streamMode: "updates" })),
+    ).toEqual([{ ask: { log: ["x"] } }]);
   });
 
   it("with subgraphs: true, chunks carry their namespace", async () => {
-    const child = new StateGraph(State).addNode("inner", () => ({ log: ["inner"] })).addEdge(START, "inner").compile();
-    const graph = new StateGraph(State).addNode("child", child).addEdge(START, "child").compile({ checkpointer: new MemorySaver() });
+    const child = new StateGraph(State)
+      .addNode("inner", () => ({ log: ["inner"] }))
+      .addEdge(START, "inner")
+      .compile();
+    const graph = new StateGraph(State)
+      .addNode("child", child)
+      .addEdge(START, "child")
+      .compile({ checkpointer: new MemorySaver() });
     const chunks = await collect(await graph.stream({}, { ...thread("sub"), streamMode: "updates", subgraphs: true }));
     expect(chunks).toEqual([
       [[expect.stringMatching(/^child:/)], { inner: { log: ["inner"] } }],
@@ -73,9 +108,12 @@ describe("stream", () => {
   });
 
   it("surfaces a node's error to the reader", async () => {
-    const graph = new StateGraph(State).addNode("bad", () => {
-      throw new Error("nope");
-    }).addEdge(START, "bad").compile();
+    const graph = new StateGraph(State)
+      .addNode("bad", () => {
+        throw new Error("nope");
+      })
+      .addEdge(START, "bad")
+      .compile();
     await expect(collect(await graph.stream({}))).rejects.toThrow("nope");
   });
 });
@@ -83,7 +121,16 @@ describe("stream", () => {
 describe("debug mode", () => {
   it("wraps checkpoint and task events with type, step and timestamp", async () => {
     const chunks = await collect(await twoSteps().stream({}, { ...thread("debug"), streamMode: "debug" }));
-    expect(chunks.map((c) => c.type)).toEqual(["checkpoint", "checkpoint", "task", "task_result", "checkpoint", "task", "task_result", "checkpoint"]);
+    expect(chunks.map((c) => c.type)).toEqual([
+      "checkpoint",
+      "checkpoint",
+      "task",
+      "task_result",
+      "checkpoint",
+      "task",
+      "task_result",
+      "checkpoint",
+    ]);
     expect(chunks.every((c) => typeof c.timestamp === "string" && typeof c.step === "number" && c.payload)).toBe(true);
   });
 });

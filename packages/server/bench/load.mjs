@@ -32,7 +32,19 @@ const CONFIG = fileURLToPath(new URL("../test/fixtures/langgraph.json", import.m
  */
 export async function startServerProcess({ nodeArgs = [], db, env = {} } = {}) {
   const dir = db ? undefined : mkdtempSync(join(tmpdir(), "interlude-load-"));
-  const args = [...nodeArgs, CLI, "serve", "--config", CONFIG, "--db", db ?? join(dir, "db.sqlite"), "--host", "127.0.0.1", "--port", "0"];
+  const args = [
+    ...nodeArgs,
+    CLI,
+    "serve",
+    "--config",
+    CONFIG,
+    "--db",
+    db ?? join(dir, "db.sqlite"),
+    "--host",
+    "127.0.0.1",
+    "--port",
+    "0",
+  ];
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
   let output = "";
   const url = await new Promise((resolve, reject) => {
@@ -70,12 +82,17 @@ function httpClient(url, sockets) {
   const request = (method, path, body) =>
     new Promise((resolve, reject) => {
       const data = body === undefined ? undefined : JSON.stringify(body);
-      const headers = data === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(data) };
+      const headers =
+        data === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(data) };
       const req = http.request({ host: hostname, port, path, method, agent, headers }, (res) => {
         let text = "";
         res.setEncoding("utf8");
         res.on("data", (chunk) => (text += chunk));
-        res.on("end", () => (res.statusCode < 300 ? resolve(JSON.parse(text)) : reject(new Error(`${method} ${path}: ${res.statusCode} ${text}`))));
+        res.on("end", () =>
+          res.statusCode < 300
+            ? resolve(JSON.parse(text))
+            : reject(new Error(`${method} ${path}: ${res.statusCode} ${text}`)),
+        );
       });
       req.on("error", reject);
       req.end(data);
@@ -107,14 +124,21 @@ export async function runLoad({ url, clients = 20, rounds = 100, paceMs = 0, cpu
     let due = performance.now();
     for (let n = 0; n < rounds; n++) {
       const question = state.__interrupt__?.[0];
-      if (!question || question.value.n !== n) throw new Error(`thread ${thread.thread_id}: expected question ${n}, got ${JSON.stringify(state.__interrupt__)}`);
+      if (!question || question.value.n !== n)
+        throw new Error(
+          `thread ${thread.thread_id}: expected question ${n}, got ${JSON.stringify(state.__interrupt__)}`,
+        );
       if (paceMs) {
         due += paceMs;
         const wait = due - performance.now();
         if (wait > 0) await sleep(wait);
       }
       const started = performance.now();
-      state = await http.request("POST", path, { assistant_id: "loop", command: { resume: { [question.id]: `c${c}-${n}` } }, ...extra });
+      state = await http.request("POST", path, {
+        assistant_id: "loop",
+        command: { resume: { [question.id]: `c${c}-${n}` } },
+        ...extra,
+      });
       latencies.push(performance.now() - started);
     }
     return { threadId: thread.thread_id, final: state };
@@ -142,7 +166,10 @@ export async function runLoad({ url, clients = 20, rounds = 100, paceMs = 0, cpu
 }
 
 export function describeLoad(label, r) {
-  const cpu = r.serverCpuMsPerRoundTrip === undefined ? "" : `, server CPU ${r.serverCpuMsPerRoundTrip.toFixed(2)} ms per round trip`;
+  const cpu =
+    r.serverCpuMsPerRoundTrip === undefined
+      ? ""
+      : `, server CPU ${r.serverCpuMsPerRoundTrip.toFixed(2)} ms per round trip`;
   return `[load] ${label}: ${r.roundTrips} round trips in ${r.seconds.toFixed(1)} s = ${r.perSecond.toFixed(0)}/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, max ${r.max.toFixed(1)} ms${cpu}`;
 }
 
@@ -162,9 +189,16 @@ async function main() {
     const saturated = await runLoad({ url: server.url, clients, rounds, cpuMs: server.cpuMs, durability });
     console.log(describeLoad(`${clients} clients, saturation`, saturated));
     const paced = await runLoad({ url: server.url, clients, rounds, paceMs, cpuMs: server.cpuMs, durability });
-    console.log(describeLoad(`${clients} clients, one answer each per ${paceMs} ms (${((1000 / paceMs) * clients).toFixed(0)}/s offered)`, paced));
+    console.log(
+      describeLoad(
+        `${clients} clients, one answer each per ${paceMs} ms (${((1000 / paceMs) * clients).toFixed(0)}/s offered)`,
+        paced,
+      ),
+    );
     const met = (ok) => (ok ? "met" : "NOT met");
-    console.log(`targets: >= 500 round trips/s at saturation: ${met(saturated.perSecond >= 500)}; p50 < 20 ms at ${((1000 / paceMs) * clients).toFixed(0)}/s: ${met(paced.p50 < 20)}`);
+    console.log(
+      `targets: >= 500 round trips/s at saturation: ${met(saturated.perSecond >= 500)}; p50 < 20 ms at ${((1000 / paceMs) * clients).toFixed(0)}/s: ${met(paced.p50 < 20)}`,
+    );
   } finally {
     await server.stop();
   }

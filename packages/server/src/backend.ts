@@ -6,25 +6,25 @@
  */
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import Database from "better-sqlite3";
-import pg from "pg";
-import type { BaseCheckpointSaver } from "interlude";
 import { PostgresSaver } from "@interlude/checkpoint-postgres";
 import { SqliteSaver, startWalCheckpointer } from "@interlude/checkpoint-sqlite";
+import Database from "better-sqlite3";
+import type { BaseCheckpointSaver } from "interlude";
+import pg from "pg";
 import { ensureDefaultAssistants } from "./assistants/defaults.js";
 import type { ServerConfig } from "./config/config.js";
 import { ConfigError } from "./config/errors.js";
 import { GraphRegistry } from "./config/graphs.js";
 import { newProcessId, type ServerContext } from "./context.js";
-import { LocalBus, PgBus, type Bus } from "./events/bus.js";
+import { type Bus, LocalBus, PgBus } from "./events/bus.js";
 import { RunBroker } from "./runs/broker.js";
-import { RunEventRelay } from "./runs/event-relay.js";
-import { deleteOldRunEvents } from "./store/run-events.js";
 import { abortLocal } from "./runs/cancel.js";
+import { RunEventRelay } from "./runs/event-relay.js";
 import { recoverLost, startLeases } from "./runs/lease.js";
 import { LocalDispatcher } from "./runs/local-dispatcher.js";
 import { PgBossDispatcher } from "./runs/pgboss-dispatcher.js";
 import { PgDb, SqliteDb } from "./store/db.js";
+import { deleteOldRunEvents } from "./store/run-events.js";
 import { Store } from "./store/store.js";
 
 export interface BackendOptions {
@@ -60,7 +60,10 @@ function msFromEnv(name: string): number | undefined {
   const text = process.env[name];
   if (text === undefined || text === "") return undefined;
   const ms = Number(text);
-  if (!Number.isFinite(ms) || ms <= 0) throw new ConfigError(`${name}=${text} is not a positive number of milliseconds; unset it for the default (30000).`);
+  if (!Number.isFinite(ms) || ms <= 0)
+    throw new ConfigError(
+      `${name}=${text} is not a positive number of milliseconds; unset it for the default (30000).`,
+    );
   return ms;
 }
 
@@ -86,7 +89,11 @@ async function openSqlite(path: string): Promise<Storage> {
   // One process owns a SQLite file's runs and assistants, so assistants can be kept in memory.
   const store = new Store(new SqliteDb(db), { cacheAssistants: true });
   await store.setup();
-  return { saver, store, bus: new LocalBus(), close: async () => {
+  return {
+    saver,
+    store,
+    bus: new LocalBus(),
+    close: async () => {
       await saver.close();
       await checkpointer?.stop();
       db.close();
@@ -109,11 +116,16 @@ async function openPostgres(url: string): Promise<Storage> {
 }
 
 export async function openBackend(options: BackendOptions): Promise<Backend> {
-  const storage = options.postgresUrl ? await openPostgres(options.postgresUrl) : await openSqlite(options.sqlitePath ?? defaultSqlitePath(options.config));
+  const storage = options.postgresUrl
+    ? await openPostgres(options.postgresUrl)
+    : await openSqlite(options.sqlitePath ?? defaultSqlitePath(options.config));
   try {
     const loaded = options.config ? await GraphRegistry.load(options.config, storage.saver) : undefined;
     const given = options.graphs ? await GraphRegistry.of(options.graphs, storage.saver) : undefined;
-    const graphs = loaded && given ? GraphRegistry.merge(loaded, given) : (loaded ?? given ?? (await GraphRegistry.of({}, storage.saver)));
+    const graphs =
+      loaded && given
+        ? GraphRegistry.merge(loaded, given)
+        : (loaded ?? given ?? (await GraphRegistry.of({}, storage.saver)));
     const ctx: ServerContext = {
       store: storage.store,
       saver: storage.saver,
@@ -132,7 +144,10 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       if (event.type === "run.cancel") abortLocal(ctx, event.run_id, event.action);
     });
     if (options.postgresUrl) {
-      const dispatcher = new PgBossDispatcher(ctx, { connectionString: options.postgresUrl, concurrency: options.concurrency });
+      const dispatcher = new PgBossDispatcher(ctx, {
+        connectionString: options.postgresUrl,
+        concurrency: options.concurrency,
+      });
       ctx.dispatcher = dispatcher;
       await dispatcher.start();
     } else {
@@ -150,7 +165,8 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
         unsubscribe();
         for (const [runId] of ctx.executing) abortLocal(ctx, runId, "interrupt");
         // Cancelled runs stop at their next step and record their outcome before storage closes.
-        for (const until = Date.now() + 10_000; ctx.executing.size && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
+        for (const until = Date.now() + 10_000; ctx.executing.size && Date.now() < until; )
+          await new Promise((r) => setTimeout(r, 20));
         await ctx.dispatcher.close();
         await storage.close();
       },

@@ -8,8 +8,8 @@ import type { GraphRegistry } from "./config/graphs.js";
 import type { Bus } from "./events/bus.js";
 import type { RunBroker } from "./runs/broker.js";
 import type { RunEventRelay } from "./runs/event-relay.js";
-import type { Store } from "./store/store.js";
 import type { RunRecord } from "./store/records.js";
+import type { Store } from "./store/store.js";
 
 export interface Dispatcher {
   /** True when every run executes in this process (SQLite). */

@@ -39,7 +39,12 @@ export class InvalidRequestError extends ServerError {
 /** multitask_strategy "reject" (the default) on a thread that has a run in progress. */
 export class ThreadRunningError extends ServerError {
   constructor(threadId: string) {
-    super("THREAD_BUSY", 409, `Thread "${threadId}" is already running a task. Wait for it to finish or choose a different multitask strategy (enqueue, interrupt, rollback).`, { thread_id: threadId });
+    super(
+      "THREAD_BUSY",
+      409,
+      `Thread "${threadId}" is already running a task. Wait for it to finish or choose a different multitask strategy (enqueue, interrupt, rollback).`,
+      { thread_id: threadId },
+    );
   }
 }
 
@@ -52,12 +57,17 @@ export class ConflictError extends ServerError {
 /** Somebody answered this interrupt first; nothing of this answer was applied. */
 export class AlreadyAnsweredError extends ServerError {
   constructor(answer: { thread_id: string; interrupt_id: string; by: string; answer: unknown; at: string }) {
-    super("ALREADY_ANSWERED", 409, `Interrupt "${answer.interrupt_id}" was already answered by ${answer.by} at ${answer.at}. This answer was not applied.`, {
-      thread_id: answer.thread_id,
-      interrupt_id: answer.interrupt_id,
-      by: answer.by,
-      answer: answer.answer,
-      at: answer.at,
-    });
+    super(
+      "ALREADY_ANSWERED",
+      409,
+      `Interrupt "${answer.interrupt_id}" was already answered by ${answer.by} at ${answer.at}. This answer was not applied.`,
+      {
+        thread_id: answer.thread_id,
+        interrupt_id: answer.interrupt_id,
+        by: answer.by,
+        answer: answer.answer,
+        at: answer.at,
+      },
+    );
   }
 }

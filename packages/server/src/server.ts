@@ -1,11 +1,11 @@
 /** `interlude serve`: the backend plus the HTTP API on a host and port. */
 import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
 import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
 import type { AddressInfo } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
-import { openBackend, type Backend, type BackendOptions } from "./backend.js";
+import { type Backend, type BackendOptions, openBackend } from "./backend.js";
 import { createApp } from "./http/app.js";
 
 export interface ServeOptions extends BackendOptions {
@@ -40,7 +40,11 @@ function defaultInboxDir(): string | undefined {
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const backend = await openBackend(options);
   const apiKeys = { ...options.config?.apiKeys, ...options.apiKeys };
-  const app = createApp(backend.ctx, { apiKeys, maxBodyBytes: options.maxBodyBytes, inboxDir: options.inboxDir ?? defaultInboxDir() });
+  const app = createApp(backend.ctx, {
+    apiKeys,
+    maxBodyBytes: options.maxBodyBytes,
+    inboxDir: options.inboxDir ?? defaultInboxDir(),
+  });
   const host = options.host ?? "127.0.0.1";
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 0 }, () => resolve(s));

@@ -1,10 +1,13 @@
 /** API keys, identities recorded as `by`, request validation and limits. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { followSse, json, testServer, until, type TestServer } from "./helpers.js";
+import { followSse, json, type TestServer, testServer, until } from "./helpers.js";
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await testServer({ apiKeys: { "key-alice": "alice@example.com", "key-bob": "bob" }, maxBodyBytes: 64 * 1024 });
+  server = await testServer({
+    apiKeys: { "key-alice": "alice@example.com", "key-bob": "bob" },
+    maxBodyBytes: 64 * 1024,
+  });
 });
 afterAll(() => server?.dispose());
 
@@ -22,10 +25,22 @@ describe("API keys", () => {
     const alice = server.client("key-alice");
     const thread = await alice.threads.create();
     const paused = (await alice.runs.wait(thread.thread_id, "approval", { input: {} })) as any;
-    await server.client("key-bob").runs.wait(thread.thread_id, "approval", { command: { resume: { [paused.__interrupt__[0].id]: { type: "accept" } } } });
+    await server.client("key-bob").runs.wait(thread.thread_id, "approval", {
+      command: { resume: { [paused.__interrupt__[0].id]: { type: "accept" } } },
+    });
     const history = await alice.threads.getHistory(thread.thread_id, { limit: 10 });
-    expect(history.flatMap((s) => (s.metadata?.resume as any[]) ?? [])).toEqual([expect.objectContaining({ by: "bob" })]);
-    const again = await json(`${server.url}/inbox/answer`, { method: "POST", apiKey: "key-alice", body: JSON.stringify({ thread_id: thread.thread_id, interrupt_id: paused.__interrupt__[0].id, answer: { type: "ignore" } }) });
+    expect(history.flatMap((s) => (s.metadata?.resume as any[]) ?? [])).toEqual([
+      expect.objectContaining({ by: "bob" }),
+    ]);
+    const again = await json(`${server.url}/inbox/answer`, {
+      method: "POST",
+      apiKey: "key-alice",
+      body: JSON.stringify({
+        thread_id: thread.thread_id,
+        interrupt_id: paused.__interrupt__[0].id,
+        answer: { type: "ignore" },
+      }),
+    });
     expect(again.body).toMatchObject({ error: "already_answered", by: "bob" });
   });
 
@@ -41,15 +56,25 @@ describe("API keys", () => {
 });
 
 describe("request validation", () => {
-  const post = (path: string, body: string) => json(`${server.url}${path}`, { method: "POST", body, apiKey: "key-alice" });
+  const post = (path: string, body: string) =>
+    json(`${server.url}${path}`, { method: "POST", body, apiKey: "key-alice" });
 
   it("names the bad field (422)", async () => {
     const thread = (await post("/threads", "{}")).body;
-    const badMode = await post(`/threads/${thread.thread_id}/runs`, JSON.stringify({ assistant_id: "approval", stream_mode: ["values", "sideways"] }));
-    expect(badMode).toMatchObject({ status: 422, body: { code: "INVALID_REQUEST", field: expect.stringMatching(/^stream_mode/) } });
+    const badMode = await post(
+      `/threads/${thread.thread_id}/runs`,
+      JSON.stringify({ assistant_id: "approval", stream_mode: ["values", "sideways"] }),
+    );
+    expect(badMode).toMatchObject({
+      status: 422,
+      body: { code: "INVALID_REQUEST", field: expect.stringMatching(/^stream_mode/) },
+    });
     const noAssistant = await post(`/threads/${thread.thread_id}/runs/wait`, JSON.stringify({ input: {} }));
     expect(noAssistant).toMatchObject({ status: 422, body: { field: "assistant_id" } });
-    const badStrategy = await post(`/threads/${thread.thread_id}/runs`, JSON.stringify({ assistant_id: "approval", multitask_strategy: "shout" }));
+    const badStrategy = await post(
+      `/threads/${thread.thread_id}/runs`,
+      JSON.stringify({ assistant_id: "approval", multitask_strategy: "shout" }),
+    );
     expect(badStrategy).toMatchObject({ status: 422, body: { field: "multitask_strategy" } });
     const badLimit = await post("/threads/search", JSON.stringify({ limit: -1 }));
     expect(badLimit).toMatchObject({ status: 422, body: { field: "limit" } });
@@ -62,7 +87,10 @@ describe("request validation", () => {
     expect(big).toMatchObject({ status: 413, body: { code: "BODY_TOO_LARGE" } });
     const missing = await json(`${server.url}/threads/nope`, { apiKey: "key-alice" });
     expect(missing).toMatchObject({ status: 404, body: { code: "NOT_FOUND", thread_id: "nope" } });
-    const noAssistant = await post("/threads/x/runs/wait", JSON.stringify({ assistant_id: "ghost", if_not_exists: "create" }));
+    const noAssistant = await post(
+      "/threads/x/runs/wait",
+      JSON.stringify({ assistant_id: "ghost", if_not_exists: "create" }),
+    );
     expect(noAssistant.status).toBe(404);
     for (const r of [malformed, big, missing]) expect(JSON.stringify(r.body)).not.toMatch(/\n\s+at /);
   });

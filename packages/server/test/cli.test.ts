@@ -2,10 +2,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@langchain/langgraph-sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURE_CONFIG } from "./helpers.js";
-import { runCli, startCli, type Child } from "./processes.js";
+import { type Child, runCli, startCli } from "./processes.js";
 
 let dir: string;
 let serverProcess: Child;
@@ -14,7 +14,11 @@ let client: Client;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "interlude-cli-"));
-  serverProcess = await startCli(["serve", "--config", FIXTURE_CONFIG, "--port", "0", "--db", join(dir, "served.sqlite")], /listening on (http:\/\/\S+)[\s\S]*inbox: /, { INTERLUDE_API_KEYS: "k-cli:carol@example.com" });
+  serverProcess = await startCli(
+    ["serve", "--config", FIXTURE_CONFIG, "--port", "0", "--db", join(dir, "served.sqlite")],
+    /listening on (http:\/\/\S+)[\s\S]*inbox: /,
+    { INTERLUDE_API_KEYS: "k-cli:carol@example.com" },
+  );
   url = serverProcess.match[1]!;
   client = new Client({ apiUrl: url, apiKey: "k-cli" });
 });
@@ -31,7 +35,9 @@ describe("against a server (--url)", () => {
 
   it("threads, pending, resume, history and fork", async () => {
     const thread = await client.threads.create();
-    const paused = (await client.runs.wait(thread.thread_id, "approval", { input: { request: { service: "cli-svc" } } })) as any;
+    const paused = (await client.runs.wait(thread.thread_id, "approval", {
+      input: { request: { service: "cli-svc" } },
+    })) as any;
     const interruptId = paused.__interrupt__[0].id;
     const at = ["--url", url, "--api-key", "k-cli"];
 
@@ -43,23 +49,56 @@ describe("against a server (--url)", () => {
     expect(pending.stdout).toContain(interruptId);
     expect(pending.stdout).toContain('deploy {"service":"cli-svc"');
 
-    const refused = await runCli(["resume", thread.thread_id, ...at, "--id", interruptId, "--value", '{"type":"bogus"}']);
+    const refused = await runCli([
+      "resume",
+      thread.thread_id,
+      ...at,
+      "--id",
+      interruptId,
+      "--value",
+      '{"type":"bogus"}',
+    ]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/422 INVALID_RESUME/);
 
-    const resumed = await runCli(["resume", thread.thread_id, ...at, "--id", interruptId, "--value", '{"type":"accept"}', "--reason", "ship it"]);
+    const resumed = await runCli([
+      "resume",
+      thread.thread_id,
+      ...at,
+      "--id",
+      interruptId,
+      "--value",
+      '{"type":"accept"}',
+      "--reason",
+      "ship it",
+    ]);
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toMatch(/Answered\. 2 step\(s\) run\.\nThread \S+ is idle\./);
     expect(resumed.stderr).toMatch(/step 1: review/);
 
     const history = await runCli(["history", thread.thread_id, ...at]);
     expect(history.stdout).toMatch(/carol@example\.com: \{"type":"accept"\}/);
-    const reviewCheckpoint = history.stdout.split("\n").find((l) => /\sreview\s/.test(l))!.split(/\s+/)[2]!;
+    const reviewCheckpoint = history.stdout
+      .split("\n")
+      .find((l) => /\sreview\s/.test(l))!
+      .split(/\s+/)[2]!;
 
-    const forked = await runCli(["fork", thread.thread_id, reviewCheckpoint, ...at, "--values", '{"plan":{"action":"deploy","args":{"service":"cli-svc","version":"2.0.0","replicas":1}}}', "--as-node", "propose", "--run"]);
+    const forked = await runCli([
+      "fork",
+      thread.thread_id,
+      reviewCheckpoint,
+      ...at,
+      "--values",
+      '{"plan":{"action":"deploy","args":{"service":"cli-svc","version":"2.0.0","replicas":1}}}',
+      "--as-node",
+      "propose",
+      "--run",
+    ]);
     expect(forked.code).toBe(0);
     expect(forked.stdout).toMatch(/Forked thread/);
-    expect(forked.stdout).toMatch(/is interrupted\.\n  waiting: [0-9a-f]{32}  deploy \{"service":"cli-svc","version":"2.0.0"/);
+    expect(forked.stdout).toMatch(
+      /is interrupted\.\n {2}waiting: [0-9a-f]{32} {2}deploy \{"service":"cli-svc","version":"2.0.0"/,
+    );
   });
 
   it("explains a missing or wrong key", async () => {
@@ -72,7 +111,10 @@ describe("against a server (--url)", () => {
 describe("against a local storage file (--db)", () => {
   it("answers a thread paused by a server that has stopped, with the same commands", async () => {
     const db = join(dir, "local.sqlite");
-    const local = await startCli(["serve", "--config", FIXTURE_CONFIG, "--port", "0", "--db", db], /listening on (http:\/\/\S+)/);
+    const local = await startCli(
+      ["serve", "--config", FIXTURE_CONFIG, "--port", "0", "--db", db],
+      /listening on (http:\/\/\S+)/,
+    );
     const c = new Client({ apiUrl: local.match[1]!, apiKey: null });
     const thread = await c.threads.create();
     await c.runs.wait(thread.thread_id, "loop", { input: { rounds: 1 } });

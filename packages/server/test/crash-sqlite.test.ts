@@ -37,7 +37,10 @@ it("keeps every acknowledged answer, applies none twice, and resumes every threa
     for (let n = 0; ; n++) {
       const answer = `c${c}-${n}`;
       try {
-        state = await post(path, { assistant_id: "loop", command: { resume: { [state.__interrupt__[0].id]: answer } } });
+        state = await post(path, {
+          assistant_id: "loop",
+          command: { resume: { [state.__interrupt__[0].id]: answer } },
+        });
       } catch {
         return; // the server is gone
       }

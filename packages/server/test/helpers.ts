@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { loadConfig, type RunningServer, type ServeOptions, startServer } from "@interlude/server";
 import { Client } from "@langchain/langgraph-sdk";
-import { loadConfig, startServer, type RunningServer, type ServeOptions } from "@interlude/server";
 // The CLI's SSE reader, so the tests read events exactly as the CLI does.
 import { sseEvents } from "../dist/cli/sse.js";
 
@@ -17,10 +17,17 @@ export interface TestServer extends RunningServer {
 
 export async function testServer(options: Partial<ServeOptions> = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), "interlude-server-test-"));
-  const server = await startServer({ config: loadConfig(FIXTURE_CONFIG), sqlitePath: join(dir, "db.sqlite"), host: "127.0.0.1", port: 0, ...options });
+  const server = await startServer({
+    config: loadConfig(FIXTURE_CONFIG),
+    sqlitePath: join(dir, "db.sqlite"),
+    host: "127.0.0.1",
+    port: 0,
+    ...options,
+  });
   return {
     ...server,
-    client: (apiKey?: string) => new Client({ apiUrl: server.url, apiKey: apiKey ?? null, callerOptions: { maxRetries: 0 } }),
+    client: (apiKey?: string) =>
+      new Client({ apiUrl: server.url, apiKey: apiKey ?? null, callerOptions: { maxRetries: 0 } }),
     async dispose() {
       await server.close();
       rmSync(dir, { recursive: true, force: true });
@@ -34,7 +41,10 @@ export async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
-export async function json(url: string, init: RequestInit & { apiKey?: string } = {}): Promise<{ status: number; body: any }> {
+export async function json(
+  url: string,
+  init: RequestInit & { apiKey?: string } = {},
+): Promise<{ status: number; body: any }> {
   const headers = new Headers(init.headers);
   if (init.apiKey) headers.set("x-api-key", init.apiKey);
   if (init.body && !headers.has("content-type")) headers.set("content-type", "application/json");
@@ -61,7 +71,10 @@ export interface SseEvent {
 }
 
 /** Follows an SSE endpoint; `events` fills as they arrive; `close()` stops. */
-export async function followSse(url: string, headers: Record<string, string> = {}): Promise<{ events: SseEvent[]; close(): void; status: number }> {
+export async function followSse(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ events: SseEvent[]; close(): void; status: number }> {
   const controller = new AbortController();
   const response = await fetch(url, { headers, signal: controller.signal });
   const events: SseEvent[] = [];

@@ -1,7 +1,8 @@
 /** The inbox endpoints: pending interrupts across threads, live events, answering, conflicts, deadlines. */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import type { Client } from "@langchain/langgraph-sdk";
-import { followSse, json, sleep, testServer, until, type TestServer } from "./helpers.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { followSse, json, sleep, type TestServer, testServer, until } from "./helpers.js";
 
 let server: TestServer;
 let client: Client;
@@ -29,16 +30,29 @@ describe("listing pending interrupts", () => {
     const ids = all.body.items.map((i: any) => i.interrupt_id);
     expect(ids.indexOf(a.interruptId)).toBeLessThan(ids.indexOf(b.interruptId));
     const item = all.body.items.find((i: any) => i.interrupt_id === a.interruptId);
-    expect(item).toMatchObject({ thread_id: a.threadId, graph_id: "approval", assistant_id: expect.any(String), ns: [expect.stringMatching(/^review:/)], response_schema: { required: ["type"] } });
+    expect(item).toMatchObject({
+      thread_id: a.threadId,
+      graph_id: "approval",
+      assistant_id: expect.any(String),
+      ns: [expect.stringMatching(/^review:/)],
+      response_schema: { required: ["type"] },
+    });
     expect(item.value.action_request.args.service).toBe("alpha-svc");
     expect(item.age_seconds).toBeGreaterThanOrEqual(1);
     expect(new Date(item.created_at).getTime()).toBeGreaterThan(0);
 
-    expect((await json(`${server.url}/inbox/interrupts?q=BETA-SVC`)).body.items.map((i: any) => i.thread_id)).toEqual([b.threadId]);
-    const old = (await json(`${server.url}/inbox/interrupts?graph_id=approval&min_age_seconds=1`)).body.items.map((i: any) => i.interrupt_id);
+    expect((await json(`${server.url}/inbox/interrupts?q=BETA-SVC`)).body.items.map((i: any) => i.thread_id)).toEqual([
+      b.threadId,
+    ]);
+    const old = (await json(`${server.url}/inbox/interrupts?graph_id=approval&min_age_seconds=1`)).body.items.map(
+      (i: any) => i.interrupt_id,
+    );
     expect(old).toContain(a.interruptId);
     expect(old).not.toContain(b.interruptId);
-    expect((await json(`${server.url}/inbox/interrupts?graph_id=loop`)).body.items[0].value).toEqual({ question: "next?", n: 0 });
+    expect((await json(`${server.url}/inbox/interrupts?graph_id=loop`)).body.items[0].value).toEqual({
+      question: "next?",
+      n: 0,
+    });
     const page = await json(`${server.url}/inbox/interrupts?limit=1&offset=1`);
     expect(page.body.items).toHaveLength(1);
     expect(page.body.total).toBeGreaterThanOrEqual(3);
@@ -52,13 +66,21 @@ describe("answering", () => {
     const alice = server.client();
     const bob = server.client();
     const answer = (type: string) => ({ command: { resume: { [interruptId]: { type } } } });
-    const results = await Promise.allSettled([alice.runs.wait(threadId, "approval", answer("accept")), bob.runs.wait(threadId, "approval", answer("ignore"))]);
+    const results = await Promise.allSettled([
+      alice.runs.wait(threadId, "approval", answer("accept")),
+      bob.runs.wait(threadId, "approval", answer("ignore")),
+    ]);
     const won = results.filter((r) => r.status === "fulfilled");
     const lost = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
     expect(won).toHaveLength(1);
     expect(lost).toHaveLength(1);
     const conflict = JSON.parse(String(lost[0]!.reason.message).replace(/^HTTP 409: /, ""));
-    expect(conflict).toMatchObject({ error: "already_answered", interrupt_id: interruptId, by: "anonymous", at: expect.any(String) });
+    expect(conflict).toMatchObject({
+      error: "already_answered",
+      interrupt_id: interruptId,
+      by: "anonymous",
+      at: expect.any(String),
+    });
     const winner = (won[0] as PromiseFulfilledResult<any>).value;
     expect(conflict.answer.type).toBe(winner.review.approved ? "accept" : "ignore");
     const history = await client.threads.getHistory(threadId, { limit: 20 });
@@ -68,16 +90,28 @@ describe("answering", () => {
 
   it("a refused answer is 422 with the issues; the interrupt stays pending and a corrected answer is taken", async () => {
     const { threadId, interruptId } = await pausedApproval("strict");
-    const refused = await json(`${server.url}/threads/${threadId}/runs/wait`, { method: "POST", body: JSON.stringify({ assistant_id: "approval", command: { resume: { [interruptId]: { type: "maybe" } } } }) });
+    const refused = await json(`${server.url}/threads/${threadId}/runs/wait`, {
+      method: "POST",
+      body: JSON.stringify({ assistant_id: "approval", command: { resume: { [interruptId]: { type: "maybe" } } } }),
+    });
     expect(refused.status).toBe(422);
-    expect(refused.body).toMatchObject({ error: "invalid_resume", code: "INVALID_RESUME", interrupt_id: interruptId, issues: [{ message: expect.stringContaining("type must be"), path: ["type"] }] });
+    expect(refused.body).toMatchObject({
+      error: "invalid_resume",
+      code: "INVALID_RESUME",
+      interrupt_id: interruptId,
+      issues: [{ message: expect.stringContaining("type must be"), path: ["type"] }],
+    });
     expect(JSON.stringify(refused.body)).not.toMatch(/at .*\.js:\d+/);
     expect((await client.threads.get(threadId)).status).toBe("interrupted");
     const listed = await json(`${server.url}/inbox/interrupts?thread_id=${threadId}`);
     expect(listed.body.items.map((i: any) => i.interrupt_id)).toEqual([interruptId]);
     // Background run creation refuses it the same way.
-    await expect(client.runs.create(threadId, "approval", { command: { resume: { type: "nope" } } })).rejects.toThrow(/422/);
-    const done = (await client.runs.wait(threadId, "approval", { command: { resume: { [interruptId]: { type: "accept" } } } })) as any;
+    await expect(client.runs.create(threadId, "approval", { command: { resume: { type: "nope" } } })).rejects.toThrow(
+      /422/,
+    );
+    const done = (await client.runs.wait(threadId, "approval", {
+      command: { resume: { [interruptId]: { type: "accept" } } },
+    })) as any;
     expect(done.result).toBe("deployed strict@1.0.0 x3");
   });
 
@@ -85,13 +119,22 @@ describe("answering", () => {
     const thread = await client.threads.create();
     const paused = (await client.runs.wait(thread.thread_id, "pair", { input: {} })) as any;
     expect(paused.__interrupt__).toHaveLength(2);
-    const post = (command: unknown) => json(`${server.url}/threads/${thread.thread_id}/runs/wait`, { method: "POST", body: JSON.stringify({ assistant_id: "pair", command }) });
+    const post = (command: unknown) =>
+      json(`${server.url}/threads/${thread.thread_id}/runs/wait`, {
+        method: "POST",
+        body: JSON.stringify({ assistant_id: "pair", command }),
+      });
     const ambiguous = await post({ resume: "both?" });
-    expect(ambiguous).toMatchObject({ status: 400, body: { code: "AMBIGUOUS_RESUME", pending: [expect.anything(), expect.anything()] } });
+    expect(ambiguous).toMatchObject({
+      status: 400,
+      body: { code: "AMBIGUOUS_RESUME", pending: [expect.anything(), expect.anything()] },
+    });
     const unknown = await post({ resume: { ["0".repeat(32)]: "x" } });
     expect(unknown).toMatchObject({ status: 404, body: { code: "UNKNOWN_INTERRUPT", unknown_ids: ["0".repeat(32)] } });
     const [left, right] = paused.__interrupt__;
-    const done = (await client.runs.wait(thread.thread_id, "pair", { command: { resume: { [left.id]: "L", [right.id]: "R" } } })) as any;
+    const done = (await client.runs.wait(thread.thread_id, "pair", {
+      command: { resume: { [left.id]: "L", [right.id]: "R" } },
+    })) as any;
     expect(done).toEqual({ a: "L", b: "R" });
     const nothing = await post({ resume: "again" });
     expect(nothing).toMatchObject({ status: 409, body: { code: "NOTHING_TO_RESUME", reason: "finished" } });
@@ -99,14 +142,34 @@ describe("answering", () => {
 
   it("POST /inbox/answer answers by id", async () => {
     const { threadId, interruptId } = await pausedApproval("inbox-answer");
-    const answered = await json(`${server.url}/inbox/answer`, { method: "POST", body: JSON.stringify({ thread_id: threadId, interrupt_id: interruptId, answer: { type: "accept" }, reason: "looks fine" }) });
-    expect(answered).toMatchObject({ status: 200, body: { thread_id: threadId, interrupt_id: interruptId, by: "anonymous", status: "accepted" } });
+    const answered = await json(`${server.url}/inbox/answer`, {
+      method: "POST",
+      body: JSON.stringify({
+        thread_id: threadId,
+        interrupt_id: interruptId,
+        answer: { type: "accept" },
+        reason: "looks fine",
+      }),
+    });
+    expect(answered).toMatchObject({
+      status: 200,
+      body: { thread_id: threadId, interrupt_id: interruptId, by: "anonymous", status: "accepted" },
+    });
     await until(async () => (await client.threads.get(threadId)).status === "idle");
     const history = await client.threads.getHistory(threadId, { limit: 20 });
-    expect(history.flatMap((s) => (s.metadata?.resume as any[]) ?? [])[0]).toMatchObject({ reason: "looks fine", by: "anonymous" });
-    const again = await json(`${server.url}/inbox/answer`, { method: "POST", body: JSON.stringify({ thread_id: threadId, interrupt_id: interruptId, answer: { type: "ignore" } }) });
+    expect(history.flatMap((s) => (s.metadata?.resume as any[]) ?? [])[0]).toMatchObject({
+      reason: "looks fine",
+      by: "anonymous",
+    });
+    const again = await json(`${server.url}/inbox/answer`, {
+      method: "POST",
+      body: JSON.stringify({ thread_id: threadId, interrupt_id: interruptId, answer: { type: "ignore" } }),
+    });
     expect(again).toMatchObject({ status: 409, body: { error: "already_answered", answer: { type: "accept" } } });
-    const bad = await json(`${server.url}/inbox/answer`, { method: "POST", body: JSON.stringify({ thread_id: threadId, interrupt_id: "nope", answer: 1 }) });
+    const bad = await json(`${server.url}/inbox/answer`, {
+      method: "POST",
+      body: JSON.stringify({ thread_id: threadId, interrupt_id: "nope", answer: 1 }),
+    });
     expect(bad).toMatchObject({ status: 422, body: { code: "INVALID_REQUEST", field: "interrupt_id" } });
   });
 });
@@ -117,11 +180,25 @@ describe("live events", () => {
     try {
       await until(async () => stream.events.some((e) => e.event === "ready"));
       const { threadId, interruptId } = await pausedApproval("live");
-      const created = await until(async () => stream.events.find((e) => e.event === "interrupt.created" && e.data.interrupt_id === interruptId));
-      expect(created.data).toMatchObject({ thread_id: threadId, graph_id: "approval", value: { action_request: { action: "deploy" } } });
+      const created = await until(async () =>
+        stream.events.find((e) => e.event === "interrupt.created" && e.data.interrupt_id === interruptId),
+      );
+      expect(created.data).toMatchObject({
+        thread_id: threadId,
+        graph_id: "approval",
+        value: { action_request: { action: "deploy" } },
+      });
       await client.runs.wait(threadId, "approval", { command: { resume: { type: "response", args: "later" } } });
-      const resolved = await until(async () => stream.events.find((e) => e.event === "interrupt.resolved" && e.data.interrupt_id === interruptId));
-      expect(resolved.data).toEqual({ thread_id: threadId, interrupt_id: interruptId, by: "anonymous", answer: { type: "response", args: "later" }, at: expect.any(String) });
+      const resolved = await until(async () =>
+        stream.events.find((e) => e.event === "interrupt.resolved" && e.data.interrupt_id === interruptId),
+      );
+      expect(resolved.data).toEqual({
+        thread_id: threadId,
+        interrupt_id: interruptId,
+        by: "anonymous",
+        answer: { type: "response", args: "later" },
+        at: expect.any(String),
+      });
     } finally {
       stream.close();
     }
@@ -131,7 +208,9 @@ describe("live events", () => {
 describe("deadlines", () => {
   it("answers with the declared default when nobody answered in time (by: deadline)", async () => {
     const thread = await client.threads.create();
-    await client.runs.wait(thread.thread_id, "deadline", { input: { seconds: 0.3, onTimeout: { resume: "default answer" } } });
+    await client.runs.wait(thread.thread_id, "deadline", {
+      input: { seconds: 0.3, onTimeout: { resume: "default answer" } },
+    });
     const listed = await json(`${server.url}/inbox/interrupts?thread_id=${thread.thread_id}`);
     expect(listed.body.items[0].deadline_at).toBeTruthy();
     await until(async () => (await client.threads.get(thread.thread_id)).status === "idle", 5_000);
@@ -142,7 +221,9 @@ describe("deadlines", () => {
 
   it("marks the thread as errored with the reason", async () => {
     const thread = await client.threads.create();
-    await client.runs.wait(thread.thread_id, "deadline", { input: { seconds: 0.2, onTimeout: { error: "approval window closed" } } });
+    await client.runs.wait(thread.thread_id, "deadline", {
+      input: { seconds: 0.2, onTimeout: { error: "approval window closed" } },
+    });
     const errored = await until(async () => {
       const t = await client.threads.get(thread.thread_id);
       return t.status === "error" && t;
@@ -153,7 +234,9 @@ describe("deadlines", () => {
 
   it("an answer given in time wins; the deadline then does nothing", async () => {
     const thread = await client.threads.create();
-    await client.runs.wait(thread.thread_id, "deadline", { input: { seconds: 0.4, onTimeout: { resume: "too late" } } });
+    await client.runs.wait(thread.thread_id, "deadline", {
+      input: { seconds: 0.4, onTimeout: { resume: "too late" } },
+    });
     await client.runs.wait(thread.thread_id, "deadline", { command: { resume: "human" } });
     await sleep(700);
     expect((await client.threads.getState(thread.thread_id)).values).toMatchObject({ answer: "human" });

@@ -1,7 +1,8 @@
 /** Double-texting: a second run on a busy thread, with each multitask strategy; and cancel. */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import type { Client } from "@langchain/langgraph-sdk";
-import { sleep, testServer, until, type TestServer } from "./helpers.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sleep, type TestServer, testServer, until } from "./helpers.js";
 
 let server: TestServer;
 let client: Client;
@@ -24,15 +25,22 @@ async function busyThread(tag: string, delay = 300, abortable = false) {
 describe("multitask strategies", () => {
   it("reject (the default): 409 and the first run goes on", async () => {
     const { thread, first } = await busyThread("a");
-    await expect(client.runs.create(thread.thread_id, "slow", { input: { tag: "b" } })).rejects.toThrow(/409.*already running a task/);
-    await expect(client.runs.wait(thread.thread_id, "slow", { input: { tag: "b" }, multitaskStrategy: "reject" })).rejects.toThrow(/409/);
+    await expect(client.runs.create(thread.thread_id, "slow", { input: { tag: "b" } })).rejects.toThrow(
+      /409.*already running a task/,
+    );
+    await expect(
+      client.runs.wait(thread.thread_id, "slow", { input: { tag: "b" }, multitaskStrategy: "reject" }),
+    ).rejects.toThrow(/409/);
     const values = (await client.runs.join(thread.thread_id, first.run_id)) as any;
     expect(values.log).toEqual(["first:a", "second:a"]);
   });
 
   it("enqueue: the second run starts when the first has finished", async () => {
     const { thread, first } = await busyThread("a", 100);
-    const second = await client.runs.create(thread.thread_id, "slow", { input: { tag: "b", delay: 10 }, multitaskStrategy: "enqueue" });
+    const second = await client.runs.create(thread.thread_id, "slow", {
+      input: { tag: "b", delay: 10 },
+      multitaskStrategy: "enqueue",
+    });
     expect(second.status).toBe("pending");
     const values = (await client.runs.join(thread.thread_id, second.run_id)) as any;
     expect(values.log).toEqual(["first:a", "second:a", "first:b", "second:b"]);
@@ -42,28 +50,42 @@ describe("multitask strategies", () => {
 
   it("interrupt: the first run stops where it is and the second continues from there", async () => {
     const { thread, first } = await busyThread("a", 300);
-    const values = (await client.runs.wait(thread.thread_id, "slow", { input: { tag: "b", delay: 10 }, multitaskStrategy: "interrupt" })) as any;
+    const values = (await client.runs.wait(thread.thread_id, "slow", {
+      input: { tag: "b", delay: 10 },
+      multitaskStrategy: "interrupt",
+    })) as any;
     expect((await client.runs.get(thread.thread_id, first.run_id)).status).toBe("interrupted");
     // The first run stopped after the step it was in; its work so far is kept, and its pending
     // step runs together with the new input's first step (LangGraph's semantics for new input).
     expect(values.log).toEqual(["first:a", "second:a", "first:b", "second:b"]);
     const history = await client.threads.getHistory(thread.thread_id, { limit: 20 });
-    expect(history.find((s) => s.metadata?.source === "input" && (s.values as any).tag === "a" && s.next.includes("second"))).toBeTruthy();
+    expect(
+      history.find((s) => s.metadata?.source === "input" && (s.values as any).tag === "a" && s.next.includes("second")),
+    ).toBeTruthy();
   });
 
   it("rollback: the first run is deleted and its progress undone", async () => {
     const thread = await client.threads.create();
     await client.runs.wait(thread.thread_id, "slow", { input: { tag: "base", delay: 1 } });
     const first = await client.runs.create(thread.thread_id, "slow", { input: { tag: "a", delay: 200 } });
-    await until(async () => ((await client.threads.getState(thread.thread_id)).values as any).log?.includes("first:a"), 5_000);
-    const values = (await client.runs.wait(thread.thread_id, "slow", { input: { tag: "b", delay: 1 }, multitaskStrategy: "rollback" })) as any;
+    await until(
+      async () => ((await client.threads.getState(thread.thread_id)).values as any).log?.includes("first:a"),
+      5_000,
+    );
+    const values = (await client.runs.wait(thread.thread_id, "slow", {
+      input: { tag: "b", delay: 1 },
+      multitaskStrategy: "rollback",
+    })) as any;
     expect(values.log).toEqual(["first:base", "second:base", "first:b", "second:b"]);
     await expect(client.runs.get(thread.thread_id, first.run_id)).rejects.toThrow(/404/);
   });
 
   it("rollback of a thread's first run starts it afresh", async () => {
     const { thread } = await busyThread("a", 200);
-    const values = (await client.runs.wait(thread.thread_id, "slow", { input: { tag: "b", delay: 1 }, multitaskStrategy: "rollback" })) as any;
+    const values = (await client.runs.wait(thread.thread_id, "slow", {
+      input: { tag: "b", delay: 1 },
+      multitaskStrategy: "rollback",
+    })) as any;
     expect(values.log).toEqual(["first:b", "second:b"]);
   });
 });
@@ -76,7 +98,9 @@ describe("cancel", () => {
     expect(Date.now() - started).toBeLessThan(3_000);
     expect((await client.runs.get(thread.thread_id, first.run_id)).status).toBe("interrupted");
     expect((await client.threads.get(thread.thread_id)).status).not.toBe("busy");
-    await client.runs.create(thread.thread_id, "slow", { input: { tag: "b", delay: 1 } }).then((run) => client.runs.cancel(thread.thread_id, run.run_id, true));
+    await client.runs
+      .create(thread.thread_id, "slow", { input: { tag: "b", delay: 1 } })
+      .then((run) => client.runs.cancel(thread.thread_id, run.run_id, true));
   });
 
   it("cancels a running run between steps", async () => {
@@ -88,7 +112,10 @@ describe("cancel", () => {
 
   it("cancels a queued run before it starts", async () => {
     const { thread, first } = await busyThread("a", 200);
-    const queued = await client.runs.create(thread.thread_id, "slow", { input: { tag: "never" }, multitaskStrategy: "enqueue" });
+    const queued = await client.runs.create(thread.thread_id, "slow", {
+      input: { tag: "never" },
+      multitaskStrategy: "enqueue",
+    });
     await client.runs.cancel(thread.thread_id, queued.run_id);
     expect((await client.runs.get(thread.thread_id, queued.run_id)).status).toBe("interrupted");
     const values = (await client.runs.join(thread.thread_id, first.run_id)) as any;

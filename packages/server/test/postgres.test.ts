@@ -1,9 +1,9 @@
 /** Several processes on one PostgreSQL database: servers and a worker sharing threads and runs. */
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+
 import { Client } from "@langchain/langgraph-sdk";
-import { collect, followSse, until } from "./helpers.js";
-import { FIXTURE_CONFIG } from "./helpers.js";
-import { freshDatabase, startCli, type Child } from "./processes.js";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { collect, FIXTURE_CONFIG, followSse, until } from "./helpers.js";
+import { type Child, freshDatabase, startCli } from "./processes.js";
 
 const postgres = inject("postgresUrl");
 const children: Child[] = [];
@@ -11,7 +11,10 @@ let urlA: string;
 let urlB: string;
 
 async function server(database: string): Promise<string> {
-  const child = await startCli(["serve", "--config", FIXTURE_CONFIG, "--port", "0", "--postgres", database], /listening on (http:\/\/\S+)/);
+  const child = await startCli(
+    ["serve", "--config", FIXTURE_CONFIG, "--port", "0", "--postgres", database],
+    /listening on (http:\/\/\S+)/,
+  );
   children.push(child);
   return child.match[1]!;
 }
@@ -38,20 +41,30 @@ describe("two servers on one PostgreSQL database", () => {
     const events = await followSse(`${urlB}/inbox/events`);
     try {
       const thread = await a.threads.create();
-      const streamed = await collect(a.runs.stream(thread.thread_id, "approval", { input: { request: { service: "pg" } }, streamMode: "updates" }));
+      const streamed = await collect(
+        a.runs.stream(thread.thread_id, "approval", { input: { request: { service: "pg" } }, streamMode: "updates" }),
+      );
       const interrupt = (streamed.find((e) => (e.data as any)?.__interrupt__)!.data as any).__interrupt__[0];
       // B sees the thread, its pending interrupt, and heard about it live.
       expect((await b.threads.get(thread.thread_id)).status).toBe("interrupted");
       const inbox = await fetch(`${urlB}/inbox/interrupts?thread_id=${thread.thread_id}`).then((r) => r.json());
       expect(inbox.items.map((i: any) => i.interrupt_id)).toEqual([interrupt.id]);
-      await until(async () => events.events.find((e) => e.event === "interrupt.created" && e.data.interrupt_id === interrupt.id));
+      await until(async () =>
+        events.events.find((e) => e.event === "interrupt.created" && e.data.interrupt_id === interrupt.id),
+      );
 
-      const done = (await b.runs.wait(thread.thread_id, "approval", { command: { resume: { [interrupt.id]: { type: "accept" } } } })) as any;
+      const done = (await b.runs.wait(thread.thread_id, "approval", {
+        command: { resume: { [interrupt.id]: { type: "accept" } } },
+      })) as any;
       expect(done.result).toBe("deployed pg@1.0.0 x3");
       expect((await a.threads.get(thread.thread_id)).status).toBe("idle");
-      await until(async () => events.events.find((e) => e.event === "interrupt.resolved" && e.data.interrupt_id === interrupt.id));
+      await until(async () =>
+        events.events.find((e) => e.event === "interrupt.resolved" && e.data.interrupt_id === interrupt.id),
+      );
       // Answering again through A: already answered, nothing applied twice.
-      await expect(a.runs.wait(thread.thread_id, "approval", { command: { resume: { [interrupt.id]: { type: "ignore" } } } })).rejects.toThrow(/409.*already_answered/);
+      await expect(
+        a.runs.wait(thread.thread_id, "approval", { command: { resume: { [interrupt.id]: { type: "ignore" } } } }),
+      ).rejects.toThrow(/409.*already_answered/);
     } finally {
       events.close();
     }
@@ -61,18 +74,26 @@ describe("two servers on one PostgreSQL database", () => {
     const a = clientOf(urlA);
     const b = clientOf(urlB);
     const threads = await Promise.all(Array.from({ length: 6 }, () => a.threads.create()));
-    const runs = await Promise.all(threads.map((t, i) => a.runs.create(t.thread_id, "slow", { input: { tag: `t${i}`, delay: 50 } })));
+    const runs = await Promise.all(
+      threads.map((t, i) => a.runs.create(t.thread_id, "slow", { input: { tag: `t${i}`, delay: 50 } })),
+    );
     const results = await Promise.all(runs.map((r) => b.runs.join(r.thread_id, r.run_id)));
-    results.forEach((values: any, i) => expect(values.log).toEqual([`first:t${i}`, `second:t${i}`]));
+    for (const [i, values] of results.entries()) expect((values as any).log).toEqual([`first:t${i}`, `second:t${i}`]);
     for (const r of runs) expect((await b.runs.get(r.thread_id, r.run_id)).status).toBe("success");
   });
 
   it("a background run's stream is followed live and rejoined through either server, whichever process executes it", async () => {
     const a = clientOf(urlA);
     const b = clientOf(urlB);
-    for (const [starter, follower] of [[a, b], [b, a]] as const) {
+    for (const [starter, follower] of [
+      [a, b],
+      [b, a],
+    ] as const) {
       const thread = await starter.threads.create();
-      const run = await starter.runs.create(thread.thread_id, "slow", { input: { tag: "far", delay: 200 }, streamMode: ["updates"] });
+      const run = await starter.runs.create(thread.thread_id, "slow", {
+        input: { tag: "far", delay: 200 },
+        streamMode: ["updates"],
+      });
       // Joined while it runs (it may execute on A, B or the worker): every chunk, not only the outcome.
       const all = await collect(follower.runs.joinStream(thread.thread_id, run.run_id));
       expect(all.map((e) => e.event)).toEqual(["metadata", "updates", "updates", "end"]);
@@ -88,7 +109,10 @@ describe("two servers on one PostgreSQL database", () => {
     const b = clientOf(urlB);
     const thread = await a.threads.create();
     const first = await a.runs.create(thread.thread_id, "slow", { input: { tag: "1", delay: 100 } });
-    const second = await b.runs.create(thread.thread_id, "slow", { input: { tag: "2", delay: 10 }, multitaskStrategy: "enqueue" });
+    const second = await b.runs.create(thread.thread_id, "slow", {
+      input: { tag: "2", delay: 10 },
+      multitaskStrategy: "enqueue",
+    });
     await expect(b.runs.create(thread.thread_id, "slow", { input: { tag: "x" } })).rejects.toThrow(/409/);
     const values = (await a.runs.join(thread.thread_id, second.run_id)) as any;
     expect(values.log).toEqual(["first:1", "second:1", "first:2", "second:2"]);
@@ -100,7 +124,9 @@ describe("two servers on one PostgreSQL database", () => {
     const b = clientOf(urlB);
     const thread = await a.threads.create();
     const paused = (await a.runs.wait(thread.thread_id, "loop", { input: { rounds: 2 } })) as any;
-    const run = await b.runs.create(thread.thread_id, "loop", { command: { resume: { [paused.__interrupt__[0].id]: "one" } } });
+    const run = await b.runs.create(thread.thread_id, "loop", {
+      command: { resume: { [paused.__interrupt__[0].id]: "one" } },
+    });
     const after = (await a.runs.join(thread.thread_id, run.run_id)) as any;
     expect(after.answers).toEqual(["one"]);
     expect(after.__interrupt__[0].value).toEqual({ question: "next?", n: 1 });

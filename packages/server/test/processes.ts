@@ -1,5 +1,5 @@
 /** Child processes for tests: the built `interlude` CLI, and throwaway PostgreSQL databases. */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 
@@ -12,15 +12,22 @@ export interface Child {
 }
 
 /** Starts `interlude <args>` and resolves once its output matches `ready`. */
-export async function startCli(args: string[], ready: RegExp, env: Record<string, string> = {}): Promise<Child & { match: RegExpMatchArray }> {
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+export async function startCli(
+  args: string[],
+  ready: RegExp,
+  env: Record<string, string> = {},
+): Promise<Child & { match: RegExpMatchArray }> {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   const match = await new Promise<RegExpMatchArray>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`interlude ${args.join(" ")} did not start:\n${output}`)), 20_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const m = output.match(ready);
-      if (m) (clearTimeout(timer), resolve(m));
+      if (m) clearTimeout(timer), resolve(m);
     };
     child.stdout!.on("data", onData);
     child.stderr!.on("data", onData);
@@ -42,9 +49,15 @@ export async function startCli(args: string[], ready: RegExp, env: Record<string
 }
 
 /** Runs `interlude <args>` to completion. */
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+export function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));

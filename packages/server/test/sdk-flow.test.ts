@@ -1,8 +1,9 @@
 /** The LangGraph SDK's Client, used as its users use it, against an Interlude server. */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Client } from "@langchain/langgraph-sdk";
+
 import { defaultAssistantId } from "@interlude/server";
-import { collect, json, testServer, type TestServer } from "./helpers.js";
+import type { Client } from "@langchain/langgraph-sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { collect, json, type TestServer, testServer } from "./helpers.js";
 
 let server: TestServer;
 let client: Client;
@@ -15,7 +16,15 @@ afterAll(() => server?.dispose());
 describe("assistants", () => {
   it("has one default assistant per graph, addressable by id or graph id", async () => {
     const all = await client.assistants.search({ limit: 100 });
-    expect(all.map((a) => a.graph_id).sort()).toEqual(["approval", "broken", "deadline", "loop", "nested", "pair", "slow"]);
+    expect(all.map((a) => a.graph_id).sort()).toEqual([
+      "approval",
+      "broken",
+      "deadline",
+      "loop",
+      "nested",
+      "pair",
+      "slow",
+    ]);
     const approval = await client.assistants.get(defaultAssistantId("approval"));
     expect(approval).toMatchObject({ graph_id: "approval", name: "approval" });
     expect((await client.assistants.get("approval")).assistant_id).toBe(approval.assistant_id);
@@ -30,34 +39,58 @@ describe("assistants", () => {
   });
 
   it("creates assistants with their own config", async () => {
-    const created = await client.assistants.create({ graphId: "loop", name: "three rounds", metadata: { team: "ops" } });
+    const created = await client.assistants.create({
+      graphId: "loop",
+      name: "three rounds",
+      metadata: { team: "ops" },
+    });
     expect(created).toMatchObject({ graph_id: "loop", name: "three rounds" });
-    expect((await client.assistants.search({ metadata: { team: "ops" } })).map((a) => a.assistant_id)).toEqual([created.assistant_id]);
+    expect((await client.assistants.search({ metadata: { team: "ops" } })).map((a) => a.assistant_id)).toEqual([
+      created.assistant_id,
+    ]);
   });
 });
 
 describe("a reviewer approves a plan", () => {
   it("streams to the interrupt, lists it as pending, resumes by id and streams to the end", async () => {
     const thread = await client.threads.create({ metadata: { ticket: "T-1" } });
-    const events = await collect(client.runs.stream(thread.thread_id, "approval", { input: { request: { service: "api", version: "2.0.0" } }, streamMode: ["values", "updates"] }));
+    const events = await collect(
+      client.runs.stream(thread.thread_id, "approval", {
+        input: { request: { service: "api", version: "2.0.0" } },
+        streamMode: ["values", "updates"],
+      }),
+    );
     expect(events[0]).toMatchObject({ event: "metadata", data: { run_id: expect.any(String) } });
     expect(events.map((e) => e.event)).toEqual(["metadata", "values", "updates", "values", "updates", "values", "end"]);
     const paused = events.find((e) => e.event === "updates" && (e.data as any).__interrupt__)!.data as any;
     const interrupt = paused.__interrupt__[0];
-    expect(interrupt.value).toMatchObject({ action_request: { action: "deploy", args: { service: "api", version: "2.0.0" } }, config: { allow_edit: true } });
+    expect(interrupt.value).toMatchObject({
+      action_request: { action: "deploy", args: { service: "api", version: "2.0.0" } },
+      config: { allow_edit: true },
+    });
     expect(interrupt.response_schema).toMatchObject({ required: ["type"] });
 
     const waiting = await client.threads.get(thread.thread_id);
     expect(waiting.status).toBe("interrupted");
     expect(Object.values(waiting.interrupts).flat()).toEqual([expect.objectContaining({ id: interrupt.id })]);
-    expect((await client.threads.search({ status: "interrupted", metadata: { ticket: "T-1" } })).map((t) => t.thread_id)).toEqual([thread.thread_id]);
+    expect(
+      (await client.threads.search({ status: "interrupted", metadata: { ticket: "T-1" } })).map((t) => t.thread_id),
+    ).toEqual([thread.thread_id]);
 
     const inbox = await json(`${server.url}/inbox/interrupts?graph_id=approval`);
     expect(inbox.body.items.map((i: any) => i.interrupt_id)).toContain(interrupt.id);
 
     const edited = { action: "deploy", args: { service: "api", version: "2.0.1", replicas: 2 } };
-    const rest = await collect(client.runs.stream(thread.thread_id, "approval", { command: { resume: { [interrupt.id]: { type: "edit", args: edited } } }, streamMode: "updates" }));
-    expect(rest.filter((e) => e.event === "updates").map((e) => Object.keys(e.data as object)[0])).toEqual(["review", "apply"]);
+    const rest = await collect(
+      client.runs.stream(thread.thread_id, "approval", {
+        command: { resume: { [interrupt.id]: { type: "edit", args: edited } } },
+        streamMode: "updates",
+      }),
+    );
+    expect(rest.filter((e) => e.event === "updates").map((e) => Object.keys(e.data as object)[0])).toEqual([
+      "review",
+      "apply",
+    ]);
     const done = await client.threads.get(thread.thread_id);
     expect(done.status).toBe("idle");
     expect(done.values).toMatchObject({ result: "deployed api@2.0.1 x2" });
@@ -68,10 +101,14 @@ describe("a reviewer approves a plan", () => {
 
   it("wait returns the values with __interrupt__ while paused, then the final values", async () => {
     const thread = await client.threads.create();
-    const paused = (await client.runs.wait(thread.thread_id, "approval", { input: { request: { service: "web" } } })) as any;
+    const paused = (await client.runs.wait(thread.thread_id, "approval", {
+      input: { request: { service: "web" } },
+    })) as any;
     expect(paused.plan.args.service).toBe("web");
     const [question] = paused.__interrupt__;
-    const done = (await client.runs.wait(thread.thread_id, "approval", { command: { resume: { type: "accept" } } })) as any;
+    const done = (await client.runs.wait(thread.thread_id, "approval", {
+      command: { resume: { type: "accept" } },
+    })) as any;
     expect(done.result).toBe("deployed web@1.0.0 x3");
     expect(done.__interrupt__).toBeUndefined();
     expect(question.id).toMatch(/^[0-9a-f]{32}$/);
@@ -80,13 +117,24 @@ describe("a reviewer approves a plan", () => {
   it("history shows every checkpoint with who answered what", async () => {
     const thread = await client.threads.create();
     const paused = (await client.runs.wait(thread.thread_id, "approval", { input: {} })) as any;
-    await client.runs.wait(thread.thread_id, "approval", { command: { resume: { [paused.__interrupt__[0].id]: { type: "response", args: "not today" } } } });
+    await client.runs.wait(thread.thread_id, "approval", {
+      command: { resume: { [paused.__interrupt__[0].id]: { type: "response", args: "not today" } } },
+    });
     const history = await client.threads.getHistory(thread.thread_id, { limit: 20 });
     expect(history.map((s) => s.metadata?.step)).toEqual([3, 2, 1, 0, -1]);
     const answered = history.find((s) => s.metadata?.resume)!;
-    expect(answered.metadata!.resume).toEqual([{ by: "anonymous", at: expect.any(String), answers: { [paused.__interrupt__[0].id]: { type: "response", args: "not today" } } }]);
+    expect(answered.metadata!.resume).toEqual([
+      {
+        by: "anonymous",
+        at: expect.any(String),
+        answers: { [paused.__interrupt__[0].id]: { type: "response", args: "not today" } },
+      },
+    ]);
     expect(history[0]!.values).toMatchObject({ result: "not applied: not today" });
-    const older = await client.threads.getHistory(thread.thread_id, { limit: 2, before: { configurable: { checkpoint_id: history[1]!.checkpoint.checkpoint_id } } });
+    const older = await client.threads.getHistory(thread.thread_id, {
+      limit: 2,
+      before: { configurable: { checkpoint_id: history[1]!.checkpoint.checkpoint_id } },
+    });
     expect(older.map((s) => s.metadata?.step)).toEqual([1, 0]);
   });
 });
@@ -94,7 +142,9 @@ describe("a reviewer approves a plan", () => {
 describe("replay and fork", () => {
   it("reads the state at a checkpoint, replays from it, and forks with an edited state", async () => {
     const thread = await client.threads.create();
-    const paused = (await client.runs.wait(thread.thread_id, "approval", { input: { request: { service: "db" } } })) as any;
+    const paused = (await client.runs.wait(thread.thread_id, "approval", {
+      input: { request: { service: "db" } },
+    })) as any;
     await client.runs.wait(thread.thread_id, "approval", { command: { resume: { type: "accept" } } });
     const history = await client.threads.getHistory(thread.thread_id, { limit: 20 });
     const beforeReview = history.find((s) => s.next[0] === "review")!;
@@ -104,20 +154,31 @@ describe("replay and fork", () => {
 
     // Replay: running again from that checkpoint forks the thread there (as LangGraph.js does)
     // and re-executes the steps after it, so the review is asked again, with a new id.
-    const replayed = (await client.runs.wait(thread.thread_id, "approval", { input: null, checkpointId: beforeReview.checkpoint.checkpoint_id! })) as any;
+    const replayed = (await client.runs.wait(thread.thread_id, "approval", {
+      input: null,
+      checkpointId: beforeReview.checkpoint.checkpoint_id!,
+    })) as any;
     expect(replayed.__interrupt__[0].value.action_request.args.service).toBe("db");
     expect(replayed.__interrupt__[0].id).not.toBe(paused.__interrupt__[0].id);
-    const approvedAgain = (await client.runs.wait(thread.thread_id, "approval", { command: { resume: { type: "accept" } } })) as any;
+    const approvedAgain = (await client.runs.wait(thread.thread_id, "approval", {
+      command: { resume: { type: "accept" } },
+    })) as any;
     expect(approvedAgain.result).toBe("deployed db@1.0.0 x3");
     const replayHistory = await client.threads.getHistory(thread.thread_id, { limit: 50 });
     expect(replayHistory[0]!.parent_checkpoint).toBeTruthy();
 
     // Fork: edit the plan at that checkpoint, then continue from the fork.
-    const fork = await client.threads.updateState(thread.thread_id, { values: { plan: { action: "deploy", args: { service: "db", version: "9.9.9", replicas: 1 } } }, checkpointId: beforeReview.checkpoint.checkpoint_id!, asNode: "propose" });
+    const fork = await client.threads.updateState(thread.thread_id, {
+      values: { plan: { action: "deploy", args: { service: "db", version: "9.9.9", replicas: 1 } } },
+      checkpointId: beforeReview.checkpoint.checkpoint_id!,
+      asNode: "propose",
+    });
     expect(fork.checkpoint.checkpoint_id).toBeTruthy();
     const forked = (await client.runs.wait(thread.thread_id, "approval", { input: null })) as any;
     expect(forked.__interrupt__[0].value.action_request.args.version).toBe("9.9.9");
-    const end = (await client.runs.wait(thread.thread_id, "approval", { command: { resume: { type: "accept" } } })) as any;
+    const end = (await client.runs.wait(thread.thread_id, "approval", {
+      command: { resume: { type: "accept" } },
+    })) as any;
     expect(end.result).toBe("deployed db@9.9.9 x1");
   });
 
@@ -127,7 +188,9 @@ describe("replay and fork", () => {
     const copy = await client.threads.copy(thread.thread_id);
     expect(copy.thread_id).not.toBe(thread.thread_id);
     expect(copy.status).toBe("interrupted");
-    const done = (await client.runs.wait(copy.thread_id, "approval", { command: { resume: { type: "accept" } } })) as any;
+    const done = (await client.runs.wait(copy.thread_id, "approval", {
+      command: { resume: { type: "accept" } },
+    })) as any;
     expect(done.result).toBe("deployed copy-me@1.0.0 x3");
     expect((await client.threads.get(thread.thread_id)).status).toBe("interrupted");
   });
@@ -173,7 +236,10 @@ describe("durability", () => {
   it("saves every step by default, and only where the run stops with durability: exit", async () => {
     const steps = async (options: Record<string, unknown>) => {
       const thread = await client.threads.create();
-      const values = (await client.runs.wait(thread.thread_id, "slow", { input: { tag: "d", delay: 1 }, ...options })) as any;
+      const values = (await client.runs.wait(thread.thread_id, "slow", {
+        input: { tag: "d", delay: 1 },
+        ...options,
+      })) as any;
       expect(values.log).toEqual(["first:d", "second:d"]);
       return (await client.threads.getHistory(thread.thread_id, { limit: 20 })).length;
     };
@@ -186,7 +252,10 @@ describe("durability", () => {
 describe("background runs", () => {
   it("create, join, and rejoin the stream of a finished run", async () => {
     const thread = await client.threads.create();
-    const run = await client.runs.create(thread.thread_id, "slow", { input: { tag: "bg", delay: 20 }, streamMode: ["updates"] });
+    const run = await client.runs.create(thread.thread_id, "slow", {
+      input: { tag: "bg", delay: 20 },
+      streamMode: ["updates"],
+    });
     expect(run.status).toBe("pending");
     const joined = (await client.runs.join(thread.thread_id, run.run_id)) as any;
     expect(joined.log).toEqual(["first:bg", "second:bg"]);
@@ -197,7 +266,10 @@ describe("background runs", () => {
 
   it("rejoins a live stream after the last event seen", async () => {
     const thread = await client.threads.create();
-    const run = await client.runs.create(thread.thread_id, "slow", { input: { tag: "live", delay: 150 }, streamMode: ["updates"] });
+    const run = await client.runs.create(thread.thread_id, "slow", {
+      input: { tag: "live", delay: 150 },
+      streamMode: ["updates"],
+    });
     const all = await collect(client.runs.joinStream(thread.thread_id, run.run_id));
     const resumed = await collect(client.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: all[1]!.id }));
     expect(resumed.map((e) => e.event)).toEqual(["updates", "end"]);

@@ -5,8 +5,8 @@
  * thread claim are shortened through the environment so this takes seconds, not 30 s.
  */
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
-import { FIXTURE_CONFIG, testServer, until, type TestServer } from "./helpers.js";
-import { freshDatabase, startCli, type Child } from "./processes.js";
+import { FIXTURE_CONFIG, type TestServer, testServer, until } from "./helpers.js";
+import { type Child, freshDatabase, startCli } from "./processes.js";
 
 const postgres = inject("postgresUrl");
 const SHORT = { INTERLUDE_RUN_LEASE_MS: "1500", INTERLUDE_CLAIM_TTL_MS: "1500" };
@@ -15,7 +15,11 @@ let database: string;
 let server: TestServer;
 
 const worker = async () => {
-  const child = await startCli(["worker", "--config", FIXTURE_CONFIG, "--postgres", database, "--concurrency", "1"], /worker ready/, SHORT);
+  const child = await startCli(
+    ["worker", "--config", FIXTURE_CONFIG, "--postgres", database, "--concurrency", "1"],
+    /worker ready/,
+    SHORT,
+  );
   children.push(child);
   return child;
 };
@@ -39,7 +43,10 @@ it("a background run whose worker was SIGKILLed mid-run is finished by another w
   const run = await client.runs.create(thread.thread_id, "slow", { input: { tag: "crash", delay: 1_500 } });
 
   // The first step is checkpointed and the second is under way in the first worker: kill it there.
-  await until(async () => ((await client.threads.getState(thread.thread_id)).values as any)?.log?.includes("first:crash"), 20_000);
+  await until(
+    async () => ((await client.threads.getState(thread.thread_id)).values as any)?.log?.includes("first:crash"),
+    20_000,
+  );
   expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe("running");
   first.process.kill("SIGKILL");
   await new Promise((resolve) => first.process.once("exit", resolve));

@@ -3,9 +3,7 @@
  * uses, plus `/inbox/*`. Every request carries the reviewer's API key.
  */
 import { errorFor } from "./errors";
-import type {
-  Assistant, AssistantGraph, InboxFilter, InboxPage, Thread, ThreadState,
-} from "./types";
+import type { Assistant, AssistantGraph, InboxFilter, InboxPage, Thread, ThreadState } from "./types";
 
 export interface ApiOptions {
   baseUrl: string;
@@ -69,7 +67,11 @@ export function createApi({ baseUrl, apiKey, fetch: doFetch = fetch.bind(globalT
      * Answers one interrupt by id. The server replies once the answer was taken (the run goes
      * on in the background) or refused: 409 already answered, 422 invalid for its schema.
      */
-    answer(threadId: string, interruptId: string, answer: unknown): Promise<{ by?: string; at?: string; status?: string }> {
+    answer(
+      threadId: string,
+      interruptId: string,
+      answer: unknown,
+    ): Promise<{ by?: string; at?: string; status?: string }> {
       return call("POST", "/inbox/answer", { thread_id: threadId, interrupt_id: interruptId, answer });
     },
     /** Runs the thread again from a checkpoint (replay), or from a fork's new checkpoint. */
@@ -77,7 +79,12 @@ export function createApi({ baseUrl, apiKey, fetch: doFetch = fetch.bind(globalT
       return runWait(threadId, { assistant_id: assistantId, input: null, checkpoint_id: checkpointId });
     },
     /** Writes `values` on top of a checkpoint, creating a new branch (a fork). */
-    fork(threadId: string, checkpointId: string, values: unknown, asNode?: string): Promise<{ checkpoint: { checkpoint_id: string } }> {
+    fork(
+      threadId: string,
+      checkpointId: string,
+      values: unknown,
+      asNode?: string,
+    ): Promise<{ checkpoint: { checkpoint_id: string } }> {
       const body: Record<string, unknown> = { values, checkpoint: { checkpoint_id: checkpointId } };
       if (asNode) body.as_node = asNode;
       return call("POST", `/threads/${enc(threadId)}/state`, body);

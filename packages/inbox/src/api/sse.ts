@@ -14,7 +14,8 @@ export interface SseMessage {
 export function createSseParser(): (chunk: string) => SseMessage[] {
   let completed: SseMessage[] = [];
   const parser = createParser({
-    onEvent: ({ event, data, id }) => completed.push({ event: event || "message", data, ...(id !== undefined ? { id } : {}) }),
+    onEvent: ({ event, data, id }) =>
+      completed.push({ event: event || "message", data, ...(id !== undefined ? { id } : {}) }),
   });
   return (chunk) => {
     parser.feed(chunk);

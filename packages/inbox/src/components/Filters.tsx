@@ -30,7 +30,11 @@ export function Filters({ graphs, filter, onChange }: Props) {
     <form class="filters" role="search" aria-label="Filter pending interrupts" onSubmit={(e) => e.preventDefault()}>
       <label>
         <span class="sr-only">Graph</span>
-        <select aria-label="Graph" value={filter.graph_id ?? ""} onChange={(e) => onChange({ ...filter, graph_id: e.currentTarget.value || undefined })}>
+        <select
+          aria-label="Graph"
+          value={filter.graph_id ?? ""}
+          onChange={(e) => onChange({ ...filter, graph_id: e.currentTarget.value || undefined })}
+        >
           <option value="">All graphs</option>
           {graphs.map((g) => (
             <option key={g} value={g}>
@@ -44,7 +48,9 @@ export function Filters({ graphs, filter, onChange }: Props) {
         <select
           aria-label="Age"
           value={String(filter.min_age_seconds ?? "")}
-          onChange={(e) => onChange({ ...filter, min_age_seconds: e.currentTarget.value ? Number(e.currentTarget.value) : undefined })}
+          onChange={(e) =>
+            onChange({ ...filter, min_age_seconds: e.currentTarget.value ? Number(e.currentTarget.value) : undefined })
+          }
         >
           {AGES.map(([label, s]) => (
             <option key={label} value={s === undefined ? "" : String(s)}>
@@ -55,7 +61,13 @@ export function Filters({ graphs, filter, onChange }: Props) {
       </label>
       <label class="grow">
         <span class="sr-only">Search</span>
-        <input type="search" aria-label="Search" placeholder="Search payloads…" value={text} onInput={(e) => setText(e.currentTarget.value)} />
+        <input
+          type="search"
+          aria-label="Search"
+          placeholder="Search payloads…"
+          value={text}
+          onInput={(e) => setText(e.currentTarget.value)}
+        />
       </label>
     </form>
   );

@@ -25,12 +25,28 @@ export function ForkEditor({ entry, busy, error, onFork, onCancel }: Props) {
   };
   const shown = parseError ?? error;
   return (
-    <form class="panel fork" aria-label="Fork with edited state" onSubmit={(e) => { e.preventDefault(); submit(true); }}>
+    <form
+      class="panel fork"
+      aria-label="Fork with edited state"
+      onSubmit={(e) => {
+        e.preventDefault();
+        submit(true);
+      }}
+    >
       <h3>
         Fork from step {entry.step} <code>{shortCheckpoint(entry.checkpointId)}</code>
       </h3>
       <label for="fork-state">State for the new branch</label>
-      <textarea id="fork-state" class="mono" rows={10} spellcheck={false} value={text} onInput={(e) => setText(e.currentTarget.value)} aria-invalid={!!shown} aria-describedby={shown ? "fork-error" : undefined} />
+      <textarea
+        id="fork-state"
+        class="mono"
+        rows={10}
+        spellcheck={false}
+        value={text}
+        onInput={(e) => setText(e.currentTarget.value)}
+        aria-invalid={!!shown}
+        aria-describedby={shown ? "fork-error" : undefined}
+      />
       {shown && (
         <p id="fork-error" class="field-error" role="alert">
           {shown}

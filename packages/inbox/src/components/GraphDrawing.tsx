@@ -27,11 +27,29 @@ function edgePath(e: PlacedEdge): string {
 export function GraphDrawing({ graph, paused, title }: Props) {
   const layout = useMemo(() => layoutGraph(graph), [graph]);
   const pausedSet = new Set(paused);
-  const label = `${title}: ${layout.nodes.filter((n) => !n.terminal).map((n) => n.label).join(", ")}${paused.length ? `; paused at ${paused.join(", ")}` : ""}`;
+  const label = `${title}: ${layout.nodes
+    .filter((n) => !n.terminal)
+    .map((n) => n.label)
+    .join(", ")}${paused.length ? `; paused at ${paused.join(", ")}` : ""}`;
   return (
-    <svg class="graph" role="img" aria-label={label} viewBox={`0 0 ${layout.width} ${layout.height}`} width={layout.width} height={layout.height}>
+    <svg
+      class="graph"
+      role="img"
+      aria-label={label}
+      viewBox={`0 0 ${layout.width} ${layout.height}`}
+      width={layout.width}
+      height={layout.height}
+    >
       <defs>
-        <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+        <marker
+          id="arrow"
+          viewBox="0 0 10 10"
+          refX="9"
+          refY="5"
+          markerWidth="7"
+          markerHeight="7"
+          orient="auto-start-reverse"
+        >
           <path d="M0,0 L10,5 L0,10 z" class="arrowhead" />
         </marker>
       </defs>
@@ -43,8 +61,19 @@ export function GraphDrawing({ graph, paused, title }: Props) {
       {layout.nodes.map((n) => {
         const isPaused = pausedSet.has(n.id);
         return (
-          <g key={n.id} class={`node${n.terminal ? " terminal" : ""}${isPaused ? " paused" : ""}`} data-node={n.id} aria-current={isPaused ? "step" : undefined}>
-            <rect x={n.x - n.width / 2} y={n.y - n.height / 2} width={n.width} height={n.height} rx={n.terminal ? n.height / 2 : 8} />
+          <g
+            key={n.id}
+            class={`node${n.terminal ? " terminal" : ""}${isPaused ? " paused" : ""}`}
+            data-node={n.id}
+            aria-current={isPaused ? "step" : undefined}
+          >
+            <rect
+              x={n.x - n.width / 2}
+              y={n.y - n.height / 2}
+              width={n.width}
+              height={n.height}
+              rx={n.terminal ? n.height / 2 : 8}
+            />
             <text x={n.x} y={n.y} dominant-baseline="central" text-anchor="middle">
               {n.label}
             </text>

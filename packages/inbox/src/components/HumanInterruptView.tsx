@@ -1,13 +1,13 @@
 /** An Agent Inbox `HumanInterrupt`: the action, its description, and the answers its config allows. */
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { AnswerIssue, HumanInterrupt, HumanResponse } from "../api/types";
-import { allowedActions, buildResponse, type Action } from "../domain/human-interrupt";
+import { type Action, allowedActions, buildResponse } from "../domain/human-interrupt";
 import { schemaFromValue } from "../domain/schema-form";
+import { useCommand } from "../state/useCommand";
 import { JsonView } from "./JsonView";
 import { Kbd } from "./Kbd";
 import { Markdown } from "./Markdown";
 import { SchemaForm } from "./SchemaForm";
-import { useCommand } from "../state/useCommand";
 
 export interface ActionCommand {
   action: Action;
@@ -69,7 +69,14 @@ export function HumanInterruptView({ formId, hi, busy, issues, command, onAnswer
       {mode === null && (
         <div class="actions" role="group" aria-label="Answer">
           {allowed.map((a) => (
-            <button key={a} type="button" class={a === "accept" ? "primary" : a === "ignore" ? "danger" : ""} disabled={busy} aria-keyshortcuts={KEYS[a]} onClick={() => act(a)}>
+            <button
+              key={a}
+              type="button"
+              class={a === "accept" ? "primary" : a === "ignore" ? "danger" : ""}
+              disabled={busy}
+              aria-keyshortcuts={KEYS[a]}
+              onClick={() => act(a)}
+            >
               {LABELS[a]} <Kbd k={KEYS[a]} />
             </button>
           ))}
@@ -103,7 +110,13 @@ export function HumanInterruptView({ formId, hi, busy, issues, command, onAnswer
           }}
         >
           <label for={`${formId}-response`}>Your response</label>
-          <textarea id={`${formId}-response`} ref={responseRef} rows={4} value={response} onInput={(e) => setResponse(e.currentTarget.value)} />
+          <textarea
+            id={`${formId}-response`}
+            ref={responseRef}
+            rows={4}
+            value={response}
+            onInput={(e) => setResponse(e.currentTarget.value)}
+          />
           <div class="actions">
             <button type="submit" class="primary" disabled={busy || response.trim() === ""}>
               Send response

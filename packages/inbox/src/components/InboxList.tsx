@@ -1,7 +1,7 @@
 /** The pending interrupts as a listbox: click or j/k to select. */
 import type { InboxItem } from "../api/types";
-import { titleOf, asHumanInterrupt } from "../domain/human-interrupt";
 import { compactJson, formatAge, shortId } from "../domain/format";
+import { asHumanInterrupt, titleOf } from "../domain/human-interrupt";
 import { itemKey } from "../state/useInbox";
 
 interface Props {
@@ -14,13 +14,30 @@ export const optionId = (key: string) => `item-${key.replace(/[^\w-]/g, "_")}`;
 
 export function InboxList({ items, selected, onSelect }: Props) {
   return (
-    <ul class="items" role="listbox" aria-label="Pending interrupts" tabIndex={0} aria-activedescendant={selected ? optionId(selected) : undefined}>
+    <ul
+      class="items"
+      role="listbox"
+      aria-label="Pending interrupts"
+      tabIndex={0}
+      aria-activedescendant={selected ? optionId(selected) : undefined}
+    >
       {items.map((item) => {
         const key = itemKey(item);
         const hi = asHumanInterrupt(item.value);
-        const subtitle = hi ? compactJson(hi.action_request.args, 90) : item.response_schema ? "answer form" : "JSON answer";
+        const subtitle = hi
+          ? compactJson(hi.action_request.args, 90)
+          : item.response_schema
+            ? "answer form"
+            : "JSON answer";
         return (
-          <li key={key} id={optionId(key)} role="option" aria-selected={key === selected} class={key === selected ? "item selected" : "item"} onClick={() => onSelect(item)}>
+          <li
+            key={key}
+            id={optionId(key)}
+            role="option"
+            aria-selected={key === selected}
+            class={key === selected ? "item selected" : "item"}
+            onClick={() => onSelect(item)}
+          >
             <div class="item-top">
               <span class="item-title">{titleOf(item.value)}</span>
               <span class="age" title={item.created_at}>

@@ -3,13 +3,13 @@ import { useEffect, useState } from "preact/hooks";
 import type { Api } from "../api/client";
 import { AlreadyAnsweredError, InvalidAnswerError } from "../api/errors";
 import type { AnswerIssue, InboxItem, Resolution } from "../api/types";
-import { asHumanInterrupt, summarizeAnswer } from "../domain/human-interrupt";
 import { formatAge, formatTime } from "../domain/format";
+import { asHumanInterrupt, summarizeAnswer } from "../domain/human-interrupt";
 import { threadHref } from "../state/route";
-import { HumanInterruptView, type ActionCommand } from "./HumanInterruptView";
+import { useCommand } from "../state/useCommand";
+import { type ActionCommand, HumanInterruptView } from "./HumanInterruptView";
 import { JsonView } from "./JsonView";
 import { SchemaForm } from "./SchemaForm";
-import { useCommand } from "../state/useCommand";
 
 interface Props {
   api: Api;
@@ -79,9 +79,23 @@ export function ItemDetail({ api, item, resolvedElsewhere, command, onAnswered }
       <fieldset class="answer-area" disabled={!!answered}>
         <legend class="sr-only">Answer</legend>
         {hi ? (
-          <HumanInterruptView formId={formId} hi={hi} busy={busy || !!answered} issues={issues} command={answered ? undefined : command} onAnswer={send} />
+          <HumanInterruptView
+            formId={formId}
+            hi={hi}
+            busy={busy || !!answered}
+            issues={issues}
+            command={answered ? undefined : command}
+            onAnswer={send}
+          />
         ) : (
-          <PlainInterrupt formId={formId} item={item} busy={busy || !!answered} issues={issues} command={command} onAnswer={send} />
+          <PlainInterrupt
+            formId={formId}
+            item={item}
+            busy={busy || !!answered}
+            issues={issues}
+            command={command}
+            onAnswer={send}
+          />
         )}
       </fieldset>
     </article>
@@ -99,7 +113,8 @@ function AnsweredBanner({ resolution: r }: { resolution: Resolution }) {
   }
   return (
     <div class="banner warn" role="alert">
-      <strong>Already answered</strong> by <span class="who">{r.by ?? "someone"}</span> with <code class="what">{summarizeAnswer(r.answer)}</code>
+      <strong>Already answered</strong> by <span class="who">{r.by ?? "someone"}</span> with{" "}
+      <code class="what">{summarizeAnswer(r.answer)}</code>
       {r.at ? <> at {formatTime(r.at)}</> : null}. Nothing more was applied.
     </div>
   );
@@ -129,7 +144,15 @@ function PlainInterrupt({ formId, item, busy, issues, command, onAnswer }: Plain
       </section>
       <section aria-label="Your answer" class="panel">
         <h3>Your answer</h3>
-        <SchemaForm id={`${formId}-answer`} schema={schema} submitLabel="Submit answer" disabled={busy} issues={issues} focus={focusSeq} onSubmit={onAnswer} />
+        <SchemaForm
+          id={`${formId}-answer`}
+          schema={schema}
+          submitLabel="Submit answer"
+          disabled={busy}
+          issues={issues}
+          focus={focusSeq}
+          onSubmit={onAnswer}
+        />
       </section>
     </div>
   );

@@ -30,7 +30,17 @@ function Leaf({ value }: { value: unknown }) {
   }
 }
 
-function JsonNode({ value, depth, open, name }: { value: unknown; depth: number; open: number; name?: ComponentChildren }) {
+function JsonNode({
+  value,
+  depth,
+  open,
+  name,
+}: {
+  value: unknown;
+  depth: number;
+  open: number;
+  name?: ComponentChildren;
+}) {
   const key = name !== undefined ? <span class="j-key">{name}: </span> : null;
   if (value === null || typeof value !== "object") {
     return (
@@ -40,7 +50,9 @@ function JsonNode({ value, depth, open, name }: { value: unknown; depth: number;
       </div>
     );
   }
-  const entries: Array<[string, unknown]> = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
+  const entries: Array<[string, unknown]> = Array.isArray(value)
+    ? value.map((v, i) => [String(i), v])
+    : Object.entries(value);
   const [openB, closeB] = Array.isArray(value) ? ["[", "]"] : ["{", "}"];
   if (entries.length === 0) {
     return (
@@ -57,7 +69,14 @@ function JsonNode({ value, depth, open, name }: { value: unknown; depth: number;
         <span class="j-punct">{openB}</span>
         <span class="j-count">
           {" "}
-          {entries.length} {Array.isArray(value) ? (entries.length === 1 ? "item" : "items") : entries.length === 1 ? "key" : "keys"}{" "}
+          {entries.length}{" "}
+          {Array.isArray(value)
+            ? entries.length === 1
+              ? "item"
+              : "items"
+            : entries.length === 1
+              ? "key"
+              : "keys"}{" "}
         </span>
       </summary>
       <div class="j-children">

@@ -1,8 +1,4 @@
 /** A keyboard shortcut hint, hidden from screen readers (the shortcut is in aria-keyshortcuts). */
 export function Kbd({ k }: { k: string }) {
-  return (
-    <kbd aria-hidden="true" class="kbd">
-      {k}
-    </kbd>
-  );
+  return <kbd class="kbd">{k}</kbd>;
 }

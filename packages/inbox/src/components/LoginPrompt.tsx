@@ -19,9 +19,19 @@ export function LoginPrompt({ error, onSubmit }: Props) {
         }}
       >
         <h1 id="login-title">Interlude Inbox</h1>
-        <p class="muted">This server asks for an API key. Your answers are recorded under the identity it belongs to.</p>
+        <p class="muted">
+          This server asks for an API key. Your answers are recorded under the identity it belongs to.
+        </p>
         <label for="api-key">API key</label>
-        <input id="api-key" type="password" autoComplete="off" autoFocus value={key} onInput={(e) => setKey(e.currentTarget.value)} aria-invalid={!!error} aria-describedby={error ? "login-error" : undefined} />
+        <input
+          id="api-key"
+          type="password"
+          autoComplete="off"
+          value={key}
+          onInput={(e) => setKey(e.currentTarget.value)}
+          aria-invalid={!!error}
+          aria-describedby={error ? "login-error" : undefined}
+        />
         {error && (
           <p id="login-error" class="field-error" role="alert">
             {error}

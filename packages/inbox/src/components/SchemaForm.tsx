@@ -2,9 +2,11 @@
  * A form generated from a JSON Schema. The server validates; its issues are shown next to the
  * fields they name, and the others above the submit button.
  */
-import { useMemo, useState, useEffect, useRef } from "preact/hooks";
+
+import type { JSX } from "preact";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { AnswerIssue, JsonSchema } from "../api/types";
-import { answerFrom, fieldsOf, initialValues, issuesByField, type Field, type FormValues } from "../domain/schema-form";
+import { answerFrom, type Field, type FormValues, fieldsOf, initialValues, issuesByField } from "../domain/schema-form";
 
 interface Props {
   id: string;
@@ -19,7 +21,17 @@ interface Props {
   shortcut?: string;
 }
 
-export function SchemaForm({ id, schema, submitLabel, onSubmit, onCancel, issues = [], disabled, focus, shortcut }: Props) {
+export function SchemaForm({
+  id,
+  schema,
+  submitLabel,
+  onSubmit,
+  onCancel,
+  issues = [],
+  disabled,
+  focus,
+  shortcut,
+}: Props) {
   const fields = useMemo(() => fieldsOf(schema), [schema]);
   const [values, setValues] = useState<FormValues>(() => initialValues(schema, fields));
   const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
@@ -87,14 +99,28 @@ interface FieldProps {
 
 function FieldInput({ formId, field: f, value, errors, onChange }: FieldProps) {
   const id = `${formId}-${f.key || "answer"}`.replace(/[^\w-]/g, "_");
-  const described = [f.description ? `${id}-desc` : "", errors.length ? `${id}-err` : ""].filter(Boolean).join(" ") || undefined;
-  const common = { id, name: f.key || "answer", "aria-invalid": errors.length > 0, "aria-describedby": described, "aria-required": f.required };
+  const described =
+    [f.description ? `${id}-desc` : "", errors.length ? `${id}-err` : ""].filter(Boolean).join(" ") || undefined;
+  const common = {
+    id,
+    name: f.key || "answer",
+    "aria-invalid": errors.length > 0,
+    "aria-describedby": described,
+    "aria-required": f.required,
+  };
   const text = typeof value === "string" ? value : "";
   const onText = (e: Event) => onChange((e.currentTarget as HTMLInputElement).value);
-  let input;
+  let input: JSX.Element;
   switch (f.kind) {
     case "boolean":
-      input = <input type="checkbox" {...common} checked={value === true} onChange={(e) => onChange(e.currentTarget.checked)} />;
+      input = (
+        <input
+          type="checkbox"
+          {...common}
+          checked={value === true}
+          onChange={(e) => onChange(e.currentTarget.checked)}
+        />
+      );
       break;
     case "select":
       input = (
@@ -110,7 +136,15 @@ function FieldInput({ formId, field: f, value, errors, onChange }: FieldProps) {
       break;
     case "number":
     case "integer":
-      input = <input type="text" inputMode={f.kind === "integer" ? "numeric" : "decimal"} {...common} value={text} onInput={onText} />;
+      input = (
+        <input
+          type="text"
+          inputMode={f.kind === "integer" ? "numeric" : "decimal"}
+          {...common}
+          value={text}
+          onInput={onText}
+        />
+      );
       break;
     case "multiline":
       input = <textarea rows={4} {...common} value={text} onInput={onText} />;
@@ -125,7 +159,12 @@ function FieldInput({ formId, field: f, value, errors, onChange }: FieldProps) {
     <div class={`field field-${f.kind}${errors.length ? " invalid" : ""}`}>
       <label for={id}>
         {f.label}
-        {f.required && f.kind !== "boolean" && <span class="req" aria-hidden="true"> *</span>}
+        {f.required && f.kind !== "boolean" && (
+          <span class="req" aria-hidden="true">
+            {" "}
+            *
+          </span>
+        )}
         {f.kind === "json" && <span class="muted"> (JSON)</span>}
       </label>
       {input}

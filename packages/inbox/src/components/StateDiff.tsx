@@ -9,7 +9,8 @@ export function StateDiff({ from, to, onClose }: { from: TimelineEntry; to: Time
     <section class="panel diff" aria-label="State diff">
       <div class="panel-head">
         <h3>
-          Diff: step {from.step} <code>{shortCheckpoint(from.checkpointId)}</code> → step {to.step} <code>{shortCheckpoint(to.checkpointId)}</code>
+          Diff: step {from.step} <code>{shortCheckpoint(from.checkpointId)}</code> → step {to.step}{" "}
+          <code>{shortCheckpoint(to.checkpointId)}</code>
         </h3>
         <button type="button" onClick={onClose}>
           Close

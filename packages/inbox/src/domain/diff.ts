@@ -16,7 +16,8 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
-const join = (base: string, key: string | number) => (base === "" ? String(key) : typeof key === "number" ? `${base}[${key}]` : `${base}.${key}`);
+const join = (base: string, key: string | number) =>
+  base === "" ? String(key) : typeof key === "number" ? `${base}[${key}]` : `${base}.${key}`;
 
 export function diffValues(before: unknown, after: unknown, path = ""): Change[] {
   if (deepEqual(before, after)) return [];

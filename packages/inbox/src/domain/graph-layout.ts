@@ -37,14 +37,27 @@ export function layoutGraph(graph: AssistantGraph): GraphLayout {
     const id = String(n.id);
     const label = id === "__start__" ? "start" : id === "__end__" ? "end" : (n.name ?? id);
     const terminal = TERMINALS.has(id);
-    g.setNode(id, { label, width: terminal ? 64 : Math.max(90, label.length * 8 + 28), height: terminal ? 28 : 36, terminal });
+    g.setNode(id, {
+      label,
+      width: terminal ? 64 : Math.max(90, label.length * 8 + 28),
+      height: terminal ? 28 : 36,
+      terminal,
+    });
   }
   graph.edges.forEach((e, i) => {
-    if (g.hasNode(e.source) && g.hasNode(e.target)) g.setEdge(e.source, e.target, { label: e.data, conditional: !!e.conditional }, `e${i}`);
+    if (g.hasNode(e.source) && g.hasNode(e.target))
+      g.setEdge(e.source, e.target, { label: e.data, conditional: !!e.conditional }, `e${i}`);
   });
   dagre.layout(g);
   const nodes = g.nodes().map((id): PlacedNode => {
-    const n = g.node(id) as unknown as { label: string; terminal: boolean; x: number; y: number; width: number; height: number };
+    const n = g.node(id) as unknown as {
+      label: string;
+      terminal: boolean;
+      x: number;
+      y: number;
+      width: number;
+      height: number;
+    };
     return { id, label: n.label, x: n.x, y: n.y, width: n.width, height: n.height, terminal: n.terminal };
   });
   const edges = g.edges().map((e): PlacedEdge => {

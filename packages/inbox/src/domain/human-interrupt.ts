@@ -26,13 +26,20 @@ export function allowedActions(hi: HumanInterrupt): Action[] {
   return out;
 }
 
-export function buildResponse(hi: HumanInterrupt, action: Action, input?: Record<string, unknown> | string): HumanResponse {
+export function buildResponse(
+  hi: HumanInterrupt,
+  action: Action,
+  input?: Record<string, unknown> | string,
+): HumanResponse {
   const request: ActionRequest = { action: hi.action_request.action, args: hi.action_request.args ?? {} };
   switch (action) {
     case "accept":
       return { type: "accept", args: request };
     case "edit":
-      return { type: "edit", args: { action: request.action, args: (input as Record<string, unknown>) ?? request.args } };
+      return {
+        type: "edit",
+        args: { action: request.action, args: (input as Record<string, unknown>) ?? request.args },
+      };
     case "respond":
       return { type: "response", args: String(input ?? "") };
     case "ignore":

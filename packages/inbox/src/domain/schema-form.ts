@@ -20,7 +20,8 @@ export interface Field {
 /** What the inputs hold: text for most kinds, a flag for checkboxes. */
 export type FormValues = Record<string, string | boolean>;
 
-const typeOf = (s: JsonSchema): string | undefined => (Array.isArray(s.type) ? s.type.find((t) => t !== "null") : s.type);
+const typeOf = (s: JsonSchema): string | undefined =>
+  Array.isArray(s.type) ? s.type.find((t) => t !== "null") : s.type;
 
 function kindOf(s: JsonSchema): FieldKind {
   if (Array.isArray(s.enum)) return "select";
@@ -67,7 +68,7 @@ export function initialValues(schema: JsonSchema, fields: Field[]): FormValues {
   for (const f of fields) {
     const d = schemaAt(schema, f.path).default;
     if (f.kind === "boolean") values[f.key] = d === true;
-    else if (f.kind === "select") values[f.key] = d === undefined ? "" : String(f.options?.findIndex((o) => o === d) ?? "");
+    else if (f.kind === "select") values[f.key] = d === undefined ? "" : String(f.options?.indexOf(d) ?? "");
     else if (f.kind === "json") values[f.key] = d === undefined ? "" : JSON.stringify(d, null, 2);
     else values[f.key] = d === undefined ? "" : String(d);
   }
@@ -79,7 +80,8 @@ type Parsed = { ok: true; value: unknown; present: boolean } | { ok: false; mess
 function parseField(f: Field, raw: string | boolean | undefined): Parsed {
   if (f.kind === "boolean") return { ok: true, value: raw === true, present: true };
   const text = typeof raw === "string" ? raw : "";
-  if (text.trim() === "" && f.kind !== "text" && f.kind !== "multiline") return { ok: true, value: undefined, present: false };
+  if (text.trim() === "" && f.kind !== "text" && f.kind !== "multiline")
+    return { ok: true, value: undefined, present: false };
   switch (f.kind) {
     case "number":
     case "integer": {
@@ -111,7 +113,10 @@ function setAt(target: Record<string, unknown>, path: string[], value: unknown):
  * The answer the inputs describe. Only input syntax is checked here (a number field holds a
  * number, a JSON field holds JSON); the schema's rules are the server's to enforce.
  */
-export function answerFrom(fields: Field[], values: FormValues): { answer: unknown } | { errors: Record<string, string> } {
+export function answerFrom(
+  fields: Field[],
+  values: FormValues,
+): { answer: unknown } | { errors: Record<string, string> } {
   const errors: Record<string, string> = {};
   if (fields.length === 1 && fields[0]!.path.length === 0) {
     const p = parseField(fields[0]!, values[""]);
@@ -129,7 +134,10 @@ export function answerFrom(fields: Field[], values: FormValues): { answer: unkno
 const segment = (p: PropertyKey | { key: PropertyKey }) => String(typeof p === "object" && p !== null ? p.key : p);
 
 /** Sorts issues onto the fields they name; issues naming no field are returned apart. */
-export function issuesByField(issues: readonly AnswerIssue[], fields: Field[]): { byField: Record<string, string[]>; other: string[] } {
+export function issuesByField(
+  issues: readonly AnswerIssue[],
+  fields: Field[],
+): { byField: Record<string, string[]>; other: string[] } {
   const byField: Record<string, string[]> = {};
   const other: string[] = [];
   for (const issue of issues) {
@@ -150,7 +158,14 @@ export function schemaFromValue(value: unknown): JsonSchema {
     const properties = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, schemaFromValue(v)]));
     return { type: "object", properties, required: Object.keys(properties) };
   }
-  const type = typeof value === "string" ? "string" : typeof value === "number" ? "number" : typeof value === "boolean" ? "boolean" : undefined;
+  const type =
+    typeof value === "string"
+      ? "string"
+      : typeof value === "number"
+        ? "number"
+        : typeof value === "boolean"
+          ? "boolean"
+          : undefined;
   const schema: JsonSchema = { default: value };
   if (type) schema.type = type;
   if (type === "string" && (value as string).length > 60) schema.format = "textarea";

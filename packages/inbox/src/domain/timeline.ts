@@ -42,9 +42,15 @@ export function interruptIdOf(i: { id?: string; interrupt_id?: string }): string
 }
 
 export function buildTimeline(history: ThreadState[], headId?: string): TimelineEntry[] {
-  const parents = new Map(history.map((s) => [s.checkpoint.checkpoint_id, s.parent_checkpoint?.checkpoint_id ?? undefined]));
+  const parents = new Map(
+    history.map((s) => [s.checkpoint.checkpoint_id, s.parent_checkpoint?.checkpoint_id ?? undefined]),
+  );
   const onBranch = new Set<string>();
-  for (let id: string | null | undefined = headId ?? history[0]?.checkpoint.checkpoint_id; id && !onBranch.has(id); id = parents.get(id)) {
+  for (
+    let id: string | null | undefined = headId ?? history[0]?.checkpoint.checkpoint_id;
+    id && !onBranch.has(id);
+    id = parents.get(id)
+  ) {
     onBranch.add(id);
   }
   const entries = history.map((s): TimelineEntry => {
@@ -57,10 +63,14 @@ export function buildTimeline(history: ThreadState[], headId?: string): Timeline
       next: s.next ?? [],
       wrote: meta.writes ? Object.keys(meta.writes) : [],
       changed: [],
-      asked: (s.tasks ?? []).flatMap((t) => (t.interrupts ?? []).map((i) => ({ id: interruptIdOf(i), node: t.name, value: i.value }))),
+      asked: (s.tasks ?? []).flatMap((t) =>
+        (t.interrupts ?? []).map((i) => ({ id: interruptIdOf(i), node: t.name, value: i.value })),
+      ),
       answers: (meta.resume ?? []).flatMap((r) =>
         Object.entries(r.answers ?? {}).map(([interruptId, answer]) => ({
-          interruptId, answer, at: r.at,
+          interruptId,
+          answer,
+          at: r.at,
           ...(r.by !== undefined ? { by: r.by } : {}),
           ...(r.reason !== undefined ? { reason: r.reason } : {}),
         })),

@@ -1,9 +1,7 @@
 /** Hash routes, so the server only has to serve one index.html under /inbox/. */
 import { useEffect, useState } from "preact/hooks";
 
-export type Route =
-  | { view: "inbox"; threadId?: string; interruptId?: string }
-  | { view: "thread"; threadId: string };
+export type Route = { view: "inbox"; threadId?: string; interruptId?: string } | { view: "thread"; threadId: string };
 
 export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
@@ -13,7 +11,8 @@ export function parseRoute(hash: string): Route {
 }
 
 export const threadHref = (threadId: string) => `#/thread/${encodeURIComponent(threadId)}`;
-export const itemHref = (threadId: string, interruptId: string) => `#/item/${encodeURIComponent(threadId)}/${encodeURIComponent(interruptId)}`;
+export const itemHref = (threadId: string, interruptId: string) =>
+  `#/item/${encodeURIComponent(threadId)}/${encodeURIComponent(interruptId)}`;
 
 export function useRoute(): Route {
   const [route, setRoute] = useState(() => parseRoute(location.hash));

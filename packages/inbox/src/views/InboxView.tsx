@@ -6,8 +6,8 @@ import { Filters } from "../components/Filters";
 import type { ActionCommand } from "../components/HumanInterruptView";
 import { InboxList, optionId } from "../components/InboxList";
 import { ItemDetail } from "../components/ItemDetail";
-import { summarizeAnswer } from "../domain/human-interrupt";
 import { shortId } from "../domain/format";
+import { summarizeAnswer } from "../domain/human-interrupt";
 import { itemHref } from "../state/route";
 import { itemKey, useInbox } from "../state/useInbox";
 import { useShortcuts } from "../state/useShortcuts";
@@ -57,7 +57,7 @@ export function InboxView({ api, apiKey, initialKey }: Props) {
     if (!item) return;
     setStatus("");
     setSelected(item);
-    lastIndex.current = Math.max(0, inbox.items.findIndex((i) => i === item));
+    lastIndex.current = Math.max(0, inbox.items.indexOf(item));
     history.replaceState(null, "", itemHref(item.thread_id, item.interrupt_id));
     document.getElementById(optionId(itemKey(item)))?.scrollIntoView({ block: "nearest" });
   };
@@ -97,7 +97,10 @@ export function InboxView({ api, apiKey, initialKey }: Props) {
       <section class="list-pane" aria-label="Pending">
         <div class="list-head">
           <h1>
-            Pending <span class="count" aria-live="polite" data-testid="count">{inbox.total}</span>
+            Pending{" "}
+            <span class="count" aria-live="polite" data-testid="count">
+              {inbox.total}
+            </span>
           </h1>
           <span class={inbox.live ? "live on" : "live"} title={inbox.live ? "Live updates on" : "Reconnecting…"}>
             {inbox.live ? "live" : "offline"}
@@ -112,7 +115,8 @@ export function InboxView({ api, apiKey, initialKey }: Props) {
         {!inbox.loading && inbox.items.length === 0 && !inbox.error && <p class="empty">Nothing is waiting for you.</p>}
         <InboxList items={inbox.items} selected={selectedKey} onSelect={select} />
         <p class="shortcuts muted small">
-          <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>a</kbd> accept · <kbd>e</kbd> edit · <kbd>r</kbd> respond · <kbd>i</kbd> ignore
+          <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>a</kbd> accept · <kbd>e</kbd> edit · <kbd>r</kbd> respond · <kbd>i</kbd>{" "}
+          ignore
         </p>
       </section>
       <section class="detail-pane" aria-label="Selected interrupt">
@@ -120,7 +124,14 @@ export function InboxView({ api, apiKey, initialKey }: Props) {
           {status}
         </p>
         {selected ? (
-          <ItemDetail key={itemKey(selected)} api={api} item={selected} resolvedElsewhere={resolvedElsewhere} command={command} onAnswered={onAnswered} />
+          <ItemDetail
+            key={itemKey(selected)}
+            api={api}
+            item={selected}
+            resolvedElsewhere={resolvedElsewhere}
+            command={command}
+            onAnswered={onAnswered}
+          />
         ) : (
           <p class="empty">Select an item to answer it.</p>
         )}

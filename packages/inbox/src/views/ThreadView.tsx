@@ -25,8 +25,16 @@ async function resolveAssistant(api: Api, thread: Thread): Promise<string | unde
   return (list.find((a) => a.graph_id === graphId) ?? (graphId ? undefined : list[0]))?.assistant_id;
 }
 
-async function load(api: Api, threadId: string, known?: { assistantId?: string | undefined; graph?: AssistantGraph | undefined }): Promise<Loaded> {
-  const [thread, state, history] = await Promise.all([api.getThread(threadId), api.getState(threadId), api.getHistory(threadId, 200)]);
+async function load(
+  api: Api,
+  threadId: string,
+  known?: { assistantId?: string | undefined; graph?: AssistantGraph | undefined },
+): Promise<Loaded> {
+  const [thread, state, history] = await Promise.all([
+    api.getThread(threadId),
+    api.getState(threadId),
+    api.getHistory(threadId, 200),
+  ]);
   const assistantId = known?.assistantId ?? (await resolveAssistant(api, thread));
   const graph = known?.graph ?? (assistantId ? await api.getGraph(assistantId).catch(() => undefined) : undefined);
   return { thread, state, history, assistantId, graph };
@@ -47,8 +55,20 @@ export function ThreadView({ api, threadId }: { api: Api; threadId: string }) {
     reload();
   }, [threadId]);
 
-  if (error) return <main class="thread"><p class="banner error" role="alert">{error}</p></main>;
-  if (!data) return <main class="thread"><p class="muted">Loading thread…</p></main>;
+  if (error)
+    return (
+      <main class="thread">
+        <p class="banner error" role="alert">
+          {error}
+        </p>
+      </main>
+    );
+  if (!data)
+    return (
+      <main class="thread">
+        <p class="muted">Loading thread…</p>
+      </main>
+    );
 
   const entries = buildTimeline(data.history, data.state.checkpoint.checkpoint_id ?? undefined);
   const paused = data.state.next ?? [];
@@ -80,25 +100,42 @@ export function ThreadView({ api, threadId }: { api: Api; threadId: string }) {
       if (run) await api.runFrom(threadId, data.assistantId ?? "", made.checkpoint.checkpoint_id);
     });
 
-  const toggle = (id: string) => setCompare((prev) => (prev.includes(id) ? prev.filter((x) => x !== id) : [...prev.slice(-1), id]));
+  const toggle = (id: string) =>
+    setCompare((prev) => (prev.includes(id) ? prev.filter((x) => x !== id) : [...prev.slice(-1), id]));
 
   return (
     <main class="thread">
       <header class="thread-head">
-        <a href="#/" class="back">← Inbox</a>
+        <a href="#/" class="back">
+          ← Inbox
+        </a>
         <h1>
           Thread <code>{data.thread.thread_id}</code>
         </h1>
         <span class={`status-pill ${data.thread.status}`}>{data.thread.status}</span>
         {paused.length > 0 && <span class="muted">paused at {paused.join(", ")}</span>}
       </header>
-      <p class="status" role="status">{status}</p>
-      {actionError && <p class="banner error" role="alert">{actionError}</p>}
+      <p class="status" role="status">
+        {status}
+      </p>
+      {actionError && (
+        <p class="banner error" role="alert">
+          {actionError}
+        </p>
+      )}
       <div class="thread-grid">
         <div class="thread-side">
           <section class="panel" aria-labelledby="graph-title">
             <h2 id="graph-title">Graph</h2>
-            {data.graph ? <GraphDrawing graph={data.graph} paused={paused} title={String(data.thread.metadata?.graph_id ?? "graph")} /> : <p class="muted">The graph's drawing is not available.</p>}
+            {data.graph ? (
+              <GraphDrawing
+                graph={data.graph}
+                paused={paused}
+                title={String(data.thread.metadata?.graph_id ?? "graph")}
+              />
+            ) : (
+              <p class="muted">The graph's drawing is not available.</p>
+            )}
           </section>
           <section class="panel" aria-labelledby="state-title">
             <h2 id="state-title">Current state</h2>
@@ -111,8 +148,23 @@ export function ThreadView({ api, threadId }: { api: Api; threadId: string }) {
             <span class="muted small">{compare.length < 2 ? "Tick two checkpoints to compare them." : ""}</span>
           </div>
           {ordered.length === 2 && <StateDiff from={ordered[0]!} to={ordered[1]!} onClose={() => setCompare([])} />}
-          {forking && <ForkEditor entry={forking} busy={busy} error={actionError} onFork={(v, run) => fork(forking, v, run)} onCancel={() => setForking(undefined)} />}
-          <Timeline entries={entries} compare={compare} busy={busy} onToggleCompare={toggle} onReplay={replay} onFork={setForking} />
+          {forking && (
+            <ForkEditor
+              entry={forking}
+              busy={busy}
+              error={actionError}
+              onFork={(v, run) => fork(forking, v, run)}
+              onCancel={() => setForking(undefined)}
+            />
+          )}
+          <Timeline
+            entries={entries}
+            compare={compare}
+            busy={busy}
+            onToggleCompare={toggle}
+            onReplay={replay}
+            onFork={setForking}
+          />
         </section>
       </div>
     </main>

@@ -2,13 +2,13 @@
  * The end-to-end setting: the real `interlude serve` on a random loopback port (temp SQLite,
  * the fixture graphs, API keys for two reviewers) and headless Debian Chromium per reviewer.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "../../../..");
@@ -46,13 +46,25 @@ export interface TestServer {
 export async function startServer(): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), "interlude-inbox-e2e-"));
   const graphs = join(here, "../fixtures/graphs.mjs");
-  writeFileSync(join(dir, "langgraph.json"), JSON.stringify({ graphs: { email: `${graphs}:email`, refund: `${graphs}:refund` } }));
+  writeFileSync(
+    join(dir, "langgraph.json"),
+    JSON.stringify({ graphs: { email: `${graphs}:email`, refund: `${graphs}:refund` } }),
+  );
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [...serveCommand(), "--config", join(dir, "langgraph.json"), "--host", "127.0.0.1", "--port", String(port)], {
-    cwd: dir,
-    env: { ...process.env, INTERLUDE_API_KEYS: Object.values(REVIEWERS).map((r) => `${r.key}:${r.identity}`).join(",") },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...serveCommand(), "--config", join(dir, "langgraph.json"), "--host", "127.0.0.1", "--port", String(port)],
+    {
+      cwd: dir,
+      env: {
+        ...process.env,
+        INTERLUDE_API_KEYS: Object.values(REVIEWERS)
+          .map((r) => `${r.key}:${r.identity}`)
+          .join(","),
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let log = "";
   child.stdout!.on("data", (d) => (log += d));
   child.stderr!.on("data", (d) => (log += d));
@@ -60,7 +72,10 @@ export async function startServer(): Promise<TestServer> {
   const deadline = Date.now() + 20_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`interlude serve exited ${child.exitCode}:\n${log}`);
-    const ok = await fetch(`${url}/inbox/`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/inbox/`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) throw new Error(`interlude serve did not start:\n${log}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -93,7 +108,15 @@ export async function openBrowser(baseUrl: string, signedInAs?: Reviewer): Promi
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+      "--disable-quic",
+    ],
     viewport: { width: 1280, height: 800 },
     baseURL: baseUrl,
   });
@@ -123,7 +146,8 @@ export function apiAs(baseUrl: string, who: Reviewer) {
     });
     const text = await res.text();
     const json = text ? JSON.parse(text) : null;
-    if (!res.ok) throw Object.assign(new Error(`${method} ${path}: ${res.status} ${text}`), { status: res.status, body: json });
+    if (!res.ok)
+      throw Object.assign(new Error(`${method} ${path}: ${res.status} ${text}`), { status: res.status, body: json });
     return json;
   };
   return {

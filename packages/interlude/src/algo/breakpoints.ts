@@ -7,7 +7,11 @@ export type Breakpoints = ReadonlySet<string> | "*";
  * A static breakpoint fires when one of `tasks` is named in `nodes` and the state changed
  * since the thread last paused or resumed (so continuing with `invoke(null)` passes it).
  */
-export function shouldInterrupt(checkpoint: Checkpoint, nodes: Breakpoints | undefined, tasks: ReadonlyArray<{ readonly name: string }>): boolean {
+export function shouldInterrupt(
+  checkpoint: Checkpoint,
+  nodes: Breakpoints | undefined,
+  tasks: ReadonlyArray<{ readonly name: string }>,
+): boolean {
   if (!nodes || (nodes !== "*" && nodes.size === 0)) return false;
   const seen = checkpoint.versions_seen[INTERRUPT] ?? {};
   let changed = false;

@@ -48,18 +48,20 @@ export function sha256Hex(text: string, length = 32): string {
 
 /** Canonical JSON: object keys sorted, so equal payloads digest equally whatever their key order. */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (v === undefined) return "__undefined__";
-    if (typeof v === "bigint") return `${v}n`;
-    if (v instanceof Map) return { __map__: [...v.entries()] };
-    if (v instanceof Set) return { __set__: [...v.values()] };
-    if (v && typeof v === "object" && !Array.isArray(v) && !(v instanceof Date)) {
-      const sorted: Record<string, unknown> = {};
-      for (const k of Object.keys(v as object).sort()) sorted[k] = (v as Record<string, unknown>)[k];
-      return sorted;
-    }
-    return v;
-  }) ?? "undefined";
+  return (
+    JSON.stringify(value, (_key, v: unknown) => {
+      if (v === undefined) return "__undefined__";
+      if (typeof v === "bigint") return `${v}n`;
+      if (v instanceof Map) return { __map__: [...v.entries()] };
+      if (v instanceof Set) return { __set__: [...v.values()] };
+      if (v && typeof v === "object" && !Array.isArray(v) && !(v instanceof Date)) {
+        const sorted: Record<string, unknown> = {};
+        for (const k of Object.keys(v as object).sort()) sorted[k] = (v as Record<string, unknown>)[k];
+        return sorted;
+      }
+      return v;
+    }) ?? "undefined"
+  );
 }
 
 /** Digest of an interrupt's payload: binds an answer to the question it was given for. */

@@ -2,16 +2,23 @@
  * Turns what a node returned (an update, a `Command`, nothing) into channel writes, and adds
  * the writes of its edges and branches. Pure, apart from calling the user's branch functions.
  */
-import { InvalidUpdateError } from "../errors/graph.js";
+
 import { END, TASKS } from "../constants.js";
-import { isCommand, type Command } from "../primitives/command.js";
+import { InvalidUpdateError } from "../errors/graph.js";
+import { type Command, isCommand } from "../primitives/command.js";
 import { isSend } from "../primitives/send.js";
-import type { SendPacket } from "./tasks.js";
 import type { BranchSpec, GraphSpec, StaticWrite } from "./spec.js";
 import { triggerChannel } from "./spec.js";
+import type { SendPacket } from "./tasks.js";
 import type { Write } from "./writes.js";
 
-function stateWrites(spec: GraphSpec, node: string, entries: Iterable<[string, unknown]>, out: Write[], strict: boolean): void {
+function stateWrites(
+  spec: GraphSpec,
+  node: string,
+  entries: Iterable<[string, unknown]>,
+  out: Write[],
+  strict: boolean,
+): void {
   for (const [key, value] of entries) {
     if (spec.stateKeySet.has(key)) out.push([key, value]);
     else if (strict)
@@ -25,14 +32,22 @@ function stateWrites(spec: GraphSpec, node: string, entries: Iterable<[string, u
 function gotoWrites(spec: GraphSpec, node: string, targets: readonly unknown[], out: Write[]): void {
   for (const target of targets) {
     if (isSend(target)) {
-      if (!spec.nodes.has(target.node)) throw new InvalidUpdateError(`Node "${node}" sent to unknown node "${target.node}". Known nodes: ${[...spec.nodes.keys()].join(", ")}.`);
+      if (!spec.nodes.has(target.node))
+        throw new InvalidUpdateError(
+          `Node "${node}" sent to unknown node "${target.node}". Known nodes: ${[...spec.nodes.keys()].join(", ")}.`,
+        );
       out.push([TASKS, { node: target.node, args: target.args } satisfies SendPacket]);
     } else if (typeof target === "string") {
       if (target === END) continue;
-      if (!spec.nodes.has(target)) throw new InvalidUpdateError(`Node "${node}" routed to unknown node "${target}". Known nodes: ${[...spec.nodes.keys()].join(", ")}.`);
+      if (!spec.nodes.has(target))
+        throw new InvalidUpdateError(
+          `Node "${node}" routed to unknown node "${target}". Known nodes: ${[...spec.nodes.keys()].join(", ")}.`,
+        );
       out.push([triggerChannel(target), true]);
     } else {
-      throw new InvalidUpdateError(`Node "${node}" routed to ${JSON.stringify(target)}; expected a node name or a Send.`);
+      throw new InvalidUpdateError(
+        `Node "${node}" routed to ${JSON.stringify(target)}; expected a node name or a Send.`,
+      );
     }
   }
 }
@@ -54,7 +69,9 @@ export function outputWrites(spec: GraphSpec, node: string, output: unknown, str
     return out;
   }
   if (typeof output !== "object" || Array.isArray(output)) {
-    throw new InvalidUpdateError(`Node "${node}" returned ${JSON.stringify(output)}; expected an object of state updates, a Command, or nothing.`);
+    throw new InvalidUpdateError(
+      `Node "${node}" returned ${JSON.stringify(output)}; expected an object of state updates, a Command, or nothing.`,
+    );
   }
   stateWrites(spec, node, Object.entries(output as Record<string, unknown>), out, strict);
   return out;
@@ -65,7 +82,11 @@ export function edgeWrites(edges: readonly StaticWrite[], out: Write[]): void {
 }
 
 /** The state a branch sees: the step's input state with the node's own writes applied. */
-export function stateAfterWrites(spec: GraphSpec, state: Record<string, unknown>, writes: readonly Write[]): Record<string, unknown> {
+export function stateAfterWrites(
+  spec: GraphSpec,
+  state: Record<string, unknown>,
+  writes: readonly Write[],
+): Record<string, unknown> {
   let next: Record<string, unknown> | undefined;
   for (const [key, value] of writes) {
     if (!spec.stateKeySet.has(key)) continue;
@@ -79,11 +100,18 @@ export function stateAfterWrites(spec: GraphSpec, state: Record<string, unknown>
 function resolveBranchTargets(branch: BranchSpec, result: unknown): unknown[] {
   const list = Array.isArray(result) ? result : [result];
   if (!branch.pathMap) return list;
-  return list.map((r) => (isSend(r) ? r : branch.pathMap![String(r)] ?? r));
+  return list.map((r) => (isSend(r) ? r : (branch.pathMap![String(r)] ?? r)));
 }
 
 /** Evaluates conditional edges and appends their writes. */
-export async function branchWrites(spec: GraphSpec, node: string, branches: readonly BranchSpec[], state: Record<string, unknown>, config: unknown, out: Write[]): Promise<void> {
+export async function branchWrites(
+  spec: GraphSpec,
+  node: string,
+  branches: readonly BranchSpec[],
+  state: Record<string, unknown>,
+  config: unknown,
+  out: Write[],
+): Promise<void> {
   for (const branch of branches) {
     let result = branch.path(state, config);
     if (result instanceof Promise) result = await result;

@@ -43,7 +43,12 @@ export function taskNamespace(parentNs: string, name: string, id: string): strin
   return parentNs ? `${parentNs}${NS_SEP}${name}${NS_END}${id}` : `${name}${NS_END}${id}`;
 }
 
-function isTriggered(spec: GraphSpec, checkpoint: Checkpoint, channels: ReadonlyMap<string, Channel>, name: string): string[] | undefined {
+function isTriggered(
+  spec: GraphSpec,
+  checkpoint: Checkpoint,
+  channels: ReadonlyMap<string, Channel>,
+  name: string,
+): string[] | undefined {
   const node = spec.nodes.get(name)!;
   const seen = checkpoint.versions_seen[name];
   let fired: string[] | undefined;
@@ -75,7 +80,14 @@ export function prepareNextTasks(
       const packet = packets[i]!;
       if (!spec.nodes.has(packet.node)) continue;
       const id = fastId(`${checkpoint.id}|${parentNs}|${step}|push|${i}|${packet.node}`);
-      tasks.push({ id, name: packet.node, path: [PUSH, i], input: packet.args, triggers: [TASKS], ns: taskNamespace(parentNs, packet.node, id) });
+      tasks.push({
+        id,
+        name: packet.node,
+        path: [PUSH, i],
+        input: packet.args,
+        triggers: [TASKS],
+        ns: taskNamespace(parentNs, packet.node, id),
+      });
     }
   }
   let state: Record<string, unknown> | undefined;
@@ -84,7 +96,14 @@ export function prepareNextTasks(
     if (!triggers) continue;
     state ??= readState(channels, spec.stateKeys);
     const id = fastId(`${checkpoint.id}|${parentNs}|${step}|pull|${name}`);
-    const task: PreparedTask = { id, name, path: [PULL, name], input: state, triggers, ns: taskNamespace(parentNs, name, id) };
+    const task: PreparedTask = {
+      id,
+      name,
+      path: [PULL, name],
+      input: state,
+      triggers,
+      ns: taskNamespace(parentNs, name, id),
+    };
     if (name === START) {
       task.input = channels.get(START)!.get();
       task.state = state;

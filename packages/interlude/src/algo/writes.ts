@@ -75,7 +75,13 @@ export function applyWrites(
  * write gets a version above everything seen). Checkpoint records so stay the size of what is
  * live rather than of the graph, and this scan only visits channels that have a version.
  */
-function clearEphemerals(spec: GraphSpec, checkpoint: Checkpoint, channels: ReadonlyMap<string, Channel>, written: ReadonlyMap<string, unknown>, bumper: Bumper): void {
+function clearEphemerals(
+  spec: GraphSpec,
+  checkpoint: Checkpoint,
+  channels: ReadonlyMap<string, Channel>,
+  written: ReadonlyMap<string, unknown>,
+  bumper: Bumper,
+): void {
   const versions = checkpoint.channel_versions;
   let forgotten: string[] | undefined;
   for (const channel of Object.keys(versions)) {
@@ -122,7 +128,11 @@ function without(versions: ChannelVersions, forgotten: readonly string[]): Chann
 }
 
 /** Writes that belong to no task (input, `Command({ update })`): applied as a step of their own. */
-export function applyNullWrites(checkpoint: Checkpoint, channels: ReadonlyMap<string, Channel>, writes: readonly Write[]): Set<string> {
+export function applyNullWrites(
+  checkpoint: Checkpoint,
+  channels: ReadonlyMap<string, Channel>,
+  writes: readonly Write[],
+): Set<string> {
   const bumper = new Bumper(checkpoint.channel_versions);
   updateChannels(channels, groupByChannel([writes]), bumper);
   return bumper.updated;
@@ -141,10 +151,14 @@ function groupByChannel(lists: ReadonlyArray<readonly Write[]>): Map<string, unk
   return grouped;
 }
 
-function updateChannels(channels: ReadonlyMap<string, Channel>, grouped: ReadonlyMap<string, unknown[]>, bumper: Bumper): void {
+function updateChannels(
+  channels: ReadonlyMap<string, Channel>,
+  grouped: ReadonlyMap<string, unknown[]>,
+  bumper: Bumper,
+): void {
   for (const [channel, values] of grouped) {
     const target = channels.get(channel);
-    if (target && target.update(values)) bumper.bump(channel);
+    if (target?.update(values)) bumper.bump(channel);
   }
 }
 
@@ -172,7 +186,10 @@ export function channelValues(channels: ReadonlyMap<string, Channel>): Record<st
  * The values of some channels only (those changed since the last save): what a saver needs,
  * since it stores a checkpoint's values per (channel, version) and shares the others.
  */
-export function changedChannelValues(channels: ReadonlyMap<string, Channel>, changed: Iterable<string>): Record<string, unknown> {
+export function changedChannelValues(
+  channels: ReadonlyMap<string, Channel>,
+  changed: Iterable<string>,
+): Record<string, unknown> {
   const values: Record<string, unknown> = {};
   for (const name of changed) {
     const channel = channels.get(name);

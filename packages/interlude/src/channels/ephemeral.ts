@@ -14,7 +14,8 @@ export class EphemeralValue<V = unknown> extends HeldValue<V, V> {
       this.value = undefined;
       return true;
     }
-    if (values.length > 1) throw new InvalidUpdateError(`Channel "${this.key}" received ${values.length} values in one step; it takes one.`);
+    if (values.length > 1)
+      throw new InvalidUpdateError(`Channel "${this.key}" received ${values.length} values in one step; it takes one.`);
     this.hold(values[0]!);
     return true;
   }

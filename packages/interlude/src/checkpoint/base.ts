@@ -1,16 +1,16 @@
+import type { PruneOptions } from "./retention.js";
+import { InvalidPruneError } from "./retention.js";
 import type {
+  ChannelVersions,
   Checkpoint,
   CheckpointListOptions,
   CheckpointMetadata,
   CheckpointTuple,
-  ChannelVersions,
   PutOptions,
   PutWritesOptions,
   RunnableConfig,
   ThreadClaim,
 } from "./types.js";
-import type { PruneOptions } from "./retention.js";
-import { InvalidPruneError } from "./retention.js";
 
 /** Counters a saver keeps of what it wrote; the conformance suite uses them to see delta sharing. */
 export interface SaverStats {
@@ -67,7 +67,12 @@ export abstract class BaseCheckpointSaver {
    * Saves writes of one task against the checkpoint in `config`. Writes to the reserved
    * channels in `WRITES_IDX_MAP` replace that task's earlier write to the same channel.
    */
-  abstract putWrites(config: RunnableConfig, writes: Array<[channel: string, value: unknown]>, taskId: string, options?: PutWritesOptions): Promise<void>;
+  abstract putWrites(
+    config: RunnableConfig,
+    writes: Array<[channel: string, value: unknown]>,
+    taskId: string,
+    options?: PutWritesOptions,
+  ): Promise<void>;
 
   /** Resolves once every write made so far is durable (only savers that batch commits have anything to do). */
   flush(): Promise<void> {

@@ -1,6 +1,6 @@
 import { StorageError } from "../errors/storage.js";
-import type { ChannelVersion } from "./types.js";
 import type { Serializer } from "./serde.js";
+import type { ChannelVersion } from "./types.js";
 
 /**
  * Delta storage of channel values, shared by every saver.
@@ -81,11 +81,18 @@ export class DeltaPlanner {
     this.maxThreads = Math.max(1, options.maxTrackedThreads ?? 1000);
   }
 
-  plan(threadId: string, ns: string, channel: string, version: ChannelVersion, values: Record<string, unknown>): BlobPlan {
+  plan(
+    threadId: string,
+    ns: string,
+    channel: string,
+    version: ChannelVersion,
+    values: Record<string, unknown>,
+  ): BlobPlan {
     const present = Object.hasOwn(values, channel);
     const value = present ? values[channel] : undefined;
     const key = ns ? `${ns}\u0000${channel}` : channel;
-    const previous = this.enabled && present && Array.isArray(value) ? this.lineages(threadId, false)?.get(key) : undefined;
+    const previous =
+      this.enabled && present && Array.isArray(value) ? this.lineages(threadId, false)?.get(key) : undefined;
     const delta = previous && this.deltaFrom(previous, value as unknown[]);
     if (delta) {
       const payload = (value as unknown[]).slice(delta.base.length);
@@ -99,7 +106,11 @@ export class DeltaPlanner {
     if (!this.enabled) return;
     const value = plan.value;
     if (plan.previous) {
-      this.remember(threadId, plan.key, advance(plan.previous, plan.version, value as unknown[], plan.link, this.fanout));
+      this.remember(
+        threadId,
+        plan.key,
+        advance(plan.previous, plan.version, value as unknown[], plan.link, this.fanout),
+      );
     } else if (plan.present && Array.isArray(value)) {
       this.remember(threadId, plan.key, start(plan.version, value));
     } else {
@@ -157,7 +168,13 @@ function start(version: ChannelVersion, value: readonly unknown[]): Lineage {
   return { version, items: value.slice(), link: 0, marks: new Map([[0, { version, length: value.length }]]) };
 }
 
-function advance(previous: Lineage, version: ChannelVersion, value: readonly unknown[], link: number, fanout: number): Lineage {
+function advance(
+  previous: Lineage,
+  version: ChannelVersion,
+  value: readonly unknown[],
+  link: number,
+  fanout: number,
+): Lineage {
   const marks = previous.marks;
   marks.set(link, { version, length: value.length });
   for (const at of marks.keys()) {
@@ -183,15 +200,21 @@ export function assembleValue(
 ): { present: boolean; value: unknown } | undefined {
   let blob = lookup(channel, version);
   if (!blob) return undefined;
-  if (blob.base === null) return blob.data === null ? { present: false, value: undefined } : { present: true, value: serde.loads(blob.data) };
+  if (blob.base === null)
+    return blob.data === null ? { present: false, value: undefined } : { present: true, value: serde.loads(blob.data) };
   const deltas: Array<string | Uint8Array> = [];
   let at = version;
   while (blob.base !== null) {
     deltas.push(blob.data!);
-    if (deltas.length > MAX_CHAIN) throw new StorageError("read", new Error(`channel "${channel}" has a delta chain longer than ${MAX_CHAIN}`));
+    if (deltas.length > MAX_CHAIN)
+      throw new StorageError("read", new Error(`channel "${channel}" has a delta chain longer than ${MAX_CHAIN}`));
     at = blob.base;
     const next = lookup(channel, at);
-    if (!next) throw new StorageError("read", new Error(`channel "${channel}" version ${version} is stored as an append to version ${at}, which is missing`));
+    if (!next)
+      throw new StorageError(
+        "read",
+        new Error(`channel "${channel}" version ${version} is stored as an append to version ${at}, which is missing`),
+      );
     blob = next;
   }
   const value = serde.loads(blob.data!) as unknown[];

@@ -1,13 +1,28 @@
 import { CheckpointConflictError } from "../errors/storage.js";
 import { BaseCheckpointSaver, checkpointIdOf, checkpointNsOf, threadIdOf } from "./base.js";
-import { assembleValue, blobKey, DeltaPlanner, reachableBlobs, type DeltaOptions, type StoredBlob } from "./delta.js";
+import { assembleValue, blobKey, type DeltaOptions, DeltaPlanner, reachableBlobs, type StoredBlob } from "./delta.js";
 import { MemoryClaims } from "./memory-claims.js";
-import { NOT_PLAIN, copyPlain } from "./plain-copy.js";
-import { preparePut, prepareWrites, withoutDeltas, writesTarget, type PreparedBlob, type RecordKeeper } from "./prepare.js";
+import { copyPlain, NOT_PLAIN } from "./plain-copy.js";
+import {
+  type PreparedBlob,
+  preparePut,
+  prepareWrites,
+  type RecordKeeper,
+  withoutDeltas,
+  writesTarget,
+} from "./prepare.js";
 import { listQuery, listTuples } from "./query.js";
-import { checkpointsToPrune, createdAtOf, pruneRequest, sweepInterval, type PruneOptions, type PruneRequest, type RetentionOptions } from "./retention.js";
+import {
+  checkpointsToPrune,
+  createdAtOf,
+  type PruneOptions,
+  type PruneRequest,
+  pruneRequest,
+  type RetentionOptions,
+  sweepInterval,
+} from "./retention.js";
 import { defaultSerializer, JsonSerializer, type Serializer } from "./serde.js";
-import { buildTuple, checkpointConfig, recordOf, requireThreadId, type CheckpointRecord } from "./tuple.js";
+import { buildTuple, type CheckpointRecord, checkpointConfig, recordOf, requireThreadId } from "./tuple.js";
 import type {
   ChannelVersions,
   Checkpoint,
@@ -122,7 +137,6 @@ export class MemorySaver extends BaseCheckpointSaver {
     );
   }
 
-
   async put(
     config: RunnableConfig,
     checkpoint: Checkpoint,
@@ -139,7 +153,16 @@ export class MemorySaver extends BaseCheckpointSaver {
     }
     // createdAt is derived from the stored `ts` when pruning, off the hot path.
     const target = { threadId, ns, parentId: checkpointIdOf(config), createdAt: 0 };
-    let prepared = preparePut(this.serde, this.planner, this.stats, target, checkpoint, metadata, newVersions, this.records);
+    let prepared = preparePut(
+      this.serde,
+      this.planner,
+      this.stats,
+      target,
+      checkpoint,
+      metadata,
+      newVersions,
+      this.records,
+    );
     if (hasMissingBase(existing, prepared.blobs)) {
       prepared = withoutDeltas(prepared, this.serde, this.planner, this.stats, threadId, checkpoint);
     }
@@ -162,7 +185,11 @@ export class MemorySaver extends BaseCheckpointSaver {
     return checkpointConfig(threadId, ns, prepared.id);
   }
 
-  async putWrites(config: RunnableConfig, writes: Array<[channel: string, value: unknown]>, taskId: string): Promise<void> {
+  async putWrites(
+    config: RunnableConfig,
+    writes: Array<[channel: string, value: unknown]>,
+    taskId: string,
+  ): Promise<void> {
     const { threadId, ns, checkpointId } = writesTarget(config);
     const rows = prepareWrites(this.serde, this.stats, taskId, writes);
     const store = this.threads.get(threadId)?.namespaces.get(ns) ?? this.createNamespace(threadId, ns);
@@ -240,7 +267,8 @@ export class MemorySaver extends BaseCheckpointSaver {
       if (loaded?.present) values[channel] = loaded.value;
     }
     const writes: PendingWrite[] = [];
-    for (const write of store.writes.get(id)?.values() ?? []) writes.push([write.taskId, write.channel, this.serde.loads(write.data)]);
+    for (const write of store.writes.get(id)?.values() ?? [])
+      writes.push([write.taskId, write.channel, this.serde.loads(write.data)]);
     const metadata = this.records.read(stored.metadata) as CheckpointMetadata;
     return buildTuple({ threadId, ns, record, values, metadata, parentId: stored.parentId, writes });
   }

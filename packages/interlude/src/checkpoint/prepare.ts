@@ -1,10 +1,10 @@
-import type { Checkpoint, CheckpointMetadata, ChannelVersion, ChannelVersions, RunnableConfig } from "./types.js";
-import type { Serializer } from "./serde.js";
-import type { BlobPlan, DeltaPlanner, StoredBlob } from "./delta.js";
 import type { SaverStats } from "./base.js";
-import { recordOf, requireThreadId } from "./tuple.js";
 import { checkpointIdOf, checkpointNsOf } from "./base.js";
+import type { BlobPlan, DeltaPlanner, StoredBlob } from "./delta.js";
 import { createdAtOf } from "./retention.js";
+import type { Serializer } from "./serde.js";
+import { recordOf, requireThreadId } from "./tuple.js";
+import type { ChannelVersion, ChannelVersions, Checkpoint, CheckpointMetadata, RunnableConfig } from "./types.js";
 import { writeRows } from "./writes.js";
 
 export interface PreparedBlob extends StoredBlob {
@@ -40,13 +40,19 @@ export interface PutTarget {
 }
 
 export function putTarget(config: RunnableConfig, checkpoint: Checkpoint): PutTarget {
-  return { threadId: requireThreadId(config), ns: checkpointNsOf(config), parentId: checkpointIdOf(config), createdAt: createdAtOf(checkpoint.ts, checkpoint.id) };
+  return {
+    threadId: requireThreadId(config),
+    ns: checkpointNsOf(config),
+    parentId: checkpointIdOf(config),
+    createdAt: createdAtOf(checkpoint.ts, checkpoint.id),
+  };
 }
 
 /** Where a `putWrites(config, ...)` writes: the thread, namespace and checkpoint named by `config`. */
 export function writesTarget(config: RunnableConfig): { threadId: string; ns: string; checkpointId: string } {
   const checkpointId = checkpointIdOf(config);
-  if (checkpointId === undefined) throw new TypeError("putWrites needs configurable.checkpoint_id: the checkpoint the writes belong to.");
+  if (checkpointId === undefined)
+    throw new TypeError("putWrites needs configurable.checkpoint_id: the checkpoint the writes belong to.");
   return { threadId: requireThreadId(config), ns: checkpointNsOf(config), checkpointId };
 }
 

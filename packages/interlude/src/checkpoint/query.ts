@@ -1,5 +1,5 @@
-import type { CheckpointListOptions, CheckpointMetadata, CheckpointTuple } from "./types.js";
 import { checkpointIdOf } from "./base.js";
+import type { CheckpointListOptions, CheckpointMetadata, CheckpointTuple } from "./types.js";
 
 /** `list` options in the form every saver applies them. */
 export interface ListQuery {

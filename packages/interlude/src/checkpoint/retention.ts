@@ -32,19 +32,28 @@ export class InvalidPruneError extends InterludeError {
 }
 
 /** `prune(threadId, { keepLast })`, `prune({ olderThan })` or both, as one request. */
-export function pruneRequest(target: string | PruneOptions, options: PruneOptions | undefined, now: number): PruneRequest {
+export function pruneRequest(
+  target: string | PruneOptions,
+  options: PruneOptions | undefined,
+  now: number,
+): PruneRequest {
   const threadId = typeof target === "string" ? target : undefined;
   const { keepLast, olderThan } = typeof target === "string" ? (options ?? {}) : target;
   if (keepLast === undefined && olderThan === undefined) {
-    throw new InvalidPruneError("prune needs keepLast or olderThan, e.g. prune(threadId, { keepLast: 10 }) or prune({ olderThan: 7 * 86_400_000 }).");
+    throw new InvalidPruneError(
+      "prune needs keepLast or olderThan, e.g. prune(threadId, { keepLast: 10 }) or prune({ olderThan: 7 * 86_400_000 }).",
+    );
   }
   if (keepLast !== undefined && !(Number.isInteger(keepLast) && keepLast >= 1)) {
-    throw new InvalidPruneError(`keepLast must be a whole number of at least 1 (the newest checkpoint is always kept), got ${keepLast}.`);
+    throw new InvalidPruneError(
+      `keepLast must be a whole number of at least 1 (the newest checkpoint is always kept), got ${keepLast}.`,
+    );
   }
   if (keepLast !== undefined && threadId === undefined) {
     throw new InvalidPruneError("keepLast applies to one thread: prune(threadId, { keepLast }).");
   }
-  const cutoff = olderThan === undefined ? undefined : olderThan instanceof Date ? olderThan.getTime() : now - olderThan;
+  const cutoff =
+    olderThan === undefined ? undefined : olderThan instanceof Date ? olderThan.getTime() : now - olderThan;
   return { threadId, keepLast, cutoff };
 }
 
@@ -52,7 +61,10 @@ export function pruneRequest(target: string | PruneOptions, options: PruneOption
  * Which checkpoints of one (thread, namespace) a prune removes, given them newest first.
  * The newest is always kept: it is what the thread resumes from.
  */
-export function checkpointsToPrune(newestFirst: ReadonlyArray<{ id: string; createdAt: number }>, request: PruneRequest): string[] {
+export function checkpointsToPrune(
+  newestFirst: ReadonlyArray<{ id: string; createdAt: number }>,
+  request: PruneRequest,
+): string[] {
   const keep = Math.max(1, request.keepLast ?? 1);
   const out: string[] = [];
   for (let i = keep; i < newestFirst.length; i++) {

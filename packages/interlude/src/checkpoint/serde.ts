@@ -1,5 +1,5 @@
 import { SerializationError } from "../errors/storage.js";
-import { classOf, registeredByName, type Registration } from "./serde-registry.js";
+import { classOf, type Registration, registeredByName } from "./serde-registry.js";
 
 export { registerSerializable, type SerializableOptions } from "./serde-registry.js";
 
@@ -182,7 +182,8 @@ function encodeFields(value: Record<string, unknown>, stack: object[]): Record<s
 
 /** `out[key] = value`, except that a `__proto__` key stays data instead of changing the prototype. */
 function setOwn(out: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === "__proto__") Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === "__proto__")
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
   else out[key] = value;
 }
 

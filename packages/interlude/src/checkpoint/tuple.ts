@@ -1,6 +1,6 @@
 import { MissingThreadIdError } from "../errors/graph.js";
-import type { Checkpoint, CheckpointMetadata, CheckpointTuple, PendingWrite, RunnableConfig } from "./types.js";
 import { threadIdOf } from "./base.js";
+import type { Checkpoint, CheckpointMetadata, CheckpointTuple, PendingWrite, RunnableConfig } from "./types.js";
 
 /** A checkpoint without its values: what a checkpoint row stores (values live in blobs). */
 export type CheckpointRecord = Omit<Checkpoint, "channel_values">;

@@ -18,6 +18,8 @@ export interface WriteRow {
 export function writeRows(writes: ReadonlyArray<readonly [string, unknown]>): WriteRow[] {
   return writes.map(([channel, value], i) => {
     const reserved = WRITES_IDX_MAP[channel];
-    return reserved === undefined ? { idx: i, channel, value, replace: false } : { idx: reserved, channel, value, replace: true };
+    return reserved === undefined
+      ? { idx: i, channel, value, replace: false }
+      : { idx: reserved, channel, value, replace: true };
   });
 }

@@ -88,6 +88,9 @@ export class RunCancelledError extends InterludeError {
 /** `interrupt()` (or anything that needs the running task) was called outside a node. */
 export class InterruptOutsideNodeError extends InterludeError {
   constructor() {
-    super("INTERRUPT_OUTSIDE_NODE", "interrupt() was called outside a running graph node. Call it inside a node function.");
+    super(
+      "INTERRUPT_OUTSIDE_NODE",
+      "interrupt() was called outside a running graph node. Call it inside a node function.",
+    );
   }
 }

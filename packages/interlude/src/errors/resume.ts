@@ -88,7 +88,14 @@ export class InvalidResumeError extends InterludeError {
     super(
       "INVALID_RESUME",
       `The answer to interrupt "${interruptId}" is not valid: ` +
-        issues.map((i) => (i.path?.length ? `${i.path.map((p) => (typeof p === "object" ? String(p.key) : String(p))).join(".")}: ` : "") + i.message).join("; ") +
+        issues
+          .map(
+            (i) =>
+              (i.path?.length
+                ? `${i.path.map((p) => (typeof p === "object" ? String(p.key) : String(p))).join(".")}: `
+                : "") + i.message,
+          )
+          .join("; ") +
         `. The interrupt is still pending; send a corrected answer.`,
     );
     this.interruptId = interruptId;
@@ -99,6 +106,9 @@ export class InvalidResumeError extends InterludeError {
 /** A `responseSchema` whose validation is asynchronous: answers are checked while the node runs, synchronously. */
 export class AsyncSchemaError extends InterludeError {
   constructor() {
-    super("ASYNC_SCHEMA", "interrupt() responseSchema must validate synchronously. Use a validator without async refinements.");
+    super(
+      "ASYNC_SCHEMA",
+      "interrupt() responseSchema must validate synchronously. Use a validator without async refinements.",
+    );
   }
 }

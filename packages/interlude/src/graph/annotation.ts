@@ -42,8 +42,12 @@ export class AnnotationRoot<S extends StateSpec> {
 }
 
 function annotation<Value>(): ChannelSpec<Value, Value>;
-function annotation<Value, Update = Value>(options: ReducerOptions<Value, Update> | LegacyReducerOptions<Value, Update>): ChannelSpec<Value, Update>;
-function annotation<Value, Update = Value>(options?: ReducerOptions<Value, Update> | LegacyReducerOptions<Value, Update>): ChannelSpec<Value, Update> {
+function annotation<Value, Update = Value>(
+  options: ReducerOptions<Value, Update> | LegacyReducerOptions<Value, Update>,
+): ChannelSpec<Value, Update>;
+function annotation<Value, Update = Value>(
+  options?: ReducerOptions<Value, Update> | LegacyReducerOptions<Value, Update>,
+): ChannelSpec<Value, Update> {
   if (!options) return { lg_kind: "channel" };
   const reducer = "reducer" in options ? options.reducer : options.value;
   return { lg_kind: "channel", reducer, default: options.default };
@@ -56,5 +60,8 @@ export const Annotation = Object.assign(annotation, {
 });
 
 export function isAnnotationRoot(value: unknown): value is AnnotationRoot<StateSpec> {
-  return value instanceof AnnotationRoot || (typeof value === "object" && value !== null && (value as AnnotationRoot<StateSpec>).lg_name === "AnnotationRoot");
+  return (
+    value instanceof AnnotationRoot ||
+    (typeof value === "object" && value !== null && (value as AnnotationRoot<StateSpec>).lg_name === "AnnotationRoot")
+  );
 }

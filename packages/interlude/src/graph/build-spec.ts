@@ -2,17 +2,25 @@
  * Validates a builder and turns it into the `GraphSpec` the runtime works on: one channel
  * per state key, one trigger channel per node, one barrier per join.
  */
-import { BinaryOperatorAggregate } from "../channels/binop.js";
+
+import {
+  type BranchSpec,
+  type GraphSpec,
+  joinChannel,
+  type NodeSpec,
+  type StaticWrite,
+  triggerChannel,
+} from "../algo/spec.js";
 import type { Channel } from "../channels/base.js";
+import type { Reducer } from "../channels/binop.js";
+import { BinaryOperatorAggregate } from "../channels/binop.js";
+import { EphemeralValue } from "../channels/ephemeral.js";
 import { LastValue } from "../channels/last-value.js";
 import { NamedBarrierValue } from "../channels/named-barrier.js";
 import { Topic } from "../channels/topic.js";
 import { Trigger } from "../channels/trigger.js";
 import { END, START, TASKS } from "../constants.js";
-import { EphemeralValue } from "../channels/ephemeral.js";
 import { GraphValidationError } from "../errors/graph.js";
-import { joinChannel, triggerChannel, type BranchSpec, type GraphSpec, type NodeSpec, type StaticWrite } from "../algo/spec.js";
-import type { Reducer } from "../channels/binop.js";
 import type { CompileOptions } from "./compiled.js";
 import type { StateGraph } from "./state-graph.js";
 
@@ -24,13 +32,18 @@ function known(builder: StateGraph<any, any>, name: string, role: string): void 
 }
 
 function validate(builder: StateGraph<any, any>, options: CompileOptions): void {
-  if (builder.nodes.size === 0) throw new GraphValidationError("The graph has no nodes. Add one with addNode(name, fn).");
+  if (builder.nodes.size === 0)
+    throw new GraphValidationError("The graph has no nodes. Add one with addNode(name, fn).");
   for (const { sources, target } of builder.edges) {
     for (const source of sources) {
       if (source === END) throw new GraphValidationError(`An edge starts at END; END has no outgoing edges.`, source);
       if (source !== START) known(builder, source, "Edge source");
     }
-    if (target === START) throw new GraphValidationError(`An edge from "${sources.join(", ")}" points to START; START cannot be a target.`, target);
+    if (target === START)
+      throw new GraphValidationError(
+        `An edge from "${sources.join(", ")}" points to START; START cannot be a target.`,
+        target,
+      );
     if (target !== END) known(builder, target, `Edge target (from "${sources.join(", ")}")`);
   }
   for (const branch of builder.branches) {
@@ -39,11 +52,18 @@ function validate(builder: StateGraph<any, any>, options: CompileOptions): void 
       if (target !== END) known(builder, target, `Conditional edge target (from "${branch.source}")`);
     }
   }
-  const hasEntry = builder.edges.some((e) => e.sources.includes(START)) || builder.branches.some((b) => b.source === START);
+  const hasEntry =
+    builder.edges.some((e) => e.sources.includes(START)) || builder.branches.some((b) => b.source === START);
   if (!hasEntry) {
-    throw new GraphValidationError(`The graph has no entry point. Add an edge from START: addEdge(START, "${[...builder.nodes.keys()][0]}").`, START);
+    throw new GraphValidationError(
+      `The graph has no entry point. Add an edge from START: addEdge(START, "${[...builder.nodes.keys()][0]}").`,
+      START,
+    );
   }
-  for (const [which, list] of [["interruptBefore", options.interruptBefore], ["interruptAfter", options.interruptAfter]] as const) {
+  for (const [which, list] of [
+    ["interruptBefore", options.interruptBefore],
+    ["interruptAfter", options.interruptAfter],
+  ] as const) {
     if (!list || list === "*") continue;
     for (const name of list) known(builder, name, `${which} breakpoint`);
   }

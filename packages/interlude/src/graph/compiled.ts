@@ -9,12 +9,12 @@ import type { CheckpointListOptions, RunnableConfig } from "../checkpoint/types.
 import { END, INTERRUPT, START } from "../constants.js";
 import { MissingCheckpointerError } from "../errors/graph.js";
 import { currentTask } from "../interrupt/context.js";
-import type { Interrupt } from "../primitives/interrupt-record.js";
 import { ChunkQueue, queueEmitter, type StreamMode } from "../loop/emitter.js";
 import type { Durability, GraphInternals } from "../loop/graph-internals.js";
 import { GraphRun } from "../loop/run.js";
-import { emptySnapshot, snapshotOf, type StateSnapshot } from "../loop/snapshot.js";
+import { emptySnapshot, type StateSnapshot, snapshotOf } from "../loop/snapshot.js";
 import { updateThreadState } from "../loop/update-state.js";
+import type { Interrupt } from "../primitives/interrupt-record.js";
 import type { StateGraph } from "./state-graph.js";
 
 export interface CompileOptions {
@@ -63,9 +63,21 @@ function breakpoints(list: string[] | "*" | undefined): Breakpoints | undefined 
   return list === "*" ? "*" : new Set(list);
 }
 
-const RUN_KEYS = new Set(["recursionLimit", "durability", "interruptBefore", "interruptAfter", "signal", "streamMode", "subgraphs", "claimTtlMs", "onFinalState"]);
+const RUN_KEYS = new Set([
+  "recursionLimit",
+  "durability",
+  "interruptBefore",
+  "interruptAfter",
+  "signal",
+  "streamMode",
+  "subgraphs",
+  "claimTtlMs",
+  "onFinalState",
+]);
 
-export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N extends string = string> implements GraphInternals {
+export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N extends string = string>
+  implements GraphInternals
+{
   readonly name: string;
   readonly checkpointer?: BaseCheckpointSaver;
   readonly interruptBefore?: Breakpoints;
@@ -115,7 +127,12 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
   /** Runs the graph and yields chunks as it goes (`for await (const chunk of await graph.stream(...))`). */
   async stream(input: U | S | unknown, config: StreamConfig = {}): Promise<AsyncIterableIterator<any>> {
     // LangGraph.js 1.7 streams "updates" when no mode is given (whatever its docs say).
-    const modes = config.streamMode === undefined ? ["updates" as const] : Array.isArray(config.streamMode) ? config.streamMode : [config.streamMode];
+    const modes =
+      config.streamMode === undefined
+        ? ["updates" as const]
+        : Array.isArray(config.streamMode)
+          ? config.streamMode
+          : [config.streamMode];
     const queue = new ChunkQueue<unknown>();
     const emitter = queueEmitter(queue, modes, Array.isArray(config.streamMode), config.subgraphs === true);
     const run = new GraphRun(this, input, this.baseConfig(config), this.runOptions(config), emitter);
@@ -140,18 +157,26 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
   async stateFrom(saver: BaseCheckpointSaver, config: RunnableConfig, subgraphs: boolean): Promise<StateSnapshot> {
     const tuple = await saver.getTuple(config);
     if (!tuple) return emptySnapshot(config);
-    return snapshotOf(this, tuple, subgraphs, (graph, childConfig, deep) => (graph as CompiledStateGraph).stateFrom(saver, childConfig, deep));
+    return snapshotOf(this, tuple, subgraphs, (graph, childConfig, deep) =>
+      (graph as CompiledStateGraph).stateFrom(saver, childConfig, deep),
+    );
   }
 
   async *getStateHistory(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<StateSnapshot> {
     const saver = this.saverFor("getStateHistory()");
     const scoped: RunnableConfig = { ...config, configurable: { checkpoint_ns: "", ...config.configurable } };
     for await (const tuple of saver.list(scoped, options)) {
-      yield await snapshotOf(this, tuple, false, (graph, childConfig, deep) => (graph as CompiledStateGraph).stateFrom(saver, childConfig, deep));
+      yield await snapshotOf(this, tuple, false, (graph, childConfig, deep) =>
+        (graph as CompiledStateGraph).stateFrom(saver, childConfig, deep),
+      );
     }
   }
 
-  async updateState(config: RunnableConfig, values: U | Record<string, unknown> | null, asNode?: N | typeof START | typeof END): Promise<RunnableConfig> {
+  async updateState(
+    config: RunnableConfig,
+    values: U | Record<string, unknown> | null,
+    asNode?: N | typeof START | typeof END,
+  ): Promise<RunnableConfig> {
     return updateThreadState(this, this.saverFor("updateState()"), config, values, asNode);
   }
 
@@ -171,19 +196,26 @@ export interface GraphDrawing {
 function mermaid(nodes: GraphDrawing["nodes"], edges: GraphDrawing["edges"]): string {
   const id = (name: string) => name.replace(/[^A-Za-z0-9_]/g, "_");
   const lines = ["graph TD;"];
-  for (const node of nodes) lines.push(`\t${id(node.id)}${node.id === START || node.id === END ? `([${node.id}])` : `[${node.id}]`};`);
+  for (const node of nodes)
+    lines.push(`\t${id(node.id)}${node.id === START || node.id === END ? `([${node.id}])` : `[${node.id}]`};`);
   for (const edge of edges) lines.push(`\t${id(edge.source)} ${edge.conditional ? "-.->" : "-->"} ${id(edge.target)};`);
   return lines.join("\n");
 }
 
 function drawingOf(builder: StateGraph<any, any>): GraphDrawing {
-  const nodes = [{ id: START, subgraph: false }, ...[...builder.nodes.values()].map((n) => ({ id: n.name, subgraph: typeof n.action !== "function" })), { id: END, subgraph: false }];
+  const nodes = [
+    { id: START, subgraph: false },
+    ...[...builder.nodes.values()].map((n) => ({ id: n.name, subgraph: typeof n.action !== "function" })),
+    { id: END, subgraph: false },
+  ];
   const edges: GraphDrawing["edges"] = [];
-  for (const { sources, target } of builder.edges) for (const source of sources) edges.push({ source, target, conditional: false });
+  for (const { sources, target } of builder.edges)
+    for (const source of sources) edges.push({ source, target, conditional: false });
   for (const branch of builder.branches) {
     const targets = branch.pathMap ? [...new Set(Object.values(branch.pathMap))] : [...builder.nodes.keys(), END];
     for (const target of targets) edges.push({ source: branch.source, target, conditional: true });
   }
-  for (const node of builder.nodes.values()) for (const end of node.options.ends ?? []) edges.push({ source: node.name, target: end, conditional: true });
+  for (const node of builder.nodes.values())
+    for (const end of node.options.ends ?? []) edges.push({ source: node.name, target: end, conditional: true });
   return { nodes, edges, drawMermaid: () => mermaid(nodes, edges) };
 }

@@ -10,9 +10,9 @@
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import type { RunnableConfig } from "../checkpoint/types.js";
 import { INTERRUPT, START } from "../constants.js";
+import type { StateSnapshot } from "../loop/snapshot.js";
 import { isCommand } from "../primitives/command.js";
 import type { Interrupt } from "../primitives/interrupt-record.js";
-import type { StateSnapshot } from "../loop/snapshot.js";
 import { Annotation } from "./annotation.js";
 import type { CompiledStateGraph, RunConfig, StreamConfig } from "./compiled.js";
 import { StateGraph } from "./state-graph.js";

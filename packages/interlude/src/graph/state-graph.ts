@@ -5,11 +5,17 @@
 import { END, NS_END, NS_SEP, START } from "../constants.js";
 import { GraphValidationError } from "../errors/graph.js";
 import type { RetryPolicy } from "../runner/retry.js";
-import { isAnnotationRoot, type AnnotationRoot, type StateSpec, type StateType, type UpdateType } from "./annotation.js";
+import {
+  type AnnotationRoot,
+  isAnnotationRoot,
+  type StateSpec,
+  type StateType,
+  type UpdateType,
+} from "./annotation.js";
 import { buildSpec } from "./build-spec.js";
 import { CompiledStateGraph, type CompileOptions } from "./compiled.js";
 
-export type NodeAction<S, U> = (state: S, config: any) => U | void | unknown | Promise<U | void | unknown>;
+export type NodeAction<S, U> = (state: S, config: any) => U | undefined | unknown | Promise<U | undefined | unknown>;
 
 export interface AddNodeOptions {
   /** Nodes this node may route to with `Command({ goto })` (for drawing and validation). */
@@ -39,7 +45,13 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START> {
 
   constructor(state: AnnotationRoot<S> | S | { channels: S }) {
     if (isAnnotationRoot(state)) this.spec = state.spec as S;
-    else if (typeof state === "object" && state !== null && "channels" in state && typeof (state as { channels: unknown }).channels === "object") this.spec = (state as { channels: S }).channels;
+    else if (
+      typeof state === "object" &&
+      state !== null &&
+      "channels" in state &&
+      typeof (state as { channels: unknown }).channels === "object"
+    )
+      this.spec = (state as { channels: S }).channels;
     else this.spec = state as S;
   }
 
@@ -48,9 +60,15 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START> {
     action: NodeAction<StateType<S>, UpdateType<S>> | CompiledStateGraph<any, any, any>,
     options: AddNodeOptions = {},
   ): StateGraph<S, N | K> {
-    if (name === START || name === END) throw new GraphValidationError(`"${name}" is reserved and cannot be a node name.`, name);
-    if (name.includes(NS_SEP) || name.includes(NS_END)) throw new GraphValidationError(`Node name "${name}" may not contain "${NS_SEP}" or "${NS_END}" (they separate checkpoint namespaces).`, name);
-    if (this.nodes.has(name)) throw new GraphValidationError(`Node "${name}" is already defined. Node names must be unique.`, name);
+    if (name === START || name === END)
+      throw new GraphValidationError(`"${name}" is reserved and cannot be a node name.`, name);
+    if (name.includes(NS_SEP) || name.includes(NS_END))
+      throw new GraphValidationError(
+        `Node name "${name}" may not contain "${NS_SEP}" or "${NS_END}" (they separate checkpoint namespaces).`,
+        name,
+      );
+    if (this.nodes.has(name))
+      throw new GraphValidationError(`Node "${name}" is already defined. Node names must be unique.`, name);
     if (typeof action !== "function" && !(action instanceof CompiledStateGraph)) {
       throw new GraphValidationError(`Node "${name}" must be a function or a compiled graph.`, name);
     }
@@ -67,13 +85,19 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START> {
   }
 
   addConditionalEdges(source: N, path: (state: StateType<S>, config: any) => unknown, pathMap?: PathMap): this {
-    const map = Array.isArray(pathMap) ? Object.fromEntries(pathMap.map((n) => [n, n])) : (pathMap as Record<string, string> | undefined);
+    const map = Array.isArray(pathMap)
+      ? Object.fromEntries(pathMap.map((n) => [n, n]))
+      : (pathMap as Record<string, string> | undefined);
     this.branches.push({ source, path, pathMap: map });
     return this;
   }
 
   /** Adds nodes and chains them with edges in order. */
-  addSequence(nodes: Array<[string, NodeAction<StateType<S>, UpdateType<S>>]> | Record<string, NodeAction<StateType<S>, UpdateType<S>>>): StateGraph<S, string> {
+  addSequence(
+    nodes:
+      | Array<[string, NodeAction<StateType<S>, UpdateType<S>>]>
+      | Record<string, NodeAction<StateType<S>, UpdateType<S>>>,
+  ): StateGraph<S, string> {
     const list = Array.isArray(nodes) ? nodes : Object.entries(nodes);
     if (list.length === 0) throw new GraphValidationError("addSequence needs at least one node.");
     let previous: string | undefined;

@@ -4,8 +4,8 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
-import type { StoredInterrupt } from "./signal.js";
 import type { Emitter } from "../loop/emitter.js";
+import type { StoredInterrupt } from "./signal.js";
 
 /** An answer already given to an interrupt of this task. */
 export interface GivenAnswer {

@@ -1,9 +1,10 @@
 /**
  * `interrupt(value)`: ask a human and stop the node; on resume, the same call returns the answer.
  */
+
+import { interruptId, payloadDigest } from "../algo/hash.js";
 import { InterruptOutsideNodeError, MissingCheckpointerError } from "../errors/graph.js";
 import { AsyncSchemaError, InterruptMismatchError, InvalidResumeError } from "../errors/resume.js";
-import { interruptId, payloadDigest } from "../algo/hash.js";
 import { currentTask, type GivenAnswer, type TaskScope } from "./context.js";
 import { GraphInterrupt, type StoredInterrupt } from "./signal.js";
 import { describeSchema, isStandardSchema, type StandardSchemaV1 } from "./standard-schema.js";
@@ -25,7 +26,12 @@ function refuse(scope: TaskScope, error: Error): never {
   throw error;
 }
 
-function validate<Answer>(scope: TaskScope, id: string, answer: unknown, schema: StandardSchemaV1<unknown, Answer> | undefined): Answer {
+function validate<Answer>(
+  scope: TaskScope,
+  id: string,
+  answer: unknown,
+  schema: StandardSchemaV1<unknown, Answer> | undefined,
+): Answer {
   if (!schema) return answer as Answer;
   const result = schema["~standard"].validate(answer);
   if (result instanceof Promise) {
@@ -35,7 +41,13 @@ function validate<Answer>(scope: TaskScope, id: string, answer: unknown, schema:
   return result.value as Answer;
 }
 
-function checkSameQuestion(scope: TaskScope, given: GivenAnswer, digest: string, value: unknown, position: number): void {
+function checkSameQuestion(
+  scope: TaskScope,
+  given: GivenAnswer,
+  digest: string,
+  value: unknown,
+  position: number,
+): void {
   if (scope.run.positional || given.digest === digest) return;
   refuse(scope, new InterruptMismatchError(scope.node, position, given.question, value));
 }
@@ -64,7 +76,9 @@ export function interrupt<Answer = any, Value = unknown>(value: Value, options: 
   const stored: StoredInterrupt = { id, value, digest, ns: scope.ns };
   if (options.key !== undefined) stored.key = options.key;
   else stored.index = index;
-  const schema = options.jsonSchema ?? (isStandardSchema(options.responseSchema) ? describeSchema(options.responseSchema) : undefined);
+  const schema =
+    options.jsonSchema ??
+    (isStandardSchema(options.responseSchema) ? describeSchema(options.responseSchema) : undefined);
   if (schema) stored.responseSchema = schema;
   scope.raised ??= [stored];
   throw new GraphInterrupt([stored]);

@@ -21,7 +21,11 @@ export interface StandardIssue {
 }
 
 export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
-  return typeof value === "object" && value !== null && typeof (value as StandardSchemaV1)["~standard"]?.validate === "function";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as StandardSchemaV1)["~standard"]?.validate === "function"
+  );
 }
 
 /**

@@ -10,16 +10,19 @@ export interface TaskOptions {
   retryable?: boolean;
 }
 
-export type TaskFunction<Args extends unknown[], Result> = ((...args: Args) => Promise<Awaited<Result>>) & { readonly taskName: string };
+export type TaskFunction<Args extends unknown[], Result> = ((...args: Args) => Promise<Awaited<Result>>) & {
+  readonly taskName: string;
+};
 
 export function task<Args extends unknown[], Result>(
   nameOrOptions: string | ({ name: string } & TaskOptions),
   fn: (...args: Args) => Result,
 ): TaskFunction<Args, Result> {
-  const options: TaskOptions & { name: string } = typeof nameOrOptions === "string" ? { name: nameOrOptions } : nameOrOptions;
+  const options: TaskOptions & { name: string } =
+    typeof nameOrOptions === "string" ? { name: nameOrOptions } : nameOrOptions;
   const call = async (...args: Args): Promise<Awaited<Result>> => {
     const scope = currentTask();
-    if (!scope || !scope.run.saver) return (await fn(...args)) as Awaited<Result>;
+    if (!scope?.run.saver) return (await fn(...args)) as Awaited<Result>;
     const index = scope.taskCallCounter++;
     const saved = scope.taskCalls[index];
     if (saved && saved.name === options.name) {
@@ -50,7 +53,9 @@ function isControlFlow(error: unknown): boolean {
 }
 
 function errorRecord(error: unknown): { name: string; message: string } {
-  return error instanceof Error ? { name: error.name, message: error.message } : { name: "Error", message: String(error) };
+  return error instanceof Error
+    ? { name: error.name, message: error.message }
+    : { name: "Error", message: String(error) };
 }
 
 function reviveError(saved: unknown): Error {

@@ -19,7 +19,12 @@ export interface ResolvedResume {
 }
 
 /** Matches the command's answer(s) to the pending questions, or throws a typed refusal. */
-export function resolveResume(threadId: string, pending: readonly StoredInterrupt[], command: Command, emptyReason: NothingToResumeReason): ResolvedResume {
+export function resolveResume(
+  threadId: string,
+  pending: readonly StoredInterrupt[],
+  command: Command,
+  emptyReason: NothingToResumeReason,
+): ResolvedResume {
   const matched = matchResume(threadId, pending.map(publicInterrupt), command.resume, emptyReason);
   const byId = new Map(pending.map((p) => [p.id, p]));
   const answers = new Map<string, FreshAnswer>();
@@ -37,14 +42,24 @@ export function resolveResume(threadId: string, pending: readonly StoredInterrup
  * Answers a task has: those given in earlier runs, plus those sent with this run for its
  * pending interrupts, bound to the slot (position or key) and the question they answer.
  */
-export function answersFor(task: PreparedTask, record: TaskRecord, fresh: ReadonlyMap<string, FreshAnswer>): GivenAnswer[] {
+export function answersFor(
+  task: PreparedTask,
+  record: TaskRecord,
+  fresh: ReadonlyMap<string, FreshAnswer>,
+): GivenAnswer[] {
   const answers = [...(record.answers ?? [])];
   for (const question of record.interrupts ?? []) {
     // Questions asked by a subgraph of this task are answered inside the subgraph's run.
     if (question.ns !== task.ns) continue;
     const answer = fresh.get(question.id);
     if (!answer) continue;
-    const given: GivenAnswer = { id: question.id, digest: question.digest, value: answer.value, question: question.value, fresh: true };
+    const given: GivenAnswer = {
+      id: question.id,
+      digest: question.digest,
+      value: answer.value,
+      question: question.value,
+      fresh: true,
+    };
     if (question.key !== undefined) given.key = question.key;
     else given.index = question.index;
     answers.push(given);

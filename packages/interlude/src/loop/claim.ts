@@ -7,10 +7,18 @@ import { randomUUID } from "node:crypto";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import { ThreadBusyError } from "../errors/storage.js";
 
-export async function withThreadClaim<T>(saver: BaseCheckpointSaver, threadId: string, ttlMs: number, work: () => Promise<T>): Promise<T> {
+export async function withThreadClaim<T>(
+  saver: BaseCheckpointSaver,
+  threadId: string,
+  ttlMs: number,
+  work: () => Promise<T>,
+): Promise<T> {
   const owner = randomUUID();
   if (!(await saver.claimThread(threadId, { owner, ttlMs }))) throw new ThreadBusyError(threadId);
-  const heartbeat = setInterval(() => void saver.claimThread(threadId, { owner, ttlMs }).catch(() => undefined), Math.max(ttlMs / 3, 10));
+  const heartbeat = setInterval(
+    () => void saver.claimThread(threadId, { owner, ttlMs }).catch(() => undefined),
+    Math.max(ttlMs / 3, 10),
+  );
   heartbeat.unref();
   try {
     return await work();

@@ -44,7 +44,8 @@ export class ChunkQueue<T> implements AsyncIterableIterator<T> {
   }
   next(): Promise<IteratorResult<T>> {
     if (this.buffer.length) return Promise.resolve({ value: this.buffer.shift()!, done: false });
-    if (this.closed) return this.failed ? Promise.reject(this.error) : Promise.resolve({ value: undefined as never, done: true });
+    if (this.closed)
+      return this.failed ? Promise.reject(this.error) : Promise.resolve({ value: undefined as never, done: true });
     return new Promise((resolve, reject) => {
       this.waiting = resolve;
       this.failWaiting = reject;
@@ -61,7 +62,12 @@ export class ChunkQueue<T> implements AsyncIterableIterator<T> {
 }
 
 /** Shapes chunks as LangGraph does: `chunk`, `[mode, chunk]`, `[ns, chunk]` or `[ns, mode, chunk]`. */
-export function queueEmitter(queue: ChunkQueue<unknown>, modes: readonly StreamMode[], multiMode: boolean, subgraphs: boolean): Emitter {
+export function queueEmitter(
+  queue: ChunkQueue<unknown>,
+  modes: readonly StreamMode[],
+  multiMode: boolean,
+  subgraphs: boolean,
+): Emitter {
   const set = new Set(modes);
   return {
     modes: set,

@@ -20,7 +20,7 @@ export class RunEvents {
 
   wants(mode: StreamMode): boolean {
     const emitter = this.emitter;
-    return emitter !== undefined && emitter.modes.has(mode) && (this.ns === "" || emitter.subgraphs);
+    return emitter?.modes.has(mode) === true && (this.ns === "" || emitter.subgraphs);
   }
 
   emit(mode: StreamMode, chunk: () => unknown): void {
@@ -30,7 +30,12 @@ export class RunEvents {
     if (this.wants(mode)) this.emitter!.emit(this.ns, mode, value);
     if (debug) {
       const type = mode === "checkpoints" ? "checkpoint" : "result" in (value as object) ? "task_result" : "task";
-      this.emitter!.emit(this.ns, "debug", { type, timestamp: new Date().toISOString(), step: this.step(), payload: value });
+      this.emitter!.emit(this.ns, "debug", {
+        type,
+        timestamp: new Date().toISOString(),
+        step: this.step(),
+        payload: value,
+      });
     }
   }
 
@@ -50,7 +55,8 @@ export class RunEvents {
   }
 
   taskStarted(task: PreparedTask): void {
-    if (task.name !== START) this.emit("tasks", () => ({ id: task.id, name: task.name, input: task.input, triggers: task.triggers }));
+    if (task.name !== START)
+      this.emit("tasks", () => ({ id: task.id, name: task.name, input: task.input, triggers: task.triggers }));
   }
 
   taskFinished(outcome: TaskOutcome): void {

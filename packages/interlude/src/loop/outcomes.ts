@@ -2,9 +2,10 @@
  * What a stopped step leaves in storage: each task's result as pending writes of the
  * checkpoint the step started from, so that resuming runs only what did not finish.
  */
-import { AUDIT, DONE, ERROR, INTERRUPT, NULL_TASK_ID, RESUME, TASK_RESULT } from "../constants.js";
-import type { ResumeRecord } from "../checkpoint/types.js";
+
 import type { Write } from "../algo/writes.js";
+import type { ResumeRecord } from "../checkpoint/types.js";
+import { AUDIT, DONE, ERROR, INTERRUPT, NULL_TASK_ID, RESUME, TASK_RESULT } from "../constants.js";
 import type { TaskOutcome } from "../runner/outcome.js";
 import { errorRecord } from "./pending.js";
 import type { Persistence } from "./persist.js";
@@ -30,10 +31,15 @@ export async function saveStoppedStep(
 ): Promise<void> {
   for (const outcome of outcomes) {
     const taskId = outcome.task.id;
-    if (outcome.kind === "done" && !finishedSaved) await persistence.saveWrites(checkpointId, taskId, finishedWrites(outcome.writes));
-    if (outcome.kind === "failed") await persistence.saveWrites(checkpointId, taskId, [[ERROR, errorRecord(outcome.error)]]);
+    if (outcome.kind === "done" && !finishedSaved)
+      await persistence.saveWrites(checkpointId, taskId, finishedWrites(outcome.writes));
+    if (outcome.kind === "failed")
+      await persistence.saveWrites(checkpointId, taskId, [[ERROR, errorRecord(outcome.error)]]);
     if (outcome.kind === "interrupted") {
-      const writes: Array<[string, unknown]> = [[INTERRUPT, outcome.interrupts], [RESUME, outcome.answers]];
+      const writes: Array<[string, unknown]> = [
+        [INTERRUPT, outcome.interrupts],
+        [RESUME, outcome.answers],
+      ];
       if (outcome.taskCalls.length) writes.push([TASK_RESULT, outcome.taskCalls]);
       await persistence.saveWrites(checkpointId, taskId, writes);
     }

@@ -2,12 +2,12 @@
  * Reading what a checkpoint's pending writes say about each of its tasks: finished (with its
  * writes), paused (with its interrupts and the answers given so far), failed, or untouched.
  */
-import { AUDIT, DONE, ERROR, INTERRUPT, NULL_TASK_ID, RESUME, TASK_RESULT } from "../constants.js";
-import type { PendingWrite, ResumeRecord } from "../checkpoint/types.js";
+
 import type { Write } from "../algo/writes.js";
+import type { PendingWrite, ResumeRecord } from "../checkpoint/types.js";
+import { AUDIT, DONE, ERROR, INTERRUPT, NULL_TASK_ID, RESUME, TASK_RESULT } from "../constants.js";
 import type { GivenAnswer, TaskCallRecord } from "../interrupt/context.js";
 import type { StoredInterrupt } from "../interrupt/signal.js";
-
 
 export interface TaskRecord {
   writes?: Write[];
@@ -50,5 +50,7 @@ export function indexPendingWrites(writes: readonly PendingWrite[] | undefined):
 }
 
 export function errorRecord(error: unknown): { name: string; message: string } {
-  return error instanceof Error ? { name: error.name, message: error.message } : { name: "Error", message: String(error) };
+  return error instanceof Error
+    ? { name: error.name, message: error.message }
+    : { name: "Error", message: String(error) };
 }

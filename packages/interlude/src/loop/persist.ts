@@ -4,10 +4,16 @@
  * stops (finished or paused).
  */
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
-import type { Checkpoint, CheckpointMetadata, ChannelVersions, PendingWrite, RunnableConfig } from "../checkpoint/types.js";
+import type {
+  ChannelVersions,
+  Checkpoint,
+  CheckpointMetadata,
+  PendingWrite,
+  RunnableConfig,
+} from "../checkpoint/types.js";
 import { writeRows } from "../checkpoint/writes.js";
-import { StorageError } from "../errors/storage.js";
 import { InterludeError } from "../errors/base.js";
+import { StorageError } from "../errors/storage.js";
 import type { Durability } from "./graph-internals.js";
 
 export interface SavedHead {
@@ -141,7 +147,8 @@ export class Persistence {
   saveWrites(checkpointId: string, taskId: string, writes: Array<[string, unknown]>): Promise<void> {
     if (!this.saver || writes.length === 0) return Promise.resolve();
     // Writes must follow the checkpoint they belong to, even one held back by durability "exit".
-    if (this.unsaved?.checkpoint.id === checkpointId) void this.saveCheckpoint(this.unsaved.checkpoint, this.unsaved.metadata, true);
+    if (this.unsaved?.checkpoint.id === checkpointId)
+      void this.saveCheckpoint(this.unsaved.checkpoint, this.unsaved.metadata, true);
     const saver = this.saver;
     const config = this.configFor(checkpointId);
     if (this.saved && checkpointId === this.head) recordWrites(this.saved, taskId, writes);

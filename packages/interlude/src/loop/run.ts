@@ -4,29 +4,54 @@
  */
 import { markInterruptSeen, shouldInterrupt } from "../algo/breakpoints.js";
 import { outputWrites } from "../algo/output.js";
-import { candidateNodes, prepareNextTasks, readState, type PreparedTask } from "../algo/tasks.js";
-import { applyNullWrites, applyWrites, changedChannelValues, channelsFromCheckpoint, type TaskWrites, type Write } from "../algo/writes.js";
+import { candidateNodes, type PreparedTask, prepareNextTasks, readState } from "../algo/tasks.js";
+import {
+  applyNullWrites,
+  applyWrites,
+  changedChannelValues,
+  channelsFromCheckpoint,
+  type TaskWrites,
+  type Write,
+} from "../algo/writes.js";
 import type { Channel } from "../channels/base.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
-import { type Checkpoint, type CheckpointMetadata, type CheckpointTuple, type ResumeRecord, type RunnableConfig } from "../checkpoint/types.js";
+import type {
+  Checkpoint,
+  CheckpointMetadata,
+  CheckpointTuple,
+  ResumeRecord,
+  RunnableConfig,
+} from "../checkpoint/types.js";
 import { INTERRUPT, START, TASK_RESULT } from "../constants.js";
-import { CheckpointNotFoundError, EmptyInputError, GraphRecursionError, MissingCheckpointerError, MissingThreadIdError, RunCancelledError } from "../errors/graph.js";
+import {
+  CheckpointNotFoundError,
+  EmptyInputError,
+  GraphRecursionError,
+  MissingCheckpointerError,
+  MissingThreadIdError,
+  RunCancelledError,
+} from "../errors/graph.js";
 import { currentTask, type RunScope, type TaskScope } from "../interrupt/context.js";
 import { GraphInterrupt, ParentCommand, publicInterrupt, type StoredInterrupt } from "../interrupt/signal.js";
-import { isCommand, type Command } from "../primitives/command.js";
+import { type Command, isCommand } from "../primitives/command.js";
 import type { Interrupt } from "../primitives/interrupt-record.js";
-import { runTask, type TaskEnv } from "../runner/run-task.js";
 import type { TaskOutcome } from "../runner/outcome.js";
+import { runTask, type TaskEnv } from "../runner/run-task.js";
 import { answersFor, resolveResume } from "./answers.js";
 import { withThreadClaim } from "./claim.js";
 import type { Emitter, StreamMode } from "./emitter.js";
 import { RunEvents } from "./events.js";
-import { DEFAULT_CLAIM_TTL_MS, DEFAULT_RECURSION_LIMIT, type GraphInternals, type RunOptions } from "./graph-internals.js";
+import {
+  DEFAULT_CLAIM_TTL_MS,
+  DEFAULT_RECURSION_LIMIT,
+  type GraphInternals,
+  type RunOptions,
+} from "./graph-internals.js";
 import { finishedWrites, saveStoppedStep } from "./outcomes.js";
 import { indexPendingWrites, type PendingIndex } from "./pending.js";
 import { Persistence } from "./persist.js";
+import { type StateSnapshot, snapshotOf } from "./snapshot.js";
 import { checkpointToSave, emptyCheckpoint, workingCopy } from "./working-checkpoint.js";
-import { snapshotOf, type StateSnapshot } from "./snapshot.js";
 
 export interface RunResult {
   values: Record<string, unknown>;
@@ -40,7 +65,11 @@ const NO_TASKS: readonly PreparedTask[] = [];
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function stepWrites(outcome: TaskOutcome): TaskWrites {
-  return { name: outcome.task.name, triggers: outcome.task.triggers, writes: outcome.kind === "done" ? outcome.writes : [] };
+  return {
+    name: outcome.task.name,
+    triggers: outcome.task.triggers,
+    writes: outcome.kind === "done" ? outcome.writes : [],
+  };
 }
 
 export class GraphRun {
@@ -104,7 +133,9 @@ export class GraphRun {
     if (!this.saver && (breakpoints || after)) throw new MissingCheckpointerError("interruptBefore/interruptAfter");
     // A subgraph runs inside its parent's claim.
     if (!this.saver || this.parent) return this.run();
-    return withThreadClaim(this.saver, this.threadId!, this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS, () => this.run());
+    return withThreadClaim(this.saver, this.threadId!, this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS, () =>
+      this.run(),
+    );
   }
 
   private async run(): Promise<RunResult> {
@@ -153,7 +184,14 @@ export class GraphRun {
     this.channels = channelsFromCheckpoint(this.graph.spec, tuple?.checkpoint);
     this.step = tuple ? tuple.metadata.step : -2;
     this.parents = tuple?.metadata.parents ?? (this.parent ? { [this.parent.ns]: "" } : {});
-    this.persistence = new Persistence(this.saver, this.threadId, this.ns, this.scope.durability, head, tuple?.checkpoint.id);
+    this.persistence = new Persistence(
+      this.saver,
+      this.threadId,
+      this.ns,
+      this.scope.durability,
+      head,
+      tuple?.checkpoint.id,
+    );
     if (tuple) {
       this.pending = indexPendingWrites(tuple.pendingWrites);
       this.reuseFinished = tuple.checkpoint.id === head;
@@ -170,7 +208,10 @@ export class GraphRun {
       return undefined;
     }
     if (this.input === null || this.input === undefined) {
-      if (!tuple) throw new EmptyInputError(`Thread "${this.threadId ?? "(none)"}" has no checkpoint to continue from. Start it with an input: invoke({ ... }, config).`);
+      if (!tuple)
+        throw new EmptyInputError(
+          `Thread "${this.threadId ?? "(none)"}" has no checkpoint to continue from. Start it with an input: invoke({ ... }, config).`,
+        );
       // Replaying an older checkpoint starts a new branch, as in LangGraph.js: a "fork" copy of
       // it becomes the thread's newest checkpoint, so that even a step that pauses at once
       // leaves the thread on the new branch.
@@ -204,7 +245,9 @@ export class GraphRun {
       this.scope.answers = resolved.answers;
       this.resumeRecord = resolved.record;
     } else if (!tuple) {
-      throw new EmptyInputError(`Thread "${this.threadId ?? "(none)"}" has never run, so a Command without resume has nothing to act on. Start it with an input.`);
+      throw new EmptyInputError(
+        `Thread "${this.threadId ?? "(none)"}" has never run, so a Command without resume has nothing to act on. Start it with an input.`,
+      );
     }
     this.beginResume();
     const writes = outputWrites(this.graph.spec, "Command", command);
@@ -322,13 +365,19 @@ export class GraphRun {
     const several = tasks.length > 1 && this.scope.durability !== "exit";
     const run = async (task: PreparedTask): Promise<TaskOutcome> => {
       const record = this.pending.tasks.get(task.id);
-      if (record?.done && this.reuseFinished) return { kind: "done", task, writes: record.writes ?? [], output: undefined };
+      if (record?.done && this.reuseFinished)
+        return { kind: "done", task, writes: record.writes ?? [], output: undefined };
       this.events.taskStarted(task);
-      const outcome = await runTask(env, task, record && { answers: answersFor(task, record, this.scope.answers), taskCalls: record.taskCalls ?? [] });
+      const outcome = await runTask(
+        env,
+        task,
+        record && { answers: answersFor(task, record, this.scope.answers), taskCalls: record.taskCalls ?? [] },
+      );
       this.events.taskFinished(outcome);
       // With siblings, a finished task's writes are saved at once: if the step is then
       // interrupted or the process dies, it is not run again.
-      if (outcome.kind === "done" && several) await this.persistence.saveWrites(checkpointId, task.id, finishedWrites(outcome.writes));
+      if (outcome.kind === "done" && several)
+        await this.persistence.saveWrites(checkpointId, task.id, finishedWrites(outcome.writes));
       return outcome;
     };
     if (tasks.length === 1) return [await run(tasks[0]!)];
@@ -336,7 +385,10 @@ export class GraphRun {
   }
 
   /** After a step: stop the run when a task paused, failed or had its answer refused. */
-  private async settle(tasks: readonly PreparedTask[], outcomes: readonly TaskOutcome[]): Promise<RunResult | undefined> {
+  private async settle(
+    tasks: readonly PreparedTask[],
+    outcomes: readonly TaskOutcome[],
+  ): Promise<RunResult | undefined> {
     const rejected = outcomes.find((o) => o.kind === "rejected");
     if (rejected) throw rejected.error;
     const parentCommand = outcomes.find((o) => o.kind === "parent");
@@ -347,7 +399,14 @@ export class GraphRun {
     await this.persistence.flushUnsaved();
     const finishedSaved = tasks.length > 1 && this.scope.durability !== "exit";
     // The answers and update of this run stay with the paused checkpoint until a step completes.
-    await saveStoppedStep(this.persistence, this.checkpoint.id, outcomes, finishedSaved, this.commandWrites, this.resumeRecord);
+    await saveStoppedStep(
+      this.persistence,
+      this.checkpoint.id,
+      outcomes,
+      finishedSaved,
+      this.commandWrites,
+      this.resumeRecord,
+    );
     await this.persistence.drain();
 
     const failed = outcomes.find((o) => o.kind === "failed");
@@ -374,6 +433,10 @@ export class GraphRun {
     this.commandWrites = [];
     this.pending = { tasks: new Map(), nullWrites: [], audit: [] };
     await this.persistence.saveCheckpoint(checkpoint, metadata);
-    this.emit("checkpoints", () => ({ config: this.persistence.configFor(checkpoint.id), metadata, values: this.values() }));
+    this.emit("checkpoints", () => ({
+      config: this.persistence.configFor(checkpoint.id),
+      metadata,
+      values: this.values(),
+    }));
   }
 }

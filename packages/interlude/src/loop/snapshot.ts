@@ -2,8 +2,9 @@
  * `getState` and `getStateHistory`: what a thread looks like at a checkpoint: its values,
  * which tasks run next, which of them are paused and on what question.
  */
-import { applyNullWrites, channelsFromCheckpoint } from "../algo/writes.js";
+
 import { prepareNextTasks, readState, type TaskPath } from "../algo/tasks.js";
+import { applyNullWrites, channelsFromCheckpoint } from "../algo/writes.js";
 import type { CheckpointMetadata, CheckpointTuple, RunnableConfig } from "../checkpoint/types.js";
 import { publicInterrupt } from "../interrupt/signal.js";
 import type { Interrupt } from "../primitives/interrupt-record.js";
@@ -33,7 +34,11 @@ export interface StateSnapshot {
   readonly interrupts: readonly Interrupt[];
 }
 
-export type SubgraphStateReader = (graph: unknown, config: RunnableConfig, subgraphs: boolean) => Promise<StateSnapshot | undefined>;
+export type SubgraphStateReader = (
+  graph: unknown,
+  config: RunnableConfig,
+  subgraphs: boolean,
+) => Promise<StateSnapshot | undefined>;
 
 export function emptySnapshot(config: RunnableConfig): StateSnapshot {
   return { values: {}, next: [], config, tasks: [], interrupts: [] };
@@ -63,7 +68,7 @@ export async function snapshotOf(
   const tasks: PregelTaskDescription[] = [];
   for (const task of prepared) {
     const record = pending.tasks.get(task.id);
-    const interrupts = (record?.done ? [] : record?.interrupts ?? []).map(publicInterrupt);
+    const interrupts = (record?.done ? [] : (record?.interrupts ?? [])).map(publicInterrupt);
     let state: StateSnapshot | RunnableConfig | undefined;
     const subgraph = spec.nodes.get(task.name)?.subgraph;
     const childConfig: RunnableConfig = { configurable: { thread_id: threadId, checkpoint_ns: task.ns } };
@@ -76,7 +81,9 @@ export async function snapshotOf(
       interrupts,
       ...(record?.error ? { error: record.error } : {}),
       ...(state ? { state } : {}),
-      ...(record?.done ? { result: Object.fromEntries((record.writes ?? []).filter(([k]) => spec.stateKeySet.has(k))) } : {}),
+      ...(record?.done
+        ? { result: Object.fromEntries((record.writes ?? []).filter(([k]) => spec.stateKeySet.has(k))) }
+        : {}),
     };
     tasks.push(description);
   }

@@ -22,7 +22,14 @@ function isoNow(): string {
 
 /** The working checkpoint of a thread that has none yet. */
 export function emptyCheckpoint(): Checkpoint {
-  return { v: CHECKPOINT_VERSION, id: newCheckpointId(), ts: isoNow(), channel_values: {}, channel_versions: {}, versions_seen: {} };
+  return {
+    v: CHECKPOINT_VERSION,
+    id: newCheckpointId(),
+    ts: isoNow(),
+    channel_values: {},
+    channel_versions: {},
+    versions_seen: {},
+  };
 }
 
 /** A working copy of a saved checkpoint that may be mutated. */
@@ -34,7 +41,11 @@ export function workingCopy(saved: Checkpoint): Checkpoint {
  * A new record to save from the working checkpoint. It carries only the values of `changed`
  * channels (those changed since the last save): the saver shares the rest with earlier checkpoints.
  */
-export function checkpointToSave(working: Checkpoint, channels: ReadonlyMap<string, Channel>, changed: Iterable<string>): Checkpoint {
+export function checkpointToSave(
+  working: Checkpoint,
+  channels: ReadonlyMap<string, Channel>,
+  changed: Iterable<string>,
+): Checkpoint {
   return {
     v: CHECKPOINT_VERSION,
     id: newCheckpointId(),

@@ -50,5 +50,8 @@ export class Command<Resume = unknown, Update = Record<string, unknown>, Node ex
 }
 
 export function isCommand(value: unknown): value is Command {
-  return value instanceof Command || (typeof value === "object" && value !== null && (value as Command).lg_name === "Command");
+  return (
+    value instanceof Command ||
+    (typeof value === "object" && value !== null && (value as Command).lg_name === "Command")
+  );
 }

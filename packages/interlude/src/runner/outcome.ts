@@ -6,7 +6,13 @@ import type { StoredInterrupt } from "../interrupt/signal.js";
 /** How one task of a step ended. */
 export type TaskOutcome =
   | { kind: "done"; task: PreparedTask; writes: Write[]; output: unknown }
-  | { kind: "interrupted"; task: PreparedTask; interrupts: StoredInterrupt[]; answers: GivenAnswer[]; taskCalls: TaskCallRecord[] }
+  | {
+      kind: "interrupted";
+      task: PreparedTask;
+      interrupts: StoredInterrupt[];
+      answers: GivenAnswer[];
+      taskCalls: TaskCallRecord[];
+    }
   | { kind: "failed"; task: PreparedTask; error: unknown }
   /** An answer sent to it was refused: the whole run is undone. */
   | { kind: "rejected"; task: PreparedTask; error: Error }

@@ -12,12 +12,17 @@ export interface RetryPolicy {
 }
 
 /** Delay before attempt `attempt` (1-based count of failures so far), or undefined to give up. */
-export function retryDelay(policy: RetryPolicy | undefined, attempt: number, error: unknown, random = Math.random): number | undefined {
+export function retryDelay(
+  policy: RetryPolicy | undefined,
+  attempt: number,
+  error: unknown,
+  random = Math.random,
+): number | undefined {
   if (!policy) return undefined;
   const max = policy.maxAttempts ?? 3;
   if (attempt >= max) return undefined;
   if (policy.retryOn && !policy.retryOn(error)) return undefined;
-  const base = (policy.initialInterval ?? 500) * Math.pow(policy.backoffFactor ?? 2, attempt - 1);
+  const base = (policy.initialInterval ?? 500) * (policy.backoffFactor ?? 2) ** (attempt - 1);
   const capped = Math.min(base, policy.maxInterval ?? 128_000);
   return policy.jitter ? capped * (0.5 + random()) : capped;
 }

@@ -6,10 +6,16 @@ import { branchWrites, edgeWrites, outputWrites, stateAfterWrites } from "../alg
 import type { GraphSpec, NodeSpec } from "../algo/spec.js";
 import type { PreparedTask } from "../algo/tasks.js";
 import type { Write } from "../algo/writes.js";
-import { taskStorage, type GivenAnswer, type RunScope, type TaskCallRecord, type TaskScope } from "../interrupt/context.js";
+import { PULL } from "../constants.js";
+import {
+  type GivenAnswer,
+  type RunScope,
+  type TaskCallRecord,
+  type TaskScope,
+  taskStorage,
+} from "../interrupt/context.js";
 import { isGraphInterrupt, ParentCommand } from "../interrupt/signal.js";
 import { Command, isCommand } from "../primitives/command.js";
-import { PULL } from "../constants.js";
 import type { TaskOutcome } from "./outcome.js";
 import { retryDelay } from "./retry.js";
 
@@ -63,12 +69,21 @@ function newScope(env: TaskEnv, task: PreparedTask, memory: TaskMemory | undefin
   };
 }
 
-async function finish(env: TaskEnv, node: NodeSpec, task: PreparedTask, output: unknown, config: Record<string, unknown>): Promise<TaskOutcome> {
+async function finish(
+  env: TaskEnv,
+  node: NodeSpec,
+  task: PreparedTask,
+  output: unknown,
+  config: Record<string, unknown>,
+): Promise<TaskOutcome> {
   if (isCommand(output) && output.graph === Command.PARENT) return { kind: "parent", task, command: output };
   const writes: Write[] = outputWrites(env.spec, node.name, output, node.subgraph === undefined && !node.lenient);
   edgeWrites(node.edges, writes);
   if (node.branches.length) {
-    const state = task.path[0] === PULL ? stateAfterWrites(env.spec, task.state ?? (task.input as Record<string, unknown>), writes) : (task.input as Record<string, unknown>);
+    const state =
+      task.path[0] === PULL
+        ? stateAfterWrites(env.spec, task.state ?? (task.input as Record<string, unknown>), writes)
+        : (task.input as Record<string, unknown>);
     await branchWrites(env.spec, node.name, node.branches, state, config, writes);
   }
   return { kind: "done", task, writes, output };
@@ -89,11 +104,27 @@ function keptAnswers(memory: TaskMemory | undefined, used: readonly GivenAnswer[
   return [...(memory?.answers ?? []).filter((a) => !usedIds.has(a.id)), ...used];
 }
 
-function interrupted(task: PreparedTask, scope: TaskScope, memory: TaskMemory | undefined, interrupts = scope.raised!): TaskOutcome {
-  return { kind: "interrupted", task, interrupts, answers: keptAnswers(memory, scope.used), taskCalls: scope.taskCalls };
+function interrupted(
+  task: PreparedTask,
+  scope: TaskScope,
+  memory: TaskMemory | undefined,
+  interrupts = scope.raised!,
+): TaskOutcome {
+  return {
+    kind: "interrupted",
+    task,
+    interrupts,
+    answers: keptAnswers(memory, scope.used),
+    taskCalls: scope.taskCalls,
+  };
 }
 
-async function attempt(env: TaskEnv, node: NodeSpec, task: PreparedTask, memory: TaskMemory | undefined): Promise<TaskOutcome> {
+async function attempt(
+  env: TaskEnv,
+  node: NodeSpec,
+  task: PreparedTask,
+  memory: TaskMemory | undefined,
+): Promise<TaskOutcome> {
   const scope = newScope(env, task, memory);
   const config = env.config(task);
   let output: unknown;

@@ -13,7 +13,9 @@ const GRAPH_NAMESPACE = "6ba7b821-9dad-11d1-80b4-00c04fd430c8";
 
 export function uuid5(name: string, namespace: string): string {
   const ns = Buffer.from(namespace.replace(/-/g, ""), "hex");
-  const hash = createHash("sha1").update(Buffer.concat([ns, Buffer.from(name, "utf8")])).digest();
+  const hash = createHash("sha1")
+    .update(Buffer.concat([ns, Buffer.from(name, "utf8")]))
+    .digest();
   hash[6] = (hash[6]! & 0x0f) | 0x50;
   hash[8] = (hash[8]! & 0x3f) | 0x80;
   const hex = hash.subarray(0, 16).toString("hex");
@@ -46,7 +48,6 @@ export async function ensureDefaultAssistants(ctx: ServerContext): Promise<void>
     await ctx.store.insertAssistant(assistant);
   }
 }
-
 
 /** An assistant by id, or the default assistant of a graph id. */
 export async function resolveAssistant(ctx: ServerContext, idOrGraph: string): Promise<AssistantRecord> {

@@ -10,7 +10,9 @@ import { serve, worker } from "./commands/serve.js";
 import { history, pending, threads } from "./commands/threads.js";
 import { CliError, openTarget, type Target, type TargetOptions } from "./target.js";
 
-const program = new Command("interlude").description("Interlude: graphs that pause for humans, served over the LangGraph Server API.").showHelpAfterError();
+const program = new Command("interlude")
+  .description("Interlude: graphs that pause for humans, served over the LangGraph Server API.")
+  .showHelpAfterError();
 
 function targeted(command: Command): Command {
   return command
@@ -65,11 +67,22 @@ targeted(program.command("resume").description("answer a thread's pending interr
   .option("--reason <text>", "why, recorded with the answer")
   .action((threadId, flags) => withTarget(flags, (t) => resume(t, threadId, flags)));
 
-targeted(program.command("history").description("a thread's checkpoints, newest first, with who answered what").argument("<thread>", "thread id"))
+targeted(
+  program
+    .command("history")
+    .description("a thread's checkpoints, newest first, with who answered what")
+    .argument("<thread>", "thread id"),
+)
   .option("--limit <n>", "how many", "20")
   .action((threadId, flags) => withTarget(flags, (t) => history(t, threadId, flags)));
 
-targeted(program.command("fork").description("branch a thread from one of its checkpoints").argument("<thread>", "thread id").argument("<checkpoint>", "checkpoint id (see history)"))
+targeted(
+  program
+    .command("fork")
+    .description("branch a thread from one of its checkpoints")
+    .argument("<thread>", "thread id")
+    .argument("<checkpoint>", "checkpoint id (see history)"),
+)
   .option("--values <json>", "state values to write in the fork")
   .option("--as-node <node>", "write them as if this node had")
   .option("--run", "continue the thread from the fork")
@@ -77,6 +90,8 @@ targeted(program.command("fork").description("branch a thread from one of its ch
 
 program.parseAsync().catch((error: unknown) => {
   const known = error instanceof CliError || error instanceof InterludeError;
-  console.error(`interlude: ${known ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  console.error(
+    `interlude: ${known ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  );
   process.exit(1);
 });

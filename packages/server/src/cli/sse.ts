@@ -8,6 +8,7 @@ export async function* sseEvents(response: Response): AsyncGenerator<{ event: st
   const decoder = new TextDecoder();
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
     parser.feed(decoder.decode(chunk, { stream: true }));
-    for (const message of parsed.splice(0)) yield { event: message.event ?? "message", data: message.data ? JSON.parse(message.data) : null };
+    for (const message of parsed.splice(0))
+      yield { event: message.event ?? "message", data: message.data ? JSON.parse(message.data) : null };
   }
 }

@@ -1,8 +1,16 @@
 /** Plain-text tables for the terminal: aligned columns, long cells cut with an ellipsis. */
-export function table(headers: string[], rows: Array<Array<string | number | null | undefined>>, maxWidth = 60): string {
+export function table(
+  headers: string[],
+  rows: Array<Array<string | number | null | undefined>>,
+  maxWidth = 60,
+): string {
   const cells = rows.map((r) => r.map((c) => cut(c === null || c === undefined ? "" : String(c), maxWidth)));
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]?.length ?? 0)));
-  const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  ").trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd();
   return [line(headers), line(widths.map((w) => "-".repeat(w))), ...cells.map(line)].join("\n");
 }
 
@@ -23,6 +31,7 @@ export function age(iso: string | null | undefined, now = Date.now()): string {
 /** A one-line summary of an interrupt payload (Agent Inbox's HumanInterrupt gets its action). */
 export function summary(value: unknown): string {
   const v = value as { action_request?: { action?: string; args?: unknown }; description?: string } | null;
-  if (v && typeof v === "object" && v.action_request) return `${v.action_request.action ?? "?"} ${JSON.stringify(v.action_request.args ?? {})}`;
+  if (v && typeof v === "object" && v.action_request)
+    return `${v.action_request.action ?? "?"} ${JSON.stringify(v.action_request.args ?? {})}`;
   return JSON.stringify(value) ?? "";
 }

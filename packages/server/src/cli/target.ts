@@ -5,7 +5,7 @@
  */
 import { userInfo } from "node:os";
 import { resolve } from "node:path";
-import { openBackend, type Backend } from "../backend.js";
+import { type Backend, openBackend } from "../backend.js";
 import { loadConfig } from "../config/config.js";
 import { createApp } from "../http/app.js";
 
@@ -17,7 +17,10 @@ export interface TargetOptions {
 }
 
 export interface Target {
-  request(path: string, init?: { method?: string; body?: unknown; headers?: Record<string, string> }): Promise<Response>;
+  request(
+    path: string,
+    init?: { method?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<Response>;
   json<T = any>(path: string, init?: { method?: string; body?: unknown }): Promise<T>;
   close(): Promise<void>;
 }
@@ -40,7 +43,11 @@ function target(send: (path: string, init: RequestInit) => Promise<Response>, cl
   const request: Target["request"] = (path, init = {}) => {
     const headers: Record<string, string> = { ...init.headers };
     if (init.body !== undefined) headers["content-type"] = "application/json";
-    return send(path, { method: init.method ?? "GET", headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+    return send(path, {
+      method: init.method ?? "GET",
+      headers,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
   };
   return {
     request,
@@ -59,25 +66,34 @@ export async function openTarget(options: TargetOptions): Promise<Target> {
   if (url) {
     const base = url.replace(/\/$/, "");
     const key = options.apiKey ?? process.env.INTERLUDE_API_KEY;
-    return target(async (path, init) => {
-      const headers = new Headers(init.headers);
-      if (key) headers.set("x-api-key", key);
-      try {
-        return await fetch(`${base}${path}`, { ...init, headers });
-      } catch (error) {
-        throw new CliError(`Cannot reach ${base}: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }, async () => undefined);
+    return target(
+      async (path, init) => {
+        const headers = new Headers(init.headers);
+        if (key) headers.set("x-api-key", key);
+        try {
+          return await fetch(`${base}${path}`, { ...init, headers });
+        } catch (error) {
+          throw new CliError(`Cannot reach ${base}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      },
+      async () => undefined,
+    );
   }
-  if (!options.db) throw new CliError("Say where the threads are: --url http://host:port (a running server) or --db path.sqlite (a local storage file, with --config for the graphs).");
+  if (!options.db)
+    throw new CliError(
+      "Say where the threads are: --url http://host:port (a running server) or --db path.sqlite (a local storage file, with --config for the graphs).",
+    );
   const config = options.config ? loadConfig(options.config) : undefined;
   const backend: Backend = await openBackend({ config, sqlitePath: resolve(options.db) });
   // The local user answers: recorded as `by` like an API key's identity.
   const key = "local-cli";
   const app = createApp(backend.ctx, { apiKeys: { [key]: `cli:${userInfo().username}` } });
-  return target(async (path, init) => {
-    const headers = new Headers(init.headers);
-    headers.set("x-api-key", key);
-    return app.fetch(new Request(`http://local${path}`, { ...init, headers }));
-  }, () => backend.close());
+  return target(
+    async (path, init) => {
+      const headers = new Headers(init.headers);
+      headers.set("x-api-key", key);
+      return app.fetch(new Request(`http://local${path}`, { ...init, headers }));
+    },
+    () => backend.close(),
+  );
 }

@@ -16,10 +16,15 @@ export interface ServerConfig {
   apiKeys: Record<string, string>;
 }
 
-const ConfigFile = z.object({
-  graphs: z.record(z.string(), z.string()),
-  auth: z.object({ api_keys: z.record(z.string(), z.string()).optional() }).passthrough().optional(),
-}).passthrough();
+const ConfigFile = z
+  .object({
+    graphs: z.record(z.string(), z.string()),
+    auth: z
+      .object({ api_keys: z.record(z.string(), z.string()).optional() })
+      .passthrough()
+      .optional(),
+  })
+  .passthrough();
 
 function graphRef(dir: string, id: string, ref: string): { path: string; exportName: string } {
   const at = ref.lastIndexOf(":");
@@ -41,10 +46,14 @@ export function loadConfig(file: string): ServerConfig {
   const parsed = ConfigFile.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new ConfigError(`Config ${path}: ${issue.path.join(".") || "(root)"}: ${issue.message}. Expected { "graphs": { "<id>": "./graph.mjs:graph" } }.`);
+    throw new ConfigError(
+      `Config ${path}: ${issue.path.join(".") || "(root)"}: ${issue.message}. Expected { "graphs": { "<id>": "./graph.mjs:graph" } }.`,
+    );
   }
   const dir = dirname(path);
-  const graphs = Object.fromEntries(Object.entries(parsed.data.graphs).map(([id, ref]) => [id, graphRef(dir, id, ref)]));
+  const graphs = Object.fromEntries(
+    Object.entries(parsed.data.graphs).map(([id, ref]) => [id, graphRef(dir, id, ref)]),
+  );
   return { dir, graphs, apiKeys: parsed.data.auth?.api_keys ?? {} };
 }
 
@@ -55,7 +64,8 @@ export function parseApiKeys(text: string | undefined): Record<string, string> {
     const item = entry.trim();
     if (!item) continue;
     const at = item.indexOf(":");
-    if (at <= 0) throw new ConfigError(`INTERLUDE_API_KEYS entry "${item.slice(0, 4)}…" has no identity; write key:identity.`);
+    if (at <= 0)
+      throw new ConfigError(`INTERLUDE_API_KEYS entry "${item.slice(0, 4)}…" has no identity; write key:identity.`);
     keys[item.slice(0, at)] = item.slice(at + 1);
   }
   return keys;

@@ -4,7 +4,7 @@
  */
 import { existsSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { CompiledStateGraph, StateGraph, type BaseCheckpointSaver } from "interlude";
+import { type BaseCheckpointSaver, CompiledStateGraph, StateGraph } from "interlude";
 import type { ServerConfig } from "./config.js";
 import { ConfigError } from "./errors.js";
 
@@ -12,8 +12,11 @@ type Breakpoints = ReadonlySet<string> | "*" | undefined;
 const listOf = (b: Breakpoints): string[] | "*" | undefined => (b === undefined ? undefined : b === "*" ? "*" : [...b]);
 
 // Duck-typed too: a graph module may resolve its own copy of the interlude package.
-const isCompiled = (x: unknown): x is CompiledStateGraph => x instanceof CompiledStateGraph || (typeof x === "object" && x !== null && "builder" in x && "spec" in x);
-const isBuilder = (x: unknown): x is StateGraph<any> => x instanceof StateGraph || (typeof x === "object" && x !== null && typeof (x as StateGraph<any>).compile === "function");
+const isCompiled = (x: unknown): x is CompiledStateGraph =>
+  x instanceof CompiledStateGraph || (typeof x === "object" && x !== null && "builder" in x && "spec" in x);
+const isBuilder = (x: unknown): x is StateGraph<any> =>
+  x instanceof StateGraph ||
+  (typeof x === "object" && x !== null && typeof (x as StateGraph<any>).compile === "function");
 
 function bind(graphId: string, exported: unknown, saver: BaseCheckpointSaver): CompiledStateGraph {
   if (isCompiled(exported)) {
@@ -26,7 +29,9 @@ function bind(graphId: string, exported: unknown, saver: BaseCheckpointSaver): C
     }) as CompiledStateGraph;
   }
   if (isBuilder(exported)) return exported.compile({ checkpointer: saver, name: graphId }) as CompiledStateGraph;
-  throw new ConfigError(`Graph "${graphId}": the export is neither a StateGraph nor a compiled graph (got ${typeof exported}). Export the builder or builder.compile().`);
+  throw new ConfigError(
+    `Graph "${graphId}": the export is neither a StateGraph nor a compiled graph (got ${typeof exported}). Export the builder or builder.compile().`,
+  );
 }
 
 export class GraphRegistry {
@@ -38,7 +43,10 @@ export class GraphRegistry {
       if (!existsSync(ref.path)) throw new ConfigError(`Graph "${id}": module ${ref.path} does not exist.`);
       const module = (await import(pathToFileURL(ref.path).href)) as Record<string, unknown>;
       let exported = module[ref.exportName];
-      if (exported === undefined) throw new ConfigError(`Graph "${id}": ${ref.path} has no export "${ref.exportName}" (it has: ${Object.keys(module).join(", ") || "none"}).`);
+      if (exported === undefined)
+        throw new ConfigError(
+          `Graph "${id}": ${ref.path} has no export "${ref.exportName}" (it has: ${Object.keys(module).join(", ") || "none"}).`,
+        );
       if (typeof exported === "function" && !isBuilder(exported)) exported = await (exported as () => unknown)();
       graphs.set(id, bind(id, exported, saver));
     }
@@ -48,7 +56,11 @@ export class GraphRegistry {
   /** Graphs given in-process (tests, embedding), bound to `saver` like loaded ones. */
   static async of(graphs: Record<string, unknown>, saver: BaseCheckpointSaver): Promise<GraphRegistry> {
     const bound = new Map<string, CompiledStateGraph>();
-    for (const [id, graph] of Object.entries(graphs)) bound.set(id, bind(id, typeof graph === "function" && !isBuilder(graph) ? await (graph as () => unknown)() : graph, saver));
+    for (const [id, graph] of Object.entries(graphs))
+      bound.set(
+        id,
+        bind(id, typeof graph === "function" && !isBuilder(graph) ? await (graph as () => unknown)() : graph, saver),
+      );
     return new GraphRegistry(bound);
   }
 

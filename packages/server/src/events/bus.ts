@@ -94,7 +94,8 @@ export class PgBus implements Bus {
 
   async publish(event: BusEvent): Promise<void> {
     let payload = JSON.stringify(event);
-    if (payload.length > MAX_PAYLOAD && "value" in event) payload = JSON.stringify({ ...event, value: null, truncated: true });
+    if (payload.length > MAX_PAYLOAD && "value" in event)
+      payload = JSON.stringify({ ...event, value: null, truncated: true });
     await this.pool.query("SELECT pg_notify($1, $2)", [CHANNEL, payload]);
   }
 

@@ -29,7 +29,9 @@ export function createApp(ctx: ServerContext, options: AppOptions): Hono<AppEnv>
     if (status >= 500) console.error("[interlude]", c.req.method, c.req.path, error);
     return c.json(body, status as 400);
   });
-  app.notFound((c) => c.json({ error: "not_found", code: "NOT_FOUND", message: `No route ${c.req.method} ${c.req.path}.` }, 404));
+  app.notFound((c) =>
+    c.json({ error: "not_found", code: "NOT_FOUND", message: `No route ${c.req.method} ${c.req.path}.` }, 404),
+  );
   app.use("*", apiKeyAuth(options.apiKeys));
   const maxSize = options.maxBodyBytes ?? 1024 * 1024;
   app.use(
@@ -39,8 +41,15 @@ export function createApp(ctx: ServerContext, options: AppOptions): Hono<AppEnv>
     }),
   );
   app.get("/ok", (c) => c.json({ ok: true }));
-  app.get("/info", (c) => c.json({ version: options.version ?? "0.1.0", flags: { assistants: true, crons: false, langsmith: false }, graphs: ctx.graphs.ids() }));
-  for (const routes of [assistantRoutes, threadRoutes, stateRoutes, runRoutes, inboxRoutes]) app.route("/", routes(ctx));
+  app.get("/info", (c) =>
+    c.json({
+      version: options.version ?? "0.1.0",
+      flags: { assistants: true, crons: false, langsmith: false },
+      graphs: ctx.graphs.ids(),
+    }),
+  );
+  for (const routes of [assistantRoutes, threadRoutes, stateRoutes, runRoutes, inboxRoutes])
+    app.route("/", routes(ctx));
   serveInbox(app, options.inboxDir);
   return app;
 }

@@ -20,7 +20,11 @@ function same(a: string, b: string): boolean {
 function isPublic(method: string, path: string): boolean {
   if (method !== "GET" && method !== "HEAD") return false;
   if (path === "/ok" || path === "/info") return true;
-  return (path === "/inbox" || path.startsWith("/inbox/")) && !path.startsWith("/inbox/interrupts") && !path.startsWith("/inbox/events");
+  return (
+    (path === "/inbox" || path.startsWith("/inbox/")) &&
+    !path.startsWith("/inbox/interrupts") &&
+    !path.startsWith("/inbox/events")
+  );
 }
 
 export function apiKeyAuth(keys: Record<string, string>): MiddlewareHandler<AppEnv> {

@@ -15,7 +15,8 @@ export function bodySizeLimit(maxSize: number, onError: (c: Context) => never): 
     // No body: @hono/node-server does not read one for these methods.
     if (c.req.method === "GET" || c.req.method === "HEAD") return next();
     const length = c.req.header("content-length");
-    if (length !== undefined && c.req.header("transfer-encoding") === undefined) return parseInt(length || "0", 10) > maxSize ? onError(c) : next();
+    if (length !== undefined && c.req.header("transfer-encoding") === undefined)
+      return parseInt(length || "0", 10) > maxSize ? onError(c) : next();
     return streamed(c, next);
   };
 }

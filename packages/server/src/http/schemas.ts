@@ -6,7 +6,17 @@ import { z } from "zod";
 
 const json = z.record(z.string(), z.unknown());
 const breakpoints = z.union([z.literal("*"), z.array(z.string())]);
-export const STREAM_MODES = ["values", "messages", "messages-tuple", "updates", "events", "debug", "custom", "tasks", "checkpoints"] as const;
+export const STREAM_MODES = [
+  "values",
+  "messages",
+  "messages-tuple",
+  "updates",
+  "events",
+  "debug",
+  "custom",
+  "tasks",
+  "checkpoints",
+] as const;
 const streamMode = z.enum(STREAM_MODES);
 const page = { limit: z.number().int().min(0).max(10_000).optional(), offset: z.number().int().min(0).optional() };
 
@@ -14,9 +24,21 @@ export const RunBody = z.object({
   assistant_id: z.string().min(1),
   input: z.unknown().optional(),
   command: z
-    .object({ resume: z.unknown().optional(), update: z.unknown().optional(), goto: z.unknown().optional(), reason: z.string().max(2000).optional() })
+    .object({
+      resume: z.unknown().optional(),
+      update: z.unknown().optional(),
+      goto: z.unknown().optional(),
+      reason: z.string().max(2000).optional(),
+    })
     .nullish(),
-  config: z.object({ configurable: json.optional(), recursion_limit: z.number().int().positive().optional(), tags: z.array(z.string()).optional() }).passthrough().nullish(),
+  config: z
+    .object({
+      configurable: json.optional(),
+      recursion_limit: z.number().int().positive().optional(),
+      tags: z.array(z.string()).optional(),
+    })
+    .passthrough()
+    .nullish(),
   context: z.unknown().optional(),
   metadata: json.nullish(),
   stream_mode: z.union([streamMode, z.array(streamMode)]).nullish(),
@@ -40,7 +62,15 @@ export const ThreadCreateBody = z.object({
   thread_id: z.string().min(1).max(200).nullish(),
   metadata: json.nullish(),
   if_exists: z.enum(["raise", "do_nothing"]).nullish(),
-  supersteps: z.array(z.object({ updates: z.array(z.object({ values: z.unknown().optional(), command: z.unknown().optional(), as_node: z.string() })) })).nullish(),
+  supersteps: z
+    .array(
+      z.object({
+        updates: z.array(
+          z.object({ values: z.unknown().optional(), command: z.unknown().optional(), as_node: z.string() }),
+        ),
+      }),
+    )
+    .nullish(),
 });
 
 export const ThreadSearchBody = z.object({
@@ -69,9 +99,17 @@ export const StateAtBody = z.object({
 
 export const HistoryBody = z.object({
   limit: z.number().int().min(1).max(1000).nullish(),
-  before: z.union([z.string(), z.object({ configurable: json.optional(), checkpoint_id: z.string().optional() }).passthrough()]).nullish(),
+  before: z
+    .union([
+      z.string(),
+      z.object({ configurable: json.optional(), checkpoint_id: z.string().optional() }).passthrough(),
+    ])
+    .nullish(),
   metadata: json.nullish(),
-  checkpoint: z.object({ checkpoint_id: z.string().optional(), checkpoint_ns: z.string().optional() }).passthrough().nullish(),
+  checkpoint: z
+    .object({ checkpoint_id: z.string().optional(), checkpoint_ns: z.string().optional() })
+    .passthrough()
+    .nullish(),
 });
 
 export const AssistantCreateBody = z.object({

@@ -37,7 +37,8 @@ export function sseFromLog(c: Ctx, log: RunLog, options: FollowOptions = {}): Re
         while (!queue.length) await new Promise<void>((resolve) => (wake = resolve));
         const event = queue.shift()!;
         if (event === null) break;
-        if (wanted(event.event, options.modes)) await stream.writeSSE({ event: event.event, data: JSON.stringify(event.data), id: event.id });
+        if (wanted(event.event, options.modes))
+          await stream.writeSSE({ event: event.event, data: JSON.stringify(event.data), id: event.id });
       }
     } finally {
       stop();
@@ -59,7 +60,10 @@ export function sseFromStore(
   c: Ctx,
   ctx: Pick<ServerContext, "store" | "bus">,
   runId: string,
-  options: FollowOptions & { finished: () => Promise<boolean>; ended: () => Promise<Array<{ event: string; data: unknown }>> },
+  options: FollowOptions & {
+    finished: () => Promise<boolean>;
+    ended: () => Promise<Array<{ event: string; data: unknown }>>;
+  },
 ): Response {
   return streamSSE(c, async (stream) => {
     let after = options.lastEventId === undefined ? -1 : Number(options.lastEventId);
@@ -84,12 +88,14 @@ export function sseFromStore(
         for (const event of events) {
           after = event.seq;
           sent++;
-          if (wanted(event.event, options.modes)) await stream.writeSSE({ event: event.event, data: JSON.stringify(event.data), id: event.id });
+          if (wanted(event.event, options.modes))
+            await stream.writeSSE({ event: event.event, data: JSON.stringify(event.data), id: event.id });
           if (event.event === "end") return;
         }
         if (events.length) heard = Date.now();
         else if ((sent === 0 || Date.now() - heard > QUIET_MS) && (await options.finished())) {
-          for (const e of await options.ended()) await stream.writeSSE({ event: e.event, data: JSON.stringify(e.data) });
+          for (const e of await options.ended())
+            await stream.writeSSE({ event: e.event, data: JSON.stringify(e.data) });
           return;
         }
         if (!told) await new Promise<void>((resolve) => ((wake = resolve), setTimeout(resolve, LOOK_MS)));

@@ -26,7 +26,12 @@ export function serveInbox(app: Hono<AppEnv>, dir: string | undefined): void {
     const wanted = normalize(join(root, relative));
     // Never outside the app's directory.
     if (!wanted.startsWith(root)) return c.notFound();
-    const file = existsSync(wanted) && statSync(wanted).isFile() ? wanted : extname(relative) ? undefined : join(root, "index.html");
+    const file =
+      existsSync(wanted) && statSync(wanted).isFile()
+        ? wanted
+        : extname(relative)
+          ? undefined
+          : join(root, "index.html");
     if (!file) return next();
     return c.body(readFileSync(file), 200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
   });

@@ -30,7 +30,13 @@ export function statusOf(code: string | undefined): number | undefined {
 export function errorResponse(error: unknown): { status: number; body: Record<string, unknown> } {
   if (error instanceof ServerError) return { status: error.status, body: error.toJSON() };
   if (error instanceof InterludeError && STATUS[error.code]) {
-    return { status: STATUS[error.code]!, body: { error: error.code.toLowerCase(), code: error.code, message: error.message, ...errorDetails(error) } };
+    return {
+      status: STATUS[error.code]!,
+      body: { error: error.code.toLowerCase(), code: error.code, message: error.message, ...errorDetails(error) },
+    };
   }
-  return { status: 500, body: { error: "internal", code: "INTERNAL", message: "Internal server error. The server log has the details." } };
+  return {
+    status: 500,
+    body: { error: "internal", code: "INTERNAL", message: "Internal server error. The server log has the details." },
+  };
 }

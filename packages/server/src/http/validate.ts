@@ -4,7 +4,11 @@ import type { Ctx } from "./env.js";
 
 function fail(issues: z.core.$ZodIssue[]): never {
   const first = issues[0]!;
-  throw new InvalidRequestError(first.path.join("."), first.message, issues.map((i) => ({ path: i.path, message: i.message })));
+  throw new InvalidRequestError(
+    first.path.join("."),
+    first.message,
+    issues.map((i) => ({ path: i.path, message: i.message })),
+  );
 }
 
 /** The JSON body, validated; an empty body counts as `{}`. */

@@ -18,7 +18,8 @@ export function deadlineOf(value: unknown): DeadlineSpec | undefined {
   const { timeout_seconds, on_timeout } = value as { timeout_seconds?: unknown; on_timeout?: unknown };
   if (typeof timeout_seconds !== "number" || !(timeout_seconds > 0)) return undefined;
   const action = on_timeout as Record<string, unknown> | undefined;
-  if (action && typeof action === "object" && "resume" in action) return { timeout_seconds, on_timeout: { resume: action.resume } };
+  if (action && typeof action === "object" && "resume" in action)
+    return { timeout_seconds, on_timeout: { resume: action.resume } };
   const reason = action && typeof action.error === "string" ? action.error : `No answer within ${timeout_seconds} s.`;
   return { timeout_seconds, on_timeout: { error: reason } };
 }

@@ -17,12 +17,37 @@ export async function fireDeadline(ctx: ServerContext, threadId: string, interru
   if (!spec || !thread?.assistant_id) return;
   try {
     if ("resume" in spec.on_timeout) {
-      await createRun(ctx, threadId, { assistant_id: thread.assistant_id, command: { resume: { [interruptId]: spec.on_timeout.resume } }, multitask_strategy: "enqueue" }, DEADLINE_IDENTITY, null);
+      await createRun(
+        ctx,
+        threadId,
+        {
+          assistant_id: thread.assistant_id,
+          command: { resume: { [interruptId]: spec.on_timeout.resume } },
+          multitask_strategy: "enqueue",
+        },
+        DEADLINE_IDENTITY,
+        null,
+      );
       return;
     }
-    const reserved = await ctx.store.reserveAnswer({ thread_id: threadId, interrupt_id: interruptId, by: DEADLINE_IDENTITY, answer: null, at: new Date().toISOString(), run_id: null, state: "applied" });
+    const reserved = await ctx.store.reserveAnswer({
+      thread_id: threadId,
+      interrupt_id: interruptId,
+      by: DEADLINE_IDENTITY,
+      answer: null,
+      at: new Date().toISOString(),
+      run_id: null,
+      state: "applied",
+    });
     if (reserved) return; // a human answered first
-    await syncThread(ctx, threadId, { error: { error: "DeadlineExpired", code: "DEADLINE_EXPIRED", message: spec.on_timeout.error, interrupt_id: interruptId } });
+    await syncThread(ctx, threadId, {
+      error: {
+        error: "DeadlineExpired",
+        code: "DEADLINE_EXPIRED",
+        message: spec.on_timeout.error,
+        interrupt_id: interruptId,
+      },
+    });
   } catch (error) {
     if (!(error instanceof AlreadyAnsweredError)) throw error;
   }

@@ -14,7 +14,12 @@ export const SETTLE_POLL_MS = 20;
 export const SETTLE_TIMEOUT_MS = 15_000;
 
 /** The interrupts a `resume` answers: the map's ids, or the one interrupt pending. */
-export async function answeredIds(ctx: ServerContext, db: Db, threadId: string, resume: unknown): Promise<Map<string, unknown>> {
+export async function answeredIds(
+  ctx: ServerContext,
+  db: Db,
+  threadId: string,
+  resume: unknown,
+): Promise<Map<string, unknown>> {
   if (isResumeMap(resume)) return new Map(Object.entries(resume));
   const pending = await ctx.store.pendingOf(threadId, db);
   // Zero or several pending: the run itself refuses the answer (NothingToResume / Ambiguous).
@@ -22,7 +27,12 @@ export async function answeredIds(ctx: ServerContext, db: Db, threadId: string, 
 }
 
 /** The first answer already given (or reserved) to one of `ids`. */
-export async function earlierAnswer(ctx: ServerContext, db: Db, threadId: string, ids: Iterable<string>): Promise<AnswerRecord | undefined> {
+export async function earlierAnswer(
+  ctx: ServerContext,
+  db: Db,
+  threadId: string,
+  ids: Iterable<string>,
+): Promise<AnswerRecord | undefined> {
   for (const id of ids) {
     const earlier = await ctx.store.answer(threadId, id, db);
     if (earlier) return earlier;
@@ -33,9 +43,22 @@ export async function earlierAnswer(ctx: ServerContext, db: Db, threadId: string
 /** Another writer reserved an answer between our read and our insert: the transaction is undone and retried. */
 export class AnswerRaceError extends Error {}
 
-export async function reserveAnswers(ctx: ServerContext, db: Db, threadId: string, runId: string, by: string, answers: Map<string, unknown>): Promise<void> {
+export async function reserveAnswers(
+  ctx: ServerContext,
+  db: Db,
+  threadId: string,
+  runId: string,
+  by: string,
+  answers: Map<string, unknown>,
+): Promise<void> {
   const at = new Date().toISOString();
   for (const [interruptId, answer] of answers) {
-    if (await ctx.store.reserveAnswer({ thread_id: threadId, interrupt_id: interruptId, by, answer, at, run_id: runId, state: "reserved" }, db)) throw new AnswerRaceError();
+    if (
+      await ctx.store.reserveAnswer(
+        { thread_id: threadId, interrupt_id: interruptId, by, answer, at, run_id: runId, state: "reserved" },
+        db,
+      )
+    )
+      throw new AnswerRaceError();
   }
 }

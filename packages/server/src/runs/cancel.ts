@@ -19,7 +19,10 @@ export function abortLocal(ctx: ServerContext, runId: string, action: CancelActi
 
 export async function cancelRun(ctx: ServerContext, run: RunRecord, action: CancelAction): Promise<void> {
   if (run.status === "pending") {
-    const dropped = action === "rollback" ? await ctx.store.deleteRun(run.run_id) : await ctx.store.moveRun(run.run_id, ["pending"], "interrupted");
+    const dropped =
+      action === "rollback"
+        ? await ctx.store.deleteRun(run.run_id)
+        : await ctx.store.moveRun(run.run_id, ["pending"], "interrupted");
     if (dropped) {
       await ctx.store.settleAnswers(run.run_id, false);
       ctx.broker.get(run.run_id)?.accept(new Error("cancelled"));
@@ -47,7 +50,11 @@ function doneOrAfter(ctx: ServerContext, runId: string, ms: number): Promise<voi
  * Resolves when the run has left pending/running: through its log when it executes here,
  * else woken by the bus's `run.done`, with the store polled as a fallback (a missed event).
  */
-export async function waitForRun(ctx: ServerContext, runId: string, signal?: AbortSignal): Promise<RunRecord | undefined> {
+export async function waitForRun(
+  ctx: ServerContext,
+  runId: string,
+  signal?: AbortSignal,
+): Promise<RunRecord | undefined> {
   for (let delay = 5; ; delay = Math.min(delay * 2, 200)) {
     const log = ctx.broker.get(runId);
     if (log && !log.done) await new Promise<void>((resolve) => log.follow((e) => e === null && resolve()));

@@ -4,13 +4,20 @@
  * when it is first in line.
  */
 import { randomUUID } from "node:crypto";
+import { resolveAssistant } from "../assistants/defaults.js";
 import type { ServerContext } from "../context.js";
 import { AlreadyAnsweredError, NotFoundError, ThreadRunningError } from "../errors.js";
 import type { Db } from "../store/db.js";
 import type { AnswerRecord, AssistantRecord, Json, MultitaskStrategy, RunKwargs, RunRecord } from "../store/records.js";
-import { resolveAssistant } from "../assistants/defaults.js";
 import { newThread } from "../threads/new-thread.js";
-import { AnswerRaceError, answeredIds, earlierAnswer, reserveAnswers, SETTLE_POLL_MS, SETTLE_TIMEOUT_MS } from "./answers.js";
+import {
+  AnswerRaceError,
+  answeredIds,
+  earlierAnswer,
+  reserveAnswers,
+  SETTLE_POLL_MS,
+  SETTLE_TIMEOUT_MS,
+} from "./answers.js";
 import { cancelRun } from "./cancel.js";
 import { claimFields, dispatchNext, executeRun } from "./executor.js";
 
@@ -26,7 +33,13 @@ export interface RunRequest extends RunKwargs {
 }
 
 /** The thread exists (created if asked) and runs the assistant's graph; false when there is no such thread. */
-async function threadFor(ctx: ServerContext, db: Db, threadId: string, req: RunRequest, assistant: AssistantRecord): Promise<boolean> {
+async function threadFor(
+  ctx: ServerContext,
+  db: Db,
+  threadId: string,
+  req: RunRequest,
+  assistant: AssistantRecord,
+): Promise<boolean> {
   // Only its graph is needed, unless it changes (the whole record is read to save it).
   let graph = await ctx.store.threadGraph(threadId, db);
   if (!graph && req.if_not_exists === "create") {
@@ -37,14 +50,26 @@ async function threadFor(ctx: ServerContext, db: Db, threadId: string, req: RunR
   if (graph.graph_id !== assistant.graph_id || graph.assistant_id !== assistant.assistant_id) {
     const thread = (await ctx.store.getThread(threadId, db))!;
     const metadata = { ...thread.metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id };
-    await ctx.store.saveThread({ ...thread, metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id }, db);
+    await ctx.store.saveThread(
+      { ...thread, metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
+      db,
+    );
   }
   return true;
 }
 
 function kwargsOf(req: RunRequest): RunKwargs {
   const kwargs: RunKwargs = {};
-  for (const key of ["input", "command", "config", "context", "stream_mode", "stream_subgraphs", "interrupt_before", "interrupt_after"] as const) {
+  for (const key of [
+    "input",
+    "command",
+    "config",
+    "context",
+    "stream_mode",
+    "stream_subgraphs",
+    "interrupt_before",
+    "interrupt_after",
+  ] as const) {
     if (req[key] !== undefined && req[key] !== null) (kwargs as Record<string, unknown>)[key] = req[key];
   }
   const checkpointId = req.checkpoint_id ?? req.checkpoint?.checkpoint_id;
@@ -55,13 +80,22 @@ function kwargsOf(req: RunRequest): RunKwargs {
 }
 
 /** What queueing a run came to: queued, or why not (returned, not thrown, so that nothing is rolled back). */
-type Queued = { run: RunRecord; first: boolean; toCancel: RunRecord[] } | { earlier: AnswerRecord } | { refusal: Error };
+type Queued =
+  | { run: RunRecord; first: boolean; toCancel: RunRecord[] }
+  | { earlier: AnswerRecord }
+  | { refusal: Error };
 
 /**
  * @param owner the process that must execute the run (stream and wait runs are executed
  *   where their client is connected), or null to let any process take it.
  */
-export async function createRun(ctx: ServerContext, threadId: string, req: RunRequest, identity: string, owner: string | null): Promise<{ run: RunRecord; first: boolean }> {
+export async function createRun(
+  ctx: ServerContext,
+  threadId: string,
+  req: RunRequest,
+  identity: string,
+  owner: string | null,
+): Promise<{ run: RunRecord; first: boolean }> {
   const assistant = await resolveAssistant(ctx, req.assistant_id);
   const runId = randomUUID();
   const until = Date.now() + SETTLE_TIMEOUT_MS;
@@ -70,7 +104,11 @@ export async function createRun(ctx: ServerContext, threadId: string, req: RunRe
     try {
       // A background run is acknowledged once queued, so it must be committed by then; a waited
       // or streamed one is acknowledged when it ends, after its last (durable) commit.
-      queued = await ctx.store.db.tx((db) => queue(ctx, db, { runId, threadId, req, identity, owner, assistant }), threadId, { durable: owner === null });
+      queued = await ctx.store.db.tx(
+        (db) => queue(ctx, db, { runId, threadId, req, identity, owner, assistant }),
+        threadId,
+        { durable: owner === null },
+      );
     } catch (error) {
       if (error instanceof AnswerRaceError) continue;
       throw error;
@@ -89,7 +127,10 @@ export async function createRun(ctx: ServerContext, threadId: string, req: RunRe
     // A log only for a run executed here: one opened for a run that another process executes
     // would never close, and joins through this process would wait on it forever.
     if (run.owner !== null || ctx.dispatcher.local) ctx.broker.open(run.run_id);
-    if (run.status === "running") void executeRun(ctx, run, true).catch((error) => console.error(`[interlude] run ${run.run_id} failed to execute:`, error));
+    if (run.status === "running")
+      void executeRun(ctx, run, true).catch((error) =>
+        console.error(`[interlude] run ${run.run_id} failed to execute:`, error),
+      );
     else if (first) await ctx.dispatcher.dispatch(run);
     return { run, first };
   }
@@ -108,9 +149,16 @@ interface QueueRequest {
  * Under the thread's lock: the thread (created if asked), the answers reserved, the multitask
  * strategy applied against the runs in progress, the run inserted. Checks come before writes.
  */
-async function queue(ctx: ServerContext, db: Db, { runId, threadId, req, identity, owner, assistant }: QueueRequest): Promise<Queued> {
+async function queue(
+  ctx: ServerContext,
+  db: Db,
+  { runId, threadId, req, identity, owner, assistant }: QueueRequest,
+): Promise<Queued> {
   if (!(await threadFor(ctx, db, threadId, req, assistant))) return { refusal: new NotFoundError("thread", threadId) };
-  const answers = req.command && req.command.resume !== undefined ? await answeredIds(ctx, db, threadId, req.command.resume) : new Map<string, unknown>();
+  const answers =
+    req.command && req.command.resume !== undefined
+      ? await answeredIds(ctx, db, threadId, req.command.resume)
+      : new Map<string, unknown>();
   const earlier = await earlierAnswer(ctx, db, threadId, answers.keys());
   if (earlier) return { earlier };
   const now = new Date().toISOString();
@@ -136,7 +184,8 @@ async function queue(ctx: ServerContext, db: Db, { runId, threadId, req, identit
     toCancel.push(...active);
     // Rolled back: the new run starts from where the cancelled run started.
     const started = active.find((r) => r.kwargs.started_at_checkpoint)?.kwargs.started_at_checkpoint;
-    if (run.multitask_strategy === "rollback" && started && !run.kwargs.checkpoint_id) run.kwargs.checkpoint_id = started;
+    if (run.multitask_strategy === "rollback" && started && !run.kwargs.checkpoint_id)
+      run.kwargs.checkpoint_id = started;
   }
   if (answers.size) {
     run.kwargs.answers = [...answers.keys()];

@@ -2,15 +2,16 @@
  * Executes one run in this process: stream the graph, hand each chunk to the run's log,
  * record the outcome, bring the thread up to date, then start the thread's next queued run.
  */
-import { INTERRUPT, type CompiledStateGraph } from "interlude";
+
+import type { StateSnapshot } from "interlude";
+import { type CompiledStateGraph, INTERRUPT } from "interlude";
 import type { ServerContext } from "../context.js";
 import type { RunRecord, RunStatus } from "../store/records.js";
-import type { StateSnapshot } from "interlude";
-import { announce, readSnapshot, syncThreadIn, type Announcements } from "../threads/sync.js";
 import { apiInterrupt } from "../threads/state.js";
+import { type Announcements, announce, readSnapshot, syncThreadIn } from "../threads/sync.js";
+import type { RunLog } from "./broker.js";
 import { graphConfig, graphInput, streamModes } from "./input.js";
 import { errorBody, isRefusal, isThreadBusy } from "./outcome.js";
-import type { RunLog } from "./broker.js";
 
 const BUSY_RETRY_MS = 500;
 
@@ -25,7 +26,10 @@ function wire(chunk: unknown): unknown {
  * What claiming a pending run changes in its record. `continuing`: a run started before (its
  * process died) continues from where it got instead of re-sending its input.
  */
-export async function claimFields(ctx: ServerContext, run: RunRecord): Promise<Pick<RunRecord, "status" | "kwargs" | "attempt"> & { continuing: boolean }> {
+export async function claimFields(
+  ctx: ServerContext,
+  run: RunRecord,
+): Promise<Pick<RunRecord, "status" | "kwargs" | "attempt"> & { continuing: boolean }> {
   const head = (await ctx.saver.getHeadId(run.thread_id)) ?? null;
   const kwargs = { ...run.kwargs };
   const continuing = kwargs.started_at_checkpoint !== undefined && kwargs.started_at_checkpoint !== head;
@@ -36,11 +40,15 @@ export async function claimFields(ctx: ServerContext, run: RunRecord): Promise<P
 /** Claims a pending run; returns the claimed record, or undefined if someone else has it. */
 async function claim(ctx: ServerContext, run: RunRecord): Promise<{ run: RunRecord; continuing: boolean } | undefined> {
   const { continuing, ...fields } = await claimFields(ctx, run);
-  const claimed = await ctx.store.db.tx(async (db) => {
-    if (!(await ctx.store.moveRun(run.run_id, ["pending"], "running", fields, db))) return false;
-    await ctx.store.markThreadBusy(run.thread_id, db);
-    return true;
-  }, run.thread_id, { durable: false }); // the run's first save commits it along
+  const claimed = await ctx.store.db.tx(
+    async (db) => {
+      if (!(await ctx.store.moveRun(run.run_id, ["pending"], "running", fields, db))) return false;
+      await ctx.store.markThreadBusy(run.thread_id, db);
+      return true;
+    },
+    run.thread_id,
+    { durable: false },
+  ); // the run's first save commits it along
   if (!claimed) return undefined;
   return { run: { ...run, ...fields }, continuing };
 }
@@ -54,7 +62,13 @@ interface Streamed {
   final?: StateSnapshot;
 }
 
-async function stream(ctx: ServerContext, run: RunRecord, continuing: boolean, log: RunLog, signal: AbortSignal): Promise<Streamed> {
+async function stream(
+  ctx: ServerContext,
+  run: RunRecord,
+  continuing: boolean,
+  log: RunLog,
+  signal: AbortSignal,
+): Promise<Streamed> {
   let accepted = false;
   let graph: CompiledStateGraph | undefined;
   let final: StateSnapshot | undefined;
@@ -63,7 +77,11 @@ async function stream(ctx: ServerContext, run: RunRecord, continuing: boolean, l
     graph = assistant && ctx.graphs.get(assistant.graph_id);
     if (!graph) throw new Error(`Graph of assistant "${run.assistant_id}" is not loaded by this server.`);
     const modes = streamModes(run.kwargs);
-    const config = graphConfig(run.thread_id, continuing ? { ...run.kwargs, checkpoint_id: undefined } : run.kwargs, signal);
+    const config = graphConfig(
+      run.thread_id,
+      continuing ? { ...run.kwargs, checkpoint_id: undefined } : run.kwargs,
+      signal,
+    );
     config.streamMode = [...new Set(modes.map(([, core]) => core))];
     if (ctx.claimTtlMs !== undefined) config.claimTtlMs = ctx.claimTtlMs;
     config.onFinalState = (state) => (final = state);
@@ -74,7 +92,8 @@ async function stream(ctx: ServerContext, run: RunRecord, continuing: boolean, l
         log.accept();
       }
       if (ns.length && !run.kwargs.stream_subgraphs) continue;
-      for (const [name, core] of modes) if (core === mode) log.push(ns.length ? `${name}|${ns.join("|")}` : name, wire(chunk));
+      for (const [name, core] of modes)
+        if (core === mode) log.push(ns.length ? `${name}|${ns.join("|")}` : name, wire(chunk));
     }
     return { accepted, graph, final };
   } catch (error) {
@@ -98,12 +117,17 @@ export async function executeRun(ctx: ServerContext, pending: RunRecord, claimed
     const relay = ctx.runEvents;
     if (relay) log.relayTo((event) => relay.add(run.run_id, event));
     if (!log.events.length) log.push("metadata", { run_id: run.run_id, attempt: run.attempt });
-    const streamed: Streamed = controller.signal.aborted ? { error: controller.signal.reason, accepted: false } : await stream(ctx, run, continuing, log, controller.signal);
+    const streamed: Streamed = controller.signal.aborted
+      ? { error: controller.signal.reason, accepted: false }
+      : await stream(ctx, run, continuing, log, controller.signal);
     const { error, accepted } = streamed;
     if (error !== undefined && !accepted && isThreadBusy(error) && !controller.signal.aborted) {
       // Another writer (or a crashed process's claim, until it lapses) holds the thread: try again shortly.
       await ctx.store.moveRun(run.run_id, ["running"], "pending");
-      setTimeout(() => void executeRun(ctx, { ...run, status: "pending" }).catch(() => undefined), BUSY_RETRY_MS).unref();
+      setTimeout(
+        () => void executeRun(ctx, { ...run, status: "pending" }).catch(() => undefined),
+        BUSY_RETRY_MS,
+      ).unref();
       return;
     }
     await finish(ctx, run, log, streamed, entry.action);
@@ -112,7 +136,13 @@ export async function executeRun(ctx: ServerContext, pending: RunRecord, claimed
   }
 }
 
-async function finish(ctx: ServerContext, run: RunRecord, log: RunLog, { error, accepted, graph, final }: Streamed, cancel: "interrupt" | "rollback" | undefined): Promise<void> {
+async function finish(
+  ctx: ServerContext,
+  run: RunRecord,
+  log: RunLog,
+  { error, accepted, graph, final }: Streamed,
+  cancel: "interrupt" | "rollback" | undefined,
+): Promise<void> {
   const applied = error === undefined || accepted;
   const body = error === undefined || cancel ? null : errorBody(error);
   // A first run rolled back leaves no checkpoint behind; later ones are undone by the next run forking from where they started.
@@ -125,10 +155,23 @@ async function finish(ctx: ServerContext, run: RunRecord, log: RunLog, { error, 
   const { next, outcome } = await ctx.store.db.tx(async (db) => {
     await ctx.store.settleAnswers(run.run_id, applied, db);
     const active = await ctx.store.activeRuns(run.thread_id, db);
-    const thread = await syncThreadIn(ctx, db, run.thread_id, snapshot, { error: body && !isRefusal(error) ? body : null, finishing: run.run_id, active }, announcements);
-    const recorded = cancel === "rollback" ? await ctx.store.deleteRun(run.run_id, db) : await ctx.store.moveRun(run.run_id, ["running"], status, { error: body }, db);
+    const thread = await syncThreadIn(
+      ctx,
+      db,
+      run.thread_id,
+      snapshot,
+      { error: body && !isRefusal(error) ? body : null, finishing: run.run_id, active },
+      announcements,
+    );
+    const recorded =
+      cancel === "rollback"
+        ? await ctx.store.deleteRun(run.run_id, db)
+        : await ctx.store.moveRun(run.run_id, ["running"], status, { error: body }, db);
     const final = cancel === "rollback" ? undefined : { ...run, status, error: body };
-    return { next: active.find((r) => r.run_id !== run.run_id), outcome: recorded ? { run: final, thread } : undefined };
+    return {
+      next: active.find((r) => r.run_id !== run.run_id),
+      outcome: recorded ? { run: final, thread } : undefined,
+    };
   }, run.thread_id);
   log.outcome = outcome;
   log.accept(applied ? undefined : error);
@@ -146,7 +189,11 @@ async function finish(ctx: ServerContext, run: RunRecord, log: RunLog, { error, 
 }
 
 /** The thread's state after the run, read through the graph that ran (or the thread's). */
-async function newState(ctx: ServerContext, threadId: string, graph: CompiledStateGraph | undefined): Promise<StateSnapshot | undefined> {
+async function newState(
+  ctx: ServerContext,
+  threadId: string,
+  graph: CompiledStateGraph | undefined,
+): Promise<StateSnapshot | undefined> {
   if (!graph) return readSnapshot(ctx, threadId);
   return graph.getState({ configurable: { thread_id: threadId } });
 }

@@ -22,18 +22,32 @@ export function streamModes(kwargs: RunKwargs): Array<[string, StreamMode]> {
 function gotoOf(goto: unknown): Array<string | Send> | undefined {
   if (goto === undefined || goto === null) return undefined;
   const list = Array.isArray(goto) ? goto : [goto];
-  return list.map((g) => (typeof g === "object" && g !== null && "node" in g ? new Send(String((g as { node: unknown }).node), (g as { input?: unknown }).input) : String(g)));
+  return list.map((g) =>
+    typeof g === "object" && g !== null && "node" in g
+      ? new Send(String((g as { node: unknown }).node), (g as { input?: unknown }).input)
+      : String(g),
+  );
 }
 
 /** Input of the graph: the command (with who answered), or the input (null continues the thread). */
 export function graphInput(kwargs: RunKwargs, identity: string): unknown {
   const c = kwargs.command;
   if (!c) return kwargs.input ?? null;
-  return new Command({ resume: c.resume, update: c.update as never, goto: gotoOf(c.goto) as never, by: identity, reason: c.reason });
+  return new Command({
+    resume: c.resume,
+    update: c.update as never,
+    goto: gotoOf(c.goto) as never,
+    by: identity,
+    reason: c.reason,
+  });
 }
 
 export function graphConfig(threadId: string, kwargs: RunKwargs, signal: AbortSignal): StreamConfig {
-  const config = (kwargs.config ?? {}) as { configurable?: Record<string, unknown>; recursion_limit?: number; tags?: string[] };
+  const config = (kwargs.config ?? {}) as {
+    configurable?: Record<string, unknown>;
+    recursion_limit?: number;
+    tags?: string[];
+  };
   const checkpointId = kwargs.checkpoint_id ?? (config.configurable?.checkpoint_id as string | undefined);
   const configurable: Record<string, unknown> = { ...config.configurable, thread_id: threadId };
   if (checkpointId) configurable.checkpoint_id = checkpointId;

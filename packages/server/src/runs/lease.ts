@@ -9,7 +9,10 @@ import { readSnapshot, syncThread } from "../threads/sync.js";
 import { dispatchNext } from "./executor.js";
 
 export function startLeases(ctx: ServerContext): () => void {
-  const renew = setInterval(() => void ctx.store.touchRuns([...ctx.executing.keys()]).catch(() => undefined), Math.max(ctx.runLeaseMs / 3, 50));
+  const renew = setInterval(
+    () => void ctx.store.touchRuns([...ctx.executing.keys()]).catch(() => undefined),
+    Math.max(ctx.runLeaseMs / 3, 50),
+  );
   const sweep = setInterval(() => void recoverLost(ctx).catch(() => undefined), Math.max(ctx.runLeaseMs / 2, 100));
   renew.unref();
   sweep.unref();
@@ -27,7 +30,12 @@ export async function recoverLost(ctx: ServerContext): Promise<void> {
       if (await ctx.store.moveRun(run.run_id, ["running"], "pending")) await dispatchNext(ctx, run.thread_id);
       continue;
     }
-    const lost = { error: "RunLost", code: "RUN_LOST", message: "The process executing this run stopped before it finished. The thread keeps its last checkpoint; start a new run to continue." };
+    const lost = {
+      error: "RunLost",
+      code: "RUN_LOST",
+      message:
+        "The process executing this run stopped before it finished. The thread keeps its last checkpoint; start a new run to continue.",
+    };
     if (await ctx.store.moveRun(run.run_id, ["running"], "error", { error: lost })) {
       await ctx.store.settleAnswers(run.run_id, false);
       // Stopped at a question, the thread waits for its answer; stopped between steps, nothing

@@ -16,7 +16,12 @@ export class LocalDispatcher implements Dispatcher {
   constructor(private readonly ctx: ServerContext) {}
 
   async dispatch(run: RunRecord): Promise<void> {
-    setImmediate(() => void executeRun(this.ctx, run).catch((error) => console.error(`[interlude] run ${run.run_id} failed to execute:`, error)));
+    setImmediate(
+      () =>
+        void executeRun(this.ctx, run).catch((error) =>
+          console.error(`[interlude] run ${run.run_id} failed to execute:`, error),
+        ),
+    );
   }
 
   async scheduleDeadline(threadId: string, interruptId: string, at: Date): Promise<void> {
@@ -24,7 +29,10 @@ export class LocalDispatcher implements Dispatcher {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       if (at.getTime() - Date.now() > 50) void this.scheduleDeadline(threadId, interruptId, at);
-      else void fireDeadline(this.ctx, threadId, interruptId).catch((error) => console.error("[interlude] deadline failed:", error));
+      else
+        void fireDeadline(this.ctx, threadId, interruptId).catch((error) =>
+          console.error("[interlude] deadline failed:", error),
+        );
     }, delay);
     timer.unref();
     this.timers.add(timer);

@@ -23,13 +23,20 @@ export function errorDetails(error: InterludeError): Record<string, unknown> {
 }
 
 export function errorBody(error: unknown): ErrorBody {
-  if (error instanceof InterludeError) return { error: error.name, message: error.message, code: error.code, ...errorDetails(error) };
+  if (error instanceof InterludeError)
+    return { error: error.name, message: error.message, code: error.code, ...errorDetails(error) };
   if (error instanceof Error) return { error: error.name, message: error.message };
   return { error: "Error", message: String(error) };
 }
 
 /** Errors that refuse the answers a run carried: the thread stays paused, nothing ran. */
-const REFUSALS = new Set(["INVALID_RESUME", "INTERRUPT_MISMATCH", "AMBIGUOUS_RESUME", "UNKNOWN_INTERRUPT", "NOTHING_TO_RESUME"]);
+const REFUSALS = new Set([
+  "INVALID_RESUME",
+  "INTERRUPT_MISMATCH",
+  "AMBIGUOUS_RESUME",
+  "UNKNOWN_INTERRUPT",
+  "NOTHING_TO_RESUME",
+]);
 
 export function isRefusal(error: unknown): boolean {
   return error instanceof InterludeError && REFUSALS.has(error.code);

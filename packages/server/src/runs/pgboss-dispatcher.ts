@@ -33,7 +33,9 @@ export class PgBossDispatcher implements Dispatcher {
     private readonly options: PgBossOptions,
   ) {
     this.boss = new PgBoss({ connectionString: options.connectionString, max: 4, schema: "interlude_pgboss" });
-    this.boss.on("error", (error) => console.error("[interlude] pg-boss:", error instanceof Error ? error.message : error));
+    this.boss.on("error", (error) =>
+      console.error("[interlude] pg-boss:", error instanceof Error ? error.message : error),
+    );
   }
 
   async start(): Promise<void> {
@@ -41,11 +43,19 @@ export class PgBossDispatcher implements Dispatcher {
     for (const name of [RUN_QUEUE, DEADLINE_QUEUE]) await this.boss.createQueue(name).catch(() => undefined);
     const concurrency = this.options.concurrency ?? 8;
     for (let i = 0; i < concurrency; i++) {
-      this.workers.push(await this.boss.work<{ run_id: string }>(RUN_QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => this.onRun(job!.data.run_id)));
+      this.workers.push(
+        await this.boss.work<{ run_id: string }>(
+          RUN_QUEUE,
+          { batchSize: 1, pollingIntervalSeconds: 0.5 },
+          async ([job]) => this.onRun(job!.data.run_id),
+        ),
+      );
     }
     if (concurrency > 0) {
-      await this.boss.work<{ thread_id: string; interrupt_id: string }>(DEADLINE_QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) =>
-        fireDeadline(this.ctx, job!.data.thread_id, job!.data.interrupt_id),
+      await this.boss.work<{ thread_id: string; interrupt_id: string }>(
+        DEADLINE_QUEUE,
+        { batchSize: 1, pollingIntervalSeconds: 0.5 },
+        async ([job]) => fireDeadline(this.ctx, job!.data.thread_id, job!.data.interrupt_id),
       );
     }
     this.unsubscribe = this.ctx.bus.subscribe((event) => {
@@ -55,7 +65,8 @@ export class PgBossDispatcher implements Dispatcher {
 
   private async runHere(runId: string): Promise<void> {
     const run = await this.ctx.store.getRun(runId);
-    if (run?.status === "pending") await executeRun(this.ctx, run).catch((error) => console.error(`[interlude] run ${runId}:`, error));
+    if (run?.status === "pending")
+      await executeRun(this.ctx, run).catch((error) => console.error(`[interlude] run ${runId}:`, error));
   }
 
   /** A run job: execute it if it is still queued and first in its thread's line. */
@@ -65,7 +76,8 @@ export class PgBossDispatcher implements Dispatcher {
     if (run.status === "running") {
       const lapsed = Date.parse(run.updated_at) < Date.now() - this.ctx.runLeaseMs;
       // Alive elsewhere (the job only expired): nothing to do. Lapsed: its process died; take it over.
-      if (!lapsed || this.ctx.executing.has(runId) || !(await this.ctx.store.moveRun(runId, ["running"], "pending"))) return;
+      if (!lapsed || this.ctx.executing.has(runId) || !(await this.ctx.store.moveRun(runId, ["running"], "pending")))
+        return;
     } else if (run.status !== "pending") return;
     const first = (await this.ctx.store.activeRuns(run.thread_id))[0];
     if (first?.run_id !== runId) return; // not its turn: the run before it dispatches it when done
@@ -74,18 +86,28 @@ export class PgBossDispatcher implements Dispatcher {
 
   async dispatch(run: RunRecord): Promise<void> {
     if (run.owner === this.ctx.processId) {
-      setImmediate(() => void executeRun(this.ctx, run).catch((error) => console.error(`[interlude] run ${run.run_id}:`, error)));
+      setImmediate(
+        () => void executeRun(this.ctx, run).catch((error) => console.error(`[interlude] run ${run.run_id}:`, error)),
+      );
     } else if (run.owner) {
       await this.ctx.bus.publish({ type: "run.dispatch", run_id: run.run_id, owner: run.owner });
     } else {
-      await this.boss.send(RUN_QUEUE, { run_id: run.run_id }, { retryLimit: 5, retryDelay: 1, expireInSeconds: this.options.expireInSeconds ?? 900 });
+      await this.boss.send(
+        RUN_QUEUE,
+        { run_id: run.run_id },
+        { retryLimit: 5, retryDelay: 1, expireInSeconds: this.options.expireInSeconds ?? 900 },
+      );
       // Wake a local worker now instead of at its next poll.
       for (const id of this.workers) this.boss.notifyWorker(id);
     }
   }
 
   async scheduleDeadline(threadId: string, interruptId: string, at: Date): Promise<void> {
-    await this.boss.send(DEADLINE_QUEUE, { thread_id: threadId, interrupt_id: interruptId }, { startAfter: at, singletonKey: `${threadId}:${interruptId}`, retryLimit: 3 });
+    await this.boss.send(
+      DEADLINE_QUEUE,
+      { thread_id: threadId, interrupt_id: interruptId },
+      { startAfter: at, singletonKey: `${threadId}:${interruptId}`, retryLimit: 3 },
+    );
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,7 @@
 /** Row <-> record conversion: JSON columns are text in both databases. */
-import type { AnswerRecord, AssistantRecord, PendingInterrupt, RunRecord, ThreadRecord } from "./records.js";
+
 import type { Row } from "./db.js";
+import type { AnswerRecord, AssistantRecord, PendingInterrupt, RunRecord, ThreadRecord } from "./records.js";
 
 export const json = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value));
 const parse = (text: unknown): any => (text === null || text === undefined ? null : JSON.parse(String(text)));

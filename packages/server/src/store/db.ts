@@ -3,8 +3,9 @@
  * PostgreSQL (pg). Statements are written once with `?` placeholders; the Postgres adapter
  * numbers them. Everything the store keeps is text, integers or JSON text, so one dialect fits.
  */
-import type Database from "better-sqlite3";
+
 import { GroupCommit } from "@interlude/checkpoint-sqlite";
+import type Database from "better-sqlite3";
 import type pg from "pg";
 
 export type Row = Record<string, unknown>;
@@ -109,7 +110,8 @@ export class PgDb implements Db {
     try {
       await client.query("BEGIN");
       // Serialises writers of one thread across processes without locking a row that may not exist yet.
-      if (threadId !== undefined) await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`interlude-thread:${threadId}`]);
+      if (threadId !== undefined)
+        await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`interlude-thread:${threadId}`]);
       const result = await fn(new PgDb(this.pool, client));
       await client.query("COMMIT");
       return result;

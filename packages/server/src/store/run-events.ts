@@ -16,21 +16,32 @@ export async function appendRunEvents(db: Db, runId: string, events: readonly Ru
   for (const e of events) params.push(runId, Number(e.id), e.event, JSON.stringify(e.data ?? null));
   const rows = events.map(() => "(?, ?, ?, ?)").join(", ");
   // A retried run logs from 0 again: its newer events replace the failed attempt's.
-  await db.run(`INSERT INTO interlude_server_run_events (run_id, seq, event, data) VALUES ${rows} ON CONFLICT (run_id, seq) DO UPDATE SET event = excluded.event, data = excluded.data`, params);
+  await db.run(
+    `INSERT INTO interlude_server_run_events (run_id, seq, event, data) VALUES ${rows} ON CONFLICT (run_id, seq) DO UPDATE SET event = excluded.event, data = excluded.data`,
+    params,
+  );
 }
 
 export async function runEventsAfter(db: Db, runId: string, seq: number): Promise<StoredRunEvent[]> {
-  const rows = await db.all<{ seq: number | string; event: string; data: string }>("SELECT seq, event, data FROM interlude_server_run_events WHERE run_id = ? AND seq > ? ORDER BY seq", [runId, seq]);
+  const rows = await db.all<{ seq: number | string; event: string; data: string }>(
+    "SELECT seq, event, data FROM interlude_server_run_events WHERE run_id = ? AND seq > ? ORDER BY seq",
+    [runId, seq],
+  );
   return rows.map((r) => ({ seq: Number(r.seq), id: String(r.seq), event: r.event, data: JSON.parse(r.data) }));
 }
 
 export async function deleteRunEvents(db: Db, runIds: readonly string[]): Promise<void> {
   if (!runIds.length) return;
-  await db.run(`DELETE FROM interlude_server_run_events WHERE run_id IN (${runIds.map(() => "?").join(", ")})`, [...runIds]);
+  await db.run(`DELETE FROM interlude_server_run_events WHERE run_id IN (${runIds.map(() => "?").join(", ")})`, [
+    ...runIds,
+  ]);
 }
 
 export async function deleteThreadRunEvents(db: Db, threadId: string): Promise<void> {
-  await db.run("DELETE FROM interlude_server_run_events WHERE run_id IN (SELECT run_id FROM interlude_server_runs WHERE thread_id = ?)", [threadId]);
+  await db.run(
+    "DELETE FROM interlude_server_run_events WHERE run_id IN (SELECT run_id FROM interlude_server_runs WHERE thread_id = ?)",
+    [threadId],
+  );
 }
 
 /** Events of runs that ended before `before` (their late joiners have had their chance). */

@@ -4,7 +4,16 @@
  */
 import { answerOf, assistantOf, json, pendingOf, runOf, threadOf } from "./codec.js";
 import type { Db } from "./db.js";
-import type { AnswerRecord, AssistantRecord, Json, PendingInterrupt, RunRecord, RunStatus, ThreadRecord, ThreadStatus } from "./records.js";
+import type {
+  AnswerRecord,
+  AssistantRecord,
+  Json,
+  PendingInterrupt,
+  RunRecord,
+  RunStatus,
+  ThreadRecord,
+  ThreadStatus,
+} from "./records.js";
 import { deleteThreadRunEvents } from "./run-events.js";
 import { migrate } from "./schema.js";
 
@@ -35,8 +44,8 @@ export function matches(target: Json | null | undefined, filter: Json | undefine
   return Object.entries(filter).every(([k, v]) => JSON.stringify(target?.[k]) === JSON.stringify(v));
 }
 
-
-const THREAD_COLUMNS_BUT_VALUES = "thread_id, created_at, updated_at, state_updated_at, metadata, status, interrupts, error, config, graph_id, assistant_id";
+const THREAD_COLUMNS_BUT_VALUES =
+  "thread_id, created_at, updated_at, state_updated_at, metadata, status, interrupts, error, config, graph_id, assistant_id";
 
 export interface StoreOptions {
   /**
@@ -67,7 +76,18 @@ export class Store {
     const changes = await this.db.run(
       `INSERT INTO interlude_server_assistants (assistant_id, graph_id, name, description, config, context, metadata, version, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (assistant_id) DO NOTHING`,
-      [a.assistant_id, a.graph_id, a.name, a.description, json(a.config), json(a.context), json(a.metadata), a.version, a.created_at, a.updated_at],
+      [
+        a.assistant_id,
+        a.graph_id,
+        a.name,
+        a.description,
+        json(a.config),
+        json(a.context),
+        json(a.metadata),
+        a.version,
+        a.created_at,
+        a.updated_at,
+      ],
     );
     return changes > 0;
   }
@@ -76,7 +96,17 @@ export class Store {
     this.assistantCache?.delete(a.assistant_id);
     await this.db.run(
       `UPDATE interlude_server_assistants SET graph_id = ?, name = ?, description = ?, config = ?, context = ?, metadata = ?, version = ?, updated_at = ? WHERE assistant_id = ?`,
-      [a.graph_id, a.name, a.description, json(a.config), json(a.context), json(a.metadata), a.version, a.updated_at, a.assistant_id],
+      [
+        a.graph_id,
+        a.name,
+        a.description,
+        json(a.config),
+        json(a.context),
+        json(a.metadata),
+        a.version,
+        a.updated_at,
+        a.assistant_id,
+      ],
     );
   }
 
@@ -93,7 +123,12 @@ export class Store {
     const rows = await this.db.all("SELECT * FROM interlude_server_assistants ORDER BY created_at, assistant_id");
     return rows
       .map(assistantOf)
-      .filter((a) => (!filter.graph_id || a.graph_id === filter.graph_id) && (!filter.name || a.name.includes(filter.name)) && matches(a.metadata, filter.metadata));
+      .filter(
+        (a) =>
+          (!filter.graph_id || a.graph_id === filter.graph_id) &&
+          (!filter.name || a.name.includes(filter.name)) &&
+          matches(a.metadata, filter.metadata),
+      );
   }
 
   async deleteAssistant(id: string): Promise<boolean> {
@@ -107,7 +142,20 @@ export class Store {
     const changes = await db.run(
       `INSERT INTO interlude_server_threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, "values", interrupts, error, config, graph_id, assistant_id)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id) DO NOTHING`,
-      [t.thread_id, t.created_at, t.updated_at, t.state_updated_at, json(t.metadata), t.status, json(t.values), json(t.interrupts), json(t.error), json(t.config), t.graph_id, t.assistant_id],
+      [
+        t.thread_id,
+        t.created_at,
+        t.updated_at,
+        t.state_updated_at,
+        json(t.metadata),
+        t.status,
+        json(t.values),
+        json(t.interrupts),
+        json(t.error),
+        json(t.config),
+        t.graph_id,
+        t.assistant_id,
+      ],
     );
     return changes > 0;
   }
@@ -115,12 +163,27 @@ export class Store {
   async saveThread(t: ThreadRecord, db: Db = this.db): Promise<void> {
     await db.run(
       `UPDATE interlude_server_threads SET updated_at = ?, state_updated_at = ?, metadata = ?, status = ?, "values" = ?, interrupts = ?, error = ?, config = ?, graph_id = ?, assistant_id = ? WHERE thread_id = ?`,
-      [t.updated_at, t.state_updated_at, json(t.metadata), t.status, json(t.values), json(t.interrupts), json(t.error), json(t.config), t.graph_id, t.assistant_id, t.thread_id],
+      [
+        t.updated_at,
+        t.state_updated_at,
+        json(t.metadata),
+        t.status,
+        json(t.values),
+        json(t.interrupts),
+        json(t.error),
+        json(t.config),
+        t.graph_id,
+        t.assistant_id,
+        t.thread_id,
+      ],
     );
   }
 
   async markThreadBusy(id: string, db: Db = this.db): Promise<void> {
-    await db.run("UPDATE interlude_server_threads SET status = 'busy', updated_at = ? WHERE thread_id = ?", [new Date().toISOString(), id]);
+    await db.run("UPDATE interlude_server_threads SET status = 'busy', updated_at = ? WHERE thread_id = ?", [
+      new Date().toISOString(),
+      id,
+    ]);
   }
 
   /** `values: false` leaves the state out (null), for callers about to replace it: it is the largest column to parse. */
@@ -131,20 +194,29 @@ export class Store {
   }
 
   /** Which graph and assistant a thread runs (undefined: no such thread). */
-  async threadGraph(id: string, db: Db = this.db): Promise<{ graph_id: string | null; assistant_id: string | null } | undefined> {
-    const rows = await db.all<{ graph_id: string | null; assistant_id: string | null }>("SELECT graph_id, assistant_id FROM interlude_server_threads WHERE thread_id = ?", [id]);
+  async threadGraph(
+    id: string,
+    db: Db = this.db,
+  ): Promise<{ graph_id: string | null; assistant_id: string | null } | undefined> {
+    const rows = await db.all<{ graph_id: string | null; assistant_id: string | null }>(
+      "SELECT graph_id, assistant_id FROM interlude_server_threads WHERE thread_id = ?",
+      [id],
+    );
     return rows[0];
   }
 
   async threads(query: ThreadQuery): Promise<ThreadRecord[]> {
     const where: string[] = [];
     const params: unknown[] = [];
-    if (query.status) (where.push("status = ?"), params.push(query.status));
-    if (query.ids?.length) (where.push(`thread_id IN (${query.ids.map(() => "?").join(", ")})`), params.push(...query.ids));
+    if (query.status) where.push("status = ?"), params.push(query.status);
+    if (query.ids?.length)
+      where.push(`thread_id IN (${query.ids.map(() => "?").join(", ")})`), params.push(...query.ids);
     const column = query.sort_by ?? "created_at";
     const order = query.sort_order === "asc" ? "ASC" : "DESC";
     const sql = `SELECT * FROM interlude_server_threads${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY ${column} ${order}, thread_id ${order}`;
-    const rows = (await this.db.all(sql, params)).map(threadOf).filter((t) => matches(t.metadata, query.metadata) && matches(t.values, query.values));
+    const rows = (await this.db.all(sql, params))
+      .map(threadOf)
+      .filter((t) => matches(t.metadata, query.metadata) && matches(t.values, query.values));
     const offset = query.offset ?? 0;
     return query.limit === undefined ? rows.slice(offset) : rows.slice(offset, offset + query.limit);
   }
@@ -152,7 +224,8 @@ export class Store {
   async deleteThread(id: string): Promise<boolean> {
     return this.db.tx(async (db) => {
       await deleteThreadRunEvents(db, id);
-      for (const table of ["runs", "pending", "answers"]) await db.run(`DELETE FROM interlude_server_${table} WHERE thread_id = ?`, [id]);
+      for (const table of ["runs", "pending", "answers"])
+        await db.run(`DELETE FROM interlude_server_${table} WHERE thread_id = ?`, [id]);
       return (await db.run("DELETE FROM interlude_server_threads WHERE thread_id = ?", [id])) > 0;
     }, id);
   }
@@ -163,7 +236,21 @@ export class Store {
     await db.run(
       `INSERT INTO interlude_server_runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, multitask_strategy, kwargs, identity, owner, attempt, error)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [r.run_id, r.thread_id, r.assistant_id, r.created_at, r.updated_at, r.status, json(r.metadata), r.multitask_strategy, json(r.kwargs), r.identity, r.owner, r.attempt, json(r.error)],
+      [
+        r.run_id,
+        r.thread_id,
+        r.assistant_id,
+        r.created_at,
+        r.updated_at,
+        r.status,
+        json(r.metadata),
+        r.multitask_strategy,
+        json(r.kwargs),
+        r.identity,
+        r.owner,
+        r.attempt,
+        json(r.error),
+      ],
     );
   }
 
@@ -183,19 +270,33 @@ export class Store {
   /** Pending and running runs of a thread, oldest first. */
   async activeRuns(threadId: string, db: Db = this.db): Promise<RunRecord[]> {
     // Statuses written out: the planner picks the partial index interlude_server_runs_active only for these literals.
-    const rows = await db.all(`SELECT * FROM interlude_server_runs WHERE thread_id = ? AND status IN ('pending', 'running') ORDER BY created_at, run_id`, [threadId]);
+    const rows = await db.all(
+      `SELECT * FROM interlude_server_runs WHERE thread_id = ? AND status IN ('pending', 'running') ORDER BY created_at, run_id`,
+      [threadId],
+    );
     return rows.map(runOf);
   }
 
   /** Compare-and-set of a run's status; false when it was not in one of `from`. */
-  async moveRun(runId: string, from: RunStatus[], to: RunStatus, extra: { error?: unknown; kwargs?: RunRecord["kwargs"]; attempt?: number } = {}, db: Db = this.db): Promise<boolean> {
+  async moveRun(
+    runId: string,
+    from: RunStatus[],
+    to: RunStatus,
+    extra: { error?: unknown; kwargs?: RunRecord["kwargs"]; attempt?: number } = {},
+    db: Db = this.db,
+  ): Promise<boolean> {
     const sets = ["status = ?", "updated_at = ?"];
     const params: unknown[] = [to, new Date().toISOString()];
-    if ("error" in extra) (sets.push("error = ?"), params.push(json(extra.error)));
-    if (extra.kwargs) (sets.push("kwargs = ?"), params.push(json(extra.kwargs)));
-    if (extra.attempt !== undefined) (sets.push("attempt = ?"), params.push(extra.attempt));
+    if ("error" in extra) sets.push("error = ?"), params.push(json(extra.error));
+    if (extra.kwargs) sets.push("kwargs = ?"), params.push(json(extra.kwargs));
+    if (extra.attempt !== undefined) sets.push("attempt = ?"), params.push(extra.attempt);
     params.push(runId, ...from);
-    return (await db.run(`UPDATE interlude_server_runs SET ${sets.join(", ")} WHERE run_id = ? AND status IN (${from.map(() => "?").join(", ")})`, params)) > 0;
+    return (
+      (await db.run(
+        `UPDATE interlude_server_runs SET ${sets.join(", ")} WHERE run_id = ? AND status IN (${from.map(() => "?").join(", ")})`,
+        params,
+      )) > 0
+    );
   }
 
   async deleteRun(runId: string, db: Db = this.db): Promise<boolean> {
@@ -205,53 +306,92 @@ export class Store {
   /** Running runs of executors that stopped renewing them (a crashed process). */
   async staleRuns(before: string): Promise<RunRecord[]> {
     // The IN term lets the planner scan the partial index of active runs.
-    return (await this.db.all("SELECT * FROM interlude_server_runs WHERE status IN ('pending', 'running') AND status = 'running' AND updated_at < ?", [before])).map(runOf);
+    return (
+      await this.db.all(
+        "SELECT * FROM interlude_server_runs WHERE status IN ('pending', 'running') AND status = 'running' AND updated_at < ?",
+        [before],
+      )
+    ).map(runOf);
   }
 
   async touchRuns(runIds: string[]): Promise<void> {
     if (!runIds.length) return;
-    await this.db.run(`UPDATE interlude_server_runs SET updated_at = ? WHERE status = 'running' AND run_id IN (${runIds.map(() => "?").join(", ")})`, [new Date().toISOString(), ...runIds]);
+    await this.db.run(
+      `UPDATE interlude_server_runs SET updated_at = ? WHERE status = 'running' AND run_id IN (${runIds.map(() => "?").join(", ")})`,
+      [new Date().toISOString(), ...runIds],
+    );
   }
 
   // ---- pending interrupts (the inbox) ----
 
   async pendingOf(threadId: string, db: Db = this.db): Promise<PendingInterrupt[]> {
-    return (await db.all("SELECT * FROM interlude_server_pending WHERE thread_id = ? ORDER BY created_at", [threadId])).map(pendingOf);
+    return (
+      await db.all("SELECT * FROM interlude_server_pending WHERE thread_id = ? ORDER BY created_at", [threadId])
+    ).map(pendingOf);
   }
 
   async insertPending(p: PendingInterrupt, db: Db = this.db): Promise<boolean> {
     const changes = await db.run(
       `INSERT INTO interlude_server_pending (thread_id, interrupt_id, graph_id, assistant_id, value, response_schema, ns, created_at, deadline_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id, interrupt_id) DO NOTHING`,
-      [p.thread_id, p.interrupt_id, p.graph_id, p.assistant_id, json(p.value), json(p.response_schema), json(p.ns), p.created_at, p.deadline_at],
+      [
+        p.thread_id,
+        p.interrupt_id,
+        p.graph_id,
+        p.assistant_id,
+        json(p.value),
+        json(p.response_schema),
+        json(p.ns),
+        p.created_at,
+        p.deadline_at,
+      ],
     );
     return changes > 0;
   }
 
   async deletePending(threadId: string, interruptId: string, db: Db = this.db): Promise<boolean> {
-    return (await db.run("DELETE FROM interlude_server_pending WHERE thread_id = ? AND interrupt_id = ?", [threadId, interruptId])) > 0;
+    return (
+      (await db.run("DELETE FROM interlude_server_pending WHERE thread_id = ? AND interrupt_id = ?", [
+        threadId,
+        interruptId,
+      ])) > 0
+    );
   }
 
   async pending(query: PendingQuery): Promise<{ items: PendingInterrupt[]; total: number }> {
     const where: string[] = [];
     const params: unknown[] = [];
-    if (query.graph_id) (where.push("graph_id = ?"), params.push(query.graph_id));
-    if (query.thread_id) (where.push("thread_id = ?"), params.push(query.thread_id));
-    if (query.q) (where.push("LOWER(value) LIKE ?"), params.push(`%${query.q.toLowerCase()}%`));
-    if (query.min_age_seconds) (where.push("created_at <= ?"), params.push(new Date(Date.now() - query.min_age_seconds * 1000).toISOString()));
+    if (query.graph_id) where.push("graph_id = ?"), params.push(query.graph_id);
+    if (query.thread_id) where.push("thread_id = ?"), params.push(query.thread_id);
+    if (query.q) where.push("LOWER(value) LIKE ?"), params.push(`%${query.q.toLowerCase()}%`);
+    if (query.min_age_seconds)
+      where.push("created_at <= ?"), params.push(new Date(Date.now() - query.min_age_seconds * 1000).toISOString());
     const filter = where.length ? ` WHERE ${where.join(" AND ")}` : "";
-    const [count] = await this.db.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM interlude_server_pending${filter}`, params);
+    const [count] = await this.db.all<{ n: number | string }>(
+      `SELECT COUNT(*) AS n FROM interlude_server_pending${filter}`,
+      params,
+    );
     const page = ` LIMIT ${Math.floor(query.limit ?? 50)} OFFSET ${Math.floor(query.offset ?? 0)}`;
-    const rows = await this.db.all(`SELECT * FROM interlude_server_pending${filter} ORDER BY created_at, thread_id, interrupt_id${page}`, params);
+    const rows = await this.db.all(
+      `SELECT * FROM interlude_server_pending${filter} ORDER BY created_at, thread_id, interrupt_id${page}`,
+      params,
+    );
     return { items: rows.map(pendingOf), total: Number(count?.n ?? 0) };
   }
 
   async dueDeadlines(now: string): Promise<PendingInterrupt[]> {
-    return (await this.db.all("SELECT * FROM interlude_server_pending WHERE deadline_at IS NOT NULL AND deadline_at <= ? ORDER BY deadline_at", [now])).map(pendingOf);
+    return (
+      await this.db.all(
+        "SELECT * FROM interlude_server_pending WHERE deadline_at IS NOT NULL AND deadline_at <= ? ORDER BY deadline_at",
+        [now],
+      )
+    ).map(pendingOf);
   }
 
   async nextDeadline(): Promise<string | undefined> {
-    const rows = await this.db.all<{ d: string | null }>("SELECT MIN(deadline_at) AS d FROM interlude_server_pending WHERE deadline_at IS NOT NULL");
+    const rows = await this.db.all<{ d: string | null }>(
+      "SELECT MIN(deadline_at) AS d FROM interlude_server_pending WHERE deadline_at IS NOT NULL",
+    );
     return rows[0]?.d ?? undefined;
   }
 
@@ -267,17 +407,26 @@ export class Store {
   }
 
   async answer(threadId: string, interruptId: string, db: Db = this.db): Promise<AnswerRecord | undefined> {
-    const rows = await db.all("SELECT * FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id = ?", [threadId, interruptId]);
+    const rows = await db.all("SELECT * FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id = ?", [
+      threadId,
+      interruptId,
+    ]);
     return rows[0] && answerOf(rows[0]);
   }
 
   /** Forgets an applied answer: the interrupt is pending again (a replay or fork asked it anew). */
   async clearAnswer(threadId: string, interruptId: string, db: Db = this.db): Promise<void> {
-    await db.run("DELETE FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id = ? AND state = 'applied'", [threadId, interruptId]);
+    await db.run(
+      "DELETE FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id = ? AND state = 'applied'",
+      [threadId, interruptId],
+    );
   }
 
   async settleAnswers(runId: string, applied: boolean, db: Db = this.db): Promise<void> {
-    if (applied) await db.run("UPDATE interlude_server_answers SET state = 'applied' WHERE run_id = ? AND state = 'reserved'", [runId]);
+    if (applied)
+      await db.run("UPDATE interlude_server_answers SET state = 'applied' WHERE run_id = ? AND state = 'reserved'", [
+        runId,
+      ]);
     else await db.run("DELETE FROM interlude_server_answers WHERE run_id = ? AND state = 'reserved'", [runId]);
   }
 }

@@ -1,5 +1,5 @@
 /** Core snapshots and interrupts in the LangGraph Server API's JSON shapes. */
-import { NS_SEP, type Interrupt, type RunnableConfig, type StateSnapshot } from "interlude";
+import { type Interrupt, NS_SEP, type RunnableConfig, type StateSnapshot } from "interlude";
 import type { ApiInterrupt } from "../store/records.js";
 
 export function apiInterrupt(i: Interrupt): ApiInterrupt {
@@ -20,7 +20,12 @@ export interface ApiCheckpoint {
 export function apiCheckpoint(config: RunnableConfig | undefined, threadId: string): ApiCheckpoint | null {
   const c = config?.configurable;
   if (!c) return null;
-  return { thread_id: String(c.thread_id ?? threadId), checkpoint_ns: String(c.checkpoint_ns ?? ""), checkpoint_id: (c.checkpoint_id as string | undefined) ?? null, checkpoint_map: null };
+  return {
+    thread_id: String(c.thread_id ?? threadId),
+    checkpoint_ns: String(c.checkpoint_ns ?? ""),
+    checkpoint_id: (c.checkpoint_id as string | undefined) ?? null,
+    checkpoint_map: null,
+  };
 }
 
 function isSnapshot(x: unknown): x is StateSnapshot {

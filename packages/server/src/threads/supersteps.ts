@@ -9,8 +9,19 @@ interface Superstep {
 
 export async function applySupersteps(ctx: ServerContext, thread: ThreadRecord, steps: Superstep[]): Promise<void> {
   const graph = thread.graph_id ? ctx.graphs.get(thread.graph_id) : undefined;
-  if (!graph) throw new ServerError("GRAPH_REQUIRED", 422, "supersteps need a graph: pass graph_id (metadata.graph_id) when creating the thread.", { field: "metadata.graph_id" });
+  if (!graph)
+    throw new ServerError(
+      "GRAPH_REQUIRED",
+      422,
+      "supersteps need a graph: pass graph_id (metadata.graph_id) when creating the thread.",
+      { field: "metadata.graph_id" },
+    );
   for (const step of steps) {
-    for (const update of step.updates) await graph.updateState({ configurable: { thread_id: thread.thread_id } }, (update.values ?? null) as never, update.as_node);
+    for (const update of step.updates)
+      await graph.updateState(
+        { configurable: { thread_id: thread.thread_id } },
+        (update.values ?? null) as never,
+        update.as_node,
+      );
   }
 }

@@ -43,10 +43,18 @@ export async function readSnapshot(ctx: ServerContext, threadId: string): Promis
 }
 
 /** @param read the thread's snapshot when the caller has just read it */
-export async function syncThread(ctx: ServerContext, threadId: string, options: SyncOptions = {}, read?: StateSnapshot): Promise<ThreadRecord | undefined> {
+export async function syncThread(
+  ctx: ServerContext,
+  threadId: string,
+  options: SyncOptions = {},
+  read?: StateSnapshot,
+): Promise<ThreadRecord | undefined> {
   const snapshot = read ?? (await readSnapshot(ctx, threadId));
   const announcements: Announcements = { events: [], deadlines: [] };
-  const thread = await ctx.store.db.tx((db) => syncThreadIn(ctx, db, threadId, snapshot, options, announcements), threadId);
+  const thread = await ctx.store.db.tx(
+    (db) => syncThreadIn(ctx, db, threadId, snapshot, options, announcements),
+    threadId,
+  );
   await announce(ctx, announcements);
   return thread;
 }
@@ -86,7 +94,14 @@ export async function announce(ctx: ServerContext, out: Announcements): Promise<
   for (const d of out.deadlines) await ctx.dispatcher.scheduleDeadline(d.threadId, d.interruptId, d.at);
 }
 
-async function syncPending(ctx: ServerContext, db: Db, thread: ThreadRecord, snapshot: StateSnapshot | undefined, now: string, out: Announcements): Promise<void> {
+async function syncPending(
+  ctx: ServerContext,
+  db: Db,
+  thread: ThreadRecord,
+  snapshot: StateSnapshot | undefined,
+  now: string,
+  out: Announcements,
+): Promise<void> {
   const current = new Map((snapshot?.interrupts ?? []).map((i) => [i.id, i]));
   // A thread whose run failed is not waiting for anyone, even if its last checkpoint still shows a question.
   if (thread.status === "error") current.clear();
@@ -96,7 +111,14 @@ async function syncPending(ctx: ServerContext, db: Db, thread: ThreadRecord, sna
     if (current.has(row.interrupt_id)) continue;
     if (!(await ctx.store.deletePending(thread.thread_id, row.interrupt_id, db))) continue;
     const answer = await ctx.store.answer(thread.thread_id, row.interrupt_id, db);
-    out.events.push({ type: "interrupt.resolved", thread_id: thread.thread_id, interrupt_id: row.interrupt_id, by: answer?.by ?? null, answer: answer?.answer ?? null, at: answer?.at ?? now });
+    out.events.push({
+      type: "interrupt.resolved",
+      thread_id: thread.thread_id,
+      interrupt_id: row.interrupt_id,
+      by: answer?.by ?? null,
+      answer: answer?.answer ?? null,
+      at: answer?.at ?? now,
+    });
   }
   for (const [id, interrupt] of current) {
     if (known.has(id)) continue;
@@ -116,6 +138,7 @@ async function syncPending(ctx: ServerContext, db: Db, thread: ThreadRecord, sna
     if (!(await ctx.store.insertPending(row, db))) continue;
     await ctx.store.clearAnswer(row.thread_id, id, db);
     out.events.push({ type: "interrupt.created", ...row });
-    if (row.deadline_at) out.deadlines.push({ threadId: row.thread_id, interruptId: id, at: new Date(row.deadline_at) });
+    if (row.deadline_at)
+      out.deadlines.push({ threadId: row.thread_id, interruptId: id, at: new Date(row.deadline_at) });
   }
 }

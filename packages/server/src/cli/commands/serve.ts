@@ -1,6 +1,7 @@
 /** `interlude serve` and `interlude worker`. */
+
+import { defaultSqlitePath, openBackend } from "../../backend.js";
 import { loadConfig, parseApiKeys } from "../../config/config.js";
-import { openBackend, defaultSqlitePath } from "../../backend.js";
 import { startServer } from "../../server.js";
 import { CliError } from "../target.js";
 
@@ -19,7 +20,10 @@ function onSignals(stop: () => Promise<void>): void {
     process.once(signal, () => {
       if (stopping) return;
       stopping = true;
-      void stop().then(() => process.exit(0), () => process.exit(1));
+      void stop().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
     });
   }
 }
@@ -28,7 +32,8 @@ export async function serve(flags: ServeFlags): Promise<void> {
   const config = loadConfig(flags.config);
   const postgresUrl = flags.postgres ?? process.env.DATABASE_URL;
   const port = Number(flags.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new CliError(`--port ${flags.port} is not a port number.`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new CliError(`--port ${flags.port} is not a port number.`);
   const server = await startServer({
     config,
     host: flags.host,
@@ -50,8 +55,13 @@ export async function serve(flags: ServeFlags): Promise<void> {
 
 export async function worker(flags: Omit<ServeFlags, "host" | "port" | "db">): Promise<void> {
   const postgresUrl = flags.postgres ?? process.env.DATABASE_URL;
-  if (!postgresUrl) throw new CliError("interlude worker shares work through PostgreSQL: pass --postgres <url> or set DATABASE_URL.");
-  const backend = await openBackend({ config: loadConfig(flags.config), postgresUrl, concurrency: flags.concurrency === undefined ? undefined : Number(flags.concurrency) });
+  if (!postgresUrl)
+    throw new CliError("interlude worker shares work through PostgreSQL: pass --postgres <url> or set DATABASE_URL.");
+  const backend = await openBackend({
+    config: loadConfig(flags.config),
+    postgresUrl,
+    concurrency: flags.concurrency === undefined ? undefined : Number(flags.concurrency),
+  });
   console.log(`Interlude worker ready (graphs: ${backend.ctx.graphs.ids().join(", ")})`);
   onSignals(() => backend.close());
 }

@@ -35,7 +35,10 @@ export function assistantRoutes(ctx: ServerContext): Hono<AppEnv> {
       updated_at: now,
     };
     if (!(await ctx.store.insertAssistant(assistant))) {
-      if (req.if_exists !== "do_nothing") throw new ConflictError(`Assistant "${assistant.assistant_id}" already exists.`, { assistant_id: assistant.assistant_id });
+      if (req.if_exists !== "do_nothing")
+        throw new ConflictError(`Assistant "${assistant.assistant_id}" already exists.`, {
+          assistant_id: assistant.assistant_id,
+        });
       return c.json(await resolveAssistant(ctx, assistant.assistant_id));
     }
     return c.json(assistant);
@@ -43,14 +46,26 @@ export function assistantRoutes(ctx: ServerContext): Hono<AppEnv> {
 
   app.post("/assistants/search", async (c) => {
     const req = await body(c, AssistantSearchBody);
-    const all = await ctx.store.assistants({ graph_id: req.graph_id ?? undefined, name: req.name ?? undefined, metadata: req.metadata ?? undefined });
+    const all = await ctx.store.assistants({
+      graph_id: req.graph_id ?? undefined,
+      name: req.name ?? undefined,
+      metadata: req.metadata ?? undefined,
+    });
     const offset = req.offset ?? 0;
     return c.json(all.slice(offset, offset + (req.limit ?? 10)));
   });
 
   app.post("/assistants/count", async (c) => {
     const req = await body(c, AssistantSearchBody);
-    return c.json((await ctx.store.assistants({ graph_id: req.graph_id ?? undefined, name: req.name ?? undefined, metadata: req.metadata ?? undefined })).length);
+    return c.json(
+      (
+        await ctx.store.assistants({
+          graph_id: req.graph_id ?? undefined,
+          name: req.name ?? undefined,
+          metadata: req.metadata ?? undefined,
+        })
+      ).length,
+    );
   });
 
   app.get("/assistants/:id", async (c) => c.json(await resolveAssistant(ctx, c.req.param("id"))));
@@ -84,7 +99,11 @@ export function assistantRoutes(ctx: ServerContext): Hono<AppEnv> {
     const { graph } = await graphOf(c.req.param("id"));
     const drawing = graph.getGraph();
     return c.json({
-      nodes: drawing.nodes.map((n) => ({ id: n.id, type: n.subgraph ? "graph" : "runnable", data: { id: n.id, name: n.id } })),
+      nodes: drawing.nodes.map((n) => ({
+        id: n.id,
+        type: n.subgraph ? "graph" : "runnable",
+        data: { id: n.id, name: n.id },
+      })),
       edges: drawing.edges.map((e) => ({ source: e.source, target: e.target, conditional: e.conditional })),
     });
   });
@@ -93,7 +112,14 @@ export function assistantRoutes(ctx: ServerContext): Hono<AppEnv> {
     const { assistant, graph } = await graphOf(c.req.param("id"));
     // The state's keys are known, their types are not (annotations carry no JSON Schema).
     const state = { type: "object", properties: Object.fromEntries(graph.spec.stateKeys.map((k) => [k, {}])) };
-    return c.json({ graph_id: assistant.graph_id, input_schema: state, output_schema: state, state_schema: state, config_schema: { type: "object" }, context_schema: null });
+    return c.json({
+      graph_id: assistant.graph_id,
+      input_schema: state,
+      output_schema: state,
+      state_schema: state,
+      config_schema: { type: "object" },
+      context_schema: null,
+    });
   });
 
   app.get("/assistants/:id/subgraphs", async (c) => {

@@ -80,13 +80,28 @@ export function inboxRoutes(ctx: ServerContext): Hono<AppEnv> {
     const { run, first } = await createRun(
       ctx,
       thread.thread_id,
-      { assistant_id: thread.assistant_id ?? thread.graph_id ?? "", command: { resume: { [req.interrupt_id]: req.answer }, reason: req.reason }, multitask_strategy: "enqueue" },
+      {
+        assistant_id: thread.assistant_id ?? thread.graph_id ?? "",
+        command: { resume: { [req.interrupt_id]: req.answer }, reason: req.reason },
+        multitask_strategy: "enqueue",
+      },
       c.get("identity"),
       ctx.processId,
     );
     if (first) await awaitAcceptance(ctx, run, true);
     const answer = await ctx.store.answer(thread.thread_id, req.interrupt_id);
-    return c.json({ thread_id: thread.thread_id, interrupt_id: req.interrupt_id, run_id: run.run_id, by: c.get("identity"), answer: req.answer, at: answer?.at ?? run.created_at, status: first ? "accepted" : "queued" }, first ? 200 : 202);
+    return c.json(
+      {
+        thread_id: thread.thread_id,
+        interrupt_id: req.interrupt_id,
+        run_id: run.run_id,
+        by: c.get("identity"),
+        answer: req.answer,
+        at: answer?.at ?? run.created_at,
+        status: first ? "accepted" : "queued",
+      },
+      first ? 200 : 202,
+    );
   });
 
   return app;

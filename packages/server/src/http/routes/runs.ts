@@ -9,7 +9,7 @@ import type { RunRecord, ThreadRecord } from "../../store/records.js";
 import { awaitAcceptance } from "../acceptance.js";
 import type { AppEnv, Ctx } from "../env.js";
 import { RunBody } from "../schemas.js";
-import { sseFromLog, sseFromStore, sseOf, type FollowOptions } from "../sse.js";
+import { type FollowOptions, sseFromLog, sseFromStore, sseOf } from "../sse.js";
 import { body } from "../validate.js";
 import { deleteThread, requireThread } from "./threads.js";
 
@@ -37,7 +37,12 @@ function requestOf(req: RunBody): RunRequest {
 }
 
 /** What `wait` and `join` return: the thread's values (with `__interrupt__` when paused), or `__error__`. */
-export async function finalValues(ctx: ServerContext, run: RunRecord | undefined, threadId: string, known?: ThreadRecord): Promise<Record<string, unknown>> {
+export async function finalValues(
+  ctx: ServerContext,
+  run: RunRecord | undefined,
+  threadId: string,
+  known?: ThreadRecord,
+): Promise<Record<string, unknown>> {
   if (run?.status === "error") return { __error__: run.error };
   const thread = known ?? (await ctx.store.getThread(threadId));
   const values = { ...(thread?.values ?? {}) } as Record<string, unknown>;
@@ -48,7 +53,8 @@ export async function finalValues(ctx: ServerContext, run: RunRecord | undefined
 
 export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const locate = (c: Ctx, run: RunRecord) => c.header("Content-Location", `/threads/${run.thread_id}/runs/${run.run_id}`);
+  const locate = (c: Ctx, run: RunRecord) =>
+    c.header("Content-Location", `/threads/${run.thread_id}/runs/${run.run_id}`);
 
   async function start(c: Ctx, threadId: string, req: RunRequest, owner: string | null) {
     const { run, first } = await createRun(ctx, threadId, req, c.get("identity"), owner);
@@ -62,7 +68,9 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
     const done = waitForRun(ctx, run.run_id);
     if (stateless && req.on_completion !== "keep") void done.then(() => dropThread(threadId));
     const cancelOnDisconnect = req.on_disconnect === "cancel";
-    return sseFromLog(c, ctx.broker.open(run.run_id), { onDisconnect: cancelOnDisconnect ? () => void cancelIfActive(run.run_id) : undefined });
+    return sseFromLog(c, ctx.broker.open(run.run_id), {
+      onDisconnect: cancelOnDisconnect ? () => void cancelIfActive(run.run_id) : undefined,
+    });
   }
 
   async function wait(c: Ctx, threadId: string, req: RunRequest, stateless: boolean) {
@@ -92,9 +100,15 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
 
   const stateless = (req: RunRequest): RunRequest => ({ ...req, if_not_exists: "create" });
 
-  app.post("/threads/:thread_id/runs", async (c) => c.json(runJson(await start(c, c.req.param("thread_id"), requestOf(await body(c, RunBody)), null))));
-  app.post("/threads/:thread_id/runs/stream", async (c) => stream(c, c.req.param("thread_id"), requestOf(await body(c, RunBody)), false));
-  app.post("/threads/:thread_id/runs/wait", async (c) => wait(c, c.req.param("thread_id"), requestOf(await body(c, RunBody)), false));
+  app.post("/threads/:thread_id/runs", async (c) =>
+    c.json(runJson(await start(c, c.req.param("thread_id"), requestOf(await body(c, RunBody)), null))),
+  );
+  app.post("/threads/:thread_id/runs/stream", async (c) =>
+    stream(c, c.req.param("thread_id"), requestOf(await body(c, RunBody)), false),
+  );
+  app.post("/threads/:thread_id/runs/wait", async (c) =>
+    wait(c, c.req.param("thread_id"), requestOf(await body(c, RunBody)), false),
+  );
 
   app.post("/runs", async (c) => {
     const req = stateless(requestOf(await body(c, RunBody)));
@@ -110,15 +124,22 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
     const threadId = c.req.param("thread_id");
     await requireThread(ctx, threadId);
     const status = c.req.query("status") as RunRecord["status"] | undefined;
-    const runs = await ctx.store.runs(threadId, { limit: Number(c.req.query("limit") ?? 10) || 10, offset: Number(c.req.query("offset") ?? 0) || 0, status });
+    const runs = await ctx.store.runs(threadId, {
+      limit: Number(c.req.query("limit") ?? 10) || 10,
+      offset: Number(c.req.query("offset") ?? 0) || 0,
+      status,
+    });
     return c.json(runs.map(runJson));
   });
 
-  app.get("/threads/:thread_id/runs/:run_id", async (c) => c.json(runJson(await requireRun(c.req.param("thread_id"), c.req.param("run_id")))));
+  app.get("/threads/:thread_id/runs/:run_id", async (c) =>
+    c.json(runJson(await requireRun(c.req.param("thread_id"), c.req.param("run_id")))),
+  );
 
   app.delete("/threads/:thread_id/runs/:run_id", async (c) => {
     const run = await requireRun(c.req.param("thread_id"), c.req.param("run_id"));
-    if (run.status === "pending" || run.status === "running") throw new ConflictError(`Run "${run.run_id}" is ${run.status}; cancel it first.`, { run_id: run.run_id });
+    if (run.status === "pending" || run.status === "running")
+      throw new ConflictError(`Run "${run.run_id}" is ${run.status}; cancel it first.`, { run_id: run.run_id });
     await ctx.store.deleteRun(run.run_id);
     return c.body(null, 204);
   });
@@ -143,8 +164,13 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
   app.get("/threads/:thread_id/runs/:run_id/stream", async (c) => {
     const threadId = c.req.param("thread_id");
     const run = await requireRun(threadId, c.req.param("run_id"));
-    const onDisconnect = c.req.query("cancel_on_disconnect") === "1" ? () => void cancelIfActive(run.run_id) : undefined;
-    return followRun(c, run.run_id, threadId, { lastEventId: c.req.header("last-event-id"), modes: c.req.queries("stream_mode"), onDisconnect });
+    const onDisconnect =
+      c.req.query("cancel_on_disconnect") === "1" ? () => void cancelIfActive(run.run_id) : undefined;
+    return followRun(c, run.run_id, threadId, {
+      lastEventId: c.req.header("last-event-id"),
+      modes: c.req.queries("stream_mode"),
+      onDisconnect,
+    });
   });
 
   app.get("/threads/:thread_id/stream", async (c) => {
@@ -152,7 +178,10 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
     await requireThread(ctx, threadId);
     const active = (await ctx.store.activeRuns(threadId))[0];
     if (!active) return sseOf(c, [{ event: "end", data: null }]);
-    return followRun(c, active.run_id, threadId, { lastEventId: c.req.header("last-event-id"), modes: c.req.queries("stream_mode") });
+    return followRun(c, active.run_id, threadId, {
+      lastEventId: c.req.header("last-event-id"),
+      modes: c.req.queries("stream_mode"),
+    });
   });
 
   /**
@@ -174,8 +203,13 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
   async function outcomeEvents(runId: string, threadId: string): Promise<Array<{ event: string; data: unknown }>> {
     const finished = await waitForRun(ctx, runId);
     const values = await finalValues(ctx, finished, threadId);
-    const events = "__error__" in values ? [{ event: "error", data: values.__error__ }] : [{ event: "values", data: values }];
-    return [{ event: "metadata", data: { run_id: runId, attempt: finished?.attempt ?? 1 } }, ...events, { event: "end", data: null }];
+    const events =
+      "__error__" in values ? [{ event: "error", data: values.__error__ }] : [{ event: "values", data: values }];
+    return [
+      { event: "metadata", data: { run_id: runId, attempt: finished?.attempt ?? 1 } },
+      ...events,
+      { event: "end", data: null },
+    ];
   }
 
   return app;

@@ -11,8 +11,19 @@ import { HistoryBody, StateAtBody, StateUpdateBody } from "../schemas.js";
 import { body } from "../validate.js";
 import { requireThread } from "./threads.js";
 
-function emptyState(threadId: string): Record<string, unknown> {
-  return { values: {}, next: [], tasks: [], metadata: null, created_at: null, checkpoint: null, parent_checkpoint: null, checkpoint_id: null, parent_checkpoint_id: null, interrupts: [] };
+function emptyState(_threadId: string): Record<string, unknown> {
+  return {
+    values: {},
+    next: [],
+    tasks: [],
+    metadata: null,
+    created_at: null,
+    checkpoint: null,
+    parent_checkpoint: null,
+    checkpoint_id: null,
+    parent_checkpoint_id: null,
+    interrupts: [],
+  };
 }
 
 function graphOf(ctx: ServerContext, thread: ThreadRecord): CompiledStateGraph | undefined {
@@ -24,20 +35,35 @@ const truthy = (v: string | undefined) => v === "true" || v === "1";
 export function stateRoutes(ctx: ServerContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  async function stateAt(threadId: string, checkpoint: { checkpoint_id?: string; checkpoint_ns?: string }, subgraphs: boolean) {
+  async function stateAt(
+    threadId: string,
+    checkpoint: { checkpoint_id?: string; checkpoint_ns?: string },
+    subgraphs: boolean,
+  ) {
     const thread = await requireThread(ctx, threadId);
     const graph = graphOf(ctx, thread);
     if (!graph) return emptyState(threadId);
-    const configurable: Record<string, unknown> = { thread_id: threadId, checkpoint_ns: checkpoint.checkpoint_ns ?? "" };
+    const configurable: Record<string, unknown> = {
+      thread_id: threadId,
+      checkpoint_ns: checkpoint.checkpoint_ns ?? "",
+    };
     if (checkpoint.checkpoint_id) configurable.checkpoint_id = checkpoint.checkpoint_id;
     const snapshot = await graph.getState({ configurable }, { subgraphs });
     return snapshot.metadata ? threadState(snapshot, threadId) : emptyState(threadId);
   }
 
-  app.get("/threads/:thread_id/state", async (c) => c.json(await stateAt(c.req.param("thread_id"), {}, truthy(c.req.query("subgraphs")))));
+  app.get("/threads/:thread_id/state", async (c) =>
+    c.json(await stateAt(c.req.param("thread_id"), {}, truthy(c.req.query("subgraphs")))),
+  );
 
   app.get("/threads/:thread_id/state/:checkpoint_id", async (c) =>
-    c.json(await stateAt(c.req.param("thread_id"), { checkpoint_id: c.req.param("checkpoint_id") }, truthy(c.req.query("subgraphs")))),
+    c.json(
+      await stateAt(
+        c.req.param("thread_id"),
+        { checkpoint_id: c.req.param("checkpoint_id") },
+        truthy(c.req.query("subgraphs")),
+      ),
+    ),
   );
 
   app.post("/threads/:thread_id/state/checkpoint", async (c) => {
@@ -51,9 +77,17 @@ export function stateRoutes(ctx: ServerContext): Hono<AppEnv> {
     const thread = await requireThread(ctx, threadId);
     if ((await ctx.store.activeRuns(threadId)).length) throw new ThreadRunningError(threadId);
     const graph = graphOf(ctx, thread);
-    if (!graph) throw new ServerError("GRAPH_REQUIRED", 409, `Thread "${threadId}" has no graph yet: run it once, or create it with metadata.graph_id.`, { thread_id: threadId });
+    if (!graph)
+      throw new ServerError(
+        "GRAPH_REQUIRED",
+        409,
+        `Thread "${threadId}" has no graph yet: run it once, or create it with metadata.graph_id.`,
+        { thread_id: threadId },
+      );
     const checkpointId = req.checkpoint_id ?? req.checkpoint?.checkpoint_id;
-    const config: RunnableConfig = { configurable: { thread_id: threadId, ...(checkpointId ? { checkpoint_id: checkpointId } : {}) } };
+    const config: RunnableConfig = {
+      configurable: { thread_id: threadId, ...(checkpointId ? { checkpoint_id: checkpointId } : {}) },
+    };
     const saved = await graph.updateState(config, (req.values ?? null) as never, req.as_node ?? undefined);
     await syncThread(ctx, threadId, { error: null });
     return c.json({ checkpoint: apiCheckpoint(saved, threadId) });
@@ -65,12 +99,23 @@ export function stateRoutes(ctx: ServerContext): Hono<AppEnv> {
     const thread = await requireThread(ctx, threadId);
     const graph = graphOf(ctx, thread);
     if (!graph) return c.json([]);
-    const before = typeof req.before === "string" ? req.before : ((req.before?.configurable?.checkpoint_id ?? req.before?.checkpoint_id) as string | undefined);
-    const configurable: Record<string, unknown> = { thread_id: threadId, checkpoint_ns: req.checkpoint?.checkpoint_ns ?? "" };
+    const before =
+      typeof req.before === "string"
+        ? req.before
+        : ((req.before?.configurable?.checkpoint_id ?? req.before?.checkpoint_id) as string | undefined);
+    const configurable: Record<string, unknown> = {
+      thread_id: threadId,
+      checkpoint_ns: req.checkpoint?.checkpoint_ns ?? "",
+    };
     if (req.checkpoint?.checkpoint_id) configurable.checkpoint_id = req.checkpoint.checkpoint_id;
     const states: unknown[] = [];
-    const options = { limit: req.limit ?? 10, ...(before ? { before: { configurable: { checkpoint_id: before } } } : {}), ...(req.metadata ? { filter: req.metadata } : {}) };
-    for await (const snapshot of graph.getStateHistory({ configurable }, options)) states.push(threadState(snapshot, threadId));
+    const options = {
+      limit: req.limit ?? 10,
+      ...(before ? { before: { configurable: { checkpoint_id: before } } } : {}),
+      ...(req.metadata ? { filter: req.metadata } : {}),
+    };
+    for await (const snapshot of graph.getStateHistory({ configurable }, options))
+      states.push(threadState(snapshot, threadId));
     return c.json(states);
   });
 
@@ -80,7 +125,8 @@ export function stateRoutes(ctx: ServerContext): Hono<AppEnv> {
     if (!graph) return c.json([]);
     const states: unknown[] = [];
     const limit = Math.min(Number(c.req.query("limit") ?? 10) || 10, 1000);
-    for await (const snapshot of graph.getStateHistory({ configurable: { thread_id: threadId } }, { limit })) states.push(threadState(snapshot, threadId));
+    for await (const snapshot of graph.getStateHistory({ configurable: { thread_id: threadId } }, { limit }))
+      states.push(threadState(snapshot, threadId));
     return c.json(states);
   });
 

@@ -8,11 +8,11 @@ import { cancelRun } from "../../runs/cancel.js";
 import type { ThreadRecord } from "../../store/records.js";
 import { copyCheckpoints } from "../../threads/copy.js";
 import { newThread } from "../../threads/new-thread.js";
+import { applySupersteps } from "../../threads/supersteps.js";
 import { syncThread } from "../../threads/sync.js";
 import type { AppEnv } from "../env.js";
 import { ThreadCreateBody, ThreadPatchBody, ThreadSearchBody } from "../schemas.js";
 import { body } from "../validate.js";
-import { applySupersteps } from "../../threads/supersteps.js";
 
 /** The thread as the API shows it. */
 export function threadJson(t: ThreadRecord): Record<string, unknown> {
@@ -42,7 +42,15 @@ export async function deleteThread(ctx: ServerContext, thread: ThreadRecord): Pr
   await ctx.store.deleteThread(thread.thread_id);
   await ctx.saver.deleteThread(thread.thread_id);
   const at = new Date().toISOString();
-  for (const p of pending) await ctx.bus.publish({ type: "interrupt.resolved", thread_id: p.thread_id, interrupt_id: p.interrupt_id, by: null, answer: null, at });
+  for (const p of pending)
+    await ctx.bus.publish({
+      type: "interrupt.resolved",
+      thread_id: p.thread_id,
+      interrupt_id: p.interrupt_id,
+      by: null,
+      answer: null,
+      at,
+    });
 }
 
 export function threadRoutes(ctx: ServerContext): Hono<AppEnv> {
@@ -80,7 +88,11 @@ export function threadRoutes(ctx: ServerContext): Hono<AppEnv> {
 
   app.post("/threads/count", async (c) => {
     const req = await body(c, ThreadSearchBody);
-    const threads = await ctx.store.threads({ status: req.status ?? undefined, metadata: req.metadata ?? undefined, values: req.values ?? undefined });
+    const threads = await ctx.store.threads({
+      status: req.status ?? undefined,
+      metadata: req.metadata ?? undefined,
+      values: req.values ?? undefined,
+    });
     return c.json(threads.length);
   });
 
@@ -101,7 +113,12 @@ export function threadRoutes(ctx: ServerContext): Hono<AppEnv> {
 
   app.post("/threads/:thread_id/copy", async (c) => {
     const source = await requireThread(ctx, c.req.param("thread_id"));
-    const copy: ThreadRecord = { ...newThread(randomUUID(), { ...source.metadata }), graph_id: source.graph_id, assistant_id: source.assistant_id, config: source.config };
+    const copy: ThreadRecord = {
+      ...newThread(randomUUID(), { ...source.metadata }),
+      graph_id: source.graph_id,
+      assistant_id: source.assistant_id,
+      config: source.config,
+    };
     await ctx.store.insertThread(copy);
     await copyCheckpoints(ctx.saver, source.thread_id, copy.thread_id);
     return c.json(threadJson((await syncThread(ctx, copy.thread_id, { error: source.error ?? null }))!));
