@@ -5,7 +5,9 @@
 import { approval, chain, fanout, loop } from "./lib/graphs.mjs";
 
 // IL_ROOT=/path/to/another/checkout compares against another build of the core (MemorySaver only).
-const IL = await import(process.env.IL_ROOT ? `${process.env.IL_ROOT}/packages/interlude/dist/index.js` : "interlude");
+const IL = await import(
+  process.env.IL_ROOT ? `${process.env.IL_ROOT}/packages/interlude/dist/index.js` : "@interlude/core"
+);
 const sqlite = async (path) => (await import("@interlude/checkpoint-sqlite")).SqliteSaver.fromConnString(path);
 const lib = { ...IL, sqlite };
 

@@ -4,9 +4,9 @@
  */
 
 import { SqliteSaver as ILSqliteSaver } from "@interlude/checkpoint-sqlite";
+import * as IL from "@interlude/core";
 import * as LG from "@langchain/langgraph";
 import { SqliteSaver as LGSqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
-import * as IL from "interlude";
 
 function face(name, m, SqliteSaver, loadPostgres) {
   return {

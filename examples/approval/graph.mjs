@@ -3,7 +3,7 @@
  * Inbox's HumanInterrupt), then it is applied. Serve it with
  *   npx interlude serve --config examples/approval/langgraph.json
  */
-import { Annotation, END, interrupt, START, StateGraph } from "interlude";
+import { Annotation, END, interrupt, START, StateGraph } from "@interlude/core";
 
 const State = Annotation.Root({
   request: Annotation(),

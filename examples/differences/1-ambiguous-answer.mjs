@@ -1,6 +1,6 @@
 // LangGraph gives a plain resume value to every pending interrupt. Interlude asks which one.
 import assert from "node:assert/strict";
-import { AmbiguousResumeError, Annotation, Command, interrupt, MemorySaver, START, StateGraph } from "interlude";
+import { AmbiguousResumeError, Annotation, Command, interrupt, MemorySaver, START, StateGraph } from "@interlude/core";
 
 const State = Annotation.Root({ log: Annotation({ reducer: (a, b) => a.concat(b), default: () => [] }) });
 const graph = new StateGraph(State)

@@ -9,7 +9,7 @@ import {
   START,
   StateGraph,
   UnknownInterruptError,
-} from "interlude";
+} from "@interlude/core";
 
 const State = Annotation.Root({ ok: Annotation() });
 const graph = new StateGraph(State)

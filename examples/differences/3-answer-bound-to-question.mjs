@@ -1,6 +1,14 @@
 // The seed's pitfall: resuming "John" with update {name: "foo"} makes LangGraph record John as the age.
 import assert from "node:assert/strict";
-import { Annotation, Command, InterruptMismatchError, interrupt, MemorySaver, START, StateGraph } from "interlude";
+import {
+  Annotation,
+  Command,
+  InterruptMismatchError,
+  interrupt,
+  MemorySaver,
+  START,
+  StateGraph,
+} from "@interlude/core";
 
 const State = Annotation.Root({ name: Annotation(), age: Annotation() });
 const graph = new StateGraph(State)

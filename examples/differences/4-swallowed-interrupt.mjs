@@ -1,6 +1,6 @@
 // interrupt() inside try/catch: LangGraph loses the pause. Interlude still pauses.
 import assert from "node:assert/strict";
-import { Annotation, Command, interrupt, MemorySaver, START, StateGraph } from "interlude";
+import { Annotation, Command, interrupt, MemorySaver, START, StateGraph } from "@interlude/core";
 
 const State = Annotation.Root({ plan: Annotation(), approved: Annotation() });
 const graph = new StateGraph(State)

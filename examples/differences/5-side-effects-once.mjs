@@ -1,6 +1,6 @@
 // A side effect in task() runs once across pause and resume; its error is saved too.
 import assert from "node:assert/strict";
-import { Command, entrypoint, interrupt, MemorySaver, task } from "interlude";
+import { Command, entrypoint, interrupt, MemorySaver, task } from "@interlude/core";
 
 let charges = 0;
 const charge = task("charge_card", async (amount) => {

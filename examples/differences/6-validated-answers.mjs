@@ -1,6 +1,6 @@
 // Answers checked against a Standard Schema validator (zod, valibot, arktype... or hand-written).
 import assert from "node:assert/strict";
-import { Annotation, Command, InvalidResumeError, interrupt, MemorySaver, START, StateGraph } from "interlude";
+import { Annotation, Command, InvalidResumeError, interrupt, MemorySaver, START, StateGraph } from "@interlude/core";
 
 const approval = {
   "~standard": {

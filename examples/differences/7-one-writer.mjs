@@ -1,7 +1,7 @@
 // Two resumes of one thread at once: LangGraph runs both. Interlude runs one; the other is refused
 // before any node runs. (Across processes too: see packages/checkpoint-sqlite/test/cross-process.test.ts.)
 import assert from "node:assert/strict";
-import { Annotation, Command, interrupt, MemorySaver, START, StateGraph, ThreadBusyError } from "interlude";
+import { Annotation, Command, interrupt, MemorySaver, START, StateGraph, ThreadBusyError } from "@interlude/core";
 
 let payments = 0;
 const State = Annotation.Root({ paid: Annotation() });

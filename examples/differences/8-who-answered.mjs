@@ -1,5 +1,5 @@
 // Every answer is recorded with who gave it, when, and why, in the thread's history.
-import { Annotation, Command, interrupt, MemorySaver, START, StateGraph } from "interlude";
+import { Annotation, Command, interrupt, MemorySaver, START, StateGraph } from "@interlude/core";
 
 const State = Annotation.Root({ approved: Annotation() });
 const graph = new StateGraph(State)

@@ -1,6 +1,6 @@
 // Static breakpoints, editing the state while paused, and time travel (replay and fork).
 import assert from "node:assert/strict";
-import { Annotation, MemorySaver, START, StateGraph } from "interlude";
+import { Annotation, MemorySaver, START, StateGraph } from "@interlude/core";
 
 const State = Annotation.Root({
   draft: Annotation(),

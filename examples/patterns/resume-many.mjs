@@ -1,6 +1,6 @@
 // Several pending interrupts (parallel branches) answered in one call, by interrupt id.
 import assert from "node:assert/strict";
-import { Annotation, Command, interrupt, MemorySaver, START, StateGraph } from "interlude";
+import { Annotation, Command, interrupt, MemorySaver, START, StateGraph } from "@interlude/core";
 
 const State = Annotation.Root({ approvals: Annotation({ reducer: (a, b) => a.concat(b), default: () => [] }) });
 const graph = new StateGraph(State)

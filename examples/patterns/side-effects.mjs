@@ -1,6 +1,6 @@
 // A side effect before interrupt() runs again on every resume in LangGraph; in task() it runs once.
 import assert from "node:assert/strict";
-import { Annotation, Command, interrupt, MemorySaver, START, StateGraph, task } from "interlude";
+import { Annotation, Command, interrupt, MemorySaver, START, StateGraph, task } from "@interlude/core";
 
 let apiCalls = 0;
 const apiCall = task("api_call", async (question) => {

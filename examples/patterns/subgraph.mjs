@@ -1,7 +1,7 @@
 // A subgraph called inside a node: on resume the parent node runs again from its start, the
 // subgraph skips its finished node and re-runs only the interrupted one.
 import assert from "node:assert/strict";
-import { Annotation, Command, interrupt, MemorySaver, START, StateGraph } from "interlude";
+import { Annotation, Command, interrupt, MemorySaver, START, StateGraph } from "@interlude/core";
 
 const counts = { parent: 0, someNode: 0, humanNode: 0 };
 const State = Annotation.Root({ state_counter: Annotation() });

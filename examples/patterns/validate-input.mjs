@@ -1,6 +1,6 @@
 // Validating human input inside the graph: one node asks again until the answer is valid.
 import assert from "node:assert/strict";
-import { Annotation, Command, interrupt, MemorySaver, START, StateGraph } from "interlude";
+import { Annotation, Command, interrupt, MemorySaver, START, StateGraph } from "@interlude/core";
 
 const State = Annotation.Root({ age: Annotation() });
 const graph = new StateGraph(State)

@@ -1,5 +1,5 @@
 // In memory: for tests and development. Paused threads are lost when the process exits.
-import { Command, MemorySaver } from "interlude";
+import { Command, MemorySaver } from "@interlude/core";
 import { builder } from "./approval-graph.mjs";
 
 const graph = builder.compile({ checkpointer: new MemorySaver() });

@@ -1,7 +1,7 @@
 // PostgreSQL: several processes or machines share threads. DATABASE_URL=postgres://user@host/db
 
 import { PostgresSaver } from "@interlude/checkpoint-postgres";
-import { Command } from "interlude";
+import { Command } from "@interlude/core";
 import { builder } from "./approval-graph.mjs";
 
 const saver = PostgresSaver.fromConnString(process.env.DATABASE_URL ?? "postgres://localhost/interlude");

@@ -1,7 +1,7 @@
 // Redis: REDIS_URL=redis://host:6379. Threads can expire on their own with ttlMs.
 
 import { RedisSaver } from "@interlude/checkpoint-redis";
-import { Command } from "interlude";
+import { Command } from "@interlude/core";
 import { builder } from "./approval-graph.mjs";
 
 const saver = RedisSaver.fromUrl(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { ttlMs: 7 * 86_400_000 });

@@ -2,7 +2,7 @@
 // Keep the last 20 checkpoints of a thread, and forget threads idle for 30 days.
 
 import { SqliteSaver } from "@interlude/checkpoint-sqlite";
-import { Command } from "interlude";
+import { Command } from "@interlude/core";
 import { builder } from "./approval-graph.mjs";
 
 const saver = SqliteSaver.fromConnString(process.argv[2] ?? ".interlude/example.sqlite", { ttlMs: 30 * 86_400_000 });

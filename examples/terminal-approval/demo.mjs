@@ -9,7 +9,7 @@ import { dirname, resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import { SqliteSaver } from "@interlude/checkpoint-sqlite";
-import { Command } from "interlude";
+import { Command } from "@interlude/core";
 import { builder } from "./graph.mjs";
 
 const { values: args } = parseArgs({

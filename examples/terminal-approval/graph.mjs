@@ -1,7 +1,7 @@
 // The approval workflow behind `npm run demo`: a plan is proposed, a person approves, edits or
 // rejects it, and the decision is applied. The plan is produced inside task(), so re-running the
 // review node on resume does not propose a different plan.
-import { Annotation, END, interrupt, START, StateGraph, task } from "interlude";
+import { Annotation, END, interrupt, START, StateGraph, task } from "@interlude/core";
 
 export const State = Annotation.Root({
   request: Annotation(),

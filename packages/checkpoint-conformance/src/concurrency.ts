@@ -1,4 +1,4 @@
-import { type BaseCheckpointSaver, CheckpointConflictError } from "interlude";
+import { type BaseCheckpointSaver, CheckpointConflictError } from "@interlude/core";
 import { describe, expect, it } from "vitest";
 import { useHarness } from "./context.js";
 import { collect, freshThreadId, makeCheckpoint, sleep, ThreadWriter } from "./fixtures.js";

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import type { BaseCheckpointSaver, CheckpointTuple } from "interlude";
+import type { BaseCheckpointSaver, CheckpointTuple } from "@interlude/core";
 import { expect } from "vitest";
 import { collect } from "./fixtures.js";
 

@@ -1,4 +1,4 @@
-import { newCheckpointId } from "interlude";
+import { newCheckpointId } from "@interlude/core";
 import { describe, expect, it } from "vitest";
 import { useHarness } from "./context.js";
 import { collect, ThreadWriter } from "./fixtures.js";

@@ -7,7 +7,7 @@ import {
   newCheckpointId,
   type PutOptions,
   type RunnableConfig,
-} from "interlude";
+} from "@interlude/core";
 
 let threadCounter = 0;
 /** Unique per test run, so savers on shared storage never see another test's threads. */

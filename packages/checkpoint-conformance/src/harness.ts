@@ -1,4 +1,4 @@
-import type { BaseCheckpointSaver } from "interlude";
+import type { BaseCheckpointSaver } from "@interlude/core";
 
 /** Options the suite asks a saver factory for (retention tests). */
 export interface ConformanceSaverOptions {

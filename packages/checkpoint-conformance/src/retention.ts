@@ -1,4 +1,9 @@
-import { type BaseCheckpointSaver, type CheckpointTuple, defaultSerializer, type RunnableConfig } from "interlude";
+import {
+  type BaseCheckpointSaver,
+  type CheckpointTuple,
+  defaultSerializer,
+  type RunnableConfig,
+} from "@interlude/core";
 import { describe, expect, it } from "vitest";
 import { useHarness } from "./context.js";
 import { collect, freshThreadId, sleep, ThreadWriter } from "./fixtures.js";

@@ -1,4 +1,4 @@
-import { StorageError } from "interlude";
+import { StorageError } from "@interlude/core";
 import { describe, expect, it } from "vitest";
 import { useHarness } from "./context.js";
 import { ThreadWriter } from "./fixtures.js";

@@ -1,4 +1,4 @@
-import { registerSerializable, SerializationError } from "interlude";
+import { registerSerializable, SerializationError } from "@interlude/core";
 import { describe, expect, it } from "vitest";
 import { useHarness } from "./context.js";
 import { Money, ThreadWriter } from "./fixtures.js";

@@ -1,4 +1,4 @@
-import { ERROR, INTERRUPT, RESUME, TASK_RESULT } from "interlude";
+import { ERROR, INTERRUPT, RESUME, TASK_RESULT } from "@interlude/core";
 import { describe, expect, it } from "vitest";
 import { useHarness } from "./context.js";
 import { ThreadWriter } from "./fixtures.js";

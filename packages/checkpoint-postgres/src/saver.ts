@@ -38,7 +38,7 @@ import {
   threadIdOf,
   withoutDeltas,
   writesTarget,
-} from "interlude";
+} from "@interlude/core";
 import pg from "pg";
 import { migrate } from "./schema.js";
 import { SQL } from "./sql.js";

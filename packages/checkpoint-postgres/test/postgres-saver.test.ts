@@ -1,6 +1,6 @@
 import { describeSaverConformance, ThreadWriter } from "@interlude/checkpoint-conformance";
 import { PostgresSaver, SCHEMA_VERSION } from "@interlude/checkpoint-postgres";
-import { StorageError } from "interlude";
+import { StorageError } from "@interlude/core";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 

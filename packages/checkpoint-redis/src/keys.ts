@@ -1,4 +1,4 @@
-import type { ChannelVersion, StoredBlob } from "interlude";
+import type { ChannelVersion, StoredBlob } from "@interlude/core";
 
 /**
  * Key layout. Every key of a thread carries `{threadId}` as its hash tag, so a thread lives

@@ -38,7 +38,7 @@ import {
   threadIdOf,
   withoutDeltas,
   writesTarget,
-} from "interlude";
+} from "@interlude/core";
 import { createClient } from "redis";
 import {
   blobPrefix,
@@ -58,7 +58,7 @@ type Client = ReturnType<typeof createClient>;
 
 export interface RedisSaverOptions extends DeltaOptions, Omit<RetentionOptions, "now" | "sweepIntervalMs"> {
   serde?: Serializer;
-  /** Prefix of every key (default "interlude"). */
+  /** Prefix of every key (default "@interlude/core"). */
   prefix?: string;
 }
 
@@ -91,7 +91,7 @@ export class RedisSaver extends BaseCheckpointSaver {
     if (this.ownsClient) this.client.on("error", () => {}); // reported to the caller of the failing command
     this.serde = options.serde ?? defaultSerializer;
     this.planner = new DeltaPlanner(options);
-    this.prefix = options.prefix ?? "interlude";
+    this.prefix = options.prefix ?? "@interlude/core";
     this.ttlMs = options.ttlMs ?? 0;
   }
 

@@ -1,6 +1,6 @@
 import { describeSaverConformance, ThreadWriter } from "@interlude/checkpoint-conformance";
 import { RedisSaver } from "@interlude/checkpoint-redis";
-import { StorageError } from "interlude";
+import { StorageError } from "@interlude/core";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 

@@ -1,4 +1,3 @@
-import Database from "better-sqlite3";
 import {
   assembleValue,
   BaseCheckpointSaver,
@@ -40,7 +39,8 @@ import {
   threadIdOf,
   withoutDeltas,
   writesTarget,
-} from "interlude";
+} from "@interlude/core";
+import Database from "better-sqlite3";
 import { GroupCommit, type WriteOptions } from "./group-commit.js";
 import { migrate } from "./schema.js";
 import { type CheckpointRow, prepareStatements, type Statements } from "./statements.js";

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describeSaverConformance, ThreadWriter } from "@interlude/checkpoint-conformance";
 import { SCHEMA_VERSION, SqliteSaver } from "@interlude/checkpoint-sqlite";
+import { StorageError } from "@interlude/core";
 import Database from "better-sqlite3";
-import { StorageError } from "interlude";
 import { afterAll, describe, expect, it } from "vitest";
 
 const dir = mkdtempSync(join(tmpdir(), "interlude-sqlite-"));

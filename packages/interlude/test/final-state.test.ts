@@ -13,7 +13,7 @@ import {
   StateGraph,
   type StateSnapshot,
   task,
-} from "interlude";
+} from "@interlude/core";
 import { describe, expect, it } from "vitest";
 
 const list = () => Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] });

@@ -1,6 +1,6 @@
 /** The functional API: entrypoint + task. */
 
-import { Command, entrypoint, interrupt, MemorySaver, task } from "interlude";
+import { Command, entrypoint, interrupt, MemorySaver, task } from "@interlude/core";
 import { describe, expect, it } from "vitest";
 
 describe("entrypoint", () => {

@@ -6,7 +6,7 @@ import {
   newCheckpointId,
   registerSerializable,
   SerializationError,
-} from "interlude";
+} from "@interlude/core";
 import { describe, expect, it } from "vitest";
 
 describeSaverConformance(

@@ -9,7 +9,7 @@ import {
   Send,
   START,
   StateGraph,
-} from "interlude";
+} from "@interlude/core";
 import { describe, expect, it } from "vitest";
 
 const concat = { reducer: (a: string[], b: string[] | string) => a.concat(b), default: () => [] as string[] };

@@ -1,6 +1,16 @@
 /** Interrupts and resume: ids, maps, partial answers, siblings, commands, subgraphs. */
 
-import { Annotation, Command, END, interrupt, isInterrupted, MemorySaver, Send, START, StateGraph } from "interlude";
+import {
+  Annotation,
+  Command,
+  END,
+  interrupt,
+  isInterrupted,
+  MemorySaver,
+  Send,
+  START,
+  StateGraph,
+} from "@interlude/core";
 import { describe, expect, it } from "vitest";
 
 const concat = { reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] };

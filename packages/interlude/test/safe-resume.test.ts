@@ -18,7 +18,7 @@ import {
   ThreadBusyError,
   task,
   UnknownInterruptError,
-} from "interlude";
+} from "@interlude/core";
 import { describe, expect, it } from "vitest";
 
 const concat = { reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] };

@@ -13,7 +13,7 @@ import {
   START,
   StateGraph,
   task,
-} from "interlude";
+} from "@interlude/core";
 import { describe, expect, it } from "vitest";
 
 const thread = (id: string) => ({ configurable: { thread_id: id } });

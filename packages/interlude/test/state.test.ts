@@ -1,6 +1,6 @@
 /** Breakpoints, getState, updateState, history, replay and fork. */
 
-import { Annotation, Command, interrupt, MemorySaver, START, StateGraph } from "interlude";
+import { Annotation, Command, interrupt, MemorySaver, START, StateGraph } from "@interlude/core";
 import { describe, expect, it } from "vitest";
 
 const concat = { reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] };

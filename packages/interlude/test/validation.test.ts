@@ -11,7 +11,7 @@ import {
   MissingThreadIdError,
   START,
   StateGraph,
-} from "interlude";
+} from "@interlude/core";
 import { describe, expect, it } from "vitest";
 
 const State = Annotation.Root({ v: Annotation<number>() });

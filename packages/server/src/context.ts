@@ -3,7 +3,7 @@
  * in-process run logs and the dispatcher that decides where runs execute.
  */
 import { randomUUID } from "node:crypto";
-import type { BaseCheckpointSaver, CompiledStateGraph } from "interlude";
+import type { BaseCheckpointSaver, CompiledStateGraph } from "@interlude/core";
 import type { GraphRegistry } from "./config/graphs.js";
 import type { Bus } from "./events/bus.js";
 import type { RunBroker } from "./runs/broker.js";

@@ -2,7 +2,7 @@
  * The server's own failures. Each has a stable `code` and an HTTP status; the body is
  * `{ error: <code in snake case>, code, message, ...details }` and never carries a stack.
  */
-import { InterludeError } from "interlude";
+import { InterludeError } from "@interlude/core";
 
 export class ServerError extends InterludeError {
   constructor(

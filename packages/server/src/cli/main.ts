@@ -1,16 +1,16 @@
 #!/usr/bin/env node
+import { InterludeError } from "@interlude/core";
 /**
  * `interlude`: serve graphs over HTTP, run workers, and look at or answer threads, against a
  * server (`--url`) or a local storage file (`--db`).
  */
 import { Command, Option } from "commander";
-import { InterludeError } from "interlude";
 import { fork, resume } from "./commands/resume.js";
 import { serve, worker } from "./commands/serve.js";
 import { history, pending, threads } from "./commands/threads.js";
 import { CliError, openTarget, type Target, type TargetOptions } from "./target.js";
 
-const program = new Command("interlude")
+const program = new Command("@interlude/core")
   .description("Interlude: graphs that pause for humans, served over the LangGraph Server API.")
   .showHelpAfterError();
 

@@ -1,4 +1,4 @@
-import { InterludeError } from "interlude";
+import { InterludeError } from "@interlude/core";
 
 /** The config file or a graph it names cannot be used. */
 export class ConfigError extends InterludeError {

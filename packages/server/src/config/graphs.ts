@@ -4,7 +4,7 @@
  */
 import { existsSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { type BaseCheckpointSaver, CompiledStateGraph, StateGraph } from "interlude";
+import { type BaseCheckpointSaver, CompiledStateGraph, StateGraph } from "@interlude/core";
 import type { ServerConfig } from "./config.js";
 import { ConfigError } from "./errors.js";
 

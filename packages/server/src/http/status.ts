@@ -2,7 +2,7 @@
  * HTTP status of each error the server may raise, by its stable `code`. Anything not listed
  * is a 500 whose body says only "internal error" (details go to the server log).
  */
-import { InterludeError } from "interlude";
+import { InterludeError } from "@interlude/core";
 import { ServerError } from "../errors.js";
 import { errorDetails } from "../runs/outcome.js";
 

@@ -4,7 +4,7 @@
  * A second answer finds the reservation and waits to see whether the first was taken (409
  * already_answered) or refused (then it may go ahead).
  */
-import { isResumeMap } from "interlude";
+import { isResumeMap } from "@interlude/core";
 import type { ServerContext } from "../context.js";
 import type { Db } from "../store/db.js";
 import type { AnswerRecord } from "../store/records.js";

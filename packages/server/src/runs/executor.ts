@@ -3,8 +3,8 @@
  * record the outcome, bring the thread up to date, then start the thread's next queued run.
  */
 
-import type { StateSnapshot } from "interlude";
-import { type CompiledStateGraph, INTERRUPT } from "interlude";
+import type { StateSnapshot } from "@interlude/core";
+import { type CompiledStateGraph, INTERRUPT } from "@interlude/core";
 import type { ServerContext } from "../context.js";
 import type { RunRecord, RunStatus } from "../store/records.js";
 import { apiInterrupt } from "../threads/state.js";

@@ -1,5 +1,5 @@
 /** A run's request (kwargs) turned into what `graph.stream()` takes. */
-import { Command, Send, type StreamConfig, type StreamMode } from "interlude";
+import { Command, Send, type StreamConfig, type StreamMode } from "@interlude/core";
 import type { RunKwargs } from "../store/records.js";
 
 const CORE_MODES: Record<string, StreamMode | undefined> = {

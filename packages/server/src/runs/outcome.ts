@@ -1,5 +1,5 @@
 /** How a run's failure is shown: to SSE clients, in run and thread records, in `wait` results. */
-import { InterludeError } from "interlude";
+import { InterludeError } from "@interlude/core";
 
 export interface ErrorBody {
   error: string;

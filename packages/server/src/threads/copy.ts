@@ -1,5 +1,5 @@
 /** `POST /threads/:id/copy`: a new thread with the same checkpoints (every namespace) and pending writes. */
-import type { BaseCheckpointSaver, CheckpointTuple } from "interlude";
+import type { BaseCheckpointSaver, CheckpointTuple } from "@interlude/core";
 
 export async function copyCheckpoints(saver: BaseCheckpointSaver, from: string, to: string): Promise<void> {
   const tuples: CheckpointTuple[] = [];

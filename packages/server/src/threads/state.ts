@@ -1,5 +1,5 @@
 /** Core snapshots and interrupts in the LangGraph Server API's JSON shapes. */
-import { type Interrupt, NS_SEP, type RunnableConfig, type StateSnapshot } from "interlude";
+import { type Interrupt, NS_SEP, type RunnableConfig, type StateSnapshot } from "@interlude/core";
 import type { ApiInterrupt } from "../store/records.js";
 
 export function apiInterrupt(i: Interrupt): ApiInterrupt {

@@ -7,7 +7,7 @@
  * which a caller may run inside its own), and announced only once that has committed, so
  * whoever hears of an interrupt finds it in the store.
  */
-import type { StateSnapshot } from "interlude";
+import type { StateSnapshot } from "@interlude/core";
 import { graphOf, type ServerContext } from "../context.js";
 import type { BusEvent } from "../events/bus.js";
 import { deadlineOf } from "../inbox/deadline-spec.js";

@@ -1,5 +1,5 @@
 /** `interlude resume` and `interlude fork`: write to a thread, following the run with a progress line. */
-import { INTERRUPT } from "interlude";
+import { INTERRUPT } from "@interlude/core";
 import { Progress } from "../progress.js";
 import { sseEvents } from "../sse.js";
 import { summary } from "../table.js";

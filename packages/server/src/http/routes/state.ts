@@ -1,6 +1,7 @@
 /** A thread's state: now, at a checkpoint, its history, and edits (which fork when aimed at an old checkpoint). */
+
+import type { CompiledStateGraph, RunnableConfig } from "@interlude/core";
 import { Hono } from "hono";
-import type { CompiledStateGraph, RunnableConfig } from "interlude";
 import type { ServerContext } from "../../context.js";
 import { ServerError, ThreadRunningError } from "../../errors.js";
 import type { ThreadRecord } from "../../store/records.js";

@@ -1,28 +1,10 @@
 /**
- * Drop-in compatibility: the same graph code, written once against the shared public names,
- * runs on LangGraph.js 1.7.3 and on Interlude and produces the same results. (Ids and the
- * places where Interlude deliberately refuses, see examples/differences, are left out.)
+ * The first scenarios: the seeds' examples and the core interrupt, breakpoint, Send, Command and
+ * subgraph behaviours, each on both runtimes.
  */
-import * as langgraph from "@langchain/langgraph";
-import * as interlude from "interlude";
-import { describe, expect, it } from "vitest";
+import { collect, compare } from "./harness.js";
 
-type Lib = typeof langgraph | typeof interlude;
-const libs: Array<[string, Lib]> = [
-  ["langgraph", langgraph],
-  ["interlude", interlude],
-];
-
-const strip = (value: any): any =>
-  JSON.parse(JSON.stringify(value, (k, v) => (k === "id" || k === "ns" ? undefined : v)));
-
-async function collect(stream: AsyncIterable<unknown>) {
-  const out: unknown[] = [];
-  for await (const chunk of stream) out.push(chunk);
-  return out;
-}
-
-const scenarios: Record<string, (lib: any) => Promise<unknown>> = {
+compare("basics", {
   async "validate input with a loop of interrupts"({ Annotation, StateGraph, START, interrupt, Command, MemorySaver }) {
     const State = Annotation.Root({ age: Annotation() });
     const graph = new StateGraph(State)
@@ -319,13 +301,4 @@ const scenarios: Record<string, (lib: any) => Promise<unknown>> = {
     const again = await graph.invoke(new Command({ resume: "y" }), config);
     return { replayed, after, headNext: head.next, again };
   },
-};
-
-describe("the same code on LangGraph.js and on Interlude", () => {
-  for (const [name, scenario] of Object.entries(scenarios)) {
-    it(name, async () => {
-      const [theirs, ours] = await Promise.all(libs.map(([, lib]) => scenario(lib)));
-      expect(strip(ours)).toEqual(strip(theirs));
-    });
-  }
 });

@@ -1,0 +1,76 @@
+/**
+ * The compat harness: each scenario is graph code written once against the public names both
+ * runtimes share, run on LangGraph.js 1.7.3 and on Interlude, and the two results compared.
+ *
+ * Scenarios restate behaviours that LangGraph.js's own test suite checks (the test they come
+ * from is named in `from`). Where Interlude departs on purpose, the scenario says so with
+ * `differs` (the section of COMPATIBILITY.md that explains why) and asserts that the results do
+ * differ, so a departure that silently disappears, or one that is not documented, fails a test.
+ */
+
+import * as interlude from "@interlude/core";
+import * as langgraph from "@langchain/langgraph";
+import { describe, expect, it } from "vitest";
+
+/** Either runtime's exports; scenarios destructure the names they need. */
+export type Runtime = Record<string, any>;
+
+export interface Scenario {
+  /** The graph code, run once per runtime with that runtime's exports. */
+  run(lib: Runtime): Promise<unknown>;
+  /** The LangGraph.js test this behaviour comes from, e.g. "pregel.test.ts: should handle interrupts". */
+  from?: string;
+  /** Set when Interlude differs on purpose: the COMPATIBILITY.md section that says why. */
+  differs?: string;
+  /** Set when the behaviour under test is an error: both runtimes must throw one of the same name. */
+  throws?: boolean;
+}
+
+export const runtimes: ReadonlyArray<readonly [name: "langgraph" | "interlude", lib: Runtime]> = [
+  ["langgraph", langgraph],
+  ["interlude", interlude],
+];
+
+/** Ids are random (uuids on one side, hashes on the other); everything else must match. */
+export function normalise(value: unknown): unknown {
+  return JSON.parse(
+    JSON.stringify(value ?? null, (key, v) =>
+      key === "id" || key === "checkpoint_id" || key === "ns" ? undefined : v,
+    ),
+  );
+}
+
+export async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const chunk of stream) out.push(chunk);
+  return out;
+}
+
+/** Runs a scenario on one runtime; an error becomes its result, compared like any other value. */
+export async function outcome(scenario: Scenario, lib: Runtime): Promise<unknown> {
+  try {
+    return normalise(await scenario.run(lib));
+  } catch (error) {
+    return { threw: error instanceof Error ? error.name : String(error) };
+  }
+}
+
+/** Registers one `it` per scenario under a topic. */
+export function compare(topic: string, scenarios: Record<string, Scenario | Scenario["run"]>): void {
+  describe(`${topic}: the same code on LangGraph.js and on Interlude`, () => {
+    for (const [name, entry] of Object.entries(scenarios)) {
+      const scenario = typeof entry === "function" ? { run: entry } : entry;
+      it(name, async () => {
+        const [theirs, ours] = await Promise.all(runtimes.map(([, lib]) => outcome(scenario, lib)));
+        // A scenario that breaks on both runtimes alike must not pass by accident.
+        if (!scenario.throws)
+          expect(theirs, "LangGraph.js threw: the scenario itself is wrong").not.toHaveProperty("threw");
+        if (scenario.differs) {
+          expect(ours, `documented difference: COMPATIBILITY.md ${scenario.differs}`).not.toEqual(theirs);
+        } else {
+          expect(ours).toEqual(theirs);
+        }
+      });
+    }
+  });
+}
