@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
 // (imports resolve through the workspace links to dist/, so build first: `npm test` does).
 export default defineConfig({
   test: {
-    include: ["packages/*/test/**/*.test.ts", "examples/**/*.test.ts", "compat/test/**/*.test.ts"],
+    include: ["packages/*/test/**/*.test.ts", "examples/**/*.test.ts", "compat/test/**/*.test.ts", "test/**/*.test.ts"],
     globalSetup: ["test/setup/servers.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
