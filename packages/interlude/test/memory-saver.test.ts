@@ -23,12 +23,12 @@ describe("MemorySaver", () => {
     expect(new InMemorySaver()).toBeInstanceOf(MemorySaver);
   });
 
-  it("puts a one-channel step and reads it back in a few microseconds", async () => {
+  it("keeps the newest of 2,000 one-channel steps readable, values whole", async () => {
     const saver = new MemorySaver();
-    let config = { configurable: { thread_id: "perf" } } as { configurable: Record<string, unknown> };
+    let config = { configurable: { thread_id: "many" } } as { configurable: Record<string, unknown> };
     const values: Record<string, unknown> = { a: 0, b: "unchanged", c: [1, 2, 3] };
     const versions: Record<string, number> = { a: 1, b: 1, c: 1 };
-    const step = async (i: number) => {
+    for (let i = 0; i < 2_000; i++) {
       values.a = i;
       versions.a = i + 2;
       config = await saver.put(
@@ -42,44 +42,13 @@ describe("MemorySaver", () => {
           versions_seen: { n: { a: i } },
         },
         { source: "loop", step: i, parents: {} },
-        { a: i + 2 },
+        // The first step stores every channel; later ones only the one that changed.
+        i === 0 ? { ...versions } : { a: i + 2 },
       );
-    };
-    config = await saver.put(
-      config,
-      {
-        v: 1,
-        id: newCheckpointId(),
-        ts: "2024-01-01T00:00:00.000Z",
-        channel_values: values,
-        channel_versions: versions,
-        versions_seen: {},
-      },
-      { source: "input", step: -1, parents: {} },
-      versions,
-    );
-    const timed = async (from: number, to: number) => {
-      const started = performance.now();
-      for (let i = from; i < to; i++) await step(i);
-      return ((performance.now() - started) * 1000) / (to - from);
-    };
-    await timed(0, 5_000);
-    const early = await timed(5_000, 10_000);
-    await timed(10_000, 20_000);
-    const late = await timed(20_000, 25_000);
-    const readStarted = performance.now();
-    for (let i = 0; i < 20_000; i++) await saver.getTuple(config);
-    const getMicros = ((performance.now() - readStarted) * 1000) / 20_000;
-    // Measured alone: ~3.5 µs per put and ~3 µs per getTuple. The bounds here are loose because
-    // other test files share the CPU; what they catch is a put whose cost grows with history.
-    expect(late).toBeLessThan(Math.max(3 * early, 30));
-    expect(Math.min(early, late)).toBeLessThan(250);
-    expect(getMicros).toBeLessThan(250);
-    expect((await saver.getTuple(config))?.checkpoint.channel_values).toEqual({
-      a: 24_999,
-      b: "unchanged",
-      c: [1, 2, 3],
-    });
+    }
+    const tuple = await saver.getTuple(config);
+    expect(tuple?.checkpoint.channel_values).toEqual({ a: 1_999, b: "unchanged", c: [1, 2, 3] });
+    expect(tuple?.metadata).toMatchObject({ source: "loop", step: 1_999 });
   });
 });
 
@@ -220,20 +189,13 @@ describe("JsonSerializer", () => {
     expect(() => serde.dumps({ "a b": [() => 1] }, "state")).toThrow(/state\["a b"\]\[0\]/);
   });
 
-  it("costs about what JSON.stringify costs on a small plain object", () => {
+  it("round-trips a small plain object to what JSON would give", () => {
     const value = {
       messages: [{ role: "user", content: "hello there", id: 1 }],
       count: 3,
       nested: { a: [1, 2, 3], b: "x" },
     };
-    const time = (fn: () => unknown) => {
-      for (let i = 0; i < 20_000; i++) fn();
-      const started = performance.now();
-      for (let i = 0; i < 100_000; i++) fn();
-      return performance.now() - started;
-    };
-    const ratio = Math.min(...[0, 1, 2].map(() => time(() => serde.dumps(value)) / time(() => JSON.stringify(value))));
-    expect(ratio).toBeLessThan(2);
+    expect(serde.loads(serde.dumps(value))).toEqual(JSON.parse(JSON.stringify(value)));
   });
 });
 

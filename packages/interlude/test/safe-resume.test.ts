@@ -285,11 +285,14 @@ describe("7. one writer per thread", () => {
     let entered = 0;
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
+    let running!: () => void;
+    const started = new Promise<void>((r) => (running = r));
     const State = Annotation.Root({ v: Annotation<string>() });
     const graph = new StateGraph(State)
       .addNode("ask", async () => {
         const answer = interrupt<string>("q");
         entered++;
+        running();
         await gate;
         return { v: answer };
       })
@@ -298,7 +301,7 @@ describe("7. one writer per thread", () => {
     const config = thread("busy");
     await graph.invoke({}, config);
     const first = graph.invoke(new Command({ resume: "first" }), config);
-    await new Promise((r) => setTimeout(r, 10));
+    await started; // the first resume holds the thread while its node runs
     const second = await graph.invoke(new Command({ resume: "second" }), config).catch((e) => e);
     expect(second).toBeInstanceOf(ThreadBusyError);
     expect(second.code).toBe("THREAD_BUSY");
