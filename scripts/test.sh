@@ -31,4 +31,5 @@ fi
 
 npm run lint
 npm run build
+npm run typecheck # the tests too: the build compiles only the packages' sources
 npx vitest run "$@"

@@ -1,6 +1,5 @@
 import { fileURLToPath } from "node:url";
 import { expectConsistentHistory, freshThreadId, killWriterMidway } from "@interlude/checkpoint-conformance";
-// @ts-expect-error plain ESM fixture shared with the child process
 import { expectedValues } from "@interlude/checkpoint-conformance/crash-steps";
 import { PostgresSaver } from "@interlude/checkpoint-postgres";
 import { describe, inject, it } from "vitest";

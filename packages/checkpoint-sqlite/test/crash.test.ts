@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expectConsistentHistory, freshThreadId, killWriterMidway } from "@interlude/checkpoint-conformance";
-// @ts-expect-error plain ESM fixture shared with the child process
 import { expectedValues } from "@interlude/checkpoint-conformance/crash-steps";
 import { SqliteSaver } from "@interlude/checkpoint-sqlite";
 import Database from "better-sqlite3";

@@ -15,7 +15,7 @@ describe("SqliteSaver compare-and-swap across connections running at the same ti
   it("lets exactly one of several threads of execution win each race", async () => {
     const file = join(dir, "race.sqlite");
     const saver = new SqliteSaver(file);
-    const rounds = [];
+    const rounds: Array<{ threadId: string; head: ThreadWriter["head"] }> = [];
     for (let i = 0; i < 40; i++) {
       const thread = new ThreadWriter(saver, freshThreadId("race"));
       await thread.write({ by: "base" });

@@ -4,6 +4,7 @@ import {
   JsonSerializer,
   MemorySaver,
   newCheckpointId,
+  type RunnableConfig,
   registerSerializable,
   SerializationError,
 } from "@interlude/core";
@@ -25,7 +26,7 @@ describe("MemorySaver", () => {
 
   it("keeps the newest of 2,000 one-channel steps readable, values whole", async () => {
     const saver = new MemorySaver();
-    let config = { configurable: { thread_id: "many" } } as { configurable: Record<string, unknown> };
+    let config: RunnableConfig = { configurable: { thread_id: "many" } };
     const values: Record<string, unknown> = { a: 0, b: "unchanged", c: [1, 2, 3] };
     const versions: Record<string, number> = { a: 1, b: 1, c: 1 };
     for (let i = 0; i < 2_000; i++) {

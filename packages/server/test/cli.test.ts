@@ -8,7 +8,7 @@ import { FIXTURE_CONFIG } from "./helpers.js";
 import { type Child, runCli, startCli } from "./processes.js";
 
 let dir: string;
-let serverProcess: Child;
+let serverProcess: Child & { match: RegExpMatchArray };
 let url: string;
 let client: Client;
 

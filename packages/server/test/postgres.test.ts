@@ -47,7 +47,9 @@ describe("two servers on one PostgreSQL database", () => {
       const interrupt = (streamed.find((e) => (e.data as any)?.__interrupt__)!.data as any).__interrupt__[0];
       // B sees the thread, its pending interrupt, and heard about it live.
       expect((await b.threads.get(thread.thread_id)).status).toBe("interrupted");
-      const inbox = await fetch(`${urlB}/inbox/interrupts?thread_id=${thread.thread_id}`).then((r) => r.json());
+      const inbox = (await fetch(`${urlB}/inbox/interrupts?thread_id=${thread.thread_id}`).then((r) => r.json())) as {
+        items: Array<{ interrupt_id: string }>;
+      };
       expect(inbox.items.map((i: any) => i.interrupt_id)).toEqual([interrupt.id]);
       await until(async () =>
         events.events.find((e) => e.event === "interrupt.created" && e.data.interrupt_id === interrupt.id),

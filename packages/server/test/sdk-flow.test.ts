@@ -173,7 +173,8 @@ describe("replay and fork", () => {
       checkpointId: beforeReview.checkpoint.checkpoint_id!,
       asNode: "propose",
     });
-    expect(fork.checkpoint.checkpoint_id).toBeTruthy();
+    // The SDK types this response as a config; LangGraph Server (and Interlude) answer { checkpoint }.
+    expect((fork as unknown as { checkpoint: { checkpoint_id: string } }).checkpoint.checkpoint_id).toBeTruthy();
     const forked = (await client.runs.wait(thread.thread_id, "approval", { input: null })) as any;
     expect(forked.__interrupt__[0].value.action_request.args.version).toBe("9.9.9");
     const end = (await client.runs.wait(thread.thread_id, "approval", {
