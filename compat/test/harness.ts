@@ -34,9 +34,7 @@ export const runtimes: ReadonlyArray<readonly [name: "langgraph" | "interlude", 
 /** Ids are random (uuids on one side, hashes on the other); everything else must match. */
 export function normalise(value: unknown): unknown {
   return JSON.parse(
-    JSON.stringify(value ?? null, (key, v) =>
-      key === "id" || key === "checkpoint_id" || key === "ns" ? undefined : v,
-    ),
+    JSON.stringify(value ?? null, (key, v) => (key === "id" || key === "checkpoint_id" ? undefined : v)),
   );
 }
 
@@ -65,6 +63,8 @@ export function compare(topic: string, scenarios: Record<string, Scenario | Scen
         // A scenario that breaks on both runtimes alike must not pass by accident.
         if (!scenario.throws)
           expect(theirs, "LangGraph.js threw: the scenario itself is wrong").not.toHaveProperty("threw");
+        // COMPAT_DEBUG=1 prints both results, to see what differs in a failing scenario.
+        if (process.env.COMPAT_DEBUG) console.log(name, JSON.stringify({ theirs, ours }, null, 1));
         if (scenario.differs) {
           expect(ours, `documented difference: COMPATIBILITY.md ${scenario.differs}`).not.toEqual(theirs);
         } else {

@@ -6,6 +6,9 @@ export const START = "__start__";
 export const END = "__end__";
 export const INTERRUPT = "__interrupt__";
 
+/** `updateState(config, null, COPY)`: a copy of the checkpoint, its next tasks to run again. */
+export const COPY = "__copy__";
+
 /** Kinds of task, as LangGraph names them in a task's `path`. */
 export const PULL = "__pregel_pull";
 export const PUSH = "__pregel_push";

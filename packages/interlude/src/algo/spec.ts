@@ -32,8 +32,6 @@ export interface NodeSpec {
   ends?: readonly string[];
   /** Set when the node is a compiled subgraph. */
   subgraph?: unknown;
-  /** Ignore keys outside the state in its output (the input node: inputs may carry extra keys). */
-  lenient?: boolean;
 }
 
 export interface GraphSpec {

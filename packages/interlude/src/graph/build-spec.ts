@@ -132,7 +132,6 @@ export function buildSpec(builder: StateGraph<any, any>, options: CompileOptions
     triggers: [START],
     edges: writesOf.get(START)!,
     branches: branchesOf.get(START) ?? [],
-    lenient: true,
   };
   const nodes = new Map<string, NodeSpec>([[START, start]]);
   const triggerIndex = new Map<string, string[]>([[START, [START]]]);

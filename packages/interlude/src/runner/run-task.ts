@@ -77,7 +77,7 @@ async function finish(
   config: Record<string, unknown>,
 ): Promise<TaskOutcome> {
   if (isCommand(output) && output.graph === Command.PARENT) return { kind: "parent", task, command: output };
-  const writes: Write[] = outputWrites(env.spec, node.name, output, node.subgraph === undefined && !node.lenient);
+  const writes: Write[] = outputWrites(env.spec, node.name, output);
   edgeWrites(node.edges, writes);
   if (node.branches.length) {
     const state =
