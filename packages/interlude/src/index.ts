@@ -24,7 +24,13 @@ export {
   type RunConfig,
   type StreamConfig,
 } from "./graph/compiled.js";
-export { Entrypoint, type EntrypointOptions, entrypoint } from "./graph/entrypoint.js";
+export {
+  Entrypoint,
+  type EntrypointFinal,
+  type EntrypointOptions,
+  entrypoint,
+  getPreviousState,
+} from "./graph/entrypoint.js";
 export { type AddNodeOptions, type NodeAction, StateGraph } from "./graph/state-graph.js";
 export { type InterruptOptions, interrupt } from "./interrupt/interrupt.js";
 export { GraphInterrupt, isGraphInterrupt, isInterrupted, NodeInterrupt } from "./interrupt/signal.js";

@@ -1,5 +1,5 @@
 import { interruptId, payloadDigest } from "../algo/hash.js";
-import { INTERRUPT } from "../constants.js";
+import { INTERRUPT, TASK_CALL_SLOT } from "../constants.js";
 import type { Interrupt } from "../primitives/interrupt-record.js";
 import { currentTask } from "./context.js";
 
@@ -56,7 +56,7 @@ export interface StoredInterrupt extends Interrupt {
 /** An interrupt as LangGraph shows it (`{ id, value }`), plus its key and answer schema when it has them. */
 export function publicInterrupt(stored: StoredInterrupt): Interrupt {
   const out: Interrupt = { id: stored.id, value: stored.value };
-  if (stored.key !== undefined) out.key = stored.key;
+  if (stored.key !== undefined && !stored.key.startsWith(TASK_CALL_SLOT)) out.key = stored.key;
   if (stored.responseSchema !== undefined) out.responseSchema = stored.responseSchema;
   return out;
 }
