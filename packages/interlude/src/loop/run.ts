@@ -464,6 +464,20 @@ export class GraphRun {
     return readState(channels, this.graph.spec.stateKeys);
   }
 
+  /** A saved checkpoint as the `checkpoints` stream mode (and `debug`) tells it, in LangGraph's shape. */
+  private checkpointEvent(id: string, metadata: CheckpointMetadata, parentId: string | undefined) {
+    const tasks = this.nextTasks().map((t) => ({ id: t.id, name: t.name, path: t.path, interrupts: [] }));
+    const event: Record<string, unknown> = {
+      config: this.persistence.configFor(id),
+      values: this.values(),
+      metadata,
+      next: tasks.map((t) => t.name),
+      tasks,
+    };
+    if (parentId) event.parentConfig = this.persistence.configFor(parentId);
+    return event;
+  }
+
   private async commit(source: "input" | "loop" | "fork"): Promise<void> {
     this.step += 1;
     const checkpoint = checkpointToSave(this.checkpoint, this.channels, this.persistence.changed);
@@ -473,15 +487,12 @@ export class GraphRun {
       if (audit.length) metadata.resume = audit;
       this.resumeRecord = undefined;
     }
+    const parentId = this.persistence.parentId;
     this.checkpoint.id = checkpoint.id;
     this.checkpoint.ts = checkpoint.ts;
     this.commandWrites = [];
     this.pending = { tasks: new Map(), nullWrites: [], audit: [] };
     await this.persistence.saveCheckpoint(checkpoint, metadata);
-    this.emit("checkpoints", () => ({
-      config: this.persistence.configFor(checkpoint.id),
-      metadata,
-      values: this.values(),
-    }));
+    if (this.saver) this.emit("checkpoints", () => this.checkpointEvent(checkpoint.id, metadata, parentId));
   }
 }
