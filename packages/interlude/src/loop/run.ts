@@ -255,7 +255,7 @@ export class GraphRun {
       const tasks = tuple ? this.nextTasks() : [];
       const pending = this.pendingInterrupts(tasks);
       const reason = !tuple ? "unknown_thread" : tasks.length === 0 ? "finished" : "breakpoint";
-      const resolved = resolveResume(this.threadId ?? "", pending, command, reason);
+      const resolved = resolveResume(this.threadId ?? "", pending, command, reason, this.graph.positional);
       this.scope.answers = resolved.answers;
       this.resumeRecord = resolved.record;
     } else if (!tuple) {
