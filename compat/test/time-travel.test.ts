@@ -295,4 +295,34 @@ compare("time travel", {
       return graph.invoke(new Command({ resume: "John", update: { name: "foo" } }), config);
     },
   },
+
+  "snapshot metadata carries thread_id; a subgraph's config carries checkpoint_map": {
+    from: "pregel.test.ts: nested graph state",
+    async run({ Annotation, StateGraph, START, interrupt, MemorySaver }) {
+      const State = Annotation.Root({ v: Annotation() });
+      const child = new StateGraph(State)
+        .addNode("ask", () => ({ v: interrupt("q") }))
+        .addEdge(START, "ask")
+        .compile();
+      const graph = new StateGraph(State)
+        .addNode("child", child)
+        .addEdge(START, "child")
+        .compile({ checkpointer: new MemorySaver() });
+      const config = { configurable: { thread_id: "t" } };
+      await graph.invoke({ v: 1 }, config);
+      const state = await graph.getState(config, { subgraphs: true });
+      const sub = state.tasks[0].state;
+      const map = sub.config.configurable.checkpoint_map;
+      const rootId = state.config.configurable.checkpoint_id;
+      return {
+        metadata: state.metadata,
+        subThread: sub.metadata.thread_id,
+        mapKeys: Object.keys(map).map((k) => k.split(":")[0]),
+        mapRoot: map[""] === rootId,
+        mapOwn: map[sub.config.configurable.checkpoint_ns] === sub.config.configurable.checkpoint_id,
+        subParents: Object.keys(sub.metadata.parents),
+        subParentIsRoot: sub.metadata.parents[""] === rootId,
+      };
+    },
+  },
 });

@@ -69,6 +69,8 @@ export interface TaskScope {
   saveTaskCalls(): Promise<void>;
   /** Number of subgraph invocations so far, to give each its own namespace. */
   subgraphCounter: number;
+  /** checkpoint_ns -> checkpoint id of the graphs running this task, itself included: a subgraph's `parents`. */
+  lineage(): Record<string, string>;
   /** Set inside a `task()` call: the call's position, which prefixes its interrupts' slots. */
   callSlot?: string;
   /** Inside a `task()` call: the node's scope, which records what was raised or refused. */

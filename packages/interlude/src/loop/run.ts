@@ -189,7 +189,8 @@ export class GraphRun {
     this.checkpoint = tuple ? workingCopy(tuple.checkpoint) : emptyCheckpoint();
     this.channels = channelsFromCheckpoint(this.graph.spec, tuple?.checkpoint);
     this.step = tuple ? tuple.metadata.step : -2;
-    this.parents = tuple?.metadata.parents ?? (this.parent ? { [this.parent.ns]: "" } : {});
+    // As LangGraph: a subgraph's checkpoints name the checkpoint of each graph above it.
+    this.parents = this.parent ? this.parent.lineage() : (tuple?.metadata.parents ?? {});
     this.persistence = new Persistence(
       this.saver,
       this.threadId,
@@ -369,6 +370,7 @@ export class GraphRun {
       config: (task) => this.nodeConfig(task.ns),
       saveTaskCalls: (task, calls) => this.persistence.saveWrites(checkpointId, task.id, [[TASK_RESULT, calls]]),
       sleep,
+      lineage: () => ({ ...this.parents, [this.ns]: checkpointId }),
     };
   }
 

@@ -107,11 +107,20 @@ export async function snapshotOf(
     };
     tasks.push(description);
   }
+  // A subgraph's snapshot addresses its checkpoint and those of the graphs above it, as LangGraph.
+  const config: RunnableConfig = ns
+    ? {
+        configurable: {
+          ...tuple.config.configurable,
+          checkpoint_map: { ...tuple.metadata.parents, [ns]: tuple.checkpoint.id },
+        },
+      }
+    : tuple.config;
   return {
     values: readState(channels, spec.stateKeys),
     // Tasks lists every task of the step (`result` tells which finished); next the unfinished.
     next: current ? tasks.filter((t) => !t.result).map((t) => t.name) : tasks.map((t) => t.name),
-    config: tuple.config,
+    config,
     metadata: threadId === undefined ? tuple.metadata : { ...tuple.metadata, thread_id: threadId },
     createdAt: tuple.checkpoint.ts,
     parentConfig: tuple.parentConfig,
