@@ -2,7 +2,7 @@
  * Building graphs: call shapes of addNode, addConditionalEdges, addSequence; Send; Command
  * routing; options Interlude refuses instead of ignoring.
  */
-import { compare, type Runtime } from "./harness.js";
+import { collect, compare, type Runtime } from "./harness.js";
 
 const list = (lib: Runtime) =>
   lib.Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });
@@ -231,4 +231,66 @@ compare("graph building", {
       return graph.invoke({ n: 0 }, { recursionLimit: 4 });
     },
   },
+
+  "a deferred node runs once, after branches of different lengths (waiting edge)": {
+    from: "pregel.test.ts: in_one_fan_out_state_graph_defer_node (waiting edge: true)",
+    async run(lib) {
+      return deferredGraph(lib, true);
+    },
+  },
+
+  "a deferred node runs once, after branches of different lengths (plain edges)": {
+    from: "pregel.test.ts: in_one_fan_out_state_graph_defer_node (waiting edge: false)",
+    async run(lib) {
+      return deferredGraph(lib, false);
+    },
+  },
+
+  "a deferred node with a checkpointer, streamed": {
+    from: "pregel.test.ts: in_one_fan_out_state_graph_defer_node (waiting edge: false)",
+    async run(lib) {
+      const { Annotation, StateGraph, START, END, MemorySaver } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const graph = new StateGraph(State)
+        .addNode("a", () => ({ log: ["a"] }))
+        .addNode("b1", () => ({ log: ["b1"] }))
+        .addNode("b2", () => ({ log: ["b2"] }))
+        .addNode("last", (s: any) => ({ log: [`last saw ${s.log.length}`] }), { defer: true })
+        .addEdge(START, "a")
+        .addEdge(START, "b1")
+        .addEdge("b1", "b2")
+        .addEdge("a", "last")
+        .addEdge("b2", "last")
+        .addEdge("last", END)
+        .compile({ checkpointer: new MemorySaver() });
+      const config = { configurable: { thread_id: "t" } };
+      const chunks = await collect(await graph.stream({ log: [] }, { ...config, streamMode: "updates" }));
+      const history: unknown[] = [];
+      for await (const s of graph.getStateHistory(config)) history.push([s.metadata.step, s.next]);
+      return { chunks, history };
+    },
+  },
 });
+
+async function deferredGraph(lib: Runtime, waitingEdge: boolean) {
+  const { Annotation, StateGraph, START, END } = lib;
+  const State = Annotation.Root({
+    query: Annotation(),
+    answer: Annotation(),
+    docs: Annotation({ reducer: (a: string[], b: string[]) => [...a, ...b].sort(), default: () => [] }),
+  });
+  const builder = new StateGraph(State)
+    .addNode("rewrite", (s: any) => ({ query: `query: ${s.query}` }))
+    .addNode("analyze", (s: any) => ({ query: `analyzed: ${s.query}` }))
+    .addNode("retrieve1", () => ({ docs: ["doc1", "doc2"] }))
+    .addNode("retrieve2", () => ({ docs: ["doc3", "doc4"] }))
+    .addNode("qa", (s: any) => ({ answer: s.docs.join(",") }), { defer: true })
+    .addEdge(START, "rewrite")
+    .addEdge("rewrite", "retrieve1")
+    .addEdge("retrieve1", "analyze")
+    .addEdge("rewrite", "retrieve2");
+  if (waitingEdge) builder.addEdge(["retrieve1", "retrieve2"], "qa");
+  else builder.addEdge("retrieve1", "qa").addEdge("retrieve2", "qa");
+  const graph = builder.addEdge("qa", END).compile();
+  return [await graph.invoke({ query: "sf" }), await collect(await graph.stream({ query: "sf" }))];
+}

@@ -45,6 +45,8 @@ export interface GraphSpec {
   /** Channels cleared when not written in a step (triggers, sends, the input). */
   ephemeralChannels: readonly string[];
   ephemeralSet: ReadonlySet<string>;
+  /** Triggers of deferred nodes (`AfterFinish`): released when a step triggers no other node. */
+  finishChannels: readonly string[];
   /** channel -> nodes it triggers. */
   triggerIndex: ReadonlyMap<string, readonly string[]>;
   /** The input node (`__start__`), also in `nodes`: maps the run's input to writes. */

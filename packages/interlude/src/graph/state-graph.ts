@@ -22,7 +22,7 @@ export interface AddNodeOptions {
   /** Nodes this node may route to with `Command({ goto })` (for drawing and validation). */
   ends?: readonly string[];
   retryPolicy?: RetryPolicy;
-  /** Not supported: refused with UnsupportedFeatureError rather than ignored. */
+  /** Run the node only once nothing else is left to run (after the other branches finished). */
   defer?: boolean;
   /** Not supported: refused with UnsupportedFeatureError rather than ignored. */
   cachePolicy?: unknown;
@@ -36,11 +36,6 @@ type NodeEntry<S extends StateSpec> = [
 
 /** LangGraph options Interlude refuses, with what to do instead. */
 function refuseUnsupported(name: string, options: AddNodeOptions): void {
-  if (options.defer)
-    throw new UnsupportedFeatureError(
-      `addNode("${name}", fn, { defer: true })`,
-      "Join the branches with addEdge([...sources], target) so the node runs once they all finished.",
-    );
   if (options.cachePolicy !== undefined && options.cachePolicy !== false)
     throw new UnsupportedFeatureError(
       `addNode("${name}", fn, { cachePolicy })`,
