@@ -8,6 +8,7 @@
  * differ, so a departure that silently disappears, or one that is not documented, fails a test.
  */
 
+import { readFileSync } from "node:fs";
 import * as interlude from "@interlude/core";
 import * as langgraph from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
@@ -34,9 +35,7 @@ export const runtimes: ReadonlyArray<readonly [name: "langgraph" | "interlude", 
 /** Ids are random (uuids on one side, hashes on the other); everything else must match. */
 export function normalise(value: unknown): unknown {
   return JSON.parse(
-    JSON.stringify(value ?? null, (key, v) =>
-      key === "id" || key === "checkpoint_id" || key === "ns" ? undefined : v,
-    ),
+    JSON.stringify(value ?? null, (key, v) => (key === "id" || key === "checkpoint_id" ? undefined : v)),
   );
 }
 
@@ -45,6 +44,21 @@ export async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
   for await (const chunk of stream) out.push(chunk);
   return out;
 }
+
+/** The `#anchors` of COMPATIBILITY.md's headings, as GitHub makes them. */
+const documented = new Set(
+  readFileSync(new URL("../../COMPATIBILITY.md", import.meta.url), "utf8")
+    .split("\n")
+    .filter((line) => line.startsWith("#"))
+    .map(
+      (line) =>
+        `#${line
+          .replace(/^#+\s*/, "")
+          .toLowerCase()
+          .replace(/[^a-z0-9 -]/g, "")
+          .replace(/ /g, "-")}`,
+    ),
+);
 
 /** Runs a scenario on one runtime; an error becomes its result, compared like any other value. */
 export async function outcome(scenario: Scenario, lib: Runtime): Promise<unknown> {
@@ -65,7 +79,10 @@ export function compare(topic: string, scenarios: Record<string, Scenario | Scen
         // A scenario that breaks on both runtimes alike must not pass by accident.
         if (!scenario.throws)
           expect(theirs, "LangGraph.js threw: the scenario itself is wrong").not.toHaveProperty("threw");
+        // COMPAT_DEBUG=1 prints both results, to see what differs in a failing scenario.
+        if (process.env.COMPAT_DEBUG) console.log(name, JSON.stringify({ theirs, ours }, null, 1));
         if (scenario.differs) {
+          expect(documented, "the difference's section in COMPATIBILITY.md").toContain(scenario.differs);
           expect(ours, `documented difference: COMPATIBILITY.md ${scenario.differs}`).not.toEqual(theirs);
         } else {
           expect(ours).toEqual(theirs);

@@ -6,6 +6,9 @@ export const START = "__start__";
 export const END = "__end__";
 export const INTERRUPT = "__interrupt__";
 
+/** `updateState(config, null, COPY)`: a copy of the checkpoint, its next tasks to run again. */
+export const COPY = "__copy__";
+
 /** Kinds of task, as LangGraph names them in a task's `path`. */
 export const PULL = "__pregel_pull";
 export const PUSH = "__pregel_push";
@@ -17,6 +20,12 @@ export const TASKS = "__pregel_tasks";
 export const RETURN = "__return__";
 /** Saved results of `task()` calls inside a node, keyed by call order. */
 export const TASK_RESULT = "__task_result__";
+/**
+ * Slot of an interrupt asked inside a `task()` call: `${TASK_CALL_SLOT}${call}.${position}`.
+ * Counted per call, so a call whose result was saved (and is not run again) does not shift
+ * the positions of the interrupts asked after it.
+ */
+export const TASK_CALL_SLOT = "__task_call__:";
 /** Marks a task as finished even when it wrote nothing. */
 export const DONE = "__done__";
 /** Who answered, saved with a paused checkpoint until the next checkpoint records it. */

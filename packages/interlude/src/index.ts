@@ -24,10 +24,16 @@ export {
   type RunConfig,
   type StreamConfig,
 } from "./graph/compiled.js";
-export { Entrypoint, type EntrypointOptions, entrypoint } from "./graph/entrypoint.js";
+export {
+  Entrypoint,
+  type EntrypointFinal,
+  type EntrypointOptions,
+  entrypoint,
+  getPreviousState,
+} from "./graph/entrypoint.js";
 export { type AddNodeOptions, type NodeAction, StateGraph } from "./graph/state-graph.js";
 export { type InterruptOptions, interrupt } from "./interrupt/interrupt.js";
-export { GraphInterrupt, isGraphInterrupt, isInterrupted } from "./interrupt/signal.js";
+export { GraphInterrupt, isGraphInterrupt, isInterrupted, NodeInterrupt } from "./interrupt/signal.js";
 export type { StandardSchemaV1 } from "./interrupt/standard-schema.js";
 export { type TaskFunction, type TaskOptions, task } from "./interrupt/task.js";
 export type { StreamMode } from "./loop/emitter.js";

@@ -131,8 +131,10 @@ describe("seed: a subgraph invoked as a function inside a node", () => {
     expect(first).toHaveLength(1);
     const pending = (first[0] as { __interrupt__: Array<{ value: unknown; ns: string }> }).__interrupt__;
     expect(pending.map((i) => i.value)).toEqual(["what is your name?"]);
-    // The namespace names both levels, as the seed's `ns=['parent_node:…', 'human_node:…']`.
-    expect(pending[0]!.ns).toMatch(/^parent_node:[^|]+\|human_node:[^|]+$/);
+    // The namespace names both levels, as the seed's `ns=['parent_node:…', 'human_node:…']`:
+    // snapshot.interrupts carries it (the streamed interrupt is LangGraph's { id, value }).
+    const asked = (await graph.getState(config)).interrupts;
+    expect(asked[0]!.ns).toMatch(/^parent_node:[^|]+\|human_node:[^|]+$/);
 
     printed.length = 0;
     const resumed = await collect(

@@ -12,21 +12,12 @@ import { triggerChannel } from "./spec.js";
 import type { SendPacket } from "./tasks.js";
 import type { Write } from "./writes.js";
 
-function stateWrites(
-  spec: GraphSpec,
-  node: string,
-  entries: Iterable<[string, unknown]>,
-  out: Write[],
-  strict: boolean,
-): void {
-  for (const [key, value] of entries) {
-    if (spec.stateKeySet.has(key)) out.push([key, value]);
-    else if (strict)
-      throw new InvalidUpdateError(
-        `Node "${node}" returned key "${key}", which is not in the state. State keys: ${spec.stateKeys.join(", ")}. ` +
-          `Add it to the state annotation or stop returning it.`,
-      );
-  }
+/**
+ * Keys outside the state are dropped, as LangGraph does: a subgraph called from a node returns
+ * its own private keys too, and a state read from elsewhere may carry extra fields.
+ */
+function stateWrites(spec: GraphSpec, entries: Iterable<[string, unknown]>, out: Write[]): void {
+  for (const [key, value] of entries) if (spec.stateKeySet.has(key)) out.push([key, value]);
 }
 
 function gotoWrites(spec: GraphSpec, node: string, targets: readonly unknown[], out: Write[]): void {
@@ -52,20 +43,17 @@ function gotoWrites(spec: GraphSpec, node: string, targets: readonly unknown[], 
   }
 }
 
-/**
- * Writes for a node's return value. `strict` rejects keys outside the state (the default for
- * nodes); subgraph outputs pass `false` because a child state may carry keys of its own.
- */
-export function outputWrites(spec: GraphSpec, node: string, output: unknown, strict = true): Write[] {
+/** Writes for a node's return value. */
+export function outputWrites(spec: GraphSpec, node: string, output: unknown): Write[] {
   const out: Write[] = [];
   if (output === undefined || output === null) return out;
   if (isCommand(output)) {
-    stateWrites(spec, node, (output as Command).updateEntries(), out, strict);
+    stateWrites(spec, (output as Command).updateEntries(), out);
     gotoWrites(spec, node, (output as Command).goto, out);
     return out;
   }
   if (Array.isArray(output) && output.every(isCommand)) {
-    for (const command of output) out.push(...outputWrites(spec, node, command, strict));
+    for (const command of output) out.push(...outputWrites(spec, node, command));
     return out;
   }
   if (typeof output !== "object" || Array.isArray(output)) {
@@ -73,7 +61,7 @@ export function outputWrites(spec: GraphSpec, node: string, output: unknown, str
       `Node "${node}" returned ${JSON.stringify(output)}; expected an object of state updates, a Command, or nothing.`,
     );
   }
-  stateWrites(spec, node, Object.entries(output as Record<string, unknown>), out, strict);
+  stateWrites(spec, Object.entries(output as Record<string, unknown>), out);
   return out;
 }
 

@@ -30,6 +30,8 @@ export function isResumeMap(resume: unknown): resume is Record<string, unknown> 
 
 /**
  * @param emptyReason why nothing is pending, used when `pending` is empty.
+ * @param positional LangGraph's rules: an answer with nothing pending is dropped, and a plain
+ * answer while several interrupts wait goes to each of them.
  * @returns interrupt id -> answer
  */
 export function matchResume(
@@ -37,14 +39,21 @@ export function matchResume(
   pending: readonly PendingQuestion[],
   resume: unknown,
   emptyReason: NothingToResumeReason,
+  positional = false,
 ): Map<string, unknown> {
-  if (pending.length === 0) throw new NothingToResumeError(threadId, emptyReason);
+  if (pending.length === 0) {
+    if (positional && emptyReason !== "unknown_thread") return new Map();
+    throw new NothingToResumeError(threadId, emptyReason);
+  }
   if (isResumeMap(resume)) {
     const known = new Set(pending.map((p) => p.id));
     const unknown = Object.keys(resume).filter((id) => !known.has(id));
     if (unknown.length) throw new UnknownInterruptError(unknown, pending);
     return new Map(Object.entries(resume));
   }
-  if (pending.length > 1) throw new AmbiguousResumeError(pending);
+  if (pending.length > 1) {
+    if (positional) return new Map(pending.map((p) => [p.id, resume]));
+    throw new AmbiguousResumeError(pending);
+  }
   return new Map([[pending[0]!.id, resume]]);
 }

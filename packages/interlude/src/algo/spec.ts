@@ -32,8 +32,6 @@ export interface NodeSpec {
   ends?: readonly string[];
   /** Set when the node is a compiled subgraph. */
   subgraph?: unknown;
-  /** Ignore keys outside the state in its output (the input node: inputs may carry extra keys). */
-  lenient?: boolean;
 }
 
 export interface GraphSpec {
@@ -47,6 +45,8 @@ export interface GraphSpec {
   /** Channels cleared when not written in a step (triggers, sends, the input). */
   ephemeralChannels: readonly string[];
   ephemeralSet: ReadonlySet<string>;
+  /** Triggers of deferred nodes (`AfterFinish`): released when a step triggers no other node. */
+  finishChannels: readonly string[];
   /** channel -> nodes it triggers. */
   triggerIndex: ReadonlyMap<string, readonly string[]>;
   /** The input node (`__start__`), also in `nodes`: maps the run's input to writes. */

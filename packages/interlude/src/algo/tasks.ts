@@ -113,6 +113,16 @@ export function prepareNextTasks(
   return tasks;
 }
 
+/**
+ * LangGraph's order of a step's tasks, in which their writes reach reducers: nodes pulled by
+ * their edges by name, then `Send`s in the order they were sent.
+ */
+export function compareTaskPaths(a: TaskPath, b: TaskPath): number {
+  if (a[0] !== b[0]) return a[0] === PULL ? -1 : 1;
+  if (a[0] === PUSH) return (a[1] as number) - (b[1] as number);
+  return a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0;
+}
+
 /** Nodes that a set of updated channels may trigger, in graph order. */
 export function candidateNodes(spec: GraphSpec, updated: Iterable<string>): Set<string> {
   const nodes = new Set<string>();

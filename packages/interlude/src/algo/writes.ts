@@ -2,8 +2,10 @@
  * How a step's writes apply to channels. Mutates the channels and the version maps it is
  * given (the loop owns both and copies them into each checkpoint it saves).
  */
+import type { AfterFinish } from "../channels/after-finish.js";
 import type { Channel } from "../channels/base.js";
 import type { ChannelVersions, Checkpoint } from "../checkpoint/types.js";
+import { TASKS } from "../constants.js";
 import type { GraphSpec } from "./spec.js";
 
 export type Write = readonly [channel: string, value: unknown];
@@ -65,7 +67,27 @@ export function applyWrites(
   const grouped = groupByChannel(tasks.map((task) => task.writes));
   updateChannels(channels, grouped, bumper);
   clearEphemerals(spec, checkpoint, channels, grouped, bumper);
+  if (spec.finishChannels.length && !triggersNextStep(spec, channels, bumper.updated))
+    finishDeferred(spec, channels, bumper);
   return bumper.updated;
+}
+
+function triggersNextStep(
+  spec: GraphSpec,
+  channels: ReadonlyMap<string, Channel>,
+  updated: ReadonlySet<string>,
+): boolean {
+  for (const channel of updated) {
+    if ((channel === TASKS || spec.triggerIndex.has(channel)) && channels.get(channel)!.isAvailable()) return true;
+  }
+  return false;
+}
+
+/** The run would finish here: deferred nodes waiting for it are released. */
+function finishDeferred(spec: GraphSpec, channels: ReadonlyMap<string, Channel>, bumper: Bumper): void {
+  for (const name of spec.finishChannels) {
+    if ((channels.get(name) as AfterFinish<unknown, unknown>).finish()) bumper.bump(name);
+  }
 }
 
 /**

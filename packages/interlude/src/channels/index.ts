@@ -1,3 +1,4 @@
+export * from "./after-finish.js";
 export * from "./base.js";
 export * from "./binop.js";
 export * from "./ephemeral.js";

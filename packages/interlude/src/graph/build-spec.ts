@@ -11,6 +11,7 @@ import {
   type StaticWrite,
   triggerChannel,
 } from "../algo/spec.js";
+import { AfterFinish } from "../channels/after-finish.js";
 import type { Channel } from "../channels/base.js";
 import type { Reducer } from "../channels/binop.js";
 import { BinaryOperatorAggregate } from "../channels/binop.js";
@@ -97,10 +98,18 @@ export function buildSpec(builder: StateGraph<any, any>, options: CompileOptions
 
   const triggers = new Map<string, string[]>();
   const writesOf = new Map<string, StaticWrite[]>([[START, []]]);
+  const deferred = new Set([...builder.nodes.values()].filter((n) => n.options.defer).map((n) => n.name));
+  const finishChannels: string[] = [];
   for (const name of builder.nodes.keys()) {
     const channel = triggerChannel(name);
-    factories.set(channel, () => new Trigger());
-    ephemeral.push(channel);
+    if (deferred.has(name)) {
+      // Not ephemeral: the trigger waits, possibly several steps, for the run to finish.
+      factories.set(channel, () => new AfterFinish(new Trigger()));
+      finishChannels.push(channel);
+    } else {
+      factories.set(channel, () => new Trigger());
+      ephemeral.push(channel);
+    }
     triggers.set(name, [channel]);
     writesOf.set(name, []);
   }
@@ -112,7 +121,10 @@ export function buildSpec(builder: StateGraph<any, any>, options: CompileOptions
     }
     const channel = joinChannel(sources, target);
     const names = new Set(sources);
-    factories.set(channel, () => new NamedBarrierValue(names));
+    if (deferred.has(target)) {
+      factories.set(channel, () => new AfterFinish(new NamedBarrierValue(names)));
+      finishChannels.push(channel);
+    } else factories.set(channel, () => new NamedBarrierValue(names));
     triggers.get(target)!.push(channel);
     for (const source of sources) writesOf.get(source)!.push({ channel, value: source });
   }
@@ -132,7 +144,6 @@ export function buildSpec(builder: StateGraph<any, any>, options: CompileOptions
     triggers: [START],
     edges: writesOf.get(START)!,
     branches: branchesOf.get(START) ?? [],
-    lenient: true,
   };
   const nodes = new Map<string, NodeSpec>([[START, start]]);
   const triggerIndex = new Map<string, string[]>([[START, [START]]]);
@@ -164,6 +175,7 @@ export function buildSpec(builder: StateGraph<any, any>, options: CompileOptions
     reducers,
     ephemeralChannels: ephemeral,
     ephemeralSet: new Set(ephemeral),
+    finishChannels,
     triggerIndex,
     start,
   };

@@ -6,14 +6,14 @@ import type { Breakpoints } from "../algo/breakpoints.js";
 import type { GraphSpec } from "../algo/spec.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import type { CheckpointListOptions, RunnableConfig } from "../checkpoint/types.js";
-import { END, INTERRUPT, START } from "../constants.js";
+import { type COPY, END, INTERRUPT, START } from "../constants.js";
 import { MissingCheckpointerError } from "../errors/graph.js";
 import { currentTask } from "../interrupt/context.js";
 import { ChunkQueue, queueEmitter, type StreamMode } from "../loop/emitter.js";
 import type { Durability, GraphInternals } from "../loop/graph-internals.js";
 import { GraphRun } from "../loop/run.js";
 import { emptySnapshot, type StateSnapshot, snapshotOf } from "../loop/snapshot.js";
-import { updateThreadState } from "../loop/update-state.js";
+import { type Superstep, updateThreadState } from "../loop/update-state.js";
 import type { Interrupt } from "../primitives/interrupt-record.js";
 import type { StateGraph } from "./state-graph.js";
 
@@ -157,8 +157,12 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
   async stateFrom(saver: BaseCheckpointSaver, config: RunnableConfig, subgraphs: boolean): Promise<StateSnapshot> {
     const tuple = await saver.getTuple(config);
     if (!tuple) return emptySnapshot(config);
-    return snapshotOf(this, tuple, subgraphs, (graph, childConfig, deep) =>
-      (graph as CompiledStateGraph).stateFrom(saver, childConfig, deep),
+    return snapshotOf(
+      this,
+      tuple,
+      subgraphs,
+      (graph, childConfig, deep) => (graph as CompiledStateGraph).stateFrom(saver, childConfig, deep),
+      !config.configurable?.checkpoint_id,
     );
   }
 
@@ -172,12 +176,21 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
     }
   }
 
+  /**
+   * Writes `values` as if `asNode` had returned them (by default the node that ran last);
+   * `asNode` `"__copy__"` with `values` null copies the checkpoint, to run its step again.
+   */
   async updateState(
     config: RunnableConfig,
     values: U | Record<string, unknown> | null,
-    asNode?: N | typeof START | typeof END,
+    asNode?: N | typeof START | typeof END | typeof COPY,
   ): Promise<RunnableConfig> {
-    return updateThreadState(this, this.saverFor("updateState()"), config, values, asNode);
+    return updateThreadState(this, this.saverFor("updateState()"), config, [{ updates: [{ values, asNode }] }]);
+  }
+
+  /** Several updates, one checkpoint per superstep; the updates of a superstep apply together, as one step's tasks. */
+  async bulkUpdateState(config: RunnableConfig, supersteps: readonly Superstep[]): Promise<RunnableConfig> {
+    return updateThreadState(this, this.saverFor("bulkUpdateState()"), config, supersteps);
   }
 
   /** Nodes and edges, for drawing. */

@@ -6,10 +6,15 @@
  *     const verdict = interrupt({ draft });
  *     return { draft, verdict };
  *   });
+ *
+ * The workflow is a graph of one node named after it. Its state is the input, the output of
+ * the last run, and what the last run saved for the next (`getPreviousState()`).
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import type { RunnableConfig } from "../checkpoint/types.js";
 import { INTERRUPT, START } from "../constants.js";
+import type { StreamMode } from "../loop/emitter.js";
 import type { StateSnapshot } from "../loop/snapshot.js";
 import { isCommand } from "../primitives/command.js";
 import type { Interrupt } from "../primitives/interrupt-record.js";
@@ -25,17 +30,41 @@ export interface EntrypointOptions {
 const WorkflowState = Annotation.Root({
   input: Annotation<unknown>(),
   output: Annotation<unknown>(),
+  previous: Annotation<unknown>(),
 });
 
+const FINAL = Symbol.for("interlude.entrypoint.final");
+
+/** What `entrypoint.final` returns: `value` to the caller, `save` for the next run's `getPreviousState()`. */
+export interface EntrypointFinal<Value, Save> {
+  readonly [FINAL]: true;
+  readonly value: Value;
+  readonly save: Save;
+}
+
+function isFinal(value: unknown): value is EntrypointFinal<unknown, unknown> {
+  return typeof value === "object" && value !== null && FINAL in value;
+}
+
+const previousStorage = new AsyncLocalStorage<{ previous: unknown }>();
+
+/** Inside an entrypoint: what the last run on this thread returned (or saved with `entrypoint.final`). */
+export function getPreviousState<T = unknown>(): T {
+  return previousStorage.getStore()?.previous as T;
+}
+
 export class Entrypoint<Input, Output> {
-  readonly graph: CompiledStateGraph<{ input: unknown; output: unknown }>;
+  readonly graph: CompiledStateGraph<{ input: unknown; output: unknown; previous: unknown }>;
   constructor(
     readonly name: string,
     fn: (input: Input, config: RunnableConfig) => Output | Promise<Output>,
     checkpointer?: BaseCheckpointSaver,
   ) {
     this.graph = new StateGraph(WorkflowState)
-      .addNode(name, async (state, config) => ({ output: await fn(state.input as Input, config) }))
+      .addNode(name, async (state, config) => {
+        const result = await previousStorage.run({ previous: state.previous }, () => fn(state.input as Input, config));
+        return isFinal(result) ? { output: result.value, previous: result.save } : { output: result, previous: result };
+      })
       .addEdge(START, name)
       .compile({ checkpointer, name }) as never;
   }
@@ -51,24 +80,76 @@ export class Entrypoint<Input, Output> {
     return result.output as Output;
   }
 
-  /** Streams like a graph (the workflow is a single node named after it). */
-  stream(input: Input | unknown, config: StreamConfig = {}): Promise<AsyncIterableIterator<unknown>> {
-    return this.graph.stream(this.wrap(input), config);
+  /**
+   * Streams as LangGraph's functional API does: an `updates` chunk per `task()` call that
+   * finished, then `{ [name]: output }`; `values` is the output, once.
+   */
+  async stream(input: Input | unknown, config: StreamConfig = {}): Promise<AsyncIterableIterator<unknown>> {
+    const asked = config.streamMode === undefined ? ["updates" as const] : [config.streamMode].flat();
+    if (config.subgraphs) return this.graph.stream(this.wrap(input), config);
+    const inner = [...new Set(asked.map((mode) => (mode === "values" ? "updates" : mode)))];
+    const source = await this.graph.stream(this.wrap(input), { ...config, streamMode: inner });
+    return workflowChunks(source, this.name, asked, Array.isArray(config.streamMode));
   }
 
-  getState(config: RunnableConfig): Promise<StateSnapshot> {
-    return this.graph.getState(config);
+  /** The thread's state; its values are the workflow's last output. */
+  async getState(config: RunnableConfig): Promise<StateSnapshot> {
+    return outputSnapshot(await this.graph.getState(config));
   }
 
-  getStateHistory(config: RunnableConfig): AsyncGenerator<StateSnapshot> {
-    return this.graph.getStateHistory(config);
+  async *getStateHistory(config: RunnableConfig): AsyncGenerator<StateSnapshot> {
+    for await (const snapshot of this.graph.getStateHistory(config)) yield outputSnapshot(snapshot);
+  }
+
+  /** Sets what the next run's `getPreviousState()` returns. */
+  updateState(config: RunnableConfig, values: unknown): Promise<RunnableConfig> {
+    return this.graph.updateState(config, { output: values, previous: values }, this.name);
   }
 }
 
-export function entrypoint<Input, Output>(
+function outputSnapshot(snapshot: StateSnapshot): StateSnapshot {
+  return { ...snapshot, values: snapshot.values.output as Record<string, unknown> };
+}
+
+async function* workflowChunks(
+  source: AsyncIterable<unknown>,
+  name: string,
+  asked: readonly StreamMode[],
+  multi: boolean,
+): AsyncIterableIterator<unknown> {
+  const wants = new Set(asked);
+  const shape = (mode: StreamMode, chunk: unknown) => (multi ? [mode, chunk] : chunk);
+  for await (const item of source) {
+    const [mode, chunk] = item as [StreamMode, Record<string, unknown>];
+    if (mode !== "updates") {
+      yield shape(mode, chunk);
+      continue;
+    }
+    const own = name in chunk ? (chunk[name] as { output?: unknown }) : undefined;
+    if (wants.has("updates")) yield shape("updates", own ? { [name]: own.output } : chunk);
+    if (own && wants.has("values")) yield shape("values", own.output);
+  }
+}
+
+type EntrypointFunction = <Input, Output>(
   options: EntrypointOptions | string,
   fn: (input: Input, config: RunnableConfig) => Output | Promise<Output>,
-): Entrypoint<Input, Output> {
-  const { name, checkpointer } = typeof options === "string" ? { name: options, checkpointer: undefined } : options;
-  return new Entrypoint(name, fn, checkpointer);
-}
+) => Entrypoint<Input, Output>;
+
+export const entrypoint: EntrypointFunction & {
+  /** Return `value` to the caller and keep `save` for the next run's `getPreviousState()`. */
+  final<Value, Save>(result: { value?: Value; save?: Save }): EntrypointFinal<Value, Save>;
+} = Object.assign(
+  <Input, Output>(
+    options: EntrypointOptions | string,
+    fn: (input: Input, config: RunnableConfig) => Output | Promise<Output>,
+  ): Entrypoint<Input, Output> => {
+    const { name, checkpointer } = typeof options === "string" ? { name: options, checkpointer: undefined } : options;
+    return new Entrypoint(name, fn, checkpointer);
+  },
+  {
+    final<Value, Save>(result: { value?: Value; save?: Save }): EntrypointFinal<Value, Save> {
+      return { [FINAL]: true, value: result.value as Value, save: result.save as Save };
+    },
+  },
+);

@@ -4,6 +4,7 @@
  */
 import { END, NS_END, NS_SEP, START } from "../constants.js";
 import { GraphValidationError } from "../errors/graph.js";
+import { UnsupportedFeatureError } from "../errors/unsupported.js";
 import type { RetryPolicy } from "../runner/retry.js";
 import {
   type AnnotationRoot,
@@ -21,6 +22,25 @@ export interface AddNodeOptions {
   /** Nodes this node may route to with `Command({ goto })` (for drawing and validation). */
   ends?: readonly string[];
   retryPolicy?: RetryPolicy;
+  /** Run the node only once nothing else is left to run (after the other branches finished). */
+  defer?: boolean;
+  /** Not supported: refused with UnsupportedFeatureError rather than ignored. */
+  cachePolicy?: unknown;
+}
+
+type NodeEntry<S extends StateSpec> = [
+  name: string,
+  action: NodeAction<StateType<S>, UpdateType<S>> | CompiledStateGraph<any, any, any>,
+  options?: AddNodeOptions,
+];
+
+/** LangGraph options Interlude refuses, with what to do instead. */
+function refuseUnsupported(name: string, options: AddNodeOptions): void {
+  if (options.cachePolicy !== undefined && options.cachePolicy !== false)
+    throw new UnsupportedFeatureError(
+      `addNode("${name}", fn, { cachePolicy })`,
+      "Cache inside the node, or wrap the call in task() so it runs once per thread.",
+    );
 }
 
 export interface NodeDefinition {
@@ -55,11 +75,30 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START> {
     else this.spec = state as S;
   }
 
+  /** One node, or several: `addNode({ a: fn, b: fn })`, `addNode([["a", fn, options], ...])`. */
   addNode<K extends string>(
     name: K,
     action: NodeAction<StateType<S>, UpdateType<S>> | CompiledStateGraph<any, any, any>,
+    options?: AddNodeOptions,
+  ): StateGraph<S, N | K>;
+  addNode<K extends string>(
+    nodes: Record<K, NodeAction<StateType<S>, UpdateType<S>> | CompiledStateGraph<any, any, any>> | NodeEntry<S>[],
+  ): StateGraph<S, N | K>;
+  addNode<K extends string>(
+    name: K | Record<K, NodeEntry<S>[1]> | NodeEntry<S>[],
+    action?: NodeEntry<S>[1],
     options: AddNodeOptions = {},
   ): StateGraph<S, N | K> {
+    if (typeof name !== "string") {
+      const entries = Array.isArray(name) ? name : (Object.entries(name) as NodeEntry<S>[]);
+      for (const [key, fn, opts] of entries) this.addOne(key, fn, opts ?? {});
+      return this as unknown as StateGraph<S, N | K>;
+    }
+    this.addOne(name, action!, options);
+    return this as unknown as StateGraph<S, N | K>;
+  }
+
+  private addOne(name: string, action: NodeEntry<S>[1], options: AddNodeOptions): void {
     if (name === START || name === END)
       throw new GraphValidationError(`"${name}" is reserved and cannot be a node name.`, name);
     if (name.includes(NS_SEP) || name.includes(NS_END))
@@ -72,8 +111,8 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START> {
     if (typeof action !== "function" && !(action instanceof CompiledStateGraph)) {
       throw new GraphValidationError(`Node "${name}" must be a function or a compiled graph.`, name);
     }
+    refuseUnsupported(name, options);
     this.nodes.set(name, { name, action, options });
-    return this as unknown as StateGraph<S, N | K>;
   }
 
   /** An edge from one node, or (with an array) a join that waits for all of them. */
@@ -84,7 +123,22 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START> {
     return this;
   }
 
-  addConditionalEdges(source: N, path: (state: StateType<S>, config: any) => unknown, pathMap?: PathMap): this {
+  /** A branch after `source`: `path` names the next node(s); also as `addConditionalEdges({ source, path, pathMap })`. */
+  addConditionalEdges(source: N, path: (state: StateType<S>, config: any) => unknown, pathMap?: PathMap): this;
+  addConditionalEdges(branch: {
+    source: N;
+    path: (state: StateType<S>, config: any) => unknown;
+    pathMap?: PathMap;
+  }): this;
+  addConditionalEdges(
+    sourceOrBranch: N | { source: N; path: (state: StateType<S>, config: any) => unknown; pathMap?: PathMap },
+    pathArg?: (state: StateType<S>, config: any) => unknown,
+    pathMapArg?: PathMap,
+  ): this {
+    const { source, path, pathMap } =
+      typeof sourceOrBranch === "object"
+        ? sourceOrBranch
+        : { source: sourceOrBranch, path: pathArg!, pathMap: pathMapArg };
     const map = Array.isArray(pathMap)
       ? Object.fromEntries(pathMap.map((n) => [n, n]))
       : (pathMap as Record<string, string> | undefined);

@@ -69,6 +69,21 @@ export interface TaskScope {
   saveTaskCalls(): Promise<void>;
   /** Number of subgraph invocations so far, to give each its own namespace. */
   subgraphCounter: number;
+  /** checkpoint_ns -> checkpoint id of the graphs running this task, itself included: a subgraph's `parents`. */
+  lineage(): Record<string, string>;
+  /** Set inside a `task()` call: the call's position, which prefixes its interrupts' slots. */
+  callSlot?: string;
+  /** Inside a `task()` call: the node's scope, which records what was raised or refused. */
+  root?: TaskScope;
+}
+
+/** The scope a `task()` call runs in: the node's, with its own count of interrupts. */
+export function callScope(scope: TaskScope, call: number): TaskScope {
+  const child = Object.create(scope) as TaskScope;
+  child.interruptCounter = 0;
+  child.callSlot = scope.callSlot === undefined ? String(call) : `${scope.callSlot}.${call}`;
+  child.root = scope.root ?? scope;
+  return child;
 }
 
 export const taskStorage = new AsyncLocalStorage<TaskScope>();

@@ -3,6 +3,7 @@
  */
 
 import { interruptId, payloadDigest } from "../algo/hash.js";
+import { TASK_CALL_SLOT } from "../constants.js";
 import { InterruptOutsideNodeError, MissingCheckpointerError } from "../errors/graph.js";
 import { AsyncSchemaError, InterruptMismatchError, InvalidResumeError } from "../errors/resume.js";
 import { currentTask, type GivenAnswer, type TaskScope } from "./context.js";
@@ -22,7 +23,7 @@ export interface InterruptOptions<Answer = unknown> {
 }
 
 function refuse(scope: TaskScope, error: Error): never {
-  scope.rejection ??= error;
+  (scope.root ?? scope).rejection ??= error;
   throw error;
 }
 
@@ -62,10 +63,11 @@ export function interrupt<Answer = any, Value = unknown>(value: Value, options: 
   // Refused (not just thrown) so that a node catching it cannot turn it into a silent success.
   if (!scope.run.saver) refuse(scope, new MissingCheckpointerError(`interrupt() in node "${scope.node}"`));
   const index = scope.interruptCounter++;
-  const slot = options.key ?? index;
+  const key = options.key ?? (scope.callSlot === undefined ? undefined : `${TASK_CALL_SLOT}${scope.callSlot}.${index}`);
+  const slot = key ?? index;
   const id = interruptId(scope.ns, slot);
   const digest = payloadDigest(value);
-  const given = options.key !== undefined ? scope.byKey.get(options.key) : scope.byIndex.get(index);
+  const given = key !== undefined ? scope.byKey.get(key) : scope.byIndex.get(index);
 
   if (given) {
     checkSameQuestion(scope, given, digest, value, index);
@@ -74,12 +76,12 @@ export function interrupt<Answer = any, Value = unknown>(value: Value, options: 
     return answer;
   }
   const stored: StoredInterrupt = { id, value, digest, ns: scope.ns };
-  if (options.key !== undefined) stored.key = options.key;
+  if (key !== undefined) stored.key = key;
   else stored.index = index;
   const schema =
     options.jsonSchema ??
     (isStandardSchema(options.responseSchema) ? describeSchema(options.responseSchema) : undefined);
   if (schema) stored.responseSchema = schema;
-  scope.raised ??= [stored];
+  (scope.root ?? scope).raised ??= [stored];
   throw new GraphInterrupt([stored]);
 }

@@ -1,5 +1,7 @@
-import { INTERRUPT } from "../constants.js";
+import { interruptId, payloadDigest } from "../algo/hash.js";
+import { INTERRUPT, TASK_CALL_SLOT } from "../constants.js";
 import type { Interrupt } from "../primitives/interrupt-record.js";
+import { currentTask } from "./context.js";
 
 /**
  * Thrown by `interrupt()` to stop the node. Not an error: the runner turns it into a paused
@@ -22,22 +24,46 @@ export class GraphInterrupt extends Error {
   }
 }
 
+/**
+ * Thrown by a node to pause the graph with `value` shown to the caller, without asking for an
+ * answer (LangGraph's dynamic breakpoint): continue with `invoke(null)`, usually after
+ * `updateState`, and the node runs again.
+ */
+export class NodeInterrupt extends GraphInterrupt {
+  constructor(value: unknown) {
+    const scope = currentTask();
+    const ns = scope?.ns ?? "";
+    const index = scope ? scope.interruptCounter++ : 0;
+    super([{ id: interruptId(ns, index), value, digest: payloadDigest(value), ns, index }]);
+    this.name = "NodeInterrupt";
+  }
+}
+
 export function isGraphInterrupt(error: unknown): error is GraphInterrupt {
   return error instanceof GraphInterrupt;
 }
 
 /** An interrupt as stored with its task: the public record plus what binds answers to it. */
 export interface StoredInterrupt extends Interrupt {
+  /** Namespace of the (sub)graph task that asked. */
+  ns?: string;
   /** Position among the interrupts of its task (when it has no key). */
   index?: number;
   /** Digest of `value`: an answer is only used for the question it was given for. */
   digest: string;
 }
 
+/** An interrupt as LangGraph shows it (`{ id, value }`), plus its key and answer schema when it has them. */
 export function publicInterrupt(stored: StoredInterrupt): Interrupt {
   const out: Interrupt = { id: stored.id, value: stored.value };
-  if (stored.key !== undefined) out.key = stored.key;
+  if (stored.key !== undefined && !stored.key.startsWith(TASK_CALL_SLOT)) out.key = stored.key;
   if (stored.responseSchema !== undefined) out.responseSchema = stored.responseSchema;
+  return out;
+}
+
+/** With the namespace of the task that asked: `snapshot.interrupts`, an Interlude addition. */
+export function locatedInterrupt(stored: StoredInterrupt): Interrupt {
+  const out = publicInterrupt(stored);
   if (stored.ns) out.ns = stored.ns;
   return out;
 }

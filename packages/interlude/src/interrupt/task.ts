@@ -3,7 +3,8 @@
  * runs again from its start on every resume. The result (or error) is saved with the task's
  * writes the moment it is known, and replayed on the next attempt instead of calling `fn`.
  */
-import { currentTask } from "./context.js";
+import { NS_SEP } from "../constants.js";
+import { callScope, currentTask, type TaskScope, taskStorage } from "./context.js";
 
 export interface TaskOptions {
   /** Errors are not saved: a failed call runs again on the next attempt. */
@@ -22,29 +23,42 @@ export function task<Args extends unknown[], Result>(
     typeof nameOrOptions === "string" ? { name: nameOrOptions } : nameOrOptions;
   const call = async (...args: Args): Promise<Awaited<Result>> => {
     const scope = currentTask();
-    if (!scope?.run.saver) return (await fn(...args)) as Awaited<Result>;
-    const index = scope.taskCallCounter++;
-    const saved = scope.taskCalls[index];
+    if (!scope) return (await fn(...args)) as Awaited<Result>;
+    const owner = scope.root ?? scope;
+    const index = owner.taskCallCounter++;
+    const run = () => taskStorage.run(callScope(scope, index), () => fn(...args)) as Promise<Awaited<Result>>;
+    if (!scope.run.saver) return told(scope, options.name, await run());
+    const saved = owner.taskCalls[index];
     if (saved && saved.name === options.name) {
       if (saved.ok) return saved.value as Awaited<Result>;
       throw reviveError(saved.value);
     }
-    // A different call at this position: the node's path changed, earlier records no longer apply.
-    scope.taskCalls.length = index;
+    // A different call at this position: the node's path changed, later records no longer apply.
+    if (saved) owner.taskCalls.length = index;
     try {
-      const value = (await fn(...args)) as Awaited<Result>;
-      scope.taskCalls.push({ name: options.name, ok: true, value });
-      await scope.saveTaskCalls();
-      return value;
+      const value = await run();
+      owner.taskCalls[index] = { name: options.name, ok: true, value };
+      await owner.saveTaskCalls();
+      return told(scope, options.name, value);
     } catch (error) {
       if (!options.retryable && !isControlFlow(error)) {
-        scope.taskCalls.push({ name: options.name, ok: false, value: errorRecord(error) });
-        await scope.saveTaskCalls();
+        owner.taskCalls[index] = { name: options.name, ok: false, value: errorRecord(error) };
+        await owner.saveTaskCalls();
       }
       throw error;
     }
   };
   return Object.assign(call, { taskName: options.name });
+}
+
+/** A call that ran streams its result as an update of its own (`{ [name]: result }`), as LangGraph. */
+function told<T>(scope: TaskScope, name: string, value: T): T {
+  const emitter = scope.run.emitter;
+  if (emitter?.modes.has("updates")) {
+    const cut = scope.ns.lastIndexOf(NS_SEP);
+    emitter.emit(cut < 0 ? "" : scope.ns.slice(0, cut), "updates", { [name]: value });
+  }
+  return value;
 }
 
 function isControlFlow(error: unknown): boolean {

@@ -24,8 +24,9 @@ export function resolveResume(
   pending: readonly StoredInterrupt[],
   command: Command,
   emptyReason: NothingToResumeReason,
+  positional: boolean,
 ): ResolvedResume {
-  const matched = matchResume(threadId, pending.map(publicInterrupt), command.resume, emptyReason);
+  const matched = matchResume(threadId, pending.map(publicInterrupt), command.resume, emptyReason, positional);
   const byId = new Map(pending.map((p) => [p.id, p]));
   const answers = new Map<string, FreshAnswer>();
   for (const [id, value] of matched) {

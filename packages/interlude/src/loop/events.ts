@@ -4,6 +4,7 @@
  */
 import type { GraphSpec } from "../algo/spec.js";
 import type { PreparedTask } from "../algo/tasks.js";
+import type { Write } from "../algo/writes.js";
 import { START } from "../constants.js";
 import { publicInterrupt } from "../interrupt/signal.js";
 import type { TaskOutcome } from "../runner/outcome.js";
@@ -29,19 +30,21 @@ export class RunEvents {
     const value = chunk();
     if (this.wants(mode)) this.emitter!.emit(this.ns, mode, value);
     if (debug) {
-      const type = mode === "checkpoints" ? "checkpoint" : "result" in (value as object) ? "task_result" : "task";
+      // As LangGraph: a checkpoint event carries its checkpoint's step, a task event the step it runs in.
+      const checkpoint = mode === "checkpoints";
+      const type = checkpoint ? "checkpoint" : "result" in (value as object) ? "task_result" : "task";
       this.emitter!.emit(this.ns, "debug", {
+        step: checkpoint ? this.step() : this.step() + 1,
         type,
         timestamp: new Date().toISOString(),
-        step: this.step(),
         payload: value,
       });
     }
   }
 
-  private stateUpdate(outcome: TaskOutcome & { kind: "done" }): Record<string, unknown> {
+  private stateUpdate(writes: readonly Write[]): Record<string, unknown> {
     const update: Record<string, unknown> = {};
-    for (const [key, value] of outcome.writes) if (this.spec.stateKeySet.has(key)) update[key] = value;
+    for (const [key, value] of writes) if (this.spec.stateKeySet.has(key)) update[key] = value;
     return update;
   }
 
@@ -50,13 +53,19 @@ export class RunEvents {
     if (!this.emitter) return;
     for (const outcome of outcomes) {
       if (outcome.kind !== "done" || outcome.task.name === START) continue;
-      this.emit("updates", () => ({ [outcome.task.name]: this.stateUpdate(outcome) }));
+      this.emit("updates", () => ({ [outcome.task.name]: this.stateUpdate(outcome.writes) }));
     }
   }
 
   taskStarted(task: PreparedTask): void {
     if (task.name !== START)
-      this.emit("tasks", () => ({ id: task.id, name: task.name, input: task.input, triggers: task.triggers }));
+      this.emit("tasks", () => ({
+        id: task.id,
+        name: task.name,
+        input: task.input,
+        triggers: task.triggers,
+        interrupts: [],
+      }));
   }
 
   taskFinished(outcome: TaskOutcome): void {
@@ -64,7 +73,7 @@ export class RunEvents {
     this.emit("tasks", () => ({
       id: outcome.task.id,
       name: outcome.task.name,
-      result: outcome.kind === "done" ? outcome.writes.filter(([k]) => this.spec.stateKeySet.has(k)) : [],
+      result: outcome.kind === "done" ? this.stateUpdate(outcome.writes) : {},
       error: outcome.kind === "failed" ? errorRecord(outcome.error) : null,
       interrupts: outcome.kind === "interrupted" ? outcome.interrupts.map(publicInterrupt) : [],
     }));

@@ -4,7 +4,7 @@
  */
 import { markInterruptSeen, shouldInterrupt } from "../algo/breakpoints.js";
 import { outputWrites } from "../algo/output.js";
-import { candidateNodes, type PreparedTask, prepareNextTasks, readState } from "../algo/tasks.js";
+import { candidateNodes, compareTaskPaths, type PreparedTask, prepareNextTasks, readState } from "../algo/tasks.js";
 import {
   applyNullWrites,
   applyWrites,
@@ -70,6 +70,12 @@ function stepWrites(outcome: TaskOutcome): TaskWrites {
     triggers: outcome.task.triggers,
     writes: outcome.kind === "done" ? outcome.writes : [],
   };
+}
+
+/** A step's writes in LangGraph's task order (by task path), whatever order the tasks finished in. */
+function inTaskOrder(outcomes: readonly TaskOutcome[]): readonly TaskOutcome[] {
+  if (outcomes.length < 2) return outcomes;
+  return [...outcomes].sort((a, b) => compareTaskPaths(a.task.path, b.task.path));
 }
 
 export class GraphRun {
@@ -163,7 +169,7 @@ export class GraphRun {
       pendingWrites: saved.writes,
     };
     if (saved.parentId) tuple.parentConfig = this.persistence.configFor(saved.parentId);
-    tell(await snapshotOf(this.graph, tuple, false, async () => undefined));
+    tell(await snapshotOf(this.graph, tuple, false, async () => undefined, true));
   }
 
   // ---- start: load, then apply input or answers ----
@@ -183,7 +189,8 @@ export class GraphRun {
     this.checkpoint = tuple ? workingCopy(tuple.checkpoint) : emptyCheckpoint();
     this.channels = channelsFromCheckpoint(this.graph.spec, tuple?.checkpoint);
     this.step = tuple ? tuple.metadata.step : -2;
-    this.parents = tuple?.metadata.parents ?? (this.parent ? { [this.parent.ns]: "" } : {});
+    // As LangGraph: a subgraph's checkpoints name the checkpoint of each graph above it.
+    this.parents = this.parent ? this.parent.lineage() : (tuple?.metadata.parents ?? {});
     this.persistence = new Persistence(
       this.saver,
       this.threadId,
@@ -204,7 +211,8 @@ export class GraphRun {
     this.adopt(tuple, head);
     if (this.parent) return this.startNested(tuple);
     if (isCommand(this.input)) {
-      this.startCommand(this.input, tuple);
+      await this.startCommand(this.input, tuple);
+      this.emit("values", () => this.values());
       return undefined;
     }
     if (this.input === null || this.input === undefined) {
@@ -217,6 +225,7 @@ export class GraphRun {
       // leaves the thread on the new branch.
       if (!this.reuseFinished) await this.commit("fork");
       this.beginResume();
+      this.emit("values", () => this.values());
       return undefined;
     }
     await this.startInput(this.input, tuple !== undefined);
@@ -236,12 +245,18 @@ export class GraphRun {
     return undefined;
   }
 
-  private startCommand(command: Command, tuple: CheckpointTuple | undefined): void {
+  /**
+   * A Command with an answer continues the paused step; its update stays pending with the
+   * paused checkpoint until a step completes. A Command without one (an update, a goto) starts
+   * a new step: it is saved as an "input" checkpoint, so that an interrupt it leads to is
+   * saved against it and past a static breakpoint the thread was paused at.
+   */
+  private async startCommand(command: Command, tuple: CheckpointTuple | undefined): Promise<void> {
     if (command.resume !== undefined) {
       const tasks = tuple ? this.nextTasks() : [];
       const pending = this.pendingInterrupts(tasks);
       const reason = !tuple ? "unknown_thread" : tasks.length === 0 ? "finished" : "breakpoint";
-      const resolved = resolveResume(this.threadId ?? "", pending, command, reason);
+      const resolved = resolveResume(this.threadId ?? "", pending, command, reason, this.graph.positional);
       this.scope.answers = resolved.answers;
       this.resumeRecord = resolved.record;
     } else if (!tuple) {
@@ -249,28 +264,40 @@ export class GraphRun {
         `Thread "${this.threadId ?? "(none)"}" has never run, so a Command without resume has nothing to act on. Start it with an input.`,
       );
     }
-    this.beginResume();
     const writes = outputWrites(this.graph.spec, "Command", command);
-    if (writes.length) {
-      this.commandWrites = writes;
-      this.track(applyNullWrites(this.checkpoint, this.channels, writes));
-    }
+    this.beginResume(writes);
+    if (command.resume !== undefined) this.commandWrites = writes;
+    else if (writes.length) await this.commit("input");
   }
 
-  private beginResume(): void {
+  /** Applies updates waiting with the checkpoint and those sent now, then passes its breakpoint. */
+  private beginResume(writes: readonly Write[] = []): void {
     if (this.reuseFinished && this.pending.nullWrites.length) {
       this.track(applyNullWrites(this.checkpoint, this.channels, this.pending.nullWrites));
     }
+    if (writes.length) this.track(applyNullWrites(this.checkpoint, this.channels, writes));
     markInterruptSeen(this.checkpoint);
   }
 
   /** Saves the input checkpoint: the input waits in the `__start__` channel for the first step. */
   private async startInput(input: unknown, hadCheckpoint: boolean): Promise<void> {
     if (!hadCheckpoint) this.checkpoint = emptyCheckpoint();
+    else this.discardPendingTasks();
     this.track(applyNullWrites(this.checkpoint, this.channels, [[START, input]]));
     this.pending = { tasks: new Map(), nullWrites: [], audit: [] };
     this.reuseFinished = false;
     await this.commit("input");
+  }
+
+  /**
+   * New input on a thread that stopped mid-way (a failed or paused node): the tasks that were
+   * next are dropped, as in LangGraph, and the graph runs from the input.
+   */
+  private discardPendingTasks(): void {
+    const tasks = this.nextTasks();
+    if (tasks.length === 0) return;
+    const dropped = tasks.map((task) => ({ name: task.name, triggers: task.triggers, writes: [] }));
+    this.track(applyWrites(this.graph.spec, this.checkpoint, this.channels, dropped));
   }
 
   // ---- stepping ----
@@ -314,7 +341,12 @@ export class GraphRun {
       const outcomes = await this.runStep(tasks);
       const stop = await this.settle(tasks, outcomes);
       if (stop) return stop;
-      const updated = applyWrites(this.graph.spec, this.checkpoint, this.channels, outcomes.map(stepWrites));
+      const updated = applyWrites(
+        this.graph.spec,
+        this.checkpoint,
+        this.channels,
+        inTaskOrder(outcomes).map(stepWrites),
+      );
       this.track(updated);
       this.events.updates(outcomes);
       await this.commit("loop");
@@ -338,6 +370,7 @@ export class GraphRun {
       config: (task) => this.nodeConfig(task.ns),
       saveTaskCalls: (task, calls) => this.persistence.saveWrites(checkpointId, task.id, [[TASK_RESULT, calls]]),
       sleep,
+      lineage: () => ({ ...this.parents, [this.ns]: checkpointId }),
     };
   }
 
@@ -416,7 +449,35 @@ export class GraphRun {
     const visible = interrupts.map(publicInterrupt);
     this.emit("updates", () => ({ [INTERRUPT]: visible }));
     this.emit("values", () => ({ [INTERRUPT]: visible }));
-    return { values: this.values(), interrupts: visible, paused: true };
+    return { values: this.valuesWithFinished(outcomes), interrupts: visible, paused: true };
+  }
+
+  /**
+   * The paused step's finished tasks wrote their results as pending writes: they are part of
+   * the state the caller sees (as getState() shows them), though the step has not completed.
+   */
+  private valuesWithFinished(outcomes: readonly TaskOutcome[]): Record<string, unknown> {
+    const finished = inTaskOrder(outcomes).flatMap((o) => (o.kind === "done" ? o.writes : []));
+    if (finished.length === 0) return this.values();
+    const copy = workingCopy(this.checkpoint);
+    copy.channel_values = changedChannelValues(this.channels, this.graph.spec.stateKeys);
+    const channels = channelsFromCheckpoint(this.graph.spec, copy);
+    applyNullWrites(copy, channels, finished);
+    return readState(channels, this.graph.spec.stateKeys);
+  }
+
+  /** A saved checkpoint as the `checkpoints` stream mode (and `debug`) tells it, in LangGraph's shape. */
+  private checkpointEvent(id: string, metadata: CheckpointMetadata, parentId: string | undefined) {
+    const tasks = this.nextTasks().map((t) => ({ id: t.id, name: t.name, path: t.path, interrupts: [] }));
+    const event: Record<string, unknown> = {
+      config: this.persistence.configFor(id),
+      values: this.values(),
+      metadata,
+      next: tasks.map((t) => t.name),
+      tasks,
+    };
+    if (parentId) event.parentConfig = this.persistence.configFor(parentId);
+    return event;
   }
 
   private async commit(source: "input" | "loop" | "fork"): Promise<void> {
@@ -428,15 +489,12 @@ export class GraphRun {
       if (audit.length) metadata.resume = audit;
       this.resumeRecord = undefined;
     }
+    const parentId = this.persistence.parentId;
     this.checkpoint.id = checkpoint.id;
     this.checkpoint.ts = checkpoint.ts;
     this.commandWrites = [];
     this.pending = { tasks: new Map(), nullWrites: [], audit: [] };
     await this.persistence.saveCheckpoint(checkpoint, metadata);
-    this.emit("checkpoints", () => ({
-      config: this.persistence.configFor(checkpoint.id),
-      metadata,
-      values: this.values(),
-    }));
+    if (this.saver) this.emit("checkpoints", () => this.checkpointEvent(checkpoint.id, metadata, parentId));
   }
 }

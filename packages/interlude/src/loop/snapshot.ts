@@ -3,13 +3,13 @@
  * which tasks run next, which of them are paused and on what question.
  */
 
-import { prepareNextTasks, readState, type TaskPath } from "../algo/tasks.js";
-import { applyNullWrites, channelsFromCheckpoint } from "../algo/writes.js";
+import { compareTaskPaths, type PreparedTask, prepareNextTasks, readState, type TaskPath } from "../algo/tasks.js";
+import { applyNullWrites, channelsFromCheckpoint, type Write } from "../algo/writes.js";
 import type { CheckpointMetadata, CheckpointTuple, RunnableConfig } from "../checkpoint/types.js";
-import { publicInterrupt } from "../interrupt/signal.js";
+import { locatedInterrupt, publicInterrupt } from "../interrupt/signal.js";
 import type { Interrupt } from "../primitives/interrupt-record.js";
 import type { GraphInternals } from "./graph-internals.js";
-import { indexPendingWrites } from "./pending.js";
+import { indexPendingWrites, type PendingIndex } from "./pending.js";
 import { workingCopy } from "./working-checkpoint.js";
 
 export interface PregelTaskDescription {
@@ -44,36 +44,56 @@ export function emptySnapshot(config: RunnableConfig): StateSnapshot {
   return { values: {}, next: [], config, tasks: [], interrupts: [] };
 }
 
+/**
+ * Writes the snapshot's values include beyond the checkpoint's: an update sent with an answer,
+ * then, for the thread's current state, what the finished tasks of a paused step wrote (in
+ * task order). LangGraph shows a checkpoint of the history as it was saved, without the latter.
+ */
+function pendingValueWrites(pending: PendingIndex, prepared: readonly PreparedTask[], current: boolean): Write[] {
+  const writes: Write[] = [...pending.nullWrites];
+  if (!current) return writes;
+  const finished = prepared.filter((task) => pending.tasks.get(task.id)?.done);
+  finished.sort((a, b) => compareTaskPaths(a.path, b.path));
+  for (const task of finished) writes.push(...(pending.tasks.get(task.id)!.writes ?? []));
+  return writes;
+}
+
+/** @param current the thread's current state (getState without a checkpoint id), not a checkpoint of its history */
 export async function snapshotOf(
   graph: GraphInternals,
   tuple: CheckpointTuple,
   subgraphs: boolean,
   readSubgraph: SubgraphStateReader,
+  current = false,
 ): Promise<StateSnapshot> {
   const spec = graph.spec;
   const pending = indexPendingWrites(tuple.pendingWrites);
-  // Values include pending null writes (an update sent with an answer); tasks come from the
-  // checkpoint as saved. Without null writes both read the same channels, built once.
-  let channels = channelsFromCheckpoint(spec, tuple.checkpoint);
-  const saved = channels;
-  if (pending.nullWrites.length) {
-    const checkpoint = workingCopy(tuple.checkpoint);
-    channels = channelsFromCheckpoint(spec, checkpoint);
-    applyNullWrites(checkpoint, channels, pending.nullWrites);
-  }
+  // Tasks come from the checkpoint as saved; values add its pending writes. Without any, both
+  // read the same channels, built once.
+  const saved = channelsFromCheckpoint(spec, tuple.checkpoint);
+  let channels = saved;
   const ns = (tuple.config.configurable?.checkpoint_ns as string | undefined) ?? "";
   const threadId = tuple.config.configurable?.thread_id;
   const prepared = prepareNextTasks(spec, tuple.checkpoint, saved, tuple.metadata.step + 1, ns);
+  const extra = pending.tasks.size || pending.nullWrites.length ? pendingValueWrites(pending, prepared, current) : [];
+  if (extra.length) {
+    const checkpoint = workingCopy(tuple.checkpoint);
+    channels = channelsFromCheckpoint(spec, checkpoint);
+    applyNullWrites(checkpoint, channels, extra);
+  }
 
   const tasks: PregelTaskDescription[] = [];
+  const located: Interrupt[] = [];
   for (const task of prepared) {
     const record = pending.tasks.get(task.id);
-    const interrupts = (record?.done ? [] : (record?.interrupts ?? [])).map(publicInterrupt);
+    const stored = record?.done ? [] : (record?.interrupts ?? []);
+    const interrupts = stored.map(publicInterrupt);
+    located.push(...stored.map(locatedInterrupt));
     let state: StateSnapshot | RunnableConfig | undefined;
     const subgraph = spec.nodes.get(task.name)?.subgraph;
     const childConfig: RunnableConfig = { configurable: { thread_id: threadId, checkpoint_ns: task.ns } };
     if (subgraph && subgraphs) state = await readSubgraph(subgraph, childConfig, true);
-    else if (subgraph || interrupts.some((i) => i.ns && i.ns !== task.ns)) state = childConfig;
+    else if (subgraph || stored.some((i) => i.ns && i.ns !== task.ns)) state = childConfig;
     const description: PregelTaskDescription = {
       id: task.id,
       name: task.name,
@@ -87,15 +107,24 @@ export async function snapshotOf(
     };
     tasks.push(description);
   }
+  // A subgraph's snapshot addresses its checkpoint and those of the graphs above it, as LangGraph.
+  const config: RunnableConfig = ns
+    ? {
+        configurable: {
+          ...tuple.config.configurable,
+          checkpoint_map: { ...tuple.metadata.parents, [ns]: tuple.checkpoint.id },
+        },
+      }
+    : tuple.config;
   return {
     values: readState(channels, spec.stateKeys),
-    // Every task of the step, finished or not, as LangGraph.js lists them (`result` tells which finished).
-    next: tasks.map((t) => t.name),
-    config: tuple.config,
-    metadata: tuple.metadata,
+    // Tasks lists every task of the step (`result` tells which finished); next the unfinished.
+    next: current ? tasks.filter((t) => !t.result).map((t) => t.name) : tasks.map((t) => t.name),
+    config,
+    metadata: threadId === undefined ? tuple.metadata : { ...tuple.metadata, thread_id: threadId },
     createdAt: tuple.checkpoint.ts,
     parentConfig: tuple.parentConfig,
     tasks,
-    interrupts: tasks.flatMap((t) => t.interrupts),
+    interrupts: located,
   };
 }

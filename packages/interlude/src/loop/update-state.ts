@@ -1,19 +1,39 @@
 /**
- * `updateState`: write to a thread as if a node had returned `values`, creating a new
- * checkpoint (a fork when the config names an older one). The original history is unchanged.
+ * `updateState` and `bulkUpdateState`: write to a thread as if nodes had returned values,
+ * creating a new checkpoint per superstep (a fork when the config names an older one). The
+ * original history is unchanged.
  */
 import { branchWrites, edgeWrites, outputWrites, stateAfterWrites } from "../algo/output.js";
-import { readState } from "../algo/tasks.js";
-import { applyNullWrites, applyWrites, channelsFromCheckpoint } from "../algo/writes.js";
+import { type PreparedTask, prepareNextTasks, readState } from "../algo/tasks.js";
+import { applyNullWrites, applyWrites, channelsFromCheckpoint, type TaskWrites } from "../algo/writes.js";
+import type { Channel } from "../channels/base.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
-import type { ChannelVersions, Checkpoint, CheckpointMetadata, RunnableConfig } from "../checkpoint/types.js";
-import { END, INTERRUPT, START } from "../constants.js";
+import type {
+  ChannelVersions,
+  Checkpoint,
+  CheckpointMetadata,
+  CheckpointTuple,
+  RunnableConfig,
+} from "../checkpoint/types.js";
+import { COPY, END, INTERRUPT, START } from "../constants.js";
 import { CheckpointNotFoundError, GraphValidationError, MissingThreadIdError } from "../errors/graph.js";
+import { carriedInterrupts } from "./carry-interrupts.js";
 import { withThreadClaim } from "./claim.js";
 import type { GraphInternals } from "./graph-internals.js";
 import { DEFAULT_CLAIM_TTL_MS } from "./graph-internals.js";
 import { indexPendingWrites } from "./pending.js";
 import { checkpointToSave, emptyCheckpoint, workingCopy } from "./working-checkpoint.js";
+
+/** One update of a superstep: `values` as if node `asNode` had returned them. */
+export interface StateUpdate {
+  values: unknown;
+  asNode?: string;
+}
+
+/** Updates applied together, as the tasks of one step are. */
+export interface Superstep {
+  updates: readonly StateUpdate[];
+}
 
 /** The node that wrote last, which an update without `asNode` is attributed to. */
 function lastWriter(checkpoint: Checkpoint, graph: GraphInternals): string {
@@ -37,12 +57,43 @@ function lastWriter(checkpoint: Checkpoint, graph: GraphInternals): string {
   return best;
 }
 
+/** What one update writes: the values, then the edges and branches of the node it is attributed to. */
+async function updateWrites(
+  graph: GraphInternals,
+  channels: ReadonlyMap<string, Channel>,
+  update: StateUpdate,
+  node: string,
+  config: RunnableConfig,
+): Promise<TaskWrites> {
+  const spec = graph.spec;
+  if (node !== END && !spec.nodes.has(node)) {
+    throw new GraphValidationError(
+      `updateState asNode "${node}" is not a node of this graph. Nodes: ${[...spec.nodes.keys()].join(", ")}.`,
+      node,
+    );
+  }
+  const writes = outputWrites(spec, node, update.values);
+  const writer = node === END ? { edges: [], branches: [] } : spec.nodes.get(node)!;
+  edgeWrites(writer.edges, writes);
+  if (writer.branches.length)
+    await branchWrites(
+      spec,
+      node,
+      writer.branches,
+      stateAfterWrites(spec, readState(channels, spec.stateKeys), writes),
+      config,
+      writes,
+    );
+  const triggers =
+    node === START || node === END ? [] : spec.nodes.get(node)!.triggers.filter((c) => channels.get(c)!.isAvailable());
+  return { name: node, triggers, writes };
+}
+
 export async function updateThreadState(
   graph: GraphInternals,
   saver: BaseCheckpointSaver,
   config: RunnableConfig,
-  values: unknown,
-  asNode?: string,
+  supersteps: readonly Superstep[],
 ): Promise<RunnableConfig> {
   const threadId = config.configurable?.thread_id;
   if (threadId === undefined || threadId === null) throw new MissingThreadIdError();
@@ -51,57 +102,80 @@ export async function updateThreadState(
   return withThreadClaim(saver, String(threadId), DEFAULT_CLAIM_TTL_MS, async () => {
     const latest = await saver.getTuple({ configurable: base });
     const wanted = config.configurable?.checkpoint_id as string | undefined;
-    const tuple = wanted ? await saver.getTuple({ configurable: { ...base, checkpoint_id: wanted } }) : latest;
+    let tuple = wanted ? await saver.getTuple({ configurable: { ...base, checkpoint_id: wanted } }) : latest;
     if (wanted && !tuple) throw new CheckpointNotFoundError(String(threadId), wanted);
-
-    const spec = graph.spec;
-    const saved = tuple?.checkpoint;
-    const checkpoint = saved ? workingCopy(saved) : emptyCheckpoint();
-    const channels = channelsFromCheckpoint(spec, saved);
-    const pending = indexPendingWrites(tuple?.pendingWrites);
-    // The update sent with an answer, pending on the source checkpoint, becomes part of the new one.
-    const changed = pending.nullWrites.length
-      ? applyNullWrites(checkpoint, channels, pending.nullWrites)
-      : new Set<string>();
-
-    const node = asNode ?? (saved ? lastWriter(checkpoint, graph) : START);
-    if (node !== END && !spec.nodes.has(node)) {
-      throw new GraphValidationError(
-        `updateState asNode "${node}" is not a node of this graph. Nodes: ${[...spec.nodes.keys()].join(", ")}.`,
-        node,
+    let head = latest?.checkpoint.id ?? null;
+    let saved: RunnableConfig = config;
+    for (const superstep of supersteps) {
+      const next = await applySuperstep(graph, tuple, superstep, config, ns);
+      saved = await saver.put(
+        { configurable: { ...base, checkpoint_id: tuple?.checkpoint.id } },
+        next.checkpoint,
+        next.metadata,
+        next.versions,
+        { expectedHead: head },
       );
+      for (const [taskId, writes] of next.carried) await saver.putWrites(saved, writes, taskId);
+      head = next.checkpoint.id;
+      tuple = await saver.getTuple(saved);
     }
-    const writes = outputWrites(spec, node, values);
-    const writer = node === END ? { edges: [], branches: [] } : spec.nodes.get(node)!;
-    edgeWrites(writer.edges, writes);
-    if (writer.branches.length)
-      await branchWrites(
-        spec,
-        node,
-        writer.branches,
-        stateAfterWrites(spec, readState(channels, spec.stateKeys), writes),
-        config,
-        writes,
-      );
-    const triggers =
-      node === START || node === END
-        ? []
-        : spec.nodes.get(node)!.triggers.filter((c) => channels.get(c)!.isAvailable());
-    for (const channel of applyWrites(spec, checkpoint, channels, [{ name: node, triggers, writes }]))
-      changed.add(channel);
-
-    const next = checkpointToSave(checkpoint, channels, changed);
-    const newVersions: ChannelVersions = {};
-    for (const channel of changed)
-      if (next.channel_versions[channel] !== undefined) newVersions[channel] = next.channel_versions[channel]!;
-    const metadata: CheckpointMetadata = {
-      source: "update",
-      step: (tuple?.metadata.step ?? -2) + 1,
-      parents: tuple?.metadata.parents ?? {},
-      writes: { [node]: values },
-    };
-    return await saver.put({ configurable: { ...base, checkpoint_id: saved?.id } }, next, metadata, newVersions, {
-      expectedHead: latest?.checkpoint.id ?? null,
-    });
+    return saved;
   });
+}
+
+interface UpdatedCheckpoint {
+  checkpoint: Checkpoint;
+  metadata: CheckpointMetadata;
+  versions: ChannelVersions;
+  /** Pending writes moved to the new checkpoint, by task id. */
+  carried: Map<string, Array<[string, unknown]>>;
+}
+
+async function applySuperstep(
+  graph: GraphInternals,
+  tuple: CheckpointTuple | undefined,
+  superstep: Superstep,
+  config: RunnableConfig,
+  ns: string,
+): Promise<UpdatedCheckpoint> {
+  const spec = graph.spec;
+  const saved = tuple?.checkpoint;
+  const checkpoint = saved ? workingCopy(saved) : emptyCheckpoint();
+  const channels = channelsFromCheckpoint(spec, saved);
+  const step = tuple ? tuple.metadata.step + 1 : 0;
+  const parents = tuple?.metadata.parents ?? {};
+  if (superstep.updates.length === 1 && superstep.updates[0]!.asNode === COPY) {
+    // A copy of the checkpoint as it is: the same next tasks, run again from here.
+    if (!saved) throw new GraphValidationError(`updateState(config, null, "${COPY}") needs a checkpoint to copy.`);
+    const copy = checkpointToSave(checkpoint, channels, []);
+    return { checkpoint: copy, metadata: { source: "fork", step, parents }, versions: {}, carried: new Map() };
+  }
+  const pending = indexPendingWrites(tuple?.pendingWrites);
+  const before: readonly PreparedTask[] = saved ? prepareNextTasks(spec, saved, channels, step, ns) : [];
+  // The update sent with an answer, pending on the source checkpoint, becomes part of the new one.
+  const changed = pending.nullWrites.length
+    ? applyNullWrites(checkpoint, channels, pending.nullWrites)
+    : new Set<string>();
+
+  const tasks: TaskWrites[] = [];
+  for (const update of superstep.updates) {
+    if (update.asNode === COPY)
+      throw new GraphValidationError(`"${COPY}" copies a checkpoint and cannot be combined with other updates.`);
+    const node = update.asNode ?? (saved ? lastWriter(checkpoint, graph) : START);
+    tasks.push(await updateWrites(graph, channels, update, node, config));
+  }
+  for (const channel of applyWrites(spec, checkpoint, channels, tasks)) changed.add(channel);
+
+  const next = checkpointToSave(checkpoint, channels, changed);
+  const versions: ChannelVersions = {};
+  for (const channel of changed)
+    if (next.channel_versions[channel] !== undefined) versions[channel] = next.channel_versions[channel]!;
+  checkpoint.id = next.id;
+  const after = prepareNextTasks(spec, checkpoint, channels, step + 1, ns);
+  return {
+    checkpoint: next,
+    metadata: { source: "update", step, parents },
+    versions,
+    carried: carriedInterrupts(pending, before, after),
+  };
 }

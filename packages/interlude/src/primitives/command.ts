@@ -1,3 +1,4 @@
+import { registerSerializable } from "../checkpoint/serde-registry.js";
 import type { Send } from "./send.js";
 
 export interface CommandParams<Resume = unknown, Update = Record<string, unknown>, Node extends string = string> {
@@ -55,3 +56,6 @@ export function isCommand(value: unknown): value is Command {
     (typeof value === "object" && value !== null && (value as Command).lg_name === "Command")
   );
 }
+
+// A Command can be the argument of a Send, which is saved with the checkpoint until it runs.
+registerSerializable("Command", Command);

@@ -10,6 +10,10 @@ export interface Interrupt<Value = unknown> {
   key?: string;
   /** JSON Schema of the expected answer, when the interrupt declared a `responseSchema` that can describe itself. */
   responseSchema?: Record<string, unknown>;
-  /** Namespace of the (sub)graph task that asked: `node:taskId|child:taskId`. */
+  /**
+   * Namespace of the (sub)graph task that asked, `node:taskId|child:taskId`: only on
+   * `snapshot.interrupts` (an Interlude addition), so the `{ id, value }` of results and
+   * tasks compare equal to LangGraph's.
+   */
   ns?: string;
 }

@@ -33,6 +33,8 @@ export interface TaskEnv {
   /** Persists `task()` results of a task as soon as they exist. */
   saveTaskCalls: (task: PreparedTask, calls: TaskCallRecord[]) => Promise<void>;
   sleep: (ms: number) => Promise<void>;
+  /** checkpoint_ns -> checkpoint id of this graph and the graphs above it, at this step. */
+  lineage: () => Record<string, string>;
 }
 
 /** Shared by every task without answers (most of them): a scope only reads its answer maps. */
@@ -66,6 +68,7 @@ function newScope(env: TaskEnv, task: PreparedTask, memory: TaskMemory | undefin
     taskCallCounter: 0,
     saveTaskCalls: () => env.saveTaskCalls(task, taskCalls),
     subgraphCounter: 0,
+    lineage: env.lineage,
   };
 }
 
@@ -77,7 +80,7 @@ async function finish(
   config: Record<string, unknown>,
 ): Promise<TaskOutcome> {
   if (isCommand(output) && output.graph === Command.PARENT) return { kind: "parent", task, command: output };
-  const writes: Write[] = outputWrites(env.spec, node.name, output, node.subgraph === undefined && !node.lenient);
+  const writes: Write[] = outputWrites(env.spec, node.name, output);
   edgeWrites(node.edges, writes);
   if (node.branches.length) {
     const state =

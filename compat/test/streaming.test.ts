@@ -1,0 +1,180 @@
+/**
+ * Stream modes: values, updates, debug, checkpoints, tasks, custom, several at once.
+ */
+import { collect, compare, type Runtime } from "./harness.js";
+
+const list = (lib: Runtime) =>
+  lib.Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });
+
+function twoSteps(lib: Runtime, compileOptions: Record<string, unknown> = {}) {
+  const { Annotation, StateGraph, START } = lib;
+  const State = Annotation.Root({ v: Annotation(), log: list(lib) });
+  return new StateGraph(State)
+    .addNode("a", () => ({ v: 1, log: ["a"] }))
+    .addNode("b", () => ({ log: ["b"] }))
+    .addEdge(START, "a")
+    .addEdge("a", "b")
+    .compile(compileOptions);
+}
+
+/** Debug events without what is random or LangChain plumbing: timestamps, and configs beyond `configurable`. */
+function debugEvent(event: any): unknown {
+  const { timestamp: _, payload, ...rest } = event;
+  const out: Record<string, unknown> = { ...payload };
+  delete out.metadata;
+  if (payload.config) out.config = payload.config.configurable;
+  if (payload.parentConfig) out.parentConfig = payload.parentConfig.configurable;
+  if (event.type === "checkpoint") out.metadata = payload.metadata;
+  return { ...rest, payload: out };
+}
+
+compare("streaming", {
+  "values mode: the state after each step": {
+    from: "pregel.test.ts: can stream",
+    async run(lib) {
+      return collect(await twoSteps(lib).stream({ v: 0 }, { streamMode: "values" }));
+    },
+  },
+
+  "updates mode: each node's update": {
+    from: "pregel.test.ts: can stream",
+    async run(lib) {
+      return collect(await twoSteps(lib).stream({ v: 0 }, { streamMode: "updates" }));
+    },
+  },
+
+  "no stream mode given: updates": {
+    from: "pregel.test.ts: streamMode should be respected",
+    async run(lib) {
+      return collect(await twoSteps(lib).stream({ v: 0 }));
+    },
+  },
+
+  "several modes: [mode, chunk] pairs in order": {
+    from: "pregel.test.ts: multiple stream mode",
+    async run(lib) {
+      return collect(await twoSteps(lib).stream({ v: 0 }, { streamMode: ["values", "updates"] }));
+    },
+  },
+
+  "debug mode with a checkpointer: checkpoint, task and task_result events": {
+    from: "pregel.test.ts: checkpoint events",
+    async run(lib) {
+      const graph = twoSteps(lib, { checkpointer: new lib.MemorySaver() });
+      const events = await collect(
+        await graph.stream({ v: 0 }, { configurable: { thread_id: "t" }, streamMode: "debug" }),
+      );
+      return events.map(debugEvent);
+    },
+  },
+
+  "debug mode without a checkpointer: task events only": {
+    from: "pregel.test.ts: checkpoint events",
+    async run(lib) {
+      const events = await collect(await twoSteps(lib).stream({ v: 0 }, { streamMode: "debug" }));
+      return events.map(debugEvent);
+    },
+  },
+
+  "checkpoints mode: each saved checkpoint with next and tasks": {
+    from: "pregel.test.ts: checkpoint events",
+    async run(lib) {
+      const graph = twoSteps(lib, { checkpointer: new lib.MemorySaver() });
+      const events = await collect(
+        await graph.stream({ v: 0 }, { configurable: { thread_id: "t" }, streamMode: "checkpoints" }),
+      );
+      return events.map((e: any) => [e.values, e.metadata, e.next, e.tasks, e.config.configurable, !!e.parentConfig]);
+    },
+  },
+
+  "tasks mode: a start and a result per task": {
+    from: "pregel.test.ts: checkpoint events",
+    async run(lib) {
+      const events = await collect(await twoSteps(lib).stream({ v: 0 }, { streamMode: "tasks" }));
+      // LangGraph adds its tracing metadata ({ ls_integration }) to task events.
+      return events.map(({ metadata: _, ...event }: any) => event);
+    },
+  },
+
+  "debug mode: an interrupted task's result event": {
+    from: "pregel.test.ts: debug retry",
+    async run(lib) {
+      const { Annotation, StateGraph, START, interrupt, MemorySaver } = lib;
+      const State = Annotation.Root({ v: Annotation() });
+      const graph = new StateGraph(State)
+        .addNode("ask", () => ({ v: interrupt("q") }))
+        .addEdge(START, "ask")
+        .compile({ checkpointer: new MemorySaver() });
+      const events = await collect(
+        await graph.stream({ v: 0 }, { configurable: { thread_id: "t" }, streamMode: "debug" }),
+      );
+      return events.map(debugEvent).filter((e: any) => e.type !== "checkpoint");
+    },
+  },
+
+  "custom mode: chunks written through config.writer": {
+    from: "func.test.ts: can use a stream writer",
+    async run({ Annotation, StateGraph, START }) {
+      const State = Annotation.Root({ v: Annotation() });
+      const graph = new StateGraph(State)
+        .addNode("n", (_s: any, config: any) => {
+          config.writer({ progress: 50 });
+          config.writer("done");
+          return { v: 1 };
+        })
+        .addEdge(START, "n")
+        .compile();
+      return collect(await graph.stream({ v: 0 }, { streamMode: ["custom", "updates"] }));
+    },
+  },
+
+  "values mode at a static breakpoint, then continuing": {
+    from: "pregel.test.ts: should invoke two processes with input/output and interrupt",
+    async run(lib) {
+      const graph = twoSteps(lib, { checkpointer: new lib.MemorySaver(), interruptBefore: ["b"] });
+      const config = { configurable: { thread_id: "t" } };
+      const first = await collect(await graph.stream({ v: 0 }, { ...config, streamMode: "values" }));
+      const second = await collect(await graph.stream(null, { ...config, streamMode: "values" }));
+      return { first, second };
+    },
+  },
+
+  "updates mode at interruptAfter": {
+    from: "pregel.test.ts: should invoke two processes with input/output and interrupt",
+    async run(lib) {
+      const graph = twoSteps(lib, { checkpointer: new lib.MemorySaver(), interruptAfter: ["a"] });
+      const config = { configurable: { thread_id: "t" } };
+      const first = await collect(await graph.stream({ v: 0 }, { ...config, streamMode: "updates" }));
+      const second = await collect(await graph.stream(null, { ...config, streamMode: "updates" }));
+      return { first, second };
+    },
+  },
+
+  "updates of a node that returns nothing": {
+    from: "pregel.test.ts: should allow undefined values returned in a node update",
+    async run({ Annotation, StateGraph, START }) {
+      const State = Annotation.Root({ v: Annotation() });
+      const graph = new StateGraph(State)
+        .addNode("quiet", () => undefined)
+        .addNode("loud", () => ({ v: 2 }))
+        .addEdge(START, "quiet")
+        .addEdge("quiet", "loud")
+        .compile();
+      return collect(await graph.stream({ v: 1 }, { streamMode: "updates" }));
+    },
+  },
+
+  "updates of parallel nodes and Sends in one step": {
+    from: "pregel.test.ts: State graph packets",
+    async run(lib) {
+      const { Annotation, StateGraph, START, Send } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const graph = new StateGraph(State)
+        .addNode("w", (a: any) => ({ log: [`w${a}`] }))
+        .addConditionalEdges(START, () => [new Send("w", 1), new Send("w", 2)])
+        .compile();
+      const chunks = await collect(await graph.stream({ log: [] }, { streamMode: "updates" }));
+      return chunks.map((c: any) => JSON.stringify(c)).sort();
+    },
+  },
+});

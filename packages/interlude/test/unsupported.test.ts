@@ -1,0 +1,47 @@
+import { Annotation, END, START, StateGraph, UnsupportedFeatureError } from "@interlude/core";
+import { describe, expect, it } from "vitest";
+
+const State = Annotation.Root({ v: Annotation<number>() });
+
+describe("LangGraph options Interlude does not implement", () => {
+  it("refuses a cachePolicy with a typed error naming it, instead of ignoring it", () => {
+    const error = (() => {
+      try {
+        new StateGraph(State).addNode("n", () => ({ v: 1 }), { cachePolicy: { ttl: 60 } });
+      } catch (e) {
+        return e;
+      }
+    })() as UnsupportedFeatureError;
+    expect(error).toBeInstanceOf(UnsupportedFeatureError);
+    expect(error.code).toBe("UNSUPPORTED_FEATURE");
+    expect(error.feature).toBe('addNode("n", fn, { cachePolicy })');
+    expect(error.message).toMatch(/task\(\)/);
+  });
+
+  it("refuses a cachePolicy in the list form of addNode too", () => {
+    expect(() => new StateGraph(State).addNode([["n", () => ({ v: 1 }), { cachePolicy: { ttl: 60 } }]])).toThrow(
+      UnsupportedFeatureError,
+    );
+  });
+});
+
+describe("defer", () => {
+  it("runs a deferred node once, when nothing else is left, even if one branch is longer", async () => {
+    const Log = Annotation.Root({
+      log: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+    });
+    const graph = new StateGraph(Log)
+      .addNode("short", () => ({ log: ["short"] }))
+      .addNode("long1", () => ({ log: ["long1"] }))
+      .addNode("long2", () => ({ log: ["long2"] }))
+      .addNode("summary", (s) => ({ log: [`summary of ${s.log.length}`] }), { defer: true })
+      .addEdge(START, "short")
+      .addEdge(START, "long1")
+      .addEdge("long1", "long2")
+      .addEdge("short", "summary")
+      .addEdge("long2", "summary")
+      .addEdge("summary", END)
+      .compile();
+    expect((await graph.invoke({})).log).toEqual(["long1", "short", "long2", "summary of 3"]);
+  });
+});
