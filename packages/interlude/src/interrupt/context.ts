@@ -69,6 +69,8 @@ export interface TaskScope {
   saveTaskCalls(): Promise<void>;
   /** Number of subgraph invocations so far, to give each its own namespace. */
   subgraphCounter: number;
+  /** The task ran before and stopped (paused or failed): subgraphs it runs continue, not restart. */
+  resuming: boolean;
 }
 
 export const taskStorage = new AsyncLocalStorage<TaskScope>();

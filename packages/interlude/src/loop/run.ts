@@ -4,7 +4,7 @@
  */
 import { markInterruptSeen, shouldInterrupt } from "../algo/breakpoints.js";
 import { outputWrites } from "../algo/output.js";
-import { candidateNodes, type PreparedTask, prepareNextTasks, readState } from "../algo/tasks.js";
+import { candidateNodes, type PreparedTask, prepareNextTasks, readState, subgraphNamespace } from "../algo/tasks.js";
 import {
   applyNullWrites,
   applyWrites,
@@ -100,10 +100,11 @@ export class GraphRun {
   ) {
     this.parent = currentTask();
     if (this.parent) {
-      this.saver = this.parent.run.saver ?? graph.checkpointer;
+      this.saver = graph.subgraphCheckpoints === "none" ? undefined : (this.parent.run.saver ?? graph.checkpointer);
       this.threadId = this.parent.run.threadId;
       const call = this.parent.subgraphCounter++;
-      this.ns = call === 0 ? this.parent.ns : `${this.parent.ns}~${call}`;
+      if (graph.subgraphCheckpoints === "persistent") this.ns = subgraphNamespace(this.parent.ns, true);
+      else this.ns = call === 0 ? this.parent.ns : `${this.parent.ns}~${call}`;
     } else {
       this.saver = graph.checkpointer;
       const id = config.configurable?.thread_id;
@@ -205,6 +206,7 @@ export class GraphRun {
     if (this.parent) return this.startNested(tuple);
     if (isCommand(this.input)) {
       this.startCommand(this.input, tuple);
+      this.emitResumedValues();
       return undefined;
     }
     if (this.input === null || this.input === undefined) {
@@ -217,6 +219,7 @@ export class GraphRun {
       // leaves the thread on the new branch.
       if (!this.reuseFinished) await this.commit("fork");
       this.beginResume();
+      this.emitResumedValues();
       return undefined;
     }
     await this.startInput(this.input, tuple !== undefined);
@@ -227,12 +230,16 @@ export class GraphRun {
     if (tuple) {
       const tasks = this.nextTasks();
       // The parent node runs again (it was resumed): the subgraph continues where it stopped,
-      // and a subgraph that had finished is not run again.
-      if (tasks.length === 0) return { values: this.values(), interrupts: [], paused: false };
-      this.beginResume();
-      return undefined;
+      // and a subgraph that had finished is not run again. A persistent subgraph (one history
+      // across the parent's runs) that finished takes a new run's input on top of its state.
+      if (tasks.length > 0) {
+        this.beginResume();
+        return undefined;
+      }
+      if (this.graph.subgraphCheckpoints !== "persistent" || this.parent!.resuming)
+        return { values: this.values(), interrupts: [], paused: false };
     }
-    await this.startInput(this.input, false);
+    await this.startInput(this.input, tuple !== undefined);
     return undefined;
   }
 
@@ -255,6 +262,11 @@ export class GraphRun {
       this.commandWrites = writes;
       this.track(applyNullWrites(this.checkpoint, this.channels, writes));
     }
+  }
+
+  /** A resumed run streams the state it continues from first, as LangGraph.js does. */
+  private emitResumedValues(): void {
+    this.emit("values", () => this.values());
   }
 
   private beginResume(): void {
@@ -326,6 +338,12 @@ export class GraphRun {
 
   private async pauseAtBreakpoint(): Promise<RunResult> {
     await this.persistence.flushUnsaved();
+    // A subgraph's breakpoint pauses the whole run: its parent task stops with no question,
+    // and continuing the parent continues the subgraph from the checkpoint saved here.
+    if (this.parent) {
+      await this.persistence.drain();
+      throw new GraphInterrupt([]);
+    }
     this.emit("updates", () => ({ [INTERRUPT]: [] }));
     this.emit("values", () => ({ [INTERRUPT]: [] }));
     return { values: this.values(), interrupts: [], paused: true };
@@ -412,10 +430,10 @@ export class GraphRun {
     const failed = outcomes.find((o) => o.kind === "failed");
     if (failed && failed.kind === "failed") throw failed.error;
     const interrupts = outcomes.flatMap((o) => (o.kind === "interrupted" ? o.interrupts : []));
-    if (this.parent) throw new GraphInterrupt(interrupts);
     const visible = interrupts.map(publicInterrupt);
     this.emit("updates", () => ({ [INTERRUPT]: visible }));
     this.emit("values", () => ({ [INTERRUPT]: visible }));
+    if (this.parent) throw new GraphInterrupt(interrupts);
     return { values: this.values(), interrupts: visible, paused: true };
   }
 

@@ -3,7 +3,7 @@
  * which tasks run next, which of them are paused and on what question.
  */
 
-import { prepareNextTasks, readState, type TaskPath } from "../algo/tasks.js";
+import { prepareNextTasks, readState, subgraphNamespace, type TaskPath } from "../algo/tasks.js";
 import { applyNullWrites, channelsFromCheckpoint } from "../algo/writes.js";
 import type { CheckpointMetadata, CheckpointTuple, RunnableConfig } from "../checkpoint/types.js";
 import { publicInterrupt } from "../interrupt/signal.js";
@@ -71,7 +71,9 @@ export async function snapshotOf(
     const interrupts = (record?.done ? [] : (record?.interrupts ?? [])).map(publicInterrupt);
     let state: StateSnapshot | RunnableConfig | undefined;
     const subgraph = spec.nodes.get(task.name)?.subgraph;
-    const childConfig: RunnableConfig = { configurable: { thread_id: threadId, checkpoint_ns: task.ns } };
+    const persistent = (subgraph as GraphInternals | undefined)?.subgraphCheckpoints === "persistent";
+    const childNs = subgraphNamespace(task.ns, persistent);
+    const childConfig: RunnableConfig = { configurable: { thread_id: threadId, checkpoint_ns: childNs } };
     if (subgraph && subgraphs) state = await readSubgraph(subgraph, childConfig, true);
     else if (subgraph || interrupts.some((i) => i.ns && i.ns !== task.ns)) state = childConfig;
     const description: PregelTaskDescription = {

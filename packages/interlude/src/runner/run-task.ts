@@ -66,6 +66,7 @@ function newScope(env: TaskEnv, task: PreparedTask, memory: TaskMemory | undefin
     taskCallCounter: 0,
     saveTaskCalls: () => env.saveTaskCalls(task, taskCalls),
     subgraphCounter: 0,
+    resuming: memory !== undefined,
   };
 }
 
