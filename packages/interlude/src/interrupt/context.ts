@@ -46,6 +46,19 @@ export interface RunScope {
   emitter?: Emitter;
   durability: "sync" | "async" | "exit";
   signal?: AbortSignal;
+  /**
+   * Time travel into a subgraph: the checkpoint each subgraph namespace starts from instead of
+   * its newest (taken once, by the first run in that namespace).
+   */
+  replay?: Map<string, string>;
+}
+
+/** The step a task belongs to: subgraphs it runs record it as their parent checkpoint. */
+export interface StepOrigin {
+  readonly ns: string;
+  readonly checkpointId: string;
+  /** The checkpoints of the graphs above, by namespace (`metadata.parents`). */
+  readonly parents: Readonly<Record<string, string>>;
 }
 
 export interface TaskScope {
@@ -69,6 +82,7 @@ export interface TaskScope {
   saveTaskCalls(): Promise<void>;
   /** Number of subgraph invocations so far, to give each its own namespace. */
   subgraphCounter: number;
+  origin: StepOrigin;
   /** The task ran before and stopped (paused or failed): subgraphs it runs continue, not restart. */
   resuming: boolean;
 }

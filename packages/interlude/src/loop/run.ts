@@ -88,6 +88,7 @@ export class GraphRun {
   private resumeRecord?: ResumeRecord;
   private commandWrites: Write[] = [];
   private parents: Record<string, string> = {};
+  private subgraphTarget?: { ns: string; checkpointId?: string };
   /** `config.writer` of the nodes: chunks for the `custom` stream mode. */
   private readonly writer = (chunk: unknown): void => this.emit("custom", () => chunk);
 
@@ -109,7 +110,11 @@ export class GraphRun {
       this.saver = graph.checkpointer;
       const id = config.configurable?.thread_id;
       this.threadId = id === undefined || id === null ? undefined : String(id);
-      this.ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
+      // A subgraph's checkpoint given to the parent: the parent replays from the checkpoint it
+      // had then, and the subgraph from this one (time travel into a subgraph).
+      const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
+      if (ns) this.subgraphTarget = { ns, checkpointId: config.configurable?.checkpoint_id as string | undefined };
+      this.ns = "";
     }
     if (this.saver && this.threadId === undefined) throw new MissingThreadIdError();
     this.scope = {
@@ -120,6 +125,7 @@ export class GraphRun {
       emitter: this.parent?.run.emitter ?? emitter,
       durability: options.durability ?? this.parent?.run.durability ?? "sync",
       signal: options.signal,
+      replay: this.parent?.run.replay,
     };
     this.events = new RunEvents(this.scope.emitter, this.ns, graph.spec, () => this.step);
   }
@@ -172,7 +178,11 @@ export class GraphRun {
   private async load(): Promise<{ tuple?: CheckpointTuple; head: string | null }> {
     if (!this.saver) return { head: null };
     const base = { thread_id: this.threadId, checkpoint_ns: this.ns };
-    const wanted = this.parent ? undefined : (this.config.configurable?.checkpoint_id as string | undefined);
+    const wanted = this.parent
+      ? this.takeReplayTarget()
+      : this.subgraphTarget
+        ? await this.replayIntoSubgraph(this.saver, this.subgraphTarget)
+        : (this.config.configurable?.checkpoint_id as string | undefined);
     const latest = await this.saver.getTuple({ configurable: base });
     if (!wanted) return { tuple: latest, head: latest?.checkpoint.id ?? null };
     const tuple = await this.saver.getTuple({ configurable: { ...base, checkpoint_id: wanted } });
@@ -180,11 +190,37 @@ export class GraphRun {
     return { tuple, head: latest?.checkpoint.id ?? null };
   }
 
+  /**
+   * Reads the subgraph checkpoint the caller addressed; returns the parent checkpoint it was
+   * made under, and tells each subgraph on the way down where to start.
+   */
+  private async replayIntoSubgraph(
+    saver: BaseCheckpointSaver,
+    target: { ns: string; checkpointId?: string },
+  ): Promise<string | undefined> {
+    const configurable: Record<string, unknown> = { thread_id: this.threadId, checkpoint_ns: target.ns };
+    if (target.checkpointId) configurable.checkpoint_id = target.checkpointId;
+    const tuple = await saver.getTuple({ configurable });
+    if (!tuple) throw new CheckpointNotFoundError(this.threadId!, target.checkpointId ?? target.ns);
+    const replay = new Map<string, string>();
+    for (const [ns, id] of Object.entries(tuple.metadata.parents ?? {})) if (ns) replay.set(ns, id);
+    replay.set(target.ns, tuple.checkpoint.id);
+    this.scope.replay = replay;
+    return tuple.metadata.parents?.[""];
+  }
+
+  private takeReplayTarget(): string | undefined {
+    const id = this.scope.replay?.get(this.ns);
+    if (id !== undefined) this.scope.replay!.delete(this.ns);
+    return id;
+  }
+
   private adopt(tuple: CheckpointTuple | undefined, head: string | null): void {
     this.checkpoint = tuple ? workingCopy(tuple.checkpoint) : emptyCheckpoint();
     this.channels = channelsFromCheckpoint(this.graph.spec, tuple?.checkpoint);
     this.step = tuple ? tuple.metadata.step : -2;
-    this.parents = tuple?.metadata.parents ?? (this.parent ? { [this.parent.ns]: "" } : {});
+    const origin = this.parent?.origin;
+    this.parents = origin ? { ...origin.parents, [origin.ns]: origin.checkpointId } : (tuple?.metadata.parents ?? {});
     this.persistence = new Persistence(
       this.saver,
       this.threadId,
@@ -233,6 +269,7 @@ export class GraphRun {
       // and a subgraph that had finished is not run again. A persistent subgraph (one history
       // across the parent's runs) that finished takes a new run's input on top of its state.
       if (tasks.length > 0) {
+        if (!this.reuseFinished) await this.commit("fork");
         this.beginResume();
         return undefined;
       }
@@ -356,6 +393,7 @@ export class GraphRun {
       config: (task) => this.nodeConfig(task.ns),
       saveTaskCalls: (task, calls) => this.persistence.saveWrites(checkpointId, task.id, [[TASK_RESULT, calls]]),
       sleep,
+      origin: { ns: this.ns, checkpointId, parents: this.parents },
     };
   }
 

@@ -10,6 +10,7 @@ import { PULL } from "../constants.js";
 import {
   type GivenAnswer,
   type RunScope,
+  type StepOrigin,
   type TaskCallRecord,
   type TaskScope,
   taskStorage,
@@ -33,6 +34,7 @@ export interface TaskEnv {
   /** Persists `task()` results of a task as soon as they exist. */
   saveTaskCalls: (task: PreparedTask, calls: TaskCallRecord[]) => Promise<void>;
   sleep: (ms: number) => Promise<void>;
+  origin: StepOrigin;
 }
 
 /** Shared by every task without answers (most of them): a scope only reads its answer maps. */
@@ -67,6 +69,7 @@ function newScope(env: TaskEnv, task: PreparedTask, memory: TaskMemory | undefin
     saveTaskCalls: () => env.saveTaskCalls(task, taskCalls),
     subgraphCounter: 0,
     resuming: memory !== undefined,
+    origin: env.origin,
   };
 }
 
