@@ -303,6 +303,24 @@ compare("subgraph interrupts", {
       return { first, second };
     },
   },
+  "doubly nested interrupt streamed with subgraphs": {
+    from: "pregel.test.ts: doubly nested graph interrupts",
+    async run(lib) {
+      const { Annotation, StateGraph, START, Command } = lib;
+      const State = Annotation.Root({ log: concat(lib) });
+      const middle = new StateGraph(State)
+        .addNode("m1", () => ({ log: ["m1"] }))
+        .addNode("grandchild", asking(lib))
+        .addEdge(START, "m1")
+        .addEdge("m1", "grandchild")
+        .compile();
+      const graph = around(lib, middle);
+      const config = { ...thread(), subgraphs: true, streamMode: ["updates", "values"] as const };
+      const first = namespaces(await collect(await graph.stream({ log: [] }, config)));
+      const second = namespaces(await collect(await graph.stream(new Command({ resume: "deep" }), config)));
+      return { first, second };
+    },
+  },
   "stream values and updates with subgraphs": {
     from: "pregel.test.ts: debug nested subgraph",
     async run(lib) {
@@ -577,6 +595,176 @@ compare("subgraph shapes", {
       const config = thread();
       await graph.invoke({ log: [] }, config);
       return brief(await graph.getState(config, { subgraphs: true }));
+    },
+  },
+});
+
+/**
+ * A snapshot without ids: values, next, metadata, tasks, and its namespace by node names.
+ * History entries leave out the tasks' `result` (LangGraph.js records every task's writes with
+ * the checkpoint; Interlude only those of a step that stopped: not about subgraphs).
+ */
+function full(s: any, results = true): unknown {
+  if (!s || !("values" in s)) return s ? { config: nsOf(s) } : s;
+  return {
+    ns: nsOf(s.config),
+    values: s.values,
+    next: s.next,
+    source: s.metadata?.source,
+    step: s.metadata?.step,
+    parent: s.parentConfig ? nsOf(s.parentConfig) : null,
+    tasks: s.tasks.map((t: any) => ({
+      name: t.name,
+      path: t.path,
+      interrupts: t.interrupts.map((i: any) => i.value),
+      result: results ? t.result : undefined,
+      state: full(t.state, results),
+    })),
+  };
+}
+
+function nsOf(config: any): string {
+  return String(config?.configurable?.checkpoint_ns ?? "")
+    .split("|")
+    .map(nodeOf)
+    .join("|");
+}
+
+/** child1 is a grandchild graph with a breakpoint before g2. */
+function doublyNested(lib: Runtime) {
+  const { Annotation, StateGraph, START, MemorySaver } = lib;
+  const State = Annotation.Root({ myKey: Annotation() });
+  const grandchild = new StateGraph(State)
+    .addNode("g1", (s: any) => ({ myKey: `${s.myKey} here` }))
+    .addNode("g2", (s: any) => ({ myKey: `${s.myKey} and there` }))
+    .addEdge(START, "g1")
+    .addEdge("g1", "g2")
+    .compile({ interruptBefore: ["g2"] });
+  const child = new StateGraph(State).addNode("child1", grandchild).addEdge(START, "child1").compile();
+  return new StateGraph(State)
+    .addNode("parent1", (s: any) => ({ myKey: `hi ${s.myKey}` }))
+    .addNode("child", child)
+    .addNode("parent2", (s: any) => ({ myKey: `${s.myKey} and back again` }))
+    .addEdge(START, "parent1")
+    .addEdge("parent1", "child")
+    .addEdge("child", "parent2")
+    .compile({ checkpointer: new MemorySaver() });
+}
+
+async function all(iterable: AsyncIterable<unknown>): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for await (const item of iterable) out.push(full(item, false));
+  return out;
+}
+
+compare("subgraph snapshots and history", {
+  "full snapshot of a parent paused in a child, with and without subgraphs": {
+    from: "pregel.test.ts: nested graph state",
+    async run(lib) {
+      const graph = around(lib, threeSteps(lib, { interruptBefore: ["c2"] }));
+      const config = thread();
+      await graph.invoke({ log: [] }, config);
+      return [full(await graph.getState(config)), full(await graph.getState(config, { subgraphs: true }))];
+    },
+  },
+  "the child's history from the config of the parent's task": {
+    from: "pregel.test.ts: nested graph state",
+    async run(lib) {
+      const graph = around(lib, threeSteps(lib, { interruptBefore: ["c2"] }));
+      const config = thread();
+      await graph.invoke({ log: [] }, config);
+      const parent = await all(graph.getStateHistory(config));
+      const head = await graph.getState(config);
+      const child = await all(graph.getStateHistory(head.tasks[0].state));
+      return { parent, child };
+    },
+  },
+  "history after continuing through a child's breakpoint": {
+    from: "pregel.test.ts: nested graph state",
+    async run(lib) {
+      const graph = around(lib, threeSteps(lib, { interruptBefore: ["c2"] }));
+      const config = thread();
+      await graph.invoke({ log: [] }, config);
+      await graph.invoke(null, config);
+      return all(graph.getStateHistory(config));
+    },
+  },
+  "doubly nested: stream with subgraphs, then each level's state": {
+    from: "pregel.test.ts: doubly nested graph state",
+    async run(lib) {
+      const graph = doublyNested(lib);
+      const config = thread();
+      const chunks = namespaces(
+        await collect(await graph.stream({ myKey: "my value" }, { ...config, subgraphs: true })),
+      );
+      const outer = await graph.getState(config);
+      const child = await graph.getState(outer.tasks[0].state);
+      const grandchild = await graph.getState(child.tasks[0].state);
+      return { chunks, outer: full(outer), child: full(child), grandchild: full(grandchild) };
+    },
+  },
+  "doubly nested: getState with subgraphs": {
+    from: "pregel.test.ts: doubly nested graph state",
+    async run(lib) {
+      const graph = doublyNested(lib);
+      const config = thread();
+      await graph.invoke({ myKey: "my value" }, config);
+      return full(await graph.getState(config, { subgraphs: true }));
+    },
+  },
+  "doubly nested: continue, and every level's history": {
+    from: "pregel.test.ts: doubly nested graph state",
+    async run(lib) {
+      const graph = doublyNested(lib);
+      const config = thread();
+      await graph.invoke({ myKey: "my value" }, config);
+      const outer = await graph.getState(config);
+      const childConfig = outer.tasks[0].state;
+      const grandchildConfig = (await graph.getState(childConfig)).tasks[0].state;
+      const resumed = namespaces(await collect(await graph.stream(null, { ...config, subgraphs: true })));
+      return {
+        resumed,
+        final: full(await graph.getState(config)),
+        outer: await all(graph.getStateHistory(config)),
+        child: await all(graph.getStateHistory(childConfig)),
+        grandchild: await all(graph.getStateHistory(grandchildConfig)),
+      };
+    },
+  },
+  "updateState into a paused child's namespace, then continue": {
+    from: "pregel.test.ts: nested graph state",
+    async run(lib) {
+      const graph = around(lib, threeSteps(lib, { interruptBefore: ["c2"] }));
+      const config = thread();
+      await graph.invoke({ log: [] }, config);
+      const childConfig = (await graph.getState(config, { subgraphs: true })).tasks[0].state.config;
+      await graph.updateState(childConfig, { log: ["edited"] });
+      const child = full(await graph.getState(config, { subgraphs: true }));
+      const done = await graph.invoke(null, config);
+      return { child, done };
+    },
+  },
+  "updateState into a child's namespace as one of its nodes": {
+    from: "pregel.test.ts: nested graph state",
+    async run(lib) {
+      const graph = around(lib, threeSteps(lib, { interruptBefore: ["c2"] }));
+      const config = thread();
+      await graph.invoke({ log: [] }, config);
+      const childConfig = (await graph.getState(config, { subgraphs: true })).tasks[0].state.config;
+      await graph.updateState(childConfig, { log: ["as c2"] }, "c2");
+      const child = full(await graph.getState(config, { subgraphs: true }));
+      const done = await graph.invoke(null, config);
+      return { child, done };
+    },
+  },
+  "a persistent child's snapshot after two parent runs": {
+    from: "pregel.test.ts: checkpointer: true",
+    async run(lib) {
+      const graph = around(lib, threeSteps(lib, { checkpointer: true }));
+      const config = thread();
+      await graph.invoke({ log: [] }, config);
+      await graph.invoke({ log: ["second"] }, config);
+      return full(await graph.getState({ configurable: { thread_id: "t", checkpoint_ns: "child" } }));
     },
   },
 });

@@ -51,6 +51,11 @@ export interface RunScope {
    * its newest (taken once, by the first run in that namespace).
    */
   replay?: Map<string, string>;
+  /**
+   * The parent replays an older checkpoint: a persistent subgraph (`checkpointer: true`) starts
+   * from its state as it was then, its newest checkpoint before this one (once per namespace).
+   */
+  replayBefore?: { checkpointId: string; taken: Set<string> };
 }
 
 /** The step a task belongs to: subgraphs it runs record it as their parent checkpoint. */

@@ -126,6 +126,7 @@ export class GraphRun {
       durability: options.durability ?? this.parent?.run.durability ?? "sync",
       signal: options.signal,
       replay: this.parent?.run.replay,
+      replayBefore: this.parent?.run.replayBefore,
     };
     this.events = new RunEvents(this.scope.emitter, this.ns, graph.spec, () => this.step);
   }
@@ -178,6 +179,10 @@ export class GraphRun {
   private async load(): Promise<{ tuple?: CheckpointTuple; head: string | null }> {
     if (!this.saver) return { head: null };
     const base = { thread_id: this.threadId, checkpoint_ns: this.ns };
+    if (this.parent && this.graph.subgraphCheckpoints === "persistent" && !this.scope.replay?.has(this.ns)) {
+      const asOf = await this.stateAsOfReplay(this.saver, base);
+      if (asOf) return asOf;
+    }
     const wanted = this.parent
       ? this.takeReplayTarget()
       : this.subgraphTarget
@@ -207,6 +212,24 @@ export class GraphRun {
     replay.set(target.ns, tuple.checkpoint.id);
     this.scope.replay = replay;
     return tuple.metadata.parents?.[""];
+  }
+
+  /** A persistent subgraph's state when the parent's replayed checkpoint was made. */
+  private async stateAsOfReplay(
+    saver: BaseCheckpointSaver,
+    base: Record<string, unknown>,
+  ): Promise<{ tuple?: CheckpointTuple; head: string | null } | undefined> {
+    const bound = this.scope.replayBefore;
+    if (!bound || bound.taken.has(this.ns)) return undefined;
+    bound.taken.add(this.ns);
+    const latest = await saver.getTuple({ configurable: base });
+    let tuple: CheckpointTuple | undefined;
+    for await (const t of saver.list(
+      { configurable: base },
+      { before: { configurable: { checkpoint_id: bound.checkpointId } }, limit: 1 },
+    ))
+      tuple = t;
+    return { tuple, head: latest?.checkpoint.id ?? null };
   }
 
   private takeReplayTarget(): string | undefined {
@@ -240,6 +263,8 @@ export class GraphRun {
     const { tuple, head } = await this.load();
     this.adopt(tuple, head);
     if (this.parent) return this.startNested(tuple);
+    if (tuple && !this.reuseFinished && (this.input === null || this.input === undefined || isCommand(this.input)))
+      this.scope.replayBefore = { checkpointId: tuple.checkpoint.id, taken: new Set() };
     if (isCommand(this.input)) {
       this.startCommand(this.input, tuple);
       this.emitResumedValues();
@@ -271,6 +296,7 @@ export class GraphRun {
       if (tasks.length > 0) {
         if (!this.reuseFinished) await this.commit("fork");
         this.beginResume();
+        this.emitResumedValues();
         return undefined;
       }
       if (this.graph.subgraphCheckpoints !== "persistent" || this.parent!.resuming)
@@ -469,8 +495,11 @@ export class GraphRun {
     if (failed && failed.kind === "failed") throw failed.error;
     const interrupts = outcomes.flatMap((o) => (o.kind === "interrupted" ? o.interrupts : []));
     const visible = interrupts.map(publicInterrupt);
-    this.emit("updates", () => ({ [INTERRUPT]: visible }));
-    this.emit("values", () => ({ [INTERRUPT]: visible }));
+    // A subgraph stopped by a breakpoint further down has no question of its own to stream.
+    if (!this.parent || visible.length) {
+      this.emit("updates", () => ({ [INTERRUPT]: visible }));
+      this.emit("values", () => ({ [INTERRUPT]: visible }));
+    }
     if (this.parent) throw new GraphInterrupt(interrupts);
     return { values: this.values(), interrupts: visible, paused: true };
   }
