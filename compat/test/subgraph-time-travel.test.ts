@@ -328,3 +328,224 @@ async function collectHistory(graph: any, config: unknown): Promise<any[]> {
   for await (const s of graph.getStateHistory(config)) out.push(s);
   return out;
 }
+
+/** A persistent subgraph `sub` (one node that records the state it saw) behind a parent node. */
+function accumulating(lib: Runtime, levels: 1 | 2 = 1) {
+  const { Annotation, StateGraph, START, MemorySaver } = lib;
+  const seen: unknown[] = [];
+  const trail = () => Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });
+  const Inner = Annotation.Root({ innerTrail: trail() });
+  const inner = new StateGraph(Inner)
+    .addNode("inner_step", (s: any) => {
+      seen.push(["inner", [...s.innerTrail]]);
+      return { innerTrail: ["inner"] };
+    })
+    .addEdge(START, "inner_step")
+    .compile({ checkpointer: true });
+  let sub = inner;
+  if (levels === 2) {
+    const Mid = Annotation.Root({ midTrail: trail() });
+    sub = new StateGraph(Mid)
+      .addNode("mid_step", (s: any) => {
+        seen.push(["mid", [...s.midTrail]]);
+        return { midTrail: ["mid"] };
+      })
+      .addNode("inner_node", inner)
+      .addEdge(START, "mid_step")
+      .addEdge("mid_step", "inner_node")
+      .compile({ checkpointer: true });
+  }
+  const Parent = Annotation.Root({ results: trail() });
+  const graph = new StateGraph(Parent)
+    .addNode("parent_step", () => ({ results: ["p"] }))
+    .addNode("sub_node", sub)
+    .addEdge(START, "parent_step")
+    .addEdge("parent_step", "sub_node")
+    .compile({ checkpointer: new MemorySaver() });
+  return { graph, seen };
+}
+
+compare("time travel into a subgraph, continued", {
+  "resume a persistent subgraph's replay with new answers; history keeps both branches": {
+    from: "time_travel.test.ts: should create fork on subgraph time travel and resume from first interrupt",
+    async run(lib) {
+      const { graph, called } = build(lib, { persistent: true });
+      const config = thread();
+      const { atFirst } = await answerAll(lib, graph, config);
+      await graph.invoke(null, atFirst);
+      called.length = 0;
+      const one = await graph.invoke(new lib.Command({ resume: "new_1" }), config);
+      const two = await graph.invoke(new lib.Command({ resume: "new_2" }), config);
+      return { one: interrupts(one), two, called: [...called], history: await history(graph, config) };
+    },
+  },
+  "resume from the second interrupt after replaying to it": {
+    from: "time_travel.test.ts: should create fork on subgraph time travel and resume from second interrupt",
+    async run(lib) {
+      const { graph, called } = build(lib, { persistent: true });
+      const config = thread();
+      const { atSecond } = await answerAll(lib, graph, config);
+      await graph.invoke(null, atSecond);
+      called.length = 0;
+      const done = await graph.invoke(new lib.Command({ resume: "other_2" }), config);
+      return { done, called: [...called] };
+    },
+  },
+  "Command resume sent with a subgraph checkpoint's config": {
+    from: "time_travel_extended.test.ts: should replay from subgraph checkpoint via getState subgraphs",
+    async run(lib) {
+      const { graph, called } = build(lib, { persistent: true });
+      const config = thread();
+      const { atFirst } = await answerAll(lib, graph, config);
+      called.length = 0;
+      let result: unknown;
+      try {
+        result = interrupts(await graph.invoke(new lib.Command({ resume: "direct" }), atFirst));
+      } catch (error) {
+        result = { threw: (error as Error).name };
+      }
+      const state = await graph.getState(config);
+      return { result, called: [...called], next: state.next, values: state.values };
+    },
+  },
+  "replay the parent's checkpoint taken while the subgraph was paused, then resume": {
+    from: "time_travel.test.ts: should replay from parent checkpoint with subgraph interrupt then resume",
+    async run(lib) {
+      const { graph, called } = build(lib, { persistent: true, pre: true });
+      const config = thread();
+      await graph.invoke({ value: [] }, config);
+      const paused = await graph.getState(config);
+      await graph.invoke(new lib.Command({ resume: "one" }), config);
+      await graph.invoke(new lib.Command({ resume: "two" }), config);
+      called.length = 0;
+      const replay = await graph.invoke(null, paused.config);
+      const one = await graph.invoke(new lib.Command({ resume: "uno" }), config);
+      const done = await graph.invoke(new lib.Command({ resume: "dos" }), config);
+      return { replay: interrupts(replay), one: interrupts(one), done, called: [...called] };
+    },
+  },
+  "fork after replaying from the parent's interrupt checkpoint": {
+    from: "time_travel_extended.test.ts: should fork and resume after replay from parent interrupt checkpoint",
+    async run(lib) {
+      const { graph, called } = build(lib, { post: true });
+      const config = thread();
+      await graph.invoke({ value: [] }, config);
+      const paused = await graph.getState(config);
+      await graph.invoke(new lib.Command({ resume: "one" }), config);
+      const fork = await graph.updateState(paused.config, { value: ["edited"] });
+      called.length = 0;
+      const replay = await graph.invoke(null, fork);
+      const one = await graph.invoke(new lib.Command({ resume: "uno" }), config);
+      const done = await graph.invoke(new lib.Command({ resume: "dos" }), config);
+      return { replay: interrupts(replay), one: interrupts(one), done, called: [...called] };
+    },
+  },
+  "parent replay: each level of nested persistent subgraphs starts from its state then": {
+    from: "time_travel_extended.test.ts: should load correct state at all three nesting levels on replay",
+    async run(lib) {
+      const { graph, seen } = accumulating(lib, 2);
+      const config = thread();
+      await graph.invoke({ results: [] }, config);
+      await graph.invoke({ results: [] }, config);
+      const before = (await collectHistory(graph, config)).filter((s: any) => s.next.includes("parent_step"))[0];
+      seen.length = 0;
+      await graph.invoke(null, before.config);
+      const replayed = [...seen];
+      seen.length = 0;
+      await graph.invoke({ results: [] }, config);
+      return { replayed, next: [...seen] };
+    },
+  },
+  "after a parent replay the next run sees the newest subgraph state": {
+    from: "time_travel_extended.test.ts: should load latest subgraph state after parent replay on next invoke",
+    async run(lib) {
+      const { graph, seen } = accumulating(lib);
+      const config = thread();
+      await graph.invoke({ results: [] }, config);
+      await graph.invoke({ results: [] }, config);
+      const before = (await collectHistory(graph, config)).filter((s: any) => s.next.includes("parent_step"))[0];
+      await graph.invoke(null, before.config);
+      await graph.invoke({ results: [] }, config);
+      return seen;
+    },
+  },
+  "fork the parent: nested persistent subgraphs start from their state then": {
+    from: "time_travel_extended.test.ts: should load correct nested state on fork",
+    async run(lib) {
+      const { graph, seen } = accumulating(lib, 2);
+      const config = thread();
+      await graph.invoke({ results: [] }, config);
+      await graph.invoke({ results: [] }, config);
+      const before = (await collectHistory(graph, config)).filter((s: any) => s.next.includes("sub_node"))[0];
+      const fork = await graph.updateState(before.config, { results: ["forked"] });
+      seen.length = 0;
+      const out = await graph.invoke(null, fork);
+      return { out, seen };
+    },
+  },
+  "parent replay with two sibling persistent subgraphs": {
+    from: "time_travel_extended.test.ts: should load correct state for parallel sibling subgraphs on replay",
+    async run(lib) {
+      const { Annotation, StateGraph, START, MemorySaver } = lib;
+      const seen: unknown[] = [];
+      const trail = () =>
+        Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });
+      const make = (name: string) =>
+        new StateGraph(Annotation.Root({ trail: trail() }))
+          .addNode("step", (s: any) => {
+            seen.push([name, [...s.trail]]);
+            return { trail: [name] };
+          })
+          .addEdge(START, "step")
+          .compile({ checkpointer: true });
+      const graph = new StateGraph(Annotation.Root({ results: trail() }))
+        .addNode("start", () => ({ results: ["s"] }))
+        .addNode("left", make("left"))
+        .addNode("right", make("right"))
+        .addEdge(START, "start")
+        .addEdge("start", "left")
+        .addEdge("start", "right")
+        .compile({ checkpointer: new MemorySaver() });
+      const config = thread();
+      await graph.invoke({ results: [] }, config);
+      await graph.invoke({ results: [] }, config);
+      const before = (await collectHistory(graph, config)).filter((s: any) => s.next.includes("left"))[0];
+      seen.length = 0;
+      await graph.invoke(null, before.config);
+      return seen.sort((a: any, b: any) => String(a[0]).localeCompare(String(b[0])));
+    },
+  },
+  "parent replay with a persistent subgraph run in a loop": {
+    from: "time_travel_extended.test.ts: should load subgraph state correctly when subgraph runs in a loop",
+    async run(lib) {
+      const { Annotation, StateGraph, START, END, MemorySaver } = lib;
+      const seen: unknown[] = [];
+      const trail = () =>
+        Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });
+      const sub = new StateGraph(Annotation.Root({ trail: trail() }))
+        .addNode("step", (s: any) => {
+          seen.push([...s.trail]);
+          return { trail: ["x"] };
+        })
+        .addEdge(START, "step")
+        .compile({ checkpointer: true });
+      const Parent = Annotation.Root({
+        count: Annotation({ reducer: (a: number, b: number) => a + b, default: () => 0 }),
+      });
+      const graph = new StateGraph(Parent)
+        .addNode("sub_node", sub)
+        .addNode("tally", () => ({ count: 1 }))
+        .addEdge(START, "sub_node")
+        .addEdge("sub_node", "tally")
+        .addConditionalEdges("tally", (s: any) => (s.count < 3 ? "sub_node" : END))
+        .compile({ checkpointer: new MemorySaver() });
+      const config = thread();
+      await graph.invoke({ count: 0 }, config);
+      const loops = (await collectHistory(graph, config)).filter((s: any) => s.next.includes("sub_node"));
+      const second = loops[1];
+      seen.length = 0;
+      const out = await graph.invoke(null, second.config);
+      return { out, seen };
+    },
+  },
+});

@@ -62,6 +62,12 @@ export interface RunResult {
 
 const NO_TASKS: readonly PreparedTask[] = [];
 
+function pendingOf(index: PendingIndex): StoredInterrupt[] {
+  const out: StoredInterrupt[] = [];
+  for (const record of index.tasks.values()) if (record.interrupts && !record.done) out.push(...record.interrupts);
+  return out;
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function stepWrites(outcome: TaskOutcome): TaskWrites {
@@ -89,6 +95,8 @@ export class GraphRun {
   private commandWrites: Write[] = [];
   private parents: Record<string, string> = {};
   private subgraphTarget?: { ns: string; checkpointId?: string };
+  /** Questions pending at the subgraph checkpoint addressed by the caller: what an answer is for. */
+  private targetPending?: StoredInterrupt[];
   /** `config.writer` of the nodes: chunks for the `custom` stream mode. */
   private readonly writer = (chunk: unknown): void => this.emit("custom", () => chunk);
 
@@ -211,6 +219,7 @@ export class GraphRun {
     for (const [ns, id] of Object.entries(tuple.metadata.parents ?? {})) if (ns) replay.set(ns, id);
     replay.set(target.ns, tuple.checkpoint.id);
     this.scope.replay = replay;
+    this.targetPending = pendingOf(indexPendingWrites(tuple.pendingWrites));
     return tuple.metadata.parents?.[""];
   }
 
@@ -230,6 +239,22 @@ export class GraphRun {
     ))
       tuple = t;
     return { tuple, head: latest?.checkpoint.id ?? null };
+  }
+
+  /**
+   * Time travel (a checkpoint asked for, and not an answer to the head's questions): persistent
+   * subgraphs start from their state as of the replayed checkpoint, or, for one made by
+   * `updateState`, as of the checkpoint it was made from.
+   */
+  private startReplay(tuple: CheckpointTuple): void {
+    const requested = this.subgraphTarget !== undefined || this.config.configurable?.checkpoint_id !== undefined;
+    if (!requested) return;
+    if (isCommand(this.input) && this.input.resume !== undefined) return;
+    if (this.input !== null && this.input !== undefined && !isCommand(this.input)) return;
+    const edited = tuple.metadata.source === "update" || tuple.metadata.source === "fork";
+    if (this.reuseFinished && !edited) return;
+    const from = edited ? (tuple.parentConfig?.configurable?.checkpoint_id as string | undefined) : undefined;
+    this.scope.replayBefore = { checkpointId: from ?? tuple.checkpoint.id, taken: new Set() };
   }
 
   private takeReplayTarget(): string | undefined {
@@ -263,8 +288,7 @@ export class GraphRun {
     const { tuple, head } = await this.load();
     this.adopt(tuple, head);
     if (this.parent) return this.startNested(tuple);
-    if (tuple && !this.reuseFinished && (this.input === null || this.input === undefined || isCommand(this.input)))
-      this.scope.replayBefore = { checkpointId: tuple.checkpoint.id, taken: new Set() };
+    if (tuple) this.startReplay(tuple);
     if (isCommand(this.input)) {
       this.startCommand(this.input, tuple);
       this.emitResumedValues();
@@ -294,7 +318,8 @@ export class GraphRun {
       // and a subgraph that had finished is not run again. A persistent subgraph (one history
       // across the parent's runs) that finished takes a new run's input on top of its state.
       if (tasks.length > 0) {
-        if (!this.reuseFinished) await this.commit("fork");
+        // Replaying an older checkpoint forks it; answering its questions continues it.
+        if (!this.reuseFinished && this.scope.answers.size === 0) await this.commit("fork");
         this.beginResume();
         this.emitResumedValues();
         return undefined;
@@ -309,7 +334,7 @@ export class GraphRun {
   private startCommand(command: Command, tuple: CheckpointTuple | undefined): void {
     if (command.resume !== undefined) {
       const tasks = tuple ? this.nextTasks() : [];
-      const pending = this.pendingInterrupts(tasks);
+      const pending = this.targetPending ?? this.pendingInterrupts(tasks);
       const reason = !tuple ? "unknown_thread" : tasks.length === 0 ? "finished" : "breakpoint";
       const resolved = resolveResume(this.threadId ?? "", pending, command, reason);
       this.scope.answers = resolved.answers;
