@@ -50,6 +50,14 @@ import {
 import { finishedWrites, saveStoppedStep } from "./outcomes.js";
 import { indexPendingWrites, type PendingIndex } from "./pending.js";
 import { Persistence } from "./persist.js";
+import {
+  newestBefore,
+  replayBound,
+  resolveSubgraphTarget,
+  type StartPoint,
+  type SubgraphTarget,
+  subgraphStart,
+} from "./replay.js";
 import { type StateSnapshot, snapshotOf } from "./snapshot.js";
 import { checkpointToSave, emptyCheckpoint, workingCopy } from "./working-checkpoint.js";
 
@@ -61,12 +69,6 @@ export interface RunResult {
 }
 
 const NO_TASKS: readonly PreparedTask[] = [];
-
-function pendingOf(index: PendingIndex): StoredInterrupt[] {
-  const out: StoredInterrupt[] = [];
-  for (const record of index.tasks.values()) if (record.interrupts && !record.done) out.push(...record.interrupts);
-  return out;
-}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -94,7 +96,7 @@ export class GraphRun {
   private resumeRecord?: ResumeRecord;
   private commandWrites: Write[] = [];
   private parents: Record<string, string> = {};
-  private subgraphTarget?: { ns: string; checkpointId?: string };
+  private subgraphTarget?: SubgraphTarget;
   /** Questions pending at the subgraph checkpoint addressed by the caller: what an answer is for. */
   private targetPending?: StoredInterrupt[];
   /** `config.writer` of the nodes: chunks for the `custom` stream mode. */
@@ -187,80 +189,28 @@ export class GraphRun {
   private async load(): Promise<{ tuple?: CheckpointTuple; head: string | null }> {
     if (!this.saver) return { head: null };
     const base = { thread_id: this.threadId, checkpoint_ns: this.ns };
-    if (this.parent && this.graph.subgraphCheckpoints === "persistent" && !this.scope.replay?.has(this.ns)) {
-      const asOf = await this.stateAsOfReplay(this.saver, base);
-      if (asOf) return asOf;
-    }
-    const wanted = this.parent
-      ? this.takeReplayTarget()
-      : this.subgraphTarget
-        ? await this.replayIntoSubgraph(this.saver, this.subgraphTarget)
-        : (this.config.configurable?.checkpoint_id as string | undefined);
     const latest = await this.saver.getTuple({ configurable: base });
-    if (!wanted) return { tuple: latest, head: latest?.checkpoint.id ?? null };
-    const tuple = await this.saver.getTuple({ configurable: { ...base, checkpoint_id: wanted } });
-    if (!tuple) throw new CheckpointNotFoundError(this.threadId!, wanted);
-    return { tuple, head: latest?.checkpoint.id ?? null };
+    const head = latest?.checkpoint.id ?? null;
+    const from = this.parent
+      ? subgraphStart(this.scope, this.ns, this.graph.subgraphCheckpoints === "persistent")
+      : await this.rootStart(this.saver);
+    if (!from) return { tuple: latest, head };
+    if ("before" in from) return { tuple: await newestBefore(this.saver, base, from.before), head };
+    const tuple = await this.saver.getTuple({ configurable: { ...base, checkpoint_id: from.at } });
+    if (!tuple) throw new CheckpointNotFoundError(this.threadId!, from.at);
+    return { tuple, head };
   }
 
-  /**
-   * Reads the subgraph checkpoint the caller addressed; returns the parent checkpoint it was
-   * made under, and tells each subgraph on the way down where to start.
-   */
-  private async replayIntoSubgraph(
-    saver: BaseCheckpointSaver,
-    target: { ns: string; checkpointId?: string },
-  ): Promise<string | undefined> {
-    const configurable: Record<string, unknown> = { thread_id: this.threadId, checkpoint_ns: target.ns };
-    if (target.checkpointId) configurable.checkpoint_id = target.checkpointId;
-    const tuple = await saver.getTuple({ configurable });
-    if (!tuple) throw new CheckpointNotFoundError(this.threadId!, target.checkpointId ?? target.ns);
-    const replay = new Map<string, string>();
-    for (const [ns, id] of Object.entries(tuple.metadata.parents ?? {})) if (ns) replay.set(ns, id);
-    replay.set(target.ns, tuple.checkpoint.id);
-    this.scope.replay = replay;
-    this.targetPending = pendingOf(indexPendingWrites(tuple.pendingWrites));
-    return tuple.metadata.parents?.[""];
-  }
-
-  /** A persistent subgraph's state when the parent's replayed checkpoint was made. */
-  private async stateAsOfReplay(
-    saver: BaseCheckpointSaver,
-    base: Record<string, unknown>,
-  ): Promise<{ tuple?: CheckpointTuple; head: string | null } | undefined> {
-    const bound = this.scope.replayBefore;
-    if (!bound || bound.taken.has(this.ns)) return undefined;
-    bound.taken.add(this.ns);
-    const latest = await saver.getTuple({ configurable: base });
-    let tuple: CheckpointTuple | undefined;
-    for await (const t of saver.list(
-      { configurable: base },
-      { before: { configurable: { checkpoint_id: bound.checkpointId } }, limit: 1 },
-    ))
-      tuple = t;
-    return { tuple, head: latest?.checkpoint.id ?? null };
-  }
-
-  /**
-   * Time travel (a checkpoint asked for, and not an answer to the head's questions): persistent
-   * subgraphs start from their state as of the replayed checkpoint, or, for one made by
-   * `updateState`, as of the checkpoint it was made from.
-   */
-  private startReplay(tuple: CheckpointTuple): void {
-    const requested = this.subgraphTarget !== undefined || this.config.configurable?.checkpoint_id !== undefined;
-    if (!requested) return;
-    if (isCommand(this.input) && this.input.resume !== undefined) return;
-    if (this.input !== null && this.input !== undefined && !isCommand(this.input)) return;
-    const edited = tuple.metadata.source === "update" || tuple.metadata.source === "fork";
-    if (this.reuseFinished && !edited) return;
-    const from = edited ? (tuple.parentConfig?.configurable?.checkpoint_id as string | undefined) : undefined;
-    this.scope.replayBefore = { checkpointId: from ?? tuple.checkpoint.id, taken: new Set() };
-  }
-
-  private takeReplayTarget(): string | undefined {
-    const id = this.scope.replay?.get(this.ns);
-    if (id !== undefined) this.scope.replay!.delete(this.ns);
-    return id;
+  /** The checkpoint the caller asked for, directly or through one of a subgraph's. */
+  private async rootStart(saver: BaseCheckpointSaver): Promise<StartPoint | undefined> {
+    if (!this.subgraphTarget) {
+      const id = this.config.configurable?.checkpoint_id as string | undefined;
+      return id ? { at: id } : undefined;
+    }
+    const target = await resolveSubgraphTarget(saver, this.threadId!, this.subgraphTarget);
+    this.scope.replay = target.replay;
+    this.targetPending = target.pending;
+    return target.parentCheckpointId ? { at: target.parentCheckpointId } : undefined;
   }
 
   private adopt(tuple: CheckpointTuple | undefined, head: string | null): void {
@@ -288,7 +238,9 @@ export class GraphRun {
     const { tuple, head } = await this.load();
     this.adopt(tuple, head);
     if (this.parent) return this.startNested(tuple);
-    if (tuple) this.startReplay(tuple);
+    const requested = this.subgraphTarget !== undefined || this.config.configurable?.checkpoint_id !== undefined;
+    const bound = tuple && replayBound(tuple, requested, this.input, this.reuseFinished);
+    if (bound) this.scope.replayBefore = { checkpointId: bound, taken: new Set() };
     if (isCommand(this.input)) {
       this.startCommand(this.input, tuple);
       this.emitResumedValues();
