@@ -768,3 +768,150 @@ compare("subgraph snapshots and history", {
     },
   },
 });
+
+compare("subgraph edge cases", {
+  "an interrupt in a child without any checkpointer fails": {
+    from: "python_port/interrupt.test.ts: should handle dynamic interrupts with nested subgraphs",
+    throws: true,
+    differs: "#missingcheckpointererror-instead-of-graphvalueerror",
+    async run(lib) {
+      const { Annotation, StateGraph, START } = lib;
+      const State = Annotation.Root({ log: concat(lib) });
+      const graph = new StateGraph(State).addNode("child", asking(lib)).addEdge(START, "child").compile();
+      return graph.invoke({ log: [] });
+    },
+  },
+  "a child that does not interrupt needs no checkpointer": {
+    from: "python_port/interrupt.test.ts: should handle dynamic interrupts with nested subgraphs",
+    async run(lib) {
+      const { Annotation, StateGraph, START, interrupt } = lib;
+      const Sub = Annotation.Root({ my_key: Annotation(), market: Annotation() });
+      const sub = new StateGraph(Sub)
+        .addNode("do", (s: any) => ({ my_key: s.market === "DE" ? interrupt("Just because...") : " all good" }))
+        .addEdge(START, "do")
+        .compile();
+      const State = Annotation.Root({
+        my_key: Annotation({ reducer: (a: string, b: string) => (a || "") + b }),
+        market: Annotation(),
+      });
+      const graph = new StateGraph(State).addNode("tool_two", sub).addEdge(START, "tool_two").compile();
+      return graph.invoke({ my_key: "value", market: "US" });
+    },
+  },
+  "stream (updates) stops at a child's interrupt; the answer completes it": {
+    from: "python_port/interrupt.test.ts: should handle dynamic interrupts with nested subgraphs",
+    async run(lib) {
+      const { Annotation, StateGraph, START, interrupt, MemorySaver, Command } = lib;
+      const Sub = Annotation.Root({ my_key: Annotation(), market: Annotation() });
+      const sub = new StateGraph(Sub)
+        .addNode("do", (s: any) => ({ my_key: s.market === "DE" ? interrupt("Just because...") : " all good" }))
+        .addEdge(START, "do")
+        .compile();
+      const State = Annotation.Root({
+        my_key: Annotation({ reducer: (a: string, b: string) => (a || "") + b }),
+        market: Annotation(),
+      });
+      const graph = new StateGraph(State)
+        .addNode("tool_two", sub)
+        .addEdge(START, "tool_two")
+        .compile({ checkpointer: new MemorySaver() });
+      const config = thread();
+      const first = await collect(await graph.stream({ my_key: "value", market: "DE" }, config));
+      const second = await collect(await graph.stream(new Command({ resume: " my answer" }), config));
+      return { first, second, values: (await graph.getState(config)).values };
+    },
+  },
+  "updateState(null, END) clears a child's pending interrupt": {
+    from: "python_port/interrupt.test.ts: should handle dynamic interrupts with nested subgraphs",
+    async run(lib) {
+      const graph = around(lib, asking(lib));
+      const config = { configurable: { thread_id: "t", checkpoint_ns: "" } };
+      await graph.invoke({ log: [] }, config);
+      await graph.updateState(config, null, lib.END);
+      return brief(await graph.getState(config));
+    },
+  },
+  "two questions in one child node, answered one at a time": {
+    from: "pregel.test.ts: should interrupt and resume with Command inside a subgraph",
+    async run(lib) {
+      const { Annotation, StateGraph, START, interrupt, Command } = lib;
+      const State = Annotation.Root({ log: concat(lib) });
+      const child = new StateGraph(State)
+        .addNode("form", () => ({ log: [`${interrupt("name?")}/${interrupt("age?")}`] }))
+        .addEdge(START, "form")
+        .compile();
+      const graph = around(lib, child);
+      const config = thread();
+      const out = [await graph.invoke({ log: [] }, config)];
+      out.push(await graph.invoke(new Command({ resume: "Ada" }), config));
+      out.push(await graph.invoke(new Command({ resume: "36" }), config));
+      return out;
+    },
+  },
+  "Send to a child that asks; answers by id": {
+    from: "pregel.test.ts: send to nested graphs",
+    async run(lib) {
+      const { Annotation, StateGraph, START, Send, MemorySaver, Command, interrupt } = lib;
+      const Child = Annotation.Root({ subject: Annotation(), jokes: concat(lib) });
+      const child = new StateGraph(Child)
+        .addNode("write", (s: any) => ({ jokes: [`${s.subject}: ${interrupt(`joke about ${s.subject}?`)}`] }))
+        .addEdge(START, "write")
+        .compile();
+      const State = Annotation.Root({ subjects: Annotation(), jokes: concat(lib) });
+      const graph = new StateGraph(State)
+        .addNode("child", child)
+        .addConditionalEdges(START, (s: any) => s.subjects.map((subject: string) => new Send("child", { subject })))
+        .compile({ checkpointer: new MemorySaver() });
+      const config = thread();
+      const paused = await graph.invoke({ subjects: ["cats", "dogs"] }, config);
+      const answers = Object.fromEntries(paused.__interrupt__.map((i: any) => [i.id, `ha ${i.value}`]));
+      const done = await graph.invoke(new Command({ resume: answers }), config);
+      return { questions: paused.__interrupt__.map((i: any) => i.value).sort(), done };
+    },
+  },
+  "Command with resume and update while a child is paused": {
+    from: "pregel.test.ts: should interrupt and resume with Command inside a subgraph",
+    async run(lib) {
+      const graph = around(lib, asking(lib));
+      const config = thread();
+      await graph.invoke({ log: [] }, config);
+      return graph.invoke(new lib.Command({ resume: "yes", update: { log: ["edit"] } }), config);
+    },
+  },
+  "a persistent child called inside a node function": {
+    from: "pregel.test.ts: checkpointer: true",
+    async run(lib) {
+      const child = threeSteps(lib, { checkpointer: true });
+      const graph = around(lib, async (s: any, c: any) => {
+        const out = await child.invoke({ log: [`from ${s.log.length}`] }, c);
+        return { log: [`child saw ${out.log.length}`] };
+      });
+      const config = thread();
+      await graph.invoke({ log: [] }, config);
+      const second = await graph.invoke({ log: [] }, config);
+      const child_ = await graph.getState({ configurable: { thread_id: "t", checkpoint_ns: "child" } });
+      return { second, child: child_.values };
+    },
+  },
+  "a child with checkpointer: false that asks a question": {
+    from: "time_travel_extended.test.ts: should complete flow when subgraph has no checkpointer",
+    differs: "#a-question-in-a-subgraph-compiled-with-checkpointer-false",
+    async run(lib) {
+      const graph = around(lib, asking(lib, { checkpointer: false }));
+      const config = thread();
+      const paused = await graph.invoke({ log: [] }, config);
+      const done = await graph.invoke(new lib.Command({ resume: "ok" }), config);
+      return { paused, done };
+    },
+  },
+  "interruptBefore passed at invoke applies to the parent's nodes only": {
+    from: "pregel.test.ts: nested graph state",
+    async run(lib) {
+      const graph = around(lib, threeSteps(lib));
+      const config = { ...thread(), interruptBefore: ["c2", "p2"] };
+      const paused = await graph.invoke({ log: [] }, config);
+      const next = (await graph.getState(config)).next;
+      return { paused, next };
+    },
+  },
+});
