@@ -549,3 +549,58 @@ compare("time travel into a subgraph, continued", {
     },
   },
 });
+
+compare("time travel into a nested subgraph", {
+  "replay a grandchild's checkpoint, streamed with subgraphs": {
+    from: "pregel.test.ts: doubly nested graph state",
+    async run(lib) {
+      const { Annotation, StateGraph, START, MemorySaver } = lib;
+      const State = Annotation.Root({ myKey: Annotation() });
+      const grandchild = new StateGraph(State)
+        .addNode("g1", (s: any) => ({ myKey: `${s.myKey} here` }))
+        .addNode("g2", (s: any) => ({ myKey: `${s.myKey} and there` }))
+        .addEdge(START, "g1")
+        .addEdge("g1", "g2")
+        .compile({ interruptBefore: ["g2"] });
+      const child = new StateGraph(State).addNode("child1", grandchild).addEdge(START, "child1").compile();
+      const graph = new StateGraph(State)
+        .addNode("parent1", (s: any) => ({ myKey: `hi ${s.myKey}` }))
+        .addNode("child", child)
+        .addEdge(START, "parent1")
+        .addEdge("parent1", "child")
+        .compile({ checkpointer: new MemorySaver() });
+      const config = thread();
+      await graph.invoke({ myKey: "my value" }, config);
+      const childConfig = (await graph.getState(config)).tasks[0].state;
+      const grandchildConfig = (await graph.getState(childConfig)).tasks[0].state;
+      await graph.invoke(null, config);
+      const history = await collectHistory(graph, grandchildConfig);
+      const events: unknown[] = [];
+      for await (const [ns, chunk] of await graph.stream(null, { ...history[2].config, subgraphs: true }))
+        events.push([ns.map((s: string) => s.split(":")[0]), chunk]);
+      return { events, values: history.map((s: any) => s.values) };
+    },
+  },
+  "a subgraph snapshot's config maps each namespace to its checkpoint": {
+    from: "time_travel.test.ts: should verify checkpoint pattern on subgraph time travel",
+    async run(lib) {
+      const { graph } = build(lib, { persistent: true });
+      const config = thread();
+      await graph.invoke({ value: [] }, config);
+      const head = await graph.getState(config);
+      const sub = await subState(graph, config);
+      const map = sub.config.configurable.checkpoint_map;
+      await graph.invoke(new lib.Command({ resume: "first" }), config);
+      await graph.invoke(null, sub.config);
+      const after = await collectHistory(graph, config);
+      return {
+        keys: Object.keys(map),
+        parentIsHead: map[""] === head.config.configurable.checkpoint_id,
+        selfIsSub: map.executor === sub.config.configurable.checkpoint_id,
+        rootHasNoMap: head.config.configurable.checkpoint_map === undefined,
+        forkedFromReplayPoint: after[0].parentConfig.configurable.checkpoint_id === map[""],
+        parents: Object.keys(sub.metadata.parents),
+      };
+    },
+  },
+});

@@ -22,7 +22,7 @@ import type {
   ResumeRecord,
   RunnableConfig,
 } from "../checkpoint/types.js";
-import { INTERRUPT, START, TASK_RESULT } from "../constants.js";
+import { START, TASK_RESULT } from "../constants.js";
 import {
   CheckpointNotFoundError,
   EmptyInputError,
@@ -209,6 +209,7 @@ export class GraphRun {
     }
     const target = await resolveSubgraphTarget(saver, this.threadId!, this.subgraphTarget);
     this.scope.replay = target.replay;
+    this.events.interruptNs = this.subgraphTarget.ns;
     this.targetPending = target.pending;
     return target.parentCheckpointId ? { at: target.parentCheckpointId } : undefined;
   }
@@ -384,8 +385,7 @@ export class GraphRun {
       await this.persistence.drain();
       throw new GraphInterrupt([]);
     }
-    this.emit("updates", () => ({ [INTERRUPT]: [] }));
-    this.emit("values", () => ({ [INTERRUPT]: [] }));
+    this.events.interrupted([]);
     return { values: this.values(), interrupts: [], paused: true };
   }
 
@@ -474,8 +474,7 @@ export class GraphRun {
     const visible = interrupts.map(publicInterrupt);
     // A subgraph stopped by a breakpoint further down has no question of its own to stream.
     if (!this.parent || visible.length) {
-      this.emit("updates", () => ({ [INTERRUPT]: visible }));
-      this.emit("values", () => ({ [INTERRUPT]: visible }));
+      this.events.interrupted(visible);
     }
     if (this.parent) throw new GraphInterrupt(interrupts);
     return { values: this.values(), interrupts: visible, paused: true };

@@ -40,6 +40,16 @@ export type SubgraphStateReader = (
   subgraphs: boolean,
 ) => Promise<StateSnapshot | undefined>;
 
+/**
+ * A subgraph snapshot's config carries `checkpoint_map` (namespace -> checkpoint id, from the
+ * root down to it), as LangGraph.js's does: what time travel into the subgraph reads.
+ */
+function withCheckpointMap(tuple: CheckpointTuple, ns: string): RunnableConfig {
+  const id = tuple.config.configurable?.checkpoint_id as string;
+  const checkpoint_map = { ...tuple.metadata.parents, [ns]: id };
+  return { ...tuple.config, configurable: { ...tuple.config.configurable, checkpoint_map } };
+}
+
 export function emptySnapshot(config: RunnableConfig): StateSnapshot {
   return { values: {}, next: [], config, tasks: [], interrupts: [] };
 }
@@ -93,7 +103,7 @@ export async function snapshotOf(
     values: readState(channels, spec.stateKeys),
     // Every task of the step, finished or not, as LangGraph.js lists them (`result` tells which finished).
     next: tasks.map((t) => t.name),
-    config: tuple.config,
+    config: ns ? withCheckpointMap(tuple, ns) : tuple.config,
     metadata: tuple.metadata,
     createdAt: tuple.checkpoint.ts,
     parentConfig: tuple.parentConfig,
