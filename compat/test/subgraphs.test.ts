@@ -915,3 +915,56 @@ compare("subgraph edge cases", {
     },
   },
 });
+
+compare("subgraphs with durability exit", {
+  "a finished subgraph's last checkpoint is kept": {
+    from: "pregel.test.ts: doubly nested graph state",
+    differs: "#a-finished-subgraphs-checkpoint-with-durability-exit",
+    async run(lib) {
+      const graph = around(lib, threeSteps(lib, { interruptBefore: ["c2"] }));
+      const config = { ...thread(), durability: "exit" as const };
+      await graph.invoke({ log: [] }, config);
+      const childConfig = (await graph.getState(config)).tasks[0].state;
+      await graph.invoke(null, config);
+      return all(graph.getStateHistory(childConfig));
+    },
+  },
+  "a node that runs a subgraph, then asks: the subgraph runs once": {
+    from: "pregel.test.ts: doubly nested graph state",
+    differs: "#a-finished-subgraphs-checkpoint-with-durability-exit",
+    async run(lib) {
+      const { Annotation, StateGraph, START, MemorySaver, interrupt, Command } = lib;
+      let runs = 0;
+      const State = Annotation.Root({ v: Annotation() });
+      const sub = new StateGraph(State)
+        .addNode("effect", () => {
+          runs++;
+          return { v: "done" };
+        })
+        .addEdge(START, "effect")
+        .compile();
+      const graph = new StateGraph(State)
+        .addNode("n", async (s: any, c: any) => {
+          await sub.invoke(s, c);
+          return { v: interrupt("ok?") };
+        })
+        .addEdge(START, "n")
+        .compile({ checkpointer: new MemorySaver() });
+      const config = { ...thread(), durability: "exit" as const };
+      await graph.invoke({ v: 1 }, config);
+      const done = await graph.invoke(new Command({ resume: "yes" }), config);
+      return { done, runs };
+    },
+  },
+  "parent and child pause and continue the same way": {
+    from: "pregel.test.ts: doubly nested graph state",
+    async run(lib) {
+      const graph = around(lib, threeSteps(lib, { interruptBefore: ["c2"] }));
+      const config = { ...thread(), durability: "exit" as const };
+      const paused = await graph.invoke({ log: [] }, config);
+      const state = full(await graph.getState(config, { subgraphs: true }));
+      const done = await graph.invoke(null, config);
+      return { paused, state, done, history: await all(graph.getStateHistory(config)) };
+    },
+  },
+});
