@@ -43,6 +43,18 @@ export function taskNamespace(parentNs: string, name: string, id: string): strin
   return parentNs ? `${parentNs}${NS_SEP}${name}${NS_END}${id}` : `${name}${NS_END}${id}`;
 }
 
+/**
+ * The namespace a subgraph run by a task saves under: the task's own, or, for a subgraph that
+ * keeps its state across the parent's runs, the same namespace without task ids (`parent|child`).
+ */
+export function subgraphNamespace(taskNs: string, persistent: boolean): string {
+  if (!persistent) return taskNs;
+  return taskNs
+    .split(NS_SEP)
+    .map((segment) => segment.split(NS_END)[0])
+    .join(NS_SEP);
+}
+
 function isTriggered(
   spec: GraphSpec,
   checkpoint: Checkpoint,

@@ -10,7 +10,8 @@ import { type COPY, END, INTERRUPT, START } from "../constants.js";
 import { MissingCheckpointerError } from "../errors/graph.js";
 import { currentTask } from "../interrupt/context.js";
 import { ChunkQueue, queueEmitter, type StreamMode } from "../loop/emitter.js";
-import type { Durability, GraphInternals } from "../loop/graph-internals.js";
+import type { Durability, GraphInternals, SubgraphCheckpoints } from "../loop/graph-internals.js";
+import { graphAtNamespace } from "../loop/namespace.js";
 import { GraphRun } from "../loop/run.js";
 import { emptySnapshot, type StateSnapshot, snapshotOf } from "../loop/snapshot.js";
 import { type Superstep, updateThreadState } from "../loop/update-state.js";
@@ -18,7 +19,11 @@ import type { Interrupt } from "../primitives/interrupt-record.js";
 import type { StateGraph } from "./state-graph.js";
 
 export interface CompileOptions {
-  checkpointer?: BaseCheckpointSaver | false;
+  /**
+   * The saver of this graph's threads. For a graph used as a subgraph: `true` keeps its state
+   * across the parent's runs (under `checkpoint_ns` = its node name), `false` saves nothing.
+   */
+  checkpointer?: BaseCheckpointSaver | boolean;
   interruptBefore?: string[] | "*";
   interruptAfter?: string[] | "*";
   name?: string;
@@ -83,6 +88,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
   readonly interruptBefore?: Breakpoints;
   readonly interruptAfter?: Breakpoints;
   readonly positional: boolean;
+  readonly subgraphCheckpoints?: SubgraphCheckpoints;
   declare readonly "~types": { state: S; update: U; nodes: N };
 
   constructor(
@@ -91,7 +97,10 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
     options: CompileOptions,
   ) {
     this.name = options.name ?? "LangGraph";
-    this.checkpointer = options.checkpointer || undefined;
+    const saver = options.checkpointer;
+    this.checkpointer = typeof saver === "object" && saver !== null ? saver : undefined;
+    if (saver === true) this.subgraphCheckpoints = "persistent";
+    else if (saver === false) this.subgraphCheckpoints = "none";
     this.interruptBefore = breakpoints(options.interruptBefore);
     this.interruptAfter = breakpoints(options.interruptAfter);
     this.positional = options.resumeMatching === "positional";
@@ -150,7 +159,13 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
   }
 
   async getState(config: RunnableConfig, options: { subgraphs?: boolean } = {}): Promise<StateSnapshot> {
-    return this.stateFrom(this.saverFor("getState()"), config, options.subgraphs === true);
+    const saver = this.saverFor("getState()");
+    return this.owner(config).stateFrom(saver, config, options.subgraphs === true);
+  }
+
+  /** The graph whose checkpoints `config` addresses: this one, or a subgraph by `checkpoint_ns`. */
+  private owner(config: RunnableConfig): CompiledStateGraph {
+    return graphAtNamespace(this, config.configurable?.checkpoint_ns as string | undefined) as CompiledStateGraph;
   }
 
   /** The snapshot stored in `saver` (a subgraph's state lives in its parent's saver). */
@@ -169,8 +184,9 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
   async *getStateHistory(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<StateSnapshot> {
     const saver = this.saverFor("getStateHistory()");
     const scoped: RunnableConfig = { ...config, configurable: { checkpoint_ns: "", ...config.configurable } };
+    const graph = this.owner(config);
     for await (const tuple of saver.list(scoped, options)) {
-      yield await snapshotOf(this, tuple, false, (graph, childConfig, deep) =>
+      yield await snapshotOf(graph, tuple, false, (graph, childConfig, deep) =>
         (graph as CompiledStateGraph).stateFrom(saver, childConfig, deep),
       );
     }
@@ -185,12 +201,14 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
     values: U | Record<string, unknown> | null,
     asNode?: N | typeof START | typeof END | typeof COPY,
   ): Promise<RunnableConfig> {
-    return updateThreadState(this, this.saverFor("updateState()"), config, [{ updates: [{ values, asNode }] }]);
+    return updateThreadState(this.owner(config), this.saverFor("updateState()"), config, [
+      { updates: [{ values, asNode }] },
+    ]);
   }
 
   /** Several updates, one checkpoint per superstep; the updates of a superstep apply together, as one step's tasks. */
   async bulkUpdateState(config: RunnableConfig, supersteps: readonly Superstep[]): Promise<RunnableConfig> {
-    return updateThreadState(this, this.saverFor("bulkUpdateState()"), config, supersteps);
+    return updateThreadState(this.owner(config), this.saverFor("bulkUpdateState()"), config, supersteps);
   }
 
   /** Nodes and edges, for drawing. */

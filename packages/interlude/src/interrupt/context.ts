@@ -46,6 +46,24 @@ export interface RunScope {
   emitter?: Emitter;
   durability: "sync" | "async" | "exit";
   signal?: AbortSignal;
+  /**
+   * Time travel into a subgraph: the checkpoint each subgraph namespace starts from instead of
+   * its newest (taken once, by the first run in that namespace).
+   */
+  replay?: Map<string, string>;
+  /**
+   * The parent replays an older checkpoint: a persistent subgraph (`checkpointer: true`) starts
+   * from its state as it was then, its newest checkpoint before this one (once per namespace).
+   */
+  replayBefore?: { checkpointId: string; taken: Set<string> };
+}
+
+/** The step a task belongs to: subgraphs it runs record it as their parent checkpoint. */
+export interface StepOrigin {
+  readonly ns: string;
+  readonly checkpointId: string;
+  /** The checkpoints of the graphs above, by namespace (`metadata.parents`). */
+  readonly parents: Readonly<Record<string, string>>;
 }
 
 export interface TaskScope {
@@ -69,12 +87,13 @@ export interface TaskScope {
   saveTaskCalls(): Promise<void>;
   /** Number of subgraph invocations so far, to give each its own namespace. */
   subgraphCounter: number;
-  /** checkpoint_ns -> checkpoint id of the graphs running this task, itself included: a subgraph's `parents`. */
-  lineage(): Record<string, string>;
   /** Set inside a `task()` call: the call's position, which prefixes its interrupts' slots. */
   callSlot?: string;
   /** Inside a `task()` call: the node's scope, which records what was raised or refused. */
   root?: TaskScope;
+  origin: StepOrigin;
+  /** The task ran before and stopped (paused or failed): subgraphs it runs continue, not restart. */
+  resuming: boolean;
 }
 
 /** The scope a `task()` call runs in: the node's, with its own count of interrupts. */

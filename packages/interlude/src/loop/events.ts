@@ -5,13 +5,20 @@
 import type { GraphSpec } from "../algo/spec.js";
 import type { PreparedTask } from "../algo/tasks.js";
 import type { Write } from "../algo/writes.js";
-import { START } from "../constants.js";
+import { INTERRUPT, START } from "../constants.js";
 import { publicInterrupt } from "../interrupt/signal.js";
+import type { Interrupt } from "../primitives/interrupt-record.js";
 import type { TaskOutcome } from "../runner/outcome.js";
 import type { Emitter, StreamMode } from "./emitter.js";
 import { errorRecord } from "./pending.js";
 
 export class RunEvents {
+  /**
+   * Where the run's `__interrupt__` chunk is tagged, when not its own namespace: a root run
+   * that time-travels into a subgraph tags it with that subgraph's namespace, as LangGraph.js does.
+   */
+  interruptNs?: string;
+
   constructor(
     private readonly emitter: Emitter | undefined,
     private readonly ns: string,
@@ -40,6 +47,14 @@ export class RunEvents {
         payload: value,
       });
     }
+  }
+
+  /** The `__interrupt__` chunk of a run that stopped (in `updates` and `values`). */
+  interrupted(interrupts: readonly Interrupt[]): void {
+    if (!this.emitter) return;
+    const ns = this.interruptNs !== undefined && this.emitter.subgraphs ? this.interruptNs : this.ns;
+    for (const mode of ["updates", "values"] as const)
+      if (this.wants(mode)) this.emitter.emit(ns, mode, { [INTERRUPT]: interrupts });
   }
 
   private stateUpdate(writes: readonly Write[]): Record<string, unknown> {

@@ -12,7 +12,16 @@ export interface GraphInternals {
   readonly interruptAfter?: Breakpoints;
   /** LangGraph's positional answer matching, without checking the question (opt-in). */
   readonly positional: boolean;
+  /**
+   * How this graph keeps checkpoints when it runs as a subgraph (`compile({ checkpointer })`):
+   * undefined, one history per parent task (the default); `"persistent"` (`checkpointer: true`),
+   * one history under the node's name that carries over between the parent's runs; `"none"`
+   * (`checkpointer: false`), no checkpoints at all.
+   */
+  readonly subgraphCheckpoints?: SubgraphCheckpoints;
 }
+
+export type SubgraphCheckpoints = "persistent" | "none";
 
 export type Durability = "sync" | "async" | "exit";
 

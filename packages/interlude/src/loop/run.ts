@@ -4,7 +4,14 @@
  */
 import { markInterruptSeen, shouldInterrupt } from "../algo/breakpoints.js";
 import { outputWrites } from "../algo/output.js";
-import { candidateNodes, compareTaskPaths, type PreparedTask, prepareNextTasks, readState } from "../algo/tasks.js";
+import {
+  candidateNodes,
+  compareTaskPaths,
+  type PreparedTask,
+  prepareNextTasks,
+  readState,
+  subgraphNamespace,
+} from "../algo/tasks.js";
 import {
   applyNullWrites,
   applyWrites,
@@ -22,7 +29,7 @@ import type {
   ResumeRecord,
   RunnableConfig,
 } from "../checkpoint/types.js";
-import { INTERRUPT, START, TASK_RESULT } from "../constants.js";
+import { START, TASK_RESULT } from "../constants.js";
 import {
   CheckpointNotFoundError,
   EmptyInputError,
@@ -50,6 +57,14 @@ import {
 import { finishedWrites, saveStoppedStep } from "./outcomes.js";
 import { indexPendingWrites, type PendingIndex } from "./pending.js";
 import { Persistence } from "./persist.js";
+import {
+  newestBefore,
+  replayBound,
+  resolveSubgraphTarget,
+  type StartPoint,
+  type SubgraphTarget,
+  subgraphStart,
+} from "./replay.js";
 import { type StateSnapshot, snapshotOf } from "./snapshot.js";
 import { checkpointToSave, emptyCheckpoint, workingCopy } from "./working-checkpoint.js";
 
@@ -94,6 +109,9 @@ export class GraphRun {
   private resumeRecord?: ResumeRecord;
   private commandWrites: Write[] = [];
   private parents: Record<string, string> = {};
+  private subgraphTarget?: SubgraphTarget;
+  /** Questions pending at the subgraph checkpoint addressed by the caller: what an answer is for. */
+  private targetPending?: StoredInterrupt[];
   /** `config.writer` of the nodes: chunks for the `custom` stream mode. */
   private readonly writer = (chunk: unknown): void => this.emit("custom", () => chunk);
 
@@ -106,15 +124,20 @@ export class GraphRun {
   ) {
     this.parent = currentTask();
     if (this.parent) {
-      this.saver = this.parent.run.saver ?? graph.checkpointer;
+      this.saver = graph.subgraphCheckpoints === "none" ? undefined : (this.parent.run.saver ?? graph.checkpointer);
       this.threadId = this.parent.run.threadId;
       const call = this.parent.subgraphCounter++;
-      this.ns = call === 0 ? this.parent.ns : `${this.parent.ns}~${call}`;
+      if (graph.subgraphCheckpoints === "persistent") this.ns = subgraphNamespace(this.parent.ns, true);
+      else this.ns = call === 0 ? this.parent.ns : `${this.parent.ns}~${call}`;
     } else {
       this.saver = graph.checkpointer;
       const id = config.configurable?.thread_id;
       this.threadId = id === undefined || id === null ? undefined : String(id);
-      this.ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
+      // A subgraph's checkpoint given to the parent: the parent replays from the checkpoint it
+      // had then, and the subgraph from this one (time travel into a subgraph).
+      const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
+      if (ns) this.subgraphTarget = { ns, checkpointId: config.configurable?.checkpoint_id as string | undefined };
+      this.ns = "";
     }
     if (this.saver && this.threadId === undefined) throw new MissingThreadIdError();
     this.scope = {
@@ -125,6 +148,8 @@ export class GraphRun {
       emitter: this.parent?.run.emitter ?? emitter,
       durability: options.durability ?? this.parent?.run.durability ?? "sync",
       signal: options.signal,
+      replay: this.parent?.run.replay,
+      replayBefore: this.parent?.run.replayBefore,
     };
     this.events = new RunEvents(this.scope.emitter, this.ns, graph.spec, () => this.step);
   }
@@ -177,20 +202,37 @@ export class GraphRun {
   private async load(): Promise<{ tuple?: CheckpointTuple; head: string | null }> {
     if (!this.saver) return { head: null };
     const base = { thread_id: this.threadId, checkpoint_ns: this.ns };
-    const wanted = this.parent ? undefined : (this.config.configurable?.checkpoint_id as string | undefined);
     const latest = await this.saver.getTuple({ configurable: base });
-    if (!wanted) return { tuple: latest, head: latest?.checkpoint.id ?? null };
-    const tuple = await this.saver.getTuple({ configurable: { ...base, checkpoint_id: wanted } });
-    if (!tuple) throw new CheckpointNotFoundError(this.threadId!, wanted);
-    return { tuple, head: latest?.checkpoint.id ?? null };
+    const head = latest?.checkpoint.id ?? null;
+    const from = this.parent
+      ? subgraphStart(this.scope, this.ns, this.graph.subgraphCheckpoints === "persistent")
+      : await this.rootStart(this.saver);
+    if (!from) return { tuple: latest, head };
+    if ("before" in from) return { tuple: await newestBefore(this.saver, base, from.before), head };
+    const tuple = await this.saver.getTuple({ configurable: { ...base, checkpoint_id: from.at } });
+    if (!tuple) throw new CheckpointNotFoundError(this.threadId!, from.at);
+    return { tuple, head };
+  }
+
+  /** The checkpoint the caller asked for, directly or through one of a subgraph's. */
+  private async rootStart(saver: BaseCheckpointSaver): Promise<StartPoint | undefined> {
+    if (!this.subgraphTarget) {
+      const id = this.config.configurable?.checkpoint_id as string | undefined;
+      return id ? { at: id } : undefined;
+    }
+    const target = await resolveSubgraphTarget(saver, this.threadId!, this.subgraphTarget);
+    this.scope.replay = target.replay;
+    this.events.interruptNs = this.subgraphTarget.ns;
+    this.targetPending = target.pending;
+    return target.parentCheckpointId ? { at: target.parentCheckpointId } : undefined;
   }
 
   private adopt(tuple: CheckpointTuple | undefined, head: string | null): void {
     this.checkpoint = tuple ? workingCopy(tuple.checkpoint) : emptyCheckpoint();
     this.channels = channelsFromCheckpoint(this.graph.spec, tuple?.checkpoint);
     this.step = tuple ? tuple.metadata.step : -2;
-    // As LangGraph: a subgraph's checkpoints name the checkpoint of each graph above it.
-    this.parents = this.parent ? this.parent.lineage() : (tuple?.metadata.parents ?? {});
+    const origin = this.parent?.origin;
+    this.parents = origin ? { ...origin.parents, [origin.ns]: origin.checkpointId } : (tuple?.metadata.parents ?? {});
     this.persistence = new Persistence(
       this.saver,
       this.threadId,
@@ -210,9 +252,12 @@ export class GraphRun {
     const { tuple, head } = await this.load();
     this.adopt(tuple, head);
     if (this.parent) return this.startNested(tuple);
+    const requested = this.subgraphTarget !== undefined || this.config.configurable?.checkpoint_id !== undefined;
+    const bound = tuple && replayBound(tuple, requested, this.input, this.reuseFinished);
+    if (bound) this.scope.replayBefore = { checkpointId: bound, taken: new Set() };
     if (isCommand(this.input)) {
       await this.startCommand(this.input, tuple);
-      this.emit("values", () => this.values());
+      this.emitResumedValues();
       return undefined;
     }
     if (this.input === null || this.input === undefined) {
@@ -225,7 +270,7 @@ export class GraphRun {
       // leaves the thread on the new branch.
       if (!this.reuseFinished) await this.commit("fork");
       this.beginResume();
-      this.emit("values", () => this.values());
+      this.emitResumedValues();
       return undefined;
     }
     await this.startInput(this.input, tuple !== undefined);
@@ -236,12 +281,19 @@ export class GraphRun {
     if (tuple) {
       const tasks = this.nextTasks();
       // The parent node runs again (it was resumed): the subgraph continues where it stopped,
-      // and a subgraph that had finished is not run again.
-      if (tasks.length === 0) return { values: this.values(), interrupts: [], paused: false };
-      this.beginResume();
-      return undefined;
+      // and a subgraph that had finished is not run again. A persistent subgraph (one history
+      // across the parent's runs) that finished takes a new run's input on top of its state.
+      if (tasks.length > 0) {
+        // Replaying an older checkpoint forks it; answering its questions continues it.
+        if (!this.reuseFinished && this.scope.answers.size === 0) await this.commit("fork");
+        this.beginResume();
+        this.emitResumedValues();
+        return undefined;
+      }
+      if (this.graph.subgraphCheckpoints !== "persistent" || this.parent!.resuming)
+        return { values: this.values(), interrupts: [], paused: false };
     }
-    await this.startInput(this.input, false);
+    await this.startInput(this.input, tuple !== undefined);
     return undefined;
   }
 
@@ -254,7 +306,7 @@ export class GraphRun {
   private async startCommand(command: Command, tuple: CheckpointTuple | undefined): Promise<void> {
     if (command.resume !== undefined) {
       const tasks = tuple ? this.nextTasks() : [];
-      const pending = this.pendingInterrupts(tasks);
+      const pending = this.targetPending ?? this.pendingInterrupts(tasks);
       const reason = !tuple ? "unknown_thread" : tasks.length === 0 ? "finished" : "breakpoint";
       const resolved = resolveResume(this.threadId ?? "", pending, command, reason, this.graph.positional);
       this.scope.answers = resolved.answers;
@@ -268,6 +320,11 @@ export class GraphRun {
     this.beginResume(writes);
     if (command.resume !== undefined) this.commandWrites = writes;
     else if (writes.length) await this.commit("input");
+  }
+
+  /** A resumed run streams the state it continues from first, as LangGraph.js does. */
+  private emitResumedValues(): void {
+    this.emit("values", () => this.values());
   }
 
   /** Applies updates waiting with the checkpoint and those sent now, then passes its breakpoint. */
@@ -358,8 +415,13 @@ export class GraphRun {
 
   private async pauseAtBreakpoint(): Promise<RunResult> {
     await this.persistence.flushUnsaved();
-    this.emit("updates", () => ({ [INTERRUPT]: [] }));
-    this.emit("values", () => ({ [INTERRUPT]: [] }));
+    // A subgraph's breakpoint pauses the whole run: its parent task stops with no question,
+    // and continuing the parent continues the subgraph from the checkpoint saved here.
+    if (this.parent) {
+      await this.persistence.drain();
+      throw new GraphInterrupt([]);
+    }
+    this.events.interrupted([]);
     return { values: this.values(), interrupts: [], paused: true };
   }
 
@@ -370,7 +432,7 @@ export class GraphRun {
       config: (task) => this.nodeConfig(task.ns),
       saveTaskCalls: (task, calls) => this.persistence.saveWrites(checkpointId, task.id, [[TASK_RESULT, calls]]),
       sleep,
-      lineage: () => ({ ...this.parents, [this.ns]: checkpointId }),
+      origin: { ns: this.ns, checkpointId, parents: this.parents },
     };
   }
 
@@ -445,10 +507,12 @@ export class GraphRun {
     const failed = outcomes.find((o) => o.kind === "failed");
     if (failed && failed.kind === "failed") throw failed.error;
     const interrupts = outcomes.flatMap((o) => (o.kind === "interrupted" ? o.interrupts : []));
-    if (this.parent) throw new GraphInterrupt(interrupts);
     const visible = interrupts.map(publicInterrupt);
-    this.emit("updates", () => ({ [INTERRUPT]: visible }));
-    this.emit("values", () => ({ [INTERRUPT]: visible }));
+    // A subgraph stopped by a breakpoint further down has no question of its own to stream.
+    if (!this.parent || visible.length) {
+      this.events.interrupted(visible);
+    }
+    if (this.parent) throw new GraphInterrupt(interrupts);
     return { values: this.valuesWithFinished(outcomes), interrupts: visible, paused: true };
   }
 

@@ -3,7 +3,14 @@
  * which tasks run next, which of them are paused and on what question.
  */
 
-import { compareTaskPaths, type PreparedTask, prepareNextTasks, readState, type TaskPath } from "../algo/tasks.js";
+import {
+  compareTaskPaths,
+  type PreparedTask,
+  prepareNextTasks,
+  readState,
+  subgraphNamespace,
+  type TaskPath,
+} from "../algo/tasks.js";
 import { applyNullWrites, channelsFromCheckpoint, type Write } from "../algo/writes.js";
 import type { CheckpointMetadata, CheckpointTuple, RunnableConfig } from "../checkpoint/types.js";
 import { locatedInterrupt, publicInterrupt } from "../interrupt/signal.js";
@@ -39,6 +46,16 @@ export type SubgraphStateReader = (
   config: RunnableConfig,
   subgraphs: boolean,
 ) => Promise<StateSnapshot | undefined>;
+
+/**
+ * A subgraph snapshot's config carries `checkpoint_map` (namespace -> checkpoint id, from the
+ * root down to it), as LangGraph.js's does: what time travel into the subgraph reads.
+ */
+function withCheckpointMap(tuple: CheckpointTuple, ns: string): RunnableConfig {
+  const id = tuple.config.configurable?.checkpoint_id as string;
+  const checkpoint_map = { ...tuple.metadata.parents, [ns]: id };
+  return { ...tuple.config, configurable: { ...tuple.config.configurable, checkpoint_map } };
+}
 
 export function emptySnapshot(config: RunnableConfig): StateSnapshot {
   return { values: {}, next: [], config, tasks: [], interrupts: [] };
@@ -91,7 +108,9 @@ export async function snapshotOf(
     located.push(...stored.map(locatedInterrupt));
     let state: StateSnapshot | RunnableConfig | undefined;
     const subgraph = spec.nodes.get(task.name)?.subgraph;
-    const childConfig: RunnableConfig = { configurable: { thread_id: threadId, checkpoint_ns: task.ns } };
+    const persistent = (subgraph as GraphInternals | undefined)?.subgraphCheckpoints === "persistent";
+    const childNs = subgraphNamespace(task.ns, persistent);
+    const childConfig: RunnableConfig = { configurable: { thread_id: threadId, checkpoint_ns: childNs } };
     if (subgraph && subgraphs) state = await readSubgraph(subgraph, childConfig, true);
     else if (subgraph || stored.some((i) => i.ns && i.ns !== task.ns)) state = childConfig;
     const description: PregelTaskDescription = {
@@ -107,20 +126,11 @@ export async function snapshotOf(
     };
     tasks.push(description);
   }
-  // A subgraph's snapshot addresses its checkpoint and those of the graphs above it, as LangGraph.
-  const config: RunnableConfig = ns
-    ? {
-        configurable: {
-          ...tuple.config.configurable,
-          checkpoint_map: { ...tuple.metadata.parents, [ns]: tuple.checkpoint.id },
-        },
-      }
-    : tuple.config;
   return {
     values: readState(channels, spec.stateKeys),
     // Tasks lists every task of the step (`result` tells which finished); next the unfinished.
     next: current ? tasks.filter((t) => !t.result).map((t) => t.name) : tasks.map((t) => t.name),
-    config,
+    config: ns ? withCheckpointMap(tuple, ns) : tuple.config,
     metadata: threadId === undefined ? tuple.metadata : { ...tuple.metadata, thread_id: threadId },
     createdAt: tuple.checkpoint.ts,
     parentConfig: tuple.parentConfig,

@@ -10,6 +10,7 @@ import { PULL } from "../constants.js";
 import {
   type GivenAnswer,
   type RunScope,
+  type StepOrigin,
   type TaskCallRecord,
   type TaskScope,
   taskStorage,
@@ -33,8 +34,7 @@ export interface TaskEnv {
   /** Persists `task()` results of a task as soon as they exist. */
   saveTaskCalls: (task: PreparedTask, calls: TaskCallRecord[]) => Promise<void>;
   sleep: (ms: number) => Promise<void>;
-  /** checkpoint_ns -> checkpoint id of this graph and the graphs above it, at this step. */
-  lineage: () => Record<string, string>;
+  origin: StepOrigin;
 }
 
 /** Shared by every task without answers (most of them): a scope only reads its answer maps. */
@@ -68,7 +68,8 @@ function newScope(env: TaskEnv, task: PreparedTask, memory: TaskMemory | undefin
     taskCallCounter: 0,
     saveTaskCalls: () => env.saveTaskCalls(task, taskCalls),
     subgraphCounter: 0,
-    lineage: env.lineage,
+    resuming: memory !== undefined,
+    origin: env.origin,
   };
 }
 
