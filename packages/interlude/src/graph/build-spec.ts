@@ -21,6 +21,9 @@ import { Topic } from "../channels/topic.js";
 import { Trigger } from "../channels/trigger.js";
 import { END, START, TASKS } from "../constants.js";
 import { GraphValidationError } from "../errors/graph.js";
+import { StateInputError } from "../errors/state.js";
+import type { StandardSchemaV1 } from "../interrupt/standard-schema.js";
+import { needsLangChain } from "../messages/reducer.js";
 import type { CompileOptions } from "./compiled.js";
 import type { StateGraph } from "./state-graph.js";
 
@@ -128,7 +131,7 @@ export function buildSpec(builder: StateGraph<any, any>, options: CompileOptions
   // to state writes and follows the edges from START.
   const start: NodeSpec = {
     name: START,
-    run: (input) => input,
+    run: inputMapper(builder),
     triggers: [START],
     edges: writesOf.get(START)!,
     branches: branchesOf.get(START) ?? [],
@@ -166,5 +169,36 @@ export function buildSpec(builder: StateGraph<any, any>, options: CompileOptions
     ephemeralSet: new Set(ephemeral),
     triggerIndex,
     start,
+    usesLangChain: [...reducers.values()].some(needsLangChain),
   };
+}
+
+/**
+ * The input task's function: the input as given, or, with an input schema or validators,
+ * only the input keys, each checked against its schema (a typed error names the field).
+ */
+function inputMapper(builder: StateGraph<any, any>): (input: unknown) => unknown {
+  const keys = builder.inputKeys ? new Set(builder.inputKeys) : undefined;
+  const validators = builder.inputValidators;
+  if (!keys && validators.size === 0) return (input) => input;
+  return async (input) => {
+    if (typeof input !== "object" || input === null || Array.isArray(input)) return input;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(input)) {
+      if (keys && !keys.has(key)) continue;
+      const validator = validators.get(key);
+      out[key] = validator ? await validated(key, validator, value) : value;
+    }
+    return out;
+  };
+}
+
+async function validated(key: string, schema: StandardSchemaV1, value: unknown): Promise<unknown> {
+  const result = await schema["~standard"].validate(value);
+  if (!result.issues) return result.value;
+  const issues = result.issues.map((issue) => {
+    const path = (issue.path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join(".");
+    return path ? `${path}: ${issue.message}` : issue.message;
+  });
+  throw new StateInputError(key, issues, value);
 }

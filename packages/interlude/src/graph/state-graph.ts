@@ -4,16 +4,14 @@
  */
 import { END, NS_END, NS_SEP, START } from "../constants.js";
 import { GraphValidationError } from "../errors/graph.js";
+import type { StandardSchemaV1 } from "../interrupt/standard-schema.js";
 import type { RetryPolicy } from "../runner/retry.js";
-import {
-  type AnnotationRoot,
-  isAnnotationRoot,
-  type StateSpec,
-  type StateType,
-  type UpdateType,
-} from "./annotation.js";
+import type { AnnotationRoot, StateSpec, StateType, UpdateType } from "./annotation.js";
 import { buildSpec } from "./build-spec.js";
 import { CompiledStateGraph, type CompileOptions } from "./compiled.js";
+import { asRunnable, isRunnable, type RunnableLike } from "./runnable.js";
+import { resolveState } from "./state-definition.js";
+import type { StateSchema, StateSchemaFields } from "./state-schema.js";
 
 export type NodeAction<S, U> = (state: S, config: any) => U | undefined | unknown | Promise<U | undefined | unknown>;
 
@@ -26,6 +24,8 @@ export interface AddNodeOptions {
 export interface NodeDefinition {
   name: string;
   action: ((state: any, config: any) => unknown) | CompiledStateGraph<any, any, any>;
+  /** Set when the node was given as a Runnable (an object with `invoke`), for drawing. */
+  runnable?: RunnableLike;
   options: AddNodeOptions;
 }
 
@@ -37,27 +37,45 @@ export interface BranchDefinition {
 
 export type PathMap = Record<string, string> | readonly string[];
 
+/** Any schema LangGraph 1.x accepts as a state, input or output definition. */
+export type StateDefinitionInit = AnnotationRoot<any> | StateSchema<StateSchemaFields> | StandardSchemaV1 | StateSpec;
+
+/** `new StateGraph({ state, input, output, context })`, or the options after the state. */
+export interface StateGraphInit {
+  state?: StateDefinitionInit;
+  /** Former name of `state`. */
+  stateSchema?: StateDefinitionInit;
+  input?: StateDefinitionInit;
+  output?: StateDefinitionInit;
+  /** Schema of `config.context`, the run's read-only context (not validated). */
+  context?: unknown;
+}
+
 export class StateGraph<S extends StateSpec, N extends string = typeof START> {
   readonly spec: S;
+  /** Keys taken from a run's input and returned by `invoke`, when input / output schemas were given. */
+  readonly inputKeys?: readonly string[];
+  readonly outputKeys?: readonly string[];
+  readonly inputValidators: ReadonlyMap<string, StandardSchemaV1>;
+  readonly contextSchema?: unknown;
   readonly nodes = new Map<string, NodeDefinition>();
   readonly edges: Array<{ sources: string[]; target: string }> = [];
   readonly branches: BranchDefinition[] = [];
 
-  constructor(state: AnnotationRoot<S> | S | { channels: S }) {
-    if (isAnnotationRoot(state)) this.spec = state.spec as S;
-    else if (
-      typeof state === "object" &&
-      state !== null &&
-      "channels" in state &&
-      typeof (state as { channels: unknown }).channels === "object"
-    )
-      this.spec = (state as { channels: S }).channels;
-    else this.spec = state as S;
+  constructor(state: AnnotationRoot<S> | S | { channels: S }, options?: StateGraphInit | unknown);
+  constructor(state: StateDefinitionInit | StateGraphInit, options?: StateGraphInit | unknown);
+  constructor(state: unknown, options?: unknown) {
+    const resolved = resolveState(state, options);
+    this.spec = resolved.spec as S;
+    this.inputKeys = resolved.inputKeys;
+    this.outputKeys = resolved.outputKeys;
+    this.inputValidators = resolved.validators;
+    this.contextSchema = resolved.contextSchema;
   }
 
   addNode<K extends string>(
     name: K,
-    action: NodeAction<StateType<S>, UpdateType<S>> | CompiledStateGraph<any, any, any>,
+    action: NodeAction<StateType<S>, UpdateType<S>> | CompiledStateGraph<any, any, any> | RunnableLike,
     options: AddNodeOptions = {},
   ): StateGraph<S, N | K> {
     if (name === START || name === END)
@@ -70,7 +88,13 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START> {
     if (this.nodes.has(name))
       throw new GraphValidationError(`Node "${name}" is already defined. Node names must be unique.`, name);
     if (typeof action !== "function" && !(action instanceof CompiledStateGraph)) {
-      throw new GraphValidationError(`Node "${name}" must be a function or a compiled graph.`, name);
+      if (!isRunnable(action))
+        throw new GraphValidationError(
+          `Node "${name}" must be a function, a compiled graph or a Runnable (an object with invoke(input, config)).`,
+          name,
+        );
+      this.nodes.set(name, { name, action: asRunnable(action), options, runnable: action });
+      return this as unknown as StateGraph<S, N | K>;
     }
     this.nodes.set(name, { name, action, options });
     return this as unknown as StateGraph<S, N | K>;
@@ -84,11 +108,23 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START> {
     return this;
   }
 
-  addConditionalEdges(source: N, path: (state: StateType<S>, config: any) => unknown, pathMap?: PathMap): this {
+  addConditionalEdges(
+    source: N,
+    path: ((state: StateType<S>, config: any) => unknown) | RunnableLike,
+    pathMap?: PathMap,
+  ): this {
+    if (typeof path !== "function") {
+      if (!isRunnable(path))
+        throw new GraphValidationError(
+          `The conditional edge from "${source}" needs a function or a Runnable (an object with invoke(input, config)) as its path.`,
+          source,
+        );
+      path = asRunnable(path);
+    }
     const map = Array.isArray(pathMap)
       ? Object.fromEntries(pathMap.map((n) => [n, n]))
       : (pathMap as Record<string, string> | undefined);
-    this.branches.push({ source, path, pathMap: map });
+    this.branches.push({ source, path: path as BranchDefinition["path"], pathMap: map });
     return this;
   }
 

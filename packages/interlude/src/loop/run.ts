@@ -15,6 +15,7 @@ import {
 } from "../algo/writes.js";
 import type { Channel } from "../channels/base.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
+import { readingLangChain } from "../checkpoint/serde-langchain.js";
 import type {
   Checkpoint,
   CheckpointMetadata,
@@ -33,6 +34,7 @@ import {
 } from "../errors/graph.js";
 import { currentTask, type RunScope, type TaskScope } from "../interrupt/context.js";
 import { GraphInterrupt, ParentCommand, publicInterrupt, type StoredInterrupt } from "../interrupt/signal.js";
+import { langchainLoaded, loadLangChain } from "../langchain/load.js";
 import { type Command, isCommand } from "../primitives/command.js";
 import type { Interrupt } from "../primitives/interrupt-record.js";
 import type { TaskOutcome } from "../runner/outcome.js";
@@ -139,6 +141,8 @@ export class GraphRun {
   }
 
   private async run(): Promise<RunResult> {
+    // Message reducers read @langchain/core synchronously: load it before the first step.
+    if (this.graph.spec.usesLangChain && !langchainLoaded()) await loadLangChain();
     const early = await this.start();
     if (early) return early;
     const result = await this.loop();
@@ -172,9 +176,10 @@ export class GraphRun {
     if (!this.saver) return { head: null };
     const base = { thread_id: this.threadId, checkpoint_ns: this.ns };
     const wanted = this.parent ? undefined : (this.config.configurable?.checkpoint_id as string | undefined);
-    const latest = await this.saver.getTuple({ configurable: base });
+    const saver = this.saver;
+    const latest = await readingLangChain(() => saver.getTuple({ configurable: base }));
     if (!wanted) return { tuple: latest, head: latest?.checkpoint.id ?? null };
-    const tuple = await this.saver.getTuple({ configurable: { ...base, checkpoint_id: wanted } });
+    const tuple = await readingLangChain(() => saver.getTuple({ configurable: { ...base, checkpoint_id: wanted } }));
     if (!tuple) throw new CheckpointNotFoundError(this.threadId!, wanted);
     return { tuple, head: latest?.checkpoint.id ?? null };
   }

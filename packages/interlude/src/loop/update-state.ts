@@ -6,6 +6,7 @@ import { branchWrites, edgeWrites, outputWrites, stateAfterWrites } from "../alg
 import { readState } from "../algo/tasks.js";
 import { applyNullWrites, applyWrites, channelsFromCheckpoint } from "../algo/writes.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
+import { readingLangChain } from "../checkpoint/serde-langchain.js";
 import type { ChannelVersions, Checkpoint, CheckpointMetadata, RunnableConfig } from "../checkpoint/types.js";
 import { END, INTERRUPT, START } from "../constants.js";
 import { CheckpointNotFoundError, GraphValidationError, MissingThreadIdError } from "../errors/graph.js";
@@ -49,9 +50,11 @@ export async function updateThreadState(
   const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
   const base = { thread_id: String(threadId), checkpoint_ns: ns };
   return withThreadClaim(saver, String(threadId), DEFAULT_CLAIM_TTL_MS, async () => {
-    const latest = await saver.getTuple({ configurable: base });
+    const latest = await readingLangChain(() => saver.getTuple({ configurable: base }));
     const wanted = config.configurable?.checkpoint_id as string | undefined;
-    const tuple = wanted ? await saver.getTuple({ configurable: { ...base, checkpoint_id: wanted } }) : latest;
+    const tuple = wanted
+      ? await readingLangChain(() => saver.getTuple({ configurable: { ...base, checkpoint_id: wanted } }))
+      : latest;
     if (wanted && !tuple) throw new CheckpointNotFoundError(String(threadId), wanted);
 
     const spec = graph.spec;
