@@ -62,7 +62,7 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START> {
   readonly edges: Array<{ sources: string[]; target: string }> = [];
   readonly branches: BranchDefinition[] = [];
 
-  constructor(state: AnnotationRoot<S> | S | { channels: S }, options?: StateGraphInit | unknown);
+  constructor(state: AnnotationRoot<S> | S | { channels: S } | { "~spec": S }, options?: StateGraphInit | unknown);
   constructor(state: StateDefinitionInit | StateGraphInit, options?: StateGraphInit | unknown);
   constructor(state: unknown, options?: unknown) {
     const resolved = resolveState(state, options);

@@ -7,6 +7,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { Reducer } from "../channels/binop.js";
 import type { StandardSchemaV1 } from "../interrupt/standard-schema.js";
 import { type Messages, messagesStateReducer } from "../messages/reducer.js";
+import type { ChannelSpec } from "./annotation.js";
 
 /** The same symbols as LangGraph.js, so a value made by either library is recognised. */
 const STATE_SCHEMA = Symbol.for("langgraph.state.state_schema");
@@ -51,6 +52,8 @@ export class StateSchema<F extends StateSchemaFields = StateSchemaFields> {
   readonly [STATE_SCHEMA] = true;
   declare State: { [K in keyof F]: FieldValue<F[K]> };
   declare Update: { [K in keyof F]?: FieldUpdate<F[K]> };
+  /** Phantom: the fields as channel specs, so that `new StateGraph(schema)` types its nodes. */
+  declare "~spec": { [K in keyof F]: ChannelSpec<FieldValue<F[K]>, FieldUpdate<F[K]>> };
   constructor(readonly fields: F) {}
 
   static isInstance(value: unknown): value is StateSchema {
