@@ -6,6 +6,7 @@
  */
 import { SerializationError } from "../errors/storage.js";
 import { classById, langchainLoaded, learnClass, loadLangChain } from "../langchain/load.js";
+import { registeredByName } from "./serde-registry.js";
 
 /** What a LangChain object stores: its class id and constructor arguments. */
 export interface LangChainForm {
@@ -68,12 +69,12 @@ export class LangChainNotLoadedError extends SerializationError {
 }
 
 export function reviveLangChain(id: string[], kwargs: unknown): unknown {
-  const Class = classById(id);
-  if (Class) return new Class(kwargs);
+  const Class = classById(id) ?? registeredByName(id.join("/"))?.Class;
+  if (Class) return new (Class as new (kwargs: unknown) => unknown)(kwargs);
   if (!langchainLoaded()) throw new LangChainNotLoadedError(id.join("/"));
   throw new SerializationError(
     `Stored value is a LangChain "${id.join("/")}", a class @langchain/core does not export from messages or documents. ` +
-      `Register it before loading: registerSerializable("${id.at(-1)}", Class).`,
+      `Register it before loading: registerSerializable("${id.join("/")}", Class).`,
   );
 }
 
