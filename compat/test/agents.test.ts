@@ -197,6 +197,18 @@ compare("agents", {
     return graph.invoke({ question: "life" });
   },
 
+  "an input that fails the zod state is a typed error naming the field": {
+    differs: "State that fails its schema is a StateInputError",
+    throws: true,
+    async run(lib) {
+      const graph = new lib.StateGraph(z.object({ age: z.number() }))
+        .addNode("n", () => ({}))
+        .addEdge(lib.START, "n")
+        .compile();
+      return graph.invoke({ age: "ten" });
+    },
+  },
+
   async "context schema: nodes read config.context"(lib) {
     const graph = new lib.StateGraph(
       lib.Annotation.Root({ greeting: lib.Annotation() }),

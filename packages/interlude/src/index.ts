@@ -26,7 +26,12 @@ export {
 } from "./graph/compiled.js";
 export { Entrypoint, type EntrypointOptions, entrypoint } from "./graph/entrypoint.js";
 export type { RunnableLike } from "./graph/runnable.js";
-export { registry, type SchemaMeta, withLangGraph } from "./graph/schema-meta.js";
+export {
+  defaultOf as getSchemaDefaultGetter,
+  registry,
+  type SchemaMeta,
+  withLangGraph,
+} from "./graph/schema-meta.js";
 export {
   type AddNodeOptions,
   type NodeAction,
@@ -37,7 +42,11 @@ export {
 export { MessagesValue, ReducedValue, type ReducedValueInit, StateSchema } from "./graph/state-schema.js";
 export { type InterruptOptions, interrupt } from "./interrupt/interrupt.js";
 export { GraphInterrupt, isGraphInterrupt, isInterrupted } from "./interrupt/signal.js";
-export type { StandardSchemaV1 } from "./interrupt/standard-schema.js";
+export {
+  describeSchema as getJsonSchemaFromSchema,
+  isStandardSchema,
+  type StandardSchemaV1,
+} from "./interrupt/standard-schema.js";
 export { type TaskFunction, type TaskOptions, task } from "./interrupt/task.js";
 export { LangChainMissingError, loadLangChain } from "./langchain/load.js";
 export type { StreamMode } from "./loop/emitter.js";

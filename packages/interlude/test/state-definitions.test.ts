@@ -1,12 +1,15 @@
 /** Point 3 of issue 12: state declared as LangGraph 1.x documents it (zod, StateSchema, input/output, context). */
 import {
   Annotation,
+  getJsonSchemaFromSchema,
+  getSchemaDefaultGetter,
+  isStandardSchema,
   MessagesValue,
   ReducedValue,
   registry,
   START,
-  StateDefinitionError,
   StateGraph,
+  StateGraphInputError,
   StateInputError,
   StateSchema,
   withLangGraph,
@@ -70,6 +73,29 @@ describe("zod objects as state", () => {
     expect((failure as StateInputError).field).toBe("age");
     expect((failure as Error).message).toMatch(/"age".*expected number/);
     expect(ran).toBe(false);
+  });
+});
+
+describe("schema helpers LangGraph.js exports", () => {
+  it("getSchemaDefaultGetter, isStandardSchema, getJsonSchemaFromSchema", () => {
+    expect(getSchemaDefaultGetter(z.array(z.string()).default(() => ["a"]))?.()).toEqual(["a"]);
+    expect(getSchemaDefaultGetter(z.string())).toBeUndefined();
+    expect(isStandardSchema(z.string())).toBe(true);
+    expect(isStandardSchema({ parse: () => 1 })).toBe(false);
+    expect(getJsonSchemaFromSchema(z.object({ a: z.string() }))).toMatchObject({ type: "object", required: ["a"] });
+  });
+});
+
+describe("node updates", () => {
+  it("are validated against the zod state, naming the node and the field", async () => {
+    const graph = new StateGraph(z.object({ age: z.number() }))
+      .addNode("guess", () => ({ age: "old" }))
+      .addEdge(START, "guess")
+      .compile();
+    const failure = await graph.invoke({ age: 1 }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(StateInputError);
+    expect(failure).toMatchObject({ field: "age", node: "guess" });
+    expect((failure as Error).message).toMatch(/"age" in the update of node "guess"/);
   });
 });
 
@@ -137,7 +163,7 @@ describe("input, output and context schemas", () => {
       x = 1;
     }
     for (const bad of [42, "state", new Config()]) {
-      expect(() => new StateGraph(bad as never)).toThrow(StateDefinitionError);
+      expect(() => new StateGraph(bad as never)).toThrow(StateGraphInputError);
     }
   });
 });

@@ -1,22 +1,29 @@
 import { InterludeError, preview } from "./base.js";
 
-/** A run's input does not match the graph's state (or input) schema. Nothing was run. */
+/**
+ * A value does not match the graph's state schema: the run's input (nothing was run) or a
+ * node's update (nothing of that step was saved).
+ */
 export class StateInputError extends InterludeError {
   constructor(
     readonly field: string,
     readonly issues: readonly string[],
     value: unknown,
+    /** The node whose update it was; undefined for the run's input. */
+    readonly node?: string,
   ) {
+    const where = node === undefined ? `Input field "${field}"` : `Field "${field}" in the update of node "${node}"`;
+    const fix =
+      node === undefined ? "Nothing was run; pass a value the schema accepts." : "Return a value the schema accepts.";
     super(
       "INVALID_STATE_INPUT",
-      `Input field "${field}" does not match the graph's schema: ${issues.join("; ")} (got ${preview(value, 120)}). ` +
-        `Nothing was run; pass a value the schema accepts.`,
+      `${where} does not match the graph's schema: ${issues.join("; ")} (got ${preview(value, 120)}). ${fix}`,
     );
   }
 }
 
-/** What was passed to `new StateGraph(...)` is not a state definition. */
-export class StateDefinitionError extends InterludeError {
+/** What was passed to `new StateGraph(...)` is not a state definition (LangGraph.js's name for it). */
+export class StateGraphInputError extends InterludeError {
   constructor(role: string, value: unknown) {
     const kind =
       value === null ? "null" : typeof value === "object" ? (value.constructor?.name ?? "object") : typeof value;

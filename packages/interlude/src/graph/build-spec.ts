@@ -21,11 +21,10 @@ import { Topic } from "../channels/topic.js";
 import { Trigger } from "../channels/trigger.js";
 import { END, START, TASKS } from "../constants.js";
 import { GraphValidationError } from "../errors/graph.js";
-import { StateInputError } from "../errors/state.js";
-import type { StandardSchemaV1 } from "../interrupt/standard-schema.js";
 import { needsLangChain } from "../messages/reducer.js";
 import type { CompileOptions } from "./compiled.js";
 import type { StateGraph } from "./state-graph.js";
+import { inputMapper, validatingNode } from "./state-validation.js";
 
 function known(builder: StateGraph<any, any>, name: string, role: string): void {
   if (!builder.nodes.has(name)) {
@@ -144,7 +143,9 @@ export function buildSpec(builder: StateGraph<any, any>, options: CompileOptions
     const isGraph = typeof action !== "function";
     const node: NodeSpec = {
       name,
-      run: isGraph ? (input, config) => action.invoke(input, config) : action,
+      run: isGraph
+        ? (input, config) => action.invoke(input, config)
+        : validatingNode(name, action, builder.inputValidators),
       triggers: triggers.get(name)!,
       edges: writesOf.get(name)!,
       branches: branchesOf.get(name) ?? [],
@@ -171,34 +172,4 @@ export function buildSpec(builder: StateGraph<any, any>, options: CompileOptions
     start,
     usesLangChain: [...reducers.values()].some(needsLangChain),
   };
-}
-
-/**
- * The input task's function: the input as given, or, with an input schema or validators,
- * only the input keys, each checked against its schema (a typed error names the field).
- */
-function inputMapper(builder: StateGraph<any, any>): (input: unknown) => unknown {
-  const keys = builder.inputKeys ? new Set(builder.inputKeys) : undefined;
-  const validators = builder.inputValidators;
-  if (!keys && validators.size === 0) return (input) => input;
-  return async (input) => {
-    if (typeof input !== "object" || input === null || Array.isArray(input)) return input;
-    const out: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(input)) {
-      if (keys && !keys.has(key)) continue;
-      const validator = validators.get(key);
-      out[key] = validator ? await validated(key, validator, value) : value;
-    }
-    return out;
-  };
-}
-
-async function validated(key: string, schema: StandardSchemaV1, value: unknown): Promise<unknown> {
-  const result = await schema["~standard"].validate(value);
-  if (!result.issues) return result.value;
-  const issues = result.issues.map((issue) => {
-    const path = (issue.path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join(".");
-    return path ? `${path}: ${issue.message}` : issue.message;
-  });
-  throw new StateInputError(key, issues, value);
 }

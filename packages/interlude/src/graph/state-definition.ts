@@ -3,7 +3,7 @@
  * LangGraph metadata, `{ state, input, output, context }`) into one shape the builder uses:
  * the channels of every key, the input and output keys, and the validators of the input.
  */
-import { StateDefinitionError } from "../errors/state.js";
+import { StateGraphInputError } from "../errors/state.js";
 import { isStandardSchema, type StandardSchemaV1 } from "../interrupt/standard-schema.js";
 import { type ChannelSpec, isAnnotationRoot, type StateSpec } from "./annotation.js";
 import { defaultOf, schemaMeta, zodObjectShape } from "./schema-meta.js";
@@ -54,7 +54,7 @@ function fromStateSchema(schema: StateSchema): Part {
     } else if (isStandardSchema(field)) {
       spec[key] = { lg_kind: "channel", default: defaultOf(field) as never };
       validators.set(key, field);
-    } else throw new StateDefinitionError(`"${key}" field of the StateSchema`, field);
+    } else throw new StateGraphInputError(`"${key}" field of the StateSchema`, field);
   }
   return { spec, validators };
 }
@@ -83,14 +83,14 @@ function part(value: unknown, role: string): Part {
     if (Object.values(value).every((v) => v === undefined || v === null || isPlainObject(v)))
       return { spec: value as StateSpec, validators: new Map() };
   }
-  throw new StateDefinitionError(role, value);
+  throw new StateGraphInputError(role, value);
 }
 
 /** `new StateGraph(first, second)` in any of the shapes LangGraph.js 1.7 accepts. */
 export function resolveState(first: unknown, second?: unknown): ResolvedState {
   const init = isInit(first) ? first : isInit(second) ? { ...second, state: first } : { state: first, context: second };
   const stateDef = init.state ?? init.stateSchema ?? init.input;
-  if (stateDef === undefined) throw new StateDefinitionError("state", stateDef);
+  if (stateDef === undefined) throw new StateGraphInputError("state", stateDef);
   const state = part(stateDef, "state");
   const input = init.input !== undefined && init.input !== stateDef ? part(init.input, "input") : undefined;
   const output = init.output !== undefined ? part(init.output, "output") : undefined;

@@ -75,5 +75,11 @@ export const MessagesValue = new ReducedValue<BaseMessage[], Messages>(
           : { issues: [{ message: "Expected a list of messages" }] },
     },
   },
-  { reducer: messagesStateReducer },
+  {
+    reducer: messagesStateReducer,
+    // An update may be one message or a list of message-likes: the reducer coerces them.
+    inputSchema: {
+      "~standard": { version: 1, vendor: "interlude", validate: (value) => ({ value: value as Messages }) },
+    },
+  },
 );

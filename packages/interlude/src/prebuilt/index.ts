@@ -6,6 +6,7 @@ export {
   type ChatModelLike,
   type CreateReactAgentParams,
   createReactAgent,
+  createReactAgentAnnotation,
   UnsupportedAgentOptionError,
 } from "./react-agent.js";
 export { type ToolLike, ToolNode, type ToolNodeOptions, ToolOutputError, toolsCondition } from "./tool-node.js";

@@ -7,8 +7,10 @@ import { type BaseMessage, SystemMessage } from "@langchain/core/messages";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import { END, START } from "../constants.js";
 import { InterludeError } from "../errors/base.js";
+import { Annotation } from "../graph/annotation.js";
 import { type StateDefinitionInit, StateGraph } from "../graph/state-graph.js";
 import { MessagesAnnotation } from "../messages/annotation.js";
+import { type Messages, messagesStateReducer } from "../messages/reducer.js";
 import { type ToolLike, ToolNode, toolsCondition } from "./tool-node.js";
 import { createToolReviewNode, reviewCondition, type ToolReviewOptions } from "./tool-review.js";
 
@@ -65,6 +67,14 @@ function promptRunner(prompt: CreateReactAgentParams["prompt"]) {
   if (typeof prompt === "function") return prompt;
   const system = typeof prompt === "string" ? new SystemMessage(prompt) : prompt;
   return (state: { messages: BaseMessage[] }) => [system, ...state.messages];
+}
+
+/** The state of `createReactAgent`: messages, and the structured response LangGraph.js reserves a key for. */
+export function createReactAgentAnnotation() {
+  return Annotation.Root({
+    messages: Annotation<BaseMessage[], Messages>({ reducer: messagesStateReducer, default: () => [] }),
+    structuredResponse: Annotation<Record<string, unknown>>(),
+  });
 }
 
 export function createReactAgent(params: CreateReactAgentParams) {
