@@ -49,7 +49,13 @@ import { Annotation, START, StateGraph } from "@interlude/core";
 const State = Annotation.Root({ last: Annotation(), docs: Annotation() });
 const graph = new StateGraph(State).addNode("n", () => ({})).addEdge(START, "n")
   .compile({ checkpointer: SqliteSaver.fromConnString(process.argv[1]) });
-const { values } = await graph.getState({ configurable: { thread_id: "t" } });
+const config = { configurable: { thread_id: "t" } };
+let values;
+if (process.argv[2] === "history") {
+  const history = [];
+  for await (const snapshot of graph.getStateHistory(config)) history.push(snapshot);
+  values = history[0].values;
+} else values = (await graph.getState(config)).values;
 const { AIMessage } = await import("@langchain/core/messages");
 const { Document } = await import("@langchain/core/documents");
 console.log(JSON.stringify({
@@ -59,16 +65,18 @@ console.log(JSON.stringify({
 `;
 
 describe("LangChain objects in another process", () => {
-  it("come back as instances of the user's classes, without the reader loading @langchain/core first", () => {
+  it("come back as instances of the user's classes, without the reader loading @langchain/core first (getState, getStateHistory)", () => {
     const file = join(dir, "values.sqlite");
     node(["--input-type=module", "-e", writer, file]);
-    const read = JSON.parse(node(["--input-type=module", "-e", reader, file]));
-    expect(read).toEqual({
-      ai: true,
-      id: "m1",
-      calls: [{ name: "t", args: { a: 1 }, id: "c1", type: "tool_call" }],
-      doc: true,
-      page: "p",
-    });
+    for (const how of ["state", "history"]) {
+      const read = JSON.parse(node(["--input-type=module", "-e", reader, file, how]));
+      expect(read).toEqual({
+        ai: true,
+        id: "m1",
+        calls: [{ name: "t", args: { a: 1 }, id: "c1", type: "tool_call" }],
+        doc: true,
+        page: "p",
+      });
+    }
   });
 });

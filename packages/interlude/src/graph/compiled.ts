@@ -5,7 +5,7 @@
 import type { Breakpoints } from "../algo/breakpoints.js";
 import type { GraphSpec } from "../algo/spec.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
-import { readingLangChain } from "../checkpoint/serde-langchain.js";
+import { LangChainNotLoadedError, readingLangChain } from "../checkpoint/serde-langchain.js";
 import type { CheckpointListOptions, RunnableConfig } from "../checkpoint/types.js";
 import { END, INTERRUPT, START } from "../constants.js";
 import { MissingCheckpointerError } from "../errors/graph.js";
@@ -182,10 +182,24 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
     const saver = this.saverFor("getStateHistory()");
     if (this.spec.usesLangChain) await loadLangChain();
     const scoped: RunnableConfig = { ...config, configurable: { checkpoint_ns: "", ...config.configurable } };
-    for await (const tuple of saver.list(scoped, options)) {
-      yield await snapshotOf(this, tuple, false, (graph, childConfig, deep) =>
-        (graph as CompiledStateGraph).stateFrom(saver, childConfig, deep),
-      );
+    let told = 0;
+    // A checkpoint holding LangChain objects read before @langchain/core was loaded: load it,
+    // list again, and skip the snapshots already told.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        let index = 0;
+        for await (const tuple of saver.list(scoped, options)) {
+          if (index++ < told) continue;
+          yield await snapshotOf(this, tuple, false, (graph, childConfig, deep) =>
+            (graph as CompiledStateGraph).stateFrom(saver, childConfig, deep),
+          );
+          told++;
+        }
+        return;
+      } catch (error) {
+        if (attempt > 0 || !(error instanceof LangChainNotLoadedError)) throw error;
+        await loadLangChain();
+      }
     }
   }
 
@@ -194,6 +208,8 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
     values: U | Record<string, unknown> | null,
     asNode?: N | typeof START | typeof END,
   ): Promise<RunnableConfig> {
+    // The messages reducer coerces message-likes with @langchain/core.
+    if (this.spec.usesLangChain) await loadLangChain();
     return updateThreadState(this, this.saverFor("updateState()"), config, values, asNode);
   }
 
