@@ -1,5 +1,14 @@
 /** Point 5 of issue 12: ToolNode, toolsCondition, createReactAgent and the tool-review step. */
-import { Command, END, InvalidResumeError, MemorySaver, MessagesAnnotation, START, StateGraph } from "@interlude/core";
+import {
+  Command,
+  END,
+  InvalidResumeError,
+  interrupt,
+  MemorySaver,
+  MessagesAnnotation,
+  START,
+  StateGraph,
+} from "@interlude/core";
 import {
   createReactAgent,
   createToolReviewNode,
@@ -89,6 +98,45 @@ describe("ToolNode", () => {
     const out = (await new ToolNode(tools(log)).invoke([ai, answered])) as ToolMessage[];
     expect(log).toEqual(["send:b"]);
     expect(out.map((m) => m.tool_call_id)).toEqual(["2"]);
+  });
+
+  it("a call that finished runs once although another call's interrupt() makes the node run again", async () => {
+    const log: string[] = [];
+    const slowSend = tool(
+      async ({ to }: { to: string }) => {
+        for (let i = 0; i < 5; i++) await Promise.resolve();
+        log.push(`send:${to}`);
+        return `sent to ${to}`;
+      },
+      { name: "send", description: "Send.", schema: z.object({ to: z.string() }) },
+    );
+    const pay = tool(
+      async ({ amount }: { amount: number }) => {
+        const ok = interrupt<boolean>(`pay ${amount}?`);
+        log.push(`pay:${amount}:${ok}`);
+        return ok ? "paid" : "not paid";
+      },
+      { name: "pay", description: "Pay.", schema: z.object({ amount: z.number() }) },
+    );
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode("tools", new ToolNode([slowSend, pay]))
+      .addEdge(START, "tools")
+      .compile({ checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "tool-asks" } };
+    const ai = new AIMessage({
+      content: "",
+      tool_calls: [call("pay", { amount: 5 }, "p1"), call("send", { to: "a" }, "s1"), call("send", { to: "b" }, "s2")],
+    });
+    const paused = await graph.invoke({ messages: [ai] }, config);
+    expect(paused.__interrupt__?.[0]?.value).toBe("pay 5?");
+    expect(log).toEqual(["send:a", "send:b"]);
+    const done = await graph.invoke(new Command({ resume: true }), config);
+    expect(log).toEqual(["send:a", "send:b", "pay:5:true"]);
+    expect(done.messages.slice(1).map((m: ToolMessage) => [m.tool_call_id, m.content])).toEqual([
+      ["p1", "paid"],
+      ["s1", "sent to a"],
+      ["s2", "sent to b"],
+    ]);
   });
 
   it("rethrows tool errors when handleToolErrors is false", async () => {

@@ -29,16 +29,18 @@ export function task<Args extends unknown[], Result>(
       if (saved.ok) return saved.value as Awaited<Result>;
       throw reviveError(saved.value);
     }
-    // A different call at this position: the node's path changed, earlier records no longer apply.
-    scope.taskCalls.length = index;
+    // A different call at this position: the node's path changed, later records no longer apply.
+    if (saved) scope.taskCalls.length = index;
+    // Records go to their call's position, not in completion order: calls started together
+    // (Promise.all) finish in any order, and a replay looks each one up by position.
     try {
       const value = (await fn(...args)) as Awaited<Result>;
-      scope.taskCalls.push({ name: options.name, ok: true, value });
+      scope.taskCalls[index] = { name: options.name, ok: true, value };
       await scope.saveTaskCalls();
       return value;
     } catch (error) {
       if (!options.retryable && !isControlFlow(error)) {
-        scope.taskCalls.push({ name: options.name, ok: false, value: errorRecord(error) });
+        scope.taskCalls[index] = { name: options.name, ok: false, value: errorRecord(error) };
         await scope.saveTaskCalls();
       }
       throw error;

@@ -7,7 +7,9 @@ import { type BaseMessage, isAIMessage, ToolMessage } from "@langchain/core/mess
 import type { ToolCall } from "@langchain/core/messages/tool";
 import { END } from "../constants.js";
 import { InterludeError } from "../errors/base.js";
+import { currentTask } from "../interrupt/context.js";
 import { isGraphInterrupt } from "../interrupt/signal.js";
+import { task } from "../interrupt/task.js";
 import { isCommand } from "../primitives/command.js";
 
 /** A tool as `ToolNode` uses it: LangChain's `StructuredTool`, `tool(...)`, or anything shaped so. */
@@ -62,8 +64,22 @@ export class ToolNode {
 
   async invoke(input: MessagesInput, config?: unknown): Promise<BaseMessage[] | { messages: BaseMessage[] }> {
     const calls = pendingToolCalls(messagesOf(input));
-    const results = await Promise.all(calls.map((call) => this.runCall(call, config)));
+    // Every call settles before the node stops (a tool may have asked a human with interrupt()),
+    // so each finished call's result is saved and a resumed node does not run it again.
+    const settled = await Promise.allSettled(calls.map((call) => this.runOnce(call, config)));
+    const failed = settled.find((result) => result.status === "rejected");
+    if (failed) throw (failed as PromiseRejectedResult).reason;
+    const results = settled.map((result) => (result as PromiseFulfilledResult<ToolMessage>).value);
     return Array.isArray(input) ? results : { messages: results };
+  }
+
+  /**
+   * Inside a graph with a checkpointer, a call is a `task()`: its result is saved as soon as it
+   * is known, and when the node runs again on resume the saved result is returned instead.
+   */
+  private runOnce(call: ToolCall, config: unknown): Promise<ToolMessage> {
+    if (!currentTask()?.run.saver) return this.runCall(call, config);
+    return task(`tool:${call.name}`, () => this.runCall(call, config))();
   }
 
   private async runCall(call: ToolCall, config: unknown): Promise<ToolMessage> {
