@@ -16,8 +16,9 @@ import { createToolReviewNode, reviewCondition, type ToolReviewOptions } from ".
 
 /** A chat model: `invoke(messages)`, and `bindTools(tools)` when it calls tools. */
 export interface ChatModelLike {
-  invoke(messages: BaseMessage[], config?: unknown): Promise<BaseMessage> | BaseMessage;
-  bindTools?(tools: readonly ToolLike[]): ChatModelLike;
+  invoke(messages: BaseMessage[], config?: any): Promise<BaseMessage> | BaseMessage;
+  /** Typed loosely: each provider types its tools its own way. */
+  bindTools?(tools: any[]): { invoke(messages: BaseMessage[], config?: any): Promise<BaseMessage> | BaseMessage };
 }
 
 export interface CreateReactAgentParams {
@@ -83,7 +84,7 @@ export function createReactAgent(params: CreateReactAgentParams) {
       throw new UnsupportedAgentOptionError(key);
   const toolNode = params.tools instanceof ToolNode ? params.tools : new ToolNode(params.tools);
   const tools = [...toolNode.tools.values()];
-  const model = tools.length && params.llm.bindTools ? params.llm.bindTools(tools) : params.llm;
+  const model = tools.length && params.llm.bindTools ? params.llm.bindTools([...tools]) : params.llm;
   const messagesFor = promptRunner(params.prompt);
 
   const callModel = async (state: { messages: BaseMessage[] }, config: unknown) => ({
