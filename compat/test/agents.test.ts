@@ -15,7 +15,7 @@ import * as langgraphPrebuilt from "@langchain/langgraph/prebuilt";
 import * as langgraphZod from "@langchain/langgraph/zod";
 import { z } from "zod";
 import { emailScript, ScriptedChatModel } from "../../examples/agents/lib/scripted-model.mjs";
-import { compare, type Runtime } from "./harness.js";
+import { collect, compare, type Runtime } from "./harness.js";
 
 const agentFile = fileURLToPath(new URL("../../examples/agents/lib/agent.mjs", import.meta.url));
 const generated = fileURLToPath(new URL("../../.tmp/compat/agent.langgraph.mjs", import.meta.url));
@@ -194,7 +194,8 @@ compare("agents", {
       .addEdge(lib.START, "think")
       .addEdge("think", "respond")
       .compile();
-    return graph.invoke({ question: "life" });
+    const streamed = await collect(await graph.stream({ question: "life" }, { streamMode: ["values", "updates"] }));
+    return { invoked: await graph.invoke({ question: "life" }), streamed };
   },
 
   "an input that fails the zod state is a typed error naming the field": {
