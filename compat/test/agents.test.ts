@@ -210,17 +210,27 @@ compare("agents", {
     },
   },
 
-  async "context schema: nodes read config.context"(lib) {
-    const graph = new lib.StateGraph(
-      lib.Annotation.Root({ greeting: lib.Annotation() }),
-      z.object({ user: z.string() }),
-    )
-      .addNode("greet", (_s: unknown, runtime: { context: { user: string } }) => ({
-        greeting: `hello ${runtime.context.user}`,
+  async "context schema: nodes read config.context as given (checked, defaults not filled in)"(lib) {
+    const Context = z.object({ user: z.string(), tone: z.string().default("warm") });
+    const graph = new lib.StateGraph(lib.Annotation.Root({ greeting: lib.Annotation() }), Context)
+      .addNode("greet", (_s: unknown, runtime: { context: { user: string; tone: string } }) => ({
+        greeting: `${runtime.context.tone} hello ${runtime.context.user}`,
       }))
       .addEdge(lib.START, "greet")
       .compile();
     return graph.invoke({}, { context: { user: "ada" } });
+  },
+
+  "a context that fails the context schema is a typed error": {
+    differs: "State that fails its schema is a StateInputError",
+    throws: true,
+    async run(lib) {
+      const graph = new lib.StateGraph(lib.Annotation.Root({ g: lib.Annotation() }), z.object({ user: z.string() }))
+        .addNode("n", () => ({}))
+        .addEdge(lib.START, "n")
+        .compile();
+      return graph.invoke({}, { context: { user: 5 } });
+    },
   },
 
   async "Runnables as a node and as a conditional-edge path"(lib) {

@@ -3,6 +3,7 @@ import {
   Annotation,
   getJsonSchemaFromSchema,
   getSchemaDefaultGetter,
+  InvalidContextError,
   isStandardSchema,
   MessagesValue,
   ReducedValue,
@@ -156,6 +157,28 @@ describe("input, output and context schemas", () => {
       .compile();
     expect(graph.builder.contextSchema).toBeDefined();
     expect(await graph.invoke({}, { context: { user: "ada" } })).toEqual({ greeting: "hello ada" });
+  });
+
+  it("the context is checked against the context schema before anything runs", async () => {
+    let ran = 0;
+    const graph = new StateGraph(
+      Annotation.Root({ greeting: Annotation<string>() }),
+      z.object({ user: z.string(), tone: z.string().default("warm") }),
+    )
+      .addNode("greet", (_s, runtime) => {
+        ran++;
+        return { greeting: `${runtime.context.tone} hello ${runtime.context.user}` };
+      })
+      .addEdge(START, "greet")
+      .compile();
+    // As in LangGraph.js, nodes see the context as given (its defaults are not filled in).
+    expect(await graph.invoke({}, { context: { user: "ada", tone: "dry" } })).toEqual({ greeting: "dry hello ada" });
+    const failure = await graph.invoke({}, { context: { user: 5 } }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(InvalidContextError);
+    expect((failure as InvalidContextError).code).toBe("INVALID_CONTEXT");
+    expect((failure as Error).message).toMatch(/user: .*expected string/);
+    await expect(graph.stream({}, {})).rejects.toThrow(InvalidContextError);
+    expect(ran).toBe(1);
   });
 
   it("refuses what is not a state definition, with a typed error", () => {

@@ -34,3 +34,14 @@ export class StateGraphInputError extends InterludeError {
     );
   }
 }
+
+/** `config.context` does not match the graph's context schema. Nothing was run. */
+export class InvalidContextError extends InterludeError {
+  constructor(readonly issues: readonly string[]) {
+    super(
+      "INVALID_CONTEXT",
+      `The run's context does not match the graph's context schema: ${issues.join("; ")}. ` +
+        `Nothing was run; pass { context: {...} } with the fields the schema requires.`,
+    );
+  }
+}

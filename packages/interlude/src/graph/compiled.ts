@@ -18,6 +18,7 @@ import { emptySnapshot, type StateSnapshot, snapshotOf } from "../loop/snapshot.
 import { updateThreadState } from "../loop/update-state.js";
 import type { Interrupt } from "../primitives/interrupt-record.js";
 import type { StateGraph } from "./state-graph.js";
+import { checkContext } from "./state-validation.js";
 
 export interface CompileOptions {
   checkpointer?: BaseCheckpointSaver | false;
@@ -130,6 +131,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
   /** Runs the graph until it finishes or pauses. A paused result carries `__interrupt__`. */
   async invoke(input: U | S | unknown, config: RunConfig = {}): Promise<InvokeResult<S>> {
     if (this.defaults) config = mergeConfig(this.defaults, config);
+    if (this.builder.contextSchema) await checkContext(this.builder.contextSchema, config.context);
     const run = new GraphRun(this, input, this.baseConfig(config), this.runOptions(config));
     const result = await run.execute();
     const { interrupts, paused } = result;
@@ -142,6 +144,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
   /** Runs the graph and yields chunks as it goes (`for await (const chunk of await graph.stream(...))`). */
   async stream(input: U | S | unknown, config: StreamConfig = {}): Promise<AsyncIterableIterator<any>> {
     if (this.defaults) config = mergeConfig(this.defaults, config);
+    if (this.builder.contextSchema) await checkContext(this.builder.contextSchema, config.context);
     // LangGraph.js 1.7 streams "updates" when no mode is given (whatever its docs say).
     const modes =
       config.streamMode === undefined

@@ -3,8 +3,8 @@
  * before any node runs, and each node's update before it is applied, as LangGraph.js does. A
  * failure is a `StateInputError` naming the field. Graphs without schemas are not wrapped.
  */
-import { StateInputError } from "../errors/state.js";
-import type { StandardSchemaV1 } from "../interrupt/standard-schema.js";
+import { InvalidContextError, StateInputError } from "../errors/state.js";
+import { isStandardSchema, type StandardIssue, type StandardSchemaV1 } from "../interrupt/standard-schema.js";
 import { isCommand } from "../primitives/command.js";
 import type { StateGraph } from "./state-graph.js";
 
@@ -48,9 +48,23 @@ async function validated(validators: Validators, key: string, value: unknown, no
   if (!schema) return value;
   const result = await schema["~standard"].validate(value);
   if (!result.issues) return result.value;
-  const issues = result.issues.map((issue) => {
+  throw new StateInputError(key, describeIssues(result.issues), value, node);
+}
+
+function describeIssues(issues: ReadonlyArray<StandardIssue>): string[] {
+  return issues.map((issue) => {
     const path = (issue.path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join(".");
     return path ? `${path}: ${issue.message}` : issue.message;
   });
-  throw new StateInputError(key, issues, value, node);
+}
+
+/**
+ * Checks the run's `config.context` against the graph's context schema (a Standard Schema
+ * validator). As in LangGraph.js, nodes then see the context as given: the schema's defaults
+ * are not filled in.
+ */
+export async function checkContext(schema: unknown, context: unknown): Promise<void> {
+  if (!isStandardSchema(schema)) return;
+  const result = await schema["~standard"].validate(context ?? {});
+  if (result.issues) throw new InvalidContextError(describeIssues(result.issues));
 }
