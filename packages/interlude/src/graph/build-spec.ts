@@ -143,9 +143,7 @@ export function buildSpec(builder: StateGraph<any, any>, options: CompileOptions
     const isGraph = typeof action !== "function";
     const node: NodeSpec = {
       name,
-      run: isGraph
-        ? (input, config) => action.invoke(input, config)
-        : validatingNode(name, action, builder.inputValidators),
+      run: isGraph ? (input, config) => action.invoke(input, config) : validatingNode(name, action, builder.validators),
       triggers: triggers.get(name)!,
       edges: writesOf.get(name)!,
       branches: branchesOf.get(name) ?? [],

@@ -24,8 +24,6 @@ export interface AddNodeOptions {
 export interface NodeDefinition {
   name: string;
   action: ((state: any, config: any) => unknown) | CompiledStateGraph<any, any, any>;
-  /** Set when the node was given as a Runnable (an object with `invoke`), for drawing. */
-  runnable?: RunnableLike;
   options: AddNodeOptions;
 }
 
@@ -47,7 +45,7 @@ export interface StateGraphInit {
   stateSchema?: StateDefinitionInit;
   input?: StateDefinitionInit;
   output?: StateDefinitionInit;
-  /** Schema of `config.context`, the run's read-only context (not validated). */
+  /** Schema of `config.context`, the run's read-only context (checked when a run starts). */
   context?: unknown;
 }
 
@@ -56,7 +54,8 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START> {
   /** Keys taken from a run's input and returned by `invoke`, when input / output schemas were given. */
   readonly inputKeys?: readonly string[];
   readonly outputKeys?: readonly string[];
-  readonly inputValidators: ReadonlyMap<string, StandardSchemaV1>;
+  /** Validators of state keys (zod and StateSchema fields): inputs and node updates are checked. */
+  readonly validators: ReadonlyMap<string, StandardSchemaV1>;
   readonly contextSchema?: unknown;
   readonly nodes = new Map<string, NodeDefinition>();
   readonly edges: Array<{ sources: string[]; target: string }> = [];
@@ -69,7 +68,7 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START> {
     this.spec = resolved.spec as S;
     this.inputKeys = resolved.inputKeys;
     this.outputKeys = resolved.outputKeys;
-    this.inputValidators = resolved.validators;
+    this.validators = resolved.validators;
     this.contextSchema = resolved.contextSchema;
   }
 
@@ -93,7 +92,7 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START> {
           `Node "${name}" must be a function, a compiled graph or a Runnable (an object with invoke(input, config)).`,
           name,
         );
-      this.nodes.set(name, { name, action: asRunnable(action), options, runnable: action });
+      this.nodes.set(name, { name, action: asRunnable(action), options });
       return this as unknown as StateGraph<S, N | K>;
     }
     this.nodes.set(name, { name, action, options });

@@ -14,7 +14,7 @@ type NodeRun = (input: any, config: any) => unknown;
 /** The input task's function: only the input keys (with an input schema), each validated. */
 export function inputMapper(builder: StateGraph<any, any>): (input: unknown) => unknown {
   const keys = builder.inputKeys ? new Set(builder.inputKeys) : undefined;
-  const validators = builder.inputValidators;
+  const validators = builder.validators;
   if (!keys && validators.size === 0) return (input) => input;
   return async (input) => {
     if (!isRecord(input)) return input;
