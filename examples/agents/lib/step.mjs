@@ -30,7 +30,8 @@ const config = { configurable: { thread_id: threadId } };
 try {
   if (command === "start") {
     const paused = await graph.invoke({ messages: [{ role: "user", content: argument }] }, config);
-    console.log(JSON.stringify(paused.__interrupt__[0].value));
+    // A real model may answer without proposing a call: then there is nothing to review.
+    console.log(JSON.stringify(paused.__interrupt__?.[0]?.value ?? null));
   } else {
     const done = await graph.invoke(new Command({ resume: { decisions: [JSON.parse(argument)] } }), config);
     const messages = done.messages.map((m) => ({ type: m.getType(), content: m.content, tool_calls: m.tool_calls }));
