@@ -19,11 +19,13 @@ const expected: Record<string, RegExp> = {
   "differences/6-validated-answers.mjs": /INVALID_RESUME[\s\S]*approved: true/,
   "differences/7-one-writer.mjs": /THREAD_BUSY[\s\S]*payments made: 1/,
   "differences/8-who-answered.mjs": /alice@example\.com/,
+  "agents/tool-review.mjs":
+    /\[approve\] emails sent: 1 \(to bob@example\.com\)[\s\S]*\[edit\] emails sent: 1 \(to carol@example\.com\)[\s\S]*\[reject\] answer: Not sent: Do not email Bob today\.\n\[reject\] emails sent: 0/,
 };
 
 describe("examples", () => {
   const root = fileURLToPath(new URL(".", import.meta.url));
-  const files = ["patterns", "differences"].flatMap((dir) =>
+  const files = ["patterns", "differences", "agents"].flatMap((dir) =>
     readdirSync(`${root}${dir}`)
       .filter((f) => f.endsWith(".mjs"))
       .map((f) => `${dir}/${f}`),
@@ -33,7 +35,9 @@ describe("examples", () => {
   });
   for (const file of files) {
     it(file, () => {
-      const output = execFileSync(process.execPath, [`${root}${file}`], { encoding: "utf8" });
+      // Offline: the agent example would call a real model when a provider's key is set.
+      const env = { ...process.env, OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "" };
+      const output = execFileSync(process.execPath, [`${root}${file}`], { encoding: "utf8", env });
       expect(output).toMatch(expected[file]!);
     });
   }

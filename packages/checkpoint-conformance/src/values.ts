@@ -1,4 +1,6 @@
 import { registerSerializable, SerializationError } from "@interlude/core";
+import { Document } from "@langchain/core/documents";
+import { AIMessage, AIMessageChunk, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { useHarness } from "./context.js";
 import { Money, ThreadWriter } from "./fixtures.js";
@@ -67,6 +69,36 @@ export function valuesSuite(make: MakeSaver): void {
       expect(Object.hasOwn(values, "nothing")).toBe(true);
       expectZoo(tuple!.metadata.extra);
       expectZoo(tuple!.pendingWrites[0]![2]);
+    });
+
+    it("gives back LangChain messages and documents as instances of the user's classes", async () => {
+      const thread = new ThreadWriter(h.current.saver);
+      const ai = new AIMessage({
+        content: "",
+        id: "a1",
+        tool_calls: [{ name: "t", args: { q: 1 }, id: "c1", type: "tool_call" }],
+      });
+      const first = [new HumanMessage({ content: "hi", id: "h1" }), ai];
+      await thread.write({ messages: first });
+      // A longer list again: savers that store list growth as deltas store messages that way too.
+      const messages = [...first, new ToolMessage({ content: "done", tool_call_id: "c1", id: "t1", status: "error" })];
+      const doc = new Document({ pageContent: "page", metadata: { n: 1 } });
+      const config = await thread.write({ messages, doc }, { last: ai });
+      await h.current.saver.putWrites(
+        config,
+        [["messages", [new AIMessageChunk({ content: "tok", id: "k1" })]]],
+        "task-1",
+      );
+      const tuple = (await h.current.saver.getTuple(config))!;
+      const stored = tuple.checkpoint.channel_values.messages as unknown[];
+      expect(stored.map((m) => (m as HumanMessage).constructor)).toEqual([HumanMessage, AIMessage, ToolMessage]);
+      expect((stored[1] as AIMessage).tool_calls).toEqual(ai.tool_calls);
+      expect((stored[2] as ToolMessage).status).toBe("error");
+      expect(stored.map((m) => (m as HumanMessage).id)).toEqual(["h1", "a1", "t1"]);
+      expect(tuple.checkpoint.channel_values.doc).toBeInstanceOf(Document);
+      expect(tuple.metadata.last).toBeInstanceOf(AIMessage);
+      const [written] = tuple.pendingWrites[0]![2] as unknown[];
+      expect(written).toBeInstanceOf(AIMessageChunk);
     });
 
     it("refuses a value it cannot store, naming where it is, and writes nothing", async () => {

@@ -31,14 +31,41 @@ export {
   entrypoint,
   getPreviousState,
 } from "./graph/entrypoint.js";
-export { type AddNodeOptions, type NodeAction, StateGraph } from "./graph/state-graph.js";
+export type { RunnableLike } from "./graph/runnable.js";
+export {
+  defaultOf as getSchemaDefaultGetter,
+  registry,
+  type SchemaMeta,
+  withLangGraph,
+} from "./graph/schema-meta.js";
+export {
+  type AddNodeOptions,
+  type NodeAction,
+  type StateDefinitionInit,
+  StateGraph,
+  type StateGraphInit,
+} from "./graph/state-graph.js";
+export { MessagesValue, ReducedValue, type ReducedValueInit, StateSchema } from "./graph/state-schema.js";
 export { type InterruptOptions, interrupt } from "./interrupt/interrupt.js";
 export { GraphInterrupt, isGraphInterrupt, isInterrupted, NodeInterrupt } from "./interrupt/signal.js";
-export type { StandardSchemaV1 } from "./interrupt/standard-schema.js";
+export {
+  describeSchema as getJsonSchemaFromSchema,
+  isStandardSchema,
+  type StandardSchemaV1,
+} from "./interrupt/standard-schema.js";
 export { type TaskFunction, type TaskOptions, task } from "./interrupt/task.js";
+export { LangChainMissingError, loadLangChain } from "./langchain/load.js";
 export type { StreamMode } from "./loop/emitter.js";
 export type { Durability } from "./loop/graph-internals.js";
 export type { PregelTaskDescription, StateSnapshot } from "./loop/snapshot.js";
+export { MessagesAnnotation } from "./messages/annotation.js";
+export {
+  addMessages,
+  type Messages,
+  messagesStateReducer,
+  REMOVE_ALL_MESSAGES,
+  UnknownMessageIdError,
+} from "./messages/reducer.js";
 export { Command, type CommandParams, isCommand } from "./primitives/command.js";
 export type { Interrupt } from "./primitives/interrupt-record.js";
 export { isSend, Send } from "./primitives/send.js";

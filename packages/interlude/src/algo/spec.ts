@@ -51,6 +51,8 @@ export interface GraphSpec {
   triggerIndex: ReadonlyMap<string, readonly string[]>;
   /** The input node (`__start__`), also in `nodes`: maps the run's input to writes. */
   start: NodeSpec;
+  /** A reducer needs `@langchain/core` (messages state): runs load it before their first step. */
+  usesLangChain: boolean;
 }
 
 export function triggerChannel(node: string): string {

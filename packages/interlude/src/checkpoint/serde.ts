@@ -1,4 +1,5 @@
 import { SerializationError } from "../errors/storage.js";
+import { langchainForm, reviveLangChain } from "./serde-langchain.js";
 import { classOf, type Registration, registeredByName } from "./serde-registry.js";
 
 export { registerSerializable, type SerializableOptions } from "./serde-registry.js";
@@ -14,7 +15,7 @@ export interface Serializer {
 
 /**
  * JSON with tagged objects for what JSON cannot say (Date, Map, Set, BigInt, undefined,
- * bytes, NaN/±Infinity/-0, Error, registered classes). Output that needed no tag is plain
+ * bytes, NaN/±Infinity/-0, Error, registered classes, LangChain messages and documents). Output that needed no tag is plain
  * JSON; tagged output starts with `~`, so reading plain output is a bare `JSON.parse`.
  *
  * Speed: most state is plain data, so `dumps` first checks plainness with an allocation-free
@@ -164,6 +165,8 @@ function encodeObject(value: object, stack: object[]): Json {
   if (value instanceof Uint8Array) return encodeBytes(value);
   if (value instanceof RegExp) return tagged("r", value.source, { f: value.flags });
   if (value instanceof Error) return encodeError(value, stack);
+  const lc = langchainForm(value);
+  if (lc) return tagged("l", child(lc.kwargs, "", stack), { c: lc.id });
   const name = (proto as { constructor?: { name?: string } })?.constructor?.name ?? "unknown";
   throw new PathError(`an instance of unregistered class ${name}`, []);
 }
@@ -244,6 +247,8 @@ function decodeTagged(tag: string, record: { [key: string]: Json }): unknown {
       return decodeError(decodeFields(v as { [key: string]: Json }));
     case "c":
       return decodeRegistered(record.c as string, decode(v));
+    case "l":
+      return reviveLangChain(record.c as string[], decode(v));
   }
   throw new SerializationError(`Stored value has unknown tag "${tag}"; it was written by a newer Interlude.`);
 }

@@ -1,5 +1,6 @@
 export * from "./base.js";
 export * from "./graph.js";
 export * from "./resume.js";
+export * from "./state.js";
 export * from "./storage.js";
 export * from "./unsupported.js";

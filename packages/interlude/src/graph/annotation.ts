@@ -30,8 +30,13 @@ export interface LegacyReducerOptions<Value, Update> {
 
 export type StateSpec = Record<string, ChannelSpec<any, any>>;
 
-export type StateType<S extends StateSpec> = { [K in keyof S]: S[K] extends ChannelSpec<infer V, any> ? V : never };
-export type UpdateType<S extends StateSpec> = { [K in keyof S]?: S[K] extends ChannelSpec<any, infer U> ? U : never };
+/** A state declared without static keys (a zod object, a plain schema) is typed loosely. */
+export type StateType<S extends StateSpec> = string extends keyof S
+  ? any
+  : { [K in keyof S]: S[K] extends ChannelSpec<infer V, any> ? V : never };
+export type UpdateType<S extends StateSpec> = string extends keyof S
+  ? any
+  : { [K in keyof S]?: S[K] extends ChannelSpec<any, infer U> ? U : never };
 
 export class AnnotationRoot<S extends StateSpec> {
   readonly lg_name = "AnnotationRoot";

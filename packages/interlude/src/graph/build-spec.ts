@@ -22,8 +22,10 @@ import { Topic } from "../channels/topic.js";
 import { Trigger } from "../channels/trigger.js";
 import { END, START, TASKS } from "../constants.js";
 import { GraphValidationError } from "../errors/graph.js";
+import { needsLangChain } from "../messages/reducer.js";
 import type { CompileOptions } from "./compiled.js";
 import type { StateGraph } from "./state-graph.js";
+import { inputMapper, validatingNode } from "./state-validation.js";
 
 function known(builder: StateGraph<any, any>, name: string, role: string): void {
   if (!builder.nodes.has(name)) {
@@ -140,7 +142,7 @@ export function buildSpec(builder: StateGraph<any, any>, options: CompileOptions
   // to state writes and follows the edges from START.
   const start: NodeSpec = {
     name: START,
-    run: (input) => input,
+    run: inputMapper(builder),
     triggers: [START],
     edges: writesOf.get(START)!,
     branches: branchesOf.get(START) ?? [],
@@ -152,7 +154,7 @@ export function buildSpec(builder: StateGraph<any, any>, options: CompileOptions
     const isGraph = typeof action !== "function";
     const node: NodeSpec = {
       name,
-      run: isGraph ? (input, config) => action.invoke(input, config) : action,
+      run: isGraph ? (input, config) => action.invoke(input, config) : validatingNode(name, action, builder.validators),
       triggers: triggers.get(name)!,
       edges: writesOf.get(name)!,
       branches: branchesOf.get(name) ?? [],
@@ -178,5 +180,6 @@ export function buildSpec(builder: StateGraph<any, any>, options: CompileOptions
     finishChannels,
     triggerIndex,
     start,
+    usesLangChain: [...reducers.values()].some(needsLangChain),
   };
 }

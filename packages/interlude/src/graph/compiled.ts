@@ -5,10 +5,12 @@
 import type { Breakpoints } from "../algo/breakpoints.js";
 import type { GraphSpec } from "../algo/spec.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
+import { LangChainNotLoadedError, readingLangChain } from "../checkpoint/serde-langchain.js";
 import type { CheckpointListOptions, RunnableConfig } from "../checkpoint/types.js";
 import { type COPY, END, INTERRUPT, START } from "../constants.js";
 import { MissingCheckpointerError } from "../errors/graph.js";
 import { currentTask } from "../interrupt/context.js";
+import { loadLangChain } from "../langchain/load.js";
 import { ChunkQueue, queueEmitter, type StreamMode } from "../loop/emitter.js";
 import type { Durability, GraphInternals, SubgraphCheckpoints } from "../loop/graph-internals.js";
 import { graphAtNamespace } from "../loop/namespace.js";
@@ -17,6 +19,7 @@ import { emptySnapshot, type StateSnapshot, snapshotOf } from "../loop/snapshot.
 import { type Superstep, updateThreadState } from "../loop/update-state.js";
 import type { Interrupt } from "../primitives/interrupt-record.js";
 import type { StateGraph } from "./state-graph.js";
+import { checkContext } from "./state-validation.js";
 
 export interface CompileOptions {
   /**
@@ -124,10 +127,24 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
     return out;
   }
 
+  /** Config merged under every call's own (`withConfig`). */
+  private defaults?: RunConfig;
+
+  /** A graph that runs with `config` under every call's own config, as a Runnable's `withConfig`. */
+  withConfig(config: RunConfig): this {
+    const bound = Object.create(this) as this;
+    bound.defaults = mergeConfig(this.defaults, config);
+    return bound;
+  }
+
   /** Runs the graph until it finishes or pauses. A paused result carries `__interrupt__`. */
   async invoke(input: U | S | unknown, config: RunConfig = {}): Promise<InvokeResult<S>> {
+    if (this.defaults) config = mergeConfig(this.defaults, config);
+    if (this.builder.contextSchema) await checkContext(this.builder.contextSchema, config.context);
     const run = new GraphRun(this, input, this.baseConfig(config), this.runOptions(config));
-    const { values, interrupts, paused } = await run.execute();
+    const result = await run.execute();
+    const { interrupts, paused } = result;
+    const values = this.builder.outputKeys ? pick(result.values, this.builder.outputKeys) : result.values;
     // Paused at a static breakpoint: an empty list, as LangGraph.js returns.
     if (paused && !currentTask()) return { ...values, [INTERRUPT]: interrupts } as InvokeResult<S>;
     return values as InvokeResult<S>;
@@ -135,6 +152,8 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
 
   /** Runs the graph and yields chunks as it goes (`for await (const chunk of await graph.stream(...))`). */
   async stream(input: U | S | unknown, config: StreamConfig = {}): Promise<AsyncIterableIterator<any>> {
+    if (this.defaults) config = mergeConfig(this.defaults, config);
+    if (this.builder.contextSchema) await checkContext(this.builder.contextSchema, config.context);
     // LangGraph.js 1.7 streams "updates" when no mode is given (whatever its docs say).
     const modes =
       config.streamMode === undefined
@@ -170,7 +189,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
 
   /** The snapshot stored in `saver` (a subgraph's state lives in its parent's saver). */
   async stateFrom(saver: BaseCheckpointSaver, config: RunnableConfig, subgraphs: boolean): Promise<StateSnapshot> {
-    const tuple = await saver.getTuple(config);
+    const tuple = await readingLangChain(() => saver.getTuple(config));
     if (!tuple) return emptySnapshot(config);
     return snapshotOf(
       this,
@@ -183,12 +202,27 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
 
   async *getStateHistory(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<StateSnapshot> {
     const saver = this.saverFor("getStateHistory()");
+    if (this.spec.usesLangChain) await loadLangChain();
     const scoped: RunnableConfig = { ...config, configurable: { checkpoint_ns: "", ...config.configurable } };
     const graph = this.owner(config);
-    for await (const tuple of saver.list(scoped, options)) {
-      yield await snapshotOf(graph, tuple, false, (graph, childConfig, deep) =>
-        (graph as CompiledStateGraph).stateFrom(saver, childConfig, deep),
-      );
+    let told = 0;
+    // A checkpoint holding LangChain objects read before @langchain/core was loaded: load it,
+    // list again, and skip the snapshots already told.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        let index = 0;
+        for await (const tuple of saver.list(scoped, options)) {
+          if (index++ < told) continue;
+          yield await snapshotOf(graph, tuple, false, (graph, childConfig, deep) =>
+            (graph as CompiledStateGraph).stateFrom(saver, childConfig, deep),
+          );
+          told++;
+        }
+        return;
+      } catch (error) {
+        if (attempt > 0 || !(error instanceof LangChainNotLoadedError)) throw error;
+        await loadLangChain();
+      }
     }
   }
 
@@ -201,6 +235,8 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
     values: U | Record<string, unknown> | null,
     asNode?: N | typeof START | typeof END | typeof COPY,
   ): Promise<RunnableConfig> {
+    // The messages reducer coerces message-likes with @langchain/core.
+    if (this.spec.usesLangChain) await loadLangChain();
     return updateThreadState(this.owner(config), this.saverFor("updateState()"), config, [
       { updates: [{ values, asNode }] },
     ]);
@@ -208,6 +244,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
 
   /** Several updates, one checkpoint per superstep; the updates of a superstep apply together, as one step's tasks. */
   async bulkUpdateState(config: RunnableConfig, supersteps: readonly Superstep[]): Promise<RunnableConfig> {
+    if (this.spec.usesLangChain) await loadLangChain();
     return updateThreadState(this.owner(config), this.saverFor("bulkUpdateState()"), config, supersteps);
   }
 
@@ -215,6 +252,17 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
   getGraph(): GraphDrawing {
     return drawingOf(this.builder);
   }
+}
+
+function mergeConfig<C extends RunConfig>(base: RunConfig | undefined, over: C): C {
+  if (!base) return over;
+  return { ...base, ...over, configurable: { ...base.configurable, ...over.configurable } } as C;
+}
+
+function pick(values: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of keys) if (key in values) out[key] = values[key];
+  return out;
 }
 
 export interface GraphDrawing {

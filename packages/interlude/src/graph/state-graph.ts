@@ -5,16 +5,14 @@
 import { END, NS_END, NS_SEP, START } from "../constants.js";
 import { GraphValidationError } from "../errors/graph.js";
 import { UnsupportedFeatureError } from "../errors/unsupported.js";
+import type { StandardSchemaV1 } from "../interrupt/standard-schema.js";
 import type { RetryPolicy } from "../runner/retry.js";
-import {
-  type AnnotationRoot,
-  isAnnotationRoot,
-  type StateSpec,
-  type StateType,
-  type UpdateType,
-} from "./annotation.js";
+import type { AnnotationRoot, StateSpec, StateType, UpdateType } from "./annotation.js";
 import { buildSpec } from "./build-spec.js";
 import { CompiledStateGraph, type CompileOptions } from "./compiled.js";
+import { asRunnable, isRunnable, type RunnableLike } from "./runnable.js";
+import { resolveState } from "./state-definition.js";
+import type { StateSchema, StateSchemaFields } from "./state-schema.js";
 
 export type NodeAction<S, U> = (state: S, config: any) => U | undefined | unknown | Promise<U | undefined | unknown>;
 
@@ -30,7 +28,7 @@ export interface AddNodeOptions {
 
 type NodeEntry<S extends StateSpec> = [
   name: string,
-  action: NodeAction<StateType<S>, UpdateType<S>> | CompiledStateGraph<any, any, any>,
+  action: NodeAction<StateType<S>, UpdateType<S>> | CompiledStateGraph<any, any, any> | RunnableLike,
   options?: AddNodeOptions,
 ];
 
@@ -57,32 +55,53 @@ export interface BranchDefinition {
 
 export type PathMap = Record<string, string> | readonly string[];
 
+/** Any schema LangGraph 1.x accepts as a state, input or output definition. */
+export type StateDefinitionInit = AnnotationRoot<any> | StateSchema<StateSchemaFields> | StandardSchemaV1 | StateSpec;
+
+/** `new StateGraph({ state, input, output, context })`, or the options after the state. */
+export interface StateGraphInit {
+  state?: StateDefinitionInit;
+  /** Former name of `state`. */
+  stateSchema?: StateDefinitionInit;
+  input?: StateDefinitionInit;
+  output?: StateDefinitionInit;
+  /** Schema of `config.context`, the run's read-only context (checked when a run starts). */
+  context?: unknown;
+}
+
 export class StateGraph<S extends StateSpec, N extends string = typeof START> {
   readonly spec: S;
+  /** Keys taken from a run's input and returned by `invoke`, when input / output schemas were given. */
+  readonly inputKeys?: readonly string[];
+  readonly outputKeys?: readonly string[];
+  /** Validators of state keys (zod and StateSchema fields): inputs and node updates are checked. */
+  readonly validators: ReadonlyMap<string, StandardSchemaV1>;
+  readonly contextSchema?: unknown;
   readonly nodes = new Map<string, NodeDefinition>();
   readonly edges: Array<{ sources: string[]; target: string }> = [];
   readonly branches: BranchDefinition[] = [];
 
-  constructor(state: AnnotationRoot<S> | S | { channels: S }) {
-    if (isAnnotationRoot(state)) this.spec = state.spec as S;
-    else if (
-      typeof state === "object" &&
-      state !== null &&
-      "channels" in state &&
-      typeof (state as { channels: unknown }).channels === "object"
-    )
-      this.spec = (state as { channels: S }).channels;
-    else this.spec = state as S;
+  constructor(state: AnnotationRoot<S> | S | { channels: S } | { "~spec": S }, options?: StateGraphInit | unknown);
+  constructor(state: StateDefinitionInit | StateGraphInit, options?: StateGraphInit | unknown);
+  constructor(state: unknown, options?: unknown) {
+    const resolved = resolveState(state, options);
+    this.spec = resolved.spec as S;
+    this.inputKeys = resolved.inputKeys;
+    this.outputKeys = resolved.outputKeys;
+    this.validators = resolved.validators;
+    this.contextSchema = resolved.contextSchema;
   }
 
   /** One node, or several: `addNode({ a: fn, b: fn })`, `addNode([["a", fn, options], ...])`. */
   addNode<K extends string>(
     name: K,
-    action: NodeAction<StateType<S>, UpdateType<S>> | CompiledStateGraph<any, any, any>,
+    action: NodeAction<StateType<S>, UpdateType<S>> | CompiledStateGraph<any, any, any> | RunnableLike,
     options?: AddNodeOptions,
   ): StateGraph<S, N | K>;
   addNode<K extends string>(
-    nodes: Record<K, NodeAction<StateType<S>, UpdateType<S>> | CompiledStateGraph<any, any, any>> | NodeEntry<S>[],
+    nodes:
+      | Record<K, NodeAction<StateType<S>, UpdateType<S>> | CompiledStateGraph<any, any, any> | RunnableLike>
+      | NodeEntry<S>[],
   ): StateGraph<S, N | K>;
   addNode<K extends string>(
     name: K | Record<K, NodeEntry<S>[1]> | NodeEntry<S>[],
@@ -109,7 +128,14 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START> {
     if (this.nodes.has(name))
       throw new GraphValidationError(`Node "${name}" is already defined. Node names must be unique.`, name);
     if (typeof action !== "function" && !(action instanceof CompiledStateGraph)) {
-      throw new GraphValidationError(`Node "${name}" must be a function or a compiled graph.`, name);
+      if (!isRunnable(action))
+        throw new GraphValidationError(
+          `Node "${name}" must be a function, a compiled graph or a Runnable (an object with invoke(input, config)).`,
+          name,
+        );
+      refuseUnsupported(name, options);
+      this.nodes.set(name, { name, action: asRunnable(action), options });
+      return;
     }
     refuseUnsupported(name, options);
     this.nodes.set(name, { name, action, options });
@@ -124,25 +150,39 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START> {
   }
 
   /** A branch after `source`: `path` names the next node(s); also as `addConditionalEdges({ source, path, pathMap })`. */
-  addConditionalEdges(source: N, path: (state: StateType<S>, config: any) => unknown, pathMap?: PathMap): this;
+  addConditionalEdges(
+    source: N,
+    path: ((state: StateType<S>, config: any) => unknown) | RunnableLike,
+    pathMap?: PathMap,
+  ): this;
   addConditionalEdges(branch: {
     source: N;
-    path: (state: StateType<S>, config: any) => unknown;
+    path: ((state: StateType<S>, config: any) => unknown) | RunnableLike;
     pathMap?: PathMap;
   }): this;
   addConditionalEdges(
-    sourceOrBranch: N | { source: N; path: (state: StateType<S>, config: any) => unknown; pathMap?: PathMap },
-    pathArg?: (state: StateType<S>, config: any) => unknown,
+    sourceOrBranch:
+      | N
+      | { source: N; path: ((state: StateType<S>, config: any) => unknown) | RunnableLike; pathMap?: PathMap },
+    pathArg?: ((state: StateType<S>, config: any) => unknown) | RunnableLike,
     pathMapArg?: PathMap,
   ): this {
-    const { source, path, pathMap } =
+    let { source, path, pathMap } =
       typeof sourceOrBranch === "object"
         ? sourceOrBranch
         : { source: sourceOrBranch, path: pathArg!, pathMap: pathMapArg };
+    if (typeof path !== "function") {
+      if (!isRunnable(path))
+        throw new GraphValidationError(
+          `The conditional edge from "${source}" needs a function or a Runnable (an object with invoke(input, config)) as its path.`,
+          source,
+        );
+      path = asRunnable(path);
+    }
     const map = Array.isArray(pathMap)
       ? Object.fromEntries(pathMap.map((n) => [n, n]))
       : (pathMap as Record<string, string> | undefined);
-    this.branches.push({ source, path, pathMap: map });
+    this.branches.push({ source, path: path as BranchDefinition["path"], pathMap: map });
     return this;
   }
 

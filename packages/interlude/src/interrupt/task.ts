@@ -35,6 +35,8 @@ export function task<Args extends unknown[], Result>(
     }
     // A different call at this position: the node's path changed, later records no longer apply.
     if (saved) owner.taskCalls.length = index;
+    // Records go to their call's position, not in completion order: calls started together
+    // (Promise.all) finish in any order, and a replay looks each one up by position.
     try {
       const value = await run();
       owner.taskCalls[index] = { name: options.name, ok: true, value };

@@ -22,6 +22,7 @@ import {
 } from "../algo/writes.js";
 import type { Channel } from "../channels/base.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
+import { readingLangChain } from "../checkpoint/serde-langchain.js";
 import type {
   Checkpoint,
   CheckpointMetadata,
@@ -40,6 +41,7 @@ import {
 } from "../errors/graph.js";
 import { currentTask, type RunScope, type TaskScope } from "../interrupt/context.js";
 import { GraphInterrupt, ParentCommand, publicInterrupt, type StoredInterrupt } from "../interrupt/signal.js";
+import { langchainLoaded, loadLangChain } from "../langchain/load.js";
 import { type Command, isCommand } from "../primitives/command.js";
 import type { Interrupt } from "../primitives/interrupt-record.js";
 import type { TaskOutcome } from "../runner/outcome.js";
@@ -170,6 +172,8 @@ export class GraphRun {
   }
 
   private async run(): Promise<RunResult> {
+    // Message reducers read @langchain/core synchronously: load it before the first step.
+    if (this.graph.spec.usesLangChain && !langchainLoaded()) await loadLangChain();
     const early = await this.start();
     if (early) return early;
     const result = await this.loop();
@@ -202,14 +206,15 @@ export class GraphRun {
   private async load(): Promise<{ tuple?: CheckpointTuple; head: string | null }> {
     if (!this.saver) return { head: null };
     const base = { thread_id: this.threadId, checkpoint_ns: this.ns };
-    const latest = await this.saver.getTuple({ configurable: base });
+    const saver = this.saver;
+    const latest = await readingLangChain(() => saver.getTuple({ configurable: base }));
     const head = latest?.checkpoint.id ?? null;
     const from = this.parent
       ? subgraphStart(this.scope, this.ns, this.graph.subgraphCheckpoints === "persistent")
       : await this.rootStart(this.saver);
     if (!from) return { tuple: latest, head };
-    if ("before" in from) return { tuple: await newestBefore(this.saver, base, from.before), head };
-    const tuple = await this.saver.getTuple({ configurable: { ...base, checkpoint_id: from.at } });
+    if ("before" in from) return { tuple: await readingLangChain(() => newestBefore(saver, base, from.before)), head };
+    const tuple = await readingLangChain(() => saver.getTuple({ configurable: { ...base, checkpoint_id: from.at } }));
     if (!tuple) throw new CheckpointNotFoundError(this.threadId!, from.at);
     return { tuple, head };
   }

@@ -8,6 +8,7 @@ import { type PreparedTask, prepareNextTasks, readState } from "../algo/tasks.js
 import { applyNullWrites, applyWrites, channelsFromCheckpoint, type TaskWrites } from "../algo/writes.js";
 import type { Channel } from "../channels/base.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
+import { readingLangChain } from "../checkpoint/serde-langchain.js";
 import type {
   ChannelVersions,
   Checkpoint,
@@ -100,9 +101,11 @@ export async function updateThreadState(
   const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
   const base = { thread_id: String(threadId), checkpoint_ns: ns };
   return withThreadClaim(saver, String(threadId), DEFAULT_CLAIM_TTL_MS, async () => {
-    const latest = await saver.getTuple({ configurable: base });
+    const latest = await readingLangChain(() => saver.getTuple({ configurable: base }));
     const wanted = config.configurable?.checkpoint_id as string | undefined;
-    let tuple = wanted ? await saver.getTuple({ configurable: { ...base, checkpoint_id: wanted } }) : latest;
+    let tuple = wanted
+      ? await readingLangChain(() => saver.getTuple({ configurable: { ...base, checkpoint_id: wanted } }))
+      : latest;
     if (wanted && !tuple) throw new CheckpointNotFoundError(String(threadId), wanted);
     let head = latest?.checkpoint.id ?? null;
     let saved: RunnableConfig = config;

@@ -1,0 +1,107 @@
+/**
+ * Turns the ways LangGraph 1.x declares state (Annotation, StateSchema, zod objects with
+ * LangGraph metadata, `{ state, input, output, context }`) into one shape the builder uses:
+ * the channels of every key, the input and output keys, and the validators of the input.
+ */
+import { StateGraphInputError } from "../errors/state.js";
+import { isStandardSchema, type StandardSchemaV1 } from "../interrupt/standard-schema.js";
+import { type ChannelSpec, isAnnotationRoot, type StateSpec } from "./annotation.js";
+import { defaultOf, schemaMeta, zodObjectShape } from "./schema-meta.js";
+import { ReducedValue, StateSchema } from "./state-schema.js";
+
+export interface ResolvedState {
+  spec: StateSpec;
+  /** Keys accepted from a run's input (all state keys when no input schema was given). */
+  inputKeys?: readonly string[];
+  /** Keys returned by `invoke` (all state keys when no output schema was given). */
+  outputKeys?: readonly string[];
+  /** Validator of each input key that has one (zod and StateSchema fields). */
+  validators: ReadonlyMap<string, StandardSchemaV1>;
+  contextSchema?: unknown;
+}
+
+interface Part {
+  spec: StateSpec;
+  validators: Map<string, StandardSchemaV1>;
+}
+
+const INIT_KEYS = ["state", "stateSchema", "input", "output", "context"];
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function isChannelSpec(value: unknown): value is ChannelSpec {
+  return (value as ChannelSpec | undefined)?.lg_kind === "channel";
+}
+
+/** `{ state, input, output, context }` rather than a state spec that happens to have such keys. */
+function isInit(value: unknown): value is Record<string, unknown> {
+  if (!isPlainObject(value) || "channels" in value) return false;
+  const keys = Object.keys(value);
+  return keys.some((k) => INIT_KEYS.includes(k)) && !Object.values(value).some(isChannelSpec);
+}
+
+function fromStateSchema(schema: StateSchema): Part {
+  const spec: StateSpec = {};
+  const validators = new Map<string, StandardSchemaV1>();
+  for (const [key, field] of Object.entries(schema.fields)) {
+    if (ReducedValue.isInstance(field)) {
+      spec[key] = { lg_kind: "channel", reducer: field.reducer, default: defaultOf(field.valueSchema) as never };
+      validators.set(key, field.inputSchema as StandardSchemaV1);
+    } else if (isStandardSchema(field)) {
+      spec[key] = { lg_kind: "channel", default: defaultOf(field) as never };
+      validators.set(key, field);
+    } else throw new StateGraphInputError(`"${key}" field of the StateSchema`, field);
+  }
+  return { spec, validators };
+}
+
+function fromZodShape(shape: Record<string, unknown>): Part {
+  const spec: StateSpec = {};
+  const validators = new Map<string, StandardSchemaV1>();
+  for (const [key, field] of Object.entries(shape)) {
+    const meta = schemaMeta(field);
+    const reducer = meta?.reducer?.fn;
+    spec[key] = { lg_kind: "channel", reducer, default: (meta?.default ?? defaultOf(field)) as never };
+    // A reducer's input may differ from the stored value: validate against its own schema, if any.
+    const validator = reducer ? meta?.reducer?.schema : field;
+    if (isStandardSchema(validator)) validators.set(key, validator);
+  }
+  return { spec, validators };
+}
+
+function part(value: unknown, role: string): Part {
+  if (isAnnotationRoot(value)) return { spec: value.spec, validators: new Map() };
+  if (StateSchema.isInstance(value)) return fromStateSchema(value);
+  const shape = zodObjectShape(value);
+  if (shape) return fromZodShape(shape);
+  if (isPlainObject(value)) {
+    if (isPlainObject(value.channels)) return { spec: value.channels as StateSpec, validators: new Map() };
+    if (Object.values(value).every((v) => v === undefined || v === null || isPlainObject(v)))
+      return { spec: value as StateSpec, validators: new Map() };
+  }
+  throw new StateGraphInputError(role, value);
+}
+
+/** `new StateGraph(first, second)` in any of the shapes LangGraph.js 1.7 accepts. */
+export function resolveState(first: unknown, second?: unknown): ResolvedState {
+  const init = isInit(first) ? first : isInit(second) ? { ...second, state: first } : { state: first, context: second };
+  const stateDef = init.state ?? init.stateSchema ?? init.input;
+  if (stateDef === undefined) throw new StateGraphInputError("state", stateDef);
+  const state = part(stateDef, "state");
+  const input = init.input !== undefined && init.input !== stateDef ? part(init.input, "input") : undefined;
+  const output = init.output !== undefined ? part(init.output, "output") : undefined;
+  // Every key of the input and output is a channel too; the state's own declaration wins.
+  const spec: StateSpec = { ...output?.spec, ...input?.spec, ...state.spec };
+  const validators = new Map([...state.validators, ...(input?.validators ?? [])]);
+  return {
+    spec,
+    inputKeys: init.input !== undefined ? Object.keys((input ?? state).spec) : undefined,
+    outputKeys: output ? Object.keys(output.spec) : undefined,
+    validators,
+    contextSchema: init.context,
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * `StateSchema` and `ReducedValue`: LangGraph 1.x's state definition over any Standard Schema
+ * (zod 4, valibot, ...). A field is a schema (the last value written wins) or a `ReducedValue`
+ * (writes are combined by its reducer).
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import type { Reducer } from "../channels/binop.js";
+import type { StandardSchemaV1 } from "../interrupt/standard-schema.js";
+import { type Messages, messagesStateReducer } from "../messages/reducer.js";
+import type { ChannelSpec } from "./annotation.js";
+
+/** The same symbols as LangGraph.js, so a value made by either library is recognised. */
+const STATE_SCHEMA = Symbol.for("langgraph.state.state_schema");
+const REDUCED_VALUE = Symbol.for("langgraph.state.reduced_value");
+
+export interface ReducedValueInit<Value, Input> {
+  reducer: Reducer<Value, Input>;
+  inputSchema?: StandardSchemaV1<Input>;
+  jsonSchemaExtra?: Record<string, unknown>;
+}
+
+export class ReducedValue<Value = unknown, Input = Value> {
+  readonly [REDUCED_VALUE] = true;
+  readonly reducer: Reducer<Value, Input>;
+  readonly inputSchema: StandardSchemaV1<Input> | StandardSchemaV1<Value>;
+  readonly jsonSchemaExtra?: Record<string, unknown>;
+  declare ValueType: Value;
+  declare InputType: Input;
+
+  constructor(
+    readonly valueSchema: StandardSchemaV1<unknown, Value> | StandardSchemaV1<Value>,
+    init: ReducedValueInit<Value, Input>,
+  ) {
+    this.reducer = init.reducer;
+    this.inputSchema = init.inputSchema ?? (valueSchema as StandardSchemaV1<Value>);
+    this.jsonSchemaExtra = init.jsonSchemaExtra;
+  }
+
+  static isInstance(value: unknown): value is ReducedValue {
+    return (
+      typeof value === "object" && value !== null && (value as { [REDUCED_VALUE]?: boolean })[REDUCED_VALUE] === true
+    );
+  }
+}
+
+type FieldValue<F> = F extends ReducedValue<infer V, any> ? V : F extends StandardSchemaV1<any, infer O> ? O : never;
+type FieldUpdate<F> = F extends ReducedValue<any, infer I> ? I : F extends StandardSchemaV1<infer In, any> ? In : never;
+
+export type StateSchemaFields = Record<string, ReducedValue<any, any> | StandardSchemaV1>;
+
+export class StateSchema<F extends StateSchemaFields = StateSchemaFields> {
+  readonly [STATE_SCHEMA] = true;
+  declare State: { [K in keyof F]: FieldValue<F[K]> };
+  declare Update: { [K in keyof F]?: FieldUpdate<F[K]> };
+  /** Phantom: the fields as channel specs, so that `new StateGraph(schema)` types its nodes. */
+  declare "~spec": { [K in keyof F]: ChannelSpec<FieldValue<F[K]>, FieldUpdate<F[K]>> };
+  constructor(readonly fields: F) {}
+
+  static isInstance(value: unknown): value is StateSchema {
+    return (
+      typeof value === "object" && value !== null && (value as { [STATE_SCHEMA]?: boolean })[STATE_SCHEMA] === true
+    );
+  }
+}
+
+/** A messages field for `StateSchema`: a list of messages combined by `messagesStateReducer`. */
+export const MessagesValue = new ReducedValue<BaseMessage[], Messages>(
+  {
+    "~standard": {
+      version: 1,
+      vendor: "interlude",
+      validate: (value) =>
+        Array.isArray(value)
+          ? { value: value as BaseMessage[] }
+          : { issues: [{ message: "Expected a list of messages" }] },
+    },
+  },
+  {
+    reducer: messagesStateReducer,
+    // An update may be one message or a list of message-likes: the reducer coerces them.
+    inputSchema: {
+      "~standard": { version: 1, vendor: "interlude", validate: (value) => ({ value: value as Messages }) },
+    },
+  },
+);

@@ -1,0 +1,70 @@
+/**
+ * Checking values against the state's schemas (zod fields, StateSchema fields): the run's input
+ * before any node runs, and each node's update before it is applied, as LangGraph.js does. A
+ * failure is a `StateInputError` naming the field. Graphs without schemas are not wrapped.
+ */
+import { InvalidContextError, StateInputError } from "../errors/state.js";
+import { isStandardSchema, type StandardIssue, type StandardSchemaV1 } from "../interrupt/standard-schema.js";
+import { isCommand } from "../primitives/command.js";
+import type { StateGraph } from "./state-graph.js";
+
+type Validators = ReadonlyMap<string, StandardSchemaV1>;
+type NodeRun = (input: any, config: any) => unknown;
+
+/** The input task's function: only the input keys (with an input schema), each validated. */
+export function inputMapper(builder: StateGraph<any, any>): (input: unknown) => unknown {
+  const keys = builder.inputKeys ? new Set(builder.inputKeys) : undefined;
+  const validators = builder.validators;
+  if (!keys && validators.size === 0) return (input) => input;
+  return async (input) => {
+    if (!isRecord(input)) return input;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(input)) {
+      if (keys && !keys.has(key)) continue;
+      out[key] = await validated(validators, key, value);
+    }
+    return out;
+  };
+}
+
+/** A node whose returned update is validated field by field (Commands and lists pass as they are). */
+export function validatingNode(name: string, run: NodeRun, validators: Validators): NodeRun {
+  if (validators.size === 0) return run;
+  return async (input, config) => {
+    const output = await run(input, config);
+    if (!isRecord(output) || isCommand(output)) return output;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(output)) out[key] = await validated(validators, key, value, name);
+    return out;
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+async function validated(validators: Validators, key: string, value: unknown, node?: string): Promise<unknown> {
+  const schema = validators.get(key);
+  if (!schema) return value;
+  const result = await schema["~standard"].validate(value);
+  if (!result.issues) return result.value;
+  throw new StateInputError(key, describeIssues(result.issues), value, node);
+}
+
+function describeIssues(issues: ReadonlyArray<StandardIssue>): string[] {
+  return issues.map((issue) => {
+    const path = (issue.path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join(".");
+    return path ? `${path}: ${issue.message}` : issue.message;
+  });
+}
+
+/**
+ * Checks the run's `config.context` against the graph's context schema (a Standard Schema
+ * validator). As in LangGraph.js, nodes then see the context as given: the schema's defaults
+ * are not filled in.
+ */
+export async function checkContext(schema: unknown, context: unknown): Promise<void> {
+  if (!isStandardSchema(schema)) return;
+  const result = await schema["~standard"].validate(context ?? {});
+  if (result.issues) throw new InvalidContextError(describeIssues(result.issues));
+}
