@@ -25,6 +25,7 @@ export {
   type StreamConfig,
 } from "./graph/compiled.js";
 export { Entrypoint, type EntrypointOptions, entrypoint } from "./graph/entrypoint.js";
+export { getConfig, getStore, getWriter, type LangGraphRunnableConfig, type Runtime } from "./graph/runtime.js";
 export { type AddNodeOptions, type NodeAction, StateGraph } from "./graph/state-graph.js";
 export { type InterruptOptions, interrupt } from "./interrupt/interrupt.js";
 export { GraphInterrupt, isGraphInterrupt, isInterrupted } from "./interrupt/signal.js";
@@ -37,3 +38,4 @@ export { Command, type CommandParams, isCommand } from "./primitives/command.js"
 export type { Interrupt } from "./primitives/interrupt-record.js";
 export { isSend, Send } from "./primitives/send.js";
 export type { RetryPolicy } from "./runner/retry.js";
+export * from "./store/index.js";

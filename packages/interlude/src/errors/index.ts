@@ -2,3 +2,4 @@ export * from "./base.js";
 export * from "./graph.js";
 export * from "./resume.js";
 export * from "./storage.js";
+export * from "./store.js";

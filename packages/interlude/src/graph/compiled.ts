@@ -15,10 +15,13 @@ import { GraphRun } from "../loop/run.js";
 import { emptySnapshot, type StateSnapshot, snapshotOf } from "../loop/snapshot.js";
 import { updateThreadState } from "../loop/update-state.js";
 import type { Interrupt } from "../primitives/interrupt-record.js";
+import type { BaseStore } from "../store/base.js";
 import type { StateGraph } from "./state-graph.js";
 
 export interface CompileOptions {
   checkpointer?: BaseCheckpointSaver | false;
+  /** Long-term memory shared across threads: nodes reach it as `config.store` or `getStore()`. */
+  store?: BaseStore;
   interruptBefore?: string[] | "*";
   interruptAfter?: string[] | "*";
   name?: string;
@@ -80,6 +83,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
 {
   readonly name: string;
   readonly checkpointer?: BaseCheckpointSaver;
+  readonly store?: BaseStore;
   readonly interruptBefore?: Breakpoints;
   readonly interruptAfter?: Breakpoints;
   readonly positional: boolean;
@@ -92,6 +96,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
   ) {
     this.name = options.name ?? "LangGraph";
     this.checkpointer = options.checkpointer || undefined;
+    this.store = options.store;
     this.interruptBefore = breakpoints(options.interruptBefore);
     this.interruptAfter = breakpoints(options.interruptAfter);
     this.positional = options.resumeMatching === "positional";

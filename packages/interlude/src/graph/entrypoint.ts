@@ -13,6 +13,7 @@ import { INTERRUPT, START } from "../constants.js";
 import type { StateSnapshot } from "../loop/snapshot.js";
 import { isCommand } from "../primitives/command.js";
 import type { Interrupt } from "../primitives/interrupt-record.js";
+import type { BaseStore } from "../store/base.js";
 import { Annotation } from "./annotation.js";
 import type { CompiledStateGraph, RunConfig, StreamConfig } from "./compiled.js";
 import { StateGraph } from "./state-graph.js";
@@ -20,6 +21,8 @@ import { StateGraph } from "./state-graph.js";
 export interface EntrypointOptions {
   name: string;
   checkpointer?: BaseCheckpointSaver;
+  /** Long-term memory: the workflow reaches it as `config.store` or `getStore()`. */
+  store?: BaseStore;
 }
 
 const WorkflowState = Annotation.Root({
@@ -33,11 +36,12 @@ export class Entrypoint<Input, Output> {
     readonly name: string,
     fn: (input: Input, config: RunnableConfig) => Output | Promise<Output>,
     checkpointer?: BaseCheckpointSaver,
+    store?: BaseStore,
   ) {
     this.graph = new StateGraph(WorkflowState)
       .addNode(name, async (state, config) => ({ output: await fn(state.input as Input, config) }))
       .addEdge(START, name)
-      .compile({ checkpointer, name }) as never;
+      .compile({ checkpointer, name, store }) as never;
   }
 
   private wrap(input: Input | unknown): unknown {
@@ -69,6 +73,7 @@ export function entrypoint<Input, Output>(
   options: EntrypointOptions | string,
   fn: (input: Input, config: RunnableConfig) => Output | Promise<Output>,
 ): Entrypoint<Input, Output> {
-  const { name, checkpointer } = typeof options === "string" ? { name: options, checkpointer: undefined } : options;
-  return new Entrypoint(name, fn, checkpointer);
+  const { name, checkpointer, store } =
+    typeof options === "string" ? { name: options } : (options as EntrypointOptions);
+  return new Entrypoint(name, fn, checkpointer, store);
 }

@@ -5,6 +5,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import type { Emitter } from "../loop/emitter.js";
+import type { BaseStore } from "../store/base.js";
 import type { StoredInterrupt } from "./signal.js";
 
 /** An answer already given to an interrupt of this task. */
@@ -46,11 +47,14 @@ export interface RunScope {
   emitter?: Emitter;
   durability: "sync" | "async" | "exit";
   signal?: AbortSignal;
+  store?: BaseStore;
 }
 
 export interface TaskScope {
   taskId: string;
   node: string;
+  /** The config the node was called with, for `getConfig()`. */
+  config: Record<string, unknown>;
   ns: string;
   run: RunScope;
   /** Answers already bound to this task's interrupts, by position and by key. */

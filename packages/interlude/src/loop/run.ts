@@ -119,6 +119,7 @@ export class GraphRun {
       emitter: this.parent?.run.emitter ?? emitter,
       durability: options.durability ?? this.parent?.run.durability ?? "sync",
       signal: options.signal,
+      store: graph.store ?? this.parent?.run.store,
     };
     this.events = new RunEvents(this.scope.emitter, this.ns, graph.spec, () => this.step);
   }
@@ -348,7 +349,15 @@ export class GraphRun {
     // Both bases already hold every key (same order as before), so each task's config is two
     // plain clones and two stores: adding a key to a clone costs ~1 us, a store ~10 ns.
     const base = (this.nodeConfigBase ??= {
-      config: { ...this.config, configurable: undefined, writer: this.writer, signal: this.scope.signal },
+      config: this.scope.store
+        ? {
+            ...this.config,
+            configurable: undefined,
+            writer: this.writer,
+            signal: this.scope.signal,
+            store: this.scope.store,
+          }
+        : { ...this.config, configurable: undefined, writer: this.writer, signal: this.scope.signal },
       configurable: { ...this.config.configurable, thread_id: this.threadId, checkpoint_ns: "" },
     });
     const configurable = { ...base.configurable };

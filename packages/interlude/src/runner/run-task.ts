@@ -39,7 +39,12 @@ export interface TaskEnv {
 const NO_INDEXED_ANSWERS: ReadonlyMap<number, GivenAnswer> = new Map();
 const NO_KEYED_ANSWERS: ReadonlyMap<string, GivenAnswer> = new Map();
 
-function newScope(env: TaskEnv, task: PreparedTask, memory: TaskMemory | undefined): TaskScope {
+function newScope(
+  env: TaskEnv,
+  task: PreparedTask,
+  memory: TaskMemory | undefined,
+  config: Record<string, unknown>,
+): TaskScope {
   let byIndex = NO_INDEXED_ANSWERS;
   let byKey = NO_KEYED_ANSWERS;
   if (memory?.answers.length) {
@@ -56,6 +61,7 @@ function newScope(env: TaskEnv, task: PreparedTask, memory: TaskMemory | undefin
   return {
     taskId: task.id,
     node: task.name,
+    config,
     ns: task.ns,
     run: env.run,
     byIndex,
@@ -125,8 +131,8 @@ async function attempt(
   task: PreparedTask,
   memory: TaskMemory | undefined,
 ): Promise<TaskOutcome> {
-  const scope = newScope(env, task, memory);
   const config = env.config(task);
+  const scope = newScope(env, task, memory, config);
   let output: unknown;
   try {
     output = taskStorage.run(scope, () => node.run(task.input, config));
