@@ -94,3 +94,14 @@ export class InterruptOutsideNodeError extends InterludeError {
     );
   }
 }
+
+/** A feature needs an optional peer package that is not installed. */
+export class MissingPeerDependencyError extends InterludeError {
+  constructor(pkg: string, feature: string, options?: { cause?: unknown }) {
+    super(
+      "MISSING_PEER_DEPENDENCY",
+      `${feature} needs ${pkg}, which is not installed. Install it next to Interlude: npm install ${pkg}.`,
+      options,
+    );
+  }
+}

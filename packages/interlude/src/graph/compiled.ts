@@ -4,6 +4,10 @@
  */
 import type { Breakpoints } from "../algo/breakpoints.js";
 import type { GraphSpec } from "../algo/spec.js";
+import { loadLangChain } from "../callbacks/langchain.js";
+import { createMessagesHandler } from "../callbacks/messages-handler.js";
+import { type EventFilters, type StreamEvent, streamGraphEvents } from "../callbacks/stream-events.js";
+import { addHandler } from "../callbacks/trace.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import type { CheckpointListOptions, RunnableConfig } from "../checkpoint/types.js";
 import { END, INTERRUPT, START } from "../constants.js";
@@ -140,12 +144,31 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
           : [config.streamMode];
     const queue = new ChunkQueue<unknown>();
     const emitter = queueEmitter(queue, modes, Array.isArray(config.streamMode), config.subgraphs === true);
-    const run = new GraphRun(this, input, this.baseConfig(config), this.runOptions(config), emitter);
+    let base = this.baseConfig(config);
+    if (modes.includes("messages")) {
+      // Tokens reach the stream through a callback handler that chat models called with the node's config report to.
+      const lc = await loadLangChain('Stream mode "messages"');
+      const handler = createMessagesHandler(lc, (ns, chunk) => emitter.emit(ns, "messages", chunk));
+      base = { ...base, callbacks: addHandler(base.callbacks, handler) };
+    }
+    const run = new GraphRun(this, input, base, this.runOptions(config), emitter);
     run.execute().then(
       () => queue.close(),
       (error) => queue.close(error),
     );
     return queue;
+  }
+
+  /**
+   * LangChain's event stream of a run (`version: "v2"`): the graph, each node, and the chat
+   * models and tools they call, started, streaming and ended. Needs `@langchain/core`.
+   */
+  streamEvents(
+    input: U | S | unknown,
+    options: StreamConfig & { version: "v1" | "v2" },
+    streamOptions?: EventFilters,
+  ): AsyncGenerator<StreamEvent> {
+    return streamGraphEvents(this, input, options, streamOptions);
   }
 
   private saverFor(what: string): BaseCheckpointSaver {

@@ -13,6 +13,9 @@ import {
   type TaskWrites,
   type Write,
 } from "../algo/writes.js";
+import type { LangChain } from "../callbacks/langchain.js";
+import { loadLangChain } from "../callbacks/langchain.js";
+import { startGraphChain, startNodeChain } from "../callbacks/trace.js";
 import type { Channel } from "../channels/base.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import type {
@@ -88,13 +91,15 @@ export class GraphRun {
   private resumeRecord?: ResumeRecord;
   private commandWrites: Write[] = [];
   private parents: Record<string, string> = {};
+  /** Loaded when the run has LangChain callbacks (the caller's, or those of the messages stream). */
+  private lc?: LangChain;
   /** `config.writer` of the nodes: chunks for the `custom` stream mode. */
   private readonly writer = (chunk: unknown): void => this.emit("custom", () => chunk);
 
   constructor(
     private readonly graph: GraphInternals,
     private readonly input: unknown,
-    private readonly config: RunnableConfig,
+    private config: RunnableConfig,
     private readonly options: RunOptions,
     emitter?: Emitter,
   ) {
@@ -139,7 +144,28 @@ export class GraphRun {
     );
   }
 
-  private async run(): Promise<RunResult> {
+  private run(): Promise<RunResult> {
+    return this.config.callbacks === undefined || this.config.callbacks === null ? this.runSteps() : this.runTraced();
+  }
+
+  /** The run inside its chain run; a subgraph's chain is the node that runs it, so it opens none. */
+  private async runTraced(): Promise<RunResult> {
+    this.lc = await loadLangChain("Callbacks");
+    if (this.parent) return this.runSteps();
+    const chain = await startGraphChain(this.lc, this.config, this.graph.name, this.input);
+    this.config = chain.config;
+    let result: RunResult;
+    try {
+      result = await this.runSteps();
+    } catch (error) {
+      await chain.fail(error);
+      throw error;
+    }
+    await chain.end(result.values);
+    return result;
+  }
+
+  private async runSteps(): Promise<RunResult> {
     const early = await this.start();
     if (early) return early;
     const result = await this.loop();
@@ -339,6 +365,7 @@ export class GraphRun {
       config: (task) => this.nodeConfig(task.ns),
       saveTaskCalls: (task, calls) => this.persistence.saveWrites(checkpointId, task.id, [[TASK_RESULT, calls]]),
       sleep,
+      trace: this.lc && ((task, config) => startNodeChain(this.lc!, config, task, this.step + 1)),
     };
   }
 

@@ -6,6 +6,7 @@ import { branchWrites, edgeWrites, outputWrites, stateAfterWrites } from "../alg
 import type { GraphSpec, NodeSpec } from "../algo/spec.js";
 import type { PreparedTask } from "../algo/tasks.js";
 import type { Write } from "../algo/writes.js";
+import type { ChainRun } from "../callbacks/trace.js";
 import { PULL } from "../constants.js";
 import {
   type GivenAnswer,
@@ -14,7 +15,7 @@ import {
   type TaskScope,
   taskStorage,
 } from "../interrupt/context.js";
-import { isGraphInterrupt, ParentCommand } from "../interrupt/signal.js";
+import { GraphInterrupt, isGraphInterrupt, ParentCommand } from "../interrupt/signal.js";
 import { Command, isCommand } from "../primitives/command.js";
 import type { TaskOutcome } from "./outcome.js";
 import { retryDelay } from "./retry.js";
@@ -33,6 +34,8 @@ export interface TaskEnv {
   /** Persists `task()` results of a task as soon as they exist. */
   saveTaskCalls: (task: PreparedTask, calls: TaskCallRecord[]) => Promise<void>;
   sleep: (ms: number) => Promise<void>;
+  /** Set when the run has LangChain callbacks: opens the task's chain run (see callbacks/trace.ts). */
+  trace?: (task: PreparedTask, config: Record<string, unknown>) => Promise<ChainRun>;
 }
 
 /** Shared by every task without answers (most of them): a scope only reads its answer maps. */
@@ -95,6 +98,12 @@ async function finish(
   return { kind: "done", task, writes, output };
 }
 
+/** A node that paused or had its answer refused did not finish: its chain run ends in error. */
+function closeTrace(trace: ChainRun, scope: TaskScope, output: unknown): Promise<void> {
+  const stopped = scope.rejection ?? (scope.raised && new GraphInterrupt(scope.raised));
+  return stopped ? trace.fail(stopped) : trace.end(output);
+}
+
 function isResumeRejection(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
   return code === "INTERRUPT_MISMATCH" || code === "INVALID_RESUME";
@@ -131,13 +140,17 @@ async function attempt(
   task: PreparedTask,
   memory: TaskMemory | undefined,
 ): Promise<TaskOutcome> {
-  const config = env.config(task);
+  let config = env.config(task);
+  const trace = env.trace && (await env.trace(task, config));
+  if (trace) config = trace.config;
   const scope = newScope(env, task, memory, config);
   let output: unknown;
   try {
     output = taskStorage.run(scope, () => node.run(task.input, config));
     if (output !== null && typeof (output as Promise<unknown>)?.then === "function") output = await output;
+    if (trace) await closeTrace(trace, scope, output);
   } catch (error) {
+    if (trace) await (error instanceof ParentCommand ? trace.end(error.command) : trace.fail(error));
     if (scope.rejection) return { kind: "rejected", task, error: scope.rejection };
     // A subgraph run by this task refused an answer: the whole run is refused.
     if (isResumeRejection(error)) return { kind: "rejected", task, error: error as Error };
