@@ -33,7 +33,15 @@ function originOf(
   return { ns: streamNamespace(ns), metadata: { tags, name, ...metadata } };
 }
 
-export function createMessagesHandler(lc: LangChain, emit: EmitMessage): BaseCallbackHandler {
+/**
+ * `visible(ns)`: whether the stream shows that namespace. A hidden subgraph's tokens are not
+ * marked as sent, so its final message still shows once, as the output of the parent's node.
+ */
+export function createMessagesHandler(
+  lc: LangChain,
+  emit: EmitMessage,
+  visible: (ns: string) => boolean,
+): BaseCallbackHandler {
   const { isBaseMessage, isBaseMessageChunk, isToolMessage, AIMessageChunk } = lc.messages;
 
   class StreamMessagesHandler extends lc.BaseCallbackHandler {
@@ -75,7 +83,7 @@ export function createMessagesHandler(lc: LangChain, emit: EmitMessage): BaseCal
     ) {
       if (tags?.includes("nostream") || tags?.includes("langsmith:nostream")) return;
       const origin = originOf(metadata, tags, name);
-      if (origin) this.origins.set(runId, origin);
+      if (origin && visible(origin.ns)) this.origins.set(runId, origin);
     }
 
     override handleLLMNewToken(token: string, _idx: unknown, runId: string, _p?: string, _t?: string[], fields?: any) {
@@ -116,7 +124,7 @@ export function createMessagesHandler(lc: LangChain, emit: EmitMessage): BaseCal
       // Only the chain of a node (not chains the node runs itself) reports the node's output.
       if (!metadata || name !== metadata.langgraph_node || tags?.includes("langsmith:hidden")) return;
       const origin = originOf(metadata, tags, name);
-      if (!origin) return;
+      if (!origin || !visible(origin.ns)) return;
       this.origins.set(runId, origin);
       // Messages the node was given are not news when it returns them.
       if (inputs && typeof inputs === "object")

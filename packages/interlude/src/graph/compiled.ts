@@ -148,7 +148,11 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
     if (modes.includes("messages")) {
       // Tokens reach the stream through a callback handler that chat models called with the node's config report to.
       const lc = await loadLangChain('Stream mode "messages"');
-      const handler = createMessagesHandler(lc, (ns, chunk) => emitter.emit(ns, "messages", chunk));
+      const handler = createMessagesHandler(
+        lc,
+        (ns, chunk) => emitter.emit(ns, "messages", chunk),
+        (ns) => ns === "" || emitter.subgraphs,
+      );
       base = { ...base, callbacks: addHandler(base.callbacks, handler) };
     }
     const run = new GraphRun(this, input, base, this.runOptions(config), emitter);

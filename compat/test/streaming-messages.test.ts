@@ -1,0 +1,197 @@
+/**
+ * Token streaming, streamEvents and the store, on both runtimes: the same graph code with
+ * @langchain/core's fake chat models. Task ids differ by design (uuids against hashes), so
+ * namespaces are compared with their ids cut off; run ids are left out.
+ */
+import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
+import { FakeListChatModel } from "@langchain/core/utils/testing";
+import { collect, compare, type Runtime } from "./harness.js";
+
+/** "agent:1f0c…|inner:9a2b…" -> "agent|inner". */
+const withoutIds = (ns: unknown) => (typeof ns === "string" ? ns.replace(/:[^|]+/g, "") : ns);
+
+function metadataOf(metadata: Record<string, unknown>) {
+  return {
+    ...metadata,
+    langgraph_checkpoint_ns: withoutIds(metadata.langgraph_checkpoint_ns),
+    checkpoint_ns: withoutIds(metadata.checkpoint_ns),
+  };
+}
+
+function messagesState({ Annotation }: Runtime) {
+  return Annotation.Root({
+    messages: Annotation({ reducer: (a: BaseMessage[], b: BaseMessage[]) => a.concat(b), default: () => [] }),
+  });
+}
+
+function agent(lib: Runtime, responses: string[]) {
+  const { StateGraph, START } = lib;
+  const model = new FakeListChatModel({ responses });
+  return new StateGraph(messagesState(lib))
+    .addNode("agent", async (state: { messages: BaseMessage[] }, config: unknown) => ({
+      messages: [await model.invoke(state.messages, config as never)],
+    }))
+    .addEdge(START, "agent")
+    .compile();
+}
+
+compare("streaming messages", {
+  'stream mode "messages": a chat model in a node, token by token, with the node\'s metadata': {
+    from: "pregel.test.ts: should stream messages from a chat model",
+    async run(lib) {
+      const graph = agent(lib, ["hi there"]);
+      const chunks = await collect(
+        await graph.stream(
+          { messages: [new HumanMessage("hello")] },
+          { streamMode: "messages", configurable: { thread_id: "t" } },
+        ),
+      );
+      return chunks.map(([message, metadata]: [BaseMessage, Record<string, unknown>]) => [
+        message.content,
+        message.constructor.name,
+        metadataOf(metadata),
+      ]);
+    },
+  },
+
+  "a message a node returns without streaming is emitted once; its input messages are not": async (lib) => {
+    const { StateGraph, START } = lib;
+    const graph = new StateGraph(messagesState(lib))
+      .addNode("echo", (state: { messages: BaseMessage[] }) => ({
+        messages: [...state.messages, new AIMessage({ content: "done", id: "a1" })],
+      }))
+      .addEdge(START, "echo")
+      .compile();
+    const chunks = await collect(
+      await graph.stream({ messages: [new HumanMessage({ content: "hi", id: "h1" })] }, { streamMode: "messages" }),
+    );
+    return chunks.map(([message, metadata]: [BaseMessage, Record<string, unknown>]) => [
+      message.id,
+      message.content,
+      metadataOf(metadata),
+    ]);
+  },
+
+  "messages and updates in one stream: tokens first, then the node's update": async (lib) => {
+    const graph = agent(lib, ["yo"]);
+    const chunks = await collect(await graph.stream({ messages: [] }, { streamMode: ["messages", "updates"] }));
+    return chunks.map(([mode, chunk]: [string, any]) =>
+      mode === "messages" ? [mode, chunk[0].content] : [mode, Object.keys(chunk), chunk.agent.messages[0].content],
+    );
+  },
+
+  "subgraphs: true streams a subgraph's tokens under the subgraph's namespace": async (lib) => {
+    const { StateGraph, START } = lib;
+    const model = new FakeListChatModel({ responses: ["ab"] });
+    const child = new StateGraph(messagesState(lib))
+      .addNode("inner", async (state: { messages: BaseMessage[] }, config: unknown) => ({
+        messages: [await model.invoke(state.messages, config as never)],
+      }))
+      .addEdge(START, "inner")
+      .compile();
+    const graph = new StateGraph(messagesState(lib)).addNode("child", child).addEdge(START, "child").compile();
+    const chunks = await collect(await graph.stream({ messages: [] }, { streamMode: "messages", subgraphs: true }));
+    return chunks.map(([ns, [message, metadata]]: [string[], [BaseMessage, Record<string, unknown>]]) => [
+      ns.map(withoutIds),
+      message.content,
+      metadata.langgraph_node,
+      withoutIds(metadata.langgraph_checkpoint_ns),
+    ]);
+  },
+
+  "a subgraph's tokens stay out of the stream without subgraphs: true": async (lib) => {
+    const { StateGraph, START } = lib;
+    const model = new FakeListChatModel({ responses: ["ab"] });
+    const child = new StateGraph(messagesState(lib))
+      .addNode("inner", async (state: { messages: BaseMessage[] }, config: unknown) => ({
+        messages: [await model.invoke(state.messages, config as never)],
+      }))
+      .addEdge(START, "inner")
+      .compile();
+    const graph = new StateGraph(messagesState(lib)).addNode("child", child).addEdge(START, "child").compile();
+    return (await collect(await graph.stream({ messages: [] }, { streamMode: "messages" }))).length;
+  },
+
+  "streamEvents v2: graph, node and chat model events in order, with names, tags and chunks": async (lib) => {
+    const graph = agent(lib, ["hey"]);
+    const events = await collect(graph.streamEvents({ messages: [] }, { version: "v2" }));
+    return events.map((e: any) => ({
+      event: e.event,
+      name: e.name,
+      tags: e.tags,
+      metadata: metadataOf(e.metadata),
+      chunk: e.data.chunk?.content ?? (e.data.chunk ? Object.keys(e.data.chunk) : undefined),
+      input: e.event === "on_chain_start" ? e.data.input : undefined,
+      output: e.event.endsWith("_end") ? JSON.stringify(e.data.output)?.length : undefined,
+    }));
+  },
+});
+
+compare("store", {
+  "a node remembers with config.store, another thread reads it": async ({
+    Annotation,
+    StateGraph,
+    START,
+    InMemoryStore,
+    MemorySaver,
+  }) => {
+    const store = new InMemoryStore();
+    const State = Annotation.Root({ user: Annotation(), seen: Annotation() });
+    const graph = new StateGraph(State)
+      .addNode("remember", async (state: { user: string }, config: any) => {
+        const before = await config.store.search(["memories", state.user]);
+        await config.store.put(["memories", state.user], `m${before.length}`, { text: `visit ${before.length}` });
+        return { seen: before.map((item: any) => item.value.text) };
+      })
+      .addEdge(START, "remember")
+      .compile({ store, checkpointer: new MemorySaver() });
+    await graph.invoke({ user: "ada" }, { configurable: { thread_id: "1" } });
+    const second = await graph.invoke({ user: "ada" }, { configurable: { thread_id: "2" } });
+    const item = await store.get(["memories", "ada"], "m1");
+    return { second, item: { ...item, createdAt: undefined, updatedAt: undefined } };
+  },
+
+  "search by prefix and filter, paging, listNamespaces, delete": async ({ InMemoryStore }) => {
+    const store = new InMemoryStore();
+    await store.put(["users", "alice", "prefs"], "a", { kind: "note", rank: 1 });
+    await store.put(["users", "alice", "notes"], "b", { kind: "note", rank: 5 });
+    await store.put(["users", "bob"], "c", { kind: "task", rank: 9 });
+    const plain = (items: any[]) => items.map((i) => [i.namespace, i.key, i.value, i.score]);
+    const out = {
+      all: plain(await store.search(["users"])),
+      alice: plain(await store.search(["users", "alice"])),
+      notes: plain(await store.search(["users"], { filter: { kind: "note" } })),
+      ranked: plain(await store.search(["users"], { filter: { rank: { $gt: 1 } } })),
+      page: plain(await store.search(["users"], { limit: 1, offset: 1 })),
+      namespaces: await store.listNamespaces({ prefix: ["users"] }),
+      depth: await store.listNamespaces({ maxDepth: 2 }),
+      suffix: await store.listNamespaces({ suffix: ["prefs"] }),
+      deleted: undefined as unknown,
+    };
+    await store.delete(["users", "bob"], "c");
+    out.deleted = [await store.get(["users", "bob"], "c"), plain(await store.search(["users"]))];
+    return out;
+  },
+
+  "getStore() and getConfig() inside a node": async ({
+    Annotation,
+    StateGraph,
+    START,
+    InMemoryStore,
+    getStore,
+    getConfig,
+  }) => {
+    const store = new InMemoryStore();
+    await store.put(["facts"], "sky", { color: "blue" });
+    const State = Annotation.Root({ out: Annotation() });
+    const graph = new StateGraph(State)
+      .addNode("n", async () => {
+        const config = getConfig();
+        const item = await getStore().get(["facts"], "sky");
+        return { out: [item.value.color, config.configurable.thread_id, config.configurable.tenant] };
+      })
+      .addEdge(START, "n")
+      .compile({ store });
+    return graph.invoke({}, { configurable: { thread_id: "t", tenant: "acme" } });
+  },
+});
