@@ -195,3 +195,91 @@ compare("store", {
     return graph.invoke({}, { configurable: { thread_id: "t", tenant: "acme" } });
   },
 });
+
+compare("streaming messages, more", {
+  "two model calls in one node": async (lib) => {
+    const { StateGraph, START } = lib;
+    const model = new FakeListChatModel({ responses: ["ab", "cd"] });
+    const graph = new StateGraph(messagesState(lib))
+      .addNode("agent", async (state: any, config: any) => {
+        const a = await model.invoke(state.messages, config);
+        const b = await model.invoke([...state.messages, a], config);
+        return { messages: [a, b, new AIMessage("extra")] };
+      })
+      .addEdge(START, "agent")
+      .compile();
+    const chunks = await collect(await graph.stream({ messages: [] }, { streamMode: "messages" }));
+    return chunks.map(([m, meta]: any) => [m.content, m.constructor.name, meta.langgraph_node, meta.tags, meta.name]);
+  },
+  "node returns a Command with messages": async (lib) => {
+    const { StateGraph, START, Command } = lib;
+    const graph = new StateGraph(messagesState(lib))
+      .addNode("a", () => new Command({ update: { messages: [new AIMessage("from command")] }, goto: "b" }), {
+        ends: ["b"],
+      })
+      .addNode("b", () => ({ messages: [new AIMessage("from b")] }))
+      .addEdge(START, "a")
+      .compile();
+    const chunks = await collect(await graph.stream({ messages: [] }, { streamMode: "messages" }));
+    return chunks.map(([m, meta]: any) => [m.content, meta.langgraph_node, meta.langgraph_step]);
+  },
+  "interrupt in a node under the messages stream, then resume": async (lib) => {
+    const { StateGraph, START, interrupt, Command, MemorySaver, Annotation } = lib;
+    const model = new FakeListChatModel({ responses: ["draft"] });
+    const State = Annotation.Root({ text: Annotation() });
+    const graph = new StateGraph(State)
+      .addNode("write", async (_s: any, config: any) => {
+        const draft = await model.invoke([new HumanMessage("go")], config);
+        const verdict = interrupt({ draft: draft.content });
+        return { text: `${draft.content}:${verdict}` };
+      })
+      .addEdge(START, "write")
+      .compile({ checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "t" } };
+    const first = await collect(await graph.stream({ text: "" }, { ...config, streamMode: ["messages", "updates"] }));
+    const second = await collect(
+      await graph.stream(new Command({ resume: "ok" }), { ...config, streamMode: ["messages", "updates"] }),
+    );
+    const show = (chunks: any[]) => chunks.map(([mode, c]: any) => (mode === "messages" ? c[0].content : c));
+    return [show(first), show(second)];
+  },
+  "streamEvents with a subgraph": async (lib) => {
+    const { StateGraph, START } = lib;
+    const model = new FakeListChatModel({ responses: ["ab"] });
+    const child = new StateGraph(messagesState(lib))
+      .addNode("inner", async (state: any, config: any) => ({ messages: [await model.invoke(state.messages, config)] }))
+      .addEdge(START, "inner")
+      .compile();
+    const graph = new StateGraph(messagesState(lib)).addNode("child", child).addEdge(START, "child").compile();
+    const events = await collect(graph.streamEvents({ messages: [] }, { version: "v2" }));
+    return events.map((e: any) => [e.event, e.name, e.tags, withoutIds(e.metadata.langgraph_checkpoint_ns)]);
+  },
+  "streamEvents with streamMode values": async (lib) => {
+    const { StateGraph, START } = lib;
+    const model = new FakeListChatModel({ responses: ["ab"] });
+    const graph = new StateGraph(messagesState(lib))
+      .addNode("agent", async (state: any, config: any) => ({ messages: [await model.invoke(state.messages, config)] }))
+      .addEdge(START, "agent")
+      .compile();
+    const events = await collect(graph.streamEvents({ messages: [] }, { version: "v2", streamMode: "values" }));
+    return events.filter((e: any) => e.event === "on_chain_stream").map((e: any) => [e.name, e.data.chunk]);
+  },
+  "a node that throws under streamEvents: the events up to it, then the error": {
+    async run(lib) {
+      const { StateGraph, START, Annotation } = lib;
+      const graph = new StateGraph(Annotation.Root({ x: Annotation() }))
+        .addNode("boom", () => {
+          throw new TypeError("bad");
+        })
+        .addEdge(START, "boom")
+        .compile();
+      const events: string[] = [];
+      try {
+        for await (const e of graph.streamEvents({ x: 1 }, { version: "v2" })) events.push(`${e.event} ${e.name}`);
+      } catch (error) {
+        return { events, error: (error as Error).name };
+      }
+      return { events };
+    },
+  },
+});

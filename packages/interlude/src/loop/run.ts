@@ -148,10 +148,9 @@ export class GraphRun {
     return this.config.callbacks === undefined || this.config.callbacks === null ? this.runSteps() : this.runTraced();
   }
 
-  /** The run inside its chain run; a subgraph's chain is the node that runs it, so it opens none. */
+  /** The run inside its chain run (a subgraph's is a child of the node that runs it). */
   private async runTraced(): Promise<RunResult> {
     this.lc = await loadLangChain("Callbacks");
-    if (this.parent) return this.runSteps();
     const chain = await startGraphChain(this.lc, this.config, this.graph.name, this.input);
     this.config = chain.config;
     let result: RunResult;
