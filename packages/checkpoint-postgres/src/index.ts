@@ -1,3 +1,3 @@
 export { PostgresSaver, type PostgresSaverOptions } from "./saver.js";
 export { SCHEMA_VERSION } from "./schema.js";
-export { PostgresStore, STORE_SCHEMA_VERSION } from "./store.js";
+export { PostgresStore, type PostgresStoreConfig, STORE_SCHEMA_VERSION } from "./store.js";

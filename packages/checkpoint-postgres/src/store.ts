@@ -3,7 +3,14 @@
  * `compile({ store })`. Items live in one table keyed by namespace and key; the batch sequence,
  * filters and namespace listings are the core's `StoreKit`, so every store answers alike.
  */
-import { InterludeError, type Item, type PutOperation, StorageError, StoreKit } from "@interlude/core";
+import {
+  InterludeError,
+  type Item,
+  type PutOperation,
+  StorageError,
+  StoreKit,
+  UnsupportedStoreOptionError,
+} from "@interlude/core";
 import pg from "pg";
 
 /** Labels cannot contain ".", so the joined namespace splits back exactly. */
@@ -64,17 +71,53 @@ function itemOf(row: Row): Item {
 
 const COLUMNS = "namespace, key, value, created_at, updated_at";
 
+/** LangGraph's `PostgresStoreConfig`, less what Interlude's store does not do (refused when given). */
+export interface PostgresStoreConfig {
+  connectionOptions: string | pg.PoolConfig;
+  /** Create the table on first use (default true); false when migrations run separately (`setup()`). */
+  ensureTables?: boolean;
+  schema?: never;
+  ttl?: never;
+  index?: never;
+  textSearchLanguage?: never;
+}
+
+const UNSUPPORTED: Record<string, string> = {
+  schema: "Tables live in the connection's search_path; set it in connectionOptions (options: '-c search_path=...').",
+  ttl: "Items do not expire; delete them with store.delete().",
+  index: "Semantic search needs an embeddings index, which Interlude's stores do not have.",
+  textSearchLanguage: "Full-text search is not implemented; search by namespace prefix and filter.",
+};
+
 export class PostgresStore extends StoreKit {
   readonly pool: pg.Pool;
   private readonly ownsPool: boolean;
+  private readonly autoSetup: boolean;
   private ready: Promise<void> | undefined;
 
-  /** A connection string (the store owns and ends the pool) or a pool shared with, say, the saver. */
-  constructor(pool: pg.Pool | string) {
+  /** `PostgresStore.fromConnString("postgres://user@host/db")`: the store owns (and ends) the pool. */
+  static fromConnString(connectionString: string, options: Omit<PostgresStoreConfig, "connectionOptions"> = {}) {
+    return new PostgresStore({ ...options, connectionOptions: connectionString });
+  }
+
+  /**
+   * A pool shared with, say, the saver; or a connection string or LangGraph's config object
+   * (`{ connectionOptions }`), when the store makes and ends its own pool.
+   */
+  constructor(pool: pg.Pool | string | PostgresStoreConfig) {
     super();
-    this.ownsPool = typeof pool === "string";
-    this.pool = typeof pool === "string" ? new pg.Pool({ connectionString: pool }) : pool;
-    if (this.ownsPool) this.pool.on("error", () => {});
+    const config = typeof pool === "string" ? { connectionOptions: pool } : pool instanceof pg.Pool ? undefined : pool;
+    for (const option of Object.keys(UNSUPPORTED))
+      if (config && (config as unknown as Record<string, unknown>)[option] !== undefined)
+        throw new UnsupportedStoreOptionError(option, UNSUPPORTED[option]!);
+    this.ownsPool = config !== undefined;
+    this.autoSetup = config?.ensureTables ?? true;
+    if (config === undefined) this.pool = pool as pg.Pool;
+    else {
+      const options = config.connectionOptions;
+      this.pool = new pg.Pool(typeof options === "string" ? { connectionString: options } : options);
+      this.pool.on("error", () => {});
+    }
   }
 
   /** Creates the table; run on first use, safe to call from several processes at once. */
@@ -91,7 +134,7 @@ export class PostgresStore extends StoreKit {
   }
 
   private async withClient<T>(operation: string, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    if (operation !== "store setup") await this.setup();
+    if (operation !== "store setup" && this.autoSetup) await this.setup();
     let client: pg.PoolClient | undefined;
     let broken = false;
     try {

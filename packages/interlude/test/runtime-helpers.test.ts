@@ -1,5 +1,6 @@
 import {
   Annotation,
+  Command,
   entrypoint,
   getConfig,
   getStore,
@@ -101,6 +102,17 @@ describe("getConfig() and getWriter()", () => {
     expect(seen!.configurable).toMatchObject({ thread_id: "cfg", tenant: "acme" });
     expect(String(seen!.configurable!.checkpoint_ns)).toMatch(/^n:/);
     expect(seen!.signal === undefined || seen!.signal instanceof AbortSignal).toBe(true);
+  });
+
+  it("config.interrupt pauses the node like interrupt(), and the answer resumes it", async () => {
+    const graph = new StateGraph(State)
+      .addNode("ask", (_state, config: LangGraphRunnableConfig) => ({ seen: [String(config.interrupt!("name?"))] }))
+      .addEdge(START, "ask")
+      .compile({ checkpointer: new MemorySaver() });
+    const thread = { configurable: { thread_id: "ask" } };
+    const paused = await graph.invoke({ user: "x" }, thread);
+    expect(paused.__interrupt__?.[0]?.value).toBe("name?");
+    expect((await graph.invoke(new Command({ resume: "Ada" }), thread)).seen).toEqual(["Ada"]);
   });
 
   it("getWriter() sends chunks to the custom stream mode", async () => {

@@ -16,6 +16,8 @@ export interface Runtime<ContextType = Record<string, unknown>, WriterType = (ch
   store?: BaseStore;
   /** Sends a chunk to the `custom` stream mode (dropped when nobody streams it). */
   writer: WriterType;
+  /** `interrupt()`, handed to the node (the same function as the exported one). */
+  interrupt: (value: unknown, options?: any) => any;
   /** Aborted when the run is cancelled. */
   signal: AbortSignal;
 }

@@ -35,6 +35,7 @@ import {
   RunCancelledError,
 } from "../errors/graph.js";
 import { currentTask, type RunScope, type TaskScope } from "../interrupt/context.js";
+import { interrupt } from "../interrupt/interrupt.js";
 import { GraphInterrupt, ParentCommand, publicInterrupt, type StoredInterrupt } from "../interrupt/signal.js";
 import { type Command, isCommand } from "../primitives/command.js";
 import type { Interrupt } from "../primitives/interrupt-record.js";
@@ -380,10 +381,11 @@ export class GraphRun {
             ...this.config,
             configurable: undefined,
             writer: this.writer,
+            interrupt,
             signal: this.scope.signal,
             store: this.scope.store,
           }
-        : { ...this.config, configurable: undefined, writer: this.writer, signal: this.scope.signal },
+        : { ...this.config, configurable: undefined, writer: this.writer, interrupt, signal: this.scope.signal },
       configurable: { ...this.config.configurable, thread_id: this.threadId, checkpoint_ns: "" },
     });
     const configurable = { ...base.configurable };
