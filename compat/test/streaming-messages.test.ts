@@ -128,6 +128,22 @@ compare("streaming messages", {
 });
 
 compare("store", {
+  "a search with a query": {
+    differs: "Store: no semantic search",
+    async run({ InMemoryStore }) {
+      const store = new InMemoryStore();
+      await store.put(["docs"], "a", { text: "cats" });
+      return (await store.search(["docs"], { query: "felines" })).map((item: any) => item.key);
+    },
+  },
+
+  "getConfig() outside a node": {
+    differs: "getConfig() outside a node",
+    async run({ getConfig }) {
+      return getConfig() ?? "no config";
+    },
+  },
+
   "a node remembers with config.store, another thread reads it": async ({
     Annotation,
     StateGraph,
