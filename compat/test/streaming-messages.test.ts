@@ -54,6 +54,22 @@ compare("streaming messages", {
     },
   },
 
+  "a model called without the node's config still streams (LangChain's ambient config)": async (lib) => {
+    const { StateGraph, START } = lib;
+    const model = new FakeListChatModel({ responses: ["hi"] });
+    const graph = new StateGraph(messagesState(lib))
+      .addNode("agent", async (state: { messages: BaseMessage[] }) => ({
+        messages: [await model.invoke(state.messages)],
+      }))
+      .addEdge(START, "agent")
+      .compile();
+    const chunks = await collect(await graph.stream({ messages: [] }, { streamMode: "messages" }));
+    return chunks.map(([message, metadata]: [BaseMessage, Record<string, unknown>]) => [
+      message.content,
+      metadataOf(metadata),
+    ]);
+  },
+
   "a message a node returns without streaming is emitted once; its input messages are not": async (lib) => {
     const { StateGraph, START } = lib;
     const graph = new StateGraph(messagesState(lib))

@@ -48,6 +48,19 @@ describe('stream mode "messages"', () => {
     expect(metadata.checkpoint_ns).toBe(metadata.langgraph_checkpoint_ns);
   });
 
+  it("streams a model the node calls without passing its config", async () => {
+    const model = new FakeListChatModel({ responses: ["ok"] });
+    const graph = new StateGraph(State)
+      .addNode("agent", async (state) => ({ messages: [await model.invoke(state.messages)] }))
+      .addEdge(START, "agent")
+      .compile();
+    const chunks = (await collect(await graph.stream({ messages: [] }, { streamMode: "messages" }))) as MessageChunk[];
+    expect(chunks.map(([message, metadata]) => [message.content, metadata.langgraph_node])).toEqual([
+      ["o", "agent"],
+      ["k", "agent"],
+    ]);
+  });
+
   it("emits once a message a node returns without streaming it, and never the messages it was given", async () => {
     const graph = new StateGraph(State)
       .addNode("echo", (state) => ({ messages: [...state.messages, new AIMessage({ content: "done", id: "a1" })] }))

@@ -38,6 +38,8 @@ export function addHandler(callbacks: unknown, handler: unknown): Callbacks {
 export interface ChainRun {
   /** The config for what runs inside: its callbacks are this run's children. */
   config: Config;
+  /** Runs `body` with `config` as LangChain's ambient config: a model called without one still reports here. */
+  within<T>(body: () => T): T;
   end(output: unknown): Promise<void>;
   fail(error: unknown): Promise<void>;
 }
@@ -72,6 +74,7 @@ async function startChain(
   delete inner.runName;
   return {
     config: inner,
+    within: (body) => lc.runWithConfig(inner, body),
     end: async (output) => {
       await run?.handleChainEnd(asChainValues(output, "output"));
     },

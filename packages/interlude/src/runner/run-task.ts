@@ -146,7 +146,9 @@ async function attempt(
   const scope = newScope(env, task, memory, config);
   let output: unknown;
   try {
-    output = taskStorage.run(scope, () => node.run(task.input, config));
+    output = trace
+      ? taskStorage.run(scope, () => trace.within(() => node.run(task.input, config)))
+      : taskStorage.run(scope, () => node.run(task.input, config));
     if (output !== null && typeof (output as Promise<unknown>)?.then === "function") output = await output;
     if (trace) await closeTrace(trace, scope, output);
   } catch (error) {
