@@ -70,6 +70,23 @@ compare("streaming messages", {
     ]);
   },
 
+  "functional API: a model called in a task streams under the task's name": async ({ entrypoint, task }) => {
+    const model = new FakeListChatModel({ responses: ["hi"] });
+    const callModel = task("callModel", async (text: string) => (await model.invoke([new HumanMessage(text)])).content);
+    const workflow = entrypoint({ name: "wf" }, async (text: string) => {
+      const first = await callModel(text);
+      const second = await model.invoke([new HumanMessage("again")]);
+      return `${first}${second.content}`;
+    });
+    const chunks = await collect(await workflow.stream("go", { streamMode: "messages" }));
+    return chunks.map(([message, metadata]: [BaseMessage, Record<string, unknown>]) => [
+      message.content,
+      metadata.langgraph_node,
+      metadata.langgraph_path,
+      withoutIds(metadata.langgraph_checkpoint_ns),
+    ]);
+  },
+
   "a message a node returns without streaming is emitted once; its input messages are not": async (lib) => {
     const { StateGraph, START } = lib;
     const graph = new StateGraph(messagesState(lib))

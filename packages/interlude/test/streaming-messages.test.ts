@@ -2,7 +2,7 @@
  * Token streaming: stream mode "messages", callbacks handed to nodes, and streamEvents v2,
  * with @langchain/core's own fake chat models (offline, scripted).
  */
-import { Annotation, START, StateGraph } from "@interlude/core";
+import { Annotation, entrypoint, START, StateGraph, task } from "@interlude/core";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { FakeListChatModel, FakeStreamingChatModel } from "@langchain/core/utils/testing";
@@ -129,6 +129,22 @@ describe('stream mode "messages"', () => {
       .addEdge(START, "noop")
       .compile();
     expect(await collect(await graph.stream({ messages: [] }, { streamMode: "messages" }))).toEqual([]);
+  });
+});
+
+describe("functional API", () => {
+  it("tokens of a model called inside task() carry the task's name, in the workflow's namespace", async () => {
+    const model = new FakeListChatModel({ responses: ["ab"] });
+    const summarise = task("summarise", async (text: string) => (await model.invoke([new HumanMessage(text)])).content);
+    const workflow = entrypoint({ name: "wf" }, async (text: string) => summarise(text));
+    const chunks = (await collect(await workflow.stream("go", { streamMode: "messages", subgraphs: true }))) as Array<
+      [string[], MessageChunk]
+    >;
+    expect(chunks.map(([ns, [message, metadata]]) => [ns, message.content, metadata.langgraph_node])).toEqual([
+      [[], "a", "summarise"],
+      [[], "b", "summarise"],
+    ]);
+    expect(chunks[0]![1][1].langgraph_checkpoint_ns).toMatch(/^wf:[^|]+\|summarise:/);
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { BaseMessage } from "@langchain/core/messages";
-import { NS_SEP } from "../constants.js";
+import { NS_SEP, PUSH } from "../constants.js";
 import { isCommand } from "../primitives/command.js";
 import type { LangChain } from "./langchain.js";
 
@@ -17,10 +17,17 @@ interface Origin {
   metadata: Record<string, unknown>;
 }
 
-/** The namespace of the graph a task runs in: its checkpoint namespace less the task's own segment. */
-export function streamNamespace(checkpointNs: string): string {
-  const cut = checkpointNs.lastIndexOf(NS_SEP);
-  return cut < 0 ? "" : checkpointNs.slice(0, cut);
+/**
+ * The namespace of the graph a task runs in: its checkpoint namespace less the task's own
+ * segment, and one more per `task()` call it is nested in (their paths end in `true`).
+ */
+export function streamNamespace(checkpointNs: string, path?: unknown): string {
+  let segments = 1;
+  while (Array.isArray(path) && path[0] === PUSH && path[path.length - 1] === true) {
+    segments++;
+    path = path[1];
+  }
+  return checkpointNs.split(NS_SEP).slice(0, -segments).join(NS_SEP);
 }
 
 function originOf(
@@ -30,7 +37,7 @@ function originOf(
 ): Origin | undefined {
   const ns = (metadata?.langgraph_checkpoint_ns ?? metadata?.checkpoint_ns) as string | undefined;
   if (!ns) return undefined;
-  return { ns: streamNamespace(ns), metadata: { tags, name, ...metadata } };
+  return { ns: streamNamespace(ns, metadata?.langgraph_path), metadata: { tags, name, ...metadata } };
 }
 
 /**

@@ -5,8 +5,9 @@
  * config report to the right parent with the node's `langgraph_*` metadata.
  */
 import type { Callbacks } from "@langchain/core/callbacks/manager";
+import { fastId } from "../algo/hash.js";
 import type { PreparedTask } from "../algo/tasks.js";
-import { START } from "../constants.js";
+import { NS_END, NS_SEP, PUSH, START } from "../constants.js";
 import type { LangChain } from "./langchain.js";
 
 type Config = Record<string, unknown>;
@@ -108,4 +109,31 @@ export function startNodeChain(lc: LangChain, config: Config, task: PreparedTask
   // The input "node" is bookkeeping: tracers hide it, as they do in LangGraph.
   const tags = task.name === START ? [`graph:step:${step}`, "langsmith:hidden"] : [`graph:step:${step}`];
   return startChain(lc, config, task.name, task.input, metadata, tags);
+}
+
+/**
+ * The chain run of a `task()` call inside a node (functional API), named and namespaced as
+ * LangGraph names the task it makes of the call, so its tokens carry the task's name.
+ */
+export function startCallChain(
+  lc: LangChain,
+  config: Config,
+  task: PreparedTask,
+  step: number,
+  name: string,
+  index: number,
+  input: unknown,
+): Promise<ChainRun> {
+  const ns = `${task.ns}${NS_SEP}${name}${NS_END}${fastId(`${task.id}|call|${index}|${name}`)}`;
+  const metadata = {
+    ...(config.metadata as object),
+    langgraph_step: step,
+    langgraph_node: name,
+    langgraph_triggers: [PUSH],
+    // A call's path ends in `true`: readers know its namespace has one more segment than its graph's.
+    langgraph_path: [PUSH, task.path, index, true],
+    langgraph_checkpoint_ns: ns,
+    checkpoint_ns: ns,
+  };
+  return startChain(lc, config, name, input, metadata, [`graph:step:${step}`]);
 }

@@ -71,6 +71,8 @@ export interface TaskScope {
   taskCallCounter: number;
   /** Saves `taskCalls` now, so a crash after a side effect does not repeat it. */
   saveTaskCalls(): Promise<void>;
+  /** Set when the run has LangChain callbacks: runs a `task()` call as a chain run of its own. */
+  traceCall?: <T>(name: string, index: number, input: unknown, body: () => Promise<T>) => Promise<T>;
   /** Number of subgraph invocations so far, to give each its own namespace. */
   subgraphCounter: number;
 }

@@ -22,8 +22,11 @@ export function task<Args extends unknown[], Result>(
     typeof nameOrOptions === "string" ? { name: nameOrOptions } : nameOrOptions;
   const call = async (...args: Args): Promise<Awaited<Result>> => {
     const scope = currentTask();
-    if (!scope?.run.saver) return (await fn(...args)) as Awaited<Result>;
-    const index = scope.taskCallCounter++;
+    const index = scope ? scope.taskCallCounter++ : 0;
+    const invoke = async (): Promise<Awaited<Result>> => (await fn(...args)) as Awaited<Result>;
+    const perform = (): Promise<Awaited<Result>> =>
+      scope?.traceCall ? scope.traceCall(options.name, index, args, invoke) : invoke();
+    if (!scope?.run.saver) return perform();
     const saved = scope.taskCalls[index];
     if (saved && saved.name === options.name) {
       if (saved.ok) return saved.value as Awaited<Result>;
@@ -32,7 +35,7 @@ export function task<Args extends unknown[], Result>(
     // A different call at this position: the node's path changed, earlier records no longer apply.
     scope.taskCalls.length = index;
     try {
-      const value = (await fn(...args)) as Awaited<Result>;
+      const value = await perform();
       scope.taskCalls.push({ name: options.name, ok: true, value });
       await scope.saveTaskCalls();
       return value;

@@ -15,7 +15,7 @@ import {
 } from "../algo/writes.js";
 import type { LangChain } from "../callbacks/langchain.js";
 import { loadLangChain } from "../callbacks/langchain.js";
-import { startGraphChain, startNodeChain } from "../callbacks/trace.js";
+import { startCallChain, startGraphChain, startNodeChain } from "../callbacks/trace.js";
 import type { Channel } from "../channels/base.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import type {
@@ -366,6 +366,10 @@ export class GraphRun {
       saveTaskCalls: (task, calls) => this.persistence.saveWrites(checkpointId, task.id, [[TASK_RESULT, calls]]),
       sleep,
       trace: this.lc && ((task, config) => startNodeChain(this.lc!, config, task, this.step + 1)),
+      traceCall:
+        this.lc &&
+        ((task, config, name, index, input) =>
+          startCallChain(this.lc!, config, task, this.step + 1, name, index, input)),
     };
   }
 

@@ -36,6 +36,14 @@ export interface TaskEnv {
   sleep: (ms: number) => Promise<void>;
   /** Set when the run has LangChain callbacks: opens the task's chain run (see callbacks/trace.ts). */
   trace?: (task: PreparedTask, config: Record<string, unknown>) => Promise<ChainRun>;
+  /** With `trace`: opens the chain run of a `task()` call made by the node. */
+  traceCall?: (
+    task: PreparedTask,
+    config: Record<string, unknown>,
+    name: string,
+    index: number,
+    input: unknown,
+  ) => Promise<ChainRun>;
 }
 
 /** Shared by every task without answers (most of them): a scope only reads its answer maps. */
@@ -98,6 +106,21 @@ async function finish(
   return { kind: "done", task, writes, output };
 }
 
+function callTracer(env: TaskEnv, task: PreparedTask, config: Record<string, unknown>): TaskScope["traceCall"] {
+  return async (name, index, input, body) => {
+    const chain = await env.traceCall!(task, config, name, index, input);
+    let value: Awaited<ReturnType<typeof body>>;
+    try {
+      value = await chain.within(body);
+    } catch (error) {
+      await chain.fail(error);
+      throw error;
+    }
+    await chain.end(value);
+    return value;
+  };
+}
+
 /** A node that paused or had its answer refused did not finish: its chain run ends in error. */
 function closeTrace(trace: ChainRun, scope: TaskScope, output: unknown): Promise<void> {
   const stopped = scope.rejection ?? (scope.raised && new GraphInterrupt(scope.raised));
@@ -144,6 +167,7 @@ async function attempt(
   const trace = env.trace && (await env.trace(task, config));
   if (trace) config = trace.config;
   const scope = newScope(env, task, memory, config);
+  if (trace && env.traceCall) scope.traceCall = callTracer(env, task, config);
   let output: unknown;
   try {
     output = trace
