@@ -4,6 +4,7 @@
  */
 
 export { isResumeMap } from "./algo/resume.js";
+export type { EventFilters, StreamEvent } from "./callbacks/stream-events.js";
 export * from "./channels/index.js";
 export * from "./checkpoint/index.js";
 export * from "./constants.js";

@@ -4,7 +4,7 @@
  * graph is wrapped in a LangChain `Runnable` whose `stream()` is the graph's, so the events are
  * produced by the user's `@langchain/core` exactly as for any runnable.
  */
-import { InterludeError } from "../errors/base.js";
+import { UnsupportedEventsVersionError } from "../errors/graph.js";
 import { type LangChain, loadLangChain } from "./langchain.js";
 
 /** One event of `streamEvents` v2, as LangChain shapes it (declared here so the core's types need no peer). */
@@ -32,16 +32,6 @@ export interface StreamableGraph {
   readonly name: string;
   invoke(input: unknown, config?: any): Promise<unknown>;
   stream(input: unknown, config?: any): Promise<AsyncIterableIterator<unknown>>;
-}
-
-/** `streamEvents` was asked for an event format other than v2. */
-export class UnsupportedEventsVersionError extends InterludeError {
-  constructor(version: unknown) {
-    super(
-      "UNSUPPORTED_EVENTS_VERSION",
-      `streamEvents() supports { version: "v2" } only (got ${JSON.stringify(version)}); v1 is deprecated in LangChain. Pass { version: "v2" }.`,
-    );
-  }
 }
 
 type Adapter = {

@@ -105,3 +105,13 @@ export class MissingPeerDependencyError extends InterludeError {
     );
   }
 }
+
+/** `streamEvents` was asked for an event format other than v2. */
+export class UnsupportedEventsVersionError extends InterludeError {
+  constructor(version: unknown) {
+    super(
+      "UNSUPPORTED_EVENTS_VERSION",
+      `streamEvents() supports { version: "v2" } only (got ${JSON.stringify(version)}); v1 is deprecated in LangChain. Pass { version: "v2" }.`,
+    );
+  }
+}

@@ -76,6 +76,12 @@ function stepWrites(outcome: TaskOutcome): TaskWrites {
   };
 }
 
+/** `config.store` only for graphs that have one (LangGraph's nodes see no `store` key otherwise). */
+function withStore(config: Record<string, unknown>, store: unknown): Record<string, unknown> {
+  if (store !== undefined) config.store = store;
+  return config;
+}
+
 export class GraphRun {
   private readonly saver?: BaseCheckpointSaver;
   private readonly threadId?: string;
@@ -380,16 +386,10 @@ export class GraphRun {
     // Both bases already hold every key (same order as before), so each task's config is two
     // plain clones and two stores: adding a key to a clone costs ~1 us, a store ~10 ns.
     const base = (this.nodeConfigBase ??= {
-      config: this.scope.store
-        ? {
-            ...this.config,
-            configurable: undefined,
-            writer: this.writer,
-            interrupt,
-            signal: this.scope.signal,
-            store: this.scope.store,
-          }
-        : { ...this.config, configurable: undefined, writer: this.writer, interrupt, signal: this.scope.signal },
+      config: withStore(
+        { ...this.config, configurable: undefined, writer: this.writer, interrupt, signal: this.scope.signal },
+        this.scope.store,
+      ),
       configurable: { ...this.config.configurable, thread_id: this.threadId, checkpoint_ns: "" },
     });
     const configurable = { ...base.configurable };

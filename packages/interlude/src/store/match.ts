@@ -26,46 +26,30 @@ export function validateNamespace(namespace: readonly unknown[], options: { allo
   }
 }
 
-type Operators = {
-  $eq?: unknown;
-  $ne?: unknown;
-  $gt?: unknown;
-  $gte?: unknown;
-  $lt?: unknown;
-  $lte?: unknown;
-  $in?: unknown;
-  $nin?: unknown;
-};
-const OPERATORS = new Set(["$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin"]);
+const isIn = (actual: unknown, operand: unknown) =>
+  Array.isArray(operand) && operand.some((v) => isDeepStrictEqual(actual, v));
 
-function isOperators(value: unknown): value is Operators {
+/** LangGraph's filter operators; comparisons are numeric, as in LangGraph. */
+const OPERATORS: Record<string, (actual: unknown, operand: unknown) => boolean> = {
+  $eq: (actual, operand) => isDeepStrictEqual(actual, operand),
+  $ne: (actual, operand) => !isDeepStrictEqual(actual, operand),
+  $gt: (actual, operand) => Number(actual) > Number(operand),
+  $gte: (actual, operand) => Number(actual) >= Number(operand),
+  $lt: (actual, operand) => Number(actual) < Number(operand),
+  $lte: (actual, operand) => Number(actual) <= Number(operand),
+  $in: isIn,
+  $nin: (actual, operand) => !isIn(actual, operand),
+};
+
+function isOperators(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
   const keys = Object.keys(value);
-  return keys.length > 0 && keys.every((k) => OPERATORS.has(k));
+  return keys.length > 0 && keys.every((k) => k in OPERATORS);
 }
 
 function fieldMatches(actual: unknown, wanted: unknown): boolean {
   if (!isOperators(wanted)) return isDeepStrictEqual(actual, wanted);
-  for (const [op, operand] of Object.entries(wanted)) {
-    const ok =
-      op === "$eq"
-        ? isDeepStrictEqual(actual, operand)
-        : op === "$ne"
-          ? !isDeepStrictEqual(actual, operand)
-          : op === "$gt"
-            ? Number(actual) > Number(operand)
-            : op === "$gte"
-              ? Number(actual) >= Number(operand)
-              : op === "$lt"
-                ? Number(actual) < Number(operand)
-                : op === "$lte"
-                  ? Number(actual) <= Number(operand)
-                  : op === "$in"
-                    ? Array.isArray(operand) && operand.some((v) => isDeepStrictEqual(actual, v))
-                    : !Array.isArray(operand) || !operand.some((v) => isDeepStrictEqual(actual, v));
-    if (!ok) return false;
-  }
-  return true;
+  return Object.entries(wanted).every(([op, operand]) => OPERATORS[op]!(actual, operand));
 }
 
 /** Whether an item's value has every field of `filter` (equal, or satisfying `$gt`, `$in`...). */
