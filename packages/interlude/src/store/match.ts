@@ -78,7 +78,7 @@ export function listNamespaces(all: readonly string[][], op: ListNamespacesOpera
   const kept = new Map<string, string[]>();
   for (const namespace of all) {
     if (!conditions.every((c) => conditionHolds(c, namespace))) continue;
-    const cut = op.maxDepth === undefined ? namespace : namespace.slice(0, op.maxDepth);
+    const cut = namespace.slice(0, op.maxDepth);
     kept.set(cut.join(NS_JOIN), cut);
   }
   const sorted = [...kept.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, ns]) => ns);
