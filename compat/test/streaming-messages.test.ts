@@ -87,6 +87,33 @@ compare("streaming messages", {
     ]);
   },
 
+  "Send fan-out: each pushed task's tokens carry its push path": async ({ StateGraph, Annotation, START, Send }) => {
+    const model = new FakeListChatModel({ responses: ["x"] });
+    const State = Annotation.Root({
+      topics: Annotation(),
+      out: Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] }),
+    });
+    const graph = new StateGraph(State)
+      .addNode("write", async (arg: { topic: string }, config: unknown) => ({
+        out: [(await model.invoke([new HumanMessage(arg.topic)], config as never)).content],
+      }))
+      .addConditionalEdges(START, (state: { topics: string[] }) =>
+        state.topics.map((topic) => new Send("write", { topic })),
+      )
+      .compile();
+    const chunks = await collect(await graph.stream({ topics: ["a", "b"] }, { streamMode: "messages" }));
+    // The two tasks run concurrently: compare them in path order.
+    return chunks
+      .map(([message, metadata]: [BaseMessage, Record<string, any>]) => [
+        message.content,
+        metadata.langgraph_node,
+        metadata.langgraph_path,
+        metadata.langgraph_triggers,
+        metadata.langgraph_step,
+      ])
+      .sort((a: any[], b: any[]) => a[2][1] - b[2][1]);
+  },
+
   "a message a node returns without streaming is emitted once; its input messages are not": async (lib) => {
     const { StateGraph, START } = lib;
     const graph = new StateGraph(messagesState(lib))

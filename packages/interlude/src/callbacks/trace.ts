@@ -97,12 +97,14 @@ export function startGraphChain(lc: LangChain, config: Config, graphName: string
 
 /** The chain run of one task, with the metadata LangGraph gives a node's callbacks. */
 export function startNodeChain(lc: LangChain, config: Config, task: PreparedTask, step: number): Promise<ChainRun> {
+  const push = task.path[0] === PUSH;
   const metadata = {
     ...(config.metadata as object),
     langgraph_step: step,
     langgraph_node: task.name,
-    langgraph_triggers: task.triggers,
-    langgraph_path: task.path,
+    // A Send's task, as LangGraph describes it: triggered by a push, its path ends in `false` (not a call).
+    langgraph_triggers: push ? [PUSH] : task.triggers,
+    langgraph_path: push ? [...task.path, false] : task.path,
     langgraph_checkpoint_ns: task.ns,
     checkpoint_ns: task.ns,
   };
