@@ -4,6 +4,7 @@
  */
 import { Annotation, entrypoint, START, StateGraph, task } from "@interlude/core";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import { CallbackManager } from "@langchain/core/callbacks/manager";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { FakeListChatModel, FakeStreamingChatModel } from "@langchain/core/utils/testing";
 import { describe, expect, it } from "vitest";
@@ -198,6 +199,26 @@ describe("callbacks passed by the caller", () => {
   });
 });
 
+describe("callbacks given as a CallbackManager", () => {
+  it("keep working next to the messages stream, which adds its handler to a copy", async () => {
+    const started: string[] = [];
+    const manager = new CallbackManager();
+    manager.addHandler(
+      BaseCallbackHandler.fromMethods({
+        handleChainStart(_chain, _inputs, _runId, _parent, _tags, _metadata, _runType, name) {
+          started.push(name!);
+        },
+      }),
+    );
+    const chunks = (await collect(
+      await agentGraph(["ok"]).stream({ messages: [] }, { streamMode: "messages", callbacks: manager }),
+    )) as MessageChunk[];
+    expect(chunks.map(([message]) => message.content)).toEqual(["o", "k"]);
+    expect(started).toEqual(["LangGraph", "__start__", "agent"]);
+    expect(manager.handlers).toHaveLength(1);
+  });
+});
+
 describe("streamEvents v2", () => {
   it("reports the graph, its nodes and the chat model, shaped as LangChain's events", async () => {
     const events = await collect(agentGraph(["hey"]).streamEvents({ messages: [] }, { version: "v2" }));
@@ -231,6 +252,19 @@ describe("streamEvents v2", () => {
       agentGraph(["x"]).streamEvents({ messages: [] }, { version: "v2" }, { includeNames: ["agent"] }),
     );
     expect(events.map((e) => e.event)).toEqual(["on_chain_start", "on_chain_end"]);
+  });
+
+  it("works for a functional-API workflow too, its task calls as chain runs", async () => {
+    const model = new FakeListChatModel({ responses: ["ok"] });
+    const ask = task("ask", async (text: string) => (await model.invoke([new HumanMessage(text)])).content);
+    const workflow = entrypoint({ name: "wf" }, async (text: string) => ask(text));
+    const events = await collect(workflow.streamEvents("go", { version: "v2" }));
+    const names = events.filter((e) => e.event === "on_chain_start").map((e) => e.name);
+    expect(names).toEqual(["wf", "__start__", "wf", "ask"]);
+    expect(events.filter((e) => e.event === "on_chat_model_stream").map((e) => e.data.chunk.content)).toEqual([
+      "o",
+      "k",
+    ]);
   });
 
   it("refuses an event format other than v2 with a typed error", async () => {

@@ -7,6 +7,7 @@
  *     return { draft, verdict };
  *   });
  */
+import type { EventFilters, StreamEvent } from "../callbacks/stream-events.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import type { RunnableConfig } from "../checkpoint/types.js";
 import { INTERRUPT, START } from "../constants.js";
@@ -58,6 +59,15 @@ export class Entrypoint<Input, Output> {
   /** Streams like a graph (the workflow is a single node named after it). */
   stream(input: Input | unknown, config: StreamConfig = {}): Promise<AsyncIterableIterator<unknown>> {
     return this.graph.stream(this.wrap(input), config);
+  }
+
+  /** LangChain's event stream of a run (`version: "v2"`), as for a graph; needs `@langchain/core`. */
+  streamEvents(
+    input: Input | unknown,
+    options: StreamConfig & { version: "v1" | "v2" },
+    filters?: EventFilters,
+  ): AsyncGenerator<StreamEvent> {
+    return this.graph.streamEvents(this.wrap(input), options, filters);
   }
 
   getState(config: RunnableConfig): Promise<StateSnapshot> {
