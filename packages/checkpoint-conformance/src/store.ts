@@ -143,6 +143,16 @@ export function describeStoreConformance(name: string, makeStore: MakeStore, opt
       expect(await store.get([root], "b")).toMatchObject({ value: { v: 2 } });
     });
 
+    it("writes nothing from a batch that has an invalid operation", async () => {
+      await expect(
+        store.batch([
+          { namespace: [root], key: "ok", value: { v: 1 } },
+          { namespace: [root, "bad.label"], key: "k", value: { v: 2 } },
+        ]),
+      ).rejects.toMatchObject({ code: "INVALID_NAMESPACE" });
+      expect(await store.get([root], "ok")).toBeNull();
+    });
+
     it("gives copies: changing a returned value does not change the stored one", async () => {
       await store.put([root], "k", { list: [1] });
       const item = (await store.get([root], "k"))!;
