@@ -249,6 +249,27 @@ compare("store", {
     return out;
   },
 
+  "getCurrentTaskInput() from a function the node calls, for a pulled node and a Send": async ({
+    Annotation,
+    StateGraph,
+    START,
+    Send,
+    getCurrentTaskInput,
+  }) => {
+    const State = Annotation.Root({
+      topic: Annotation(),
+      seen: Annotation({ reducer: (a: unknown[], b: unknown[]) => a.concat(b), default: () => [] }),
+    });
+    const lookUp = () => getCurrentTaskInput();
+    const graph = new StateGraph(State)
+      .addNode("plan", () => ({ seen: [lookUp()] }))
+      .addNode("work", () => ({ seen: [lookUp()] }))
+      .addEdge(START, "plan")
+      .addConditionalEdges("plan", () => [new Send("work", { part: 1 })])
+      .compile();
+    return graph.invoke({ topic: "t" });
+  },
+
   "getStore() and getConfig() inside a node": async ({
     Annotation,
     StateGraph,

@@ -26,7 +26,14 @@ export {
   type StreamConfig,
 } from "./graph/compiled.js";
 export { Entrypoint, type EntrypointOptions, entrypoint } from "./graph/entrypoint.js";
-export { getConfig, getStore, getWriter, type LangGraphRunnableConfig, type Runtime } from "./graph/runtime.js";
+export {
+  getConfig,
+  getCurrentTaskInput,
+  getStore,
+  getWriter,
+  type LangGraphRunnableConfig,
+  type Runtime,
+} from "./graph/runtime.js";
 export { type AddNodeOptions, type NodeAction, StateGraph } from "./graph/state-graph.js";
 export { type InterruptOptions, interrupt } from "./interrupt/interrupt.js";
 export { GraphInterrupt, isGraphInterrupt, isInterrupted } from "./interrupt/signal.js";

@@ -3,11 +3,13 @@ import {
   Command,
   entrypoint,
   getConfig,
+  getCurrentTaskInput,
   getStore,
   getWriter,
   InMemoryStore,
   type LangGraphRunnableConfig,
   MemorySaver,
+  Send,
   START,
   StateGraph,
   task,
@@ -124,6 +126,25 @@ describe("getConfig() and getWriter()", () => {
       .addEdge(START, "n")
       .compile();
     expect(await collect(await graph.stream({ user: "x" }, { streamMode: "custom" }))).toEqual([{ progress: 50 }]);
+  });
+
+  it("getCurrentTaskInput() gives the running node's input: the state, or a Send's argument", async () => {
+    const inputs: unknown[] = [];
+    const graph = new StateGraph(State)
+      .addNode("plan", () => {
+        inputs.push(getCurrentTaskInput());
+        return {};
+      })
+      .addNode("work", () => {
+        inputs.push(getCurrentTaskInput());
+        return {};
+      })
+      .addEdge(START, "plan")
+      .addConditionalEdges("plan", () => [new Send("work", { part: 1 })])
+      .compile();
+    await graph.invoke({ user: "x" });
+    expect(inputs).toEqual([{ user: "x", seen: [] }, { part: 1 }]);
+    expect(() => getCurrentTaskInput()).toThrow(expect.objectContaining({ code: "OUTSIDE_NODE" }));
   });
 
   it("refuses to run outside a node, with a typed error saying to pass the config", () => {

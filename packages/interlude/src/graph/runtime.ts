@@ -48,6 +48,16 @@ export function getStore(config?: LangGraphRunnableConfig): BaseStore | undefine
   return scope.config.store as BaseStore | undefined;
 }
 
+/**
+ * What the running node was called with: the graph's state (or a `Send`'s argument). Tools run
+ * by a node read the state this way.
+ */
+export function getCurrentTaskInput<T = unknown>(_config?: LangGraphRunnableConfig): T {
+  const scope = currentTask();
+  if (!scope) throw new OutsideNodeError("getCurrentTaskInput()");
+  return scope.input as T;
+}
+
 /** The writer of the `custom` stream mode. */
 export function getWriter(config?: LangGraphRunnableConfig): ((chunk: unknown) => void) | undefined {
   if (config) return config.writer;

@@ -55,6 +55,8 @@ export interface TaskScope {
   node: string;
   /** The config the node was called with, for `getConfig()`. */
   config: Record<string, unknown>;
+  /** What the node was called with (the state, or a Send's argument), for `getCurrentTaskInput()`. */
+  input: unknown;
   ns: string;
   run: RunScope;
   /** Answers already bound to this task's interrupts, by position and by key. */

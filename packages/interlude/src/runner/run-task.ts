@@ -73,6 +73,7 @@ function newScope(
     taskId: task.id,
     node: task.name,
     config,
+    input: task.input,
     ns: task.ns,
     run: env.run,
     byIndex,
