@@ -340,6 +340,21 @@ compare("streaming messages, more", {
     const show = (chunks: any[]) => chunks.map(([mode, c]: any) => (mode === "messages" ? c[0].content : c));
     return [show(first), show(second)];
   },
+  "streamEvents: a custom event a node dispatches": async ({ StateGraph, START, Annotation }) => {
+    const { dispatchCustomEvent } = await import("@langchain/core/callbacks/dispatch");
+    const graph = new StateGraph(Annotation.Root({ x: Annotation() }))
+      .addNode("work", async (_state: unknown, config: any) => {
+        await dispatchCustomEvent("progress", { done: 50 }, config);
+        return { x: 1 };
+      })
+      .addEdge(START, "work")
+      .compile();
+    const events = await collect(graph.streamEvents({ x: 0 }, { version: "v2" }));
+    return events
+      .filter((e: any) => e.event === "on_custom_event")
+      .map((e: any) => [e.name, e.data, e.metadata.langgraph_node]);
+  },
+
   "streamEvents with a subgraph": async (lib) => {
     const { StateGraph, START } = lib;
     const model = new FakeListChatModel({ responses: ["ab"] });
