@@ -11,6 +11,7 @@ import { writesSuite } from "./writes.js";
 
 export { collect, freshThreadId, makeCheckpoint, ThreadWriter } from "./fixtures.js";
 export type { ConformanceSaverOptions, MakeSaver, SaverHarness } from "./harness.js";
+export { describeStoreConformance, type MakeStore, type StoreHarness } from "./store.js";
 
 /** What a backend can do beyond the contract, deciding which tests apply to it. */
 export interface SaverCapabilities {

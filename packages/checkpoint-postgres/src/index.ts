@@ -1,2 +1,3 @@
 export { PostgresSaver, type PostgresSaverOptions } from "./saver.js";
 export { SCHEMA_VERSION } from "./schema.js";
+export { PostgresStore, type PostgresStoreConfig, STORE_SCHEMA_VERSION } from "./store.js";

@@ -4,6 +4,7 @@
  */
 
 export { isResumeMap } from "./algo/resume.js";
+export type { EventFilters, StreamEvent } from "./callbacks/stream-events.js";
 export * from "./channels/index.js";
 export * from "./checkpoint/index.js";
 export * from "./constants.js";
@@ -32,6 +33,14 @@ export {
   getPreviousState,
 } from "./graph/entrypoint.js";
 export type { RunnableLike } from "./graph/runnable.js";
+export {
+  getConfig,
+  getCurrentTaskInput,
+  getStore,
+  getWriter,
+  type LangGraphRunnableConfig,
+  type Runtime,
+} from "./graph/runtime.js";
 export {
   defaultOf as getSchemaDefaultGetter,
   registry,
@@ -70,3 +79,4 @@ export { Command, type CommandParams, isCommand } from "./primitives/command.js"
 export type { Interrupt } from "./primitives/interrupt-record.js";
 export { isSend, Send } from "./primitives/send.js";
 export type { RetryPolicy } from "./runner/retry.js";
+export * from "./store/index.js";

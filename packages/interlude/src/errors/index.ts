@@ -3,4 +3,5 @@ export * from "./graph.js";
 export * from "./resume.js";
 export * from "./state.js";
 export * from "./storage.js";
+export * from "./store.js";
 export * from "./unsupported.js";

@@ -4,6 +4,10 @@
  */
 import type { Breakpoints } from "../algo/breakpoints.js";
 import type { GraphSpec } from "../algo/spec.js";
+import { loadLangChain as loadCallbacks } from "../callbacks/langchain.js";
+import { createMessagesHandler } from "../callbacks/messages-handler.js";
+import { type EventFilters, type StreamEvent, streamGraphEvents } from "../callbacks/stream-events.js";
+import { addHandler } from "../callbacks/trace.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import { LangChainNotLoadedError, readingLangChain } from "../checkpoint/serde-langchain.js";
 import type { CheckpointListOptions, RunnableConfig } from "../checkpoint/types.js";
@@ -18,6 +22,7 @@ import { GraphRun } from "../loop/run.js";
 import { emptySnapshot, type StateSnapshot, snapshotOf } from "../loop/snapshot.js";
 import { type Superstep, updateThreadState } from "../loop/update-state.js";
 import type { Interrupt } from "../primitives/interrupt-record.js";
+import type { BaseStore } from "../store/base.js";
 import type { StateGraph } from "./state-graph.js";
 import { checkContext } from "./state-validation.js";
 
@@ -27,6 +32,8 @@ export interface CompileOptions {
    * across the parent's runs (under `checkpoint_ns` = its node name), `false` saves nothing.
    */
   checkpointer?: BaseCheckpointSaver | boolean;
+  /** Long-term memory shared across threads: nodes reach it as `config.store` or `getStore()`. */
+  store?: BaseStore;
   interruptBefore?: string[] | "*";
   interruptAfter?: string[] | "*";
   name?: string;
@@ -88,6 +95,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
 {
   readonly name: string;
   readonly checkpointer?: BaseCheckpointSaver;
+  readonly store?: BaseStore;
   readonly interruptBefore?: Breakpoints;
   readonly interruptAfter?: Breakpoints;
   readonly positional: boolean;
@@ -104,6 +112,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
     this.checkpointer = typeof saver === "object" && saver !== null ? saver : undefined;
     if (saver === true) this.subgraphCheckpoints = "persistent";
     else if (saver === false) this.subgraphCheckpoints = "none";
+    this.store = options.store;
     this.interruptBefore = breakpoints(options.interruptBefore);
     this.interruptAfter = breakpoints(options.interruptAfter);
     this.positional = options.resumeMatching === "positional";
@@ -163,12 +172,35 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
           : [config.streamMode];
     const queue = new ChunkQueue<unknown>();
     const emitter = queueEmitter(queue, modes, Array.isArray(config.streamMode), config.subgraphs === true);
-    const run = new GraphRun(this, input, this.baseConfig(config), this.runOptions(config), emitter);
+    let base = this.baseConfig(config);
+    if (modes.includes("messages")) {
+      // Tokens reach the stream through a callback handler that chat models called with the node's config report to.
+      const lc = await loadCallbacks('Stream mode "messages"');
+      const handler = createMessagesHandler(
+        lc,
+        (ns, chunk) => emitter.emit(ns, "messages", chunk),
+        (ns) => ns === "" || emitter.subgraphs,
+      );
+      base = { ...base, callbacks: addHandler(base.callbacks, handler) };
+    }
+    const run = new GraphRun(this, input, base, this.runOptions(config), emitter);
     run.execute().then(
       () => queue.close(),
       (error) => queue.close(error),
     );
     return queue;
+  }
+
+  /**
+   * LangChain's event stream of a run (`version: "v2"`): the graph, each node, and the chat
+   * models and tools they call, started, streaming and ended. Needs `@langchain/core`.
+   */
+  streamEvents(
+    input: U | S | unknown,
+    options: StreamConfig & { version: "v1" | "v2" },
+    streamOptions?: EventFilters,
+  ): AsyncGenerator<StreamEvent> {
+    return streamGraphEvents(this, input, options, streamOptions);
   }
 
   private saverFor(what: string): BaseCheckpointSaver {

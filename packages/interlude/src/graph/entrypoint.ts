@@ -11,6 +11,7 @@
  * the last run, and what the last run saved for the next (`getPreviousState()`).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { EventFilters, StreamEvent } from "../callbacks/stream-events.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import type { RunnableConfig } from "../checkpoint/types.js";
 import { INTERRUPT, START } from "../constants.js";
@@ -18,6 +19,7 @@ import type { StreamMode } from "../loop/emitter.js";
 import type { StateSnapshot } from "../loop/snapshot.js";
 import { isCommand } from "../primitives/command.js";
 import type { Interrupt } from "../primitives/interrupt-record.js";
+import type { BaseStore } from "../store/base.js";
 import { Annotation } from "./annotation.js";
 import type { CompiledStateGraph, RunConfig, StreamConfig } from "./compiled.js";
 import { StateGraph } from "./state-graph.js";
@@ -25,6 +27,8 @@ import { StateGraph } from "./state-graph.js";
 export interface EntrypointOptions {
   name: string;
   checkpointer?: BaseCheckpointSaver;
+  /** Long-term memory: the workflow reaches it as `config.store` or `getStore()`. */
+  store?: BaseStore;
 }
 
 const WorkflowState = Annotation.Root({
@@ -59,6 +63,7 @@ export class Entrypoint<Input, Output> {
     readonly name: string,
     fn: (input: Input, config: RunnableConfig) => Output | Promise<Output>,
     checkpointer?: BaseCheckpointSaver,
+    store?: BaseStore,
   ) {
     this.graph = new StateGraph(WorkflowState)
       .addNode(name, async (state, config) => {
@@ -66,7 +71,7 @@ export class Entrypoint<Input, Output> {
         return isFinal(result) ? { output: result.value, previous: result.save } : { output: result, previous: result };
       })
       .addEdge(START, name)
-      .compile({ checkpointer, name }) as never;
+      .compile({ checkpointer, name, store }) as never;
   }
 
   private wrap(input: Input | unknown): unknown {
@@ -90,6 +95,15 @@ export class Entrypoint<Input, Output> {
     const inner = [...new Set(asked.map((mode) => (mode === "values" ? "updates" : mode)))];
     const source = await this.graph.stream(this.wrap(input), { ...config, streamMode: inner });
     return workflowChunks(source, this.name, asked, Array.isArray(config.streamMode));
+  }
+
+  /** LangChain's event stream of a run (`version: "v2"`), as for a graph; needs `@langchain/core`. */
+  streamEvents(
+    input: Input | unknown,
+    options: StreamConfig & { version: "v1" | "v2" },
+    filters?: EventFilters,
+  ): AsyncGenerator<StreamEvent> {
+    return this.graph.streamEvents(this.wrap(input), options, filters);
   }
 
   /** The thread's state; its values are the workflow's last output. */
@@ -144,8 +158,9 @@ export const entrypoint: EntrypointFunction & {
     options: EntrypointOptions | string,
     fn: (input: Input, config: RunnableConfig) => Output | Promise<Output>,
   ): Entrypoint<Input, Output> => {
-    const { name, checkpointer } = typeof options === "string" ? { name: options, checkpointer: undefined } : options;
-    return new Entrypoint(name, fn, checkpointer);
+    const { name, checkpointer, store } =
+      typeof options === "string" ? { name: options, checkpointer: undefined, store: undefined } : options;
+    return new Entrypoint(name, fn, checkpointer, store);
   },
   {
     final<Value, Save>(result: { value?: Value; save?: Save }): EntrypointFinal<Value, Save> {

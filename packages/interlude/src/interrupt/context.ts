@@ -5,6 +5,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import type { Emitter } from "../loop/emitter.js";
+import type { BaseStore } from "../store/base.js";
 import type { StoredInterrupt } from "./signal.js";
 
 /** An answer already given to an interrupt of this task. */
@@ -56,6 +57,7 @@ export interface RunScope {
    * from its state as it was then, its newest checkpoint before this one (once per namespace).
    */
   replayBefore?: { checkpointId: string; taken: Set<string> };
+  store?: BaseStore;
 }
 
 /** The step a task belongs to: subgraphs it runs record it as their parent checkpoint. */
@@ -69,6 +71,10 @@ export interface StepOrigin {
 export interface TaskScope {
   taskId: string;
   node: string;
+  /** The config the node was called with, for `getConfig()`. */
+  config: Record<string, unknown>;
+  /** What the node was called with (the state, or a Send's argument), for `getCurrentTaskInput()`. */
+  input: unknown;
   ns: string;
   run: RunScope;
   /** Answers already bound to this task's interrupts, by position and by key. */
@@ -85,6 +91,8 @@ export interface TaskScope {
   taskCallCounter: number;
   /** Saves `taskCalls` now, so a crash after a side effect does not repeat it. */
   saveTaskCalls(): Promise<void>;
+  /** Set when the run has LangChain callbacks: runs a `task()` call as a chain run of its own. */
+  traceCall?: <T>(name: string, index: number, input: unknown, body: () => Promise<T>) => Promise<T>;
   /** Number of subgraph invocations so far, to give each its own namespace. */
   subgraphCounter: number;
   /** Set inside a `task()` call: the call's position, which prefixes its interrupts' slots. */

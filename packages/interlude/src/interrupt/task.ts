@@ -26,7 +26,9 @@ export function task<Args extends unknown[], Result>(
     if (!scope) return (await fn(...args)) as Awaited<Result>;
     const owner = scope.root ?? scope;
     const index = owner.taskCallCounter++;
-    const run = () => taskStorage.run(callScope(scope, index), () => fn(...args)) as Promise<Awaited<Result>>;
+    const invoke = () => taskStorage.run(callScope(scope, index), () => fn(...args)) as Promise<Awaited<Result>>;
+    const run = (): Promise<Awaited<Result>> =>
+      scope.traceCall ? scope.traceCall(options.name, index, args, invoke) : invoke();
     if (!scope.run.saver) return told(scope, options.name, await run());
     const saved = owner.taskCalls[index];
     if (saved && saved.name === options.name) {

@@ -1,6 +1,7 @@
 import type { Breakpoints } from "../algo/breakpoints.js";
 import type { GraphSpec } from "../algo/spec.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
+import type { BaseStore } from "../store/base.js";
 import type { StateSnapshot } from "./snapshot.js";
 
 /** What the run loop needs from a compiled graph. */
@@ -8,6 +9,8 @@ export interface GraphInternals {
   readonly name: string;
   readonly spec: GraphSpec;
   readonly checkpointer?: BaseCheckpointSaver;
+  /** Long-term memory given to nodes as `config.store` (a subgraph without one uses its parent's). */
+  readonly store?: BaseStore;
   readonly interruptBefore?: Breakpoints;
   readonly interruptAfter?: Breakpoints;
   /** LangGraph's positional answer matching, without checking the question (opt-in). */

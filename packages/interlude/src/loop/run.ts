@@ -20,6 +20,9 @@ import {
   type TaskWrites,
   type Write,
 } from "../algo/writes.js";
+import type { LangChain } from "../callbacks/langchain.js";
+import { loadLangChain as loadCallbacks } from "../callbacks/langchain.js";
+import { startCallChain, startGraphChain, startNodeChain } from "../callbacks/trace.js";
 import type { Channel } from "../channels/base.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import { readingLangChain } from "../checkpoint/serde-langchain.js";
@@ -40,6 +43,7 @@ import {
   RunCancelledError,
 } from "../errors/graph.js";
 import { currentTask, type RunScope, type TaskScope } from "../interrupt/context.js";
+import { interrupt } from "../interrupt/interrupt.js";
 import { GraphInterrupt, ParentCommand, publicInterrupt, type StoredInterrupt } from "../interrupt/signal.js";
 import { langchainLoaded, loadLangChain } from "../langchain/load.js";
 import { type Command, isCommand } from "../primitives/command.js";
@@ -95,6 +99,12 @@ function inTaskOrder(outcomes: readonly TaskOutcome[]): readonly TaskOutcome[] {
   return [...outcomes].sort((a, b) => compareTaskPaths(a.task.path, b.task.path));
 }
 
+/** `config.store` only for graphs that have one (LangGraph's nodes see no `store` key otherwise). */
+function withStore(config: Record<string, unknown>, store: unknown): Record<string, unknown> {
+  if (store !== undefined) config.store = store;
+  return config;
+}
+
 export class GraphRun {
   private readonly saver?: BaseCheckpointSaver;
   private readonly threadId?: string;
@@ -114,13 +124,15 @@ export class GraphRun {
   private subgraphTarget?: SubgraphTarget;
   /** Questions pending at the subgraph checkpoint addressed by the caller: what an answer is for. */
   private targetPending?: StoredInterrupt[];
+  /** Loaded when the run has LangChain callbacks (the caller's, or those of the messages stream). */
+  private lc?: LangChain;
   /** `config.writer` of the nodes: chunks for the `custom` stream mode. */
   private readonly writer = (chunk: unknown): void => this.emit("custom", () => chunk);
 
   constructor(
     private readonly graph: GraphInternals,
     private readonly input: unknown,
-    private readonly config: RunnableConfig,
+    private config: RunnableConfig,
     private readonly options: RunOptions,
     emitter?: Emitter,
   ) {
@@ -152,6 +164,7 @@ export class GraphRun {
       signal: options.signal,
       replay: this.parent?.run.replay,
       replayBefore: this.parent?.run.replayBefore,
+      store: graph.store ?? this.parent?.run.store,
     };
     this.events = new RunEvents(this.scope.emitter, this.ns, graph.spec, () => this.step);
   }
@@ -171,7 +184,27 @@ export class GraphRun {
     );
   }
 
-  private async run(): Promise<RunResult> {
+  private run(): Promise<RunResult> {
+    return this.config.callbacks === undefined || this.config.callbacks === null ? this.runSteps() : this.runTraced();
+  }
+
+  /** The run inside its chain run (a subgraph's is a child of the node that runs it). */
+  private async runTraced(): Promise<RunResult> {
+    this.lc = await loadCallbacks("Callbacks");
+    const chain = await startGraphChain(this.lc, this.config, this.graph.name, this.input);
+    this.config = chain.config;
+    let result: RunResult;
+    try {
+      result = await this.runSteps();
+    } catch (error) {
+      await chain.fail(error);
+      throw error;
+    }
+    await chain.end(result.values);
+    return result;
+  }
+
+  private async runSteps(): Promise<RunResult> {
     // Message reducers read @langchain/core synchronously: load it before the first step.
     if (this.graph.spec.usesLangChain && !langchainLoaded()) await loadLangChain();
     const early = await this.start();
@@ -438,6 +471,11 @@ export class GraphRun {
       saveTaskCalls: (task, calls) => this.persistence.saveWrites(checkpointId, task.id, [[TASK_RESULT, calls]]),
       sleep,
       origin: { ns: this.ns, checkpointId, parents: this.parents },
+      trace: this.lc && ((task, config) => startNodeChain(this.lc!, config, task, this.step + 1)),
+      traceCall:
+        this.lc &&
+        ((task, config, name, index, input) =>
+          startCallChain(this.lc!, config, task, this.step + 1, name, index, input)),
     };
   }
 
@@ -448,7 +486,10 @@ export class GraphRun {
     // Both bases already hold every key (same order as before), so each task's config is two
     // plain clones and two stores: adding a key to a clone costs ~1 us, a store ~10 ns.
     const base = (this.nodeConfigBase ??= {
-      config: { ...this.config, configurable: undefined, writer: this.writer, signal: this.scope.signal },
+      config: withStore(
+        { ...this.config, configurable: undefined, writer: this.writer, interrupt, signal: this.scope.signal },
+        this.scope.store,
+      ),
       configurable: { ...this.config.configurable, thread_id: this.threadId, checkpoint_ns: "" },
     });
     const configurable = { ...base.configurable };

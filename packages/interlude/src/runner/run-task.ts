@@ -6,6 +6,7 @@ import { branchWrites, edgeWrites, outputWrites, stateAfterWrites } from "../alg
 import type { GraphSpec, NodeSpec } from "../algo/spec.js";
 import type { PreparedTask } from "../algo/tasks.js";
 import type { Write } from "../algo/writes.js";
+import type { ChainRun } from "../callbacks/trace.js";
 import { PULL } from "../constants.js";
 import {
   type GivenAnswer,
@@ -15,7 +16,7 @@ import {
   type TaskScope,
   taskStorage,
 } from "../interrupt/context.js";
-import { isGraphInterrupt, ParentCommand } from "../interrupt/signal.js";
+import { GraphInterrupt, isGraphInterrupt, ParentCommand } from "../interrupt/signal.js";
 import { Command, isCommand } from "../primitives/command.js";
 import type { TaskOutcome } from "./outcome.js";
 import { retryDelay } from "./retry.js";
@@ -35,13 +36,28 @@ export interface TaskEnv {
   saveTaskCalls: (task: PreparedTask, calls: TaskCallRecord[]) => Promise<void>;
   sleep: (ms: number) => Promise<void>;
   origin: StepOrigin;
+  /** Set when the run has LangChain callbacks: opens the task's chain run (see callbacks/trace.ts). */
+  trace?: (task: PreparedTask, config: Record<string, unknown>) => Promise<ChainRun>;
+  /** With `trace`: opens the chain run of a `task()` call made by the node. */
+  traceCall?: (
+    task: PreparedTask,
+    config: Record<string, unknown>,
+    name: string,
+    index: number,
+    input: unknown,
+  ) => Promise<ChainRun>;
 }
 
 /** Shared by every task without answers (most of them): a scope only reads its answer maps. */
 const NO_INDEXED_ANSWERS: ReadonlyMap<number, GivenAnswer> = new Map();
 const NO_KEYED_ANSWERS: ReadonlyMap<string, GivenAnswer> = new Map();
 
-function newScope(env: TaskEnv, task: PreparedTask, memory: TaskMemory | undefined): TaskScope {
+function newScope(
+  env: TaskEnv,
+  task: PreparedTask,
+  memory: TaskMemory | undefined,
+  config: Record<string, unknown>,
+): TaskScope {
   let byIndex = NO_INDEXED_ANSWERS;
   let byKey = NO_KEYED_ANSWERS;
   if (memory?.answers.length) {
@@ -58,6 +74,8 @@ function newScope(env: TaskEnv, task: PreparedTask, memory: TaskMemory | undefin
   return {
     taskId: task.id,
     node: task.name,
+    config,
+    input: task.input,
     ns: task.ns,
     run: env.run,
     byIndex,
@@ -91,6 +109,27 @@ async function finish(
     await branchWrites(env.spec, node.name, node.branches, state, config, writes);
   }
   return { kind: "done", task, writes, output };
+}
+
+function callTracer(env: TaskEnv, task: PreparedTask, config: Record<string, unknown>): TaskScope["traceCall"] {
+  return async (name, index, input, body) => {
+    const chain = await env.traceCall!(task, config, name, index, input);
+    let value: Awaited<ReturnType<typeof body>>;
+    try {
+      value = await chain.within(body);
+    } catch (error) {
+      await chain.fail(error);
+      throw error;
+    }
+    await chain.end(value);
+    return value;
+  };
+}
+
+/** A node that paused or had its answer refused did not finish: its chain run ends in error. */
+function closeTrace(trace: ChainRun, scope: TaskScope, output: unknown): Promise<void> {
+  const stopped = scope.rejection ?? (scope.raised && new GraphInterrupt(scope.raised));
+  return stopped ? trace.fail(stopped) : trace.end(output);
 }
 
 function isResumeRejection(error: unknown): boolean {
@@ -129,13 +168,20 @@ async function attempt(
   task: PreparedTask,
   memory: TaskMemory | undefined,
 ): Promise<TaskOutcome> {
-  const scope = newScope(env, task, memory);
-  const config = env.config(task);
+  let config = env.config(task);
+  const trace = env.trace && (await env.trace(task, config));
+  if (trace) config = trace.config;
+  const scope = newScope(env, task, memory, config);
+  if (trace && env.traceCall) scope.traceCall = callTracer(env, task, config);
   let output: unknown;
   try {
-    output = taskStorage.run(scope, () => node.run(task.input, config));
+    output = trace
+      ? taskStorage.run(scope, () => trace.within(() => node.run(task.input, config)))
+      : taskStorage.run(scope, () => node.run(task.input, config));
     if (output !== null && typeof (output as Promise<unknown>)?.then === "function") output = await output;
+    if (trace) await closeTrace(trace, scope, output);
   } catch (error) {
+    if (trace) await (error instanceof ParentCommand ? trace.end(error.command) : trace.fail(error));
     if (scope.rejection) return { kind: "rejected", task, error: scope.rejection };
     // A subgraph run by this task refused an answer: the whole run is refused.
     if (isResumeRejection(error)) return { kind: "rejected", task, error: error as Error };

@@ -1,0 +1,55 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describeStoreConformance } from "@interlude/checkpoint-conformance";
+import { SqliteSaver, SqliteStore } from "@interlude/checkpoint-sqlite";
+import { Annotation, type LangGraphRunnableConfig, START, StateGraph } from "@interlude/core";
+import { describe, expect, it } from "vitest";
+
+const dir = mkdtempSync(join(tmpdir(), "interlude-store-"));
+let files = 0;
+
+describeStoreConformance(
+  "SqliteStore",
+  async () => {
+    const file = join(dir, `store-${files++}.db`);
+    const opened: SqliteStore[] = [new SqliteStore(file)];
+    return {
+      store: opened[0]!,
+      reopen: async () => {
+        const again = new SqliteStore(file);
+        opened.push(again);
+        return again;
+      },
+      close: async () => {
+        for (const store of opened) store.close();
+      },
+    };
+  },
+  { durable: true },
+);
+
+describe("SqliteStore with a graph", () => {
+  it("remembers across threads and across processes' worth of reopening, in the saver's own file", async () => {
+    const file = join(dir, "graph.db");
+    const State = Annotation.Root({ user: Annotation<string>(), visits: Annotation<number>() });
+    const build = (store: SqliteStore, saver: SqliteSaver) =>
+      new StateGraph(State)
+        .addNode("count", async (state, config: LangGraphRunnableConfig) => {
+          const seen = await config.store!.search(["visits", state.user], { limit: 100 });
+          await config.store!.put(["visits", state.user], `v${seen.length}`, { at: seen.length });
+          return { visits: seen.length + 1 };
+        })
+        .addEdge(START, "count")
+        .compile({ store, checkpointer: saver });
+    const saver = new SqliteSaver(file);
+    const store = new SqliteStore(saver.db);
+    expect((await build(store, saver).invoke({ user: "ada" }, { configurable: { thread_id: "a" } })).visits).toBe(1);
+    await saver.close();
+    const saver2 = new SqliteSaver(file);
+    const store2 = new SqliteStore(saver2.db);
+    const result = await build(store2, saver2).invoke({ user: "ada" }, { configurable: { thread_id: "b" } });
+    expect(result.visits).toBe(2);
+    await saver2.close();
+  });
+});

@@ -1,0 +1,171 @@
+/**
+ * Stream mode `"messages"`: a LangChain callback handler that turns a chat model's tokens into
+ * `[messageChunk, metadata]` chunks, and emits once each message a node returns that was not
+ * streamed token by token (or given to the node in its input), as LangGraph does.
+ */
+import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import type { BaseMessage } from "@langchain/core/messages";
+import { NS_SEP, PUSH } from "../constants.js";
+import { isCommand } from "../primitives/command.js";
+import type { LangChain } from "./langchain.js";
+
+/** `ns` is the stream namespace of the node that made the message ("" for the root graph). */
+export type EmitMessage = (ns: string, chunk: [message: BaseMessage, metadata: Record<string, unknown>]) => void;
+
+interface Origin {
+  ns: string;
+  metadata: Record<string, unknown>;
+}
+
+/**
+ * The namespace of the graph a task runs in: its checkpoint namespace less the task's own
+ * segment, and one more per `task()` call it is nested in (their paths end in `true`).
+ */
+export function streamNamespace(checkpointNs: string, path?: unknown): string {
+  let segments = 1;
+  while (Array.isArray(path) && path[0] === PUSH && path[path.length - 1] === true) {
+    segments++;
+    path = path[1];
+  }
+  return checkpointNs.split(NS_SEP).slice(0, -segments).join(NS_SEP);
+}
+
+function originOf(
+  metadata: Record<string, unknown> | undefined,
+  tags: string[] | undefined,
+  name: string | undefined,
+): Origin | undefined {
+  const ns = (metadata?.langgraph_checkpoint_ns ?? metadata?.checkpoint_ns) as string | undefined;
+  if (!ns) return undefined;
+  return { ns: streamNamespace(ns, metadata?.langgraph_path), metadata: { tags, name, ...metadata } };
+}
+
+/**
+ * `visible(ns)`: whether the stream shows that namespace. A hidden subgraph's tokens are not
+ * marked as sent, so its final message still shows once, as the output of the parent's node.
+ */
+export function createMessagesHandler(
+  lc: LangChain,
+  emit: EmitMessage,
+  visible: (ns: string) => boolean,
+): BaseCallbackHandler {
+  const { isBaseMessage, isBaseMessageChunk, isToolMessage, AIMessageChunk } = lc.messages;
+
+  class StreamMessagesHandler extends lc.BaseCallbackHandler {
+    name = "StreamMessagesHandler";
+    /** Makes chat models stream even when the node calls `invoke()`. */
+    lc_prefer_streaming = true;
+    private readonly origins = new Map<string, Origin>();
+    private readonly seen = new Set<string>();
+    private readonly streamed = new Set<string>();
+    /** One id for every chunk of a model call, so a reader can join them. */
+    private readonly callIds = new Map<string, string>();
+
+    private send(origin: Origin, message: BaseMessage, runId: string, dedupe: boolean, outputIndex?: number) {
+      if (dedupe && message.id !== undefined && this.seen.has(message.id)) return;
+      let id = message.id;
+      if (isToolMessage(message)) id ??= `run-${runId}-tool-${message.tool_call_id}`;
+      else if (outputIndex !== undefined) id ??= `run-${runId}-out-${outputIndex}`;
+      else {
+        if (id == null || id === `run-${runId}`) id = this.callIds.get(runId) ?? id ?? `run-${runId}`;
+        if (!this.callIds.has(runId)) this.callIds.set(runId, id);
+      }
+      if (id !== message.id) {
+        message.id = id;
+        message.lc_kwargs.id = id;
+      }
+      this.seen.add(id);
+      emit(origin.ns, [message, origin.metadata]);
+    }
+
+    override handleChatModelStart(
+      _llm: unknown,
+      _messages: unknown,
+      runId: string,
+      _parentRunId?: string,
+      _extra?: unknown,
+      tags?: string[],
+      metadata?: Record<string, unknown>,
+      name?: string,
+    ) {
+      if (tags?.includes("nostream") || tags?.includes("langsmith:nostream")) return;
+      const origin = originOf(metadata, tags, name);
+      if (origin && visible(origin.ns)) this.origins.set(runId, origin);
+    }
+
+    override handleLLMNewToken(token: string, _idx: unknown, runId: string, _p?: string, _t?: string[], fields?: any) {
+      this.streamed.add(runId);
+      const origin = this.origins.get(runId);
+      if (!origin) return;
+      const message = fields?.chunk?.message;
+      this.send(origin, isBaseMessage(message) ? message : new AIMessageChunk({ content: token }), runId, false);
+    }
+
+    override handleLLMEnd(output: any, runId: string) {
+      const origin = this.origins.get(runId);
+      this.origins.delete(runId);
+      // A model that did not stream (no tokens) still shows its answer once.
+      if (origin && !this.streamed.has(runId)) {
+        const message = output?.generations?.[0]?.[0]?.message;
+        if (isBaseMessage(message)) this.send(origin, message, runId, true);
+      }
+      this.streamed.delete(runId);
+      this.callIds.delete(runId);
+    }
+
+    override handleLLMError(_error: unknown, runId: string) {
+      this.origins.delete(runId);
+      this.streamed.delete(runId);
+    }
+
+    override handleChainStart(
+      _chain: unknown,
+      inputs: Record<string, unknown>,
+      runId: string,
+      _parentRunId?: string,
+      tags?: string[],
+      metadata?: Record<string, unknown>,
+      _runType?: string,
+      name?: string,
+    ) {
+      // Only the chain of a node (not chains the node runs itself) reports the node's output.
+      if (!metadata || name !== metadata.langgraph_node || tags?.includes("langsmith:hidden")) return;
+      const origin = originOf(metadata, tags, name);
+      if (!origin || !visible(origin.ns)) return;
+      this.origins.set(runId, origin);
+      // Messages the node was given are not news when it returns them.
+      if (inputs && typeof inputs === "object")
+        for (const value of Object.values(inputs))
+          for (const item of Array.isArray(value) ? value : [value]) this.markSeen(item);
+    }
+
+    private markSeen(value: unknown) {
+      if ((isBaseMessage(value) || isBaseMessageChunk(value)) && value.id !== undefined) this.seen.add(value.id);
+    }
+
+    override handleChainEnd(outputs: unknown, runId: string) {
+      const origin = this.origins.get(runId);
+      this.origins.delete(runId);
+      if (!origin) return;
+      let index = 0;
+      const emitOne = (value: unknown) => {
+        if (isBaseMessage(value)) this.send(origin, value, runId, true, index++);
+      };
+      const walk = (output: unknown): void => {
+        if (isCommand(output)) walk(output.update);
+        else if (isBaseMessage(output)) emitOne(output);
+        else if (Array.isArray(output)) {
+          const commands = output.some(isCommand);
+          for (const value of output) commands ? walk(value) : emitOne(value);
+        } else if (output !== null && typeof output === "object")
+          for (const value of Object.values(output)) Array.isArray(value) ? walk(value) : emitOne(value);
+      };
+      walk(outputs);
+    }
+
+    override handleChainError(_error: unknown, runId: string) {
+      this.origins.delete(runId);
+    }
+  }
+  return new StreamMessagesHandler();
+}

@@ -1,0 +1,71 @@
+/**
+ * `graph.streamEvents(input, { version: "v2" })`: LangChain's own event stream, fed by the
+ * graph's chain runs (graph, nodes) and whatever runs inside them (chat models, tools). The
+ * graph is wrapped in a LangChain `Runnable` whose `stream()` is the graph's, so the events are
+ * produced by the user's `@langchain/core` exactly as for any runnable.
+ */
+import { UnsupportedEventsVersionError } from "../errors/graph.js";
+import { type LangChain, loadLangChain } from "./langchain.js";
+
+/** One event of `streamEvents` v2, as LangChain shapes it (declared here so the core's types need no peer). */
+export interface StreamEvent {
+  event: string;
+  name: string;
+  run_id: string;
+  tags?: string[];
+  metadata: Record<string, any>;
+  data: { input?: any; output?: any; chunk?: any; error?: any };
+  parent_ids?: string[];
+}
+
+/** Which runs' events to keep, by name, run type or tag (LangChain's `streamEvents` options). */
+export interface EventFilters {
+  includeNames?: string[];
+  includeTypes?: string[];
+  includeTags?: string[];
+  excludeNames?: string[];
+  excludeTypes?: string[];
+  excludeTags?: string[];
+}
+
+export interface StreamableGraph {
+  readonly name: string;
+  invoke(input: unknown, config?: any): Promise<unknown>;
+  stream(input: unknown, config?: any): Promise<AsyncIterableIterator<unknown>>;
+}
+
+type Adapter = {
+  streamEvents(input: unknown, options: any, filters?: EventFilters): AsyncIterable<StreamEvent>;
+};
+let adapterClass: ((graph: StreamableGraph) => Adapter) | undefined;
+
+function adapterFor(lc: LangChain) {
+  class GraphRunnable extends lc.Runnable {
+    lc_namespace = ["langgraph"];
+    constructor(private readonly graph: StreamableGraph) {
+      super();
+    }
+    override getName(): string {
+      return this.graph.name;
+    }
+    override invoke(input: unknown, config?: any): Promise<unknown> {
+      return this.graph.invoke(input, config);
+    }
+    override async stream(input: unknown, config?: any): Promise<any> {
+      return this.graph.stream(input, config);
+    }
+  }
+  return (graph: StreamableGraph) => new GraphRunnable(graph);
+}
+
+export async function* streamGraphEvents(
+  graph: StreamableGraph,
+  input: unknown,
+  options: { version?: string },
+  filters?: EventFilters,
+): AsyncGenerator<StreamEvent> {
+  if (options?.version !== "v2") throw new UnsupportedEventsVersionError(options?.version);
+  const lc = await loadLangChain("streamEvents()");
+  adapterClass ??= adapterFor(lc);
+  yield* adapterClass(graph).streamEvents(input, { ...options, version: "v2" }, filters);
+}

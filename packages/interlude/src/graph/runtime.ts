@@ -1,0 +1,67 @@
+/**
+ * What a node receives besides its state, and the helpers that reach it from anywhere in the
+ * node's call stack: `getConfig()`, `getStore()`, `getWriter()` (LangGraph's names and types).
+ */
+import type { RunnableConfig } from "../checkpoint/types.js";
+import { OutsideNodeError } from "../errors/store.js";
+import { currentTask } from "../interrupt/context.js";
+import type { BaseStore } from "../store/base.js";
+
+/** The run-time services of a node, as LangGraph 1.x types them. */
+export interface Runtime<ContextType = Record<string, unknown>, WriterType = (chunk: unknown) => void> {
+  configurable?: ContextType;
+  /** The run's context (`invoke(input, { context })`), typed by the graph's context schema. */
+  context?: ContextType;
+  /** The store given to `compile({ store })`. */
+  store?: BaseStore;
+  /** Sends a chunk to the `custom` stream mode (dropped when nobody streams it). */
+  writer: WriterType;
+  /** `interrupt()`, handed to the node (the same function as the exported one). */
+  interrupt: (value: unknown, options?: any) => any;
+  /** Aborted when the run is cancelled. */
+  signal: AbortSignal;
+}
+
+/** The `config` a node gets as its second argument. */
+export interface LangGraphRunnableConfig<ContextType extends Record<string, any> = Record<string, any>>
+  extends RunnableConfig,
+    Partial<Omit<Runtime<ContextType>, "configurable">> {
+  tags?: string[];
+  metadata?: Record<string, unknown>;
+  callbacks?: unknown;
+  runName?: string;
+  runId?: string;
+}
+
+/** The config of the node running now. */
+export function getConfig(): LangGraphRunnableConfig {
+  const scope = currentTask();
+  if (!scope) throw new OutsideNodeError("getConfig()");
+  return scope.config as LangGraphRunnableConfig;
+}
+
+/** The graph's store (`compile({ store })`), or undefined when it has none. */
+export function getStore(config?: LangGraphRunnableConfig): BaseStore | undefined {
+  if (config) return config.store;
+  const scope = currentTask();
+  if (!scope) throw new OutsideNodeError("getStore()");
+  return scope.config.store as BaseStore | undefined;
+}
+
+/**
+ * What the running node was called with: the graph's state (or a `Send`'s argument). Tools run
+ * by a node read the state this way.
+ */
+export function getCurrentTaskInput<T = unknown>(_config?: LangGraphRunnableConfig): T {
+  const scope = currentTask();
+  if (!scope) throw new OutsideNodeError("getCurrentTaskInput()");
+  return scope.input as T;
+}
+
+/** The writer of the `custom` stream mode. */
+export function getWriter(config?: LangGraphRunnableConfig): ((chunk: unknown) => void) | undefined {
+  if (config) return config.writer;
+  const scope = currentTask();
+  if (!scope) throw new OutsideNodeError("getWriter()");
+  return scope.config.writer as ((chunk: unknown) => void) | undefined;
+}

@@ -1,0 +1,41 @@
+/**
+ * @langchain/core is an optional peer: a process where it cannot be loaded still runs graphs,
+ * and only the features that need it ("messages", callbacks, streamEvents) fail, with a typed
+ * error. Run in a child process whose module resolver refuses every @langchain/ specifier.
+ */
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { expect, it } from "vitest";
+
+const run = promisify(execFile);
+
+const blockLangChain = `export async function resolve(specifier, context, next) {
+  if (specifier.startsWith("@langchain/")) throw Object.assign(new Error("blocked " + specifier), { code: "ERR_MODULE_NOT_FOUND" });
+  return next(specifier, context);
+}`;
+
+const script = `
+import { register } from "node:module";
+register("data:text/javascript," + encodeURIComponent(${JSON.stringify(blockLangChain)}));
+const { Annotation, InMemoryStore, START, StateGraph } = await import("@interlude/core");
+const State = Annotation.Root({ n: Annotation({ reducer: (a, b) => a + b, default: () => 0 }) });
+const graph = new StateGraph(State).addNode("add", () => ({ n: 1 })).addEdge(START, "add").compile({ store: new InMemoryStore() });
+const out = { invoke: (await graph.invoke({ n: 1 })).n, updates: [] };
+for await (const chunk of await graph.stream({ n: 1 }, { streamMode: ["updates", "values", "custom"] })) out.updates.push(chunk[0]);
+const failure = async (body) => { try { await body(); return "no error"; } catch (e) { return e.code; } };
+out.messages = await failure(() => graph.stream({ n: 1 }, { streamMode: "messages" }));
+out.callbacks = await failure(() => graph.invoke({ n: 1 }, { callbacks: [] }));
+out.events = await failure(async () => { for await (const _ of graph.streamEvents({ n: 1 }, { version: "v2" })); });
+console.log(JSON.stringify(out));
+`;
+
+it("graphs run without @langchain/core; messages, callbacks and streamEvents then fail with MISSING_PEER_DEPENDENCY", async () => {
+  const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: process.cwd() });
+  expect(JSON.parse(stdout)).toEqual({
+    invoke: 2,
+    updates: ["values", "updates", "values"],
+    messages: "MISSING_PEER_DEPENDENCY",
+    callbacks: "MISSING_PEER_DEPENDENCY",
+    events: "MISSING_PEER_DEPENDENCY",
+  });
+});
