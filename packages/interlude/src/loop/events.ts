@@ -24,9 +24,29 @@ export class RunEvents {
     return emitter?.modes.has(mode) === true && (this.ns === "" || emitter.subgraphs);
   }
 
+  private held: [StreamMode, unknown] | undefined;
+
+  /**
+   * A chunk told only once something else is told, or the run ends: the values a resumed run
+   * starts from. A run whose answer is refused so tells nothing, and a caller can take the
+   * first chunk as "the answer was taken".
+   */
+  hold(mode: StreamMode, chunk: () => unknown): void {
+    // Built now: the state moves on before the chunk is told.
+    if (this.wants(mode)) this.held = [mode, chunk()];
+  }
+
+  flush(): void {
+    const held = this.held;
+    if (!held) return;
+    this.held = undefined;
+    this.emit(held[0], () => held[1]);
+  }
+
   emit(mode: StreamMode, chunk: () => unknown): void {
     const debug = (mode === "checkpoints" || mode === "tasks") && this.wants("debug");
     if (!debug && !this.wants(mode)) return;
+    if (this.held) this.flush();
     const value = chunk();
     if (this.wants(mode)) this.emitter!.emit(this.ns, mode, value);
     if (debug) {

@@ -148,6 +148,7 @@ export class GraphRun {
     const early = await this.start();
     if (early) return early;
     const result = await this.loop();
+    this.events.flush();
     await this.persistence.flushUnsaved();
     await this.persistence.drain();
     if (this.options.onFinalState && !this.parent) await this.tellFinalState(this.options.onFinalState);
@@ -212,7 +213,7 @@ export class GraphRun {
     if (this.parent) return this.startNested(tuple);
     if (isCommand(this.input)) {
       await this.startCommand(this.input, tuple);
-      this.emit("values", () => this.values());
+      this.events.hold("values", () => this.values());
       return undefined;
     }
     if (this.input === null || this.input === undefined) {
@@ -225,7 +226,7 @@ export class GraphRun {
       // leaves the thread on the new branch.
       if (!this.reuseFinished) await this.commit("fork");
       this.beginResume();
-      this.emit("values", () => this.values());
+      this.events.hold("values", () => this.values());
       return undefined;
     }
     await this.startInput(this.input, tuple !== undefined);
