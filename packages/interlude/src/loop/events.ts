@@ -68,12 +68,24 @@ export class RunEvents {
     return update;
   }
 
+  /** A node's update as LangGraph streams it: one object, or one per write when it wrote a key twice. */
+  private streamedUpdate(writes: readonly Write[]): unknown {
+    const seen = new Set<string>();
+    for (const [key] of writes) {
+      if (!this.spec.stateKeySet.has(key)) continue;
+      if (seen.has(key))
+        return writes.filter(([k]) => this.spec.stateKeySet.has(k)).map(([k, value]) => ({ [k]: value }));
+      seen.add(key);
+    }
+    return this.stateUpdate(writes);
+  }
+
   /** One `updates` chunk per finished node (the input task is not a node). */
   updates(outcomes: readonly TaskOutcome[]): void {
     if (!this.emitter) return;
     for (const outcome of outcomes) {
       if (outcome.kind !== "done" || outcome.task.name === START) continue;
-      this.emit("updates", () => ({ [outcome.task.name]: this.stateUpdate(outcome.writes) }));
+      this.emit("updates", () => ({ [outcome.task.name]: this.streamedUpdate(outcome.writes) }));
     }
   }
 
