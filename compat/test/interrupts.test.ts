@@ -375,4 +375,117 @@ compare("interrupts", {
       return { done, before };
     },
   },
+
+  "interruptBefore '*' stops before every node": {
+    from: "pregel.test.ts: should invoke two processes with input/output and interrupt",
+    async run(lib) {
+      const { Annotation, StateGraph, START, MemorySaver } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const graph = new StateGraph(State)
+        .addNode("a", () => ({ log: ["a"] }))
+        .addNode("b", () => ({ log: ["b"] }))
+        .addEdge(START, "a")
+        .addEdge("a", "b")
+        .compile({ checkpointer: new MemorySaver(), interruptBefore: "*" });
+      const config = { configurable: { thread_id: "t" } };
+      const out: unknown[] = [await graph.invoke({ log: [] }, config)];
+      out.push((await graph.getState(config)).next);
+      out.push(await graph.invoke(null, config));
+      out.push((await graph.getState(config)).next);
+      out.push(await graph.invoke(null, config));
+      return out;
+    },
+  },
+
+  "interruptAfter the last node: the thread ends paused with nothing next": {
+    from: "pregel.test.ts: should invoke two processes with input/output and interrupt",
+    async run(lib) {
+      const { Annotation, StateGraph, START, MemorySaver } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const graph = new StateGraph(State)
+        .addNode("a", () => ({ log: ["a"] }))
+        .addEdge(START, "a")
+        .compile({ checkpointer: new MemorySaver(), interruptAfter: ["a"] });
+      const config = { configurable: { thread_id: "t" } };
+      const paused = await graph.invoke({ log: [] }, config);
+      const state = await graph.getState(config);
+      return { paused, next: state.next };
+    },
+  },
+
+  "interruptBefore given to invoke instead of compile": {
+    from: "pregel.test.ts: should invoke two processes with input/output and interrupt",
+    async run(lib) {
+      const { Annotation, StateGraph, START, MemorySaver } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const graph = new StateGraph(State)
+        .addNode("a", () => ({ log: ["a"] }))
+        .addNode("b", () => ({ log: ["b"] }))
+        .addEdge(START, "a")
+        .addEdge("a", "b")
+        .compile({ checkpointer: new MemorySaver() });
+      const config = { configurable: { thread_id: "t" } };
+      const paused = await graph.invoke({ log: [] }, { ...config, interruptBefore: ["b"] });
+      const done = await graph.invoke(null, config);
+      return { paused, done };
+    },
+  },
+
+  "a second invoke with new input on a paused thread drops the question": {
+    from: "python_port/interrupt.test.ts: should handle dynamic interrupts with state graphs",
+    async run(lib) {
+      const { Annotation, StateGraph, START, interrupt, MemorySaver } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const graph = new StateGraph(State)
+        .addNode("ask", () => ({ log: [`ask:${interrupt("q")}`] }))
+        .addEdge(START, "ask")
+        .compile({ checkpointer: new MemorySaver() });
+      const config = { configurable: { thread_id: "t" } };
+      await graph.invoke({ log: ["one"] }, config);
+      const again = await graph.invoke({ log: ["two"] }, config);
+      const state = await graph.getState(config);
+      return { again, next: state.next, values: state.values, interrupts: state.tasks.map((t: any) => t.interrupts) };
+    },
+  },
+
+  "invoke(null) on a thread paused at an interrupt asks again": {
+    from: "python_port/interrupt.test.ts: should handle dynamic interrupts with state graphs",
+    async run(lib) {
+      const { Annotation, StateGraph, START, interrupt, Command, MemorySaver } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      let asked = 0;
+      const graph = new StateGraph(State)
+        .addNode("ask", () => {
+          asked++;
+          return { log: [`ask:${interrupt("q")}`] };
+        })
+        .addEdge(START, "ask")
+        .compile({ checkpointer: new MemorySaver() });
+      const config = { configurable: { thread_id: "t" } };
+      await graph.invoke({ log: [] }, config);
+      const again = await graph.invoke(null, config);
+      const state = await graph.getState(config);
+      const done = await graph.invoke(new Command({ resume: "x" }), config);
+      return { again, next: state.next, done, asked };
+    },
+  },
+
+  "an interrupt in a node after a breakpoint": {
+    from: "pregel.test.ts: should handle dynamic interrupt",
+    async run(lib) {
+      const { Annotation, StateGraph, START, interrupt, Command, MemorySaver } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const graph = new StateGraph(State)
+        .addNode("a", () => ({ log: ["a"] }))
+        .addNode("ask", () => ({ log: [`ask:${interrupt("q")}`] }))
+        .addEdge(START, "a")
+        .addEdge("a", "ask")
+        .compile({ checkpointer: new MemorySaver(), interruptBefore: ["ask"] });
+      const config = { configurable: { thread_id: "t" } };
+      const out: unknown[] = [await graph.invoke({ log: [] }, config)];
+      out.push(await graph.invoke(null, config));
+      out.push(await graph.invoke(new Command({ resume: "yes" }), config));
+      return out;
+    },
+  },
 });

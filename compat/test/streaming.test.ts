@@ -177,4 +177,35 @@ compare("streaming", {
       return chunks.map((c: any) => JSON.stringify(c)).sort();
     },
   },
+
+  "updates of a node returning several Commands that write the same key": {
+    from: "pregel.test.ts: should return multiple update entries when a task has multiple writes to the same channel",
+    async run(lib) {
+      const { Annotation, StateGraph, START, Command } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const graph = new StateGraph(State)
+        .addNode("many", () => [new Command({ update: { log: ["one"] } }), new Command({ update: { log: ["two"] } })])
+        .addEdge(START, "many")
+        .compile();
+      return collect(await graph.stream({ log: [] }, { streamMode: "updates" }));
+    },
+  },
+
+  "values and updates when resuming: the state the run starts from comes first": {
+    from: "pregel.test.ts: streamMode should be respected",
+    async run(lib) {
+      const { Annotation, StateGraph, START, interrupt, Command, MemorySaver } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const graph = new StateGraph(State)
+        .addNode("ask", () => ({ log: [`ask:${interrupt("q")}`] }))
+        .addEdge(START, "ask")
+        .compile({ checkpointer: new MemorySaver() });
+      const config = { configurable: { thread_id: "t" } };
+      const first = await collect(await graph.stream({ log: ["in"] }, { ...config, streamMode: "values" }));
+      const second = await collect(
+        await graph.stream(new Command({ resume: "a" }), { ...config, streamMode: "values" }),
+      );
+      return { first, second };
+    },
+  },
 });

@@ -25,6 +25,13 @@ describe("LangGraph options Interlude does not implement", () => {
   });
 });
 
+describe("compile({ cache })", () => {
+  it("is refused rather than ignored", () => {
+    const builder = new StateGraph(State).addNode("n", () => ({ v: 1 })).addEdge(START, "n");
+    expect(() => builder.compile({ cache: {} } as never)).toThrow(/compile\(\{ cache \}\) is not supported/);
+  });
+});
+
 describe("defer", () => {
   it("runs a deferred node once, when nothing else is left, even if one branch is longer", async () => {
     const Log = Annotation.Root({

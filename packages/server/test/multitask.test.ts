@@ -56,11 +56,11 @@ describe("multitask strategies", () => {
     })) as any;
     expect((await client.runs.get(thread.thread_id, first.run_id)).status).toBe("interrupted");
     // The first run stopped after the step it was in; its work so far is kept, and its pending
-    // step runs together with the new input's first step (LangGraph's semantics for new input).
-    expect(values.log).toEqual(["first:a", "second:a", "first:b", "second:b"]);
+    // step is dropped by the new input, which runs from the start (LangGraph's semantics for new input).
+    expect(values.log).toEqual(["first:a", "first:b", "second:b"]);
     const history = await client.threads.getHistory(thread.thread_id, { limit: 20 });
     expect(
-      history.find((s) => s.metadata?.source === "input" && (s.values as any).tag === "a" && s.next.includes("second")),
+      history.find((s) => s.metadata?.source === "loop" && (s.values as any).tag === "a" && s.next.includes("second")),
     ).toBeTruthy();
   });
 

@@ -212,6 +212,11 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START> {
   }
 
   compile(options: CompileOptions = {}): CompiledStateGraph<StateType<S>, UpdateType<S>, N> {
+    if ((options as { cache?: unknown }).cache)
+      throw new UnsupportedFeatureError(
+        "compile({ cache })",
+        "Cache inside the nodes, or wrap the calls in task() so they run once per thread.",
+      );
     const spec = buildSpec(this, options);
     return new CompiledStateGraph(this, spec, options);
   }

@@ -31,9 +31,29 @@ export class RunEvents {
     return emitter?.modes.has(mode) === true && (this.ns === "" || emitter.subgraphs);
   }
 
+  private held: [StreamMode, unknown] | undefined;
+
+  /**
+   * A chunk told only once something else is told, or the run ends: the values a resumed run
+   * starts from. A run whose answer is refused so tells nothing, and a caller can take the
+   * first chunk as "the answer was taken".
+   */
+  hold(mode: StreamMode, chunk: () => unknown): void {
+    // Built now: the state moves on before the chunk is told.
+    if (this.wants(mode)) this.held = [mode, chunk()];
+  }
+
+  flush(): void {
+    const held = this.held;
+    if (!held) return;
+    this.held = undefined;
+    this.emit(held[0], () => held[1]);
+  }
+
   emit(mode: StreamMode, chunk: () => unknown): void {
     const debug = (mode === "checkpoints" || mode === "tasks") && this.wants("debug");
     if (!debug && !this.wants(mode)) return;
+    if (this.held) this.flush();
     const value = chunk();
     if (this.wants(mode)) this.emitter!.emit(this.ns, mode, value);
     if (debug) {
@@ -63,12 +83,24 @@ export class RunEvents {
     return update;
   }
 
+  /** A node's update as LangGraph streams it: one object, or one per write when it wrote a key twice. */
+  private streamedUpdate(writes: readonly Write[]): unknown {
+    const seen = new Set<string>();
+    for (const [key] of writes) {
+      if (!this.spec.stateKeySet.has(key)) continue;
+      if (seen.has(key))
+        return writes.filter(([k]) => this.spec.stateKeySet.has(k)).map(([k, value]) => ({ [k]: value }));
+      seen.add(key);
+    }
+    return this.stateUpdate(writes);
+  }
+
   /** One `updates` chunk per finished node (the input task is not a node). */
   updates(outcomes: readonly TaskOutcome[]): void {
     if (!this.emitter) return;
     for (const outcome of outcomes) {
       if (outcome.kind !== "done" || outcome.task.name === START) continue;
-      this.emit("updates", () => ({ [outcome.task.name]: this.stateUpdate(outcome.writes) }));
+      this.emit("updates", () => ({ [outcome.task.name]: this.streamedUpdate(outcome.writes) }));
     }
   }
 

@@ -210,6 +210,7 @@ export class GraphRun {
     const early = await this.start();
     if (early) return early;
     const result = await this.loop();
+    this.events.flush();
     await this.persistence.flushUnsaved();
     await this.persistence.drain();
     if (this.options.onFinalState && !this.parent) await this.tellFinalState(this.options.onFinalState);
@@ -362,7 +363,8 @@ export class GraphRun {
 
   /** A resumed run streams the state it continues from first, as LangGraph.js does. */
   private emitResumedValues(): void {
-    this.emit("values", () => this.values());
+    // Held until the run says something else: a refused answer streams nothing.
+    this.events.hold("values", () => this.values());
   }
 
   /** Applies updates waiting with the checkpoint and those sent now, then passes its breakpoint. */
