@@ -123,6 +123,29 @@ compare("subgraph breakpoints", {
       return out;
     },
   },
+  "interruptAfter the child's last node": {
+    from: "pregel.test.ts: nested graph state",
+    async run(lib) {
+      const graph = around(lib, threeSteps(lib, { interruptAfter: ["c3"] }));
+      const config = thread();
+      const paused = await graph.invoke({ log: [] }, config);
+      const state = brief(await graph.getState(config, { subgraphs: true }));
+      const done = await graph.invoke(null, config);
+      return { paused, state, done };
+    },
+  },
+  "breakpoints in both parent and child": {
+    from: "pregel.test.ts: nested graph state",
+    async run(lib) {
+      const graph = around(lib, threeSteps(lib, { interruptBefore: ["c2"] }), { interruptBefore: ["p2"] });
+      const config = thread();
+      const out = [await graph.invoke({ log: [] }, config)];
+      out.push(await graph.invoke(null, config));
+      out.push(brief(await graph.getState(config)));
+      out.push(await graph.invoke(null, config));
+      return out;
+    },
+  },
   "interruptBefore '*' in a child": {
     from: "pregel.test.ts: nested graph state",
     async run(lib) {
