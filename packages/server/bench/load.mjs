@@ -27,31 +27,23 @@ const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 const CONFIG = fileURLToPath(new URL("../test/fixtures/langgraph.json", import.meta.url));
 
 /**
- * Starts `interlude serve` on a free loopback port, on `db` (default: a fresh SQLite file,
- * removed by `stop()`).
+ * Starts `interlude serve` on a free loopback port, on `postgres` (a database URL) or on the
+ * SQLite file `db` (default: a fresh one, removed by `stop()`). `worker: true` starts
+ * `interlude worker` instead (PostgreSQL only; it has no URL).
  */
-export async function startServerProcess({ nodeArgs = [], db, env = {} } = {}) {
-  const dir = db ? undefined : mkdtempSync(join(tmpdir(), "interlude-load-"));
-  const args = [
-    ...nodeArgs,
-    CLI,
-    "serve",
-    "--config",
-    CONFIG,
-    "--db",
-    db ?? join(dir, "db.sqlite"),
-    "--host",
-    "127.0.0.1",
-    "--port",
-    "0",
-  ];
+export async function startServerProcess({ nodeArgs = [], db, postgres, worker = false, env = {} } = {}) {
+  const dir = db || postgres ? undefined : mkdtempSync(join(tmpdir(), "interlude-load-"));
+  const storage = postgres ? ["--postgres", postgres] : ["--db", db ?? join(dir, "db.sqlite")];
+  const args = worker
+    ? [...nodeArgs, CLI, "worker", "--config", CONFIG, ...storage]
+    : [...nodeArgs, CLI, "serve", "--config", CONFIG, ...storage, "--host", "127.0.0.1", "--port", "0"];
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
   let output = "";
   const url = await new Promise((resolve, reject) => {
     const onData = (chunk) => {
       output += chunk;
-      const match = output.match(/http:\/\/127\.0\.0\.1:\d+/);
-      if (match) resolve(match[0]);
+      const match = output.match(worker ? /worker ready/ : /http:\/\/127\.0\.0\.1:\d+/);
+      if (match) resolve(worker ? undefined : match[0]);
     };
     child.stdout.on("data", onData);
     child.stderr.on("data", onData);
@@ -64,6 +56,7 @@ export async function startServerProcess({ nodeArgs = [], db, env = {} } = {}) {
       const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1].split(" ");
       return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
     },
+    /** Resolves with the exit code (null when killed by a signal). */
     async stop(signal = "SIGTERM") {
       if (child.exitCode === null && child.signalCode === null) {
         await new Promise((resolve) => {
@@ -72,6 +65,7 @@ export async function startServerProcess({ nodeArgs = [], db, env = {} } = {}) {
         });
       }
       if (dir) rmSync(dir, { recursive: true, force: true });
+      return child.exitCode;
     },
   };
 }
@@ -111,9 +105,12 @@ function percentile(sorted, p) {
  * client, its thread and final values (answers `c<client>-<round>` in order when nothing was
  * lost or applied twice).
  */
-export async function runLoad({ url, clients = 20, rounds = 100, paceMs = 0, cpuMs, durability }) {
+export async function runLoad({ url, urls = [url], clients = 20, rounds = 100, paceMs = 0, cpuMs, durability }) {
   const extra = durability ? { durability } : {};
-  const http = httpClient(url, clients);
+  // Several servers on one database: each answer goes to the next server in turn, so a thread
+  // paused through one is resumed through another.
+  const https = urls.map((u) => httpClient(u, clients));
+  const http = { request: (method, path, body, turn = 0) => https[turn % https.length].request(method, path, body) };
   const latencies = [];
   const client = async (c) => {
     const thread = await http.request("POST", "/threads", { metadata: { load: true } });
@@ -134,11 +131,12 @@ export async function runLoad({ url, clients = 20, rounds = 100, paceMs = 0, cpu
         if (wait > 0) await sleep(wait);
       }
       const started = performance.now();
-      state = await http.request("POST", path, {
-        assistant_id: "loop",
-        command: { resume: { [question.id]: `c${c}-${n}` } },
-        ...extra,
-      });
+      state = await http.request(
+        "POST",
+        path,
+        { assistant_id: "loop", command: { resume: { [question.id]: `c${c}-${n}` } }, ...extra },
+        c + n + 1,
+      );
       latencies.push(performance.now() - started);
     }
     return { threadId: thread.thread_id, final: state };
@@ -161,7 +159,7 @@ export async function runLoad({ url, clients = 20, rounds = 100, paceMs = 0, cpu
       serverCpuMsPerRoundTrip: cpuBefore === undefined ? undefined : (cpuMs() - cpuBefore) / roundTrips,
     };
   } finally {
-    http.close();
+    for (const client of https) client.close();
   }
 }
 

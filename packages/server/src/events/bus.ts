@@ -4,7 +4,7 @@
  * PostgreSQL, LISTEN/NOTIFY on the shared database.
  */
 import { EventEmitter } from "node:events";
-import type pg from "pg";
+import pg from "pg";
 
 export interface InterruptCreatedEvent {
   type: "interrupt.created";
@@ -63,13 +63,21 @@ const MAX_PAYLOAD = 7000;
 
 export class PgBus implements Bus {
   private readonly local = new LocalBus();
-  private client?: pg.PoolClient;
+  private client?: pg.Client;
   private closed = false;
 
-  constructor(private readonly pool: pg.Pool) {}
+  /**
+   * @param url the database, for the LISTEN connection (its own, held for good: taking it from
+   *   `pool` would leave the pool one short for as long as the process lives)
+   * @param pool for NOTIFY
+   */
+  constructor(
+    private readonly url: string,
+    private readonly pool: pg.Pool,
+  ) {}
 
   async start(): Promise<void> {
-    const client = await this.pool.connect();
+    const client = new pg.Client({ connectionString: this.url });
     this.client = client;
     client.on("notification", (message) => {
       if (message.channel !== CHANNEL || !message.payload) return;
@@ -82,12 +90,14 @@ export class PgBus implements Bus {
     client.on("error", () => {
       if (!this.closed) void this.reconnect();
     });
+    await client.connect();
     await client.query(`LISTEN ${CHANNEL}`);
   }
 
   private async reconnect(): Promise<void> {
-    this.client?.release(true);
+    const broken = this.client;
     this.client = undefined;
+    await broken?.end().catch(() => undefined);
     await new Promise((r) => setTimeout(r, 500));
     if (!this.closed) await this.start().catch(() => this.reconnect());
   }
@@ -105,10 +115,7 @@ export class PgBus implements Bus {
 
   async close(): Promise<void> {
     this.closed = true;
-    if (this.client) {
-      await this.client.query(`UNLISTEN ${CHANNEL}`).catch(() => undefined);
-      this.client.release();
-    }
+    await this.client?.end().catch(() => undefined);
     await this.local.close();
   }
 }
