@@ -74,7 +74,7 @@ export class PostgresSaver extends BaseCheckpointSaver {
    * Threads this saver holds a claim on, with the newest root checkpoint read when claiming
    * (null: none yet; undefined: taken by getTuple, or stale since a put).
    */
-  private readonly claimed = new Map<string, { owner: string; latest: CheckpointRow | null | undefined }>();
+  private readonly claimed = new Map<string, { owner: string; latest: Loaded | null | undefined }>();
   private readonly timer: ReturnType<typeof setInterval> | undefined;
 
   /** `PostgresSaver.fromConnString("postgres://user@host/db")`: the saver owns (and closes) the pool. */
@@ -114,7 +114,7 @@ export class PostgresSaver extends BaseCheckpointSaver {
     const id = checkpointIdOf(config);
     const claimed = id === undefined && ns === "" ? this.takeClaimedLatest(threadId) : undefined;
     if (claimed !== undefined)
-      return this.guard("getTuple", async () => (claimed ? this.load(threadId, ns, claimed) : undefined));
+      return this.guard("getTuple", async () => (claimed ? this.load(threadId, ns, claimed.row, claimed) : undefined));
     return this.guard("getTuple", async () => {
       const { rows } =
         id === undefined
@@ -180,7 +180,7 @@ export class PostgresSaver extends BaseCheckpointSaver {
     if (held) held.latest = undefined;
     await this.guard("put", async () => {
       try {
-        await this.pool.query(putQuery(threadId, ns, expected, prepared));
+        await this.pool.query(putQuery(threadId, ns, expected, prepared, checkpoint.channel_versions));
       } catch (error) {
         const code = (error as { code?: string }).code;
         if (code === HEAD_MOVED)
@@ -188,7 +188,7 @@ export class PostgresSaver extends BaseCheckpointSaver {
         if (code !== BASE_MISSING) throw error;
         // A delta's base was pruned (or written by a process that rolled back): store whole values.
         prepared = withoutDeltas(prepared, this.serde, this.planner, this.stats, threadId, checkpoint);
-        await this.pool.query(putQuery(threadId, ns, expected, prepared));
+        await this.pool.query(putQuery(threadId, ns, expected, prepared, checkpoint.channel_versions));
       }
     });
     prepared.commit();
@@ -225,7 +225,7 @@ export class PostgresSaver extends BaseCheckpointSaver {
   }
 
   /**
-   * A first claim also reads the thread's newest checkpoint, which the run that claims it loads
+   * A first claim also loads the thread's newest checkpoint, which the run that claims it reads
    * next (getTuple takes it from `claimed` instead of asking again). A renewal only renews.
    */
   async claimThread(threadId: string, claim: ThreadClaim): Promise<boolean> {
@@ -236,10 +236,10 @@ export class PostgresSaver extends BaseCheckpointSaver {
       return result.rowCount === 1;
     }
     const { rows } = await this.guard("claimThread", () =>
-      this.pool.query<CheckpointRow & { claimed: boolean }>(named("claimLatest", [threadId, claim.owner, claim.ttlMs])),
+      this.pool.query<ClaimLoadRow>(named("claimLoad", [threadId, claim.owner, claim.ttlMs])),
     );
-    if (!rows[0]?.claimed) return false;
-    this.claimed.set(threadId, { owner: claim.owner, latest: rows[0].checkpoint_id === null ? null : rows[0] });
+    if (rows[0]?.kind === "n") return false;
+    this.claimed.set(threadId, { owner: claim.owner, latest: claimedLatest(rows) });
     return true;
   }
 
@@ -248,8 +248,8 @@ export class PostgresSaver extends BaseCheckpointSaver {
     await this.guard("releaseThread", () => this.pool.query(named("release", [threadId, owner])));
   }
 
-  /** The newest root checkpoint read with this process's claim, if nothing was written since. */
-  private takeClaimedLatest(threadId: string): CheckpointRow | null | undefined {
+  /** The newest root checkpoint loaded with this process's claim, if nothing was written since. */
+  private takeClaimedLatest(threadId: string): Loaded | null | undefined {
     const held = this.claimed.get(threadId);
     if (!held || held.latest === undefined) return undefined;
     const latest = held.latest;
@@ -289,17 +289,18 @@ export class PostgresSaver extends BaseCheckpointSaver {
     if (this.ownsPool) await this.pool.end();
   }
 
-  private async load(threadId: string, ns: string, row: CheckpointRow): Promise<CheckpointTuple> {
+  /** @param loaded the row's blobs and writes, when they were read along with it */
+  private async load(threadId: string, ns: string, row: CheckpointRow, loaded?: Loaded): Promise<CheckpointTuple> {
     const record = this.serde.loads(row.record) as CheckpointRecord;
     const channels = Object.keys(record.channel_versions);
-    const [chains, writes] = await Promise.all([
-      this.pool.query<{ channel: string; version: number; base: number | null; data: Buffer | null }>(
-        named("blobChains", [threadId, ns, channels, channels.map((c) => record.channel_versions[c])]),
-      ),
-      this.pool.query<{ task_id: string; channel: string; data: Buffer }>(
-        named("writes", [threadId, ns, row.checkpoint_id]),
-      ),
-    ]);
+    const [chains, writes] = loaded?.blobs
+      ? [{ rows: loaded.blobs }, { rows: loaded.writes }]
+      : await Promise.all([
+          this.pool.query<BlobRow>(
+            named("blobChains", [threadId, ns, channels, channels.map((c) => record.channel_versions[c])]),
+          ),
+          this.pool.query<WriteRow>(named("writes", [threadId, ns, row.checkpoint_id])),
+        ]);
     const blobs = new Map<string, StoredBlob>(
       chains.rows.map((b) => [blobKey(b.channel, b.version), { base: b.base, data: b.data }]),
     );
@@ -406,6 +407,60 @@ export class PostgresSaver extends BaseCheckpointSaver {
   }
 }
 
+interface BlobRow {
+  channel: string;
+  version: number;
+  base: number | null;
+  data: Buffer | null;
+}
+
+interface WriteRow {
+  task_id: string;
+  channel: string;
+  data: Buffer;
+}
+
+/** A checkpoint row with, when read along with it, its blobs and pending writes. */
+interface Loaded {
+  row: CheckpointRow;
+  blobs?: BlobRow[];
+  writes: WriteRow[];
+}
+
+/** A row of interlude_claim_load (schema.ts). */
+interface ClaimLoadRow {
+  kind: "n" | "c" | "b" | "w";
+  id: string | null;
+  parent: string | null;
+  channel: string | null;
+  version: number | null;
+  base: number | null;
+  data: Buffer | null;
+  extra: Buffer | null;
+  complete: boolean;
+}
+
+/** The checkpoint interlude_claim_load returned (null: the thread has none). */
+function claimedLatest(rows: ClaimLoadRow[]): Loaded | null {
+  const head = rows.find((r) => r.kind === "c");
+  if (!head) return null;
+  const row: CheckpointRow = {
+    checkpoint_id: head.id!,
+    parent_id: head.parent,
+    record: head.data!,
+    metadata: head.extra!,
+  };
+  // Written before the checkpoint rows listed their versions: load() reads the blobs itself.
+  if (!head.complete) return { row, writes: [] };
+  const blobs: BlobRow[] = [];
+  const writes: WriteRow[] = [];
+  for (const r of rows) {
+    if (r.kind === "b") blobs.push({ channel: r.channel!, version: r.version!, base: r.base, data: r.data });
+    else if (r.kind === "w") writes.push({ task_id: r.id!, channel: r.channel!, data: r.data! });
+  }
+  return { row, blobs, writes };
+}
+
 /** SQLSTATEs raised by interlude_put (schema.ts). */
 const HEAD_MOVED = "IL409";
 const BASE_MISSING = "IL412";
@@ -421,7 +476,9 @@ function putQuery(
   ns: string,
   expected: string | null | undefined,
   prepared: PreparedPut,
+  versions: ChannelVersions,
 ): pg.QueryConfig {
+  const channels = Object.keys(versions);
   const deltas = prepared.blobs.filter((blob) => blob.base !== null);
   const blobs = prepared.blobs;
   return named("put", [
@@ -440,6 +497,8 @@ function putQuery(
     prepared.createdAt,
     toBytes(prepared.record),
     toBytes(prepared.metadata),
+    channels,
+    channels.map((c) => versions[c]),
   ]);
 }
 

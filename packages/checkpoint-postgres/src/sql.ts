@@ -2,7 +2,7 @@
 export const SQL = {
   head: "SELECT head_id FROM interlude_heads WHERE thread_id = $1 AND checkpoint_ns = $2",
   /** Blobs, the checkpoint row and the new head, after the head and delta-base checks (schema.ts). */
-  put: "SELECT interlude_put($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+  put: "SELECT interlude_put($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
   checkpoint: `SELECT checkpoint_id, parent_id, record, metadata FROM interlude_checkpoints
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
   latest: `SELECT checkpoint_id, parent_id, record, metadata FROM interlude_checkpoints
@@ -31,8 +31,8 @@ export const SQL = {
     ON CONFLICT (thread_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
     WHERE interlude_claims.owner = EXCLUDED.owner OR interlude_claims.expires_at <= now()
     RETURNING owner`,
-  /** A first claim, and the newest root checkpoint read once it is held (schema.ts). */
-  claimLatest: "SELECT * FROM interlude_claim_latest($1, $2, $3)",
+  /** A first claim, and the newest root checkpoint loaded once it is held (schema.ts). */
+  claimLoad: "SELECT * FROM interlude_claim_load($1, $2, $3)",
   release: "DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $2",
   expiredClaims: "DELETE FROM interlude_claims WHERE expires_at <= now()",
   idleThreads: `SELECT thread_id FROM interlude_heads GROUP BY thread_id
