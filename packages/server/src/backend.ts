@@ -159,7 +159,7 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       runLeaseMs: options.runLeaseMs ?? msFromEnv("INTERLUDE_RUN_LEASE_MS") ?? 30_000,
       claimTtlMs: options.claimTtlMs ?? msFromEnv("INTERLUDE_CLAIM_TTL_MS"),
       // Several processes: a run's stream may be followed from any of them.
-      runEvents: options.postgresUrl ? new RunEventRelay(storage.store.db, storage.bus) : undefined,
+      runEvents: options.postgresUrl ? new RunEventRelay(storage.store.db) : undefined,
     };
     const unsubscribe = ctx.bus.subscribe((event) => {
       if (event.type === "run.cancel") abortLocal(ctx, event.run_id, event.action);
