@@ -33,6 +33,8 @@ export type BusEvent =
   | InterruptResolvedEvent
   | { type: "run.cancel"; run_id: string; action: "interrupt" | "rollback" }
   | { type: "run.dispatch"; run_id: string; owner: string }
+  /** A run was put in the shared queue: whoever has a free worker fetches it now, not at its next poll. */
+  | { type: "run.queued" }
   | { type: "run.done"; run_id: string }
   /** New stream events of a run are stored (see runs/event-relay.ts). */
   | { type: "run.events"; run_id: string };
