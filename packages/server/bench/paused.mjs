@@ -5,7 +5,8 @@
  * - the server's resident memory (flat: nothing per thread is kept in memory);
  * - listing the 50 oldest pending interrupts in the inbox (`GET /inbox/interrupts?limit=50`),
  *   median of 20 requests on loopback (an upper bound of the server time);
- * - resuming one of them (`runs/wait` with its answer), median of 10 threads.
+ * - resuming one of them (`runs/wait` with its answer), median of 10 threads;
+ * and all three again a minute later (PAUSED_SETTLE_MS), once the finished runs' logs are gone.
  *
  *   PAUSED_THREADS=100000 node packages/server/bench/paused.mjs [--sqlite-only | --postgres-only]
  *
@@ -18,6 +19,7 @@ import { startServerProcess } from "./load.mjs";
 
 const COUNT = Number(process.env.PAUSED_THREADS ?? 100_000);
 const CREATORS = 20;
+const SETTLE_MS = Number(process.env.PAUSED_SETTLE_MS ?? 65_000);
 
 function client(url) {
   const { hostname, port } = new URL(url);
@@ -99,11 +101,16 @@ async function scenario(label, options) {
     const many = await pauseThreads(api, 20, COUNT + 20);
     const seconds = (performance.now() - started) / 1000;
     const large = await measure(api, rssKb, many);
+    // Logs of finished runs stay in memory for a minute (late joiners, runs/broker.ts): what
+    // stays after that is what the paused threads themselves cost.
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    const settled = await measure(api, rssKb, many);
     const line = (n, m) =>
       `  ${String(n).padStart(7)} paused: server RSS ${m.rssMb.toFixed(0)} MB, inbox 50 oldest ${m.listMs.toFixed(1)} ms, resume one ${m.resumeMs.toFixed(1)} ms`;
     console.log(`[paused] ${label} (${COUNT} threads paused in ${seconds.toFixed(0)} s)`);
     console.log(line(20, small));
     console.log(line(COUNT + 20, large));
+    console.log(`${line(COUNT + 10, settled)} (${SETTLE_MS / 1000} s later)`);
   } finally {
     api.close();
     await server.stop();
