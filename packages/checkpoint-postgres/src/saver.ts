@@ -20,6 +20,7 @@ import {
   InterludeError,
   listQuery,
   listTuples,
+  type PreparedPut,
   type PruneOptions,
   type PruneRequest,
   type PutOptions,
@@ -69,6 +70,11 @@ export class PostgresSaver extends BaseCheckpointSaver {
   private readonly ttlMs: number | undefined;
   private readonly autoSetup: boolean;
   private ready: Promise<void> | undefined;
+  /**
+   * Threads this saver holds a claim on, with the newest root checkpoint read when claiming
+   * (null: none yet; undefined: taken by getTuple, or stale since a put).
+   */
+  private readonly claimed = new Map<string, { owner: string; latest: Loaded | null | undefined }>();
   private readonly timer: ReturnType<typeof setInterval> | undefined;
 
   /** `PostgresSaver.fromConnString("postgres://user@host/db")`: the saver owns (and closes) the pool. */
@@ -106,18 +112,21 @@ export class PostgresSaver extends BaseCheckpointSaver {
     if (threadId === undefined) return undefined;
     const ns = checkpointNsOf(config);
     const id = checkpointIdOf(config);
+    const claimed = id === undefined && ns === "" ? this.takeClaimedLatest(threadId) : undefined;
+    if (claimed !== undefined)
+      return this.guard("getTuple", async () => (claimed ? this.load(threadId, ns, claimed.row, claimed) : undefined));
     return this.guard("getTuple", async () => {
       const { rows } =
         id === undefined
-          ? await this.pool.query<CheckpointRow>(SQL.latest, [threadId, ns])
-          : await this.pool.query<CheckpointRow>(SQL.checkpoint, [threadId, ns, id]);
+          ? await this.pool.query<CheckpointRow>(named("latest", [threadId, ns]))
+          : await this.pool.query<CheckpointRow>(named("checkpoint", [threadId, ns, id]));
       return rows[0] && this.load(threadId, ns, rows[0]);
     });
   }
 
   override async getHeadId(threadId: string, checkpointNs = ""): Promise<string | undefined> {
     return this.guard("getHeadId", async () => {
-      const { rows } = await this.pool.query<{ head_id: string | null }>(SQL.head, [threadId, checkpointNs]);
+      const { rows } = await this.pool.query<{ head_id: string | null }>(named("head", [threadId, checkpointNs]));
       return rows[0]?.head_id ?? undefined;
     });
   }
@@ -165,34 +174,22 @@ export class PostgresSaver extends BaseCheckpointSaver {
     const target = putTarget(config, checkpoint);
     const { threadId, ns } = target;
     let prepared = preparePut(this.serde, this.planner, this.stats, target, checkpoint, metadata, newVersions);
-    await this.transaction("put", async (client) => {
-      const deltas = prepared.blobs.filter((blob) => blob.base !== null);
-      const { rows } = await client.query<{ head_id: string | null; bases: number }>(SQL.lockHead, [
-        threadId,
-        ns,
-        deltas.map((b) => b.channel),
-        deltas.map((b) => b.base),
-      ]);
-      const head = rows[0]?.head_id ?? null;
-      if (options?.expectedHead !== undefined && options.expectedHead !== head) {
-        throw new CheckpointConflictError(threadId, options.expectedHead, head);
-      }
-      if (rows[0]!.bases < deltas.length)
+    const expected = options?.expectedHead;
+    // The head moves: a checkpoint read with the claim is no longer the newest.
+    const held = this.claimed.get(threadId);
+    if (held) held.latest = undefined;
+    await this.guard("put", async () => {
+      try {
+        await this.pool.query(putQuery(threadId, ns, expected, prepared, checkpoint.channel_versions));
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        if (code === HEAD_MOVED)
+          throw new CheckpointConflictError(threadId, expected ?? null, (error as { detail?: string }).detail || null);
+        if (code !== BASE_MISSING) throw error;
+        // A delta's base was pruned (or written by a process that rolled back): store whole values.
         prepared = withoutDeltas(prepared, this.serde, this.planner, this.stats, threadId, checkpoint);
-      const blobs = prepared.blobs;
-      await client.query(SQL.writeCheckpoint, [
-        threadId,
-        ns,
-        blobs.map((b) => b.channel),
-        blobs.map((b) => b.version),
-        blobs.map((b) => b.base),
-        blobs.map((b) => toBytes(b.data)),
-        prepared.id,
-        prepared.parentId ?? null,
-        prepared.createdAt,
-        toBytes(prepared.record),
-        toBytes(prepared.metadata),
-      ]);
+        await this.pool.query(putQuery(threadId, ns, expected, prepared, checkpoint.channel_versions));
+      }
     });
     prepared.commit();
     return checkpointConfig(threadId, ns, prepared.id);
@@ -206,32 +203,58 @@ export class PostgresSaver extends BaseCheckpointSaver {
     const { threadId, ns, checkpointId } = writesTarget(config);
     const rows = prepareWrites(this.serde, this.stats, taskId, writes);
     await this.guard("putWrites", () =>
-      this.pool.query(SQL.putWrites, [
-        threadId,
-        ns,
-        checkpointId,
-        taskId,
-        rows.map((r) => r.idx),
-        rows.map((r) => r.channel),
-        rows.map((r) => toBytes(r.data)),
-      ]),
+      this.pool.query(
+        named("putWrites", [
+          threadId,
+          ns,
+          checkpointId,
+          taskId,
+          rows.map((r) => r.idx),
+          rows.map((r) => r.channel),
+          rows.map((r) => toBytes(r.data)),
+        ]),
+      ),
     );
   }
 
   async deleteThread(threadId: string): Promise<void> {
+    const held = this.claimed.get(threadId);
+    if (held) held.latest = undefined;
     await this.guard("deleteThread", () => this.pool.query(SQL.deleteThread, [threadId]));
     this.planner.forget(threadId);
   }
 
+  /**
+   * A first claim also loads the thread's newest checkpoint, which the run that claims it reads
+   * next (getTuple takes it from `claimed` instead of asking again). A renewal only renews.
+   */
   async claimThread(threadId: string, claim: ThreadClaim): Promise<boolean> {
-    const result = await this.guard("claimThread", () =>
-      this.pool.query(SQL.claim, [threadId, claim.owner, claim.ttlMs]),
+    if (this.claimed.get(threadId)?.owner === claim.owner) {
+      const result = await this.guard("claimThread", () =>
+        this.pool.query(named("claim", [threadId, claim.owner, claim.ttlMs])),
+      );
+      return result.rowCount === 1;
+    }
+    const { rows } = await this.guard("claimThread", () =>
+      this.pool.query<ClaimLoadRow>(named("claimLoad", [threadId, claim.owner, claim.ttlMs])),
     );
-    return result.rowCount === 1;
+    if (rows[0]?.kind === "n") return false;
+    this.claimed.set(threadId, { owner: claim.owner, latest: claimedLatest(rows) });
+    return true;
   }
 
   async releaseThread(threadId: string, owner: string): Promise<void> {
-    await this.guard("releaseThread", () => this.pool.query(SQL.release, [threadId, owner]));
+    if (this.claimed.get(threadId)?.owner === owner) this.claimed.delete(threadId);
+    await this.guard("releaseThread", () => this.pool.query(named("release", [threadId, owner])));
+  }
+
+  /** The newest root checkpoint loaded with this process's claim, if nothing was written since. */
+  private takeClaimedLatest(threadId: string): Loaded | null | undefined {
+    const held = this.claimed.get(threadId);
+    if (!held || held.latest === undefined) return undefined;
+    const latest = held.latest;
+    held.latest = undefined;
+    return latest;
   }
 
   override async prune(target: string | PruneOptions, options?: PruneOptions): Promise<number> {
@@ -266,22 +289,18 @@ export class PostgresSaver extends BaseCheckpointSaver {
     if (this.ownsPool) await this.pool.end();
   }
 
-  private async load(threadId: string, ns: string, row: CheckpointRow): Promise<CheckpointTuple> {
+  /** @param loaded the row's blobs and writes, when they were read along with it */
+  private async load(threadId: string, ns: string, row: CheckpointRow, loaded?: Loaded): Promise<CheckpointTuple> {
     const record = this.serde.loads(row.record) as CheckpointRecord;
     const channels = Object.keys(record.channel_versions);
-    const [chains, writes] = await Promise.all([
-      this.pool.query<{ channel: string; version: number; base: number | null; data: Buffer | null }>(SQL.blobChains, [
-        threadId,
-        ns,
-        channels,
-        channels.map((c) => record.channel_versions[c]),
-      ]),
-      this.pool.query<{ task_id: string; channel: string; data: Buffer }>(SQL.writes, [
-        threadId,
-        ns,
-        row.checkpoint_id,
-      ]),
-    ]);
+    const [chains, writes] = loaded?.blobs
+      ? [{ rows: loaded.blobs }, { rows: loaded.writes }]
+      : await Promise.all([
+          this.pool.query<BlobRow>(
+            named("blobChains", [threadId, ns, channels, channels.map((c) => record.channel_versions[c])]),
+          ),
+          this.pool.query<WriteRow>(named("writes", [threadId, ns, row.checkpoint_id])),
+        ]);
     const blobs = new Map<string, StoredBlob>(
       chains.rows.map((b) => [blobKey(b.channel, b.version), { base: b.base, data: b.data }]),
     );
@@ -386,6 +405,101 @@ export class PostgresSaver extends BaseCheckpointSaver {
   private ensureReady(): Promise<void> {
     return this.autoSetup ? this.setup() : Promise.resolve();
   }
+}
+
+interface BlobRow {
+  channel: string;
+  version: number;
+  base: number | null;
+  data: Buffer | null;
+}
+
+interface WriteRow {
+  task_id: string;
+  channel: string;
+  data: Buffer;
+}
+
+/** A checkpoint row with, when read along with it, its blobs and pending writes. */
+interface Loaded {
+  row: CheckpointRow;
+  blobs?: BlobRow[];
+  writes: WriteRow[];
+}
+
+/** A row of interlude_claim_load (schema.ts). */
+interface ClaimLoadRow {
+  kind: "n" | "c" | "b" | "w";
+  id: string | null;
+  parent: string | null;
+  channel: string | null;
+  version: number | null;
+  base: number | null;
+  data: Buffer | null;
+  extra: Buffer | null;
+  complete: boolean;
+}
+
+/** The checkpoint interlude_claim_load returned (null: the thread has none). */
+function claimedLatest(rows: ClaimLoadRow[]): Loaded | null {
+  const head = rows.find((r) => r.kind === "c");
+  if (!head) return null;
+  const row: CheckpointRow = {
+    checkpoint_id: head.id!,
+    parent_id: head.parent,
+    record: head.data!,
+    metadata: head.extra!,
+  };
+  // Written before the checkpoint rows listed their versions: load() reads the blobs itself.
+  if (!head.complete) return { row, writes: [] };
+  const blobs: BlobRow[] = [];
+  const writes: WriteRow[] = [];
+  for (const r of rows) {
+    if (r.kind === "b") blobs.push({ channel: r.channel!, version: r.version!, base: r.base, data: r.data });
+    else if (r.kind === "w") writes.push({ task_id: r.id!, channel: r.channel!, data: r.data! });
+  }
+  return { row, blobs, writes };
+}
+
+/** SQLSTATEs raised by interlude_put (schema.ts). */
+const HEAD_MOVED = "IL409";
+const BASE_MISSING = "IL412";
+
+/** A hot statement, prepared once per connection under its name. */
+function named(statement: keyof typeof SQL, values: unknown[]): pg.QueryConfig {
+  return { name: `interlude_${statement}`, text: SQL[statement], values };
+}
+
+/** One put in one round trip: interlude_put checks the head and the delta bases, then writes. */
+function putQuery(
+  threadId: string,
+  ns: string,
+  expected: string | null | undefined,
+  prepared: PreparedPut,
+  versions: ChannelVersions,
+): pg.QueryConfig {
+  const channels = Object.keys(versions);
+  const deltas = prepared.blobs.filter((blob) => blob.base !== null);
+  const blobs = prepared.blobs;
+  return named("put", [
+    threadId,
+    ns,
+    expected !== undefined,
+    expected ?? null,
+    deltas.map((b) => b.channel),
+    deltas.map((b) => b.base),
+    blobs.map((b) => b.channel),
+    blobs.map((b) => b.version),
+    blobs.map((b) => b.base),
+    blobs.map((b) => toBytes(b.data)),
+    prepared.id,
+    prepared.parentId ?? null,
+    prepared.createdAt,
+    toBytes(prepared.record),
+    toBytes(prepared.metadata),
+    channels,
+    channels.map((c) => versions[c]),
+  ]);
 }
 
 function toBytes(data: string | Uint8Array | null): Buffer | null {

@@ -23,6 +23,93 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (thread_id, checkpoint_ns));
    CREATE INDEX interlude_heads_updated_at ON interlude_heads (updated_at);
    CREATE TABLE interlude_claims (thread_id text PRIMARY KEY, owner text NOT NULL, expires_at timestamptz NOT NULL);`,
+  // A put in one round trip (see SQL.put): the head locked and compared, the delta bases
+  // checked, the blobs, checkpoint and new head written. Each statement of a PL/pgSQL function
+  // sees what the previous ones committed to it, so the bases are counted under the head's lock
+  // (as two statements in one transaction did before). Refusals roll the call back with their
+  // own SQLSTATE: IL409 (the head moved; DETAIL holds it), IL412 (a delta's base is gone).
+  // A checkpoint row also lists its channels' versions, so that a load can find its blobs
+  // without the client decoding the record first (NULL in rows written before).
+  `ALTER TABLE interlude_checkpoints ADD COLUMN channels text[], ADD COLUMN versions float8[];
+   CREATE OR REPLACE FUNCTION interlude_put(
+     p_thread text, p_ns text, p_check boolean, p_expected text,
+     p_delta_channels text[], p_delta_bases float8[],
+     p_channels text[], p_versions float8[], p_bases float8[], p_data bytea[],
+     p_id text, p_parent text, p_created_at bigint, p_record bytea, p_metadata bytea,
+     p_all_channels text[], p_all_versions float8[]) RETURNS void
+   LANGUAGE plpgsql AS $$
+   DECLARE
+     v_head text;
+     v_found int;
+   BEGIN
+     INSERT INTO interlude_heads (thread_id, checkpoint_ns, head_id) VALUES (p_thread, p_ns, NULL)
+       ON CONFLICT (thread_id, checkpoint_ns) DO UPDATE SET thread_id = EXCLUDED.thread_id
+       RETURNING head_id INTO v_head;
+     IF p_check AND p_expected IS DISTINCT FROM v_head THEN
+       RAISE EXCEPTION 'checkpoint head moved' USING ERRCODE = 'IL409', DETAIL = coalesce(v_head, '');
+     END IF;
+     IF cardinality(p_delta_channels) > 0 THEN
+       SELECT count(*) INTO v_found FROM interlude_blobs b
+         JOIN unnest(p_delta_channels, p_delta_bases) AS q(channel, version) ON b.channel = q.channel AND b.version = q.version
+         WHERE b.thread_id = p_thread AND b.checkpoint_ns = p_ns;
+       IF v_found < cardinality(p_delta_channels) THEN
+         RAISE EXCEPTION 'delta base missing' USING ERRCODE = 'IL412';
+       END IF;
+     END IF;
+     INSERT INTO interlude_blobs (thread_id, checkpoint_ns, channel, version, base, data)
+       SELECT p_thread, p_ns, * FROM unnest(p_channels, p_versions, p_bases, p_data)
+       ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO UPDATE SET base = EXCLUDED.base, data = EXCLUDED.data;
+     INSERT INTO interlude_checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_id, created_at, record, metadata, channels, versions)
+       VALUES (p_thread, p_ns, p_id, p_parent, p_created_at, p_record, p_metadata, p_all_channels, p_all_versions)
+       ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE
+       SET parent_id = EXCLUDED.parent_id, created_at = EXCLUDED.created_at, record = EXCLUDED.record,
+         metadata = EXCLUDED.metadata, channels = EXCLUDED.channels, versions = EXCLUDED.versions;
+     UPDATE interlude_heads SET head_id = GREATEST(head_id, p_id), updated_at = now()
+       WHERE thread_id = p_thread AND checkpoint_ns = p_ns;
+   END $$;
+   -- A claim and, once it is held, the newest checkpoint of the root namespace with its blobs
+   -- (delta chains included) and pending writes, in one round trip: a run claims its thread and
+   -- then loads it. The reads are statements of their own, so they see every checkpoint the
+   -- previous owner committed before letting go. Rows: kind 'c' (the checkpoint: id, parent,
+   -- data = record, extra = metadata, complete = its blobs follow), 'b' (blobs), 'w' (writes,
+   -- in order: id = task); none when the thread has no checkpoint; one 'n' when not claimed.
+   CREATE OR REPLACE FUNCTION interlude_claim_load(p_thread text, p_owner text, p_ttl_ms float8)
+     RETURNS TABLE (kind text, id text, parent text, channel text, version float8, base float8,
+       data bytea, extra bytea, complete boolean)
+   LANGUAGE plpgsql AS $$
+   DECLARE
+     r record;
+   BEGIN
+     INSERT INTO interlude_claims AS c (thread_id, owner, expires_at)
+       VALUES (p_thread, p_owner, now() + p_ttl_ms * interval '1 millisecond')
+       ON CONFLICT (thread_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
+       WHERE c.owner = EXCLUDED.owner OR c.expires_at <= now();
+     IF NOT FOUND THEN
+       RETURN QUERY SELECT 'n'::text, NULL::text, NULL::text, NULL::text, NULL::float8, NULL::float8,
+         NULL::bytea, NULL::bytea, false;
+       RETURN;
+     END IF;
+     SELECT x.checkpoint_id, x.parent_id, x.record, x.metadata, x.channels, x.versions INTO r
+       FROM interlude_checkpoints x WHERE x.thread_id = p_thread AND x.checkpoint_ns = ''
+       ORDER BY x.checkpoint_id DESC LIMIT 1;
+     IF NOT FOUND THEN RETURN; END IF;
+     RETURN QUERY SELECT 'c'::text, r.checkpoint_id, r.parent_id, NULL::text, NULL::float8, NULL::float8,
+       r.record, r.metadata, r.channels IS NOT NULL;
+     IF r.channels IS NOT NULL THEN
+       RETURN QUERY WITH RECURSIVE chain AS (
+           SELECT b.channel, b.version, b.base, b.data FROM interlude_blobs b
+           JOIN unnest(r.channels, r.versions) AS q(channel, version) ON b.channel = q.channel AND b.version = q.version
+           WHERE b.thread_id = p_thread AND b.checkpoint_ns = ''
+           UNION
+           SELECT b.channel, b.version, b.base, b.data FROM interlude_blobs b JOIN chain ch
+           ON b.thread_id = p_thread AND b.checkpoint_ns = '' AND b.channel = ch.channel AND b.version = ch.base)
+         SELECT 'b'::text, NULL::text, NULL::text, chain.channel, chain.version, chain.base, chain.data, NULL::bytea, true
+         FROM chain;
+       RETURN QUERY SELECT 'w'::text, w.task_id, NULL::text, w.channel, NULL::float8, NULL::float8, w.data, NULL::bytea, true
+         FROM interlude_writes w
+         WHERE w.thread_id = p_thread AND w.checkpoint_ns = '' AND w.checkpoint_id = r.checkpoint_id ORDER BY w.seq;
+     END IF;
+   END $$;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,26 +1,8 @@
 /** The statements the saver runs. `$1, $2` are always thread id and namespace where both appear. */
 export const SQL = {
   head: "SELECT head_id FROM interlude_heads WHERE thread_id = $1 AND checkpoint_ns = $2",
-  /** Creates the head row if needed, locks it for this transaction, and says which delta bases exist. */
-  lockHead: `WITH head AS (
-      INSERT INTO interlude_heads (thread_id, checkpoint_ns, head_id) VALUES ($1, $2, NULL)
-      ON CONFLICT (thread_id, checkpoint_ns) DO UPDATE SET thread_id = EXCLUDED.thread_id
-      RETURNING head_id)
-    SELECT (SELECT head_id FROM head) AS head_id,
-      (SELECT COUNT(*)::int FROM interlude_blobs b JOIN unnest($3::text[], $4::float8[]) AS q(channel, version)
-        ON b.channel = q.channel AND b.version = q.version
-        WHERE b.thread_id = $1 AND b.checkpoint_ns = $2) AS bases`,
-  /** Blobs, the checkpoint row and the new head in one round trip. */
-  writeCheckpoint: `WITH blobs AS (
-      INSERT INTO interlude_blobs (thread_id, checkpoint_ns, channel, version, base, data)
-      SELECT $1, $2, * FROM unnest($3::text[], $4::float8[], $5::float8[], $6::bytea[])
-      ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO UPDATE SET base = EXCLUDED.base, data = EXCLUDED.data),
-    checkpoint AS (
-      INSERT INTO interlude_checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_id, created_at, record, metadata)
-      VALUES ($1, $2, $7, $8, $9, $10, $11)
-      ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE
-      SET parent_id = EXCLUDED.parent_id, created_at = EXCLUDED.created_at, record = EXCLUDED.record, metadata = EXCLUDED.metadata)
-    UPDATE interlude_heads SET head_id = GREATEST(head_id, $7), updated_at = now() WHERE thread_id = $1 AND checkpoint_ns = $2`,
+  /** Blobs, the checkpoint row and the new head, after the head and delta-base checks (schema.ts). */
+  put: "SELECT interlude_put($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
   checkpoint: `SELECT checkpoint_id, parent_id, record, metadata FROM interlude_checkpoints
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
   latest: `SELECT checkpoint_id, parent_id, record, metadata FROM interlude_checkpoints
@@ -49,6 +31,8 @@ export const SQL = {
     ON CONFLICT (thread_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
     WHERE interlude_claims.owner = EXCLUDED.owner OR interlude_claims.expires_at <= now()
     RETURNING owner`,
+  /** A first claim, and the newest root checkpoint loaded once it is held (schema.ts). */
+  claimLoad: "SELECT * FROM interlude_claim_load($1, $2, $3)",
   release: "DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $2",
   expiredClaims: "DELETE FROM interlude_claims WHERE expires_at <= now()",
   idleThreads: `SELECT thread_id FROM interlude_heads GROUP BY thread_id

@@ -110,3 +110,62 @@ describe("PostgresSaver setup", () => {
     await saver.close();
   }, 60_000);
 });
+
+describe("PostgresSaver's one-call put and claim-load", () => {
+  const pools: pg.Pool[] = [];
+  const saverOn = () => {
+    const pool = poolFor(url);
+    pools.push(pool);
+    return new PostgresSaver(pool);
+  };
+  afterAll(async () => {
+    await Promise.all(pools.map((pool) => pool.end()));
+  });
+
+  it("stores a value whole when the base its delta names was deleted behind its back", async () => {
+    const saver = saverOn();
+    const thread = new ThreadWriter(saver);
+    let messages: unknown[] = [];
+    for (let i = 0; i < 3; i++) {
+      messages = [...messages, { id: `m${i}`, content: "x".repeat(50) }];
+      await thread.write({ messages });
+    }
+    // Another process pruned every stored value of the channel: the next append has no base.
+    await saver.pool.query("DELETE FROM interlude_blobs WHERE thread_id = $1", [thread.threadId]);
+    const deltasBefore = saver.stats.deltaBlobsWritten;
+    expect(deltasBefore).toBeGreaterThan(0);
+    messages = [...messages, { id: "m3", content: "y" }];
+    await thread.write({ messages });
+    expect(saver.stats.deltaBlobsWritten).toBe(deltasBefore);
+    expect((await saver.getTuple(thread.config))?.checkpoint.channel_values.messages).toEqual(messages);
+  });
+
+  it("a thread claimed again after another process wrote it loads that process's checkpoint", async () => {
+    const [a, b] = [saverOn(), saverOn()];
+    const thread = new ThreadWriter(a);
+    await thread.write({ answer: "from a" });
+    const base = { configurable: { thread_id: thread.threadId } };
+    expect(await a.claimThread(thread.threadId, { owner: "run-1", ttlMs: 10_000 })).toBe(true);
+    expect((await a.getTuple(base))?.checkpoint.channel_values.answer).toBe("from a");
+    await a.releaseThread(thread.threadId, "run-1");
+
+    expect(await b.claimThread(thread.threadId, { owner: "run-2", ttlMs: 10_000 })).toBe(true);
+    expect(await a.claimThread(thread.threadId, { owner: "run-3", ttlMs: 10_000 })).toBe(false);
+    // The same writer's next step, through the other process's saver.
+    const fromB = Object.assign(new ThreadWriter(b, thread.threadId), {
+      values: { ...thread.values },
+      versions: { ...thread.versions },
+      config: thread.config,
+      step: thread.step,
+      nextVersion: (thread as unknown as { nextVersion: number }).nextVersion,
+    });
+    await fromB.write({ answer: "from b" });
+    await b.releaseThread(thread.threadId, "run-2");
+
+    expect(await a.claimThread(thread.threadId, { owner: "run-4", ttlMs: 10_000 })).toBe(true);
+    const loaded = await a.getTuple(base);
+    expect(loaded?.checkpoint.channel_values.answer).toBe("from b");
+    expect(loaded?.checkpoint.id).toBe(fromB.head);
+    await a.releaseThread(thread.threadId, "run-4");
+  });
+});

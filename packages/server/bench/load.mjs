@@ -12,8 +12,9 @@
  * - paced: each client answers every `paceMs` (20 clients every 40 ms offer 500 round trips/s),
  *   so latency is measured at a given rate, not at the queue length the saturation phase builds.
  *
- * `node packages/server/bench/load.mjs [--clients 20] [--rounds 100] [--pace 40] [--durability async]`
- * prints both;
+ * `node packages/server/bench/load.mjs [--clients 20] [--rounds 100] [--pace 40] [--durability async]
+ * [--postgres [--servers 2]]` prints both (on PostgreSQL also the database transactions committed
+ * per round trip, from pg_stat_database);
  * test/load.test.ts runs the same phases shorter and checks every answer.
  */
 import { spawn } from "node:child_process";
@@ -27,31 +28,23 @@ const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 const CONFIG = fileURLToPath(new URL("../test/fixtures/langgraph.json", import.meta.url));
 
 /**
- * Starts `interlude serve` on a free loopback port, on `db` (default: a fresh SQLite file,
- * removed by `stop()`).
+ * Starts `interlude serve` on a free loopback port, on `postgres` (a database URL) or on the
+ * SQLite file `db` (default: a fresh one, removed by `stop()`). `worker: true` starts
+ * `interlude worker` instead (PostgreSQL only; it has no URL).
  */
-export async function startServerProcess({ nodeArgs = [], db, env = {} } = {}) {
-  const dir = db ? undefined : mkdtempSync(join(tmpdir(), "interlude-load-"));
-  const args = [
-    ...nodeArgs,
-    CLI,
-    "serve",
-    "--config",
-    CONFIG,
-    "--db",
-    db ?? join(dir, "db.sqlite"),
-    "--host",
-    "127.0.0.1",
-    "--port",
-    "0",
-  ];
+export async function startServerProcess({ nodeArgs = [], db, postgres, worker = false, env = {} } = {}) {
+  const dir = db || postgres ? undefined : mkdtempSync(join(tmpdir(), "interlude-load-"));
+  const storage = postgres ? ["--postgres", postgres] : ["--db", db ?? join(dir, "db.sqlite")];
+  const args = worker
+    ? [...nodeArgs, CLI, "worker", "--config", CONFIG, ...storage]
+    : [...nodeArgs, CLI, "serve", "--config", CONFIG, ...storage, "--host", "127.0.0.1", "--port", "0"];
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
   let output = "";
   const url = await new Promise((resolve, reject) => {
     const onData = (chunk) => {
       output += chunk;
-      const match = output.match(/http:\/\/127\.0\.0\.1:\d+/);
-      if (match) resolve(match[0]);
+      const match = output.match(worker ? /worker ready/ : /http:\/\/127\.0\.0\.1:\d+/);
+      if (match) resolve(worker ? undefined : match[0]);
     };
     child.stdout.on("data", onData);
     child.stderr.on("data", onData);
@@ -59,11 +52,13 @@ export async function startServerProcess({ nodeArgs = [], db, env = {} } = {}) {
   });
   return {
     url,
+    pid: child.pid,
     /** CPU time (user + system, all threads) the server process has used, in ms. */
     cpuMs() {
       const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1].split(" ");
       return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
     },
+    /** Resolves with the exit code (null when killed by a signal). */
     async stop(signal = "SIGTERM") {
       if (child.exitCode === null && child.signalCode === null) {
         await new Promise((resolve) => {
@@ -72,6 +67,7 @@ export async function startServerProcess({ nodeArgs = [], db, env = {} } = {}) {
         });
       }
       if (dir) rmSync(dir, { recursive: true, force: true });
+      return child.exitCode;
     },
   };
 }
@@ -111,9 +107,12 @@ function percentile(sorted, p) {
  * client, its thread and final values (answers `c<client>-<round>` in order when nothing was
  * lost or applied twice).
  */
-export async function runLoad({ url, clients = 20, rounds = 100, paceMs = 0, cpuMs, durability }) {
+export async function runLoad({ url, urls = [url], clients = 20, rounds = 100, paceMs = 0, cpuMs, durability }) {
   const extra = durability ? { durability } : {};
-  const http = httpClient(url, clients);
+  // Several servers on one database: each answer goes to the next server in turn, so a thread
+  // paused through one is resumed through another.
+  const https = urls.map((u) => httpClient(u, clients));
+  const http = { request: (method, path, body, turn = 0) => https[turn % https.length].request(method, path, body) };
   const latencies = [];
   const client = async (c) => {
     const thread = await http.request("POST", "/threads", { metadata: { load: true } });
@@ -134,11 +133,12 @@ export async function runLoad({ url, clients = 20, rounds = 100, paceMs = 0, cpu
         if (wait > 0) await sleep(wait);
       }
       const started = performance.now();
-      state = await http.request("POST", path, {
-        assistant_id: "loop",
-        command: { resume: { [question.id]: `c${c}-${n}` } },
-        ...extra,
-      });
+      state = await http.request(
+        "POST",
+        path,
+        { assistant_id: "loop", command: { resume: { [question.id]: `c${c}-${n}` } }, ...extra },
+        c + n + 1,
+      );
       latencies.push(performance.now() - started);
     }
     return { threadId: thread.thread_id, final: state };
@@ -161,7 +161,7 @@ export async function runLoad({ url, clients = 20, rounds = 100, paceMs = 0, cpu
       serverCpuMsPerRoundTrip: cpuBefore === undefined ? undefined : (cpuMs() - cpuBefore) / roundTrips,
     };
   } finally {
-    http.close();
+    for (const client of https) client.close();
   }
 }
 
@@ -171,6 +171,52 @@ export function describeLoad(label, r) {
       ? ""
       : `, server CPU ${r.serverCpuMsPerRoundTrip.toFixed(2)} ms per round trip`;
   return `[load] ${label}: ${r.roundTrips} round trips in ${r.seconds.toFixed(1)} s = ${r.perSecond.toFixed(0)}/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, max ${r.max.toFixed(1)} ms${cpu}`;
+}
+
+/** Transactions committed in `database` so far (pg_stat_database; the statistics lag by up to 0.5 s). */
+async function commits(pool) {
+  await pool.query("SELECT pg_stat_clear_snapshot()");
+  const { rows } = await pool.query(
+    "SELECT xact_commit::bigint AS n FROM pg_stat_database WHERE datname = current_database()",
+  );
+  return Number(rows[0].n);
+}
+
+/**
+ * `--postgres`: a throwaway PostgreSQL (or BENCH_POSTGRES_URL) and a fresh database; `--servers 2`
+ * starts two servers and a worker and sends each answer to the next server in turn.
+ */
+async function startDeployment({ postgres, servers }) {
+  if (!postgres) {
+    const server = await startServerProcess();
+    return { urls: [server.url], cpuMs: server.cpuMs, stop: () => server.stop() };
+  }
+  const { default: pg } = await import("pg");
+  const external = process.env.BENCH_POSTGRES_URL;
+  const cluster = external
+    ? { url: external, stop() {} }
+    : await (await import("../../../test/setup/postgres.mjs")).startPostgres();
+  const name = `interlude_load_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: cluster.url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(cluster.url);
+  url.pathname = `/${name}`;
+  const processes = [];
+  for (let i = 0; i < servers; i++) processes.push(await startServerProcess({ postgres: url.toString() }));
+  if (servers > 1) processes.push(await startServerProcess({ postgres: url.toString(), worker: true }));
+  const stats = new pg.Pool({ connectionString: url.toString(), max: 1 });
+  return {
+    urls: processes.filter((p) => p.url).map((p) => p.url),
+    cpuMs: () => processes.filter((p) => p.url).reduce((sum, p) => sum + p.cpuMs(), 0),
+    commits: () => commits(stats),
+    async stop() {
+      await stats.end();
+      for (const p of processes) await p.stop();
+      cluster.stop();
+    },
+  };
 }
 
 async function main() {
@@ -183,24 +229,43 @@ async function main() {
   const paceMs = Number(arg("pace", 40));
   // The run requests' durability (default: the server's, "sync").
   const durability = arg("durability", undefined);
-  const server = await startServerProcess();
+  const postgres = process.argv.includes("--postgres");
+  const servers = Number(arg("servers", 1));
+  const deployment = await startDeployment({ postgres, servers });
+  const { urls, cpuMs } = deployment;
+  const where = postgres
+    ? `PostgreSQL, ${servers} server process(es)${servers > 1 ? " + a worker" : ""}`
+    : "SQLite file";
+  /** Runs a phase; on PostgreSQL also counts the database's commits per round trip. */
+  const phase = async (options) => {
+    const before = await deployment.commits?.();
+    const result = await runLoad({ urls, clients, rounds, cpuMs, durability, ...options });
+    if (deployment.commits) {
+      await sleep(600); // the statistics collector's delay
+      result.commitsPerRoundTrip = ((await deployment.commits()) - before) / result.roundTrips;
+    }
+    return result;
+  };
+  const txs = (r) =>
+    r.commitsPerRoundTrip === undefined ? "" : `, ${r.commitsPerRoundTrip.toFixed(1)} transactions per round trip`;
   try {
-    await runLoad({ url: server.url, clients, rounds: 50, durability }); // warm-up: the figures are for a server past its JIT warm-up
-    const saturated = await runLoad({ url: server.url, clients, rounds, cpuMs: server.cpuMs, durability });
-    console.log(describeLoad(`${clients} clients, saturation`, saturated));
-    const paced = await runLoad({ url: server.url, clients, rounds, paceMs, cpuMs: server.cpuMs, durability });
+    await runLoad({ urls, clients, rounds: 50, durability }); // warm-up: the figures are for a server past its JIT warm-up
+    const saturated = await phase({});
+    console.log(describeLoad(`${where}, ${clients} clients, saturation`, saturated) + txs(saturated));
+    const paced = await phase({ paceMs });
     console.log(
       describeLoad(
-        `${clients} clients, one answer each per ${paceMs} ms (${((1000 / paceMs) * clients).toFixed(0)}/s offered)`,
+        `${where}, ${clients} clients, one answer each per ${paceMs} ms (${((1000 / paceMs) * clients).toFixed(0)}/s offered)`,
         paced,
-      ),
+      ) + txs(paced),
     );
     const met = (ok) => (ok ? "met" : "NOT met");
+    const target = postgres ? 400 : 500;
     console.log(
-      `targets: >= 500 round trips/s at saturation: ${met(saturated.perSecond >= 500)}; p50 < 20 ms at ${((1000 / paceMs) * clients).toFixed(0)}/s: ${met(paced.p50 < 20)}`,
+      `targets: >= ${target} round trips/s at saturation: ${met(saturated.perSecond >= target)}; p50 < 20 ms at ${((1000 / paceMs) * clients).toFixed(0)}/s: ${met(paced.p50 < 20)}`,
     );
   } finally {
-    await server.stop();
+    await deployment.stop();
   }
 }
 

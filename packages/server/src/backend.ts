@@ -101,18 +101,39 @@ async function openSqlite(path: string): Promise<Storage> {
   };
 }
 
+/**
+ * Connections per pool. The store's transactions read the checkpoint head while they hold
+ * their connection (queueing a run claims it), so the saver has a pool of its own: a saver
+ * call never waits for a store connection, hence a store transaction waiting for a saver
+ * connection always gets one, however many requests hold the others. LISTEN has its own
+ * connection outside both pools.
+ */
+const STORE_CONNECTIONS = 10;
+const SAVER_CONNECTIONS = 10;
+
 async function openPostgres(url: string): Promise<Storage> {
-  const pool = new pg.Pool({ connectionString: url, max: 20 });
-  pool.on("error", () => undefined); // an idle client dying is reported on its next use
-  const saver = new PostgresSaver(pool);
+  const storePool = new pg.Pool({ connectionString: url, max: STORE_CONNECTIONS });
+  const saverPool = new pg.Pool({ connectionString: url, max: SAVER_CONNECTIONS });
+  // An idle client dying is reported on its next use.
+  for (const pool of [storePool, saverPool]) pool.on("error", () => undefined);
+  const saver = new PostgresSaver(saverPool);
   await saver.setup();
-  const store = new Store(new PgDb(pool));
+  const store = new Store(new PgDb(storePool));
   await store.setup();
   // Events left by runs whose process died before it could delete them.
   await deleteOldRunEvents(store.db, new Date(Date.now() - 10 * 60_000).toISOString());
-  const bus = new PgBus(pool);
+  const bus = new PgBus(url, storePool);
   await bus.start();
-  return { saver, store, bus, close: async () => (await bus.close(), await saver.close(), await pool.end()) };
+  return {
+    saver,
+    store,
+    bus,
+    close: async () => {
+      await bus.close();
+      await saver.close();
+      await Promise.all([storePool.end(), saverPool.end()]);
+    },
+  };
 }
 
 export async function openBackend(options: BackendOptions): Promise<Backend> {
@@ -138,7 +159,7 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       runLeaseMs: options.runLeaseMs ?? msFromEnv("INTERLUDE_RUN_LEASE_MS") ?? 30_000,
       claimTtlMs: options.claimTtlMs ?? msFromEnv("INTERLUDE_CLAIM_TTL_MS"),
       // Several processes: a run's stream may be followed from any of them.
-      runEvents: options.postgresUrl ? new RunEventRelay(storage.store.db, storage.bus) : undefined,
+      runEvents: options.postgresUrl ? new RunEventRelay(storage.store.db) : undefined,
     };
     const unsubscribe = ctx.bus.subscribe((event) => {
       if (event.type === "run.cancel") abortLocal(ctx, event.run_id, event.action);

@@ -4,7 +4,7 @@
  * PostgreSQL, LISTEN/NOTIFY on the shared database.
  */
 import { EventEmitter } from "node:events";
-import type pg from "pg";
+import pg from "pg";
 
 export interface InterruptCreatedEvent {
   type: "interrupt.created";
@@ -33,6 +33,8 @@ export type BusEvent =
   | InterruptResolvedEvent
   | { type: "run.cancel"; run_id: string; action: "interrupt" | "rollback" }
   | { type: "run.dispatch"; run_id: string; owner: string }
+  /** A run was put in the shared queue: whoever has a free worker fetches it now, not at its next poll. */
+  | { type: "run.queued" }
   | { type: "run.done"; run_id: string }
   /** New stream events of a run are stored (see runs/event-relay.ts). */
   | { type: "run.events"; run_id: string };
@@ -57,19 +59,36 @@ export class LocalBus implements Bus {
   }
 }
 
-const CHANNEL = "interlude_server_events";
+export const BUS_CHANNEL = "interlude_server_events";
+const CHANNEL = BUS_CHANNEL;
 /** NOTIFY payloads are limited to 8000 bytes; larger interrupt payloads are sent without `value`. */
 const MAX_PAYLOAD = 7000;
 
+/** The NOTIFY payload of an event (a statement that writes may send it itself: `SELECT pg_notify(BUS_CHANNEL, payload)`). */
+export function notificationOf(event: BusEvent): string {
+  const payload = JSON.stringify(event);
+  return payload.length > MAX_PAYLOAD && "value" in event
+    ? JSON.stringify({ ...event, value: null, truncated: true })
+    : payload;
+}
+
 export class PgBus implements Bus {
   private readonly local = new LocalBus();
-  private client?: pg.PoolClient;
+  private client?: pg.Client;
   private closed = false;
 
-  constructor(private readonly pool: pg.Pool) {}
+  /**
+   * @param url the database, for the LISTEN connection (its own, held for good: taking it from
+   *   `pool` would leave the pool one short for as long as the process lives)
+   * @param pool for NOTIFY
+   */
+  constructor(
+    private readonly url: string,
+    private readonly pool: pg.Pool,
+  ) {}
 
   async start(): Promise<void> {
-    const client = await this.pool.connect();
+    const client = new pg.Client({ connectionString: this.url });
     this.client = client;
     client.on("notification", (message) => {
       if (message.channel !== CHANNEL || !message.payload) return;
@@ -82,21 +101,46 @@ export class PgBus implements Bus {
     client.on("error", () => {
       if (!this.closed) void this.reconnect();
     });
+    await client.connect();
     await client.query(`LISTEN ${CHANNEL}`);
   }
 
   private async reconnect(): Promise<void> {
-    this.client?.release(true);
+    const broken = this.client;
     this.client = undefined;
+    await broken?.end().catch(() => undefined);
     await new Promise((r) => setTimeout(r, 500));
     if (!this.closed) await this.start().catch(() => this.reconnect());
   }
 
-  async publish(event: BusEvent): Promise<void> {
-    let payload = JSON.stringify(event);
-    if (payload.length > MAX_PAYLOAD && "value" in event)
-      payload = JSON.stringify({ ...event, value: null, truncated: true });
-    await this.pool.query("SELECT pg_notify($1, $2)", [CHANNEL, payload]);
+  /**
+   * Events published in one event-loop turn go out in one statement (a round trip per event
+   * was a third of a run's statements). Batches are sent one after the other, so events arrive
+   * in the order they were published.
+   */
+  publish(event: BusEvent): Promise<void> {
+    const payload = notificationOf(event);
+    return new Promise((resolve, reject) => {
+      this.outbox.push({ payload, resolve, reject });
+      if (this.outbox.length === 1) setImmediate(() => (this.sending = this.sending.then(() => this.send())));
+    });
+  }
+
+  private readonly outbox: Array<{ payload: string; resolve: () => void; reject: (error: unknown) => void }> = [];
+  private sending: Promise<void> = Promise.resolve();
+
+  private async send(): Promise<void> {
+    const batch = this.outbox.splice(0);
+    try {
+      // Identical payloads in one transaction are delivered once: only repeated "run.events" can be.
+      await this.pool.query("SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", [
+        CHANNEL,
+        batch.map((b) => b.payload),
+      ]);
+      for (const b of batch) b.resolve();
+    } catch (error) {
+      for (const b of batch) b.reject(error);
+    }
   }
 
   subscribe(listener: (event: BusEvent) => void): () => void {
@@ -105,10 +149,7 @@ export class PgBus implements Bus {
 
   async close(): Promise<void> {
     this.closed = true;
-    if (this.client) {
-      await this.client.query(`UNLISTEN ${CHANNEL}`).catch(() => undefined);
-      this.client.release();
-    }
+    await this.client?.end().catch(() => undefined);
     await this.local.close();
   }
 }

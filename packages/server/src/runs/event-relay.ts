@@ -1,25 +1,25 @@
 /**
  * Stores the stream events of the runs this process executes (PostgreSQL deployments), so that
  * clients of other processes can follow them (http/sse.ts `sseFromStore`). Events are written in
- * one statement per run and event-loop turn, then announced on the bus as `run.events`.
+ * one statement every few milliseconds, which also announces them on the bus (PgBus's channel) as
+ * `run.events`.
  */
-import type { Bus } from "../events/bus.js";
+import { BUS_CHANNEL, notificationOf } from "../events/bus.js";
 import type { Db } from "../store/db.js";
 import { appendRunEvents, deleteRunEvents } from "../store/run-events.js";
 import type { RunEvent } from "./broker.js";
 
 /** How long a finished run's events stay for late joiners (as its in-process log does). */
 const KEEP_MS = 60_000;
+const BATCH_MS = 10;
 
 export class RunEventRelay {
   private pending = new Map<string, RunEvent[]>();
   private scheduled = false;
   private tail: Promise<void> = Promise.resolve();
 
-  constructor(
-    private readonly db: Db,
-    private readonly bus: Bus,
-  ) {}
+  /** @param db PostgreSQL's (its statements notify the other processes' buses) */
+  constructor(private readonly db: Db) {}
 
   add(runId: string, event: RunEvent): void {
     let events = this.pending.get(runId);
@@ -27,7 +27,9 @@ export class RunEventRelay {
     events.push(event);
     if (!this.scheduled) {
       this.scheduled = true;
-      setImmediate(() => void this.flush());
+      // A short window: a step's events, or a short run's, go out in one insert (the run's
+      // end flushes at once, so a follower waits at most this long for live events).
+      setTimeout(() => void this.flush(), BATCH_MS);
     }
   }
 
@@ -37,14 +39,13 @@ export class RunEventRelay {
     const batch = this.pending;
     this.pending = new Map();
     this.tail = this.tail.then(async () => {
-      for (const [runId, events] of batch) {
-        try {
-          await appendRunEvents(this.db, runId, events);
-          await this.bus.publish({ type: "run.events", run_id: runId });
-        } catch (error) {
-          // Followers elsewhere miss these events and fall back to the run's outcome; the run itself is unaffected.
-          console.error(`[interlude] events of run ${runId} not stored:`, error);
-        }
+      if (!batch.size) return;
+      try {
+        const payloads = [...batch.keys()].map((runId) => notificationOf({ type: "run.events", run_id: runId }));
+        await appendRunEvents(this.db, batch, { channel: BUS_CHANNEL, payloads });
+      } catch (error) {
+        // Followers elsewhere miss these events and fall back to the run's outcome; the runs themselves are unaffected.
+        console.error(`[interlude] events of runs ${[...batch.keys()].join(", ")} not stored:`, error);
       }
     });
     return this.tail;

@@ -14,12 +14,26 @@ export interface ServeFlags {
   concurrency?: string;
 }
 
+/**
+ * How long a stopping process waits for its runs to record their outcome and its connections
+ * to close (the backend gives runs 10 s, pg-boss 5 s). Past it the process exits anyway: a
+ * request stuck on the database must not keep it alive, and every thread stays resumable
+ * from its last checkpoint.
+ */
+const SHUTDOWN_GRACE_MS = 20_000;
+
 function onSignals(stop: () => Promise<void>): void {
   let stopping = false;
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => {
       if (stopping) return;
       stopping = true;
+      setTimeout(() => {
+        console.error(
+          `[interlude] still stopping after ${SHUTDOWN_GRACE_MS / 1000} s: exiting without waiting further.`,
+        );
+        process.exit(1);
+      }, SHUTDOWN_GRACE_MS).unref();
       void stop().then(
         () => process.exit(0),
         () => process.exit(1),

@@ -1,0 +1,105 @@
+/**
+ * `interlude serve --postgres` under load, as deployed: its own processes on a fresh database.
+ * - More answers at once than a cold server has database connections: every one is answered
+ *   (a transaction holding a connection while waiting for another from the same pool once
+ *   left the server stuck for good).
+ * - Stopped with requests in flight, the server ends its shutdown itself (exit code 0; the
+ *   grace timer would exit with 1).
+ * - Two server processes and a worker on one database, clients answering through either
+ *   server in turn: no answer lost, reordered or applied twice (behaviour, not speed:
+ *   `npm run bench:server -- --postgres` prints the figures).
+ */
+import { afterAll, beforeAll, expect, inject, it } from "vitest";
+// @ts-expect-error: a plain ESM script without types, shared with `npm run bench:server`.
+import { runLoad, startServerProcess } from "../bench/load.mjs";
+import { json } from "./helpers.js";
+import { freshDatabase } from "./processes.js";
+
+type Server = { url: string; stop(): Promise<number | null> };
+
+const postgres = inject("postgresUrl");
+/** More than the server's store and saver pools hold together (10 + 10). */
+const BURST = 30;
+const started: Server[] = [];
+let database: string;
+
+async function server(options: { worker?: boolean } = {}): Promise<Server> {
+  const s = (await startServerProcess({ postgres: database, ...options })) as Server;
+  started.push(s);
+  return s;
+}
+
+beforeAll(async () => {
+  if (!postgres) throw new Error("PostgreSQL test server not available");
+  database = await freshDatabase(postgres, `interlude_load_${process.pid}_${Date.now() % 1e6}`);
+});
+afterAll(async () => {
+  await Promise.all(started.map((s) => s.stop()));
+});
+
+/** `count` threads of the `loop` graph, each paused at its first question. */
+async function pausedThreads(url: string, count: number, rounds = 2): Promise<Array<{ id: string; question: string }>> {
+  const threads = [];
+  for (let i = 0; i < count; i++) {
+    const thread = (await json(`${url}/threads`, { method: "POST", body: "{}" })).body;
+    const state = (
+      await json(`${url}/threads/${thread.thread_id}/runs/wait`, {
+        method: "POST",
+        body: JSON.stringify({ assistant_id: "loop", input: { rounds } }),
+      })
+    ).body;
+    threads.push({ id: thread.thread_id as string, question: state.__interrupt__[0].id as string });
+  }
+  return threads;
+}
+
+function answerAll(url: string, threads: Array<{ id: string; question: string }>) {
+  return threads.map(({ id, question }, i) =>
+    json(`${url}/threads/${id}/runs/wait`, {
+      method: "POST",
+      body: JSON.stringify({ assistant_id: "loop", command: { resume: { [question]: `a${i}` } } }),
+    }),
+  );
+}
+
+it(`${BURST} answers at once to a cold server: every one is answered`, async () => {
+  const warm = await server();
+  const threads = await pausedThreads(warm.url, BURST);
+  await warm.stop();
+  const cold = await server();
+  const replies = await Promise.all(answerAll(cold.url, threads));
+  for (const [i, reply] of replies.entries()) {
+    expect(reply.status).toBe(200);
+    expect(reply.body.answers).toEqual([`a${i}`]);
+    expect(reply.body.__interrupt__[0].value.n).toBe(1);
+  }
+}, 120_000);
+
+it("a server stopped with answers in flight ends its shutdown itself", async () => {
+  const s = await server();
+  const threads = await pausedThreads(s.url, BURST);
+  const inFlight = answerAll(s.url, threads).map((p) => p.catch(() => undefined));
+  // Some answers are queued or running when the signal comes; the process must still end cleanly.
+  await Promise.race(inFlight);
+  expect(await s.stop()).toBe(0);
+  await Promise.all(inFlight);
+}, 120_000);
+
+it("two servers and a worker, answers through either server in turn: nothing lost or duplicated", async () => {
+  const a = await server();
+  const b = await server();
+  await server({ worker: true });
+  const clients = 10;
+  const rounds = 20;
+  const result = await runLoad({ urls: [a.url, b.url], clients, rounds });
+  expect(result.threads).toHaveLength(clients);
+  for (const [c, { threadId, final }] of (result.threads as Array<{ threadId: string; final: any }>).entries()) {
+    expect(final.__interrupt__).toBeUndefined();
+    expect(final.answers).toEqual(Array.from({ length: rounds }, (_, n) => `c${c}-${n}`));
+    for (const url of [a.url, b.url]) {
+      const thread = (await json(`${url}/threads/${threadId}`)).body;
+      expect(thread.status).toBe("idle");
+      expect(thread.values.answers).toEqual(final.answers);
+    }
+  }
+}, 240_000);
