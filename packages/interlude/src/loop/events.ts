@@ -12,6 +12,12 @@ import type { TaskOutcome } from "../runner/outcome.js";
 import type { Emitter, StreamMode } from "./emitter.js";
 import { errorRecord } from "./pending.js";
 
+/**
+ * Chunks held per stream (shared by a run and its subgraphs' runs), in the order they were
+ * held: whatever any level tells next releases them all first, parents before children.
+ */
+const heldChunks = new WeakMap<Emitter, Array<[ns: string, mode: StreamMode, chunk: unknown]>>();
+
 export class RunEvents {
   /**
    * Where the run's `__interrupt__` chunk is tagged, when not its own namespace: a root run
@@ -31,29 +37,32 @@ export class RunEvents {
     return emitter?.modes.has(mode) === true && (this.ns === "" || emitter.subgraphs);
   }
 
-  private held: [StreamMode, unknown] | undefined;
-
   /**
    * A chunk told only once something else is told, or the run ends: the values a resumed run
    * starts from. A run whose answer is refused so tells nothing, and a caller can take the
    * first chunk as "the answer was taken".
    */
   hold(mode: StreamMode, chunk: () => unknown): void {
+    if (!this.wants(mode)) return;
+    const emitter = this.emitter!;
+    let held = heldChunks.get(emitter);
+    if (!held) heldChunks.set(emitter, (held = []));
     // Built now: the state moves on before the chunk is told.
-    if (this.wants(mode)) this.held = [mode, chunk()];
+    held.push([this.ns, mode, chunk()]);
   }
 
   flush(): void {
-    const held = this.held;
+    const emitter = this.emitter;
+    const held = emitter && heldChunks.get(emitter);
     if (!held) return;
-    this.held = undefined;
-    this.emit(held[0], () => held[1]);
+    heldChunks.delete(emitter);
+    for (const [ns, mode, chunk] of held) emitter.emit(ns, mode, chunk);
   }
 
   emit(mode: StreamMode, chunk: () => unknown): void {
     const debug = (mode === "checkpoints" || mode === "tasks") && this.wants("debug");
     if (!debug && !this.wants(mode)) return;
-    if (this.held) this.flush();
+    this.flush();
     const value = chunk();
     if (this.wants(mode)) this.emitter!.emit(this.ns, mode, value);
     if (debug) {
@@ -72,6 +81,7 @@ export class RunEvents {
   /** The `__interrupt__` chunk of a run that stopped (in `updates` and `values`). */
   interrupted(interrupts: readonly Interrupt[]): void {
     if (!this.emitter) return;
+    this.flush();
     const ns = this.interruptNs !== undefined && this.emitter.subgraphs ? this.interruptNs : this.ns;
     for (const mode of ["updates", "values"] as const)
       if (this.wants(mode)) this.emitter.emit(ns, mode, { [INTERRUPT]: interrupts });
