@@ -20,6 +20,7 @@ describe("assistants", () => {
       "approval",
       "broken",
       "deadline",
+      "hang",
       "loop",
       "nested",
       "pair",

@@ -55,6 +55,12 @@ export const RunBody = z.object({
   if_not_exists: z.enum(["create", "reject"]).nullish(),
   on_disconnect: z.enum(["cancel", "continue"]).nullish(),
   on_completion: z.enum(["delete", "keep"]).nullish(),
+  /** Interlude: stop the run (status `timeout`) if it executes longer than this. */
+  timeout_seconds: z
+    .number()
+    .positive()
+    .max(31 * 24 * 3600)
+    .nullish(),
 });
 export type RunBody = z.infer<typeof RunBody>;
 

@@ -2,18 +2,21 @@
  * Cancelling a run: a queued run is dropped at once; a running one is aborted where it
  * executes (this process, or another one told through the bus) and stops at its next step.
  */
-import type { ServerContext } from "../context.js";
+import type { ServerContext, StopReason } from "../context.js";
 import type { RunRecord } from "../store/records.js";
 import { syncThread } from "../threads/sync.js";
 
 export type CancelAction = "interrupt" | "rollback";
 
 /** Aborts the run if it executes in this process; true when it did. */
-export function abortLocal(ctx: ServerContext, runId: string, action: CancelAction): boolean {
+export function abortLocal(ctx: ServerContext, runId: string, action: StopReason): boolean {
   const entry = ctx.executing.get(runId);
   if (!entry) return false;
+  if (entry.controller.signal.aborted) return true;
   entry.action = action;
-  entry.controller.abort(new Error(`Run ${runId} was cancelled (${action}).`));
+  entry.controller.abort(
+    new Error(action === "timeout" ? `Run ${runId} timed out.` : `Run ${runId} was cancelled (${action}).`),
+  );
   return true;
 }
 

@@ -69,6 +69,7 @@ function kwargsOf(req: RunRequest): RunKwargs {
     "stream_subgraphs",
     "interrupt_before",
     "interrupt_after",
+    "timeout_seconds",
   ] as const) {
     if (req[key] !== undefined && req[key] !== null) (kwargs as Record<string, unknown>)[key] = req[key];
   }

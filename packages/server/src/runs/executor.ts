@@ -5,11 +5,12 @@
 
 import type { StateSnapshot } from "@interlude/core";
 import { type CompiledStateGraph, INTERRUPT } from "@interlude/core";
-import type { ServerContext } from "../context.js";
+import type { Execution, ServerContext, StopReason } from "../context.js";
 import type { RunRecord, RunStatus } from "../store/records.js";
 import { apiInterrupt } from "../threads/state.js";
 import { type Announcements, announce, readSnapshot, syncThreadIn } from "../threads/sync.js";
 import type { RunLog } from "./broker.js";
+import { abortLocal } from "./cancel.js";
 import { graphConfig, graphInput, streamModes } from "./input.js";
 import { errorBody, isRefusal, isThreadBusy } from "./outcome.js";
 
@@ -84,6 +85,7 @@ async function stream(
     );
     config.streamMode = [...new Set(modes.map(([, core]) => core))];
     if (ctx.claimTtlMs !== undefined) config.claimTtlMs = ctx.claimTtlMs;
+    config.abortGraceMs = ctx.abortGraceMs;
     config.onFinalState = (state) => (final = state);
     const chunks = await graph.stream(continuing ? null : graphInput(run.kwargs, run.identity), config);
     for await (const [ns, mode, chunk] of chunks as AsyncIterable<[string[], string, unknown]>) {
@@ -107,12 +109,19 @@ export async function executeRun(ctx: ServerContext, pending: RunRecord, claimed
   // Registered before the claim, so a cancel arriving while the run starts is not lost; the
   // entry stays until the outcome is recorded, so shutting down waits for it.
   const controller = new AbortController();
-  const entry: { controller: AbortController; action?: "interrupt" | "rollback" } = { controller };
+  let done!: () => void;
+  const entry: Execution = { controller, finished: new Promise<void>((resolve) => (done = resolve)) };
   ctx.executing.set(pending.run_id, entry);
+  let timer: NodeJS.Timeout | undefined;
   try {
     const taken = claimed ? { run: pending, continuing: false } : await claim(ctx, pending);
     if (!taken) return;
     const { run, continuing } = taken;
+    const timeoutMs = timeoutOf(ctx, run);
+    if (timeoutMs !== undefined) {
+      timer = setTimeout(() => abortLocal(ctx, run.run_id, "timeout"), timeoutMs);
+      timer.unref();
+    }
     const log = ctx.broker.open(run.run_id);
     const relay = ctx.runEvents;
     if (relay) log.relayTo((event) => relay.add(run.run_id, event));
@@ -132,26 +141,42 @@ export async function executeRun(ctx: ServerContext, pending: RunRecord, claimed
     }
     await finish(ctx, run, log, streamed, entry.action);
   } finally {
+    clearTimeout(timer);
     ctx.executing.delete(pending.run_id);
+    done();
   }
 }
+
+/** The run's own limit, else the server's (ms). */
+function timeoutOf(ctx: ServerContext, run: RunRecord): number | undefined {
+  const own = run.kwargs.timeout_seconds;
+  return own !== undefined ? own * 1000 : ctx.runTimeoutMs;
+}
+
+const TIMED_OUT = {
+  error: "RunTimedOut",
+  code: "RUN_TIMED_OUT",
+  message:
+    "The run took longer than its timeout and was stopped. The thread keeps its last checkpoint; start a new run to continue (raise timeout_seconds if it needs longer).",
+};
 
 async function finish(
   ctx: ServerContext,
   run: RunRecord,
   log: RunLog,
   { error, accepted, graph, final }: Streamed,
-  cancel: "interrupt" | "rollback" | undefined,
+  cancel: StopReason | undefined,
 ): Promise<void> {
   const applied = error === undefined || accepted;
-  const body = error === undefined || cancel ? null : errorBody(error);
+  const body = cancel === "timeout" ? TIMED_OUT : error === undefined || cancel ? null : errorBody(error);
   // A first run rolled back leaves no checkpoint behind; later ones are undone by the next run forking from where they started.
   if (cancel === "rollback" && run.kwargs.started_at_checkpoint === null) await ctx.saver.deleteThread(run.thread_id);
   const snapshot = final && error === undefined && !cancel ? final : await newState(ctx, run.thread_id, graph);
   const announcements: Announcements = { events: [], deadlines: [] };
   // One transaction: the answers settled, the thread brought up to date and the run marked done
   // together, so whoever sees the run done reads the new state.
-  const status: RunStatus = cancel ? "interrupted" : error !== undefined ? "error" : "success";
+  const status: RunStatus =
+    cancel === "timeout" ? "timeout" : cancel ? "interrupted" : error !== undefined ? "error" : "success";
   const { next, outcome } = await ctx.store.db.tx(async (db) => {
     await ctx.store.settleAnswers(run.run_id, applied, db);
     const active = await ctx.store.activeRuns(run.thread_id, db);
@@ -160,7 +185,7 @@ async function finish(
       db,
       run.thread_id,
       snapshot,
-      { error: body && !isRefusal(error) ? body : null, finishing: run.run_id, active },
+      { error: body && !cancel && !isRefusal(error) ? body : null, finishing: run.run_id, active },
       announcements,
     );
     const recorded =

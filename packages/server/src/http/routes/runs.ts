@@ -43,7 +43,7 @@ export async function finalValues(
   threadId: string,
   known?: ThreadRecord,
 ): Promise<Record<string, unknown>> {
-  if (run?.status === "error") return { __error__: run.error };
+  if (run?.status === "error" || run?.status === "timeout") return { __error__: run.error };
   const thread = known ?? (await ctx.store.getThread(threadId));
   const values = { ...(thread?.values ?? {}) } as Record<string, unknown>;
   const interrupts = Object.values(thread?.interrupts ?? {}).flat();
