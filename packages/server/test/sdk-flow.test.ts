@@ -25,6 +25,7 @@ describe("assistants", () => {
       "nested",
       "pair",
       "slow",
+      "two_questions",
     ]);
     const approval = await client.assistants.get(defaultAssistantId("approval"));
     expect(approval).toMatchObject({ graph_id: "approval", name: "approval" });

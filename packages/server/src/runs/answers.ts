@@ -13,17 +13,27 @@ import type { AnswerRecord } from "../store/records.js";
 export const SETTLE_POLL_MS = 20;
 export const SETTLE_TIMEOUT_MS = 15_000;
 
-/** The interrupts a `resume` answers: the map's ids, or the one interrupt pending. */
+/**
+ * The interrupts a `resume` answers: the map's ids, or the one interrupt pending. A plain
+ * answer is bound to what was pending when its request arrived (`receivedAt`): a question asked
+ * since then was not the one its sender saw, so the answer is refused with the answer that
+ * overtook it (`overtaken`).
+ */
 export async function answeredIds(
   ctx: ServerContext,
   db: Db,
   threadId: string,
   resume: unknown,
-): Promise<Map<string, unknown>> {
-  if (isResumeMap(resume)) return new Map(Object.entries(resume));
+  receivedAt?: string,
+): Promise<{ answers: Map<string, unknown>; overtaken?: AnswerRecord }> {
+  if (isResumeMap(resume)) return { answers: new Map(Object.entries(resume)) };
   const pending = await ctx.store.pendingOf(threadId, db);
+  if (receivedAt !== undefined && pending.some((p) => p.created_at > receivedAt)) {
+    const overtaken = await ctx.store.latestAnswer(threadId, db);
+    if (overtaken) return { answers: new Map(), overtaken };
+  }
   // Zero or several pending: the run itself refuses the answer (NothingToResume / Ambiguous).
-  return pending.length === 1 ? new Map([[pending[0]!.interrupt_id, resume]]) : new Map();
+  return { answers: pending.length === 1 ? new Map([[pending[0]!.interrupt_id, resume]]) : new Map() };
 }
 
 /** The first answer already given (or reserved) to one of `ids`. */

@@ -30,6 +30,8 @@ export interface RunRequest extends RunKwargs {
   on_disconnect?: "cancel" | "continue";
   on_completion?: "delete" | "keep";
   checkpoint_during?: boolean;
+  /** When the request arrived (ISO): a plain `command.resume` answers only what was pending then. */
+  received_at?: string;
 }
 
 /** The thread exists (created if asked) and runs the assistant's graph; false when there is no such thread. */
@@ -156,10 +158,11 @@ async function queue(
   { runId, threadId, req, identity, owner, assistant }: QueueRequest,
 ): Promise<Queued> {
   if (!(await threadFor(ctx, db, threadId, req, assistant))) return { refusal: new NotFoundError("thread", threadId) };
-  const answers =
+  const { answers, overtaken } =
     req.command && req.command.resume !== undefined
-      ? await answeredIds(ctx, db, threadId, req.command.resume)
-      : new Map<string, unknown>();
+      ? await answeredIds(ctx, db, threadId, req.command.resume, req.received_at)
+      : { answers: new Map<string, unknown>() };
+  if (overtaken) return { refusal: new AlreadyAnsweredError(overtaken) };
   const earlier = await earlierAnswer(ctx, db, threadId, answers.keys());
   if (earlier) return { earlier };
   const now = new Date().toISOString();

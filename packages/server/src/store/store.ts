@@ -414,6 +414,15 @@ export class Store {
     return rows[0] && answerOf(rows[0]);
   }
 
+  /** The thread's most recent answer (applied or reserved). */
+  async latestAnswer(threadId: string, db: Db = this.db): Promise<AnswerRecord | undefined> {
+    const rows = await db.all(
+      "SELECT * FROM interlude_server_answers WHERE thread_id = ? ORDER BY at DESC, interrupt_id DESC LIMIT 1",
+      [threadId],
+    );
+    return rows[0] && answerOf(rows[0]);
+  }
+
   /** Forgets an applied answer: the interrupt is pending again (a replay or fork asked it anew). */
   async clearAnswer(threadId: string, interruptId: string, db: Db = this.db): Promise<void> {
     await db.run(

@@ -57,7 +57,8 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
     c.header("Content-Location", `/threads/${run.thread_id}/runs/${run.run_id}`);
 
   async function start(c: Ctx, threadId: string, req: RunRequest, owner: string | null) {
-    const { run, first } = await createRun(ctx, threadId, req, c.get("identity"), owner);
+    const received = { ...req, received_at: c.get("receivedAt") };
+    const { run, first } = await createRun(ctx, threadId, received, c.get("identity"), owner);
     if (first) await awaitAcceptance(ctx, run, owner !== null || ctx.dispatcher.local);
     locate(c, run);
     return run;
