@@ -18,9 +18,11 @@ describe("assistants", () => {
     const all = await client.assistants.search({ limit: 100 });
     expect(all.map((a) => a.graph_id).sort()).toEqual([
       "approval",
+      "bloat",
       "broken",
       "deadline",
       "hang",
+      "hooked",
       "loop",
       "nested",
       "pair",

@@ -24,6 +24,25 @@ export async function withThreadClaim<T>(
     return await work();
   } finally {
     clearInterval(heartbeat);
-    await saver.releaseThread(threadId, owner).catch(() => undefined);
+    await release(saver, threadId, owner, Date.now() + ttlMs, 50);
+  }
+}
+
+/**
+ * Gives the claim back. When storage refuses (full, read-only, down), tries again with backoff
+ * until the claim would have lapsed anyway, so the thread is free as soon as storage is back.
+ */
+async function release(
+  saver: BaseCheckpointSaver,
+  threadId: string,
+  owner: string,
+  lapsesAt: number,
+  delay: number,
+): Promise<void> {
+  try {
+    await saver.releaseThread(threadId, owner);
+  } catch {
+    if (Date.now() + delay >= lapsesAt) return;
+    setTimeout(() => void release(saver, threadId, owner, lapsesAt, Math.min(delay * 2, 2_000)), delay).unref();
   }
 }

@@ -11,6 +11,7 @@ import { apiInterrupt } from "../threads/state.js";
 import { type Announcements, announce, readSnapshot, syncThreadIn } from "../threads/sync.js";
 import type { RunLog } from "./broker.js";
 import { abortLocal } from "./cancel.js";
+import { failRun } from "./failure.js";
 import { graphConfig, graphInput, streamModes } from "./input.js";
 import { errorBody, isRefusal, isThreadBusy } from "./outcome.js";
 
@@ -113,10 +114,12 @@ export async function executeRun(ctx: ServerContext, pending: RunRecord, claimed
   const entry: Execution = { controller, finished: new Promise<void>((resolve) => (done = resolve)) };
   ctx.executing.set(pending.run_id, entry);
   let timer: NodeJS.Timeout | undefined;
+  let current = pending;
   try {
     const taken = claimed ? { run: pending, continuing: false } : await claim(ctx, pending);
     if (!taken) return;
     const { run, continuing } = taken;
+    current = run;
     const timeoutMs = timeoutOf(ctx, run);
     if (timeoutMs !== undefined) {
       timer = setTimeout(() => abortLocal(ctx, run.run_id, "timeout"), timeoutMs);
@@ -140,6 +143,8 @@ export async function executeRun(ctx: ServerContext, pending: RunRecord, claimed
       return;
     }
     await finish(ctx, run, log, streamed, entry.action);
+  } catch (error) {
+    failRun(ctx, current, error);
   } finally {
     clearTimeout(timer);
     ctx.executing.delete(pending.run_id);

@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import type { ServerContext } from "../../context.js";
-import { ConflictError, NotFoundError } from "../../errors.js";
+import { ConflictError, NotFoundError, ServerError } from "../../errors.js";
 import { cancelRun, waitForRun } from "../../runs/cancel.js";
 import { createRun, type RunRequest } from "../../runs/create.js";
 import type { RunRecord, ThreadRecord } from "../../store/records.js";
@@ -67,7 +67,7 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
   async function stream(c: Ctx, threadId: string, req: RunRequest, stateless: boolean) {
     const run = await start(c, threadId, req, ctx.processId);
     const done = waitForRun(ctx, run.run_id);
-    if (stateless && req.on_completion !== "keep") void done.then(() => dropThread(threadId));
+    if (stateless && req.on_completion !== "keep") void done.then(() => dropThread(threadId)).catch(dropFailed);
     const cancelOnDisconnect = req.on_disconnect === "cancel";
     return sseFromLog(c, ctx.broker.open(run.run_id), {
       onDisconnect: cancelOnDisconnect ? () => void cancelIfActive(run.run_id) : undefined,
@@ -77,11 +77,17 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
   async function wait(c: Ctx, threadId: string, req: RunRequest, stateless: boolean) {
     const run = await start(c, threadId, req, ctx.processId);
     const finished = await waitForRun(ctx, run.run_id);
+    const failure = finished?.error as { code?: unknown; message?: unknown } | null | undefined;
+    if (finished?.status === "error" && failure?.code === "STORAGE_FAILED")
+      throw new ServerError("STORAGE_FAILED", 503, String(failure.message), { run_id: run.run_id });
     // The thread as the run left it, when it ran here (no need to read and parse it back).
     const values = await finalValues(ctx, finished, threadId, ctx.broker.get(run.run_id)?.outcome?.thread);
     if (stateless && req.on_completion !== "keep") await dropThread(threadId);
     return c.json(values);
   }
+
+  const dropFailed = (error: unknown) =>
+    console.error("[interlude] a stateless run's thread could not be deleted:", error);
 
   async function dropThread(threadId: string) {
     const thread = await ctx.store.getThread(threadId);
@@ -115,7 +121,10 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
     const req = stateless(requestOf(await body(c, RunBody)));
     const threadId = randomUUID();
     const run = await start(c, threadId, req, null);
-    if (req.on_completion !== "keep") void waitForRun(ctx, run.run_id).then(() => dropThread(threadId));
+    if (req.on_completion !== "keep")
+      void waitForRun(ctx, run.run_id)
+        .then(() => dropThread(threadId))
+        .catch(dropFailed);
     return c.json(runJson(run));
   });
   app.post("/runs/stream", async (c) => stream(c, randomUUID(), stateless(requestOf(await body(c, RunBody))), true));
