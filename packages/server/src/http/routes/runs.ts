@@ -54,7 +54,11 @@ export async function finalValues(
 export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const locate = (c: Ctx, run: RunRecord) =>
-    c.header("Content-Location", `/threads/${run.thread_id}/runs/${run.run_id}`);
+    // Percent-encoded: header values are Latin-1, and thread ids are any string.
+    c.header(
+      "Content-Location",
+      `/threads/${encodeURIComponent(run.thread_id)}/runs/${encodeURIComponent(run.run_id)}`,
+    );
 
   async function start(c: Ctx, threadId: string, req: RunRequest, owner: string | null) {
     const received = { ...req, received_at: c.get("receivedAt") };
