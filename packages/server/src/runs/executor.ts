@@ -7,6 +7,7 @@ import type { StateSnapshot } from "@interlude/core";
 import { type CompiledStateGraph, INTERRUPT } from "@interlude/core";
 import type { Execution, ServerContext, StopReason } from "../context.js";
 import type { RunRecord, RunStatus } from "../store/records.js";
+import { restoreCheckpoints } from "../threads/copy.js";
 import { apiInterrupt } from "../threads/state.js";
 import { type Announcements, announce, readSnapshot, syncThreadIn } from "../threads/sync.js";
 import type { RunLog } from "./broker.js";
@@ -174,8 +175,9 @@ async function finish(
 ): Promise<void> {
   const applied = error === undefined || accepted;
   const body = cancel === "timeout" ? TIMED_OUT : error === undefined || cancel ? null : errorBody(error);
-  // A first run rolled back leaves no checkpoint behind; later ones are undone by the next run forking from where they started.
-  if (cancel === "rollback" && run.kwargs.started_at_checkpoint === null) await ctx.saver.deleteThread(run.thread_id);
+  // Rolled back: the thread is put back as it was when the run started.
+  if (cancel === "rollback" && run.kwargs.started_at_checkpoint !== undefined)
+    await restoreCheckpoints(ctx.saver, run.thread_id, run.kwargs.started_at_checkpoint);
   const snapshot = final && error === undefined && !cancel ? final : await newState(ctx, run.thread_id, graph);
   const announcements: Announcements = { events: [], deadlines: [] };
   // One transaction: the answers settled, the thread brought up to date and the run marked done
@@ -183,7 +185,9 @@ async function finish(
   const status: RunStatus =
     cancel === "timeout" ? "timeout" : cancel ? "interrupted" : error !== undefined ? "error" : "success";
   const { next, outcome } = await ctx.store.db.tx(async (db) => {
-    await ctx.store.settleAnswers(run.run_id, applied, db);
+    // A rolled-back run's answers are forgotten: its questions are open again.
+    if (cancel === "rollback") await ctx.store.forgetAnswers(run.run_id, db);
+    else await ctx.store.settleAnswers(run.run_id, applied, db);
     const active = await ctx.store.activeRuns(run.thread_id, db);
     const thread = await syncThreadIn(
       ctx,

@@ -431,6 +431,11 @@ export class Store {
     );
   }
 
+  /** Deletes every answer a run gave (a rolled-back run). */
+  async forgetAnswers(runId: string, db: Db = this.db): Promise<void> {
+    await db.run("DELETE FROM interlude_server_answers WHERE run_id = ?", [runId]);
+  }
+
   async settleAnswers(runId: string, applied: boolean, db: Db = this.db): Promise<void> {
     if (applied)
       await db.run("UPDATE interlude_server_answers SET state = 'applied' WHERE run_id = ? AND state = 'reserved'", [
