@@ -37,6 +37,11 @@ export function statusOf(code: string | undefined): number | undefined {
 
 export function errorResponse(error: unknown): { status: number; body: Record<string, unknown> } {
   if (error instanceof ServerError) return { status: error.status, body: error.toJSON() };
+  if (error instanceof URIError)
+    return {
+      status: 400,
+      body: { error: "invalid_path", code: "INVALID_PATH", message: "The URL has a malformed %-escape." },
+    };
   if (isStorageFailure(error) && !(error instanceof InterludeError)) return { status: 503, body: STORAGE_FAILED };
   if (error instanceof InterludeError && STATUS[error.code]) {
     return {

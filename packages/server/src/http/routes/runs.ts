@@ -8,9 +8,9 @@ import { createRun, type RunRequest } from "../../runs/create.js";
 import type { RunRecord, ThreadRecord } from "../../store/records.js";
 import { awaitAcceptance } from "../acceptance.js";
 import type { AppEnv, Ctx } from "../env.js";
-import { RunBody } from "../schemas.js";
+import { RunBody, RunListQuery } from "../schemas.js";
 import { type FollowOptions, sseFromLog, sseFromStore, sseOf } from "../sse.js";
-import { body } from "../validate.js";
+import { body, query } from "../validate.js";
 import { deleteThread, requireThread } from "./threads.js";
 
 export function runJson(r: RunRecord): Record<string, unknown> {
@@ -137,12 +137,8 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
   app.get("/threads/:thread_id/runs", async (c) => {
     const threadId = c.req.param("thread_id");
     await requireThread(ctx, threadId);
-    const status = c.req.query("status") as RunRecord["status"] | undefined;
-    const runs = await ctx.store.runs(threadId, {
-      limit: Number(c.req.query("limit") ?? 10) || 10,
-      offset: Number(c.req.query("offset") ?? 0) || 0,
-      status,
-    });
+    const q = query(c, RunListQuery);
+    const runs = await ctx.store.runs(threadId, { limit: q.limit ?? 10, offset: q.offset ?? 0, status: q.status });
     return c.json(runs.map(runJson));
   });
 

@@ -8,8 +8,8 @@ import type { ThreadRecord } from "../../store/records.js";
 import { apiCheckpoint, threadState } from "../../threads/state.js";
 import { syncThread } from "../../threads/sync.js";
 import type { AppEnv } from "../env.js";
-import { HistoryBody, StateAtBody, StateUpdateBody } from "../schemas.js";
-import { body } from "../validate.js";
+import { HistoryBody, HistoryQuery, StateAtBody, StateUpdateBody } from "../schemas.js";
+import { body, query } from "../validate.js";
 import { requireThread } from "./threads.js";
 
 function emptyState(_threadId: string): Record<string, unknown> {
@@ -122,10 +122,10 @@ export function stateRoutes(ctx: ServerContext): Hono<AppEnv> {
 
   app.get("/threads/:thread_id/history", async (c) => {
     const threadId = c.req.param("thread_id");
+    const limit = query(c, HistoryQuery).limit ?? 10;
     const graph = graphOf(ctx, await requireThread(ctx, threadId));
     if (!graph) return c.json([]);
     const states: unknown[] = [];
-    const limit = Math.min(Number(c.req.query("limit") ?? 10) || 10, 1000);
     for await (const snapshot of graph.getStateHistory({ configurable: { thread_id: threadId } }, { limit }))
       states.push(threadState(snapshot, threadId));
     return c.json(states);
