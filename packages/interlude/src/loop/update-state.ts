@@ -94,7 +94,10 @@ export async function updateThreadState(
     const newVersions: ChannelVersions = {};
     for (const channel of changed)
       if (next.channel_versions[channel] !== undefined) newVersions[channel] = next.channel_versions[channel]!;
+    // The caller's config.metadata goes along (as in LangGraph): who made the edit, for instance.
+    const extra = config.metadata;
     const metadata: CheckpointMetadata = {
+      ...(typeof extra === "object" && extra !== null ? (extra as Record<string, unknown>) : {}),
       source: "update",
       step: (tuple?.metadata.step ?? -2) + 1,
       parents: tuple?.metadata.parents ?? {},

@@ -34,6 +34,8 @@ export type BusEvent =
   | { type: "run.cancel"; run_id: string; action: "interrupt" | "rollback" }
   | { type: "run.dispatch"; run_id: string; owner: string }
   | { type: "run.done"; run_id: string }
+  /** The answers a run carried were taken (its first step got past them) or refused. */
+  | { type: "answers.settled"; run_id: string }
   /** New stream events of a run are stored (see runs/event-relay.ts). */
   | { type: "run.events"; run_id: string };
 

@@ -4,7 +4,14 @@
  */
 import { z } from "zod";
 
-const json = z.record(z.string(), z.unknown());
+/**
+ * A JSON object, kept as parsed: z.record copies keys into a new object, where a `__proto__`
+ * key sets the prototype instead of being kept (dropped on create, and as a filter matching all).
+ */
+const json = z.custom<Record<string, unknown>>(
+  (v) => typeof v === "object" && v !== null && !Array.isArray(v),
+  "must be a JSON object",
+);
 const breakpoints = z.union([z.literal("*"), z.array(z.string())]);
 export const STREAM_MODES = [
   "values",

@@ -9,9 +9,23 @@ import type { ServerContext } from "../context.js";
 import type { Db } from "../store/db.js";
 import type { AnswerRecord } from "../store/records.js";
 
-/** How often, and for how long, an answer waits for an earlier reservation to settle. */
-export const SETTLE_POLL_MS = 20;
+/**
+ * How long an answer waits for an earlier reservation to settle (taken or refused), woken by
+ * the bus; it looks again every SETTLE_LOOK_MS in case an event was missed.
+ */
 export const SETTLE_TIMEOUT_MS = 15_000;
+const SETTLE_LOOK_MS = 1_000;
+
+/** Resolves when the run holding an earlier reservation settles its answers or ends (or after a while). */
+export function settledOrAfter(ctx: ServerContext, runId: string | null, ms = SETTLE_LOOK_MS): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => (clearTimeout(timer), unsubscribe(), resolve());
+    const timer = setTimeout(done, ms);
+    const unsubscribe = ctx.bus.subscribe((event) => {
+      if ((event.type === "answers.settled" || event.type === "run.done") && event.run_id === runId) done();
+    });
+  });
+}
 
 /**
  * The interrupts a `resume` answers: the map's ids, or the one interrupt pending. A plain

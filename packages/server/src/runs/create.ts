@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { resolveAssistant } from "../assistants/defaults.js";
 import type { ServerContext } from "../context.js";
-import { AlreadyAnsweredError, NotFoundError, ThreadRunningError } from "../errors.js";
+import { AlreadyAnsweredError, InvalidRequestError, NotFoundError, ThreadRunningError } from "../errors.js";
 import type { Db } from "../store/db.js";
 import type { AnswerRecord, AssistantRecord, Json, MultitaskStrategy, RunKwargs, RunRecord } from "../store/records.js";
 import { newThread } from "../threads/new-thread.js";
@@ -15,8 +15,8 @@ import {
   answeredIds,
   earlierAnswer,
   reserveAnswers,
-  SETTLE_POLL_MS,
   SETTLE_TIMEOUT_MS,
+  settledOrAfter,
 } from "./answers.js";
 import { cancelRun } from "./cancel.js";
 import { claimFields, dispatchNext, executeRun } from "./executor.js";
@@ -99,6 +99,12 @@ export async function createRun(
   identity: string,
   owner: string | null,
 ): Promise<{ run: RunRecord; first: boolean }> {
+  const input = req.input as { lg_name?: unknown } | null | undefined;
+  if (typeof input === "object" && input !== null && input.lg_name === "Command")
+    throw new InvalidRequestError(
+      "input",
+      'is shaped like a serialised Command (lg_name: "Command"); send resume, update and goto as `command` instead.',
+    );
   const assistant = await resolveAssistant(ctx, req.assistant_id);
   const runId = randomUUID();
   const until = Date.now() + SETTLE_TIMEOUT_MS;
@@ -119,7 +125,7 @@ export async function createRun(
     if ("refusal" in queued) throw queued.refusal;
     if ("earlier" in queued) {
       if (queued.earlier.state === "applied" || Date.now() > until) throw new AlreadyAnsweredError(queued.earlier);
-      await new Promise((r) => setTimeout(r, SETTLE_POLL_MS));
+      await settledOrAfter(ctx, queued.earlier.run_id);
       continue;
     }
     const { run, first, toCancel } = queued;

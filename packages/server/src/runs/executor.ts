@@ -94,6 +94,7 @@ async function stream(
       if (!accepted) {
         accepted = true;
         log.accept();
+        if (run.kwargs.answers?.length) await settleTaken(ctx, run.run_id);
       }
       if (ns.length && !run.kwargs.stream_subgraphs) continue;
       for (const [name, core] of modes)
@@ -103,6 +104,15 @@ async function stream(
   } catch (error) {
     return { error, accepted, graph };
   }
+}
+
+/**
+ * The run got past its answers: they are applied now rather than when the run ends, so a
+ * competing answer is refused (409) without waiting for a long run to finish.
+ */
+async function settleTaken(ctx: ServerContext, runId: string): Promise<void> {
+  await ctx.store.settleAnswers(runId, true);
+  await ctx.bus.publish({ type: "answers.settled", run_id: runId });
 }
 
 /** @param claimed the run was claimed when it was queued (`running` already). */

@@ -363,7 +363,10 @@ export class Store {
     const params: unknown[] = [];
     if (query.graph_id) where.push("graph_id = ?"), params.push(query.graph_id);
     if (query.thread_id) where.push("thread_id = ?"), params.push(query.thread_id);
-    if (query.q) where.push("LOWER(value) LIKE ?"), params.push(`%${query.q.toLowerCase()}%`);
+    // `%` and `_` in the search text are literal characters, not wildcards.
+    if (query.q)
+      where.push("LOWER(value) LIKE ? ESCAPE '\\'"),
+        params.push(`%${query.q.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`);
     if (query.min_age_seconds)
       where.push("created_at <= ?"), params.push(new Date(Date.now() - query.min_age_seconds * 1000).toISOString());
     const filter = where.length ? ` WHERE ${where.join(" AND ")}` : "";

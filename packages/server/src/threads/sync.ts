@@ -20,6 +20,8 @@ export interface SyncOptions {
   error?: unknown;
   /** A run that is finishing: it no longer makes the thread busy. */
   finishing?: string;
+  /** Who made interrupts go away without answering them (a state edit), for `interrupt.resolved`. */
+  resolvedBy?: string;
   /** The thread's pending and running runs, when the caller has just read them in the same transaction. */
   active?: readonly RunRecord[];
 }
@@ -85,7 +87,7 @@ export async function syncThreadIn(
     state_updated_at: snapshot?.createdAt ?? thread.state_updated_at,
   };
   await ctx.store.saveThread(next, db);
-  await syncPending(ctx, db, next, snapshot, now, out);
+  await syncPending(ctx, db, next, snapshot, now, out, options.resolvedBy);
   return next;
 }
 
@@ -101,6 +103,7 @@ async function syncPending(
   snapshot: StateSnapshot | undefined,
   now: string,
   out: Announcements,
+  resolvedBy: string | undefined,
 ): Promise<void> {
   const current = new Map((snapshot?.interrupts ?? []).map((i) => [i.id, i]));
   // A thread whose run failed is not waiting for anyone, even if its last checkpoint still shows a question.
@@ -115,7 +118,7 @@ async function syncPending(
       type: "interrupt.resolved",
       thread_id: thread.thread_id,
       interrupt_id: row.interrupt_id,
-      by: answer?.by ?? null,
+      by: answer?.by ?? resolvedBy ?? null,
       answer: answer?.answer ?? null,
       at: answer?.at ?? now,
     });

@@ -3,7 +3,7 @@
 import type { CompiledStateGraph, RunnableConfig } from "@interlude/core";
 import { Hono } from "hono";
 import type { ServerContext } from "../../context.js";
-import { ServerError, ThreadRunningError } from "../../errors.js";
+import { NotFoundError, ServerError, ThreadRunningError } from "../../errors.js";
 import type { ThreadRecord } from "../../store/records.js";
 import { apiCheckpoint, threadState } from "../../threads/state.js";
 import { syncThread } from "../../threads/sync.js";
@@ -50,6 +50,7 @@ export function stateRoutes(ctx: ServerContext): Hono<AppEnv> {
     };
     if (checkpoint.checkpoint_id) configurable.checkpoint_id = checkpoint.checkpoint_id;
     const snapshot = await graph.getState({ configurable }, { subgraphs });
+    if (!snapshot.metadata && checkpoint.checkpoint_id) throw new NotFoundError("checkpoint", checkpoint.checkpoint_id);
     return snapshot.metadata ? threadState(snapshot, threadId) : emptyState(threadId);
   }
 
@@ -88,9 +89,11 @@ export function stateRoutes(ctx: ServerContext): Hono<AppEnv> {
     const checkpointId = req.checkpoint_id ?? req.checkpoint?.checkpoint_id;
     const config: RunnableConfig = {
       configurable: { thread_id: threadId, ...(checkpointId ? { checkpoint_id: checkpointId } : {}) },
+      // Recorded with the checkpoint: an edit `as_node` can skip a pending question, and says who did.
+      metadata: { by: c.get("identity") },
     };
     const saved = await graph.updateState(config, (req.values ?? null) as never, req.as_node ?? undefined);
-    await syncThread(ctx, threadId, { error: null });
+    await syncThread(ctx, threadId, { error: null, resolvedBy: c.get("identity") });
     return c.json({ checkpoint: apiCheckpoint(saved, threadId) });
   });
 
