@@ -10,6 +10,7 @@ import {
   type CheckpointMetadata,
   type CheckpointRecord,
   type CheckpointTuple,
+  type ClaimHolder,
   checkpointConfig,
   checkpointIdOf,
   checkpointNsOf,
@@ -225,9 +226,15 @@ export class PostgresSaver extends BaseCheckpointSaver {
 
   async claimThread(threadId: string, claim: ThreadClaim): Promise<boolean> {
     const result = await this.guard("claimThread", () =>
-      this.pool.query(SQL.claim, [threadId, claim.owner, claim.ttlMs]),
+      this.pool.query(SQL.claim, [threadId, claim.owner, claim.ttlMs, claim.replaces ?? null]),
     );
     return result.rowCount === 1;
+  }
+
+  override async claimHolder(threadId: string): Promise<ClaimHolder | undefined> {
+    const result = await this.guard("claimHolder", () => this.pool.query(SQL.claimHolder, [threadId]));
+    const row = result.rows[0] as { owner: string; expires_at: number } | undefined;
+    return row && { owner: row.owner, expiresAt: Number(row.expires_at) };
   }
 
   async releaseThread(threadId: string, owner: string): Promise<void> {

@@ -3,9 +3,20 @@
  * reads anything, renews the claim while it works, and gives it back when done. A claim held
  * by someone else means `ThreadBusyError`, before any node runs.
  */
-import { randomUUID } from "node:crypto";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import { ThreadBusyError } from "../errors/storage.js";
+import { isDeadOwner, newClaimOwner } from "./claim-owner.js";
+
+/** The thread is claimed by someone else: taken over if they are known dead, else ThreadBusyError saying when it lapses. */
+async function takeOver(saver: BaseCheckpointSaver, threadId: string, owner: string, ttlMs: number): Promise<void> {
+  const holder = await saver.claimHolder(threadId);
+  // Released between the two calls: claim it as usual.
+  if (!holder) {
+    if (await saver.claimThread(threadId, { owner, ttlMs })) return;
+  } else if (isDeadOwner(holder.owner) && (await saver.claimThread(threadId, { owner, ttlMs, replaces: holder.owner })))
+    return;
+  throw new ThreadBusyError(threadId, holder?.expiresAt);
+}
 
 export async function withThreadClaim<T>(
   saver: BaseCheckpointSaver,
@@ -13,8 +24,8 @@ export async function withThreadClaim<T>(
   ttlMs: number,
   work: () => Promise<T>,
 ): Promise<T> {
-  const owner = randomUUID();
-  if (!(await saver.claimThread(threadId, { owner, ttlMs }))) throw new ThreadBusyError(threadId);
+  const owner = newClaimOwner();
+  if (!(await saver.claimThread(threadId, { owner, ttlMs }))) await takeOver(saver, threadId, owner, ttlMs);
   const heartbeat = setInterval(
     () => void saver.claimThread(threadId, { owner, ttlMs }).catch(() => undefined),
     Math.max(ttlMs / 3, 10),
