@@ -166,7 +166,8 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
     }
     await ensureDefaultAssistants(ctx);
     const stopLeases = startLeases(ctx);
-    await recoverLost(ctx);
+    // SQLite has one server process per file: what it finds running was its predecessor's.
+    await recoverLost(ctx, !options.postgresUrl);
     return {
       ctx,
       async close() {

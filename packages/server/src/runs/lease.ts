@@ -22,8 +22,9 @@ export function startLeases(ctx: ServerContext): () => void {
   };
 }
 
-export async function recoverLost(ctx: ServerContext): Promise<void> {
-  const before = new Date(Date.now() - ctx.runLeaseMs).toISOString();
+/** @param everyRun at startup on SQLite: every running run belonged to a process that is gone (one process per file). */
+export async function recoverLost(ctx: ServerContext, everyRun = false): Promise<void> {
+  const before = new Date(everyRun ? Date.now() + 1000 : Date.now() - ctx.runLeaseMs).toISOString();
   for (const run of await ctx.store.staleRuns(before)) {
     if (ctx.executing.has(run.run_id)) continue;
     if (run.owner === null) {
