@@ -140,6 +140,7 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       bus: storage.bus,
       broker: new RunBroker(),
       processId: newProcessId(),
+      executesRuns: !(options.postgresUrl && options.concurrency === 0),
       dispatcher: undefined as never,
       executing: new Map(),
       runLeaseMs: options.runLeaseMs ?? msFromEnv("INTERLUDE_RUN_LEASE_MS") ?? 30_000,

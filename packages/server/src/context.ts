@@ -29,6 +29,12 @@ export interface ServerContext {
   readonly broker: RunBroker;
   /** Identifies this process as the owner of the stream and wait runs it serves. */
   readonly processId: string;
+  /**
+   * False for a PostgreSQL server started with concurrency 0: it executes no run, stream and
+   * wait runs included; `interlude worker` processes do, so CPU-bound nodes never block its HTTP
+   * event loop, and it follows their runs through the database.
+   */
+  readonly executesRuns: boolean;
   dispatcher: Dispatcher;
   /** The runs executing in this process: how to stop each, and when it has recorded its outcome. */
   readonly executing: Map<string, Execution>;

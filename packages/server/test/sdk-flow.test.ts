@@ -27,6 +27,7 @@ describe("assistants", () => {
       "nested",
       "pair",
       "slow",
+      "spin",
       "two_questions",
     ]);
     const approval = await client.assistants.get(defaultAssistantId("approval"));

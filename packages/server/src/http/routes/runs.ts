@@ -68,18 +68,20 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
     return run;
   }
 
+  /** Stream and wait runs execute where their client is connected, unless this server executes no runs. */
+  const here = ctx.executesRuns ? ctx.processId : null;
+
   async function stream(c: Ctx, threadId: string, req: RunRequest, stateless: boolean) {
-    const run = await start(c, threadId, req, ctx.processId);
+    const run = await start(c, threadId, req, here);
     const done = waitForRun(ctx, run.run_id);
     if (stateless && req.on_completion !== "keep") void done.then(() => dropThread(threadId)).catch(dropFailed);
-    const cancelOnDisconnect = req.on_disconnect === "cancel";
-    return sseFromLog(c, ctx.broker.open(run.run_id), {
-      onDisconnect: cancelOnDisconnect ? () => void cancelIfActive(run.run_id) : undefined,
-    });
+    const onDisconnect = req.on_disconnect === "cancel" ? () => void cancelIfActive(run.run_id) : undefined;
+    if (here === null) return followRun(c, run.run_id, threadId, { onDisconnect });
+    return sseFromLog(c, ctx.broker.open(run.run_id), { onDisconnect });
   }
 
   async function wait(c: Ctx, threadId: string, req: RunRequest, stateless: boolean) {
-    const run = await start(c, threadId, req, ctx.processId);
+    const run = await start(c, threadId, req, here);
     const finished = await waitForRun(ctx, run.run_id);
     const failure = finished?.error as { code?: unknown; message?: unknown } | null | undefined;
     if (finished?.status === "error" && failure?.code === "STORAGE_FAILED")
