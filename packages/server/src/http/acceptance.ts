@@ -31,11 +31,7 @@ export async function awaitAcceptance(ctx: ServerContext, run: RunRecord, local:
   while (Date.now() < until) {
     const current = await ctx.store.getRun(run.run_id);
     if (!current) return;
-    const states = (
-      await ctx.store.db.all<{ state: string }>("SELECT state FROM interlude_server_answers WHERE run_id = ?", [
-        run.run_id,
-      ])
-    ).map((r) => r.state);
+    const states = await ctx.store.answerStates(run.run_id);
     if (states.includes("applied")) return;
     const finished = current.status !== "pending" && current.status !== "running";
     // Finished with its reservations gone: the answers were refused (or the run cancelled).

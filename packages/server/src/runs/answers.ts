@@ -6,8 +6,8 @@
  */
 import { isResumeMap } from "@interlude/core";
 import type { ServerContext } from "../context.js";
-import type { Db } from "../store/db.js";
 import type { AnswerRecord } from "../store/records.js";
+import type { StoreTx } from "../store/store.js";
 
 /**
  * How long an answer waits for an earlier reservation to settle (taken or refused), woken by
@@ -34,16 +34,15 @@ export function settledOrAfter(ctx: ServerContext, runId: string | null, ms = SE
  * overtook it (`overtaken`).
  */
 export async function answeredIds(
-  ctx: ServerContext,
-  db: Db,
+  tx: StoreTx,
   threadId: string,
   resume: unknown,
   receivedAt?: string,
 ): Promise<{ answers: Map<string, unknown>; overtaken?: AnswerRecord }> {
   if (isResumeMap(resume)) return { answers: new Map(Object.entries(resume)) };
-  const pending = await ctx.store.pendingOf(threadId, db);
+  const pending = await tx.pendingOf(threadId);
   if (receivedAt !== undefined && pending.some((p) => p.created_at > receivedAt)) {
-    const overtaken = await ctx.store.latestAnswer(threadId, db);
+    const overtaken = await tx.latestAnswer(threadId);
     if (overtaken) return { answers: new Map(), overtaken };
   }
   // Zero or several pending: the run itself refuses the answer (NothingToResume / Ambiguous).
@@ -52,13 +51,12 @@ export async function answeredIds(
 
 /** The first answer already given (or reserved) to one of `ids`. */
 export async function earlierAnswer(
-  ctx: ServerContext,
-  db: Db,
+  tx: StoreTx,
   threadId: string,
   ids: Iterable<string>,
 ): Promise<AnswerRecord | undefined> {
   for (const id of ids) {
-    const earlier = await ctx.store.answer(threadId, id, db);
+    const earlier = await tx.answer(threadId, id);
     if (earlier) return earlier;
   }
   return undefined;
@@ -68,8 +66,7 @@ export async function earlierAnswer(
 export class AnswerRaceError extends Error {}
 
 export async function reserveAnswers(
-  ctx: ServerContext,
-  db: Db,
+  tx: StoreTx,
   threadId: string,
   runId: string,
   by: string,
@@ -78,10 +75,15 @@ export async function reserveAnswers(
   const at = new Date().toISOString();
   for (const [interruptId, answer] of answers) {
     if (
-      await ctx.store.reserveAnswer(
-        { thread_id: threadId, interrupt_id: interruptId, by, answer, at, run_id: runId, state: "reserved" },
-        db,
-      )
+      await tx.reserveAnswer({
+        thread_id: threadId,
+        interrupt_id: interruptId,
+        by,
+        answer,
+        at,
+        run_id: runId,
+        state: "reserved",
+      })
     )
       throw new AnswerRaceError();
   }

@@ -43,10 +43,10 @@ export async function claimFields(
 /** Claims a pending run; returns the claimed record, or undefined if someone else has it. */
 async function claim(ctx: ServerContext, run: RunRecord): Promise<{ run: RunRecord; continuing: boolean } | undefined> {
   const { continuing, ...fields } = await claimFields(ctx, run);
-  const claimed = await ctx.store.db.tx(
-    async (db) => {
-      if (!(await ctx.store.moveRun(run.run_id, ["pending"], "running", fields, db))) return false;
-      await ctx.store.markThreadBusy(run.thread_id, db);
+  const claimed = await ctx.store.tx(
+    async (tx) => {
+      if (!(await tx.moveRun(run.run_id, ["pending"], "running", fields))) return false;
+      await tx.markThreadBusy(run.thread_id);
       return true;
     },
     run.thread_id,
@@ -194,14 +194,13 @@ async function finish(
   // together, so whoever sees the run done reads the new state.
   const status: RunStatus =
     cancel === "timeout" ? "timeout" : cancel ? "interrupted" : error !== undefined ? "error" : "success";
-  const { next, outcome } = await ctx.store.db.tx(async (db) => {
+  const { next, outcome } = await ctx.store.tx(async (tx) => {
     // A rolled-back run's answers are forgotten: its questions are open again.
-    if (cancel === "rollback") await ctx.store.forgetAnswers(run.run_id, db);
-    else await ctx.store.settleAnswers(run.run_id, applied, db);
-    const active = await ctx.store.activeRuns(run.thread_id, db);
+    if (cancel === "rollback") await tx.forgetAnswers(run.run_id);
+    else await tx.settleAnswers(run.run_id, applied);
+    const active = await tx.activeRuns(run.thread_id);
     const thread = await syncThreadIn(
-      ctx,
-      db,
+      tx,
       run.thread_id,
       snapshot,
       { error: body && !cancel && !isRefusal(error) ? body : null, finishing: run.run_id, active },
@@ -209,8 +208,8 @@ async function finish(
     );
     const recorded =
       cancel === "rollback"
-        ? await ctx.store.deleteRun(run.run_id, db)
-        : await ctx.store.moveRun(run.run_id, ["running"], status, { error: body }, db);
+        ? await tx.deleteRun(run.run_id)
+        : await tx.moveRun(run.run_id, ["running"], status, { error: body });
     const final = cancel === "rollback" ? undefined : { ...run, status, error: body };
     return {
       next: active.find((r) => r.run_id !== run.run_id),

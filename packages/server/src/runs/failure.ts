@@ -58,9 +58,9 @@ async function record(ctx: ServerContext, run: RunRecord, body: ErrorBody): Prom
   // Its answers count as applied only if the run saved a checkpoint past where it started.
   const head = (await ctx.saver.getHeadId(run.thread_id)) ?? null;
   const applied = run.kwargs.started_at_checkpoint !== undefined && head !== run.kwargs.started_at_checkpoint;
-  const moved = await ctx.store.db.tx(async (db) => {
-    if (!(await ctx.store.moveRun(run.run_id, ["pending", "running"], "error", { error: body }, db))) return false;
-    await ctx.store.settleAnswers(run.run_id, applied, db);
+  const moved = await ctx.store.tx(async (tx) => {
+    if (!(await tx.moveRun(run.run_id, ["pending", "running"], "error", { error: body }))) return false;
+    await tx.settleAnswers(run.run_id, applied);
     return true;
   }, run.thread_id);
   if (!moved) return;
