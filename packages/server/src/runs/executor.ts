@@ -14,6 +14,7 @@ import type { RunLog } from "./broker.js";
 import { abortLocal } from "./cancel.js";
 import { failRun } from "./failure.js";
 import { graphConfig, graphInput, streamModes } from "./input.js";
+import { move } from "./lifecycle.js";
 import { errorBody, isRefusal, isThreadBusy } from "./outcome.js";
 
 const BUSY_RETRY_MS = 500;
@@ -45,7 +46,7 @@ async function claim(ctx: ServerContext, run: RunRecord): Promise<{ run: RunReco
   const { continuing, ...fields } = await claimFields(ctx, run);
   const claimed = await ctx.store.tx(
     async (tx) => {
-      if (!(await tx.moveRun(run.run_id, ["pending"], "running", fields))) return false;
+      if (!(await move(tx, run.run_id, "pending", "running", fields))) return false;
       await tx.markThreadBusy(run.thread_id);
       return true;
     },
@@ -146,7 +147,7 @@ export async function executeRun(ctx: ServerContext, pending: RunRecord, claimed
     const { error, accepted } = streamed;
     if (error !== undefined && !accepted && isThreadBusy(error) && !controller.signal.aborted) {
       // Another writer (or a crashed process's claim, until it lapses) holds the thread: try again shortly.
-      await ctx.store.moveRun(run.run_id, ["running"], "pending");
+      await move(ctx.store, run.run_id, "running", "pending");
       setTimeout(
         () => void executeRun(ctx, { ...run, status: "pending" }).catch(() => undefined),
         BUSY_RETRY_MS,
@@ -209,7 +210,7 @@ async function finish(
     const recorded =
       cancel === "rollback"
         ? await tx.deleteRun(run.run_id)
-        : await tx.moveRun(run.run_id, ["running"], status, { error: body });
+        : await move(tx, run.run_id, "running", status, { error: body });
     const final = cancel === "rollback" ? undefined : { ...run, status, error: body };
     return {
       next: active.find((r) => r.run_id !== run.run_id),

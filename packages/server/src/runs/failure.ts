@@ -8,6 +8,7 @@ import { ServerError } from "../errors.js";
 import { isStorageFailure } from "../store/failures.js";
 import type { RunRecord } from "../store/records.js";
 import { syncThread } from "../threads/sync.js";
+import { move } from "./lifecycle.js";
 import { type ErrorBody, errorBody } from "./outcome.js";
 
 export class StorageFailedError extends ServerError {
@@ -59,7 +60,7 @@ async function record(ctx: ServerContext, run: RunRecord, body: ErrorBody): Prom
   const head = (await ctx.saver.getHeadId(run.thread_id)) ?? null;
   const applied = run.kwargs.started_at_checkpoint !== undefined && head !== run.kwargs.started_at_checkpoint;
   const moved = await ctx.store.tx(async (tx) => {
-    if (!(await tx.moveRun(run.run_id, ["pending", "running"], "error", { error: body }))) return false;
+    if (!(await move(tx, run.run_id, ["pending", "running"], "error", { error: body }))) return false;
     await tx.settleAnswers(run.run_id, applied);
     return true;
   }, run.thread_id);

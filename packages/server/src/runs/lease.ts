@@ -7,6 +7,7 @@
 import type { ServerContext } from "../context.js";
 import { readSnapshot, syncThread } from "../threads/sync.js";
 import { dispatchNext } from "./executor.js";
+import { move } from "./lifecycle.js";
 
 export function startLeases(ctx: ServerContext): () => void {
   const renew = setInterval(
@@ -28,7 +29,7 @@ export async function recoverLost(ctx: ServerContext, everyRun = false): Promise
   for (const run of await ctx.store.staleRuns(before)) {
     if (ctx.executing.has(run.run_id)) continue;
     if (run.owner === null) {
-      if (await ctx.store.moveRun(run.run_id, ["running"], "pending")) await dispatchNext(ctx, run.thread_id);
+      if (await move(ctx.store, run.run_id, "running", "pending")) await dispatchNext(ctx, run.thread_id);
       continue;
     }
     const lost = {
@@ -37,7 +38,7 @@ export async function recoverLost(ctx: ServerContext, everyRun = false): Promise
       message:
         "The process executing this run stopped before it finished. The thread keeps its last checkpoint; start a new run to continue.",
     };
-    if (await ctx.store.moveRun(run.run_id, ["running"], "error", { error: lost })) {
+    if (await move(ctx.store, run.run_id, "running", "error", { error: lost })) {
       await ctx.store.settleAnswers(run.run_id, false);
       // Stopped at a question, the thread waits for its answer; stopped between steps, nothing
       // would ever continue it unless told: the thread says the run was lost.

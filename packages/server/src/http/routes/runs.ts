@@ -5,6 +5,7 @@ import type { ServerContext } from "../../context.js";
 import { ConflictError, NotFoundError, ServerError } from "../../errors.js";
 import { cancelRun, waitForRun } from "../../runs/cancel.js";
 import { createRun, type RunRequest } from "../../runs/create.js";
+import { isActive } from "../../runs/lifecycle.js";
 import type { RunRecord, ThreadRecord } from "../../store/records.js";
 import { awaitAcceptance } from "../acceptance.js";
 import type { AppEnv, Ctx } from "../env.js";
@@ -102,7 +103,7 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
 
   async function cancelIfActive(runId: string) {
     const run = await ctx.store.getRun(runId);
-    if (run && (run.status === "pending" || run.status === "running")) await cancelRun(ctx, run, "interrupt");
+    if (run && isActive(run.status)) await cancelRun(ctx, run, "interrupt");
   }
 
   async function requireRun(threadId: string, runId: string): Promise<RunRecord> {
@@ -150,7 +151,7 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
 
   app.delete("/threads/:thread_id/runs/:run_id", async (c) => {
     const run = await requireRun(c.req.param("thread_id"), c.req.param("run_id"));
-    if (run.status === "pending" || run.status === "running")
+    if (isActive(run.status))
       throw new ConflictError(`Run "${run.run_id}" is ${run.status}; cancel it first.`, { run_id: run.run_id });
     await ctx.store.deleteRun(run.run_id);
     return c.body(null, 204);
@@ -159,7 +160,7 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
   app.post("/threads/:thread_id/runs/:run_id/cancel", async (c) => {
     const run = await requireRun(c.req.param("thread_id"), c.req.param("run_id"));
     const action = c.req.query("action") === "rollback" ? "rollback" : "interrupt";
-    if (run.status === "pending" || run.status === "running") await cancelRun(ctx, run, action);
+    if (isActive(run.status)) await cancelRun(ctx, run, action);
     if (c.req.query("wait") === "1" || c.req.query("wait") === "true") {
       await waitForRun(ctx, run.run_id);
       return c.body(null, 204);
@@ -206,7 +207,7 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
     if (!ctx.runEvents) return sseOf(c, await outcomeEvents(runId, threadId));
     const finished = async () => {
       const current = await ctx.store.getRun(runId);
-      return !current || (current.status !== "pending" && current.status !== "running");
+      return !current || !isActive(current.status);
     };
     return sseFromStore(c, ctx, runId, { ...options, finished, ended: () => outcomeEvents(runId, threadId) });
   }
