@@ -52,3 +52,26 @@ it("after SIGKILL mid-node, a restarted server frees and resumes the thread with
     await second.stop();
   }
 }, 60_000);
+
+it("a run cancelled just before its server was killed (still in its grace period) is not executed again", async () => {
+  const db = join(dir, "cancelled.sqlite");
+  // A long grace period: the hung node is still being waited for when the process dies.
+  const env = { INTERLUDE_ABORT_GRACE_MS: "60000" };
+  const first = await startServerProcess({ db, env });
+  const threadId = (await post(`${first.url}/threads`, {})).body.thread_id;
+  const run = (await post(`${first.url}/threads/${threadId}/runs`, { assistant_id: "hang", input: {} })).body;
+  await until(
+    async () => (await json(`${first.url}/threads/${threadId}/runs/${run.run_id}`)).body.status === "running",
+  );
+  const cancel = await fetch(`${first.url}/threads/${threadId}/runs/${run.run_id}/cancel`, { method: "POST" });
+  expect(cancel.status).toBe(202);
+  await first.stop("SIGKILL");
+
+  const second = await startServerProcess({ db, env });
+  try {
+    expect((await json(`${second.url}/threads/${threadId}/runs/${run.run_id}`)).body.status).toBe("interrupted");
+    expect((await json(`${second.url}/threads/${threadId}`)).body.status).not.toBe("busy");
+  } finally {
+    await second.stop();
+  }
+}, 60_000);

@@ -36,6 +36,8 @@ export async function cancelRun(ctx: ServerContext, run: RunRecord, action: Canc
     }
     // It started meanwhile: abort it as a running run.
   }
+  // Recorded first: if the process executing it dies before it stops, it is not executed again.
+  await ctx.store.tx((tx) => tx.requestStop(run.run_id, action), run.thread_id);
   if (!abortLocal(ctx, run.run_id, action)) await ctx.bus.publish({ type: "run.cancel", run_id: run.run_id, action });
 }
 

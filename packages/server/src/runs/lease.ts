@@ -28,6 +28,15 @@ export async function recoverLost(ctx: ServerContext, everyRun = false): Promise
   const before = new Date(everyRun ? Date.now() + 1000 : Date.now() - ctx.runLeaseMs).toISOString();
   for (const run of await ctx.store.staleRuns(before)) {
     if (ctx.executing.has(run.run_id)) continue;
+    if (run.kwargs.stop_requested) {
+      // Cancelled before its process died: it ends as cancelled, never executed again.
+      if (await move(ctx.store, run.run_id, "running", "interrupted")) {
+        await ctx.store.settleAnswers(run.run_id, false);
+        await syncThread(ctx, run.thread_id);
+        await dispatchNext(ctx, run.thread_id);
+      }
+      continue;
+    }
     if (run.owner === null) {
       if (await move(ctx.store, run.run_id, "running", "pending")) await dispatchNext(ctx, run.thread_id);
       continue;

@@ -223,6 +223,19 @@ export class StoreTx {
     );
   }
 
+  /** Records that a running run was told to stop (kept in its kwargs); false if it is not running. */
+  async requestStop(runId: string, action: "interrupt" | "rollback"): Promise<boolean> {
+    const run = await this.getRun(runId);
+    if (run?.status !== "running") return false;
+    const kwargs = { ...run.kwargs, stop_requested: action };
+    return (
+      (await this.db.run("UPDATE interlude_server_runs SET kwargs = ? WHERE run_id = ? AND status = 'running'", [
+        json(kwargs),
+        runId,
+      ])) > 0
+    );
+  }
+
   async deleteRun(runId: string): Promise<boolean> {
     return (await this.db.run("DELETE FROM interlude_server_runs WHERE run_id = ?", [runId])) > 0;
   }

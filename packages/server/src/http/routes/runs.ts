@@ -15,7 +15,7 @@ import { body, query } from "../validate.js";
 import { deleteThread, requireThread } from "./threads.js";
 
 export function runJson(r: RunRecord): Record<string, unknown> {
-  const { answers: _answers, started_at_checkpoint: _started, ...kwargs } = r.kwargs;
+  const { answers: _answers, started_at_checkpoint: _started, stop_requested: _stop, ...kwargs } = r.kwargs;
   return {
     run_id: r.run_id,
     thread_id: r.thread_id,
