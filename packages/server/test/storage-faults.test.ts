@@ -52,11 +52,14 @@ describe("the database refuses writes while a run executes", () => {
     expect(again).toMatchObject({ status: 200, body: { done: true } });
   });
 
-  it("stateless runs/wait answers 503 and runs/stream ends with an error event", async () => {
+  it("stateless runs/wait answers 503 and runs/stream ends with an error event; their threads go once writes are back", async () => {
+    const count = async () => (await post("/threads/count", {})).body as number;
+    const before = await count();
     refuseWritesMidRun();
     const waited = await post("/runs/wait", { assistant_id: "hooked", input: {} });
     expect(waited.status).toBe(503);
     raw.pragma("query_only = 0");
+    await until(async () => (await count()) === before);
     refuseWritesMidRun();
     const streamed = await fetch(`${server.url}/runs/stream`, {
       method: "POST",
@@ -66,6 +69,9 @@ describe("the database refuses writes while a run executes", () => {
     const text = await streamed.text();
     expect(text).toMatch(/event: error\ndata: .*STORAGE_FAILED/);
     expect(text).toMatch(/event: end/);
+    hooks.during = () => undefined;
+    raw.pragma("query_only = 0");
+    await until(async () => (await count()) === before);
   });
 
   it("an inbox answer gets 503, is not applied, and can be given again once writes are back", async () => {

@@ -43,16 +43,24 @@ export function failRun(ctx: ServerContext, run: RunRecord, error: unknown): voi
     ctx.broker.close(run.run_id);
   }
   console.error(`[interlude] run ${run.run_id} failed to execute:`, error);
-  void recordLater(ctx, run, body, Date.now() + RETRY_FOR_MS, RETRY_FIRST_MS);
+  retryUntilStored(() => record(ctx, run, body));
 }
 
-async function recordLater(ctx: ServerContext, run: RunRecord, body: ErrorBody, until: number, delay: number) {
-  try {
-    await record(ctx, run, body);
-  } catch {
-    if (Date.now() > until) return;
-    setTimeout(() => void recordLater(ctx, run, body, until, Math.min(delay * 2, RETRY_MAX_MS)), delay).unref();
-  }
+/**
+ * Runs `write` until it succeeds (storage is back), with backoff, for at most 10 minutes; a
+ * restart's lease sweep covers what is still undone after that.
+ */
+export function retryUntilStored(write: () => Promise<void>): void {
+  const until = Date.now() + RETRY_FOR_MS;
+  const attempt = async (delay: number): Promise<void> => {
+    try {
+      await write();
+    } catch {
+      if (Date.now() > until) return;
+      setTimeout(() => void attempt(Math.min(delay * 2, RETRY_MAX_MS)), delay).unref();
+    }
+  };
+  void attempt(RETRY_FIRST_MS);
 }
 
 async function record(ctx: ServerContext, run: RunRecord, body: ErrorBody): Promise<void> {

@@ -5,6 +5,7 @@ import type { ServerContext } from "../../context.js";
 import { ConflictError, NotFoundError, ServerError } from "../../errors.js";
 import { cancelRun, waitForRun } from "../../runs/cancel.js";
 import { createRun, type RunRequest } from "../../runs/create.js";
+import { retryUntilStored } from "../../runs/failure.js";
 import { isActive } from "../../runs/lifecycle.js";
 import type { RunRecord, ThreadRecord } from "../../store/records.js";
 import { awaitAcceptance } from "../acceptance.js";
@@ -75,7 +76,8 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
   async function stream(c: Ctx, threadId: string, req: RunRequest, stateless: boolean) {
     const run = await start(c, threadId, req, here);
     const done = waitForRun(ctx, run.run_id);
-    if (stateless && req.on_completion !== "keep") void done.then(() => dropThread(threadId)).catch(dropFailed);
+    if (stateless && req.on_completion !== "keep")
+      void done.then(() => dropThread(threadId)).catch(dropFailed(threadId));
     const onDisconnect = req.on_disconnect === "cancel" ? () => void cancelIfActive(run.run_id) : undefined;
     if (here === null) return followRun(c, run.run_id, threadId, { onDisconnect });
     return sseFromLog(c, ctx.broker.open(run.run_id), { onDisconnect });
@@ -85,16 +87,21 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
     const run = await start(c, threadId, req, here);
     const finished = await waitForRun(ctx, run.run_id);
     const failure = finished?.error as { code?: unknown; message?: unknown } | null | undefined;
-    if (finished?.status === "error" && failure?.code === "STORAGE_FAILED")
+    if (finished?.status === "error" && failure?.code === "STORAGE_FAILED") {
+      if (stateless && req.on_completion !== "keep") dropFailed(threadId)(failure.message);
       throw new ServerError("STORAGE_FAILED", 503, String(failure.message), { run_id: run.run_id });
+    }
     // The thread as the run left it, when it ran here (no need to read and parse it back).
     const values = await finalValues(ctx, finished, threadId, ctx.broker.get(run.run_id)?.outcome?.thread);
     if (stateless && req.on_completion !== "keep") await dropThread(threadId);
     return c.json(values);
   }
 
-  const dropFailed = (error: unknown) =>
-    console.error("[interlude] a stateless run's thread could not be deleted:", error);
+  /** A stateless run's thread is deleted once storage takes the write. */
+  const dropFailed = (threadId: string) => (error: unknown) => {
+    console.error(`[interlude] stateless thread ${threadId} not deleted yet (retrying):`, error);
+    retryUntilStored(() => dropThread(threadId));
+  };
 
   async function dropThread(threadId: string) {
     const thread = await ctx.store.getThread(threadId);
@@ -131,7 +138,7 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
     if (req.on_completion !== "keep")
       void waitForRun(ctx, run.run_id)
         .then(() => dropThread(threadId))
-        .catch(dropFailed);
+        .catch(dropFailed(threadId));
     return c.json(runJson(run));
   });
   app.post("/runs/stream", async (c) => stream(c, randomUUID(), stateless(requestOf(await body(c, RunBody))), true));
