@@ -10,6 +10,7 @@ import {
   type CheckpointMetadata,
   type CheckpointRecord,
   type CheckpointTuple,
+  type ClaimHolder,
   checkpointConfig,
   checkpointIdOf,
   checkpointNsOf,
@@ -229,11 +230,14 @@ export class PostgresSaver extends BaseCheckpointSaver {
    * next (getTuple takes it from `claimed` instead of asking again). A renewal only renews.
    */
   async claimThread(threadId: string, claim: ThreadClaim): Promise<boolean> {
-    if (this.claimed.get(threadId)?.owner === claim.owner) {
+    // Renewing our own claim, or taking over a dead holder's: no checkpoint comes with it.
+    if (this.claimed.get(threadId)?.owner === claim.owner || claim.replaces !== undefined) {
       const result = await this.guard("claimThread", () =>
-        this.pool.query(named("claim", [threadId, claim.owner, claim.ttlMs])),
+        this.pool.query(named("claim", [threadId, claim.owner, claim.ttlMs, claim.replaces ?? null])),
       );
-      return result.rowCount === 1;
+      if (result.rowCount !== 1) return false;
+      if (claim.replaces !== undefined) this.claimed.set(threadId, { owner: claim.owner, latest: undefined });
+      return true;
     }
     const { rows } = await this.guard("claimThread", () =>
       this.pool.query<ClaimLoadRow>(named("claimLoad", [threadId, claim.owner, claim.ttlMs])),
@@ -241,6 +245,12 @@ export class PostgresSaver extends BaseCheckpointSaver {
     if (rows[0]?.kind === "n") return false;
     this.claimed.set(threadId, { owner: claim.owner, latest: claimedLatest(rows) });
     return true;
+  }
+
+  override async claimHolder(threadId: string): Promise<ClaimHolder | undefined> {
+    const result = await this.guard("claimHolder", () => this.pool.query(SQL.claimHolder, [threadId]));
+    const row = result.rows[0] as { owner: string; expires_at: number } | undefined;
+    return row && { owner: row.owner, expiresAt: Number(row.expires_at) };
   }
 
   async releaseThread(threadId: string, owner: string): Promise<void> {

@@ -29,10 +29,12 @@ export const SQL = {
     DELETE FROM interlude_heads WHERE thread_id = $1`,
   claim: `INSERT INTO interlude_claims (thread_id, owner, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
     ON CONFLICT (thread_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
-    WHERE interlude_claims.owner = EXCLUDED.owner OR interlude_claims.expires_at <= now()
+    WHERE interlude_claims.owner = EXCLUDED.owner OR interlude_claims.expires_at <= now() OR interlude_claims.owner = $4
     RETURNING owner`,
   /** A first claim, and the newest root checkpoint loaded once it is held (schema.ts). */
   claimLoad: "SELECT * FROM interlude_claim_load($1, $2, $3)",
+  claimHolder:
+    "SELECT owner, (extract(epoch FROM expires_at) * 1000)::float8 AS expires_at FROM interlude_claims WHERE thread_id = $1 AND expires_at > now()",
   release: "DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $2",
   expiredClaims: "DELETE FROM interlude_claims WHERE expires_at <= now()",
   idleThreads: `SELECT thread_id FROM interlude_heads GROUP BY thread_id

@@ -9,6 +9,7 @@ import {
   type CheckpointMetadata,
   type CheckpointRecord,
   type CheckpointTuple,
+  type ClaimHolder,
   checkpointConfig,
   checkpointIdOf,
   checkpointNsOf,
@@ -221,10 +222,17 @@ export class SqliteSaver extends BaseCheckpointSaver {
     return this.write("claimThread", { durable: false }, () => {
       const now = this.now();
       const held = this.sql.claim.get(threadId) as { owner: string; expires_at: number } | undefined;
-      if (held && held.owner !== claim.owner && held.expires_at > now) return false;
+      if (held && held.owner !== claim.owner && held.owner !== claim.replaces && held.expires_at > now) return false;
       this.sql.setClaim.run(threadId, claim.owner, now + claim.ttlMs);
       return true;
     });
+  }
+
+  override async claimHolder(threadId: string): Promise<ClaimHolder | undefined> {
+    const held = this.run("claimHolder", () => this.sql.claim.get(threadId)) as
+      | { owner: string; expires_at: number }
+      | undefined;
+    return held && held.expires_at > this.now() ? { owner: held.owner, expiresAt: held.expires_at } : undefined;
   }
 
   async releaseThread(threadId: string, owner: string): Promise<void> {

@@ -238,4 +238,34 @@ describe("cancellation", () => {
     expect((await graph.getState(config)).next).toEqual(["two"]);
     expect((await graph.invoke(null, config)).log).toEqual(["one", "two"]);
   });
+
+  it("a node that ignores the signal is abandoned after the grace period; what it returns later is dropped", async () => {
+    const controller = new AbortController();
+    let release!: () => void;
+    const late = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const started = new Promise<void>((resolve) => (entered = resolve));
+    let calls = 0;
+    const State = Annotation.Root({ log: Annotation<string[]>(concat) });
+    const graph = new StateGraph(State)
+      .addNode("stuck", async () => {
+        if (calls++ === 0) {
+          entered();
+          await late; // ignores the signal
+          return { log: ["late"] };
+        }
+        return { log: ["stuck"] };
+      })
+      .addEdge(START, "stuck")
+      .compile({ checkpointer: new MemorySaver() });
+    const config = thread("abandon");
+    const running = graph.invoke({}, { ...config, signal: controller.signal, abortGraceMs: 10 }).catch((e) => e);
+    await started;
+    controller.abort("operator stop");
+    expect((await running).code).toBe("RUN_CANCELLED");
+    release();
+    await late;
+    // The thread's claim was given back and the late result never saved: the node runs again.
+    expect((await graph.invoke(null, config)).log).toEqual(["stuck"]);
+  });
 });

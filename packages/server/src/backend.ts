@@ -46,6 +46,13 @@ export interface BackendOptions {
    * after a crash, the thread is busy for at most this long. Keep it no longer than the lease.
    */
   claimTtlMs?: number;
+  /**
+   * How long a cancelled run waits for its nodes to honour their AbortSignal before abandoning
+   * them (ms; default INTERLUDE_ABORT_GRACE_MS, else 5 s). What an abandoned node returns later is dropped.
+   */
+  abortGraceMs?: number;
+  /** Longest a run may execute (ms; default INTERLUDE_RUN_TIMEOUT_MS, else none); a run's own `timeout_seconds` wins. */
+  runTimeoutMs?: number;
   /** PostgreSQL: runs this process executes at once (0: enqueue only). */
   concurrency?: number;
 }
@@ -154,10 +161,13 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       bus: storage.bus,
       broker: new RunBroker(),
       processId: newProcessId(),
+      executesRuns: !(options.postgresUrl && options.concurrency === 0),
       dispatcher: undefined as never,
       executing: new Map(),
       runLeaseMs: options.runLeaseMs ?? msFromEnv("INTERLUDE_RUN_LEASE_MS") ?? 30_000,
       claimTtlMs: options.claimTtlMs ?? msFromEnv("INTERLUDE_CLAIM_TTL_MS"),
+      abortGraceMs: options.abortGraceMs ?? msFromEnv("INTERLUDE_ABORT_GRACE_MS") ?? 5_000,
+      runTimeoutMs: options.runTimeoutMs ?? msFromEnv("INTERLUDE_RUN_TIMEOUT_MS"),
       // Several processes: a run's stream may be followed from any of them.
       runEvents: options.postgresUrl ? new RunEventRelay(storage.store.db) : undefined,
     };
@@ -178,16 +188,19 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
     }
     await ensureDefaultAssistants(ctx);
     const stopLeases = startLeases(ctx);
-    await recoverLost(ctx);
+    // SQLite has one server process per file: what it finds running was its predecessor's.
+    await recoverLost(ctx, !options.postgresUrl);
     return {
       ctx,
       async close() {
         stopLeases();
         unsubscribe();
-        for (const [runId] of ctx.executing) abortLocal(ctx, runId, "interrupt");
-        // Cancelled runs stop at their next step and record their outcome before storage closes.
-        for (const until = Date.now() + 10_000; ctx.executing.size && Date.now() < until; )
-          await new Promise((r) => setTimeout(r, 20));
+        // Each run stops (abandoning nodes that ignore the signal after the grace period) and
+        // records its outcome before storage closes.
+        const stopping = [...ctx.executing].map(
+          ([runId, entry]) => (abortLocal(ctx, runId, "interrupt"), entry.finished),
+        );
+        await Promise.all(stopping);
         await ctx.dispatcher.close();
         await storage.close();
       },

@@ -29,15 +29,35 @@ export interface ServerContext {
   readonly broker: RunBroker;
   /** Identifies this process as the owner of the stream and wait runs it serves. */
   readonly processId: string;
+  /**
+   * False for a PostgreSQL server started with concurrency 0: it executes no run, stream and
+   * wait runs included; `interlude worker` processes do, so CPU-bound nodes never block its HTTP
+   * event loop, and it follows their runs through the database.
+   */
+  readonly executesRuns: boolean;
   dispatcher: Dispatcher;
-  /** Abort controllers of the runs executing in this process. */
-  readonly executing: Map<string, { controller: AbortController; action?: "interrupt" | "rollback" }>;
+  /** The runs executing in this process: how to stop each, and when it has recorded its outcome. */
+  readonly executing: Map<string, Execution>;
   /** How long a running run's heartbeat may be silent before it counts as lost. */
   readonly runLeaseMs: number;
   /** Stores the stream events of runs executed here for other processes' clients (PostgreSQL only). */
   readonly runEvents?: RunEventRelay;
   /** How long a run's claim on its thread (in the checkpoint storage) lasts without renewal; undefined: the runtime's default (30 s). */
   readonly claimTtlMs?: number;
+  /** How long a cancelled run waits for its nodes to honour the AbortSignal before abandoning them. */
+  readonly abortGraceMs: number;
+  /** Longest a run may execute before it is stopped (status `timeout`); undefined: no limit unless the run asks. */
+  readonly runTimeoutMs?: number;
+}
+
+/** Why a run executing here was told to stop. */
+export type StopReason = "interrupt" | "rollback" | "timeout";
+
+export interface Execution {
+  controller: AbortController;
+  action?: StopReason;
+  /** Resolves once the run's outcome is recorded (or it was given back to the queue). */
+  finished: Promise<void>;
 }
 
 export function newProcessId(): string {

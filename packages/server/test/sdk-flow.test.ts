@@ -18,12 +18,17 @@ describe("assistants", () => {
     const all = await client.assistants.search({ limit: 100 });
     expect(all.map((a) => a.graph_id).sort()).toEqual([
       "approval",
+      "bloat",
       "broken",
       "deadline",
+      "hang",
+      "hooked",
       "loop",
       "nested",
       "pair",
       "slow",
+      "spin",
+      "two_questions",
     ]);
     const approval = await client.assistants.get(defaultAssistantId("approval"));
     expect(approval).toMatchObject({ graph_id: "approval", name: "approval" });

@@ -6,6 +6,7 @@ import type {
   CheckpointListOptions,
   CheckpointMetadata,
   CheckpointTuple,
+  ClaimHolder,
   PutOptions,
   PutWritesOptions,
   RunnableConfig,
@@ -91,6 +92,15 @@ export abstract class BaseCheckpointSaver {
 
   /** Gives the claim back (no-op when `owner` no longer holds it). */
   abstract releaseThread(threadId: string, owner: string): Promise<void>;
+
+  /**
+   * Who holds the thread's claim (undefined: nobody, or this saver cannot tell). Savers that
+   * can tell let a claim whose owner is known dead be taken over at once (`ThreadClaim.replaces`)
+   * and say when a live one lapses.
+   */
+  async claimHolder(_threadId: string): Promise<ClaimHolder | undefined> {
+    return undefined;
+  }
 
   /**
    * Removes old checkpoints (and their writes and the channel values only they used):

@@ -109,4 +109,12 @@ export interface ThreadClaim {
   owner: string;
   /** The claim lapses after this long unless renewed; a crashed process frees its threads. */
   ttlMs: number;
+  /** Take the claim over from this owner even before it lapses: it is known to be dead (see loop/claim-owner.ts). */
+  replaces?: string;
+}
+
+/** Who holds a thread's claim, and until when (ms since the epoch) unless renewed. */
+export interface ClaimHolder {
+  owner: string;
+  expiresAt: number;
 }

@@ -3,13 +3,19 @@ import { InterludeError } from "./base.js";
 /** Another run holds the thread. Nothing ran; retry when it has finished. */
 export class ThreadBusyError extends InterludeError {
   readonly threadId: string;
-  constructor(threadId: string) {
+  /** When the holder's claim lapses unless renewed (ms since the epoch), when the saver can tell. */
+  readonly claimExpiresAt?: number;
+  constructor(threadId: string, claimExpiresAt?: number) {
     super(
       "THREAD_BUSY",
       `Thread "${threadId}" is being run by another caller. Nothing was run or changed; ` +
-        `wait for that run to finish (or pause) and try again.`,
+        `wait for that run to finish (or pause) and try again.` +
+        (claimExpiresAt === undefined
+          ? ""
+          : ` If its process died, the claim lapses at ${new Date(claimExpiresAt).toISOString()} (in ${Math.max(0, Math.ceil((claimExpiresAt - Date.now()) / 1000))} s).`),
     );
     this.threadId = threadId;
+    if (claimExpiresAt !== undefined) this.claimExpiresAt = claimExpiresAt;
   }
 }
 

@@ -57,6 +57,12 @@ export interface RunConfig extends RunnableConfig {
    */
   claimTtlMs?: number;
   /**
+   * Interlude: once `signal` aborts, how long the run waits for running nodes to stop (they get
+   * the signal as `config.signal`) before abandoning them; what they return later is dropped.
+   * Default 5 s.
+   */
+  abortGraceMs?: number;
+  /**
    * Interlude: called once the run has stopped (finished or paused, not failed) with the
    * thread's state as `getState()` would return it, built from what the run holds instead of
    * read back from the checkpointer. Not called when the run cannot tell it exactly (it saved
@@ -87,6 +93,7 @@ const RUN_KEYS = new Set([
   "streamMode",
   "subgraphs",
   "claimTtlMs",
+  "abortGraceMs",
   "onFinalState",
 ]);
 
@@ -126,6 +133,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
       interruptAfter: breakpoints(config.interruptAfter),
       signal: config.signal,
       claimTtlMs: config.claimTtlMs,
+      abortGraceMs: config.abortGraceMs,
       onFinalState: config.onFinalState,
     };
   }

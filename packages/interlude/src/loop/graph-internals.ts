@@ -36,9 +36,12 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** How long a run's claim on its thread lasts without renewal (ms). */
   claimTtlMs?: number;
+  /** How long a cancelled run waits for its running nodes to honour the signal before abandoning them (ms). */
+  abortGraceMs?: number;
   /** Called with the thread's state when the run stops, if it can be told without reading it back (see RunConfig). */
   onFinalState?: (state: StateSnapshot) => void;
 }
 
 export const DEFAULT_RECURSION_LIMIT = 25;
 export const DEFAULT_CLAIM_TTL_MS = 30_000;
+export const DEFAULT_ABORT_GRACE_MS = 5_000;

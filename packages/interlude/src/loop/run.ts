@@ -50,11 +50,13 @@ import { type Command, isCommand } from "../primitives/command.js";
 import type { Interrupt } from "../primitives/interrupt-record.js";
 import type { TaskOutcome } from "../runner/outcome.js";
 import { runTask, type TaskEnv } from "../runner/run-task.js";
+import { abandonOnAbort } from "./abandon.js";
 import { answersFor, resolveResume } from "./answers.js";
 import { withThreadClaim } from "./claim.js";
 import type { Emitter, StreamMode } from "./emitter.js";
 import { RunEvents } from "./events.js";
 import {
+  DEFAULT_ABORT_GRACE_MS,
   DEFAULT_CLAIM_TTL_MS,
   DEFAULT_RECURSION_LIMIT,
   type GraphInternals,
@@ -436,6 +438,9 @@ export class GraphRun {
       const nodes = onlyInput ? NO_TASKS : tasks;
       if (shouldInterrupt(this.checkpoint, before, nodes)) return this.pauseAtBreakpoint();
       const outcomes = await this.runStep(tasks);
+      // A node that failed once the run was cancelled was most likely told to stop: not its failure to record.
+      if (this.scope.signal?.aborted && outcomes.some((o) => o.kind === "failed"))
+        throw new RunCancelledError(this.scope.signal.reason);
       const stop = await this.settle(tasks, outcomes);
       if (stop) return stop;
       const updated = applyWrites(
@@ -519,12 +524,13 @@ export class GraphRun {
       this.events.taskFinished(outcome);
       // With siblings, a finished task's writes are saved at once: if the step is then
       // interrupted or the process dies, it is not run again.
-      if (outcome.kind === "done" && several)
+      if (outcome.kind === "done" && several && !this.scope.signal?.aborted)
         await this.persistence.saveWrites(checkpointId, task.id, finishedWrites(outcome.writes));
       return outcome;
     };
-    if (tasks.length === 1) return [await run(tasks[0]!)];
-    return Promise.all(tasks.map(run));
+    const signal = this.scope.signal;
+    if (!signal) return tasks.length === 1 ? [await run(tasks[0]!)] : Promise.all(tasks.map(run));
+    return abandonOnAbort(Promise.all(tasks.map(run)), signal, this.options.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS);
   }
 
   /** After a step: stop the run when a task paused, failed or had its answer refused. */

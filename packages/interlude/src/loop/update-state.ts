@@ -177,8 +177,14 @@ async function applySuperstep(
   const after = prepareNextTasks(spec, checkpoint, channels, step + 1, ns);
   return {
     checkpoint: next,
-    metadata: { source: "update", step, parents },
+    metadata: { ...callerMetadata(config), source: "update", step, parents },
     versions,
     carried: carriedInterrupts(pending, before, after),
   };
+}
+
+/** The caller's `config.metadata` goes along with an update, as in LangGraph: who made the edit, say. */
+function callerMetadata(config: RunnableConfig): Record<string, unknown> {
+  const extra = config.metadata;
+  return typeof extra === "object" && extra !== null ? (extra as Record<string, unknown>) : {};
 }

@@ -39,7 +39,12 @@ program
   .option("--port <port>", "port (0: any free port)", "8123")
   .option("--postgres <url>", "PostgreSQL storage, shared by several processes (or set DATABASE_URL)")
   .option("--db <path>", "SQLite file (default: .interlude/interlude.sqlite beside the config)")
-  .addOption(new Option("--concurrency <n>", "PostgreSQL: runs executed at once by this process").default(undefined))
+  .addOption(
+    new Option(
+      "--concurrency <n>",
+      "PostgreSQL: runs executed at once by this process (0: none, stream and wait runs included; workers execute them)",
+    ).default(undefined),
+  )
   .action((flags) => serve(flags));
 
 program

@@ -36,6 +36,8 @@ export type BusEvent =
   /** A run was put in the shared queue: whoever has a free worker fetches it now, not at its next poll. */
   | { type: "run.queued" }
   | { type: "run.done"; run_id: string }
+  /** The answers a run carried were taken (its first step got past them) or refused. */
+  | { type: "answers.settled"; run_id: string }
   /** New stream events of a run are stored (see runs/event-relay.ts). */
   | { type: "run.events"; run_id: string };
 

@@ -5,11 +5,12 @@
  */
 import type { ServerContext } from "../context.js";
 import { ServerError } from "../errors.js";
+import { settledOrAfter } from "../runs/answers.js";
+import { isActive } from "../runs/lifecycle.js";
 import { errorBody } from "../runs/outcome.js";
 import type { RunRecord } from "../store/records.js";
 import { statusOf } from "./status.js";
 
-const POLL_MS = 20;
 const TIMEOUT_MS = 30_000;
 
 function asHttpError(body: Record<string, unknown>): Error {
@@ -18,7 +19,7 @@ function asHttpError(body: Record<string, unknown>): Error {
 }
 
 /**
- * @param local the run executes in this process (its log will say), else it is polled.
+ * @param local the run executes in this process (its log will say), else the bus tells.
  */
 export async function awaitAcceptance(ctx: ServerContext, run: RunRecord, local: boolean): Promise<void> {
   if (!run.kwargs.answers?.length && run.kwargs.command?.resume === undefined) return;
@@ -31,17 +32,14 @@ export async function awaitAcceptance(ctx: ServerContext, run: RunRecord, local:
   while (Date.now() < until) {
     const current = await ctx.store.getRun(run.run_id);
     if (!current) return;
-    const states = (
-      await ctx.store.db.all<{ state: string }>("SELECT state FROM interlude_server_answers WHERE run_id = ?", [
-        run.run_id,
-      ])
-    ).map((r) => r.state);
+    const states = await ctx.store.answerStates(run.run_id);
     if (states.includes("applied")) return;
-    const finished = current.status !== "pending" && current.status !== "running";
+    const finished = !isActive(current.status);
     // Finished with its reservations gone: the answers were refused (or the run cancelled).
     if (finished && !states.length && current.error && typeof current.error === "object")
       throw asHttpError(current.error as Record<string, unknown>);
     if (finished) return;
-    await new Promise((r) => setTimeout(r, POLL_MS));
+    // Woken when the executing process settles the answers or ends the run (a missed event: a second later).
+    await settledOrAfter(ctx, run.run_id);
   }
 }

@@ -32,6 +32,10 @@ export function createApp(ctx: ServerContext, options: AppOptions): Hono<AppEnv>
   app.notFound((c) =>
     c.json({ error: "not_found", code: "NOT_FOUND", message: `No route ${c.req.method} ${c.req.path}.` }, 404),
   );
+  app.use("*", async (c, next) => {
+    c.set("receivedAt", new Date().toISOString());
+    await next();
+  });
   app.use("*", apiKeyAuth(options.apiKeys));
   const maxSize = options.maxBodyBytes ?? 1024 * 1024;
   app.use(

@@ -5,6 +5,8 @@ export interface AppEnv {
   Variables: {
     /** Who is calling: the identity of their API key, or "anonymous" on an open server. */
     identity: string;
+    /** When the request arrived (ISO), before its body was read. */
+    receivedAt: string;
   };
 }
 

@@ -4,7 +4,14 @@
  */
 import { z } from "zod";
 
-const json = z.record(z.string(), z.unknown());
+/**
+ * A JSON object, kept as parsed: z.record copies keys into a new object, where a `__proto__`
+ * key sets the prototype instead of being kept (dropped on create, and as a filter matching all).
+ */
+const json = z.custom<Record<string, unknown>>(
+  (v) => typeof v === "object" && v !== null && !Array.isArray(v),
+  "must be a JSON object",
+);
 const breakpoints = z.union([z.literal("*"), z.array(z.string())]);
 export const STREAM_MODES = [
   "values",
@@ -18,7 +25,10 @@ export const STREAM_MODES = [
   "checkpoints",
 ] as const;
 const streamMode = z.enum(STREAM_MODES);
-const page = { limit: z.number().int().min(0).max(10_000).optional(), offset: z.number().int().min(0).optional() };
+const page = {
+  limit: z.number().int().min(0).max(10_000).optional(),
+  offset: z.number().int().min(0).max(1_000_000_000).optional(),
+};
 
 export const RunBody = z.object({
   assistant_id: z.string().min(1),
@@ -55,6 +65,12 @@ export const RunBody = z.object({
   if_not_exists: z.enum(["create", "reject"]).nullish(),
   on_disconnect: z.enum(["cancel", "continue"]).nullish(),
   on_completion: z.enum(["delete", "keep"]).nullish(),
+  /** Interlude: stop the run (status `timeout`) if it executes longer than this. */
+  timeout_seconds: z
+    .number()
+    .positive()
+    .max(31 * 24 * 3600)
+    .nullish(),
 });
 export type RunBody = z.infer<typeof RunBody>;
 
@@ -134,14 +150,26 @@ export const AssistantSearchBody = z.object({
   ...page,
 });
 
+/** Largest offset a listing takes (beyond it there is nothing to list, and SQL would be given 1e+21). */
+const MAX_OFFSET = 1_000_000_000;
+
 export const InboxQuery = z.object({
   graph_id: z.string().min(1).optional(),
   thread_id: z.string().min(1).optional(),
   q: z.string().max(500).optional(),
-  min_age_seconds: z.coerce.number().min(0).optional(),
+  /** At most 100 years. */
+  min_age_seconds: z.coerce.number().min(0).max(3_153_600_000).optional(),
   limit: z.coerce.number().int().min(1).max(500).optional(),
-  offset: z.coerce.number().int().min(0).optional(),
+  offset: z.coerce.number().int().min(0).max(MAX_OFFSET).optional(),
 });
+
+export const RunListQuery = z.object({
+  limit: z.coerce.number().int().min(0).max(10_000).optional(),
+  offset: z.coerce.number().int().min(0).max(MAX_OFFSET).optional(),
+  status: z.enum(["pending", "running", "error", "success", "timeout", "interrupted"]).optional(),
+});
+
+export const HistoryQuery = z.object({ limit: z.coerce.number().int().min(1).max(1000).optional() });
 
 export const InboxAnswerBody = z.object({
   thread_id: z.string().min(1),

@@ -22,6 +22,7 @@ export function serveInbox(app: Hono<AppEnv>, dir: string | undefined): void {
   const root = normalize(dir + sep);
   app.get("/inbox", (c) => c.redirect("/inbox/"));
   app.get("/inbox/*", (c, next) => {
+    // A malformed escape throws URIError: 400 INVALID_PATH (status.ts).
     const relative = decodeURIComponent(c.req.path.slice("/inbox/".length));
     const wanted = normalize(join(root, relative));
     // Never outside the app's directory.

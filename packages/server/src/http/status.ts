@@ -5,6 +5,14 @@
 import { InterludeError } from "@interlude/core";
 import { ServerError } from "../errors.js";
 import { errorDetails } from "../runs/outcome.js";
+import { isStorageFailure } from "../store/failures.js";
+
+const STORAGE_FAILED = {
+  error: "storage_failed",
+  code: "STORAGE_FAILED",
+  message:
+    "The database refused the write (full, read-only or unreachable). Nothing of this request was applied; retry once storage is back.",
+};
 
 const STATUS: Record<string, number> = {
   AMBIGUOUS_RESUME: 400,
@@ -29,6 +37,12 @@ export function statusOf(code: string | undefined): number | undefined {
 
 export function errorResponse(error: unknown): { status: number; body: Record<string, unknown> } {
   if (error instanceof ServerError) return { status: error.status, body: error.toJSON() };
+  if (error instanceof URIError)
+    return {
+      status: 400,
+      body: { error: "invalid_path", code: "INVALID_PATH", message: "The URL has a malformed %-escape." },
+    };
+  if (isStorageFailure(error) && !(error instanceof InterludeError)) return { status: 503, body: STORAGE_FAILED };
   if (error instanceof InterludeError && STATUS[error.code]) {
     return {
       status: STATUS[error.code]!,

@@ -11,10 +11,40 @@ function fail(issues: z.core.$ZodIssue[]): never {
   );
 }
 
+/**
+ * Deepest nesting of arrays and objects a body may have. Deeper values cannot be stored
+ * (serialising them overflows the stack) and no graph state needs them.
+ */
+export const MAX_JSON_DEPTH = 512;
+
+/** The deepest nesting of `[` and `{` in JSON text (outside strings), up to `limit` + 1. */
+export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 92 /* \ */) i++;
+      else if (ch === 34 /* " */) inString = false;
+    } else if (ch === 34) inString = true;
+    else if (ch === 91 /* [ */ || ch === 123 /* { */) {
+      if (++depth > deepest && (deepest = depth) > limit) return deepest;
+    } else if (ch === 93 /* ] */ || ch === 125 /* } */) depth--;
+  }
+  return deepest;
+}
+
 /** The JSON body, validated; an empty body counts as `{}`. */
 export async function body<S extends z.ZodType>(c: Ctx, schema: S): Promise<z.infer<S>> {
   const text = await c.req.text();
   let raw: unknown = {};
+  if (jsonDepth(text) > MAX_JSON_DEPTH)
+    throw new ServerError(
+      "JSON_TOO_DEEP",
+      400,
+      `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} deep; flatten it.`,
+    );
   if (text.trim()) {
     try {
       raw = JSON.parse(text);

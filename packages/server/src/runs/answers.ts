@@ -6,35 +6,57 @@
  */
 import { isResumeMap } from "@interlude/core";
 import type { ServerContext } from "../context.js";
-import type { Db } from "../store/db.js";
 import type { AnswerRecord } from "../store/records.js";
+import type { StoreTx } from "../store/store.js";
 
-/** How often, and for how long, an answer waits for an earlier reservation to settle. */
-export const SETTLE_POLL_MS = 20;
+/**
+ * How long an answer waits for an earlier reservation to settle (taken or refused), woken by
+ * the bus; it looks again every SETTLE_LOOK_MS in case an event was missed.
+ */
 export const SETTLE_TIMEOUT_MS = 15_000;
+const SETTLE_LOOK_MS = 1_000;
 
-/** The interrupts a `resume` answers: the map's ids, or the one interrupt pending. */
+/** Resolves when the run holding an earlier reservation settles its answers or ends (or after a while). */
+export function settledOrAfter(ctx: ServerContext, runId: string | null, ms = SETTLE_LOOK_MS): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => (clearTimeout(timer), unsubscribe(), resolve());
+    const timer = setTimeout(done, ms);
+    const unsubscribe = ctx.bus.subscribe((event) => {
+      if ((event.type === "answers.settled" || event.type === "run.done") && event.run_id === runId) done();
+    });
+  });
+}
+
+/**
+ * The interrupts a `resume` answers: the map's ids, or the one interrupt pending. A plain
+ * answer is bound to what was pending when its request arrived (`receivedAt`): a question asked
+ * since then was not the one its sender saw, so the answer is refused with the answer that
+ * overtook it (`overtaken`).
+ */
 export async function answeredIds(
-  ctx: ServerContext,
-  db: Db,
+  tx: StoreTx,
   threadId: string,
   resume: unknown,
-): Promise<Map<string, unknown>> {
-  if (isResumeMap(resume)) return new Map(Object.entries(resume));
-  const pending = await ctx.store.pendingOf(threadId, db);
+  receivedAt?: string,
+): Promise<{ answers: Map<string, unknown>; overtaken?: AnswerRecord }> {
+  if (isResumeMap(resume)) return { answers: new Map(Object.entries(resume)) };
+  const pending = await tx.pendingOf(threadId);
+  if (receivedAt !== undefined && pending.some((p) => p.created_at > receivedAt)) {
+    const overtaken = await tx.latestAnswer(threadId);
+    if (overtaken) return { answers: new Map(), overtaken };
+  }
   // Zero or several pending: the run itself refuses the answer (NothingToResume / Ambiguous).
-  return pending.length === 1 ? new Map([[pending[0]!.interrupt_id, resume]]) : new Map();
+  return { answers: pending.length === 1 ? new Map([[pending[0]!.interrupt_id, resume]]) : new Map() };
 }
 
 /** The first answer already given (or reserved) to one of `ids`. */
 export async function earlierAnswer(
-  ctx: ServerContext,
-  db: Db,
+  tx: StoreTx,
   threadId: string,
   ids: Iterable<string>,
 ): Promise<AnswerRecord | undefined> {
   for (const id of ids) {
-    const earlier = await ctx.store.answer(threadId, id, db);
+    const earlier = await tx.answer(threadId, id);
     if (earlier) return earlier;
   }
   return undefined;
@@ -44,8 +66,7 @@ export async function earlierAnswer(
 export class AnswerRaceError extends Error {}
 
 export async function reserveAnswers(
-  ctx: ServerContext,
-  db: Db,
+  tx: StoreTx,
   threadId: string,
   runId: string,
   by: string,
@@ -54,10 +75,15 @@ export async function reserveAnswers(
   const at = new Date().toISOString();
   for (const [interruptId, answer] of answers) {
     if (
-      await ctx.store.reserveAnswer(
-        { thread_id: threadId, interrupt_id: interruptId, by, answer, at, run_id: runId, state: "reserved" },
-        db,
-      )
+      await tx.reserveAnswer({
+        thread_id: threadId,
+        interrupt_id: interruptId,
+        by,
+        answer,
+        at,
+        run_id: runId,
+        state: "reserved",
+      })
     )
       throw new AnswerRaceError();
   }

@@ -2,18 +2,22 @@
  * Cancelling a run: a queued run is dropped at once; a running one is aborted where it
  * executes (this process, or another one told through the bus) and stops at its next step.
  */
-import type { ServerContext } from "../context.js";
+import type { ServerContext, StopReason } from "../context.js";
 import type { RunRecord } from "../store/records.js";
 import { syncThread } from "../threads/sync.js";
+import { isActive, move } from "./lifecycle.js";
 
 export type CancelAction = "interrupt" | "rollback";
 
 /** Aborts the run if it executes in this process; true when it did. */
-export function abortLocal(ctx: ServerContext, runId: string, action: CancelAction): boolean {
+export function abortLocal(ctx: ServerContext, runId: string, action: StopReason): boolean {
   const entry = ctx.executing.get(runId);
   if (!entry) return false;
+  if (entry.controller.signal.aborted) return true;
   entry.action = action;
-  entry.controller.abort(new Error(`Run ${runId} was cancelled (${action}).`));
+  entry.controller.abort(
+    new Error(action === "timeout" ? `Run ${runId} timed out.` : `Run ${runId} was cancelled (${action}).`),
+  );
   return true;
 }
 
@@ -22,7 +26,7 @@ export async function cancelRun(ctx: ServerContext, run: RunRecord, action: Canc
     const dropped =
       action === "rollback"
         ? await ctx.store.deleteRun(run.run_id)
-        : await ctx.store.moveRun(run.run_id, ["pending"], "interrupted");
+        : await move(ctx.store, run.run_id, "pending", "interrupted");
     if (dropped) {
       await ctx.store.settleAnswers(run.run_id, false);
       ctx.broker.get(run.run_id)?.accept(new Error("cancelled"));
@@ -32,6 +36,8 @@ export async function cancelRun(ctx: ServerContext, run: RunRecord, action: Canc
     }
     // It started meanwhile: abort it as a running run.
   }
+  // Recorded first: if the process executing it dies before it stops, it is not executed again.
+  await ctx.store.tx((tx) => tx.requestStop(run.run_id, action), run.thread_id);
   if (!abortLocal(ctx, run.run_id, action)) await ctx.bus.publish({ type: "run.cancel", run_id: run.run_id, action });
 }
 
@@ -48,20 +54,21 @@ function doneOrAfter(ctx: ServerContext, runId: string, ms: number): Promise<voi
 
 /**
  * Resolves when the run has left pending/running: through its log when it executes here,
- * else woken by the bus's `run.done`, with the store polled as a fallback (a missed event).
+ * else woken by the bus's `run.done`; the store is read again after a growing pause (up to 1 s)
+ * only in case that event was missed.
  */
 export async function waitForRun(
   ctx: ServerContext,
   runId: string,
   signal?: AbortSignal,
 ): Promise<RunRecord | undefined> {
-  for (let delay = 5; ; delay = Math.min(delay * 2, 200)) {
+  for (let delay = 50; ; delay = Math.min(delay * 2, 1_000)) {
     const log = ctx.broker.get(runId);
     if (log && !log.done) await new Promise<void>((resolve) => log.follow((e) => e === null && resolve()));
     // Executed here: its final record is known without reading it back.
     if (log?.outcome) return log.outcome.run;
     const run = await ctx.store.getRun(runId);
-    if (!run || (run.status !== "pending" && run.status !== "running") || signal?.aborted) return run;
+    if (!run || !isActive(run.status) || signal?.aborted) return run;
     await doneOrAfter(ctx, runId, delay);
   }
 }

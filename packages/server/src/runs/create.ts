@@ -6,17 +6,17 @@
 import { randomUUID } from "node:crypto";
 import { resolveAssistant } from "../assistants/defaults.js";
 import type { ServerContext } from "../context.js";
-import { AlreadyAnsweredError, NotFoundError, ThreadRunningError } from "../errors.js";
-import type { Db } from "../store/db.js";
+import { AlreadyAnsweredError, InvalidRequestError, NotFoundError, ThreadRunningError } from "../errors.js";
 import type { AnswerRecord, AssistantRecord, Json, MultitaskStrategy, RunKwargs, RunRecord } from "../store/records.js";
+import type { StoreTx } from "../store/store.js";
 import { newThread } from "../threads/new-thread.js";
 import {
   AnswerRaceError,
   answeredIds,
   earlierAnswer,
   reserveAnswers,
-  SETTLE_POLL_MS,
   SETTLE_TIMEOUT_MS,
+  settledOrAfter,
 } from "./answers.js";
 import { cancelRun } from "./cancel.js";
 import { claimFields, dispatchNext, executeRun } from "./executor.js";
@@ -30,30 +30,23 @@ export interface RunRequest extends RunKwargs {
   on_disconnect?: "cancel" | "continue";
   on_completion?: "delete" | "keep";
   checkpoint_during?: boolean;
+  /** When the request arrived (ISO): a plain `command.resume` answers only what was pending then. */
+  received_at?: string;
 }
 
 /** The thread exists (created if asked) and runs the assistant's graph; false when there is no such thread. */
-async function threadFor(
-  ctx: ServerContext,
-  db: Db,
-  threadId: string,
-  req: RunRequest,
-  assistant: AssistantRecord,
-): Promise<boolean> {
+async function threadFor(tx: StoreTx, threadId: string, req: RunRequest, assistant: AssistantRecord): Promise<boolean> {
   // Only its graph is needed, unless it changes (the whole record is read to save it).
-  let graph = await ctx.store.threadGraph(threadId, db);
+  let graph = await tx.threadGraph(threadId);
   if (!graph && req.if_not_exists === "create") {
-    await ctx.store.insertThread(newThread(threadId, { graph_id: assistant.graph_id }, assistant), db);
-    graph = await ctx.store.threadGraph(threadId, db);
+    await tx.insertThread(newThread(threadId, { graph_id: assistant.graph_id }, assistant));
+    graph = await tx.threadGraph(threadId);
   }
   if (!graph) return false;
   if (graph.graph_id !== assistant.graph_id || graph.assistant_id !== assistant.assistant_id) {
-    const thread = (await ctx.store.getThread(threadId, db))!;
+    const thread = (await tx.getThread(threadId))!;
     const metadata = { ...thread.metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id };
-    await ctx.store.saveThread(
-      { ...thread, metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
-      db,
-    );
+    await tx.saveThread({ ...thread, metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id });
   }
   return true;
 }
@@ -69,6 +62,7 @@ function kwargsOf(req: RunRequest): RunKwargs {
     "stream_subgraphs",
     "interrupt_before",
     "interrupt_after",
+    "timeout_seconds",
   ] as const) {
     if (req[key] !== undefined && req[key] !== null) (kwargs as Record<string, unknown>)[key] = req[key];
   }
@@ -96,6 +90,12 @@ export async function createRun(
   identity: string,
   owner: string | null,
 ): Promise<{ run: RunRecord; first: boolean }> {
+  const input = req.input as { lg_name?: unknown } | null | undefined;
+  if (typeof input === "object" && input !== null && input.lg_name === "Command")
+    throw new InvalidRequestError(
+      "input",
+      'is shaped like a serialised Command (lg_name: "Command"); send resume, update and goto as `command` instead.',
+    );
   const assistant = await resolveAssistant(ctx, req.assistant_id);
   const runId = randomUUID();
   const until = Date.now() + SETTLE_TIMEOUT_MS;
@@ -104,8 +104,8 @@ export async function createRun(
     try {
       // A background run is acknowledged once queued, so it must be committed by then; a waited
       // or streamed one is acknowledged when it ends, after its last (durable) commit.
-      queued = await ctx.store.db.tx(
-        (db) => queue(ctx, db, { runId, threadId, req, identity, owner, assistant }),
+      queued = await ctx.store.tx(
+        (tx) => queue(ctx, tx, { runId, threadId, req, identity, owner, assistant }),
         threadId,
         { durable: owner === null },
       );
@@ -116,7 +116,7 @@ export async function createRun(
     if ("refusal" in queued) throw queued.refusal;
     if ("earlier" in queued) {
       if (queued.earlier.state === "applied" || Date.now() > until) throw new AlreadyAnsweredError(queued.earlier);
-      await new Promise((r) => setTimeout(r, SETTLE_POLL_MS));
+      await settledOrAfter(ctx, queued.earlier.run_id);
       continue;
     }
     const { run, first, toCancel } = queued;
@@ -151,15 +151,16 @@ interface QueueRequest {
  */
 async function queue(
   ctx: ServerContext,
-  db: Db,
+  tx: StoreTx,
   { runId, threadId, req, identity, owner, assistant }: QueueRequest,
 ): Promise<Queued> {
-  if (!(await threadFor(ctx, db, threadId, req, assistant))) return { refusal: new NotFoundError("thread", threadId) };
-  const answers =
+  if (!(await threadFor(tx, threadId, req, assistant))) return { refusal: new NotFoundError("thread", threadId) };
+  const { answers, overtaken } =
     req.command && req.command.resume !== undefined
-      ? await answeredIds(ctx, db, threadId, req.command.resume)
-      : new Map<string, unknown>();
-  const earlier = await earlierAnswer(ctx, db, threadId, answers.keys());
+      ? await answeredIds(tx, threadId, req.command.resume, req.received_at)
+      : { answers: new Map<string, unknown>() };
+  if (overtaken) return { refusal: new AlreadyAnsweredError(overtaken) };
+  const earlier = await earlierAnswer(tx, threadId, answers.keys());
   if (earlier) return { earlier };
   const now = new Date().toISOString();
   const run: RunRecord = {
@@ -177,7 +178,7 @@ async function queue(
     attempt: 0,
     error: null,
   };
-  const active = await ctx.store.activeRuns(threadId, db);
+  const active = await tx.activeRuns(threadId);
   if (active.length && run.multitask_strategy === "reject") return { refusal: new ThreadRunningError(threadId) };
   const toCancel: RunRecord[] = [];
   if (active.length && (run.multitask_strategy === "interrupt" || run.multitask_strategy === "rollback")) {
@@ -189,11 +190,11 @@ async function queue(
   }
   if (answers.size) {
     run.kwargs.answers = [...answers.keys()];
-    await reserveAnswers(ctx, db, threadId, runId, identity, answers);
+    await reserveAnswers(tx, threadId, runId, identity, answers);
   }
   // First in line and executed by this process: claimed here, saving the claim's own transaction.
   if (active.length === 0 && owner === ctx.processId) Object.assign(run, await claimFields(ctx, run));
-  await ctx.store.insertRun(run, db);
-  await ctx.store.markThreadBusy(threadId, db);
+  await tx.insertRun(run);
+  await tx.markThreadBusy(threadId);
   return { run, first: active.length === 0, toCancel };
 }

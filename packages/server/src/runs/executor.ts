@@ -5,12 +5,16 @@
 
 import type { StateSnapshot } from "@interlude/core";
 import { type CompiledStateGraph, INTERRUPT } from "@interlude/core";
-import type { ServerContext } from "../context.js";
+import type { Execution, ServerContext, StopReason } from "../context.js";
 import type { RunRecord, RunStatus } from "../store/records.js";
+import { restoreCheckpoints } from "../threads/copy.js";
 import { apiInterrupt } from "../threads/state.js";
 import { type Announcements, announce, readSnapshot, syncThreadIn } from "../threads/sync.js";
 import type { RunLog } from "./broker.js";
+import { abortLocal } from "./cancel.js";
+import { failRun } from "./failure.js";
 import { graphConfig, graphInput, streamModes } from "./input.js";
+import { move } from "./lifecycle.js";
 import { errorBody, isRefusal, isThreadBusy } from "./outcome.js";
 
 const BUSY_RETRY_MS = 500;
@@ -40,10 +44,10 @@ export async function claimFields(
 /** Claims a pending run; returns the claimed record, or undefined if someone else has it. */
 async function claim(ctx: ServerContext, run: RunRecord): Promise<{ run: RunRecord; continuing: boolean } | undefined> {
   const { continuing, ...fields } = await claimFields(ctx, run);
-  const claimed = await ctx.store.db.tx(
-    async (db) => {
-      if (!(await ctx.store.moveRun(run.run_id, ["pending"], "running", fields, db))) return false;
-      await ctx.store.markThreadBusy(run.thread_id, db);
+  const claimed = await ctx.store.tx(
+    async (tx) => {
+      if (!(await move(tx, run.run_id, "pending", "running", fields))) return false;
+      await tx.markThreadBusy(run.thread_id);
       return true;
     },
     run.thread_id,
@@ -84,12 +88,14 @@ async function stream(
     );
     config.streamMode = [...new Set(modes.map(([, core]) => core))];
     if (ctx.claimTtlMs !== undefined) config.claimTtlMs = ctx.claimTtlMs;
+    config.abortGraceMs = ctx.abortGraceMs;
     config.onFinalState = (state) => (final = state);
     const chunks = await graph.stream(continuing ? null : graphInput(run.kwargs, run.identity), config);
     for await (const [ns, mode, chunk] of chunks as AsyncIterable<[string[], string, unknown]>) {
       if (!accepted) {
         accepted = true;
         log.accept();
+        if (run.kwargs.answers?.length) await settleTaken(ctx, run.run_id);
       }
       if (ns.length && !run.kwargs.stream_subgraphs) continue;
       for (const [name, core] of modes)
@@ -101,18 +107,36 @@ async function stream(
   }
 }
 
+/**
+ * The run got past its answers: they are applied now rather than when the run ends, so a
+ * competing answer is refused (409) without waiting for a long run to finish.
+ */
+async function settleTaken(ctx: ServerContext, runId: string): Promise<void> {
+  await ctx.store.settleAnswers(runId, true);
+  await ctx.bus.publish({ type: "answers.settled", run_id: runId });
+}
+
 /** @param claimed the run was claimed when it was queued (`running` already). */
 export async function executeRun(ctx: ServerContext, pending: RunRecord, claimed = false): Promise<void> {
   if (ctx.executing.has(pending.run_id)) return;
   // Registered before the claim, so a cancel arriving while the run starts is not lost; the
   // entry stays until the outcome is recorded, so shutting down waits for it.
   const controller = new AbortController();
-  const entry: { controller: AbortController; action?: "interrupt" | "rollback" } = { controller };
+  let done!: () => void;
+  const entry: Execution = { controller, finished: new Promise<void>((resolve) => (done = resolve)) };
   ctx.executing.set(pending.run_id, entry);
+  let timer: NodeJS.Timeout | undefined;
+  let current = pending;
   try {
     const taken = claimed ? { run: pending, continuing: false } : await claim(ctx, pending);
     if (!taken) return;
     const { run, continuing } = taken;
+    current = run;
+    const timeoutMs = timeoutOf(ctx, run);
+    if (timeoutMs !== undefined) {
+      timer = setTimeout(() => abortLocal(ctx, run.run_id, "timeout"), timeoutMs);
+      timer.unref();
+    }
     const log = ctx.broker.open(run.run_id);
     const relay = ctx.runEvents;
     if (relay) log.relayTo((event) => relay.add(run.run_id, event));
@@ -123,7 +147,7 @@ export async function executeRun(ctx: ServerContext, pending: RunRecord, claimed
     const { error, accepted } = streamed;
     if (error !== undefined && !accepted && isThreadBusy(error) && !controller.signal.aborted) {
       // Another writer (or a crashed process's claim, until it lapses) holds the thread: try again shortly.
-      await ctx.store.moveRun(run.run_id, ["running"], "pending");
+      await move(ctx.store, run.run_id, "running", "pending");
       setTimeout(
         () => void executeRun(ctx, { ...run, status: "pending" }).catch(() => undefined),
         BUSY_RETRY_MS,
@@ -131,42 +155,62 @@ export async function executeRun(ctx: ServerContext, pending: RunRecord, claimed
       return;
     }
     await finish(ctx, run, log, streamed, entry.action);
+  } catch (error) {
+    failRun(ctx, current, error);
   } finally {
+    clearTimeout(timer);
     ctx.executing.delete(pending.run_id);
+    done();
   }
 }
+
+/** The run's own limit, else the server's (ms). */
+function timeoutOf(ctx: ServerContext, run: RunRecord): number | undefined {
+  const own = run.kwargs.timeout_seconds;
+  return own !== undefined ? own * 1000 : ctx.runTimeoutMs;
+}
+
+const TIMED_OUT = {
+  error: "RunTimedOut",
+  code: "RUN_TIMED_OUT",
+  message:
+    "The run took longer than its timeout and was stopped. The thread keeps its last checkpoint; start a new run to continue (raise timeout_seconds if it needs longer).",
+};
 
 async function finish(
   ctx: ServerContext,
   run: RunRecord,
   log: RunLog,
   { error, accepted, graph, final }: Streamed,
-  cancel: "interrupt" | "rollback" | undefined,
+  cancel: StopReason | undefined,
 ): Promise<void> {
   const applied = error === undefined || accepted;
-  const body = error === undefined || cancel ? null : errorBody(error);
-  // A first run rolled back leaves no checkpoint behind; later ones are undone by the next run forking from where they started.
-  if (cancel === "rollback" && run.kwargs.started_at_checkpoint === null) await ctx.saver.deleteThread(run.thread_id);
+  const body = cancel === "timeout" ? TIMED_OUT : error === undefined || cancel ? null : errorBody(error);
+  // Rolled back: the thread is put back as it was when the run started.
+  if (cancel === "rollback" && run.kwargs.started_at_checkpoint !== undefined)
+    await restoreCheckpoints(ctx.saver, run.thread_id, run.kwargs.started_at_checkpoint);
   const snapshot = final && error === undefined && !cancel ? final : await newState(ctx, run.thread_id, graph);
   const announcements: Announcements = { events: [], deadlines: [] };
   // One transaction: the answers settled, the thread brought up to date and the run marked done
   // together, so whoever sees the run done reads the new state.
-  const status: RunStatus = cancel ? "interrupted" : error !== undefined ? "error" : "success";
-  const { next, outcome } = await ctx.store.db.tx(async (db) => {
-    await ctx.store.settleAnswers(run.run_id, applied, db);
-    const active = await ctx.store.activeRuns(run.thread_id, db);
+  const status: RunStatus =
+    cancel === "timeout" ? "timeout" : cancel ? "interrupted" : error !== undefined ? "error" : "success";
+  const { next, outcome } = await ctx.store.tx(async (tx) => {
+    // A rolled-back run's answers are forgotten: its questions are open again.
+    if (cancel === "rollback") await tx.forgetAnswers(run.run_id);
+    else await tx.settleAnswers(run.run_id, applied);
+    const active = await tx.activeRuns(run.thread_id);
     const thread = await syncThreadIn(
-      ctx,
-      db,
+      tx,
       run.thread_id,
       snapshot,
-      { error: body && !isRefusal(error) ? body : null, finishing: run.run_id, active },
+      { error: body && !cancel && !isRefusal(error) ? body : null, finishing: run.run_id, active },
       announcements,
     );
     const recorded =
       cancel === "rollback"
-        ? await ctx.store.deleteRun(run.run_id, db)
-        : await ctx.store.moveRun(run.run_id, ["running"], status, { error: body }, db);
+        ? await tx.deleteRun(run.run_id)
+        : await move(tx, run.run_id, "running", status, { error: body });
     const final = cancel === "rollback" ? undefined : { ...run, status, error: body };
     return {
       next: active.find((r) => r.run_id !== run.run_id),

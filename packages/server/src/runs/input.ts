@@ -1,5 +1,5 @@
 /** A run's request (kwargs) turned into what `graph.stream()` takes. */
-import { Command, Send, type StreamConfig, type StreamMode } from "@interlude/core";
+import { Command, isResumeMap, Send, type StreamConfig, type StreamMode } from "@interlude/core";
 import type { RunKwargs } from "../store/records.js";
 
 const CORE_MODES: Record<string, StreamMode | undefined> = {
@@ -33,8 +33,10 @@ function gotoOf(goto: unknown): Array<string | Send> | undefined {
 export function graphInput(kwargs: RunKwargs, identity: string): unknown {
   const c = kwargs.command;
   if (!c) return kwargs.input ?? null;
+  // A plain answer goes to the interrupt it was reserved for when queued, not to whatever is pending now.
+  const bound = kwargs.answers?.length === 1 && !isResumeMap(c.resume) ? { [kwargs.answers[0]!]: c.resume } : undefined;
   return new Command({
-    resume: c.resume,
+    resume: bound ?? c.resume,
     update: c.update as never,
     goto: gotoOf(c.goto) as never,
     by: identity,

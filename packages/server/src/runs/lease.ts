@@ -7,6 +7,7 @@
 import type { ServerContext } from "../context.js";
 import { readSnapshot, syncThread } from "../threads/sync.js";
 import { dispatchNext } from "./executor.js";
+import { move } from "./lifecycle.js";
 
 export function startLeases(ctx: ServerContext): () => void {
   const renew = setInterval(
@@ -22,12 +23,22 @@ export function startLeases(ctx: ServerContext): () => void {
   };
 }
 
-export async function recoverLost(ctx: ServerContext): Promise<void> {
-  const before = new Date(Date.now() - ctx.runLeaseMs).toISOString();
+/** @param everyRun at startup on SQLite: every running run belonged to a process that is gone (one process per file). */
+export async function recoverLost(ctx: ServerContext, everyRun = false): Promise<void> {
+  const before = new Date(everyRun ? Date.now() + 1000 : Date.now() - ctx.runLeaseMs).toISOString();
   for (const run of await ctx.store.staleRuns(before)) {
     if (ctx.executing.has(run.run_id)) continue;
+    if (run.kwargs.stop_requested) {
+      // Cancelled before its process died: it ends as cancelled, never executed again.
+      if (await move(ctx.store, run.run_id, "running", "interrupted")) {
+        await ctx.store.settleAnswers(run.run_id, false);
+        await syncThread(ctx, run.thread_id);
+        await dispatchNext(ctx, run.thread_id);
+      }
+      continue;
+    }
     if (run.owner === null) {
-      if (await ctx.store.moveRun(run.run_id, ["running"], "pending")) await dispatchNext(ctx, run.thread_id);
+      if (await move(ctx.store, run.run_id, "running", "pending")) await dispatchNext(ctx, run.thread_id);
       continue;
     }
     const lost = {
@@ -36,7 +47,7 @@ export async function recoverLost(ctx: ServerContext): Promise<void> {
       message:
         "The process executing this run stopped before it finished. The thread keeps its last checkpoint; start a new run to continue.",
     };
-    if (await ctx.store.moveRun(run.run_id, ["running"], "error", { error: lost })) {
+    if (await move(ctx.store, run.run_id, "running", "error", { error: lost })) {
       await ctx.store.settleAnswers(run.run_id, false);
       // Stopped at a question, the thread waits for its answer; stopped between steps, nothing
       // would ever continue it unless told: the thread says the run was lost.

@@ -39,9 +39,7 @@ export class LocalDispatcher implements Dispatcher {
   }
 
   async start(): Promise<void> {
-    const rows = await this.ctx.store.db.all<{ thread_id: string; interrupt_id: string; deadline_at: string }>(
-      "SELECT thread_id, interrupt_id, deadline_at FROM interlude_server_pending WHERE deadline_at IS NOT NULL",
-    );
+    const rows = await this.ctx.store.deadlines();
     for (const row of rows) await this.scheduleDeadline(row.thread_id, row.interrupt_id, new Date(row.deadline_at));
   }
 

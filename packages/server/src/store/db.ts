@@ -107,6 +107,10 @@ export class PgDb implements Db {
   async tx<T>(fn: (db: Db) => Promise<T>, threadId?: string): Promise<T> {
     if (this.client !== this.pool) return fn(this);
     const client = await this.pool.connect();
+    // The server cutting the connection while the body awaits something else would otherwise be
+    // an unhandled 'error' event; the next query fails with it instead.
+    const ignore = () => undefined;
+    client.on("error", ignore);
     try {
       await client.query("BEGIN");
       // Serialises writers of one thread across processes without locking a row that may not exist yet.
@@ -119,6 +123,7 @@ export class PgDb implements Db {
       await client.query("ROLLBACK").catch(() => undefined);
       throw error;
     } finally {
+      client.off("error", ignore);
       client.release();
     }
   }

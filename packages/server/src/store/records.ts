@@ -60,6 +60,10 @@ export interface RunKwargs {
   checkpoint_id?: string;
   /** When checkpoints are saved (the core's default, "sync", when not given). */
   durability?: "sync" | "async" | "exit";
+  /** Longest the run may execute (Interlude extension); then it stops with status `timeout`. */
+  timeout_seconds?: number;
+  /** Cancelled while running: recorded so that a restart after a crash does not execute it again. */
+  stop_requested?: "interrupt" | "rollback";
   /** Interrupt ids this run answers (reserved in `answers`). */
   answers?: string[];
   /** Head checkpoint when the run first started: a retried run continues instead of re-sending its input. */

@@ -3,7 +3,7 @@
  * Filters on JSON (metadata, values) run in JS over the rows SQL narrowed down.
  */
 import { answerOf, assistantOf, json, pendingOf, runOf, threadOf } from "./codec.js";
-import type { Db } from "./db.js";
+import type { Db, TxOptions } from "./db.js";
 import type {
   AnswerRecord,
   AssistantRecord,
@@ -55,18 +55,370 @@ export interface StoreOptions {
   cacheAssistants?: boolean;
 }
 
-export class Store {
+/**
+ * The records of threads, runs, pending interrupts and answers, bound to one database handle:
+ * the store's own (each call a transaction of its own) or a transaction's (`store.tx(tx => ...)`),
+ * so a call inside a transaction cannot forget to go through it.
+ */
+export class StoreTx {
+  constructor(readonly db: Db) {}
+
+  // ---- threads ----
+
+  async insertThread(t: ThreadRecord): Promise<boolean> {
+    const changes = await this.db.run(
+      `INSERT INTO interlude_server_threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, "values", interrupts, error, config, graph_id, assistant_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id) DO NOTHING`,
+      [
+        t.thread_id,
+        t.created_at,
+        t.updated_at,
+        t.state_updated_at,
+        json(t.metadata),
+        t.status,
+        json(t.values),
+        json(t.interrupts),
+        json(t.error),
+        json(t.config),
+        t.graph_id,
+        t.assistant_id,
+      ],
+    );
+    return changes > 0;
+  }
+
+  async saveThread(t: ThreadRecord): Promise<void> {
+    await this.db.run(
+      `UPDATE interlude_server_threads SET updated_at = ?, state_updated_at = ?, metadata = ?, status = ?, "values" = ?, interrupts = ?, error = ?, config = ?, graph_id = ?, assistant_id = ? WHERE thread_id = ?`,
+      [
+        t.updated_at,
+        t.state_updated_at,
+        json(t.metadata),
+        t.status,
+        json(t.values),
+        json(t.interrupts),
+        json(t.error),
+        json(t.config),
+        t.graph_id,
+        t.assistant_id,
+        t.thread_id,
+      ],
+    );
+  }
+
+  async markThreadBusy(id: string): Promise<void> {
+    await this.db.run("UPDATE interlude_server_threads SET status = 'busy', updated_at = ? WHERE thread_id = ?", [
+      new Date().toISOString(),
+      id,
+    ]);
+  }
+
+  /** `values: false` leaves the state out (null), for callers about to replace it: it is the largest column to parse. */
+  async getThread(id: string, options: { values?: boolean } = {}): Promise<ThreadRecord | undefined> {
+    const columns = options.values === false ? THREAD_COLUMNS_BUT_VALUES : "*";
+    const rows = await this.db.all(`SELECT ${columns} FROM interlude_server_threads WHERE thread_id = ?`, [id]);
+    return rows[0] && threadOf(rows[0]);
+  }
+
+  /** Which graph and assistant a thread runs (undefined: no such thread). */
+  async threadGraph(id: string): Promise<{ graph_id: string | null; assistant_id: string | null } | undefined> {
+    const rows = await this.db.all<{ graph_id: string | null; assistant_id: string | null }>(
+      "SELECT graph_id, assistant_id FROM interlude_server_threads WHERE thread_id = ?",
+      [id],
+    );
+    return rows[0];
+  }
+
+  async threads(query: ThreadQuery): Promise<ThreadRecord[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (query.status) where.push("status = ?"), params.push(query.status);
+    if (query.ids?.length)
+      where.push(`thread_id IN (${query.ids.map(() => "?").join(", ")})`), params.push(...query.ids);
+    const column = query.sort_by ?? "created_at";
+    const order = query.sort_order === "asc" ? "ASC" : "DESC";
+    const sql = `SELECT * FROM interlude_server_threads${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY ${column} ${order}, thread_id ${order}`;
+    const rows = (await this.db.all(sql, params))
+      .map(threadOf)
+      .filter((t) => matches(t.metadata, query.metadata) && matches(t.values, query.values));
+    const offset = query.offset ?? 0;
+    return query.limit === undefined ? rows.slice(offset) : rows.slice(offset, offset + query.limit);
+  }
+
+  async deleteThread(id: string): Promise<boolean> {
+    // Nested in the caller's transaction when this handle is bound to one.
+    return this.db.tx(async (db) => {
+      await deleteThreadRunEvents(db, id);
+      for (const table of ["runs", "pending", "answers"])
+        await db.run(`DELETE FROM interlude_server_${table} WHERE thread_id = ?`, [id]);
+      return (await db.run("DELETE FROM interlude_server_threads WHERE thread_id = ?", [id])) > 0;
+    }, id);
+  }
+
+  // ---- runs ----
+
+  async insertRun(r: RunRecord): Promise<void> {
+    await this.db.run(
+      `INSERT INTO interlude_server_runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, multitask_strategy, kwargs, identity, owner, attempt, error)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        r.run_id,
+        r.thread_id,
+        r.assistant_id,
+        r.created_at,
+        r.updated_at,
+        r.status,
+        json(r.metadata),
+        r.multitask_strategy,
+        json(r.kwargs),
+        r.identity,
+        r.owner,
+        r.attempt,
+        json(r.error),
+      ],
+    );
+  }
+
+  async getRun(runId: string): Promise<RunRecord | undefined> {
+    const rows = await this.db.all("SELECT * FROM interlude_server_runs WHERE run_id = ?", [runId]);
+    return rows[0] && runOf(rows[0]);
+  }
+
+  async runs(threadId: string, filter: Page & { status?: RunStatus } = {}): Promise<RunRecord[]> {
+    const params: unknown[] = [threadId];
+    let sql = "SELECT * FROM interlude_server_runs WHERE thread_id = ?";
+    if (filter.status) (sql += " AND status = ?"), params.push(filter.status);
+    sql += ` ORDER BY created_at DESC, run_id DESC LIMIT ${Math.floor(filter.limit ?? 10)} OFFSET ${Math.floor(filter.offset ?? 0)}`;
+    return (await this.db.all(sql, params)).map(runOf);
+  }
+
+  /** Pending and running runs of a thread, oldest first. */
+  async activeRuns(threadId: string): Promise<RunRecord[]> {
+    // Statuses written out: the planner picks the partial index interlude_server_runs_active only for these literals.
+    const rows = await this.db.all(
+      `SELECT * FROM interlude_server_runs WHERE thread_id = ? AND status IN ('pending', 'running') ORDER BY created_at, run_id`,
+      [threadId],
+    );
+    return rows.map(runOf);
+  }
+
+  /** Compare-and-set of a run's status; false when it was not in one of `from`. */
+  async moveRun(
+    runId: string,
+    from: RunStatus[],
+    to: RunStatus,
+    extra: { error?: unknown; kwargs?: RunRecord["kwargs"]; attempt?: number } = {},
+  ): Promise<boolean> {
+    const sets = ["status = ?", "updated_at = ?"];
+    const params: unknown[] = [to, new Date().toISOString()];
+    if ("error" in extra) sets.push("error = ?"), params.push(json(extra.error));
+    if (extra.kwargs) sets.push("kwargs = ?"), params.push(json(extra.kwargs));
+    if (extra.attempt !== undefined) sets.push("attempt = ?"), params.push(extra.attempt);
+    params.push(runId, ...from);
+    return (
+      (await this.db.run(
+        `UPDATE interlude_server_runs SET ${sets.join(", ")} WHERE run_id = ? AND status IN (${from.map(() => "?").join(", ")})`,
+        params,
+      )) > 0
+    );
+  }
+
+  /** Records that a running run was told to stop (kept in its kwargs); false if it is not running. */
+  async requestStop(runId: string, action: "interrupt" | "rollback"): Promise<boolean> {
+    const run = await this.getRun(runId);
+    if (run?.status !== "running") return false;
+    const kwargs = { ...run.kwargs, stop_requested: action };
+    return (
+      (await this.db.run("UPDATE interlude_server_runs SET kwargs = ? WHERE run_id = ? AND status = 'running'", [
+        json(kwargs),
+        runId,
+      ])) > 0
+    );
+  }
+
+  async deleteRun(runId: string): Promise<boolean> {
+    return (await this.db.run("DELETE FROM interlude_server_runs WHERE run_id = ?", [runId])) > 0;
+  }
+
+  /** Running runs of executors that stopped renewing them (a crashed process). */
+  async staleRuns(before: string): Promise<RunRecord[]> {
+    // The IN term lets the planner scan the partial index of active runs.
+    return (
+      await this.db.all(
+        "SELECT * FROM interlude_server_runs WHERE status IN ('pending', 'running') AND status = 'running' AND updated_at < ?",
+        [before],
+      )
+    ).map(runOf);
+  }
+
+  async touchRuns(runIds: string[]): Promise<void> {
+    if (!runIds.length) return;
+    await this.db.run(
+      `UPDATE interlude_server_runs SET updated_at = ? WHERE status = 'running' AND run_id IN (${runIds.map(() => "?").join(", ")})`,
+      [new Date().toISOString(), ...runIds],
+    );
+  }
+
+  // ---- pending interrupts (the inbox) ----
+
+  async pendingOf(threadId: string): Promise<PendingInterrupt[]> {
+    return (
+      await this.db.all("SELECT * FROM interlude_server_pending WHERE thread_id = ? ORDER BY created_at", [threadId])
+    ).map(pendingOf);
+  }
+
+  async insertPending(p: PendingInterrupt): Promise<boolean> {
+    const changes = await this.db.run(
+      `INSERT INTO interlude_server_pending (thread_id, interrupt_id, graph_id, assistant_id, value, response_schema, ns, created_at, deadline_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id, interrupt_id) DO NOTHING`,
+      [
+        p.thread_id,
+        p.interrupt_id,
+        p.graph_id,
+        p.assistant_id,
+        json(p.value),
+        json(p.response_schema),
+        json(p.ns),
+        p.created_at,
+        p.deadline_at,
+      ],
+    );
+    return changes > 0;
+  }
+
+  async deletePending(threadId: string, interruptId: string): Promise<boolean> {
+    return (
+      (await this.db.run("DELETE FROM interlude_server_pending WHERE thread_id = ? AND interrupt_id = ?", [
+        threadId,
+        interruptId,
+      ])) > 0
+    );
+  }
+
+  async pending(query: PendingQuery): Promise<{ items: PendingInterrupt[]; total: number }> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (query.graph_id) where.push("graph_id = ?"), params.push(query.graph_id);
+    if (query.thread_id) where.push("thread_id = ?"), params.push(query.thread_id);
+    // `%` and `_` in the search text are literal characters, not wildcards.
+    if (query.q)
+      where.push("LOWER(value) LIKE ? ESCAPE '\\'"),
+        params.push(`%${query.q.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`);
+    if (query.min_age_seconds)
+      where.push("created_at <= ?"), params.push(new Date(Date.now() - query.min_age_seconds * 1000).toISOString());
+    const filter = where.length ? ` WHERE ${where.join(" AND ")}` : "";
+    const [count] = await this.db.all<{ n: number | string }>(
+      `SELECT COUNT(*) AS n FROM interlude_server_pending${filter}`,
+      params,
+    );
+    const page = ` LIMIT ${Math.floor(query.limit ?? 50)} OFFSET ${Math.floor(query.offset ?? 0)}`;
+    const rows = await this.db.all(
+      `SELECT * FROM interlude_server_pending${filter} ORDER BY created_at, thread_id, interrupt_id${page}`,
+      params,
+    );
+    return { items: rows.map(pendingOf), total: Number(count?.n ?? 0) };
+  }
+
+  /** Every pending interrupt with a deadline (to re-arm their timers at startup). */
+  async deadlines(): Promise<Array<{ thread_id: string; interrupt_id: string; deadline_at: string }>> {
+    return this.db.all(
+      "SELECT thread_id, interrupt_id, deadline_at FROM interlude_server_pending WHERE deadline_at IS NOT NULL",
+    );
+  }
+
+  async dueDeadlines(now: string): Promise<PendingInterrupt[]> {
+    return (
+      await this.db.all(
+        "SELECT * FROM interlude_server_pending WHERE deadline_at IS NOT NULL AND deadline_at <= ? ORDER BY deadline_at",
+        [now],
+      )
+    ).map(pendingOf);
+  }
+
+  async nextDeadline(): Promise<string | undefined> {
+    const rows = await this.db.all<{ d: string | null }>(
+      "SELECT MIN(deadline_at) AS d FROM interlude_server_pending WHERE deadline_at IS NOT NULL",
+    );
+    return rows[0]?.d ?? undefined;
+  }
+
+  // ---- answers ----
+
+  /** Reserves the answer to an interrupt; returns the earlier answer when there is one. */
+  async reserveAnswer(a: AnswerRecord): Promise<AnswerRecord | undefined> {
+    const inserted = await this.db.run(
+      `INSERT INTO interlude_server_answers (thread_id, interrupt_id, by, answer, at, run_id, state) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id, interrupt_id) DO NOTHING`,
+      [a.thread_id, a.interrupt_id, a.by, json(a.answer), a.at, a.run_id, a.state],
+    );
+    return inserted ? undefined : this.answer(a.thread_id, a.interrupt_id);
+  }
+
+  async answer(threadId: string, interruptId: string): Promise<AnswerRecord | undefined> {
+    const rows = await this.db.all("SELECT * FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id = ?", [
+      threadId,
+      interruptId,
+    ]);
+    return rows[0] && answerOf(rows[0]);
+  }
+
+  /** The thread's most recent answer (applied or reserved). */
+  async latestAnswer(threadId: string): Promise<AnswerRecord | undefined> {
+    const rows = await this.db.all(
+      "SELECT * FROM interlude_server_answers WHERE thread_id = ? ORDER BY at DESC, interrupt_id DESC LIMIT 1",
+      [threadId],
+    );
+    return rows[0] && answerOf(rows[0]);
+  }
+
+  /** Forgets an applied answer: the interrupt is pending again (a replay or fork asked it anew). */
+  async clearAnswer(threadId: string, interruptId: string): Promise<void> {
+    await this.db.run(
+      "DELETE FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id = ? AND state = 'applied'",
+      [threadId, interruptId],
+    );
+  }
+
+  /** The states (`reserved`, `applied`) of the answers a run carries. */
+  async answerStates(runId: string): Promise<string[]> {
+    const rows = await this.db.all<{ state: string }>("SELECT state FROM interlude_server_answers WHERE run_id = ?", [
+      runId,
+    ]);
+    return rows.map((r) => r.state);
+  }
+
+  /** Deletes every answer a run gave (a rolled-back run). */
+  async forgetAnswers(runId: string): Promise<void> {
+    await this.db.run("DELETE FROM interlude_server_answers WHERE run_id = ?", [runId]);
+  }
+
+  async settleAnswers(runId: string, applied: boolean): Promise<void> {
+    if (applied)
+      await this.db.run(
+        "UPDATE interlude_server_answers SET state = 'applied' WHERE run_id = ? AND state = 'reserved'",
+        [runId],
+      );
+    else await this.db.run("DELETE FROM interlude_server_answers WHERE run_id = ? AND state = 'reserved'", [runId]);
+  }
+}
+
+export class Store extends StoreTx {
   private readonly assistantCache: Map<string, AssistantRecord | undefined> | undefined;
 
-  constructor(
-    readonly db: Db,
-    options: StoreOptions = {},
-  ) {
+  constructor(db: Db, options: StoreOptions = {}) {
+    super(db);
     this.assistantCache = options.cacheAssistants ? new Map() : undefined;
   }
 
   setup(): Promise<void> {
     return migrate(this.db);
+  }
+
+  /**
+   * Runs `body` in one transaction holding the write lock of `threadId` (see Db.tx), with a
+   * handle whose every call goes through that transaction.
+   */
+  tx<T>(body: (tx: StoreTx) => Promise<T>, threadId?: string, options?: TxOptions): Promise<T> {
+    return this.db.tx((db) => body(new StoreTx(db)), threadId, options);
   }
 
   // ---- assistants ----
@@ -134,299 +486,5 @@ export class Store {
   async deleteAssistant(id: string): Promise<boolean> {
     this.assistantCache?.delete(id);
     return (await this.db.run("DELETE FROM interlude_server_assistants WHERE assistant_id = ?", [id])) > 0;
-  }
-
-  // ---- threads ----
-
-  async insertThread(t: ThreadRecord, db: Db = this.db): Promise<boolean> {
-    const changes = await db.run(
-      `INSERT INTO interlude_server_threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, "values", interrupts, error, config, graph_id, assistant_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id) DO NOTHING`,
-      [
-        t.thread_id,
-        t.created_at,
-        t.updated_at,
-        t.state_updated_at,
-        json(t.metadata),
-        t.status,
-        json(t.values),
-        json(t.interrupts),
-        json(t.error),
-        json(t.config),
-        t.graph_id,
-        t.assistant_id,
-      ],
-    );
-    return changes > 0;
-  }
-
-  async saveThread(t: ThreadRecord, db: Db = this.db): Promise<void> {
-    await db.run(
-      `UPDATE interlude_server_threads SET updated_at = ?, state_updated_at = ?, metadata = ?, status = ?, "values" = ?, interrupts = ?, error = ?, config = ?, graph_id = ?, assistant_id = ? WHERE thread_id = ?`,
-      [
-        t.updated_at,
-        t.state_updated_at,
-        json(t.metadata),
-        t.status,
-        json(t.values),
-        json(t.interrupts),
-        json(t.error),
-        json(t.config),
-        t.graph_id,
-        t.assistant_id,
-        t.thread_id,
-      ],
-    );
-  }
-
-  async markThreadBusy(id: string, db: Db = this.db): Promise<void> {
-    await db.run("UPDATE interlude_server_threads SET status = 'busy', updated_at = ? WHERE thread_id = ?", [
-      new Date().toISOString(),
-      id,
-    ]);
-  }
-
-  /** `values: false` leaves the state out (null), for callers about to replace it: it is the largest column to parse. */
-  async getThread(id: string, db: Db = this.db, options: { values?: boolean } = {}): Promise<ThreadRecord | undefined> {
-    const columns = options.values === false ? THREAD_COLUMNS_BUT_VALUES : "*";
-    const rows = await db.all(`SELECT ${columns} FROM interlude_server_threads WHERE thread_id = ?`, [id]);
-    return rows[0] && threadOf(rows[0]);
-  }
-
-  /** Which graph and assistant a thread runs (undefined: no such thread). */
-  async threadGraph(
-    id: string,
-    db: Db = this.db,
-  ): Promise<{ graph_id: string | null; assistant_id: string | null } | undefined> {
-    const rows = await db.all<{ graph_id: string | null; assistant_id: string | null }>(
-      "SELECT graph_id, assistant_id FROM interlude_server_threads WHERE thread_id = ?",
-      [id],
-    );
-    return rows[0];
-  }
-
-  async threads(query: ThreadQuery): Promise<ThreadRecord[]> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (query.status) where.push("status = ?"), params.push(query.status);
-    if (query.ids?.length)
-      where.push(`thread_id IN (${query.ids.map(() => "?").join(", ")})`), params.push(...query.ids);
-    const column = query.sort_by ?? "created_at";
-    const order = query.sort_order === "asc" ? "ASC" : "DESC";
-    const sql = `SELECT * FROM interlude_server_threads${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY ${column} ${order}, thread_id ${order}`;
-    const rows = (await this.db.all(sql, params))
-      .map(threadOf)
-      .filter((t) => matches(t.metadata, query.metadata) && matches(t.values, query.values));
-    const offset = query.offset ?? 0;
-    return query.limit === undefined ? rows.slice(offset) : rows.slice(offset, offset + query.limit);
-  }
-
-  async deleteThread(id: string): Promise<boolean> {
-    return this.db.tx(async (db) => {
-      await deleteThreadRunEvents(db, id);
-      for (const table of ["runs", "pending", "answers"])
-        await db.run(`DELETE FROM interlude_server_${table} WHERE thread_id = ?`, [id]);
-      return (await db.run("DELETE FROM interlude_server_threads WHERE thread_id = ?", [id])) > 0;
-    }, id);
-  }
-
-  // ---- runs ----
-
-  async insertRun(r: RunRecord, db: Db = this.db): Promise<void> {
-    await db.run(
-      `INSERT INTO interlude_server_runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, multitask_strategy, kwargs, identity, owner, attempt, error)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        r.run_id,
-        r.thread_id,
-        r.assistant_id,
-        r.created_at,
-        r.updated_at,
-        r.status,
-        json(r.metadata),
-        r.multitask_strategy,
-        json(r.kwargs),
-        r.identity,
-        r.owner,
-        r.attempt,
-        json(r.error),
-      ],
-    );
-  }
-
-  async getRun(runId: string, db: Db = this.db): Promise<RunRecord | undefined> {
-    const rows = await db.all("SELECT * FROM interlude_server_runs WHERE run_id = ?", [runId]);
-    return rows[0] && runOf(rows[0]);
-  }
-
-  async runs(threadId: string, filter: Page & { status?: RunStatus } = {}): Promise<RunRecord[]> {
-    const params: unknown[] = [threadId];
-    let sql = "SELECT * FROM interlude_server_runs WHERE thread_id = ?";
-    if (filter.status) (sql += " AND status = ?"), params.push(filter.status);
-    sql += ` ORDER BY created_at DESC, run_id DESC LIMIT ${Math.floor(filter.limit ?? 10)} OFFSET ${Math.floor(filter.offset ?? 0)}`;
-    return (await this.db.all(sql, params)).map(runOf);
-  }
-
-  /** Pending and running runs of a thread, oldest first. */
-  async activeRuns(threadId: string, db: Db = this.db): Promise<RunRecord[]> {
-    // Statuses written out: the planner picks the partial index interlude_server_runs_active only for these literals.
-    const rows = await db.all(
-      `SELECT * FROM interlude_server_runs WHERE thread_id = ? AND status IN ('pending', 'running') ORDER BY created_at, run_id`,
-      [threadId],
-    );
-    return rows.map(runOf);
-  }
-
-  /** Compare-and-set of a run's status; false when it was not in one of `from`. */
-  async moveRun(
-    runId: string,
-    from: RunStatus[],
-    to: RunStatus,
-    extra: { error?: unknown; kwargs?: RunRecord["kwargs"]; attempt?: number } = {},
-    db: Db = this.db,
-  ): Promise<boolean> {
-    const sets = ["status = ?", "updated_at = ?"];
-    const params: unknown[] = [to, new Date().toISOString()];
-    if ("error" in extra) sets.push("error = ?"), params.push(json(extra.error));
-    if (extra.kwargs) sets.push("kwargs = ?"), params.push(json(extra.kwargs));
-    if (extra.attempt !== undefined) sets.push("attempt = ?"), params.push(extra.attempt);
-    params.push(runId, ...from);
-    return (
-      (await db.run(
-        `UPDATE interlude_server_runs SET ${sets.join(", ")} WHERE run_id = ? AND status IN (${from.map(() => "?").join(", ")})`,
-        params,
-      )) > 0
-    );
-  }
-
-  async deleteRun(runId: string, db: Db = this.db): Promise<boolean> {
-    return (await db.run("DELETE FROM interlude_server_runs WHERE run_id = ?", [runId])) > 0;
-  }
-
-  /** Running runs of executors that stopped renewing them (a crashed process). */
-  async staleRuns(before: string): Promise<RunRecord[]> {
-    // The IN term lets the planner scan the partial index of active runs.
-    return (
-      await this.db.all(
-        "SELECT * FROM interlude_server_runs WHERE status IN ('pending', 'running') AND status = 'running' AND updated_at < ?",
-        [before],
-      )
-    ).map(runOf);
-  }
-
-  async touchRuns(runIds: string[]): Promise<void> {
-    if (!runIds.length) return;
-    await this.db.run(
-      `UPDATE interlude_server_runs SET updated_at = ? WHERE status = 'running' AND run_id IN (${runIds.map(() => "?").join(", ")})`,
-      [new Date().toISOString(), ...runIds],
-    );
-  }
-
-  // ---- pending interrupts (the inbox) ----
-
-  async pendingOf(threadId: string, db: Db = this.db): Promise<PendingInterrupt[]> {
-    return (
-      await db.all("SELECT * FROM interlude_server_pending WHERE thread_id = ? ORDER BY created_at", [threadId])
-    ).map(pendingOf);
-  }
-
-  async insertPending(p: PendingInterrupt, db: Db = this.db): Promise<boolean> {
-    const changes = await db.run(
-      `INSERT INTO interlude_server_pending (thread_id, interrupt_id, graph_id, assistant_id, value, response_schema, ns, created_at, deadline_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id, interrupt_id) DO NOTHING`,
-      [
-        p.thread_id,
-        p.interrupt_id,
-        p.graph_id,
-        p.assistant_id,
-        json(p.value),
-        json(p.response_schema),
-        json(p.ns),
-        p.created_at,
-        p.deadline_at,
-      ],
-    );
-    return changes > 0;
-  }
-
-  async deletePending(threadId: string, interruptId: string, db: Db = this.db): Promise<boolean> {
-    return (
-      (await db.run("DELETE FROM interlude_server_pending WHERE thread_id = ? AND interrupt_id = ?", [
-        threadId,
-        interruptId,
-      ])) > 0
-    );
-  }
-
-  async pending(query: PendingQuery): Promise<{ items: PendingInterrupt[]; total: number }> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (query.graph_id) where.push("graph_id = ?"), params.push(query.graph_id);
-    if (query.thread_id) where.push("thread_id = ?"), params.push(query.thread_id);
-    if (query.q) where.push("LOWER(value) LIKE ?"), params.push(`%${query.q.toLowerCase()}%`);
-    if (query.min_age_seconds)
-      where.push("created_at <= ?"), params.push(new Date(Date.now() - query.min_age_seconds * 1000).toISOString());
-    const filter = where.length ? ` WHERE ${where.join(" AND ")}` : "";
-    const [count] = await this.db.all<{ n: number | string }>(
-      `SELECT COUNT(*) AS n FROM interlude_server_pending${filter}`,
-      params,
-    );
-    const page = ` LIMIT ${Math.floor(query.limit ?? 50)} OFFSET ${Math.floor(query.offset ?? 0)}`;
-    const rows = await this.db.all(
-      `SELECT * FROM interlude_server_pending${filter} ORDER BY created_at, thread_id, interrupt_id${page}`,
-      params,
-    );
-    return { items: rows.map(pendingOf), total: Number(count?.n ?? 0) };
-  }
-
-  async dueDeadlines(now: string): Promise<PendingInterrupt[]> {
-    return (
-      await this.db.all(
-        "SELECT * FROM interlude_server_pending WHERE deadline_at IS NOT NULL AND deadline_at <= ? ORDER BY deadline_at",
-        [now],
-      )
-    ).map(pendingOf);
-  }
-
-  async nextDeadline(): Promise<string | undefined> {
-    const rows = await this.db.all<{ d: string | null }>(
-      "SELECT MIN(deadline_at) AS d FROM interlude_server_pending WHERE deadline_at IS NOT NULL",
-    );
-    return rows[0]?.d ?? undefined;
-  }
-
-  // ---- answers ----
-
-  /** Reserves the answer to an interrupt; returns the earlier answer when there is one. */
-  async reserveAnswer(a: AnswerRecord, db: Db = this.db): Promise<AnswerRecord | undefined> {
-    const inserted = await db.run(
-      `INSERT INTO interlude_server_answers (thread_id, interrupt_id, by, answer, at, run_id, state) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id, interrupt_id) DO NOTHING`,
-      [a.thread_id, a.interrupt_id, a.by, json(a.answer), a.at, a.run_id, a.state],
-    );
-    return inserted ? undefined : this.answer(a.thread_id, a.interrupt_id, db);
-  }
-
-  async answer(threadId: string, interruptId: string, db: Db = this.db): Promise<AnswerRecord | undefined> {
-    const rows = await db.all("SELECT * FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id = ?", [
-      threadId,
-      interruptId,
-    ]);
-    return rows[0] && answerOf(rows[0]);
-  }
-
-  /** Forgets an applied answer: the interrupt is pending again (a replay or fork asked it anew). */
-  async clearAnswer(threadId: string, interruptId: string, db: Db = this.db): Promise<void> {
-    await db.run(
-      "DELETE FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id = ? AND state = 'applied'",
-      [threadId, interruptId],
-    );
-  }
-
-  async settleAnswers(runId: string, applied: boolean, db: Db = this.db): Promise<void> {
-    if (applied)
-      await db.run("UPDATE interlude_server_answers SET state = 'applied' WHERE run_id = ? AND state = 'reserved'", [
-        runId,
-      ]);
-    else await db.run("DELETE FROM interlude_server_answers WHERE run_id = ? AND state = 'reserved'", [runId]);
   }
 }

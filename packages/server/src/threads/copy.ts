@@ -1,11 +1,18 @@
-/** `POST /threads/:id/copy`: a new thread with the same checkpoints (every namespace) and pending writes. */
+/**
+ * Checkpoints moved as a whole: `POST /threads/:id/copy` (a new thread with the same
+ * checkpoints of every namespace and their pending writes), and a rolled-back run's thread put
+ * back as it was when the run started.
+ */
 import type { BaseCheckpointSaver, CheckpointTuple } from "@interlude/core";
 
-export async function copyCheckpoints(saver: BaseCheckpointSaver, from: string, to: string): Promise<void> {
+async function tuplesOf(saver: BaseCheckpointSaver, threadId: string): Promise<CheckpointTuple[]> {
   const tuples: CheckpointTuple[] = [];
-  for await (const tuple of saver.list({ configurable: { thread_id: from } })) tuples.push(tuple);
-  // Oldest first, so every checkpoint's parent exists before it.
-  tuples.sort((a, b) => (a.checkpoint.id < b.checkpoint.id ? -1 : a.checkpoint.id > b.checkpoint.id ? 1 : 0));
+  for await (const tuple of saver.list({ configurable: { thread_id: threadId } })) tuples.push(tuple);
+  // Oldest first (checkpoint ids grow with time), so every checkpoint's parent exists before it.
+  return tuples.sort((a, b) => (a.checkpoint.id < b.checkpoint.id ? -1 : a.checkpoint.id > b.checkpoint.id ? 1 : 0));
+}
+
+async function putAll(saver: BaseCheckpointSaver, to: string, tuples: readonly CheckpointTuple[]): Promise<void> {
   for (const tuple of tuples) {
     const ns = String(tuple.config.configurable?.checkpoint_ns ?? "");
     const parent = tuple.parentConfig?.configurable?.checkpoint_id;
@@ -18,4 +25,26 @@ export async function copyCheckpoints(saver: BaseCheckpointSaver, from: string, 
     }
     for (const [taskId, writes] of byTask) await saver.putWrites(saved, writes, taskId);
   }
+}
+
+export async function copyCheckpoints(saver: BaseCheckpointSaver, from: string, to: string): Promise<void> {
+  await putAll(saver, to, await tuplesOf(saver, from));
+}
+
+/**
+ * Drops every checkpoint saved after `startedAt` (null: the thread had none), in every
+ * namespace. Pending writes the run added to the checkpoint it started from stay (a run rolled
+ * back while still in its first step keeps what that step saved).
+ */
+export async function restoreCheckpoints(
+  saver: BaseCheckpointSaver,
+  threadId: string,
+  startedAt: string | null,
+): Promise<void> {
+  if (startedAt === null) return saver.deleteThread(threadId);
+  const tuples = await tuplesOf(saver, threadId);
+  const keep = tuples.filter((t) => t.checkpoint.id <= startedAt);
+  if (keep.length === tuples.length) return;
+  await saver.deleteThread(threadId);
+  await putAll(saver, threadId, keep);
 }

@@ -11,8 +11,8 @@ import type { StateSnapshot } from "@interlude/core";
 import { graphOf, type ServerContext } from "../context.js";
 import type { BusEvent } from "../events/bus.js";
 import { deadlineOf } from "../inbox/deadline-spec.js";
-import type { Db } from "../store/db.js";
 import type { PendingInterrupt, RunRecord, ThreadRecord, ThreadStatus } from "../store/records.js";
+import type { StoreTx } from "../store/store.js";
 import { apiInterrupt, interruptsByTask } from "./state.js";
 
 export interface SyncOptions {
@@ -20,6 +20,8 @@ export interface SyncOptions {
   error?: unknown;
   /** A run that is finishing: it no longer makes the thread busy. */
   finishing?: string;
+  /** Who made interrupts go away without answering them (a state edit), for `interrupt.resolved`. */
+  resolvedBy?: string;
   /** The thread's pending and running runs, when the caller has just read them in the same transaction. */
   active?: readonly RunRecord[];
 }
@@ -51,27 +53,23 @@ export async function syncThread(
 ): Promise<ThreadRecord | undefined> {
   const snapshot = read ?? (await readSnapshot(ctx, threadId));
   const announcements: Announcements = { events: [], deadlines: [] };
-  const thread = await ctx.store.db.tx(
-    (db) => syncThreadIn(ctx, db, threadId, snapshot, options, announcements),
-    threadId,
-  );
+  const thread = await ctx.store.tx((tx) => syncThreadIn(tx, threadId, snapshot, options, announcements), threadId);
   await announce(ctx, announcements);
   return thread;
 }
 
-/** The writes of a sync, on `db` (inside a transaction); what to announce is added to `out`. */
+/** The writes of a sync, through `tx` (a transaction); what to announce is added to `out`. */
 export async function syncThreadIn(
-  ctx: ServerContext,
-  db: Db,
+  tx: StoreTx,
   threadId: string,
   snapshot: StateSnapshot | undefined,
   options: SyncOptions,
   out: Announcements,
 ): Promise<ThreadRecord | undefined> {
   // With a snapshot, the stored values are replaced without being read.
-  const thread = await ctx.store.getThread(threadId, db, { values: snapshot === undefined });
+  const thread = await tx.getThread(threadId, { values: snapshot === undefined });
   if (!thread) return undefined;
-  const active = options.active ?? (await ctx.store.activeRuns(threadId, db));
+  const active = options.active ?? (await tx.activeRuns(threadId));
   const busy = active.some((r) => r.run_id !== options.finishing);
   const error = options.error === undefined ? thread.error : options.error;
   const now = new Date().toISOString();
@@ -84,8 +82,8 @@ export async function syncThreadIn(
     updated_at: now,
     state_updated_at: snapshot?.createdAt ?? thread.state_updated_at,
   };
-  await ctx.store.saveThread(next, db);
-  await syncPending(ctx, db, next, snapshot, now, out);
+  await tx.saveThread(next);
+  await syncPending(tx, next, snapshot, now, out, options.resolvedBy);
   return next;
 }
 
@@ -95,27 +93,27 @@ export async function announce(ctx: ServerContext, out: Announcements): Promise<
 }
 
 async function syncPending(
-  ctx: ServerContext,
-  db: Db,
+  tx: StoreTx,
   thread: ThreadRecord,
   snapshot: StateSnapshot | undefined,
   now: string,
   out: Announcements,
+  resolvedBy: string | undefined,
 ): Promise<void> {
   const current = new Map((snapshot?.interrupts ?? []).map((i) => [i.id, i]));
   // A thread whose run failed is not waiting for anyone, even if its last checkpoint still shows a question.
   if (thread.status === "error") current.clear();
-  const listed = await ctx.store.pendingOf(thread.thread_id, db);
+  const listed = await tx.pendingOf(thread.thread_id);
   const known = new Set(listed.map((p) => p.interrupt_id));
   for (const row of listed) {
     if (current.has(row.interrupt_id)) continue;
-    if (!(await ctx.store.deletePending(thread.thread_id, row.interrupt_id, db))) continue;
-    const answer = await ctx.store.answer(thread.thread_id, row.interrupt_id, db);
+    if (!(await tx.deletePending(thread.thread_id, row.interrupt_id))) continue;
+    const answer = await tx.answer(thread.thread_id, row.interrupt_id);
     out.events.push({
       type: "interrupt.resolved",
       thread_id: thread.thread_id,
       interrupt_id: row.interrupt_id,
-      by: answer?.by ?? null,
+      by: answer?.by ?? resolvedBy ?? null,
       answer: answer?.answer ?? null,
       at: answer?.at ?? now,
     });
@@ -135,8 +133,8 @@ async function syncPending(
       created_at: now,
       deadline_at: deadline ? new Date(Date.parse(now) + deadline.timeout_seconds * 1000).toISOString() : null,
     };
-    if (!(await ctx.store.insertPending(row, db))) continue;
-    await ctx.store.clearAnswer(row.thread_id, id, db);
+    if (!(await tx.insertPending(row))) continue;
+    await tx.clearAnswer(row.thread_id, id);
     out.events.push({ type: "interrupt.created", ...row });
     if (row.deadline_at)
       out.deadlines.push({ threadId: row.thread_id, interruptId: id, at: new Date(row.deadline_at) });

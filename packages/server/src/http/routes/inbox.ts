@@ -86,9 +86,9 @@ export function inboxRoutes(ctx: ServerContext): Hono<AppEnv> {
         multitask_strategy: "enqueue",
       },
       c.get("identity"),
-      ctx.processId,
+      ctx.executesRuns ? ctx.processId : null,
     );
-    if (first) await awaitAcceptance(ctx, run, true);
+    if (first) await awaitAcceptance(ctx, run, ctx.executesRuns || ctx.dispatcher.local);
     const answer = await ctx.store.answer(thread.thread_id, req.interrupt_id);
     return c.json(
       {

@@ -2,19 +2,21 @@
 import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import type { ServerContext } from "../../context.js";
-import { ConflictError, NotFoundError } from "../../errors.js";
+import { ConflictError, NotFoundError, ServerError } from "../../errors.js";
 import { cancelRun, waitForRun } from "../../runs/cancel.js";
 import { createRun, type RunRequest } from "../../runs/create.js";
+import { retryUntilStored } from "../../runs/failure.js";
+import { isActive } from "../../runs/lifecycle.js";
 import type { RunRecord, ThreadRecord } from "../../store/records.js";
 import { awaitAcceptance } from "../acceptance.js";
 import type { AppEnv, Ctx } from "../env.js";
-import { RunBody } from "../schemas.js";
+import { RunBody, RunListQuery } from "../schemas.js";
 import { type FollowOptions, sseFromLog, sseFromStore, sseOf } from "../sse.js";
-import { body } from "../validate.js";
+import { body, query } from "../validate.js";
 import { deleteThread, requireThread } from "./threads.js";
 
 export function runJson(r: RunRecord): Record<string, unknown> {
-  const { answers: _answers, started_at_checkpoint: _started, ...kwargs } = r.kwargs;
+  const { answers: _answers, started_at_checkpoint: _started, stop_requested: _stop, ...kwargs } = r.kwargs;
   return {
     run_id: r.run_id,
     thread_id: r.thread_id,
@@ -43,7 +45,7 @@ export async function finalValues(
   threadId: string,
   known?: ThreadRecord,
 ): Promise<Record<string, unknown>> {
-  if (run?.status === "error") return { __error__: run.error };
+  if (run?.status === "error" || run?.status === "timeout") return { __error__: run.error };
   const thread = known ?? (await ctx.store.getThread(threadId));
   const values = { ...(thread?.values ?? {}) } as Record<string, unknown>;
   const interrupts = Object.values(thread?.interrupts ?? {}).flat();
@@ -54,33 +56,52 @@ export async function finalValues(
 export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const locate = (c: Ctx, run: RunRecord) =>
-    c.header("Content-Location", `/threads/${run.thread_id}/runs/${run.run_id}`);
+    // Percent-encoded: header values are Latin-1, and thread ids are any string.
+    c.header(
+      "Content-Location",
+      `/threads/${encodeURIComponent(run.thread_id)}/runs/${encodeURIComponent(run.run_id)}`,
+    );
 
   async function start(c: Ctx, threadId: string, req: RunRequest, owner: string | null) {
-    const { run, first } = await createRun(ctx, threadId, req, c.get("identity"), owner);
+    const received = { ...req, received_at: c.get("receivedAt") };
+    const { run, first } = await createRun(ctx, threadId, received, c.get("identity"), owner);
     if (first) await awaitAcceptance(ctx, run, owner !== null || ctx.dispatcher.local);
     locate(c, run);
     return run;
   }
 
+  /** Stream and wait runs execute where their client is connected, unless this server executes no runs. */
+  const here = ctx.executesRuns ? ctx.processId : null;
+
   async function stream(c: Ctx, threadId: string, req: RunRequest, stateless: boolean) {
-    const run = await start(c, threadId, req, ctx.processId);
+    const run = await start(c, threadId, req, here);
     const done = waitForRun(ctx, run.run_id);
-    if (stateless && req.on_completion !== "keep") void done.then(() => dropThread(threadId));
-    const cancelOnDisconnect = req.on_disconnect === "cancel";
-    return sseFromLog(c, ctx.broker.open(run.run_id), {
-      onDisconnect: cancelOnDisconnect ? () => void cancelIfActive(run.run_id) : undefined,
-    });
+    if (stateless && req.on_completion !== "keep")
+      void done.then(() => dropThread(threadId)).catch(dropFailed(threadId));
+    const onDisconnect = req.on_disconnect === "cancel" ? () => void cancelIfActive(run.run_id) : undefined;
+    if (here === null) return followRun(c, run.run_id, threadId, { onDisconnect });
+    return sseFromLog(c, ctx.broker.open(run.run_id), { onDisconnect });
   }
 
   async function wait(c: Ctx, threadId: string, req: RunRequest, stateless: boolean) {
-    const run = await start(c, threadId, req, ctx.processId);
+    const run = await start(c, threadId, req, here);
     const finished = await waitForRun(ctx, run.run_id);
+    const failure = finished?.error as { code?: unknown; message?: unknown } | null | undefined;
+    if (finished?.status === "error" && failure?.code === "STORAGE_FAILED") {
+      if (stateless && req.on_completion !== "keep") dropFailed(threadId)(failure.message);
+      throw new ServerError("STORAGE_FAILED", 503, String(failure.message), { run_id: run.run_id });
+    }
     // The thread as the run left it, when it ran here (no need to read and parse it back).
     const values = await finalValues(ctx, finished, threadId, ctx.broker.get(run.run_id)?.outcome?.thread);
     if (stateless && req.on_completion !== "keep") await dropThread(threadId);
     return c.json(values);
   }
+
+  /** A stateless run's thread is deleted once storage takes the write. */
+  const dropFailed = (threadId: string) => (error: unknown) => {
+    console.error(`[interlude] stateless thread ${threadId} not deleted yet (retrying):`, error);
+    retryUntilStored(() => dropThread(threadId));
+  };
 
   async function dropThread(threadId: string) {
     const thread = await ctx.store.getThread(threadId);
@@ -89,7 +110,7 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
 
   async function cancelIfActive(runId: string) {
     const run = await ctx.store.getRun(runId);
-    if (run && (run.status === "pending" || run.status === "running")) await cancelRun(ctx, run, "interrupt");
+    if (run && isActive(run.status)) await cancelRun(ctx, run, "interrupt");
   }
 
   async function requireRun(threadId: string, runId: string): Promise<RunRecord> {
@@ -114,7 +135,10 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
     const req = stateless(requestOf(await body(c, RunBody)));
     const threadId = randomUUID();
     const run = await start(c, threadId, req, null);
-    if (req.on_completion !== "keep") void waitForRun(ctx, run.run_id).then(() => dropThread(threadId));
+    if (req.on_completion !== "keep")
+      void waitForRun(ctx, run.run_id)
+        .then(() => dropThread(threadId))
+        .catch(dropFailed(threadId));
     return c.json(runJson(run));
   });
   app.post("/runs/stream", async (c) => stream(c, randomUUID(), stateless(requestOf(await body(c, RunBody))), true));
@@ -123,12 +147,8 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
   app.get("/threads/:thread_id/runs", async (c) => {
     const threadId = c.req.param("thread_id");
     await requireThread(ctx, threadId);
-    const status = c.req.query("status") as RunRecord["status"] | undefined;
-    const runs = await ctx.store.runs(threadId, {
-      limit: Number(c.req.query("limit") ?? 10) || 10,
-      offset: Number(c.req.query("offset") ?? 0) || 0,
-      status,
-    });
+    const q = query(c, RunListQuery);
+    const runs = await ctx.store.runs(threadId, { limit: q.limit ?? 10, offset: q.offset ?? 0, status: q.status });
     return c.json(runs.map(runJson));
   });
 
@@ -138,7 +158,7 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
 
   app.delete("/threads/:thread_id/runs/:run_id", async (c) => {
     const run = await requireRun(c.req.param("thread_id"), c.req.param("run_id"));
-    if (run.status === "pending" || run.status === "running")
+    if (isActive(run.status))
       throw new ConflictError(`Run "${run.run_id}" is ${run.status}; cancel it first.`, { run_id: run.run_id });
     await ctx.store.deleteRun(run.run_id);
     return c.body(null, 204);
@@ -147,7 +167,7 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
   app.post("/threads/:thread_id/runs/:run_id/cancel", async (c) => {
     const run = await requireRun(c.req.param("thread_id"), c.req.param("run_id"));
     const action = c.req.query("action") === "rollback" ? "rollback" : "interrupt";
-    if (run.status === "pending" || run.status === "running") await cancelRun(ctx, run, action);
+    if (isActive(run.status)) await cancelRun(ctx, run, action);
     if (c.req.query("wait") === "1" || c.req.query("wait") === "true") {
       await waitForRun(ctx, run.run_id);
       return c.body(null, 204);
@@ -194,7 +214,7 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
     if (!ctx.runEvents) return sseOf(c, await outcomeEvents(runId, threadId));
     const finished = async () => {
       const current = await ctx.store.getRun(runId);
-      return !current || (current.status !== "pending" && current.status !== "running");
+      return !current || !isActive(current.status);
     };
     return sseFromStore(c, ctx, runId, { ...options, finished, ended: () => outcomeEvents(runId, threadId) });
   }

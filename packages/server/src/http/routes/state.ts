@@ -3,13 +3,13 @@
 import type { CompiledStateGraph, RunnableConfig } from "@interlude/core";
 import { Hono } from "hono";
 import type { ServerContext } from "../../context.js";
-import { ServerError, ThreadRunningError } from "../../errors.js";
+import { NotFoundError, ServerError, ThreadRunningError } from "../../errors.js";
 import type { ThreadRecord } from "../../store/records.js";
 import { apiCheckpoint, threadState } from "../../threads/state.js";
 import { syncThread } from "../../threads/sync.js";
 import type { AppEnv } from "../env.js";
-import { HistoryBody, StateAtBody, StateUpdateBody } from "../schemas.js";
-import { body } from "../validate.js";
+import { HistoryBody, HistoryQuery, StateAtBody, StateUpdateBody } from "../schemas.js";
+import { body, query } from "../validate.js";
 import { requireThread } from "./threads.js";
 
 function emptyState(_threadId: string): Record<string, unknown> {
@@ -50,6 +50,7 @@ export function stateRoutes(ctx: ServerContext): Hono<AppEnv> {
     };
     if (checkpoint.checkpoint_id) configurable.checkpoint_id = checkpoint.checkpoint_id;
     const snapshot = await graph.getState({ configurable }, { subgraphs });
+    if (!snapshot.metadata && checkpoint.checkpoint_id) throw new NotFoundError("checkpoint", checkpoint.checkpoint_id);
     return snapshot.metadata ? threadState(snapshot, threadId) : emptyState(threadId);
   }
 
@@ -88,9 +89,11 @@ export function stateRoutes(ctx: ServerContext): Hono<AppEnv> {
     const checkpointId = req.checkpoint_id ?? req.checkpoint?.checkpoint_id;
     const config: RunnableConfig = {
       configurable: { thread_id: threadId, ...(checkpointId ? { checkpoint_id: checkpointId } : {}) },
+      // Recorded with the checkpoint: an edit `as_node` can skip a pending question, and says who did.
+      metadata: { by: c.get("identity") },
     };
     const saved = await graph.updateState(config, (req.values ?? null) as never, req.as_node ?? undefined);
-    await syncThread(ctx, threadId, { error: null });
+    await syncThread(ctx, threadId, { error: null, resolvedBy: c.get("identity") });
     return c.json({ checkpoint: apiCheckpoint(saved, threadId) });
   });
 
@@ -122,10 +125,10 @@ export function stateRoutes(ctx: ServerContext): Hono<AppEnv> {
 
   app.get("/threads/:thread_id/history", async (c) => {
     const threadId = c.req.param("thread_id");
+    const limit = query(c, HistoryQuery).limit ?? 10;
     const graph = graphOf(ctx, await requireThread(ctx, threadId));
     if (!graph) return c.json([]);
     const states: unknown[] = [];
-    const limit = Math.min(Number(c.req.query("limit") ?? 10) || 10, 1000);
     for await (const snapshot of graph.getStateHistory({ configurable: { thread_id: threadId } }, { limit }))
       states.push(threadState(snapshot, threadId));
     return c.json(states);

@@ -65,7 +65,14 @@ export function threadRoutes(ctx: ServerContext): Hono<AppEnv> {
       throw new ConflictError(`Thread "${thread.thread_id}" already exists.`, { thread_id: thread.thread_id });
     }
     if (req.supersteps?.length) {
-      await applySupersteps(ctx, thread, req.supersteps);
+      try {
+        await applySupersteps(ctx, thread, req.supersteps);
+      } catch (error) {
+        // Refused: the thread is not created, so a corrected retry is not a 409.
+        await ctx.saver.deleteThread(thread.thread_id);
+        await ctx.store.deleteThread(thread.thread_id);
+        throw error;
+      }
       return c.json(threadJson((await syncThread(ctx, thread.thread_id))!));
     }
     return c.json(threadJson(thread));

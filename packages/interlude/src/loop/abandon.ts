@@ -1,0 +1,22 @@
+/**
+ * A cancelled run stops waiting for its step: nodes get the run's AbortSignal, and one that
+ * ignores it is abandoned after a grace period. Whatever it returns later is dropped (the loop
+ * saves nothing of a step that was running when the run was cancelled).
+ */
+import { RunCancelledError } from "../errors/graph.js";
+
+/** Settles as `work` does, or rejects with RunCancelledError `graceMs` after `signal` aborts. */
+export function abandonOnAbort<T>(work: Promise<T>, signal: AbortSignal, graceMs: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const abandon = () => {
+      timer = setTimeout(() => reject(new RunCancelledError(signal.reason)), graceMs);
+    };
+    if (signal.aborted) abandon();
+    else signal.addEventListener("abort", abandon, { once: true });
+    work.then(resolve, reject).finally(() => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", abandon);
+    });
+  });
+}

@@ -1,0 +1,80 @@
+/**
+ * A run that could not be executed or recorded (the database refused a write, or the server
+ * broke): its waiters are ended at once with the failure, and the run's record and thread are
+ * put right once storage takes writes again, so the thread is resumable from its last checkpoint.
+ */
+import type { ServerContext } from "../context.js";
+import { ServerError } from "../errors.js";
+import { isStorageFailure } from "../store/failures.js";
+import type { RunRecord } from "../store/records.js";
+import { syncThread } from "../threads/sync.js";
+import { move } from "./lifecycle.js";
+import { type ErrorBody, errorBody } from "./outcome.js";
+
+export class StorageFailedError extends ServerError {
+  constructor(cause: unknown) {
+    super(
+      "STORAGE_FAILED",
+      503,
+      `The database failed while the run executed (${cause instanceof Error ? cause.message : String(cause)}). ` +
+        "The thread keeps its last saved checkpoint; retry once storage is back.",
+    );
+  }
+}
+
+/** First retry of the record after 100 ms, doubling up to 5 s, for at most 10 minutes (then the lease sweep takes over). */
+const RETRY_FIRST_MS = 100;
+const RETRY_MAX_MS = 5_000;
+const RETRY_FOR_MS = 10 * 60_000;
+
+export function failureBody(error: unknown): ErrorBody {
+  return errorBody(isStorageFailure(error) ? new StorageFailedError(error) : error);
+}
+
+/** Ends the run's local waiters with `error`, then records the failure when storage allows. */
+export function failRun(ctx: ServerContext, run: RunRecord, error: unknown): void {
+  const body = failureBody(error);
+  const log = ctx.broker.get(run.run_id);
+  if (log && !log.done) {
+    log.outcome = { run: { ...run, status: "error", error: body }, thread: undefined };
+    log.accept(isStorageFailure(error) ? new StorageFailedError(error) : error);
+    log.push("error", body);
+    log.push("end", null);
+    ctx.broker.close(run.run_id);
+  }
+  console.error(`[interlude] run ${run.run_id} failed to execute:`, error);
+  retryUntilStored(() => record(ctx, run, body));
+}
+
+/**
+ * Runs `write` until it succeeds (storage is back), with backoff, for at most 10 minutes; a
+ * restart's lease sweep covers what is still undone after that.
+ */
+export function retryUntilStored(write: () => Promise<void>): void {
+  const until = Date.now() + RETRY_FOR_MS;
+  const attempt = async (delay: number): Promise<void> => {
+    try {
+      await write();
+    } catch {
+      if (Date.now() > until) return;
+      setTimeout(() => void attempt(Math.min(delay * 2, RETRY_MAX_MS)), delay).unref();
+    }
+  };
+  void attempt(RETRY_FIRST_MS);
+}
+
+async function record(ctx: ServerContext, run: RunRecord, body: ErrorBody): Promise<void> {
+  // Its answers count as applied only if the run saved a checkpoint past where it started.
+  const head = (await ctx.saver.getHeadId(run.thread_id)) ?? null;
+  const applied = run.kwargs.started_at_checkpoint !== undefined && head !== run.kwargs.started_at_checkpoint;
+  const moved = await ctx.store.tx(async (tx) => {
+    if (!(await move(tx, run.run_id, ["pending", "running"], "error", { error: body }))) return false;
+    await tx.settleAnswers(run.run_id, applied);
+    return true;
+  }, run.thread_id);
+  if (!moved) return;
+  await syncThread(ctx, run.thread_id, { error: null });
+  await ctx.bus.publish({ type: "run.done", run_id: run.run_id });
+  const next = (await ctx.store.activeRuns(run.thread_id))[0];
+  if (next?.status === "pending") await ctx.dispatcher.dispatch(next);
+}

@@ -1,0 +1,27 @@
+/**
+ * Which errors mean the database itself failed (full, read-only, unreachable, out of
+ * resources), as opposed to a bug or bad input: those are answered `503 STORAGE_FAILED`, and a
+ * run that meets one ends its waiters instead of leaving them hanging.
+ */
+import { InterludeError } from "@interlude/core";
+
+/** SQLite result codes (better-sqlite3's `code`, extended codes start with these). */
+const SQLITE = ["SQLITE_FULL", "SQLITE_READONLY", "SQLITE_IOERR", "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_CANTOPEN"];
+/** PostgreSQL SQLSTATE classes and codes: connection, resources, read-only transaction, shutdown, system. */
+const PG_CLASSES = ["08", "53", "57P", "58"];
+const PG_CODES = ["25006"];
+/** Node's socket errors when the database server is gone. */
+const NET = ["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "ENOTFOUND"];
+
+export function isStorageFailure(error: unknown): boolean {
+  if (error instanceof InterludeError) return error.code === "STORAGE_FAILED";
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string") {
+    if (code.startsWith("SQLITE_")) return SQLITE.some((c) => code.startsWith(c));
+    if (NET.includes(code) || PG_CODES.includes(code)) return true;
+    if (/^[0-9A-Z]{5}$/.test(code)) return PG_CLASSES.some((c) => code.startsWith(c));
+  }
+  // pg's own message when the server closes the connection under it.
+  return /Connection terminated|connection is closed|Client has encountered a connection error/i.test(error.message);
+}

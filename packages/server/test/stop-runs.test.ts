@@ -1,0 +1,94 @@
+/** Stopping runs whose node never returns: cancel, the interrupt strategy, timeouts, restarts. */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig, startServer } from "@interlude/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// The module the server loads through langgraph.json: same URL, same instance, same counter.
+import { hangStats } from "./fixtures/graphs.mjs";
+import { FIXTURE_CONFIG, json, type TestServer, testServer, until } from "./helpers.js";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await testServer({ abortGraceMs: 50 });
+});
+afterAll(() => server?.dispose());
+
+async function hungRun(url: string, extra: Record<string, unknown> = {}) {
+  const thread = (await json(`${url}/threads`, { method: "POST", body: "{}" })).body;
+  const entered = hangStats.entered;
+  const run = await json(`${url}/threads/${thread.thread_id}/runs`, {
+    method: "POST",
+    body: JSON.stringify({ assistant_id: "hang", input: { x: 1 }, ...extra }),
+  });
+  expect(run.status).toBe(200);
+  await until(async () => hangStats.entered > entered);
+  return { threadId: thread.thread_id as string, runId: run.body.run_id as string };
+}
+
+describe("a node that never returns", () => {
+  it("cancel?wait=1 ends the run as interrupted and frees the thread", async () => {
+    const { threadId, runId } = await hungRun(server.url);
+    const cancelled = await fetch(`${server.url}/threads/${threadId}/runs/${runId}/cancel?wait=1`, { method: "POST" });
+    expect(cancelled.status).toBe(204);
+    expect((await json(`${server.url}/threads/${threadId}/runs/${runId}`)).body.status).toBe("interrupted");
+    expect((await json(`${server.url}/threads/${threadId}`)).body.status).not.toBe("busy");
+  });
+
+  it("a run with multitask_strategy interrupt replaces it instead of queueing forever", async () => {
+    const { threadId, runId } = await hungRun(server.url);
+    const next = await json(`${server.url}/threads/${threadId}/runs/wait`, {
+      method: "POST",
+      body: JSON.stringify({ assistant_id: "loop", input: { rounds: 1 }, multitask_strategy: "interrupt" }),
+    });
+    expect(next.status).toBe(200);
+    expect((await json(`${server.url}/threads/${threadId}/runs/${runId}`)).body.status).toBe("interrupted");
+  });
+
+  it("timeout_seconds stops it with status timeout and says so", async () => {
+    const thread = (await json(`${server.url}/threads`, { method: "POST", body: "{}" })).body;
+    const waited = await json(`${server.url}/threads/${thread.thread_id}/runs/wait`, {
+      method: "POST",
+      body: JSON.stringify({ assistant_id: "hang", input: { x: 1 }, timeout_seconds: 0.05 }),
+    });
+    expect(waited.status).toBe(200);
+    expect(waited.body.__error__.code).toBe("RUN_TIMED_OUT");
+    const runs = (await json(`${server.url}/threads/${thread.thread_id}/runs`)).body;
+    expect(runs[0].status).toBe("timeout");
+    expect((await json(`${server.url}/threads/${thread.thread_id}`)).body.status).not.toBe("busy");
+  });
+
+  it("a cancelled run is not executed again after a restart; shutting down with a hung run ends", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "interlude-stop-"));
+    const options = {
+      config: loadConfig(FIXTURE_CONFIG),
+      sqlitePath: join(dir, "db.sqlite"),
+      port: 0,
+      abortGraceMs: 50,
+      runLeaseMs: 200,
+    };
+    try {
+      const first = await startServer(options);
+      const cancelled = await hungRun(first.url);
+      await fetch(`${first.url}/threads/${cancelled.threadId}/runs/${cancelled.runId}/cancel?wait=1`, {
+        method: "POST",
+      });
+      const hung = await hungRun(first.url);
+      await first.close(); // stops the hung run too
+      const entered = hangStats.entered;
+      const second = await startServer(options);
+      try {
+        const run = (await json(`${second.url}/threads/${cancelled.threadId}/runs/${cancelled.runId}`)).body;
+        expect(run.status).toBe("interrupted");
+        expect((await json(`${second.url}/threads/${hung.threadId}/runs/${hung.runId}`)).body.status).toBe(
+          "interrupted",
+        );
+        expect(hangStats.entered).toBe(entered);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * The database refusing writes mid-run (SQLite made read-only under the server, as a full or
+ * read-only disk does): every waiting request ends with 503 STORAGE_FAILED, nothing is applied
+ * without a 2xx, and once writes are possible again the thread is free and resumable.
+ */
+import type Database from "better-sqlite3";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { hooks } from "./fixtures/graphs.mjs";
+import { json, type TestServer, testServer, until } from "./helpers.js";
+
+let server: TestServer;
+let raw: Database.Database;
+beforeAll(async () => {
+  server = await testServer();
+  raw = (server.backend.ctx.store.db as unknown as { raw: Database.Database }).raw;
+});
+afterAll(() => server?.dispose());
+afterEach(() => {
+  hooks.during = () => undefined;
+  raw.pragma("query_only = 0");
+});
+
+/** The next `hooked` node to run makes the database refuse writes (after its run was queued and claimed). */
+function refuseWritesMidRun() {
+  hooks.during = () => {
+    raw.pragma("query_only = 1");
+  };
+}
+
+async function writesBack(threadId: string) {
+  hooks.during = () => undefined;
+  raw.pragma("query_only = 0");
+  // The failed run is recorded once storage takes writes again.
+  await until(async () => (await json(`${server.url}/threads/${threadId}`)).body.status !== "busy");
+}
+
+const newThread = async () => (await json(`${server.url}/threads`, { method: "POST", body: "{}" })).body.thread_id;
+const post = (path: string, body: unknown) =>
+  json(`${server.url}${path}`, { method: "POST", body: JSON.stringify(body) });
+
+describe("the database refuses writes while a run executes", () => {
+  it("runs/wait answers 503 STORAGE_FAILED and the thread runs again once writes are back", async () => {
+    const threadId = await newThread();
+    refuseWritesMidRun();
+    const failed = await post(`/threads/${threadId}/runs/wait`, { assistant_id: "hooked", input: {} });
+    expect(failed.status).toBe(503);
+    expect(failed.body.code).toBe("STORAGE_FAILED");
+    await writesBack(threadId);
+    const runs = (await json(`${server.url}/threads/${threadId}/runs`)).body;
+    expect(runs[0]).toMatchObject({ status: "error" });
+    const again = await post(`/threads/${threadId}/runs/wait`, { assistant_id: "hooked", input: {} });
+    expect(again).toMatchObject({ status: 200, body: { done: true } });
+  });
+
+  it("stateless runs/wait answers 503 and runs/stream ends with an error event; their threads go once writes are back", async () => {
+    const count = async () => (await post("/threads/count", {})).body as number;
+    const before = await count();
+    refuseWritesMidRun();
+    const waited = await post("/runs/wait", { assistant_id: "hooked", input: {} });
+    expect(waited.status).toBe(503);
+    raw.pragma("query_only = 0");
+    await until(async () => (await count()) === before);
+    refuseWritesMidRun();
+    const streamed = await fetch(`${server.url}/runs/stream`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ assistant_id: "hooked", input: {} }),
+    });
+    const text = await streamed.text();
+    expect(text).toMatch(/event: error\ndata: .*STORAGE_FAILED/);
+    expect(text).toMatch(/event: end/);
+    hooks.during = () => undefined;
+    raw.pragma("query_only = 0");
+    await until(async () => (await count()) === before);
+  });
+
+  it("an inbox answer gets 503, is not applied, and can be given again once writes are back", async () => {
+    const threadId = await newThread();
+    const asked = await post(`/threads/${threadId}/runs/wait`, { assistant_id: "hooked", input: { ask: true } });
+    const interruptId = asked.body.__interrupt__[0].id;
+    refuseWritesMidRun();
+    const failed = await post("/inbox/answer", { thread_id: threadId, interrupt_id: interruptId, answer: "yes" });
+    expect(failed.status).toBe(503);
+    await writesBack(threadId);
+    const state = (await json(`${server.url}/threads/${threadId}/state`)).body;
+    expect(state.interrupts.map((i: { id: string }) => i.id)).toEqual([interruptId]);
+    const answered = await post("/inbox/answer", { thread_id: threadId, interrupt_id: interruptId, answer: "yes" });
+    expect(answered.status).toBe(200);
+    await until(async () => (await json(`${server.url}/threads/${threadId}`)).body.values.answer === "yes");
+  });
+
+  it("a write refused outright is 503 STORAGE_FAILED, not 500", async () => {
+    raw.pragma("query_only = 1");
+    const created = await post("/threads", {});
+    expect(created).toMatchObject({ status: 503, body: { code: "STORAGE_FAILED" } });
+  });
+});
