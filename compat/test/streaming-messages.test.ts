@@ -198,7 +198,7 @@ compare("store", {
   },
 
   "getConfig() outside a node": {
-    differs: "#getconfig-outside-a-node",
+    from: "pregel.test.ts: getConfig",
     async run({ getConfig }) {
       return getConfig() ?? "no config";
     },
