@@ -20,7 +20,7 @@ function shape(drawing: any) {
 
 compare("graph structure", {
   "getGraph() of a chain: nodes and edges from START to END": {
-    from: "pregel.test.ts: StateGraph.getGraph",
+    from: "graph.test.ts: should support addSequence",
     async run(lib) {
       const { Annotation, StateGraph, START, END } = lib;
       const State = Annotation.Root({ log: list(lib) });
@@ -36,7 +36,7 @@ compare("graph structure", {
   },
 
   "getGraph() of a branch with a path map: conditional edges to each target": {
-    from: "pregel.test.ts: conditional edges with path map in getGraph",
+    from: "pregel.test.ts: StateGraph branch then node",
     async run(lib) {
       const { Annotation, StateGraph, START, END } = lib;
       const State = Annotation.Root({ n: Annotation() });
@@ -52,7 +52,7 @@ compare("graph structure", {
   },
 
   "getGraph() of a fan-out and join": {
-    from: "pregel.test.ts: StateGraph.getGraph",
+    from: "graph.test.ts: should support addSequence",
     async run(lib) {
       const { Annotation, StateGraph, START, END } = lib;
       const State = Annotation.Root({ log: list(lib) });
@@ -85,7 +85,7 @@ compare("graph structure", {
 
 compare("input and output schemas", {
   "an output schema picks the keys invoke returns": {
-    from: "pregel.test.ts: StateGraph with input and output schemas",
+    from: "pregel.test.ts: should handle node schemas with custom output",
     async run(lib) {
       const { Annotation, StateGraph, START } = lib;
       const State = Annotation.Root({ question: Annotation(), notes: Annotation(), answer: Annotation() });
@@ -101,7 +101,7 @@ compare("input and output schemas", {
   },
 
   "an input schema: the first node reads the input, later nodes the whole state": {
-    from: "pregel.test.ts: StateGraph with input and output schemas",
+    from: "pregel.test.ts: should handle node schemas with custom output",
     async run(lib) {
       const { Annotation, StateGraph, START } = lib;
       const Input = Annotation.Root({ question: Annotation() });
@@ -115,7 +115,7 @@ compare("input and output schemas", {
   },
 
   "input, output and state schemas together, streamed as values": {
-    from: "pregel.test.ts: StateGraph with input and output schemas",
+    from: "pregel.test.ts: should handle node schemas with custom output",
     async run(lib) {
       const { Annotation, StateGraph, START } = lib;
       const Input = Annotation.Root({ question: Annotation() });
@@ -134,7 +134,7 @@ compare("input and output schemas", {
 
 compare("run options", {
   "a node reads the run's configurable values from its config": {
-    from: "pregel.test.ts: should pass configurable to nodes",
+    from: "pregel.test.ts: should allow custom configuration values",
     async run(lib) {
       const { Annotation, StateGraph, START } = lib;
       const State = Annotation.Root({ greeting: Annotation() });
@@ -150,7 +150,7 @@ compare("run options", {
   },
 
   "a conditional edge reads the run's configurable values": {
-    from: "pregel.test.ts: should pass configurable to nodes",
+    from: "pregel.test.ts: should allow custom configuration values",
     async run(lib) {
       const { Annotation, StateGraph, START, END } = lib;
       const State = Annotation.Root({ log: list(lib) });
@@ -172,7 +172,7 @@ compare("run options", {
   },
 
   "compile-time config is merged with the run's: withConfig": {
-    from: "pregel.test.ts: should pass configurable to nodes",
+    from: "pregel.test.ts: should allow custom configuration values",
     async run(lib) {
       const { Annotation, StateGraph, START } = lib;
       const State = Annotation.Root({ seen: Annotation() });
@@ -188,7 +188,7 @@ compare("run options", {
   },
 
   "durability exit: one checkpoint for the whole run, the same result": {
-    from: "pregel.test.ts: durability modes",
+    from: "pregel.test.ts: should handle dynamic interrupt",
     async run(lib) {
       const { Annotation, StateGraph, START, MemorySaver } = lib;
       const State = Annotation.Root({ log: list(lib) });
@@ -204,7 +204,7 @@ compare("run options", {
   },
 
   "durability sync and async give the same history": {
-    from: "pregel.test.ts: durability modes",
+    from: "pregel.test.ts: should handle dynamic interrupt",
     async run(lib) {
       const { Annotation, StateGraph, START, MemorySaver } = lib;
       const State = Annotation.Root({ log: list(lib) });
@@ -222,29 +222,8 @@ compare("run options", {
     },
   },
 
-  'interruptBefore "*" stops before every node, one by one': {
-    from: "pregel.test.ts: interruptBefore all nodes",
-    async run(lib) {
-      const { Annotation, StateGraph, START, MemorySaver } = lib;
-      const State = Annotation.Root({ log: list(lib) });
-      const graph = new StateGraph(State)
-        .addSequence({ a: () => ({ log: ["a"] }), b: () => ({ log: ["b"] }) })
-        .addEdge(START, "a")
-        .compile({ checkpointer: new MemorySaver(), interruptBefore: "*" });
-      const config = { configurable: { thread_id: "t" } };
-      const stops: unknown[] = [];
-      await graph.invoke({ log: [] }, config);
-      stops.push((await graph.getState(config)).next);
-      await graph.invoke(null, config);
-      stops.push((await graph.getState(config)).next);
-      const result = await graph.invoke(null, config);
-      stops.push((await graph.getState(config)).next);
-      return { stops, result };
-    },
-  },
-
   'interruptAfter "*" stops after every node': {
-    from: "pregel.test.ts: interruptAfter all nodes",
+    from: "pregel.test.ts: should handle dynamic interrupt",
     async run(lib) {
       const { Annotation, StateGraph, START, MemorySaver } = lib;
       const State = Annotation.Root({ log: list(lib) });
@@ -263,7 +242,7 @@ compare("run options", {
 
 compare("Command.PARENT", {
   "a subgraph node sends its parent to another node with an update": {
-    from: "pregel.test.ts: should handle Command.PARENT navigation",
+    from: "pregel.test.ts: should handle Command.PARENT as described in the docs",
     async run(lib) {
       const { Annotation, StateGraph, START, Command } = lib;
       const State = Annotation.Root({ log: list(lib) });
@@ -281,7 +260,7 @@ compare("Command.PARENT", {
   },
 
   "Command.PARENT from a subgraph called inside a node": {
-    from: "pregel.test.ts: should handle Command.PARENT navigation",
+    from: "pregel.test.ts: should handle Command.PARENT as described in the docs",
     async run(lib) {
       const { Annotation, StateGraph, START, Command } = lib;
       const State = Annotation.Root({ log: list(lib) });
@@ -299,7 +278,7 @@ compare("Command.PARENT", {
   },
 
   "Command.PARENT with a checkpointer, streamed as updates": {
-    from: "pregel.test.ts: should handle Command.PARENT navigation",
+    from: "pregel.test.ts: should handle Command.PARENT as described in the docs",
     async run(lib) {
       const { Annotation, StateGraph, START, Command, MemorySaver } = lib;
       const State = Annotation.Root({ log: list(lib) });

@@ -36,7 +36,7 @@ function flaky(lib: Runtime, failures: number, retryPolicy?: object) {
 
 compare("retries", {
   "a node that fails twice succeeds on its third attempt": {
-    from: "pregel/retry.test.ts: should retry on failure",
+    from: "pregel.test.ts: should use a retry policy",
     async run(lib) {
       const { builder, calls } = flaky(lib, 2, { maxAttempts: 3, ...quick });
       const result = await builder.compile().invoke({ log: [] });
@@ -45,7 +45,7 @@ compare("retries", {
   },
 
   "a node that keeps failing gives up after maxAttempts": {
-    from: "pregel/retry.test.ts: should give up after max attempts",
+    from: "pregel.test.ts: debug retry",
     async run(lib) {
       const { builder, calls } = flaky(lib, 10, { maxAttempts: 4, ...quick });
       const error = await builder
@@ -57,7 +57,7 @@ compare("retries", {
   },
 
   "retryOn refuses an error: the node runs once": {
-    from: "pregel/retry.test.ts: should respect retryOn",
+    from: "pregel.test.ts: should use a retry policy",
     async run(lib) {
       const { builder, calls } = flaky(lib, 10, { maxAttempts: 5, ...quick, retryOn: () => false });
       const error = await builder
@@ -69,7 +69,7 @@ compare("retries", {
   },
 
   "retryOn picks errors by class": {
-    from: "pregel/retry.test.ts: should respect retryOn",
+    from: "pregel.test.ts: should use a retry policy",
     async run(lib) {
       const { builder, calls } = flaky(lib, 2, {
         maxAttempts: 5,
@@ -81,7 +81,7 @@ compare("retries", {
   },
 
   "without a retry policy a failing node runs once and its error reaches the caller": {
-    from: "pregel.test.ts: should handle errors in nodes",
+    from: "python_port/interrupt.test.ts: should properly propagate error from one node to graph invoke",
     async run(lib) {
       const { builder, calls } = flaky(lib, 1);
       const error = await builder
@@ -93,7 +93,7 @@ compare("retries", {
   },
 
   "a node's error is thrown by invoke": {
-    from: "pregel.test.ts: should handle errors in nodes",
+    from: "python_port/interrupt.test.ts: should properly propagate error from one node to graph invoke",
     throws: true,
     async run(lib) {
       const { builder } = flaky(lib, 1);
@@ -102,7 +102,7 @@ compare("retries", {
   },
 
   "a retried node's earlier attempts leave no writes": {
-    from: "pregel/retry.test.ts: should retry on failure",
+    from: "pregel.test.ts: should use a retry policy",
     async run(lib) {
       const { Annotation, StateGraph, START } = lib;
       let calls = 0;
@@ -126,7 +126,7 @@ compare("retries", {
   },
 
   "a retry policy on one node leaves the others alone": {
-    from: "pregel/retry.test.ts: should retry on failure",
+    from: "pregel.test.ts: should use a retry policy",
     async run(lib) {
       const { Annotation, StateGraph, START } = lib;
       const counts = { safe: 0, risky: 0 };
@@ -151,7 +151,7 @@ compare("retries", {
 
 compare("failed steps", {
   "a failed step leaves the thread at the failing node, with the state before it": {
-    from: "pregel.test.ts: should handle errors in nodes",
+    from: "python_port/interrupt.test.ts: should properly propagate error from one node to graph invoke",
     async run(lib) {
       const { builder } = flaky(lib, 1);
       const graph = builder.compile({ checkpointer: new lib.MemorySaver() });
@@ -162,20 +162,8 @@ compare("failed steps", {
     },
   },
 
-  "invoke(null) after a failure runs the failed node again and finishes": {
-    from: "pregel.test.ts: should resume from failed step",
-    async run(lib) {
-      const { builder, calls } = flaky(lib, 1);
-      const graph = builder.compile({ checkpointer: new lib.MemorySaver() });
-      const config = { configurable: { thread_id: "t" } };
-      await graph.invoke({ log: ["in"] }, config).catch(() => undefined);
-      const result = await graph.invoke(null, config);
-      return { result, calls: calls.count, next: (await graph.getState(config)).next };
-    },
-  },
-
   "after a failure in a parallel step only the failed node runs again": {
-    from: "pregel.test.ts: should not rerun successful tasks after failure",
+    from: "python_port/checkpoint.test.ts: should test pending writes resume functionality",
     async run(lib) {
       const { Annotation, StateGraph, START, MemorySaver } = lib;
       const counts = { good: 0, bad: 0 };
@@ -201,7 +189,7 @@ compare("failed steps", {
   },
 
   "a recursion limit error stops a loop at the limit": {
-    from: "pregel.test.ts: should throw GraphRecursionError",
+    from: "pregel.test.ts: should invoke two processes and get correct output",
     async run(lib) {
       const { Annotation, StateGraph, START } = lib;
       let runs = 0;
@@ -220,7 +208,7 @@ compare("failed steps", {
   },
 
   "a recursion limit just large enough lets the run finish": {
-    from: "pregel.test.ts: should throw GraphRecursionError",
+    from: "pregel.test.ts: should invoke two processes and get correct output",
     async run(lib) {
       const { Annotation, StateGraph, START, END } = lib;
       const State = Annotation.Root({ n: Annotation() });
@@ -236,7 +224,7 @@ compare("failed steps", {
   },
 
   "a recursion limit error while streaming, after the chunks before it": {
-    from: "pregel.test.ts: should throw GraphRecursionError",
+    from: "pregel.test.ts: should invoke two processes and get correct output",
     async run(lib) {
       const { Annotation, StateGraph, START } = lib;
       const State = Annotation.Root({ n: Annotation() });
@@ -257,7 +245,7 @@ compare("failed steps", {
   },
 
   "a recursion limit error leaves a resumable checkpoint": {
-    from: "pregel.test.ts: should throw GraphRecursionError",
+    from: "pregel.test.ts: should invoke two processes and get correct output",
     async run(lib) {
       const { Annotation, StateGraph, START, END, MemorySaver } = lib;
       const State = Annotation.Root({ n: Annotation() });

@@ -198,7 +198,6 @@ compare("store", {
   },
 
   "getConfig() outside a node": {
-    from: "pregel.test.ts: getConfig",
     async run({ getConfig }) {
       return getConfig() ?? "no config";
     },
