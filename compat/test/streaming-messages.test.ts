@@ -198,7 +198,6 @@ compare("store", {
   },
 
   "getConfig() outside a node": {
-    differs: "#getconfig-outside-a-node",
     async run({ getConfig }) {
       return getConfig() ?? "no config";
     },

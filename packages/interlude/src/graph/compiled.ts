@@ -336,5 +336,12 @@ function drawingOf(builder: StateGraph<any, any>): GraphDrawing {
   }
   for (const node of builder.nodes.values())
     for (const end of node.options.ends ?? []) edges.push({ source: node.name, target: end, conditional: true });
+  // A node reached by a plain edge and leading nowhere ends the run: drawn with an edge to END, as
+  // LangGraph draws it (branch targets are left as they are).
+  const sources = new Set(edges.map((edge) => edge.source));
+  const sinks = new Set(
+    edges.filter((e) => !e.conditional && e.target !== END && !sources.has(e.target)).map((e) => e.target),
+  );
+  for (const sink of [...sinks].sort()) edges.push({ source: sink, target: END, conditional: false });
   return { nodes, edges, drawMermaid: () => mermaid(nodes, edges) };
 }

@@ -33,11 +33,12 @@ export interface LangGraphRunnableConfig<ContextType extends Record<string, any>
   runId?: string;
 }
 
-/** The config of the node running now. */
-export function getConfig(): LangGraphRunnableConfig {
-  const scope = currentTask();
-  if (!scope) throw new OutsideNodeError("getConfig()");
-  return scope.config as LangGraphRunnableConfig;
+/**
+ * The config of the node running now, or undefined outside a node (as in LangGraph.js, so code
+ * shared between nodes and plain callers can test for it; `getStore()`/`getWriter()` throw there).
+ */
+export function getConfig(): LangGraphRunnableConfig | undefined {
+  return currentTask()?.config as LangGraphRunnableConfig | undefined;
 }
 
 /** The graph's store (`compile({ store })`), or undefined when it has none. */

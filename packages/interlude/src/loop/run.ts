@@ -427,12 +427,19 @@ export class GraphRun {
     const before = this.options.interruptBefore ?? this.graph.interruptBefore;
     const after = this.options.interruptAfter ?? this.graph.interruptAfter;
     let candidates: Iterable<string> | undefined;
+    let fromInput = false;
     for (let stepsRun = 0; ; ) {
       const tasks = this.nextTasks(candidates);
-      if (tasks.length === 0) return { values: this.values(), interrupts: [], paused: false };
+      if (tasks.length === 0) {
+        // As in LangGraph, a run given input spends its last step finding nothing left to run:
+        // one that needs exactly `limit` node steps is over the limit.
+        if (fromInput && stepsRun >= limit) throw new GraphRecursionError(limit);
+        return { values: this.values(), interrupts: [], paused: false };
+      }
       // A cancelled run stops at the next step boundary, its last checkpoint intact.
       if (this.scope.signal?.aborted) throw new RunCancelledError(this.scope.signal.reason);
       const onlyInput = tasks.length === 1 && tasks[0]!.name === START;
+      fromInput ||= onlyInput;
       if (!onlyInput && stepsRun++ >= limit) throw new GraphRecursionError(limit);
       // The input task is not a node: breakpoints never stop at it.
       const nodes = onlyInput ? NO_TASKS : tasks;

@@ -1,0 +1,181 @@
+/**
+ * State channels through whole graphs: reducers and their defaults, map-reduce with Send, loops
+ * routed by a path map to END, writes that clash, the custom stream written from nodes.
+ */
+import { collect, compare, type Runtime } from "./harness.js";
+
+const list = (lib: Runtime) =>
+  lib.Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });
+
+compare("channels", {
+  "a reducer's default fills a key the input leaves out": {
+    from: "channels.test.ts: should initialize with default value from factory",
+    async run(lib) {
+      const { Annotation, StateGraph, START } = lib;
+      const State = Annotation.Root({
+        total: Annotation({ reducer: (a: number, b: number) => a + b, default: () => 10 }),
+        log: list(lib),
+      });
+      const graph = new StateGraph(State)
+        .addNode("add", () => ({ total: 5, log: ["added"] }))
+        .addEdge(START, "add")
+        .compile();
+      return graph.invoke({});
+    },
+  },
+
+  "a reducer that keeps the largest value, written by parallel nodes": {
+    from: "graph.test.ts: should allow reducers with different argument types",
+    async run(lib) {
+      const { Annotation, StateGraph, START } = lib;
+      const State = Annotation.Root({
+        best: Annotation({ reducer: (a: number, b: number) => Math.max(a, b), default: () => 0 }),
+      });
+      const graph = new StateGraph(State)
+        .addNode("low", () => ({ best: 3 }))
+        .addNode("high", () => ({ best: 9 }))
+        .addNode("mid", () => ({ best: 5 }))
+        .addEdge(START, "low")
+        .addEdge(START, "high")
+        .addEdge(START, "mid")
+        .compile();
+      return graph.invoke({ best: 1 });
+    },
+  },
+
+  "two nodes writing one plain key in the same step is an error": {
+    from: "pregel.test.ts: should raise InvalidUpdateError when the same LastValue channel is updated twice in one iteration",
+    throws: true,
+    async run(lib) {
+      const { Annotation, StateGraph, START } = lib;
+      const State = Annotation.Root({ value: Annotation() });
+      const graph = new StateGraph(State)
+        .addNode("a", () => ({ value: "a" }))
+        .addNode("b", () => ({ value: "b" }))
+        .addEdge(START, "a")
+        .addEdge(START, "b")
+        .compile();
+      return graph.invoke({ value: "start" });
+    },
+  },
+
+  "map-reduce: Send one task per item, a reducer gathers the results": {
+    from: "pregel.test.ts: Allow map reduce flows",
+    async run(lib) {
+      const { Annotation, StateGraph, START, END, Send } = lib;
+      const State = Annotation.Root({ subjects: Annotation(), jokes: list(lib), best: Annotation() });
+      const graph = new StateGraph(State)
+        .addNode("joke", (arg: any) => ({ jokes: [`a joke about ${arg.subject}`] }))
+        .addNode("pick", (s: any) => ({ best: [...s.jokes].sort()[0] }))
+        .addConditionalEdges(START, (s: any) => s.subjects.map((subject: string) => new Send("joke", { subject })))
+        .addEdge("joke", "pick")
+        .addEdge("pick", END)
+        .compile();
+      const result = await graph.invoke({ subjects: ["cats", "dogs", "bats"] });
+      return { ...result, jokes: [...result.jokes].sort() };
+    },
+  },
+
+  "Sends to several different nodes in one step": {
+    from: "python_port/graph_structure.test.ts: should handle concurrent emit sends",
+    async run(lib) {
+      const { Annotation, StateGraph, START, Send } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const graph = new StateGraph(State)
+        .addNode("email", (arg: any) => ({ log: [`email ${arg.to}`] }))
+        .addNode("sms", (arg: any) => ({ log: [`sms ${arg.to}`] }))
+        .addConditionalEdges(START, () => [
+          new Send("email", { to: "ada" }),
+          new Send("sms", { to: "alan" }),
+          new Send("email", { to: "grace" }),
+        ])
+        .compile();
+      return graph.invoke({ log: [] });
+    },
+  },
+
+  "a loop routed by a path map until it maps to END": {
+    from: "pregel.test.ts: StateGraph branch then node",
+    async run(lib) {
+      const { Annotation, StateGraph, START, END } = lib;
+      const State = Annotation.Root({ n: Annotation(), log: list(lib) });
+      const graph = new StateGraph(State)
+        .addNode("count", (s: any) => ({ n: s.n + 1, log: [`count ${s.n + 1}`] }))
+        .addEdge(START, "count")
+        .addConditionalEdges("count", (s: any) => (s.n >= 3 ? "stop" : "again"), { again: "count", stop: END })
+        .compile();
+      return collect(await graph.stream({ n: 0, log: [] }, { streamMode: "updates" }));
+    },
+  },
+
+  "a conditional edge that fans out to a list of nodes": {
+    from: "python_port/graph_structure.test.ts: should test in-one-fan-out with waiting edge and multiple conditional edges",
+    async run(lib) {
+      const { Annotation, StateGraph, START, END } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const graph = new StateGraph(State)
+        .addNode("begin", () => ({ log: ["begin"] }))
+        .addNode("x", () => ({ log: ["x"] }))
+        .addNode("y", () => ({ log: ["y"] }))
+        .addNode("z", () => ({ log: ["z"] }))
+        .addEdge(START, "begin")
+        .addConditionalEdges("begin", () => ["x", "z"], ["x", "y", "z"])
+        .addEdge("x", END)
+        .compile();
+      return graph.invoke({ log: [] });
+    },
+  },
+
+  "custom chunks from several nodes, streamed with updates": {
+    from: "pregel.stream.test.ts: emits custom events written via config.writer",
+    async run(lib) {
+      const { Annotation, StateGraph, START } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const graph = new StateGraph(State)
+        .addNode("a", (_s: any, config: any) => {
+          config.writer({ progress: "a half" });
+          config.writer({ progress: "a done" });
+          return { log: ["a"] };
+        })
+        .addNode("b", (_s: any, config: any) => {
+          config.writer("b says hi");
+          return { log: ["b"] };
+        })
+        .addEdge(START, "a")
+        .addEdge("a", "b")
+        .compile();
+      return collect(await graph.stream({ log: [] }, { streamMode: ["custom", "updates"] }));
+    },
+  },
+
+  "getWriter() inside a node writes to the custom stream": {
+    from: "pregel.stream.test.ts: emits custom events written via config.writer",
+    async run(lib) {
+      const { Annotation, StateGraph, START, getWriter } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const graph = new StateGraph(State)
+        .addNode("a", () => {
+          getWriter()?.({ step: "inside a" });
+          return { log: ["a"] };
+        })
+        .addEdge(START, "a")
+        .compile();
+      return collect(await graph.stream({ log: [] }, { streamMode: "custom" }));
+    },
+  },
+
+  "a channel keeps its value across runs of a thread; a reducer adds to it": {
+    from: "python_port/checkpoint.test.ts: verifies that a run's configurable fields are merged with checkpoint config",
+    async run(lib) {
+      const { Annotation, StateGraph, START, MemorySaver } = lib;
+      const State = Annotation.Root({ last: Annotation(), log: list(lib) });
+      const graph = new StateGraph(State)
+        .addNode("note", (s: any) => ({ last: s.last, log: [`saw ${s.last}`] }))
+        .addEdge(START, "note")
+        .compile({ checkpointer: new MemorySaver() });
+      const config = { configurable: { thread_id: "t" } };
+      await graph.invoke({ last: "one" }, config);
+      return graph.invoke({ last: "two" }, config);
+    },
+  },
+});

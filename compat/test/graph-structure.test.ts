@@ -1,0 +1,299 @@
+/**
+ * A graph's shape and the options around a run: getGraph() nodes and edges, input and output
+ * schemas, values a run passes through `configurable`, Command.PARENT from a subgraph,
+ * durability modes, interruptBefore "*".
+ */
+import { collect, compare, type Runtime } from "./harness.js";
+
+const list = (lib: Runtime) =>
+  lib.Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });
+
+/** What a drawing says, in a form both runtimes give alike: node ids and [source, target, conditional]. */
+function shape(drawing: any) {
+  return {
+    nodes: Object.values(drawing.nodes)
+      .map((node: any) => node.id)
+      .sort(),
+    edges: drawing.edges.map((edge: any) => [edge.source, edge.target, Boolean(edge.conditional)]).sort(),
+  };
+}
+
+compare("graph structure", {
+  "getGraph() of a chain: nodes and edges from START to END": {
+    from: "graph.test.ts: should support addSequence",
+    async run(lib) {
+      const { Annotation, StateGraph, START, END } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const graph = new StateGraph(State)
+        .addNode("a", () => ({}))
+        .addNode("b", () => ({}))
+        .addEdge(START, "a")
+        .addEdge("a", "b")
+        .addEdge("b", END)
+        .compile();
+      return shape(graph.getGraph());
+    },
+  },
+
+  "getGraph() of a branch with a path map: conditional edges to each target": {
+    from: "pregel.test.ts: StateGraph branch then node",
+    async run(lib) {
+      const { Annotation, StateGraph, START, END } = lib;
+      const State = Annotation.Root({ n: Annotation() });
+      const graph = new StateGraph(State)
+        .addNode("check", () => ({}))
+        .addNode("big", () => ({}))
+        .addEdge(START, "check")
+        .addConditionalEdges("check", (s: any) => (s.n > 1 ? "yes" : "no"), { yes: "big", no: END })
+        .addEdge("big", END)
+        .compile();
+      return shape(graph.getGraph());
+    },
+  },
+
+  "getGraph() of a fan-out and join": {
+    from: "graph.test.ts: should support addSequence",
+    async run(lib) {
+      const { Annotation, StateGraph, START, END } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const graph = new StateGraph(State)
+        .addNode("left", () => ({}))
+        .addNode("right", () => ({}))
+        .addNode("join", () => ({}))
+        .addEdge(START, "left")
+        .addEdge(START, "right")
+        .addEdge(["left", "right"], "join")
+        .addEdge("join", END)
+        .compile();
+      return shape(graph.getGraph());
+    },
+  },
+
+  "getGraph() of addSequence": {
+    from: "pregel.test.ts: should work with mixed nodes and sequences",
+    async run(lib) {
+      const { Annotation, StateGraph, START } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const graph = new StateGraph(State)
+        .addSequence({ one: () => ({}), two: () => ({}), three: () => ({}) })
+        .addEdge(START, "one")
+        .compile();
+      return shape(graph.getGraph());
+    },
+  },
+});
+
+compare("input and output schemas", {
+  "an output schema picks the keys invoke returns": {
+    from: "pregel.test.ts: should handle node schemas with custom output",
+    async run(lib) {
+      const { Annotation, StateGraph, START } = lib;
+      const State = Annotation.Root({ question: Annotation(), notes: Annotation(), answer: Annotation() });
+      const Output = Annotation.Root({ answer: Annotation() });
+      const graph = new StateGraph({ stateSchema: State, output: Output })
+        .addNode("think", (s: any) => ({ notes: `about ${s.question}` }))
+        .addNode("reply", (s: any) => ({ answer: `${s.notes}: 42` }))
+        .addEdge(START, "think")
+        .addEdge("think", "reply")
+        .compile();
+      return graph.invoke({ question: "life" });
+    },
+  },
+
+  "an input schema: the first node reads the input, later nodes the whole state": {
+    from: "pregel.test.ts: should handle node schemas with custom output",
+    async run(lib) {
+      const { Annotation, StateGraph, START } = lib;
+      const Input = Annotation.Root({ question: Annotation() });
+      const State = Annotation.Root({ question: Annotation(), answer: Annotation() });
+      const graph = new StateGraph({ input: Input, stateSchema: State })
+        .addNode("reply", (s: any) => ({ answer: `you asked ${s.question}` }))
+        .addEdge(START, "reply")
+        .compile();
+      return graph.invoke({ question: "why" });
+    },
+  },
+
+  "input, output and state schemas together, streamed as values": {
+    from: "pregel.test.ts: should handle node schemas with custom output",
+    async run(lib) {
+      const { Annotation, StateGraph, START } = lib;
+      const Input = Annotation.Root({ question: Annotation() });
+      const Output = Annotation.Root({ answer: Annotation() });
+      const State = Annotation.Root({ question: Annotation(), scratch: Annotation(), answer: Annotation() });
+      const graph = new StateGraph({ input: Input, output: Output, stateSchema: State })
+        .addNode("work", (s: any) => ({ scratch: s.question.toUpperCase() }))
+        .addNode("reply", (s: any) => ({ answer: `${s.scratch}!` }))
+        .addEdge(START, "work")
+        .addEdge("work", "reply")
+        .compile();
+      return collect(await graph.stream({ question: "hi" }, { streamMode: "values" }));
+    },
+  },
+});
+
+compare("run options", {
+  "a node reads the run's configurable values from its config": {
+    from: "pregel.test.ts: should allow custom configuration values",
+    async run(lib) {
+      const { Annotation, StateGraph, START } = lib;
+      const State = Annotation.Root({ greeting: Annotation() });
+      const graph = new StateGraph(State)
+        .addNode("greet", (_s: any, config: any) => ({ greeting: `hello ${config.configurable.user}` }))
+        .addEdge(START, "greet")
+        .compile();
+      return [
+        await graph.invoke({}, { configurable: { user: "ada" } }),
+        await graph.invoke({}, { configurable: { user: "alan" } }),
+      ];
+    },
+  },
+
+  "a conditional edge reads the run's configurable values": {
+    from: "pregel.test.ts: should allow custom configuration values",
+    async run(lib) {
+      const { Annotation, StateGraph, START, END } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const graph = new StateGraph(State)
+        .addNode("fast", () => ({ log: ["fast"] }))
+        .addNode("slow", () => ({ log: ["slow"] }))
+        .addConditionalEdges(START, (_s: any, config: any) => (config.configurable.mode === "fast" ? "fast" : "slow"), [
+          "fast",
+          "slow",
+        ])
+        .addEdge("fast", END)
+        .addEdge("slow", END)
+        .compile();
+      return [
+        await graph.invoke({ log: [] }, { configurable: { mode: "fast" } }),
+        await graph.invoke({ log: [] }, { configurable: { mode: "other" } }),
+      ];
+    },
+  },
+
+  "compile-time config is merged with the run's: withConfig": {
+    from: "pregel.test.ts: should allow custom configuration values",
+    async run(lib) {
+      const { Annotation, StateGraph, START } = lib;
+      const State = Annotation.Root({ seen: Annotation() });
+      const graph = new StateGraph(State)
+        .addNode("look", (_s: any, config: any) => ({
+          seen: [config.configurable.team, config.configurable.user],
+        }))
+        .addEdge(START, "look")
+        .compile()
+        .withConfig({ configurable: { team: "blue" } });
+      return graph.invoke({}, { configurable: { user: "ada" } });
+    },
+  },
+
+  "durability exit: one checkpoint for the whole run, the same result": {
+    from: "pregel.test.ts: should handle dynamic interrupt",
+    async run(lib) {
+      const { Annotation, StateGraph, START, MemorySaver } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const graph = new StateGraph(State)
+        .addSequence({ a: () => ({ log: ["a"] }), b: () => ({ log: ["b"] }) })
+        .addEdge(START, "a")
+        .compile({ checkpointer: new MemorySaver() });
+      const config = { configurable: { thread_id: "t" } };
+      const result = await graph.invoke({ log: [] }, { ...config, durability: "exit" });
+      const state = await graph.getState(config);
+      return { result, values: state.values, next: state.next };
+    },
+  },
+
+  "durability sync and async give the same history": {
+    from: "pregel.test.ts: should handle dynamic interrupt",
+    async run(lib) {
+      const { Annotation, StateGraph, START, MemorySaver } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const graph = new StateGraph(State)
+        .addSequence({ a: () => ({ log: ["a"] }), b: () => ({ log: ["b"] }) })
+        .addEdge(START, "a")
+        .compile({ checkpointer: new MemorySaver() });
+      const out: unknown[] = [];
+      for (const durability of ["sync", "async"]) {
+        const config = { configurable: { thread_id: durability } };
+        await graph.invoke({ log: [] }, { ...config, durability });
+        out.push((await collect(graph.getStateHistory(config))).map((s: any) => [s.values, s.next]));
+      }
+      return out;
+    },
+  },
+
+  'interruptAfter "*" stops after every node': {
+    from: "pregel.test.ts: should handle dynamic interrupt",
+    async run(lib) {
+      const { Annotation, StateGraph, START, MemorySaver } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const graph = new StateGraph(State)
+        .addSequence({ a: () => ({ log: ["a"] }), b: () => ({ log: ["b"] }) })
+        .addEdge(START, "a")
+        .compile({ checkpointer: new MemorySaver(), interruptAfter: "*" });
+      const config = { configurable: { thread_id: "t" } };
+      const first = await graph.invoke({ log: [] }, config);
+      const second = await graph.invoke(null, config);
+      const third = await graph.invoke(null, config);
+      return { first, second, third, next: (await graph.getState(config)).next };
+    },
+  },
+});
+
+compare("Command.PARENT", {
+  "a subgraph node sends its parent to another node with an update": {
+    from: "pregel.test.ts: should handle Command.PARENT as described in the docs",
+    async run(lib) {
+      const { Annotation, StateGraph, START, Command } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const child = new StateGraph(State)
+        .addNode("decide", () => new Command({ graph: Command.PARENT, goto: "other", update: { log: ["child"] } }))
+        .addEdge(START, "decide")
+        .compile();
+      const parent = new StateGraph(State)
+        .addNode("child", child, { ends: ["other"] })
+        .addNode("other", () => ({ log: ["other"] }))
+        .addEdge(START, "child")
+        .compile();
+      return parent.invoke({ log: ["start"] });
+    },
+  },
+
+  "Command.PARENT from a subgraph called inside a node": {
+    from: "pregel.test.ts: should handle Command.PARENT as described in the docs",
+    async run(lib) {
+      const { Annotation, StateGraph, START, Command } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const child = new StateGraph(State)
+        .addNode("leave", () => new Command({ graph: Command.PARENT, goto: "done", update: { log: ["left"] } }))
+        .addEdge(START, "leave")
+        .compile();
+      const parent = new StateGraph(State)
+        .addNode("call", async (s: any, config: any) => child.invoke(s, config), { ends: ["done"] })
+        .addNode("done", () => ({ log: ["done"] }))
+        .addEdge(START, "call")
+        .compile();
+      return parent.invoke({ log: [] });
+    },
+  },
+
+  "Command.PARENT with a checkpointer, streamed as updates": {
+    from: "pregel.test.ts: should handle Command.PARENT as described in the docs",
+    async run(lib) {
+      const { Annotation, StateGraph, START, Command, MemorySaver } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const child = new StateGraph(State)
+        .addNode("decide", () => new Command({ graph: Command.PARENT, goto: "other", update: { log: ["child"] } }))
+        .addEdge(START, "decide")
+        .compile();
+      const parent = new StateGraph(State)
+        .addNode("child", child, { ends: ["other"] })
+        .addNode("other", () => ({ log: ["other"] }))
+        .addEdge(START, "child")
+        .compile({ checkpointer: new MemorySaver() });
+      const config = { configurable: { thread_id: "t" } };
+      const chunks = await collect(await parent.stream({ log: [] }, { ...config, streamMode: "updates" }));
+      return { chunks, values: (await parent.getState(config)).values };
+    },
+  },
+});
