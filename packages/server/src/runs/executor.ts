@@ -15,6 +15,7 @@ import { abortLocal } from "./cancel.js";
 import { failRun } from "./failure.js";
 import { graphConfig, graphInput, streamModes } from "./input.js";
 import { move } from "./lifecycle.js";
+import { MessageEvents } from "./message-events.js";
 import { errorBody, isRefusal, isThreadBusy } from "./outcome.js";
 
 const BUSY_RETRY_MS = 500;
@@ -90,6 +91,7 @@ async function stream(
     if (ctx.claimTtlMs !== undefined) config.claimTtlMs = ctx.claimTtlMs;
     config.abortGraceMs = ctx.abortGraceMs;
     config.onFinalState = (state) => (final = state);
+    const messages = new MessageEvents();
     const chunks = await graph.stream(continuing ? null : graphInput(run.kwargs, run.identity), config);
     for await (const [ns, mode, chunk] of chunks as AsyncIterable<[string[], string, unknown]>) {
       if (!accepted) {
@@ -98,8 +100,14 @@ async function stream(
         if (run.kwargs.answers?.length) await settleTaken(ctx, run.run_id);
       }
       if (ns.length && !run.kwargs.stream_subgraphs) continue;
-      for (const [name, core] of modes)
-        if (core === mode) log.push(ns.length ? `${name}|${ns.join("|")}` : name, wire(chunk));
+      const suffix = ns.length ? `|${ns.join("|")}` : "";
+      for (const [name, core] of modes) {
+        if (core !== mode) continue;
+        if (mode !== "messages") log.push(name + suffix, wire(chunk));
+        else
+          for (const [event, data] of messages.events(name as "messages" | "messages-tuple", chunk))
+            log.push(event + suffix, data);
+      }
     }
     return { accepted, graph, final };
   } catch (error) {

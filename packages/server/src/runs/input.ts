@@ -13,7 +13,7 @@ const CORE_MODES: Record<string, StreamMode | undefined> = {
   "messages-tuple": "messages",
 };
 
-/** The stream modes a client asked for, as (API name, core mode) pairs; unknown modes are dropped. */
+/** The stream modes a client asked for, as (API name, core mode) pairs (the request refused unknown ones). */
 export function streamModes(kwargs: RunKwargs): Array<[string, StreamMode]> {
   const asked = kwargs.stream_mode?.length ? kwargs.stream_mode : ["values"];
   return asked.flatMap((name) => (CORE_MODES[name] ? [[name, CORE_MODES[name]!] as [string, StreamMode]] : []));
