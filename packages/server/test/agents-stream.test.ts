@@ -57,6 +57,32 @@ describe("agents over the server", () => {
     expect(partials.at(-1)).toBe(ANSWER);
   });
 
+  it("events: LangChain's v2 events, the model's tokens as on_chat_model_stream, beside the graph's own modes", async () => {
+    const client = server.client();
+    const thread = await client.threads.create();
+    const events = (await collect(
+      client.runs.stream(thread.thread_id, "chat", {
+        input: hello,
+        streamMode: ["events", "values"],
+        context: { user: "ann" },
+      }),
+    )) as Event[];
+    const lc = events.filter((e) => e.event === "events").map((e) => e.data);
+    expect(lc[0]).toMatchObject({ event: "on_chain_start", data: { input: hello } });
+    expect(lc.map((e) => e.event)).toContain("on_chat_model_end");
+    const tokens = lc.filter((e) => e.event === "on_chat_model_stream");
+    expect(tokens.length).toBeGreaterThan(5);
+    for (const t of tokens)
+      expect(t).toMatchObject({ metadata: { langgraph_node: "model" }, data: { chunk: { type: "ai" } } });
+    expect(tokens.map((t) => t.data.chunk.content).join("")).toBe(ANSWER);
+    const values = events.filter((e) => e.event === "values").at(-1)!.data;
+    expect(values.messages.map((m: any) => m.content)).toEqual(["hello", ANSWER]);
+    // The graph's stream chunks are sent as their modes, not again as events.
+    const root = lc[0].run_id;
+    expect(lc.filter((e) => e.event === "on_chain_stream" && e.run_id === root)).toEqual([]);
+    expect(lc.filter((e) => e.run_id === root).map((e) => e.event)).toEqual(["on_chain_start", "on_chain_end"]);
+  });
+
   it("a subgraph's tokens come with its namespace when streamSubgraphs is on, and not otherwise", async () => {
     const client = server.client();
     const thread = await client.threads.create();
@@ -163,14 +189,14 @@ describe("agents over the server", () => {
     expect(await client.assistants.getSubgraphs("chat")).toEqual({});
   });
 
-  it("refuses what it does not do with 422 naming it: events, tools, lifecycle modes; webhook; after_seconds", async () => {
+  it("refuses what it does not do with 422 naming it: tools and lifecycle modes, webhook, after_seconds", async () => {
     const thread = await server.client().threads.create();
     const post = (body: object) =>
       json(`${server.url}/threads/${thread.thread_id}/runs`, {
         method: "POST",
         body: JSON.stringify({ assistant_id: "chat", input: hello, ...body }),
       });
-    for (const mode of ["events", "tools", "lifecycle"]) {
+    for (const mode of ["tools", "lifecycle"]) {
       const refused = await post({ stream_mode: ["messages-tuple", mode] });
       expect(refused).toMatchObject({ status: 422, body: { field: expect.stringMatching(/^stream_mode/) } });
       expect(refused.body.message).toContain(`"${mode}"`);

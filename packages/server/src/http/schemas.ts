@@ -22,9 +22,10 @@ export const STREAM_MODES = [
   "custom",
   "tasks",
   "checkpoints",
+  "events",
 ] as const;
 /** LangGraph Server's modes this server does not stream: refused by name, not accepted and left silent. */
-const UNSTREAMED_MODES = new Set(["events", "tools", "lifecycle"]);
+const UNSTREAMED_MODES = new Set(["tools", "lifecycle"]);
 const streamMode = z.string().superRefine((mode, issues) => {
   if (UNSTREAMED_MODES.has(mode))
     issues.addIssue({

@@ -12,8 +12,9 @@ import { apiInterrupt } from "../threads/state.js";
 import { type Announcements, announce, readSnapshot, syncThreadIn } from "../threads/sync.js";
 import type { RunLog } from "./broker.js";
 import { abortLocal } from "./cancel.js";
+import { chunksWithEvents, type Triple } from "./event-stream.js";
 import { failRun } from "./failure.js";
-import { graphConfig, graphInput, streamModes } from "./input.js";
+import { graphConfig, graphInput, streamModes, wantsEvents } from "./input.js";
 import { move } from "./lifecycle.js";
 import { MessageEvents } from "./message-events.js";
 import { errorBody, isRefusal, isThreadBusy } from "./outcome.js";
@@ -87,17 +88,24 @@ async function stream(
       continuing ? { ...run.kwargs, checkpoint_id: undefined } : run.kwargs,
       signal,
     );
-    config.streamMode = [...new Set(modes.map(([, core]) => core))];
+    // With only `events` asked, the graph still streams something (nothing of it is sent).
+    config.streamMode = modes.length ? [...new Set(modes.map(([, core]) => core))] : ["values"];
     if (ctx.claimTtlMs !== undefined) config.claimTtlMs = ctx.claimTtlMs;
     config.abortGraceMs = ctx.abortGraceMs;
     config.onFinalState = (state) => (final = state);
     const messages = new MessageEvents();
-    const chunks = await graph.stream(continuing ? null : graphInput(run.kwargs, run.identity), config);
-    for await (const [ns, mode, chunk] of chunks as AsyncIterable<[string[], string, unknown]>) {
+    // Events before the run is accepted wait: a run refused (thread busy) is tried again, and its events would repeat.
+    const held: unknown[] = [];
+    const input = continuing ? null : graphInput(run.kwargs, run.identity);
+    const chunks = wantsEvents(run.kwargs)
+      ? chunksWithEvents(graph, input, config, (event) => (accepted ? log.push("events", event) : held.push(event)))
+      : ((await graph.stream(input, config)) as AsyncIterable<Triple>);
+    for await (const [ns, mode, chunk] of chunks) {
       if (!accepted) {
         accepted = true;
         log.accept();
         if (run.kwargs.answers?.length) await settleTaken(ctx, run.run_id);
+        for (const event of held.splice(0)) log.push("events", event);
       }
       if (ns.length && !run.kwargs.stream_subgraphs) continue;
       const suffix = ns.length ? `|${ns.join("|")}` : "";

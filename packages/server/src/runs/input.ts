@@ -13,11 +13,16 @@ const CORE_MODES: Record<string, StreamMode | undefined> = {
   "messages-tuple": "messages",
 };
 
-/** The stream modes a client asked for, as (API name, core mode) pairs (the request refused unknown ones). */
+/**
+ * The stream modes a client asked for, as (API name, core mode) pairs (the request refused unknown
+ * ones); `events` has no core mode (runs/event-stream.ts).
+ */
 export function streamModes(kwargs: RunKwargs): Array<[string, StreamMode]> {
   const asked = kwargs.stream_mode?.length ? kwargs.stream_mode : ["values"];
   return asked.flatMap((name) => (CORE_MODES[name] ? [[name, CORE_MODES[name]!] as [string, StreamMode]] : []));
 }
+
+export const wantsEvents = (kwargs: RunKwargs): boolean => kwargs.stream_mode?.includes("events") === true;
 
 function gotoOf(goto: unknown): Array<string | Send> | undefined {
   if (goto === undefined || goto === null) return undefined;
