@@ -170,6 +170,26 @@ describe("agents over the server", () => {
     expect(words.map((e) => e.data[0].content)).toEqual(["It", " is", " sunny", " in", " Paris"]);
   });
 
+  it("tools: each tool call's start and end with its tool call id, alone or with events", async () => {
+    const client = server.client();
+    for (const streamMode of [["tools"], ["tools", "events"]] as const) {
+      const thread = await client.threads.create();
+      const events = (await collect(
+        client.runs.stream(thread.thread_id, "react", { input: hello, streamMode: [...streamMode] }),
+      )) as Event[];
+      const tools = events.filter((e) => e.event === "tools").map((e) => e.data);
+      expect(tools).toMatchObject([
+        { event: "on_tool_start", toolCallId: "call_1", name: "weather" },
+        {
+          event: "on_tool_end",
+          toolCallId: "call_1",
+          name: "weather",
+          output: { type: "tool", content: "sunny in Paris", tool_call_id: "call_1" },
+        },
+      ]);
+    }
+  });
+
   it("getSchemas gives JSON Schema types from zod and StateSchema; getSubgraphs lists the real subgraphs", async () => {
     const client = server.client();
     const chat = await client.assistants.getSchemas("chat");
@@ -189,14 +209,14 @@ describe("agents over the server", () => {
     expect(await client.assistants.getSubgraphs("chat")).toEqual({});
   });
 
-  it("refuses what it does not do with 422 naming it: tools and lifecycle modes, webhook, after_seconds", async () => {
+  it("refuses what it does not do with 422 naming it: the lifecycle mode, webhook, after_seconds", async () => {
     const thread = await server.client().threads.create();
     const post = (body: object) =>
       json(`${server.url}/threads/${thread.thread_id}/runs`, {
         method: "POST",
         body: JSON.stringify({ assistant_id: "chat", input: hello, ...body }),
       });
-    for (const mode of ["tools", "lifecycle"]) {
+    for (const mode of ["lifecycle"]) {
       const refused = await post({ stream_mode: ["messages-tuple", mode] });
       expect(refused).toMatchObject({ status: 422, body: { field: expect.stringMatching(/^stream_mode/) } });
       expect(refused.body.message).toContain(`"${mode}"`);

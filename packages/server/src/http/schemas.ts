@@ -23,14 +23,15 @@ export const STREAM_MODES = [
   "tasks",
   "checkpoints",
   "events",
+  "tools",
 ] as const;
 /** LangGraph Server's modes this server does not stream: refused by name, not accepted and left silent. */
-const UNSTREAMED_MODES = new Set(["tools", "lifecycle"]);
+const UNSTREAMED_MODES = new Set(["lifecycle"]);
 const streamMode = z.string().superRefine((mode, issues) => {
   if (UNSTREAMED_MODES.has(mode))
     issues.addIssue({
       code: "custom",
-      message: `Stream mode "${mode}" is not supported by this server; ask for "messages-tuple" (tokens), "updates" or "values" instead.`,
+      message: `Stream mode "${mode}" is not supported by this server; ask for "messages-tuple" (tokens), "tools", "updates" or "values" instead.`,
     });
   else if (!(STREAM_MODES as readonly string[]).includes(mode))
     issues.addIssue({

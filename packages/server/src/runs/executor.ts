@@ -14,10 +14,11 @@ import type { RunLog } from "./broker.js";
 import { abortLocal } from "./cancel.js";
 import { chunksWithEvents, type Triple } from "./event-stream.js";
 import { failRun } from "./failure.js";
-import { graphConfig, graphInput, streamModes, wantsEvents } from "./input.js";
+import { graphConfig, graphInput, streamModes, wantsMode } from "./input.js";
 import { move } from "./lifecycle.js";
 import { MessageEvents } from "./message-events.js";
 import { errorBody, isRefusal, isThreadBusy } from "./outcome.js";
+import { createToolsHandler } from "./tools-handler.js";
 
 const BUSY_RETRY_MS = 500;
 
@@ -95,17 +96,25 @@ async function stream(
     config.onFinalState = (state) => (final = state);
     const messages = new MessageEvents();
     // Events before the run is accepted wait: a run refused (thread busy) is tried again, and its events would repeat.
-    const held: unknown[] = [];
+    const held: Array<[string, unknown]> = [];
+    const side = (name: string, data: unknown) => (accepted ? log.push(name, data) : held.push([name, data]));
+    if (wantsMode(run.kwargs, "tools"))
+      config.callbacks = [
+        await createToolsHandler((ns, event) => {
+          if (ns.length === 0) side("tools", event);
+          else if (run.kwargs.stream_subgraphs) side(`tools|${ns.join("|")}`, event);
+        }),
+      ];
     const input = continuing ? null : graphInput(run.kwargs, run.identity);
-    const chunks = wantsEvents(run.kwargs)
-      ? chunksWithEvents(graph, input, config, (event) => (accepted ? log.push("events", event) : held.push(event)))
+    const chunks = wantsMode(run.kwargs, "events")
+      ? chunksWithEvents(graph, input, config, (event) => side("events", event))
       : ((await graph.stream(input, config)) as AsyncIterable<Triple>);
     for await (const [ns, mode, chunk] of chunks) {
       if (!accepted) {
         accepted = true;
         log.accept();
         if (run.kwargs.answers?.length) await settleTaken(ctx, run.run_id);
-        for (const event of held.splice(0)) log.push("events", event);
+        for (const [name, data] of held.splice(0)) log.push(name, data);
       }
       if (ns.length && !run.kwargs.stream_subgraphs) continue;
       const suffix = ns.length ? `|${ns.join("|")}` : "";
