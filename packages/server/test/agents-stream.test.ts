@@ -209,6 +209,11 @@ describe("agents over the server", () => {
     expect(await client.assistants.getSubgraphs("chat")).toEqual({});
   });
 
+  it("an entrypoint() workflow named in langgraph.json is refused at start, saying what to do", async () => {
+    const config = loadConfig(fileURLToPath(new URL("./fixtures/entrypoint.json", import.meta.url)));
+    await expect(testServer({ config })).rejects.toThrow(/entrypoint\(\) workflows cannot be served yet.*StateGraph/);
+  });
+
   it("refuses what it does not do with 422 naming it: the lifecycle mode, webhook, after_seconds", async () => {
     const thread = await server.client().threads.create();
     const post = (body: object) =>
