@@ -170,9 +170,9 @@ describe("agents over the server", () => {
     expect(words.map((e) => e.data[0].content)).toEqual(["It", " is", " sunny", " in", " Paris"]);
   });
 
-  it("tools: each tool call's start and end with its tool call id, alone or with events", async () => {
+  it("tools: each tool call's start and end with its tool call id, alone, with events or with tokens", async () => {
     const client = server.client();
-    for (const streamMode of [["tools"], ["tools", "events"]] as const) {
+    for (const streamMode of [["tools"], ["tools", "events"], ["tools", "messages-tuple"]] as const) {
       const thread = await client.threads.create();
       const events = (await collect(
         client.runs.stream(thread.thread_id, "react", { input: hello, streamMode: [...streamMode] }),

@@ -89,7 +89,7 @@ async function stream(
       continuing ? { ...run.kwargs, checkpoint_id: undefined } : run.kwargs,
       signal,
     );
-    // With only `events` asked, the graph still streams something (nothing of it is sent).
+    // With only `events` or `tools` asked, the graph still streams something (nothing of it is sent).
     config.streamMode = modes.length ? [...new Set(modes.map(([, core]) => core))] : ["values"];
     if (ctx.claimTtlMs !== undefined) config.claimTtlMs = ctx.claimTtlMs;
     config.abortGraceMs = ctx.abortGraceMs;
