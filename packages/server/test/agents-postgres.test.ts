@@ -68,4 +68,25 @@ describe("agents on two servers sharing PostgreSQL", () => {
     const state = await b.threads.getState(thread.thread_id);
     expect((state.values as any).messages.map((m: any) => m.type)).toEqual(["human", "ai"]);
   });
+
+  it("the other server replays a run's tools and events modes", async () => {
+    const a = clientOf(urlA);
+    const b = clientOf(urlB);
+    const thread = await a.threads.create();
+    const streamed = (await collect(
+      a.runs.stream(thread.thread_id, "react", {
+        input: { messages: [{ role: "user", content: "weather?" }] },
+        streamMode: ["tools", "events"],
+      }),
+    )) as Event[];
+    const runId = (streamed[0]!.data as { run_id: string }).run_id;
+    const joined = (await collect(b.runs.joinStream(thread.thread_id, runId))) as Event[];
+    expect(joined.filter((e) => e.event === "tools").map((e) => [e.data.event, e.data.toolCallId])).toEqual([
+      ["on_tool_start", "call_1"],
+      ["on_tool_end", "call_1"],
+    ]);
+    const tokens = joined.filter((e) => e.event === "events" && e.data.event === "on_chat_model_stream");
+    expect(tokens.map((e) => e.data.data.chunk.content).join("")).toBe("It is sunny in Paris");
+    expect(joined.map((e) => e.event)).toEqual(streamed.map((e) => e.event));
+  });
 });

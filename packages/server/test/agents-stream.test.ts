@@ -6,6 +6,7 @@
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "@interlude/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeGate, gate } from "./fixtures/agents.mjs";
 import { collect, json, type TestServer, testServer } from "./helpers.js";
 
 const ANSWER = "Tokens arrive one by one";
@@ -40,6 +41,26 @@ describe("agents over the server", () => {
       expect(metadata).toMatchObject({ langgraph_node: "model" });
     }
     expect(tokens.map((e) => e.data[0].content).join("")).toBe(ANSWER);
+  });
+
+  it("a token reaches the client while the model is still producing the rest", async () => {
+    const client = server.client();
+    const thread = await client.threads.create();
+    closeGate();
+    const stream = client.runs.stream(thread.thread_id, "gated", { input: hello, streamMode: "messages-tuple" });
+    const seen: Event[] = [];
+    for await (const event of stream as AsyncIterable<Event>) {
+      seen.push(event);
+      if (event.event === "messages") break;
+    }
+    // The model waits at the gate for its second token: the first one came before the node ended.
+    expect(seen.at(-1)!.data[0].content).toBe("first");
+    const runId = (seen[0]!.data as { run_id: string }).run_id;
+    expect((await client.runs.get(thread.thread_id, runId)).status).toBe("running");
+    gate.open();
+    await client.runs.join(thread.thread_id, runId);
+    const state = await client.threads.getState(thread.thread_id);
+    expect((state.values as any).messages.at(-1).content).toBe("first second");
   });
 
   it("messages: metadata once, then partials that grow to the whole answer", async () => {
