@@ -4,7 +4,7 @@
  */
 import { existsSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { type BaseCheckpointSaver, CompiledStateGraph, StateGraph } from "@interlude/core";
+import { type BaseCheckpointSaver, CompiledStateGraph, Entrypoint, StateGraph } from "@interlude/core";
 import type { ServerConfig } from "./config.js";
 import { ConfigError } from "./errors.js";
 
@@ -29,6 +29,10 @@ function bind(graphId: string, exported: unknown, saver: BaseCheckpointSaver): C
     }) as CompiledStateGraph;
   }
   if (isBuilder(exported)) return exported.compile({ checkpointer: saver, name: graphId }) as CompiledStateGraph;
+  if (exported instanceof Entrypoint)
+    throw new ConfigError(
+      `Graph "${graphId}": entrypoint() workflows cannot be served yet (their state is their output, not an object of channels). Call the workflow from a node of a StateGraph and export that.`,
+    );
   throw new ConfigError(
     `Graph "${graphId}": the export is neither a StateGraph nor a compiled graph (got ${typeof exported}). Export the builder or builder.compile().`,
   );

@@ -2,6 +2,7 @@
 import { Hono } from "hono";
 import type { ServerContext } from "../context.js";
 import { ServerError } from "../errors.js";
+import { toWire } from "../wire/messages.js";
 import { apiKeyAuth } from "./auth.js";
 import { bodySizeLimit } from "./body-limit.js";
 import type { AppEnv } from "./env.js";
@@ -34,6 +35,12 @@ export function createApp(ctx: ServerContext, options: AppOptions): Hono<AppEnv>
   );
   app.use("*", async (c, next) => {
     c.set("receivedAt", new Date().toISOString());
+    await next();
+  });
+  // Messages in any JSON response in LangGraph Server's shape (wire/messages.ts), whichever route sends it.
+  app.use("*", async (c, next) => {
+    const json = c.json as (...args: unknown[]) => Response;
+    c.json = ((object: unknown, ...rest: unknown[]) => json(toWire(object), ...rest)) as typeof c.json;
     await next();
   });
   app.use("*", apiKeyAuth(options.apiKeys));

@@ -18,13 +18,33 @@ export const STREAM_MODES = [
   "messages",
   "messages-tuple",
   "updates",
-  "events",
   "debug",
   "custom",
   "tasks",
   "checkpoints",
+  "events",
+  "tools",
 ] as const;
-const streamMode = z.enum(STREAM_MODES);
+/** LangGraph Server's modes this server does not stream: refused by name, not accepted and left silent. */
+const UNSTREAMED_MODES = new Set(["lifecycle"]);
+const streamMode = z.string().superRefine((mode, issues) => {
+  if (UNSTREAMED_MODES.has(mode))
+    issues.addIssue({
+      code: "custom",
+      message: `Stream mode "${mode}" is not supported by this server; ask for "messages-tuple" (tokens), "tools", "updates" or "values" instead.`,
+    });
+  else if (!(STREAM_MODES as readonly string[]).includes(mode))
+    issues.addIssue({
+      code: "custom",
+      message: `Unknown stream mode "${mode}"; use one of ${STREAM_MODES.join(", ")}.`,
+    });
+}) as unknown as z.ZodType<(typeof STREAM_MODES)[number]>;
+/** A field of LangGraph Server's run request that this server does not honour: refused (422), never dropped. */
+const refused = (why: string) =>
+  z
+    .unknown()
+    .refine((v) => v === undefined || v === null, why)
+    .optional();
 const page = {
   limit: z.number().int().min(0).max(10_000).optional(),
   offset: z.number().int().min(0).max(1_000_000_000).optional(),
@@ -65,6 +85,8 @@ export const RunBody = z.object({
   if_not_exists: z.enum(["create", "reject"]).nullish(),
   on_disconnect: z.enum(["cancel", "continue"]).nullish(),
   on_completion: z.enum(["delete", "keep"]).nullish(),
+  webhook: refused("Webhooks are not sent by this server; follow the run with runs.join or runs.joinStream instead."),
+  after_seconds: refused("Delayed runs are not supported by this server; create the run when it should start."),
   /** Interlude: stop the run (status `timeout`) if it executes longer than this. */
   timeout_seconds: z
     .number()

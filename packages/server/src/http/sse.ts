@@ -3,6 +3,7 @@ import { streamSSE } from "hono/streaming";
 import type { ServerContext } from "../context.js";
 import type { RunEvent, RunLog } from "../runs/broker.js";
 import { runEventsAfter } from "../store/run-events.js";
+import { wireJson } from "../wire/messages.js";
 import type { Ctx } from "./env.js";
 
 export interface FollowOptions {
@@ -14,9 +15,16 @@ export interface FollowOptions {
 
 const ALWAYS = new Set(["metadata", "error", "end"]);
 
+/** The stream modes whose events are named `name` (`messages` is the event of `messages-tuple`). */
+function modesOf(name: string): string[] {
+  if (name === "messages") return ["messages-tuple"];
+  if (name.startsWith("messages/")) return ["messages"];
+  return [name];
+}
+
 function wanted(event: string, modes: string[] | undefined): boolean {
   if (!modes?.length || ALWAYS.has(event)) return true;
-  return modes.includes(event.split("|")[0]!);
+  return modesOf(event.split("|")[0]!).some((mode) => modes.includes(mode));
 }
 
 export function sseFromLog(c: Ctx, log: RunLog, options: FollowOptions = {}): Response {
@@ -38,7 +46,7 @@ export function sseFromLog(c: Ctx, log: RunLog, options: FollowOptions = {}): Re
         const event = queue.shift()!;
         if (event === null) break;
         if (wanted(event.event, options.modes))
-          await stream.writeSSE({ event: event.event, data: JSON.stringify(event.data), id: event.id });
+          await stream.writeSSE({ event: event.event, data: wireJson(event.data), id: event.id });
       }
     } finally {
       stop();
@@ -89,13 +97,12 @@ export function sseFromStore(
           after = event.seq;
           sent++;
           if (wanted(event.event, options.modes))
-            await stream.writeSSE({ event: event.event, data: JSON.stringify(event.data), id: event.id });
+            await stream.writeSSE({ event: event.event, data: wireJson(event.data), id: event.id });
           if (event.event === "end") return;
         }
         if (events.length) heard = Date.now();
         else if ((sent === 0 || Date.now() - heard > QUIET_MS) && (await options.finished())) {
-          for (const e of await options.ended())
-            await stream.writeSSE({ event: e.event, data: JSON.stringify(e.data) });
+          for (const e of await options.ended()) await stream.writeSSE({ event: e.event, data: wireJson(e.data) });
           return;
         }
         if (!told) await new Promise<void>((resolve) => ((wake = resolve), setTimeout(resolve, LOOK_MS)));
@@ -109,6 +116,6 @@ export function sseFromStore(
 /** A stream of a few fixed events (a run that executes in another process, followed from afar). */
 export function sseOf(c: Ctx, events: Array<{ event: string; data: unknown }>): Response {
   return streamSSE(c, async (stream) => {
-    for (const e of events) await stream.writeSSE({ event: e.event, data: JSON.stringify(e.data) });
+    for (const e of events) await stream.writeSSE({ event: e.event, data: wireJson(e.data) });
   });
 }

@@ -12,10 +12,13 @@ import { apiInterrupt } from "../threads/state.js";
 import { type Announcements, announce, readSnapshot, syncThreadIn } from "../threads/sync.js";
 import type { RunLog } from "./broker.js";
 import { abortLocal } from "./cancel.js";
+import { chunksWithEvents, type Triple } from "./event-stream.js";
 import { failRun } from "./failure.js";
-import { graphConfig, graphInput, streamModes } from "./input.js";
+import { graphConfig, graphInput, streamModes, wantsMode } from "./input.js";
 import { move } from "./lifecycle.js";
+import { MessageEvents } from "./message-events.js";
 import { errorBody, isRefusal, isThreadBusy } from "./outcome.js";
+import { createToolsHandler } from "./tools-handler.js";
 
 const BUSY_RETRY_MS = 500;
 
@@ -86,20 +89,42 @@ async function stream(
       continuing ? { ...run.kwargs, checkpoint_id: undefined } : run.kwargs,
       signal,
     );
-    config.streamMode = [...new Set(modes.map(([, core]) => core))];
+    // With only `events` or `tools` asked, the graph still streams something (nothing of it is sent).
+    config.streamMode = modes.length ? [...new Set(modes.map(([, core]) => core))] : ["values"];
     if (ctx.claimTtlMs !== undefined) config.claimTtlMs = ctx.claimTtlMs;
     config.abortGraceMs = ctx.abortGraceMs;
     config.onFinalState = (state) => (final = state);
-    const chunks = await graph.stream(continuing ? null : graphInput(run.kwargs, run.identity), config);
-    for await (const [ns, mode, chunk] of chunks as AsyncIterable<[string[], string, unknown]>) {
+    const messages = new MessageEvents();
+    // Events before the run is accepted wait: a run refused (thread busy) is tried again, and its events would repeat.
+    const held: Array<[string, unknown]> = [];
+    const side = (name: string, data: unknown) => (accepted ? log.push(name, data) : held.push([name, data]));
+    if (wantsMode(run.kwargs, "tools"))
+      config.callbacks = [
+        await createToolsHandler((ns, event) => {
+          if (ns.length === 0) side("tools", event);
+          else if (run.kwargs.stream_subgraphs) side(`tools|${ns.join("|")}`, event);
+        }),
+      ];
+    const input = continuing ? null : graphInput(run.kwargs, run.identity);
+    const chunks = wantsMode(run.kwargs, "events")
+      ? chunksWithEvents(graph, input, config, (event) => side("events", event))
+      : ((await graph.stream(input, config)) as AsyncIterable<Triple>);
+    for await (const [ns, mode, chunk] of chunks) {
       if (!accepted) {
         accepted = true;
         log.accept();
         if (run.kwargs.answers?.length) await settleTaken(ctx, run.run_id);
+        for (const [name, data] of held.splice(0)) log.push(name, data);
       }
       if (ns.length && !run.kwargs.stream_subgraphs) continue;
-      for (const [name, core] of modes)
-        if (core === mode) log.push(ns.length ? `${name}|${ns.join("|")}` : name, wire(chunk));
+      const suffix = ns.length ? `|${ns.join("|")}` : "";
+      for (const [name, core] of modes) {
+        if (core !== mode) continue;
+        if (mode !== "messages") log.push(name + suffix, wire(chunk));
+        else
+          for (const [event, data] of messages.events(name as "messages" | "messages-tuple", chunk))
+            log.push(event + suffix, data);
+      }
     }
     return { accepted, graph, final };
   } catch (error) {

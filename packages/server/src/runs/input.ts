@@ -13,11 +13,18 @@ const CORE_MODES: Record<string, StreamMode | undefined> = {
   "messages-tuple": "messages",
 };
 
-/** The stream modes a client asked for, as (API name, core mode) pairs; unknown modes are dropped. */
+/**
+ * The stream modes a client asked for, as (API name, core mode) pairs (the request refused unknown
+ * ones); `events` and `tools` have no core mode (runs/event-stream.ts, runs/tools-handler.ts).
+ */
 export function streamModes(kwargs: RunKwargs): Array<[string, StreamMode]> {
   const asked = kwargs.stream_mode?.length ? kwargs.stream_mode : ["values"];
   return asked.flatMap((name) => (CORE_MODES[name] ? [[name, CORE_MODES[name]!] as [string, StreamMode]] : []));
 }
+
+/** Modes the server streams itself rather than through the core (`events`, `tools`). */
+export const wantsMode = (kwargs: RunKwargs, mode: "events" | "tools"): boolean =>
+  kwargs.stream_mode?.includes(mode) === true;
 
 function gotoOf(goto: unknown): Array<string | Send> | undefined {
   if (goto === undefined || goto === null) return undefined;

@@ -2,10 +2,11 @@
 import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { resolveAssistant } from "../../assistants/defaults.js";
+import { graphSchemas, subgraphSchemas } from "../../assistants/schemas.js";
 import type { ServerContext } from "../../context.js";
 import { ConflictError, NotFoundError } from "../../errors.js";
 import type { AssistantRecord } from "../../store/records.js";
-import type { AppEnv } from "../env.js";
+import type { AppEnv, Ctx } from "../env.js";
 import { AssistantCreateBody, AssistantPatchBody, AssistantSearchBody } from "../schemas.js";
 import { body } from "../validate.js";
 
@@ -110,22 +111,16 @@ export function assistantRoutes(ctx: ServerContext): Hono<AppEnv> {
 
   app.get("/assistants/:id/schemas", async (c) => {
     const { assistant, graph } = await graphOf(c.req.param("id"));
-    // The state's keys are known, their types are not (annotations carry no JSON Schema).
-    const state = { type: "object", properties: Object.fromEntries(graph.spec.stateKeys.map((k) => [k, {}])) };
-    return c.json({
-      graph_id: assistant.graph_id,
-      input_schema: state,
-      output_schema: state,
-      state_schema: state,
-      config_schema: { type: "object" },
-      context_schema: null,
-    });
+    return c.json(graphSchemas(graph, assistant.graph_id));
   });
 
-  app.get("/assistants/:id/subgraphs", async (c) => {
-    await graphOf(c.req.param("id"));
-    return c.json({});
-  });
+  const subgraphs = async (c: Ctx, namespace?: string) => {
+    const { assistant, graph } = await graphOf(c.req.param("id")!);
+    const recurse = ["true", "1"].includes(c.req.query("recurse") ?? "");
+    return c.json(subgraphSchemas(graph, assistant.graph_id, { recurse, namespace }));
+  };
+  app.get("/assistants/:id/subgraphs", (c) => subgraphs(c));
+  app.get("/assistants/:id/subgraphs/:namespace", (c) => subgraphs(c, c.req.param("namespace")));
 
   return app;
 }

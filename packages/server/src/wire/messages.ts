@@ -1,0 +1,55 @@
+/**
+ * Messages on the wire as LangGraph Server sends them: `{ type: "ai", content, id, tool_calls, ... }`,
+ * not LangChain's serialised form `{ lc: 1, type: "constructor", id: [..., "AIMessage"], kwargs }`.
+ * Both a live message (whose `toJSON()` gives the LangChain form) and one read back from storage
+ * (already in that form) are converted, so the conversion sits at the output edge, once.
+ */
+
+/** LangChain class names of messages (and their chunks) and their wire `type`. */
+const TYPE_OF_CLASS: Record<string, string> = {
+  HumanMessage: "human",
+  AIMessage: "ai",
+  SystemMessage: "system",
+  ToolMessage: "tool",
+  ChatMessage: "generic",
+  FunctionMessage: "function",
+  RemoveMessage: "remove",
+};
+
+interface LangChainSerialised {
+  lc: number;
+  type: string;
+  id: string[];
+  kwargs: Record<string, unknown>;
+}
+
+/** The wire type of a LangChain-serialised message, or undefined when `value` is not one. */
+export function serialisedMessageType(value: unknown): string | undefined {
+  const v = value as LangChainSerialised;
+  if (typeof v !== "object" || v === null || v.lc !== 1 || v.type !== "constructor" || !Array.isArray(v.id))
+    return undefined;
+  const name = String(v.id.at(-1));
+  return TYPE_OF_CLASS[name.endsWith("Chunk") ? name.slice(0, -"Chunk".length) : name];
+}
+
+function replacer(this: unknown, _key: string, value: unknown): unknown {
+  const type = serialisedMessageType(value);
+  return type === undefined ? value : { ...(value as LangChainSerialised).kwargs, type };
+}
+
+/** JSON text of `value` with every message in LangGraph Server's shape. */
+export function wireJson(value: unknown): string {
+  return JSON.stringify(value, replacer);
+}
+
+/** `value` with every message in LangGraph Server's shape, as plain data (`value` itself when it has none). */
+export function toWire(value: unknown): unknown {
+  let found = false;
+  const text = JSON.stringify(value, (_key, v) => {
+    const type = serialisedMessageType(v);
+    if (type === undefined) return v;
+    found = true;
+    return { ...(v as LangChainSerialised).kwargs, type };
+  });
+  return found ? JSON.parse(text) : value;
+}

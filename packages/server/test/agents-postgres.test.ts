@@ -1,0 +1,92 @@
+/** Tokens across processes: a run streamed through one server is rejoined, tokens and all, through another (PostgreSQL). */
+import { fileURLToPath } from "node:url";
+import { Client } from "@langchain/langgraph-sdk";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { collect } from "./helpers.js";
+import { type Child, freshDatabase, startCli } from "./processes.js";
+
+const AGENTS_CONFIG = fileURLToPath(new URL("./fixtures/agents.json", import.meta.url));
+const ANSWER = "Tokens arrive one by one";
+const postgres = inject("postgresUrl");
+const children: Child[] = [];
+let urlA: string;
+let urlB: string;
+
+async function server(database: string): Promise<string> {
+  const child = await startCli(
+    ["serve", "--config", AGENTS_CONFIG, "--port", "0", "--postgres", database],
+    /listening on (http:\/\/\S+)/,
+  );
+  children.push(child);
+  return child.match[1]!;
+}
+
+beforeAll(async () => {
+  if (!postgres) throw new Error("PostgreSQL test server not available");
+  const database = await freshDatabase(postgres, `interlude_agents_${process.pid}_${Date.now() % 1e6}`);
+  urlA = await server(database);
+  urlB = await server(database);
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(children.map((c) => c.stop()));
+});
+
+const clientOf = (url: string) => new Client({ apiUrl: url, apiKey: null, callerOptions: { maxRetries: 0 } });
+type Event = { event: string; data: any; id?: string };
+const text = (events: Event[], name: string) =>
+  events
+    .filter((e) => e.event === name)
+    .map((e) => e.data[0].content)
+    .join("");
+
+describe("agents on two servers sharing PostgreSQL", () => {
+  it("the other server replays a run's tokens (messages-tuple and messages), and resumes after lastEventId", async () => {
+    const a = clientOf(urlA);
+    const b = clientOf(urlB);
+    const thread = await a.threads.create();
+    const streamed = (await collect(
+      a.runs.stream(thread.thread_id, "chat", {
+        input: { messages: [{ role: "user", content: "hello" }] },
+        streamMode: ["messages-tuple", "messages"],
+        context: { user: "ann" },
+      }),
+    )) as Event[];
+    expect(text(streamed, "messages")).toBe(ANSWER);
+    const runId = (streamed[0]!.data as { run_id: string }).run_id;
+
+    const joined = (await collect(b.runs.joinStream(thread.thread_id, runId))) as Event[];
+    const tokens = joined.filter((e) => e.event === "messages");
+    expect(tokens.length).toBeGreaterThan(5);
+    expect(text(joined, "messages")).toBe(ANSWER);
+    expect(tokens[0]!.data[0]).toMatchObject({ type: "ai" });
+    expect(tokens[0]!.data[0]).not.toHaveProperty("lc");
+    expect(joined.filter((e) => e.event === "messages/partial").at(-1)!.data[0].content).toBe(ANSWER);
+
+    const rest = (await collect(b.runs.joinStream(thread.thread_id, runId, { lastEventId: tokens[4]!.id }))) as Event[];
+    expect(text(rest, "messages")).toBe(ANSWER.slice(5));
+    const state = await b.threads.getState(thread.thread_id);
+    expect((state.values as any).messages.map((m: any) => m.type)).toEqual(["human", "ai"]);
+  });
+
+  it("the other server replays a run's tools and events modes", async () => {
+    const a = clientOf(urlA);
+    const b = clientOf(urlB);
+    const thread = await a.threads.create();
+    const streamed = (await collect(
+      a.runs.stream(thread.thread_id, "react", {
+        input: { messages: [{ role: "user", content: "weather?" }] },
+        streamMode: ["tools", "events"],
+      }),
+    )) as Event[];
+    const runId = (streamed[0]!.data as { run_id: string }).run_id;
+    const joined = (await collect(b.runs.joinStream(thread.thread_id, runId))) as Event[];
+    expect(joined.filter((e) => e.event === "tools").map((e) => [e.data.event, e.data.toolCallId])).toEqual([
+      ["on_tool_start", "call_1"],
+      ["on_tool_end", "call_1"],
+    ]);
+    const tokens = joined.filter((e) => e.event === "events" && e.data.event === "on_chat_model_stream");
+    expect(tokens.map((e) => e.data.data.chunk.content).join("")).toBe("It is sunny in Paris");
+    expect(joined.map((e) => e.event)).toEqual(streamed.map((e) => e.event));
+  });
+});
