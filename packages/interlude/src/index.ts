@@ -75,6 +75,7 @@ export {
   REMOVE_ALL_MESSAGES,
   UnknownMessageIdError,
 } from "./messages/reducer.js";
+export type { BaseMessage, BaseMessageLike, MessageShape, MessageTypes } from "./messages/types.js";
 export { Command, type CommandParams, isCommand } from "./primitives/command.js";
 export type { Interrupt } from "./primitives/interrupt-record.js";
 export { isSend, Send } from "./primitives/send.js";
