@@ -29,7 +29,7 @@ export class ReducedValue<Value = unknown, Input = Value> {
   declare InputType: Input;
 
   constructor(
-    readonly valueSchema: StandardSchemaV1<unknown, Value> | StandardSchemaV1<Value>,
+    readonly valueSchema: StandardSchemaV1<unknown, Value>,
     init: ReducedValueInit<Value, Input>,
   ) {
     this.reducer = init.reducer;
