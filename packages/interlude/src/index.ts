@@ -7,6 +7,7 @@ export { isResumeMap } from "./algo/resume.js";
 export type { EventFilters, StreamEvent } from "./callbacks/stream-events.js";
 export * from "./channels/index.js";
 export * from "./checkpoint/index.js";
+export { readingLangChain } from "./checkpoint/serde-langchain.js";
 export * from "./constants.js";
 export * from "./errors/index.js";
 export {
