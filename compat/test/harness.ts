@@ -39,7 +39,8 @@ export function normalise(value: unknown): unknown {
   );
 }
 
-export async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
+/** A runtime's streams are untyped here (`Runtime` is either library): chunks are `any` unless the caller says. */
+export async function collect<T = any>(stream: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const chunk of stream) out.push(chunk);
   return out;

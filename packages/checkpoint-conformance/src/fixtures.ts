@@ -38,6 +38,17 @@ export class ThreadWriter {
     return this.config.configurable?.checkpoint_id;
   }
 
+  /** The same thread's writer, continuing from where this one is, writing through another saver (another process's). */
+  through(saver: BaseCheckpointSaver): ThreadWriter {
+    const next = new ThreadWriter(saver, this.threadId, this.ns);
+    next.values = { ...this.values };
+    next.versions = { ...this.versions };
+    next.config = this.config;
+    next.step = this.step;
+    next.nextVersion = this.nextVersion;
+    return next;
+  }
+
   async write(
     updates: Record<string, unknown>,
     metadata: Partial<CheckpointMetadata> = {},

@@ -152,13 +152,7 @@ describe("PostgresSaver's one-call put and claim-load", () => {
     expect(await b.claimThread(thread.threadId, { owner: "run-2", ttlMs: 10_000 })).toBe(true);
     expect(await a.claimThread(thread.threadId, { owner: "run-3", ttlMs: 10_000 })).toBe(false);
     // The same writer's next step, through the other process's saver.
-    const fromB = Object.assign(new ThreadWriter(b, thread.threadId), {
-      values: { ...thread.values },
-      versions: { ...thread.versions },
-      config: thread.config,
-      step: thread.step,
-      nextVersion: (thread as unknown as { nextVersion: number }).nextVersion,
-    });
+    const fromB = thread.through(b);
     await fromB.write({ answer: "from b" });
     await b.releaseThread(thread.threadId, "run-2");
 

@@ -64,7 +64,11 @@ export interface SqliteSaverOptions extends DeltaOptions, RetentionOptions {
  * file. better-sqlite3 is synchronous, so every call finishes before it returns its promise.
  */
 export class SqliteSaver extends BaseCheckpointSaver {
-  private readonly db: Database.Database;
+  /**
+   * The connection, to share the file with a store (`new SqliteStore(saver.db)`). Closed by
+   * `close()` when the saver opened it from a path.
+   */
+  readonly db: Database.Database;
   private readonly ownsDb: boolean;
   private readonly sql: Statements;
   /** One transaction wrapper for every body: better-sqlite3 builds a wrapper per `db.transaction()` call (~14% of a getTuple). */

@@ -7,6 +7,7 @@ export { isResumeMap } from "./algo/resume.js";
 export type { EventFilters, StreamEvent } from "./callbacks/stream-events.js";
 export * from "./channels/index.js";
 export * from "./checkpoint/index.js";
+export { readingLangChain } from "./checkpoint/serde-langchain.js";
 export * from "./constants.js";
 export * from "./errors/index.js";
 export {
@@ -75,6 +76,7 @@ export {
   REMOVE_ALL_MESSAGES,
   UnknownMessageIdError,
 } from "./messages/reducer.js";
+export type { BaseMessage, BaseMessageLike, MessageShape, MessageTypes } from "./messages/types.js";
 export { Command, type CommandParams, isCommand } from "./primitives/command.js";
 export type { Interrupt } from "./primitives/interrupt-record.js";
 export { isSend, Send } from "./primitives/send.js";

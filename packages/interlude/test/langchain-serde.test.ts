@@ -71,7 +71,7 @@ describe("LangChain objects in the serializer", () => {
     await loadLangChain();
     class Unknown extends Serializable {
       lc_namespace = ["acme", "things"];
-      lc_serializable = true;
+      override lc_serializable = true;
       constructor(fields: { size: number }) {
         super(fields);
       }

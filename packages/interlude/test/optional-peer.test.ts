@@ -29,13 +29,13 @@ out.events = await failure(async () => { for await (const _ of graph.streamEvent
 console.log(JSON.stringify(out));
 `;
 
-it("graphs run without @langchain/core; messages, callbacks and streamEvents then fail with MISSING_PEER_DEPENDENCY", async () => {
+it("graphs run without @langchain/core; messages, callbacks and streamEvents then fail with LANGCHAIN_MISSING", async () => {
   const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: process.cwd() });
   expect(JSON.parse(stdout)).toEqual({
     invoke: 2,
     updates: ["values", "updates", "values"],
-    messages: "MISSING_PEER_DEPENDENCY",
-    callbacks: "MISSING_PEER_DEPENDENCY",
-    events: "MISSING_PEER_DEPENDENCY",
+    messages: "LANGCHAIN_MISSING",
+    callbacks: "LANGCHAIN_MISSING",
+    events: "LANGCHAIN_MISSING",
   });
 });

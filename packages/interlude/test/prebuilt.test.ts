@@ -132,7 +132,7 @@ describe("ToolNode", () => {
     expect(log).toEqual(["send:a", "send:b"]);
     const done = await graph.invoke(new Command({ resume: true }), config);
     expect(log).toEqual(["send:a", "send:b", "pay:5:true"]);
-    expect(done.messages.slice(1).map((m: ToolMessage) => [m.tool_call_id, m.content])).toEqual([
+    expect(done.messages.slice(1).map((m) => [(m as ToolMessage).tool_call_id, m.content])).toEqual([
       ["p1", "paid"],
       ["s1", "sent to a"],
       ["s2", "sent to b"],

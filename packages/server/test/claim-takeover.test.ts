@@ -73,7 +73,7 @@ describe("a thread claimed by a process killed mid-run", () => {
   });
 
   it("PostgreSQL: taken over at once on the same machine", async () => {
-    const url = await freshDatabase(inject("postgresUrl"), `interlude_claims_${process.pid}_${Date.now() % 1e6}`);
+    const url = await freshDatabase(inject("postgresUrl")!, `interlude_claims_${process.pid}_${Date.now() % 1e6}`);
     const pool = new pg.Pool({ connectionString: url });
     const saver = new PostgresSaver(pool);
     await saver.setup();

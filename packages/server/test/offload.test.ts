@@ -11,7 +11,7 @@ const children: Child[] = [];
 let url: string;
 
 beforeAll(async () => {
-  const database = await freshDatabase(inject("postgresUrl"), `interlude_offload_${process.pid}_${Date.now() % 1e6}`);
+  const database = await freshDatabase(inject("postgresUrl")!, `interlude_offload_${process.pid}_${Date.now() % 1e6}`);
   const server = await startCli(
     ["serve", "--config", FIXTURE_CONFIG, "--port", "0", "--postgres", database, "--concurrency", "0"],
     /listening on (http:\/\/\S+)/,

@@ -20,7 +20,7 @@ async function readOnly(on: boolean) {
 }
 
 beforeAll(async () => {
-  const database = await freshDatabase(inject("postgresUrl"), name);
+  const database = await freshDatabase(inject("postgresUrl")!, name);
   admin = new pg.Client({ connectionString: inject("postgresUrl") });
   await admin.connect();
   server = await testServer({ postgresUrl: database });

@@ -20,7 +20,7 @@ describe("thread ids outside Latin-1", () => {
         body: JSON.stringify({ assistant_id: "loop", input: { rounds: 2 } }),
       });
       expect(created.status).toBe(200);
-      const run = await created.json();
+      const run = (await created.json()) as { run_id: string };
       expect(created.headers.get("content-location")).toBe(`/threads/${encodeURIComponent(id)}/runs/${run.run_id}`);
       const joined = (await json(`${base}/runs/${run.run_id}/join`)).body;
       const interruptId = joined.__interrupt__[0].id;

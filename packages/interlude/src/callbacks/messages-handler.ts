@@ -6,8 +6,8 @@
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { BaseMessage } from "@langchain/core/messages";
 import { NS_SEP, PUSH } from "../constants.js";
+import type { LangChain } from "../langchain/typed.js";
 import { isCommand } from "../primitives/command.js";
-import type { LangChain } from "./langchain.js";
 
 /** `ns` is the stream namespace of the node that made the message ("" for the root graph). */
 export type EmitMessage = (ns: string, chunk: [message: BaseMessage, metadata: Record<string, unknown>]) => void;

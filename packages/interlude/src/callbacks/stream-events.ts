@@ -5,7 +5,7 @@
  * produced by the user's `@langchain/core` exactly as for any runnable.
  */
 import { UnsupportedEventsVersionError } from "../errors/graph.js";
-import { type LangChain, loadLangChain } from "./langchain.js";
+import { type LangChain, loadTypedLangChain } from "../langchain/typed.js";
 
 /** One event of `streamEvents` v2, as LangChain shapes it (declared here so the core's types need no peer). */
 export interface StreamEvent {
@@ -65,7 +65,7 @@ export async function* streamGraphEvents(
   filters?: EventFilters,
 ): AsyncGenerator<StreamEvent> {
   if (options?.version !== "v2") throw new UnsupportedEventsVersionError(options?.version);
-  const lc = await loadLangChain("streamEvents()");
+  const lc = await loadTypedLangChain("streamEvents()");
   adapterClass ??= adapterFor(lc);
   yield* adapterClass(graph).streamEvents(input, { ...options, version: "v2" }, filters);
 }

@@ -8,7 +8,7 @@ import type { Callbacks } from "@langchain/core/callbacks/manager";
 import { fastId } from "../algo/hash.js";
 import type { PreparedTask } from "../algo/tasks.js";
 import { NS_END, NS_SEP, PUSH, START } from "../constants.js";
-import type { LangChain } from "./langchain.js";
+import type { LangChain } from "../langchain/typed.js";
 
 type Config = Record<string, unknown>;
 

@@ -95,17 +95,6 @@ export class InterruptOutsideNodeError extends InterludeError {
   }
 }
 
-/** A feature needs an optional peer package that is not installed. */
-export class MissingPeerDependencyError extends InterludeError {
-  constructor(pkg: string, feature: string, options?: { cause?: unknown }) {
-    super(
-      "MISSING_PEER_DEPENDENCY",
-      `${feature} needs ${pkg}, which is not installed. Install it next to Interlude: npm install ${pkg}.`,
-      options,
-    );
-  }
-}
-
 /** `streamEvents` was asked for an event format other than v2. */
 export class UnsupportedEventsVersionError extends InterludeError {
   constructor(version: unknown) {

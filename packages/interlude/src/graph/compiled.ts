@@ -4,7 +4,6 @@
  */
 import type { Breakpoints } from "../algo/breakpoints.js";
 import type { GraphSpec } from "../algo/spec.js";
-import { loadLangChain as loadCallbacks } from "../callbacks/langchain.js";
 import { createMessagesHandler } from "../callbacks/messages-handler.js";
 import { type EventFilters, type StreamEvent, streamGraphEvents } from "../callbacks/stream-events.js";
 import { addHandler } from "../callbacks/trace.js";
@@ -15,6 +14,7 @@ import { type COPY, END, INTERRUPT, START } from "../constants.js";
 import { MissingCheckpointerError } from "../errors/graph.js";
 import { currentTask } from "../interrupt/context.js";
 import { loadLangChain } from "../langchain/load.js";
+import { loadTypedLangChain } from "../langchain/typed.js";
 import { ChunkQueue, queueEmitter, type StreamMode } from "../loop/emitter.js";
 import type { Durability, GraphInternals, SubgraphCheckpoints } from "../loop/graph-internals.js";
 import { graphAtNamespace } from "../loop/namespace.js";
@@ -183,7 +183,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
     let base = this.baseConfig(config);
     if (modes.includes("messages")) {
       // Tokens reach the stream through a callback handler that chat models called with the node's config report to.
-      const lc = await loadCallbacks('Stream mode "messages"');
+      const lc = await loadTypedLangChain('Stream mode "messages"');
       const handler = createMessagesHandler(
         lc,
         (ns, chunk) => emitter.emit(ns, "messages", chunk),

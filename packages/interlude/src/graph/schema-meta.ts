@@ -11,42 +11,51 @@ export interface SchemaMeta<Value = any, Update = any> {
   jsonSchemaExtra?: Record<string, unknown>;
 }
 
-const metaBySchema = new Map<object, SchemaMeta>();
+/**
+ * Registry accepted by zod's `.register(registry, meta)`; zod calls `add`. It has the public
+ * shape of zod 4's `$ZodRegistry` (without importing zod, an optional peer) so that
+ * `z.string().register(registry, meta)` type-checks; zod 3 schemas register through `add` too.
+ */
+export class LangGraphRegistry {
+  /** Read by zod's types only: what `meta` must be. */
+  declare readonly _meta: SchemaMeta;
+  /** Read by zod's types only: which schemas register. */
+  declare readonly _schema: any;
+  _map: WeakMap<any, SchemaMeta> = new WeakMap();
+  readonly _idmap = new Map<string, any>();
 
-export function schemaMeta(schema: unknown): SchemaMeta | undefined {
-  return typeof schema === "object" && schema !== null ? metaBySchema.get(schema) : undefined;
+  add<S extends object>(schema: S, meta?: SchemaMeta): this {
+    if (!meta) return this;
+    if (meta.reducer && !meta.default) meta.default = defaultOf(schema);
+    this._map.set(schema, meta);
+    return this;
+  }
+  get(schema: object): SchemaMeta | undefined {
+    return this._map.get(schema);
+  }
+  has(schema: object): boolean {
+    return this._map.has(schema);
+  }
+  remove(schema: object): this {
+    this._map.delete(schema);
+    return this;
+  }
+  clear(): this {
+    this._map = new WeakMap();
+    return this;
+  }
 }
 
-/**
- * Registry accepted by zod's `.register(registry, meta)`; zod calls `add`. Typed loosely so
- * that zod 3 and 4 schemas both register.
- */
-export const registry = {
-  add<S extends object>(schema: S, meta?: SchemaMeta): S {
-    if (!meta) return schema;
-    if (meta.reducer && !meta.default) meta.default = defaultOf(schema);
-    metaBySchema.set(schema, meta);
-    return schema;
-  },
-  get(schema: object): SchemaMeta | undefined {
-    return metaBySchema.get(schema);
-  },
-  has(schema: object): boolean {
-    return metaBySchema.has(schema);
-  },
-  remove(schema: object) {
-    metaBySchema.delete(schema);
-    return registry;
-  },
-  clear() {
-    metaBySchema.clear();
-    return registry;
-  },
-};
+export const registry: LangGraphRegistry = new LangGraphRegistry();
+
+export function schemaMeta(schema: unknown): SchemaMeta | undefined {
+  return typeof schema === "object" && schema !== null ? registry.get(schema) : undefined;
+}
 
 /** Attaches LangGraph metadata (a reducer, a default) to a zod field and returns the field. */
 export function withLangGraph<S extends object>(schema: S, meta: SchemaMeta): S {
-  return registry.add(schema, meta);
+  registry.add(schema, meta);
+  return schema;
 }
 
 interface ZodLike {

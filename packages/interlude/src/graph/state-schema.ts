@@ -3,10 +3,11 @@
  * (zod 4, valibot, ...). A field is a schema (the last value written wins) or a `ReducedValue`
  * (writes are combined by its reducer).
  */
-import type { BaseMessage } from "@langchain/core/messages";
+
 import type { Reducer } from "../channels/binop.js";
 import type { StandardSchemaV1 } from "../interrupt/standard-schema.js";
 import { type Messages, messagesStateReducer } from "../messages/reducer.js";
+import type { BaseMessage } from "../messages/types.js";
 import type { ChannelSpec } from "./annotation.js";
 
 /** The same symbols as LangGraph.js, so a value made by either library is recognised. */
@@ -28,7 +29,7 @@ export class ReducedValue<Value = unknown, Input = Value> {
   declare InputType: Input;
 
   constructor(
-    readonly valueSchema: StandardSchemaV1<unknown, Value> | StandardSchemaV1<Value>,
+    readonly valueSchema: StandardSchemaV1<unknown, Value>,
     init: ReducedValueInit<Value, Input>,
   ) {
     this.reducer = init.reducer;
@@ -64,7 +65,8 @@ export class StateSchema<F extends StateSchemaFields = StateSchemaFields> {
 }
 
 /** A messages field for `StateSchema`: a list of messages combined by `messagesStateReducer`. */
-export const MessagesValue = new ReducedValue<BaseMessage[], Messages>(
+// Annotated, not inferred: the declaration must name `BaseMessage`, not what it resolves to here.
+export const MessagesValue: ReducedValue<BaseMessage[], Messages> = new ReducedValue<BaseMessage[], Messages>(
   {
     "~standard": {
       version: 1,

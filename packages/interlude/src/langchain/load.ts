@@ -1,12 +1,17 @@
 /**
- * The user's `@langchain/core`, loaded only when a graph meets a LangChain object. It is an
- * optional peer: graphs without messages never import it, and the classes revived from a
- * checkpoint are the user's own (one copy of the package, so `instanceof` holds).
+ * The user's `@langchain/core`, loaded once, only when a graph needs it: its state holds
+ * messages, a checkpoint holding LangChain objects is read, or a run passes callbacks,
+ * streams messages or calls `streamEvents`. It is an optional peer: graphs that do none of
+ * these never import it, and the classes revived from a checkpoint are the user's own (one
+ * copy of the package, so `instanceof` holds and its handlers are the ones the models use).
  *
  * Loading is asynchronous (ESM) while reducers and the serializer are synchronous, so the
  * modules are loaded at an asynchronous edge (a run starting, a checkpoint being read) and
- * read synchronously afterwards through `langchainLoaded()`.
+ * read synchronously afterwards through `langchainLoaded()`. The modules are typed loosely
+ * here so that the root entry's declarations never name the peer; `./typed.ts` gives the
+ * callbacks code LangChain's own types.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { InterludeError } from "../errors/base.js";
 
 type AnyClass = new (...args: any[]) => any;
@@ -15,14 +20,19 @@ type AnyClass = new (...args: any[]) => any;
 export interface LangChainModules {
   messages: Record<string, any>;
   documents: Record<string, any>;
+  callbacksManager: Record<string, any>;
+  callbacksBase: Record<string, any>;
+  runnables: Record<string, any>;
+  /** Makes a config the ambient one: runnables called without a config inherit it. */
+  runWithConfig<T>(config: Record<string, unknown>, body: () => T): T;
 }
 
 /** `@langchain/core` is needed here but is not installed where Interlude can import it. */
 export class LangChainMissingError extends InterludeError {
-  constructor(why: string, cause?: unknown) {
+  constructor(feature: string, cause?: unknown) {
     super(
       "LANGCHAIN_MISSING",
-      `${why} needs @langchain/core, which could not be imported. Install it next to @interlude/core: npm install @langchain/core`,
+      `${feature} needs @langchain/core, which could not be imported. Install it next to @interlude/core: npm install @langchain/core`,
       { cause },
     );
   }
@@ -35,28 +45,52 @@ let loading: Promise<LangChainModules> | undefined;
 const classes = new Map<string, AnyClass>();
 
 /** Specifiers kept in variables so that the core's types never depend on the optional peer. */
-const MESSAGES = "@langchain/core/messages";
-const DOCUMENTS = "@langchain/core/documents";
+const SPECIFIERS = [
+  "@langchain/core/messages",
+  "@langchain/core/documents",
+  "@langchain/core/callbacks/manager",
+  "@langchain/core/callbacks/base",
+  "@langchain/core/runnables",
+  "@langchain/core/singletons",
+];
+
+async function importAll(): Promise<LangChainModules> {
+  const [messages, documents, callbacksManager, callbacksBase, runnables, singletons] = await Promise.all(
+    SPECIFIERS.map((specifier) => import(specifier)),
+  );
+  for (const [name, value] of Object.entries(messages as Record<string, unknown>)) {
+    if (typeof value === "function" && value.prototype)
+      learnClass(["langchain_core", "messages", name], value as AnyClass);
+  }
+  learnClass(["langchain_core", "documents", "Document"], (documents as { Document: AnyClass }).Document);
+  const ambient = singletons.AsyncLocalStorageProviderSingleton;
+  // LangChain keeps the ambient config in a global AsyncLocalStorage that its host sets up
+  // (LangGraph does it on import); a no-op when someone already has.
+  ambient.initializeGlobalInstance(new AsyncLocalStorage());
+  return {
+    messages,
+    documents,
+    callbacksManager,
+    callbacksBase,
+    runnables,
+    runWithConfig: (config, body) => ambient.runWithConfig(config, body),
+  };
+}
 
 /**
- * Imports the user's `@langchain/core` once. Called before running a graph whose state
- * holds messages, and when a checkpoint holding LangChain objects is read.
+ * Imports the user's `@langchain/core` once. `feature` names what needs it, for the error
+ * when it is not installed (a later call may succeed once it is).
  */
-export function loadLangChain(): Promise<LangChainModules> {
+export function loadLangChain(feature = "A LangChain object (a message, a document)"): Promise<LangChainModules> {
   if (loaded) return Promise.resolve(loaded);
-  loading ??= Promise.all([import(MESSAGES), import(DOCUMENTS)]).then(
-    ([messages, documents]) => {
-      for (const [name, value] of Object.entries(messages as Record<string, unknown>)) {
-        if (typeof value === "function" && value.prototype)
-          learnClass(["langchain_core", "messages", name], value as AnyClass);
-      }
-      learnClass(["langchain_core", "documents", "Document"], (documents as { Document: AnyClass }).Document);
-      loaded = { messages, documents };
-      return loaded;
+  loading ??= importAll().then(
+    (modules) => {
+      loaded = modules;
+      return modules;
     },
     (error) => {
       loading = undefined;
-      throw new LangChainMissingError("A LangChain object (a message, a document)", error);
+      throw new LangChainMissingError(feature, error);
     },
   );
   return loading;

@@ -20,8 +20,6 @@ import {
   type TaskWrites,
   type Write,
 } from "../algo/writes.js";
-import type { LangChain } from "../callbacks/langchain.js";
-import { loadLangChain as loadCallbacks } from "../callbacks/langchain.js";
 import { startCallChain, startGraphChain, startNodeChain } from "../callbacks/trace.js";
 import type { Channel } from "../channels/base.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
@@ -46,6 +44,8 @@ import { currentTask, type RunScope, type TaskScope } from "../interrupt/context
 import { interrupt } from "../interrupt/interrupt.js";
 import { GraphInterrupt, ParentCommand, publicInterrupt, type StoredInterrupt } from "../interrupt/signal.js";
 import { langchainLoaded, loadLangChain } from "../langchain/load.js";
+import type { LangChain } from "../langchain/typed.js";
+import { loadTypedLangChain } from "../langchain/typed.js";
 import { type Command, isCommand } from "../primitives/command.js";
 import type { Interrupt } from "../primitives/interrupt-record.js";
 import type { TaskOutcome } from "../runner/outcome.js";
@@ -192,7 +192,7 @@ export class GraphRun {
 
   /** The run inside its chain run (a subgraph's is a child of the node that runs it). */
   private async runTraced(): Promise<RunResult> {
-    this.lc = await loadCallbacks("Callbacks");
+    this.lc = await loadTypedLangChain("Callbacks");
     const chain = await startGraphChain(this.lc, this.config, this.graph.name, this.input);
     this.config = chain.config;
     let result: RunResult;

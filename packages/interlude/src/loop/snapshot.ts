@@ -31,7 +31,7 @@ export interface PregelTaskDescription {
 }
 
 export interface StateSnapshot {
-  readonly values: Record<string, unknown>;
+  readonly values: Record<string, any>;
   readonly next: readonly string[];
   readonly config: RunnableConfig;
   readonly metadata?: CheckpointMetadata;

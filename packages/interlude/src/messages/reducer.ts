@@ -3,9 +3,10 @@
  * message gets an id, a message whose id is already there replaces it, `RemoveMessage`
  * deletes by id, and `RemoveMessage({ id: REMOVE_ALL_MESSAGES })` clears what came before.
  */
-import type { BaseMessage, BaseMessageLike } from "@langchain/core/messages";
+
 import { InterludeError } from "../errors/base.js";
 import { type LangChainModules, langchainLoaded } from "../langchain/load.js";
+import type { BaseMessage, BaseMessageLike } from "./types.js";
 
 /** The id of a `RemoveMessage` that removes every message before it. */
 export const REMOVE_ALL_MESSAGES = "__remove_all__";

@@ -2,6 +2,8 @@
  * `@interlude/core/prebuilt`: LangGraph.js's prebuilt agent parts (`@langchain/langgraph/prebuilt`),
  * plus a tool-review step. Importing this entry imports `@langchain/core`.
  */
+import "../langchain/types.js";
+
 export {
   type ChatModelLike,
   type CreateReactAgentParams,

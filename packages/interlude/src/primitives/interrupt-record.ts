@@ -2,7 +2,7 @@
  * A pending question for a human, as callers see it (`result.__interrupt__`,
  * `snapshot.interrupts`). Plain data: it is stored and sent over the wire as-is.
  */
-export interface Interrupt<Value = unknown> {
+export interface Interrupt<Value = any> {
   /** Stable id; answer with `new Command({ resume: { [id]: answer } })`. */
   id: string;
   value: Value;

@@ -2,10 +2,11 @@
  * `@interlude/core/zod`: LangGraph.js's `@langchain/langgraph/zod` (zod state metadata) and
  * `MessagesZodState`, which needs zod at import time and so is not in the main entry.
  */
-import type { BaseMessage } from "@langchain/core/messages";
+
 import { z } from "zod";
 import { registry, type SchemaMeta, withLangGraph } from "../graph/schema-meta.js";
 import { type Messages, messagesStateReducer } from "../messages/reducer.js";
+import type { BaseMessage } from "../messages/types.js";
 
 export { registry, type SchemaMeta, withLangGraph };
 
@@ -17,6 +18,7 @@ export const MessagesZodMeta: SchemaMeta<BaseMessage[], Messages> = {
 };
 
 /** A zod state with a `messages` field, as LangGraph.js's `MessagesZodState`. */
-export const MessagesZodState = z.object({
+// Annotated, not inferred: the declaration must name `BaseMessage`, not what it resolves to here.
+export const MessagesZodState: z.ZodObject<{ messages: z.ZodCustom<BaseMessage[], BaseMessage[]> }> = z.object({
   messages: withLangGraph(z.custom<BaseMessage[]>(), MessagesZodMeta),
 });

@@ -3,11 +3,15 @@
  * checkpoints of every namespace and their pending writes), and a rolled-back run's thread put
  * back as it was when the run started.
  */
-import type { BaseCheckpointSaver, CheckpointTuple } from "@interlude/core";
+import { type BaseCheckpointSaver, type CheckpointTuple, readingLangChain } from "@interlude/core";
 
 async function tuplesOf(saver: BaseCheckpointSaver, threadId: string): Promise<CheckpointTuple[]> {
-  const tuples: CheckpointTuple[] = [];
-  for await (const tuple of saver.list({ configurable: { thread_id: threadId } })) tuples.push(tuple);
+  // A thread holding messages, read before this process loaded @langchain/core: load it and read again.
+  const tuples = await readingLangChain(async () => {
+    const read: CheckpointTuple[] = [];
+    for await (const tuple of saver.list({ configurable: { thread_id: threadId } })) read.push(tuple);
+    return read;
+  });
   // Oldest first (checkpoint ids grow with time), so every checkpoint's parent exists before it.
   return tuples.sort((a, b) => (a.checkpoint.id < b.checkpoint.id ? -1 : a.checkpoint.id > b.checkpoint.id ? 1 : 0));
 }
