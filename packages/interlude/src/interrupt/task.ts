@@ -5,6 +5,7 @@
  */
 import { NS_SEP } from "../constants.js";
 import { callScope, currentTask, type TaskScope, taskStorage } from "./context.js";
+import { isGraphInterrupt, ParentCommand } from "./signal.js";
 
 export interface TaskOptions {
   /** Errors are not saved: a failed call runs again on the next attempt. */
@@ -66,8 +67,7 @@ function told<T>(scope: TaskScope, name: string, value: T): T {
 }
 
 function isControlFlow(error: unknown): boolean {
-  const name = (error as Error)?.name;
-  return name === "GraphInterrupt" || name === "ParentCommand";
+  return isGraphInterrupt(error) || error instanceof ParentCommand;
 }
 
 function errorRecord(error: unknown): { name: string; message: string } {

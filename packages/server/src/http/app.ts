@@ -41,7 +41,7 @@ export function createApp(ctx: ServerContext, options: AppOptions): Hono<AppEnv>
   app.use(
     "*",
     bodySizeLimit(maxSize, () => {
-      throw new ServerError("BODY_TOO_LARGE", 413, `The request body is larger than ${maxSize} bytes.`);
+      throw new ServerError("BODY_TOO_LARGE", `The request body is larger than ${maxSize} bytes.`);
     }),
   );
   app.get("/ok", (c) => c.json({ ok: true }));

@@ -15,7 +15,6 @@ export class StorageFailedError extends ServerError {
   constructor(cause: unknown) {
     super(
       "STORAGE_FAILED",
-      503,
       `The database failed while the run executed (${cause instanceof Error ? cause.message : String(cause)}). ` +
         "The thread keeps its last saved checkpoint; retry once storage is back.",
     );

@@ -12,9 +12,9 @@ export async function applySupersteps(ctx: ServerContext, thread: ThreadRecord, 
   if (!graph)
     throw new ServerError(
       "GRAPH_REQUIRED",
-      422,
       "supersteps need a graph: pass graph_id (metadata.graph_id) when creating the thread.",
       { field: "metadata.graph_id" },
+      422, // a field of this request is missing, not a state of the thread
     );
   for (const step of steps) {
     for (const update of step.updates)

@@ -89,7 +89,7 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
     const failure = finished?.error as { code?: unknown; message?: unknown } | null | undefined;
     if (finished?.status === "error" && failure?.code === "STORAGE_FAILED") {
       if (stateless && req.on_completion !== "keep") dropFailed(threadId)(failure.message);
-      throw new ServerError("STORAGE_FAILED", 503, String(failure.message), { run_id: run.run_id });
+      throw new ServerError("STORAGE_FAILED", String(failure.message), { run_id: run.run_id });
     }
     // The thread as the run left it, when it ran here (no need to read and parse it back).
     const values = await finalValues(ctx, finished, threadId, ctx.broker.get(run.run_id)?.outcome?.thread);

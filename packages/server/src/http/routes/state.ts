@@ -82,7 +82,6 @@ export function stateRoutes(ctx: ServerContext): Hono<AppEnv> {
     if (!graph)
       throw new ServerError(
         "GRAPH_REQUIRED",
-        409,
         `Thread "${threadId}" has no graph yet: run it once, or create it with metadata.graph_id.`,
         { thread_id: threadId },
       );
