@@ -195,15 +195,6 @@ export function channelsFromCheckpoint(spec: GraphSpec, checkpoint: Checkpoint |
   return channels;
 }
 
-/** The values to store in a checkpoint. */
-export function channelValues(channels: ReadonlyMap<string, Channel>): Record<string, unknown> {
-  const values: Record<string, unknown> = {};
-  for (const [name, channel] of channels) {
-    if (channel.isAvailable()) values[name] = channel.checkpoint();
-  }
-  return values;
-}
-
 /**
  * The values of some channels only (those changed since the last save): what a saver needs,
  * since it stores a checkpoint's values per (channel, version) and shares the others.

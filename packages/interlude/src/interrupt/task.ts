@@ -4,6 +4,7 @@
  * writes the moment it is known, and replayed on the next attempt instead of calling `fn`.
  */
 import { NS_SEP } from "../constants.js";
+import { errorRecord } from "../loop/pending.js";
 import { callScope, currentTask, type TaskScope, taskStorage } from "./context.js";
 import { isGraphInterrupt, ParentCommand } from "./signal.js";
 
@@ -68,12 +69,6 @@ function told<T>(scope: TaskScope, name: string, value: T): T {
 
 function isControlFlow(error: unknown): boolean {
   return isGraphInterrupt(error) || error instanceof ParentCommand;
-}
-
-function errorRecord(error: unknown): { name: string; message: string } {
-  return error instanceof Error
-    ? { name: error.name, message: error.message }
-    : { name: "Error", message: String(error) };
 }
 
 function reviveError(saved: unknown): Error {

@@ -24,7 +24,7 @@ import type { LangChain } from "../callbacks/langchain.js";
 import { loadLangChain as loadCallbacks } from "../callbacks/langchain.js";
 import { startCallChain, startGraphChain, startNodeChain } from "../callbacks/trace.js";
 import type { Channel } from "../channels/base.js";
-import type { BaseCheckpointSaver } from "../checkpoint/base.js";
+import { type BaseCheckpointSaver, checkpointIdOf, checkpointNsOf, threadIdOf } from "../checkpoint/base.js";
 import { readingLangChain } from "../checkpoint/serde-langchain.js";
 import type {
   Checkpoint,
@@ -147,12 +147,11 @@ export class GraphRun {
       else this.ns = call === 0 ? this.parent.ns : `${this.parent.ns}~${call}`;
     } else {
       this.saver = graph.checkpointer;
-      const id = config.configurable?.thread_id;
-      this.threadId = id === undefined || id === null ? undefined : String(id);
+      this.threadId = threadIdOf(config);
       // A subgraph's checkpoint given to the parent: the parent replays from the checkpoint it
       // had then, and the subgraph from this one (time travel into a subgraph).
-      const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
-      if (ns) this.subgraphTarget = { ns, checkpointId: config.configurable?.checkpoint_id as string | undefined };
+      const ns = checkpointNsOf(config);
+      if (ns) this.subgraphTarget = { ns, checkpointId: checkpointIdOf(config) };
       this.ns = "";
     }
     if (this.saver && this.threadId === undefined) throw new MissingThreadIdError();
@@ -258,7 +257,7 @@ export class GraphRun {
   /** The checkpoint the caller asked for, directly or through one of a subgraph's. */
   private async rootStart(saver: BaseCheckpointSaver): Promise<StartPoint | undefined> {
     if (!this.subgraphTarget) {
-      const id = this.config.configurable?.checkpoint_id as string | undefined;
+      const id = checkpointIdOf(this.config);
       return id ? { at: id } : undefined;
     }
     const target = await resolveSubgraphTarget(saver, this.threadId!, this.subgraphTarget);

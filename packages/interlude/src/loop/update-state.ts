@@ -7,8 +7,9 @@ import { branchWrites, edgeWrites, outputWrites, stateAfterWrites } from "../alg
 import { type PreparedTask, prepareNextTasks, readState } from "../algo/tasks.js";
 import { applyNullWrites, applyWrites, channelsFromCheckpoint, type TaskWrites } from "../algo/writes.js";
 import type { Channel } from "../channels/base.js";
-import type { BaseCheckpointSaver } from "../checkpoint/base.js";
+import { type BaseCheckpointSaver, checkpointIdOf, checkpointNsOf } from "../checkpoint/base.js";
 import { readingLangChain } from "../checkpoint/serde-langchain.js";
+import { requireThreadId } from "../checkpoint/tuple.js";
 import type {
   ChannelVersions,
   Checkpoint,
@@ -17,7 +18,7 @@ import type {
   RunnableConfig,
 } from "../checkpoint/types.js";
 import { COPY, END, INTERRUPT, START } from "../constants.js";
-import { CheckpointNotFoundError, GraphValidationError, MissingThreadIdError } from "../errors/graph.js";
+import { CheckpointNotFoundError, GraphValidationError } from "../errors/graph.js";
 import { carriedInterrupts } from "./carry-interrupts.js";
 import { withThreadClaim } from "./claim.js";
 import type { GraphInternals } from "./graph-internals.js";
@@ -96,13 +97,12 @@ export async function updateThreadState(
   config: RunnableConfig,
   supersteps: readonly Superstep[],
 ): Promise<RunnableConfig> {
-  const threadId = config.configurable?.thread_id;
-  if (threadId === undefined || threadId === null) throw new MissingThreadIdError();
-  const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
-  const base = { thread_id: String(threadId), checkpoint_ns: ns };
-  return withThreadClaim(saver, String(threadId), DEFAULT_CLAIM_TTL_MS, async () => {
+  const threadId = requireThreadId(config);
+  const ns = checkpointNsOf(config);
+  const base = { thread_id: threadId, checkpoint_ns: ns };
+  return withThreadClaim(saver, threadId, DEFAULT_CLAIM_TTL_MS, async () => {
     const latest = await readingLangChain(() => saver.getTuple({ configurable: base }));
-    const wanted = config.configurable?.checkpoint_id as string | undefined;
+    const wanted = checkpointIdOf(config);
     let tuple = wanted
       ? await readingLangChain(() => saver.getTuple({ configurable: { ...base, checkpoint_id: wanted } }))
       : latest;

@@ -319,27 +319,11 @@ export class StoreTx {
     return { items: rows.map(pendingOf), total: Number(count?.n ?? 0) };
   }
 
-  /** Every pending interrupt with a deadline (to re-arm their timers at startup). */
+  /** Every pending interrupt with a deadline, to re-arm their timers at startup (one already past fires at once). */
   async deadlines(): Promise<Array<{ thread_id: string; interrupt_id: string; deadline_at: string }>> {
     return this.db.all(
       "SELECT thread_id, interrupt_id, deadline_at FROM interlude_server_pending WHERE deadline_at IS NOT NULL",
     );
-  }
-
-  async dueDeadlines(now: string): Promise<PendingInterrupt[]> {
-    return (
-      await this.db.all(
-        "SELECT * FROM interlude_server_pending WHERE deadline_at IS NOT NULL AND deadline_at <= ? ORDER BY deadline_at",
-        [now],
-      )
-    ).map(pendingOf);
-  }
-
-  async nextDeadline(): Promise<string | undefined> {
-    const rows = await this.db.all<{ d: string | null }>(
-      "SELECT MIN(deadline_at) AS d FROM interlude_server_pending WHERE deadline_at IS NOT NULL",
-    );
-    return rows[0]?.d ?? undefined;
   }
 
   // ---- answers ----

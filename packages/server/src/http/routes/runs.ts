@@ -1,5 +1,7 @@
 /** Runs on a thread: background, streamed, waited for; listing, joining, cancelling. Stateless runs too. */
+
 import { randomUUID } from "node:crypto";
+import { ERROR } from "@interlude/core";
 import { Hono } from "hono";
 import type { ServerContext } from "../../context.js";
 import { ConflictError, NotFoundError, ServerError } from "../../errors.js";
@@ -45,7 +47,7 @@ export async function finalValues(
   threadId: string,
   known?: ThreadRecord,
 ): Promise<Record<string, unknown>> {
-  if (run?.status === "error" || run?.status === "timeout") return { __error__: run.error };
+  if (run?.status === "error" || run?.status === "timeout") return { [ERROR]: run.error };
   const thread = known ?? (await ctx.store.getThread(threadId));
   const values = { ...(thread?.values ?? {}) } as Record<string, unknown>;
   const interrupts = Object.values(thread?.interrupts ?? {}).flat();
@@ -223,8 +225,7 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
   async function outcomeEvents(runId: string, threadId: string): Promise<Array<{ event: string; data: unknown }>> {
     const finished = await waitForRun(ctx, runId);
     const values = await finalValues(ctx, finished, threadId);
-    const events =
-      "__error__" in values ? [{ event: "error", data: values.__error__ }] : [{ event: "values", data: values }];
+    const events = ERROR in values ? [{ event: "error", data: values[ERROR] }] : [{ event: "values", data: values }];
     return [
       { event: "metadata", data: { run_id: runId, attempt: finished?.attempt ?? 1 } },
       ...events,
