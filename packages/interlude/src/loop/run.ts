@@ -35,7 +35,6 @@ import type {
 } from "../checkpoint/types.js";
 import { START, TASK_RESULT } from "../constants.js";
 import {
-  CheckpointNotFoundError,
   EmptyInputError,
   GraphRecursionError,
   MissingCheckpointerError,
@@ -62,6 +61,7 @@ import {
   type GraphInternals,
   type RunOptions,
 } from "./graph-internals.js";
+import { loadStart } from "./load.js";
 import { finishedWrites, saveStoppedStep } from "./outcomes.js";
 import { indexPendingWrites, type PendingIndex } from "./pending.js";
 import { Persistence } from "./persist.js";
@@ -240,18 +240,16 @@ export class GraphRun {
 
   private async load(): Promise<{ tuple?: CheckpointTuple; head: string | null }> {
     if (!this.saver) return { head: null };
-    const base = { thread_id: this.threadId, checkpoint_ns: this.ns };
     const saver = this.saver;
-    const latest = await readingLangChain(() => saver.getTuple({ configurable: base }));
-    const head = latest?.checkpoint.id ?? null;
+    const threadId = this.threadId as string; // a run with a checkpointer has a thread
     const from = this.parent
       ? subgraphStart(this.scope, this.ns, this.graph.subgraphCheckpoints === "persistent")
-      : await this.rootStart(this.saver);
-    if (!from) return { tuple: latest, head };
-    if ("before" in from) return { tuple: await readingLangChain(() => newestBefore(saver, base, from.before)), head };
-    const tuple = await readingLangChain(() => saver.getTuple({ configurable: { ...base, checkpoint_id: from.at } }));
-    if (!tuple) throw new CheckpointNotFoundError(this.threadId!, from.at);
-    return { tuple, head };
+      : await this.rootStart(saver);
+    const { latest, tuple } = await loadStart(saver, threadId, this.ns, from && "at" in from ? from.at : undefined);
+    const head = latest?.checkpoint.id ?? null;
+    if (!from || !("before" in from)) return { tuple, head };
+    const base = { thread_id: threadId, checkpoint_ns: this.ns };
+    return { tuple: await readingLangChain(() => newestBefore(saver, base, from.before)), head };
   }
 
   /** The checkpoint the caller asked for, directly or through one of a subgraph's. */

@@ -8,7 +8,6 @@ import { type PreparedTask, prepareNextTasks, readState } from "../algo/tasks.js
 import { applyNullWrites, applyWrites, channelsFromCheckpoint, type TaskWrites } from "../algo/writes.js";
 import type { Channel } from "../channels/base.js";
 import { type BaseCheckpointSaver, checkpointIdOf, checkpointNsOf } from "../checkpoint/base.js";
-import { readingLangChain } from "../checkpoint/serde-langchain.js";
 import { requireThreadId } from "../checkpoint/tuple.js";
 import type {
   ChannelVersions,
@@ -18,11 +17,12 @@ import type {
   RunnableConfig,
 } from "../checkpoint/types.js";
 import { COPY, END, INTERRUPT, START } from "../constants.js";
-import { CheckpointNotFoundError, GraphValidationError } from "../errors/graph.js";
+import { GraphValidationError } from "../errors/graph.js";
 import { carriedInterrupts } from "./carry-interrupts.js";
 import { withThreadClaim } from "./claim.js";
 import type { GraphInternals } from "./graph-internals.js";
 import { DEFAULT_CLAIM_TTL_MS } from "./graph-internals.js";
+import { loadStart } from "./load.js";
 import { indexPendingWrites } from "./pending.js";
 import { checkpointToSave, emptyCheckpoint, workingCopy } from "./working-checkpoint.js";
 
@@ -101,12 +101,9 @@ export async function updateThreadState(
   const ns = checkpointNsOf(config);
   const base = { thread_id: threadId, checkpoint_ns: ns };
   return withThreadClaim(saver, threadId, DEFAULT_CLAIM_TTL_MS, async () => {
-    const latest = await readingLangChain(() => saver.getTuple({ configurable: base }));
-    const wanted = checkpointIdOf(config);
-    let tuple = wanted
-      ? await readingLangChain(() => saver.getTuple({ configurable: { ...base, checkpoint_id: wanted } }))
-      : latest;
-    if (wanted && !tuple) throw new CheckpointNotFoundError(String(threadId), wanted);
+    const start = await loadStart(saver, threadId, ns, checkpointIdOf(config));
+    const latest = start.latest;
+    let tuple = start.tuple;
     let head = latest?.checkpoint.id ?? null;
     let saved: RunnableConfig = config;
     for (const superstep of supersteps) {
