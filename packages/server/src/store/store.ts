@@ -69,20 +69,7 @@ export class StoreTx {
     const changes = await this.db.run(
       `INSERT INTO interlude_server_threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, "values", interrupts, error, config, graph_id, assistant_id)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id) DO NOTHING`,
-      [
-        t.thread_id,
-        t.created_at,
-        t.updated_at,
-        t.state_updated_at,
-        json(t.metadata),
-        t.status,
-        json(t.values),
-        json(t.interrupts),
-        json(t.error),
-        json(t.config),
-        t.graph_id,
-        t.assistant_id,
-      ],
+      [t.thread_id, t.created_at, ...threadColumns(t)],
     );
     return changes > 0;
   }
@@ -90,19 +77,7 @@ export class StoreTx {
   async saveThread(t: ThreadRecord): Promise<void> {
     await this.db.run(
       `UPDATE interlude_server_threads SET updated_at = ?, state_updated_at = ?, metadata = ?, status = ?, "values" = ?, interrupts = ?, error = ?, config = ?, graph_id = ?, assistant_id = ? WHERE thread_id = ?`,
-      [
-        t.updated_at,
-        t.state_updated_at,
-        json(t.metadata),
-        t.status,
-        json(t.values),
-        json(t.interrupts),
-        json(t.error),
-        json(t.config),
-        t.graph_id,
-        t.assistant_id,
-        t.thread_id,
-      ],
+      [...threadColumns(t), t.thread_id],
     );
   }
 
@@ -471,4 +446,20 @@ export class Store extends StoreTx {
     this.assistantCache?.delete(id);
     return (await this.db.run("DELETE FROM interlude_server_assistants WHERE assistant_id = ?", [id])) > 0;
   }
+}
+
+/** A thread's columns from updated_at to assistant_id, in the order the statements list them. */
+function threadColumns(t: ThreadRecord): unknown[] {
+  return [
+    t.updated_at,
+    t.state_updated_at,
+    json(t.metadata),
+    t.status,
+    json(t.values),
+    json(t.interrupts),
+    json(t.error),
+    json(t.config),
+    t.graph_id,
+    t.assistant_id,
+  ];
 }
