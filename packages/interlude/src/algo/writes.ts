@@ -22,7 +22,7 @@ export interface TaskWrites {
  * found), plus a random fraction, because savers key stored values by (channel, version) and
  * two forks of one checkpoint must not produce the same version for different values.
  */
-export function nextVersion(versions: ChannelVersions): number {
+function nextVersion(versions: ChannelVersions): number {
   let max = 0;
   for (const channel in versions) if (versions[channel]! > max) max = versions[channel]!;
   return Math.floor(max) + 1 + Math.random() * 0.999;

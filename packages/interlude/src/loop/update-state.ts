@@ -27,7 +27,7 @@ import { indexPendingWrites } from "./pending.js";
 import { checkpointToSave, emptyCheckpoint, workingCopy } from "./working-checkpoint.js";
 
 /** One update of a superstep: `values` as if node `asNode` had returned them. */
-export interface StateUpdate {
+interface StateUpdate {
   values: unknown;
   asNode?: string;
 }

@@ -15,7 +15,7 @@ function fail(issues: z.core.$ZodIssue[]): never {
  * Deepest nesting of arrays and objects a body may have. Deeper values cannot be stored
  * (serialising them overflows the stack) and no graph state needs them.
  */
-export const MAX_JSON_DEPTH = 512;
+const MAX_JSON_DEPTH = 512;
 
 /** The deepest nesting of `[` and `{` in JSON text (outside strings), up to `limit` + 1. */
 export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {

@@ -39,7 +39,7 @@ export interface PendingQuery extends Page {
 }
 
 /** Shallow match of JSON values, as LangGraph Server's metadata filters. */
-export function matches(target: Json | null | undefined, filter: Json | undefined): boolean {
+function matches(target: Json | null | undefined, filter: Json | undefined): boolean {
   if (!filter) return true;
   return Object.entries(filter).every(([k, v]) => JSON.stringify(target?.[k]) === JSON.stringify(v));
 }

@@ -17,7 +17,7 @@ import { type FollowOptions, sseFromLog, sseFromStore, sseOf } from "../sse.js";
 import { body, query } from "../validate.js";
 import { deleteThread, requireThread } from "./threads.js";
 
-export function runJson(r: RunRecord): Record<string, unknown> {
+function runJson(r: RunRecord): Record<string, unknown> {
   const { answers: _answers, started_at_checkpoint: _started, stop_requested: _stop, ...kwargs } = r.kwargs;
   return {
     run_id: r.run_id,
@@ -41,7 +41,7 @@ function requestOf(req: RunBody): RunRequest {
 }
 
 /** What `wait` and `join` return: the thread's values (with `__interrupt__` when paused), or `__error__`. */
-export async function finalValues(
+async function finalValues(
   ctx: ServerContext,
   run: RunRecord | undefined,
   threadId: string,
