@@ -290,7 +290,7 @@ export class GraphRun {
     const { tuple, head } = await this.load();
     this.adopt(tuple, head);
     if (this.parent) return this.startNested(tuple);
-    const requested = this.subgraphTarget !== undefined || this.config.configurable?.checkpoint_id !== undefined;
+    const requested = this.subgraphTarget !== undefined || checkpointIdOf(this.config) !== undefined;
     const bound = tuple && replayBound(tuple, requested, this.input, this.reuseFinished);
     if (bound) this.scope.replayBefore = { checkpointId: bound, taken: new Set() };
     if (isCommand(this.input)) {
