@@ -7,29 +7,20 @@ import { InterludeError } from "@interlude/core";
 import { ServerError } from "../errors.js";
 import { isStorageFailure } from "../store/failures.js";
 
-const STORAGE_FAILED = {
-  error: "storage_failed",
-  code: "STORAGE_FAILED",
-  message:
-    "The database refused the write (full, read-only or unreachable). Nothing of this request was applied; retry once storage is back.",
-};
+const STORAGE_FAILED =
+  "The database refused the write (full, read-only or unreachable). Nothing of this request was applied; retry once storage is back.";
 
 export function errorResponse(error: unknown): { status: number; body: Record<string, unknown> } {
   if (error instanceof ServerError) return { status: error.status, body: error.toJSON() };
   if (error instanceof URIError)
-    return {
-      status: 400,
-      body: { error: "invalid_path", code: "INVALID_PATH", message: "The URL has a malformed %-escape." },
-    };
-  if (isStorageFailure(error) && !(error instanceof InterludeError)) return { status: 503, body: STORAGE_FAILED };
+    return errorResponse(new ServerError("INVALID_PATH", "The URL has a malformed %-escape."));
+  if (isStorageFailure(error) && !(error instanceof InterludeError))
+    return errorResponse(new ServerError("STORAGE_FAILED", STORAGE_FAILED));
   if (error instanceof InterludeError && error.status !== undefined) {
     return {
       status: error.status,
       body: { error: error.code.toLowerCase(), code: error.code, message: error.message, ...error.details },
     };
   }
-  return {
-    status: 500,
-    body: { error: "internal", code: "INTERNAL", message: "Internal server error. The server log has the details." },
-  };
+  return errorResponse(new ServerError("INTERNAL", "Internal server error. The server log has the details."));
 }
