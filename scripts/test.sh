@@ -30,6 +30,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 npm run lint
+npm run knip # unused files, exports and dependencies (knip.json says what is an entry)
 npm run build
 npm run typecheck # the tests too: the build compiles only the packages' sources
 npx vitest run "$@"

@@ -62,7 +62,7 @@ export function fanout(lib, _workers, checkpointer, askEvery = 0) {
     .compile({ checkpointer });
 }
 
-export const MESSAGE_BYTES = 200;
+const MESSAGE_BYTES = 200;
 
 /** One node that appends a 200-byte message per super-step until there are `steps` messages. */
 export function chat(lib, steps, checkpointer, onStep) {

@@ -7,7 +7,7 @@ import { performance } from "node:perf_hooks";
 
 export const now = () => performance.now();
 
-export function percentile(sorted, p) {
+function percentile(sorted, p) {
   if (sorted.length === 0) return NaN;
   const rank = Math.ceil((p / 100) * sorted.length) - 1;
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank))];
@@ -75,7 +75,7 @@ export function row({ workload, metric, unit, il, lg, better = "lower", target, 
   };
 }
 
-export function fmt(value, unit) {
+function fmt(value, unit) {
   if (value === undefined || Number.isNaN(value)) return "–";
   if (unit === "B" || unit === "B/thread" || unit === "B/step") {
     if (Math.abs(value) >= 1e6) return `${(value / 1e6).toFixed(2)} MB`;

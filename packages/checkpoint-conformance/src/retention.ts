@@ -2,6 +2,7 @@ import {
   type BaseCheckpointSaver,
   type CheckpointTuple,
   defaultSerializer,
+  INTERRUPT,
   type RunnableConfig,
 } from "@interlude/core";
 import { describe, expect, it } from "vitest";
@@ -25,7 +26,7 @@ async function busyThread(saver: BaseCheckpointSaver, steps: number, ts?: (i: nu
   await saver.putWrites(
     thread.config,
     [
-      ["__interrupt__", [{ id: "i1", value: "ok?" }]],
+      [INTERRUPT, [{ id: "i1", value: "ok?" }]],
       ["messages", [message(999)]],
     ],
     "task-9",

@@ -1,5 +1,5 @@
 /**
- * Reserved names. Every special channel, config key and node name is defined once here;
+ * Reserved names. Every special channel, node and graph name is defined once here;
  * nothing else in the code base spells them as string literals.
  */
 export const START = "__start__";
@@ -8,6 +8,10 @@ export const INTERRUPT = "__interrupt__";
 
 /** `updateState(config, null, COPY)`: a copy of the checkpoint, its next tasks to run again. */
 export const COPY = "__copy__";
+/** `Command({ graph: PARENT })` routes in the graph that called this subgraph. */
+export const PARENT = "__parent__";
+/** Key of a `Command` update that is a bare value rather than an object of channel values. */
+export const ROOT = "__root__";
 
 /** Kinds of task, as LangGraph names them in a task's `path`. */
 export const PULL = "__pregel_pull";
@@ -17,7 +21,6 @@ export const PUSH = "__pregel_push";
 export const RESUME = "__resume__";
 export const ERROR = "__error__";
 export const TASKS = "__pregel_tasks";
-export const RETURN = "__return__";
 /** Saved results of `task()` calls inside a node, keyed by call order. */
 export const TASK_RESULT = "__task_result__";
 /**
@@ -47,11 +50,4 @@ export const WRITES_IDX_MAP: Readonly<Record<string, number>> = Object.freeze({
   [INTERRUPT]: -3,
   [RESUME]: -4,
   [TASK_RESULT]: -5,
-});
-
-/** Keys of `config.configurable`. */
-export const CONFIG_KEY = Object.freeze({
-  threadId: "thread_id",
-  checkpointId: "checkpoint_id",
-  checkpointNs: "checkpoint_ns",
 });

@@ -3,7 +3,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 
-export const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 
 export interface Child {
   process: ChildProcess;

@@ -61,7 +61,7 @@ export type JsonSchema = {
   [key: string]: unknown;
 };
 
-export interface Checkpoint {
+interface Checkpoint {
   thread_id: string;
   checkpoint_ns: string;
   checkpoint_id: string | null;
@@ -69,21 +69,21 @@ export interface Checkpoint {
 }
 
 /** An answer recorded in the checkpoint that followed it (`metadata.resume`). */
-export interface ResumeRecord {
+interface ResumeRecord {
   by?: string;
   reason?: string;
   at: string;
   answers: Record<string, unknown>;
 }
 
-export interface PendingInterrupt {
+interface PendingInterrupt {
   id?: string;
   interrupt_id?: string;
   value: unknown;
   ns?: string | string[];
 }
 
-export interface ThreadTask {
+interface ThreadTask {
   id: string;
   name: string;
   error?: string | null;

@@ -2,7 +2,7 @@
 import dagre from "@dagrejs/dagre";
 import type { AssistantGraph } from "../api/types";
 
-export interface PlacedNode {
+interface PlacedNode {
   id: string;
   label: string;
   x: number;

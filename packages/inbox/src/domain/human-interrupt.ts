@@ -5,7 +5,7 @@ export type Action = "accept" | "edit" | "respond" | "ignore";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-export function isHumanInterrupt(value: unknown): value is HumanInterrupt {
+function isHumanInterrupt(value: unknown): value is HumanInterrupt {
   if (!isObject(value) || !isObject(value.action_request) || !isObject(value.config)) return false;
   return typeof value.action_request.action === "string";
 }

@@ -4,7 +4,7 @@
  */
 import type { AnswerIssue, JsonSchema } from "../api/types";
 
-export type FieldKind = "text" | "multiline" | "number" | "integer" | "boolean" | "select" | "json";
+type FieldKind = "text" | "multiline" | "number" | "integer" | "boolean" | "select" | "json";
 
 export interface Field {
   /** Dotted path from the answer's root ("" for a non-object answer). */

@@ -8,7 +8,7 @@ export interface AskedInterrupt {
   value: unknown;
 }
 
-export interface GivenAnswer {
+interface GivenAnswer {
   interruptId: string;
   answer: unknown;
   by?: string;
@@ -37,7 +37,7 @@ export interface TimelineEntry {
   head: boolean;
 }
 
-export function interruptIdOf(i: { id?: string; interrupt_id?: string }): string {
+function interruptIdOf(i: { id?: string; interrupt_id?: string }): string {
   return i.id ?? i.interrupt_id ?? "";
 }
 

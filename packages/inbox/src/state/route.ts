@@ -3,7 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 
 export type Route = { view: "inbox"; threadId?: string; interruptId?: string } | { view: "thread"; threadId: string };
 
-export function parseRoute(hash: string): Route {
+function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
   if (parts[0] === "thread" && parts[1]) return { view: "thread", threadId: parts[1] };
   if (parts[0] === "item" && parts[1] && parts[2]) return { view: "inbox", threadId: parts[1], interruptId: parts[2] };

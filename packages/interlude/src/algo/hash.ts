@@ -42,12 +42,12 @@ export function fastId(text: string): string {
   return `${ha}-${hb.slice(0, 4)}-${hb.slice(4)}-${hc.slice(0, 4)}-${hc.slice(4)}${hd}`;
 }
 
-export function sha256Hex(text: string, length = 32): string {
+function sha256Hex(text: string, length = 32): string {
   return createHash("sha256").update(text).digest("hex").slice(0, length);
 }
 
 /** Canonical JSON: object keys sorted, so equal payloads digest equally whatever their key order. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   return (
     JSON.stringify(value, (_key, v: unknown) => {
       if (v === undefined) return "__undefined__";

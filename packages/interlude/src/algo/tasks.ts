@@ -39,7 +39,7 @@ export function readState(channels: ReadonlyMap<string, Channel>, keys: readonly
   return state;
 }
 
-export function taskNamespace(parentNs: string, name: string, id: string): string {
+function taskNamespace(parentNs: string, name: string, id: string): string {
   return parentNs ? `${parentNs}${NS_SEP}${name}${NS_END}${id}` : `${name}${NS_END}${id}`;
 }
 

@@ -22,7 +22,7 @@ export interface TaskWrites {
  * found), plus a random fraction, because savers key stored values by (channel, version) and
  * two forks of one checkpoint must not produce the same version for different values.
  */
-export function nextVersion(versions: ChannelVersions): number {
+function nextVersion(versions: ChannelVersions): number {
   let max = 0;
   for (const channel in versions) if (versions[channel]! > max) max = versions[channel]!;
   return Math.floor(max) + 1 + Math.random() * 0.999;
@@ -193,15 +193,6 @@ export function channelsFromCheckpoint(spec: GraphSpec, checkpoint: Checkpoint |
     channels.set(name, values && name in values ? empty.fromCheckpoint(values[name]) : empty);
   }
   return channels;
-}
-
-/** The values to store in a checkpoint. */
-export function channelValues(channels: ReadonlyMap<string, Channel>): Record<string, unknown> {
-  const values: Record<string, unknown> = {};
-  for (const [name, channel] of channels) {
-    if (channel.isAvailable()) values[name] = channel.checkpoint();
-  }
-  return values;
 }
 
 /**

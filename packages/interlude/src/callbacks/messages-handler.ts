@@ -21,7 +21,7 @@ interface Origin {
  * The namespace of the graph a task runs in: its checkpoint namespace less the task's own
  * segment, and one more per `task()` call it is nested in (their paths end in `true`).
  */
-export function streamNamespace(checkpointNs: string, path?: unknown): string {
+function streamNamespace(checkpointNs: string, path?: unknown): string {
   let segments = 1;
   while (Array.isArray(path) && path[0] === PUSH && path[path.length - 1] === true) {
     segments++;

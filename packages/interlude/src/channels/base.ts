@@ -14,10 +14,3 @@ export interface Channel<Value = unknown, Update = unknown> {
   /** Marks the value as used by the tasks it triggered. Returns true when that changed it. */
   consume(): boolean;
 }
-
-/** Marker for "no value" in checkpoints: distinguishes an empty channel from `undefined`. */
-export const EMPTY: unique symbol = Symbol.for("interlude.empty");
-
-export function isEmpty(value: unknown): value is typeof EMPTY {
-  return value === EMPTY;
-}

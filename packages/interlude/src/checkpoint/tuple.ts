@@ -20,7 +20,12 @@ export function requireThreadId(config: RunnableConfig): string {
   return threadId;
 }
 
-export function checkpointConfig(threadId: string, ns: string, checkpointId: string): RunnableConfig {
+/** A checkpoint's config; `threadId` is undefined only for a run without a checkpointer. */
+export function checkpointConfig(
+  threadId: string | undefined,
+  ns: string,
+  checkpointId: string | undefined,
+): RunnableConfig {
   return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpointId } };
 }
 

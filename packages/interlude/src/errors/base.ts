@@ -1,13 +1,29 @@
+import { type ErrorCode, statusOfCode } from "./codes.js";
+
+export interface InterludeErrorOptions {
+  cause?: unknown;
+  /** The structured facts a caller can act on, in snake case as they appear in HTTP bodies. */
+  details?: Readonly<Record<string, unknown>>;
+  /** HTTP status when it differs from the code's usual one (see `ERROR_STATUS`). */
+  status?: number;
+}
+
 /**
  * Every error Interlude raises on purpose is an `InterludeError` with a stable `code`:
  * match on `code` (or `instanceof`), never on the message, which may be reworded.
  */
 export class InterludeError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  readonly code: ErrorCode;
+  /** The structured facts of this error (snake case), as the server puts them in its bodies. */
+  readonly details: Readonly<Record<string, unknown>>;
+  /** The HTTP status this error means; undefined for a failure that is not the caller's (a 500). */
+  readonly status: number | undefined;
+  constructor(code: ErrorCode, message: string, options: InterludeErrorOptions = {}) {
+    super(message, "cause" in options ? { cause: options.cause } : undefined);
     this.code = code;
     this.name = new.target.name;
+    this.details = options.details ?? {};
+    this.status = options.status ?? statusOfCode(code);
   }
   /** Plain form for logs and HTTP bodies; never includes the stack. */
   toJSON(): Record<string, unknown> {

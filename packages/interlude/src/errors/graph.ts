@@ -5,7 +5,7 @@ export class GraphValidationError extends InterludeError {
   /** The node, edge or breakpoint name at fault, when there is one. */
   readonly node?: string;
   constructor(message: string, node?: string) {
-    super("GRAPH_VALIDATION", message);
+    super("GRAPH_VALIDATION", message, { details: node === undefined ? {} : { node } });
     this.node = node;
   }
 }
@@ -51,16 +51,6 @@ export class MissingThreadIdError extends InterludeError {
 export class EmptyInputError extends InterludeError {
   constructor(message: string) {
     super("EMPTY_INPUT", message);
-  }
-}
-
-/** A node failed; wraps the original error with the node's name. */
-export class NodeError extends InterludeError {
-  readonly node: string;
-  constructor(node: string, cause: unknown) {
-    const text = cause instanceof Error ? cause.message : String(cause);
-    super("NODE_FAILED", `Node "${node}" failed: ${text}`, { cause });
-    this.node = node;
   }
 }
 

@@ -1,4 +1,5 @@
 export * from "./base.js";
+export * from "./codes.js";
 export * from "./graph.js";
 export * from "./resume.js";
 export * from "./state.js";

@@ -17,12 +17,13 @@ export class AmbiguousResumeError extends InterludeError {
       "AMBIGUOUS_RESUME",
       `${pending.length} interrupts are pending, so a single resume value could answer any of them. ` +
         `Answer by id instead: new Command({ resume: { "<interrupt id>": answer, ... } }). Pending:\n${listPending(pending)}`,
+      { details: { pending } },
     );
     this.pending = pending;
   }
 }
 
-export type NothingToResumeReason = "unknown_thread" | "finished" | "breakpoint" | "not_paused";
+export type NothingToResumeReason = "unknown_thread" | "finished" | "breakpoint";
 
 export class NothingToResumeError extends InterludeError {
   readonly reason: NothingToResumeReason;
@@ -31,9 +32,8 @@ export class NothingToResumeError extends InterludeError {
       unknown_thread: `thread "${threadId}" has never run. Start it with invoke(input, config) first.`,
       finished: `thread "${threadId}" has finished and waits for no answer. Start a new run with invoke(input, config).`,
       breakpoint: `thread "${threadId}" is paused at a static breakpoint (interruptBefore/After), which takes no answer. Continue it with invoke(null, config).`,
-      not_paused: `thread "${threadId}" has no pending interrupt.`,
     }[reason];
-    super("NOTHING_TO_RESUME", `Nothing to resume: ${why}`);
+    super("NOTHING_TO_RESUME", `Nothing to resume: ${why}`, { details: { reason } });
     this.reason = reason;
   }
 }
@@ -46,6 +46,7 @@ export class UnknownInterruptError extends InterludeError {
       "UNKNOWN_INTERRUPT",
       `No pending interrupt has id ${unknownIds.map((id) => `"${id}"`).join(", ")}. ` +
         (pending.length ? `Pending:\n${listPending(pending)}` : "Nothing is pending on this thread."),
+      { details: { unknown_ids: unknownIds, pending } },
     );
     this.unknownIds = unknownIds;
     this.pending = pending;
@@ -68,6 +69,7 @@ export class InterruptMismatchError extends InterludeError {
         `The answer was not used and the thread is still paused. Usually the state changed between pause and resume ` +
         `(for example Command({ update })). Resume without the update, give interrupts a stable key with ` +
         `interrupt(value, { key }), or opt into LangGraph's positional matching with compile({ resumeMatching: "positional" }).`,
+      { details: { node } },
     );
     this.node = node;
     this.answered = answered;
@@ -97,6 +99,7 @@ export class InvalidResumeError extends InterludeError {
           )
           .join("; ") +
         `. The interrupt is still pending; send a corrected answer.`,
+      { details: { interrupt_id: interruptId, issues } },
     );
     this.interruptId = interruptId;
     this.issues = issues;

@@ -18,6 +18,7 @@ export class StateInputError extends InterludeError {
     super(
       "INVALID_STATE_INPUT",
       `${where} does not match the graph's schema: ${issues.join("; ")} (got ${preview(value, 120)}). ${fix}`,
+      { details: node === undefined ? { issues } : { issues, node } },
     );
   }
 }
@@ -42,6 +43,7 @@ export class InvalidContextError extends InterludeError {
       "INVALID_CONTEXT",
       `The run's context does not match the graph's context schema: ${issues.join("; ")}. ` +
         `Nothing was run; pass { context: {...} } with the fields the schema requires.`,
+      { details: { issues } },
     );
   }
 }

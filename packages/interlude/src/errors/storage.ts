@@ -13,6 +13,7 @@ export class ThreadBusyError extends InterludeError {
         (claimExpiresAt === undefined
           ? ""
           : ` If its process died, the claim lapses at ${new Date(claimExpiresAt).toISOString()} (in ${Math.max(0, Math.ceil((claimExpiresAt - Date.now()) / 1000))} s).`),
+      { details: { thread_id: threadId } },
     );
     this.threadId = threadId;
     if (claimExpiresAt !== undefined) this.claimExpiresAt = claimExpiresAt;

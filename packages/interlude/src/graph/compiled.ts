@@ -7,7 +7,7 @@ import type { GraphSpec } from "../algo/spec.js";
 import { createMessagesHandler } from "../callbacks/messages-handler.js";
 import { type EventFilters, type StreamEvent, streamGraphEvents } from "../callbacks/stream-events.js";
 import { addHandler } from "../callbacks/trace.js";
-import type { BaseCheckpointSaver } from "../checkpoint/base.js";
+import { type BaseCheckpointSaver, checkpointIdOf } from "../checkpoint/base.js";
 import { LangChainNotLoadedError, readingLangChain } from "../checkpoint/serde-langchain.js";
 import type { CheckpointListOptions, RunnableConfig } from "../checkpoint/types.js";
 import { type COPY, END, INTERRUPT, START } from "../constants.js";
@@ -236,7 +236,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
       tuple,
       subgraphs,
       (graph, childConfig, deep) => (graph as CompiledStateGraph).stateFrom(saver, childConfig, deep),
-      !config.configurable?.checkpoint_id,
+      !checkpointIdOf(config),
     );
   }
 

@@ -4,7 +4,9 @@
  * writes the moment it is known, and replayed on the next attempt instead of calling `fn`.
  */
 import { NS_SEP } from "../constants.js";
+import { errorRecord } from "../loop/pending.js";
 import { callScope, currentTask, type TaskScope, taskStorage } from "./context.js";
+import { isGraphInterrupt, ParentCommand } from "./signal.js";
 
 export interface TaskOptions {
   /** Errors are not saved: a failed call runs again on the next attempt. */
@@ -66,14 +68,7 @@ function told<T>(scope: TaskScope, name: string, value: T): T {
 }
 
 function isControlFlow(error: unknown): boolean {
-  const name = (error as Error)?.name;
-  return name === "GraphInterrupt" || name === "ParentCommand";
-}
-
-function errorRecord(error: unknown): { name: string; message: string } {
-  return error instanceof Error
-    ? { name: error.name, message: error.message }
-    : { name: "Error", message: String(error) };
+  return isGraphInterrupt(error) || error instanceof ParentCommand;
 }
 
 function reviveError(saved: unknown): Error {

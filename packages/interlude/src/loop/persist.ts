@@ -4,6 +4,7 @@
  * stops (finished or paused).
  */
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
+import { checkpointConfig } from "../checkpoint/tuple.js";
 import type {
   ChannelVersions,
   Checkpoint,
@@ -74,7 +75,7 @@ export class Persistence {
   }
 
   configFor(checkpointId: string | undefined): RunnableConfig {
-    return { configurable: { thread_id: this.threadId, checkpoint_ns: this.ns, checkpoint_id: checkpointId } };
+    return checkpointConfig(this.threadId, this.ns, checkpointId);
   }
 
   private enqueue(operation: string, work: () => Promise<unknown>): Promise<void> {

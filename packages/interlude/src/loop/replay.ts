@@ -8,7 +8,7 @@
  * - The parent replays an older checkpoint: a persistent subgraph (`checkpointer: true`) starts,
  *   on its first run, from its newest checkpoint made before the replayed one.
  */
-import type { BaseCheckpointSaver } from "../checkpoint/base.js";
+import { type BaseCheckpointSaver, checkpointIdOf } from "../checkpoint/base.js";
 import type { CheckpointTuple } from "../checkpoint/types.js";
 import { CheckpointNotFoundError } from "../errors/graph.js";
 import type { RunScope } from "../interrupt/context.js";
@@ -63,7 +63,7 @@ export function replayBound(tuple: CheckpointTuple, requested: boolean, input: u
   if (isCommand(input) ? input.resume !== undefined : input !== null && input !== undefined) return undefined;
   const edited = tuple.metadata.source === "update" || tuple.metadata.source === "fork";
   if (atHead && !edited) return undefined;
-  const source = edited ? (tuple.parentConfig?.configurable?.checkpoint_id as string | undefined) : undefined;
+  const source = edited && tuple.parentConfig ? checkpointIdOf(tuple.parentConfig) : undefined;
   return source ?? tuple.checkpoint.id;
 }
 

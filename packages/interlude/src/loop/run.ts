@@ -22,7 +22,7 @@ import {
 } from "../algo/writes.js";
 import { startCallChain, startGraphChain, startNodeChain } from "../callbacks/trace.js";
 import type { Channel } from "../channels/base.js";
-import type { BaseCheckpointSaver } from "../checkpoint/base.js";
+import { type BaseCheckpointSaver, checkpointIdOf, checkpointNsOf, threadIdOf } from "../checkpoint/base.js";
 import { readingLangChain } from "../checkpoint/serde-langchain.js";
 import type {
   Checkpoint,
@@ -33,7 +33,6 @@ import type {
 } from "../checkpoint/types.js";
 import { START, TASK_RESULT } from "../constants.js";
 import {
-  CheckpointNotFoundError,
   EmptyInputError,
   GraphRecursionError,
   MissingCheckpointerError,
@@ -62,6 +61,7 @@ import {
   type GraphInternals,
   type RunOptions,
 } from "./graph-internals.js";
+import { loadStart } from "./load.js";
 import { finishedWrites, saveStoppedStep } from "./outcomes.js";
 import { indexPendingWrites, type PendingIndex } from "./pending.js";
 import { Persistence } from "./persist.js";
@@ -147,12 +147,11 @@ export class GraphRun {
       else this.ns = call === 0 ? this.parent.ns : `${this.parent.ns}~${call}`;
     } else {
       this.saver = graph.checkpointer;
-      const id = config.configurable?.thread_id;
-      this.threadId = id === undefined || id === null ? undefined : String(id);
+      this.threadId = threadIdOf(config);
       // A subgraph's checkpoint given to the parent: the parent replays from the checkpoint it
       // had then, and the subgraph from this one (time travel into a subgraph).
-      const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
-      if (ns) this.subgraphTarget = { ns, checkpointId: config.configurable?.checkpoint_id as string | undefined };
+      const ns = checkpointNsOf(config);
+      if (ns) this.subgraphTarget = { ns, checkpointId: checkpointIdOf(config) };
       this.ns = "";
     }
     if (this.saver && this.threadId === undefined) throw new MissingThreadIdError();
@@ -241,24 +240,22 @@ export class GraphRun {
 
   private async load(): Promise<{ tuple?: CheckpointTuple; head: string | null }> {
     if (!this.saver) return { head: null };
-    const base = { thread_id: this.threadId, checkpoint_ns: this.ns };
     const saver = this.saver;
-    const latest = await readingLangChain(() => saver.getTuple({ configurable: base }));
-    const head = latest?.checkpoint.id ?? null;
+    const threadId = this.threadId as string; // a run with a checkpointer has a thread
     const from = this.parent
       ? subgraphStart(this.scope, this.ns, this.graph.subgraphCheckpoints === "persistent")
-      : await this.rootStart(this.saver);
-    if (!from) return { tuple: latest, head };
-    if ("before" in from) return { tuple: await readingLangChain(() => newestBefore(saver, base, from.before)), head };
-    const tuple = await readingLangChain(() => saver.getTuple({ configurable: { ...base, checkpoint_id: from.at } }));
-    if (!tuple) throw new CheckpointNotFoundError(this.threadId!, from.at);
-    return { tuple, head };
+      : await this.rootStart(saver);
+    const { latest, tuple } = await loadStart(saver, threadId, this.ns, from && "at" in from ? from.at : undefined);
+    const head = latest?.checkpoint.id ?? null;
+    if (!from || !("before" in from)) return { tuple, head };
+    const base = { thread_id: threadId, checkpoint_ns: this.ns };
+    return { tuple: await readingLangChain(() => newestBefore(saver, base, from.before)), head };
   }
 
   /** The checkpoint the caller asked for, directly or through one of a subgraph's. */
   private async rootStart(saver: BaseCheckpointSaver): Promise<StartPoint | undefined> {
     if (!this.subgraphTarget) {
-      const id = this.config.configurable?.checkpoint_id as string | undefined;
+      const id = checkpointIdOf(this.config);
       return id ? { at: id } : undefined;
     }
     const target = await resolveSubgraphTarget(saver, this.threadId!, this.subgraphTarget);
@@ -293,7 +290,7 @@ export class GraphRun {
     const { tuple, head } = await this.load();
     this.adopt(tuple, head);
     if (this.parent) return this.startNested(tuple);
-    const requested = this.subgraphTarget !== undefined || this.config.configurable?.checkpoint_id !== undefined;
+    const requested = this.subgraphTarget !== undefined || checkpointIdOf(this.config) !== undefined;
     const bound = tuple && replayBound(tuple, requested, this.input, this.reuseFinished);
     if (bound) this.scope.replayBefore = { checkpointId: bound, taken: new Set() };
     if (isCommand(this.input)) {

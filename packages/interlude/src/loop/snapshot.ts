@@ -12,6 +12,7 @@ import {
   type TaskPath,
 } from "../algo/tasks.js";
 import { applyNullWrites, channelsFromCheckpoint, type Write } from "../algo/writes.js";
+import { checkpointNsOf } from "../checkpoint/base.js";
 import type { CheckpointMetadata, CheckpointTuple, RunnableConfig } from "../checkpoint/types.js";
 import { locatedInterrupt, publicInterrupt } from "../interrupt/signal.js";
 import type { Interrupt } from "../primitives/interrupt-record.js";
@@ -89,7 +90,7 @@ export async function snapshotOf(
   // read the same channels, built once.
   const saved = channelsFromCheckpoint(spec, tuple.checkpoint);
   let channels = saved;
-  const ns = (tuple.config.configurable?.checkpoint_ns as string | undefined) ?? "";
+  const ns = checkpointNsOf(tuple.config);
   const threadId = tuple.config.configurable?.thread_id;
   const prepared = prepareNextTasks(spec, tuple.checkpoint, saved, tuple.metadata.step + 1, ns);
   const extra = pending.tasks.size || pending.nullWrites.length ? pendingValueWrites(pending, prepared, current) : [];

@@ -7,8 +7,8 @@ import { branchWrites, edgeWrites, outputWrites, stateAfterWrites } from "../alg
 import { type PreparedTask, prepareNextTasks, readState } from "../algo/tasks.js";
 import { applyNullWrites, applyWrites, channelsFromCheckpoint, type TaskWrites } from "../algo/writes.js";
 import type { Channel } from "../channels/base.js";
-import type { BaseCheckpointSaver } from "../checkpoint/base.js";
-import { readingLangChain } from "../checkpoint/serde-langchain.js";
+import { type BaseCheckpointSaver, checkpointIdOf, checkpointNsOf } from "../checkpoint/base.js";
+import { requireThreadId } from "../checkpoint/tuple.js";
 import type {
   ChannelVersions,
   Checkpoint,
@@ -17,16 +17,17 @@ import type {
   RunnableConfig,
 } from "../checkpoint/types.js";
 import { COPY, END, INTERRUPT, START } from "../constants.js";
-import { CheckpointNotFoundError, GraphValidationError, MissingThreadIdError } from "../errors/graph.js";
+import { GraphValidationError } from "../errors/graph.js";
 import { carriedInterrupts } from "./carry-interrupts.js";
 import { withThreadClaim } from "./claim.js";
 import type { GraphInternals } from "./graph-internals.js";
 import { DEFAULT_CLAIM_TTL_MS } from "./graph-internals.js";
+import { loadStart } from "./load.js";
 import { indexPendingWrites } from "./pending.js";
 import { checkpointToSave, emptyCheckpoint, workingCopy } from "./working-checkpoint.js";
 
 /** One update of a superstep: `values` as if node `asNode` had returned them. */
-export interface StateUpdate {
+interface StateUpdate {
   values: unknown;
   asNode?: string;
 }
@@ -96,17 +97,13 @@ export async function updateThreadState(
   config: RunnableConfig,
   supersteps: readonly Superstep[],
 ): Promise<RunnableConfig> {
-  const threadId = config.configurable?.thread_id;
-  if (threadId === undefined || threadId === null) throw new MissingThreadIdError();
-  const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
-  const base = { thread_id: String(threadId), checkpoint_ns: ns };
-  return withThreadClaim(saver, String(threadId), DEFAULT_CLAIM_TTL_MS, async () => {
-    const latest = await readingLangChain(() => saver.getTuple({ configurable: base }));
-    const wanted = config.configurable?.checkpoint_id as string | undefined;
-    let tuple = wanted
-      ? await readingLangChain(() => saver.getTuple({ configurable: { ...base, checkpoint_id: wanted } }))
-      : latest;
-    if (wanted && !tuple) throw new CheckpointNotFoundError(String(threadId), wanted);
+  const threadId = requireThreadId(config);
+  const ns = checkpointNsOf(config);
+  const base = { thread_id: threadId, checkpoint_ns: ns };
+  return withThreadClaim(saver, threadId, DEFAULT_CLAIM_TTL_MS, async () => {
+    const start = await loadStart(saver, threadId, ns, checkpointIdOf(config));
+    const latest = start.latest;
+    let tuple = start.tuple;
     let head = latest?.checkpoint.id ?? null;
     let saved: RunnableConfig = config;
     for (const superstep of supersteps) {

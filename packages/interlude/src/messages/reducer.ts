@@ -14,7 +14,7 @@ export const REMOVE_ALL_MESSAGES = "__remove_all__";
 export type Messages = Array<BaseMessage | BaseMessageLike> | BaseMessage | BaseMessageLike;
 
 /** Marks reducers that need `@langchain/core` loaded before a run (see `GraphSpec.usesLangChain`). */
-export const NEEDS_LANGCHAIN: unique symbol = Symbol.for("interlude.needsLangChain");
+const NEEDS_LANGCHAIN: unique symbol = Symbol.for("interlude.needsLangChain");
 
 /** A `RemoveMessage` named an id that no message has. */
 export class UnknownMessageIdError extends InterludeError {
@@ -114,7 +114,10 @@ function reduceMessages(left: Messages, right: Messages): BaseMessage[] {
 /** Combines the messages in state with an update (see the file comment). */
 export const messagesStateReducer = Object.assign(reduceMessages, { [NEEDS_LANGCHAIN]: true as const });
 
-/** LangGraph's other name for `messagesStateReducer`. */
+/**
+ * LangGraph's other name for `messagesStateReducer`.
+ * @alias
+ */
 export const addMessages = messagesStateReducer;
 
 export function needsLangChain(reducer: unknown): boolean {

@@ -1,4 +1,5 @@
 import { registerSerializable } from "../checkpoint/serde-registry.js";
+import { PARENT, ROOT } from "../constants.js";
 import type { Send } from "./send.js";
 
 export interface CommandParams<Resume = unknown, Update = Record<string, unknown>, Node extends string = string> {
@@ -22,7 +23,7 @@ export interface CommandParams<Resume = unknown, Update = Record<string, unknown
  */
 export class Command<Resume = unknown, Update = Record<string, unknown>, Node extends string = string> {
   readonly lg_name = "Command";
-  static readonly PARENT = "__parent__";
+  static readonly PARENT = PARENT;
 
   readonly resume?: Resume;
   readonly update?: Update | [string, unknown][];
@@ -46,7 +47,7 @@ export class Command<Resume = unknown, Update = Record<string, unknown>, Node ex
     if (update === undefined || update === null) return [];
     if (Array.isArray(update)) return update as [string, unknown][];
     if (typeof update === "object") return Object.entries(update as Record<string, unknown>);
-    return [["__root__", update]];
+    return [[ROOT, update]];
   }
 }
 

@@ -8,6 +8,7 @@ import type { PreparedTask } from "../algo/tasks.js";
 import type { Write } from "../algo/writes.js";
 import type { ChainRun } from "../callbacks/trace.js";
 import { PULL } from "../constants.js";
+import { InterruptMismatchError, InvalidResumeError } from "../errors/resume.js";
 import {
   type GivenAnswer,
   type RunScope,
@@ -133,8 +134,7 @@ function closeTrace(trace: ChainRun, scope: TaskScope, output: unknown): Promise
 }
 
 function isResumeRejection(error: unknown): boolean {
-  const code = (error as { code?: unknown })?.code;
-  return code === "INTERRUPT_MISMATCH" || code === "INVALID_RESUME";
+  return error instanceof InterruptMismatchError || error instanceof InvalidResumeError;
 }
 
 function asLocalCommand(command: Command): Command {

@@ -11,7 +11,7 @@ import type { AssistantRecord } from "../store/records.js";
 /** LangGraph Server's namespace for default assistant ids. */
 const GRAPH_NAMESPACE = "6ba7b821-9dad-11d1-80b4-00c04fd430c8";
 
-export function uuid5(name: string, namespace: string): string {
+function uuid5(name: string, namespace: string): string {
   const ns = Buffer.from(namespace.replace(/-/g, ""), "hex");
   const hash = createHash("sha1")
     .update(Buffer.concat([ns, Buffer.from(name, "utf8")]))

@@ -3,19 +3,20 @@
  * refused, so a refused answer is a 4xx on that request (422 with the validation issues),
  * not a failed run discovered later.
  */
+import { type ErrorCode, statusOfCode } from "@interlude/core";
 import type { ServerContext } from "../context.js";
 import { ServerError } from "../errors.js";
 import { settledOrAfter } from "../runs/answers.js";
 import { isActive } from "../runs/lifecycle.js";
 import { errorBody } from "../runs/outcome.js";
 import type { RunRecord } from "../store/records.js";
-import { statusOf } from "./status.js";
 
 const TIMEOUT_MS = 30_000;
 
+/** A refusal recorded as a body (by this process or another) as the error it was. */
 function asHttpError(body: Record<string, unknown>): Error {
-  const { error: _name, code, message, ...details } = body as { error: string; code?: string; message: string };
-  return new ServerError(code ?? "RUN_FAILED", statusOf(code) ?? 409, message, details);
+  const { error: _name, code, message, ...details } = body as { error: string; code?: ErrorCode; message: string };
+  return new ServerError(code ?? "RUN_FAILED", message, details, statusOfCode(code) ?? 409);
 }
 
 /**

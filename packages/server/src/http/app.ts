@@ -30,9 +30,7 @@ export function createApp(ctx: ServerContext, options: AppOptions): Hono<AppEnv>
     if (status >= 500) console.error("[interlude]", c.req.method, c.req.path, error);
     return c.json(body, status as 400);
   });
-  app.notFound((c) =>
-    c.json({ error: "not_found", code: "NOT_FOUND", message: `No route ${c.req.method} ${c.req.path}.` }, 404),
-  );
+  app.notFound((c) => c.json(new ServerError("NOT_FOUND", `No route ${c.req.method} ${c.req.path}.`).toJSON(), 404));
   app.use("*", async (c, next) => {
     c.set("receivedAt", new Date().toISOString());
     await next();
@@ -48,7 +46,7 @@ export function createApp(ctx: ServerContext, options: AppOptions): Hono<AppEnv>
   app.use(
     "*",
     bodySizeLimit(maxSize, () => {
-      throw new ServerError("BODY_TOO_LARGE", 413, `The request body is larger than ${maxSize} bytes.`);
+      throw new ServerError("BODY_TOO_LARGE", `The request body is larger than ${maxSize} bytes.`);
     }),
   );
   app.get("/ok", (c) => c.json({ ok: true }));

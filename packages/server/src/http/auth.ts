@@ -8,7 +8,7 @@ import type { MiddlewareHandler } from "hono";
 import { UnauthorizedError } from "../errors.js";
 import type { AppEnv } from "./env.js";
 
-export const ANONYMOUS = "anonymous";
+const ANONYMOUS = "anonymous";
 
 function same(a: string, b: string): boolean {
   const x = Buffer.from(a);

@@ -1,5 +1,4 @@
 import type { Context } from "hono";
-import type { ServerContext } from "../context.js";
 
 export interface AppEnv {
   Variables: {
@@ -11,7 +10,3 @@ export interface AppEnv {
 }
 
 export type Ctx = Context<AppEnv>;
-
-export interface RouteDeps {
-  ctx: ServerContext;
-}

@@ -13,7 +13,7 @@ const json = z.custom<Record<string, unknown>>(
   "must be a JSON object",
 );
 const breakpoints = z.union([z.literal("*"), z.array(z.string())]);
-export const STREAM_MODES = [
+const STREAM_MODES = [
   "values",
   "messages",
   "messages-tuple",

@@ -15,7 +15,7 @@ function fail(issues: z.core.$ZodIssue[]): never {
  * Deepest nesting of arrays and objects a body may have. Deeper values cannot be stored
  * (serialising them overflows the stack) and no graph state needs them.
  */
-export const MAX_JSON_DEPTH = 512;
+const MAX_JSON_DEPTH = 512;
 
 /** The deepest nesting of `[` and `{` in JSON text (outside strings), up to `limit` + 1. */
 export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
@@ -42,14 +42,13 @@ export async function body<S extends z.ZodType>(c: Ctx, schema: S): Promise<z.in
   if (jsonDepth(text) > MAX_JSON_DEPTH)
     throw new ServerError(
       "JSON_TOO_DEEP",
-      400,
       `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} deep; flatten it.`,
     );
   if (text.trim()) {
     try {
       raw = JSON.parse(text);
     } catch {
-      throw new ServerError("INVALID_JSON", 400, "The request body is not valid JSON.");
+      throw new ServerError("INVALID_JSON", "The request body is not valid JSON.");
     }
   }
   const parsed = schema.safeParse(raw);

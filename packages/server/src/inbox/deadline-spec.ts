@@ -4,7 +4,7 @@
  * answers with `answer` when nobody did in time (recorded as by "deadline");
  * `on_timeout: { error: "reason" }` (the default) marks the thread as errored with the reason.
  */
-export type OnTimeout = { resume: unknown } | { error: string };
+type OnTimeout = { resume: unknown } | { error: string };
 
 export interface DeadlineSpec {
   timeout_seconds: number;

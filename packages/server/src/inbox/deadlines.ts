@@ -52,10 +52,3 @@ export async function fireDeadline(ctx: ServerContext, threadId: string, interru
     if (!(error instanceof AlreadyAnsweredError)) throw error;
   }
 }
-
-/** Interrupts whose deadline passed while no process was watching (checked at startup). */
-export async function fireOverdue(ctx: ServerContext): Promise<void> {
-  for (const row of await ctx.store.dueDeadlines(new Date().toISOString())) {
-    await fireDeadline(ctx, row.thread_id, row.interrupt_id).catch(() => undefined);
-  }
-}

@@ -11,11 +11,10 @@ import { syncThread } from "../threads/sync.js";
 import { move } from "./lifecycle.js";
 import { type ErrorBody, errorBody } from "./outcome.js";
 
-export class StorageFailedError extends ServerError {
+class StorageFailedError extends ServerError {
   constructor(cause: unknown) {
     super(
       "STORAGE_FAILED",
-      503,
       `The database failed while the run executed (${cause instanceof Error ? cause.message : String(cause)}). ` +
         "The thread keeps its last saved checkpoint; retry once storage is back.",
     );
@@ -27,7 +26,7 @@ const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 5_000;
 const RETRY_FOR_MS = 10 * 60_000;
 
-export function failureBody(error: unknown): ErrorBody {
+function failureBody(error: unknown): ErrorBody {
   return errorBody(isStorageFailure(error) ? new StorageFailedError(error) : error);
 }
 

@@ -39,7 +39,7 @@ export interface PendingQuery extends Page {
 }
 
 /** Shallow match of JSON values, as LangGraph Server's metadata filters. */
-export function matches(target: Json | null | undefined, filter: Json | undefined): boolean {
+function matches(target: Json | null | undefined, filter: Json | undefined): boolean {
   if (!filter) return true;
   return Object.entries(filter).every(([k, v]) => JSON.stringify(target?.[k]) === JSON.stringify(v));
 }
@@ -69,20 +69,7 @@ export class StoreTx {
     const changes = await this.db.run(
       `INSERT INTO interlude_server_threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, "values", interrupts, error, config, graph_id, assistant_id)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id) DO NOTHING`,
-      [
-        t.thread_id,
-        t.created_at,
-        t.updated_at,
-        t.state_updated_at,
-        json(t.metadata),
-        t.status,
-        json(t.values),
-        json(t.interrupts),
-        json(t.error),
-        json(t.config),
-        t.graph_id,
-        t.assistant_id,
-      ],
+      [t.thread_id, t.created_at, ...threadColumns(t)],
     );
     return changes > 0;
   }
@@ -90,19 +77,7 @@ export class StoreTx {
   async saveThread(t: ThreadRecord): Promise<void> {
     await this.db.run(
       `UPDATE interlude_server_threads SET updated_at = ?, state_updated_at = ?, metadata = ?, status = ?, "values" = ?, interrupts = ?, error = ?, config = ?, graph_id = ?, assistant_id = ? WHERE thread_id = ?`,
-      [
-        t.updated_at,
-        t.state_updated_at,
-        json(t.metadata),
-        t.status,
-        json(t.values),
-        json(t.interrupts),
-        json(t.error),
-        json(t.config),
-        t.graph_id,
-        t.assistant_id,
-        t.thread_id,
-      ],
+      [...threadColumns(t), t.thread_id],
     );
   }
 
@@ -319,27 +294,11 @@ export class StoreTx {
     return { items: rows.map(pendingOf), total: Number(count?.n ?? 0) };
   }
 
-  /** Every pending interrupt with a deadline (to re-arm their timers at startup). */
+  /** Every pending interrupt with a deadline, to re-arm their timers at startup (one already past fires at once). */
   async deadlines(): Promise<Array<{ thread_id: string; interrupt_id: string; deadline_at: string }>> {
     return this.db.all(
       "SELECT thread_id, interrupt_id, deadline_at FROM interlude_server_pending WHERE deadline_at IS NOT NULL",
     );
-  }
-
-  async dueDeadlines(now: string): Promise<PendingInterrupt[]> {
-    return (
-      await this.db.all(
-        "SELECT * FROM interlude_server_pending WHERE deadline_at IS NOT NULL AND deadline_at <= ? ORDER BY deadline_at",
-        [now],
-      )
-    ).map(pendingOf);
-  }
-
-  async nextDeadline(): Promise<string | undefined> {
-    const rows = await this.db.all<{ d: string | null }>(
-      "SELECT MIN(deadline_at) AS d FROM interlude_server_pending WHERE deadline_at IS NOT NULL",
-    );
-    return rows[0]?.d ?? undefined;
   }
 
   // ---- answers ----
@@ -487,4 +446,20 @@ export class Store extends StoreTx {
     this.assistantCache?.delete(id);
     return (await this.db.run("DELETE FROM interlude_server_assistants WHERE assistant_id = ?", [id])) > 0;
   }
+}
+
+/** A thread's columns from updated_at to assistant_id, in the order the statements list them. */
+function threadColumns(t: ThreadRecord): unknown[] {
+  return [
+    t.updated_at,
+    t.state_updated_at,
+    json(t.metadata),
+    t.status,
+    json(t.values),
+    json(t.interrupts),
+    json(t.error),
+    json(t.config),
+    t.graph_id,
+    t.assistant_id,
+  ];
 }

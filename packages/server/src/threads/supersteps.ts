@@ -1,5 +1,5 @@
 /** `POST /threads` with `supersteps`: a thread pre-filled by state updates, one per step. */
-import type { ServerContext } from "../context.js";
+import { graphOf, type ServerContext } from "../context.js";
 import { ServerError } from "../errors.js";
 import type { ThreadRecord } from "../store/records.js";
 
@@ -8,13 +8,13 @@ interface Superstep {
 }
 
 export async function applySupersteps(ctx: ServerContext, thread: ThreadRecord, steps: Superstep[]): Promise<void> {
-  const graph = thread.graph_id ? ctx.graphs.get(thread.graph_id) : undefined;
+  const graph = graphOf(ctx, thread.graph_id);
   if (!graph)
     throw new ServerError(
       "GRAPH_REQUIRED",
-      422,
       "supersteps need a graph: pass graph_id (metadata.graph_id) when creating the thread.",
       { field: "metadata.graph_id" },
+      422, // a field of this request is missing, not a state of the thread
     );
   for (const step of steps) {
     for (const update of step.updates)

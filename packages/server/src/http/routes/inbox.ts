@@ -16,7 +16,7 @@ import { requireThread } from "./threads.js";
 
 const KEEPALIVE_MS = 15_000;
 
-export function inboxItem(p: PendingInterrupt, now = Date.now()): Record<string, unknown> {
+function inboxItem(p: PendingInterrupt, now = Date.now()): Record<string, unknown> {
   return {
     thread_id: p.thread_id,
     graph_id: p.graph_id,

@@ -1,5 +1,7 @@
 /** Runs on a thread: background, streamed, waited for; listing, joining, cancelling. Stateless runs too. */
+
 import { randomUUID } from "node:crypto";
+import { ERROR } from "@interlude/core";
 import { Hono } from "hono";
 import type { ServerContext } from "../../context.js";
 import { ConflictError, NotFoundError, ServerError } from "../../errors.js";
@@ -15,7 +17,7 @@ import { type FollowOptions, sseFromLog, sseFromStore, sseOf } from "../sse.js";
 import { body, query } from "../validate.js";
 import { deleteThread, requireThread } from "./threads.js";
 
-export function runJson(r: RunRecord): Record<string, unknown> {
+function runJson(r: RunRecord): Record<string, unknown> {
   const { answers: _answers, started_at_checkpoint: _started, stop_requested: _stop, ...kwargs } = r.kwargs;
   return {
     run_id: r.run_id,
@@ -39,13 +41,13 @@ function requestOf(req: RunBody): RunRequest {
 }
 
 /** What `wait` and `join` return: the thread's values (with `__interrupt__` when paused), or `__error__`. */
-export async function finalValues(
+async function finalValues(
   ctx: ServerContext,
   run: RunRecord | undefined,
   threadId: string,
   known?: ThreadRecord,
 ): Promise<Record<string, unknown>> {
-  if (run?.status === "error" || run?.status === "timeout") return { __error__: run.error };
+  if (run?.status === "error" || run?.status === "timeout") return { [ERROR]: run.error };
   const thread = known ?? (await ctx.store.getThread(threadId));
   const values = { ...(thread?.values ?? {}) } as Record<string, unknown>;
   const interrupts = Object.values(thread?.interrupts ?? {}).flat();
@@ -89,7 +91,7 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
     const failure = finished?.error as { code?: unknown; message?: unknown } | null | undefined;
     if (finished?.status === "error" && failure?.code === "STORAGE_FAILED") {
       if (stateless && req.on_completion !== "keep") dropFailed(threadId)(failure.message);
-      throw new ServerError("STORAGE_FAILED", 503, String(failure.message), { run_id: run.run_id });
+      throw new ServerError("STORAGE_FAILED", String(failure.message), { run_id: run.run_id });
     }
     // The thread as the run left it, when it ran here (no need to read and parse it back).
     const values = await finalValues(ctx, finished, threadId, ctx.broker.get(run.run_id)?.outcome?.thread);
@@ -223,8 +225,7 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
   async function outcomeEvents(runId: string, threadId: string): Promise<Array<{ event: string; data: unknown }>> {
     const finished = await waitForRun(ctx, runId);
     const values = await finalValues(ctx, finished, threadId);
-    const events =
-      "__error__" in values ? [{ event: "error", data: values.__error__ }] : [{ event: "values", data: values }];
+    const events = ERROR in values ? [{ event: "error", data: values[ERROR] }] : [{ event: "values", data: values }];
     return [
       { event: "metadata", data: { run_id: runId, attempt: finished?.attempt ?? 1 } },
       ...events,

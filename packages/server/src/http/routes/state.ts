@@ -1,10 +1,9 @@
 /** A thread's state: now, at a checkpoint, its history, and edits (which fork when aimed at an old checkpoint). */
 
-import type { CompiledStateGraph, RunnableConfig } from "@interlude/core";
+import type { RunnableConfig } from "@interlude/core";
 import { Hono } from "hono";
-import type { ServerContext } from "../../context.js";
+import { graphOf, type ServerContext } from "../../context.js";
 import { NotFoundError, ServerError, ThreadRunningError } from "../../errors.js";
-import type { ThreadRecord } from "../../store/records.js";
 import { apiCheckpoint, threadState } from "../../threads/state.js";
 import { syncThread } from "../../threads/sync.js";
 import type { AppEnv } from "../env.js";
@@ -27,10 +26,6 @@ function emptyState(_threadId: string): Record<string, unknown> {
   };
 }
 
-function graphOf(ctx: ServerContext, thread: ThreadRecord): CompiledStateGraph | undefined {
-  return thread.graph_id ? ctx.graphs.get(thread.graph_id) : undefined;
-}
-
 const truthy = (v: string | undefined) => v === "true" || v === "1";
 
 export function stateRoutes(ctx: ServerContext): Hono<AppEnv> {
@@ -42,7 +37,7 @@ export function stateRoutes(ctx: ServerContext): Hono<AppEnv> {
     subgraphs: boolean,
   ) {
     const thread = await requireThread(ctx, threadId);
-    const graph = graphOf(ctx, thread);
+    const graph = graphOf(ctx, thread.graph_id);
     if (!graph) return emptyState(threadId);
     const configurable: Record<string, unknown> = {
       thread_id: threadId,
@@ -78,11 +73,10 @@ export function stateRoutes(ctx: ServerContext): Hono<AppEnv> {
     const threadId = c.req.param("thread_id");
     const thread = await requireThread(ctx, threadId);
     if ((await ctx.store.activeRuns(threadId)).length) throw new ThreadRunningError(threadId);
-    const graph = graphOf(ctx, thread);
+    const graph = graphOf(ctx, thread.graph_id);
     if (!graph)
       throw new ServerError(
         "GRAPH_REQUIRED",
-        409,
         `Thread "${threadId}" has no graph yet: run it once, or create it with metadata.graph_id.`,
         { thread_id: threadId },
       );
@@ -101,7 +95,7 @@ export function stateRoutes(ctx: ServerContext): Hono<AppEnv> {
     const req = await body(c, HistoryBody);
     const threadId = c.req.param("thread_id");
     const thread = await requireThread(ctx, threadId);
-    const graph = graphOf(ctx, thread);
+    const graph = graphOf(ctx, thread.graph_id);
     if (!graph) return c.json([]);
     const before =
       typeof req.before === "string"
@@ -126,7 +120,7 @@ export function stateRoutes(ctx: ServerContext): Hono<AppEnv> {
   app.get("/threads/:thread_id/history", async (c) => {
     const threadId = c.req.param("thread_id");
     const limit = query(c, HistoryQuery).limit ?? 10;
-    const graph = graphOf(ctx, await requireThread(ctx, threadId));
+    const graph = graphOf(ctx, (await requireThread(ctx, threadId)).graph_id);
     if (!graph) return c.json([]);
     const states: unknown[] = [];
     for await (const snapshot of graph.getStateHistory({ configurable: { thread_id: threadId } }, { limit }))

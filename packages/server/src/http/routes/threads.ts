@@ -15,7 +15,7 @@ import { ThreadCreateBody, ThreadPatchBody, ThreadSearchBody } from "../schemas.
 import { body } from "../validate.js";
 
 /** The thread as the API shows it. */
-export function threadJson(t: ThreadRecord): Record<string, unknown> {
+function threadJson(t: ThreadRecord): Record<string, unknown> {
   return {
     thread_id: t.thread_id,
     created_at: t.created_at,

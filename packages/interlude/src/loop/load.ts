@@ -1,0 +1,24 @@
+/** Reading a thread's checkpoint where a run or an update starts. */
+import type { BaseCheckpointSaver } from "../checkpoint/base.js";
+import { readingLangChain } from "../checkpoint/serde-langchain.js";
+import type { CheckpointTuple } from "../checkpoint/types.js";
+import { CheckpointNotFoundError } from "../errors/graph.js";
+
+/**
+ * The thread's newest checkpoint (its head, which a save must replace) and the one to start
+ * from: `wanted`, or the newest when none is asked for. An asked-for checkpoint that does not
+ * exist is an error, never a silent start from the newest.
+ */
+export async function loadStart(
+  saver: BaseCheckpointSaver,
+  threadId: string,
+  ns: string,
+  wanted: string | undefined,
+): Promise<{ latest?: CheckpointTuple; tuple?: CheckpointTuple }> {
+  const base = { thread_id: threadId, checkpoint_ns: ns };
+  const latest = await readingLangChain(() => saver.getTuple({ configurable: base }));
+  if (!wanted) return { latest, tuple: latest };
+  const tuple = await readingLangChain(() => saver.getTuple({ configurable: { ...base, checkpoint_id: wanted } }));
+  if (!tuple) throw new CheckpointNotFoundError(threadId, wanted);
+  return { latest, tuple };
+}
