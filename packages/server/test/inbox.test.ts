@@ -220,7 +220,7 @@ describe("deadlines", () => {
     });
     const listed = await json(`${server.url}/inbox/interrupts?thread_id=${thread.thread_id}`);
     expect(listed.body.items[0].deadline_at).toBeTruthy();
-    await until(async () => (await client.threads.get(thread.thread_id)).status === "idle", 5_000);
+    await until(async () => (await client.threads.get(thread.thread_id)).status === "idle");
     expect((await client.threads.getState(thread.thread_id)).values).toMatchObject({ answer: "default answer" });
     const history = await client.threads.getHistory(thread.thread_id, { limit: 10 });
     expect(history.flatMap((s) => (s.metadata?.resume as any[]) ?? [])[0]).toMatchObject({ by: "deadline" });
@@ -234,7 +234,7 @@ describe("deadlines", () => {
     const errored = await until(async () => {
       const t = await client.threads.get(thread.thread_id);
       return t.status === "error" && t;
-    }, 5_000);
+    });
     expect(errored.error).toMatchObject({ code: "DEADLINE_EXPIRED", message: "approval window closed" });
     expect((await json(`${server.url}/inbox/interrupts?thread_id=${thread.thread_id}`)).body.total).toBe(0);
   });

@@ -71,11 +71,11 @@ describe("multitask strategies", () => {
   it("rollback: the first run is deleted and its progress undone", async () => {
     const thread = await client.threads.create();
     await client.runs.wait(thread.thread_id, "slow", { input: { tag: "base", delay: 1 } });
-    const first = await client.runs.create(thread.thread_id, "slow", { input: { tag: "a", delay: 200 } });
-    await until(
-      async () => ((await client.threads.getState(thread.thread_id)).values as any).log?.includes("first:a"),
-      5_000,
-    );
+    // Its first step done, the first run waits in its second until told to stop.
+    const first = await client.runs.create(thread.thread_id, "slow", {
+      input: { tag: "a", delay: 1, secondDelay: 600_000, abortable: true },
+    });
+    await until(async () => ((await client.threads.getState(thread.thread_id)).values as any).log?.includes("first:a"));
     const values = (await client.runs.wait(thread.thread_id, "slow", {
       input: { tag: "b", delay: 1 },
       multitaskStrategy: "rollback",
@@ -85,7 +85,7 @@ describe("multitask strategies", () => {
   });
 
   it("rollback of a thread's first run starts it afresh", async () => {
-    const { thread } = await busyThread("a", 200);
+    const { thread } = await busyThread("a", 600_000, true);
     const values = (await client.runs.wait(thread.thread_id, "slow", {
       input: { tag: "b", delay: 1 },
       multitaskStrategy: "rollback",
