@@ -73,7 +73,7 @@ describe("onFinalState tells what getState reads back", () => {
     step = await stopAndRead(graph, new Command({ resume: { [first!.id]: "L" } }), thread);
     expect(step.told).toBeUndefined();
     expect(step.read.next).toEqual(["right"]);
-    expect(step.read.interrupts.map((i) => i.id)).toEqual([second!.id]);
+    expect(step.read.interrupts.map((i: { id: string }) => i.id)).toEqual([second!.id]);
     step = await stopAndRead(graph, new Command({ resume: { [second!.id]: "R" } }), thread);
     expect(step.told).toEqual(step.read);
     expect(step.read.values.log).toContain("join:L+R");
