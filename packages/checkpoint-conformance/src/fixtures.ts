@@ -100,7 +100,17 @@ export function idsOf(tuples: CheckpointTuple[]): string[] {
   return tuples.map((tuple) => tuple.checkpoint.id);
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Resolves once `happened()` is true: for what storage decides by its own clock (a claim lapsing,
+ * a thread expiring), which no event announces. Checks again every few ms, up to `timeoutMs`.
+ */
+export async function eventually(happened: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const giveUpAt = Date.now() + timeoutMs;
+  while (!(await happened())) {
+    if (Date.now() > giveUpAt) throw new Error(`still not so after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
 
 /** A registered class for the value zoo. */
 export class Money {

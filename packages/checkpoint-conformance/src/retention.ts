@@ -7,7 +7,7 @@ import {
 } from "@interlude/core";
 import { describe, expect, it } from "vitest";
 import { useHarness } from "./context.js";
-import { collect, freshThreadId, sleep, ThreadWriter } from "./fixtures.js";
+import { collect, eventually, freshThreadId, ThreadWriter } from "./fixtures.js";
 import type { MakeSaver } from "./harness.js";
 
 const message = (i: number) => ({ id: `m${i}`, text: `message ${i}`.padEnd(120, ".") });
@@ -105,12 +105,15 @@ export function retentionSuite(make: MakeSaver): void {
       const active = new ThreadWriter(saver);
       await idle.write({ a: 1 });
       await active.write({ a: 1 });
-      // Renewing right before the sweep leaves the active thread a whole ttl of margin on a slow machine.
-      await sleep(1_100);
-      await active.write({ a: 2 });
-      await saver.sweep();
-      expect(await saver.getTuple(idle.config)).toBeUndefined();
-      expect((await saver.getTuple(active.config))?.checkpoint.channel_values).toEqual({ a: 2 });
+      // Until the idle thread is gone, the active one is renewed right before each sweep: a whole
+      // ttl of margin on a slow machine.
+      let writes = 1;
+      await eventually(async () => {
+        await active.write({ a: ++writes });
+        await saver.sweep();
+        return (await saver.getTuple(idle.config)) === undefined;
+      });
+      expect((await saver.getTuple(active.config))?.checkpoint.channel_values).toEqual({ a: writes });
     }, 20_000);
   });
 }

@@ -9,6 +9,7 @@ import {
   type CheckpointMetadata,
   type CheckpointRecord,
   type CheckpointTuple,
+  type ClaimHolder,
   checkpointConfig,
   checkpointIdOf,
   checkpointNsOf,
@@ -52,7 +53,7 @@ import {
   writePrefix,
 } from "./keys.js";
 import { runScript } from "./script-runner.js";
-import { BLOB_CHAINS, CLAIM, DELETE_THREAD, LOAD, PUT, PUT_WRITES, RELEASE } from "./scripts.js";
+import { BLOB_CHAINS, CLAIM, CLAIM_HOLDER, DELETE_THREAD, LOAD, PUT, PUT_WRITES, RELEASE } from "./scripts.js";
 
 type Client = ReturnType<typeof createClient>;
 
@@ -194,9 +195,27 @@ export class RedisSaver extends BaseCheckpointSaver {
     const key = this.keys(threadId).claim;
     return (
       (await this.guard("claimThread", () =>
-        runScript(this.client, CLAIM, [key], [claim.owner, String(Math.max(1, Math.ceil(claim.ttlMs)))]),
+        runScript(
+          this.client,
+          CLAIM,
+          [key],
+          [
+            claim.owner,
+            String(Math.max(1, Math.ceil(claim.ttlMs))),
+            ...(claim.replaces === undefined ? [] : [claim.replaces]),
+          ],
+        ),
       )) === 1
     );
+  }
+
+  /** Lets a claim left by a dead process of this machine be taken over at once (see ThreadClaim.replaces). */
+  override async claimHolder(threadId: string): Promise<ClaimHolder | undefined> {
+    const key = this.keys(threadId).claim;
+    const held = (await this.guard("claimHolder", () => runScript(this.client, CLAIM_HOLDER, [key], []))) as
+      | [string, number]
+      | null;
+    return held ? { owner: held[0], expiresAt: Date.now() + Number(held[1]) } : undefined;
   }
 
   async releaseThread(threadId: string, owner: string): Promise<void> {

@@ -93,12 +93,22 @@ end
 return out
 `;
 
-/** KEYS: claim key. ARGV: owner, ttlMs. 1 when the claim is (now) held by owner. */
+/**
+ * KEYS: claim key. ARGV: owner, ttlMs[, replaces]. 1 when the claim is (now) held by owner; a
+ * claim held by `replaces` (an owner known dead) is taken over.
+ */
 export const CLAIM = `
 local held = redis.call('GET', KEYS[1])
-if held and held ~= ARGV[1] then return 0 end
+if held and held ~= ARGV[1] and held ~= ARGV[3] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
+`;
+
+/** KEYS: claim key. The holder and the milliseconds its claim has left, or nil when nobody holds it. */
+export const CLAIM_HOLDER = `
+local held = redis.call('GET', KEYS[1])
+if not held then return nil end
+return {held, redis.call('PTTL', KEYS[1])}
 `;
 
 /** KEYS: claim key. ARGV: owner. */

@@ -66,6 +66,25 @@ describe("RedisSaver", () => {
     await saver.close();
   });
 
+  it("says who holds a thread's claim, and lets only the owner it names as replaced be taken over", async () => {
+    const saver = RedisSaver.fromUrl(url!);
+    const threadId = `holder-${process.pid}-${Date.now()}`;
+    expect(await saver.claimHolder(threadId)).toBeUndefined();
+    const before = Date.now();
+    expect(await saver.claimThread(threadId, { owner: "dead", ttlMs: 60_000 })).toBe(true);
+    const holder = await saver.claimHolder(threadId);
+    expect(holder?.owner).toBe("dead");
+    expect(holder!.expiresAt).toBeGreaterThan(before);
+    expect(holder!.expiresAt).toBeLessThanOrEqual(Date.now() + 60_000);
+    expect(await saver.claimThread(threadId, { owner: "next", ttlMs: 60_000, replaces: "someone else" })).toBe(false);
+    expect(await saver.claimThread(threadId, { owner: "next", ttlMs: 60_000, replaces: "dead" })).toBe(true);
+    expect((await saver.claimHolder(threadId))?.owner).toBe("next");
+    expect(await saver.claimThread(threadId, { owner: "dead", ttlMs: 60_000 })).toBe(false);
+    await saver.releaseThread(threadId, "next");
+    expect(await saver.claimHolder(threadId)).toBeUndefined();
+    await saver.close();
+  });
+
   it("reports an unreachable server as StorageError", async () => {
     const saver = RedisSaver.fromUrl("redis://127.0.0.1:1");
     const failure = await saver.getTuple({ configurable: { thread_id: "x" } }).catch((error: unknown) => error);

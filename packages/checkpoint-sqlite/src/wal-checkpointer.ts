@@ -4,6 +4,13 @@
  * then copies ~4 MB and fsyncs, blocking the event loop for milliseconds (measured in the
  * server: 1% of commits took 54% of all commit time, the slowest 11 ms). A worker thread with
  * its own connection runs PASSIVE checkpoints instead, which never block writers.
+ *
+ * The worker is only as prompt as the scheduler lets it be: on a loaded machine it can go without
+ * CPU for seconds while this thread keeps committing, and the log grew with every commit. So the
+ * connection keeps an automatic checkpoint as a backstop, at a multiple of `truncateAfterPages`
+ * that the worker normally never lets the log reach: the log stays bounded however late the
+ * worker runs, and the commit that crosses the backstop pays for the copy only when the worker is
+ * starved.
  */
 
 import { Worker } from "node:worker_threads";
@@ -15,7 +22,12 @@ export interface WalCheckpointerOptions {
   intervalMs?: number;
   /** Log size (pages) past which a checkpoint also empties the WAL file (default 4096, 16 MB of 4 KB pages). */
   truncateAfterPages?: number;
+  /** Called after each TRUNCATE checkpoint, with writes still held (the WAL file is empty then). */
+  onTruncate?: () => void;
 }
+
+/** The backstop automatic checkpoint, in multiples of `truncateAfterPages`. */
+const BACKSTOP_FACTOR = 4;
 
 export interface WalCheckpointer {
   /** Stops the worker after a last checkpoint. */
@@ -23,7 +35,7 @@ export interface WalCheckpointer {
 }
 
 /**
- * Turns off automatic checkpoints on `db` and checkpoints its file from a worker thread.
+ * Checkpoints the file of `db` from a worker thread, leaving `db` only the backstop automatic checkpoint.
  * Only for a file in WAL mode; an in-memory or read-only database is left alone (returns undefined).
  */
 export function startWalCheckpointer(
@@ -32,23 +44,23 @@ export function startWalCheckpointer(
 ): WalCheckpointer | undefined {
   if (db.memory || db.readonly || String(db.pragma("journal_mode", { simple: true })).toLowerCase() !== "wal")
     return undefined;
+  const truncateAfterPages = options.truncateAfterPages ?? 4096;
   const worker = new Worker(new URL("./wal-worker.js", import.meta.url), {
     workerData: {
       path: db.name,
       intervalMs: options.intervalMs ?? 100,
-      truncateAfterPages: options.truncateAfterPages ?? 4096,
+      truncateAfterPages,
     },
   });
   worker.unref();
   const group = GroupCommit.of(db);
-  // Until the worker is up, and if it ever fails, the connection checkpoints by itself as before.
-  let handedOver = false;
+  // The backstop holds from now on, the worker being up or not; if it fails, the setting is restored.
+  const previous = Number(db.pragma("wal_autocheckpoint", { simple: true }));
+  db.pragma(`wal_autocheckpoint = ${truncateAfterPages * BACKSTOP_FACTOR}`);
+  let restored = false;
   let truncated: (() => void) | undefined;
   worker.on("message", (message) => {
-    if (message === "ready") {
-      handedOver = true;
-      if (db.open) db.pragma("wal_autocheckpoint = 0");
-    } else if (message === "hold writes") {
+    if (message === "hold writes") {
       // Writes queue (asynchronously) until the log is emptied: a few ms, the log being kept short.
       void group.exclusive(
         () =>
@@ -57,7 +69,8 @@ export function startWalCheckpointer(
             worker.postMessage("truncate");
           }),
       );
-    } else if (message === "truncated") {
+    } else if (message === "truncated" || message === "truncate failed") {
+      if (message === "truncated") options.onTruncate?.();
       truncated?.();
       truncated = undefined;
     }
@@ -65,8 +78,8 @@ export function startWalCheckpointer(
   const restore = () => {
     truncated?.();
     truncated = undefined;
-    if (handedOver && db.open) db.pragma("wal_autocheckpoint = 1000");
-    handedOver = false;
+    if (!restored && db.open) db.pragma(`wal_autocheckpoint = ${previous}`);
+    restored = true;
   };
   worker.once("error", restore);
   worker.once("exit", restore);

@@ -4,7 +4,7 @@
  * SQLite rewinds the log only once a checkpoint has caught up: the WAL grew without bound (420 MB
  * after 6,000 server round trips). So once the log passes `truncateAfterPages`, the worker asks
  * the main thread to hold its writes (it answers "truncate" when no transaction is open), empties
- * the log with a TRUNCATE checkpoint, and says "truncated".
+ * the log with a TRUNCATE checkpoint, and says "truncated" (or "truncate failed": writes resume either way).
  */
 
 import { parentPort, workerData } from "node:worker_threads";
@@ -32,13 +32,15 @@ function passive(): void {
 }
 
 function truncate(): void {
+  let done = false;
   try {
-    db.pragma("wal_checkpoint(TRUNCATE)");
+    const [result] = db.pragma("wal_checkpoint(TRUNCATE)") as Array<{ busy: number }>;
+    done = result?.busy === 0;
   } catch {
     // Retried when the log is next found too long.
   } finally {
     asked = false;
-    parentPort!.postMessage("truncated");
+    parentPort!.postMessage(done ? "truncated" : "truncate failed");
   }
 }
 
@@ -51,4 +53,3 @@ parentPort!.on("message", (message) => {
   db.close();
   parentPort!.close();
 });
-parentPort!.postMessage("ready");

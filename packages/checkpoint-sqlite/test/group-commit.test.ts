@@ -70,27 +70,61 @@ describe("GroupCommit", () => {
 });
 
 describe("startWalCheckpointer", () => {
-  it("keeps the WAL file short under continuous writes, losing nothing", async () => {
-    const { db, path } = open();
-    const checkpointer = startWalCheckpointer(db, { intervalMs: 5, truncateAfterPages: 64 })!;
-    expect(checkpointer).toBeDefined();
+  const payload = "x".repeat(2000);
+  const PAGE = 4096;
+
+  /** Writes `batches` batches of 20 rows, returning the largest size the WAL file reached. */
+  async function writeBatches(
+    db: Database.Database,
+    path: string,
+    batches: number | (() => boolean),
+  ): Promise<{ written: number; largest: number }> {
     const group = GroupCommit.of(db);
     const insert = db.prepare("INSERT INTO t (v) VALUES (?)");
-    const payload = "x".repeat(2000);
     let written = 0;
     let largest = 0;
-    const until = Date.now() + 1500;
-    while (Date.now() < until) {
+    const more = typeof batches === "number" ? () => written < batches * 20 : batches;
+    while (more()) {
       await Promise.all(Array.from({ length: 20 }, () => group.write(() => insert.run(payload))));
       written += 20;
       largest = Math.max(largest, statSync(`${path}-wal`).size);
     }
+    return { written, largest };
+  }
+
+  it("keeps the WAL file bounded under continuous writes even when the worker never runs", async () => {
+    const { db, path } = open();
+    // The worker's timer never fires in this test: a machine so loaded that it gets no CPU.
+    const checkpointer = startWalCheckpointer(db, { intervalMs: 3_600_000, truncateAfterPages: 64 })!;
+    expect(checkpointer).toBeDefined();
+    const { written, largest } = await writeBatches(db, path, 300);
     await checkpointer.stop();
-    // Without truncation the log holds every page written (tens of MB here); with it, a small fraction.
-    const bytes = written * payload.length;
-    expect(bytes).toBeGreaterThan(8_000_000);
-    expect(largest).toBeLessThan(bytes / 8);
+    // Without a bound the log holds every page written (12 MB here); the backstop keeps it at
+    // 4 x 64 pages plus the batch that crossed it.
+    expect(written * payload.length).toBe(12_000_000);
+    expect(largest).toBeLessThan((4 * 64 + 32) * PAGE);
     expect(db.prepare("SELECT COUNT(*) FROM t").pluck().get()).toBe(written);
+    db.close();
+  });
+
+  it("empties the WAL once it passes truncateAfterPages, losing no write made meanwhile", async () => {
+    const { db, path } = open();
+    let truncations = 0;
+    let sizeAtTruncation = -1;
+    const checkpointer = startWalCheckpointer(db, {
+      intervalMs: 5,
+      truncateAfterPages: 64,
+      onTruncate: () => {
+        truncations++;
+        sizeAtTruncation = statSync(`${path}-wal`).size;
+      },
+    })!;
+    // Writes go on until the worker has emptied the log once, however late it gets to run.
+    const { written } = await writeBatches(db, path, () => truncations === 0);
+    const after = await writeBatches(db, path, 10);
+    await checkpointer.stop();
+    expect(sizeAtTruncation).toBe(0);
+    expect(db.prepare("SELECT COUNT(*) FROM t").pluck().get()).toBe(written + after.written);
     db.close();
   });
 

@@ -55,6 +55,11 @@ export interface BackendOptions {
   runTimeoutMs?: number;
   /** PostgreSQL: runs this process executes at once (0: enqueue only). */
   concurrency?: number;
+  /**
+   * The clock (ms since the epoch; default Date.now) against which interrupts' ages and due
+   * deadlines are read: a test moves it forward instead of waiting.
+   */
+  now?: () => number;
 }
 
 export interface Backend {
@@ -168,6 +173,7 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       claimTtlMs: options.claimTtlMs ?? msFromEnv("INTERLUDE_CLAIM_TTL_MS"),
       abortGraceMs: options.abortGraceMs ?? msFromEnv("INTERLUDE_ABORT_GRACE_MS") ?? 5_000,
       runTimeoutMs: options.runTimeoutMs ?? msFromEnv("INTERLUDE_RUN_TIMEOUT_MS"),
+      now: options.now ?? Date.now,
       // Several processes: a run's stream may be followed from any of them.
       runEvents: options.postgresUrl ? new RunEventRelay(storage.store.db) : undefined,
     };

@@ -48,6 +48,8 @@ export interface ServerContext {
   readonly abortGraceMs: number;
   /** Longest a run may execute before it is stopped (status `timeout`); undefined: no limit unless the run asks. */
   readonly runTimeoutMs?: number;
+  /** The clock interrupts' ages and due deadlines are read against (Date.now but in tests). */
+  readonly now: () => number;
 }
 
 /** Why a run executing here was told to stop. */

@@ -53,15 +53,17 @@ export async function json(
   return { status: response.status, body: text ? JSON.parse(text) : null };
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
+/**
+ * Resolves with `probe()`'s first truthy value: for state another process (or the server's own
+ * timers) changes, with no event a test can subscribe to. Checks again every 20 ms.
+ */
 export async function until<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value) return value;
     if (Date.now() > end) throw new Error("condition not met in time");
-    await sleep(20);
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 

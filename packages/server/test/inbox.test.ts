@@ -1,14 +1,20 @@
 /** The inbox endpoints: pending interrupts across threads, live events, answering, conflicts, deadlines. */
 
 import type { Client } from "@langchain/langgraph-sdk";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { followSse, json, sleep, type TestServer, testServer, until } from "./helpers.js";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { fireDeadline } from "../dist/inbox/deadlines.js";
+import { followSse, json, type TestServer, testServer, until } from "./helpers.js";
 
 let server: TestServer;
 let client: Client;
+// The server reads ages and due deadlines against this clock: a test moves it forward instead of waiting.
+let clockAhead = 0;
 beforeAll(async () => {
-  server = await testServer();
+  server = await testServer({ now: () => Date.now() + clockAhead });
   client = server.client();
+});
+afterEach(() => {
+  clockAhead = 0;
 });
 afterAll(() => server?.dispose());
 
@@ -21,7 +27,6 @@ async function pausedApproval(service: string) {
 describe("listing pending interrupts", () => {
   it("lists every pending interrupt oldest first, with filters, paging and a total", async () => {
     const a = await pausedApproval("alpha-svc");
-    await sleep(1100);
     const b = await pausedApproval("beta-svc");
     const loop = await client.threads.create();
     await client.runs.wait(loop.thread_id, "loop", { input: { rounds: 2 } });
@@ -38,17 +43,19 @@ describe("listing pending interrupts", () => {
       response_schema: { required: ["type"] },
     });
     expect(item.value.action_request.args.service).toBe("alpha-svc");
-    expect(item.age_seconds).toBeGreaterThanOrEqual(1);
     expect(new Date(item.created_at).getTime()).toBeGreaterThan(0);
 
     expect((await json(`${server.url}/inbox/interrupts?q=BETA-SVC`)).body.items.map((i: any) => i.thread_id)).toEqual([
       b.threadId,
     ]);
-    const old = (await json(`${server.url}/inbox/interrupts?graph_id=approval&min_age_seconds=1`)).body.items.map(
-      (i: any) => i.interrupt_id,
-    );
-    expect(old).toContain(a.interruptId);
-    expect(old).not.toContain(b.interruptId);
+    const olderThanAMinute = async () =>
+      (await json(`${server.url}/inbox/interrupts?graph_id=approval&min_age_seconds=60`)).body.items;
+    expect((await olderThanAMinute()).map((i: any) => i.interrupt_id)).not.toContain(a.interruptId);
+    clockAhead = 61_000;
+    const old = await olderThanAMinute();
+    expect(old.map((i: any) => i.interrupt_id)).toEqual(expect.arrayContaining([a.interruptId, b.interruptId]));
+    expect(old.find((i: any) => i.interrupt_id === a.interruptId).age_seconds).toBeGreaterThanOrEqual(61);
+    clockAhead = 0;
     expect((await json(`${server.url}/inbox/interrupts?graph_id=loop`)).body.items[0].value).toEqual({
       question: "next?",
       n: 0,
@@ -213,7 +220,7 @@ describe("deadlines", () => {
     });
     const listed = await json(`${server.url}/inbox/interrupts?thread_id=${thread.thread_id}`);
     expect(listed.body.items[0].deadline_at).toBeTruthy();
-    await until(async () => (await client.threads.get(thread.thread_id)).status === "idle", 5_000);
+    await until(async () => (await client.threads.get(thread.thread_id)).status === "idle");
     expect((await client.threads.getState(thread.thread_id)).values).toMatchObject({ answer: "default answer" });
     const history = await client.threads.getHistory(thread.thread_id, { limit: 10 });
     expect(history.flatMap((s) => (s.metadata?.resume as any[]) ?? [])[0]).toMatchObject({ by: "deadline" });
@@ -227,18 +234,21 @@ describe("deadlines", () => {
     const errored = await until(async () => {
       const t = await client.threads.get(thread.thread_id);
       return t.status === "error" && t;
-    }, 5_000);
+    });
     expect(errored.error).toMatchObject({ code: "DEADLINE_EXPIRED", message: "approval window closed" });
     expect((await json(`${server.url}/inbox/interrupts?thread_id=${thread.thread_id}`)).body.total).toBe(0);
   });
 
   it("an answer given in time wins; the deadline then does nothing", async () => {
     const thread = await client.threads.create();
-    await client.runs.wait(thread.thread_id, "deadline", {
-      input: { seconds: 0.4, onTimeout: { resume: "too late" } },
-    });
+    const paused = (await client.runs.wait(thread.thread_id, "deadline", {
+      input: { seconds: 3600, onTimeout: { resume: "too late" } },
+    })) as any;
     await client.runs.wait(thread.thread_id, "deadline", { command: { resume: "human" } });
-    await sleep(700);
+    // The hour passes and the deadline fires (its timer would call just this).
+    clockAhead = 3_601_000;
+    await fireDeadline(server.backend.ctx, thread.thread_id, paused.__interrupt__[0].id);
     expect((await client.threads.getState(thread.thread_id)).values).toMatchObject({ answer: "human" });
+    expect(await client.runs.list(thread.thread_id)).toHaveLength(2);
   });
 });

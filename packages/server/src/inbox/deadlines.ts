@@ -11,7 +11,7 @@ import { DEADLINE_IDENTITY, deadlineOf } from "./deadline-spec.js";
 
 export async function fireDeadline(ctx: ServerContext, threadId: string, interruptId: string): Promise<void> {
   const row = (await ctx.store.pendingOf(threadId)).find((p) => p.interrupt_id === interruptId);
-  if (!row?.deadline_at || Date.parse(row.deadline_at) > Date.now() + 50) return;
+  if (!row?.deadline_at || Date.parse(row.deadline_at) > ctx.now() + 50) return;
   const spec = deadlineOf(row.value);
   const thread = await ctx.store.getThread(threadId);
   if (!spec || !thread?.assistant_id) return;

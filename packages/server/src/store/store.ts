@@ -270,7 +270,8 @@ export class StoreTx {
     );
   }
 
-  async pending(query: PendingQuery): Promise<{ items: PendingInterrupt[]; total: number }> {
+  /** `now`: the clock `min_age_seconds` counts back from. */
+  async pending(query: PendingQuery, now = Date.now()): Promise<{ items: PendingInterrupt[]; total: number }> {
     const where: string[] = [];
     const params: unknown[] = [];
     if (query.graph_id) where.push("graph_id = ?"), params.push(query.graph_id);
@@ -280,7 +281,7 @@ export class StoreTx {
       where.push("LOWER(value) LIKE ? ESCAPE '\\'"),
         params.push(`%${query.q.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`);
     if (query.min_age_seconds)
-      where.push("created_at <= ?"), params.push(new Date(Date.now() - query.min_age_seconds * 1000).toISOString());
+      where.push("created_at <= ?"), params.push(new Date(now - query.min_age_seconds * 1000).toISOString());
     const filter = where.length ? ` WHERE ${where.join(" AND ")}` : "";
     const [count] = await this.db.all<{ n: number | string }>(
       `SELECT COUNT(*) AS n FROM interlude_server_pending${filter}`,

@@ -36,8 +36,8 @@ export function inboxRoutes(ctx: ServerContext): Hono<AppEnv> {
 
   app.get("/inbox/interrupts", async (c) => {
     const q = query(c, InboxQuery);
-    const { items, total } = await ctx.store.pending(q);
-    const now = Date.now();
+    const now = ctx.now();
+    const { items, total } = await ctx.store.pending(q, now);
     return c.json({ items: items.map((p) => inboxItem(p, now)), total });
   });
 
