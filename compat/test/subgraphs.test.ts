@@ -290,7 +290,7 @@ compare("subgraph interrupts", {
     from: "python_port/interrupt.test.ts: should handle dynamic interrupts with nested subgraphs",
     async run(lib) {
       const child = asking(lib);
-      const graph = around(lib, async (s: any, c: any) => ({ log: (await child.invoke({ log: [] }, c)).log }));
+      const graph = around(lib, async (_s: any, c: any) => ({ log: (await child.invoke({ log: [] }, c)).log }));
       const config = thread();
       const paused = await graph.invoke({ log: [] }, config);
       const done = await graph.invoke(new lib.Command({ resume: "inside" }), config);
@@ -568,7 +568,7 @@ compare("subgraph shapes", {
   "a child with private keys": {
     from: "pregel.test.ts: can invoke a nested graph",
     async run(lib) {
-      const { Annotation, StateGraph, START, MemorySaver } = lib;
+      const { Annotation, StateGraph, START } = lib;
       const child = new StateGraph(Annotation.Root({ log: concat(lib), scratch: Annotation() }))
         .addNode("c1", () => ({ scratch: "private", log: ["c1"] }))
         .addNode("c2", (s: any) => ({ log: [`c2:${s.scratch}`] }))
@@ -602,7 +602,7 @@ compare("subgraph shapes", {
     from: "time_travel_extended.test.ts: should load subgraph state from first invocation on replay",
     async run(lib) {
       const child = threeSteps(lib);
-      const graph = around(lib, async (s: any, c: any) => {
+      const graph = around(lib, async (_s: any, c: any) => {
         const a = await child.invoke({ log: ["first"] }, c);
         const b = await child.invoke({ log: ["second"] }, c);
         return { log: [...a.log, ...b.log] };

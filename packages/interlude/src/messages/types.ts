@@ -19,7 +19,7 @@ export interface MessageShape {
 }
 
 /** A message with its role and content, which the reducer turns into a message. */
-export interface MessageFields {
+interface MessageFields {
   role: string;
   content: string | unknown[];
   id?: string;

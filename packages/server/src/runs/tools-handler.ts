@@ -11,7 +11,7 @@ export type ToolEvent =
   | { event: "on_tool_error"; toolCallId?: string; name: string; error: { error: string; message: string } };
 
 /** The namespace of the graph a task runs in: its checkpoint namespace less the task's own segment. */
-export function toolNamespace(metadata: Record<string, unknown> | undefined): string[] | undefined {
+function toolNamespace(metadata: Record<string, unknown> | undefined): string[] | undefined {
   const ns = (metadata?.langgraph_checkpoint_ns ?? metadata?.checkpoint_ns) as string | undefined;
   if (ns === undefined) return undefined;
   let segments = 1;

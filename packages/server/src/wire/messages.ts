@@ -24,7 +24,7 @@ interface LangChainSerialised {
 }
 
 /** The wire type of a LangChain-serialised message, or undefined when `value` is not one. */
-export function serialisedMessageType(value: unknown): string | undefined {
+function serialisedMessageType(value: unknown): string | undefined {
   const v = value as LangChainSerialised;
   if (typeof v !== "object" || v === null || v.lc !== 1 || v.type !== "constructor" || !Array.isArray(v.id))
     return undefined;
