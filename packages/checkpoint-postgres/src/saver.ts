@@ -18,7 +18,6 @@ import {
   type DeltaOptions,
   DeltaPlanner,
   defaultSerializer,
-  InterludeError,
   listQuery,
   listTuples,
   type PreparedPut,
@@ -33,7 +32,6 @@ import {
   type RunnableConfig,
   reachableBlobs,
   type Serializer,
-  StorageError,
   type StoredBlob,
   sweepInterval,
   type ThreadClaim,
@@ -42,6 +40,7 @@ import {
   writesTarget,
 } from "@interlude/core";
 import pg from "pg";
+import { storageError, withPoolClient } from "./pool.js";
 import { migrate } from "./schema.js";
 import { SQL } from "./sql.js";
 
@@ -389,18 +388,7 @@ export class PostgresSaver extends BaseCheckpointSaver {
 
   private async withClient<T>(operation: string, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     if (operation !== "setup") await this.ensureReady();
-    let client: pg.PoolClient | undefined;
-    let broken = false;
-    try {
-      client = await this.pool.connect();
-      return await body(client);
-    } catch (error) {
-      broken = !(error instanceof InterludeError);
-      throw wrap(operation, error);
-    } finally {
-      // A client whose transaction died mid-way may be unusable: do not give it back to the pool.
-      client?.release(broken ? true : undefined);
-    }
+    return withPoolClient(this.pool, operation, body);
   }
 
   private async guard<T>(operation: string, body: () => Promise<T>): Promise<T> {
@@ -408,7 +396,7 @@ export class PostgresSaver extends BaseCheckpointSaver {
       await this.ensureReady();
       return await body();
     } catch (error) {
-      throw wrap(operation, error);
+      throw storageError(operation, error);
     }
   }
 
@@ -517,8 +505,4 @@ function toBytes(data: string | Uint8Array | null): Buffer | null {
   return typeof data === "string"
     ? Buffer.from(data, "utf8")
     : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-}
-
-function wrap(operation: string, error: unknown): Error {
-  return error instanceof InterludeError ? error : new StorageError(operation, error);
 }

@@ -4,14 +4,13 @@
  * filters and namespace listings are the core's `StoreKit`, so every store answers alike.
  */
 import {
-  InterludeError,
   type Item,
   type PutOperation,
-  StorageError,
   StoreKit,
   UnsupportedStoreOptionError,
 } from "@interlude/core";
 import pg from "pg";
+import { withPoolClient } from "./pool.js";
 
 /** Labels cannot contain ".", so the joined namespace splits back exactly. */
 const JOIN = ".";
@@ -135,17 +134,7 @@ export class PostgresStore extends StoreKit {
 
   private async withClient<T>(operation: string, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     if (operation !== "store setup" && this.autoSetup) await this.setup();
-    let client: pg.PoolClient | undefined;
-    let broken = false;
-    try {
-      client = await this.pool.connect();
-      return await body(client);
-    } catch (error) {
-      broken = !(error instanceof InterludeError);
-      throw error instanceof InterludeError ? error : new StorageError(operation, error);
-    } finally {
-      client?.release(broken ? true : undefined);
-    }
+    return withPoolClient(this.pool, operation, body);
   }
 
   private async rows(operation: string, sql: string, params: unknown[]): Promise<Row[]> {

@@ -26,6 +26,7 @@ describe("assistants", () => {
       "loop",
       "nested",
       "pair",
+      "picky",
       "slow",
       "spin",
       "two_questions",

@@ -386,20 +386,9 @@ export class Store extends StoreTx {
   async insertAssistant(a: AssistantRecord): Promise<boolean> {
     this.assistantCache?.delete(a.assistant_id);
     const changes = await this.db.run(
-      `INSERT INTO interlude_server_assistants (assistant_id, graph_id, name, description, config, context, metadata, version, created_at, updated_at)
+      `INSERT INTO interlude_server_assistants (assistant_id, created_at, graph_id, name, description, config, context, metadata, version, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (assistant_id) DO NOTHING`,
-      [
-        a.assistant_id,
-        a.graph_id,
-        a.name,
-        a.description,
-        json(a.config),
-        json(a.context),
-        json(a.metadata),
-        a.version,
-        a.created_at,
-        a.updated_at,
-      ],
+      [a.assistant_id, a.created_at, ...assistantColumns(a)],
     );
     return changes > 0;
   }
@@ -408,17 +397,7 @@ export class Store extends StoreTx {
     this.assistantCache?.delete(a.assistant_id);
     await this.db.run(
       `UPDATE interlude_server_assistants SET graph_id = ?, name = ?, description = ?, config = ?, context = ?, metadata = ?, version = ?, updated_at = ? WHERE assistant_id = ?`,
-      [
-        a.graph_id,
-        a.name,
-        a.description,
-        json(a.config),
-        json(a.context),
-        json(a.metadata),
-        a.version,
-        a.updated_at,
-        a.assistant_id,
-      ],
+      [...assistantColumns(a), a.assistant_id],
     );
   }
 
@@ -462,5 +441,19 @@ function threadColumns(t: ThreadRecord): unknown[] {
     json(t.config),
     t.graph_id,
     t.assistant_id,
+  ];
+}
+
+/** An assistant's columns from graph_id to updated_at, in the order the statements list them. */
+function assistantColumns(a: AssistantRecord): unknown[] {
+  return [
+    a.graph_id,
+    a.name,
+    a.description,
+    json(a.config),
+    json(a.context),
+    json(a.metadata),
+    a.version,
+    a.updated_at,
   ];
 }
