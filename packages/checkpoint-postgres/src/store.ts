@@ -3,12 +3,7 @@
  * `compile({ store })`. Items live in one table keyed by namespace and key; the batch sequence,
  * filters and namespace listings are the core's `StoreKit`, so every store answers alike.
  */
-import {
-  type Item,
-  type PutOperation,
-  StoreKit,
-  UnsupportedStoreOptionError,
-} from "@interlude/core";
+import { type Item, type PutOperation, StoreKit, UnsupportedStoreOptionError } from "@interlude/core";
 import pg from "pg";
 import { withPoolClient } from "./pool.js";
 
