@@ -18,6 +18,13 @@ describe("LangGraph options Interlude does not implement", () => {
     expect(error.message).toMatch(/task\(\)/);
   });
 
+  it("refuses a node's own input schema instead of handing the node the whole state", () => {
+    const Input = Annotation.Root({ v: Annotation<number>() });
+    expect(() => new StateGraph(State).addNode("n", () => ({ v: 1 }), { input: Input })).toThrow(
+      /addNode\("n", fn, \{ input \}\)/,
+    );
+  });
+
   it("refuses a cachePolicy in the list form of addNode too", () => {
     expect(() => new StateGraph(State).addNode([["n", () => ({ v: 1 }), { cachePolicy: { ttl: 60 } }]])).toThrow(
       UnsupportedFeatureError,

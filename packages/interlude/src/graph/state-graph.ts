@@ -24,6 +24,8 @@ export interface AddNodeOptions {
   defer?: boolean;
   /** Not supported: refused with UnsupportedFeatureError rather than ignored. */
   cachePolicy?: unknown;
+  /** Not supported (a node's own input schema): refused with UnsupportedFeatureError rather than ignored. */
+  input?: unknown;
 }
 
 type NodeEntry<S extends StateSpec> = [
@@ -38,6 +40,12 @@ function refuseUnsupported(name: string, options: AddNodeOptions): void {
     throw new UnsupportedFeatureError(
       `addNode("${name}", fn, { cachePolicy })`,
       "Cache inside the node, or wrap the call in task() so it runs once per thread.",
+    );
+  // LangGraph hands such a node only its input schema's keys; ignoring it would hand it the whole state.
+  if (options.input !== undefined)
+    throw new UnsupportedFeatureError(
+      `addNode("${name}", fn, { input })`,
+      "The node receives the whole state: read the keys it needs from it, or make it a subgraph with its own state.",
     );
 }
 
