@@ -183,6 +183,26 @@ async function commits(pool) {
 }
 
 /**
+ * A fresh database on a throwaway PostgreSQL (or on BENCH_POSTGRES_URL's server): `{ url, stop() }`,
+ * where `stop()` stops the throwaway server.
+ */
+export async function throwawayDatabase(prefix) {
+  const { default: pg } = await import("pg");
+  const external = process.env.BENCH_POSTGRES_URL;
+  const cluster = external
+    ? { url: external, stop() {} }
+    : await (await import("../../../test/setup/postgres.mjs")).startPostgres();
+  const name = `${prefix}_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: cluster.url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(cluster.url);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), stop: () => cluster.stop() };
+}
+
+/**
  * `--postgres`: a throwaway PostgreSQL (or BENCH_POSTGRES_URL) and a fresh database; `--servers 2`
  * starts two servers and a worker and sends each answer to the next server in turn.
  */
@@ -192,21 +212,11 @@ async function startDeployment({ postgres, servers }) {
     return { urls: [server.url], cpuMs: server.cpuMs, stop: () => server.stop() };
   }
   const { default: pg } = await import("pg");
-  const external = process.env.BENCH_POSTGRES_URL;
-  const cluster = external
-    ? { url: external, stop() {} }
-    : await (await import("../../../test/setup/postgres.mjs")).startPostgres();
-  const name = `interlude_load_${Date.now().toString(36)}`;
-  const admin = new pg.Client({ connectionString: cluster.url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(cluster.url);
-  url.pathname = `/${name}`;
+  const cluster = await throwawayDatabase("interlude_load");
   const processes = [];
-  for (let i = 0; i < servers; i++) processes.push(await startServerProcess({ postgres: url.toString() }));
-  if (servers > 1) processes.push(await startServerProcess({ postgres: url.toString(), worker: true }));
-  const stats = new pg.Pool({ connectionString: url.toString(), max: 1 });
+  for (let i = 0; i < servers; i++) processes.push(await startServerProcess({ postgres: cluster.url }));
+  if (servers > 1) processes.push(await startServerProcess({ postgres: cluster.url, worker: true }));
+  const stats = new pg.Pool({ connectionString: cluster.url, max: 1 });
   return {
     urls: processes.filter((p) => p.url).map((p) => p.url),
     cpuMs: () => processes.filter((p) => p.url).reduce((sum, p) => sum + p.cpuMs(), 0),

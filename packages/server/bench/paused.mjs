@@ -15,7 +15,7 @@
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
-import { startServerProcess } from "./load.mjs";
+import { startServerProcess, throwawayDatabase } from "./load.mjs";
 
 const COUNT = Number(process.env.PAUSED_THREADS ?? 100_000);
 const CREATORS = 20;
@@ -121,22 +121,11 @@ async function main() {
   const args = process.argv.slice(2);
   if (!args.includes("--postgres-only")) await scenario("SQLite file", {});
   if (!args.includes("--sqlite-only")) {
-    const { default: pg } = await import("pg");
-    const external = process.env.BENCH_POSTGRES_URL;
-    const cluster = external
-      ? { url: external, stop() {} }
-      : await (await import("../../../test/setup/postgres.mjs")).startPostgres();
+    const database = await throwawayDatabase("interlude_paused");
     try {
-      const name = `interlude_paused_${Date.now().toString(36)}`;
-      const admin = new pg.Client({ connectionString: cluster.url });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${name}`);
-      await admin.end();
-      const url = new URL(cluster.url);
-      url.pathname = `/${name}`;
-      await scenario("PostgreSQL", { postgres: url.toString() });
+      await scenario("PostgreSQL", { postgres: database.url });
     } finally {
-      cluster.stop();
+      database.stop();
     }
   }
 }
