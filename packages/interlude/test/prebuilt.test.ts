@@ -276,4 +276,29 @@ describe("tool review (humanInTheLoopMiddleware protocol)", () => {
     await graph.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config);
     expect(log).toEqual(["send:bob", "lookup:bob"]);
   });
+
+  it("puts each reviewed tool's argument schema in the request, for the reviewer's edit form", async () => {
+    const review = createToolReviewNode({
+      interruptOn: { send: true, lookup: { allowedDecisions: ["approve"], argsSchema: { type: "object" } } },
+      tools: tools([]),
+    });
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode("agent", async (s) => ({ messages: [await twoCalls.invoke(s.messages)] }))
+      .addNode("review", review)
+      .addEdge(START, "agent")
+      .addEdge("agent", "review")
+      .compile({ checkpointer: new MemorySaver() });
+    const paused = await graph.invoke(
+      { messages: [new HumanMessage("go")] },
+      { configurable: { thread_id: "schema" } },
+    );
+    const configs = paused.__interrupt__?.[0]?.value.reviewConfigs;
+    // From the tool's zod schema where the config gives none; the config's own schema wins.
+    expect(configs[0].argsSchema).toMatchObject({
+      type: "object",
+      properties: { to: { type: "string" } },
+      required: ["to"],
+    });
+    expect(configs[1].argsSchema).toEqual({ type: "object" });
+  });
 });

@@ -7,9 +7,10 @@
  */
 import { AIMessage, type BaseMessage, isAIMessage, ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
+import { toJsonSchema } from "@langchain/core/utils/json_schema";
 import { interrupt } from "../interrupt/interrupt.js";
 import type { StandardIssue, StandardSchemaV1 } from "../interrupt/standard-schema.js";
-import { pendingToolCalls } from "./tool-node.js";
+import { pendingToolCalls, type ToolLike } from "./tool-node.js";
 
 export type DecisionType = "approve" | "edit" | "reject";
 
@@ -22,6 +23,8 @@ export interface ActionRequest {
 export interface ReviewConfig {
   actionName: string;
   allowedDecisions: DecisionType[];
+  /** JSON Schema of the arguments, for a reviewer's edit form. */
+  argsSchema?: Record<string, unknown>;
 }
 
 /** The interrupt's value. */
@@ -43,6 +46,7 @@ export interface HITLResponse {
 export interface InterruptOnConfig {
   allowedDecisions: DecisionType[];
   description?: string | ((call: ToolCall) => string);
+  argsSchema?: Record<string, unknown>;
 }
 
 export interface ToolReviewOptions {
@@ -50,6 +54,8 @@ export interface ToolReviewOptions {
   interruptOn: Record<string, boolean | InterruptOnConfig>;
   /** Start of each action's default description. */
   descriptionPrefix?: string;
+  /** Tools whose argument schemas become `argsSchema` where the config gives none (an Interlude extra). */
+  tools?: readonly ToolLike[];
 }
 
 const ALL_DECISIONS: DecisionType[] = ["approve", "edit", "reject"];
@@ -58,6 +64,16 @@ function configFor(options: ToolReviewOptions, name: string): InterruptOnConfig 
   const entry = options.interruptOn[name];
   if (entry === undefined || entry === false) return undefined;
   return entry === true ? { allowedDecisions: ALL_DECISIONS } : entry;
+}
+
+/** Each tool's argument schema as JSON Schema, for the tools that declare one. */
+function argsSchemas(tools: readonly ToolLike[] = []): Map<string, Record<string, unknown>> {
+  return new Map(
+    tools.flatMap((t) => {
+      const schema = (t as { schema?: unknown }).schema;
+      return schema ? [[t.name, toJsonSchema(schema as never) as Record<string, unknown>] as const] : [];
+    }),
+  );
 }
 
 function describe(options: ToolReviewOptions, config: InterruptOnConfig, call: ToolCall): string {
@@ -117,6 +133,7 @@ function rejection(call: ToolCall, message: string | undefined): ToolMessage {
  * between the model and the `ToolNode`, and route after it with `reviewCondition`.
  */
 export function createToolReviewNode(options: ToolReviewOptions) {
+  const schemas = argsSchemas(options.tools);
   return (state: { messages: BaseMessage[] }): { messages: BaseMessage[] } | Record<string, never> => {
     const last = state.messages.at(-1);
     if (!last || !isAIMessage(last)) return {};
@@ -126,10 +143,11 @@ export function createToolReviewNode(options: ToolReviewOptions) {
       return config ? [{ call, config }] : [];
     });
     if (reviewed.length === 0) return {};
-    const reviewConfigs = reviewed.map(({ call, config }) => ({
-      actionName: call.name,
-      allowedDecisions: config.allowedDecisions,
-    }));
+    const reviewConfigs = reviewed.map(({ call, config }): ReviewConfig => {
+      const argsSchema = config.argsSchema ?? schemas.get(call.name);
+      const review = { actionName: call.name, allowedDecisions: config.allowedDecisions };
+      return argsSchema ? { ...review, argsSchema } : review;
+    });
     const request: HITLRequest = {
       actionRequests: reviewed.map(({ call, config }) => ({
         name: call.name,
