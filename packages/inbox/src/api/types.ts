@@ -145,3 +145,17 @@ export type HumanResponse =
   | { type: "edit"; args: ActionRequest }
   | { type: "response"; args: string }
   | { type: "ignore"; args: null };
+
+/** LangChain v1 `humanInTheLoopMiddleware`'s question: tool calls to review, with what each allows. */
+export type DecisionType = "approve" | "edit" | "reject";
+
+export interface ToolReviewRequest {
+  actionRequests: Array<{ name: string; args: Record<string, unknown>; description?: string }>;
+  reviewConfigs: Array<{ actionName: string; allowedDecisions: DecisionType[]; argsSchema?: JsonSchema }>;
+}
+
+/** Its answer, `{ decisions }`: one decision per action request, in order. */
+export type ToolDecision =
+  | { type: "approve" }
+  | { type: "edit"; editedAction: { name: string; args: Record<string, unknown> } }
+  | { type: "reject"; message?: string };

@@ -4,7 +4,7 @@ import type { AnswerIssue, HumanInterrupt, HumanResponse } from "../api/types";
 import { type Action, allowedActions, buildResponse } from "../domain/human-interrupt";
 import { schemaFromValue } from "../domain/schema-form";
 import { useCommand } from "../state/useCommand";
-import { JsonView } from "./JsonView";
+import { ArgsList } from "./ArgsList";
 import { Kbd } from "./Kbd";
 import { Markdown } from "./Markdown";
 import { SchemaForm } from "./SchemaForm";
@@ -45,25 +45,13 @@ export function HumanInterruptView({ formId, hi, busy, issues, command, onAnswer
     if (mode === "respond") responseRef.current?.focus();
   }, [mode]);
 
-  const args = hi.action_request.args ?? {};
   return (
     <div class="human-interrupt">
       <h2 class="action-name">{hi.action_request.action}</h2>
       {hi.description && <Markdown text={hi.description} />}
       <section aria-label="Arguments" class="args">
         <h3>Arguments</h3>
-        {Object.keys(args).length === 0 ? (
-          <p class="muted">No arguments.</p>
-        ) : (
-          <dl>
-            {Object.entries(args).map(([k, v]) => (
-              <div key={k} class="arg">
-                <dt>{k}</dt>
-                <dd>{typeof v === "string" ? v : <JsonView value={v} open={1} label={k} />}</dd>
-              </div>
-            ))}
-          </dl>
-        )}
+        <ArgsList args={hi.action_request.args ?? {}} />
       </section>
 
       {mode === null && (

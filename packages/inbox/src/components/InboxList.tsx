@@ -2,6 +2,7 @@
 import type { InboxItem } from "../api/types";
 import { compactJson, formatAge, shortId } from "../domain/format";
 import { asHumanInterrupt, titleOf } from "../domain/human-interrupt";
+import { asToolReview } from "../domain/tool-review";
 import { itemKey } from "../state/useInbox";
 
 interface Props {
@@ -24,9 +25,12 @@ export function InboxList({ items, selected, onSelect }: Props) {
       {items.map((item) => {
         const key = itemKey(item);
         const hi = asHumanInterrupt(item.value);
+        const review = hi ? undefined : asToolReview(item.value);
         const subtitle = hi
           ? compactJson(hi.action_request.args, 90)
-          : item.response_schema
+          : review
+            ? review.map((c) => compactJson(c.args, 60)).join(" · ")
+            : item.response_schema
             ? "answer form"
             : "JSON answer";
         return (

@@ -1,15 +1,17 @@
 /** One pending interrupt, with the way to answer it and what happened to it. */
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useMemo, useState } from "preact/hooks";
 import type { Api } from "../api/client";
 import { AlreadyAnsweredError, InvalidAnswerError } from "../api/errors";
 import type { AnswerIssue, InboxItem, Resolution } from "../api/types";
 import { formatAge, formatTime } from "../domain/format";
 import { asHumanInterrupt, summarizeAnswer } from "../domain/human-interrupt";
+import { asToolReview } from "../domain/tool-review";
 import { threadHref } from "../state/route";
 import { useCommand } from "../state/useCommand";
 import { type ActionCommand, HumanInterruptView } from "./HumanInterruptView";
 import { JsonView } from "./JsonView";
 import { SchemaForm } from "./SchemaForm";
+import { ToolReviewView } from "./ToolReviewView";
 
 interface Props {
   api: Api;
@@ -26,6 +28,7 @@ export function ItemDetail({ api, item, resolvedElsewhere, command, onAnswered }
   const [conflict, setConflict] = useState<Resolution>();
   const [error, setError] = useState<string>();
   const hi = asHumanInterrupt(item.value);
+  const review = useMemo(() => (hi ? undefined : asToolReview(item.value)), [item.value]);
   const formId = `f-${item.interrupt_id}`.replace(/[^\w-]/g, "_");
 
   useEffect(() => {
@@ -82,6 +85,15 @@ export function ItemDetail({ api, item, resolvedElsewhere, command, onAnswered }
           <HumanInterruptView
             formId={formId}
             hi={hi}
+            busy={busy || !!answered}
+            issues={issues}
+            command={answered ? undefined : command}
+            onAnswer={send}
+          />
+        ) : review ? (
+          <ToolReviewView
+            formId={formId}
+            calls={review}
             busy={busy || !!answered}
             issues={issues}
             command={answered ? undefined : command}

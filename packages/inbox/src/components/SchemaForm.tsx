@@ -19,6 +19,8 @@ interface Props {
   /** Focus the first field on mount when true, and again whenever a new number is given. */
   focus?: boolean | number;
   shortcut?: string;
+  /** Checks the answer before it is submitted; its issues are shown like the server's. */
+  validate?: (answer: unknown) => readonly AnswerIssue[];
 }
 
 export function SchemaForm({
@@ -31,28 +33,36 @@ export function SchemaForm({
   disabled,
   focus,
   shortcut,
+  validate,
 }: Props) {
   const fields = useMemo(() => fieldsOf(schema), [schema]);
   const [values, setValues] = useState<FormValues>(() => initialValues(schema, fields));
-  const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
+  const [localIssues, setLocalIssues] = useState<readonly AnswerIssue[]>([]);
   const formRef = useRef<HTMLFormElement>(null);
-  const server = issuesByField(issues, fields);
+  const shown = issuesByField([...localIssues, ...issues], fields);
 
   useEffect(() => {
     if (focus) formRef.current?.querySelector<HTMLElement>("input, textarea, select")?.focus();
   }, [focus]);
 
-  // Move focus to the first field the server rejected, so keyboard users land on it.
+  // Move focus to the first field rejected, so keyboard users land on it.
   useEffect(() => {
-    if (issues.length) formRef.current?.querySelector<HTMLElement>("[aria-invalid=true]")?.focus();
-  }, [issues]);
+    if (issues.length || localIssues.length)
+      formRef.current?.querySelector<HTMLElement>("[aria-invalid=true]")?.focus();
+  }, [issues, localIssues]);
 
   const submit = (e: Event) => {
     e.preventDefault();
     const result = answerFrom(fields, values);
-    if ("errors" in result) return setLocalErrors(result.errors);
-    setLocalErrors({});
-    onSubmit(result.answer);
+    const local =
+      "errors" in result
+        ? Object.entries(result.errors).map(([key, message]) => ({
+            message,
+            path: fields.find((f) => f.key === key)?.path ?? [],
+          }))
+        : (validate?.(result.answer) ?? []);
+    setLocalIssues(local);
+    if (!local.length && "answer" in result) onSubmit(result.answer);
   };
 
   return (
@@ -64,13 +74,13 @@ export function SchemaForm({
           formId={id}
           field={f}
           value={values[f.key]}
-          errors={[...(localErrors[f.key] ? [localErrors[f.key]!] : []), ...(server.byField[f.key] ?? [])]}
+          errors={shown.byField[f.key] ?? []}
           onChange={(v) => setValues((prev) => ({ ...prev, [f.key]: v }))}
         />
       ))}
-      {server.other.length > 0 && (
+      {shown.other.length > 0 && (
         <ul class="form-errors" role="alert">
-          {server.other.map((m) => (
+          {shown.other.map((m) => (
             <li key={m}>{m}</li>
           ))}
         </ul>

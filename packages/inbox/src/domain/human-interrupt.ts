@@ -1,5 +1,6 @@
 /** Agent Inbox payloads: recognising a `HumanInterrupt` and building its `HumanResponse`. */
 import type { ActionRequest, HumanInterrupt, HumanResponse } from "../api/types";
+import { asToolReview, reviewTitle, summarizeDecisions } from "./tool-review";
 
 export type Action = "accept" | "edit" | "respond" | "ignore";
 
@@ -51,6 +52,8 @@ export function buildResponse(
 export function titleOf(value: unknown): string {
   const hi = asHumanInterrupt(value);
   if (hi) return hi.action_request.action;
+  const review = asToolReview(value);
+  if (review) return reviewTitle(review);
   if (typeof value === "string") return value;
   if (isObject(value)) {
     for (const key of ["question", "title", "message", "prompt", "action"]) {
@@ -62,6 +65,8 @@ export function titleOf(value: unknown): string {
 
 /** Describes an answer in a few words, for "answered by X with Y". */
 export function summarizeAnswer(answer: unknown): string {
+  const decisions = summarizeDecisions(answer);
+  if (decisions !== undefined) return decisions;
   if (isObject(answer) && typeof answer.type === "string" && "args" in answer) {
     const type = answer.type as string;
     if (type === "response") return `response "${String(answer.args)}"`;

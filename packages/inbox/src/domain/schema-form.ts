@@ -171,3 +171,14 @@ export function schemaFromValue(value: unknown): JsonSchema {
   if (type === "string" && (value as string).length > 60) schema.format = "textarea";
   return schema;
 }
+
+/** `schema` with `value`'s parts as its defaults, so a form built from it opens on `value`. */
+export function withValues(schema: JsonSchema, value: unknown): JsonSchema {
+  if (value === undefined || value === null) return schema;
+  if (schema.properties && typeof value === "object" && !Array.isArray(value)) {
+    const v = value as Record<string, unknown>;
+    const properties = Object.fromEntries(Object.entries(schema.properties).map(([k, s]) => [k, withValues(s, v[k])]));
+    return { ...schema, properties };
+  }
+  return { ...schema, default: value };
+}

@@ -4,9 +4,10 @@ import type { Api } from "../api/client";
 import type { AssistantGraph, Thread, ThreadState } from "../api/types";
 import { ForkEditor } from "../components/ForkEditor";
 import { GraphDrawing } from "../components/GraphDrawing";
-import { JsonView } from "../components/JsonView";
 import { StateDiff } from "../components/StateDiff";
+import { StatePanel } from "../components/StatePanel";
 import { Timeline } from "../components/Timeline";
+import { conversationOf } from "../domain/conversation";
 import { buildTimeline, type TimelineEntry } from "../domain/timeline";
 
 interface Loaded {
@@ -70,6 +71,8 @@ export function ThreadView({ api, threadId }: { api: Api; threadId: string }) {
       </main>
     );
 
+  // A conversation needs the wide column; other state fits beside the graph.
+  const chat = conversationOf(data.state.values) !== undefined;
   const entries = buildTimeline(data.history, data.state.checkpoint.checkpoint_id ?? undefined);
   const paused = data.state.next ?? [];
   const byId = new Map(entries.map((e) => [e.checkpointId, e]));
@@ -137,12 +140,11 @@ export function ThreadView({ api, threadId }: { api: Api; threadId: string }) {
               <p class="muted">The graph's drawing is not available.</p>
             )}
           </section>
-          <section class="panel" aria-labelledby="state-title">
-            <h2 id="state-title">Current state</h2>
-            <JsonView value={data.state.values} label="Current state" />
-          </section>
+          {!chat && <StatePanel values={data.state.values} />}
         </div>
-        <section class="panel thread-main" aria-labelledby="timeline-title">
+        <div class="thread-main">
+          {chat && <StatePanel values={data.state.values} />}
+          <section class="panel" aria-labelledby="timeline-title">
           <div class="panel-head">
             <h2 id="timeline-title">Timeline</h2>
             <span class="muted small">{compare.length < 2 ? "Tick two checkpoints to compare them." : ""}</span>
@@ -165,7 +167,8 @@ export function ThreadView({ api, threadId }: { api: Api; threadId: string }) {
             onReplay={replay}
             onFork={setForking}
           />
-        </section>
+          </section>
+        </div>
       </div>
     </main>
   );
