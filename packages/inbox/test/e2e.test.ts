@@ -8,6 +8,8 @@ import { fileURLToPath } from "node:url";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiAs, type Browser, openBrowser, REVIEWERS, startServer, type TestServer } from "./e2e/harness";
+import * as steps from "./e2e/steps";
+import { openInbox, optionId, poll, select } from "./e2e/steps";
 
 // The README's screenshots are these tests' pictures: `UPDATE_SCREENSHOTS=1 npm test -- packages/inbox`
 // refreshes them; otherwise they go to a temp dir, so a test run leaves the work tree clean.
@@ -31,38 +33,12 @@ afterAll(async () => {
   await server?.stop();
 });
 
-// Generous: the suite may share the machine with the rest of `npm test`.
-const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 8000, interval: 50 });
-
-const optionId = (threadId: string, interruptId: string) =>
-  `#item-${`${threadId}/${interruptId}`.replace(/[^\w-]/g, "_")}`;
-
-async function pendingItem(threadId: string) {
-  const page = await api.pending(`?thread_id=${threadId}`);
-  expect(page.items).toHaveLength(1);
-  return page.items[0] as { thread_id: string; interrupt_id: string };
-}
+const pendingItem = (threadId: string) => steps.pendingItem(api, threadId);
+const settled = (threadId: string) => steps.settled(api, threadId);
 
 async function emailThread(to = "carol@example.com", subject = "Your refund") {
   const threadId = await api.startThread("email", { to, subject });
   return { threadId, item: await pendingItem(threadId) };
-}
-
-async function openInbox(page: Page) {
-  if (!page.url().includes("/inbox/")) await page.goto("/inbox/");
-  await page.getByRole("listbox", { name: "Pending interrupts" }).waitFor();
-}
-
-async function select(page: Page, item: { thread_id: string; interrupt_id: string }) {
-  await openInbox(page);
-  // Dispatched on the element, not at its coordinates: live updates may shift the list under a pointer click.
-  await page.locator(optionId(item.thread_id, item.interrupt_id)).dispatchEvent("click");
-  await poll(() => page.locator(".detail .crumbs a").textContent()).toBe(item.thread_id);
-}
-
-async function settled(threadId: string) {
-  await poll(async () => (await api.state(threadId)).next).toEqual([]);
-  return (await api.state(threadId)).values;
 }
 
 async function answersIn(threadId: string) {

@@ -31,8 +31,8 @@ export function InboxList({ items, selected, onSelect }: Props) {
           : review
             ? review.map((c) => compactJson(c.args, 60)).join(" · ")
             : item.response_schema
-            ? "answer form"
-            : "JSON answer";
+              ? "answer form"
+              : "JSON answer";
         return (
           <li
             key={key}

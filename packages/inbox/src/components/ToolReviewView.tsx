@@ -146,6 +146,7 @@ function CallReview({ formId, call, draft, mode, busy, issues, onOpen, onDecide 
               type="button"
               class={CLASSES[d]}
               disabled={busy}
+              aria-keyshortcuts={KEYS[d]}
               onClick={() => (d === "approve" ? onDecide({ type: "approve" }) : onOpen(d))}
             >
               {LABELS[d]} <Kbd k={KEYS[d]} />
@@ -170,7 +171,9 @@ function CallReview({ formId, call, draft, mode, busy, issues, onOpen, onDecide 
         </section>
       )}
 
-      {mode === "reject" && <RejectForm formId={formId} busy={busy} onCancel={() => onOpen(null)} onReject={onDecide} />}
+      {mode === "reject" && (
+        <RejectForm formId={formId} busy={busy} onCancel={() => onOpen(null)} onReject={onDecide} />
+      )}
     </li>
   );
 }

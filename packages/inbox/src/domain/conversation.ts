@@ -86,7 +86,11 @@ function toMessage(value: unknown): ChatMessage | undefined {
   const m = unwrap(value);
   if (!m) return undefined;
   const { fields, role } = m;
-  const message: ChatMessage = { role, text: textOf(fields.content), toolCalls: role === "ai" ? toolCallsOf(fields) : [] };
+  const message: ChatMessage = {
+    role,
+    text: textOf(fields.content),
+    toolCalls: role === "ai" ? toolCallsOf(fields) : [],
+  };
   if (typeof fields.id === "string") message.id = fields.id;
   if (typeof fields.name === "string") message.name = fields.name;
   if (role === "tool") {

@@ -29,7 +29,9 @@ function isRequest(value: unknown): value is ToolReviewRequest {
   if (!isObject(value) || !Array.isArray(value.actionRequests) || !Array.isArray(value.reviewConfigs)) return false;
   return (
     value.actionRequests.every((a) => isObject(a) && typeof a.name === "string" && isObject(a.args)) &&
-    value.reviewConfigs.every((c) => isObject(c) && typeof c.actionName === "string" && Array.isArray(c.allowedDecisions))
+    value.reviewConfigs.every(
+      (c) => isObject(c) && typeof c.actionName === "string" && Array.isArray(c.allowedDecisions),
+    )
   );
 }
 
@@ -62,7 +64,8 @@ export function decisionsFrom(
   const decisions = calls.map((call, i): ToolDecision => {
     const d = drafts[i]!;
     if (d.type === "edit") return { type: "edit", editedAction: { name: call.name, args: d.args } };
-    if (d.type === "reject") return d.message.trim() ? { type: "reject", message: d.message.trim() } : { type: "reject" };
+    if (d.type === "reject")
+      return d.message.trim() ? { type: "reject", message: d.message.trim() } : { type: "reject" };
     return { type: "approve" };
   });
   return { decisions };

@@ -31,6 +31,9 @@ function toIssue(unit: OutputUnit, all: readonly OutputUnit[]): AnswerIssue[] {
   }
   const deeper = all.some((u) => u.keyword !== "false" && u.instanceLocation.startsWith(`${unit.instanceLocation}/`));
   if (deeper) return [];
+  // Schemas made from zod state a format and its regex; the format's name reads better.
+  const format = all.some((u) => u.keyword === "format" && u.instanceLocation === unit.instanceLocation);
+  if (unit.keyword === "pattern" && format) return [];
   return [{ message: unit.error, path: pathOf(unit.instanceLocation) }];
 }
 

@@ -145,28 +145,28 @@ export function ThreadView({ api, threadId }: { api: Api; threadId: string }) {
         <div class="thread-main">
           {chat && <StatePanel values={data.state.values} />}
           <section class="panel" aria-labelledby="timeline-title">
-          <div class="panel-head">
-            <h2 id="timeline-title">Timeline</h2>
-            <span class="muted small">{compare.length < 2 ? "Tick two checkpoints to compare them." : ""}</span>
-          </div>
-          {ordered.length === 2 && <StateDiff from={ordered[0]!} to={ordered[1]!} onClose={() => setCompare([])} />}
-          {forking && (
-            <ForkEditor
-              entry={forking}
+            <div class="panel-head">
+              <h2 id="timeline-title">Timeline</h2>
+              <span class="muted small">{compare.length < 2 ? "Tick two checkpoints to compare them." : ""}</span>
+            </div>
+            {ordered.length === 2 && <StateDiff from={ordered[0]!} to={ordered[1]!} onClose={() => setCompare([])} />}
+            {forking && (
+              <ForkEditor
+                entry={forking}
+                busy={busy}
+                error={actionError}
+                onFork={(v, run) => fork(forking, v, run)}
+                onCancel={() => setForking(undefined)}
+              />
+            )}
+            <Timeline
+              entries={entries}
+              compare={compare}
               busy={busy}
-              error={actionError}
-              onFork={(v, run) => fork(forking, v, run)}
-              onCancel={() => setForking(undefined)}
+              onToggleCompare={toggle}
+              onReplay={replay}
+              onFork={setForking}
             />
-          )}
-          <Timeline
-            entries={entries}
-            compare={compare}
-            busy={busy}
-            onToggleCompare={toggle}
-            onReplay={replay}
-            onFork={setForking}
-          />
           </section>
         </div>
       </div>

@@ -48,7 +48,13 @@ export async function startServer(): Promise<TestServer> {
   const graphs = join(here, "../fixtures/graphs.mjs");
   writeFileSync(
     join(dir, "langgraph.json"),
-    JSON.stringify({ graphs: { email: `${graphs}:email`, refund: `${graphs}:refund` } }),
+    JSON.stringify({
+      graphs: {
+        email: `${graphs}:email`,
+        refund: `${graphs}:refund`,
+        agent: `${join(here, "../fixtures/agent.mjs")}:agent`,
+      },
+    }),
   );
   const port = await freePort();
   const child: ChildProcess = spawn(
@@ -58,6 +64,7 @@ export async function startServer(): Promise<TestServer> {
       cwd: dir,
       env: {
         ...process.env,
+        INBOX_E2E_TOOL_LOG: join(dir, "tools.log"),
         INTERLUDE_API_KEYS: Object.values(REVIEWERS)
           .map((r) => `${r.key}:${r.identity}`)
           .join(","),
