@@ -1,12 +1,12 @@
 // Reviewing an agent's tool calls in real headless Chromium against the real server: the
 // request of LangChain v1's humanInTheLoopMiddleware (several calls at once, each with the
 // decisions it allows), answered with { decisions }, and the thread read as a conversation.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiAs, type Browser, openBrowser, startServer, type TestServer } from "./e2e/harness";
-import { optionId, pendingItem, poll, select, settled } from "./e2e/steps";
+import { optionId, pendingItem, poll, screenshots, select, settled } from "./e2e/steps";
 
 let server: TestServer;
 let alice: Browser;
@@ -110,6 +110,8 @@ describe("tool review in the inbox", () => {
     await json.fill(JSON.stringify({ order: token, amount: 12.5 }));
     await refund.getByRole("button", { name: "Use these arguments" }).click();
     await poll(() => refund.locator(".draft strong").textContent()).toBe("Edited");
+    mkdirSync(screenshots, { recursive: true });
+    await page.screenshot({ path: join(screenshots, "tool-review.png"), fullPage: true });
 
     await send.click();
     await page.locator(optionId(threadId, item.interrupt_id)).waitFor({ state: "detached" });
@@ -190,6 +192,9 @@ describe("tool review in the inbox", () => {
       `Email "Order ${token}" sent to carol@example.com.`,
       `Refunded 30 EUR on order ${token}.`,
     ]);
+
+    mkdirSync(screenshots, { recursive: true });
+    await page.screenshot({ path: join(screenshots, "conversation.png"), fullPage: true });
 
     await page.getByRole("button", { name: "Show raw JSON" }).click();
     await poll(() => page.locator("#state-title").textContent()).toBe("Current state");

@@ -2,20 +2,12 @@
 // reviewer lives through, from answering to racing a colleague to forking a thread.
 
 import { mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiAs, type Browser, openBrowser, REVIEWERS, startServer, type TestServer } from "./e2e/harness";
 import * as steps from "./e2e/steps";
-import { openInbox, optionId, poll, select } from "./e2e/steps";
-
-// The README's screenshots are these tests' pictures: `UPDATE_SCREENSHOTS=1 npm test -- packages/inbox`
-// refreshes them; otherwise they go to a temp dir, so a test run leaves the work tree clean.
-const screenshots = process.env.UPDATE_SCREENSHOTS
-  ? resolve(dirname(fileURLToPath(import.meta.url)), "../../../docs/screenshots")
-  : join(tmpdir(), "interlude-inbox-screenshots");
+import { openInbox, optionId, poll, screenshots, select } from "./e2e/steps";
 
 let server: TestServer;
 let alice: Browser;

@@ -1,9 +1,18 @@
 // Steps the end-to-end stories share: waiting, finding an item, selecting it, waiting for a thread to settle.
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Page } from "playwright-core";
 import { expect } from "vitest";
 import type { apiAs } from "./harness";
 
 type Api = ReturnType<typeof apiAs>;
+
+// The README's screenshots are the tests' pictures: `UPDATE_SCREENSHOTS=1 npm test -- packages/inbox`
+// refreshes them; otherwise they go to a temp dir, so a test run leaves the work tree clean.
+export const screenshots = process.env.UPDATE_SCREENSHOTS
+  ? resolve(dirname(fileURLToPath(import.meta.url)), "../../../../docs/screenshots")
+  : join(tmpdir(), "interlude-inbox-screenshots");
 export interface Item {
   thread_id: string;
   interrupt_id: string;
