@@ -4,36 +4,23 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiAs, type Browser, openBrowser, startServer, type TestServer } from "./e2e/harness";
+import { describe, expect, it } from "vitest";
+import { useSetting } from "./e2e/harness";
 import { optionId, pendingItem, poll, screenshots, select, settled } from "./e2e/steps";
 
-let server: TestServer;
-let alice: Browser;
-let api: ReturnType<typeof apiAs>;
-
-beforeAll(async () => {
-  server = await startServer();
-  api = apiAs(server.url, "alice");
-  alice = await openBrowser(server.url, "alice");
-}, 60_000);
-
-afterAll(async () => {
-  await alice?.close();
-  await server?.stop();
-});
+const t = useSetting();
 
 let threads = 0;
 /** A thread of the agent paused on its three calls; the token makes its calls its own. */
 async function agentThread() {
   const token = `t${++threads}-${Date.now().toString(36)}`;
-  const threadId = await api.startThread("agent", { messages: [{ role: "user", content: token }] });
-  return { token, threadId, item: await pendingItem(api, threadId) };
+  const threadId = await t.api.startThread("agent", { messages: [{ role: "user", content: token }] });
+  return { token, threadId, item: await pendingItem(t.api, threadId) };
 }
 
 /** The tools that ran for this token, in order, from the log the fixture's tools append to. */
 function toolRuns(token: string): Array<{ tool: string; args: Record<string, unknown> }> {
-  const file = join(server.dir, "tools.log");
+  const file = join(t.server.dir, "tools.log");
   if (!existsSync(file)) return [];
   return readFileSync(file, "utf8")
     .split("\n")
@@ -46,14 +33,14 @@ const call = (page: Page, name: string) =>
   page.getByRole("listitem").filter({ has: page.getByRole("heading", { name, exact: true }) });
 
 async function decisionsSent(threadId: string) {
-  const history = (await api.history(threadId)) as Array<{ metadata: { resume?: Array<{ answers: object }> } }>;
+  const history = (await t.api.history(threadId)) as Array<{ metadata: { resume?: Array<{ answers: object }> } }>;
   return history.flatMap((s) => s.metadata?.resume ?? []).flatMap((r) => Object.values(r.answers));
 }
 
 describe("tool review in the inbox", () => {
   it("shows every call with the decisions it allows; approve, edit and reject go out as { decisions } and each tool runs once", async () => {
     const { token, threadId, item } = await agentThread();
-    const page = alice.page;
+    const page = t.alice.page;
     await select(page, item);
     await poll(() => page.locator(".tool-call .action-name").allTextContents()).toEqual([
       "send_email",
@@ -115,7 +102,7 @@ describe("tool review in the inbox", () => {
 
     await send.click();
     await page.locator(optionId(threadId, item.interrupt_id)).waitFor({ state: "detached" });
-    await settled(api, threadId);
+    await settled(t.api, threadId);
     expect(await decisionsSent(threadId)).toEqual([
       {
         decisions: [
@@ -152,7 +139,7 @@ describe("tool review in the inbox", () => {
 
   it("approves every call from the keyboard (a) and sends them with Enter", async () => {
     const { token, threadId, item } = await agentThread();
-    const page = alice.page;
+    const page = t.alice.page;
     await select(page, item);
     const send = page.getByRole("button", { name: "Send decisions" });
     for (const n of [1, 2, 3]) {
@@ -161,19 +148,19 @@ describe("tool review in the inbox", () => {
     }
     await poll(() => send.evaluate((el) => el === document.activeElement)).toBe(true);
     await page.keyboard.press("Enter");
-    await settled(api, threadId);
+    await settled(t.api, threadId);
     expect(toolRuns(token).map((r) => r.tool)).toEqual(["send_email", "delete_file", "issue_refund"]);
   });
 
   it("shows the thread as a conversation (messages, tool calls with their results), and the raw state on request", async () => {
     const { token, threadId, item } = await agentThread();
-    await api.call("POST", "/inbox/answer", {
+    await t.api.call("POST", "/inbox/answer", {
       thread_id: threadId,
       interrupt_id: item.interrupt_id,
       answer: { decisions: [{ type: "approve" }, { type: "reject", message: "Not this one." }, { type: "approve" }] },
     });
-    await settled(api, threadId);
-    const page = alice.page;
+    await settled(t.api, threadId);
+    const page = t.alice.page;
     await page.goto(`/inbox/#/thread/${threadId}`);
     const chat = page.getByRole("list", { name: "Conversation" });
     await chat.waitFor();

@@ -4,37 +4,23 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiAs, type Browser, openBrowser, REVIEWERS, startServer, type TestServer } from "./e2e/harness";
+import { describe, expect, it } from "vitest";
+import { apiAs, REVIEWERS, useSetting } from "./e2e/harness";
 import * as steps from "./e2e/steps";
 import { openInbox, optionId, poll, screenshots, select } from "./e2e/steps";
 
-let server: TestServer;
-let alice: Browser;
-let bob: Browser;
-let api: ReturnType<typeof apiAs>;
+const t = useSetting({ bob: true });
 
-beforeAll(async () => {
-  server = await startServer();
-  api = apiAs(server.url, "alice");
-  [alice, bob] = await Promise.all([openBrowser(server.url, "alice"), openBrowser(server.url)]);
-}, 60_000);
-
-afterAll(async () => {
-  await Promise.all([alice?.close(), bob?.close()]);
-  await server?.stop();
-});
-
-const pendingItem = (threadId: string) => steps.pendingItem(api, threadId);
-const settled = (threadId: string) => steps.settled(api, threadId);
+const pendingItem = (threadId: string) => steps.pendingItem(t.api, threadId);
+const settled = (threadId: string) => steps.settled(t.api, threadId);
 
 async function emailThread(to = "carol@example.com", subject = "Your refund") {
-  const threadId = await api.startThread("email", { to, subject });
+  const threadId = await t.api.startThread("email", { to, subject });
   return { threadId, item: await pendingItem(threadId) };
 }
 
 async function answersIn(threadId: string) {
-  const history = (await api.history(threadId)) as Array<{
+  const history = (await t.api.history(threadId)) as Array<{
     metadata: { resume?: Array<{ by: string; answers: Record<string, unknown> }> };
   }>;
   return history.flatMap((s) => s.metadata?.resume ?? []);
@@ -42,7 +28,7 @@ async function answersIn(threadId: string) {
 
 describe("the reviewer's inbox", () => {
   it("asks for an API key, refuses a wrong one and signs in with the right one", async () => {
-    const page = bob.page;
+    const page = t.bob.page;
     await page.goto("/inbox/");
     await page.getByLabel("API key").fill("not-a-key");
     await page.getByRole("button", { name: "Sign in" }).click();
@@ -56,7 +42,7 @@ describe("the reviewer's inbox", () => {
   it("accepts a HumanInterrupt: the item leaves and the action runs as proposed, recorded as alice", async () => {
     // The subject is quoted into the markdown description: raw HTML in it stays text.
     const { threadId, item } = await emailThread("dan@example.com", "Refund <img src=x onerror=alert(1)>");
-    const page = alice.page;
+    const page = t.alice.page;
     await select(page, item);
     await poll(() => page.locator(".markdown strong").textContent()).toBe("Refund <img src=x onerror=alert(1)>");
     expect(await page.locator(".detail img").count()).toBe(0);
@@ -68,7 +54,7 @@ describe("the reviewer's inbox", () => {
 
   it("edits the arguments with the keyboard (e), then submits the edited action", async () => {
     const { threadId, item } = await emailThread("erin@example.com");
-    const page = alice.page;
+    const page = t.alice.page;
     await select(page, item);
     await page.keyboard.press("e");
     // The edit form opens with its first argument focused.
@@ -83,7 +69,7 @@ describe("the reviewer's inbox", () => {
 
   it("responds in free text (r) instead of acting", async () => {
     const { threadId, item } = await emailThread("frank@example.com");
-    const page = alice.page;
+    const page = t.alice.page;
     await select(page, item);
     await page.keyboard.press("r");
     await page.getByLabel("Your response").fill("Call the customer first.");
@@ -97,7 +83,7 @@ describe("the reviewer's inbox", () => {
   it("ignores (i) an item moved to with j/k", async () => {
     const first = await emailThread("gina@example.com");
     const second = await emailThread("hank@example.com");
-    const page = alice.page;
+    const page = t.alice.page;
     await select(page, first.item);
     await page.locator(optionId(second.threadId, second.item.interrupt_id)).waitFor();
     // The list is oldest first, so the second thread's item is right below the first's.
@@ -109,13 +95,13 @@ describe("the reviewer's inbox", () => {
     await poll(() => page.locator(".detail .crumbs a").textContent()).toBe(second.threadId);
     await page.keyboard.press("i");
     expect(await settled(second.threadId)).toMatchObject({ outcome: "ignored", applied: 1 });
-    expect((await api.state(first.threadId)).next).toEqual(["review"]);
+    expect((await t.api.state(first.threadId)).next).toEqual(["review"]);
   });
 
   it("shows the server's schema errors next to the fields, then takes a corrected answer", async () => {
-    const threadId = await api.startThread("refund", { order: { id: "A-1001", total: 240 } });
+    const threadId = await t.api.startThread("refund", { order: { id: "A-1001", total: 240 } });
     const item = await pendingItem(threadId);
-    const page = alice.page;
+    const page = t.alice.page;
     await select(page, item);
     await page.getByLabel("Amount (EUR)").fill("250");
     await page.getByRole("button", { name: "Submit answer" }).click();
@@ -123,7 +109,7 @@ describe("the reviewer's inbox", () => {
     await poll(() => amountError.textContent()).toBe("Refunds above 100 EUR need a manager");
     expect(await page.locator(".field-text .field-error").textContent()).toBe("Give a reason");
     expect(await page.getByLabel("Amount (EUR)").getAttribute("aria-invalid")).toBe("true");
-    expect((await api.state(threadId)).next).toEqual(["ask"]);
+    expect((await t.api.state(threadId)).next).toEqual(["ask"]);
 
     await page.getByLabel("Amount (EUR)").fill("80");
     await page.getByLabel("Reason").fill("Parcel arrived damaged");
@@ -136,12 +122,12 @@ describe("the reviewer's inbox", () => {
 
   it("two reviewers race on one item: one answer applies, the other sees who answered and with what", async () => {
     const { threadId, item } = await emailThread("ivy@example.com");
-    await Promise.all([select(alice.page, item), select(bob.page, item)]);
+    await Promise.all([select(t.alice.page, item), select(t.bob.page, item)]);
     // Both click at the same moment. Whoever loses sees the conflict either from the server's
     // 409 or, if the winner's event arrived first, from the live update that disabled the form.
     await Promise.all([
-      alice.page.getByRole("button", { name: /^Accept/ }).waitFor(),
-      bob.page.getByRole("button", { name: /^Ignore/ }).waitFor(),
+      t.alice.page.getByRole("button", { name: /^Accept/ }).waitFor(),
+      t.bob.page.getByRole("button", { name: /^Ignore/ }).waitFor(),
     ]);
     const click = (page: Page, name: string) =>
       page.evaluate(
@@ -151,12 +137,12 @@ describe("the reviewer's inbox", () => {
             .click(),
         name,
       );
-    await Promise.all([click(alice.page, "Accept"), click(bob.page, "Ignore")]);
+    await Promise.all([click(t.alice.page, "Accept"), click(t.bob.page, "Ignore")]);
     expect(await settled(threadId)).toMatchObject({ applied: 1 });
     const answers = await answersIn(threadId);
     expect(answers).toHaveLength(1);
     const winner = answers[0]!.by === REVIEWERS.alice.identity ? "alice" : "bob";
-    const loser = winner === "alice" ? bob : alice;
+    const loser = winner === "alice" ? t.bob : t.alice;
     const banner = loser.page.locator(".banner.warn");
     await poll(() => banner.textContent()).toContain(
       `Already answered by ${REVIEWERS[winner].identity} with ${winner === "alice" ? "accept" : "ignore"}`,
@@ -168,27 +154,27 @@ describe("the reviewer's inbox", () => {
 
   it("a reviewer without live updates who answers late gets the server's conflict, naming who answered", async () => {
     const { threadId, item } = await emailThread("nora@example.com");
-    await bob.context.route("**/inbox/events", (route) => route.abort());
+    await t.bob.context.route("**/inbox/events", (route) => route.abort());
     try {
-      await bob.page.reload();
-      await select(bob.page, item);
-      await api.call("POST", "/inbox/answer", {
+      await t.bob.page.reload();
+      await select(t.bob.page, item);
+      await t.api.call("POST", "/inbox/answer", {
         thread_id: threadId,
         interrupt_id: item.interrupt_id,
         answer: { type: "response", args: "On it." },
       });
-      await bob.page.getByRole("button", { name: /^Accept/ }).click();
-      await poll(() => bob.page.locator(".banner.warn").textContent()).toContain(
+      await t.bob.page.getByRole("button", { name: /^Accept/ }).click();
+      await poll(() => t.bob.page.locator(".banner.warn").textContent()).toContain(
         'Already answered by alice@example.com with response "On it."',
       );
       expect(await settled(threadId)).toMatchObject({ outcome: "not sent; reviewer said: On it.", applied: 1 });
     } finally {
-      await bob.context.unroute("**/inbox/events");
+      await t.bob.context.unroute("**/inbox/events");
     }
   });
 
   it("updates the list live: a new interrupt appears and an answered one leaves, without reloading", async () => {
-    const page = alice.page;
+    const page = t.alice.page;
     await openInbox(page);
     await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
     const before = Number(await page.getByTestId("count").textContent());
@@ -197,14 +183,14 @@ describe("the reviewer's inbox", () => {
     await poll(async () => Number(await page.getByTestId("count").textContent())).toBe(before + 1);
 
     // More work arrives for the screenshot: refunds waiting for a form answer, another email.
-    await api.startThread("refund", { order: { id: "B-2044", total: 95 } });
-    await api.startThread("email", { to: "olivia@example.com", subject: "Invoice 2291 is overdue" });
-    await api.startThread("refund", { order: { id: "C-0381", total: 42.5 } });
+    await t.api.startThread("refund", { order: { id: "B-2044", total: 95 } });
+    await t.api.startThread("email", { to: "olivia@example.com", subject: "Invoice 2291 is overdue" });
+    await t.api.startThread("refund", { order: { id: "C-0381", total: 42.5 } });
     await select(page, item);
     mkdirSync(screenshots, { recursive: true });
     await page.screenshot({ path: join(screenshots, "inbox.png") });
 
-    await apiAs(server.url, "bob").call("POST", "/inbox/answer", {
+    await apiAs(t.server.url, "bob").call("POST", "/inbox/answer", {
       thread_id: threadId,
       interrupt_id: item.interrupt_id,
       answer: { type: "ignore", args: null },
@@ -217,7 +203,7 @@ describe("the reviewer's inbox", () => {
   });
 
   it("filters by graph and by text, and the count follows", async () => {
-    const page = alice.page;
+    const page = t.alice.page;
     await openInbox(page);
     await page.getByLabel("Graph").selectOption("refund");
     await poll(async () => {
@@ -234,13 +220,13 @@ describe("the reviewer's inbox", () => {
 
   it("forks a thread from its timeline with an edited state, and compares two checkpoints", async () => {
     const { threadId, item } = await emailThread("kim@example.com", "Refund for order 7");
-    await api.call("POST", "/inbox/answer", {
+    await t.api.call("POST", "/inbox/answer", {
       thread_id: threadId,
       interrupt_id: item.interrupt_id,
       answer: { type: "response", args: "Wrong recipient." },
     });
     await settled(threadId);
-    const page = alice.page;
+    const page = t.alice.page;
     await page.goto(`/inbox/#/thread/${threadId}`);
     await page.getByRole("list", { name: "Checkpoints" }).waitFor();
     await poll(() => page.locator(".answer-line").first().textContent()).toContain("alice@example.com answered");
@@ -255,8 +241,8 @@ describe("the reviewer's inbox", () => {
     await poll(() => page.getByRole("status").textContent()).toContain("Forked from step");
 
     // The new branch pauses at review again, asking about the new recipient; the old one is kept.
-    await poll(async () => (await api.state(threadId)).next).toEqual(["review"]);
-    expect((await api.state(threadId)).values).toMatchObject({ to: "lee@example.com" });
+    await poll(async () => (await t.api.state(threadId)).next).toEqual(["review"]);
+    expect((await t.api.state(threadId)).values).toMatchObject({ to: "lee@example.com" });
     await poll(() => page.locator('.graph .node.paused[data-node="review"]').count()).toBe(1);
     expect(await page.locator(".tl-entry.other-branch").count()).toBeGreaterThan(0);
 
@@ -269,22 +255,22 @@ describe("the reviewer's inbox", () => {
 
   it("replays a finished thread from an earlier checkpoint: the steps after it run again, on a new branch", async () => {
     const { threadId, item } = await emailThread("max@example.com");
-    await api.call("POST", "/inbox/answer", {
+    await t.api.call("POST", "/inbox/answer", {
       thread_id: threadId,
       interrupt_id: item.interrupt_id,
       answer: { type: "ignore", args: null },
     });
     await settled(threadId);
-    const before = (await api.history(threadId)).length;
-    const page = alice.page;
+    const before = (await t.api.history(threadId)).length;
+    const page = t.alice.page;
     await page.goto(`/inbox/#/thread/${threadId}`);
     // Replay from the checkpoint before the draft: draft runs again and the review asks again.
     const beforeDraft = page.locator(".tl-entry", { hasText: "next: draft" }).first();
     await beforeDraft.getByRole("button", { name: /^Replay from step/ }).click();
     await poll(() => page.getByRole("status").textContent()).toContain("Replayed from step 0");
-    expect((await api.history(threadId)).length).toBeGreaterThan(before);
-    expect((await api.state(threadId)).next).toEqual(["review"]);
+    expect((await t.api.history(threadId)).length).toBeGreaterThan(before);
+    expect((await t.api.state(threadId)).next).toEqual(["review"]);
     await poll(() => page.locator(".tl-entry.other-branch").count()).toBeGreaterThan(0);
-    expect((await api.pending(`?thread_id=${threadId}`)).total).toBe(1);
+    expect((await t.api.pending(`?thread_id=${threadId}`)).total).toBe(1);
   });
 });

@@ -2,6 +2,7 @@
 import { useState } from "preact/hooks";
 import { shortCheckpoint } from "../domain/format";
 import type { TimelineEntry } from "../domain/timeline";
+import { InputError, invalidWhen, submitted } from "./form-parts";
 
 interface Props {
   entry: TimelineEntry;
@@ -25,14 +26,7 @@ export function ForkEditor({ entry, busy, error, onFork, onCancel }: Props) {
   };
   const shown = parseError ?? error;
   return (
-    <form
-      class="panel fork"
-      aria-label="Fork with edited state"
-      onSubmit={(e) => {
-        e.preventDefault();
-        submit(true);
-      }}
-    >
+    <form class="panel fork" aria-label="Fork with edited state" onSubmit={submitted(() => submit(true))}>
       <h3>
         Fork from step {entry.step} <code>{shortCheckpoint(entry.checkpointId)}</code>
       </h3>
@@ -44,14 +38,9 @@ export function ForkEditor({ entry, busy, error, onFork, onCancel }: Props) {
         spellcheck={false}
         value={text}
         onInput={(e) => setText(e.currentTarget.value)}
-        aria-invalid={!!shown}
-        aria-describedby={shown ? "fork-error" : undefined}
+        {...invalidWhen("fork", shown)}
       />
-      {shown && (
-        <p id="fork-error" class="field-error" role="alert">
-          {shown}
-        </p>
-      )}
+      <InputError id="fork" error={shown} />
       <div class="actions">
         <button type="submit" class="primary" disabled={busy}>
           Fork and run

@@ -1,26 +1,18 @@
 /** An Agent Inbox `HumanInterrupt`: the action, its description, and the answers its config allows. */
-import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import type { AnswerIssue, HumanInterrupt, HumanResponse } from "../api/types";
+import { useMemo, useState } from "preact/hooks";
+import type { HumanInterrupt, HumanResponse } from "../api/types";
 import { type Action, allowedActions, buildResponse } from "../domain/human-interrupt";
 import { schemaFromValue } from "../domain/schema-form";
 import { useCommand } from "../state/useCommand";
+import { ArgsEditor } from "./ArgsEditor";
 import { ArgsList } from "./ArgsList";
+import type { AnswerViewProps } from "./answer-view";
 import { Kbd } from "./Kbd";
 import { Markdown } from "./Markdown";
-import { SchemaForm } from "./SchemaForm";
+import { TextAnswerForm } from "./TextAnswerForm";
 
-export interface ActionCommand {
-  action: Action;
-  seq: number;
-}
-
-interface Props {
-  formId: string;
+interface Props extends AnswerViewProps<HumanResponse> {
   hi: HumanInterrupt;
-  busy: boolean;
-  issues?: readonly AnswerIssue[];
-  command?: ActionCommand | undefined;
-  onAnswer: (response: HumanResponse) => void;
 }
 
 const LABELS: Record<Action, string> = { accept: "Accept", edit: "Edit", respond: "Respond", ignore: "Ignore" };
@@ -29,8 +21,6 @@ const KEYS: Record<Action, string> = { accept: "a", edit: "e", respond: "r", ign
 export function HumanInterruptView({ formId, hi, busy, issues, command, onAnswer }: Props) {
   const allowed = allowedActions(hi);
   const [mode, setMode] = useState<"edit" | "respond" | null>(null);
-  const [response, setResponse] = useState("");
-  const responseRef = useRef<HTMLTextAreaElement>(null);
   const argsSchema = useMemo(() => schemaFromValue(hi.action_request.args ?? {}), [hi]);
 
   const act = (action: Action) => {
@@ -40,10 +30,6 @@ export function HumanInterruptView({ formId, hi, busy, issues, command, onAnswer
   };
 
   useCommand(command, (c) => act(c.action));
-
-  useEffect(() => {
-    if (mode === "respond") responseRef.current?.focus();
-  }, [mode]);
 
   return (
     <div class="human-interrupt">
@@ -73,47 +59,28 @@ export function HumanInterruptView({ formId, hi, busy, issues, command, onAnswer
       )}
 
       {mode === "edit" && (
-        <section aria-label="Edit arguments" class="panel">
-          <h3>Edit the arguments</h3>
-          <SchemaForm
-            id={`${formId}-edit`}
-            schema={argsSchema}
-            submitLabel="Submit edit"
-            focus
-            disabled={busy}
-            {...(issues ? { issues } : {})}
-            onCancel={() => setMode(null)}
-            onSubmit={(edited) => onAnswer(buildResponse(hi, "edit", edited as Record<string, unknown>))}
-          />
-        </section>
+        <ArgsEditor
+          id={`${formId}-edit`}
+          action={hi.action_request.action}
+          schema={argsSchema}
+          submitLabel="Submit edit"
+          busy={busy}
+          issues={issues}
+          onCancel={() => setMode(null)}
+          onSubmit={(edited) => onAnswer(buildResponse(hi, "edit", edited))}
+        />
       )}
 
       {mode === "respond" && (
-        <form
-          class="panel"
-          aria-label="Respond"
-          onSubmit={(e) => {
-            e.preventDefault();
-            onAnswer(buildResponse(hi, "respond", response));
-          }}
-        >
-          <label for={`${formId}-response`}>Your response</label>
-          <textarea
-            id={`${formId}-response`}
-            ref={responseRef}
-            rows={4}
-            value={response}
-            onInput={(e) => setResponse(e.currentTarget.value)}
-          />
-          <div class="actions">
-            <button type="submit" class="primary" disabled={busy || response.trim() === ""}>
-              Send response
-            </button>
-            <button type="button" onClick={() => setMode(null)} disabled={busy}>
-              Cancel
-            </button>
-          </div>
-        </form>
+        <TextAnswerForm
+          id={`${formId}-response`}
+          name="Respond"
+          label="Your response"
+          submitLabel="Send response"
+          busy={busy}
+          onCancel={() => setMode(null)}
+          onSubmit={(text) => onAnswer(buildResponse(hi, "respond", text))}
+        />
       )}
     </div>
   );

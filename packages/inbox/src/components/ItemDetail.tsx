@@ -8,7 +8,8 @@ import { asHumanInterrupt, summarizeAnswer } from "../domain/human-interrupt";
 import { asToolReview } from "../domain/tool-review";
 import { threadHref } from "../state/route";
 import { useCommand } from "../state/useCommand";
-import { type ActionCommand, HumanInterruptView } from "./HumanInterruptView";
+import type { ActionCommand, AnswerViewProps } from "./answer-view";
+import { HumanInterruptView } from "./HumanInterruptView";
 import { JsonView } from "./JsonView";
 import { SchemaForm } from "./SchemaForm";
 import { ToolReviewView } from "./ToolReviewView";
@@ -55,6 +56,13 @@ export function ItemDetail({ api, item, resolvedElsewhere, command, onAnswered }
   };
 
   const answered = conflict ?? resolvedElsewhere;
+  const answerProps = {
+    formId,
+    busy: busy || !!answered,
+    issues,
+    command: answered ? undefined : command,
+    onAnswer: send,
+  };
   return (
     <article class="detail" aria-labelledby={`${formId}-title`}>
       <header class="detail-head">
@@ -82,32 +90,11 @@ export function ItemDetail({ api, item, resolvedElsewhere, command, onAnswered }
       <fieldset class="answer-area" disabled={!!answered}>
         <legend class="sr-only">Answer</legend>
         {hi ? (
-          <HumanInterruptView
-            formId={formId}
-            hi={hi}
-            busy={busy || !!answered}
-            issues={issues}
-            command={answered ? undefined : command}
-            onAnswer={send}
-          />
+          <HumanInterruptView hi={hi} {...answerProps} />
         ) : review ? (
-          <ToolReviewView
-            formId={formId}
-            calls={review}
-            busy={busy || !!answered}
-            issues={issues}
-            command={answered ? undefined : command}
-            onAnswer={send}
-          />
+          <ToolReviewView calls={review} {...answerProps} />
         ) : (
-          <PlainInterrupt
-            formId={formId}
-            item={item}
-            busy={busy || !!answered}
-            issues={issues}
-            command={command}
-            onAnswer={send}
-          />
+          <PlainInterrupt item={item} {...answerProps} />
         )}
       </fieldset>
     </article>
@@ -132,13 +119,8 @@ function AnsweredBanner({ resolution: r }: { resolution: Resolution }) {
   );
 }
 
-interface PlainProps {
-  formId: string;
+interface PlainProps extends AnswerViewProps<unknown> {
   item: InboxItem;
-  busy: boolean;
-  issues: readonly AnswerIssue[];
-  command?: ActionCommand | undefined;
-  onAnswer: (answer: unknown) => void;
 }
 
 /** Any other payload: readable JSON, and a form from the answer's schema (or a JSON box). */

@@ -1,5 +1,6 @@
 /** Asks for the reviewer's API key; the server maps it to the identity recorded with answers. */
 import { useState } from "preact/hooks";
+import { InputError, invalidWhen, submitted } from "./form-parts";
 
 interface Props {
   error?: string | undefined;
@@ -13,10 +14,7 @@ export function LoginPrompt({ error, onSubmit }: Props) {
       <form
         class="panel login-card"
         aria-labelledby="login-title"
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (key.trim()) onSubmit(key.trim());
-        }}
+        onSubmit={submitted(() => key.trim() && onSubmit(key.trim()))}
       >
         <h1 id="login-title">Interlude Inbox</h1>
         <p class="muted">
@@ -29,14 +27,9 @@ export function LoginPrompt({ error, onSubmit }: Props) {
           autoComplete="off"
           value={key}
           onInput={(e) => setKey(e.currentTarget.value)}
-          aria-invalid={!!error}
-          aria-describedby={error ? "login-error" : undefined}
+          {...invalidWhen("login", error)}
         />
-        {error && (
-          <p id="login-error" class="field-error" role="alert">
-            {error}
-          </p>
-        )}
+        <InputError id="login" error={error} />
         <div class="actions">
           <button type="submit" class="primary">
             Sign in

@@ -8,20 +8,16 @@ import type { AnswerIssue, DecisionType, ToolDecision } from "../api/types";
 import { type Draft, decisionsFrom, editSchema, issuesByCall, type ReviewedCall } from "../domain/tool-review";
 import { validateValue } from "../domain/validate";
 import { useCommand } from "../state/useCommand";
+import { ArgsEditor } from "./ArgsEditor";
 import { ArgsList } from "./ArgsList";
-import type { ActionCommand } from "./HumanInterruptView";
+import type { AnswerViewProps } from "./answer-view";
 import { JsonView } from "./JsonView";
 import { Kbd } from "./Kbd";
 import { Markdown } from "./Markdown";
-import { SchemaForm } from "./SchemaForm";
+import { TextAnswerForm } from "./TextAnswerForm";
 
-interface Props {
-  formId: string;
+interface Props extends AnswerViewProps<{ decisions: ToolDecision[] }> {
   calls: ReviewedCall[];
-  busy: boolean;
-  issues?: readonly AnswerIssue[];
-  command?: ActionCommand | undefined;
-  onAnswer: (answer: { decisions: ToolDecision[] }) => void;
 }
 
 type Mode = "edit" | "reject" | null;
@@ -156,23 +152,31 @@ function CallReview({ formId, call, draft, mode, busy, issues, onOpen, onDecide 
       )}
 
       {mode === "edit" && (
-        <section aria-label={`Edit the arguments of ${call.name}`} class="panel">
-          <SchemaForm
-            id={`${formId}-edit`}
-            schema={schema}
-            submitLabel="Use these arguments"
-            focus
-            disabled={busy}
-            issues={issues}
-            validate={(args) => validateValue(checkSchema, args)}
-            onCancel={() => onOpen(null)}
-            onSubmit={(args) => onDecide({ type: "edit", args: args as Record<string, unknown> })}
-          />
-        </section>
+        <ArgsEditor
+          id={`${formId}-edit`}
+          action={call.name}
+          schema={schema}
+          submitLabel="Use these arguments"
+          busy={busy}
+          issues={issues}
+          validate={(args) => validateValue(checkSchema, args)}
+          onCancel={() => onOpen(null)}
+          onSubmit={(args) => onDecide({ type: "edit", args })}
+        />
       )}
 
       {mode === "reject" && (
-        <RejectForm formId={formId} busy={busy} onCancel={() => onOpen(null)} onReject={onDecide} />
+        <TextAnswerForm
+          id={`${formId}-reason`}
+          name={`Reject ${call.name}`}
+          label="Why not? (optional; the model reads it)"
+          submitLabel="Reject the call"
+          busy={busy}
+          optional
+          danger
+          onCancel={() => onOpen(null)}
+          onSubmit={(message) => onDecide({ type: "reject", message })}
+        />
       )}
     </li>
   );
@@ -188,45 +192,5 @@ function DraftSummary({ draft, busy, onChange }: { draft: Draft; busy: boolean; 
         Change
       </button>
     </div>
-  );
-}
-
-interface RejectProps {
-  formId: string;
-  busy: boolean;
-  onCancel: () => void;
-  onReject: (draft: Draft) => void;
-}
-
-function RejectForm({ formId, busy, onCancel, onReject }: RejectProps) {
-  const [message, setMessage] = useState("");
-  const ref = useRef<HTMLTextAreaElement>(null);
-  useEffect(() => ref.current?.focus(), []);
-  return (
-    <form
-      class="panel"
-      aria-label="Reject"
-      onSubmit={(e) => {
-        e.preventDefault();
-        onReject({ type: "reject", message });
-      }}
-    >
-      <label for={`${formId}-reason`}>Why not? (optional; the model reads it)</label>
-      <textarea
-        id={`${formId}-reason`}
-        ref={ref}
-        rows={3}
-        value={message}
-        onInput={(e) => setMessage(e.currentTarget.value)}
-      />
-      <div class="actions">
-        <button type="submit" class="danger" disabled={busy}>
-          Reject the call
-        </button>
-        <button type="button" onClick={onCancel} disabled={busy}>
-          Cancel
-        </button>
-      </div>
-    </form>
   );
 }

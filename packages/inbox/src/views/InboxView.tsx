@@ -2,8 +2,8 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { Api } from "../api/client";
 import type { InboxFilter, InboxItem } from "../api/types";
+import type { ActionCommand } from "../components/answer-view";
 import { Filters } from "../components/Filters";
-import type { ActionCommand } from "../components/HumanInterruptView";
 import { InboxList, optionId } from "../components/InboxList";
 import { ItemDetail } from "../components/ItemDetail";
 import { shortId } from "../domain/format";

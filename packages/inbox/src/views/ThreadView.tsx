@@ -2,11 +2,9 @@
 import { useEffect, useState } from "preact/hooks";
 import type { Api } from "../api/client";
 import type { AssistantGraph, Thread, ThreadState } from "../api/types";
-import { ForkEditor } from "../components/ForkEditor";
 import { GraphDrawing } from "../components/GraphDrawing";
-import { StateDiff } from "../components/StateDiff";
 import { StatePanel } from "../components/StatePanel";
-import { Timeline } from "../components/Timeline";
+import { TimelinePanel } from "../components/TimelinePanel";
 import { conversationOf } from "../domain/conversation";
 import { buildTimeline, type TimelineEntry } from "../domain/timeline";
 
@@ -44,8 +42,6 @@ async function load(
 export function ThreadView({ api, threadId }: { api: Api; threadId: string }) {
   const [data, setData] = useState<Loaded>();
   const [error, setError] = useState<string>();
-  const [compare, setCompare] = useState<string[]>([]);
-  const [forking, setForking] = useState<TimelineEntry>();
   const [busy, setBusy] = useState(false);
   const [actionError, setActionError] = useState<string>();
   const [status, setStatus] = useState("");
@@ -75,20 +71,19 @@ export function ThreadView({ api, threadId }: { api: Api; threadId: string }) {
   const chat = conversationOf(data.state.values) !== undefined;
   const entries = buildTimeline(data.history, data.state.checkpoint.checkpoint_id ?? undefined);
   const paused = data.state.next ?? [];
-  const byId = new Map(entries.map((e) => [e.checkpointId, e]));
-  const pair = compare.map((id) => byId.get(id)).filter((e): e is TimelineEntry => !!e);
-  const ordered = pair.length === 2 ? [...pair].sort((a, b) => entries.indexOf(a) - entries.indexOf(b)) : [];
 
-  const act = async (what: string, fn: () => Promise<unknown>) => {
+  /** Runs a reviewer's action on the thread, then shows the thread as it now is; false if it failed. */
+  const act = async (what: string, fn: () => Promise<unknown>): Promise<boolean> => {
     setBusy(true);
     setActionError(undefined);
     try {
       await fn();
       setStatus(what);
-      setForking(undefined);
       await reload(data);
+      return true;
     } catch (e) {
       setActionError((e as Error).message);
+      return false;
     } finally {
       setBusy(false);
     }
@@ -102,9 +97,6 @@ export function ThreadView({ api, threadId }: { api: Api; threadId: string }) {
       const made = await api.fork(threadId, e.checkpointId, values);
       if (run) await api.runFrom(threadId, data.assistantId ?? "", made.checkpoint.checkpoint_id);
     });
-
-  const toggle = (id: string) =>
-    setCompare((prev) => (prev.includes(id) ? prev.filter((x) => x !== id) : [...prev.slice(-1), id]));
 
   return (
     <main class="thread">
@@ -144,30 +136,7 @@ export function ThreadView({ api, threadId }: { api: Api; threadId: string }) {
         </div>
         <div class="thread-main">
           {chat && <StatePanel values={data.state.values} />}
-          <section class="panel" aria-labelledby="timeline-title">
-            <div class="panel-head">
-              <h2 id="timeline-title">Timeline</h2>
-              <span class="muted small">{compare.length < 2 ? "Tick two checkpoints to compare them." : ""}</span>
-            </div>
-            {ordered.length === 2 && <StateDiff from={ordered[0]!} to={ordered[1]!} onClose={() => setCompare([])} />}
-            {forking && (
-              <ForkEditor
-                entry={forking}
-                busy={busy}
-                error={actionError}
-                onFork={(v, run) => fork(forking, v, run)}
-                onCancel={() => setForking(undefined)}
-              />
-            )}
-            <Timeline
-              entries={entries}
-              compare={compare}
-              busy={busy}
-              onToggleCompare={toggle}
-              onReplay={replay}
-              onFork={setForking}
-            />
-          </section>
+          <TimelinePanel entries={entries} busy={busy} error={actionError} onReplay={replay} onFork={fork} />
         </div>
       </div>
     </main>

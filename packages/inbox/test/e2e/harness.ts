@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "../../../..");
@@ -169,4 +170,29 @@ export function apiAs(baseUrl: string, who: Reviewer) {
     history: (threadId: string) => call("POST", `/threads/${threadId}/history`, { limit: 100 }),
     pending: (query = "") => call("GET", `/inbox/interrupts${query}`),
   };
+}
+
+/** One test file's world: the server, the API as alice, alice's browser and (when asked) bob's, not signed in. */
+export interface Setting {
+  server: TestServer;
+  api: ReturnType<typeof apiAs>;
+  alice: Browser;
+  bob: Browser;
+}
+
+/** Starts the setting before the file's tests and stops it after; its fields are set once they start. */
+export function useSetting(options: { bob?: boolean } = {}): Setting {
+  const setting = {} as Setting;
+  beforeAll(async () => {
+    setting.server = await startServer();
+    const url = setting.server.url;
+    setting.api = apiAs(url, "alice");
+    const bob = options.bob ? openBrowser(url) : undefined;
+    [setting.alice, setting.bob] = (await Promise.all([openBrowser(url, "alice"), bob])) as [Browser, Browser];
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([setting.alice?.close(), setting.bob?.close()]);
+    await setting.server?.stop();
+  });
+  return setting;
 }
