@@ -58,6 +58,8 @@ describe("tool review in the inbox", () => {
     expect(await call(page, "send_email").locator(".markdown strong").textContent()).toBe("recipient");
     const send = page.getByRole("button", { name: "Send decisions" });
     expect(await send.isDisabled()).toBe(true);
+    mkdirSync(screenshots, { recursive: true });
+    await page.screenshot({ path: join(screenshots, "tool-review.png"), fullPage: true });
 
     // Edit send_email in the form made from the tool's zod schema; the browser checks it first.
     const email = call(page, "send_email");
@@ -97,8 +99,6 @@ describe("tool review in the inbox", () => {
     await json.fill(JSON.stringify({ order: token, amount: 12.5 }));
     await refund.getByRole("button", { name: "Use these arguments" }).click();
     await poll(() => refund.locator(".draft strong").textContent()).toBe("Edited");
-    mkdirSync(screenshots, { recursive: true });
-    await page.screenshot({ path: join(screenshots, "tool-review.png"), fullPage: true });
 
     await send.click();
     await page.locator(optionId(threadId, item.interrupt_id)).waitFor({ state: "detached" });
