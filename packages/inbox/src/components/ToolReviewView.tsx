@@ -37,7 +37,7 @@ export function ToolReviewView({ formId, calls, busy, issues = [], command, onAn
   };
   const open = (i: number, mode: Mode) => setModes((prev) => setAt(prev, i, mode));
 
-  // Keyboard: a / e / r act on the first call still undecided.
+  // Keyboard, on the first call still undecided: a approves, e edits, r or i rejects.
   useCommand(command, (c) => {
     const i = undecided[0];
     if (i === undefined || busy) return;
