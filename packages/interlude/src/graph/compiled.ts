@@ -12,17 +12,17 @@ import { LangChainNotLoadedError, readingLangChain } from "../checkpoint/serde-l
 import type { CheckpointListOptions, RunnableConfig } from "../checkpoint/types.js";
 import { type COPY, END, INTERRUPT, START } from "../constants.js";
 import { MissingCheckpointerError } from "../errors/graph.js";
-import { currentTask } from "../interrupt/context.js";
+import type { Interrupt } from "../interrupt/record.js";
 import { loadLangChain } from "../langchain/load.js";
 import { loadTypedLangChain } from "../langchain/typed.js";
-import { ChunkQueue, queueEmitter, type StreamMode } from "../loop/emitter.js";
-import type { Durability, GraphInternals, SubgraphCheckpoints } from "../loop/graph-internals.js";
-import { graphAtNamespace } from "../loop/namespace.js";
-import { GraphRun } from "../loop/run.js";
-import { emptySnapshot, type StateSnapshot, snapshotOf } from "../loop/snapshot.js";
-import { type Superstep, updateThreadState } from "../loop/update-state.js";
-import type { Interrupt } from "../primitives/interrupt-record.js";
+import { ChunkQueue, queueEmitter, type StreamMode } from "../run/emitter.js";
+import type { Durability, GraphInternals, SubgraphCheckpoints } from "../run/graph-internals.js";
+import { GraphRun } from "../run/run.js";
+import { currentTask } from "../runner/scope.js";
 import type { BaseStore } from "../store/base.js";
+import { graphAtNamespace } from "../thread/namespace.js";
+import { emptySnapshot, type StateSnapshot, snapshotOf } from "../thread/snapshot.js";
+import { type Superstep, updateThreadState } from "../thread/update-state.js";
 import type { StateGraph } from "./state-graph.js";
 import { checkContext } from "./state-validation.js";
 

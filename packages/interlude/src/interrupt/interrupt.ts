@@ -6,7 +6,7 @@ import { interruptId, payloadDigest } from "../algo/hash.js";
 import { TASK_CALL_SLOT } from "../constants.js";
 import { InterruptOutsideNodeError, MissingCheckpointerError } from "../errors/graph.js";
 import { AsyncSchemaError, InterruptMismatchError, InvalidResumeError } from "../errors/resume.js";
-import { currentTask, type GivenAnswer, type TaskScope } from "./context.js";
+import { currentTask, type GivenAnswer, type TaskScope } from "../runner/scope.js";
 import { GraphInterrupt, type StoredInterrupt } from "./signal.js";
 import { describeSchema, isStandardSchema, type StandardSchemaV1 } from "./standard-schema.js";
 

@@ -1,7 +1,7 @@
 import { interruptId, payloadDigest } from "../algo/hash.js";
 import { INTERRUPT, TASK_CALL_SLOT } from "../constants.js";
-import type { Interrupt } from "../primitives/interrupt-record.js";
-import { currentTask } from "./context.js";
+import { currentTask } from "../runner/scope.js";
+import type { Interrupt } from "./record.js";
 
 /**
  * Thrown by `interrupt()` to stop the node. Not an error: the runner turns it into a paused

@@ -1,7 +1,7 @@
 import type { PreparedTask } from "../algo/tasks.js";
 import type { Write } from "../algo/writes.js";
-import type { GivenAnswer, TaskCallRecord } from "../interrupt/context.js";
 import type { StoredInterrupt } from "../interrupt/signal.js";
+import type { GivenAnswer, TaskCallRecord } from "./scope.js";
 
 /** How one task of a step ended. */
 export type TaskOutcome =

@@ -18,10 +18,10 @@ import type {
 } from "../checkpoint/types.js";
 import { COPY, END, INTERRUPT, START } from "../constants.js";
 import { GraphValidationError } from "../errors/graph.js";
-import { carriedInterrupts } from "./carry-interrupts.js";
+import { carriedInterrupts } from "../interrupt/carry.js";
+import type { GraphInternals } from "../run/graph-internals.js";
+import { DEFAULT_CLAIM_TTL_MS } from "../run/graph-internals.js";
 import { withThreadClaim } from "./claim.js";
-import type { GraphInternals } from "./graph-internals.js";
-import { DEFAULT_CLAIM_TTL_MS } from "./graph-internals.js";
 import { loadStart } from "./load.js";
 import { indexPendingWrites } from "./pending.js";
 import { checkpointToSave, emptyCheckpoint, workingCopy } from "./working-checkpoint.js";

@@ -14,9 +14,9 @@ import {
 import { applyNullWrites, channelsFromCheckpoint, type Write } from "../algo/writes.js";
 import { checkpointNsOf } from "../checkpoint/base.js";
 import type { CheckpointMetadata, CheckpointTuple, RunnableConfig } from "../checkpoint/types.js";
+import type { Interrupt } from "../interrupt/record.js";
 import { locatedInterrupt, publicInterrupt } from "../interrupt/signal.js";
-import type { Interrupt } from "../primitives/interrupt-record.js";
-import type { GraphInternals } from "./graph-internals.js";
+import type { GraphInternals } from "../run/graph-internals.js";
 import { indexPendingWrites, type PendingIndex } from "./pending.js";
 import { workingCopy } from "./working-checkpoint.js";
 

@@ -2,7 +2,7 @@ import type { Breakpoints } from "../algo/breakpoints.js";
 import type { GraphSpec } from "../algo/spec.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import type { BaseStore } from "../store/base.js";
-import type { StateSnapshot } from "./snapshot.js";
+import type { StateSnapshot } from "../thread/snapshot.js";
 
 /** What the run loop needs from a compiled graph. */
 export interface GraphInternals {

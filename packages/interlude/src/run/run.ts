@@ -39,19 +39,23 @@ import {
   MissingThreadIdError,
   RunCancelledError,
 } from "../errors/graph.js";
-import { currentTask, type RunScope, type TaskScope } from "../interrupt/context.js";
+import { answersFor, resolveResume } from "../interrupt/answers.js";
 import { interrupt } from "../interrupt/interrupt.js";
+import type { Interrupt } from "../interrupt/record.js";
 import { GraphInterrupt, ParentCommand, publicInterrupt, type StoredInterrupt } from "../interrupt/signal.js";
 import { langchainLoaded, loadLangChain } from "../langchain/load.js";
 import type { LangChain } from "../langchain/typed.js";
 import { loadTypedLangChain } from "../langchain/typed.js";
 import { type Command, isCommand } from "../primitives/command.js";
-import type { Interrupt } from "../primitives/interrupt-record.js";
 import type { TaskOutcome } from "../runner/outcome.js";
 import { runTask, type TaskEnv } from "../runner/run-task.js";
+import { currentTask, type RunScope, type TaskScope } from "../runner/scope.js";
+import { withThreadClaim } from "../thread/claim.js";
+import { loadStart } from "../thread/load.js";
+import { indexPendingWrites, type PendingIndex } from "../thread/pending.js";
+import { type StateSnapshot, snapshotOf } from "../thread/snapshot.js";
+import { checkpointToSave, emptyCheckpoint, workingCopy } from "../thread/working-checkpoint.js";
 import { abandonOnAbort } from "./abandon.js";
-import { answersFor, resolveResume } from "./answers.js";
-import { withThreadClaim } from "./claim.js";
 import type { Emitter, StreamMode } from "./emitter.js";
 import { RunEvents } from "./events.js";
 import {
@@ -61,9 +65,7 @@ import {
   type GraphInternals,
   type RunOptions,
 } from "./graph-internals.js";
-import { loadStart } from "./load.js";
 import { finishedWrites, saveStoppedStep } from "./outcomes.js";
-import { indexPendingWrites, type PendingIndex } from "./pending.js";
 import { Persistence } from "./persist.js";
 import {
   newestBefore,
@@ -73,8 +75,6 @@ import {
   type SubgraphTarget,
   subgraphStart,
 } from "./replay.js";
-import { type StateSnapshot, snapshotOf } from "./snapshot.js";
-import { checkpointToSave, emptyCheckpoint, workingCopy } from "./working-checkpoint.js";
 
 export interface RunResult {
   values: Record<string, unknown>;

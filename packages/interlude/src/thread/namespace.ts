@@ -4,7 +4,7 @@
  * for a subgraph compiled with `checkpointer: true`), read and write with that subgraph's schema.
  */
 import { NS_END, NS_SEP } from "../constants.js";
-import type { GraphInternals } from "./graph-internals.js";
+import type { GraphInternals } from "../run/graph-internals.js";
 
 /** `node:<task id>` and `node:<task id>~2` (a second call in one task) both name `node`. */
 function nodeOf(segment: string): string {

@@ -4,9 +4,9 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
-import type { Emitter } from "../loop/emitter.js";
+import type { StoredInterrupt } from "../interrupt/signal.js";
+import type { Emitter } from "../run/emitter.js";
 import type { BaseStore } from "../store/base.js";
-import type { StoredInterrupt } from "./signal.js";
 
 /** An answer already given to an interrupt of this task. */
 export interface GivenAnswer {
