@@ -20,11 +20,12 @@ export {
 export {
   CompiledStateGraph,
   type CompileOptions,
-  type GraphDrawing,
   type InvokeResult,
   type RunConfig,
   type StreamConfig,
 } from "./graph/compiled.js";
+export type { AddNodeOptions } from "./graph/declaration.js";
+export type { GraphDrawing } from "./graph/drawing.js";
 export {
   Entrypoint,
   type EntrypointFinal,
@@ -48,7 +49,6 @@ export {
   withLangGraph,
 } from "./graph/schema-meta.js";
 export {
-  type AddNodeOptions,
   type NodeAction,
   type StateDefinitionInit,
   StateGraph,
@@ -78,7 +78,7 @@ export type { BaseMessage, BaseMessageLike, MessageShape, MessageTypes } from ".
 export { Command, type CommandParams, isCommand } from "./primitives/command.js";
 export { isSend, Send } from "./primitives/send.js";
 export type { StreamMode } from "./run/emitter.js";
-export type { Durability } from "./run/graph-internals.js";
+export type { Durability } from "./run/persist.js";
 export type { RetryPolicy } from "./runner/retry.js";
 export * from "./store/index.js";
 export type { PregelTaskDescription, StateSnapshot } from "./thread/snapshot.js";

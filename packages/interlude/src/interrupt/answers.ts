@@ -7,10 +7,9 @@ import type { PreparedTask } from "../algo/tasks.js";
 import type { ResumeRecord } from "../checkpoint/types.js";
 import type { NothingToResumeReason } from "../errors/resume.js";
 import type { Command } from "../primitives/command.js";
-import type { FreshAnswer, GivenAnswer } from "../runner/scope.js";
 import type { TaskRecord } from "../thread/pending.js";
 import { matchResume } from "./match.js";
-import { publicInterrupt, type StoredInterrupt } from "./signal.js";
+import { type FreshAnswer, type GivenAnswer, publicInterrupt, type StoredInterrupt } from "./record.js";
 
 export interface ResolvedResume {
   /** interrupt id -> the answer and the question it answers */

@@ -7,7 +7,7 @@ import type { PreparedTask } from "../algo/tasks.js";
 import type { Write } from "../algo/writes.js";
 import { INTERRUPT, START } from "../constants.js";
 import type { Interrupt } from "../interrupt/record.js";
-import { publicInterrupt } from "../interrupt/signal.js";
+import { publicInterrupt } from "../interrupt/record.js";
 import type { TaskOutcome } from "../runner/outcome.js";
 import { errorRecord } from "../thread/pending.js";
 import type { Emitter, StreamMode } from "./emitter.js";

@@ -11,7 +11,7 @@
 import { type BaseCheckpointSaver, checkpointIdOf } from "../checkpoint/base.js";
 import type { CheckpointTuple } from "../checkpoint/types.js";
 import { CheckpointNotFoundError } from "../errors/graph.js";
-import type { StoredInterrupt } from "../interrupt/signal.js";
+import type { StoredInterrupt } from "../interrupt/record.js";
 import { isCommand } from "../primitives/command.js";
 import type { RunScope } from "../runner/scope.js";
 import { indexPendingWrites } from "../thread/pending.js";

@@ -2,8 +2,9 @@
  * One run of a thread: load its checkpoint, apply the input or the answer, then step until
  * the graph finishes or pauses, saving as it goes.
  */
-import { markInterruptSeen, shouldInterrupt } from "../algo/breakpoints.js";
+import { type Breakpoints, breakpointsOf, markInterruptSeen, shouldInterrupt } from "../algo/breakpoints.js";
 import { outputWrites } from "../algo/output.js";
+import type { GraphInternals } from "../algo/spec.js";
 import {
   candidateNodes,
   compareTaskPaths,
@@ -42,7 +43,8 @@ import {
 import { answersFor, resolveResume } from "../interrupt/answers.js";
 import { interrupt } from "../interrupt/interrupt.js";
 import type { Interrupt } from "../interrupt/record.js";
-import { GraphInterrupt, ParentCommand, publicInterrupt, type StoredInterrupt } from "../interrupt/signal.js";
+import { publicInterrupt, type StoredInterrupt } from "../interrupt/record.js";
+import { GraphInterrupt, ParentCommand } from "../interrupt/signal.js";
 import { langchainLoaded, loadLangChain } from "../langchain/load.js";
 import type { LangChain } from "../langchain/typed.js";
 import { loadTypedLangChain } from "../langchain/typed.js";
@@ -50,7 +52,7 @@ import { type Command, isCommand } from "../primitives/command.js";
 import type { TaskOutcome } from "../runner/outcome.js";
 import { runTask, type TaskEnv } from "../runner/run-task.js";
 import { currentTask, type RunScope, type TaskScope } from "../runner/scope.js";
-import { withThreadClaim } from "../thread/claim.js";
+import { DEFAULT_CLAIM_TTL_MS, withThreadClaim } from "../thread/claim.js";
 import { loadStart } from "../thread/load.js";
 import { indexPendingWrites, type PendingIndex } from "../thread/pending.js";
 import { type StateSnapshot, snapshotOf } from "../thread/snapshot.js";
@@ -58,13 +60,7 @@ import { checkpointToSave, emptyCheckpoint, workingCopy } from "../thread/workin
 import { abandonOnAbort } from "./abandon.js";
 import type { Emitter, StreamMode } from "./emitter.js";
 import { RunEvents } from "./events.js";
-import {
-  DEFAULT_ABORT_GRACE_MS,
-  DEFAULT_CLAIM_TTL_MS,
-  DEFAULT_RECURSION_LIMIT,
-  type GraphInternals,
-  type RunOptions,
-} from "./graph-internals.js";
+import { DEFAULT_ABORT_GRACE_MS, DEFAULT_RECURSION_LIMIT, type RunOptions } from "./options.js";
 import { finishedWrites, saveStoppedStep } from "./outcomes.js";
 import { Persistence } from "./persist.js";
 import {
@@ -114,6 +110,9 @@ export class GraphRun {
   private readonly parent?: TaskScope;
   private readonly scope: RunScope;
   private readonly events: RunEvents;
+  /** Static breakpoints: the run's own, else the graph's. */
+  private readonly before?: Breakpoints;
+  private readonly after?: Breakpoints;
   private checkpoint!: Checkpoint;
   private channels!: Map<string, Channel>;
   private step = -1;
@@ -168,6 +167,8 @@ export class GraphRun {
       store: graph.store ?? this.parent?.run.store,
     };
     this.events = new RunEvents(this.scope.emitter, this.ns, graph.spec, () => this.step);
+    this.before = breakpointsOf(options.interruptBefore) ?? graph.interruptBefore;
+    this.after = breakpointsOf(options.interruptAfter) ?? graph.interruptAfter;
   }
 
   private emit(mode: StreamMode, chunk: () => unknown): void {
@@ -175,9 +176,8 @@ export class GraphRun {
   }
 
   async execute(): Promise<RunResult> {
-    const breakpoints = this.options.interruptBefore ?? this.graph.interruptBefore;
-    const after = this.options.interruptAfter ?? this.graph.interruptAfter;
-    if (!this.saver && (breakpoints || after)) throw new MissingCheckpointerError("interruptBefore/interruptAfter");
+    if (!this.saver && (this.before || this.after))
+      throw new MissingCheckpointerError("interruptBefore/interruptAfter");
     // A subgraph runs inside its parent's claim.
     if (!this.saver || this.parent) return this.run();
     return withThreadClaim(this.saver, this.threadId!, this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS, () =>
@@ -233,7 +233,7 @@ export class GraphRun {
       pendingWrites: saved.writes,
     };
     if (saved.parentId) tuple.parentConfig = this.persistence.configFor(saved.parentId);
-    tell(await snapshotOf(this.graph, tuple, false, async () => undefined, true));
+    tell(await snapshotOf(this.graph, tuple, true));
   }
 
   // ---- start: load, then apply input or answers ----
@@ -421,8 +421,7 @@ export class GraphRun {
 
   private async loop(): Promise<RunResult> {
     const limit = this.options.recursionLimit ?? DEFAULT_RECURSION_LIMIT;
-    const before = this.options.interruptBefore ?? this.graph.interruptBefore;
-    const after = this.options.interruptAfter ?? this.graph.interruptAfter;
+    const { before, after } = this;
     let candidates: Iterable<string> | undefined;
     let fromInput = false;
     for (let stepsRun = 0; ; ) {
