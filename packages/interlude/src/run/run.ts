@@ -1,83 +1,37 @@
 /**
- * One run of a thread: load its checkpoint, apply the input or the answer, then step until
- * the graph finishes or pauses, saving as it goes.
+ * One run of a thread: claim it, start (`start.ts`), then step until the graph finishes or
+ * pauses, saving as it goes. Each step: the next tasks (pure, `algo/`), run concurrently
+ * (`runner/`), settled (a pause or failure saves what the step did), writes applied, committed.
  */
-import { type Breakpoints, breakpointsOf, markInterruptSeen, shouldInterrupt } from "../algo/breakpoints.js";
-import { outputWrites } from "../algo/output.js";
-import type { GraphInternals } from "../algo/spec.js";
-import {
-  candidateNodes,
-  compareTaskPaths,
-  type PreparedTask,
-  prepareNextTasks,
-  readState,
-  subgraphNamespace,
-} from "../algo/tasks.js";
+import { shouldInterrupt } from "../algo/breakpoints.js";
+import { candidateNodes, compareTaskPaths, type PreparedTask, readState } from "../algo/tasks.js";
 import {
   applyNullWrites,
   applyWrites,
   changedChannelValues,
   channelsFromCheckpoint,
   type TaskWrites,
-  type Write,
 } from "../algo/writes.js";
 import { startCallChain, startGraphChain, startNodeChain } from "../callbacks/trace.js";
-import type { Channel } from "../channels/base.js";
-import { type BaseCheckpointSaver, checkpointIdOf, checkpointNsOf, threadIdOf } from "../checkpoint/base.js";
-import { readingLangChain } from "../checkpoint/serde-langchain.js";
-import type {
-  Checkpoint,
-  CheckpointMetadata,
-  CheckpointTuple,
-  ResumeRecord,
-  RunnableConfig,
-} from "../checkpoint/types.js";
+import type { CheckpointTuple } from "../checkpoint/types.js";
 import { START, TASK_RESULT } from "../constants.js";
-import {
-  EmptyInputError,
-  GraphRecursionError,
-  MissingCheckpointerError,
-  MissingThreadIdError,
-  RunCancelledError,
-} from "../errors/graph.js";
-import { answersFor, resolveResume } from "../interrupt/answers.js";
-import { interrupt } from "../interrupt/interrupt.js";
-import type { Interrupt } from "../interrupt/record.js";
-import { publicInterrupt, type StoredInterrupt } from "../interrupt/record.js";
+import { GraphRecursionError, MissingCheckpointerError, RunCancelledError } from "../errors/graph.js";
+import { answersFor } from "../interrupt/answers.js";
+import { publicInterrupt } from "../interrupt/record.js";
 import { GraphInterrupt, ParentCommand } from "../interrupt/signal.js";
 import { langchainLoaded, loadLangChain } from "../langchain/load.js";
-import type { LangChain } from "../langchain/typed.js";
 import { loadTypedLangChain } from "../langchain/typed.js";
-import { type Command, isCommand } from "../primitives/command.js";
 import type { TaskOutcome } from "../runner/outcome.js";
 import { runTask, type TaskEnv } from "../runner/run-task.js";
-import { currentTask, type RunScope, type TaskScope } from "../runner/scope.js";
 import { DEFAULT_CLAIM_TTL_MS, withThreadClaim } from "../thread/claim.js";
-import { loadStart } from "../thread/load.js";
-import { indexPendingWrites, type PendingIndex } from "../thread/pending.js";
 import { type StateSnapshot, snapshotOf } from "../thread/snapshot.js";
-import { checkpointToSave, emptyCheckpoint, workingCopy } from "../thread/working-checkpoint.js";
+import { workingCopy } from "../thread/working-checkpoint.js";
 import { abandonOnAbort } from "./abandon.js";
-import type { Emitter, StreamMode } from "./emitter.js";
-import { RunEvents } from "./events.js";
-import { DEFAULT_ABORT_GRACE_MS, DEFAULT_RECURSION_LIMIT, type RunOptions } from "./options.js";
+import { NodeConfigs } from "./node-config.js";
+import { DEFAULT_ABORT_GRACE_MS, DEFAULT_RECURSION_LIMIT } from "./options.js";
 import { finishedWrites, saveStoppedStep } from "./outcomes.js";
-import { Persistence } from "./persist.js";
-import {
-  newestBefore,
-  replayBound,
-  resolveSubgraphTarget,
-  type StartPoint,
-  type SubgraphTarget,
-  subgraphStart,
-} from "./replay.js";
-
-export interface RunResult {
-  values: Record<string, unknown>;
-  interrupts: Interrupt[];
-  /** Stopped before the end: at interrupts, or at a static breakpoint (no interrupts). */
-  paused: boolean;
-}
+import type { RunResult } from "./run-state.js";
+import { RunStart } from "./start.js";
 
 const NO_TASKS: readonly PreparedTask[] = [];
 
@@ -97,83 +51,9 @@ function inTaskOrder(outcomes: readonly TaskOutcome[]): readonly TaskOutcome[] {
   return [...outcomes].sort((a, b) => compareTaskPaths(a.task.path, b.task.path));
 }
 
-/** `config.store` only for graphs that have one (LangGraph's nodes see no `store` key otherwise). */
-function withStore(config: Record<string, unknown>, store: unknown): Record<string, unknown> {
-  if (store !== undefined) config.store = store;
-  return config;
-}
-
-export class GraphRun {
-  private readonly saver?: BaseCheckpointSaver;
-  private readonly threadId?: string;
-  private readonly ns: string;
-  private readonly parent?: TaskScope;
-  private readonly scope: RunScope;
-  private readonly events: RunEvents;
-  /** Static breakpoints: the run's own, else the graph's. */
-  private readonly before?: Breakpoints;
-  private readonly after?: Breakpoints;
-  private checkpoint!: Checkpoint;
-  private channels!: Map<string, Channel>;
-  private step = -1;
-  private persistence!: Persistence;
-  private pending: PendingIndex = { tasks: new Map(), nullWrites: [], audit: [] };
-  private reuseFinished = false;
-  private resumeRecord?: ResumeRecord;
-  private commandWrites: Write[] = [];
-  private parents: Record<string, string> = {};
-  private subgraphTarget?: SubgraphTarget;
-  /** Questions pending at the subgraph checkpoint addressed by the caller: what an answer is for. */
-  private targetPending?: StoredInterrupt[];
-  /** Loaded when the run has LangChain callbacks (the caller's, or those of the messages stream). */
-  private lc?: LangChain;
-  /** `config.writer` of the nodes: chunks for the `custom` stream mode. */
-  private readonly writer = (chunk: unknown): void => this.emit("custom", () => chunk);
-
-  constructor(
-    private readonly graph: GraphInternals,
-    private readonly input: unknown,
-    private config: RunnableConfig,
-    private readonly options: RunOptions,
-    emitter?: Emitter,
-  ) {
-    this.parent = currentTask();
-    if (this.parent) {
-      this.saver = graph.subgraphCheckpoints === "none" ? undefined : (this.parent.run.saver ?? graph.checkpointer);
-      this.threadId = this.parent.run.threadId;
-      const call = this.parent.subgraphCounter++;
-      if (graph.subgraphCheckpoints === "persistent") this.ns = subgraphNamespace(this.parent.ns, true);
-      else this.ns = call === 0 ? this.parent.ns : `${this.parent.ns}~${call}`;
-    } else {
-      this.saver = graph.checkpointer;
-      this.threadId = threadIdOf(config);
-      // A subgraph's checkpoint given to the parent: the parent replays from the checkpoint it
-      // had then, and the subgraph from this one (time travel into a subgraph).
-      const ns = checkpointNsOf(config);
-      if (ns) this.subgraphTarget = { ns, checkpointId: checkpointIdOf(config) };
-      this.ns = "";
-    }
-    if (this.saver && this.threadId === undefined) throw new MissingThreadIdError();
-    this.scope = {
-      saver: this.saver,
-      threadId: this.threadId,
-      answers: this.parent?.run.answers ?? new Map(),
-      positional: graph.positional,
-      emitter: this.parent?.run.emitter ?? emitter,
-      durability: options.durability ?? this.parent?.run.durability ?? "sync",
-      signal: options.signal,
-      replay: this.parent?.run.replay,
-      replayBefore: this.parent?.run.replayBefore,
-      store: graph.store ?? this.parent?.run.store,
-    };
-    this.events = new RunEvents(this.scope.emitter, this.ns, graph.spec, () => this.step);
-    this.before = breakpointsOf(options.interruptBefore) ?? graph.interruptBefore;
-    this.after = breakpointsOf(options.interruptAfter) ?? graph.interruptAfter;
-  }
-
-  private emit(mode: StreamMode, chunk: () => unknown): void {
-    this.events.emit(mode, chunk);
-  }
+export class GraphRun extends RunStart {
+  /** The config of each task, `config.writer` feeding the `custom` stream mode. */
+  private nodeConfigs?: NodeConfigs;
 
   async execute(): Promise<RunResult> {
     if (!this.saver && (this.before || this.after))
@@ -236,189 +116,6 @@ export class GraphRun {
     tell(await snapshotOf(this.graph, tuple, true));
   }
 
-  // ---- start: load, then apply input or answers ----
-
-  private async load(): Promise<{ tuple?: CheckpointTuple; head: string | null }> {
-    if (!this.saver) return { head: null };
-    const saver = this.saver;
-    const threadId = this.threadId as string; // a run with a checkpointer has a thread
-    const from = this.parent
-      ? subgraphStart(this.scope, this.ns, this.graph.subgraphCheckpoints === "persistent")
-      : await this.rootStart(saver);
-    const { latest, tuple } = await loadStart(saver, threadId, this.ns, from && "at" in from ? from.at : undefined);
-    const head = latest?.checkpoint.id ?? null;
-    if (!from || !("before" in from)) return { tuple, head };
-    const base = { thread_id: threadId, checkpoint_ns: this.ns };
-    return { tuple: await readingLangChain(() => newestBefore(saver, base, from.before)), head };
-  }
-
-  /** The checkpoint the caller asked for, directly or through one of a subgraph's. */
-  private async rootStart(saver: BaseCheckpointSaver): Promise<StartPoint | undefined> {
-    if (!this.subgraphTarget) {
-      const id = checkpointIdOf(this.config);
-      return id ? { at: id } : undefined;
-    }
-    const target = await resolveSubgraphTarget(saver, this.threadId!, this.subgraphTarget);
-    this.scope.replay = target.replay;
-    this.events.interruptNs = this.subgraphTarget.ns;
-    this.targetPending = target.pending;
-    return target.parentCheckpointId ? { at: target.parentCheckpointId } : undefined;
-  }
-
-  private adopt(tuple: CheckpointTuple | undefined, head: string | null): void {
-    this.checkpoint = tuple ? workingCopy(tuple.checkpoint) : emptyCheckpoint();
-    this.channels = channelsFromCheckpoint(this.graph.spec, tuple?.checkpoint);
-    this.step = tuple ? tuple.metadata.step : -2;
-    const origin = this.parent?.origin;
-    this.parents = origin ? { ...origin.parents, [origin.ns]: origin.checkpointId } : (tuple?.metadata.parents ?? {});
-    this.persistence = new Persistence(
-      this.saver,
-      this.threadId,
-      this.ns,
-      this.scope.durability,
-      head,
-      tuple?.checkpoint.id,
-    );
-    if (tuple) {
-      this.pending = indexPendingWrites(tuple.pendingWrites);
-      this.reuseFinished = tuple.checkpoint.id === head;
-    }
-  }
-
-  /** Returns a result when the run ends before stepping (a finished subgraph replayed). */
-  private async start(): Promise<RunResult | undefined> {
-    const { tuple, head } = await this.load();
-    this.adopt(tuple, head);
-    if (this.parent) return this.startNested(tuple);
-    const requested = this.subgraphTarget !== undefined || checkpointIdOf(this.config) !== undefined;
-    const bound = tuple && replayBound(tuple, requested, this.input, this.reuseFinished);
-    if (bound) this.scope.replayBefore = { checkpointId: bound, taken: new Set() };
-    if (isCommand(this.input)) {
-      await this.startCommand(this.input, tuple);
-      this.emitResumedValues();
-      return undefined;
-    }
-    if (this.input === null || this.input === undefined) {
-      if (!tuple)
-        throw new EmptyInputError(
-          `Thread "${this.threadId ?? "(none)"}" has no checkpoint to continue from. Start it with an input: invoke({ ... }, config).`,
-        );
-      // Replaying an older checkpoint starts a new branch, as in LangGraph.js: a "fork" copy of
-      // it becomes the thread's newest checkpoint, so that even a step that pauses at once
-      // leaves the thread on the new branch.
-      if (!this.reuseFinished) await this.commit("fork");
-      this.beginResume();
-      this.emitResumedValues();
-      return undefined;
-    }
-    await this.startInput(this.input, tuple !== undefined);
-    return undefined;
-  }
-
-  private async startNested(tuple: CheckpointTuple | undefined): Promise<RunResult | undefined> {
-    if (tuple) {
-      const tasks = this.nextTasks();
-      // The parent node runs again (it was resumed): the subgraph continues where it stopped,
-      // and a subgraph that had finished is not run again. A persistent subgraph (one history
-      // across the parent's runs) that finished takes a new run's input on top of its state.
-      if (tasks.length > 0) {
-        // Replaying an older checkpoint forks it; answering its questions continues it.
-        if (!this.reuseFinished && this.scope.answers.size === 0) await this.commit("fork");
-        this.beginResume();
-        this.emitResumedValues();
-        return undefined;
-      }
-      if (this.graph.subgraphCheckpoints !== "persistent" || this.parent!.resuming)
-        return { values: this.values(), interrupts: [], paused: false };
-    }
-    await this.startInput(this.input, tuple !== undefined);
-    return undefined;
-  }
-
-  /**
-   * A Command with an answer continues the paused step; its update stays pending with the
-   * paused checkpoint until a step completes. A Command without one (an update, a goto) starts
-   * a new step: it is saved as an "input" checkpoint, so that an interrupt it leads to is
-   * saved against it and past a static breakpoint the thread was paused at.
-   */
-  private async startCommand(command: Command, tuple: CheckpointTuple | undefined): Promise<void> {
-    if (command.resume !== undefined) {
-      const tasks = tuple ? this.nextTasks() : [];
-      const pending = this.targetPending ?? this.pendingInterrupts(tasks);
-      const reason = !tuple ? "unknown_thread" : tasks.length === 0 ? "finished" : "breakpoint";
-      const resolved = resolveResume(this.threadId ?? "", pending, command, reason, this.graph.positional);
-      this.scope.answers = resolved.answers;
-      this.resumeRecord = resolved.record;
-    } else if (!tuple) {
-      throw new EmptyInputError(
-        `Thread "${this.threadId ?? "(none)"}" has never run, so a Command without resume has nothing to act on. Start it with an input.`,
-      );
-    }
-    const writes = outputWrites(this.graph.spec, "Command", command);
-    this.beginResume(writes);
-    if (command.resume !== undefined) this.commandWrites = writes;
-    else if (writes.length) await this.commit("input");
-  }
-
-  /** A resumed run streams the state it continues from first, as LangGraph.js does. */
-  private emitResumedValues(): void {
-    // Held until the run says something else: a refused answer streams nothing.
-    this.events.hold("values", () => this.values());
-  }
-
-  /** Applies updates waiting with the checkpoint and those sent now, then passes its breakpoint. */
-  private beginResume(writes: readonly Write[] = []): void {
-    if (this.reuseFinished && this.pending.nullWrites.length) {
-      this.track(applyNullWrites(this.checkpoint, this.channels, this.pending.nullWrites));
-    }
-    if (writes.length) this.track(applyNullWrites(this.checkpoint, this.channels, writes));
-    markInterruptSeen(this.checkpoint);
-  }
-
-  /** Saves the input checkpoint: the input waits in the `__start__` channel for the first step. */
-  private async startInput(input: unknown, hadCheckpoint: boolean): Promise<void> {
-    if (!hadCheckpoint) this.checkpoint = emptyCheckpoint();
-    else this.discardPendingTasks();
-    this.track(applyNullWrites(this.checkpoint, this.channels, [[START, input]]));
-    this.pending = { tasks: new Map(), nullWrites: [], audit: [] };
-    this.reuseFinished = false;
-    await this.commit("input");
-  }
-
-  /**
-   * New input on a thread that stopped mid-way (a failed or paused node): the tasks that were
-   * next are dropped, as in LangGraph, and the graph runs from the input.
-   */
-  private discardPendingTasks(): void {
-    const tasks = this.nextTasks();
-    if (tasks.length === 0) return;
-    const dropped = tasks.map((task) => ({ name: task.name, triggers: task.triggers, writes: [] }));
-    this.track(applyWrites(this.graph.spec, this.checkpoint, this.channels, dropped));
-  }
-
-  // ---- stepping ----
-
-  private nextTasks(candidates?: Iterable<string>): PreparedTask[] {
-    return prepareNextTasks(this.graph.spec, this.checkpoint, this.channels, this.step + 1, this.ns, candidates);
-  }
-
-  private pendingInterrupts(tasks: readonly PreparedTask[]): StoredInterrupt[] {
-    const out: StoredInterrupt[] = [];
-    for (const task of tasks) {
-      const record = this.pending.tasks.get(task.id);
-      if (record?.interrupts && !record.done) out.push(...record.interrupts);
-    }
-    return out;
-  }
-
-  private track(updated: Iterable<string>): void {
-    for (const channel of updated) this.persistence.changed.add(channel);
-  }
-
-  private values(): Record<string, unknown> {
-    return readState(this.channels, this.graph.spec.stateKeys);
-  }
-
   private async loop(): Promise<RunResult> {
     const limit = this.options.recursionLimit ?? DEFAULT_RECURSION_LIMIT;
     const { before, after } = this;
@@ -474,10 +171,18 @@ export class GraphRun {
   }
 
   private taskEnv(checkpointId: string): TaskEnv {
+    // Built at the first step: a traced run's config is its chain run's, known only then.
+    const configs = (this.nodeConfigs ??= new NodeConfigs(
+      this.config,
+      this.threadId,
+      (chunk) => this.emit("custom", () => chunk),
+      this.scope.signal,
+      this.scope.store,
+    ));
     return {
       spec: this.graph.spec,
       run: this.scope,
-      config: (task) => this.nodeConfig(task.ns),
+      config: (task) => configs.for(task.ns),
       saveTaskCalls: (task, calls) => this.persistence.saveWrites(checkpointId, task.id, [[TASK_RESULT, calls]]),
       sleep,
       origin: { ns: this.ns, checkpointId, parents: this.parents },
@@ -487,26 +192,6 @@ export class GraphRun {
         ((task, config, name, index, input) =>
           startCallChain(this.lc!, config, task, this.step + 1, name, index, input)),
     };
-  }
-
-  /** What every node config of this run shares; built once (spreading the caller's config per task was ~20% of a step). */
-  private nodeConfigBase?: { config: Record<string, unknown>; configurable: Record<string, unknown> };
-
-  private nodeConfig(ns: string): Record<string, unknown> {
-    // Both bases already hold every key (same order as before), so each task's config is two
-    // plain clones and two stores: adding a key to a clone costs ~1 us, a store ~10 ns.
-    const base = (this.nodeConfigBase ??= {
-      config: withStore(
-        { ...this.config, configurable: undefined, writer: this.writer, interrupt, signal: this.scope.signal },
-        this.scope.store,
-      ),
-      configurable: { ...this.config.configurable, thread_id: this.threadId, checkpoint_ns: "" },
-    });
-    const configurable = { ...base.configurable };
-    configurable.checkpoint_ns = ns;
-    const config = { ...base.config };
-    config.configurable = configurable;
-    return config;
   }
 
   /** Runs the step's tasks concurrently; tasks already finished before a pause are not run again. */
@@ -585,37 +270,5 @@ export class GraphRun {
     const channels = channelsFromCheckpoint(this.graph.spec, copy);
     applyNullWrites(copy, channels, finished);
     return readState(channels, this.graph.spec.stateKeys);
-  }
-
-  /** A saved checkpoint as the `checkpoints` stream mode (and `debug`) tells it, in LangGraph's shape. */
-  private checkpointEvent(id: string, metadata: CheckpointMetadata, parentId: string | undefined) {
-    const tasks = this.nextTasks().map((t) => ({ id: t.id, name: t.name, path: t.path, interrupts: [] }));
-    const event: Record<string, unknown> = {
-      config: this.persistence.configFor(id),
-      values: this.values(),
-      metadata,
-      next: tasks.map((t) => t.name),
-      tasks,
-    };
-    if (parentId) event.parentConfig = this.persistence.configFor(parentId);
-    return event;
-  }
-
-  private async commit(source: "input" | "loop" | "fork"): Promise<void> {
-    this.step += 1;
-    const checkpoint = checkpointToSave(this.checkpoint, this.channels, this.persistence.changed);
-    const metadata: CheckpointMetadata = { source, step: this.step, parents: this.parents };
-    if (source === "loop") {
-      const audit = this.resumeRecord ? [...this.pending.audit, this.resumeRecord] : this.pending.audit;
-      if (audit.length) metadata.resume = audit;
-      this.resumeRecord = undefined;
-    }
-    const parentId = this.persistence.parentId;
-    this.checkpoint.id = checkpoint.id;
-    this.checkpoint.ts = checkpoint.ts;
-    this.commandWrites = [];
-    this.pending = { tasks: new Map(), nullWrites: [], audit: [] };
-    await this.persistence.saveCheckpoint(checkpoint, metadata);
-    if (this.saver) this.emit("checkpoints", () => this.checkpointEvent(checkpoint.id, metadata, parentId));
   }
 }
