@@ -2,8 +2,8 @@
  * A compiled graph: run it (`invoke`, `stream`), read a thread (`getState`,
  * `getStateHistory`) and write to it (`updateState`).
  */
-import { type Breakpoints, breakpointsOf } from "../algo/breakpoints.js";
-import type { GraphInternals, GraphSpec, SubgraphCheckpoints } from "../algo/spec.js";
+import { breakpointsOf } from "../algo/breakpoints.js";
+import type { GraphInternals, GraphSpec } from "../algo/spec.js";
 import { createMessagesHandler } from "../callbacks/messages-handler.js";
 import { type EventFilters, type StreamEvent, streamGraphEvents } from "../callbacks/stream-events.js";
 import { addHandler } from "../callbacks/trace.js";
@@ -58,32 +58,37 @@ export interface GraphBuilder extends GraphDeclaration {
 
 export type InvokeResult<S> = S & { [INTERRUPT]?: Interrupt[] };
 
+/** What the compile options decide about the graph's runs: the compiled graph's own fields. */
+type GraphSettings = Omit<GraphInternals, "spec">;
+
+function settingsOf(options: CompileOptions): GraphSettings {
+  const saver = options.checkpointer;
+  return {
+    name: options.name ?? "LangGraph",
+    checkpointer: typeof saver === "object" && saver !== null ? saver : undefined,
+    store: options.store,
+    interruptBefore: breakpointsOf(options.interruptBefore),
+    interruptAfter: breakpointsOf(options.interruptAfter),
+    positional: options.resumeMatching === "positional",
+    subgraphCheckpoints: saver === true ? "persistent" : saver === false ? "none" : undefined,
+  };
+}
+
+/** The fields of GraphInternals are declared there, once; the constructor sets each of them. */
+export interface CompiledStateGraph<S, U, N extends string> extends GraphSettings {
+  readonly "~types": { state: S; update: U; nodes: N };
+}
+
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor assigns every field the interface adds (settingsOf)
 export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N extends string = string>
   implements GraphInternals
 {
-  readonly name: string;
-  readonly checkpointer?: BaseCheckpointSaver;
-  readonly store?: BaseStore;
-  readonly interruptBefore?: Breakpoints;
-  readonly interruptAfter?: Breakpoints;
-  readonly positional: boolean;
-  readonly subgraphCheckpoints?: SubgraphCheckpoints;
-  declare readonly "~types": { state: S; update: U; nodes: N };
-
   constructor(
     readonly builder: GraphBuilder,
     readonly spec: GraphSpec,
     options: CompileOptions,
   ) {
-    this.name = options.name ?? "LangGraph";
-    const saver = options.checkpointer;
-    this.checkpointer = typeof saver === "object" && saver !== null ? saver : undefined;
-    if (saver === true) this.subgraphCheckpoints = "persistent";
-    else if (saver === false) this.subgraphCheckpoints = "none";
-    this.store = options.store;
-    this.interruptBefore = breakpointsOf(options.interruptBefore);
-    this.interruptAfter = breakpointsOf(options.interruptAfter);
-    this.positional = options.resumeMatching === "positional";
+    Object.assign(this, settingsOf(options));
   }
 
   /** Config merged under every call's own (`withConfig`). */
