@@ -78,7 +78,7 @@ export interface GraphInternals {
   readonly subgraphCheckpoints?: SubgraphCheckpoints;
 }
 
-export type SubgraphCheckpoints = "persistent" | "none";
+type SubgraphCheckpoints = "persistent" | "none";
 
 export function triggerChannel(node: string): string {
   return `branch:to:${node}`;

@@ -52,7 +52,7 @@ export interface RunConfig extends RunnableConfig, RunOptions {}
 export interface StreamConfig extends RunConfig, StreamOptions {}
 
 /** The builder a compiled graph keeps (`graph.builder`), to compile it again with other options. */
-export interface GraphBuilder extends GraphDeclaration {
+interface GraphBuilder extends GraphDeclaration {
   compile(options?: CompileOptions): CompiledStateGraph<any, any, any>;
 }
 
