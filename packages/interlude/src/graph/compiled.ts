@@ -74,7 +74,10 @@ function settingsOf(options: CompileOptions): GraphSettings {
   };
 }
 
-/** The fields of GraphInternals are declared there, once; the constructor sets each of them. */
+/**
+ * The fields of GraphInternals are declared there, once; the constructor sets each of them.
+ * `~types` exists only for the type checker (the state, update and node names of the graph).
+ */
 export interface CompiledStateGraph<S, U, N extends string> extends GraphSettings {
   readonly "~types": { state: S; update: U; nodes: N };
 }
