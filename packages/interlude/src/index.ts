@@ -3,7 +3,6 @@
  * step, and resumes anywhere. Public names match `@langchain/langgraph`.
  */
 
-export { isResumeMap } from "./algo/resume.js";
 export type { EventFilters, StreamEvent } from "./callbacks/stream-events.js";
 export * from "./channels/index.js";
 export * from "./checkpoint/index.js";
@@ -21,11 +20,12 @@ export {
 export {
   CompiledStateGraph,
   type CompileOptions,
-  type GraphDrawing,
   type InvokeResult,
   type RunConfig,
   type StreamConfig,
 } from "./graph/compiled.js";
+export type { AddNodeOptions } from "./graph/declaration.js";
+export type { GraphDrawing } from "./graph/drawing.js";
 export {
   Entrypoint,
   type EntrypointFinal,
@@ -49,7 +49,6 @@ export {
   withLangGraph,
 } from "./graph/schema-meta.js";
 export {
-  type AddNodeOptions,
   type NodeAction,
   type StateDefinitionInit,
   StateGraph,
@@ -57,6 +56,8 @@ export {
 } from "./graph/state-graph.js";
 export { MessagesValue, ReducedValue, type ReducedValueInit, StateSchema } from "./graph/state-schema.js";
 export { type InterruptOptions, interrupt } from "./interrupt/interrupt.js";
+export { isResumeMap } from "./interrupt/match.js";
+export type { Interrupt } from "./interrupt/record.js";
 export { GraphInterrupt, isGraphInterrupt, isInterrupted, NodeInterrupt } from "./interrupt/signal.js";
 export {
   describeSchema as getJsonSchemaFromSchema,
@@ -65,9 +66,6 @@ export {
 } from "./interrupt/standard-schema.js";
 export { type TaskFunction, type TaskOptions, task } from "./interrupt/task.js";
 export { LangChainMissingError, loadLangChain } from "./langchain/load.js";
-export type { StreamMode } from "./loop/emitter.js";
-export type { Durability } from "./loop/graph-internals.js";
-export type { PregelTaskDescription, StateSnapshot } from "./loop/snapshot.js";
 export { MessagesAnnotation } from "./messages/annotation.js";
 export {
   addMessages,
@@ -78,7 +76,9 @@ export {
 } from "./messages/reducer.js";
 export type { BaseMessage, BaseMessageLike, MessageShape, MessageTypes } from "./messages/types.js";
 export { Command, type CommandParams, isCommand } from "./primitives/command.js";
-export type { Interrupt } from "./primitives/interrupt-record.js";
 export { isSend, Send } from "./primitives/send.js";
+export type { StreamMode } from "./run/emitter.js";
+export type { Durability } from "./run/persist.js";
 export type { RetryPolicy } from "./runner/retry.js";
 export * from "./store/index.js";
+export type { PregelTaskDescription, StateSnapshot } from "./thread/snapshot.js";

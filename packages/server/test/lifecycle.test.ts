@@ -48,7 +48,7 @@ describe("jsonDepth", () => {
 });
 
 describe("dead claim owners", async () => {
-  const { isDeadOwner } = await import("../../interlude/dist/loop/claim-owner.js");
+  const { isDeadOwner } = await import("../../interlude/dist/thread/claim-owner.js");
   it.each([
     [`${hostname()}/${process.pid}/x`, false], // this very process
     [`${hostname()}/99999999/x`, true], // no such process here

@@ -3,6 +3,12 @@ import { INTERRUPT } from "../constants.js";
 
 export type Breakpoints = ReadonlySet<string> | "*";
 
+/** The node list a caller gives (`interruptBefore: ["review"]`, or `"*"`) as the loop reads it. */
+export function breakpointsOf(list: readonly string[] | "*" | undefined): Breakpoints | undefined {
+  if (list === undefined) return undefined;
+  return list === "*" ? "*" : new Set(list);
+}
+
 /**
  * A static breakpoint fires when one of `tasks` is named in `nodes` and the state changed
  * since the thread last paused or resumed (so continuing with `invoke(null)` passes it).

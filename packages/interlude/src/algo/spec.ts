@@ -4,7 +4,10 @@
  */
 import type { Channel } from "../channels/base.js";
 import type { Reducer } from "../channels/binop.js";
+import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import type { RetryPolicy } from "../runner/retry.js";
+import type { BaseStore } from "../store/base.js";
+import type { Breakpoints } from "./breakpoints.js";
 
 /** A channel write decided at compile time (an edge). */
 export interface StaticWrite {
@@ -31,7 +34,7 @@ export interface NodeSpec {
   /** Possible `Command({ goto })` destinations, for drawing and validation. */
   ends?: readonly string[];
   /** Set when the node is a compiled subgraph. */
-  subgraph?: unknown;
+  subgraph?: GraphInternals;
 }
 
 export interface GraphSpec {
@@ -54,6 +57,28 @@ export interface GraphSpec {
   /** A reducer needs `@langchain/core` (messages state): runs load it before their first step. */
   usesLangChain: boolean;
 }
+
+/** What a run, and a reader of its thread, need from a compiled graph (a subgraph's too). */
+export interface GraphInternals {
+  readonly name: string;
+  readonly spec: GraphSpec;
+  readonly checkpointer?: BaseCheckpointSaver;
+  /** Long-term memory given to nodes as `config.store` (a subgraph without one uses its parent's). */
+  readonly store?: BaseStore;
+  readonly interruptBefore?: Breakpoints;
+  readonly interruptAfter?: Breakpoints;
+  /** LangGraph's positional answer matching, without checking the question (opt-in). */
+  readonly positional: boolean;
+  /**
+   * How this graph keeps checkpoints when it runs as a subgraph (`compile({ checkpointer })`):
+   * undefined, one history per parent task (the default); `"persistent"` (`checkpointer: true`),
+   * one history under the node's name that carries over between the parent's runs; `"none"`
+   * (`checkpointer: false`), no checkpoints at all.
+   */
+  readonly subgraphCheckpoints?: SubgraphCheckpoints;
+}
+
+type SubgraphCheckpoints = "persistent" | "none";
 
 export function triggerChannel(node: string): string {
   return `branch:to:${node}`;

@@ -109,7 +109,7 @@ export interface ThreadClaim {
   owner: string;
   /** The claim lapses after this long unless renewed; a crashed process frees its threads. */
   ttlMs: number;
-  /** Take the claim over from this owner even before it lapses: it is known to be dead (see loop/claim-owner.ts). */
+  /** Take the claim over from this owner even before it lapses: it is known to be dead (see thread/claim-owner.ts). */
   replaces?: string;
 }
 

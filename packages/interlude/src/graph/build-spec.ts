@@ -24,17 +24,17 @@ import { END, START, TASKS } from "../constants.js";
 import { GraphValidationError } from "../errors/graph.js";
 import { needsLangChain } from "../messages/reducer.js";
 import type { CompileOptions } from "./compiled.js";
-import type { StateGraph } from "./state-graph.js";
+import type { GraphDeclaration } from "./declaration.js";
 import { inputMapper, validatingNode } from "./state-validation.js";
 
-function known(builder: StateGraph<any, any>, name: string, role: string): void {
+function known(builder: GraphDeclaration, name: string, role: string): void {
   if (!builder.nodes.has(name)) {
     const list = [...builder.nodes.keys()].join(", ") || "(none)";
     throw new GraphValidationError(`${role} "${name}" is not a node of this graph. Nodes: ${list}.`, name);
   }
 }
 
-function validate(builder: StateGraph<any, any>, options: CompileOptions): void {
+function validate(builder: GraphDeclaration, options: CompileOptions): void {
   if (builder.nodes.size === 0)
     throw new GraphValidationError("The graph has no nodes. Add one with addNode(name, fn).");
   for (const { sources, target } of builder.edges) {
@@ -90,7 +90,7 @@ function stateChannels(spec: Record<string, { reducer?: Reducer<any, any>; defau
   return { factories, reducers };
 }
 
-export function buildSpec(builder: StateGraph<any, any>, options: CompileOptions): GraphSpec {
+export function buildSpec(builder: GraphDeclaration, options: CompileOptions): GraphSpec {
   validate(builder, options);
   const stateKeys = Object.keys(builder.spec);
   const { factories, reducers } = stateChannels(builder.spec);

@@ -2,28 +2,29 @@
  * A compiled graph: run it (`invoke`, `stream`), read a thread (`getState`,
  * `getStateHistory`) and write to it (`updateState`).
  */
-import type { Breakpoints } from "../algo/breakpoints.js";
-import type { GraphSpec } from "../algo/spec.js";
+import { breakpointsOf } from "../algo/breakpoints.js";
+import type { GraphInternals, GraphSpec } from "../algo/spec.js";
 import { createMessagesHandler } from "../callbacks/messages-handler.js";
 import { type EventFilters, type StreamEvent, streamGraphEvents } from "../callbacks/stream-events.js";
 import { addHandler } from "../callbacks/trace.js";
-import { type BaseCheckpointSaver, checkpointIdOf } from "../checkpoint/base.js";
-import { LangChainNotLoadedError, readingLangChain } from "../checkpoint/serde-langchain.js";
+import type { BaseCheckpointSaver } from "../checkpoint/base.js";
+import { LangChainNotLoadedError } from "../checkpoint/serde-langchain.js";
 import type { CheckpointListOptions, RunnableConfig } from "../checkpoint/types.js";
-import { type COPY, END, INTERRUPT, START } from "../constants.js";
+import { type COPY, type END, INTERRUPT, type START } from "../constants.js";
 import { MissingCheckpointerError } from "../errors/graph.js";
-import { currentTask } from "../interrupt/context.js";
+import type { Interrupt } from "../interrupt/record.js";
 import { loadLangChain } from "../langchain/load.js";
 import { loadTypedLangChain } from "../langchain/typed.js";
-import { ChunkQueue, queueEmitter, type StreamMode } from "../loop/emitter.js";
-import type { Durability, GraphInternals, SubgraphCheckpoints } from "../loop/graph-internals.js";
-import { graphAtNamespace } from "../loop/namespace.js";
-import { GraphRun } from "../loop/run.js";
-import { emptySnapshot, type StateSnapshot, snapshotOf } from "../loop/snapshot.js";
-import { type Superstep, updateThreadState } from "../loop/update-state.js";
-import type { Interrupt } from "../primitives/interrupt-record.js";
+import { ChunkQueue, queueEmitter } from "../run/emitter.js";
+import { configWithoutOptions, type RunOptions, type StreamOptions } from "../run/options.js";
+import { GraphRun } from "../run/run.js";
+import { currentTask } from "../runner/scope.js";
 import type { BaseStore } from "../store/base.js";
-import type { StateGraph } from "./state-graph.js";
+import { graphAtNamespace } from "../thread/namespace.js";
+import { type StateSnapshot, snapshotOf, stateAt } from "../thread/snapshot.js";
+import { type Superstep, updateThreadState } from "../thread/update-state.js";
+import type { GraphDeclaration } from "./declaration.js";
+import { drawingOf, type GraphDrawing } from "./drawing.js";
 import { checkContext } from "./state-validation.js";
 
 export interface CompileOptions {
@@ -45,103 +46,52 @@ export interface CompileOptions {
   resumeMatching?: "checked" | "positional";
 }
 
-export interface RunConfig extends RunnableConfig {
-  recursionLimit?: number;
-  durability?: Durability;
-  interruptBefore?: string[] | "*";
-  interruptAfter?: string[] | "*";
-  signal?: AbortSignal;
-  /**
-   * How long this run's claim on its thread lasts without renewal (default 30 s). A process
-   * that dies while running leaves the thread busy for at most this long.
-   */
-  claimTtlMs?: number;
-  /**
-   * Interlude: once `signal` aborts, how long the run waits for running nodes to stop (they get
-   * the signal as `config.signal`) before abandoning them; what they return later is dropped.
-   * Default 5 s.
-   */
-  abortGraceMs?: number;
-  /**
-   * Interlude: called once the run has stopped (finished or paused, not failed) with the
-   * thread's state as `getState()` would return it, built from what the run holds instead of
-   * read back from the checkpointer. Not called when the run cannot tell it exactly (it saved
-   * no checkpoint, or the checkpoint it stopped at carries an update sent with the answer): read
-   * `getState()` then.
-   */
-  onFinalState?: (state: StateSnapshot) => void;
-}
+/** The config of `invoke`: the config nodes receive, and the run's options. */
+export interface RunConfig extends RunnableConfig, RunOptions {}
 
-export interface StreamConfig extends RunConfig {
-  streamMode?: StreamMode | StreamMode[];
-  subgraphs?: boolean;
+export interface StreamConfig extends RunConfig, StreamOptions {}
+
+/** The builder a compiled graph keeps (`graph.builder`), to compile it again with other options. */
+interface GraphBuilder extends GraphDeclaration {
+  compile(options?: CompileOptions): CompiledStateGraph<any, any, any>;
 }
 
 export type InvokeResult<S> = S & { [INTERRUPT]?: Interrupt[] };
 
-function breakpoints(list: string[] | "*" | undefined): Breakpoints | undefined {
-  if (list === undefined) return undefined;
-  return list === "*" ? "*" : new Set(list);
+/** What the compile options decide about the graph's runs: the compiled graph's own fields. */
+type GraphSettings = Omit<GraphInternals, "spec">;
+
+function settingsOf(options: CompileOptions): GraphSettings {
+  const saver = options.checkpointer;
+  return {
+    name: options.name ?? "LangGraph",
+    checkpointer: typeof saver === "object" && saver !== null ? saver : undefined,
+    store: options.store,
+    interruptBefore: breakpointsOf(options.interruptBefore),
+    interruptAfter: breakpointsOf(options.interruptAfter),
+    positional: options.resumeMatching === "positional",
+    subgraphCheckpoints: saver === true ? "persistent" : saver === false ? "none" : undefined,
+  };
 }
 
-const RUN_KEYS = new Set([
-  "recursionLimit",
-  "durability",
-  "interruptBefore",
-  "interruptAfter",
-  "signal",
-  "streamMode",
-  "subgraphs",
-  "claimTtlMs",
-  "abortGraceMs",
-  "onFinalState",
-]);
+/**
+ * The fields of GraphInternals are declared there, once; the constructor sets each of them.
+ * `~types` exists only for the type checker (the state, update and node names of the graph).
+ */
+export interface CompiledStateGraph<S, U, N extends string> extends GraphSettings {
+  readonly "~types": { state: S; update: U; nodes: N };
+}
 
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor assigns every field the interface adds (settingsOf)
 export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N extends string = string>
   implements GraphInternals
 {
-  readonly name: string;
-  readonly checkpointer?: BaseCheckpointSaver;
-  readonly store?: BaseStore;
-  readonly interruptBefore?: Breakpoints;
-  readonly interruptAfter?: Breakpoints;
-  readonly positional: boolean;
-  readonly subgraphCheckpoints?: SubgraphCheckpoints;
-  declare readonly "~types": { state: S; update: U; nodes: N };
-
   constructor(
-    readonly builder: StateGraph<any, any>,
+    readonly builder: GraphBuilder,
     readonly spec: GraphSpec,
     options: CompileOptions,
   ) {
-    this.name = options.name ?? "LangGraph";
-    const saver = options.checkpointer;
-    this.checkpointer = typeof saver === "object" && saver !== null ? saver : undefined;
-    if (saver === true) this.subgraphCheckpoints = "persistent";
-    else if (saver === false) this.subgraphCheckpoints = "none";
-    this.store = options.store;
-    this.interruptBefore = breakpoints(options.interruptBefore);
-    this.interruptAfter = breakpoints(options.interruptAfter);
-    this.positional = options.resumeMatching === "positional";
-  }
-
-  private runOptions(config: RunConfig) {
-    return {
-      recursionLimit: config.recursionLimit,
-      durability: config.durability,
-      interruptBefore: breakpoints(config.interruptBefore),
-      interruptAfter: breakpoints(config.interruptAfter),
-      signal: config.signal,
-      claimTtlMs: config.claimTtlMs,
-      abortGraceMs: config.abortGraceMs,
-      onFinalState: config.onFinalState,
-    };
-  }
-
-  private baseConfig(config: RunConfig): RunnableConfig {
-    const out: RunnableConfig = {};
-    for (const key in config) if (!RUN_KEYS.has(key)) out[key] = config[key];
-    return out;
+    Object.assign(this, settingsOf(options));
   }
 
   /** Config merged under every call's own (`withConfig`). */
@@ -158,7 +108,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
   async invoke(input: U | S | unknown, config: RunConfig = {}): Promise<InvokeResult<S>> {
     if (this.defaults) config = mergeConfig(this.defaults, config);
     if (this.builder.contextSchema) await checkContext(this.builder.contextSchema, config.context);
-    const run = new GraphRun(this, input, this.baseConfig(config), this.runOptions(config));
+    const run = new GraphRun(this, input, configWithoutOptions(config), config);
     const result = await run.execute();
     const { interrupts, paused } = result;
     const values = this.builder.outputKeys ? pick(result.values, this.builder.outputKeys) : result.values;
@@ -180,7 +130,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
           : [config.streamMode];
     const queue = new ChunkQueue<unknown>();
     const emitter = queueEmitter(queue, modes, Array.isArray(config.streamMode), config.subgraphs === true);
-    let base = this.baseConfig(config);
+    let base = configWithoutOptions(config);
     if (modes.includes("messages")) {
       // Tokens reach the stream through a callback handler that chat models called with the node's config report to.
       const lc = await loadTypedLangChain('Stream mode "messages"');
@@ -191,7 +141,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
       );
       base = { ...base, callbacks: addHandler(base.callbacks, handler) };
     }
-    const run = new GraphRun(this, input, base, this.runOptions(config), emitter);
+    const run = new GraphRun(this, input, base, config, emitter);
     run.execute().then(
       () => queue.close(),
       (error) => queue.close(error),
@@ -219,25 +169,12 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
 
   async getState(config: RunnableConfig, options: { subgraphs?: boolean } = {}): Promise<StateSnapshot> {
     const saver = this.saverFor("getState()");
-    return this.owner(config).stateFrom(saver, config, options.subgraphs === true);
+    return stateAt(this.owner(config), saver, config, options.subgraphs === true);
   }
 
   /** The graph whose checkpoints `config` addresses: this one, or a subgraph by `checkpoint_ns`. */
-  private owner(config: RunnableConfig): CompiledStateGraph {
-    return graphAtNamespace(this, config.configurable?.checkpoint_ns as string | undefined) as CompiledStateGraph;
-  }
-
-  /** The snapshot stored in `saver` (a subgraph's state lives in its parent's saver). */
-  async stateFrom(saver: BaseCheckpointSaver, config: RunnableConfig, subgraphs: boolean): Promise<StateSnapshot> {
-    const tuple = await readingLangChain(() => saver.getTuple(config));
-    if (!tuple) return emptySnapshot(config);
-    return snapshotOf(
-      this,
-      tuple,
-      subgraphs,
-      (graph, childConfig, deep) => (graph as CompiledStateGraph).stateFrom(saver, childConfig, deep),
-      !checkpointIdOf(config),
-    );
+  private owner(config: RunnableConfig): GraphInternals {
+    return graphAtNamespace(this, config.configurable?.checkpoint_ns as string | undefined);
   }
 
   async *getStateHistory(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<StateSnapshot> {
@@ -253,9 +190,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
         let index = 0;
         for await (const tuple of saver.list(scoped, options)) {
           if (index++ < told) continue;
-          yield await snapshotOf(graph, tuple, false, (graph, childConfig, deep) =>
-            (graph as CompiledStateGraph).stateFrom(saver, childConfig, deep),
-          );
+          yield await snapshotOf(graph, tuple);
           told++;
         }
         return;
@@ -303,45 +238,4 @@ function pick(values: Record<string, unknown>, keys: readonly string[]): Record<
   const out: Record<string, unknown> = {};
   for (const key of keys) if (key in values) out[key] = values[key];
   return out;
-}
-
-export interface GraphDrawing {
-  nodes: Array<{ id: string; subgraph: boolean }>;
-  edges: Array<{ source: string; target: string; conditional: boolean }>;
-  /** Mermaid flowchart source, as LangGraph's `getGraph().drawMermaid()`. */
-  drawMermaid(): string;
-}
-
-function mermaid(nodes: GraphDrawing["nodes"], edges: GraphDrawing["edges"]): string {
-  const id = (name: string) => name.replace(/[^A-Za-z0-9_]/g, "_");
-  const lines = ["graph TD;"];
-  for (const node of nodes)
-    lines.push(`\t${id(node.id)}${node.id === START || node.id === END ? `([${node.id}])` : `[${node.id}]`};`);
-  for (const edge of edges) lines.push(`\t${id(edge.source)} ${edge.conditional ? "-.->" : "-->"} ${id(edge.target)};`);
-  return lines.join("\n");
-}
-
-function drawingOf(builder: StateGraph<any, any>): GraphDrawing {
-  const nodes = [
-    { id: START, subgraph: false },
-    ...[...builder.nodes.values()].map((n) => ({ id: n.name, subgraph: typeof n.action !== "function" })),
-    { id: END, subgraph: false },
-  ];
-  const edges: GraphDrawing["edges"] = [];
-  for (const { sources, target } of builder.edges)
-    for (const source of sources) edges.push({ source, target, conditional: false });
-  for (const branch of builder.branches) {
-    const targets = branch.pathMap ? [...new Set(Object.values(branch.pathMap))] : [...builder.nodes.keys(), END];
-    for (const target of targets) edges.push({ source: branch.source, target, conditional: true });
-  }
-  for (const node of builder.nodes.values())
-    for (const end of node.options.ends ?? []) edges.push({ source: node.name, target: end, conditional: true });
-  // A node reached by a plain edge and leading nowhere ends the run: drawn with an edge to END, as
-  // LangGraph draws it (branch targets are left as they are).
-  const sources = new Set(edges.map((edge) => edge.source));
-  const sinks = new Set(
-    edges.filter((e) => !e.conditional && e.target !== END && !sources.has(e.target)).map((e) => e.target),
-  );
-  for (const sink of [...sinks].sort()) edges.push({ source: sink, target: END, conditional: false });
-  return { nodes, edges, drawMermaid: () => mermaid(nodes, edges) };
 }

@@ -4,7 +4,7 @@
  */
 import type { RunnableConfig } from "../checkpoint/types.js";
 import { OutsideNodeError } from "../errors/store.js";
-import { currentTask } from "../interrupt/context.js";
+import { currentTask } from "../runner/scope.js";
 import type { BaseStore } from "../store/base.js";
 
 /** The run-time services of a node, as LangGraph 1.x types them. */

@@ -6,27 +6,15 @@ import { END, NS_END, NS_SEP, START } from "../constants.js";
 import { GraphValidationError } from "../errors/graph.js";
 import { UnsupportedFeatureError } from "../errors/unsupported.js";
 import type { StandardSchemaV1 } from "../interrupt/standard-schema.js";
-import type { RetryPolicy } from "../runner/retry.js";
 import type { AnnotationRoot, StateSpec, StateType, UpdateType } from "./annotation.js";
 import { buildSpec } from "./build-spec.js";
 import { CompiledStateGraph, type CompileOptions } from "./compiled.js";
+import type { AddNodeOptions, BranchDefinition, GraphDeclaration, NodeDefinition } from "./declaration.js";
 import { asRunnable, isRunnable, type RunnableLike } from "./runnable.js";
 import { resolveState } from "./state-definition.js";
 import type { StateSchema, StateSchemaFields } from "./state-schema.js";
 
 export type NodeAction<S, U> = (state: S, config: any) => U | undefined | unknown | Promise<U | undefined | unknown>;
-
-export interface AddNodeOptions {
-  /** Nodes this node may route to with `Command({ goto })` (for drawing and validation). */
-  ends?: readonly string[];
-  retryPolicy?: RetryPolicy;
-  /** Run the node only once nothing else is left to run (after the other branches finished). */
-  defer?: boolean;
-  /** Not supported: refused with UnsupportedFeatureError rather than ignored. */
-  cachePolicy?: unknown;
-  /** Not supported (a node's own input schema): refused with UnsupportedFeatureError rather than ignored. */
-  input?: unknown;
-}
 
 type NodeEntry<S extends StateSpec> = [
   name: string,
@@ -49,18 +37,6 @@ function refuseUnsupported(name: string, options: AddNodeOptions): void {
     );
 }
 
-export interface NodeDefinition {
-  name: string;
-  action: ((state: any, config: any) => unknown) | CompiledStateGraph<any, any, any>;
-  options: AddNodeOptions;
-}
-
-export interface BranchDefinition {
-  source: string;
-  path: (state: any, config: any) => unknown;
-  pathMap?: Record<string, string>;
-}
-
 export type PathMap = Record<string, string> | readonly string[];
 
 /** Any schema LangGraph 1.x accepts as a state, input or output definition. */
@@ -77,7 +53,7 @@ export interface StateGraphInit {
   context?: unknown;
 }
 
-export class StateGraph<S extends StateSpec, N extends string = typeof START> {
+export class StateGraph<S extends StateSpec, N extends string = typeof START> implements GraphDeclaration {
   readonly spec: S;
   /** Keys taken from a run's input and returned by `invoke`, when input / output schemas were given. */
   readonly inputKeys?: readonly string[];

@@ -6,13 +6,13 @@
 import { InvalidContextError, StateInputError } from "../errors/state.js";
 import { isStandardSchema, type StandardIssue, type StandardSchemaV1 } from "../interrupt/standard-schema.js";
 import { isCommand } from "../primitives/command.js";
-import type { StateGraph } from "./state-graph.js";
+import type { GraphDeclaration } from "./declaration.js";
 
 type Validators = ReadonlyMap<string, StandardSchemaV1>;
 type NodeRun = (input: any, config: any) => unknown;
 
 /** The input task's function: only the input keys (with an input schema), each validated. */
-export function inputMapper(builder: StateGraph<any, any>): (input: unknown) => unknown {
+export function inputMapper(builder: GraphDeclaration): (input: unknown) => unknown {
   const keys = builder.inputKeys ? new Set(builder.inputKeys) : undefined;
   const validators = builder.validators;
   if (!keys && validators.size === 0) return (input) => input;

@@ -6,8 +6,9 @@ import { interruptId, payloadDigest } from "../algo/hash.js";
 import { TASK_CALL_SLOT } from "../constants.js";
 import { InterruptOutsideNodeError, MissingCheckpointerError } from "../errors/graph.js";
 import { AsyncSchemaError, InterruptMismatchError, InvalidResumeError } from "../errors/resume.js";
-import { currentTask, type GivenAnswer, type TaskScope } from "./context.js";
-import { GraphInterrupt, type StoredInterrupt } from "./signal.js";
+import { currentTask, type TaskScope } from "../runner/scope.js";
+import type { GivenAnswer, StoredInterrupt } from "./record.js";
+import { GraphInterrupt } from "./signal.js";
 import { describeSchema, isStandardSchema, type StandardSchemaV1 } from "./standard-schema.js";
 
 export interface InterruptOptions<Answer = unknown> {

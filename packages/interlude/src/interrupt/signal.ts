@@ -1,7 +1,7 @@
 import { interruptId, payloadDigest } from "../algo/hash.js";
-import { INTERRUPT, TASK_CALL_SLOT } from "../constants.js";
-import type { Interrupt } from "../primitives/interrupt-record.js";
-import { currentTask } from "./context.js";
+import { INTERRUPT } from "../constants.js";
+import { currentTask } from "../runner/scope.js";
+import type { Interrupt, StoredInterrupt } from "./record.js";
 
 /**
  * Thrown by `interrupt()` to stop the node. Not an error: the runner turns it into a paused
@@ -41,31 +41,6 @@ export class NodeInterrupt extends GraphInterrupt {
 
 export function isGraphInterrupt(error: unknown): error is GraphInterrupt {
   return error instanceof GraphInterrupt;
-}
-
-/** An interrupt as stored with its task: the public record plus what binds answers to it. */
-export interface StoredInterrupt extends Interrupt {
-  /** Namespace of the (sub)graph task that asked. */
-  ns?: string;
-  /** Position among the interrupts of its task (when it has no key). */
-  index?: number;
-  /** Digest of `value`: an answer is only used for the question it was given for. */
-  digest: string;
-}
-
-/** An interrupt as LangGraph shows it (`{ id, value }`), plus its key and answer schema when it has them. */
-export function publicInterrupt(stored: StoredInterrupt): Interrupt {
-  const out: Interrupt = { id: stored.id, value: stored.value };
-  if (stored.key !== undefined && !stored.key.startsWith(TASK_CALL_SLOT)) out.key = stored.key;
-  if (stored.responseSchema !== undefined) out.responseSchema = stored.responseSchema;
-  return out;
-}
-
-/** With the namespace of the task that asked: `snapshot.interrupts`, an Interlude addition. */
-export function locatedInterrupt(stored: StoredInterrupt): Interrupt {
-  const out = publicInterrupt(stored);
-  if (stored.ns) out.ns = stored.ns;
-  return out;
 }
 
 /** True when a run result stopped at interrupts (`result.__interrupt__`). */

@@ -4,8 +4,8 @@
  * writes the moment it is known, and replayed on the next attempt instead of calling `fn`.
  */
 import { NS_SEP } from "../constants.js";
-import { errorRecord } from "../loop/pending.js";
-import { callScope, currentTask, type TaskScope, taskStorage } from "./context.js";
+import { callScope, currentTask, type TaskScope, taskStorage } from "../runner/scope.js";
+import { errorRecord } from "../thread/pending.js";
 import { isGraphInterrupt, ParentCommand } from "./signal.js";
 
 export interface TaskOptions {

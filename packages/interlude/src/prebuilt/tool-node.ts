@@ -7,10 +7,10 @@ import { type BaseMessage, isAIMessage, ToolMessage } from "@langchain/core/mess
 import type { ToolCall } from "@langchain/core/messages/tool";
 import { END } from "../constants.js";
 import { InterludeError } from "../errors/base.js";
-import { currentTask } from "../interrupt/context.js";
 import { isGraphInterrupt } from "../interrupt/signal.js";
 import { task } from "../interrupt/task.js";
 import { isCommand } from "../primitives/command.js";
+import { currentTask } from "../runner/scope.js";
 
 /** A tool as `ToolNode` uses it: LangChain's `StructuredTool`, `tool(...)`, or anything shaped so. */
 export interface ToolLike {

@@ -1,7 +1,6 @@
 import type { PreparedTask } from "../algo/tasks.js";
 import type { Write } from "../algo/writes.js";
-import type { GivenAnswer, TaskCallRecord } from "../interrupt/context.js";
-import type { StoredInterrupt } from "../interrupt/signal.js";
+import type { GivenAnswer, StoredInterrupt, TaskCallRecord } from "../interrupt/record.js";
 
 /** How one task of a step ended. */
 export type TaskOutcome =

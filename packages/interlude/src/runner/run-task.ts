@@ -9,18 +9,12 @@ import type { Write } from "../algo/writes.js";
 import type { ChainRun } from "../callbacks/trace.js";
 import { PULL } from "../constants.js";
 import { InterruptMismatchError, InvalidResumeError } from "../errors/resume.js";
-import {
-  type GivenAnswer,
-  type RunScope,
-  type StepOrigin,
-  type TaskCallRecord,
-  type TaskScope,
-  taskStorage,
-} from "../interrupt/context.js";
+import type { GivenAnswer, TaskCallRecord } from "../interrupt/record.js";
 import { GraphInterrupt, isGraphInterrupt, ParentCommand } from "../interrupt/signal.js";
 import { Command, isCommand } from "../primitives/command.js";
 import type { TaskOutcome } from "./outcome.js";
 import { retryDelay } from "./retry.js";
+import { type RunScope, type StepOrigin, type TaskScope, taskStorage } from "./scope.js";
 
 /** What earlier attempts of this task left: answers given and `task()` results. */
 export interface TaskMemory {

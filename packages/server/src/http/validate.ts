@@ -56,6 +56,19 @@ export async function body<S extends z.ZodType>(c: Ctx, schema: S): Promise<z.in
   return parsed.data;
 }
 
+/** The named fields of a request body, without the nulls the API accepts for "not given" (filters of a search). */
+export function given<T extends object, K extends keyof T>(
+  req: T,
+  keys: readonly K[],
+): { [P in K]?: NonNullable<T[P]> } {
+  const out: { [P in K]?: NonNullable<T[P]> } = {};
+  for (const key of keys) {
+    const value = req[key];
+    if (value !== null && value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
 export function query<S extends z.ZodType>(c: Ctx, schema: S): z.infer<S> {
   const parsed = schema.safeParse(c.req.query());
   if (!parsed.success) fail(parsed.error.issues);

@@ -6,78 +6,90 @@ import type { AnswerRecord, AssistantRecord, PendingInterrupt, RunRecord, Thread
 export const json = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value));
 const parse = (text: unknown): any => (text === null || text === undefined ? null : JSON.parse(String(text)));
 
-export function assistantOf(row: Row): AssistantRecord {
-  return {
-    assistant_id: String(row.assistant_id),
-    graph_id: String(row.graph_id),
-    name: String(row.name),
-    description: (row.description as string | null) ?? null,
-    config: parse(row.config) ?? {},
-    context: parse(row.context) ?? {},
-    metadata: parse(row.metadata) ?? {},
-    version: Number(row.version),
-    created_at: String(row.created_at),
-    updated_at: String(row.updated_at),
+// How a column reads back.
+const text = (value: unknown): string => String(value);
+const textOrNull = (value: unknown): string | null => (value as string | null) ?? null;
+const integer = (value: unknown): number => Number(value);
+/** JSON that may be null. */
+const jsonValue = (value: unknown): any => parse(value);
+/** A JSON object, `{}` when the column is null. */
+const jsonObject = (value: unknown): any => parse(value) ?? {};
+const jsonList = (value: unknown): any => parse(value) ?? [];
+/** A value stored as it is typed (an enum's text). */
+const stored = <T>(value: unknown): T => value as T;
+
+/** A record read from a row, each field by its column's reader (in the record's field order). */
+function decoder<T>(columns: { [K in keyof T]: (value: unknown) => T[K] }): (row: Row) => T {
+  const fields = Object.entries(columns) as Array<[string, (value: unknown) => unknown]>;
+  return (row) => {
+    const out: Record<string, unknown> = {};
+    for (const [field, read] of fields) out[field] = read(row[field]);
+    return out as T;
   };
 }
 
-export function threadOf(row: Row): ThreadRecord {
-  return {
-    thread_id: String(row.thread_id),
-    created_at: String(row.created_at),
-    updated_at: String(row.updated_at),
-    state_updated_at: String(row.state_updated_at),
-    metadata: parse(row.metadata) ?? {},
-    status: row.status as ThreadRecord["status"],
-    values: parse(row.values),
-    interrupts: parse(row.interrupts) ?? {},
-    error: parse(row.error),
-    config: parse(row.config) ?? {},
-    graph_id: (row.graph_id as string | null) ?? null,
-    assistant_id: (row.assistant_id as string | null) ?? null,
-  };
-}
+export const assistantOf = decoder<AssistantRecord>({
+  assistant_id: text,
+  graph_id: text,
+  name: text,
+  description: textOrNull,
+  config: jsonObject,
+  context: jsonObject,
+  metadata: jsonObject,
+  version: integer,
+  created_at: text,
+  updated_at: text,
+});
 
-export function runOf(row: Row): RunRecord {
-  return {
-    run_id: String(row.run_id),
-    thread_id: String(row.thread_id),
-    assistant_id: String(row.assistant_id),
-    created_at: String(row.created_at),
-    updated_at: String(row.updated_at),
-    status: row.status as RunRecord["status"],
-    metadata: parse(row.metadata) ?? {},
-    multitask_strategy: row.multitask_strategy as RunRecord["multitask_strategy"],
-    kwargs: parse(row.kwargs) ?? {},
-    identity: String(row.identity),
-    owner: (row.owner as string | null) ?? null,
-    attempt: Number(row.attempt),
-    error: parse(row.error),
-  };
-}
+export const threadOf = decoder<ThreadRecord>({
+  thread_id: text,
+  created_at: text,
+  updated_at: text,
+  state_updated_at: text,
+  metadata: jsonObject,
+  status: stored,
+  values: jsonValue,
+  interrupts: jsonObject,
+  error: jsonValue,
+  config: jsonObject,
+  graph_id: textOrNull,
+  assistant_id: textOrNull,
+});
 
-export function pendingOf(row: Row): PendingInterrupt {
-  return {
-    thread_id: String(row.thread_id),
-    interrupt_id: String(row.interrupt_id),
-    graph_id: (row.graph_id as string | null) ?? null,
-    assistant_id: (row.assistant_id as string | null) ?? null,
-    value: parse(row.value),
-    response_schema: parse(row.response_schema),
-    ns: parse(row.ns) ?? [],
-    created_at: String(row.created_at),
-    deadline_at: (row.deadline_at as string | null) ?? null,
-  };
-}
+export const runOf = decoder<RunRecord>({
+  run_id: text,
+  thread_id: text,
+  assistant_id: text,
+  created_at: text,
+  updated_at: text,
+  status: stored,
+  metadata: jsonObject,
+  multitask_strategy: stored,
+  kwargs: jsonObject,
+  identity: text,
+  owner: textOrNull,
+  attempt: integer,
+  error: jsonValue,
+});
 
-export function answerOf(row: Row): AnswerRecord {
-  return {
-    thread_id: String(row.thread_id),
-    interrupt_id: String(row.interrupt_id),
-    by: String(row.by),
-    answer: parse(row.answer),
-    at: String(row.at),
-    run_id: (row.run_id as string | null) ?? null,
-    state: row.state as AnswerRecord["state"],
-  };
-}
+export const pendingOf = decoder<PendingInterrupt>({
+  thread_id: text,
+  interrupt_id: text,
+  graph_id: textOrNull,
+  assistant_id: textOrNull,
+  value: jsonValue,
+  response_schema: jsonValue,
+  ns: jsonList,
+  created_at: text,
+  deadline_at: textOrNull,
+});
+
+export const answerOf = decoder<AnswerRecord>({
+  thread_id: text,
+  interrupt_id: text,
+  by: text,
+  answer: jsonValue,
+  at: text,
+  run_id: textOrNull,
+  state: stored,
+});

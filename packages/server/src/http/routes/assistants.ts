@@ -8,7 +8,10 @@ import { ConflictError, NotFoundError } from "../../errors.js";
 import type { AssistantRecord } from "../../store/records.js";
 import type { AppEnv, Ctx } from "../env.js";
 import { AssistantCreateBody, AssistantPatchBody, AssistantSearchBody } from "../schemas.js";
-import { body } from "../validate.js";
+import { body, given } from "../validate.js";
+
+/** What a search and a count of assistants filter on. */
+const ASSISTANT_FILTERS = ["graph_id", "name", "metadata"] as const;
 
 export function assistantRoutes(ctx: ServerContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -47,26 +50,14 @@ export function assistantRoutes(ctx: ServerContext): Hono<AppEnv> {
 
   app.post("/assistants/search", async (c) => {
     const req = await body(c, AssistantSearchBody);
-    const all = await ctx.store.assistants({
-      graph_id: req.graph_id ?? undefined,
-      name: req.name ?? undefined,
-      metadata: req.metadata ?? undefined,
-    });
+    const all = await ctx.store.assistants(given(req, ASSISTANT_FILTERS));
     const offset = req.offset ?? 0;
     return c.json(all.slice(offset, offset + (req.limit ?? 10)));
   });
 
   app.post("/assistants/count", async (c) => {
     const req = await body(c, AssistantSearchBody);
-    return c.json(
-      (
-        await ctx.store.assistants({
-          graph_id: req.graph_id ?? undefined,
-          name: req.name ?? undefined,
-          metadata: req.metadata ?? undefined,
-        })
-      ).length,
-    );
+    return c.json((await ctx.store.assistants(given(req, ASSISTANT_FILTERS))).length);
   });
 
   app.get("/assistants/:id", async (c) => c.json(await resolveAssistant(ctx, c.req.param("id"))));

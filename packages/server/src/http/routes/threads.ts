@@ -12,7 +12,7 @@ import { applySupersteps } from "../../threads/supersteps.js";
 import { syncThread } from "../../threads/sync.js";
 import type { AppEnv } from "../env.js";
 import { ThreadCreateBody, ThreadPatchBody, ThreadSearchBody } from "../schemas.js";
-import { body } from "../validate.js";
+import { body, given } from "../validate.js";
 
 /** The thread as the API shows it. */
 function threadJson(t: ThreadRecord): Record<string, unknown> {
@@ -81,12 +81,7 @@ export function threadRoutes(ctx: ServerContext): Hono<AppEnv> {
   app.post("/threads/search", async (c) => {
     const req = await body(c, ThreadSearchBody);
     const threads = await ctx.store.threads({
-      ids: req.ids ?? undefined,
-      status: req.status ?? undefined,
-      metadata: req.metadata ?? undefined,
-      values: req.values ?? undefined,
-      sort_by: req.sort_by ?? undefined,
-      sort_order: req.sort_order ?? undefined,
+      ...given(req, ["ids", "status", "metadata", "values", "sort_by", "sort_order"]),
       limit: req.limit ?? 10,
       offset: req.offset ?? 0,
     });
@@ -95,11 +90,7 @@ export function threadRoutes(ctx: ServerContext): Hono<AppEnv> {
 
   app.post("/threads/count", async (c) => {
     const req = await body(c, ThreadSearchBody);
-    const threads = await ctx.store.threads({
-      status: req.status ?? undefined,
-      metadata: req.metadata ?? undefined,
-      values: req.values ?? undefined,
-    });
+    const threads = await ctx.store.threads(given(req, ["status", "metadata", "values"]));
     return c.json(threads.length);
   });
 

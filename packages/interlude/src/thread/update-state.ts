@@ -4,6 +4,7 @@
  * original history is unchanged.
  */
 import { branchWrites, edgeWrites, outputWrites, stateAfterWrites } from "../algo/output.js";
+import type { GraphInternals } from "../algo/spec.js";
 import { type PreparedTask, prepareNextTasks, readState } from "../algo/tasks.js";
 import { applyNullWrites, applyWrites, channelsFromCheckpoint, type TaskWrites } from "../algo/writes.js";
 import type { Channel } from "../channels/base.js";
@@ -18,10 +19,8 @@ import type {
 } from "../checkpoint/types.js";
 import { COPY, END, INTERRUPT, START } from "../constants.js";
 import { GraphValidationError } from "../errors/graph.js";
-import { carriedInterrupts } from "./carry-interrupts.js";
-import { withThreadClaim } from "./claim.js";
-import type { GraphInternals } from "./graph-internals.js";
-import { DEFAULT_CLAIM_TTL_MS } from "./graph-internals.js";
+import { carriedInterrupts } from "../interrupt/carry.js";
+import { DEFAULT_CLAIM_TTL_MS, withThreadClaim } from "./claim.js";
 import { loadStart } from "./load.js";
 import { indexPendingWrites } from "./pending.js";
 import { checkpointToSave, emptyCheckpoint, workingCopy } from "./working-checkpoint.js";

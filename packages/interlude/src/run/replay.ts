@@ -11,10 +11,10 @@
 import { type BaseCheckpointSaver, checkpointIdOf } from "../checkpoint/base.js";
 import type { CheckpointTuple } from "../checkpoint/types.js";
 import { CheckpointNotFoundError } from "../errors/graph.js";
-import type { RunScope } from "../interrupt/context.js";
-import type { StoredInterrupt } from "../interrupt/signal.js";
+import type { StoredInterrupt } from "../interrupt/record.js";
 import { isCommand } from "../primitives/command.js";
-import { indexPendingWrites } from "./pending.js";
+import type { RunScope } from "../runner/scope.js";
+import { indexPendingWrites } from "../thread/pending.js";
 
 /** The subgraph checkpoint a caller addressed through the parent. */
 export interface SubgraphTarget {

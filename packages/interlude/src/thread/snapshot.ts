@@ -3,6 +3,7 @@
  * which tasks run next, which of them are paused and on what question.
  */
 
+import type { GraphInternals } from "../algo/spec.js";
 import {
   compareTaskPaths,
   type PreparedTask,
@@ -12,11 +13,11 @@ import {
   type TaskPath,
 } from "../algo/tasks.js";
 import { applyNullWrites, channelsFromCheckpoint, type Write } from "../algo/writes.js";
-import { checkpointNsOf } from "../checkpoint/base.js";
+import { type BaseCheckpointSaver, checkpointIdOf, checkpointNsOf } from "../checkpoint/base.js";
+import { readingLangChain } from "../checkpoint/serde-langchain.js";
 import type { CheckpointMetadata, CheckpointTuple, RunnableConfig } from "../checkpoint/types.js";
-import { locatedInterrupt, publicInterrupt } from "../interrupt/signal.js";
-import type { Interrupt } from "../primitives/interrupt-record.js";
-import type { GraphInternals } from "./graph-internals.js";
+import type { Interrupt } from "../interrupt/record.js";
+import { locatedInterrupt, publicInterrupt } from "../interrupt/record.js";
 import { indexPendingWrites, type PendingIndex } from "./pending.js";
 import { workingCopy } from "./working-checkpoint.js";
 
@@ -42,12 +43,6 @@ export interface StateSnapshot {
   readonly interrupts: readonly Interrupt[];
 }
 
-export type SubgraphStateReader = (
-  graph: unknown,
-  config: RunnableConfig,
-  subgraphs: boolean,
-) => Promise<StateSnapshot | undefined>;
-
 /**
  * A subgraph snapshot's config carries `checkpoint_map` (namespace -> checkpoint id, from the
  * root down to it), as LangGraph.js's does: what time travel into the subgraph reads.
@@ -58,7 +53,7 @@ function withCheckpointMap(tuple: CheckpointTuple, ns: string): RunnableConfig {
   return { ...tuple.config, configurable: { ...tuple.config.configurable, checkpoint_map } };
 }
 
-export function emptySnapshot(config: RunnableConfig): StateSnapshot {
+function emptySnapshot(config: RunnableConfig): StateSnapshot {
   return { values: {}, next: [], config, tasks: [], interrupts: [] };
 }
 
@@ -76,13 +71,30 @@ function pendingValueWrites(pending: PendingIndex, prepared: readonly PreparedTa
   return writes;
 }
 
-/** @param current the thread's current state (getState without a checkpoint id), not a checkpoint of its history */
+/**
+ * `getState`: the snapshot `config` addresses in `saver`, with its subgraphs' own snapshots
+ * when `subgraphs` is set (a subgraph's state lives in its parent's saver).
+ */
+export async function stateAt(
+  graph: GraphInternals,
+  saver: BaseCheckpointSaver,
+  config: RunnableConfig,
+  subgraphs: boolean,
+): Promise<StateSnapshot> {
+  const tuple = await readingLangChain(() => saver.getTuple(config));
+  if (!tuple) return emptySnapshot(config);
+  return snapshotOf(graph, tuple, !checkpointIdOf(config), subgraphs ? saver : undefined);
+}
+
+/**
+ * @param current the thread's current state (getState without a checkpoint id), not a checkpoint of its history
+ * @param subgraphsIn the saver to read the subgraphs' snapshots from, when they are wanted in `tasks[].state`
+ */
 export async function snapshotOf(
   graph: GraphInternals,
   tuple: CheckpointTuple,
-  subgraphs: boolean,
-  readSubgraph: SubgraphStateReader,
   current = false,
+  subgraphsIn?: BaseCheckpointSaver,
 ): Promise<StateSnapshot> {
   const spec = graph.spec;
   const pending = indexPendingWrites(tuple.pendingWrites);
@@ -109,10 +121,10 @@ export async function snapshotOf(
     located.push(...stored.map(locatedInterrupt));
     let state: StateSnapshot | RunnableConfig | undefined;
     const subgraph = spec.nodes.get(task.name)?.subgraph;
-    const persistent = (subgraph as GraphInternals | undefined)?.subgraphCheckpoints === "persistent";
+    const persistent = subgraph?.subgraphCheckpoints === "persistent";
     const childNs = subgraphNamespace(task.ns, persistent);
     const childConfig: RunnableConfig = { configurable: { thread_id: threadId, checkpoint_ns: childNs } };
-    if (subgraph && subgraphs) state = await readSubgraph(subgraph, childConfig, true);
+    if (subgraph && subgraphsIn) state = await stateAt(subgraph, subgraphsIn, childConfig, true);
     else if (subgraph || stored.some((i) => i.ns && i.ns !== task.ns)) state = childConfig;
     const description: PregelTaskDescription = {
       id: task.id,

@@ -4,37 +4,10 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
-import type { Emitter } from "../loop/emitter.js";
+import type { FreshAnswer, GivenAnswer, StoredInterrupt, TaskCallRecord } from "../interrupt/record.js";
+import type { Emitter } from "../run/emitter.js";
+import type { Durability } from "../run/persist.js";
 import type { BaseStore } from "../store/base.js";
-import type { StoredInterrupt } from "./signal.js";
-
-/** An answer already given to an interrupt of this task. */
-export interface GivenAnswer {
-  id: string;
-  /** Digest of the question it answered. */
-  digest: string;
-  value: unknown;
-  index?: number;
-  key?: string;
-  /** The question, kept for error messages. */
-  question?: unknown;
-  /** Sent with the current run and not yet checked against the interrupt's `responseSchema`. */
-  fresh?: boolean;
-}
-
-/** An answer sent with the current run, with the question the caller saw when answering. */
-export interface FreshAnswer {
-  value: unknown;
-  digest: string;
-  question: unknown;
-}
-
-/** A saved result of a `task()` call inside the node. */
-export interface TaskCallRecord {
-  name: string;
-  ok: boolean;
-  value: unknown;
-}
 
 export interface RunScope {
   saver?: BaseCheckpointSaver;
@@ -45,7 +18,7 @@ export interface RunScope {
   positional: boolean;
   /** The caller's stream, shared with subgraph runs (which emit under their namespace). */
   emitter?: Emitter;
-  durability: "sync" | "async" | "exit";
+  durability: Durability;
   signal?: AbortSignal;
   /**
    * Time travel into a subgraph: the checkpoint each subgraph namespace starts from instead of

@@ -6,9 +6,8 @@
 import { interruptId } from "../algo/hash.js";
 import type { PreparedTask } from "../algo/tasks.js";
 import { INTERRUPT, RESUME, TASK_RESULT } from "../constants.js";
-import type { GivenAnswer } from "../interrupt/context.js";
-import type { StoredInterrupt } from "../interrupt/signal.js";
-import type { PendingIndex } from "./pending.js";
+import type { PendingIndex } from "../thread/pending.js";
+import type { GivenAnswer, StoredInterrupt } from "./record.js";
 
 function samePath(a: PreparedTask, b: PreparedTask): boolean {
   return a.name === b.name && a.path[0] === b.path[0] && a.path[1] === b.path[1];

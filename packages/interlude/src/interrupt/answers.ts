@@ -2,14 +2,14 @@
  * Turning a `Command({ resume })` into answers bound to the questions that are pending, and
  * handing each task the answers that belong to it.
  */
-import { matchResume } from "../algo/resume.js";
+
 import type { PreparedTask } from "../algo/tasks.js";
 import type { ResumeRecord } from "../checkpoint/types.js";
 import type { NothingToResumeReason } from "../errors/resume.js";
-import type { FreshAnswer, GivenAnswer } from "../interrupt/context.js";
-import { publicInterrupt, type StoredInterrupt } from "../interrupt/signal.js";
 import type { Command } from "../primitives/command.js";
-import type { TaskRecord } from "./pending.js";
+import type { TaskRecord } from "../thread/pending.js";
+import { matchResume } from "./match.js";
+import { type FreshAnswer, type GivenAnswer, publicInterrupt, type StoredInterrupt } from "./record.js";
 
 export interface ResolvedResume {
   /** interrupt id -> the answer and the question it answers */

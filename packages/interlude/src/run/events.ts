@@ -6,11 +6,11 @@ import type { GraphSpec } from "../algo/spec.js";
 import type { PreparedTask } from "../algo/tasks.js";
 import type { Write } from "../algo/writes.js";
 import { INTERRUPT, START } from "../constants.js";
-import { publicInterrupt } from "../interrupt/signal.js";
-import type { Interrupt } from "../primitives/interrupt-record.js";
+import type { Interrupt } from "../interrupt/record.js";
+import { publicInterrupt } from "../interrupt/record.js";
 import type { TaskOutcome } from "../runner/outcome.js";
+import { errorRecord } from "../thread/pending.js";
 import type { Emitter, StreamMode } from "./emitter.js";
-import { errorRecord } from "./pending.js";
 
 /**
  * Chunks held per stream (shared by a run and its subgraphs' runs), in the order they were

@@ -15,7 +15,9 @@ import type {
 import { writeRows } from "../checkpoint/writes.js";
 import { InterludeError } from "../errors/base.js";
 import { StorageError } from "../errors/storage.js";
-import type { Durability } from "./graph-internals.js";
+
+/** When a run's checkpoints are saved: `sync` before the next step, `async` while it runs, `exit` when the run stops. */
+export type Durability = "sync" | "async" | "exit";
 
 export interface SavedHead {
   /** As saved: carries only the values of channels changed since its parent. */

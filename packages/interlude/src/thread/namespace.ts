@@ -3,8 +3,9 @@
  * parent, given a subgraph's `checkpoint_ns` (`child:<task id>|grandchild:<task id>`, or `child`
  * for a subgraph compiled with `checkpointer: true`), read and write with that subgraph's schema.
  */
+
+import type { GraphInternals } from "../algo/spec.js";
 import { NS_END, NS_SEP } from "../constants.js";
-import type { GraphInternals } from "./graph-internals.js";
 
 /** `node:<task id>` and `node:<task id>~2` (a second call in one task) both name `node`. */
 function nodeOf(segment: string): string {
@@ -20,8 +21,8 @@ export function graphAtNamespace(root: GraphInternals, ns: string | undefined): 
   if (!ns) return root;
   let graph = root;
   for (const segment of ns.split(NS_SEP)) {
-    const subgraph = graph.spec.nodes.get(nodeOf(segment))?.subgraph as GraphInternals | undefined;
-    if (!subgraph?.spec) return root;
+    const subgraph = graph.spec.nodes.get(nodeOf(segment))?.subgraph;
+    if (!subgraph) return root;
     graph = subgraph;
   }
   return graph;

@@ -6,8 +6,7 @@
 import type { Write } from "../algo/writes.js";
 import type { PendingWrite, ResumeRecord } from "../checkpoint/types.js";
 import { AUDIT, DONE, ERROR, INTERRUPT, NULL_TASK_ID, RESUME, TASK_RESULT } from "../constants.js";
-import type { GivenAnswer, TaskCallRecord } from "../interrupt/context.js";
-import type { StoredInterrupt } from "../interrupt/signal.js";
+import type { GivenAnswer, StoredInterrupt, TaskCallRecord } from "../interrupt/record.js";
 
 export interface TaskRecord {
   writes?: Write[];

@@ -7,6 +7,9 @@ import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import { ThreadBusyError } from "../errors/storage.js";
 import { isDeadOwner, newClaimOwner } from "./claim-owner.js";
 
+/** How long a claim lasts without renewal unless the run says otherwise (`claimTtlMs`). */
+export const DEFAULT_CLAIM_TTL_MS = 30_000;
+
 /** The thread is claimed by someone else: taken over if they are known dead, else ThreadBusyError saying when it lapses. */
 async function takeOver(saver: BaseCheckpointSaver, threadId: string, owner: string, ttlMs: number): Promise<void> {
   const holder = await saver.claimHolder(threadId);

@@ -2,13 +2,14 @@
  * Matching a `Command({ resume })` to the interrupts that are waiting. Pure: given what is
  * pending and what was sent, decide which answer goes to which interrupt, or refuse.
  */
+
+import { INTERRUPT_ID_PATTERN } from "../algo/hash.js";
 import {
   AmbiguousResumeError,
   NothingToResumeError,
   type NothingToResumeReason,
   UnknownInterruptError,
 } from "../errors/resume.js";
-import { INTERRUPT_ID_PATTERN } from "./hash.js";
 
 export interface PendingQuestion {
   id: string;

@@ -7,7 +7,7 @@ import type { Write } from "../algo/writes.js";
 import type { ResumeRecord } from "../checkpoint/types.js";
 import { AUDIT, DONE, ERROR, INTERRUPT, NULL_TASK_ID, RESUME, TASK_RESULT } from "../constants.js";
 import type { TaskOutcome } from "../runner/outcome.js";
-import { errorRecord } from "./pending.js";
+import { errorRecord } from "../thread/pending.js";
 import type { Persistence } from "./persist.js";
 
 /** The writes that mark a task finished. */

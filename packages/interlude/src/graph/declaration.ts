@@ -1,0 +1,51 @@
+/**
+ * What a `StateGraph` declares (its state, nodes, edges and branches), as `compile()`, the
+ * compiled graph and its drawing read it. Kept apart from the builder so that they need not
+ * import it (the builder imports them).
+ */
+import type { GraphInternals } from "../algo/spec.js";
+import type { StandardSchemaV1 } from "../interrupt/standard-schema.js";
+import type { RetryPolicy } from "../runner/retry.js";
+import type { StateSpec } from "./annotation.js";
+
+export interface AddNodeOptions {
+  /** Nodes this node may route to with `Command({ goto })` (for drawing and validation). */
+  ends?: readonly string[];
+  retryPolicy?: RetryPolicy;
+  /** Run the node only once nothing else is left to run (after the other branches finished). */
+  defer?: boolean;
+  /** Not supported: refused with UnsupportedFeatureError rather than ignored. */
+  cachePolicy?: unknown;
+  /** Not supported (a node's own input schema): refused with UnsupportedFeatureError rather than ignored. */
+  input?: unknown;
+}
+
+/** A compiled graph added as a node: it runs through its `invoke`, as a subgraph of the run. */
+interface SubgraphNode extends GraphInternals {
+  invoke(input: unknown, config?: any): Promise<unknown>;
+}
+
+export interface NodeDefinition {
+  name: string;
+  action: ((state: any, config: any) => unknown) | SubgraphNode;
+  options: AddNodeOptions;
+}
+
+export interface BranchDefinition {
+  source: string;
+  path: (state: any, config: any) => unknown;
+  pathMap?: Record<string, string>;
+}
+
+export interface GraphDeclaration {
+  readonly spec: StateSpec;
+  /** Keys taken from a run's input and returned by `invoke`, when input / output schemas were given. */
+  readonly inputKeys?: readonly string[];
+  readonly outputKeys?: readonly string[];
+  /** Validators of state keys (zod and StateSchema fields): inputs and node updates are checked. */
+  readonly validators: ReadonlyMap<string, StandardSchemaV1>;
+  readonly contextSchema?: unknown;
+  readonly nodes: ReadonlyMap<string, NodeDefinition>;
+  readonly edges: ReadonlyArray<{ sources: string[]; target: string }>;
+  readonly branches: readonly BranchDefinition[];
+}

@@ -1,0 +1,66 @@
+/**
+ * The options of one run (`invoke`, `stream`), declared once: the config types extend them, the
+ * run reads them as given, and `configWithoutOptions` tells them from the config nodes receive.
+ */
+import type { RunnableConfig } from "../checkpoint/types.js";
+import type { StateSnapshot } from "../thread/snapshot.js";
+import type { StreamMode } from "./emitter.js";
+import type { Durability } from "./persist.js";
+
+export interface RunOptions {
+  /** The most node steps a run takes before GraphRecursionError (default 25). */
+  recursionLimit?: number;
+  durability?: Durability;
+  /** Pause before these nodes run (over the graph's own `compile({ interruptBefore })`). */
+  interruptBefore?: string[] | "*";
+  interruptAfter?: string[] | "*";
+  signal?: AbortSignal;
+  /**
+   * How long this run's claim on its thread lasts without renewal (default 30 s). A process
+   * that dies while running leaves the thread busy for at most this long.
+   */
+  claimTtlMs?: number;
+  /**
+   * Interlude: once `signal` aborts, how long the run waits for running nodes to stop (they get
+   * the signal as `config.signal`) before abandoning them; what they return later is dropped.
+   * Default 5 s.
+   */
+  abortGraceMs?: number;
+  /**
+   * Interlude: called once the run has stopped (finished or paused, not failed) with the
+   * thread's state as `getState()` would return it, built from what the run holds instead of
+   * read back from the checkpointer. Not called when the run cannot tell it exactly (it saved
+   * no checkpoint, or the checkpoint it stopped at carries an update sent with the answer): read
+   * `getState()` then.
+   */
+  onFinalState?: (state: StateSnapshot) => void;
+}
+
+export interface StreamOptions extends RunOptions {
+  streamMode?: StreamMode | StreamMode[];
+  subgraphs?: boolean;
+}
+
+export const DEFAULT_RECURSION_LIMIT = 25;
+export const DEFAULT_ABORT_GRACE_MS = 5_000;
+
+/** Every option's key: the compiler refuses this record until an option added above is listed here. */
+const OPTION_KEYS: Record<keyof StreamOptions, true> = {
+  recursionLimit: true,
+  durability: true,
+  interruptBefore: true,
+  interruptAfter: true,
+  signal: true,
+  claimTtlMs: true,
+  abortGraceMs: true,
+  onFinalState: true,
+  streamMode: true,
+  subgraphs: true,
+};
+
+/** The caller's config without the run options: what nodes receive (and subgraphs inherit). */
+export function configWithoutOptions(config: RunnableConfig & StreamOptions): RunnableConfig {
+  const out: RunnableConfig = {};
+  for (const key in config) if (!Object.hasOwn(OPTION_KEYS, key)) out[key] = config[key];
+  return out;
+}

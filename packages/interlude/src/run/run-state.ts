@@ -1,0 +1,154 @@
+/**
+ * What a run holds as it goes: the graph's place in the thread (saver, thread, namespace), the
+ * working checkpoint and its channels, the step, the pending writes it started from; and how
+ * it saves a checkpoint (`commit`). The start (`start.ts`) and the loop (`run.ts`) build on it.
+ */
+import { type Breakpoints, breakpointsOf } from "../algo/breakpoints.js";
+import type { GraphInternals } from "../algo/spec.js";
+import { type PreparedTask, prepareNextTasks, readState, subgraphNamespace } from "../algo/tasks.js";
+import type { Write } from "../algo/writes.js";
+import type { Channel } from "../channels/base.js";
+import { type BaseCheckpointSaver, checkpointIdOf, checkpointNsOf, threadIdOf } from "../checkpoint/base.js";
+import type { Checkpoint, CheckpointMetadata, ResumeRecord, RunnableConfig } from "../checkpoint/types.js";
+import { MissingThreadIdError } from "../errors/graph.js";
+import type { Interrupt, StoredInterrupt } from "../interrupt/record.js";
+import type { LangChain } from "../langchain/typed.js";
+import { currentTask, type RunScope, type TaskScope } from "../runner/scope.js";
+import type { PendingIndex } from "../thread/pending.js";
+import { checkpointToSave } from "../thread/working-checkpoint.js";
+import type { Emitter, StreamMode } from "./emitter.js";
+import { RunEvents } from "./events.js";
+import type { RunOptions } from "./options.js";
+import type { Persistence } from "./persist.js";
+import type { SubgraphTarget } from "./replay.js";
+
+export interface RunResult {
+  values: Record<string, unknown>;
+  interrupts: Interrupt[];
+  /** Stopped before the end: at interrupts, or at a static breakpoint (no interrupts). */
+  paused: boolean;
+}
+
+export abstract class RunState {
+  protected readonly saver?: BaseCheckpointSaver;
+  protected readonly threadId?: string;
+  protected readonly ns: string;
+  protected readonly parent?: TaskScope;
+  protected readonly scope: RunScope;
+  protected readonly events: RunEvents;
+  /** Static breakpoints: the run's own, else the graph's. */
+  protected readonly before?: Breakpoints;
+  protected readonly after?: Breakpoints;
+  protected checkpoint!: Checkpoint;
+  protected channels!: Map<string, Channel>;
+  protected step = -1;
+  protected persistence!: Persistence;
+  protected pending: PendingIndex = { tasks: new Map(), nullWrites: [], audit: [] };
+  protected reuseFinished = false;
+  protected resumeRecord?: ResumeRecord;
+  protected commandWrites: Write[] = [];
+  protected parents: Record<string, string> = {};
+  protected subgraphTarget?: SubgraphTarget;
+  /** Questions pending at the subgraph checkpoint addressed by the caller: what an answer is for. */
+  protected targetPending?: StoredInterrupt[];
+  /** Loaded when the run has LangChain callbacks (the caller's, or those of the messages stream). */
+  protected lc?: LangChain;
+
+  constructor(
+    protected readonly graph: GraphInternals,
+    protected readonly input: unknown,
+    protected config: RunnableConfig,
+    protected readonly options: RunOptions,
+    emitter?: Emitter,
+  ) {
+    this.parent = currentTask();
+    if (this.parent) {
+      this.saver = graph.subgraphCheckpoints === "none" ? undefined : (this.parent.run.saver ?? graph.checkpointer);
+      this.threadId = this.parent.run.threadId;
+      const call = this.parent.subgraphCounter++;
+      if (graph.subgraphCheckpoints === "persistent") this.ns = subgraphNamespace(this.parent.ns, true);
+      else this.ns = call === 0 ? this.parent.ns : `${this.parent.ns}~${call}`;
+    } else {
+      this.saver = graph.checkpointer;
+      this.threadId = threadIdOf(config);
+      // A subgraph's checkpoint given to the parent: the parent replays from the checkpoint it
+      // had then, and the subgraph from this one (time travel into a subgraph).
+      const ns = checkpointNsOf(config);
+      if (ns) this.subgraphTarget = { ns, checkpointId: checkpointIdOf(config) };
+      this.ns = "";
+    }
+    if (this.saver && this.threadId === undefined) throw new MissingThreadIdError();
+    this.scope = {
+      saver: this.saver,
+      threadId: this.threadId,
+      answers: this.parent?.run.answers ?? new Map(),
+      positional: graph.positional,
+      emitter: this.parent?.run.emitter ?? emitter,
+      durability: options.durability ?? this.parent?.run.durability ?? "sync",
+      signal: options.signal,
+      replay: this.parent?.run.replay,
+      replayBefore: this.parent?.run.replayBefore,
+      store: graph.store ?? this.parent?.run.store,
+    };
+    this.events = new RunEvents(this.scope.emitter, this.ns, graph.spec, () => this.step);
+    this.before = breakpointsOf(options.interruptBefore) ?? graph.interruptBefore;
+    this.after = breakpointsOf(options.interruptAfter) ?? graph.interruptAfter;
+  }
+
+  protected emit(mode: StreamMode, chunk: () => unknown): void {
+    this.events.emit(mode, chunk);
+  }
+
+  protected nextTasks(candidates?: Iterable<string>): PreparedTask[] {
+    return prepareNextTasks(this.graph.spec, this.checkpoint, this.channels, this.step + 1, this.ns, candidates);
+  }
+
+  protected pendingInterrupts(tasks: readonly PreparedTask[]): StoredInterrupt[] {
+    const out: StoredInterrupt[] = [];
+    for (const task of tasks) {
+      const record = this.pending.tasks.get(task.id);
+      if (record?.interrupts && !record.done) out.push(...record.interrupts);
+    }
+    return out;
+  }
+
+  protected track(updated: Iterable<string>): void {
+    for (const channel of updated) this.persistence.changed.add(channel);
+  }
+
+  protected values(): Record<string, unknown> {
+    return readState(this.channels, this.graph.spec.stateKeys);
+  }
+
+  /** A saved checkpoint as the `checkpoints` stream mode (and `debug`) tells it, in LangGraph's shape. */
+  protected checkpointEvent(id: string, metadata: CheckpointMetadata, parentId: string | undefined) {
+    const tasks = this.nextTasks().map((t) => ({ id: t.id, name: t.name, path: t.path, interrupts: [] }));
+    const event: Record<string, unknown> = {
+      config: this.persistence.configFor(id),
+      values: this.values(),
+      metadata,
+      next: tasks.map((t) => t.name),
+      tasks,
+    };
+    if (parentId) event.parentConfig = this.persistence.configFor(parentId);
+    return event;
+  }
+
+  protected async commit(source: "input" | "loop" | "fork"): Promise<void> {
+    this.step += 1;
+    const checkpoint = checkpointToSave(this.checkpoint, this.channels, this.persistence.changed);
+    const metadata: CheckpointMetadata = { source, step: this.step, parents: this.parents };
+    if (source === "loop") {
+      const audit = this.resumeRecord ? [...this.pending.audit, this.resumeRecord] : this.pending.audit;
+      if (audit.length) metadata.resume = audit;
+      this.resumeRecord = undefined;
+    }
+    const parentId = this.persistence.parentId;
+    this.checkpoint.id = checkpoint.id;
+    this.checkpoint.ts = checkpoint.ts;
+    this.commandWrites = [];
+    this.pending = { tasks: new Map(), nullWrites: [], audit: [] };
+    await this.persistence.saveCheckpoint(checkpoint, metadata);
+    if (this.saver) this.emit("checkpoints", () => this.checkpointEvent(checkpoint.id, metadata, parentId));
+  }
+}

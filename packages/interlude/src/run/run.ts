@@ -1,0 +1,274 @@
+/**
+ * One run of a thread: claim it, start (`start.ts`), then step until the graph finishes or
+ * pauses, saving as it goes. Each step: the next tasks (pure, `algo/`), run concurrently
+ * (`runner/`), settled (a pause or failure saves what the step did), writes applied, committed.
+ */
+import { shouldInterrupt } from "../algo/breakpoints.js";
+import { candidateNodes, compareTaskPaths, type PreparedTask, readState } from "../algo/tasks.js";
+import {
+  applyNullWrites,
+  applyWrites,
+  changedChannelValues,
+  channelsFromCheckpoint,
+  type TaskWrites,
+} from "../algo/writes.js";
+import { startCallChain, startGraphChain, startNodeChain } from "../callbacks/trace.js";
+import type { CheckpointTuple } from "../checkpoint/types.js";
+import { START, TASK_RESULT } from "../constants.js";
+import { GraphRecursionError, MissingCheckpointerError, RunCancelledError } from "../errors/graph.js";
+import { answersFor } from "../interrupt/answers.js";
+import { publicInterrupt } from "../interrupt/record.js";
+import { GraphInterrupt, ParentCommand } from "../interrupt/signal.js";
+import { langchainLoaded, loadLangChain } from "../langchain/load.js";
+import { loadTypedLangChain } from "../langchain/typed.js";
+import type { TaskOutcome } from "../runner/outcome.js";
+import { runTask, type TaskEnv } from "../runner/run-task.js";
+import { DEFAULT_CLAIM_TTL_MS, withThreadClaim } from "../thread/claim.js";
+import { type StateSnapshot, snapshotOf } from "../thread/snapshot.js";
+import { workingCopy } from "../thread/working-checkpoint.js";
+import { abandonOnAbort } from "./abandon.js";
+import { NodeConfigs } from "./node-config.js";
+import { DEFAULT_ABORT_GRACE_MS, DEFAULT_RECURSION_LIMIT } from "./options.js";
+import { finishedWrites, saveStoppedStep } from "./outcomes.js";
+import type { RunResult } from "./run-state.js";
+import { RunStart } from "./start.js";
+
+const NO_TASKS: readonly PreparedTask[] = [];
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function stepWrites(outcome: TaskOutcome): TaskWrites {
+  return {
+    name: outcome.task.name,
+    triggers: outcome.task.triggers,
+    writes: outcome.kind === "done" ? outcome.writes : [],
+  };
+}
+
+/** A step's writes in LangGraph's task order (by task path), whatever order the tasks finished in. */
+function inTaskOrder(outcomes: readonly TaskOutcome[]): readonly TaskOutcome[] {
+  if (outcomes.length < 2) return outcomes;
+  return [...outcomes].sort((a, b) => compareTaskPaths(a.task.path, b.task.path));
+}
+
+export class GraphRun extends RunStart {
+  /** The config of each task, `config.writer` feeding the `custom` stream mode. */
+  private nodeConfigs?: NodeConfigs;
+
+  async execute(): Promise<RunResult> {
+    if (!this.saver && (this.before || this.after))
+      throw new MissingCheckpointerError("interruptBefore/interruptAfter");
+    // A subgraph runs inside its parent's claim.
+    if (!this.saver || this.parent) return this.run();
+    return withThreadClaim(this.saver, this.threadId!, this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS, () =>
+      this.run(),
+    );
+  }
+
+  private run(): Promise<RunResult> {
+    return this.config.callbacks === undefined || this.config.callbacks === null ? this.runSteps() : this.runTraced();
+  }
+
+  /** The run inside its chain run (a subgraph's is a child of the node that runs it). */
+  private async runTraced(): Promise<RunResult> {
+    this.lc = await loadTypedLangChain("Callbacks");
+    const chain = await startGraphChain(this.lc, this.config, this.graph.name, this.input);
+    this.config = chain.config;
+    let result: RunResult;
+    try {
+      result = await this.runSteps();
+    } catch (error) {
+      await chain.fail(error);
+      throw error;
+    }
+    await chain.end(result.values);
+    return result;
+  }
+
+  private async runSteps(): Promise<RunResult> {
+    // Message reducers read @langchain/core synchronously: load it before the first step.
+    if (this.graph.spec.usesLangChain && !langchainLoaded()) await loadLangChain();
+    const early = await this.start();
+    if (early) return early;
+    const result = await this.loop();
+    this.events.flush();
+    await this.persistence.flushUnsaved();
+    await this.persistence.drain();
+    if (this.options.onFinalState && !this.parent) await this.tellFinalState(this.options.onFinalState);
+    return result;
+  }
+
+  /**
+   * The thread's state as getState() would read it back, when this run saved the checkpoint it
+   * stopped at: its values are the run's channels, its pending writes those saved against it.
+   * A head that predates the run may carry writes of earlier runs, so it is not told.
+   */
+  private async tellFinalState(tell: (state: StateSnapshot) => void): Promise<void> {
+    const saved = this.persistence.savedHead();
+    if (!saved) return;
+    const tuple: CheckpointTuple = {
+      config: this.persistence.configFor(saved.checkpoint.id),
+      checkpoint: { ...saved.checkpoint, channel_values: changedChannelValues(this.channels, this.channels.keys()) },
+      metadata: saved.metadata,
+      pendingWrites: saved.writes,
+    };
+    if (saved.parentId) tuple.parentConfig = this.persistence.configFor(saved.parentId);
+    tell(await snapshotOf(this.graph, tuple, true));
+  }
+
+  private async loop(): Promise<RunResult> {
+    const limit = this.options.recursionLimit ?? DEFAULT_RECURSION_LIMIT;
+    const { before, after } = this;
+    let candidates: Iterable<string> | undefined;
+    let fromInput = false;
+    for (let stepsRun = 0; ; ) {
+      const tasks = this.nextTasks(candidates);
+      if (tasks.length === 0) {
+        // As in LangGraph, a run given input spends its last step finding nothing left to run:
+        // one that needs exactly `limit` node steps is over the limit.
+        if (fromInput && stepsRun >= limit) throw new GraphRecursionError(limit);
+        return { values: this.values(), interrupts: [], paused: false };
+      }
+      // A cancelled run stops at the next step boundary, its last checkpoint intact.
+      if (this.scope.signal?.aborted) throw new RunCancelledError(this.scope.signal.reason);
+      const onlyInput = tasks.length === 1 && tasks[0]!.name === START;
+      fromInput ||= onlyInput;
+      if (!onlyInput && stepsRun++ >= limit) throw new GraphRecursionError(limit);
+      // The input task is not a node: breakpoints never stop at it.
+      const nodes = onlyInput ? NO_TASKS : tasks;
+      if (shouldInterrupt(this.checkpoint, before, nodes)) return this.pauseAtBreakpoint();
+      const outcomes = await this.runStep(tasks);
+      // A node that failed once the run was cancelled was most likely told to stop: not its failure to record.
+      if (this.scope.signal?.aborted && outcomes.some((o) => o.kind === "failed"))
+        throw new RunCancelledError(this.scope.signal.reason);
+      const stop = await this.settle(tasks, outcomes);
+      if (stop) return stop;
+      const updated = applyWrites(
+        this.graph.spec,
+        this.checkpoint,
+        this.channels,
+        inTaskOrder(outcomes).map(stepWrites),
+      );
+      this.track(updated);
+      this.events.updates(outcomes);
+      await this.commit("loop");
+      this.emit("values", () => this.values());
+      if (shouldInterrupt(this.checkpoint, after, nodes)) return this.pauseAtBreakpoint();
+      candidates = candidateNodes(this.graph.spec, updated);
+    }
+  }
+
+  private async pauseAtBreakpoint(): Promise<RunResult> {
+    await this.persistence.flushUnsaved();
+    // A subgraph's breakpoint pauses the whole run: its parent task stops with no question,
+    // and continuing the parent continues the subgraph from the checkpoint saved here.
+    if (this.parent) {
+      await this.persistence.drain();
+      throw new GraphInterrupt([]);
+    }
+    this.events.interrupted([]);
+    return { values: this.values(), interrupts: [], paused: true };
+  }
+
+  private taskEnv(checkpointId: string): TaskEnv {
+    // Built at the first step: a traced run's config is its chain run's, known only then.
+    const configs = (this.nodeConfigs ??= new NodeConfigs(
+      this.config,
+      this.threadId,
+      (chunk) => this.emit("custom", () => chunk),
+      this.scope.signal,
+      this.scope.store,
+    ));
+    return {
+      spec: this.graph.spec,
+      run: this.scope,
+      config: (task) => configs.for(task.ns),
+      saveTaskCalls: (task, calls) => this.persistence.saveWrites(checkpointId, task.id, [[TASK_RESULT, calls]]),
+      sleep,
+      origin: { ns: this.ns, checkpointId, parents: this.parents },
+      trace: this.lc && ((task, config) => startNodeChain(this.lc!, config, task, this.step + 1)),
+      traceCall:
+        this.lc &&
+        ((task, config, name, index, input) =>
+          startCallChain(this.lc!, config, task, this.step + 1, name, index, input)),
+    };
+  }
+
+  /** Runs the step's tasks concurrently; tasks already finished before a pause are not run again. */
+  private async runStep(tasks: readonly PreparedTask[]): Promise<TaskOutcome[]> {
+    const checkpointId = this.checkpoint.id;
+    const env = this.taskEnv(checkpointId);
+    const several = tasks.length > 1 && this.scope.durability !== "exit";
+    const run = async (task: PreparedTask): Promise<TaskOutcome> => {
+      const record = this.pending.tasks.get(task.id);
+      if (record?.done && this.reuseFinished)
+        return { kind: "done", task, writes: record.writes ?? [], output: undefined };
+      this.events.taskStarted(task);
+      const outcome = await runTask(
+        env,
+        task,
+        record && { answers: answersFor(task, record, this.scope.answers), taskCalls: record.taskCalls ?? [] },
+      );
+      this.events.taskFinished(outcome);
+      // With siblings, a finished task's writes are saved at once: if the step is then
+      // interrupted or the process dies, it is not run again.
+      if (outcome.kind === "done" && several && !this.scope.signal?.aborted)
+        await this.persistence.saveWrites(checkpointId, task.id, finishedWrites(outcome.writes));
+      return outcome;
+    };
+    const signal = this.scope.signal;
+    if (!signal) return tasks.length === 1 ? [await run(tasks[0]!)] : Promise.all(tasks.map(run));
+    return abandonOnAbort(Promise.all(tasks.map(run)), signal, this.options.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS);
+  }
+
+  /** After a step: stop the run when a task paused, failed or had its answer refused. */
+  private async settle(
+    tasks: readonly PreparedTask[],
+    outcomes: readonly TaskOutcome[],
+  ): Promise<RunResult | undefined> {
+    const rejected = outcomes.find((o) => o.kind === "rejected");
+    if (rejected) throw rejected.error;
+    const parentCommand = outcomes.find((o) => o.kind === "parent");
+    if (parentCommand && parentCommand.kind === "parent") throw new ParentCommand(parentCommand.command);
+    const stopped = outcomes.some((o) => o.kind === "interrupted" || o.kind === "failed");
+    if (!stopped) return undefined;
+
+    await this.persistence.flushUnsaved();
+    const finishedSaved = tasks.length > 1 && this.scope.durability !== "exit";
+    // The answers and update of this run stay with the paused checkpoint until a step completes.
+    await saveStoppedStep(
+      this.persistence,
+      this.checkpoint.id,
+      outcomes,
+      finishedSaved,
+      this.commandWrites,
+      this.resumeRecord,
+    );
+    await this.persistence.drain();
+
+    const failed = outcomes.find((o) => o.kind === "failed");
+    if (failed && failed.kind === "failed") throw failed.error;
+    const interrupts = outcomes.flatMap((o) => (o.kind === "interrupted" ? o.interrupts : []));
+    const visible = interrupts.map(publicInterrupt);
+    // A subgraph stopped by a breakpoint further down has no question of its own to stream.
+    if (!this.parent || visible.length) {
+      this.events.interrupted(visible);
+    }
+    if (this.parent) throw new GraphInterrupt(interrupts);
+    return { values: this.valuesWithFinished(outcomes), interrupts: visible, paused: true };
+  }
+
+  /**
+   * The paused step's finished tasks wrote their results as pending writes: they are part of
+   * the state the caller sees (as getState() shows them), though the step has not completed.
+   */
+  private valuesWithFinished(outcomes: readonly TaskOutcome[]): Record<string, unknown> {
+    const finished = inTaskOrder(outcomes).flatMap((o) => (o.kind === "done" ? o.writes : []));
+    if (finished.length === 0) return this.values();
+    const copy = workingCopy(this.checkpoint);
+    copy.channel_values = changedChannelValues(this.channels, this.graph.spec.stateKeys);
+    const channels = channelsFromCheckpoint(this.graph.spec, copy);
+    applyNullWrites(copy, channels, finished);
+    return readState(channels, this.graph.spec.stateKeys);
+  }
+}
