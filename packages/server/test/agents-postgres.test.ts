@@ -89,4 +89,38 @@ describe("agents on two servers sharing PostgreSQL", () => {
     expect(tokens.map((e) => e.data.data.chunk.content).join("")).toBe("It is sunny in Paris");
     expect(joined.map((e) => e.event)).toEqual(streamed.map((e) => e.event));
   });
+
+  it.each([
+    [
+      "chatty",
+      ["values", "updates", "messages-tuple", "messages", "events", "custom", "debug", "checkpoints", "tasks"],
+    ],
+    ["react", ["tools", "messages-tuple"]],
+    ["lifecycle", ["lifecycle", "updates"]],
+  ] as const)(
+    "every mode crosses servers: %s's run created on one is joined on the other, whole and after lastEventId",
+    async (graph, modes) => {
+      const a = clientOf(urlA);
+      const b = clientOf(urlB);
+      const thread = await a.threads.create();
+      const streamed = (await collect(
+        a.runs.stream(thread.thread_id, graph, {
+          input: { messages: [{ role: "user", content: "hello" }] },
+          streamMode: [...modes],
+          context: { user: "ann" },
+        }),
+      )) as Event[];
+      const runId = (streamed[0]!.data as { run_id: string }).run_id;
+      const names = new Set(streamed.map((e) => e.event.split("|")[0]!));
+      for (const mode of modes)
+        expect(names).toContain(
+          mode === "messages-tuple" ? "messages" : mode === "messages" ? "messages/partial" : mode,
+        );
+      const joined = (await collect(b.runs.joinStream(thread.thread_id, runId))) as Event[];
+      expect(joined).toEqual(streamed);
+      const cut = streamed[Math.floor(streamed.length / 2)]!;
+      const rest = (await collect(b.runs.joinStream(thread.thread_id, runId, { lastEventId: cut.id }))) as Event[];
+      expect(rest).toEqual(streamed.slice(streamed.indexOf(cut) + 1));
+    },
+  );
 });
