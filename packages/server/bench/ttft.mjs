@@ -38,14 +38,21 @@ function streamRun(agent, url, threadId, body) {
         return reject(new Error(`POST ${path}: ${res.statusCode}`));
       }
       res.setEncoding("utf8");
+      let times;
       res.on("data", (chunk) => {
-        if (first === undefined && chunk.includes("event: messages\n")) first = performance.now() - sent;
+        if (first === undefined && chunk.includes("event: messages\n")) {
+          first = performance.now() - sent;
+          // The model's first token reads "w0@<called>@<produced>" (epoch ms, bench/fixtures/ttft-agent.mjs).
+          const [, called, produced] = chunk.match(/w0@([\d.]+)@([\d.]+)/) ?? [];
+          const epoch = (t) => Number(t) - performance.timeOrigin;
+          if (called) times = { beforeModel: epoch(called) - sent, afterToken: first + sent - epoch(produced) };
+        }
         text += chunk;
       });
       res.on("end", () => {
         if (text.includes("event: error\n")) return reject(new Error(`run failed: ${text.slice(-500)}`));
         if (first === undefined) return reject(new Error(`no token streamed: ${text.slice(0, 500)}`));
-        resolve({ ttft: first, total: performance.now() - sent });
+        resolve({ ttft: first, total: performance.now() - sent, ...times });
       });
     });
     req.on("error", reject);
@@ -59,16 +66,21 @@ async function runTtft({ url, clients, turns, firstTokenMs, cpuMs }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
   const ttfts = [];
   const totals = [];
+  const beforeModel = [];
+  const afterToken = [];
   const conversation = async (c) => {
     const thread = await json.request("POST", "/threads", { metadata: { bench: "ttft" } });
     for (let turn = 0; turn < turns; turn++) {
-      const { ttft, total } = await streamRun(agent, url, thread.thread_id, {
+      const { ttft, total, ...split } = await streamRun(agent, url, thread.thread_id, {
         assistant_id: "agent",
         input: { messages: [{ role: "user", content: `client ${c}, turn ${turn}` }] },
         stream_mode: "messages-tuple",
+        ...(process.env.TTFT_DURABILITY ? { durability: process.env.TTFT_DURABILITY } : {}),
       });
       ttfts.push(ttft);
       totals.push(total);
+      beforeModel.push(split.beforeModel);
+      afterToken.push(split.afterToken);
     }
   };
   try {
@@ -85,6 +97,14 @@ async function runTtft({ url, clients, turns, firstTokenMs, cpuMs }) {
     p95: p(95),
     overheadP50: p(50) - firstTokenMs,
     overheadP95: p(95) - firstTokenMs,
+    beforeModelP50: percentile(
+      beforeModel.sort((a, b) => a - b),
+      50,
+    ),
+    afterTokenP50: percentile(
+      afterToken.sort((a, b) => a - b),
+      50,
+    ),
     serverCpuMsPerRun: cpuBefore === undefined ? undefined : (cpuMs() - cpuBefore) / sorted.length,
     totalP50: percentile(
       totals.sort((a, b) => a - b),
@@ -94,7 +114,7 @@ async function runTtft({ url, clients, turns, firstTokenMs, cpuMs }) {
 }
 
 const describe = (label, r) =>
-  `[ttft] ${label}: ${r.runs} runs, time to first token p50 ${r.p50.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms; server overhead p50 ${r.overheadP50.toFixed(1)} ms, p95 ${r.overheadP95.toFixed(1)} ms (whole answer p50 ${r.totalP50.toFixed(0)} ms${r.serverCpuMsPerRun === undefined ? "" : `, server CPU ${r.serverCpuMsPerRun.toFixed(1)} ms per run`})`;
+  `[ttft] ${label}: ${r.runs} runs, time to first token p50 ${r.p50.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms; server overhead p50 ${r.overheadP50.toFixed(1)} ms, p95 ${r.overheadP95.toFixed(1)} ms (p50 ${r.beforeModelP50.toFixed(1)} ms from request to model call, ${r.afterTokenP50.toFixed(1)} ms from token to client; whole answer p50 ${r.totalP50.toFixed(0)} ms${r.serverCpuMsPerRun === undefined ? "" : `, server CPU ${r.serverCpuMsPerRun.toFixed(1)} ms per run`})`;
 
 async function main() {
   const arg = (name, fallback) => {
