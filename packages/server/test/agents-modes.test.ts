@@ -22,7 +22,12 @@ beforeAll(async () => {
 });
 afterAll(() => server.dispose());
 
-async function streamed(graph: string, streamMode: StreamMode[], input: unknown = hello, subgraphs = false) {
+async function streamed(
+  graph: string,
+  streamMode: StreamMode[],
+  input: Record<string, unknown> = hello,
+  subgraphs = false,
+) {
   const client = server.client();
   const thread = await client.threads.create();
   const events = (await collect(
