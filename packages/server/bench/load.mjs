@@ -238,11 +238,13 @@ async function startDeployment({ postgres, servers }) {
   };
 }
 
+/** The value after `--name` on the command line, else `fallback`. */
+export function arg(name, fallback) {
+  const at = process.argv.indexOf(`--${name}`);
+  return at === -1 ? fallback : process.argv[at + 1];
+}
+
 async function main() {
-  const arg = (name, fallback) => {
-    const at = process.argv.indexOf(`--${name}`);
-    return at === -1 ? fallback : process.argv[at + 1];
-  };
   const clients = Number(arg("clients", 20));
   const rounds = Number(arg("rounds", 100));
   const paceMs = Number(arg("pace", 40));

@@ -15,7 +15,7 @@
  */
 import http from "node:http";
 import { fileURLToPath } from "node:url";
-import { httpClient, percentile, startServerProcess, throwawayDatabase } from "./load.mjs";
+import { arg, httpClient, percentile, startServerProcess, throwawayDatabase } from "./load.mjs";
 
 const CONFIG = fileURLToPath(new URL("./fixtures/ttft.json", import.meta.url));
 
@@ -117,10 +117,6 @@ const describe = (label, r) =>
   `[ttft] ${label}: ${r.runs} runs, time to first token p50 ${r.p50.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms; server overhead p50 ${r.overheadP50.toFixed(1)} ms, p95 ${r.overheadP95.toFixed(1)} ms (p50 ${r.beforeModelP50.toFixed(1)} ms from request to model call, ${r.afterTokenP50.toFixed(1)} ms from token to client; whole answer p50 ${r.totalP50.toFixed(0)} ms${r.serverCpuMsPerRun === undefined ? "" : `, server CPU ${r.serverCpuMsPerRun.toFixed(1)} ms per run`})`;
 
 async function main() {
-  const arg = (name, fallback) => {
-    const at = process.argv.indexOf(`--${name}`);
-    return at === -1 ? fallback : process.argv[at + 1];
-  };
   const clients = Number(arg("clients", 20));
   const turns = Number(arg("turns", 20));
   const firstTokenMs = Number(arg("first-token", 50));
