@@ -123,4 +123,22 @@ describe("agents on two servers sharing PostgreSQL", () => {
       expect(rest).toEqual(streamed.slice(streamed.indexOf(cut) + 1));
     },
   );
+
+  it("an entrypoint() workflow paused through one server is joined and resumed through the other", async () => {
+    const a = clientOf(urlA);
+    const b = clientOf(urlB);
+    const thread = await a.threads.create();
+    const streamed = (await collect(
+      a.runs.stream(thread.thread_id, "functional", {
+        input: { topic: "cats" },
+        streamMode: ["values", "updates", "messages-tuple"],
+      }),
+    )) as Event[];
+    expect(text(streamed, "messages")).toBe(ANSWER);
+    const runId = (streamed[0]!.data as { run_id: string }).run_id;
+    expect(await collect(b.runs.joinStream(thread.thread_id, runId))).toEqual(streamed);
+    const output = await b.runs.wait(thread.thread_id, "functional", { command: { resume: "yes" } });
+    expect(output).toEqual({ text: ANSWER, verdict: "yes" });
+    expect((await a.threads.getState(thread.thread_id)).values).toEqual(output);
+  });
 });
