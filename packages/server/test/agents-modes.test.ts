@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { loadConfig } from "@interlude/server";
 import type { StreamMode } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { collect, type TestServer, testServer } from "./helpers.js";
+import { collect, json, type TestServer, testServer } from "./helpers.js";
 
 const ANSWER = "Tokens arrive one by one";
 const AGENTS_CONFIG = fileURLToPath(new URL("./fixtures/agents.json", import.meta.url));
@@ -278,5 +278,21 @@ describe("entrypoint() workflows", () => {
     });
     await client.threads.updateState(thread.thread_id, { values: { text: "edited", verdict: "yes" } });
     expect((await client.threads.getState(thread.thread_id)).values).toEqual({ text: "edited", verdict: "yes" });
+  });
+
+  it("a workflow returning a string: wait, the thread's state and values give the string", async () => {
+    const client = server.client();
+    const thread = await client.threads.create();
+    // Over HTTP: the SDK's runs.wait looks for `__error__` in the result with `in`, which a string fails.
+    const waited = await json(`${server.url}/threads/${thread.thread_id}/runs/wait`, {
+      method: "POST",
+      body: JSON.stringify({ assistant_id: "echo", input: { text: "hi" } }),
+    });
+    expect(waited).toEqual({ status: 200, body: "echo: hi" });
+    expect((await client.threads.getState(thread.thread_id)).values).toBe("echo: hi");
+    const events = (await collect(
+      client.runs.stream(thread.thread_id, "echo", { input: { text: "again" }, streamMode: ["values"] }),
+    )) as Event[];
+    expect(ofMode(events, "values")).toEqual(["echo: again"]);
   });
 });
