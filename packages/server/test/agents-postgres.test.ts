@@ -34,6 +34,17 @@ afterAll(async () => {
 
 const clientOf = (url: string) => new Client({ apiUrl: url, apiKey: null, callerOptions: { maxRetries: 0 } });
 type Event = { event: string; data: any; id?: string };
+
+/** A run streamed through `client`: its events, and its id (from the metadata event). */
+async function streamThrough(
+  client: Client,
+  threadId: string,
+  graph: string,
+  payload: Parameters<Client["runs"]["stream"]>[2],
+): Promise<{ events: Event[]; runId: string }> {
+  const events = (await collect(client.runs.stream(threadId, graph, payload))) as Event[];
+  return { events, runId: (events[0]!.data as { run_id: string }).run_id };
+}
 const text = (events: Event[], name: string) =>
   events
     .filter((e) => e.event === name)
@@ -45,15 +56,12 @@ describe("agents on two servers sharing PostgreSQL", () => {
     const a = clientOf(urlA);
     const b = clientOf(urlB);
     const thread = await a.threads.create();
-    const streamed = (await collect(
-      a.runs.stream(thread.thread_id, "chat", {
-        input: { messages: [{ role: "user", content: "hello" }] },
-        streamMode: ["messages-tuple", "messages"],
-        context: { user: "ann" },
-      }),
-    )) as Event[];
+    const { events: streamed, runId } = await streamThrough(a, thread.thread_id, "chat", {
+      input: { messages: [{ role: "user", content: "hello" }] },
+      streamMode: ["messages-tuple", "messages"],
+      context: { user: "ann" },
+    });
     expect(text(streamed, "messages")).toBe(ANSWER);
-    const runId = (streamed[0]!.data as { run_id: string }).run_id;
 
     const joined = (await collect(b.runs.joinStream(thread.thread_id, runId))) as Event[];
     const tokens = joined.filter((e) => e.event === "messages");
@@ -73,13 +81,10 @@ describe("agents on two servers sharing PostgreSQL", () => {
     const a = clientOf(urlA);
     const b = clientOf(urlB);
     const thread = await a.threads.create();
-    const streamed = (await collect(
-      a.runs.stream(thread.thread_id, "react", {
-        input: { messages: [{ role: "user", content: "weather?" }] },
-        streamMode: ["tools", "events"],
-      }),
-    )) as Event[];
-    const runId = (streamed[0]!.data as { run_id: string }).run_id;
+    const { events: streamed, runId } = await streamThrough(a, thread.thread_id, "react", {
+      input: { messages: [{ role: "user", content: "weather?" }] },
+      streamMode: ["tools", "events"],
+    });
     const joined = (await collect(b.runs.joinStream(thread.thread_id, runId))) as Event[];
     expect(joined.filter((e) => e.event === "tools").map((e) => [e.data.event, e.data.toolCallId])).toEqual([
       ["on_tool_start", "call_1"],
@@ -103,14 +108,11 @@ describe("agents on two servers sharing PostgreSQL", () => {
       const a = clientOf(urlA);
       const b = clientOf(urlB);
       const thread = await a.threads.create();
-      const streamed = (await collect(
-        a.runs.stream(thread.thread_id, graph, {
-          input: { messages: [{ role: "user", content: "hello" }] },
-          streamMode: [...modes],
-          context: { user: "ann" },
-        }),
-      )) as Event[];
-      const runId = (streamed[0]!.data as { run_id: string }).run_id;
+      const { events: streamed, runId } = await streamThrough(a, thread.thread_id, graph, {
+        input: { messages: [{ role: "user", content: "hello" }] },
+        streamMode: [...modes],
+        context: { user: "ann" },
+      });
       const names = new Set(streamed.map((e) => e.event.split("|")[0]!));
       for (const mode of modes)
         expect(names).toContain(
@@ -128,14 +130,11 @@ describe("agents on two servers sharing PostgreSQL", () => {
     const a = clientOf(urlA);
     const b = clientOf(urlB);
     const thread = await a.threads.create();
-    const streamed = (await collect(
-      a.runs.stream(thread.thread_id, "functional", {
-        input: { topic: "cats" },
-        streamMode: ["values", "updates", "messages-tuple"],
-      }),
-    )) as Event[];
+    const { events: streamed, runId } = await streamThrough(a, thread.thread_id, "functional", {
+      input: { topic: "cats" },
+      streamMode: ["values", "updates", "messages-tuple"],
+    });
     expect(text(streamed, "messages")).toBe(ANSWER);
-    const runId = (streamed[0]!.data as { run_id: string }).run_id;
     expect(await collect(b.runs.joinStream(thread.thread_id, runId))).toEqual(streamed);
     const output = await b.runs.wait(thread.thread_id, "functional", { command: { resume: "yes" } });
     expect(output).toEqual({ text: ANSWER, verdict: "yes" });
