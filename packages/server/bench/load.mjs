@@ -29,15 +29,23 @@ const CONFIG = fileURLToPath(new URL("../test/fixtures/langgraph.json", import.m
 
 /**
  * Starts `interlude serve` on a free loopback port, on `postgres` (a database URL) or on the
- * SQLite file `db` (default: a fresh one, removed by `stop()`). `worker: true` starts
- * `interlude worker` instead (PostgreSQL only; it has no URL).
+ * SQLite file `db` (default: a fresh one, removed by `stop()`), serving the graphs of `config`
+ * (default: the tests' langgraph.json). `worker: true` starts `interlude worker` instead
+ * (PostgreSQL only; it has no URL).
  */
-export async function startServerProcess({ nodeArgs = [], db, postgres, worker = false, env = {} } = {}) {
+export async function startServerProcess({
+  nodeArgs = [],
+  db,
+  postgres,
+  worker = false,
+  env = {},
+  config = CONFIG,
+} = {}) {
   const dir = db || postgres ? undefined : mkdtempSync(join(tmpdir(), "interlude-load-"));
   const storage = postgres ? ["--postgres", postgres] : ["--db", db ?? join(dir, "db.sqlite")];
   const args = worker
-    ? [...nodeArgs, CLI, "worker", "--config", CONFIG, ...storage]
-    : [...nodeArgs, CLI, "serve", "--config", CONFIG, ...storage, "--host", "127.0.0.1", "--port", "0"];
+    ? [...nodeArgs, CLI, "worker", "--config", config, ...storage]
+    : [...nodeArgs, CLI, "serve", "--config", config, ...storage, "--host", "127.0.0.1", "--port", "0"];
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
   let output = "";
   const url = await new Promise((resolve, reject) => {
@@ -72,7 +80,8 @@ export async function startServerProcess({ nodeArgs = [], db, postgres, worker =
   };
 }
 
-function httpClient(url, sockets) {
+/** JSON requests over one keep-alive agent: `{ request(method, path, body), close() }`. */
+export function httpClient(url, sockets) {
   const { hostname, port } = new URL(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
   const request = (method, path, body) =>
@@ -98,7 +107,7 @@ function httpClient(url, sockets) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function percentile(sorted, p) {
+export function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
@@ -229,11 +238,13 @@ async function startDeployment({ postgres, servers }) {
   };
 }
 
+/** The value after `--name` on the command line, else `fallback`. */
+export function arg(name, fallback) {
+  const at = process.argv.indexOf(`--${name}`);
+  return at === -1 ? fallback : process.argv[at + 1];
+}
+
 async function main() {
-  const arg = (name, fallback) => {
-    const at = process.argv.indexOf(`--${name}`);
-    return at === -1 ? fallback : process.argv[at + 1];
-  };
   const clients = Number(arg("clients", 20));
   const rounds = Number(arg("rounds", 100));
   const paceMs = Number(arg("pace", 40));

@@ -34,6 +34,17 @@ afterAll(async () => {
 
 const clientOf = (url: string) => new Client({ apiUrl: url, apiKey: null, callerOptions: { maxRetries: 0 } });
 type Event = { event: string; data: any; id?: string };
+
+/** A run streamed through `client`: its events, and its id (from the metadata event). */
+async function streamThrough(
+  client: Client,
+  threadId: string,
+  graph: string,
+  payload: Parameters<Client["runs"]["stream"]>[2],
+): Promise<{ events: Event[]; runId: string }> {
+  const events = (await collect(client.runs.stream(threadId, graph, payload))) as Event[];
+  return { events, runId: (events[0]!.data as { run_id: string }).run_id };
+}
 const text = (events: Event[], name: string) =>
   events
     .filter((e) => e.event === name)
@@ -45,15 +56,12 @@ describe("agents on two servers sharing PostgreSQL", () => {
     const a = clientOf(urlA);
     const b = clientOf(urlB);
     const thread = await a.threads.create();
-    const streamed = (await collect(
-      a.runs.stream(thread.thread_id, "chat", {
-        input: { messages: [{ role: "user", content: "hello" }] },
-        streamMode: ["messages-tuple", "messages"],
-        context: { user: "ann" },
-      }),
-    )) as Event[];
+    const { events: streamed, runId } = await streamThrough(a, thread.thread_id, "chat", {
+      input: { messages: [{ role: "user", content: "hello" }] },
+      streamMode: ["messages-tuple", "messages"],
+      context: { user: "ann" },
+    });
     expect(text(streamed, "messages")).toBe(ANSWER);
-    const runId = (streamed[0]!.data as { run_id: string }).run_id;
 
     const joined = (await collect(b.runs.joinStream(thread.thread_id, runId))) as Event[];
     const tokens = joined.filter((e) => e.event === "messages");
@@ -73,13 +81,10 @@ describe("agents on two servers sharing PostgreSQL", () => {
     const a = clientOf(urlA);
     const b = clientOf(urlB);
     const thread = await a.threads.create();
-    const streamed = (await collect(
-      a.runs.stream(thread.thread_id, "react", {
-        input: { messages: [{ role: "user", content: "weather?" }] },
-        streamMode: ["tools", "events"],
-      }),
-    )) as Event[];
-    const runId = (streamed[0]!.data as { run_id: string }).run_id;
+    const { events: streamed, runId } = await streamThrough(a, thread.thread_id, "react", {
+      input: { messages: [{ role: "user", content: "weather?" }] },
+      streamMode: ["tools", "events"],
+    });
     const joined = (await collect(b.runs.joinStream(thread.thread_id, runId))) as Event[];
     expect(joined.filter((e) => e.event === "tools").map((e) => [e.data.event, e.data.toolCallId])).toEqual([
       ["on_tool_start", "call_1"],
@@ -88,5 +93,51 @@ describe("agents on two servers sharing PostgreSQL", () => {
     const tokens = joined.filter((e) => e.event === "events" && e.data.event === "on_chat_model_stream");
     expect(tokens.map((e) => e.data.data.chunk.content).join("")).toBe("It is sunny in Paris");
     expect(joined.map((e) => e.event)).toEqual(streamed.map((e) => e.event));
+  });
+
+  it.each([
+    [
+      "chatty",
+      ["values", "updates", "messages-tuple", "messages", "events", "custom", "debug", "checkpoints", "tasks"],
+    ],
+    ["react", ["tools", "messages-tuple"]],
+    ["lifecycle", ["lifecycle", "updates"]],
+  ] as const)(
+    "every mode crosses servers: %s's run created on one is joined on the other, whole and after lastEventId",
+    async (graph, modes) => {
+      const a = clientOf(urlA);
+      const b = clientOf(urlB);
+      const thread = await a.threads.create();
+      const { events: streamed, runId } = await streamThrough(a, thread.thread_id, graph, {
+        input: { messages: [{ role: "user", content: "hello" }] },
+        streamMode: [...modes],
+        context: { user: "ann" },
+      });
+      const names = new Set(streamed.map((e) => e.event.split("|")[0]!));
+      for (const mode of modes)
+        expect(names).toContain(
+          mode === "messages-tuple" ? "messages" : mode === "messages" ? "messages/partial" : mode,
+        );
+      const joined = (await collect(b.runs.joinStream(thread.thread_id, runId))) as Event[];
+      expect(joined).toEqual(streamed);
+      const cut = streamed[Math.floor(streamed.length / 2)]!;
+      const rest = (await collect(b.runs.joinStream(thread.thread_id, runId, { lastEventId: cut.id }))) as Event[];
+      expect(rest).toEqual(streamed.slice(streamed.indexOf(cut) + 1));
+    },
+  );
+
+  it("an entrypoint() workflow paused through one server is joined and resumed through the other", async () => {
+    const a = clientOf(urlA);
+    const b = clientOf(urlB);
+    const thread = await a.threads.create();
+    const { events: streamed, runId } = await streamThrough(a, thread.thread_id, "functional", {
+      input: { topic: "cats" },
+      streamMode: ["values", "updates", "messages-tuple"],
+    });
+    expect(text(streamed, "messages")).toBe(ANSWER);
+    expect(await collect(b.runs.joinStream(thread.thread_id, runId))).toEqual(streamed);
+    const output = await b.runs.wait(thread.thread_id, "functional", { command: { resume: "yes" } });
+    expect(output).toEqual({ text: ANSWER, verdict: "yes" });
+    expect((await a.threads.getState(thread.thread_id)).values).toEqual(output);
   });
 });

@@ -230,23 +230,16 @@ describe("agents over the server", () => {
     expect(await client.assistants.getSubgraphs("chat")).toEqual({});
   });
 
-  it("an entrypoint() workflow named in langgraph.json is refused at start, saying what to do", async () => {
-    const config = loadConfig(fileURLToPath(new URL("./fixtures/entrypoint.json", import.meta.url)));
-    await expect(testServer({ config })).rejects.toThrow(/entrypoint\(\) workflows cannot be served yet.*StateGraph/);
-  });
-
-  it("refuses what it does not do with 422 naming it: the lifecycle mode, webhook, after_seconds", async () => {
+  it("refuses what it does not do with 422 naming it: an unknown stream mode, webhook, after_seconds", async () => {
     const thread = await server.client().threads.create();
     const post = (body: object) =>
       json(`${server.url}/threads/${thread.thread_id}/runs`, {
         method: "POST",
         body: JSON.stringify({ assistant_id: "chat", input: hello, ...body }),
       });
-    for (const mode of ["lifecycle"]) {
-      const refused = await post({ stream_mode: ["messages-tuple", mode] });
-      expect(refused).toMatchObject({ status: 422, body: { field: expect.stringMatching(/^stream_mode/) } });
-      expect(refused.body.message).toContain(`"${mode}"`);
-    }
+    const refused = await post({ stream_mode: ["messages-tuple", "telepathy"] });
+    expect(refused).toMatchObject({ status: 422, body: { field: expect.stringMatching(/^stream_mode/) } });
+    expect(refused.body.message).toContain(`"telepathy"`);
     expect(await post({ webhook: "http://example.com/hook" })).toMatchObject({
       status: 422,
       body: { field: "webhook" },

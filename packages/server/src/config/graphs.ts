@@ -1,12 +1,14 @@
 /**
  * Loads the graphs named in the config and binds each to the server's checkpoint storage,
- * whether the module exports a builder (StateGraph) or an already compiled graph.
+ * whether the module exports a builder (StateGraph), an already compiled graph or an
+ * `entrypoint()` workflow.
  */
 import { existsSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { type BaseCheckpointSaver, CompiledStateGraph, Entrypoint, StateGraph } from "@interlude/core";
 import type { ServerConfig } from "./config.js";
 import { ConfigError } from "./errors.js";
+import { serveWorkflow, type Workflow } from "./workflow.js";
 
 type Breakpoints = ReadonlySet<string> | "*" | undefined;
 const listOf = (b: Breakpoints): string[] | "*" | undefined => (b === undefined ? undefined : b === "*" ? "*" : [...b]);
@@ -14,6 +16,12 @@ const listOf = (b: Breakpoints): string[] | "*" | undefined => (b === undefined 
 // Duck-typed too: a graph module may resolve its own copy of the interlude package.
 const isCompiled = (x: unknown): x is CompiledStateGraph =>
   x instanceof CompiledStateGraph || (typeof x === "object" && x !== null && "builder" in x && "spec" in x);
+const isWorkflow = (x: unknown): x is Workflow =>
+  x instanceof Entrypoint ||
+  (typeof x === "object" &&
+    x !== null &&
+    typeof (x as Workflow).name === "string" &&
+    isCompiled((x as Workflow).graph));
 const isBuilder = (x: unknown): x is StateGraph<any> =>
   x instanceof StateGraph ||
   (typeof x === "object" && x !== null && typeof (x as StateGraph<any>).compile === "function");
@@ -29,12 +37,9 @@ function bind(graphId: string, exported: unknown, saver: BaseCheckpointSaver): C
     }) as CompiledStateGraph;
   }
   if (isBuilder(exported)) return exported.compile({ checkpointer: saver, name: graphId }) as CompiledStateGraph;
-  if (exported instanceof Entrypoint)
-    throw new ConfigError(
-      `Graph "${graphId}": entrypoint() workflows cannot be served yet (their state is their output, not an object of channels). Call the workflow from a node of a StateGraph and export that.`,
-    );
+  if (isWorkflow(exported)) return serveWorkflow(exported, saver);
   throw new ConfigError(
-    `Graph "${graphId}": the export is neither a StateGraph nor a compiled graph (got ${typeof exported}). Export the builder or builder.compile().`,
+    `Graph "${graphId}": the export is neither a StateGraph, a compiled graph nor an entrypoint() workflow (got ${typeof exported}). Export the builder, builder.compile() or the workflow.`,
   );
 }
 

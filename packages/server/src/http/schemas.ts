@@ -24,16 +24,10 @@ const STREAM_MODES = [
   "checkpoints",
   "events",
   "tools",
+  "lifecycle",
 ] as const;
-/** LangGraph Server's modes this server does not stream: refused by name, not accepted and left silent. */
-const UNSTREAMED_MODES = new Set(["lifecycle"]);
 const streamMode = z.string().superRefine((mode, issues) => {
-  if (UNSTREAMED_MODES.has(mode))
-    issues.addIssue({
-      code: "custom",
-      message: `Stream mode "${mode}" is not supported by this server; ask for "messages-tuple" (tokens), "tools", "updates" or "values" instead.`,
-    });
-  else if (!(STREAM_MODES as readonly string[]).includes(mode))
+  if (!(STREAM_MODES as readonly string[]).includes(mode))
     issues.addIssue({
       code: "custom",
       message: `Unknown stream mode "${mode}"; use one of ${STREAM_MODES.join(", ")}.`,

@@ -27,6 +27,16 @@ function wanted(event: string, modes: string[] | undefined): boolean {
   return modesOf(event.split("|")[0]!).some((mode) => modes.includes(mode));
 }
 
+/**
+ * One event in SSE framing, as Hono's `writeSSE` frames it (event, one data line, id) without its
+ * per-call work; the data is JSON, so it has no line breaks of its own.
+ */
+function frame(event: { event: string; data: unknown; id?: string }): string {
+  if (/[\r\n]/.test(event.event)) throw new Error(`SSE event name ${JSON.stringify(event.event)} has a line break.`);
+  const id = event.id === undefined ? "" : `id: ${event.id}\n`;
+  return `event: ${event.event}\ndata: ${wireJson(event.data)}\n${id}\n`;
+}
+
 export function sseFromLog(c: Ctx, log: RunLog, options: FollowOptions = {}): Response {
   return streamSSE(c, async (stream) => {
     const queue: Array<RunEvent | null> = [];
@@ -43,10 +53,18 @@ export function sseFromLog(c: Ctx, log: RunLog, options: FollowOptions = {}): Re
     try {
       for (;;) {
         while (!queue.length) await new Promise<void>((resolve) => (wake = resolve));
-        const event = queue.shift()!;
-        if (event === null) break;
-        if (wanted(event.event, options.modes))
-          await stream.writeSSE({ event: event.event, data: wireJson(event.data), id: event.id });
+        // Events that queued up while the socket was busy go out in one write (one system call).
+        let text = "";
+        let ended = false;
+        for (const event of queue.splice(0)) {
+          if (event === null) {
+            ended = true;
+            break;
+          }
+          if (wanted(event.event, options.modes)) text += frame(event);
+        }
+        if (text) await stream.write(text);
+        if (ended) break;
       }
     } finally {
       stop();
@@ -93,16 +111,19 @@ export function sseFromStore(
       while (!aborted) {
         told = false;
         const events = await runEventsAfter(ctx.store.db, runId, after);
+        let text = "";
+        let ended = false;
         for (const event of events) {
           after = event.seq;
           sent++;
-          if (wanted(event.event, options.modes))
-            await stream.writeSSE({ event: event.event, data: wireJson(event.data), id: event.id });
-          if (event.event === "end") return;
+          if (wanted(event.event, options.modes)) text += frame(event);
+          if ((ended = event.event === "end")) break;
         }
+        if (text) await stream.write(text);
+        if (ended) return;
         if (events.length) heard = Date.now();
         else if ((sent === 0 || Date.now() - heard > QUIET_MS) && (await options.finished())) {
-          for (const e of await options.ended()) await stream.writeSSE({ event: e.event, data: wireJson(e.data) });
+          await stream.write((await options.ended()).map(frame).join(""));
           return;
         }
         if (!told) await new Promise<void>((resolve) => ((wake = resolve), setTimeout(resolve, LOOK_MS)));
@@ -116,6 +137,6 @@ export function sseFromStore(
 /** A stream of a few fixed events (a run that executes in another process, followed from afar). */
 export function sseOf(c: Ctx, events: Array<{ event: string; data: unknown }>): Response {
   return streamSSE(c, async (stream) => {
-    for (const e of events) await stream.writeSSE({ event: e.event, data: wireJson(e.data) });
+    await stream.write(events.map(frame).join(""));
   });
 }

@@ -18,6 +18,7 @@ import { graphConfig, graphInput, streamModes, wantsMode } from "./input.js";
 import { move } from "./lifecycle.js";
 import { MessageEvents } from "./message-events.js";
 import { errorBody, isRefusal, isThreadBusy } from "./outcome.js";
+import { SubgraphLifecycle } from "./subgraph-lifecycle.js";
 import { createToolsHandler } from "./tools-handler.js";
 
 const BUSY_RETRY_MS = 500;
@@ -79,6 +80,11 @@ async function stream(
   let accepted = false;
   let graph: CompiledStateGraph | undefined;
   let final: StateSnapshot | undefined;
+  // Events before the run is accepted wait: a run refused (thread busy) is tried again, and its events would repeat.
+  const held: Array<[string, unknown]> = [];
+  const side = (name: string, data: unknown) => (accepted ? log.push(name, data) : held.push([name, data]));
+  // Subgraphs' starts and ends are read from the tasks they run (runs/subgraph-lifecycle.ts).
+  const lifecycle = wantsMode(run.kwargs, "lifecycle") ? new SubgraphLifecycle() : undefined;
   try {
     const assistant = await ctx.store.getAssistant(run.assistant_id);
     graph = assistant && ctx.graphs.get(assistant.graph_id);
@@ -90,14 +96,12 @@ async function stream(
       signal,
     );
     // With only `events` or `tools` asked, the graph still streams something (nothing of it is sent).
-    config.streamMode = modes.length ? [...new Set(modes.map(([, core]) => core))] : ["values"];
+    const core = new Set(modes.length ? modes.map(([, core]) => core) : ["values" as const]);
+    config.streamMode = [...(lifecycle ? core.add("tasks") : core)];
     if (ctx.claimTtlMs !== undefined) config.claimTtlMs = ctx.claimTtlMs;
     config.abortGraceMs = ctx.abortGraceMs;
     config.onFinalState = (state) => (final = state);
     const messages = new MessageEvents();
-    // Events before the run is accepted wait: a run refused (thread busy) is tried again, and its events would repeat.
-    const held: Array<[string, unknown]> = [];
-    const side = (name: string, data: unknown) => (accepted ? log.push(name, data) : held.push([name, data]));
     if (wantsMode(run.kwargs, "tools"))
       config.callbacks = [
         await createToolsHandler((ns, event) => {
@@ -116,6 +120,7 @@ async function stream(
         if (run.kwargs.answers?.length) await settleTaken(ctx, run.run_id);
         for (const [name, data] of held.splice(0)) log.push(name, data);
       }
+      if (lifecycle) for (const [name, data] of lifecycle.observe(ns, mode, chunk)) log.push(name, data);
       if (ns.length && !run.kwargs.stream_subgraphs) continue;
       const suffix = ns.length ? `|${ns.join("|")}` : "";
       for (const [name, core] of modes) {
@@ -126,8 +131,10 @@ async function stream(
             log.push(event + suffix, data);
       }
     }
+    for (const [name, data] of lifecycle?.ended() ?? []) log.push(name, data);
     return { accepted, graph, final };
   } catch (error) {
+    for (const [name, data] of lifecycle?.ended(errorBody(error)) ?? []) side(name, data);
     return { error, accepted, graph };
   }
 }

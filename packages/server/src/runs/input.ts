@@ -22,8 +22,8 @@ export function streamModes(kwargs: RunKwargs): Array<[string, StreamMode]> {
   return asked.flatMap((name) => (CORE_MODES[name] ? [[name, CORE_MODES[name]!] as [string, StreamMode]] : []));
 }
 
-/** Modes the server streams itself rather than through the core (`events`, `tools`). */
-export const wantsMode = (kwargs: RunKwargs, mode: "events" | "tools"): boolean =>
+/** Modes the server streams itself rather than through the core (`events`, `tools`, `lifecycle`). */
+export const wantsMode = (kwargs: RunKwargs, mode: "events" | "tools" | "lifecycle"): boolean =>
   kwargs.stream_mode?.includes(mode) === true;
 
 function gotoOf(goto: unknown): Array<string | Send> | undefined {

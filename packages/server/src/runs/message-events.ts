@@ -5,7 +5,10 @@
  * - stream mode `messages`: `messages/metadata` (`{ [id]: { metadata } }`) the first time a
  *   message is seen, then `messages/partial` (`[the message so far]`) per chunk, or
  *   `messages/complete` (`[message]`) for a message that arrives whole.
+ * Messages go into the events in their wire shape, copied as they are now (the graph may still
+ * change them, e.g. give them an id, before the events are sent or stored).
  */
+import { wireMessage } from "../wire/messages.js";
 
 interface MessageLike {
   id?: string;
@@ -28,19 +31,19 @@ export class MessageEvents {
 
   events(mode: "messages" | "messages-tuple", tuple: unknown): MessageEvent[] {
     const [message, metadata] = tuple as [MessageLike, Record<string, unknown>];
-    if (mode === "messages-tuple") return [["messages", [message, metadata]]];
+    if (mode === "messages-tuple") return [["messages", [wireMessage(message), metadata]]];
     const id = idOf(message, this.anonymous++);
     const out: MessageEvent[] = [];
     const before = this.soFar.get(id);
     if (!before) out.push(["messages/metadata", { [id]: { metadata } }]);
     if (!isChunk(message)) {
       this.soFar.set(id, message);
-      out.push(["messages/complete", [message]]);
+      out.push(["messages/complete", [wireMessage(message)]]);
       return out;
     }
     const merged = before?.concat ? before.concat(message) : message;
     this.soFar.set(id, merged);
-    out.push(["messages/partial", [merged]]);
+    out.push(["messages/partial", [wireMessage(merged)]]);
     return out;
   }
 }

@@ -4,6 +4,7 @@
  * with the tool call's id, in the namespace of the graph whose node called it.
  * `@langchain/core` is loaded only when a run asks for the mode (graphs with tools have it).
  */
+import { toWire } from "../wire/messages.js";
 
 export type ToolEvent =
   | { event: "on_tool_start"; toolCallId?: string; name: string; input: unknown }
@@ -58,7 +59,9 @@ export async function createToolsHandler(emit: (ns: string[], event: ToolEvent) 
       const call = this.calls.get(runId);
       if (!call) return;
       this.calls.delete(runId);
-      emit(call.ns, { event: "on_tool_end", toolCallId: call.toolCallId, name: call.name, output });
+      // Copied as it is now: the graph goes on to give the tool message an id, and this event is
+      // sent (or stored for other servers) a little later.
+      emit(call.ns, { event: "on_tool_end", toolCallId: call.toolCallId, name: call.name, output: toWire(output) });
     }
 
     override handleToolError(error: unknown, runId: string): void {

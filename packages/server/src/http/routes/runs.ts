@@ -46,11 +46,14 @@ async function finalValues(
   run: RunRecord | undefined,
   threadId: string,
   known?: ThreadRecord,
-): Promise<Record<string, unknown>> {
+): Promise<unknown> {
   if (run?.status === "error" || run?.status === "timeout") return { [ERROR]: run.error };
   const thread = known ?? (await ctx.store.getThread(threadId));
-  const values = { ...(thread?.values ?? {}) } as Record<string, unknown>;
   const interrupts = Object.values(thread?.interrupts ?? {}).flat();
+  // A workflow (entrypoint()) may return a string, a list...: given back as it is.
+  const own = thread?.values as unknown;
+  if (!interrupts.length && own !== null && (typeof own !== "object" || Array.isArray(own))) return own;
+  const values = { ...(thread?.values ?? {}) } as Record<string, unknown>;
   if (interrupts.length) values.__interrupt__ = interrupts;
   return values;
 }
@@ -225,7 +228,8 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
   async function outcomeEvents(runId: string, threadId: string): Promise<Array<{ event: string; data: unknown }>> {
     const finished = await waitForRun(ctx, runId);
     const values = await finalValues(ctx, finished, threadId);
-    const events = ERROR in values ? [{ event: "error", data: values[ERROR] }] : [{ event: "values", data: values }];
+    const failed = finished?.status === "error" || finished?.status === "timeout";
+    const events = failed ? [{ event: "error", data: finished.error }] : [{ event: "values", data: values }];
     return [
       { event: "metadata", data: { run_id: runId, attempt: finished?.attempt ?? 1 } },
       ...events,
