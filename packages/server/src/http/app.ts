@@ -11,7 +11,7 @@ import { inboxRoutes } from "./routes/inbox.js";
 import { runRoutes } from "./routes/runs.js";
 import { stateRoutes } from "./routes/state.js";
 import { threadRoutes } from "./routes/threads.js";
-import { serveInbox } from "./static.js";
+import { serveApp } from "./static.js";
 import { errorResponse } from "./status.js";
 
 export interface AppOptions {
@@ -20,6 +20,8 @@ export interface AppOptions {
   maxBodyBytes?: number;
   /** Built inbox app to serve at /inbox/, if present. */
   inboxDir?: string;
+  /** Built sample chat page to serve at /chat/, if present. */
+  chatDir?: string;
   version?: string;
 }
 
@@ -59,6 +61,7 @@ export function createApp(ctx: ServerContext, options: AppOptions): Hono<AppEnv>
   );
   for (const routes of [assistantRoutes, threadRoutes, stateRoutes, runRoutes, inboxRoutes])
     app.route("/", routes(ctx));
-  serveInbox(app, options.inboxDir);
+  serveApp(app, "/inbox", options.inboxDir);
+  serveApp(app, "/chat", options.chatDir);
   return app;
 }
