@@ -8,6 +8,7 @@ import { bodySizeLimit } from "./body-limit.js";
 import type { AppEnv } from "./env.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { inboxRoutes } from "./routes/inbox.js";
+import { protocolRoutes } from "./routes/protocol.js";
 import { runRoutes } from "./routes/runs.js";
 import { stateRoutes } from "./routes/state.js";
 import { threadRoutes } from "./routes/threads.js";
@@ -59,7 +60,7 @@ export function createApp(ctx: ServerContext, options: AppOptions): Hono<AppEnv>
       graphs: ctx.graphs.ids(),
     }),
   );
-  for (const routes of [assistantRoutes, threadRoutes, stateRoutes, runRoutes, inboxRoutes])
+  for (const routes of [assistantRoutes, threadRoutes, stateRoutes, runRoutes, inboxRoutes, protocolRoutes])
     app.route("/", routes(ctx));
   serveApp(app, "/inbox", options.inboxDir);
   serveApp(app, "/chat", options.chatDir);
