@@ -30,7 +30,7 @@ function roleOf(m: MessageLike): ChatMessage["role"] {
 }
 
 /** Text content: a string, or the text parts of a content array. */
-export function textOf(content: unknown): string {
+function textOf(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content

@@ -9,7 +9,7 @@ export interface ActionRequest {
   description?: string;
 }
 
-export interface ReviewConfig {
+interface ReviewConfig {
   actionName: string;
   allowedDecisions: Array<Decision["type"]>;
 }

@@ -28,6 +28,9 @@ export async function startChatServer(): Promise<ChatServer> {
   // Read by examples/chat/agent.mjs when the server loads it (below).
   process.env.CHAT_SEND_LOG = sendLog;
   process.env.CHAT_TOKEN_DELAY_MS ??= "40";
+  // The offline model: with a provider's key the agent would call the provider.
+  process.env.OPENAI_API_KEY = "";
+  process.env.ANTHROPIC_API_KEY = "";
   if (!existsSync(join(repo, "packages/chat/dist/index.html")))
     throw new Error("The chat page is not built (packages/chat/dist); run npm run build.");
   const server = await startServer({
@@ -45,7 +48,8 @@ export async function startChatServer(): Promise<ChatServer> {
             .filter(Boolean)
             .map((line) => JSON.parse(line))
         : [],
-    state: async (threadId) => (await fetch(`${server.url}/threads/${threadId}/state`)).json(),
+    state: async (threadId) =>
+      (await fetch(`${server.url}/threads/${threadId}/state`)).json() as ReturnType<ChatServer["state"]>,
     async stop() {
       await server.close();
       rmSync(dir, { recursive: true, force: true });

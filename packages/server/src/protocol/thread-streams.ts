@@ -31,7 +31,7 @@ const KEEP_MS = 10 * 60_000;
 /** The channel a subscriber names for an event's method (`input` for `input.requested`). */
 const channelOf = (method: ProtocolEventBody["method"]) => (method === "input.requested" ? "input" : method);
 
-export function matches(filter: StreamFilter, event: ProtocolEvent): boolean {
+function matches(filter: StreamFilter, event: ProtocolEvent): boolean {
   if (filter.since !== undefined && event.seq <= filter.since) return false;
   return filter.channels.includes(channelOf(event.method));
 }

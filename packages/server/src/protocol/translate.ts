@@ -13,7 +13,7 @@ export interface ProtocolEventBody {
   node?: string;
 }
 
-export type RunStatus = "running" | "completed" | "interrupted" | "failed";
+type RunStatus = "running" | "completed" | "interrupted" | "failed";
 
 interface WireMessage {
   id?: string;
