@@ -3,26 +3,11 @@
  * `createToolReviewNode` and the sample agent ask): `{ actionRequests, reviewConfigs }`, answered
  * by `{ decisions }`, one decision per action request, in order.
  */
-export interface ActionRequest {
-  name: string;
-  args: Record<string, unknown>;
-  description?: string;
-}
+// The protocol's types, as the core's review step (`createToolReviewNode`) defines them; type-only, so nothing of the core is bundled.
+import type { Decision, HITLRequest } from "@interlude/core/prebuilt";
 
-interface ReviewConfig {
-  actionName: string;
-  allowedDecisions: Array<Decision["type"]>;
-}
-
-export interface ReviewRequest {
-  actionRequests: ActionRequest[];
-  reviewConfigs: ReviewConfig[];
-}
-
-export type Decision =
-  | { type: "approve" }
-  | { type: "edit"; editedAction: { name: string; args: Record<string, unknown> } }
-  | { type: "reject"; message?: string };
+export type { ActionRequest, Decision } from "@interlude/core/prebuilt";
+export type ReviewRequest = HITLRequest;
 
 export function isReviewRequest(value: unknown): value is ReviewRequest {
   const v = value as Partial<ReviewRequest> | null | undefined;
