@@ -3,6 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sseEvents } from "../dist/cli/sse.js";
+import { openGate } from "./fixtures/gates.mjs";
 import { json, type TestServer, testServer } from "./helpers.js";
 
 let server: TestServer;
@@ -26,8 +27,8 @@ const command = (threadId: string, method: string, params?: Record<string, unkno
 
 const TERMINAL = new Set(["completed", "interrupted", "failed"]);
 
-/** The thread's events from `since` up to the run's end (its terminal lifecycle event). */
-async function eventsUntilEnd(threadId: string, since?: number): Promise<Event[]> {
+/** Opens the thread's event stream (from `since`); the function reads it up to the run's end (its terminal lifecycle event). */
+async function openEvents(threadId: string, since?: number): Promise<() => Promise<Event[]>> {
   const abort = new AbortController();
   const response = await fetch(`${server.url}/threads/${threadId}/stream/events`, {
     method: "POST",
@@ -36,15 +37,19 @@ async function eventsUntilEnd(threadId: string, since?: number): Promise<Event[]
     signal: abort.signal,
   });
   expect(response.headers.get("content-type")).toContain("text/event-stream");
-  const out: Event[] = [];
-  for await (const { event, data } of sseEvents(response)) {
-    expect(event).toBe(data.method);
-    out.push(data);
-    if (data.method === "lifecycle" && TERMINAL.has(data.params.data.event)) break;
-  }
-  abort.abort();
-  return out;
+  return async () => {
+    const out: Event[] = [];
+    for await (const { event, data } of sseEvents(response)) {
+      expect(event).toBe(data.method);
+      out.push(data);
+      if (data.method === "lifecycle" && TERMINAL.has(data.params.data.event)) break;
+    }
+    abort.abort();
+    return out;
+  };
 }
+
+const eventsUntilEnd = async (threadId: string, since?: number) => (await openEvents(threadId, since))();
 
 const lifecycle = (events: Event[]) =>
   events.filter((e) => e.method === "lifecycle").map((e) => e.params.data.event as string);
@@ -95,6 +100,22 @@ describe("the streaming protocol", () => {
     const all = await eventsUntilEnd(threadId);
     const rest = await eventsUntilEnd(threadId, 1);
     expect(rest.map((e) => e.seq)).toEqual(all.slice(1).map((e) => e.seq));
+  });
+
+  it("a stream opened on a run started through the runs API joins it", async () => {
+    const threadId = randomUUID();
+    const hold = `protocol-join-${threadId}`;
+    await json(`${server.url}/threads`, { method: "POST", body: JSON.stringify({ thread_id: threadId }) });
+    await json(`${server.url}/threads/${threadId}/runs`, {
+      method: "POST",
+      body: JSON.stringify({ assistant_id: "slow", input: { tag: "a", hold, delay: 1 }, stream_mode: ["values"] }),
+    });
+    // Connected (the response has begun) before the run may go on.
+    const read = await openEvents(threadId);
+    openGate(hold);
+    const seen = await read();
+    expect(lifecycle(seen)).toEqual(["running", "completed"]);
+    expect(seen.filter((e) => e.method === "values").at(-1)!.params.data.log).toEqual(["first:a", "second:a"]);
   });
 
   it("a failing run ends with lifecycle failed and the error", async () => {

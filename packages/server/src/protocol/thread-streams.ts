@@ -66,6 +66,11 @@ export class ThreadStreams {
     return stream;
   }
 
+  /** Whether the thread's events are relayed here (a run was started or joined through the protocol). */
+  has(threadId: string): boolean {
+    return this.threads.has(threadId);
+  }
+
   /** Relays a run's log as the thread's events from now on (the previous run's events are dropped). */
   follow(threadId: string, runId: string, log: RunLog, graphName: string): void {
     const stream = this.of(threadId);

@@ -8,7 +8,9 @@
  * - `POST /threads/:thread_id/stream/events` with `{ channels, since? }` is the thread's event
  *   stream (SSE, `id` = `seq`): the latest run's events replayed, then live (protocol/).
  * The thread's state and history come from the existing `GET /threads/:id/state` and
- * `POST /threads/:id/history`. Runs started here execute in this process (like `runs/stream`).
+ * `POST /threads/:id/history`. Runs started here execute in this process (like `runs/stream`);
+ * a stream opened on a thread whose run was started otherwise (`runs/stream`, a background run)
+ * joins that run when it executes in this process.
  */
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
@@ -155,9 +157,17 @@ export function protocolRoutes(ctx: ServerContext): Hono<AppEnv> {
     }
   });
 
+  /** A run in progress that the protocol did not start (its log is here when it executes here). */
+  async function joinActiveRun(threadId: string): Promise<void> {
+    const run = (await ctx.store.activeRuns(threadId))[0];
+    const log = run && ctx.broker.get(run.run_id);
+    if (run && log && !streams.has(threadId)) streams.follow(threadId, run.run_id, log, run.assistant_id);
+  }
+
   app.post("/threads/:thread_id/stream/events", async (c) => {
     const threadId = c.req.param("thread_id");
     const filter = await body(c, EventsBody);
+    if (!streams.has(threadId)) await joinActiveRun(threadId);
     return streamSSE(c, async (stream) => {
       const queue: ProtocolEvent[] = [];
       let wake: (() => void) | undefined;
