@@ -27,7 +27,8 @@ export async function startChatServer(): Promise<ChatServer> {
   const sendLog = join(dir, "sends.jsonl");
   // Read by examples/chat/agent.mjs when the server loads it (below).
   process.env.CHAT_SEND_LOG = sendLog;
-  process.env.CHAT_TOKEN_DELAY_MS ??= "40";
+  // The offline model's pace: its long answer takes a few seconds, so a reload lands mid-answer.
+  process.env.CHAT_TOKEN_DELAY_MS ??= "60";
   // The offline model: with a provider's key the agent would call the provider.
   process.env.OPENAI_API_KEY = "";
   process.env.ANTHROPIC_API_KEY = "";
