@@ -138,6 +138,21 @@ describe.each(["sdk", "react"] as const)("the chat page on %s's useStream", (hoo
     expect(sendsTo(to)).toHaveLength(0);
   });
 
+  it("a reload while a call waits for review shows the conversation and the review again", async () => {
+    await openChat(page, hook);
+    const to = `reload-${hook}@example.com`;
+    await proposeEmail(page, to);
+    const threadId = threadOf(page);
+    await page.reload();
+    const review = page.getByTestId("review");
+    await poll(() => review.locator("pre.args").textContent()).toContain(to);
+    expect(threadOf(page)).toBe(threadId);
+    await poll(() => page.locator('[data-role="human"]').allTextContents()).toEqual([`please send an email to ${to}`]);
+    await review.getByRole("button", { name: "Approve" }).click();
+    await finished(page, "Done:");
+    expect(sendsTo(to)).toHaveLength(1);
+  });
+
   it("a reload mid-answer rejoins the running stream and shows the thread's history", async () => {
     await openChat(page, hook);
     await send(page, "tell me about yourself");
