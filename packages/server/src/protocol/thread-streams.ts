@@ -107,6 +107,9 @@ export class ThreadStreams {
     stream.sinks.add(sink);
     return () => {
       stream.sinks.delete(sink);
+      // A thread nobody started a run on is not kept for nothing (any id may be asked for).
+      if (!stream.sinks.size && stream.runId === undefined && this.threads.get(threadId) === stream)
+        this.threads.delete(threadId);
     };
   }
 }
