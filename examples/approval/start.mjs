@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The README's main command (`npm start`): serves the sample approval graph over the LangGraph
-// Server API with the reviewer's inbox, on SQLite beside the config, and prints the URLs.
+// The README's main command (`npm start`): serves the sample approval graph and the sample chat
+// agent (examples/chat/agent.mjs) over the LangGraph Server API with the reviewer's inbox and the
+// chat page, on SQLite beside the config, and prints the URLs.
 // When nothing waits for review yet, it starts two deployments that pause for a human, so the
 // inbox has something to show.
 //   PORT=8123 HOST=127.0.0.1 INTERLUDE_DB=./threads.sqlite INTERLUDE_API_KEYS="key:alice@example.com" npm start
@@ -33,9 +34,11 @@ if (waiting.total === 0) {
 }
 
 console.log(`
-Interlude is serving the sample approval graph.
+Interlude is serving the sample approval graph and the sample chat agent.
   API (LangGraph Server, use @langchain/langgraph-sdk): ${server.url}
   Inbox for reviewers:                                   ${server.url}/inbox/
+  Chat with the agent (useStream):                       ${server.url}/chat/
+  The same page on @langchain/react's useStream:         ${server.url}/chat/?hook=react
   Pending from the terminal: npx interlude pending --url ${server.url}
 Stop with Ctrl-C.`);
 

@@ -17,6 +17,8 @@ export interface ServeOptions extends BackendOptions {
   maxBodyBytes?: number;
   /** Built inbox app (default: @interlude/inbox's dist, when built). */
   inboxDir?: string;
+  /** Built sample chat page (default: packages/chat/dist in the repository, when built). */
+  chatDir?: string;
 }
 
 export interface RunningServer {
@@ -37,6 +39,12 @@ function defaultInboxDir(): string | undefined {
   return existsSync(sibling) ? sibling : undefined;
 }
 
+/** The chat page is a sample of the repository, not a published package: only beside the server's sources. */
+function defaultChatDir(): string | undefined {
+  const sibling = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "chat", "dist");
+  return existsSync(sibling) ? sibling : undefined;
+}
+
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const backend = await openBackend(options);
   const apiKeys = { ...options.config?.apiKeys, ...options.apiKeys };
@@ -44,6 +52,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     apiKeys,
     maxBodyBytes: options.maxBodyBytes,
     inboxDir: options.inboxDir ?? defaultInboxDir(),
+    chatDir: options.chatDir ?? defaultChatDir(),
   });
   const host = options.host ?? "127.0.0.1";
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {

@@ -8,10 +8,11 @@ import { bodySizeLimit } from "./body-limit.js";
 import type { AppEnv } from "./env.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { inboxRoutes } from "./routes/inbox.js";
+import { protocolRoutes } from "./routes/protocol.js";
 import { runRoutes } from "./routes/runs.js";
 import { stateRoutes } from "./routes/state.js";
 import { threadRoutes } from "./routes/threads.js";
-import { serveInbox } from "./static.js";
+import { serveApp } from "./static.js";
 import { errorResponse } from "./status.js";
 
 export interface AppOptions {
@@ -20,6 +21,8 @@ export interface AppOptions {
   maxBodyBytes?: number;
   /** Built inbox app to serve at /inbox/, if present. */
   inboxDir?: string;
+  /** Built sample chat page to serve at /chat/, if present. */
+  chatDir?: string;
   version?: string;
 }
 
@@ -57,8 +60,9 @@ export function createApp(ctx: ServerContext, options: AppOptions): Hono<AppEnv>
       graphs: ctx.graphs.ids(),
     }),
   );
-  for (const routes of [assistantRoutes, threadRoutes, stateRoutes, runRoutes, inboxRoutes])
+  for (const routes of [assistantRoutes, threadRoutes, stateRoutes, runRoutes, inboxRoutes, protocolRoutes])
     app.route("/", routes(ctx));
-  serveInbox(app, options.inboxDir);
+  serveApp(app, "/inbox", options.inboxDir);
+  serveApp(app, "/chat", options.chatDir);
   return app;
 }

@@ -7,6 +7,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import { UnauthorizedError } from "../errors.js";
 import type { AppEnv } from "./env.js";
+import { APP_MOUNTS } from "./static.js";
 
 const ANONYMOUS = "anonymous";
 
@@ -16,15 +17,12 @@ function same(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/** Paths anyone may read: health checks and the inbox app's static files (its data needs a key). */
+/** Paths anyone may read: health checks and the web apps' static files (their data needs a key). */
 function isPublic(method: string, path: string): boolean {
   if (method !== "GET" && method !== "HEAD") return false;
   if (path === "/ok" || path === "/info") return true;
-  return (
-    (path === "/inbox" || path.startsWith("/inbox/")) &&
-    !path.startsWith("/inbox/interrupts") &&
-    !path.startsWith("/inbox/events")
-  );
+  if (path.startsWith("/inbox/interrupts") || path.startsWith("/inbox/events")) return false;
+  return APP_MOUNTS.some((mount) => path === mount || path.startsWith(`${mount}/`));
 }
 
 export function apiKeyAuth(keys: Record<string, string>): MiddlewareHandler<AppEnv> {

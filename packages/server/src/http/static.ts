@@ -1,4 +1,7 @@
-/** The inbox web app's built files at /inbox/ (index.html for unknown paths: it routes in the browser). */
+/**
+ * A web app's built files under a path (the inbox at /inbox/, the sample chat page at /chat/):
+ * index.html for unknown paths, since the app routes in the browser.
+ */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { extname, join, normalize, sep } from "node:path";
 import type { Hono } from "hono";
@@ -17,13 +20,16 @@ const TYPES: Record<string, string> = {
   ".map": "application/json",
 };
 
-export function serveInbox(app: Hono<AppEnv>, dir: string | undefined): void {
+/** The paths the web apps are served at; their files are public (auth.ts), their data is not. */
+export const APP_MOUNTS = ["/inbox", "/chat"] as const;
+
+export function serveApp(app: Hono<AppEnv>, mount: (typeof APP_MOUNTS)[number], dir: string | undefined): void {
   if (!dir || !existsSync(join(dir, "index.html"))) return;
   const root = normalize(dir + sep);
-  app.get("/inbox", (c) => c.redirect("/inbox/"));
-  app.get("/inbox/*", (c, next) => {
+  app.get(mount, (c) => c.redirect(`${mount}/`));
+  app.get(`${mount}/*`, (c, next) => {
     // A malformed escape throws URIError: 400 INVALID_PATH (status.ts).
-    const relative = decodeURIComponent(c.req.path.slice("/inbox/".length));
+    const relative = decodeURIComponent(c.req.path.slice(mount.length + 1));
     const wanted = normalize(join(root, relative));
     // Never outside the app's directory.
     if (!wanted.startsWith(root)) return c.notFound();
