@@ -13,8 +13,9 @@
  *   so latency is measured at a given rate, not at the queue length the saturation phase builds.
  *
  * `node packages/server/bench/load.mjs [--clients 20] [--rounds 100] [--pace 40] [--durability async]
- * [--postgres [--servers 2]]` prints both (on PostgreSQL also the database transactions committed
- * per round trip, from pg_stat_database);
+ * [--postgres [--servers 2] [--statements]]` prints both (on PostgreSQL also the database
+ * transactions committed and the statements executed per round trip, from pg_stat_database and
+ * pg_stat_statements; `--statements` first lists a one-client round trip's statements);
  * test/load.test.ts runs the same phases shorter and checks every answer.
  */
 import { spawn } from "node:child_process";
@@ -183,15 +184,40 @@ async function commits(pool) {
 }
 
 /**
- * A fresh database on a throwaway PostgreSQL (or on BENCH_POSTGRES_URL's server): `{ url, stop() }`,
- * where `stop()` stops the throwaway server.
+ * Statements executed in the pool's database so far (pg_stat_statements, counted as each ends),
+ * or undefined when the extension is not loaded.
  */
-export async function throwawayDatabase(prefix) {
+async function statementCount(pool) {
+  const { rows } = await pool
+    .query(
+      "SELECT coalesce(sum(calls), 0)::bigint AS n FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())",
+    )
+    .catch(() => ({ rows: [] }));
+  return rows[0] ? Number(rows[0].n) : undefined;
+}
+
+/** The statements executed since the last reset, most frequent first, as calls per round trip. */
+async function statementProfile(pool, roundTrips) {
+  const { rows } = await pool.query(
+    `SELECT calls::bigint AS calls, query FROM pg_stat_statements
+     WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) ORDER BY calls DESC`,
+  );
+  return rows
+    .map((r) => ({ perRoundTrip: Number(r.calls) / roundTrips, query: r.query.replace(/\s+/g, " ") }))
+    .filter((r) => r.perRoundTrip >= 0.05);
+}
+
+/**
+ * A fresh database on a throwaway PostgreSQL (or on BENCH_POSTGRES_URL's server): `{ url, stop() }`,
+ * where `stop()` stops the throwaway server. `statements`: with pg_stat_statements loaded and
+ * created in the database (the throwaway server only).
+ */
+export async function throwawayDatabase(prefix, { statements = false } = {}) {
   const { default: pg } = await import("pg");
   const external = process.env.BENCH_POSTGRES_URL;
   const cluster = external
     ? { url: external, stop() {} }
-    : await (await import("../../../test/setup/postgres.mjs")).startPostgres();
+    : await (await import("../../../test/setup/postgres.mjs")).startPostgres({ statements });
   const name = `${prefix}_${Date.now().toString(36)}`;
   const admin = new pg.Client({ connectionString: cluster.url });
   await admin.connect();
@@ -199,6 +225,12 @@ export async function throwawayDatabase(prefix) {
   await admin.end();
   const url = new URL(cluster.url);
   url.pathname = `/${name}`;
+  if (statements && !external) {
+    const client = new pg.Client({ connectionString: url.toString() });
+    await client.connect();
+    await client.query("CREATE EXTENSION pg_stat_statements");
+    await client.end();
+  }
   return { url: url.toString(), stop: () => cluster.stop() };
 }
 
@@ -212,7 +244,7 @@ async function startDeployment({ postgres, servers }) {
     return { urls: [server.url], cpuMs: server.cpuMs, stop: () => server.stop() };
   }
   const { default: pg } = await import("pg");
-  const cluster = await throwawayDatabase("interlude_load");
+  const cluster = await throwawayDatabase("interlude_load", { statements: true });
   const processes = [];
   for (let i = 0; i < servers; i++) processes.push(await startServerProcess({ postgres: cluster.url }));
   if (servers > 1) processes.push(await startServerProcess({ postgres: cluster.url, worker: true }));
@@ -221,6 +253,9 @@ async function startDeployment({ postgres, servers }) {
     urls: processes.filter((p) => p.url).map((p) => p.url),
     cpuMs: () => processes.filter((p) => p.url).reduce((sum, p) => sum + p.cpuMs(), 0),
     commits: () => commits(stats),
+    statements: () => statementCount(stats),
+    profile: async (roundTrips) => statementProfile(stats, roundTrips),
+    resetProfile: () => stats.query("SELECT pg_stat_statements_reset()"),
     async stop() {
       await stats.end();
       for (const p of processes) await p.stop();
@@ -246,19 +281,33 @@ async function main() {
   const where = postgres
     ? `PostgreSQL, ${servers} server process(es)${servers > 1 ? " + a worker" : ""}`
     : "SQLite file";
-  /** Runs a phase; on PostgreSQL also counts the database's commits per round trip. */
+  /** Runs a phase; on PostgreSQL also counts the database's commits and statements per round trip. */
   const phase = async (options) => {
     const before = await deployment.commits?.();
+    const statementsBefore = await deployment.statements?.();
     const result = await runLoad({ urls, clients, rounds, cpuMs, durability, ...options });
     if (deployment.commits) {
+      const statementsAfter = await deployment.statements();
+      if (statementsAfter !== undefined)
+        result.statementsPerRoundTrip = (statementsAfter - statementsBefore) / result.roundTrips;
       await sleep(600); // the statistics collector's delay
       result.commitsPerRoundTrip = ((await deployment.commits()) - before) / result.roundTrips;
     }
     return result;
   };
   const txs = (r) =>
-    r.commitsPerRoundTrip === undefined ? "" : `, ${r.commitsPerRoundTrip.toFixed(1)} transactions per round trip`;
+    (r.commitsPerRoundTrip === undefined ? "" : `, ${r.commitsPerRoundTrip.toFixed(1)} transactions`) +
+    (r.statementsPerRoundTrip === undefined ? "" : `, ${r.statementsPerRoundTrip.toFixed(1)} statements`) +
+    (r.commitsPerRoundTrip === undefined ? "" : " per round trip");
   try {
+    if (process.argv.includes("--statements") && deployment.profile) {
+      // One client on a fresh server, so that the list is one round trip's statements.
+      await deployment.resetProfile();
+      const profiled = await runLoad({ urls, clients: 1, rounds, durability });
+      console.log(`[statements] per round trip, one client, ${profiled.roundTrips} round trips:`);
+      for (const s of await deployment.profile(profiled.roundTrips))
+        console.log(`  ${s.perRoundTrip.toFixed(2).padStart(6)}  ${s.query.slice(0, 160)}`);
+    }
     await runLoad({ urls, clients, rounds: 50, durability }); // warm-up: the figures are for a server past its JIT warm-up
     const saturated = await phase({});
     console.log(describeLoad(`${where}, ${clients} clients, saturation`, saturated) + txs(saturated));
