@@ -13,9 +13,10 @@
  *   so latency is measured at a given rate, not at the queue length the saturation phase builds.
  *
  * `node packages/server/bench/load.mjs [--clients 20] [--rounds 100] [--pace 40] [--durability async]
- * [--postgres [--servers 2] [--statements]]` prints both (on PostgreSQL also the database
+ * [--postgres [--servers 2] [--statements] [--round-trips]]` prints both (on PostgreSQL also the database
  * transactions committed and the statements executed per round trip, from pg_stat_database and
- * pg_stat_statements; `--statements` first lists a one-client round trip's statements);
+ * pg_stat_statements; `--statements` first lists a one-client round trip's statements;
+ * `--round-trips` puts a counting proxy between the servers and the database, see round-trips.mjs);
  * test/load.test.ts runs the same phases shorter and checks every answer.
  */
 import { spawn } from "node:child_process";
@@ -24,6 +25,7 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { countRoundTrips } from "./round-trips.mjs";
 
 const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 const CONFIG = fileURLToPath(new URL("../test/fixtures/langgraph.json", import.meta.url));
@@ -238,27 +240,31 @@ export async function throwawayDatabase(prefix, { statements = false } = {}) {
  * `--postgres`: a throwaway PostgreSQL (or BENCH_POSTGRES_URL) and a fresh database; `--servers 2`
  * starts two servers and a worker and sends each answer to the next server in turn.
  */
-async function startDeployment({ postgres, servers }) {
+async function startDeployment({ postgres, servers, countingRoundTrips }) {
   if (!postgres) {
     const server = await startServerProcess();
     return { urls: [server.url], cpuMs: server.cpuMs, stop: () => server.stop() };
   }
   const { default: pg } = await import("pg");
   const cluster = await throwawayDatabase("interlude_load", { statements: true });
+  const proxy = countingRoundTrips ? await countRoundTrips(cluster.url) : undefined;
+  const url = proxy?.url ?? cluster.url;
   const processes = [];
-  for (let i = 0; i < servers; i++) processes.push(await startServerProcess({ postgres: cluster.url }));
-  if (servers > 1) processes.push(await startServerProcess({ postgres: cluster.url, worker: true }));
+  for (let i = 0; i < servers; i++) processes.push(await startServerProcess({ postgres: url }));
+  if (servers > 1) processes.push(await startServerProcess({ postgres: url, worker: true }));
   const stats = new pg.Pool({ connectionString: cluster.url, max: 1 });
   return {
     urls: processes.filter((p) => p.url).map((p) => p.url),
     cpuMs: () => processes.filter((p) => p.url).reduce((sum, p) => sum + p.cpuMs(), 0),
     commits: () => commits(stats),
     statements: () => statementCount(stats),
+    roundTrips: proxy && (() => proxy.count()),
     profile: async (roundTrips) => statementProfile(stats, roundTrips),
     resetProfile: () => stats.query("SELECT pg_stat_statements_reset()"),
     async stop() {
       await stats.end();
       for (const p of processes) await p.stop();
+      await proxy?.close();
       cluster.stop();
     },
   };
@@ -276,7 +282,8 @@ async function main() {
   const durability = arg("durability", undefined);
   const postgres = process.argv.includes("--postgres");
   const servers = Number(arg("servers", 1));
-  const deployment = await startDeployment({ postgres, servers });
+  const countingRoundTrips = process.argv.includes("--round-trips");
+  const deployment = await startDeployment({ postgres, servers, countingRoundTrips });
   const { urls, cpuMs } = deployment;
   const where = postgres
     ? `PostgreSQL, ${servers} server process(es)${servers > 1 ? " + a worker" : ""}`
@@ -285,9 +292,12 @@ async function main() {
   const phase = async (options) => {
     const before = await deployment.commits?.();
     const statementsBefore = await deployment.statements?.();
+    const roundTripsBefore = deployment.roundTrips?.();
     const result = await runLoad({ urls, clients, rounds, cpuMs, durability, ...options });
     if (deployment.commits) {
       const statementsAfter = await deployment.statements();
+      if (deployment.roundTrips)
+        result.dbRoundTripsPerRoundTrip = (deployment.roundTrips() - roundTripsBefore) / result.roundTrips;
       if (statementsAfter !== undefined)
         result.statementsPerRoundTrip = (statementsAfter - statementsBefore) / result.roundTrips;
       await sleep(600); // the statistics collector's delay
@@ -298,13 +308,21 @@ async function main() {
   const txs = (r) =>
     (r.commitsPerRoundTrip === undefined ? "" : `, ${r.commitsPerRoundTrip.toFixed(1)} transactions`) +
     (r.statementsPerRoundTrip === undefined ? "" : `, ${r.statementsPerRoundTrip.toFixed(1)} statements`) +
+    (r.dbRoundTripsPerRoundTrip === undefined
+      ? ""
+      : `, ${r.dbRoundTripsPerRoundTrip.toFixed(1)} database round trips`) +
     (r.commitsPerRoundTrip === undefined ? "" : " per round trip");
   try {
     if (process.argv.includes("--statements") && deployment.profile) {
       // One client on a fresh server, so that the list is one round trip's statements.
       await deployment.resetProfile();
+      const trips = deployment.roundTrips?.();
       const profiled = await runLoad({ urls, clients: 1, rounds, durability });
-      console.log(`[statements] per round trip, one client, ${profiled.roundTrips} round trips:`);
+      const perTrip =
+        trips === undefined
+          ? ""
+          : ` (${((deployment.roundTrips() - trips) / profiled.roundTrips).toFixed(1)} database round trips each)`;
+      console.log(`[statements] per round trip, one client, ${profiled.roundTrips} round trips${perTrip}:`);
       for (const s of await deployment.profile(profiled.roundTrips))
         console.log(`  ${s.perRoundTrip.toFixed(2).padStart(6)}  ${s.query.slice(0, 160)}`);
     }

@@ -38,6 +38,8 @@ export type BusEvent =
   | { type: "run.done"; run_id: string }
   /** The answers a run carried were taken (its first step got past them) or refused. */
   | { type: "answers.settled"; run_id: string }
+  /** An assistant was created, changed or deleted: other processes drop it from their caches. */
+  | { type: "assistant.changed"; assistant_id: string }
   /** New stream events of a run are stored (see runs/event-relay.ts). */
   | { type: "run.events"; run_id: string };
 

@@ -49,10 +49,14 @@ const THREAD_COLUMNS_BUT_VALUES =
 
 export interface StoreOptions {
   /**
-   * Keep assistants in memory (read on every run). Only when this process is the only writer
-   * of the assistants table (SQLite); with several processes an update elsewhere would be missed.
+   * Keep assistants in memory (read up to three times per run) for this long (ms; Infinity when
+   * this process is the only writer of the assistants table, as on SQLite). With several
+   * processes, each change is told to the others (`onAssistantChange`, the bus) and they call
+   * `forgetAssistant`; the age limit covers a notification lost while the bus reconnected.
    */
-  cacheAssistants?: boolean;
+  assistantCacheMs?: number;
+  /** Called after this store changed an assistant (to tell the other processes). */
+  onAssistantChange?: (assistantId: string) => Promise<void>;
 }
 
 /**
@@ -75,14 +79,14 @@ export class StoreTx {
   }
 
   async saveThread(t: ThreadRecord): Promise<void> {
-    await this.db.run(
+    await this.db.write(
       `UPDATE interlude_server_threads SET updated_at = ?, state_updated_at = ?, metadata = ?, status = ?, "values" = ?, interrupts = ?, error = ?, config = ?, graph_id = ?, assistant_id = ? WHERE thread_id = ?`,
       [...threadColumns(t), t.thread_id],
     );
   }
 
   async markThreadBusy(id: string): Promise<void> {
-    await this.db.run("UPDATE interlude_server_threads SET status = 'busy', updated_at = ? WHERE thread_id = ?", [
+    await this.db.write("UPDATE interlude_server_threads SET status = 'busy', updated_at = ? WHERE thread_id = ?", [
       new Date().toISOString(),
       id,
     ]);
@@ -133,7 +137,7 @@ export class StoreTx {
   // ---- runs ----
 
   async insertRun(r: RunRecord): Promise<void> {
-    await this.db.run(
+    await this.db.write(
       `INSERT INTO interlude_server_runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, multitask_strategy, kwargs, identity, owner, attempt, error)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
@@ -332,7 +336,7 @@ export class StoreTx {
 
   /** Forgets an applied answer: the interrupt is pending again (a replay or fork asked it anew). */
   async clearAnswer(threadId: string, interruptId: string): Promise<void> {
-    await this.db.run(
+    await this.db.write(
       "DELETE FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id = ? AND state = 'applied'",
       [threadId, interruptId],
     );
@@ -348,25 +352,41 @@ export class StoreTx {
 
   /** Deletes every answer a run gave (a rolled-back run). */
   async forgetAnswers(runId: string): Promise<void> {
-    await this.db.run("DELETE FROM interlude_server_answers WHERE run_id = ?", [runId]);
+    await this.db.write("DELETE FROM interlude_server_answers WHERE run_id = ?", [runId]);
   }
 
   async settleAnswers(runId: string, applied: boolean): Promise<void> {
     if (applied)
-      await this.db.run(
+      await this.db.write(
         "UPDATE interlude_server_answers SET state = 'applied' WHERE run_id = ? AND state = 'reserved'",
         [runId],
       );
-    else await this.db.run("DELETE FROM interlude_server_answers WHERE run_id = ? AND state = 'reserved'", [runId]);
+    else await this.db.write("DELETE FROM interlude_server_answers WHERE run_id = ? AND state = 'reserved'", [runId]);
   }
 }
 
 export class Store extends StoreTx {
-  private readonly assistantCache: Map<string, AssistantRecord | undefined> | undefined;
+  /** Assistants by id (undefined: no such assistant), with when they were read. */
+  private readonly assistantCache = new Map<string, { found: AssistantRecord | undefined; at: number }>();
+  /** Counts the assistants forgotten, so that a read overtaken by a change is not cached. */
+  private forgotten = 0;
 
-  constructor(db: Db, options: StoreOptions = {}) {
+  constructor(
+    db: Db,
+    private readonly options: StoreOptions = {},
+  ) {
     super(db);
-    this.assistantCache = options.cacheAssistants ? new Map() : undefined;
+  }
+
+  /** Drops an assistant from the cache (another process changed it). */
+  forgetAssistant(id: string): void {
+    this.forgotten++;
+    this.assistantCache.delete(id);
+  }
+
+  private async assistantChanged(id: string): Promise<void> {
+    this.forgetAssistant(id);
+    await this.options.onAssistantChange?.(id);
   }
 
   setup(): Promise<void> {
@@ -384,29 +404,33 @@ export class Store extends StoreTx {
   // ---- assistants ----
 
   async insertAssistant(a: AssistantRecord): Promise<boolean> {
-    this.assistantCache?.delete(a.assistant_id);
     const changes = await this.db.run(
       `INSERT INTO interlude_server_assistants (assistant_id, created_at, graph_id, name, description, config, context, metadata, version, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (assistant_id) DO NOTHING`,
       [a.assistant_id, a.created_at, ...assistantColumns(a)],
     );
+    if (changes > 0) await this.assistantChanged(a.assistant_id);
     return changes > 0;
   }
 
   async saveAssistant(a: AssistantRecord): Promise<void> {
-    this.assistantCache?.delete(a.assistant_id);
     await this.db.run(
       `UPDATE interlude_server_assistants SET graph_id = ?, name = ?, description = ?, config = ?, context = ?, metadata = ?, version = ?, updated_at = ? WHERE assistant_id = ?`,
       [...assistantColumns(a), a.assistant_id],
     );
+    await this.assistantChanged(a.assistant_id);
   }
 
   async getAssistant(id: string): Promise<AssistantRecord | undefined> {
-    if (this.assistantCache?.has(id)) return this.assistantCache.get(id);
+    const cached = this.assistantCache.get(id);
+    const maxAge = this.options.assistantCacheMs ?? 0;
+    if (cached && Date.now() - cached.at < maxAge) return cached.found;
+    const at = Date.now();
+    const forgotten = this.forgotten;
     const rows = await this.db.all("SELECT * FROM interlude_server_assistants WHERE assistant_id = ?", [id]);
     const found = rows[0] && assistantOf(rows[0]);
     // Misses too (a run naming its graph id first looks for an assistant of that id): insertAssistant forgets them.
-    this.assistantCache?.set(id, found);
+    if (maxAge > 0 && forgotten === this.forgotten) this.assistantCache.set(id, { found, at });
     return found;
   }
 
@@ -423,8 +447,9 @@ export class Store extends StoreTx {
   }
 
   async deleteAssistant(id: string): Promise<boolean> {
-    this.assistantCache?.delete(id);
-    return (await this.db.run("DELETE FROM interlude_server_assistants WHERE assistant_id = ?", [id])) > 0;
+    const deleted = (await this.db.run("DELETE FROM interlude_server_assistants WHERE assistant_id = ?", [id])) > 0;
+    await this.assistantChanged(id);
+    return deleted;
   }
 }
 
