@@ -5,6 +5,7 @@
  */
 import { EventEmitter } from "node:events";
 import pg from "pg";
+import type { Db } from "../store/db.js";
 
 export interface InterruptCreatedEvent {
   type: "interrupt.created";
@@ -45,6 +46,11 @@ export type BusEvent =
 
 export interface Bus {
   publish(event: BusEvent): Promise<void>;
+  /**
+   * PostgreSQL: publishes `event` as a write of the transaction `db` is in, sent when it commits
+   * (and not at all if it rolls back), with no round trip of its own. Absent on a local bus.
+   */
+  publishIn?(db: Db, event: BusEvent): Promise<void>;
   subscribe(listener: (event: BusEvent) => void): () => void;
   close(): Promise<void>;
 }
@@ -145,6 +151,10 @@ export class PgBus implements Bus {
     } catch (error) {
       for (const b of batch) b.reject(error);
     }
+  }
+
+  publishIn(db: Db, event: BusEvent): Promise<void> {
+    return db.write("SELECT pg_notify(?, ?)", [CHANNEL, notificationOf(event)]);
   }
 
   subscribe(listener: (event: BusEvent) => void): () => void {

@@ -9,7 +9,7 @@ import type { Execution, ServerContext, StopReason } from "../context.js";
 import type { RunRecord, RunStatus } from "../store/records.js";
 import { restoreCheckpoints } from "../threads/copy.js";
 import { apiInterrupt } from "../threads/state.js";
-import { type Announcements, announce, readSnapshot, syncThreadIn } from "../threads/sync.js";
+import { type Announcements, announce, announceAtCommit, readSnapshot, syncThreadIn } from "../threads/sync.js";
 import type { RunLog } from "./broker.js";
 import { abortLocal } from "./cancel.js";
 import { chunksWithEvents, type Triple } from "./event-stream.js";
@@ -137,8 +137,16 @@ async function stream(
  * competing answer is refused (409) without waiting for a long run to finish.
  */
 async function settleTaken(ctx: ServerContext, runId: string): Promise<void> {
+  const settled = { type: "answers.settled", run_id: runId } as const;
+  const { publishIn } = ctx.bus;
+  // On PostgreSQL the update and its announcement are one round trip (a transaction of two held writes).
+  if (publishIn)
+    return ctx.store.tx(async (tx) => {
+      await tx.settleAnswers(runId, true);
+      await publishIn.call(ctx.bus, tx.db, settled);
+    });
   await ctx.store.settleAnswers(runId, true);
-  await ctx.bus.publish({ type: "answers.settled", run_id: runId });
+  await ctx.bus.publish(settled);
 }
 
 /** @param claimed the run was claimed when it was queued (`running` already). */
@@ -224,18 +232,18 @@ async function finish(
     // A rolled-back run's answers are forgotten: its questions are open again.
     if (cancel === "rollback") await tx.forgetAnswers(run.run_id);
     else await tx.settleAnswers(run.run_id, applied);
-    const active = await tx.activeRuns(run.thread_id);
-    const thread = await syncThreadIn(
+    const { thread, active } = await syncThreadIn(
       tx,
       run.thread_id,
       snapshot,
-      { error: body && !cancel && !isRefusal(error) ? body : null, finishing: run.run_id, active },
+      { error: body && !cancel && !isRefusal(error) ? body : null, finishing: run.run_id },
       announcements,
     );
     const recorded =
       cancel === "rollback"
         ? await tx.deleteRun(run.run_id)
         : await move(tx, run.run_id, "running", status, { error: body });
+    await announceAtCommit(ctx, tx, announcements);
     const final = cancel === "rollback" ? undefined : { ...run, status, error: body };
     return {
       next: active.find((r) => r.run_id !== run.run_id),

@@ -16,6 +16,7 @@ import type {
 } from "./records.js";
 import { deleteThreadRunEvents } from "./run-events.js";
 import { migrate } from "./schema.js";
+import { ACTIVE_RUNS, PENDING_OF, THREAD_COLUMNS_BUT_VALUES } from "./views.js";
 
 export interface Page {
   limit?: number;
@@ -43,9 +44,6 @@ function matches(target: Json | null | undefined, filter: Json | undefined): boo
   if (!filter) return true;
   return Object.entries(filter).every(([k, v]) => JSON.stringify(target?.[k]) === JSON.stringify(v));
 }
-
-const THREAD_COLUMNS_BUT_VALUES =
-  "thread_id, created_at, updated_at, state_updated_at, metadata, status, interrupts, error, config, graph_id, assistant_id";
 
 export interface StoreOptions {
   /**
@@ -173,12 +171,7 @@ export class StoreTx {
 
   /** Pending and running runs of a thread, oldest first. */
   async activeRuns(threadId: string): Promise<RunRecord[]> {
-    // Statuses written out: the planner picks the partial index interlude_server_runs_active only for these literals.
-    const rows = await this.db.all(
-      `SELECT * FROM interlude_server_runs WHERE thread_id = ? AND status IN ('pending', 'running') ORDER BY created_at, run_id`,
-      [threadId],
-    );
-    return rows.map(runOf);
+    return (await this.db.all(ACTIVE_RUNS, [threadId])).map(runOf);
   }
 
   /** Compare-and-set of a run's status; false when it was not in one of `from`. */
@@ -241,13 +234,12 @@ export class StoreTx {
   // ---- pending interrupts (the inbox) ----
 
   async pendingOf(threadId: string): Promise<PendingInterrupt[]> {
-    return (
-      await this.db.all("SELECT * FROM interlude_server_pending WHERE thread_id = ? ORDER BY created_at", [threadId])
-    ).map(pendingOf);
+    return (await this.db.all(PENDING_OF, [threadId])).map(pendingOf);
   }
 
-  async insertPending(p: PendingInterrupt): Promise<boolean> {
-    const changes = await this.db.run(
+  /** Under the thread's lock, after reading its pending interrupts (see syncView): nothing else adds them meanwhile. */
+  async insertPending(p: PendingInterrupt): Promise<void> {
+    await this.db.write(
       `INSERT INTO interlude_server_pending (thread_id, interrupt_id, graph_id, assistant_id, value, response_schema, ns, created_at, deadline_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id, interrupt_id) DO NOTHING`,
       [
@@ -262,16 +254,14 @@ export class StoreTx {
         p.deadline_at,
       ],
     );
-    return changes > 0;
   }
 
-  async deletePending(threadId: string, interruptId: string): Promise<boolean> {
-    return (
-      (await this.db.run("DELETE FROM interlude_server_pending WHERE thread_id = ? AND interrupt_id = ?", [
-        threadId,
-        interruptId,
-      ])) > 0
-    );
+  /** Under the thread's lock, as insertPending. */
+  async deletePending(threadId: string, interruptId: string): Promise<void> {
+    await this.db.write("DELETE FROM interlude_server_pending WHERE thread_id = ? AND interrupt_id = ?", [
+      threadId,
+      interruptId,
+    ]);
   }
 
   /** `now`: the clock `min_age_seconds` counts back from. */
@@ -311,10 +301,19 @@ export class StoreTx {
   /** Reserves the answer to an interrupt; returns the earlier answer when there is one. */
   async reserveAnswer(a: AnswerRecord): Promise<AnswerRecord | undefined> {
     const inserted = await this.db.run(
-      `INSERT INTO interlude_server_answers (thread_id, interrupt_id, by, answer, at, run_id, state) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id, interrupt_id) DO NOTHING`,
-      [a.thread_id, a.interrupt_id, a.by, json(a.answer), a.at, a.run_id, a.state],
+      `${INSERT_ANSWER} ON CONFLICT (thread_id, interrupt_id) DO NOTHING`,
+      answerRow(a),
     );
     return inserted ? undefined : this.answer(a.thread_id, a.interrupt_id);
+  }
+
+  /**
+   * Reserves the answer to an interrupt under the thread's lock, after finding no answer to it
+   * (queueView): a write held for the commit. An answer there after all (a writer without the
+   * lock) is a unique violation that fails the transaction (isUniqueViolation), never a second answer.
+   */
+  async insertAnswer(a: AnswerRecord): Promise<void> {
+    await this.db.write(INSERT_ANSWER, answerRow(a));
   }
 
   async answer(threadId: string, interruptId: string): Promise<AnswerRecord | undefined> {
@@ -451,6 +450,13 @@ export class Store extends StoreTx {
     await this.assistantChanged(id);
     return deleted;
   }
+}
+
+const INSERT_ANSWER =
+  "INSERT INTO interlude_server_answers (thread_id, interrupt_id, by, answer, at, run_id, state) VALUES (?, ?, ?, ?, ?, ?, ?)";
+
+function answerRow(a: AnswerRecord): unknown[] {
+  return [a.thread_id, a.interrupt_id, a.by, json(a.answer), a.at, a.run_id, a.state];
 }
 
 /** A thread's columns from updated_at to assistant_id, in the order the statements list them. */
