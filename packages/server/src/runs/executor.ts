@@ -21,6 +21,12 @@ import { errorBody, isRefusal, isThreadBusy } from "./outcome.js";
 import { createToolsHandler } from "./tools-handler.js";
 
 const BUSY_RETRY_MS = 500;
+/**
+ * A run still executing this long after it took its answers settles them at once (so a
+ * competing answer gets its 409 without waiting for the run's end); a shorter run settles them
+ * in its finishing transaction, one round trip fewer.
+ */
+const SETTLE_AFTER_MS = 50;
 
 /** Interrupts inside chunks are shown in the API's shape. */
 function wire(chunk: unknown): unknown {
@@ -79,6 +85,7 @@ async function stream(
   let accepted = false;
   let graph: CompiledStateGraph | undefined;
   let final: StateSnapshot | undefined;
+  let settling: NodeJS.Timeout | undefined;
   try {
     const assistant = await ctx.store.getAssistant(run.assistant_id);
     graph = assistant && ctx.graphs.get(assistant.graph_id);
@@ -113,7 +120,11 @@ async function stream(
       if (!accepted) {
         accepted = true;
         log.accept();
-        if (run.kwargs.answers?.length) await settleTaken(ctx, run.run_id);
+        if (run.kwargs.answers?.length)
+          settling = setTimeout(
+            () => void settleTaken(ctx, run.run_id).catch(() => undefined), // the finish settles them anyway
+            SETTLE_AFTER_MS,
+          );
         for (const [name, data] of held.splice(0)) log.push(name, data);
       }
       if (ns.length && !run.kwargs.stream_subgraphs) continue;
@@ -129,6 +140,8 @@ async function stream(
     return { accepted, graph, final };
   } catch (error) {
     return { error, accepted, graph };
+  } finally {
+    clearTimeout(settling);
   }
 }
 
