@@ -4,7 +4,7 @@
  * as written, and an assistant changed through one server is not served stale by another's cache.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { BusEvent } from "../src/events/bus.js";
+import type { BusEvent } from "../dist/events/bus.js";
 import { type TestServer, testServer } from "./helpers.js";
 import { freshDatabase } from "./processes.js";
 

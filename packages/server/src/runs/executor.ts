@@ -7,6 +7,7 @@ import type { StateSnapshot } from "@interlude/core";
 import { type CompiledStateGraph, INTERRUPT } from "@interlude/core";
 import type { Execution, ServerContext, StopReason } from "../context.js";
 import type { RunRecord, RunStatus } from "../store/records.js";
+import { deleteRunStatement } from "../store/store.js";
 import { restoreCheckpoints } from "../threads/copy.js";
 import { apiInterrupt } from "../threads/state.js";
 import { type Announcements, announce, announceAtCommit, readSnapshot, syncThreadIn } from "../threads/sync.js";
@@ -15,7 +16,7 @@ import { abortLocal } from "./cancel.js";
 import { chunksWithEvents, type Triple } from "./event-stream.js";
 import { failRun } from "./failure.js";
 import { graphConfig, graphInput, streamModes, wantsMode } from "./input.js";
-import { move } from "./lifecycle.js";
+import { move, moveStatement } from "./lifecycle.js";
 import { MessageEvents } from "./message-events.js";
 import { errorBody, isRefusal, isThreadBusy } from "./outcome.js";
 import { createToolsHandler } from "./tools-handler.js";
@@ -245,17 +246,19 @@ async function finish(
     // A rolled-back run's answers are forgotten: its questions are open again.
     if (cancel === "rollback") await tx.forgetAnswers(run.run_id);
     else await tx.settleAnswers(run.run_id, applied);
-    const { thread, active } = await syncThreadIn(
+    // The run is recorded first, in the round trip of the sync's reads (which no longer count it active).
+    const record =
+      cancel === "rollback"
+        ? deleteRunStatement(run.run_id)
+        : moveStatement(run.run_id, "running", status, { error: body });
+    const { thread, active, first } = await syncThreadIn(
       tx,
       run.thread_id,
       snapshot,
-      { error: body && !cancel && !isRefusal(error) ? body : null, finishing: run.run_id },
+      { error: body && !cancel && !isRefusal(error) ? body : null, finishing: run.run_id, first: record },
       announcements,
     );
-    const recorded =
-      cancel === "rollback"
-        ? await tx.deleteRun(run.run_id)
-        : await move(tx, run.run_id, "running", status, { error: body });
+    const recorded = first.length > 0;
     await announceAtCommit(ctx, tx, announcements);
     const final = cancel === "rollback" ? undefined : { ...run, status, error: body };
     return {

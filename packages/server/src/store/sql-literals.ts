@@ -18,7 +18,7 @@ export class UnsupportedLiteralError extends Error {
 /** A string literal; with backslashes in it, an escape string (E'...'), as standard_conforming_strings may be off. */
 function quoted(text: string): string {
   const body = text.replace(/'/g, "''");
-  return text.includes("\\") ? ` E'${body.replace(/\\/g, "\\\\")}'` : `'${body}'`;
+  return text.includes("\\") ? `E'${body.replace(/\\/g, "\\\\")}'` : `'${body}'`;
 }
 
 export function literal(value: unknown): string {

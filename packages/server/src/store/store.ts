@@ -3,7 +3,7 @@
  * Filters on JSON (metadata, values) run in JS over the rows SQL narrowed down.
  */
 import { answerOf, assistantOf, json, pendingOf, runOf, threadOf } from "./codec.js";
-import type { Db, TxOptions } from "./db.js";
+import type { Db, Statement, TxOptions } from "./db.js";
 import type {
   AnswerRecord,
   AssistantRecord,
@@ -175,24 +175,8 @@ export class StoreTx {
   }
 
   /** Compare-and-set of a run's status; false when it was not in one of `from`. */
-  async moveRun(
-    runId: string,
-    from: RunStatus[],
-    to: RunStatus,
-    extra: { error?: unknown; kwargs?: RunRecord["kwargs"]; attempt?: number } = {},
-  ): Promise<boolean> {
-    const sets = ["status = ?", "updated_at = ?"];
-    const params: unknown[] = [to, new Date().toISOString()];
-    if ("error" in extra) sets.push("error = ?"), params.push(json(extra.error));
-    if (extra.kwargs) sets.push("kwargs = ?"), params.push(json(extra.kwargs));
-    if (extra.attempt !== undefined) sets.push("attempt = ?"), params.push(extra.attempt);
-    params.push(runId, ...from);
-    return (
-      (await this.db.run(
-        `UPDATE interlude_server_runs SET ${sets.join(", ")} WHERE run_id = ? AND status IN (${from.map(() => "?").join(", ")})`,
-        params,
-      )) > 0
-    );
+  async moveRun(runId: string, from: RunStatus[], to: RunStatus, extra: MoveExtra = {}): Promise<boolean> {
+    return (await this.db.run(...moveRunStatement(runId, from, to, extra))) > 0;
   }
 
   /** Records that a running run was told to stop (kept in its kwargs); false if it is not running. */
@@ -209,7 +193,7 @@ export class StoreTx {
   }
 
   async deleteRun(runId: string): Promise<boolean> {
-    return (await this.db.run("DELETE FROM interlude_server_runs WHERE run_id = ?", [runId])) > 0;
+    return (await this.db.run(...deleteRunStatement(runId))) > 0;
   }
 
   /** Running runs of executors that stopped renewing them (a crashed process). */
@@ -450,6 +434,36 @@ export class Store extends StoreTx {
     await this.assistantChanged(id);
     return deleted;
   }
+}
+
+export interface MoveExtra {
+  error?: unknown;
+  kwargs?: RunRecord["kwargs"];
+  attempt?: number;
+}
+
+/** The compare-and-set of a run's status (StoreTx.moveRun), as a statement: one row back when it moved. */
+export function moveRunStatement(
+  runId: string,
+  from: readonly RunStatus[],
+  to: RunStatus,
+  extra: MoveExtra = {},
+): Statement {
+  const sets = ["status = ?", "updated_at = ?"];
+  const params: unknown[] = [to, new Date().toISOString()];
+  if ("error" in extra) sets.push("error = ?"), params.push(json(extra.error));
+  if (extra.kwargs) sets.push("kwargs = ?"), params.push(json(extra.kwargs));
+  if (extra.attempt !== undefined) sets.push("attempt = ?"), params.push(extra.attempt);
+  params.push(runId, ...from);
+  return [
+    `UPDATE interlude_server_runs SET ${sets.join(", ")} WHERE run_id = ? AND status IN (${from.map(() => "?").join(", ")}) RETURNING run_id`,
+    params,
+  ];
+}
+
+/** Deleting a run, as a statement: one row back when it was there. */
+export function deleteRunStatement(runId: string): Statement {
+  return ["DELETE FROM interlude_server_runs WHERE run_id = ? RETURNING run_id", [runId]];
 }
 
 const INSERT_ANSWER =

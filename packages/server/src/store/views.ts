@@ -3,7 +3,7 @@
  * run being queued and a thread being brought up to date each read a few small things.
  */
 import { answerOf, pendingOf, runOf, threadOf } from "./codec.js";
-import type { Db, Statement } from "./db.js";
+import type { Db, Row, Statement } from "./db.js";
 import type { AnswerRecord, PendingInterrupt, RunRecord, ThreadRecord } from "./records.js";
 
 export const THREAD_COLUMNS_BUT_VALUES =
@@ -19,6 +19,8 @@ function answersById(rows: readonly Record<string, unknown>[]): Map<string, Answ
 }
 
 export interface SyncView {
+  /** The rows of the statement made `first`, if any. */
+  first: Row[];
   thread: ThreadRecord | undefined;
   active: RunRecord[];
   pending: PendingInterrupt[];
@@ -29,16 +31,25 @@ export interface SyncView {
 /**
  * What bringing a thread's record up to date reads: the thread (without its values when
  * `values` is false), its active runs, its pending interrupts and the answers given to them.
+ * `first`: a statement to make before them, in the same round trip (a finishing run's record).
  */
-export async function syncView(db: Db, threadId: string, options: { values: boolean }): Promise<SyncView> {
+export async function syncView(
+  db: Db,
+  threadId: string,
+  options: { values: boolean; first?: Statement },
+): Promise<SyncView> {
   const columns = options.values ? "*" : THREAD_COLUMNS_BUT_VALUES;
-  const [threads, active, pending, answers] = await db.reads([
+  const statements: Statement[] = [
     [`SELECT ${columns} FROM interlude_server_threads WHERE thread_id = ?`, [threadId]],
     [ACTIVE_RUNS, [threadId]],
     [PENDING_OF, [threadId]],
     [ANSWERS_TO_PENDING, [threadId]],
-  ]);
+  ];
+  const rows = await db.reads(options.first ? [options.first, ...statements] : statements);
+  const first = options.first ? rows.shift()! : [];
+  const [threads, active, pending, answers] = rows;
   return {
+    first,
     thread: threads![0] && threadOf(threads![0]),
     active: active!.map(runOf),
     pending: pending!.map(pendingOf),

@@ -11,6 +11,7 @@ import type { StateSnapshot } from "@interlude/core";
 import { graphOf, type ServerContext } from "../context.js";
 import type { BusEvent } from "../events/bus.js";
 import { deadlineOf } from "../inbox/deadline-spec.js";
+import type { Row, Statement } from "../store/db.js";
 import type { AnswerRecord, PendingInterrupt, RunRecord, ThreadRecord, ThreadStatus } from "../store/records.js";
 import type { StoreTx } from "../store/store.js";
 import { syncView } from "../store/views.js";
@@ -23,6 +24,8 @@ export interface SyncOptions {
   finishing?: string;
   /** Who made interrupts go away without answering them (a state edit), for `interrupt.resolved`. */
   resolvedBy?: string;
+  /** A write to make first, in the round trip of the sync's reads (a finishing run's record); its rows are returned. */
+  first?: Statement;
 }
 
 /** What to tell others once the sync has committed. */
@@ -71,11 +74,11 @@ export async function syncThreadIn(
   snapshot: StateSnapshot | undefined,
   options: SyncOptions,
   out: Announcements,
-): Promise<{ thread: ThreadRecord | undefined; active: RunRecord[] }> {
+): Promise<{ thread: ThreadRecord | undefined; active: RunRecord[]; first: Row[] }> {
   // With a snapshot, the stored values are replaced without being read.
-  const view = await syncView(tx.db, threadId, { values: snapshot === undefined });
-  const { thread, active } = view;
-  if (!thread) return { thread: undefined, active };
+  const view = await syncView(tx.db, threadId, { values: snapshot === undefined, first: options.first });
+  const { thread, active, first } = view;
+  if (!thread) return { thread: undefined, active, first };
   const busy = active.some((r) => r.run_id !== options.finishing);
   const error = options.error === undefined ? thread.error : options.error;
   const now = new Date().toISOString();
@@ -90,7 +93,7 @@ export async function syncThreadIn(
   };
   await tx.saveThread(next);
   await syncPending(tx, next, snapshot, view, now, out, options.resolvedBy);
-  return { thread: next, active };
+  return { thread: next, active, first };
 }
 
 /**
