@@ -4,6 +4,7 @@
  * numbers them. Everything the store keeps is text, integers or JSON text, so one dialect fits.
  */
 
+import { createHash } from "node:crypto";
 import { GroupCommit } from "@interlude/checkpoint-sqlite";
 import type Database from "better-sqlite3";
 import type pg from "pg";
@@ -104,8 +105,31 @@ function numbered(sql: string): string {
   return sql.replace(/\?/g, () => `$${++n}`);
 }
 
+/**
+ * A statement sent alone, prepared once per connection under a name derived from its text
+ * (node-postgres keeps the names each connection has prepared): the server parses and plans it
+ * once rather than on every call. Statements with numbers written in (LIMIT, OFFSET, IN lists)
+ * vary without end, so only the first MAX_PREPARED texts are named; later ones go unnamed, as
+ * before, and no connection holds more than that many.
+ */
+const MAX_PREPARED = 256;
+const prepared = new Map<string, { name?: string; text: string }>();
+function preparedOf(sql: string): { name?: string; text: string } {
+  let statement = prepared.get(sql);
+  if (!statement) {
+    const name =
+      prepared.size < MAX_PREPARED
+        ? `interlude_${createHash("sha1").update(sql).digest("hex").slice(0, 16)}`
+        : undefined;
+    statement = { name, text: numbered(sql) };
+    if (name) prepared.set(sql, statement);
+  }
+  return statement;
+}
+
 interface Queryable {
   query(sql: string, params?: unknown[]): Promise<QueryResult | QueryResult[]>;
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<QueryResult>;
 }
 
 interface QueryResult {
@@ -136,7 +160,7 @@ export class PgDb implements Db {
   /** The statement's result, sent with whatever is held before it. */
   private async query(sql: string, params: unknown[]): Promise<QueryResult> {
     this.sent = true;
-    if (!this.held.length) return (await this.client.query(numbered(sql), params)) as QueryResult;
+    if (!this.held.length) return this.client.query({ ...preparedOf(sql), values: params });
     const batch = [...this.held.splice(0), inlined(sql, params)].join(";\n");
     const results = await this.client.query(batch);
     return Array.isArray(results) ? results[results.length - 1]! : results;
