@@ -32,8 +32,12 @@ function postgresBin() {
 
 const asRoot = () => process.getuid?.() === 0;
 
-/** @returns {Promise<{ url: string, stop(): void }>} */
-export async function startPostgres() {
+/**
+ * @param {{ statements?: boolean }} [options] `statements`: load pg_stat_statements (the
+ *   benchmark counts the statements a round trip issues)
+ * @returns {Promise<{ url: string, stop(): void }>}
+ */
+export async function startPostgres({ statements = false } = {}) {
   const bin = postgresBin();
   const dir = mkdtempSync(join(tmpdir(), "interlude-pg-"));
   if (asRoot()) {
@@ -50,7 +54,7 @@ export async function startPostgres() {
   };
   try {
     run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]);
-    const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200`;
+    const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200${statements ? " -c shared_preload_libraries=pg_stat_statements" : ""}`;
     run("pg_ctl", ["-D", data, "-l", join(dir, "postgres.log"), "-o", options, "-w", "-t", "60", "start"]);
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });

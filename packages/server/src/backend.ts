@@ -99,7 +99,7 @@ async function openSqlite(path: string): Promise<Storage> {
   const saver = new SqliteSaver(db, { groupCommit: true });
   const checkpointer = startWalCheckpointer(db);
   // One process owns a SQLite file's runs and assistants, so assistants can be kept in memory.
-  const store = new Store(new SqliteDb(db), { cacheAssistants: true });
+  const store = new Store(new SqliteDb(db), { assistantCacheMs: Number.POSITIVE_INFINITY });
   await store.setup();
   return {
     saver,
@@ -123,6 +123,9 @@ async function openSqlite(path: string): Promise<Storage> {
 const STORE_CONNECTIONS = 10;
 const SAVER_CONNECTIONS = 10;
 
+/** How long a process trusts its cached assistants without a change told on the bus (one lost while LISTEN reconnected). */
+const ASSISTANT_CACHE_MS = 5_000;
+
 async function openPostgres(url: string): Promise<Storage> {
   const storePool = new pg.Pool({ connectionString: url, max: STORE_CONNECTIONS });
   const saverPool = new pg.Pool({ connectionString: url, max: SAVER_CONNECTIONS });
@@ -130,11 +133,16 @@ async function openPostgres(url: string): Promise<Storage> {
   for (const pool of [storePool, saverPool]) pool.on("error", () => undefined);
   const saver = new PostgresSaver(saverPool);
   await saver.setup();
-  const store = new Store(new PgDb(storePool));
+  const bus = new PgBus(url, storePool);
+  // Assistants are cached in every process; a change is told to the others on the bus.
+  const store = new Store(new PgDb(storePool), {
+    assistantCacheMs: ASSISTANT_CACHE_MS,
+    onAssistantChange: (id) => bus.publish({ type: "assistant.changed", assistant_id: id }),
+  });
+  bus.subscribe((event) => event.type === "assistant.changed" && store.forgetAssistant(event.assistant_id));
   await store.setup();
   // Events left by runs whose process died before it could delete them.
   await deleteOldRunEvents(store.db, new Date(Date.now() - 10 * 60_000).toISOString());
-  const bus = new PgBus(url, storePool);
   await bus.start();
   return {
     saver,

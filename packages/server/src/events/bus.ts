@@ -5,6 +5,7 @@
  */
 import { EventEmitter } from "node:events";
 import pg from "pg";
+import type { Db } from "../store/db.js";
 
 export interface InterruptCreatedEvent {
   type: "interrupt.created";
@@ -38,11 +39,18 @@ export type BusEvent =
   | { type: "run.done"; run_id: string }
   /** The answers a run carried were taken (its first step got past them) or refused. */
   | { type: "answers.settled"; run_id: string }
+  /** An assistant was created, changed or deleted: other processes drop it from their caches. */
+  | { type: "assistant.changed"; assistant_id: string }
   /** New stream events of a run are stored (see runs/event-relay.ts). */
   | { type: "run.events"; run_id: string };
 
 export interface Bus {
   publish(event: BusEvent): Promise<void>;
+  /**
+   * PostgreSQL: publishes `event` as a write of the transaction `db` is in, sent when it commits
+   * (and not at all if it rolls back), with no round trip of its own. Absent on a local bus.
+   */
+  publishIn?(db: Db, event: BusEvent): Promise<void>;
   subscribe(listener: (event: BusEvent) => void): () => void;
   close(): Promise<void>;
 }
@@ -143,6 +151,10 @@ export class PgBus implements Bus {
     } catch (error) {
       for (const b of batch) b.reject(error);
     }
+  }
+
+  publishIn(db: Db, event: BusEvent): Promise<void> {
+    return db.write("SELECT pg_notify(?, ?)", [CHANNEL, notificationOf(event)]);
   }
 
   subscribe(listener: (event: BusEvent) => void): () => void {

@@ -6,7 +6,7 @@
  */
 import { isResumeMap } from "@interlude/core";
 import type { ServerContext } from "../context.js";
-import type { AnswerRecord } from "../store/records.js";
+import type { AnswerRecord, PendingInterrupt } from "../store/records.js";
 import type { StoreTx } from "../store/store.js";
 
 /**
@@ -28,19 +28,19 @@ export function settledOrAfter(ctx: ServerContext, runId: string | null, ms = SE
 }
 
 /**
- * The interrupts a `resume` answers: the map's ids, or the one interrupt pending. A plain
- * answer is bound to what was pending when its request arrived (`receivedAt`): a question asked
- * since then was not the one its sender saw, so the answer is refused with the answer that
- * overtook it (`overtaken`).
+ * The interrupts a `resume` answers: the map's ids, or the one interrupt pending (`pending`,
+ * read by queueView). A plain answer is bound to what was pending when its request arrived
+ * (`receivedAt`): a question asked since then was not the one its sender saw, so the answer is
+ * refused with the answer that overtook it (`overtaken`).
  */
 export async function answeredIds(
   tx: StoreTx,
   threadId: string,
   resume: unknown,
+  pending: readonly PendingInterrupt[],
   receivedAt?: string,
 ): Promise<{ answers: Map<string, unknown>; overtaken?: AnswerRecord }> {
   if (isResumeMap(resume)) return { answers: new Map(Object.entries(resume)) };
-  const pending = await tx.pendingOf(threadId);
   if (receivedAt !== undefined && pending.some((p) => p.created_at > receivedAt)) {
     const overtaken = await tx.latestAnswer(threadId);
     if (overtaken) return { answers: new Map(), overtaken };
@@ -49,22 +49,19 @@ export async function answeredIds(
   return { answers: pending.length === 1 ? new Map([[pending[0]!.interrupt_id, resume]]) : new Map() };
 }
 
-/** The first answer already given (or reserved) to one of `ids`. */
-export async function earlierAnswer(
-  tx: StoreTx,
-  threadId: string,
+/** The first answer already given (or reserved) to one of `ids`, among `given` (read by queueView). */
+export function earlierAnswer(
+  given: ReadonlyMap<string, AnswerRecord>,
   ids: Iterable<string>,
-): Promise<AnswerRecord | undefined> {
+): AnswerRecord | undefined {
   for (const id of ids) {
-    const earlier = await tx.answer(threadId, id);
+    const earlier = given.get(id);
     if (earlier) return earlier;
   }
   return undefined;
 }
 
-/** Another writer reserved an answer between our read and our insert: the transaction is undone and retried. */
-export class AnswerRaceError extends Error {}
-
+/** Under the thread's lock, after earlierAnswer found none: held writes, sent with the queueing's commit. */
 export async function reserveAnswers(
   tx: StoreTx,
   threadId: string,
@@ -73,18 +70,14 @@ export async function reserveAnswers(
   answers: Map<string, unknown>,
 ): Promise<void> {
   const at = new Date().toISOString();
-  for (const [interruptId, answer] of answers) {
-    if (
-      await tx.reserveAnswer({
-        thread_id: threadId,
-        interrupt_id: interruptId,
-        by,
-        answer,
-        at,
-        run_id: runId,
-        state: "reserved",
-      })
-    )
-      throw new AnswerRaceError();
-  }
+  for (const [interruptId, answer] of answers)
+    await tx.insertAnswer({
+      thread_id: threadId,
+      interrupt_id: interruptId,
+      by,
+      answer,
+      at,
+      run_id: runId,
+      state: "reserved",
+    });
 }

@@ -4,20 +4,16 @@
  * when it is first in line.
  */
 import { randomUUID } from "node:crypto";
+import { isResumeMap } from "@interlude/core";
 import { resolveAssistant } from "../assistants/defaults.js";
 import type { ServerContext } from "../context.js";
 import { AlreadyAnsweredError, InvalidRequestError, NotFoundError, ThreadRunningError } from "../errors.js";
+import { isUniqueViolation } from "../store/failures.js";
 import type { AnswerRecord, AssistantRecord, Json, MultitaskStrategy, RunKwargs, RunRecord } from "../store/records.js";
 import type { StoreTx } from "../store/store.js";
+import { type QueueView, queueView } from "../store/views.js";
 import { newThread } from "../threads/new-thread.js";
-import {
-  AnswerRaceError,
-  answeredIds,
-  earlierAnswer,
-  reserveAnswers,
-  SETTLE_TIMEOUT_MS,
-  settledOrAfter,
-} from "./answers.js";
+import { answeredIds, earlierAnswer, reserveAnswers, SETTLE_TIMEOUT_MS, settledOrAfter } from "./answers.js";
 import { cancelRun } from "./cancel.js";
 import { claimFields, dispatchNext, executeRun } from "./executor.js";
 
@@ -35,9 +31,15 @@ export interface RunRequest extends RunKwargs {
 }
 
 /** The thread exists (created if asked) and runs the assistant's graph; false when there is no such thread. */
-async function threadFor(tx: StoreTx, threadId: string, req: RunRequest, assistant: AssistantRecord): Promise<boolean> {
+async function threadFor(
+  tx: StoreTx,
+  threadId: string,
+  req: RunRequest,
+  assistant: AssistantRecord,
+  read: QueueView["graph"],
+): Promise<boolean> {
   // Only its graph is needed, unless it changes (the whole record is read to save it).
-  let graph = await tx.threadGraph(threadId);
+  let graph = read;
   if (!graph && req.if_not_exists === "create") {
     await tx.insertThread(newThread(threadId, { graph_id: assistant.graph_id }, assistant));
     graph = await tx.threadGraph(threadId);
@@ -110,7 +112,8 @@ export async function createRun(
         { durable: owner === null },
       );
     } catch (error) {
-      if (error instanceof AnswerRaceError) continue;
+      // An answer reserved meanwhile by a writer without the thread's lock: look again.
+      if (isUniqueViolation(error)) continue;
       throw error;
     }
     if ("refusal" in queued) throw queued.refusal;
@@ -154,13 +157,21 @@ async function queue(
   tx: StoreTx,
   { runId, threadId, req, identity, owner, assistant }: QueueRequest,
 ): Promise<Queued> {
-  if (!(await threadFor(tx, threadId, req, assistant))) return { refusal: new NotFoundError("thread", threadId) };
+  const resume = req.command?.resume;
+  // Everything the checks need, in one read (one round trip on PostgreSQL).
+  const view = await queueView(
+    tx.db,
+    threadId,
+    resume === undefined ? undefined : isResumeMap(resume) ? { answerIds: Object.keys(resume) } : { pending: true },
+  );
+  if (!(await threadFor(tx, threadId, req, assistant, view.graph)))
+    return { refusal: new NotFoundError("thread", threadId) };
   const { answers, overtaken } =
-    req.command && req.command.resume !== undefined
-      ? await answeredIds(tx, threadId, req.command.resume, req.received_at)
+    resume !== undefined
+      ? await answeredIds(tx, threadId, resume, view.pending, req.received_at)
       : { answers: new Map<string, unknown>() };
   if (overtaken) return { refusal: new AlreadyAnsweredError(overtaken) };
-  const earlier = await earlierAnswer(tx, threadId, answers.keys());
+  const earlier = earlierAnswer(view.answers, answers.keys());
   if (earlier) return { earlier };
   const now = new Date().toISOString();
   const run: RunRecord = {
@@ -178,7 +189,7 @@ async function queue(
     attempt: 0,
     error: null,
   };
-  const active = await tx.activeRuns(threadId);
+  const { active } = view;
   if (active.length && run.multitask_strategy === "reject") return { refusal: new ThreadRunningError(threadId) };
   const toCancel: RunRecord[] = [];
   if (active.length && (run.multitask_strategy === "interrupt" || run.multitask_strategy === "rollback")) {

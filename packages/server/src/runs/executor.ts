@@ -7,21 +7,28 @@ import type { StateSnapshot } from "@interlude/core";
 import { type CompiledStateGraph, INTERRUPT } from "@interlude/core";
 import type { Execution, ServerContext, StopReason } from "../context.js";
 import type { RunRecord, RunStatus } from "../store/records.js";
+import { deleteRunStatement } from "../store/store.js";
 import { restoreCheckpoints } from "../threads/copy.js";
 import { apiInterrupt } from "../threads/state.js";
-import { type Announcements, announce, readSnapshot, syncThreadIn } from "../threads/sync.js";
+import { type Announcements, announce, announceAtCommit, readSnapshot, syncThreadIn } from "../threads/sync.js";
 import type { RunLog } from "./broker.js";
 import { abortLocal } from "./cancel.js";
 import { chunksWithEvents, type Triple } from "./event-stream.js";
 import { failRun } from "./failure.js";
 import { graphConfig, graphInput, streamModes, wantsMode } from "./input.js";
-import { move } from "./lifecycle.js";
+import { move, moveStatement } from "./lifecycle.js";
 import { MessageEvents } from "./message-events.js";
 import { errorBody, isRefusal, isThreadBusy } from "./outcome.js";
 import { SubgraphLifecycle } from "./subgraph-lifecycle.js";
 import { createToolsHandler } from "./tools-handler.js";
 
 const BUSY_RETRY_MS = 500;
+/**
+ * A run still executing this long after it took its answers settles them at once (so a
+ * competing answer gets its 409 without waiting for the run's end); a shorter run settles them
+ * in its finishing transaction, one round trip fewer.
+ */
+const SETTLE_AFTER_MS = 50;
 
 /** Interrupts inside chunks are shown in the API's shape. */
 function wire(chunk: unknown): unknown {
@@ -85,6 +92,7 @@ async function stream(
   const side = (name: string, data: unknown) => (accepted ? log.push(name, data) : held.push([name, data]));
   // Subgraphs' starts and ends are read from the tasks they run (runs/subgraph-lifecycle.ts).
   const lifecycle = wantsMode(run.kwargs, "lifecycle") ? new SubgraphLifecycle() : undefined;
+  let settling: NodeJS.Timeout | undefined;
   try {
     const assistant = await ctx.store.getAssistant(run.assistant_id);
     graph = assistant && ctx.graphs.get(assistant.graph_id);
@@ -117,7 +125,11 @@ async function stream(
       if (!accepted) {
         accepted = true;
         log.accept();
-        if (run.kwargs.answers?.length) await settleTaken(ctx, run.run_id);
+        if (run.kwargs.answers?.length)
+          settling = setTimeout(
+            () => void settleTaken(ctx, run.run_id).catch(() => undefined), // the finish settles them anyway
+            SETTLE_AFTER_MS,
+          );
         for (const [name, data] of held.splice(0)) log.push(name, data);
       }
       if (lifecycle) for (const [name, data] of lifecycle.observe(ns, mode, chunk)) log.push(name, data);
@@ -136,6 +148,8 @@ async function stream(
   } catch (error) {
     for (const [name, data] of lifecycle?.ended(errorBody(error)) ?? []) side(name, data);
     return { error, accepted, graph };
+  } finally {
+    clearTimeout(settling);
   }
 }
 
@@ -144,8 +158,16 @@ async function stream(
  * competing answer is refused (409) without waiting for a long run to finish.
  */
 async function settleTaken(ctx: ServerContext, runId: string): Promise<void> {
+  const settled = { type: "answers.settled", run_id: runId } as const;
+  const { publishIn } = ctx.bus;
+  // On PostgreSQL the update and its announcement are one round trip (a transaction of two held writes).
+  if (publishIn)
+    return ctx.store.tx(async (tx) => {
+      await tx.settleAnswers(runId, true);
+      await publishIn.call(ctx.bus, tx.db, settled);
+    });
   await ctx.store.settleAnswers(runId, true);
-  await ctx.bus.publish({ type: "answers.settled", run_id: runId });
+  await ctx.bus.publish(settled);
 }
 
 /** @param claimed the run was claimed when it was queued (`running` already). */
@@ -231,18 +253,20 @@ async function finish(
     // A rolled-back run's answers are forgotten: its questions are open again.
     if (cancel === "rollback") await tx.forgetAnswers(run.run_id);
     else await tx.settleAnswers(run.run_id, applied);
-    const active = await tx.activeRuns(run.thread_id);
-    const thread = await syncThreadIn(
+    // The run is recorded first, in the round trip of the sync's reads (which no longer count it active).
+    const record =
+      cancel === "rollback"
+        ? deleteRunStatement(run.run_id)
+        : moveStatement(run.run_id, "running", status, { error: body });
+    const { thread, active, first } = await syncThreadIn(
       tx,
       run.thread_id,
       snapshot,
-      { error: body && !cancel && !isRefusal(error) ? body : null, finishing: run.run_id, active },
+      { error: body && !cancel && !isRefusal(error) ? body : null, finishing: run.run_id, first: record },
       announcements,
     );
-    const recorded =
-      cancel === "rollback"
-        ? await tx.deleteRun(run.run_id)
-        : await move(tx, run.run_id, "running", status, { error: body });
+    const recorded = first.length > 0;
+    await announceAtCommit(ctx, tx, announcements);
     const final = cancel === "rollback" ? undefined : { ...run, status, error: body };
     return {
       next: active.find((r) => r.run_id !== run.run_id),

@@ -7,8 +7,10 @@
  *      │                 └──▶ pending   (thread busy elsewhere, or its process died: queued again)
  *      └──▶ interrupted | error         (cancelled before it started, or storage failed)
  */
+
+import type { Statement } from "../store/db.js";
 import type { RunStatus } from "../store/records.js";
-import type { StoreTx } from "../store/store.js";
+import { type MoveExtra, moveRunStatement, type StoreTx } from "../store/store.js";
 
 const TRANSITIONS: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
   pending: ["running", "interrupted", "error"],
@@ -37,10 +39,24 @@ export async function move(
   runId: string,
   from: RunStatus | readonly RunStatus[],
   to: RunStatus,
-  extra: Parameters<StoreTx["moveRun"]>[3] = {},
+  extra: MoveExtra = {},
 ): Promise<boolean> {
+  return store.moveRun(runId, checked(from, to), to, extra);
+}
+
+/** `move` as a statement, to send along with others (one row back when the run moved). */
+export function moveStatement(
+  runId: string,
+  from: RunStatus | readonly RunStatus[],
+  to: RunStatus,
+  extra: MoveExtra = {},
+): Statement {
+  return moveRunStatement(runId, checked(from, to), to, extra);
+}
+
+function checked(from: RunStatus | readonly RunStatus[], to: RunStatus): RunStatus[] {
   const sources = typeof from === "string" ? [from] : [...from];
   for (const source of sources)
     if (!canMove(source, to)) throw new Error(`A run cannot move from ${source} to ${to} (runs/lifecycle.ts).`);
-  return store.moveRun(runId, sources, to, extra);
+  return sources;
 }

@@ -25,3 +25,9 @@ export function isStorageFailure(error: unknown): boolean {
   // pg's own message when the server closes the connection under it.
   return /Connection terminated|connection is closed|Client has encountered a connection error/i.test(error.message);
 }
+
+/** A row that was already there (SQLite's constraint codes, PostgreSQL's unique_violation). */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "23505" || code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "SQLITE_CONSTRAINT_UNIQUE";
+}

@@ -3,7 +3,7 @@
  * Filters on JSON (metadata, values) run in JS over the rows SQL narrowed down.
  */
 import { answerOf, assistantOf, json, pendingOf, runOf, threadOf } from "./codec.js";
-import type { Db, TxOptions } from "./db.js";
+import type { Db, Statement, TxOptions } from "./db.js";
 import type {
   AnswerRecord,
   AssistantRecord,
@@ -16,6 +16,7 @@ import type {
 } from "./records.js";
 import { deleteThreadRunEvents } from "./run-events.js";
 import { migrate } from "./schema.js";
+import { ACTIVE_RUNS, PENDING_OF, THREAD_COLUMNS_BUT_VALUES } from "./views.js";
 
 export interface Page {
   limit?: number;
@@ -44,15 +45,16 @@ function matches(target: Json | null | undefined, filter: Json | undefined): boo
   return Object.entries(filter).every(([k, v]) => JSON.stringify(target?.[k]) === JSON.stringify(v));
 }
 
-const THREAD_COLUMNS_BUT_VALUES =
-  "thread_id, created_at, updated_at, state_updated_at, metadata, status, interrupts, error, config, graph_id, assistant_id";
-
 export interface StoreOptions {
   /**
-   * Keep assistants in memory (read on every run). Only when this process is the only writer
-   * of the assistants table (SQLite); with several processes an update elsewhere would be missed.
+   * Keep assistants in memory (read up to three times per run) for this long (ms; Infinity when
+   * this process is the only writer of the assistants table, as on SQLite). With several
+   * processes, each change is told to the others (`onAssistantChange`, the bus) and they call
+   * `forgetAssistant`; the age limit covers a notification lost while the bus reconnected.
    */
-  cacheAssistants?: boolean;
+  assistantCacheMs?: number;
+  /** Called after this store changed an assistant (to tell the other processes). */
+  onAssistantChange?: (assistantId: string) => Promise<void>;
 }
 
 /**
@@ -75,14 +77,14 @@ export class StoreTx {
   }
 
   async saveThread(t: ThreadRecord): Promise<void> {
-    await this.db.run(
+    await this.db.write(
       `UPDATE interlude_server_threads SET updated_at = ?, state_updated_at = ?, metadata = ?, status = ?, "values" = ?, interrupts = ?, error = ?, config = ?, graph_id = ?, assistant_id = ? WHERE thread_id = ?`,
       [...threadColumns(t), t.thread_id],
     );
   }
 
   async markThreadBusy(id: string): Promise<void> {
-    await this.db.run("UPDATE interlude_server_threads SET status = 'busy', updated_at = ? WHERE thread_id = ?", [
+    await this.db.write("UPDATE interlude_server_threads SET status = 'busy', updated_at = ? WHERE thread_id = ?", [
       new Date().toISOString(),
       id,
     ]);
@@ -133,7 +135,7 @@ export class StoreTx {
   // ---- runs ----
 
   async insertRun(r: RunRecord): Promise<void> {
-    await this.db.run(
+    await this.db.write(
       `INSERT INTO interlude_server_runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, multitask_strategy, kwargs, identity, owner, attempt, error)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
@@ -169,33 +171,12 @@ export class StoreTx {
 
   /** Pending and running runs of a thread, oldest first. */
   async activeRuns(threadId: string): Promise<RunRecord[]> {
-    // Statuses written out: the planner picks the partial index interlude_server_runs_active only for these literals.
-    const rows = await this.db.all(
-      `SELECT * FROM interlude_server_runs WHERE thread_id = ? AND status IN ('pending', 'running') ORDER BY created_at, run_id`,
-      [threadId],
-    );
-    return rows.map(runOf);
+    return (await this.db.all(ACTIVE_RUNS, [threadId])).map(runOf);
   }
 
   /** Compare-and-set of a run's status; false when it was not in one of `from`. */
-  async moveRun(
-    runId: string,
-    from: RunStatus[],
-    to: RunStatus,
-    extra: { error?: unknown; kwargs?: RunRecord["kwargs"]; attempt?: number } = {},
-  ): Promise<boolean> {
-    const sets = ["status = ?", "updated_at = ?"];
-    const params: unknown[] = [to, new Date().toISOString()];
-    if ("error" in extra) sets.push("error = ?"), params.push(json(extra.error));
-    if (extra.kwargs) sets.push("kwargs = ?"), params.push(json(extra.kwargs));
-    if (extra.attempt !== undefined) sets.push("attempt = ?"), params.push(extra.attempt);
-    params.push(runId, ...from);
-    return (
-      (await this.db.run(
-        `UPDATE interlude_server_runs SET ${sets.join(", ")} WHERE run_id = ? AND status IN (${from.map(() => "?").join(", ")})`,
-        params,
-      )) > 0
-    );
+  async moveRun(runId: string, from: RunStatus[], to: RunStatus, extra: MoveExtra = {}): Promise<boolean> {
+    return (await this.db.run(...moveRunStatement(runId, from, to, extra))) > 0;
   }
 
   /** Records that a running run was told to stop (kept in its kwargs); false if it is not running. */
@@ -212,7 +193,7 @@ export class StoreTx {
   }
 
   async deleteRun(runId: string): Promise<boolean> {
-    return (await this.db.run("DELETE FROM interlude_server_runs WHERE run_id = ?", [runId])) > 0;
+    return (await this.db.run(...deleteRunStatement(runId))) > 0;
   }
 
   /** Running runs of executors that stopped renewing them (a crashed process). */
@@ -237,13 +218,12 @@ export class StoreTx {
   // ---- pending interrupts (the inbox) ----
 
   async pendingOf(threadId: string): Promise<PendingInterrupt[]> {
-    return (
-      await this.db.all("SELECT * FROM interlude_server_pending WHERE thread_id = ? ORDER BY created_at", [threadId])
-    ).map(pendingOf);
+    return (await this.db.all(PENDING_OF, [threadId])).map(pendingOf);
   }
 
-  async insertPending(p: PendingInterrupt): Promise<boolean> {
-    const changes = await this.db.run(
+  /** Under the thread's lock, after reading its pending interrupts (see syncView): nothing else adds them meanwhile. */
+  async insertPending(p: PendingInterrupt): Promise<void> {
+    await this.db.write(
       `INSERT INTO interlude_server_pending (thread_id, interrupt_id, graph_id, assistant_id, value, response_schema, ns, created_at, deadline_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id, interrupt_id) DO NOTHING`,
       [
@@ -258,16 +238,14 @@ export class StoreTx {
         p.deadline_at,
       ],
     );
-    return changes > 0;
   }
 
-  async deletePending(threadId: string, interruptId: string): Promise<boolean> {
-    return (
-      (await this.db.run("DELETE FROM interlude_server_pending WHERE thread_id = ? AND interrupt_id = ?", [
-        threadId,
-        interruptId,
-      ])) > 0
-    );
+  /** Under the thread's lock, as insertPending. */
+  async deletePending(threadId: string, interruptId: string): Promise<void> {
+    await this.db.write("DELETE FROM interlude_server_pending WHERE thread_id = ? AND interrupt_id = ?", [
+      threadId,
+      interruptId,
+    ]);
   }
 
   /** `now`: the clock `min_age_seconds` counts back from. */
@@ -307,10 +285,19 @@ export class StoreTx {
   /** Reserves the answer to an interrupt; returns the earlier answer when there is one. */
   async reserveAnswer(a: AnswerRecord): Promise<AnswerRecord | undefined> {
     const inserted = await this.db.run(
-      `INSERT INTO interlude_server_answers (thread_id, interrupt_id, by, answer, at, run_id, state) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id, interrupt_id) DO NOTHING`,
-      [a.thread_id, a.interrupt_id, a.by, json(a.answer), a.at, a.run_id, a.state],
+      `${INSERT_ANSWER} ON CONFLICT (thread_id, interrupt_id) DO NOTHING`,
+      answerRow(a),
     );
     return inserted ? undefined : this.answer(a.thread_id, a.interrupt_id);
+  }
+
+  /**
+   * Reserves the answer to an interrupt under the thread's lock, after finding no answer to it
+   * (queueView): a write held for the commit. An answer there after all (a writer without the
+   * lock) is a unique violation that fails the transaction (isUniqueViolation), never a second answer.
+   */
+  async insertAnswer(a: AnswerRecord): Promise<void> {
+    await this.db.write(INSERT_ANSWER, answerRow(a));
   }
 
   async answer(threadId: string, interruptId: string): Promise<AnswerRecord | undefined> {
@@ -332,7 +319,7 @@ export class StoreTx {
 
   /** Forgets an applied answer: the interrupt is pending again (a replay or fork asked it anew). */
   async clearAnswer(threadId: string, interruptId: string): Promise<void> {
-    await this.db.run(
+    await this.db.write(
       "DELETE FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id = ? AND state = 'applied'",
       [threadId, interruptId],
     );
@@ -348,25 +335,41 @@ export class StoreTx {
 
   /** Deletes every answer a run gave (a rolled-back run). */
   async forgetAnswers(runId: string): Promise<void> {
-    await this.db.run("DELETE FROM interlude_server_answers WHERE run_id = ?", [runId]);
+    await this.db.write("DELETE FROM interlude_server_answers WHERE run_id = ?", [runId]);
   }
 
   async settleAnswers(runId: string, applied: boolean): Promise<void> {
     if (applied)
-      await this.db.run(
+      await this.db.write(
         "UPDATE interlude_server_answers SET state = 'applied' WHERE run_id = ? AND state = 'reserved'",
         [runId],
       );
-    else await this.db.run("DELETE FROM interlude_server_answers WHERE run_id = ? AND state = 'reserved'", [runId]);
+    else await this.db.write("DELETE FROM interlude_server_answers WHERE run_id = ? AND state = 'reserved'", [runId]);
   }
 }
 
 export class Store extends StoreTx {
-  private readonly assistantCache: Map<string, AssistantRecord | undefined> | undefined;
+  /** Assistants by id (undefined: no such assistant), with when they were read. */
+  private readonly assistantCache = new Map<string, { found: AssistantRecord | undefined; at: number }>();
+  /** Counts the assistants forgotten, so that a read overtaken by a change is not cached. */
+  private forgotten = 0;
 
-  constructor(db: Db, options: StoreOptions = {}) {
+  constructor(
+    db: Db,
+    private readonly options: StoreOptions = {},
+  ) {
     super(db);
-    this.assistantCache = options.cacheAssistants ? new Map() : undefined;
+  }
+
+  /** Drops an assistant from the cache (another process changed it). */
+  forgetAssistant(id: string): void {
+    this.forgotten++;
+    this.assistantCache.delete(id);
+  }
+
+  private async assistantChanged(id: string): Promise<void> {
+    this.forgetAssistant(id);
+    await this.options.onAssistantChange?.(id);
   }
 
   setup(): Promise<void> {
@@ -384,29 +387,33 @@ export class Store extends StoreTx {
   // ---- assistants ----
 
   async insertAssistant(a: AssistantRecord): Promise<boolean> {
-    this.assistantCache?.delete(a.assistant_id);
     const changes = await this.db.run(
       `INSERT INTO interlude_server_assistants (assistant_id, created_at, graph_id, name, description, config, context, metadata, version, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (assistant_id) DO NOTHING`,
       [a.assistant_id, a.created_at, ...assistantColumns(a)],
     );
+    if (changes > 0) await this.assistantChanged(a.assistant_id);
     return changes > 0;
   }
 
   async saveAssistant(a: AssistantRecord): Promise<void> {
-    this.assistantCache?.delete(a.assistant_id);
     await this.db.run(
       `UPDATE interlude_server_assistants SET graph_id = ?, name = ?, description = ?, config = ?, context = ?, metadata = ?, version = ?, updated_at = ? WHERE assistant_id = ?`,
       [...assistantColumns(a), a.assistant_id],
     );
+    await this.assistantChanged(a.assistant_id);
   }
 
   async getAssistant(id: string): Promise<AssistantRecord | undefined> {
-    if (this.assistantCache?.has(id)) return this.assistantCache.get(id);
+    const cached = this.assistantCache.get(id);
+    const maxAge = this.options.assistantCacheMs ?? 0;
+    if (cached && Date.now() - cached.at < maxAge) return cached.found;
+    const at = Date.now();
+    const forgotten = this.forgotten;
     const rows = await this.db.all("SELECT * FROM interlude_server_assistants WHERE assistant_id = ?", [id]);
     const found = rows[0] && assistantOf(rows[0]);
     // Misses too (a run naming its graph id first looks for an assistant of that id): insertAssistant forgets them.
-    this.assistantCache?.set(id, found);
+    if (maxAge > 0 && forgotten === this.forgotten) this.assistantCache.set(id, { found, at });
     return found;
   }
 
@@ -423,9 +430,47 @@ export class Store extends StoreTx {
   }
 
   async deleteAssistant(id: string): Promise<boolean> {
-    this.assistantCache?.delete(id);
-    return (await this.db.run("DELETE FROM interlude_server_assistants WHERE assistant_id = ?", [id])) > 0;
+    const deleted = (await this.db.run("DELETE FROM interlude_server_assistants WHERE assistant_id = ?", [id])) > 0;
+    await this.assistantChanged(id);
+    return deleted;
   }
+}
+
+export interface MoveExtra {
+  error?: unknown;
+  kwargs?: RunRecord["kwargs"];
+  attempt?: number;
+}
+
+/** The compare-and-set of a run's status (StoreTx.moveRun), as a statement: one row back when it moved. */
+export function moveRunStatement(
+  runId: string,
+  from: readonly RunStatus[],
+  to: RunStatus,
+  extra: MoveExtra = {},
+): Statement {
+  const sets = ["status = ?", "updated_at = ?"];
+  const params: unknown[] = [to, new Date().toISOString()];
+  if ("error" in extra) sets.push("error = ?"), params.push(json(extra.error));
+  if (extra.kwargs) sets.push("kwargs = ?"), params.push(json(extra.kwargs));
+  if (extra.attempt !== undefined) sets.push("attempt = ?"), params.push(extra.attempt);
+  params.push(runId, ...from);
+  return [
+    `UPDATE interlude_server_runs SET ${sets.join(", ")} WHERE run_id = ? AND status IN (${from.map(() => "?").join(", ")}) RETURNING run_id`,
+    params,
+  ];
+}
+
+/** Deleting a run, as a statement: one row back when it was there. */
+export function deleteRunStatement(runId: string): Statement {
+  return ["DELETE FROM interlude_server_runs WHERE run_id = ? RETURNING run_id", [runId]];
+}
+
+const INSERT_ANSWER =
+  "INSERT INTO interlude_server_answers (thread_id, interrupt_id, by, answer, at, run_id, state) VALUES (?, ?, ?, ?, ?, ?, ?)";
+
+function answerRow(a: AnswerRecord): unknown[] {
+  return [a.thread_id, a.interrupt_id, a.by, json(a.answer), a.at, a.run_id, a.state];
 }
 
 /** A thread's columns from updated_at to assistant_id, in the order the statements list them. */

@@ -11,8 +11,10 @@ import type { StateSnapshot } from "@interlude/core";
 import { graphOf, type ServerContext } from "../context.js";
 import type { BusEvent } from "../events/bus.js";
 import { deadlineOf } from "../inbox/deadline-spec.js";
-import type { PendingInterrupt, RunRecord, ThreadRecord, ThreadStatus } from "../store/records.js";
+import type { Row, Statement } from "../store/db.js";
+import type { AnswerRecord, PendingInterrupt, RunRecord, ThreadRecord, ThreadStatus } from "../store/records.js";
 import type { StoreTx } from "../store/store.js";
+import { syncView } from "../store/views.js";
 import { apiInterrupt, interruptsByTask } from "./state.js";
 
 export interface SyncOptions {
@@ -22,8 +24,8 @@ export interface SyncOptions {
   finishing?: string;
   /** Who made interrupts go away without answering them (a state edit), for `interrupt.resolved`. */
   resolvedBy?: string;
-  /** The thread's pending and running runs, when the caller has just read them in the same transaction. */
-  active?: readonly RunRecord[];
+  /** A write to make first, in the round trip of the sync's reads (a finishing run's record); its rows are returned. */
+  first?: Statement;
 }
 
 /** What to tell others once the sync has committed. */
@@ -53,23 +55,30 @@ export async function syncThread(
 ): Promise<ThreadRecord | undefined> {
   const snapshot = read ?? (await readSnapshot(ctx, threadId));
   const announcements: Announcements = { events: [], deadlines: [] };
-  const thread = await ctx.store.tx((tx) => syncThreadIn(tx, threadId, snapshot, options, announcements), threadId);
+  const { thread } = await ctx.store.tx(async (tx) => {
+    const synced = await syncThreadIn(tx, threadId, snapshot, options, announcements);
+    await announceAtCommit(ctx, tx, announcements);
+    return synced;
+  }, threadId);
   await announce(ctx, announcements);
   return thread;
 }
 
-/** The writes of a sync, through `tx` (a transaction); what to announce is added to `out`. */
+/**
+ * The writes of a sync, through `tx` (a transaction holding the thread's lock); what to
+ * announce is added to `out`. Returns the thread as saved and its active runs (as read).
+ */
 export async function syncThreadIn(
   tx: StoreTx,
   threadId: string,
   snapshot: StateSnapshot | undefined,
   options: SyncOptions,
   out: Announcements,
-): Promise<ThreadRecord | undefined> {
+): Promise<{ thread: ThreadRecord | undefined; active: RunRecord[]; first: Row[] }> {
   // With a snapshot, the stored values are replaced without being read.
-  const thread = await tx.getThread(threadId, { values: snapshot === undefined });
-  if (!thread) return undefined;
-  const active = options.active ?? (await tx.activeRuns(threadId));
+  const view = await syncView(tx.db, threadId, { values: snapshot === undefined, first: options.first });
+  const { thread, active, first } = view;
+  if (!thread) return { thread: undefined, active, first };
   const busy = active.some((r) => r.run_id !== options.finishing);
   const error = options.error === undefined ? thread.error : options.error;
   const now = new Date().toISOString();
@@ -83,12 +92,22 @@ export async function syncThreadIn(
     state_updated_at: snapshot?.createdAt ?? thread.state_updated_at,
   };
   await tx.saveThread(next);
-  await syncPending(tx, next, snapshot, now, out, options.resolvedBy);
-  return next;
+  await syncPending(tx, next, snapshot, view, now, out, options.resolvedBy);
+  return { thread: next, active, first };
+}
+
+/**
+ * Inside the sync's transaction: on PostgreSQL its events go out with its commit (no round
+ * trip of their own); elsewhere they stay in `out` for `announce`, after the commit.
+ */
+export async function announceAtCommit(ctx: ServerContext, tx: StoreTx, out: Announcements): Promise<void> {
+  if (!ctx.bus.publishIn) return;
+  for (const event of out.events.splice(0)) await ctx.bus.publishIn(tx.db, event);
 }
 
 export async function announce(ctx: ServerContext, out: Announcements): Promise<void> {
-  for (const event of out.events) await ctx.bus.publish(event);
+  // Published together: the bus sends the events of one turn in one statement, in order.
+  await Promise.all(out.events.map((event) => ctx.bus.publish(event)));
   for (const d of out.deadlines) await ctx.dispatcher.scheduleDeadline(d.threadId, d.interruptId, d.at);
 }
 
@@ -96,6 +115,7 @@ async function syncPending(
   tx: StoreTx,
   thread: ThreadRecord,
   snapshot: StateSnapshot | undefined,
+  read: { pending: readonly PendingInterrupt[]; answers: ReadonlyMap<string, AnswerRecord> },
   now: string,
   out: Announcements,
   resolvedBy: string | undefined,
@@ -103,12 +123,13 @@ async function syncPending(
   const current = new Map((snapshot?.interrupts ?? []).map((i) => [i.id, i]));
   // A thread whose run failed is not waiting for anyone, even if its last checkpoint still shows a question.
   if (thread.status === "error") current.clear();
-  const listed = await tx.pendingOf(thread.thread_id);
+  // Read under the thread's lock, so the deletes and inserts below change exactly these rows.
+  const listed = read.pending;
   const known = new Set(listed.map((p) => p.interrupt_id));
   for (const row of listed) {
     if (current.has(row.interrupt_id)) continue;
-    if (!(await tx.deletePending(thread.thread_id, row.interrupt_id))) continue;
-    const answer = await tx.answer(thread.thread_id, row.interrupt_id);
+    await tx.deletePending(thread.thread_id, row.interrupt_id);
+    const answer = read.answers.get(row.interrupt_id);
     out.events.push({
       type: "interrupt.resolved",
       thread_id: thread.thread_id,
@@ -133,7 +154,7 @@ async function syncPending(
       created_at: now,
       deadline_at: deadline ? new Date(Date.parse(now) + deadline.timeout_seconds * 1000).toISOString() : null,
     };
-    if (!(await tx.insertPending(row))) continue;
+    await tx.insertPending(row);
     await tx.clearAnswer(row.thread_id, id);
     out.events.push({ type: "interrupt.created", ...row });
     if (row.deadline_at)

@@ -1,0 +1,97 @@
+/**
+ * What a transaction reads before it decides, in one round trip on PostgreSQL (Db.reads): a
+ * run being queued and a thread being brought up to date each read a few small things.
+ */
+import { answerOf, pendingOf, runOf, threadOf } from "./codec.js";
+import type { Db, Row, Statement } from "./db.js";
+import type { AnswerRecord, PendingInterrupt, RunRecord, ThreadRecord } from "./records.js";
+
+export const THREAD_COLUMNS_BUT_VALUES =
+  "thread_id, created_at, updated_at, state_updated_at, metadata, status, interrupts, error, config, graph_id, assistant_id";
+/** A thread's pending and running runs, oldest first. Statuses written out: the planner picks the partial index interlude_server_runs_active only for these literals. */
+export const ACTIVE_RUNS = `SELECT * FROM interlude_server_runs WHERE thread_id = ? AND status IN ('pending', 'running') ORDER BY created_at, run_id`;
+export const PENDING_OF = "SELECT * FROM interlude_server_pending WHERE thread_id = ? ORDER BY created_at";
+const ANSWERS_TO_PENDING =
+  "SELECT a.* FROM interlude_server_answers a JOIN interlude_server_pending p ON p.thread_id = a.thread_id AND p.interrupt_id = a.interrupt_id WHERE p.thread_id = ?";
+
+function answersById(rows: readonly Record<string, unknown>[]): Map<string, AnswerRecord> {
+  return new Map(rows.map((row) => [String(row.interrupt_id), answerOf(row)]));
+}
+
+export interface SyncView {
+  /** The rows of the statement made `first`, if any. */
+  first: Row[];
+  thread: ThreadRecord | undefined;
+  active: RunRecord[];
+  pending: PendingInterrupt[];
+  /** Answers given to the pending interrupts, by interrupt id. */
+  answers: Map<string, AnswerRecord>;
+}
+
+/**
+ * What bringing a thread's record up to date reads: the thread (without its values when
+ * `values` is false), its active runs, its pending interrupts and the answers given to them.
+ * `first`: a statement to make before them, in the same round trip (a finishing run's record).
+ */
+export async function syncView(
+  db: Db,
+  threadId: string,
+  options: { values: boolean; first?: Statement },
+): Promise<SyncView> {
+  const columns = options.values ? "*" : THREAD_COLUMNS_BUT_VALUES;
+  const statements: Statement[] = [
+    [`SELECT ${columns} FROM interlude_server_threads WHERE thread_id = ?`, [threadId]],
+    [ACTIVE_RUNS, [threadId]],
+    [PENDING_OF, [threadId]],
+    [ANSWERS_TO_PENDING, [threadId]],
+  ];
+  const rows = await db.reads(options.first ? [options.first, ...statements] : statements);
+  const first = options.first ? rows.shift()! : [];
+  const [threads, active, pending, answers] = rows;
+  return {
+    first,
+    thread: threads![0] && threadOf(threads![0]),
+    active: active!.map(runOf),
+    pending: pending!.map(pendingOf),
+    answers: answersById(answers!),
+  };
+}
+
+export interface QueueView {
+  /** Which graph and assistant the thread runs (undefined: no such thread). */
+  graph: { graph_id: string | null; assistant_id: string | null } | undefined;
+  active: RunRecord[];
+  /** The pending interrupts, when asked for. */
+  pending: PendingInterrupt[];
+  /** Answers already given (or reserved) to `answerIds`, or to the pending interrupts. */
+  answers: Map<string, AnswerRecord>;
+}
+
+/**
+ * What queueing a run reads: the thread's graph, its active runs, and for a run carrying
+ * answers the interrupts they answer (`answerIds`, or the pending ones) and earlier answers to them.
+ */
+export async function queueView(
+  db: Db,
+  threadId: string,
+  answering: { answerIds: readonly string[] } | { pending: true } | undefined,
+): Promise<QueueView> {
+  const statements: Statement[] = [
+    ["SELECT graph_id, assistant_id FROM interlude_server_threads WHERE thread_id = ?", [threadId]],
+    [ACTIVE_RUNS, [threadId]],
+  ];
+  if (answering && "pending" in answering) statements.push([PENDING_OF, [threadId]], [ANSWERS_TO_PENDING, [threadId]]);
+  else if (answering?.answerIds.length)
+    statements.push([
+      `SELECT * FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id IN (${answering.answerIds.map(() => "?").join(", ")})`,
+      [threadId, ...answering.answerIds],
+    ]);
+  const [graphs, active, ...rest] = await db.reads(statements);
+  const pending = rest.length === 2 ? rest[0]!.map(pendingOf) : [];
+  return {
+    graph: graphs![0] as QueueView["graph"],
+    active: active!.map(runOf),
+    pending,
+    answers: answersById(rest.at(-1) ?? []),
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * The PostgreSQL store's round-trip savings keep their meaning: a transaction's held writes
+ * commit (or roll back) with it, batched reads see them, values written as literals come back
+ * as written, and an assistant changed through one server is not served stale by another's cache.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { BusEvent } from "../dist/events/bus.js";
+import { type TestServer, testServer } from "./helpers.js";
+import { freshDatabase } from "./processes.js";
+
+let a: TestServer;
+let b: TestServer;
+
+beforeAll(async () => {
+  const database = await freshDatabase(inject("postgresUrl")!, `interlude_store_${process.pid}_${Date.now() % 1e6}`);
+  a = await testServer({ postgresUrl: database });
+  b = await testServer({ postgresUrl: database });
+}, 60_000);
+afterAll(async () => {
+  await a?.dispose();
+  await b?.dispose();
+});
+
+describe("PostgreSQL store", () => {
+  it("held writes commit with the transaction, are seen by its later reads, and are undone with it", async () => {
+    const db = a.backend.ctx.store.db;
+    await db.exec("CREATE TABLE IF NOT EXISTS held_test (k text PRIMARY KEY, v text)");
+    const tricky = `it's \\ "quoted" ? $1 ${"é".repeat(3)}`;
+    const seen = await db.tx(async (tx) => {
+      await tx.write("INSERT INTO held_test (k, v) VALUES (?, ?)", ["one", tricky]);
+      await tx.write("INSERT INTO held_test (k, v) VALUES (?, ?)", ["two", null]);
+      return tx.reads([
+        ["SELECT v FROM held_test WHERE k = ?", ["one"]],
+        ["SELECT count(*)::int AS n FROM held_test", []],
+      ]);
+    });
+    expect(seen).toEqual([[{ v: tricky }], [{ n: 2 }]]);
+    await expect(
+      db.tx(async (tx) => {
+        await tx.write("INSERT INTO held_test (k, v) VALUES (?, ?)", ["three", "x"]);
+        await tx.write("INSERT INTO held_test (k, v) VALUES (?, ?)", ["one", "again"]); // unique violation at commit
+      }),
+    ).rejects.toMatchObject({ code: "23505" });
+    expect(await db.all("SELECT k, v FROM held_test ORDER BY k")).toEqual([
+      { k: "one", v: tricky },
+      { k: "two", v: null },
+    ]);
+  });
+
+  it("an assistant changed through one server is not served stale from another's cache", async () => {
+    const created = await a.client().assistants.create({ graphId: "loop", name: "before" });
+    // B reads it, and keeps it in its cache.
+    expect((await b.client().assistants.get(created.assistant_id)).name).toBe("before");
+    const told = new Promise<void>((resolve) => {
+      const stop = b.backend.ctx.bus.subscribe((event: BusEvent) => {
+        if (event.type === "assistant.changed" && event.assistant_id === created.assistant_id) stop(), resolve();
+      });
+    });
+    await a.client().assistants.update(created.assistant_id, { name: "after" });
+    await told;
+    expect((await b.client().assistants.get(created.assistant_id)).name).toBe("after");
+  });
+});
