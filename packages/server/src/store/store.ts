@@ -4,6 +4,7 @@
  */
 import { answerOf, assistantOf, json, pendingOf, runOf, threadOf } from "./codec.js";
 import type { Db, TxOptions } from "./db.js";
+import { countedTotal } from "./pending-counts.js";
 import type {
   AnswerRecord,
   AssistantRecord,
@@ -283,15 +284,16 @@ export class StoreTx {
     if (query.min_age_seconds)
       where.push("created_at <= ?"), params.push(new Date(now - query.min_age_seconds * 1000).toISOString());
     const filter = where.length ? ` WHERE ${where.join(" AND ")}` : "";
-    const [count] = await this.db.all<{ n: number | string }>(
-      `SELECT COUNT(*) AS n FROM interlude_server_pending${filter}`,
-      params,
-    );
     const page = ` LIMIT ${Math.floor(query.limit ?? 50)} OFFSET ${Math.floor(query.offset ?? 0)}`;
     const rows = await this.db.all(
       `SELECT * FROM interlude_server_pending${filter} ORDER BY created_at, thread_id, interrupt_id${page}`,
       params,
     );
+    const total = countedTotal(query) ?? {
+      sql: `SELECT COUNT(*) AS n FROM interlude_server_pending${filter}`,
+      params,
+    };
+    const [count] = await this.db.all<{ n: number | string | null }>(total.sql, total.params);
     return { items: rows.map(pendingOf), total: Number(count?.n ?? 0) };
   }
 

@@ -1,0 +1,86 @@
+/**
+ * The inbox's total of pending interrupts comes from counters kept by the database (triggers),
+ * not from counting every row: it must stay exact through pauses, resumes, a question a
+ * deadline withdraws and deleted threads, on SQLite and on PostgreSQL, with and without a
+ * graph filter, and agree with the rows actually listed.
+ */
+import type { Client } from "@langchain/langgraph-sdk";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { json, type TestServer, testServer, until } from "./helpers.js";
+import { freshDatabase } from "./processes.js";
+
+async function postgresServer(): Promise<TestServer> {
+  const postgres = inject("postgresUrl");
+  if (!postgres) throw new Error("PostgreSQL test server not available");
+  return testServer({
+    postgresUrl: await freshDatabase(postgres, `interlude_pending_total_${process.pid}_${Date.now() % 1e6}`),
+  });
+}
+
+describe.each([
+  ["SQLite", () => testServer()],
+  ["PostgreSQL", postgresServer],
+])("the inbox total on %s", (_name, start) => {
+  let server: TestServer;
+  let client: Client;
+  beforeAll(async () => {
+    server = await start();
+    client = server.client();
+  });
+  afterAll(() => server?.dispose());
+
+  /** The counted total, next to what listing every row (and the per-graph rows) shows. */
+  async function totals(graph?: string) {
+    const filter = graph ? `&graph_id=${graph}` : "";
+    const listed = await json(`${server.url}/inbox/interrupts?limit=500${filter}`);
+    return { total: listed.body.total, rows: listed.body.items.length };
+  }
+
+  async function pause(graph: string, input: Record<string, unknown>) {
+    const thread = await client.threads.create();
+    const state = (await client.runs.wait(thread.thread_id, graph, { input })) as any;
+    return { threadId: thread.thread_id, interruptId: state.__interrupt__[0].id as string };
+  }
+
+  const resume = (graph: string, p: { threadId: string; interruptId: string }, answer: unknown) =>
+    client.runs.wait(p.threadId, graph, { command: { resume: { [p.interruptId]: answer } } }) as Promise<any>;
+
+  it("counts pauses, resumes, withdrawn questions and deleted threads, per graph and in all", async () => {
+    expect(await totals()).toEqual({ total: 0, rows: 0 });
+    const loopA = await pause("loop", { rounds: 2 });
+    const loopB = await pause("loop", { rounds: 2 });
+    const approval = await pause("approval", { request: { service: "svc" } });
+    expect(await totals()).toEqual({ total: 3, rows: 3 });
+    expect(await totals("loop")).toEqual({ total: 2, rows: 2 });
+    expect(await totals("approval")).toEqual({ total: 1, rows: 1 });
+    expect(await totals("nope")).toEqual({ total: 0, rows: 0 });
+
+    // Answering the first of two rounds asks the next question: one resolved, one created.
+    const next = await resume("loop", loopA, "one");
+    expect(await totals("loop")).toEqual({ total: 2, rows: 2 });
+    await resume("loop", { threadId: loopA.threadId, interruptId: next.__interrupt__[0].id }, "two");
+    expect(await totals("loop")).toEqual({ total: 1, rows: 1 });
+
+    // A deadline that errors the thread withdraws its question.
+    const expiring = await pause("deadline", { seconds: 0.2, onTimeout: { error: "too late" } });
+    expect(await totals()).toEqual({ total: 3, rows: 3 });
+    await until(async () => (await client.threads.get(expiring.threadId)).status === "error");
+    expect(await totals()).toEqual({ total: 2, rows: 2 });
+    expect(await totals("deadline")).toEqual({ total: 0, rows: 0 });
+
+    await client.threads.delete(approval.threadId);
+    expect(await totals()).toEqual({ total: 1, rows: 1 });
+    expect(await totals("approval")).toEqual({ total: 0, rows: 0 });
+    await client.threads.delete(loopB.threadId);
+    expect(await totals()).toEqual({ total: 0, rows: 0 });
+  });
+
+  it("filters the counters cannot answer are still counted exactly", async () => {
+    const a = await pause("loop", { rounds: 1 });
+    await pause("loop", { rounds: 1 });
+    const ofThread = await json(`${server.url}/inbox/interrupts?thread_id=${a.threadId}`);
+    expect(ofThread.body.total).toBe(1);
+    expect((await json(`${server.url}/inbox/interrupts?q=next`)).body.total).toBe(2);
+    expect((await json(`${server.url}/inbox/interrupts?q=absent`)).body.total).toBe(0);
+  });
+});
