@@ -5,7 +5,10 @@
  * graph filter, and agree with the rows actually listed.
  */
 import type { Client } from "@langchain/langgraph-sdk";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { SqliteDb } from "../dist/store/db.js";
+import { Store } from "../dist/store/store.js";
 import { json, type TestServer, testServer, until } from "./helpers.js";
 import { freshDatabase } from "./processes.js";
 
@@ -82,5 +85,41 @@ describe.each([
     expect(ofThread.body.total).toBe(1);
     expect((await json(`${server.url}/inbox/interrupts?q=next`)).body.total).toBe(2);
     expect((await json(`${server.url}/inbox/interrupts?q=absent`)).body.total).toBe(0);
+  });
+});
+
+describe("upgrading a database with interrupts pending", () => {
+  it("the counters start from the rows already there", async () => {
+    const raw = new Database(":memory:");
+    const store = new Store(new SqliteDb(raw));
+    await store.setup();
+    // Back to the schema before the counters, with three interrupts pending (two of graph x).
+    raw.exec(`DROP TABLE interlude_server_pending_counts;
+      DROP TRIGGER interlude_server_pending_inserted; DROP TRIGGER interlude_server_pending_deleted;
+      UPDATE interlude_server_schema SET version = version - 1`);
+    const pending = (thread: string, graph: string | null) => ({
+      thread_id: thread,
+      interrupt_id: "question",
+      graph_id: graph,
+      assistant_id: null,
+      value: {},
+      response_schema: null,
+      ns: [],
+      created_at: new Date().toISOString(),
+      deadline_at: null,
+    });
+    for (const [thread, graph] of [
+      ["a", "x"],
+      ["b", "x"],
+      ["c", null],
+    ] as const)
+      await store.insertPending(pending(thread, graph));
+    await store.setup();
+    expect((await store.pending({})).total).toBe(3);
+    expect((await store.pending({ graph_id: "x" })).total).toBe(2);
+    await store.deletePending("a", "question");
+    expect((await store.pending({})).total).toBe(2);
+    expect((await store.pending({ graph_id: "x" })).total).toBe(1);
+    raw.close();
   });
 });
