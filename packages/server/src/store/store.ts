@@ -297,11 +297,21 @@ export class StoreTx {
     return { items: rows.map(pendingOf), total: Number(count?.n ?? 0) };
   }
 
-  /** Every pending interrupt with a deadline, to re-arm their timers at startup (one already past fires at once). */
-  async deadlines(): Promise<Array<{ thread_id: string; interrupt_id: string; deadline_at: string }>> {
+  /** Pending interrupts whose deadline is at or before `now` (ISO), oldest first. */
+  async dueDeadlines(now: string): Promise<Array<{ thread_id: string; interrupt_id: string }>> {
     return this.db.all(
-      "SELECT thread_id, interrupt_id, deadline_at FROM interlude_server_pending WHERE deadline_at IS NOT NULL",
+      "SELECT thread_id, interrupt_id FROM interlude_server_pending WHERE deadline_at IS NOT NULL AND deadline_at <= ? ORDER BY deadline_at",
+      [now],
     );
+  }
+
+  /** The earliest deadline of a pending interrupt after `after` (ISO), if any. */
+  async nextDeadline(after: string): Promise<string | undefined> {
+    const [row] = await this.db.all<{ at: string | null }>(
+      "SELECT MIN(deadline_at) AS at FROM interlude_server_pending WHERE deadline_at IS NOT NULL AND deadline_at > ?",
+      [after],
+    );
+    return row?.at ?? undefined;
   }
 
   // ---- answers ----
