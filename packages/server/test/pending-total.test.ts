@@ -8,20 +8,27 @@ import type { Client } from "@langchain/langgraph-sdk";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { SqliteDb } from "../dist/store/db.js";
+import { PENDING_COUNTS } from "../dist/store/pending-counts.js";
+import { MIGRATIONS, migrate } from "../dist/store/schema.js";
 import { Store } from "../dist/store/store.js";
 import { json, type TestServer, testServer, until } from "./helpers.js";
 import { freshDatabase } from "./processes.js";
+
+// The server reads ages against this clock: a test moves it forward instead of waiting.
+let clockAhead = 0;
+const now = () => Date.now() + clockAhead;
 
 async function postgresServer(): Promise<TestServer> {
   const postgres = inject("postgresUrl");
   if (!postgres) throw new Error("PostgreSQL test server not available");
   return testServer({
+    now,
     postgresUrl: await freshDatabase(postgres, `interlude_pending_total_${process.pid}_${Date.now() % 1e6}`),
   });
 }
 
 describe.each([
-  ["SQLite", () => testServer()],
+  ["SQLite", () => testServer({ now })],
   ["PostgreSQL", postgresServer],
 ])("the inbox total on %s", (_name, start) => {
   let server: TestServer;
@@ -78,12 +85,28 @@ describe.each([
     expect(await totals()).toEqual({ total: 0, rows: 0 });
   });
 
-  it("filters the counters cannot answer are still counted exactly", async () => {
-    const a = await pause("loop", { rounds: 1 });
+  it("an age filter counts what is older: the counted total less the younger ones", async () => {
+    const before = (await totals()).total;
     await pause("loop", { rounds: 1 });
+    await pause("approval", { request: { service: "svc" } });
+    const older = async (filter = "") =>
+      (await json(`${server.url}/inbox/interrupts?min_age_seconds=60${filter}`)).body.total;
+    expect(await older()).toBe(before);
+    clockAhead = 61_000;
+    try {
+      expect(await older()).toBe(before + 2);
+      expect(await older("&graph_id=approval")).toBe((await totals("approval")).total);
+    } finally {
+      clockAhead = 0;
+    }
+  });
+
+  it("filters the counters cannot answer are still counted exactly", async () => {
+    const a = await pause("approval", { request: { service: "zeta-svc" } });
+    await pause("approval", { request: { service: "zeta-svc" } });
     const ofThread = await json(`${server.url}/inbox/interrupts?thread_id=${a.threadId}`);
     expect(ofThread.body.total).toBe(1);
-    expect((await json(`${server.url}/inbox/interrupts?q=next`)).body.total).toBe(2);
+    expect((await json(`${server.url}/inbox/interrupts?q=zeta-svc`)).body.total).toBe(2);
     expect((await json(`${server.url}/inbox/interrupts?q=absent`)).body.total).toBe(0);
   });
 });
@@ -91,12 +114,10 @@ describe.each([
 describe("upgrading a database with interrupts pending", () => {
   it("the counters start from the rows already there", async () => {
     const raw = new Database(":memory:");
-    const store = new Store(new SqliteDb(raw));
-    await store.setup();
-    // Back to the schema before the counters, with three interrupts pending (two of graph x).
-    raw.exec(`DROP TABLE interlude_server_pending_counts;
-      DROP TRIGGER interlude_server_pending_inserted; DROP TRIGGER interlude_server_pending_deleted;
-      UPDATE interlude_server_schema SET version = version - 1`);
+    const db = new SqliteDb(raw);
+    // The schema before the counters, with three interrupts pending (two of graph x).
+    await migrate(db, MIGRATIONS.indexOf(PENDING_COUNTS));
+    const store = new Store(db);
     const pending = (thread: string, graph: string | null) => ({
       thread_id: thread,
       interrupt_id: "question",
@@ -114,7 +135,7 @@ describe("upgrading a database with interrupts pending", () => {
       ["c", null],
     ] as const)
       await store.insertPending(pending(thread, graph));
-    await store.setup();
+    await migrate(db);
     expect((await store.pending({})).total).toBe(3);
     expect((await store.pending({ graph_id: "x" })).total).toBe(2);
     await store.deletePending("a", "question");

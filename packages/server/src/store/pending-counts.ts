@@ -52,11 +52,20 @@ export const PENDING_COUNTS: Record<Db["dialect"], string> = {
 
 /**
  * The query reading the total of pending interrupts from the counters, for a listing filtered
- * at most by graph; undefined when other filters apply (the caller counts the matching rows:
- * one thread's are few, and a text search reads every row for its page anyway).
+ * by graph and age (`cutoff`: created at or before, ISO); undefined when other filters apply (the
+ * caller counts the matching rows: one thread's are few, and a text search reads every row for
+ * its page anyway). An age filter subtracts the interrupts created after the cutoff, read from
+ * the created_at index: as many as are younger than the age asked, not every pending one.
  */
-export function countedTotal(query: PendingQuery): { sql: string; params: unknown[] } | undefined {
-  if (query.q || query.min_age_seconds || query.thread_id) return undefined;
-  const sum = "SELECT SUM(n) AS n FROM interlude_server_pending_counts";
-  return query.graph_id ? { sql: `${sum} WHERE graph_id = ?`, params: [query.graph_id] } : { sql: sum, params: [] };
+export function countedTotal(
+  query: PendingQuery,
+  cutoff: string | undefined,
+): { sql: string; params: unknown[] } | undefined {
+  if (query.q || query.thread_id) return undefined;
+  const graph = query.graph_id ? " WHERE graph_id = ?" : "";
+  const graphParams = query.graph_id ? [query.graph_id] : [];
+  const counted = `SELECT COALESCE(SUM(n), 0) FROM interlude_server_pending_counts${graph}`;
+  if (cutoff === undefined) return { sql: `SELECT (${counted}) AS n`, params: graphParams };
+  const younger = `SELECT COUNT(*) FROM interlude_server_pending WHERE created_at > ?${query.graph_id ? " AND graph_id = ?" : ""}`;
+  return { sql: `SELECT (${counted}) - (${younger}) AS n`, params: [...graphParams, cutoff, ...graphParams] };
 }

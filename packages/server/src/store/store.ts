@@ -281,15 +281,15 @@ export class StoreTx {
     if (query.q)
       where.push("LOWER(value) LIKE ? ESCAPE '\\'"),
         params.push(`%${query.q.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`);
-    if (query.min_age_seconds)
-      where.push("created_at <= ?"), params.push(new Date(now - query.min_age_seconds * 1000).toISOString());
+    const cutoff = query.min_age_seconds ? new Date(now - query.min_age_seconds * 1000).toISOString() : undefined;
+    if (cutoff) where.push("created_at <= ?"), params.push(cutoff);
     const filter = where.length ? ` WHERE ${where.join(" AND ")}` : "";
     const page = ` LIMIT ${Math.floor(query.limit ?? 50)} OFFSET ${Math.floor(query.offset ?? 0)}`;
     const rows = await this.db.all(
       `SELECT * FROM interlude_server_pending${filter} ORDER BY created_at, thread_id, interrupt_id${page}`,
       params,
     );
-    const total = countedTotal(query) ?? {
+    const total = countedTotal(query, cutoff) ?? {
       sql: `SELECT COUNT(*) AS n FROM interlude_server_pending${filter}`,
       params,
     };
