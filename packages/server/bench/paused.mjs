@@ -3,7 +3,10 @@
  * each paused at its first question, on a SQLite file and on PostgreSQL. Prints, at 20 threads,
  * at 10,000 and at N (default 100,000), each measured once the finished runs' logs are gone
  * (they are kept a minute for late joiners, runs/broker.ts):
- * - the server's resident memory (flat: nothing per thread is kept in memory);
+ * - the server's resident memory (flat: nothing per thread is kept in memory), or with
+ *   PAUSED_HEAP=1 its live JavaScript heap instead (what a heap snapshot holds, after the full GC
+ *   the snapshot makes; RSS moves with what V8 and the allocator keep after peaks, and a
+ *   snapshot is such a peak, so the RSS figures of that run are not comparable);
  * - listing the 50 oldest pending interrupts in the inbox (`GET /inbox/interrupts?limit=50`),
  *   median of 20 requests on loopback (an upper bound of the server time);
  * - resuming one of them (`runs/wait` with its answer), median of 10 threads created through
@@ -15,7 +18,7 @@
  * steps, are paused through the HTTP API as reviewers' threads would be; the rest are copies of
  * the template written into the database by seed-paused.mjs (minutes instead of hours).
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,6 +31,7 @@ const THROUGH_HTTP = Number(process.env.PAUSED_HTTP ?? 300);
 const STEPS = [...new Set([20, Math.min(10_000, COUNT), COUNT])].filter((n) => n >= 20);
 const CREATORS = 20;
 const SETTLE_MS = Number(process.env.PAUSED_SETTLE_MS ?? 65_000);
+const HEAP = process.env.PAUSED_HEAP === "1";
 
 function client(url) {
   const { hostname, port } = new URL(url);
@@ -96,7 +100,24 @@ async function resumeMs(api, threads) {
   return median(times);
 }
 
-async function measure(api, rssKb, { viaHttp, seeded }) {
+/** The live JS heap of process `pid` (MB): a heap snapshot (SIGUSR2) written to `dir`, summed. */
+async function heapMb(api, pid, dir) {
+  const before = new Set(readdirSync(dir));
+  process.kill(pid, "SIGUSR2");
+  let file;
+  while (!(file = readdirSync(dir).find((f) => f.endsWith(".heapsnapshot") && !before.has(f)))) await sleep(100);
+  // The snapshot is written on the server's main thread: once it answers, the file is complete.
+  await api.request("GET", "/ok");
+  const snapshot = JSON.parse(readFileSync(join(dir, file), "utf8"));
+  rmSync(join(dir, file));
+  const fields = snapshot.snapshot.meta.node_fields;
+  const size = fields.indexOf("self_size");
+  let bytes = 0;
+  for (let i = size; i < snapshot.nodes.length; i += fields.length) bytes += snapshot.nodes[i];
+  return bytes / 2 ** 20;
+}
+
+async function measure(api, rssKb, heap, { viaHttp, seeded }) {
   const listing = [];
   let total;
   for (let i = 0; i < 20; i++) {
@@ -105,6 +126,7 @@ async function measure(api, rssKb, { viaHttp, seeded }) {
   const rssMb = rssKb() / 1024;
   return {
     rssMb,
+    heapMb: HEAP ? await heap() : undefined,
     total,
     listMs: median(listing),
     resumeHttpMs: await resumeMs(api, viaHttp),
@@ -113,7 +135,11 @@ async function measure(api, rssKb, { viaHttp, seeded }) {
 }
 
 async function scenario(label, storage) {
-  const server = await startServerProcess(storage.server);
+  const snapshots = mkdtempSync(join(tmpdir(), "interlude-paused-heap-"));
+  const server = await startServerProcess({
+    ...storage.server,
+    nodeArgs: HEAP ? ["--heapsnapshot-signal=SIGUSR2", `--diagnostic-dir=${snapshots}`] : [],
+  });
   const rssKb = () => Number(readFileSync(`/proc/${server.pid}/status`, "utf8").match(/VmRSS:\s+(\d+)/)[1]);
   const api = client(server.url);
   const lines = [];
@@ -131,9 +157,12 @@ async function scenario(label, storage) {
       seededSeconds += (performance.now() - started) / 1000;
       const seeded = copies.slice(-10).map((id) => ({ id, question: template.question }));
       await sleep(SETTLE_MS);
-      const m = await measure(api, rssKb, { viaHttp: viaHttp.slice(-10), seeded });
+      const m = await measure(api, rssKb, () => heapMb(api, server.pid, snapshots), {
+        viaHttp: viaHttp.slice(-10),
+        seeded,
+      });
       lines.push(
-        `  ${String(m.total).padStart(7)} paused: server RSS ${m.rssMb.toFixed(0)} MB, inbox 50 oldest ${m.listMs.toFixed(1)} ms, ` +
+        `  ${String(m.total).padStart(7)} paused: server RSS ${m.rssMb.toFixed(0)} MB${HEAP ? ` (JS heap ${m.heapMb.toFixed(1)} MB)` : ""}, inbox 50 oldest ${m.listMs.toFixed(1)} ms, ` +
           `resume one ${m.resumeHttpMs.toFixed(1)} ms (a seeded one ${m.resumeSeededMs.toFixed(1)} ms)`,
       );
       console.log(lines.at(-1));
@@ -144,6 +173,7 @@ async function scenario(label, storage) {
     api.close();
     await server.stop();
     storage.stop?.();
+    rmSync(snapshots, { recursive: true, force: true });
   }
 }
 
