@@ -44,7 +44,8 @@ export class DeadlineAlarm {
     const now = new Date(this.ctx.now()).toISOString();
     try {
       const due = await this.ctx.store.dueDeadlines(now);
-      // Each on its own: one that fails is logged (and tried again at the next start), the others still fire.
+      // Each on its own: one that fails is logged (and tried again when the timer next rings, or at the
+      // next start), the others still fire.
       await Promise.all(
         due.map((d) =>
           fireDeadline(this.ctx, d.thread_id, d.interrupt_id).catch((error) =>

@@ -53,7 +53,7 @@ export const MIGRATIONS: readonly (string | Record<Db["dialect"], string>)[] = [
    DROP INDEX interlude_server_pending_created;`,
 ];
 
-/** Applies the migrations up to `version` (default: all); tests stop earlier to upgrade a populated database. */
+/** Applies the migrations before index `target` (default: all); tests stop earlier to upgrade a populated database. */
 export async function migrate(db: Db, target = MIGRATIONS.length): Promise<void> {
   await db.tx(async (tx) => {
     // Postgres: several processes may start at once; the advisory lock in tx() serialises them.

@@ -297,7 +297,7 @@ export class StoreTx {
     return { items: rows.map(pendingOf), total: Number(count?.n ?? 0) };
   }
 
-  /** Pending interrupts whose deadline is at or before `now` (ISO), oldest first. */
+  /** Pending interrupts whose deadline is at or before `now` (ISO), earliest first. */
   async dueDeadlines(now: string): Promise<Array<{ thread_id: string; interrupt_id: string }>> {
     return this.db.all(
       "SELECT thread_id, interrupt_id FROM interlude_server_pending WHERE deadline_at IS NOT NULL AND deadline_at <= ? ORDER BY deadline_at",
