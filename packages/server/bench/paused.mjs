@@ -1,25 +1,37 @@
 /**
  * Many paused threads (issue 15): `interlude serve` with N threads of the `loop` fixture graph,
- * each paused at its first question, on a SQLite file and on PostgreSQL. Prints, at 10 threads
- * and at 20 + N:
- * - the server's resident memory (flat: nothing per thread is kept in memory);
+ * each paused at its first question, on a SQLite file and on PostgreSQL. Prints, at 20 threads,
+ * at 10,000 and at N (default 100,000), each measured once the finished runs' logs are gone
+ * (they are kept a minute for late joiners, runs/broker.ts):
+ * - the server's resident memory (flat: nothing per thread is kept in memory), or with
+ *   PAUSED_HEAP=1 its live JavaScript heap instead (what a heap snapshot holds, after the full GC
+ *   the snapshot makes; RSS moves with what V8 and the allocator keep after peaks, and a
+ *   snapshot is such a peak, so the RSS figures of that run are not comparable);
  * - listing the 50 oldest pending interrupts in the inbox (`GET /inbox/interrupts?limit=50`),
  *   median of 20 requests on loopback (an upper bound of the server time);
- * - resuming one of them (`runs/wait` with its answer), median of 10 threads;
- * and all three again a minute later (PAUSED_SETTLE_MS), once the finished runs' logs are gone.
+ * - resuming one of them (`runs/wait` with its answer), median of 10 threads created through
+ *   the API and, separately, of 10 seeded ones.
  *
  *   PAUSED_THREADS=100000 node packages/server/bench/paused.mjs [--sqlite-only | --postgres-only]
  *
- * Threads are created through the HTTP API, 20 at a time, as reviewers' threads would be.
+ * Seeding: the first 20 threads, a template and PAUSED_HTTP (default 300) more, spread over the
+ * steps, are paused through the HTTP API as reviewers' threads would be; the rest are copies of
+ * the template written into the database by seed-paused.mjs (minutes instead of hours).
  */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import http from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startServerProcess, throwawayDatabase } from "./load.mjs";
+import { seedPostgres, seedSqlite } from "./seed-paused.mjs";
 
 const COUNT = Number(process.env.PAUSED_THREADS ?? 100_000);
+const THROUGH_HTTP = Number(process.env.PAUSED_HTTP ?? 300);
+const STEPS = [...new Set([20, Math.min(10_000, COUNT), COUNT])].filter((n) => n >= 20);
 const CREATORS = 20;
 const SETTLE_MS = Number(process.env.PAUSED_SETTLE_MS ?? 65_000);
+const HEAP = process.env.PAUSED_HEAP === "1";
 
 function client(url) {
   const { hostname, port } = new URL(url);
@@ -43,6 +55,7 @@ function client(url) {
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function timed(fn) {
   const started = performance.now();
@@ -50,14 +63,13 @@ async function timed(fn) {
   return performance.now() - started;
 }
 
-/** Paused threads up to `total`; returns the new ones with their question. */
-async function pauseThreads(api, from, total) {
+/** `count` threads paused through the API; returns them with their question. */
+async function pauseThreads(api, count) {
   const made = [];
-  let next = from;
+  let left = count;
   await Promise.all(
-    Array.from({ length: CREATORS }, async () => {
-      while (next < total) {
-        next++;
+    Array.from({ length: Math.min(CREATORS, count) }, async () => {
+      while (left-- > 0) {
         const thread = await api.request("POST", "/threads", {});
         const state = await api.request("POST", `/threads/${thread.thread_id}/runs/wait`, {
           assistant_id: "loop",
@@ -70,63 +82,119 @@ async function pauseThreads(api, from, total) {
   return made;
 }
 
-async function measure(api, rssKb, threads) {
-  const listing = [];
-  for (let i = 0; i < 20; i++) {
-    listing.push(await timed(() => api.request("GET", "/inbox/interrupts?limit=50")));
-  }
-  const resume = [];
-  for (const { id, question } of threads.splice(0, 10)) {
-    resume.push(
-      await timed(() =>
-        api.request("POST", `/threads/${id}/runs/wait`, {
+async function resumeMs(api, threads) {
+  const times = [];
+  for (const { id, question } of threads) {
+    let state;
+    times.push(
+      await timed(async () => {
+        state = await api.request("POST", `/threads/${id}/runs/wait`, {
           assistant_id: "loop",
           command: { resume: { [question]: "ok" } },
-        }),
-      ),
+        });
+      }),
     );
+    // The answer reached this thread's own state: a seeded copy is a real paused thread.
+    if (JSON.stringify(state.answers) !== '["ok"]') throw new Error(`thread ${id}: ${JSON.stringify(state)}`);
   }
-  return { rssMb: rssKb() / 1024, listMs: median(listing), resumeMs: median(resume) };
+  return median(times);
 }
 
-async function scenario(label, options) {
-  const server = await startServerProcess(options);
-  const pid = server.pid;
-  const rssKb = () => Number(readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+)/)[1]);
+/** The live JS heap of process `pid` (MB): a heap snapshot (SIGUSR2) written to `dir`, summed. */
+async function heapMb(api, pid, dir) {
+  const before = new Set(readdirSync(dir));
+  process.kill(pid, "SIGUSR2");
+  let file;
+  while (!(file = readdirSync(dir).find((f) => f.endsWith(".heapsnapshot") && !before.has(f)))) await sleep(100);
+  // The snapshot is written on the server's main thread: once it answers, the file is complete.
+  await api.request("GET", "/ok");
+  const snapshot = JSON.parse(readFileSync(join(dir, file), "utf8"));
+  rmSync(join(dir, file));
+  const fields = snapshot.snapshot.meta.node_fields;
+  const size = fields.indexOf("self_size");
+  let bytes = 0;
+  for (let i = size; i < snapshot.nodes.length; i += fields.length) bytes += snapshot.nodes[i];
+  return bytes / 2 ** 20;
+}
+
+async function measure(api, rssKb, heap, { viaHttp, seeded }) {
+  const listing = [];
+  let total;
+  for (let i = 0; i < 20; i++) {
+    listing.push(await timed(async () => (total = (await api.request("GET", "/inbox/interrupts?limit=50")).total)));
+  }
+  const rssMb = rssKb() / 1024;
+  return {
+    rssMb,
+    heapMb: HEAP ? await heap() : undefined,
+    total,
+    listMs: median(listing),
+    resumeHttpMs: await resumeMs(api, viaHttp),
+    resumeSeededMs: await resumeMs(api, seeded),
+  };
+}
+
+async function scenario(label, storage) {
+  const snapshots = mkdtempSync(join(tmpdir(), "interlude-paused-heap-"));
+  const server = await startServerProcess({
+    ...storage.server,
+    nodeArgs: HEAP ? ["--heapsnapshot-signal=SIGUSR2", `--diagnostic-dir=${snapshots}`] : [],
+  });
+  const rssKb = () => Number(readFileSync(`/proc/${server.pid}/status`, "utf8").match(/VmRSS:\s+(\d+)/)[1]);
   const api = client(server.url);
+  const lines = [];
   try {
-    const few = await pauseThreads(api, 0, 20);
-    const small = await measure(api, rssKb, few);
-    const started = performance.now();
-    const many = await pauseThreads(api, 20, COUNT + 20);
-    const seconds = (performance.now() - started) / 1000;
-    const large = await measure(api, rssKb, many);
-    // Logs of finished runs stay in memory for a minute (late joiners, runs/broker.ts): what
-    // stays after that is what the paused threads themselves cost.
-    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-    const settled = await measure(api, rssKb, many);
-    const line = (n, m) =>
-      `  ${String(n).padStart(7)} paused: server RSS ${m.rssMb.toFixed(0)} MB, inbox 50 oldest ${m.listMs.toFixed(1)} ms, resume one ${m.resumeMs.toFixed(1)} ms`;
-    console.log(`[paused] ${label} (${COUNT} threads paused in ${seconds.toFixed(0)} s)`);
-    console.log(line(20, small));
-    console.log(line(COUNT + 20, large));
-    console.log(`${line(COUNT + 10, settled)} (${SETTLE_MS / 1000} s later)`);
+    const [template] = await pauseThreads(api, 1);
+    let seededSeconds = 0;
+    const perStep = Math.floor(THROUGH_HTTP / Math.max(1, STEPS.length - 1));
+    for (const [step, target] of STEPS.entries()) {
+      const viaHttp = await pauseThreads(api, step === 0 ? target - 1 : perStep);
+      // Resuming asks the loop's next question: the threads measured stay paused.
+      const { total } = await api.request("GET", "/inbox/interrupts?limit=1");
+      // 10 copies at least, so that resuming a seeded thread is measured at every step.
+      const started = performance.now();
+      const copies = await storage.seed(template.id, Math.max(10, target + 10 - total));
+      seededSeconds += (performance.now() - started) / 1000;
+      const seeded = copies.slice(-10).map((id) => ({ id, question: template.question }));
+      await sleep(SETTLE_MS);
+      const m = await measure(api, rssKb, () => heapMb(api, server.pid, snapshots), {
+        viaHttp: viaHttp.slice(-10),
+        seeded,
+      });
+      lines.push(
+        `  ${String(m.total).padStart(7)} paused: server RSS ${m.rssMb.toFixed(0)} MB${HEAP ? ` (JS heap ${m.heapMb.toFixed(1)} MB)` : ""}, inbox 50 oldest ${m.listMs.toFixed(1)} ms, ` +
+          `resume one ${m.resumeHttpMs.toFixed(1)} ms (a seeded one ${m.resumeSeededMs.toFixed(1)} ms)`,
+      );
+      console.log(lines.at(-1));
+    }
+    console.log(`[paused] ${label}: ${COUNT} paused threads, ${seededSeconds.toFixed(0)} s of seeding`);
+    for (const line of lines) console.log(line);
   } finally {
     api.close();
     await server.stop();
+    storage.stop?.();
+    rmSync(snapshots, { recursive: true, force: true });
   }
 }
 
 async function main() {
   const args = process.argv.slice(2);
-  if (!args.includes("--postgres-only")) await scenario("SQLite file", {});
+  if (!args.includes("--postgres-only")) {
+    const dir = mkdtempSync(join(tmpdir(), "interlude-paused-"));
+    const db = join(dir, "db.sqlite");
+    await scenario("SQLite file", {
+      server: { db },
+      seed: (template, count) => seedSqlite(db, template, count),
+      stop: () => rmSync(dir, { recursive: true, force: true }),
+    });
+  }
   if (!args.includes("--sqlite-only")) {
     const database = await throwawayDatabase("interlude_paused");
-    try {
-      await scenario("PostgreSQL", { postgres: database.url });
-    } finally {
-      database.stop();
-    }
+    await scenario("PostgreSQL", {
+      server: { postgres: database.url },
+      seed: (template, count) => seedPostgres(database.url, template, count),
+      stop: () => database.stop(),
+    });
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import { answerOf, assistantOf, json, pendingOf, runOf, threadOf } from "./codec.js";
 import type { Db, Statement, TxOptions } from "./db.js";
+import { countedTotal } from "./pending-counts.js";
 import type {
   AnswerRecord,
   AssistantRecord,
@@ -258,26 +259,37 @@ export class StoreTx {
     if (query.q)
       where.push("LOWER(value) LIKE ? ESCAPE '\\'"),
         params.push(`%${query.q.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`);
-    if (query.min_age_seconds)
-      where.push("created_at <= ?"), params.push(new Date(now - query.min_age_seconds * 1000).toISOString());
+    const cutoff = query.min_age_seconds ? new Date(now - query.min_age_seconds * 1000).toISOString() : undefined;
+    if (cutoff) where.push("created_at <= ?"), params.push(cutoff);
     const filter = where.length ? ` WHERE ${where.join(" AND ")}` : "";
-    const [count] = await this.db.all<{ n: number | string }>(
-      `SELECT COUNT(*) AS n FROM interlude_server_pending${filter}`,
-      params,
-    );
     const page = ` LIMIT ${Math.floor(query.limit ?? 50)} OFFSET ${Math.floor(query.offset ?? 0)}`;
     const rows = await this.db.all(
       `SELECT * FROM interlude_server_pending${filter} ORDER BY created_at, thread_id, interrupt_id${page}`,
       params,
     );
+    const total = countedTotal(query, cutoff) ?? {
+      sql: `SELECT COUNT(*) AS n FROM interlude_server_pending${filter}`,
+      params,
+    };
+    const [count] = await this.db.all<{ n: number | string | null }>(total.sql, total.params);
     return { items: rows.map(pendingOf), total: Number(count?.n ?? 0) };
   }
 
-  /** Every pending interrupt with a deadline, to re-arm their timers at startup (one already past fires at once). */
-  async deadlines(): Promise<Array<{ thread_id: string; interrupt_id: string; deadline_at: string }>> {
+  /** Pending interrupts whose deadline is at or before `now` (ISO), earliest first. */
+  async dueDeadlines(now: string): Promise<Array<{ thread_id: string; interrupt_id: string }>> {
     return this.db.all(
-      "SELECT thread_id, interrupt_id, deadline_at FROM interlude_server_pending WHERE deadline_at IS NOT NULL",
+      "SELECT thread_id, interrupt_id FROM interlude_server_pending WHERE deadline_at IS NOT NULL AND deadline_at <= ? ORDER BY deadline_at",
+      [now],
     );
+  }
+
+  /** The earliest deadline of a pending interrupt after `after` (ISO), if any. */
+  async nextDeadline(after: string): Promise<string | undefined> {
+    const [row] = await this.db.all<{ at: string | null }>(
+      "SELECT MIN(deadline_at) AS at FROM interlude_server_pending WHERE deadline_at IS NOT NULL AND deadline_at > ?",
+      [after],
+    );
+    return row?.at ?? undefined;
   }
 
   // ---- answers ----

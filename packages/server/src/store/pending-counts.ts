@@ -1,0 +1,71 @@
+/**
+ * How many interrupts are pending, without counting them: the inbox shows a total beside each
+ * page, and `COUNT(*)` over every pending interrupt grows with their number (100,000 paused
+ * threads). Triggers on `interlude_server_pending` keep `interlude_server_pending_counts` up to
+ * date in the same transaction as the insert or delete, whichever code path (or SQL) made it;
+ * the total is the sum of a few small rows.
+ *
+ * Rows are kept per graph (the inbox filters by graph; '' stands for none) and, on PostgreSQL,
+ * per shard of the thread id: concurrent transactions pausing or resuming different threads
+ * would otherwise all wait for one counter row's lock until they commit. A thread always lands
+ * in the same shard, so one transaction (which touches one thread's interrupts) locks one row.
+ * A shard's row may go below zero (a delete in another shard than the insert, as for the rows
+ * counted when this migration ran): only the sum means anything. Pending rows are never updated,
+ * only inserted and deleted, so insert and delete triggers suffice.
+ */
+import type { Db } from "./db.js";
+import type { PendingQuery } from "./store.js";
+
+const SHARDS = 32;
+
+const TABLE = `CREATE TABLE interlude_server_pending_counts (
+     graph_id text NOT NULL, shard bigint NOT NULL, n bigint NOT NULL, PRIMARY KEY (graph_id, shard));
+   INSERT INTO interlude_server_pending_counts (graph_id, shard, n)
+     SELECT COALESCE(graph_id, ''), 0, COUNT(*) FROM interlude_server_pending GROUP BY COALESCE(graph_id, '');`;
+
+/** The migration that creates the counters (from the rows already pending) and their triggers. */
+export const PENDING_COUNTS: Record<Db["dialect"], string> = {
+  // One writer at a time: one row per graph is enough.
+  sqlite: `${TABLE}
+   CREATE TRIGGER interlude_server_pending_inserted AFTER INSERT ON interlude_server_pending BEGIN
+     INSERT INTO interlude_server_pending_counts (graph_id, shard, n) VALUES (COALESCE(NEW.graph_id, ''), 0, 1)
+       ON CONFLICT (graph_id, shard) DO UPDATE SET n = n + 1;
+   END;
+   CREATE TRIGGER interlude_server_pending_deleted AFTER DELETE ON interlude_server_pending BEGIN
+     INSERT INTO interlude_server_pending_counts (graph_id, shard, n) VALUES (COALESCE(OLD.graph_id, ''), 0, -1)
+       ON CONFLICT (graph_id, shard) DO UPDATE SET n = n - 1;
+   END;`,
+  postgres: `${TABLE}
+   CREATE FUNCTION interlude_server_pending_count() RETURNS trigger LANGUAGE plpgsql AS $$
+   DECLARE
+     counted interlude_server_pending%ROWTYPE := CASE WHEN TG_OP = 'INSERT' THEN NEW ELSE OLD END;
+     delta bigint := CASE WHEN TG_OP = 'INSERT' THEN 1 ELSE -1 END;
+   BEGIN
+     INSERT INTO interlude_server_pending_counts AS c (graph_id, shard, n)
+       VALUES (COALESCE(counted.graph_id, ''), hashtext(counted.thread_id) & ${SHARDS - 1}, delta)
+       ON CONFLICT (graph_id, shard) DO UPDATE SET n = c.n + delta;
+     RETURN NULL;
+   END $$;
+   CREATE TRIGGER interlude_server_pending_counted AFTER INSERT OR DELETE ON interlude_server_pending
+     FOR EACH ROW EXECUTE FUNCTION interlude_server_pending_count();`,
+};
+
+/**
+ * The query reading the total of pending interrupts from the counters, for a listing filtered
+ * by graph and age (`cutoff`: created at or before, ISO); undefined when other filters apply (the
+ * caller counts the matching rows: one thread's are few, and a text search reads every row for
+ * its page anyway). An age filter subtracts the interrupts created after the cutoff, read from
+ * the created_at index: as many as are younger than the age asked, not every pending one.
+ */
+export function countedTotal(
+  query: PendingQuery,
+  cutoff: string | undefined,
+): { sql: string; params: unknown[] } | undefined {
+  if (query.q || query.thread_id) return undefined;
+  const graph = query.graph_id ? " WHERE graph_id = ?" : "";
+  const graphParams = query.graph_id ? [query.graph_id] : [];
+  const counted = `SELECT COALESCE(SUM(n), 0) FROM interlude_server_pending_counts${graph}`;
+  if (cutoff === undefined) return { sql: `SELECT (${counted}) AS n`, params: graphParams };
+  const younger = `SELECT COUNT(*) FROM interlude_server_pending WHERE created_at > ?${query.graph_id ? " AND graph_id = ?" : ""}`;
+  return { sql: `SELECT (${counted}) - (${younger}) AS n`, params: [...graphParams, cutoff, ...graphParams] };
+}
