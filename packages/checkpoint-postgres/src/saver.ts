@@ -1,30 +1,13 @@
 import type { CheckpointTuple, ClaimHolder, RetentionOptions, ThreadClaim } from "@interlude/core";
-import {
-  BASE_MISSING,
-  blobKey,
-  type CheckpointRecord,
-  type ListCandidate,
-  type ListScope,
-  listSql,
-  type PreparedPut,
-  type PreparedWrites,
-  type PruneCandidate,
-  type PruneRequest,
-  type PutOutcome,
-  SaverKit,
-  type SaverKitOptions,
-  STORED,
-  type StoredBlob,
-  type StoredBlobRef,
-  type StoredWrite,
-} from "@interlude/core/saver-kit";
+import type * as Kit from "@interlude/core/saver-kit";
+import { BASE_MISSING, blobKey, listSql, SaverKit, STORED } from "@interlude/core/saver-kit";
 import pg from "pg";
 import { storageError, withPoolClient } from "./pool.js";
 import { migrate } from "./schema.js";
 import { SQL } from "./sql.js";
 
 export interface PostgresSaverOptions
-  extends Omit<SaverKitOptions, keyof RetentionOptions>,
+  extends Omit<Kit.SaverKitOptions, keyof RetentionOptions>,
     Omit<RetentionOptions, "now"> {
   /** Run `setup()` on first use (default true). Set false when migrations are run separately. */
   autoSetup?: boolean;
@@ -96,13 +79,13 @@ export class PostgresSaver extends SaverKit {
     });
   }
 
-  protected listCandidates(scope: ListScope): Promise<Array<ListCandidate<Buffer>>> {
+  protected listCandidates(scope: Kit.ListScope): Promise<Array<Kit.ListCandidate<Buffer>>> {
     const { text, params } = listSql("interlude_checkpoints", scope, (n) => `$${n}`);
-    return this.guard("list", async () => (await this.pool.query<ListCandidate<Buffer>>(text, params)).rows);
+    return this.guard("list", async () => (await this.pool.query<Kit.ListCandidate<Buffer>>(text, params)).rows);
   }
 
   /** One put in one round trip: interlude_put (schema.ts) checks the head and the delta bases, then writes. */
-  protected storePut(put: PreparedPut): Promise<PutOutcome> {
+  protected storePut(put: Kit.PreparedPut): Promise<Kit.PutOutcome> {
     // The head moves: a checkpoint read with the claim is no longer the newest.
     const held = this.claimed.get(put.threadId);
     if (held) held.latest = undefined;
@@ -119,7 +102,7 @@ export class PostgresSaver extends SaverKit {
     });
   }
 
-  protected async storeWrites({ threadId, ns, checkpointId, taskId, rows }: PreparedWrites): Promise<void> {
+  protected async storeWrites({ threadId, ns, checkpointId, taskId, rows }: Kit.PreparedWrites): Promise<void> {
     await this.guard("putWrites", () =>
       this.pool.query(
         named("putWrites", [
@@ -189,11 +172,11 @@ export class PostgresSaver extends SaverKit {
     );
   }
 
-  protected pruneThread(threadId: string, request: PruneRequest): Promise<number> {
+  protected pruneThread(threadId: string, request: Kit.PruneRequest): Promise<number> {
     return this.transaction("prune", async (client) => {
       await client.query(SQL.lockThread, [threadId]);
-      const rows = (await client.query<PruneCandidate<Buffer>>(SQL.pruneRows, [threadId])).rows;
-      const blobs = (await client.query<StoredBlobRef>(SQL.blobBases, [threadId])).rows;
+      const rows = (await client.query<Kit.PruneCandidate<Buffer>>(SQL.pruneRows, [threadId])).rows;
+      const blobs = (await client.query<Kit.StoredBlobRef>(SQL.blobBases, [threadId])).rows;
       const plan = this.planPrune(request, rows, blobs);
       for (const { ns, checkpoints, blobs: unread } of plan.namespaces) {
         await client.query(SQL.deleteCheckpoints, [threadId, ns, checkpoints]);
@@ -227,7 +210,7 @@ export class PostgresSaver extends SaverKit {
 
   /** @param loaded the row's blobs and writes, when they were read along with it */
   private async load(threadId: string, ns: string, row: CheckpointRow, loaded?: Loaded): Promise<CheckpointTuple> {
-    const record = this.read(row.record) as CheckpointRecord;
+    const record = this.read(row.record) as Kit.CheckpointRecord;
     const channels = Object.keys(record.channel_versions);
     const [chains, writes] = loaded?.blobs
       ? [{ rows: loaded.blobs }, { rows: loaded.writes }]
@@ -235,9 +218,9 @@ export class PostgresSaver extends SaverKit {
           this.pool.query<BlobRow>(
             named("blobChains", [threadId, ns, channels, channels.map((c) => record.channel_versions[c])]),
           ),
-          this.pool.query<StoredWrite>(named("writes", [threadId, ns, row.id])),
+          this.pool.query<Kit.StoredWrite>(named("writes", [threadId, ns, row.id])),
         ]);
-    const blobs = new Map<string, StoredBlob>(
+    const blobs = new Map<string, Kit.StoredBlob>(
       chains.rows.map((b) => [blobKey(b.channel, b.version), { base: b.base, data: b.data }]),
     );
     return this.tupleOf(threadId, ns, row, (c, v) => blobs.get(blobKey(c, v)), writes.rows, record);
@@ -287,7 +270,7 @@ interface BlobRow {
 interface Loaded {
   row: CheckpointRow;
   blobs?: BlobRow[];
-  writes: StoredWrite[];
+  writes: Kit.StoredWrite[];
 }
 
 /** A row of interlude_claim_load (schema.ts). */
@@ -316,7 +299,7 @@ function claimedLatest(rows: ClaimLoadRow[]): Loaded | null {
   // Written before the checkpoint rows listed their versions: load() reads the blobs itself.
   if (!head.complete) return { row, writes: [] };
   const blobs: BlobRow[] = [];
-  const writes: StoredWrite[] = [];
+  const writes: Kit.StoredWrite[] = [];
   for (const r of rows) {
     if (r.kind === "b") blobs.push({ channel: r.channel!, version: r.version!, base: r.base, data: r.data });
     else if (r.kind === "w") writes.push({ taskId: r.id!, channel: r.channel!, data: r.data! });
@@ -334,7 +317,7 @@ function named(statement: keyof typeof SQL, values: unknown[]): pg.QueryConfig {
 }
 
 /** interlude_put's arguments (schema.ts): the head expected, the delta bases to check, then the rows. */
-function putQuery(put: PreparedPut): pg.QueryConfig {
+function putQuery(put: Kit.PreparedPut): pg.QueryConfig {
   const versions = put.versions;
   const channels = Object.keys(versions);
   const deltas = put.blobs.filter((blob) => blob.base !== null);

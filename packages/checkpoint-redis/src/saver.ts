@@ -1,22 +1,6 @@
 import type { CheckpointTuple, ClaimHolder, RetentionOptions, ThreadClaim } from "@interlude/core";
-import {
-  BASE_MISSING,
-  type CheckpointRecord,
-  type ListCandidate,
-  type ListScope,
-  type PreparedPut,
-  type PreparedWrites,
-  type PruneCandidate,
-  type PruneRequest,
-  type PutOutcome,
-  SaverKit,
-  type SaverKitOptions,
-  STORED,
-  type StoredBlob,
-  type StoredBlobRef,
-  type StoredWrite,
-  storageError,
-} from "@interlude/core/saver-kit";
+import type * as Kit from "@interlude/core/saver-kit";
+import { BASE_MISSING, SaverKit, STORED, storageError } from "@interlude/core/saver-kit";
 import { createClient } from "redis";
 import {
   blobPrefix,
@@ -35,7 +19,7 @@ import { BLOB_CHAINS, CLAIM, CLAIM_HOLDER, DELETE_THREAD, LOAD, PUT, PUT_WRITES,
 type Client = ReturnType<typeof createClient>;
 
 export interface RedisSaverOptions
-  extends Omit<SaverKitOptions, keyof RetentionOptions>,
+  extends Omit<Kit.SaverKitOptions, keyof RetentionOptions>,
     Omit<RetentionOptions, "now" | "sweepIntervalMs"> {
   /** Prefix of every key (default "@interlude/core"). */
   prefix?: string;
@@ -82,11 +66,11 @@ export class RedisSaver extends SaverKit {
     );
   }
 
-  protected listCandidates(scope: ListScope): Promise<Array<ListCandidate<string | Uint8Array>>> {
+  protected listCandidates(scope: Kit.ListScope): Promise<Array<Kit.ListCandidate<string | Uint8Array>>> {
     return this.guard("list", async () => {
       const threads =
         scope.threadId !== undefined ? [scope.threadId] : await this.client.zRange(this.threadsKey, 0, -1);
-      const found: Array<ListCandidate<string | Uint8Array>> = [];
+      const found: Array<Kit.ListCandidate<string | Uint8Array>> = [];
       for (const threadId of threads) {
         const keys = this.keys(threadId);
         const namespaces = scope.ns !== undefined ? [scope.ns] : await this.client.sMembers(keys.nss);
@@ -113,7 +97,7 @@ export class RedisSaver extends SaverKit {
     });
   }
 
-  protected async storePut(put: PreparedPut): Promise<PutOutcome> {
+  protected async storePut(put: Kit.PreparedPut): Promise<Kit.PutOutcome> {
     const reply = await this.guard("put", () => this.runPut(put));
     if (reply[0] === "NEED_FULL") return BASE_MISSING;
     if (reply[0] === "CONFLICT") return { head: reply[1] || null };
@@ -121,7 +105,7 @@ export class RedisSaver extends SaverKit {
     return STORED;
   }
 
-  protected async storeWrites({ threadId, ns, checkpointId, taskId, rows }: PreparedWrites): Promise<void> {
+  protected async storeWrites({ threadId, ns, checkpointId, taskId, rows }: Kit.PreparedWrites): Promise<void> {
     const keys = this.keys(threadId);
     const args = [
       keys.base,
@@ -200,7 +184,7 @@ export class RedisSaver extends SaverKit {
     return threadKeys(this.prefix, threadId);
   }
 
-  private async runPut(put: PreparedPut): Promise<string[]> {
+  private async runPut(put: Kit.PreparedPut): Promise<string[]> {
     const keys = this.keys(put.threadId);
     const { ns, expectedHead: expected } = put;
     const args = [
@@ -233,14 +217,14 @@ export class RedisSaver extends SaverKit {
       string,
       ...string[],
     ];
-    const record = this.read(decodeData(rawRecord)) as CheckpointRecord;
+    const record = this.read(decodeData(rawRecord)) as Kit.CheckpointRecord;
     const channels = Object.keys(record.channel_versions);
     const chainArgs = [keys.blobs];
     for (const channel of channels) chainArgs.push(blobPrefix(ns, channel), String(record.channel_versions[channel]));
     const flat = channels.length
       ? ((await runScript(this.client, BLOB_CHAINS, [keys.blobs], chainArgs)) as string[])
       : [];
-    const blobs = new Map<string, StoredBlob>();
+    const blobs = new Map<string, Kit.StoredBlob>();
     for (let i = 0; i < flat.length; i += 2) blobs.set(flat[i]!, decodeBlob(flat[i + 1]!));
     const parentId = parentAndCreated.slice(0, parentAndCreated.indexOf("\u0000"));
     const stored = { parentId, record: rawRecord, metadata: decodeData(rawMetadata) };
@@ -248,7 +232,7 @@ export class RedisSaver extends SaverKit {
     return this.tupleOf(threadId, ns, stored, lookup, this.decodeWrites(rawWrites), record);
   }
 
-  private decodeWrites(raw: string[]): StoredWrite[] {
+  private decodeWrites(raw: string[]): Kit.StoredWrite[] {
     return raw
       .map((value) => {
         // Task ids and channel names never contain \0; the data (last) may.
@@ -259,10 +243,10 @@ export class RedisSaver extends SaverKit {
       .sort((a, b) => a.seq - b.seq);
   }
 
-  protected pruneThread(threadId: string, request: PruneRequest): Promise<number> {
+  protected pruneThread(threadId: string, request: Kit.PruneRequest): Promise<number> {
     const keys = this.keys(threadId);
     return this.guard("prune", async () => {
-      const checkpoints: Array<PruneCandidate<string | Uint8Array>> = [];
+      const checkpoints: Array<Kit.PruneCandidate<string | Uint8Array>> = [];
       for (const ns of await this.client.sMembers(keys.nss)) {
         const ids = await this.client.zRange(keys.idx(ns), 0, -1);
         if (ids.length <= 1) continue;
@@ -276,7 +260,7 @@ export class RedisSaver extends SaverKit {
           if (record) checkpoints.push({ ns, id, createdAt, record: decodeData(record) });
         });
       }
-      const blobs: StoredBlobRef[] = [];
+      const blobs: Kit.StoredBlobRef[] = [];
       for (const [field, value] of Object.entries(await this.client.hGetAll(keys.blobs))) {
         const [ns, channel, version] = field.split("\u0000") as [string, string, string];
         blobs.push({ ns, channel, version: Number(version), base: decodeBlob(value).base });

@@ -1,28 +1,12 @@
 import type { ClaimHolder, ThreadClaim } from "@interlude/core";
-import {
-  type ListCandidate,
-  type ListScope,
-  listSql,
-  type PreparedPut,
-  type PreparedWrites,
-  type PruneCandidate,
-  type PruneRequest,
-  type PutOutcome,
-  type PutSteps,
-  putInSteps,
-  SaverKit,
-  type SaverKitOptions,
-  type StoredBlob,
-  type StoredBlobRef,
-  type StoredWrite,
-  storageError,
-} from "@interlude/core/saver-kit";
+import type * as Kit from "@interlude/core/saver-kit";
+import { listSql, putInSteps, SaverKit, storageError } from "@interlude/core/saver-kit";
 import Database from "better-sqlite3";
 import { GroupCommit, type WriteOptions } from "./group-commit.js";
 import { migrate } from "./schema.js";
 import { type CheckpointRow, prepareStatements, type Statements } from "./statements.js";
 
-export interface SqliteSaverOptions extends SaverKitOptions {
+export interface SqliteSaverOptions extends Kit.SaverKitOptions {
   /** How long a write waits for another process's transaction before failing (default 5000 ms). */
   busyTimeoutMs?: number;
   /**
@@ -49,7 +33,7 @@ export class SqliteSaver extends SaverKit {
   /** One transaction wrapper for every body: better-sqlite3 builds a wrapper per `db.transaction()` call (~14% of a getTuple). */
   private readonly atomic: Database.Transaction<(body: () => unknown) => unknown>;
   private readonly group: GroupCommit | undefined;
-  private readonly steps: PutSteps<string | Uint8Array>;
+  private readonly steps: Kit.PutSteps<string | Uint8Array>;
 
   /** `SqliteSaver.fromConnString("checkpoints.sqlite")`; ":memory:" gives a private in-memory database. */
   static fromConnString(path: string, options?: SqliteSaverOptions): SqliteSaver {
@@ -75,11 +59,18 @@ export class SqliteSaver extends SaverKit {
     this.sweepPeriodically(options);
   }
 
-  protected storePut(put: PreparedPut): PutOutcome | Promise<PutOutcome> {
+  protected storePut(put: Kit.PreparedPut): Kit.PutOutcome | Promise<Kit.PutOutcome> {
     return this.write("put", put, () => putInSteps(put, this.steps));
   }
 
-  protected async storeWrites({ threadId, ns, checkpointId, taskId, rows, durable }: PreparedWrites): Promise<void> {
+  protected async storeWrites({
+    threadId,
+    ns,
+    checkpointId,
+    taskId,
+    rows,
+    durable,
+  }: Kit.PreparedWrites): Promise<void> {
     await this.write("putWrites", { durable }, () => {
       let seq = this.sql.maxSeq.get(threadId, ns, checkpointId) as number;
       for (const row of rows) {
@@ -97,8 +88,8 @@ export class SqliteSaver extends SaverKit {
         ) as CheckpointRow | undefined;
         if (!row) return undefined;
         const lookup = (channel: string, version: number) =>
-          this.sql.blob.get(threadId, ns, channel, version) as StoredBlob | undefined;
-        return this.tupleOf(threadId, ns, row, lookup, this.sql.writes.all(threadId, ns, row.id) as StoredWrite[]);
+          this.sql.blob.get(threadId, ns, channel, version) as Kit.StoredBlob | undefined;
+        return this.tupleOf(threadId, ns, row, lookup, this.sql.writes.all(threadId, ns, row.id) as Kit.StoredWrite[]);
       }),
     );
   }
@@ -107,10 +98,10 @@ export class SqliteSaver extends SaverKit {
     return this.run("getHeadId", () => (this.sql.head.get(threadId, checkpointNs) as string | undefined) ?? undefined);
   }
 
-  protected listCandidates(scope: ListScope) {
+  protected listCandidates(scope: Kit.ListScope) {
     const { text, params } = listSql("checkpoints", scope, () => "?");
     // Rows are read up front: better-sqlite3 cannot run other statements while an iterator is open.
-    return this.run("list", () => this.db.prepare(text).all(...params) as Array<ListCandidate<string | Buffer>>);
+    return this.run("list", () => this.db.prepare(text).all(...params) as Array<Kit.ListCandidate<string | Buffer>>);
   }
 
   protected async removeThread(threadId: string): Promise<void> {
@@ -123,10 +114,10 @@ export class SqliteSaver extends SaverKit {
     return this.run("prune", () => this.sql.threadsWithOld.all(cutoff) as string[]);
   }
 
-  protected pruneThread(threadId: string, request: PruneRequest): number | Promise<number> {
+  protected pruneThread(threadId: string, request: Kit.PruneRequest): number | Promise<number> {
     return this.write("prune", undefined, () => {
-      const rows = this.sql.pruneRows.all(threadId) as Array<PruneCandidate<string | Buffer>>;
-      const plan = this.planPrune(request, rows, this.sql.blobBases.all(threadId) as StoredBlobRef[]);
+      const rows = this.sql.pruneRows.all(threadId) as Array<Kit.PruneCandidate<string | Buffer>>;
+      const plan = this.planPrune(request, rows, this.sql.blobBases.all(threadId) as Kit.StoredBlobRef[]);
       for (const { ns, checkpoints, blobs } of plan.namespaces) {
         for (const id of checkpoints) {
           this.sql.deleteCheckpoint.run(threadId, ns, id);
@@ -207,7 +198,7 @@ export class SqliteSaver extends SaverKit {
 }
 
 /** The put's primitive steps as statements, run inside the saver's write transaction. */
-function putSteps(sql: Statements, now: () => number): PutSteps<string | Uint8Array> {
+function putSteps(sql: Statements, now: () => number): Kit.PutSteps<string | Uint8Array> {
   return {
     head: (put) => (sql.head.get(put.threadId, put.ns) as string | undefined) ?? null,
     hasBlob: (put, channel, version) => sql.hasBlob.get(put.threadId, put.ns, channel, version) !== undefined,
