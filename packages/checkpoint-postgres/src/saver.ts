@@ -1,4 +1,4 @@
-import type { CheckpointTuple, ClaimHolder, RetentionOptions, ThreadClaim } from "@interlude/core";
+import type { CheckpointTuple, ClaimHolder, ThreadClaim } from "@interlude/core";
 import type * as Kit from "@interlude/core/saver-kit";
 import { BASE_MISSING, blobKey, listSql, SaverKit, STORED } from "@interlude/core/saver-kit";
 import pg from "pg";
@@ -6,9 +6,8 @@ import { storageError, withPoolClient } from "./pool.js";
 import { migrate } from "./schema.js";
 import { SQL } from "./sql.js";
 
-export interface PostgresSaverOptions
-  extends Omit<Kit.SaverKitOptions, keyof RetentionOptions>,
-    Omit<RetentionOptions, "now"> {
+/** Claims and idle threads run on the database clock: no `now` option. */
+export interface PostgresSaverOptions extends Omit<Kit.SaverKitOptions, "now"> {
   /** Run `setup()` on first use (default true). Set false when migrations are run separately. */
   autoSetup?: boolean;
 }

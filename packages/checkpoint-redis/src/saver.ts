@@ -1,4 +1,4 @@
-import type { CheckpointTuple, ClaimHolder, RetentionOptions, ThreadClaim } from "@interlude/core";
+import type { CheckpointTuple, ClaimHolder, ThreadClaim } from "@interlude/core";
 import type * as Kit from "@interlude/core/saver-kit";
 import { BASE_MISSING, SaverKit, STORED, storageError } from "@interlude/core/saver-kit";
 import { createClient } from "redis";
@@ -18,9 +18,8 @@ import { BLOB_CHAINS, CLAIM, CLAIM_HOLDER, DELETE_THREAD, LOAD, PUT, PUT_WRITES,
 
 type Client = ReturnType<typeof createClient>;
 
-export interface RedisSaverOptions
-  extends Omit<Kit.SaverKitOptions, keyof RetentionOptions>,
-    Omit<RetentionOptions, "now" | "sweepIntervalMs"> {
+/** Redis expires idle threads itself (PEXPIRE) on its own clock: no `now` or `sweepIntervalMs`. */
+export interface RedisSaverOptions extends Omit<Kit.SaverKitOptions, "now" | "sweepIntervalMs"> {
   /** Prefix of every key (default "@interlude/core"). */
   prefix?: string;
 }
