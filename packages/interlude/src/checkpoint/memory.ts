@@ -1,8 +1,7 @@
 import type { DeltaOptions, StoredBlob } from "./delta.js";
 import type { ListCandidate, ListScope } from "./kit/list-scope.js";
 import { type PutOutcome, type PutSteps, putInSteps } from "./kit/put-steps.js";
-import type { PreparedWrites } from "./kit/saver-kit.js";
-import { SaverKit, type StoredWrite } from "./kit/saver-kit.js";
+import { type PreparedWrites, SaverKit, type StoredWrite } from "./kit/saver-kit.js";
 import { MemoryClaims } from "./memory-claims.js";
 import { copyPlain, NOT_PLAIN } from "./plain-copy.js";
 import type { PreparedBlob, PreparedPut } from "./prepare.js";

@@ -11,8 +11,14 @@ import {
   writesTarget,
 } from "../prepare.js";
 import { listQuery, listTuples } from "../query.js";
-import type { RetentionOptions } from "../retention.js";
-import { createdAtOf, type PruneOptions, type PruneRequest, pruneRequest, sweepInterval } from "../retention.js";
+import {
+  createdAtOf,
+  type PruneOptions,
+  type PruneRequest,
+  pruneRequest,
+  type RetentionOptions,
+  sweepInterval,
+} from "../retention.js";
 import { defaultSerializer, type Serializer } from "../serde.js";
 import { buildTuple, type CheckpointRecord, checkpointConfig } from "../tuple.js";
 import type {
