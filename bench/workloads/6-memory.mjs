@@ -23,7 +23,7 @@ function measureIn(libName, threads) {
 export async function run() {
   const threads = scaled(10_000, 500);
   const one = (v) => ({ n: 1, median: v, p99: undefined });
-  const il = measureIn("@interlude/core", threads);
+  const il = measureIn("interlude", threads);
   const lg = measureIn("langgraph", threads);
   return [
     row({

@@ -90,5 +90,6 @@ it("every package packs, installs into a fresh project, type-checks strictly and
     asked: { question: "Approve?", plan: "refund" },
     done: { plan: "refund", approved: true },
     server: true,
+    kit: true,
   });
 });

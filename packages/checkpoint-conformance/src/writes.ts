@@ -73,24 +73,12 @@ export function writesSuite(make: MakeSaver): void {
     });
 
     it("does not duplicate ordinary writes when a task's putWrites is retried", async () => {
-      const thread = new ThreadWriter(h.current.saver);
-      const config = await thread.write({ a: 0 });
-      await h.current.saver.putWrites(
-        config,
-        [
-          ["a", 1],
-          ["b", 2],
-        ],
-        "task-1",
-      );
-      await h.current.saver.putWrites(
-        config,
-        [
-          ["a", 1],
-          ["b", 2],
-        ],
-        "task-1",
-      );
+      const config = await new ThreadWriter(h.current.saver).write({ a: 0 });
+      const writes: Array<[string, unknown]> = [
+        ["a", 1],
+        ["b", 2],
+      ];
+      for (const _attempt of [1, 2]) await h.current.saver.putWrites(config, writes, "task-1");
       expect((await h.current.saver.getTuple(config))?.pendingWrites).toEqual([
         ["task-1", "a", 1],
         ["task-1", "b", 2],

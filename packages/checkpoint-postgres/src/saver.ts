@@ -1,58 +1,20 @@
-import {
-  assembleValue,
-  BaseCheckpointSaver,
-  blobKey,
-  buildTuple,
-  type ChannelVersions,
-  type Checkpoint,
-  CheckpointConflictError,
-  type CheckpointListOptions,
-  type CheckpointMetadata,
-  type CheckpointRecord,
-  type CheckpointTuple,
-  type ClaimHolder,
-  checkpointConfig,
-  checkpointIdOf,
-  checkpointNsOf,
-  checkpointsToPrune,
-  type DeltaOptions,
-  DeltaPlanner,
-  defaultSerializer,
-  listQuery,
-  listTuples,
-  type PreparedPut,
-  type PruneOptions,
-  type PruneRequest,
-  type PutOptions,
-  preparePut,
-  prepareWrites,
-  pruneRequest,
-  putTarget,
-  type RetentionOptions,
-  type RunnableConfig,
-  reachableBlobs,
-  type Serializer,
-  type StoredBlob,
-  sweepInterval,
-  type ThreadClaim,
-  threadIdOf,
-  withoutDeltas,
-  writesTarget,
-} from "@interlude/core";
+import type { CheckpointTuple, ClaimHolder, ThreadClaim } from "@interlude/core";
+import type * as Kit from "@interlude/core/saver-kit";
+import { BASE_MISSING, blobKey, listSql, SaverKit, STORED } from "@interlude/core/saver-kit";
 import pg from "pg";
 import { storageError, withPoolClient } from "./pool.js";
 import { migrate } from "./schema.js";
 import { SQL } from "./sql.js";
 
-export interface PostgresSaverOptions extends DeltaOptions, Omit<RetentionOptions, "now"> {
-  serde?: Serializer;
+/** Claims and idle threads run on the database clock: no `now` option. */
+export interface PostgresSaverOptions extends Omit<Kit.SaverKitOptions, "now"> {
   /** Run `setup()` on first use (default true). Set false when migrations are run separately. */
   autoSetup?: boolean;
 }
 
 interface CheckpointRow {
-  checkpoint_id: string;
-  parent_id: string | null;
+  id: string;
+  parentId: string | null;
   record: Buffer;
   metadata: Buffer;
 }
@@ -62,12 +24,9 @@ interface CheckpointRow {
  * compare-and-swap under a row lock on the (thread, namespace) head; claims and idle-thread
  * expiry use the database clock, so process clocks need not agree.
  */
-export class PostgresSaver extends BaseCheckpointSaver {
+export class PostgresSaver extends SaverKit {
   readonly pool: pg.Pool;
   private readonly ownsPool: boolean;
-  private readonly serde: Serializer;
-  private readonly planner: DeltaPlanner;
-  private readonly ttlMs: number | undefined;
   private readonly autoSetup: boolean;
   private ready: Promise<void> | undefined;
   /**
@@ -75,7 +34,6 @@ export class PostgresSaver extends BaseCheckpointSaver {
    * (null: none yet; undefined: taken by getTuple, or stale since a put).
    */
   private readonly claimed = new Map<string, { owner: string; latest: Loaded | null | undefined }>();
-  private readonly timer: ReturnType<typeof setInterval> | undefined;
 
   /** `PostgresSaver.fromConnString("postgres://user@host/db")`: the saver owns (and closes) the pool. */
   static fromConnString(connectionString: string, options?: PostgresSaverOptions): PostgresSaver {
@@ -83,19 +41,12 @@ export class PostgresSaver extends BaseCheckpointSaver {
   }
 
   constructor(pool: pg.Pool | string, options: PostgresSaverOptions = {}) {
-    super();
+    super(options);
     this.ownsPool = typeof pool === "string";
     this.pool = typeof pool === "string" ? new pg.Pool({ connectionString: pool }) : pool;
     if (this.ownsPool) this.pool.on("error", () => {}); // idle clients dying is reported on their next use
-    this.serde = options.serde ?? defaultSerializer;
-    this.planner = new DeltaPlanner(options);
-    this.ttlMs = options.ttlMs;
     this.autoSetup = options.autoSetup ?? true;
-    const every = sweepInterval(options);
-    if (every > 0) {
-      this.timer = setInterval(() => void this.sweep().catch(() => {}), every);
-      this.timer.unref();
-    }
+    this.sweepPeriodically(options);
   }
 
   /** Creates or upgrades the tables. Idempotent, and safe to call from several processes at once. */
@@ -107,11 +58,7 @@ export class PostgresSaver extends BaseCheckpointSaver {
     return this.ready;
   }
 
-  async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
-    const threadId = threadIdOf(config);
-    if (threadId === undefined) return undefined;
-    const ns = checkpointNsOf(config);
-    const id = checkpointIdOf(config);
+  protected loadTuple(threadId: string, ns: string, id: string | undefined): Promise<CheckpointTuple | undefined> {
     const claimed = id === undefined && ns === "" ? this.takeClaimedLatest(threadId) : undefined;
     if (claimed !== undefined)
       return this.guard("getTuple", async () => (claimed ? this.load(threadId, ns, claimed.row, claimed) : undefined));
@@ -131,77 +78,30 @@ export class PostgresSaver extends BaseCheckpointSaver {
     });
   }
 
-  async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
-    const query = listQuery(options);
-    const where: string[] = [];
-    const params: unknown[] = [];
-    const add = (clause: string, value: unknown) => (
-      params.push(value), where.push(clause.replace("?", `$${params.length}`))
-    );
-    const threadId = threadIdOf(config);
-    if (threadId !== undefined) add("thread_id = ?", threadId);
-    if (config.configurable?.checkpoint_ns !== undefined) add("checkpoint_ns = ?", config.configurable.checkpoint_ns);
-    const onlyId = checkpointIdOf(config);
-    if (onlyId !== undefined) add("checkpoint_id = ?", onlyId);
-    if (query.before !== undefined) add("checkpoint_id < ?", query.before);
-    const limit = query.filter || !Number.isFinite(query.limit) ? "" : ` LIMIT ${Math.floor(query.limit)}`;
-    const sql = `SELECT thread_id, checkpoint_ns, checkpoint_id, metadata FROM interlude_checkpoints${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY checkpoint_id DESC${limit}`;
-    const rows = await this.guard(
-      "list",
-      async () =>
-        (await this.pool.query(sql, params)).rows as Array<{
-          thread_id: string;
-          checkpoint_ns: string;
-          checkpoint_id: string;
-          metadata: Buffer;
-        }>,
-    );
-    yield* listTuples(
-      rows,
-      query,
-      (row) => this.serde.loads(row.metadata) as CheckpointMetadata,
-      (row) => this.getTuple(checkpointConfig(row.thread_id, row.checkpoint_ns, row.checkpoint_id)),
-    );
+  protected listCandidates(scope: Kit.ListScope): Promise<Array<Kit.ListCandidate<Buffer>>> {
+    const { text, params } = listSql("interlude_checkpoints", scope, (n) => `$${n}`);
+    return this.guard("list", async () => (await this.pool.query<Kit.ListCandidate<Buffer>>(text, params)).rows);
   }
 
-  async put(
-    config: RunnableConfig,
-    checkpoint: Checkpoint,
-    metadata: CheckpointMetadata,
-    newVersions: ChannelVersions,
-    options?: PutOptions,
-  ): Promise<RunnableConfig> {
-    const target = putTarget(config, checkpoint);
-    const { threadId, ns } = target;
-    let prepared = preparePut(this.serde, this.planner, this.stats, target, checkpoint, metadata, newVersions);
-    const expected = options?.expectedHead;
+  /** One put in one round trip: interlude_put (schema.ts) checks the head and the delta bases, then writes. */
+  protected storePut(put: Kit.PreparedPut): Promise<Kit.PutOutcome> {
     // The head moves: a checkpoint read with the claim is no longer the newest.
-    const held = this.claimed.get(threadId);
+    const held = this.claimed.get(put.threadId);
     if (held) held.latest = undefined;
-    await this.guard("put", async () => {
+    return this.guard("put", async () => {
       try {
-        await this.pool.query(putQuery(threadId, ns, expected, prepared, checkpoint.channel_versions));
+        await this.pool.query(putQuery(put));
+        return STORED;
       } catch (error) {
         const code = (error as { code?: string }).code;
-        if (code === HEAD_MOVED)
-          throw new CheckpointConflictError(threadId, expected ?? null, (error as { detail?: string }).detail || null);
-        if (code !== BASE_MISSING) throw error;
-        // A delta's base was pruned (or written by a process that rolled back): store whole values.
-        prepared = withoutDeltas(prepared, this.serde, this.planner, this.stats, threadId, checkpoint);
-        await this.pool.query(putQuery(threadId, ns, expected, prepared, checkpoint.channel_versions));
+        if (code === HEAD_MOVED) return { head: (error as { detail?: string }).detail || null };
+        if (code === BASE_GONE) return BASE_MISSING;
+        throw error;
       }
     });
-    prepared.commit();
-    return checkpointConfig(threadId, ns, prepared.id);
   }
 
-  async putWrites(
-    config: RunnableConfig,
-    writes: Array<[channel: string, value: unknown]>,
-    taskId: string,
-  ): Promise<void> {
-    const { threadId, ns, checkpointId } = writesTarget(config);
-    const rows = prepareWrites(this.serde, this.stats, taskId, writes);
+  protected async storeWrites({ threadId, ns, checkpointId, taskId, rows }: Kit.PreparedWrites): Promise<void> {
     await this.guard("putWrites", () =>
       this.pool.query(
         named("putWrites", [
@@ -217,11 +117,10 @@ export class PostgresSaver extends BaseCheckpointSaver {
     );
   }
 
-  async deleteThread(threadId: string): Promise<void> {
+  protected async removeThread(threadId: string): Promise<void> {
     const held = this.claimed.get(threadId);
     if (held) held.latest = undefined;
     await this.guard("deleteThread", () => this.pool.query(SQL.deleteThread, [threadId]));
-    this.planner.forget(threadId);
   }
 
   /**
@@ -266,20 +165,30 @@ export class PostgresSaver extends BaseCheckpointSaver {
     return latest;
   }
 
-  override async prune(target: string | PruneOptions, options?: PruneOptions): Promise<number> {
-    const request = pruneRequest(target, options, Date.now());
-    const threads =
-      request.threadId !== undefined
-        ? [request.threadId]
-        : await this.guard("prune", async () =>
-            (await this.pool.query<{ thread_id: string }>(SQL.threadsWithOld, [request.cutoff])).rows.map(
-              (r) => r.thread_id,
-            ),
-          );
-    let removed = 0;
-    for (const threadId of threads)
-      removed += await this.transaction("prune", (client) => this.pruneThread(client, threadId, request));
-    return removed;
+  protected threadsCreatedBefore(cutoff: number): Promise<string[]> {
+    return this.guard("prune", async () =>
+      (await this.pool.query<{ thread_id: string }>(SQL.threadsWithOld, [cutoff])).rows.map((r) => r.thread_id),
+    );
+  }
+
+  protected pruneThread(threadId: string, request: Kit.PruneRequest): Promise<number> {
+    return this.transaction("prune", async (client) => {
+      await client.query(SQL.lockThread, [threadId]);
+      const rows = (await client.query<Kit.PruneCandidate<Buffer>>(SQL.pruneRows, [threadId])).rows;
+      const blobs = (await client.query<Kit.StoredBlobRef>(SQL.blobBases, [threadId])).rows;
+      const plan = this.planPrune(request, rows, blobs);
+      for (const { ns, checkpoints, blobs: unread } of plan.namespaces) {
+        await client.query(SQL.deleteCheckpoints, [threadId, ns, checkpoints]);
+        if (unread.length)
+          await client.query(SQL.deleteBlobs, [
+            threadId,
+            ns,
+            unread.map((b) => b.channel),
+            unread.map((b) => b.version),
+          ]);
+      }
+      return plan.removed;
+    });
   }
 
   override async sweep(): Promise<number> {
@@ -294,13 +203,13 @@ export class PostgresSaver extends BaseCheckpointSaver {
   }
 
   override async close(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    await super.close();
     if (this.ownsPool) await this.pool.end();
   }
 
   /** @param loaded the row's blobs and writes, when they were read along with it */
   private async load(threadId: string, ns: string, row: CheckpointRow, loaded?: Loaded): Promise<CheckpointTuple> {
-    const record = this.serde.loads(row.record) as CheckpointRecord;
+    const record = this.read(row.record) as Kit.CheckpointRecord;
     const channels = Object.keys(record.channel_versions);
     const [chains, writes] = loaded?.blobs
       ? [{ rows: loaded.blobs }, { rows: loaded.writes }]
@@ -308,68 +217,12 @@ export class PostgresSaver extends BaseCheckpointSaver {
           this.pool.query<BlobRow>(
             named("blobChains", [threadId, ns, channels, channels.map((c) => record.channel_versions[c])]),
           ),
-          this.pool.query<WriteRow>(named("writes", [threadId, ns, row.checkpoint_id])),
+          this.pool.query<Kit.StoredWrite>(named("writes", [threadId, ns, row.id])),
         ]);
-    const blobs = new Map<string, StoredBlob>(
+    const blobs = new Map<string, Kit.StoredBlob>(
       chains.rows.map((b) => [blobKey(b.channel, b.version), { base: b.base, data: b.data }]),
     );
-    const values: Record<string, unknown> = {};
-    for (const channel of channels) {
-      const loaded = assembleValue(
-        channel,
-        record.channel_versions[channel]!,
-        (c, v) => blobs.get(blobKey(c, v)),
-        this.serde,
-      );
-      if (loaded?.present) values[channel] = loaded.value;
-    }
-    const metadata = this.serde.loads(row.metadata) as CheckpointMetadata;
-    const pendingWrites = writes.rows.map((w): [string, string, unknown] => [
-      w.task_id,
-      w.channel,
-      this.serde.loads(w.data),
-    ]);
-    return buildTuple({ threadId, ns, record, values, metadata, parentId: row.parent_id, writes: pendingWrites });
-  }
-
-  private async pruneThread(client: pg.PoolClient, threadId: string, request: PruneRequest): Promise<number> {
-    await client.query(SQL.lockThread, [threadId]);
-    const { rows } = await client.query<{ checkpoint_ns: string; checkpoint_id: string; created_at: string }>(
-      SQL.checkpointAges,
-      [threadId],
-    );
-    const byNs = new Map<string, Array<{ id: string; createdAt: number }>>();
-    for (const row of rows) {
-      if (!byNs.has(row.checkpoint_ns)) byNs.set(row.checkpoint_ns, []);
-      byNs.get(row.checkpoint_ns)!.push({ id: row.checkpoint_id, createdAt: Number(row.created_at) });
-    }
-    let removed = 0;
-    for (const [ns, newestFirst] of byNs) {
-      const doomed = checkpointsToPrune(newestFirst, request);
-      if (doomed.length === 0) continue;
-      await client.query(SQL.deleteCheckpoints, [threadId, ns, doomed]);
-      removed += doomed.length;
-      await this.collectBlobs(client, threadId, ns);
-    }
-    return removed;
-  }
-
-  /** Deletes the blobs no remaining checkpoint of the namespace reads, directly or as a delta base. */
-  private async collectBlobs(client: pg.PoolClient, threadId: string, ns: string): Promise<void> {
-    const records = await client.query<{ record: Buffer }>(SQL.records, [threadId, ns]);
-    const refs: Array<[string, number]> = [];
-    for (const { record } of records.rows) {
-      const versions = (this.serde.loads(record) as CheckpointRecord).channel_versions;
-      for (const channel of Object.keys(versions)) refs.push([channel, versions[channel]!]);
-    }
-    const blobs = (
-      await client.query<{ channel: string; version: number; base: number | null }>(SQL.blobBases, [threadId, ns])
-    ).rows;
-    const bases = new Map(blobs.map((b) => [blobKey(b.channel, b.version), b.base]));
-    const keep = reachableBlobs(refs, (channel, version) => bases.get(blobKey(channel, version)));
-    const doomed = blobs.filter((b) => !keep.has(blobKey(b.channel, b.version)));
-    if (doomed.length)
-      await client.query(SQL.deleteBlobs, [threadId, ns, doomed.map((b) => b.channel), doomed.map((b) => b.version)]);
+    return this.tupleOf(threadId, ns, row, (c, v) => blobs.get(blobKey(c, v)), writes.rows, record);
   }
 
   private async transaction<T>(operation: string, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -412,17 +265,11 @@ interface BlobRow {
   data: Buffer | null;
 }
 
-interface WriteRow {
-  task_id: string;
-  channel: string;
-  data: Buffer;
-}
-
 /** A checkpoint row with, when read along with it, its blobs and pending writes. */
 interface Loaded {
   row: CheckpointRow;
   blobs?: BlobRow[];
-  writes: WriteRow[];
+  writes: Kit.StoredWrite[];
 }
 
 /** A row of interlude_claim_load (schema.ts). */
@@ -443,58 +290,53 @@ function claimedLatest(rows: ClaimLoadRow[]): Loaded | null {
   const head = rows.find((r) => r.kind === "c");
   if (!head) return null;
   const row: CheckpointRow = {
-    checkpoint_id: head.id!,
-    parent_id: head.parent,
+    id: head.id!,
+    parentId: head.parent,
     record: head.data!,
     metadata: head.extra!,
   };
   // Written before the checkpoint rows listed their versions: load() reads the blobs itself.
   if (!head.complete) return { row, writes: [] };
   const blobs: BlobRow[] = [];
-  const writes: WriteRow[] = [];
+  const writes: Kit.StoredWrite[] = [];
   for (const r of rows) {
     if (r.kind === "b") blobs.push({ channel: r.channel!, version: r.version!, base: r.base, data: r.data });
-    else if (r.kind === "w") writes.push({ task_id: r.id!, channel: r.channel!, data: r.data! });
+    else if (r.kind === "w") writes.push({ taskId: r.id!, channel: r.channel!, data: r.data! });
   }
   return { row, blobs, writes };
 }
 
 /** SQLSTATEs raised by interlude_put (schema.ts). */
 const HEAD_MOVED = "IL409";
-const BASE_MISSING = "IL412";
+const BASE_GONE = "IL412";
 
 /** A hot statement, prepared once per connection under its name. */
 function named(statement: keyof typeof SQL, values: unknown[]): pg.QueryConfig {
   return { name: `interlude_${statement}`, text: SQL[statement], values };
 }
 
-/** One put in one round trip: interlude_put checks the head and the delta bases, then writes. */
-function putQuery(
-  threadId: string,
-  ns: string,
-  expected: string | null | undefined,
-  prepared: PreparedPut,
-  versions: ChannelVersions,
-): pg.QueryConfig {
+/** interlude_put's arguments (schema.ts): the head expected, the delta bases to check, then the rows. */
+function putQuery(put: Kit.PreparedPut): pg.QueryConfig {
+  const versions = put.versions;
   const channels = Object.keys(versions);
-  const deltas = prepared.blobs.filter((blob) => blob.base !== null);
-  const blobs = prepared.blobs;
+  const deltas = put.blobs.filter((blob) => blob.base !== null);
+  const blobs = put.blobs;
   return named("put", [
-    threadId,
-    ns,
-    expected !== undefined,
-    expected ?? null,
+    put.threadId,
+    put.ns,
+    put.expectedHead !== undefined,
+    put.expectedHead ?? null,
     deltas.map((b) => b.channel),
     deltas.map((b) => b.base),
     blobs.map((b) => b.channel),
     blobs.map((b) => b.version),
     blobs.map((b) => b.base),
     blobs.map((b) => toBytes(b.data)),
-    prepared.id,
-    prepared.parentId ?? null,
-    prepared.createdAt,
-    toBytes(prepared.record),
-    toBytes(prepared.metadata),
+    put.id,
+    put.parentId ?? null,
+    put.createdAt,
+    toBytes(put.record),
+    toBytes(put.metadata),
     channels,
     channels.map((c) => versions[c]),
   ]);

@@ -1,4 +1,5 @@
 import type { PoolClient } from "pg";
+import { applyMigrations } from "./migrate.js";
 
 /**
  * Schema migrations, applied in order and recorded in `interlude_schema_version`. Never edit a
@@ -114,36 +115,12 @@ const MIGRATIONS: readonly string[] = [
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-/** Any fixed number: the advisory lock that serialises migrations across processes. */
-const MIGRATION_LOCK = 7_214_530_981;
-
-/**
- * Brings the database to the current schema. Two processes calling it at once is fine: the
- * second waits on the advisory lock, then finds nothing left to do.
- */
-export async function migrate(client: PoolClient): Promise<void> {
-  await client.query("BEGIN");
-  try {
-    await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
-    await client.query(
-      "CREATE TABLE IF NOT EXISTS interlude_schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
-    );
-    const { rows } = await client.query<{ version: number | null }>(
-      "SELECT MAX(version) AS version FROM interlude_schema_version",
-    );
-    const current = rows[0]?.version ?? 0;
-    if (current > MIGRATIONS.length) {
-      throw new Error(
-        `the database has schema version ${current}, newer than this @interlude/checkpoint-postgres (${MIGRATIONS.length}); upgrade the package`,
-      );
-    }
-    for (let version = current + 1; version <= MIGRATIONS.length; version++) {
-      await client.query(MIGRATIONS[version - 1]!);
-      await client.query("INSERT INTO interlude_schema_version (version) VALUES ($1)", [version]);
-    }
-    await client.query("COMMIT");
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw error;
-  }
+/** Creates or upgrades the saver's tables (see applyMigrations). */
+export function migrate(client: PoolClient): Promise<void> {
+  // Any fixed number, not the store's: the advisory lock that serialises migrations across processes.
+  return applyMigrations(client, {
+    migrations: MIGRATIONS,
+    versionTable: "interlude_schema_version",
+    lock: 7_214_530_981,
+  });
 }

@@ -3,9 +3,9 @@ export const SQL = {
   head: "SELECT head_id FROM interlude_heads WHERE thread_id = $1 AND checkpoint_ns = $2",
   /** Blobs, the checkpoint row and the new head, after the head and delta-base checks (schema.ts). */
   put: "SELECT interlude_put($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
-  checkpoint: `SELECT checkpoint_id, parent_id, record, metadata FROM interlude_checkpoints
+  checkpoint: `SELECT checkpoint_id AS id, parent_id AS "parentId", record, metadata FROM interlude_checkpoints
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
-  latest: `SELECT checkpoint_id, parent_id, record, metadata FROM interlude_checkpoints
+  latest: `SELECT checkpoint_id AS id, parent_id AS "parentId", record, metadata FROM interlude_checkpoints
     WHERE thread_id = $1 AND checkpoint_ns = $2 ORDER BY checkpoint_id DESC LIMIT 1`,
   /** Each requested blob and, for deltas, its bases down to the full copy. */
   blobChains: `WITH RECURSIVE chain AS (
@@ -16,7 +16,7 @@ export const SQL = {
       SELECT b.channel, b.version, b.base, b.data FROM interlude_blobs b JOIN chain c
       ON b.thread_id = $1 AND b.checkpoint_ns = $2 AND b.channel = c.channel AND b.version = c.base)
     SELECT channel, version, base, data FROM chain`,
-  writes: `SELECT task_id, channel, data FROM interlude_writes
+  writes: `SELECT task_id AS "taskId", channel, data FROM interlude_writes
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3 ORDER BY seq`,
   /** Reserved channels (negative idx) replace the task's earlier write; others keep the first. */
   putWrites: `INSERT INTO interlude_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, data)
@@ -41,12 +41,11 @@ export const SQL = {
     HAVING MAX(updated_at) < now() - $1 * interval '1 millisecond'`,
   threadsWithOld: "SELECT DISTINCT thread_id FROM interlude_checkpoints WHERE created_at < $1",
   lockThread: "SELECT 1 FROM interlude_heads WHERE thread_id = $1 FOR UPDATE",
-  checkpointAges: `SELECT checkpoint_ns, checkpoint_id, created_at FROM interlude_checkpoints
-    WHERE thread_id = $1 ORDER BY checkpoint_ns, checkpoint_id DESC`,
+  pruneRows: `SELECT checkpoint_ns AS ns, checkpoint_id AS id, created_at::float8 AS "createdAt", record
+    FROM interlude_checkpoints WHERE thread_id = $1`,
   deleteCheckpoints: `WITH w AS (DELETE FROM interlude_writes WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = ANY($3::text[]))
     DELETE FROM interlude_checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = ANY($3::text[])`,
-  records: "SELECT record FROM interlude_checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2",
-  blobBases: "SELECT channel, version, base FROM interlude_blobs WHERE thread_id = $1 AND checkpoint_ns = $2",
+  blobBases: "SELECT checkpoint_ns AS ns, channel, version, base FROM interlude_blobs WHERE thread_id = $1",
   deleteBlobs: `DELETE FROM interlude_blobs b USING unnest($3::text[], $4::float8[]) AS q(channel, version)
     WHERE b.thread_id = $1 AND b.checkpoint_ns = $2 AND b.channel = q.channel AND b.version = q.version`,
 } as const;

@@ -3,8 +3,9 @@
  * `compile({ store })`. Items live in one table keyed by namespace and key; the batch sequence,
  * filters and namespace listings are the core's `StoreKit`, so every store answers alike.
  */
-import { type Item, type PutOperation, StoreKit, UnsupportedStoreOptionError } from "@interlude/core";
+import { type Item, type ItemRow, type PutOperation, StoreKit, UnsupportedStoreOptionError } from "@interlude/core";
 import pg from "pg";
+import { applyMigrations } from "./migrate.js";
 import { withPoolClient } from "./pool.js";
 
 /** Labels cannot contain ".", so the joined namespace splits back exactly. */
@@ -21,46 +22,14 @@ const MIGRATIONS: readonly string[] = [
 
 export const STORE_SCHEMA_VERSION = MIGRATIONS.length;
 
-/** Any fixed number, not the saver's: the advisory lock that serialises the store's migrations. */
-const MIGRATION_LOCK = 7_214_530_982;
-
-async function migrate(client: pg.PoolClient): Promise<void> {
-  await client.query("BEGIN");
-  try {
-    await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
-    await client.query(
-      "CREATE TABLE IF NOT EXISTS interlude_store_schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
-    );
-    const { rows } = await client.query<{ version: number | null }>(
-      "SELECT MAX(version) AS version FROM interlude_store_schema_version",
-    );
-    for (let version = (rows[0]?.version ?? 0) + 1; version <= MIGRATIONS.length; version++) {
-      await client.query(MIGRATIONS[version - 1]!);
-      await client.query("INSERT INTO interlude_store_schema_version (version) VALUES ($1)", [version]);
-    }
-    await client.query("COMMIT");
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw error;
-  }
-}
-
-interface Row {
-  namespace: string;
-  key: string;
-  value: Record<string, unknown>;
-  created_at: Date;
-  updated_at: Date;
-}
-
-function itemOf(row: Row): Item {
-  return {
-    namespace: row.namespace.split(JOIN),
-    key: row.key,
-    value: row.value,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
+/** Creates or upgrades the store's table (see applyMigrations). */
+function migrate(client: pg.PoolClient): Promise<void> {
+  // Any fixed number, not the saver's: the advisory lock that serialises the store's migrations.
+  return applyMigrations(client, {
+    migrations: MIGRATIONS,
+    versionTable: "interlude_store_schema_version",
+    lock: 7_214_530_982,
+  });
 }
 
 const COLUMNS = "namespace, key, value, created_at, updated_at";
@@ -132,8 +101,8 @@ export class PostgresStore extends StoreKit {
     return withPoolClient(this.pool, operation, body);
   }
 
-  private async rows(operation: string, sql: string, params: unknown[]): Promise<Row[]> {
-    return this.withClient(operation, async (client) => (await client.query<Row>(sql, params)).rows);
+  private async rows(operation: string, sql: string, params: unknown[]): Promise<ItemRow[]> {
+    return this.withClient(operation, async (client) => (await client.query<ItemRow>(sql, params)).rows);
   }
 
   protected async readItem(namespace: string[], key: string): Promise<Item | null> {
@@ -142,7 +111,7 @@ export class PostgresStore extends StoreKit {
       `SELECT ${COLUMNS} FROM interlude_store_items WHERE namespace = $1 AND key = $2`,
       [namespace.join(JOIN), key],
     );
-    return row ? itemOf(row) : null;
+    return row ? this.itemOf(row) : null;
   }
 
   protected async readItemsUnder(prefix: string[]): Promise<Item[]> {
@@ -155,7 +124,7 @@ export class PostgresStore extends StoreKit {
           [joined, joined.length + 1, `${joined}${JOIN}`],
         )
       : await this.rows("store search", `SELECT ${COLUMNS} FROM interlude_store_items ORDER BY seq`, []);
-    return rows.map(itemOf);
+    return rows.map((row) => this.itemOf(row));
   }
 
   protected async readNamespaces(): Promise<string[][]> {

@@ -1,4 +1,5 @@
-import type { ChannelVersion, StoredBlob } from "@interlude/core";
+import type { ChannelVersion } from "@interlude/core";
+import type { StoredBlob } from "@interlude/core/saver-kit";
 
 /**
  * Key layout. Every key of a thread carries `{threadId}` as its hash tag, so a thread lives

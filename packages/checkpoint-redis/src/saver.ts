@@ -1,45 +1,6 @@
-import {
-  assembleValue,
-  BaseCheckpointSaver,
-  buildTuple,
-  type ChannelVersions,
-  type Checkpoint,
-  CheckpointConflictError,
-  type CheckpointListOptions,
-  type CheckpointMetadata,
-  type CheckpointRecord,
-  type CheckpointTuple,
-  type ClaimHolder,
-  checkpointConfig,
-  checkpointIdOf,
-  checkpointNsOf,
-  checkpointsToPrune,
-  type DeltaOptions,
-  DeltaPlanner,
-  defaultSerializer,
-  InterludeError,
-  listQuery,
-  listTuples,
-  type PendingWrite,
-  type PreparedPut,
-  type PruneOptions,
-  type PruneRequest,
-  type PutOptions,
-  preparePut,
-  prepareWrites,
-  pruneRequest,
-  putTarget,
-  type RetentionOptions,
-  type RunnableConfig,
-  reachableBlobs,
-  type Serializer,
-  StorageError,
-  type StoredBlob,
-  type ThreadClaim,
-  threadIdOf,
-  withoutDeltas,
-  writesTarget,
-} from "@interlude/core";
+import type { CheckpointTuple, ClaimHolder, ThreadClaim } from "@interlude/core";
+import type * as Kit from "@interlude/core/saver-kit";
+import { BASE_MISSING, SaverKit, STORED, storageError } from "@interlude/core/saver-kit";
 import { createClient } from "redis";
 import {
   blobPrefix,
@@ -57,8 +18,8 @@ import { BLOB_CHAINS, CLAIM, CLAIM_HOLDER, DELETE_THREAD, LOAD, PUT, PUT_WRITES,
 
 type Client = ReturnType<typeof createClient>;
 
-export interface RedisSaverOptions extends DeltaOptions, Omit<RetentionOptions, "now" | "sweepIntervalMs"> {
-  serde?: Serializer;
+/** Redis expires idle threads itself (PEXPIRE) on its own clock: no `now` or `sweepIntervalMs`. */
+export interface RedisSaverOptions extends Omit<Kit.SaverKitOptions, "now" | "sweepIntervalMs"> {
   /** Prefix of every key (default "@interlude/core"). */
   prefix?: string;
 }
@@ -68,14 +29,13 @@ export interface RedisSaverOptions extends DeltaOptions, Omit<RetentionOptions, 
  * tag; with `ttlMs`, every put renews a PEXPIRE on the thread's keys, so Redis itself drops
  * idle threads (`sweep()` only tidies the thread index).
  */
-export class RedisSaver extends BaseCheckpointSaver {
+export class RedisSaver extends SaverKit {
   readonly client: Client;
   private readonly ownsClient: boolean;
   private connecting: Promise<unknown> | undefined;
-  private readonly serde: Serializer;
-  private readonly planner: DeltaPlanner;
   private readonly prefix: string;
-  private readonly ttlMs: number;
+  /** PEXPIRE of a thread's keys, renewed by every write (0: never). */
+  private readonly expiryMs: number;
 
   /** `RedisSaver.fromUrl("redis://localhost:6379")`: the saver owns (and closes) the client. */
   static fromUrl(url: string, options?: RedisSaverOptions): RedisSaver {
@@ -83,24 +43,19 @@ export class RedisSaver extends BaseCheckpointSaver {
   }
 
   constructor(client: Client | string, options: RedisSaverOptions = {}) {
-    super();
+    super(options);
     this.ownsClient = typeof client === "string";
     this.client =
       typeof client === "string"
         ? createClient({ url: client, disableOfflineQueue: true, socket: { reconnectStrategy: giveUpAfterAFewTries } })
         : client;
     if (this.ownsClient) this.client.on("error", () => {}); // reported to the caller of the failing command
-    this.serde = options.serde ?? defaultSerializer;
-    this.planner = new DeltaPlanner(options);
     this.prefix = options.prefix ?? "@interlude/core";
-    this.ttlMs = options.ttlMs ?? 0;
+    this.expiryMs = options.ttlMs ?? 0;
   }
 
-  async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
-    const threadId = threadIdOf(config);
-    if (threadId === undefined) return undefined;
-    const ns = checkpointNsOf(config);
-    return this.guard("getTuple", () => this.load(threadId, ns, checkpointIdOf(config) ?? ""));
+  protected loadTuple(threadId: string, ns: string, id: string | undefined): Promise<CheckpointTuple | undefined> {
+    return this.guard("getTuple", () => this.load(threadId, ns, id ?? ""));
   }
 
   override async getHeadId(threadId: string, checkpointNs = ""): Promise<string | undefined> {
@@ -110,71 +65,51 @@ export class RedisSaver extends BaseCheckpointSaver {
     );
   }
 
-  async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
-    const query = listQuery(options);
-    const onlyId = checkpointIdOf(config);
-    const wantedNs = config.configurable?.checkpoint_ns;
-    const threadId = threadIdOf(config);
-    const candidates = await this.guard("list", async () => {
-      const threads = threadId !== undefined ? [threadId] : await this.client.zRange(this.threadsKey, 0, -1);
-      const found: Array<{ threadId: string; ns: string; id: string }> = [];
-      for (const thread of threads) {
-        const keys = this.keys(thread);
-        const namespaces = wantedNs !== undefined ? [wantedNs] : await this.client.sMembers(keys.nss);
+  protected listCandidates(scope: Kit.ListScope): Promise<Array<Kit.ListCandidate<string | Uint8Array>>> {
+    return this.guard("list", async () => {
+      const threads =
+        scope.threadId !== undefined ? [scope.threadId] : await this.client.zRange(this.threadsKey, 0, -1);
+      const found: Array<Kit.ListCandidate<string | Uint8Array>> = [];
+      for (const threadId of threads) {
+        const keys = this.keys(threadId);
+        const namespaces = scope.ns !== undefined ? [scope.ns] : await this.client.sMembers(keys.nss);
         for (const ns of namespaces) {
-          const max = query.before !== undefined ? `(${query.before}` : "+";
-          const limit = query.filter || !Number.isFinite(query.limit) ? undefined : { offset: 0, count: query.limit };
+          const max = scope.before !== undefined ? `(${scope.before}` : "+";
+          const limit = scope.limit === undefined ? undefined : { offset: 0, count: scope.limit };
           const ids = await this.client.zRange(keys.idx(ns), max, "-", { BY: "LEX", REV: true, LIMIT: limit });
-          for (const id of ids) if (onlyId === undefined || id === onlyId) found.push({ threadId: thread, ns, id });
+          const wanted = ids.filter((id) => scope.id === undefined || id === scope.id);
+          // With a metadata filter, every candidate's metadata in one round trip per namespace.
+          const metadata =
+            scope.filtered && wanted.length
+              ? await this.client.hmGet(
+                  keys.cp,
+                  wanted.map((id) => cpField(ns, id, "m")),
+                )
+              : [];
+          wanted.forEach((id, i) => {
+            const raw = metadata[i];
+            found.push({ threadId, ns, id, metadata: raw ? decodeData(raw) : undefined });
+          });
         }
       }
       return found.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
     });
-    yield* listTuples(
-      candidates,
-      query,
-      async ({ threadId: thread, ns, id }) => {
-        const raw = await this.guard("list", () => this.client.hGet(this.keys(thread).cp, cpField(ns, id, "m")));
-        return raw ? (this.serde.loads(decodeData(raw)) as CheckpointMetadata) : undefined;
-      },
-      ({ threadId: thread, ns, id }) => this.getTuple(checkpointConfig(thread, ns, id)),
-    );
   }
 
-  async put(
-    config: RunnableConfig,
-    checkpoint: Checkpoint,
-    metadata: CheckpointMetadata,
-    newVersions: ChannelVersions,
-    options?: PutOptions,
-  ): Promise<RunnableConfig> {
-    const target = putTarget(config, checkpoint);
-    const { threadId, ns } = target;
-    let prepared = preparePut(this.serde, this.planner, this.stats, target, checkpoint, metadata, newVersions);
-    let reply = await this.guard("put", () => this.runPut(threadId, ns, prepared, options));
-    if (reply[0] === "NEED_FULL") {
-      prepared = withoutDeltas(prepared, this.serde, this.planner, this.stats, threadId, checkpoint);
-      reply = await this.guard("put", () => this.runPut(threadId, ns, prepared, options));
-    }
-    if (reply[0] === "CONFLICT")
-      throw new CheckpointConflictError(threadId, options?.expectedHead ?? null, reply[1] || null);
-    prepared.commit();
-    await this.guard("put", () => this.client.zAdd(this.threadsKey, { score: Date.now(), value: threadId }));
-    return checkpointConfig(threadId, ns, prepared.id);
+  protected async storePut(put: Kit.PreparedPut): Promise<Kit.PutOutcome> {
+    const reply = await this.guard("put", () => this.runPut(put));
+    if (reply[0] === "NEED_FULL") return BASE_MISSING;
+    if (reply[0] === "CONFLICT") return { head: reply[1] || null };
+    await this.guard("put", () => this.client.zAdd(this.threadsKey, { score: Date.now(), value: put.threadId }));
+    return STORED;
   }
 
-  async putWrites(
-    config: RunnableConfig,
-    writes: Array<[channel: string, value: unknown]>,
-    taskId: string,
-  ): Promise<void> {
-    const { threadId, ns, checkpointId } = writesTarget(config);
-    const rows = prepareWrites(this.serde, this.stats, taskId, writes);
+  protected async storeWrites({ threadId, ns, checkpointId, taskId, rows }: Kit.PreparedWrites): Promise<void> {
     const keys = this.keys(threadId);
     const args = [
       keys.base,
       `${writePrefix(ns, checkpointId)}${taskId}\u0000`,
-      String(this.ttlMs),
+      String(this.expiryMs),
       String(rows.length),
       taskId,
     ];
@@ -182,13 +117,17 @@ export class RedisSaver extends BaseCheckpointSaver {
     await this.guard("putWrites", () => runScript(this.client, PUT_WRITES, [keys.heads], args));
   }
 
-  async deleteThread(threadId: string): Promise<void> {
+  protected async removeThread(threadId: string): Promise<void> {
     const keys = this.keys(threadId);
     await this.guard("deleteThread", async () => {
       await runScript(this.client, DELETE_THREAD, [keys.heads], [keys.base]);
       await this.client.zRem(this.threadsKey, threadId);
     });
-    this.planner.forget(threadId);
+  }
+
+  /** Every thread: the thread index scores the last put, not the oldest checkpoint. */
+  protected threadsCreatedBefore(): Promise<string[]> {
+    return this.guard("prune", () => this.client.zRange(this.threadsKey, 0, -1));
   }
 
   async claimThread(threadId: string, claim: ThreadClaim): Promise<boolean> {
@@ -223,26 +162,16 @@ export class RedisSaver extends BaseCheckpointSaver {
     await this.guard("releaseThread", () => runScript(this.client, RELEASE, [key], [owner]));
   }
 
-  override async prune(target: string | PruneOptions, options?: PruneOptions): Promise<number> {
-    const request = pruneRequest(target, options, Date.now());
-    const threads =
-      request.threadId !== undefined
-        ? [request.threadId]
-        : await this.guard("prune", () => this.client.zRange(this.threadsKey, 0, -1));
-    let removed = 0;
-    for (const threadId of threads) removed += await this.guard("prune", () => this.pruneThread(threadId, request));
-    return removed;
-  }
-
   /** Expiry itself is Redis's (PEXPIRE); this drops expired threads from the thread index. */
   override async sweep(): Promise<number> {
-    if (!this.ttlMs) return 0;
+    if (!this.expiryMs) return 0;
     return this.guard("sweep", async () =>
-      Number(await this.client.zRemRangeByScore(this.threadsKey, "-inf", Date.now() - this.ttlMs)),
+      Number(await this.client.zRemRangeByScore(this.threadsKey, "-inf", Date.now() - this.expiryMs)),
     );
   }
 
   override async close(): Promise<void> {
+    await super.close();
     if (this.ownsClient && this.client.isOpen) await this.client.close();
   }
 
@@ -254,22 +183,22 @@ export class RedisSaver extends BaseCheckpointSaver {
     return threadKeys(this.prefix, threadId);
   }
 
-  private async runPut(threadId: string, ns: string, prepared: PreparedPut, options?: PutOptions): Promise<string[]> {
-    const keys = this.keys(threadId);
-    const expected = options?.expectedHead;
+  private async runPut(put: Kit.PreparedPut): Promise<string[]> {
+    const keys = this.keys(put.threadId);
+    const { ns, expectedHead: expected } = put;
     const args = [
       keys.base,
       ns,
-      prepared.id,
+      put.id,
       expected === undefined ? "0" : "1",
       expected ?? "",
-      `${prepared.parentId ?? ""}\u0000${prepared.createdAt}`,
-      encodeData(prepared.record),
-      encodeData(prepared.metadata),
-      String(this.ttlMs),
-      String(prepared.blobs.length),
+      `${put.parentId ?? ""}\u0000${put.createdAt}`,
+      encodeData(put.record),
+      encodeData(put.metadata),
+      String(this.expiryMs),
+      String(put.blobs.length),
     ];
-    for (const blob of prepared.blobs) {
+    for (const blob of put.blobs) {
       const prefix = blobPrefix(ns, blob.channel);
       args.push(`${prefix}${blob.version}`, encodeBlob(blob), blob.base === null ? "" : `${prefix}${blob.base}`);
     }
@@ -287,107 +216,82 @@ export class RedisSaver extends BaseCheckpointSaver {
       string,
       ...string[],
     ];
-    const record = this.serde.loads(decodeData(rawRecord)) as CheckpointRecord;
+    const record = this.read(decodeData(rawRecord)) as Kit.CheckpointRecord;
     const channels = Object.keys(record.channel_versions);
     const chainArgs = [keys.blobs];
     for (const channel of channels) chainArgs.push(blobPrefix(ns, channel), String(record.channel_versions[channel]));
     const flat = channels.length
       ? ((await runScript(this.client, BLOB_CHAINS, [keys.blobs], chainArgs)) as string[])
       : [];
-    const blobs = new Map<string, StoredBlob>();
+    const blobs = new Map<string, Kit.StoredBlob>();
     for (let i = 0; i < flat.length; i += 2) blobs.set(flat[i]!, decodeBlob(flat[i + 1]!));
-    const values: Record<string, unknown> = {};
-    for (const channel of channels) {
-      const loaded = assembleValue(
-        channel,
-        record.channel_versions[channel]!,
-        (c, v) => blobs.get(`${blobPrefix(ns, c)}${v}`),
-        this.serde,
-      );
-      if (loaded?.present) values[channel] = loaded.value;
-    }
-    const metadata = this.serde.loads(decodeData(rawMetadata)) as CheckpointMetadata;
     const parentId = parentAndCreated.slice(0, parentAndCreated.indexOf("\u0000"));
-    return buildTuple({ threadId, ns, record, values, metadata, parentId, writes: this.decodeWrites(rawWrites) });
+    const stored = { parentId, record: rawRecord, metadata: decodeData(rawMetadata) };
+    const lookup = (c: string, v: number) => blobs.get(`${blobPrefix(ns, c)}${v}`);
+    return this.tupleOf(threadId, ns, stored, lookup, this.decodeWrites(rawWrites), record);
   }
 
-  private decodeWrites(raw: string[]): PendingWrite[] {
+  private decodeWrites(raw: string[]): Kit.StoredWrite[] {
     return raw
       .map((value) => {
         // Task ids and channel names never contain \0; the data (last) may.
         const [seq, taskId, channel] = value.split("\u0000", 3) as [string, string, string];
-        return {
-          seq: Number(seq),
-          taskId,
-          channel,
-          data: value.slice(seq.length + taskId.length + channel.length + 3),
-        };
+        const data = decodeData(value.slice(seq.length + taskId.length + channel.length + 3));
+        return { seq: Number(seq), taskId, channel, data };
       })
-      .sort((a, b) => a.seq - b.seq)
-      .map((w): PendingWrite => [w.taskId, w.channel, this.serde.loads(decodeData(w.data))]);
+      .sort((a, b) => a.seq - b.seq);
   }
 
-  private async pruneThread(threadId: string, request: PruneRequest): Promise<number> {
+  protected pruneThread(threadId: string, request: Kit.PruneRequest): Promise<number> {
     const keys = this.keys(threadId);
-    let removed = 0;
-    for (const ns of await this.client.sMembers(keys.nss)) {
-      const ids = (await this.client.zRange(keys.idx(ns), 0, -1)).reverse();
-      if (ids.length <= 1) continue;
-      const meta = await this.client.hmGet(
-        keys.cp,
-        ids.map((id) => cpField(ns, id, "p")),
-      );
-      const newestFirst = ids.map((id, i) => ({ id, createdAt: Number((meta[i] ?? "").split("\u0000")[1] ?? 0) }));
-      const doomed = checkpointsToPrune(newestFirst, request);
-      if (doomed.length === 0) continue;
-      const writeFields: string[] = [];
-      for (const id of doomed) {
-        const prefix = writePrefix(ns, id);
-        writeFields.push(
-          ...(await this.client.zRange(keys.writeIndex, `[${prefix}`, `[${prefix}\u00ff`, { BY: "LEX" })),
+    return this.guard("prune", async () => {
+      const checkpoints: Array<Kit.PruneCandidate<string | Uint8Array>> = [];
+      for (const ns of await this.client.sMembers(keys.nss)) {
+        const ids = await this.client.zRange(keys.idx(ns), 0, -1);
+        if (ids.length <= 1) continue;
+        const fields = await this.client.hmGet(
+          keys.cp,
+          ids.flatMap((id) => [cpField(ns, id, "r"), cpField(ns, id, "p")]),
         );
+        ids.forEach((id, i) => {
+          const [record, parentAndCreated] = [fields[2 * i], fields[2 * i + 1]];
+          const createdAt = Number((parentAndCreated ?? "").split("\u0000")[1] ?? 0);
+          if (record) checkpoints.push({ ns, id, createdAt, record: decodeData(record) });
+        });
       }
-      const multi = this.client.multi();
-      multi.hDel(
-        keys.cp,
-        doomed.flatMap((id) => [cpField(ns, id, "r"), cpField(ns, id, "m"), cpField(ns, id, "p")]),
-      );
-      multi.zRem(keys.idx(ns), doomed);
-      if (writeFields.length) {
-        multi.hDel(keys.writes, writeFields);
-        multi.zRem(keys.writeIndex, writeFields);
+      const blobs: Kit.StoredBlobRef[] = [];
+      for (const [field, value] of Object.entries(await this.client.hGetAll(keys.blobs))) {
+        const [ns, channel, version] = field.split("\u0000") as [string, string, string];
+        blobs.push({ ns, channel, version: Number(version), base: decodeBlob(value).base });
       }
-      await multi.exec();
-      removed += doomed.length;
-      await this.collectBlobs(
-        keys,
-        ns,
-        ids.filter((id) => !doomed.includes(id)),
-      );
-    }
-    return removed;
-  }
-
-  /** Deletes the blobs no remaining checkpoint of the namespace reads, directly or as a delta base. */
-  private async collectBlobs(keys: ThreadKeys, ns: string, remaining: string[]): Promise<void> {
-    const records = await this.client.hmGet(
-      keys.cp,
-      remaining.map((id) => cpField(ns, id, "r")),
-    );
-    const refs: Array<[string, number]> = [];
-    for (const raw of records) {
-      if (!raw) continue;
-      const versions = (this.serde.loads(decodeData(raw)) as CheckpointRecord).channel_versions;
-      for (const channel of Object.keys(versions)) refs.push([channel, versions[channel]!]);
-    }
-    const prefix = `${ns}\u0000`;
-    const all = await this.client.hGetAll(keys.blobs);
-    const bases = new Map<string, number | null>();
-    for (const [field, value] of Object.entries(all))
-      if (field.startsWith(prefix)) bases.set(field.slice(prefix.length), decodeBlob(value).base);
-    const keep = reachableBlobs(refs, (channel, version) => bases.get(`${channel}\u0000${version}`));
-    const doomed = [...bases.keys()].filter((key) => !keep.has(key)).map((key) => prefix + key);
-    if (doomed.length) await this.client.hDel(keys.blobs, doomed);
+      const plan = this.planPrune(request, checkpoints, blobs);
+      for (const { ns, checkpoints: doomed, blobs: unread } of plan.namespaces) {
+        const writeFields: string[] = [];
+        for (const id of doomed) {
+          const prefix = writePrefix(ns, id);
+          writeFields.push(
+            ...(await this.client.zRange(keys.writeIndex, `[${prefix}`, `[${prefix}\u00ff`, { BY: "LEX" })),
+          );
+        }
+        const multi = this.client.multi();
+        multi.hDel(
+          keys.cp,
+          doomed.flatMap((id) => [cpField(ns, id, "r"), cpField(ns, id, "m"), cpField(ns, id, "p")]),
+        );
+        multi.zRem(keys.idx(ns), doomed);
+        if (writeFields.length) {
+          multi.hDel(keys.writes, writeFields);
+          multi.zRem(keys.writeIndex, writeFields);
+        }
+        if (unread.length)
+          multi.hDel(
+            keys.blobs,
+            unread.map((blob) => `${blobPrefix(ns, blob.channel)}${blob.version}`),
+          );
+        await multi.exec();
+      }
+      return plan.removed;
+    });
   }
 
   private async guard<T>(operation: string, body: () => Promise<T>): Promise<T> {
@@ -396,7 +300,7 @@ export class RedisSaver extends BaseCheckpointSaver {
       return await body();
     } catch (error) {
       if (!this.client.isOpen) this.connecting = undefined;
-      throw error instanceof InterludeError ? error : new StorageError(operation, error);
+      throw storageError(operation, error);
     }
   }
 }

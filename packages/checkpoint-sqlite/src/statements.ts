@@ -9,21 +9,20 @@ const SQL = {
   putBlob:
     "INSERT OR REPLACE INTO blobs (thread_id, checkpoint_ns, channel, version, base, data) VALUES (?, ?, ?, ?, ?, ?)",
   blob: "SELECT base, data FROM blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?",
-  blobBases: "SELECT channel, version, base FROM blobs WHERE thread_id = ? AND checkpoint_ns = ?",
+  blobBases: "SELECT checkpoint_ns AS ns, channel, version, base FROM blobs WHERE thread_id = ?",
   deleteBlob: "DELETE FROM blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?",
   putCheckpoint: `INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_id, created_at, record, metadata)
       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  checkpoint:
-    "SELECT checkpoint_id, parent_id, record, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
-  latest:
-    "SELECT checkpoint_id, parent_id, record, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1",
-  checkpointAges:
-    "SELECT checkpoint_ns, checkpoint_id, created_at FROM checkpoints WHERE thread_id = ? ORDER BY checkpoint_ns, checkpoint_id DESC",
-  records: "SELECT record FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ?",
+  checkpoint: `SELECT checkpoint_id AS id, parent_id AS "parentId", record, metadata FROM checkpoints
+      WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`,
+  latest: `SELECT checkpoint_id AS id, parent_id AS "parentId", record, metadata FROM checkpoints
+      WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1`,
+  pruneRows:
+    'SELECT checkpoint_ns AS ns, checkpoint_id AS id, created_at AS "createdAt", record FROM checkpoints WHERE thread_id = ?',
   deleteCheckpoint: "DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
   deleteCheckpointWrites: "DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
   writes:
-    "SELECT task_id, channel, data FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? ORDER BY seq",
+    'SELECT task_id AS "taskId", channel, data FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? ORDER BY seq',
   maxSeq: "SELECT COALESCE(MAX(seq), 0) FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
   addWrite: `INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, data, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT DO NOTHING`,
@@ -38,7 +37,7 @@ const SQL = {
 } as const;
 
 /** Statements that return the first column instead of a row object. */
-const PLUCKED = new Set<string>(["head", "hasBlob", "records", "maxSeq", "idleThreads", "threadsWithOld"]);
+const PLUCKED = new Set<string>(["head", "hasBlob", "maxSeq", "idleThreads", "threadsWithOld"]);
 
 const DELETE_THREAD = ["checkpoints", "blobs", "writes", "heads"].map(
   (table) => `DELETE FROM ${table} WHERE thread_id = ?`,
@@ -59,8 +58,8 @@ export function prepareStatements(db: Database.Database): Statements {
 }
 
 export interface CheckpointRow {
-  checkpoint_id: string;
-  parent_id: string | null;
+  id: string;
+  parentId: string | null;
   record: string | Buffer;
   metadata: string | Buffer;
 }

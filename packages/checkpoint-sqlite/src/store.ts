@@ -3,7 +3,7 @@
  * `compile({ store })`. Items live in one table keyed by namespace and key; the batch sequence,
  * filters and namespace listings are the core's `StoreKit`, so every store answers alike.
  */
-import { type Item, type PutOperation, StorageError, StoreKit } from "@interlude/core";
+import { type Item, type ItemRow, type PutOperation, StorageError, StoreKit } from "@interlude/core";
 import Database from "better-sqlite3";
 
 /** Labels cannot contain ".", so the joined namespace splits back exactly. */
@@ -30,24 +30,6 @@ function migrate(db: Database.Database): void {
       db.prepare("INSERT INTO store_schema_version (version) VALUES (?)").run(v + 1);
     }
   }).immediate();
-}
-
-interface Row {
-  namespace: string;
-  key: string;
-  value: string;
-  created_at: number;
-  updated_at: number;
-}
-
-function itemOf(row: Row): Item {
-  return {
-    namespace: row.namespace.split(JOIN),
-    key: row.key,
-    value: JSON.parse(row.value),
-    createdAt: new Date(row.created_at),
-    updatedAt: new Date(row.updated_at),
-  };
 }
 
 export interface SqliteStoreOptions {
@@ -106,17 +88,18 @@ export class SqliteStore extends StoreKit {
   }
 
   protected async readItem(namespace: string[], key: string): Promise<Item | null> {
-    const row = this.guard("store get", () => this.sql.get.get(namespace.join(JOIN), key) as Row | undefined);
-    return row ? itemOf(row) : null;
+    const row = this.guard("store get", () => this.sql.get.get(namespace.join(JOIN), key) as ItemRow | undefined);
+    return row ? this.itemOf(row) : null;
   }
 
   protected async readItemsUnder(prefix: string[]): Promise<Item[]> {
     const joined = prefix.join(JOIN);
     const rows = this.guard(
       "store search",
-      () => (joined ? this.sql.under.all(joined, joined.length + 1, `${joined}${JOIN}`) : this.sql.all.all()) as Row[],
+      () =>
+        (joined ? this.sql.under.all(joined, joined.length + 1, `${joined}${JOIN}`) : this.sql.all.all()) as ItemRow[],
     );
-    return rows.map(itemOf);
+    return rows.map((row) => this.itemOf(row));
   }
 
   protected async readNamespaces(): Promise<string[][]> {

@@ -1,39 +1,14 @@
-import { CheckpointConflictError } from "../errors/storage.js";
-import { BaseCheckpointSaver, checkpointIdOf, checkpointNsOf, threadIdOf } from "./base.js";
-import { assembleValue, blobKey, type DeltaOptions, DeltaPlanner, reachableBlobs, type StoredBlob } from "./delta.js";
+import type { DeltaOptions, StoredBlob } from "./delta.js";
+import type { ListCandidate, ListScope } from "./kit/list-scope.js";
+import { type PutOutcome, type PutSteps, putInSteps } from "./kit/put-steps.js";
+import { type PreparedWrites, SaverKit, type StoredWrite } from "./kit/saver-kit.js";
 import { MemoryClaims } from "./memory-claims.js";
 import { copyPlain, NOT_PLAIN } from "./plain-copy.js";
-import {
-  type PreparedBlob,
-  preparePut,
-  prepareWrites,
-  type RecordKeeper,
-  withoutDeltas,
-  writesTarget,
-} from "./prepare.js";
-import { listQuery, listTuples } from "./query.js";
-import {
-  checkpointsToPrune,
-  createdAtOf,
-  type PruneOptions,
-  type PruneRequest,
-  pruneRequest,
-  type RetentionOptions,
-  sweepInterval,
-} from "./retention.js";
-import { defaultSerializer, JsonSerializer, type Serializer } from "./serde.js";
-import { buildTuple, type CheckpointRecord, checkpointConfig, recordOf, requireThreadId } from "./tuple.js";
-import type {
-  ChannelVersions,
-  Checkpoint,
-  CheckpointListOptions,
-  CheckpointMetadata,
-  CheckpointTuple,
-  PendingWrite,
-  PutOptions,
-  RunnableConfig,
-  ThreadClaim,
-} from "./types.js";
+import type { PreparedBlob, PreparedPut } from "./prepare.js";
+import type { PruneRequest, RetentionOptions } from "./retention.js";
+import { JsonSerializer, type Serializer } from "./serde.js";
+import { recordOf } from "./tuple.js";
+import type { Checkpoint, CheckpointMetadata, CheckpointTuple, ThreadClaim } from "./types.js";
 
 export interface MemorySaverOptions extends DeltaOptions, RetentionOptions {
   serde?: Serializer;
@@ -46,12 +21,6 @@ interface StoredCheckpoint {
   parentId: string | undefined;
   record: Kept;
   metadata: Kept;
-}
-
-interface StoredWrite {
-  taskId: string;
-  channel: string;
-  data: string | Uint8Array;
 }
 
 interface NamespaceStore {
@@ -75,124 +44,24 @@ interface ThreadStore {
  * serialised and records as private copies, so changing a state object after it was saved
  * cannot change history.
  */
-export class MemorySaver extends BaseCheckpointSaver {
+export class MemorySaver extends SaverKit<Kept> {
   private readonly threads = new Map<string, ThreadStore>();
-  private readonly serde: Serializer;
-  private readonly records: KeptRecords;
-  private readonly planner: DeltaPlanner;
   private readonly claims: MemoryClaims;
-  private readonly now: () => number;
-  private readonly ttlMs: number | undefined;
-  private readonly timer: ReturnType<typeof setInterval> | undefined;
+  private readonly steps: PutSteps<Kept>;
 
   constructor(options: MemorySaverOptions = {}) {
-    super();
-    this.serde = options.serde ?? defaultSerializer;
-    this.records = new KeptRecords(this.serde);
-    this.planner = new DeltaPlanner(options);
-    this.now = options.now ?? Date.now;
+    super(options, (serde) => new KeptRecords(serde));
     this.claims = new MemoryClaims(this.now);
-    this.ttlMs = options.ttlMs;
-    const every = sweepInterval(options);
-    if (every > 0) {
-      this.timer = setInterval(() => void this.sweep(), every);
-      this.timer.unref();
-    }
+    this.steps = new MemoryPutSteps(this.threads, this.now, this.ttlMs !== undefined && this.ttlMs > 0);
+    this.sweepPeriodically(options);
   }
 
-  async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
-    const threadId = threadIdOf(config);
-    if (threadId === undefined) return undefined;
-    const ns = checkpointNsOf(config);
-    const store = this.threads.get(threadId)?.namespaces.get(ns);
-    if (!store) return undefined;
-    const id = checkpointIdOf(config) ?? store.order[store.order.length - 1];
-    return id === undefined ? undefined : this.load(threadId, ns, store, id);
+  protected storePut(put: PreparedPut<Kept>): PutOutcome {
+    return putInSteps(put, this.steps);
   }
 
-  async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
-    const query = listQuery(options);
-    const onlyId = checkpointIdOf(config);
-    const wantedNs = config.configurable?.checkpoint_ns;
-    const candidates: Array<{ threadId: string; ns: string; id: string; store: NamespaceStore }> = [];
-    for (const [threadId, thread] of this.threadsOf(threadIdOf(config))) {
-      for (const [ns, store] of thread.namespaces) {
-        if (wantedNs !== undefined && ns !== wantedNs) continue;
-        for (const id of store.order) {
-          if (onlyId !== undefined && id !== onlyId) continue;
-          if (query.before !== undefined && id >= query.before) continue;
-          candidates.push({ threadId, ns, id, store });
-        }
-      }
-    }
-    candidates.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-    yield* listTuples(
-      candidates,
-      query,
-      ({ store, id }) => {
-        const stored = store.checkpoints.get(id);
-        return stored && (this.records.read(stored.metadata) as CheckpointMetadata);
-      },
-      ({ threadId, ns, store, id }) => this.load(threadId, ns, store, id),
-    );
-  }
-
-  async put(
-    config: RunnableConfig,
-    checkpoint: Checkpoint,
-    metadata: CheckpointMetadata,
-    newVersions: ChannelVersions,
-    options?: PutOptions,
-  ): Promise<RunnableConfig> {
-    const threadId = requireThreadId(config);
-    const ns = checkpointNsOf(config);
-    const existing = this.threads.get(threadId)?.namespaces.get(ns);
-    const head = existing?.order[existing.order.length - 1] ?? null;
-    if (options?.expectedHead !== undefined && options.expectedHead !== head) {
-      throw new CheckpointConflictError(threadId, options.expectedHead, head);
-    }
-    // createdAt is derived from the stored `ts` when pruning, off the hot path.
-    const target = { threadId, ns, parentId: checkpointIdOf(config), createdAt: 0 };
-    let prepared = preparePut(
-      this.serde,
-      this.planner,
-      this.stats,
-      target,
-      checkpoint,
-      metadata,
-      newVersions,
-      this.records,
-    );
-    if (hasMissingBase(existing, prepared.blobs)) {
-      prepared = withoutDeltas(prepared, this.serde, this.planner, this.stats, threadId, checkpoint);
-    }
-    const store = existing ?? this.createNamespace(threadId, ns);
-    for (const blob of prepared.blobs) {
-      let versions = store.blobs.get(blob.channel);
-      if (!versions) store.blobs.set(blob.channel, (versions = new Map()));
-      versions.set(blob.version, { base: blob.base, data: blob.data });
-    }
-    const newest = store.order[store.order.length - 1];
-    if (newest === undefined || prepared.id > newest) store.order.push(prepared.id);
-    else if (!store.checkpoints.has(prepared.id)) insertOrdered(store.order, prepared.id);
-    store.checkpoints.set(prepared.id, {
-      parentId: prepared.parentId,
-      record: prepared.record,
-      metadata: prepared.metadata,
-    });
-    if (this.ttlMs) this.threads.get(threadId)!.touchedAt = this.now();
-    prepared.commit();
-    return checkpointConfig(threadId, ns, prepared.id);
-  }
-
-  async putWrites(
-    config: RunnableConfig,
-    writes: Array<[channel: string, value: unknown]>,
-    taskId: string,
-  ): Promise<void> {
-    const { threadId, ns, checkpointId } = writesTarget(config);
-    const rows = prepareWrites(this.serde, this.stats, taskId, writes);
-    const store = this.threads.get(threadId)?.namespaces.get(ns) ?? this.createNamespace(threadId, ns);
+  protected storeWrites({ threadId, ns, checkpointId, taskId, rows }: PreparedWrites): void {
+    const store = namespaceOf(this.threads, threadId, ns, this.now);
     let slots = store.writes.get(checkpointId);
     if (!slots) store.writes.set(checkpointId, (slots = new Map()));
     for (const row of rows) {
@@ -201,9 +70,65 @@ export class MemorySaver extends BaseCheckpointSaver {
     }
   }
 
-  async deleteThread(threadId: string): Promise<void> {
+  protected loadTuple(threadId: string, ns: string, id: string | undefined): CheckpointTuple | undefined {
+    const store = this.threads.get(threadId)?.namespaces.get(ns);
+    const at = id ?? store?.order[store.order.length - 1];
+    const stored = at === undefined ? undefined : store?.checkpoints.get(at);
+    if (!store || !stored) return undefined;
+    const blobs = store.blobs;
+    const lookup = (channel: string, version: number) => blobs.get(channel)?.get(version);
+    return this.tupleOf(threadId, ns, stored, lookup, store.writes.get(at!)?.values() ?? []);
+  }
+
+  protected listCandidates(scope: ListScope): Array<ListCandidate<Kept>> {
+    const candidates: Array<ListCandidate<Kept>> = [];
+    for (const [threadId, thread] of this.threadsOf(scope.threadId)) {
+      for (const [ns, store] of thread.namespaces) {
+        if (scope.ns !== undefined && ns !== scope.ns) continue;
+        for (const id of store.order) {
+          if (scope.id !== undefined && id !== scope.id) continue;
+          if (scope.before !== undefined && id >= scope.before) continue;
+          candidates.push({ threadId, ns, id, metadata: store.checkpoints.get(id)!.metadata });
+        }
+      }
+    }
+    return candidates.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  }
+
+  protected removeThread(threadId: string): void {
     this.threads.delete(threadId);
-    this.planner.forget(threadId);
+  }
+
+  protected threadsCreatedBefore(): Iterable<string> {
+    return [...this.threads.keys()];
+  }
+
+  protected pruneThread(threadId: string, request: PruneRequest): number {
+    const thread = this.threads.get(threadId);
+    if (!thread) return 0;
+    const checkpoints = [];
+    const blobs = [];
+    for (const [ns, store] of thread.namespaces) {
+      for (const [id, stored] of store.checkpoints) checkpoints.push({ ns, id, record: stored.record });
+      for (const [channel, versions] of store.blobs)
+        for (const [version, blob] of versions) blobs.push({ ns, channel, version, base: blob.base });
+    }
+    const plan = this.planPrune(request, checkpoints, blobs);
+    for (const { ns, checkpoints: doomed, blobs: unread } of plan.namespaces) {
+      const store = thread.namespaces.get(ns)!;
+      for (const id of doomed) {
+        store.checkpoints.delete(id);
+        store.writes.delete(id);
+      }
+      const gone = new Set(doomed);
+      store.order = store.order.filter((id) => !gone.has(id));
+      for (const { channel, version } of unread) {
+        const versions = store.blobs.get(channel)!;
+        versions.delete(version);
+        if (versions.size === 0) store.blobs.delete(channel);
+      }
+    }
+    return plan.removed;
   }
 
   async claimThread(threadId: string, claim: ThreadClaim): Promise<boolean> {
@@ -212,15 +137,6 @@ export class MemorySaver extends BaseCheckpointSaver {
 
   async releaseThread(threadId: string, owner: string): Promise<void> {
     this.claims.release(threadId, owner);
-  }
-
-  override async prune(target: string | PruneOptions, options?: PruneOptions): Promise<number> {
-    const request = pruneRequest(target, options, this.now());
-    let removed = 0;
-    for (const [, thread] of this.threadsOf(request.threadId)) {
-      for (const store of thread.namespaces.values()) removed += pruneNamespace(store, request, this.records);
-    }
-    return removed;
   }
 
   override async sweep(): Promise<number> {
@@ -236,46 +152,61 @@ export class MemorySaver extends BaseCheckpointSaver {
     return removed;
   }
 
-  override async close(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-  }
-
   private threadsOf(threadId: string | undefined): Iterable<[string, ThreadStore]> {
     if (threadId === undefined) return this.threads;
     const thread = this.threads.get(threadId);
     return thread ? [[threadId, thread]] : [];
   }
-
-  private createNamespace(threadId: string, ns: string): NamespaceStore {
-    let thread = this.threads.get(threadId);
-    if (!thread) this.threads.set(threadId, (thread = { namespaces: new Map(), touchedAt: this.now() }));
-    const store: NamespaceStore = { checkpoints: new Map(), order: [], blobs: new Map(), writes: new Map() };
-    thread.namespaces.set(ns, store);
-    return store;
-  }
-
-  private load(threadId: string, ns: string, store: NamespaceStore, id: string): CheckpointTuple | undefined {
-    const stored = store.checkpoints.get(id);
-    if (!stored) return undefined;
-    const record = this.records.read(stored.record) as CheckpointRecord;
-    const values: Record<string, unknown> = {};
-    const versions = record.channel_versions;
-    const blobs = store.blobs;
-    const lookup = (channel: string, version: number) => blobs.get(channel)?.get(version);
-    for (const channel in versions) {
-      const loaded = assembleValue(channel, versions[channel]!, lookup, this.serde);
-      if (loaded?.present) values[channel] = loaded.value;
-    }
-    const writes: PendingWrite[] = [];
-    for (const write of store.writes.get(id)?.values() ?? [])
-      writes.push([write.taskId, write.channel, this.serde.loads(write.data)]);
-    const metadata = this.records.read(stored.metadata) as CheckpointMetadata;
-    return buildTuple({ threadId, ns, record, values, metadata, parentId: stored.parentId, writes });
-  }
 }
 
 /** LangGraph's name for the same saver. */
 export { MemorySaver as InMemorySaver };
+
+/** The put's primitive steps on the in-memory tables. */
+class MemoryPutSteps implements PutSteps<Kept> {
+  constructor(
+    private readonly threads: Map<string, ThreadStore>,
+    private readonly now: () => number,
+    /** Threads expire (`ttlMs`): a put marks its thread as touched. */
+    private readonly touches: boolean,
+  ) {}
+
+  head(put: PreparedPut<Kept>): string | null {
+    const store = this.threads.get(put.threadId)?.namespaces.get(put.ns);
+    return store?.order[store.order.length - 1] ?? null;
+  }
+
+  hasBlob(put: PreparedPut<Kept>, channel: string, version: number): boolean {
+    return this.threads.get(put.threadId)?.namespaces.get(put.ns)?.blobs.get(channel)?.has(version) ?? false;
+  }
+
+  writeBlob(put: PreparedPut<Kept>, blob: PreparedBlob): void {
+    const store = namespaceOf(this.threads, put.threadId, put.ns, this.now);
+    let versions = store.blobs.get(blob.channel);
+    if (!versions) store.blobs.set(blob.channel, (versions = new Map()));
+    versions.set(blob.version, { base: blob.base, data: blob.data });
+  }
+
+  writeCheckpoint(put: PreparedPut<Kept>): void {
+    const store = namespaceOf(this.threads, put.threadId, put.ns, this.now);
+    const newest = store.order[store.order.length - 1];
+    if (newest === undefined || put.id > newest) store.order.push(put.id);
+    else if (!store.checkpoints.has(put.id)) insertOrdered(store.order, put.id);
+    store.checkpoints.set(put.id, { parentId: put.parentId, record: put.record, metadata: put.metadata });
+    if (this.touches) this.threads.get(put.threadId)!.touchedAt = this.now();
+  }
+}
+
+function namespaceOf(threads: Map<string, ThreadStore>, threadId: string, ns: string, now: () => number) {
+  let thread = threads.get(threadId);
+  if (!thread) threads.set(threadId, (thread = { namespaces: new Map(), touchedAt: now() }));
+  let store = thread.namespaces.get(ns);
+  if (!store) {
+    store = { checkpoints: new Map(), order: [], blobs: new Map(), writes: new Map() };
+    thread.namespaces.set(ns, store);
+  }
+  return store;
+}
 
 function insertOrdered(order: string[], id: string): void {
   let i = order.length;
@@ -283,44 +214,12 @@ function insertOrdered(order: string[], id: string): void {
   order.splice(i, 0, id);
 }
 
-function pruneNamespace(store: NamespaceStore, request: PruneRequest, kept: KeptRecords): number {
-  const records = new Map<string, CheckpointRecord>();
-  for (const [id, stored] of store.checkpoints) records.set(id, kept.read(stored.record) as CheckpointRecord);
-  const newestFirst = [...store.order].reverse().map((id) => ({ id, createdAt: createdAtOf(records.get(id)!.ts, id) }));
-  const doomed = new Set(checkpointsToPrune(newestFirst, request));
-  if (doomed.size === 0) return 0;
-  for (const id of doomed) {
-    store.checkpoints.delete(id);
-    store.writes.delete(id);
-  }
-  store.order = store.order.filter((id) => !doomed.has(id));
-  const refs: Array<[string, number]> = [];
-  for (const id of store.order) {
-    const versions = records.get(id)!.channel_versions;
-    for (const channel of Object.keys(versions)) refs.push([channel, versions[channel]!]);
-  }
-  const keep = reachableBlobs(refs, (channel, version) => store.blobs.get(channel)?.get(version)?.base);
-  for (const [channel, versions] of store.blobs) {
-    for (const version of versions.keys()) if (!keep.has(blobKey(channel, version))) versions.delete(version);
-    if (versions.size === 0) store.blobs.delete(channel);
-  }
-  return doomed.size;
-}
-
-/** True when a delta's base is not in the store (pruned, or written by another saver): the put must write full copies. */
-function hasMissingBase(store: NamespaceStore | undefined, blobs: readonly PreparedBlob[]): boolean {
-  for (const blob of blobs) {
-    if (blob.base !== null && !store?.blobs.get(blob.channel)?.has(blob.base)) return true;
-  }
-  return false;
-}
-
 /**
  * Records and metadata as private copies when the serde is the JSON one (they are plain data,
  * and a copy is ~25x cheaper than JSON there and back); anything a copy cannot hold exactly,
  * and everything under a custom serde, is serialised.
  */
-class KeptRecords implements RecordKeeper<Kept> {
+class KeptRecords {
   private readonly copies: boolean;
 
   constructor(private readonly serde: Serializer) {

@@ -4,7 +4,14 @@ import type { BlobPlan, DeltaPlanner, StoredBlob } from "./delta.js";
 import { createdAtOf } from "./retention.js";
 import type { Serializer } from "./serde.js";
 import { recordOf, requireThreadId } from "./tuple.js";
-import type { ChannelVersion, ChannelVersions, Checkpoint, CheckpointMetadata, RunnableConfig } from "./types.js";
+import type {
+  ChannelVersion,
+  ChannelVersions,
+  Checkpoint,
+  CheckpointMetadata,
+  PutOptions,
+  RunnableConfig,
+} from "./types.js";
 import { writeRows } from "./writes.js";
 
 export interface PreparedBlob extends StoredBlob {
@@ -13,16 +20,27 @@ export interface PreparedBlob extends StoredBlob {
   plan: BlobPlan;
 }
 
-/** A checkpoint serialised and split into rows, before anything is written. */
+/**
+ * A checkpoint serialised and split into rows, before anything is written: what a backend
+ * stores for one `put`, and the head it must find there first.
+ */
 export interface PreparedPut<Kept = string | Uint8Array> {
-  id: string;
-  parentId: string | undefined;
-  createdAt: number;
-  record: Kept;
-  metadata: Kept;
-  blobs: PreparedBlob[];
-  /** Call once the rows are durable: remembers the values for append detection and counts bytes. */
-  commit(): void;
+  readonly threadId: string;
+  readonly ns: string;
+  readonly id: string;
+  readonly parentId: string | undefined;
+  /** Epoch ms (from the checkpoint's `ts`), for pruning by age. */
+  readonly createdAt: number;
+  readonly record: Kept;
+  readonly metadata: Kept;
+  /** Only the channels in `newVersions`: the rest are shared with earlier checkpoints. */
+  readonly blobs: readonly PreparedBlob[];
+  /** Every channel's version in the checkpoint (what a load needs, written blobs or not). */
+  readonly versions: ChannelVersions;
+  /** The head the (thread, namespace) must have: an id, `null` (none yet), or `undefined` (no check). */
+  readonly expectedHead: string | null | undefined;
+  /** false: the caller flushes later; a saver that batches commits may resolve before committing. */
+  readonly durable: boolean;
 }
 
 /** How a saver keeps a checkpoint's record and metadata; by default both are serialised with its serde. */
@@ -31,20 +49,22 @@ export interface RecordKeeper<Kept> {
   metadata(metadata: CheckpointMetadata): Kept;
 }
 
-/** Where a `put(config, checkpoint, ...)` writes: the thread and namespace, the parent, and when. */
+/** Where a `put(config, checkpoint, ...)` writes, and on what condition. */
 export interface PutTarget {
   threadId: string;
   ns: string;
   parentId: string | undefined;
-  createdAt: number;
+  expectedHead: string | null | undefined;
+  durable: boolean;
 }
 
-export function putTarget(config: RunnableConfig, checkpoint: Checkpoint): PutTarget {
+export function putTarget(config: RunnableConfig, options: PutOptions | undefined): PutTarget {
   return {
     threadId: requireThreadId(config),
     ns: checkpointNsOf(config),
     parentId: checkpointIdOf(config),
-    createdAt: createdAtOf(checkpoint.ts, checkpoint.id),
+    expectedHead: options?.expectedHead,
+    durable: options?.durable !== false,
   };
 }
 
@@ -63,13 +83,12 @@ export function writesTarget(config: RunnableConfig): { threadId: string; ns: st
 export function preparePut<Kept = string | Uint8Array>(
   serde: Serializer,
   planner: DeltaPlanner,
-  stats: SaverStats,
   target: PutTarget,
   checkpoint: Checkpoint,
   metadata: CheckpointMetadata,
   newVersions: ChannelVersions,
   keeper?: RecordKeeper<Kept>,
-): PreparedPut<Kept> {
+): Prepared<Kept> {
   const values = checkpoint.channel_values;
   const blobs: PreparedBlob[] = [];
   for (const channel in newVersions) {
@@ -80,39 +99,73 @@ export function preparePut<Kept = string | Uint8Array>(
   // Without a keeper, Kept is the default `string | Uint8Array`.
   const record = keeper ? keeper.record(checkpoint) : (serde.dumps(recordOf(checkpoint), "checkpoint") as Kept);
   const meta = keeper ? keeper.metadata(metadata) : (serde.dumps(metadata, "metadata") as Kept);
-  return new Prepared(target, checkpoint.id, record, meta, blobs, planner, stats, false);
+  return new Prepared(target, checkpoint, record, meta, blobs, false);
 }
 
-/** A class rather than an object literal with a `commit` closure: one allocation fewer per put. */
-class Prepared<Kept> implements PreparedPut<Kept> {
-  readonly parentId: string | undefined;
-  readonly createdAt: number;
+/** A class rather than an object literal with getters and closures: one allocation per put. */
+export class Prepared<Kept> implements PreparedPut<Kept> {
+  readonly id: string;
+  private created: number | undefined;
 
   constructor(
-    readonly target: { threadId: string; parentId: string | undefined; createdAt: number },
-    readonly id: string,
+    private readonly target: PutTarget,
+    private readonly checkpoint: Checkpoint,
     readonly record: Kept,
     readonly metadata: Kept,
     readonly blobs: PreparedBlob[],
-    private readonly planner: DeltaPlanner,
-    private readonly stats: SaverStats,
     /** Written without deltas after a base turned out to be gone. */
-    private readonly fullCopies: boolean,
+    readonly fullCopies: boolean,
   ) {
-    this.parentId = target.parentId;
-    this.createdAt = target.createdAt;
+    this.id = checkpoint.id;
   }
 
-  commit(): void {
+  get threadId(): string {
+    return this.target.threadId;
+  }
+
+  get ns(): string {
+    return this.target.ns;
+  }
+
+  get parentId(): string | undefined {
+    return this.target.parentId;
+  }
+
+  get expectedHead(): string | null | undefined {
+    return this.target.expectedHead;
+  }
+
+  get durable(): boolean {
+    return this.target.durable;
+  }
+
+  get versions(): ChannelVersions {
+    return this.checkpoint.channel_versions;
+  }
+
+  /** Parsed on first use: MemorySaver never stores it (it reads `ts` when pruning). */
+  get createdAt(): number {
+    this.created ??= createdAtOf(this.checkpoint.ts, this.checkpoint.id);
+    return this.created;
+  }
+
+  /** Call once the rows are durable: remembers the values for append detection and counts bytes. */
+  commit(planner: DeltaPlanner, stats: SaverStats): void {
     const threadId = this.target.threadId;
     // What this process remembers may point at removed rows: start over with full copies.
-    if (this.fullCopies) this.planner.forget(threadId);
-    else for (const blob of this.blobs) this.planner.commit(threadId, blob.plan);
-    countPut(this.stats, this);
+    if (this.fullCopies) planner.forget(threadId);
+    else for (const blob of this.blobs) planner.commit(threadId, blob.plan);
+    countPut(stats, this);
   }
 
-  withBlobs(blobs: PreparedBlob[]): Prepared<Kept> {
-    return new Prepared(this.target, this.id, this.record, this.metadata, blobs, this.planner, this.stats, true);
+  /** The same put with every value as a full copy: used when a delta's base turned out to be gone. */
+  withoutDeltas(serde: Serializer): Prepared<Kept> {
+    const blobs = this.blobs.map((blob) => {
+      if (blob.base === null) return blob;
+      const data = serde.dumps(this.checkpoint.channel_values[blob.channel], `state.${blob.channel}`);
+      return { ...blob, base: null, data };
+    });
+    return new Prepared(this.target, this.checkpoint, this.record, this.metadata, blobs, true);
   }
 }
 
@@ -142,25 +195,6 @@ function countPut(stats: SaverStats, prepared: PreparedPut<unknown>): void {
 
 function sizeOf(kept: unknown): number {
   return typeof kept === "string" || kept instanceof Uint8Array ? kept.length : 0;
-}
-
-/** The same put with every value as a full copy: used when a delta's base turned out to be gone. */
-export function withoutDeltas<Kept>(
-  prepared: PreparedPut<Kept>,
-  serde: Serializer,
-  planner: DeltaPlanner,
-  stats: SaverStats,
-  threadId: string,
-  checkpoint: Checkpoint,
-): PreparedPut<Kept> {
-  const blobs = prepared.blobs.map((blob) => {
-    if (blob.base === null) return blob;
-    const data = serde.dumps(checkpoint.channel_values[blob.channel], `state.${blob.channel}`);
-    return { ...blob, base: null, data };
-  });
-  if (prepared instanceof Prepared) return prepared.withBlobs(blobs) as Prepared<Kept>;
-  const target = { threadId, parentId: prepared.parentId, createdAt: prepared.createdAt };
-  return new Prepared(target, prepared.id, prepared.record, prepared.metadata, blobs, planner, stats, true);
 }
 
 export interface PreparedWrite {

@@ -44,7 +44,7 @@ export async function* listTuples<C>(
 }
 
 /** Metadata filter: every key of `filter` must hold an equal JSON value in the metadata. */
-export function matchesFilter(metadata: CheckpointMetadata, filter: Record<string, unknown> | undefined): boolean {
+function matchesFilter(metadata: CheckpointMetadata, filter: Record<string, unknown> | undefined): boolean {
   if (!filter) return true;
   for (const key of Object.keys(filter)) if (!sameJson(metadata[key], filter[key])) return false;
   return true;

@@ -18,6 +18,18 @@ import {
   type SearchOperation,
 } from "./types.js";
 
+/**
+ * An item as the SQL stores keep it: the namespace joined with ".", the value as JSON text (or
+ * already parsed), the times as epoch ms (or Dates).
+ */
+export interface ItemRow {
+  namespace: string;
+  key: string;
+  value: string | Record<string, unknown>;
+  created_at: number | Date;
+  updated_at: number | Date;
+}
+
 export abstract class StoreKit extends BaseStore {
   /** The item at `namespace` / `key`, or null. */
   protected abstract readItem(namespace: string[], key: string): Promise<Item | null>;
@@ -27,6 +39,17 @@ export abstract class StoreKit extends BaseStore {
   protected abstract readNamespaces(): Promise<string[][]>;
   /** Applies the writes atomically; a `null` value deletes. Keys are distinct. */
   protected abstract writeItems(puts: PutOperation[], now: Date): Promise<void>;
+
+  /** An item from its stored row (see `ItemRow`). */
+  protected itemOf(row: ItemRow): Item {
+    return {
+      namespace: row.namespace.split(NS_JOIN),
+      key: row.key,
+      value: typeof row.value === "string" ? JSON.parse(row.value) : row.value,
+      createdAt: new Date(row.created_at),
+      updatedAt: new Date(row.updated_at),
+    };
+  }
 
   async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
     for (const op of operations) checkOperation(op);

@@ -1,0 +1,22 @@
+/**
+ * `@interlude/core/saver-kit`: what a checkpoint backend is built from. Extend `SaverKit` and
+ * supply the primitive operations (see its documentation); the kit owns the storage algorithm,
+ * and `@interlude/checkpoint-conformance` checks the result.
+ */
+export { type BlobLookup, blobKey, type StoredBlob } from "../delta.js";
+export type { PreparedBlob, PreparedPut, PreparedWrite } from "../prepare.js";
+export type { PruneRequest } from "../retention.js";
+export type { CheckpointRecord } from "../tuple.js";
+export { type ListCandidate, type ListScope, listSql } from "./list-scope.js";
+export type { PruneCandidate, PrunePlan, StoredBlobRef } from "./prune-plan.js";
+export { BASE_MISSING, type HeadMoved, type PutOutcome, type PutSteps, putInSteps, STORED } from "./put-steps.js";
+export {
+  type Keeper,
+  type MaybePromise,
+  type PreparedWrites,
+  SaverKit,
+  type SaverKitOptions,
+  type StoredCheckpoint,
+  type StoredWrite,
+  storageError,
+} from "./saver-kit.js";

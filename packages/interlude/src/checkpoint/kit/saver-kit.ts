@@ -1,0 +1,245 @@
+import { InterludeError } from "../../errors/base.js";
+import { CheckpointConflictError, StorageError } from "../../errors/storage.js";
+import { BaseCheckpointSaver, checkpointIdOf, checkpointNsOf, threadIdOf } from "../base.js";
+import { assembleValue, type BlobLookup, type DeltaOptions, DeltaPlanner } from "../delta.js";
+import {
+  type PreparedPut,
+  type PreparedWrite,
+  preparePut,
+  prepareWrites,
+  putTarget,
+  writesTarget,
+} from "../prepare.js";
+import { listQuery, listTuples } from "../query.js";
+import {
+  createdAtOf,
+  type PruneOptions,
+  type PruneRequest,
+  pruneRequest,
+  type RetentionOptions,
+  sweepInterval,
+} from "../retention.js";
+import { defaultSerializer, type Serializer } from "../serde.js";
+import { buildTuple, type CheckpointRecord, checkpointConfig } from "../tuple.js";
+import type {
+  ChannelVersions,
+  Checkpoint,
+  CheckpointListOptions,
+  CheckpointMetadata,
+  CheckpointTuple,
+  PendingWrite,
+  PutOptions,
+  PutWritesOptions,
+  RunnableConfig,
+} from "../types.js";
+import { type ListCandidate, type ListScope, listScope } from "./list-scope.js";
+import { type PruneCandidate, type PrunePlan, planPrune, type StoredBlobRef } from "./prune-plan.js";
+import { BASE_MISSING, type PutOutcome, STORED } from "./put-steps.js";
+
+export type MaybePromise<T> = T | Promise<T>;
+
+/** Options every kit saver accepts. */
+export interface SaverKitOptions extends DeltaOptions, RetentionOptions {
+  serde?: Serializer;
+}
+
+/** A checkpoint row as stored: the record and metadata as the saver keeps them. */
+export interface StoredCheckpoint<Kept> {
+  parentId: string | null | undefined;
+  record: Kept;
+  metadata: Kept;
+}
+
+/** A pending write as stored, in the order it was first written. */
+export interface StoredWrite {
+  taskId: string;
+  channel: string;
+  data: string | Uint8Array;
+}
+
+/** What one `putWrites` stores: rows already serialised and numbered (`WRITES_IDX_MAP`). */
+export interface PreparedWrites {
+  threadId: string;
+  ns: string;
+  checkpointId: string;
+  taskId: string;
+  rows: PreparedWrite[];
+  durable: boolean;
+}
+
+/** How a kit saver keeps a checkpoint's record and metadata (default: serialised with its serde). */
+export interface Keeper<Kept> {
+  record(checkpoint: Checkpoint): Kept;
+  metadata(metadata: CheckpointMetadata): Kept;
+  read(kept: Kept): unknown;
+}
+
+/**
+ * The storage pipeline every saver shares, as a template: the kit owns the algorithm
+ * (serialising first, delta planning, the head compare-and-swap, the full-copy retry when a
+ * delta's base is gone, assembling values on load, list filtering, prune planning, counters)
+ * and a backend supplies only its primitive operations, each of which it may run in one
+ * transaction or round trip of its own:
+ *
+ * - `storePut(put)`: apply a prepared put atomically (see `putInSteps` for step-wise engines);
+ * - `storeWrites(writes)`, `loadTuple(...)` (with `tupleOf` to assemble), `listCandidates(scope)`;
+ * - `removeThread`, `threadsCreatedBefore`, `pruneThread` (with `planPrune`), and the claims.
+ */
+export abstract class SaverKit<Kept = string | Uint8Array> extends BaseCheckpointSaver {
+  protected readonly serde: Serializer;
+  protected readonly planner: DeltaPlanner;
+  /** Clock for claims, pruning and idle threads (options.now, for tests). */
+  protected readonly now: () => number;
+  protected readonly ttlMs: number | undefined;
+  protected readonly keeper: Keeper<Kept> | undefined;
+  private timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(options: SaverKitOptions = {}, keeper?: (serde: Serializer) => Keeper<Kept>) {
+    super();
+    this.serde = options.serde ?? defaultSerializer;
+    this.planner = new DeltaPlanner(options);
+    this.now = options.now ?? Date.now;
+    this.ttlMs = options.ttlMs;
+    this.keeper = keeper?.(this.serde);
+  }
+
+  /** Applies one prepared put atomically: check the head and the delta bases, then write everything or nothing. */
+  protected abstract storePut(put: PreparedPut<Kept>): MaybePromise<PutOutcome>;
+  protected abstract storeWrites(writes: PreparedWrites): MaybePromise<void>;
+  /** The checkpoint `id` (undefined: the newest) of (thread, namespace), assembled with `tupleOf`. */
+  protected abstract loadTuple(
+    threadId: string,
+    ns: string,
+    id: string | undefined,
+  ): MaybePromise<CheckpointTuple | undefined>;
+  /** Checkpoints in `scope`, newest first. */
+  protected abstract listCandidates(scope: ListScope): MaybePromise<Iterable<ListCandidate<Kept>>>;
+  /** Deletes every checkpoint, blob and write of the thread (not its claim). */
+  protected abstract removeThread(threadId: string): MaybePromise<void>;
+  /** Threads with a checkpoint created before `cutoff` (epoch ms). */
+  protected abstract threadsCreatedBefore(cutoff: number): MaybePromise<Iterable<string>>;
+  /** Prunes one thread in one transaction: read its rows, `this.planPrune(...)`, delete; returns how many checkpoints went. */
+  protected abstract pruneThread(threadId: string, request: PruneRequest): MaybePromise<number>;
+
+  async put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+    options?: PutOptions,
+  ): Promise<RunnableConfig> {
+    const target = putTarget(config, options);
+    let put = preparePut(this.serde, this.planner, target, checkpoint, metadata, newVersions, this.keeper);
+    // Awaited only when the backend is asynchronous: a synchronous put costs no extra turn.
+    let outcome = this.storePut(put);
+    if (outcome instanceof Promise) outcome = await outcome;
+    if (outcome === BASE_MISSING) {
+      put = put.withoutDeltas(this.serde);
+      outcome = await this.storePut(put);
+    }
+    if (outcome !== STORED) {
+      if (outcome === BASE_MISSING) throw new StorageError("put", new Error("a full-copy put reported a missing base"));
+      throw new CheckpointConflictError(put.threadId, put.expectedHead ?? null, outcome.head);
+    }
+    put.commit(this.planner, this.stats);
+    return checkpointConfig(put.threadId, put.ns, put.id);
+  }
+
+  async putWrites(
+    config: RunnableConfig,
+    writes: Array<[channel: string, value: unknown]>,
+    taskId: string,
+    options?: PutWritesOptions,
+  ): Promise<void> {
+    const { threadId, ns, checkpointId } = writesTarget(config);
+    const rows = prepareWrites(this.serde, this.stats, taskId, writes);
+    await this.storeWrites({ threadId, ns, checkpointId, taskId, rows, durable: options?.durable !== false });
+  }
+
+  async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    const threadId = threadIdOf(config);
+    if (threadId === undefined) return undefined;
+    return this.loadTuple(threadId, checkpointNsOf(config), checkpointIdOf(config));
+  }
+
+  async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
+    const query = listQuery(options);
+    const candidates = await this.listCandidates(listScope(config, query));
+    yield* listTuples(
+      candidates,
+      query,
+      (c) => (c.metadata === undefined ? undefined : (this.read(c.metadata) as CheckpointMetadata)),
+      (c) => this.loadTuple(c.threadId, c.ns, c.id),
+    );
+  }
+
+  async deleteThread(threadId: string): Promise<void> {
+    await this.removeThread(threadId);
+    this.planner.forget(threadId);
+  }
+
+  override async prune(target: string | PruneOptions, options?: PruneOptions): Promise<number> {
+    const request = pruneRequest(target, options, this.now());
+    // pruneRequest refuses keepLast without a thread: no thread means a cutoff.
+    const threads =
+      request.threadId !== undefined ? [request.threadId] : await this.threadsCreatedBefore(request.cutoff!);
+    let removed = 0;
+    for (const threadId of threads) removed += await this.pruneThread(threadId, request);
+    return removed;
+  }
+
+  override async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** Calls `sweep()` every `sweepIntervalMs` when the options set `ttlMs`; `close()` stops it. */
+  protected sweepPeriodically(options: RetentionOptions): void {
+    const every = sweepInterval(options);
+    if (every <= 0) return;
+    this.timer = setInterval(() => void this.sweep().catch(() => {}), every);
+    this.timer.unref();
+  }
+
+  /** A stored record or metadata as the value it was. */
+  protected read(kept: Kept): unknown {
+    return this.keeper ? this.keeper.read(kept) : this.serde.loads(kept as string | Uint8Array);
+  }
+
+  /** A checkpoint as `getTuple` returns it, from its row, its blobs (`lookup`, delta bases included) and its writes. */
+  protected tupleOf(
+    threadId: string,
+    ns: string,
+    stored: StoredCheckpoint<Kept>,
+    lookup: BlobLookup,
+    writes: Iterable<StoredWrite>,
+    record = this.read(stored.record) as CheckpointRecord,
+  ): CheckpointTuple {
+    const values: Record<string, unknown> = {};
+    const versions = record.channel_versions;
+    for (const channel in versions) {
+      const loaded = assembleValue(channel, versions[channel]!, lookup, this.serde);
+      if (loaded?.present) values[channel] = loaded.value;
+    }
+    const pending: PendingWrite[] = [];
+    for (const write of writes) pending.push([write.taskId, write.channel, this.serde.loads(write.data)]);
+    const metadata = this.read(stored.metadata) as CheckpointMetadata;
+    return buildTuple({ threadId, ns, record, values, metadata, parentId: stored.parentId, writes: pending });
+  }
+
+  /** What a prune of one thread removes, from all its checkpoint rows and blobs. */
+  protected planPrune(
+    request: PruneRequest,
+    checkpoints: Iterable<PruneCandidate<Kept>>,
+    blobs: Iterable<StoredBlobRef>,
+  ): PrunePlan {
+    return planPrune(request, checkpoints, blobs, {
+      versions: (record) => (this.read(record) as CheckpointRecord).channel_versions,
+      createdAt: (record, id) => createdAtOf((this.read(record) as CheckpointRecord).ts, id),
+    });
+  }
+}
+
+/** Interlude's own errors pass through; anything a driver throws becomes a StorageError naming the operation. */
+export function storageError(operation: string, error: unknown): Error {
+  return error instanceof InterludeError ? error : new StorageError(operation, error);
+}
