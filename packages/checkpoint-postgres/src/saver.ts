@@ -315,13 +315,11 @@ export class PostgresSaver extends BaseCheckpointSaver {
     );
     const values: Record<string, unknown> = {};
     for (const channel of channels) {
-      const loaded = assembleValue(
-        channel,
-        record.channel_versions[channel]!,
-        (c, v) => blobs.get(blobKey(c, v)),
-        this.serde,
-      );
-      if (loaded?.present) values[channel] = loaded.value;
+      const version = record.channel_versions[channel]!;
+      const loaded = assembleValue(channel, version, (c, v) => blobs.get(blobKey(c, v)), this.serde);
+      if (!loaded?.present) continue;
+      values[channel] = loaded.value;
+      this.planner.learn(threadId, ns, channel, version, loaded.value);
     }
     const metadata = this.serde.loads(row.metadata) as CheckpointMetadata;
     const pendingWrites = writes.rows.map((w): [string, string, unknown] => [

@@ -298,13 +298,11 @@ export class RedisSaver extends BaseCheckpointSaver {
     for (let i = 0; i < flat.length; i += 2) blobs.set(flat[i]!, decodeBlob(flat[i + 1]!));
     const values: Record<string, unknown> = {};
     for (const channel of channels) {
-      const loaded = assembleValue(
-        channel,
-        record.channel_versions[channel]!,
-        (c, v) => blobs.get(`${blobPrefix(ns, c)}${v}`),
-        this.serde,
-      );
-      if (loaded?.present) values[channel] = loaded.value;
+      const version = record.channel_versions[channel]!;
+      const loaded = assembleValue(channel, version, (c, v) => blobs.get(`${blobPrefix(ns, c)}${v}`), this.serde);
+      if (!loaded?.present) continue;
+      values[channel] = loaded.value;
+      this.planner.learn(threadId, ns, channel, version, loaded.value);
     }
     const metadata = this.serde.loads(decodeData(rawMetadata)) as CheckpointMetadata;
     const parentId = parentAndCreated.slice(0, parentAndCreated.indexOf("\u0000"));

@@ -286,8 +286,11 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const lookup = (channel: string, version: number) =>
       this.sql.blob.get(threadId, ns, channel, version) as StoredBlob | undefined;
     for (const channel of Object.keys(record.channel_versions)) {
-      const loaded = assembleValue(channel, record.channel_versions[channel]!, lookup, this.serde);
-      if (loaded?.present) values[channel] = loaded.value;
+      const version = record.channel_versions[channel]!;
+      const loaded = assembleValue(channel, version, lookup, this.serde);
+      if (!loaded?.present) continue;
+      values[channel] = loaded.value;
+      this.planner.learn(threadId, ns, channel, version, loaded.value);
     }
     const writes = (
       this.sql.writes.all(threadId, ns, row.checkpoint_id) as Array<{

@@ -264,7 +264,9 @@ export class MemorySaver extends BaseCheckpointSaver {
     const lookup = (channel: string, version: number) => blobs.get(channel)?.get(version);
     for (const channel in versions) {
       const loaded = assembleValue(channel, versions[channel]!, lookup, this.serde);
-      if (loaded?.present) values[channel] = loaded.value;
+      if (!loaded?.present) continue;
+      values[channel] = loaded.value;
+      this.planner.learn(threadId, ns, channel, versions[channel]!, loaded.value);
     }
     const writes: PendingWrite[] = [];
     for (const write of store.writes.get(id)?.values() ?? [])
