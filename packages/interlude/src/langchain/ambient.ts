@@ -7,10 +7,11 @@
  * among the handlers, a fresh LangSmith `RunTree` with tracing disabled, only to carry the
  * config: a UUIDv7, a dotted order and a timestamp string per call, about a third of the
  * callback cost of a node (measured with the server's TTFT benchmark). Without a tracer,
- * that run tree is a placeholder nobody posts, so here every store is a cheap object whose
- * prototype is one such placeholder: it behaves as one for LangSmith's `traceable` (a child
- * run with tracing disabled), but holds its own config, context variables and child list.
- * With a tracer, the call goes to LangChain, whose tracer supplies the real run tree.
+ * that run tree is a placeholder nobody posts, so here every store is a shallow clone of one
+ * such placeholder (as LangChain's `setContextVariable` clones a run tree) with its own config,
+ * context variables and child list: LangSmith's `traceable` sees a run tree with tracing
+ * disabled, as it would under LangChain. With a tracer, the call goes to LangChain, whose
+ * tracer supplies the real run tree.
  */
 
 /** LangChain's keys in the stored run tree: the config a runnable inherits, and `setContextVariable`'s values. */
@@ -39,7 +40,7 @@ export function ambientRunner(provider: Provider): RunWithConfig {
     const storage = provider.getInstance();
     // LangChain's own placeholder, made once outside any run (so it holds no context variables).
     placeholder ??= storage.run(undefined, () => provider.runWithConfig({}, () => storage.getStore())) ?? {};
-    const store = Object.create(placeholder) as Record<PropertyKey, unknown>;
+    const store = Object.assign(Object.create(Object.getPrototypeOf(placeholder)), placeholder);
     store.extra = { [CHILD_CONFIG]: config };
     store.child_runs = [];
     const variables = storage.getStore()?.[CONTEXT_VARIABLES];
