@@ -59,6 +59,35 @@ export function deltasSuite(make: MakeSaver, sharedStorage: boolean): void {
       expect((await saver.getTuple(shortened))?.checkpoint.channel_values.list).toEqual([message(9)]);
     });
 
+    it("stores an append to a list it read back as a delta (the next run of a thread), reading it back exactly", async () => {
+      const saver = h.current.saver;
+      const thread = new ThreadWriter(saver);
+      const written = Array.from({ length: 10 }, (_, i) => message(i));
+      await thread.write({ messages: written });
+      const older = await thread.write({ messages: [...written, message(10)] });
+      const read = (await saver.getTuple(thread.config))!.checkpoint.channel_values.messages as unknown[];
+      expect(read).not.toBe(written);
+      const deltas = saver.stats.deltaBlobsWritten;
+      const appended = await thread.write({ messages: [...read, message(11)] });
+      expect(saver.stats.deltaBlobsWritten).toBe(deltas + 1);
+      // A read of an older checkpoint teaches nothing: a list built on it is a full copy.
+      const old = (await saver.getTuple(older))!.checkpoint.channel_values.messages as unknown[];
+      const fromOld = await thread.write({ messages: [...old, message(12)] });
+      expect(saver.stats.deltaBlobsWritten).toBe(deltas + 1);
+      // An item of the read list replaced by another object is a new value, not an append.
+      const head = (await saver.getTuple(thread.config))!.checkpoint.channel_values.messages as unknown[];
+      const edited = await thread.write({ messages: [message(20), ...head.slice(1), message(13)] });
+      const all = (n: number) => Array.from({ length: n }, (_, i) => message(i));
+      for (const [config, expected] of [
+        [appended, all(12)],
+        [fromOld, [...all(11), message(12)]],
+        [edited, [message(20), ...all(11).slice(1), message(12), message(13)]],
+      ] as const) {
+        const tuple = await saver.getTuple(config);
+        expect(tuple?.checkpoint.channel_values.messages).toEqual(expected);
+      }
+    });
+
     if (sharedStorage) {
       it("lets a fresh saver continue a thread another one wrote with deltas", async () => {
         if (!h.current.makeSecondSaver)

@@ -5,6 +5,11 @@
  * after 6,000 server round trips). So once the log passes `truncateAfterPages`, the worker asks
  * the main thread to hold its writes (it answers "truncate" when no transaction is open), empties
  * the log with a TRUNCATE checkpoint, and says "truncated" (or "truncate failed": writes resume either way).
+ *
+ * An idle server should cost nothing: when no other connection has committed since the last
+ * tick (`PRAGMA data_version` is unchanged), the worker skips the checkpoint and waits twice as
+ * long, up to `IDLE_MAX_MS`; the first tick that sees a commit goes back to `intervalMs`. The log
+ * is then at most one long wait late in being copied (the backstop still bounds it).
  */
 
 import { parentPort, workerData } from "node:worker_threads";
@@ -18,6 +23,23 @@ const { path, intervalMs, truncateAfterPages } = workerData as {
 const db = new Database(path);
 db.pragma("busy_timeout = 5000");
 let asked = false;
+/** Longest wait between ticks while nothing is written. */
+const IDLE_MAX_MS = 2_000;
+let wait = intervalMs;
+let seen: unknown;
+let timer: ReturnType<typeof setTimeout> | undefined;
+
+function tick(): void {
+  const version = db.pragma("data_version", { simple: true });
+  if (version === seen) {
+    wait = Math.min(wait * 2, Math.max(intervalMs, IDLE_MAX_MS));
+  } else {
+    seen = version;
+    wait = intervalMs;
+    passive();
+  }
+  timer = setTimeout(tick, wait);
+}
 
 function passive(): void {
   try {
@@ -44,11 +66,11 @@ function truncate(): void {
   }
 }
 
-const timer = setInterval(passive, intervalMs);
+timer = setTimeout(tick, intervalMs);
 parentPort!.on("message", (message) => {
   if (message === "truncate") return truncate();
   if (message !== "stop") return;
-  clearInterval(timer);
+  clearTimeout(timer);
   passive();
   db.close();
   parentPort!.close();

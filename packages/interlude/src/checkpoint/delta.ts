@@ -118,6 +118,18 @@ export class DeltaPlanner {
     }
   }
 
+  /**
+   * A value read back at the version this process last wrote for the channel: later puts
+   * that append to the read items (the next run of a thread, which starts from a read) are
+   * stored as deltas, instead of a full copy per run. The items are the stored ones, so they
+   * stand for that version as well as the written ones did.
+   */
+  learn(threadId: string, ns: string, channel: string, version: ChannelVersion, value: unknown): void {
+    const previous = this.threads.get(threadId)?.get(ns ? `${ns}\u0000${channel}` : channel);
+    if (previous?.version === version && Array.isArray(value) && value.length === previous.items.length)
+      previous.items = value.slice();
+  }
+
   /** The next put of these channels writes a full copy (after a failed write, or when the base may be gone). */
   forget(threadId: string, ns?: string, channel?: string): void {
     if (ns === undefined || channel === undefined) {

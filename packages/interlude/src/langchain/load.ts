@@ -13,6 +13,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { InterludeError } from "../errors/base.js";
+import { ambientRunner } from "./ambient.js";
 
 type AnyClass = new (...args: any[]) => any;
 
@@ -73,7 +74,7 @@ async function importAll(): Promise<LangChainModules> {
     callbacksManager,
     callbacksBase,
     runnables,
-    runWithConfig: (config, body) => ambient.runWithConfig(config, body),
+    runWithConfig: ambientRunner(ambient),
   };
 }
 

@@ -218,7 +218,10 @@ export abstract class SaverKit<Kept = string | Uint8Array> extends BaseCheckpoin
     const versions = record.channel_versions;
     for (const channel in versions) {
       const loaded = assembleValue(channel, versions[channel]!, lookup, this.serde);
-      if (loaded?.present) values[channel] = loaded.value;
+      if (!loaded?.present) continue;
+      values[channel] = loaded.value;
+      // A read at the version this process last wrote is a base later appends can be deltas on.
+      this.planner.learn(threadId, ns, channel, versions[channel]!, loaded.value);
     }
     const pending: PendingWrite[] = [];
     for (const write of writes) pending.push([write.taskId, write.channel, this.serde.loads(write.data)]);
