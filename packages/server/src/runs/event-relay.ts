@@ -4,7 +4,7 @@
  * one statement every few milliseconds, which also announces them on the bus (PgBus's channel) as
  * `run.events`.
  */
-import { BUS_CHANNEL, notificationOf } from "../events/bus.js";
+import { BUS_CHANNEL, type BusEvent, notificationOf } from "../events/bus.js";
 import type { Db } from "../store/db.js";
 import { appendRunEvents, deleteRunEvents } from "../store/run-events.js";
 import type { RunEvent } from "./broker.js";
@@ -33,22 +33,30 @@ export class RunEventRelay {
     }
   }
 
-  /** Resolves once every event added so far is stored and announced. */
-  flush(): Promise<void> {
+  /**
+   * Resolves once every event added so far is stored and announced. `also`: bus events to
+   * announce in the same statement, after those (a run's `run.done` with its last events: one
+   * round trip fewer per run). It rejects if they could not be sent; stored events that fail
+   * are only logged.
+   */
+  flush(also: readonly BusEvent[] = []): Promise<void> {
     this.scheduled = false;
     const batch = this.pending;
     this.pending = new Map();
-    this.tail = this.tail.then(async () => {
-      if (!batch.size) return;
+    const sent = this.tail.then(async () => {
+      if (!batch.size && !also.length) return;
+      const payloads = [...batch.keys()].map((runId) => notificationOf({ type: "run.events", run_id: runId }));
+      payloads.push(...also.map(notificationOf));
       try {
-        const payloads = [...batch.keys()].map((runId) => notificationOf({ type: "run.events", run_id: runId }));
         await appendRunEvents(this.db, batch, { channel: BUS_CHANNEL, payloads });
       } catch (error) {
         // Followers elsewhere miss these events and fall back to the run's outcome; the runs themselves are unaffected.
-        console.error(`[interlude] events of runs ${[...batch.keys()].join(", ")} not stored:`, error);
+        if (batch.size) console.error(`[interlude] events of runs ${[...batch.keys()].join(", ")} not stored:`, error);
+        if (also.length) throw error;
       }
     });
-    return this.tail;
+    this.tail = sent.catch(() => undefined);
+    return sent;
   }
 
   /** The run has ended: its events go after a while. */

@@ -279,12 +279,17 @@ async function finish(
   if (body) log.push("error", body);
   log.push("end", null);
   ctx.broker.close(run.run_id);
-  // Stored before run.done is heard, so a follower elsewhere finds the end when it looks.
-  if (ctx.runEvents) {
-    await ctx.runEvents.flush();
-    ctx.runEvents.release(run.run_id);
-  }
-  await ctx.bus.publish({ type: "run.done", run_id: run.run_id });
+  // Stored before run.done is heard, so a follower elsewhere finds the end when it looks: sent
+  // in the statement that stores the run's last events (the bus on its own if that fails).
+  const done = { type: "run.done", run_id: run.run_id } as const;
+  const told = ctx.runEvents
+    ? await ctx.runEvents.flush([done]).then(
+        () => true,
+        () => false,
+      )
+    : false;
+  ctx.runEvents?.release(run.run_id);
+  if (!told) await ctx.bus.publish(done);
   if (next?.status === "pending") await ctx.dispatcher.dispatch(next);
 }
 
