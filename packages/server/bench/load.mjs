@@ -374,8 +374,15 @@ async function main() {
         console.log(`  ${s.perRoundTrip.toFixed(2).padStart(6)}  ${s.query.slice(0, 160)}`);
     }
     await runLoad({ urls, clients, rounds: 50, durability }); // warm-up: the figures are for a server past its JIT warm-up
+    const listing = process.argv.includes("--statements") && deployment.profile;
+    if (listing) await deployment.resetProfile();
     const saturated = await phase({});
     console.log(describeLoad(`${where}, ${clients} clients, saturation`, saturated) + txs(saturated));
+    if (listing) {
+      console.log(`[statements] per round trip, ${clients} clients, saturation:`);
+      for (const s of await deployment.profile(saturated.roundTrips))
+        console.log(`  ${s.perRoundTrip.toFixed(2).padStart(6)}  ${s.query.slice(0, 160)}`);
+    }
     const paced = await phase({ paceMs });
     console.log(
       describeLoad(

@@ -2,12 +2,15 @@
  * Stores the stream events of the runs this process executes (PostgreSQL deployments), so that
  * clients of other processes can follow them (http/sse.ts `sseFromStore`). Events are written in
  * one statement every few milliseconds, which also announces them on the bus (PgBus's channel) as
- * `run.events`.
+ * `run.events`. A background run's events are stored from its start (its clients are anywhere);
+ * a streamed or waited run's only once a client elsewhere asks (`run.follow`), from its first
+ * event: its own client is connected to this process, and storing every answer's events for
+ * nobody was a round trip per answer and another, a minute later, to delete them.
  */
 import { BUS_CHANNEL, type BusEvent, notificationOf } from "../events/bus.js";
 import type { Db } from "../store/db.js";
 import { appendRunEvents, deleteRunEvents } from "../store/run-events.js";
-import type { RunEvent } from "./broker.js";
+import type { RunEvent, RunLog } from "./broker.js";
 
 /** How long a finished run's events stay for late joiners (as its in-process log does). */
 const KEEP_MS = 60_000;
@@ -59,7 +62,17 @@ export class RunEventRelay {
     return sent;
   }
 
-  /** The run has ended: its events go after a while. */
+  /**
+   * Stores `log`'s events (those logged so far, then each as it comes) unless they already are.
+   * A log that has ended is stored whole and let go.
+   */
+  relay(runId: string, log: RunLog): void {
+    if (log.relayed) return;
+    log.relayTo((event) => this.add(runId, event));
+    if (log.done) this.release(runId);
+  }
+
+  /** The run has ended: its stored events go after a while. */
   release(runId: string): void {
     setTimeout(() => void deleteRunEvents(this.db, [runId]).catch(() => undefined), KEEP_MS).unref();
   }
