@@ -27,7 +27,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { countRoundTrips } from "./round-trips.mjs";
 
-const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+// BENCH_CLI=path: another build's CLI (an A/B of two builds on the same machine at the same time).
+const CLI = process.env.BENCH_CLI ?? fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 const CONFIG = fileURLToPath(new URL("../test/fixtures/langgraph.json", import.meta.url));
 
 /**
