@@ -27,7 +27,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { countRoundTrips } from "./round-trips.mjs";
 
-const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+// BENCH_CLI=path: another build's CLI (an A/B of two builds on the same machine at the same time).
+const CLI = process.env.BENCH_CLI ?? fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 const CONFIG = fileURLToPath(new URL("../test/fixtures/langgraph.json", import.meta.url));
 
 /**
@@ -66,9 +67,11 @@ export async function startServerProcess({
     pid: child.pid,
     /** CPU time (user + system, all threads) the server process has used, in ms. */
     cpuMs() {
-      const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1].split(" ");
-      return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
+      const { user, system } = cpuOf(child.pid);
+      return user + system;
     },
+    /** The same, split: `{ user, system }` (ms). */
+    cpuSplit: () => cpuOf(child.pid),
     /** Resolves with the exit code (null when killed by a signal). */
     async stop(signal = "SIGTERM") {
       if (child.exitCode === null && child.signalCode === null) {
@@ -81,6 +84,12 @@ export async function startServerProcess({
       return child.exitCode;
     },
   };
+}
+
+/** User and system CPU time of process `pid` so far (all threads), in ms (clock ticks of 10 ms). */
+function cpuOf(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
 }
 
 /** JSON requests over one keep-alive agent: `{ request(method, path, body), close() }`. */
@@ -119,7 +128,16 @@ export function percentile(sorted, p) {
  * client, its thread and final values (answers `c<client>-<round>` in order when nothing was
  * lost or applied twice).
  */
-export async function runLoad({ url, urls = [url], clients = 20, rounds = 100, paceMs = 0, cpuMs, durability }) {
+export async function runLoad({
+  url,
+  urls = [url],
+  clients = 20,
+  rounds = 100,
+  paceMs = 0,
+  cpuMs,
+  cpuSplit,
+  durability,
+}) {
   const extra = durability ? { durability } : {};
   // Several servers on one database: each answer goes to the next server in turn, so a thread
   // paused through one is resumed through another.
@@ -156,6 +174,7 @@ export async function runLoad({ url, urls = [url], clients = 20, rounds = 100, p
     return { threadId: thread.thread_id, final: state };
   };
   const cpuBefore = cpuMs?.();
+  const splitBefore = cpuSplit?.();
   const started = performance.now();
   try {
     const threads = await Promise.all(Array.from({ length: clients }, (_, c) => client(c)));
@@ -171,6 +190,8 @@ export async function runLoad({ url, urls = [url], clients = 20, rounds = 100, p
       p99: percentile(sorted, 99),
       max: sorted.at(-1),
       serverCpuMsPerRoundTrip: cpuBefore === undefined ? undefined : (cpuMs() - cpuBefore) / roundTrips,
+      serverSystemMsPerRoundTrip:
+        splitBefore === undefined ? undefined : (cpuSplit().system - splitBefore.system) / roundTrips,
     };
   } finally {
     for (const client of https) client.close();
@@ -181,7 +202,10 @@ export function describeLoad(label, r) {
   const cpu =
     r.serverCpuMsPerRoundTrip === undefined
       ? ""
-      : `, server CPU ${r.serverCpuMsPerRoundTrip.toFixed(2)} ms per round trip`;
+      : `, server CPU ${r.serverCpuMsPerRoundTrip.toFixed(2)} ms per round trip` +
+        (r.serverSystemMsPerRoundTrip === undefined
+          ? ""
+          : ` (${r.serverSystemMsPerRoundTrip.toFixed(2)} ms of it in the kernel)`);
   return `[load] ${label}: ${r.roundTrips} round trips in ${r.seconds.toFixed(1)} s = ${r.perSecond.toFixed(0)}/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, max ${r.max.toFixed(1)} ms${cpu}`;
 }
 
@@ -250,21 +274,33 @@ export async function throwawayDatabase(prefix, { statements = false } = {}) {
  * starts two servers and a worker and sends each answer to the next server in turn.
  */
 async function startDeployment({ postgres, servers, countingRoundTrips }) {
+  // BENCH_PROFILE=dir: each server process writes a CPU profile (`--cpu-prof`) there when it stops.
+  const nodeArgs = process.env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_PROFILE] : [];
   if (!postgres) {
-    const server = await startServerProcess();
-    return { urls: [server.url], cpuMs: server.cpuMs, stop: () => server.stop() };
+    const server = await startServerProcess({ nodeArgs });
+    return { urls: [server.url], cpuMs: server.cpuMs, cpuSplit: server.cpuSplit, stop: () => server.stop() };
   }
   const { default: pg } = await import("pg");
   const cluster = await throwawayDatabase("interlude_load", { statements: true });
   const proxy = countingRoundTrips ? await countRoundTrips(cluster.url) : undefined;
   const url = proxy?.url ?? cluster.url;
   const processes = [];
-  for (let i = 0; i < servers; i++) processes.push(await startServerProcess({ postgres: url }));
+  for (let i = 0; i < servers; i++) processes.push(await startServerProcess({ postgres: url, nodeArgs }));
   if (servers > 1) processes.push(await startServerProcess({ postgres: url, worker: true }));
   const stats = new pg.Pool({ connectionString: cluster.url, max: 1 });
   return {
     urls: processes.filter((p) => p.url).map((p) => p.url),
     cpuMs: () => processes.filter((p) => p.url).reduce((sum, p) => sum + p.cpuMs(), 0),
+    cpuSplit: () =>
+      processes
+        .filter((p) => p.url)
+        .reduce(
+          (sum, p) => {
+            const { user, system } = p.cpuSplit();
+            return { user: sum.user + user, system: sum.system + system };
+          },
+          { user: 0, system: 0 },
+        ),
     commits: () => commits(stats),
     statements: () => statementCount(stats),
     roundTrips: proxy && (() => proxy.count()),
@@ -296,7 +332,7 @@ async function main() {
   const servers = Number(arg("servers", 1));
   const countingRoundTrips = process.argv.includes("--round-trips");
   const deployment = await startDeployment({ postgres, servers, countingRoundTrips });
-  const { urls, cpuMs } = deployment;
+  const { urls, cpuMs, cpuSplit } = deployment;
   const where = postgres
     ? `PostgreSQL, ${servers} server process(es)${servers > 1 ? " + a worker" : ""}`
     : "SQLite file";
@@ -305,7 +341,7 @@ async function main() {
     const before = await deployment.commits?.();
     const statementsBefore = await deployment.statements?.();
     const roundTripsBefore = deployment.roundTrips?.();
-    const result = await runLoad({ urls, clients, rounds, cpuMs, durability, ...options });
+    const result = await runLoad({ urls, clients, rounds, cpuMs, cpuSplit, durability, ...options });
     if (deployment.commits) {
       const statementsAfter = await deployment.statements();
       if (deployment.roundTrips)
@@ -339,8 +375,15 @@ async function main() {
         console.log(`  ${s.perRoundTrip.toFixed(2).padStart(6)}  ${s.query.slice(0, 160)}`);
     }
     await runLoad({ urls, clients, rounds: 50, durability }); // warm-up: the figures are for a server past its JIT warm-up
+    const listing = process.argv.includes("--statements") && deployment.profile;
+    if (listing) await deployment.resetProfile();
     const saturated = await phase({});
     console.log(describeLoad(`${where}, ${clients} clients, saturation`, saturated) + txs(saturated));
+    if (listing) {
+      console.log(`[statements] per round trip, ${clients} clients, saturation:`);
+      for (const s of await deployment.profile(saturated.roundTrips))
+        console.log(`  ${s.perRoundTrip.toFixed(2).padStart(6)}  ${s.query.slice(0, 160)}`);
+    }
     const paced = await phase({ paceMs });
     console.log(
       describeLoad(

@@ -106,6 +106,24 @@ describe("two servers on one PostgreSQL database", () => {
     }
   });
 
+  it("a run streamed through one server is followed live through the other, from its first event", async () => {
+    const a = clientOf(urlA);
+    const b = clientOf(urlB);
+    const thread = await a.threads.create();
+    // Executed by A (its client is connected there), whose events are stored only once B asks.
+    const stream = a.runs.stream(thread.thread_id, "slow", {
+      input: { tag: "near", delay: 300 },
+      streamMode: ["updates"],
+    });
+    const first = await stream.next();
+    const runId = (first.value as any).data.run_id as string;
+    const own = collect(stream);
+    const far = await collect(b.runs.joinStream(thread.thread_id, runId));
+    expect(far.map((e) => e.event)).toEqual(["metadata", "updates", "updates", "end"]);
+    expect(far.map((e: any) => Object.keys(e.data ?? {})[0])).toEqual(["run_id", "first", "second", undefined]);
+    expect((await own).map((e) => e.event)).toEqual(["updates", "updates", "end"]);
+  });
+
   it("enqueued runs on one thread run one after the other, across processes", async () => {
     const a = clientOf(urlA);
     const b = clientOf(urlB);

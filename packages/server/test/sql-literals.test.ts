@@ -1,4 +1,5 @@
 /** Parameters written into batched PostgreSQL statements as literals (store/sql-literals.ts). */
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { inlined, literal, UnsupportedLiteralError } from "../dist/store/sql-literals.js";
 
@@ -20,6 +21,16 @@ describe("SQL literals", () => {
 
   it.each([[Number.NaN], [Number.POSITIVE_INFINITY], [{ a: 1 }], [["a"]], [10n]])("%s is refused", (value) => {
     expect(() => literal(value)).toThrow(UnsupportedLiteralError);
+  });
+
+  it.each([
+    [""],
+    ["'"],
+    ["\\"],
+    ["a'b\\c''d\\\\e"],
+    [JSON.stringify({ text: 'it\'s a "quote" and a \\ backslash\n', list: ["x'y", "\u0000"] })],
+  ])("%j is quoted as node-postgres's escapeLiteral quotes it", (text) => {
+    expect(literal(text)).toBe(pg.escapeLiteral(text).trim());
   });
 
   it("replaces each ? with the next parameter", () => {

@@ -42,7 +42,9 @@ export type BusEvent =
   /** An assistant was created, changed or deleted: other processes drop it from their caches. */
   | { type: "assistant.changed"; assistant_id: string }
   /** New stream events of a run are stored (see runs/event-relay.ts). */
-  | { type: "run.events"; run_id: string };
+  | { type: "run.events"; run_id: string }
+  /** A client of another process follows this run: whoever executes it stores its events from now on. */
+  | { type: "run.follow"; run_id: string };
 
 export interface Bus {
   publish(event: BusEvent): Promise<void>;

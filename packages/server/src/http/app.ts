@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import type { ServerContext } from "../context.js";
 import { ServerError } from "../errors.js";
-import { toWire } from "../wire/messages.js";
+import { wireJson } from "../wire/messages.js";
 import { apiKeyAuth } from "./auth.js";
 import { bodySizeLimit } from "./body-limit.js";
 import type { AppEnv } from "./env.js";
@@ -38,10 +38,12 @@ export function createApp(ctx: ServerContext, options: AppOptions): Hono<AppEnv>
     c.set("receivedAt", new Date().toISOString());
     await next();
   });
-  // Messages in any JSON response in LangGraph Server's shape (wire/messages.ts), whichever route sends it.
+  // Messages in any JSON response in LangGraph Server's shape (wire/messages.ts), whichever route
+  // sends it. Serialised once, converting as it goes (Hono's own c.json would serialise again).
   app.use("*", async (c, next) => {
-    const json = c.json as (...args: unknown[]) => Response;
-    c.json = ((object: unknown, ...rest: unknown[]) => json(toWire(object), ...rest)) as typeof c.json;
+    const body = c.body as (text: string, arg?: unknown, headers?: Record<string, string>) => Response;
+    c.json = ((object: unknown, arg?: unknown, headers?: Record<string, string>) =>
+      body(wireJson(object), arg, { "Content-Type": "application/json", ...headers })) as unknown as typeof c.json;
     await next();
   });
   app.use("*", apiKeyAuth(options.apiKeys));

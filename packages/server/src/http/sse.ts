@@ -89,6 +89,11 @@ export function sseFromStore(
   options: FollowOptions & {
     finished: () => Promise<boolean>;
     ended: () => Promise<Array<{ event: string; data: unknown }>>;
+    /**
+     * The run executes (or executed) for a client of its own process, which stores its events
+     * only once asked (`run.follow`, runs/event-relay.ts); a background run's are stored anyway.
+     */
+    ask: boolean;
   },
 ): Response {
   return streamSSE(c, async (stream) => {
@@ -108,8 +113,11 @@ export function sseFromStore(
     try {
       let heard = Date.now();
       let sent = 0;
+      let waited = !options.ask;
       while (!aborted) {
         told = false;
+        // Asked again at each look until some come, in case the run had not started there yet.
+        if (options.ask && sent === 0) await ctx.bus.publish({ type: "run.follow", run_id: runId });
         const events = await runEventsAfter(ctx.store.db, runId, after);
         let text = "";
         let ended = false;
@@ -123,6 +131,12 @@ export function sseFromStore(
         if (ended) return;
         if (events.length) heard = Date.now();
         else if ((sent === 0 || Date.now() - heard > QUIET_MS) && (await options.finished())) {
+          // Ended, none stored yet: the process that executed it may be storing them now that it is asked.
+          if (!waited) {
+            waited = true;
+            if (!told) await new Promise<void>((resolve) => ((wake = resolve), setTimeout(resolve, LOOK_MS)));
+            continue;
+          }
           await stream.write((await options.ended()).map(frame).join(""));
           return;
         }

@@ -43,6 +43,11 @@ export class RunLog {
     for (const listener of this.listeners) listener(entry);
   }
 
+  /** Whether the events go to a sink (relayTo) too. */
+  get relayed(): boolean {
+    return this.sink !== undefined;
+  }
+
   /** Hands every event, those already logged first, to `sink` as well. */
   relayTo(sink: (event: RunEvent) => void): void {
     this.sink = sink;

@@ -2,12 +2,15 @@
  * Stores the stream events of the runs this process executes (PostgreSQL deployments), so that
  * clients of other processes can follow them (http/sse.ts `sseFromStore`). Events are written in
  * one statement every few milliseconds, which also announces them on the bus (PgBus's channel) as
- * `run.events`.
+ * `run.events`. A background run's events are stored from its start (its clients are anywhere);
+ * a streamed or waited run's only once a client elsewhere asks (`run.follow`), from its first
+ * event: its own client is connected to this process, and storing every answer's events for
+ * nobody was a round trip per answer and another, a minute later, to delete them.
  */
-import { BUS_CHANNEL, notificationOf } from "../events/bus.js";
+import { BUS_CHANNEL, type BusEvent, notificationOf } from "../events/bus.js";
 import type { Db } from "../store/db.js";
 import { appendRunEvents, deleteRunEvents } from "../store/run-events.js";
-import type { RunEvent } from "./broker.js";
+import type { RunEvent, RunLog } from "./broker.js";
 
 /** How long a finished run's events stay for late joiners (as its in-process log does). */
 const KEEP_MS = 60_000;
@@ -33,25 +36,43 @@ export class RunEventRelay {
     }
   }
 
-  /** Resolves once every event added so far is stored and announced. */
-  flush(): Promise<void> {
+  /**
+   * Resolves once every event added so far is stored and announced. `also`: bus events to
+   * announce in the same statement, after those (a run's `run.done` with its last events: one
+   * round trip fewer per run). It rejects if they could not be sent; stored events that fail
+   * are only logged.
+   */
+  flush(also: readonly BusEvent[] = []): Promise<void> {
     this.scheduled = false;
     const batch = this.pending;
     this.pending = new Map();
-    this.tail = this.tail.then(async () => {
-      if (!batch.size) return;
+    const sent = this.tail.then(async () => {
+      if (!batch.size && !also.length) return;
+      const payloads = [...batch.keys()].map((runId) => notificationOf({ type: "run.events", run_id: runId }));
+      payloads.push(...also.map(notificationOf));
       try {
-        const payloads = [...batch.keys()].map((runId) => notificationOf({ type: "run.events", run_id: runId }));
         await appendRunEvents(this.db, batch, { channel: BUS_CHANNEL, payloads });
       } catch (error) {
         // Followers elsewhere miss these events and fall back to the run's outcome; the runs themselves are unaffected.
-        console.error(`[interlude] events of runs ${[...batch.keys()].join(", ")} not stored:`, error);
+        if (batch.size) console.error(`[interlude] events of runs ${[...batch.keys()].join(", ")} not stored:`, error);
+        if (also.length) throw error;
       }
     });
-    return this.tail;
+    this.tail = sent.catch(() => undefined);
+    return sent;
   }
 
-  /** The run has ended: its events go after a while. */
+  /**
+   * Stores `log`'s events (those logged so far, then each as it comes) unless they already are.
+   * A log that has ended is stored whole and let go.
+   */
+  relay(runId: string, log: RunLog): void {
+    if (log.relayed) return;
+    log.relayTo((event) => this.add(runId, event));
+    if (log.done) this.release(runId);
+  }
+
+  /** The run has ended: its stored events go after a while. */
   release(runId: string): void {
     setTimeout(() => void deleteRunEvents(this.db, [runId]).catch(() => undefined), KEEP_MS).unref();
   }

@@ -192,8 +192,7 @@ export async function executeRun(ctx: ServerContext, pending: RunRecord, claimed
       timer.unref();
     }
     const log = ctx.broker.open(run.run_id);
-    const relay = ctx.runEvents;
-    if (relay) log.relayTo((event) => relay.add(run.run_id, event));
+    if (run.owner === null) ctx.runEvents?.relay(run.run_id, log);
     if (!log.events.length) log.push("metadata", { run_id: run.run_id, attempt: run.attempt });
     const streamed: Streamed = controller.signal.aborted
       ? { error: controller.signal.reason, accepted: false }
@@ -245,6 +244,11 @@ async function finish(
     await restoreCheckpoints(ctx.saver, run.thread_id, run.kwargs.started_at_checkpoint);
   const snapshot = final && error === undefined && !cancel ? final : await newState(ctx, run.thread_id, graph);
   const announcements: Announcements = { events: [], deadlines: [] };
+  const done = { type: "run.done", run_id: run.run_id } as const;
+  // With none of its events stored (nobody elsewhere follows it), run.done goes with the
+  // transaction that records the end (on PostgreSQL: delivered at its commit, no round trip of its own).
+  const doneAtCommit = !log.relayed && ctx.bus.publishIn !== undefined;
+  if (doneAtCommit) announcements.events.push(done);
   // One transaction: the answers settled, the thread brought up to date and the run marked done
   // together, so whoever sees the run done reads the new state.
   const status: RunStatus =
@@ -279,12 +283,19 @@ async function finish(
   if (body) log.push("error", body);
   log.push("end", null);
   ctx.broker.close(run.run_id);
-  // Stored before run.done is heard, so a follower elsewhere finds the end when it looks.
-  if (ctx.runEvents) {
-    await ctx.runEvents.flush();
-    ctx.runEvents.release(run.run_id);
+  if (!doneAtCommit) {
+    // Stored before run.done is heard, so a follower elsewhere finds the end when it looks:
+    // sent in the statement that stores the run's last events (the bus on its own if that fails).
+    const relay = log.relayed ? ctx.runEvents : undefined;
+    const told = relay
+      ? await relay.flush([done]).then(
+          () => true,
+          () => false,
+        )
+      : false;
+    relay?.release(run.run_id);
+    if (!told) await ctx.bus.publish(done);
   }
-  await ctx.bus.publish({ type: "run.done", run_id: run.run_id });
   if (next?.status === "pending") await ctx.dispatcher.dispatch(next);
 }
 

@@ -12,7 +12,8 @@ export interface StoredRunEvent extends RunEvent {
 
 /**
  * The events of several runs in one statement, which also sends `notifications` (NOTIFY
- * `channel`, one per payload) once they are stored: one round trip instead of two.
+ * `channel`, one per payload) once they are stored: one round trip instead of two. With no
+ * events, the notifications alone.
  */
 export async function appendRunEvents(
   db: Db,
@@ -22,7 +23,14 @@ export async function appendRunEvents(
   const params: unknown[] = [];
   for (const [runId, events] of batch)
     for (const e of events) params.push(runId, Number(e.id), e.event, JSON.stringify(e.data ?? null));
-  if (!params.length) return;
+  if (!params.length) {
+    if (notifications.payloads.length)
+      await db.all("SELECT pg_notify(?, p) FROM unnest(?::text[]) AS p", [
+        notifications.channel,
+        notifications.payloads,
+      ]);
+    return;
+  }
   const rows = Array.from({ length: params.length / 4 }, () => "(?, ?, ?, ?)").join(", ");
   // A retried run logs from 0 again: its newer events replace the failed attempt's. A
   // data-modifying WITH runs whether or not it is read, and before the notifications are sent

@@ -221,7 +221,8 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
       const current = await ctx.store.getRun(runId);
       return !current || !isActive(current.status);
     };
-    return sseFromStore(c, ctx, runId, { ...options, finished, ended: () => outcomeEvents(runId, threadId) });
+    const ask = (await ctx.store.getRun(runId))?.owner != null;
+    return sseFromStore(c, ctx, runId, { ...options, finished, ended: () => outcomeEvents(runId, threadId), ask });
   }
 
   /** A finished run told in three events: metadata, its values (or error), end. */
