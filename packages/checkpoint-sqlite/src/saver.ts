@@ -3,6 +3,7 @@ import type * as Kit from "@interlude/core/saver-kit";
 import { listSql, putInSteps, SaverKit, storageError } from "@interlude/core/saver-kit";
 import Database from "better-sqlite3";
 import { GroupCommit, type WriteOptions } from "./group-commit.js";
+import { fullRecord, slimKeeper } from "./record.js";
 import { migrate } from "./schema.js";
 import { type CheckpointRow, prepareStatements, type Statements } from "./statements.js";
 
@@ -41,7 +42,7 @@ export class SqliteSaver extends SaverKit {
   }
 
   constructor(db: Database.Database | string, options: SqliteSaverOptions = {}) {
-    super(options);
+    super(options, slimKeeper);
     this.ownsDb = typeof db === "string";
     try {
       this.db = typeof db === "string" ? new Database(db) : db;
@@ -89,7 +90,9 @@ export class SqliteSaver extends SaverKit {
         if (!row) return undefined;
         const lookup = (channel: string, version: number) =>
           this.sql.blob.get(threadId, ns, channel, version) as Kit.StoredBlob | undefined;
-        return this.tupleOf(threadId, ns, row, lookup, this.sql.writes.all(threadId, ns, row.id) as Kit.StoredWrite[]);
+        const writes = this.sql.writes.all(threadId, ns, row.id) as Kit.StoredWrite[];
+        const record = fullRecord(this.read(row.record) as Record<string, unknown>, row.id, row.createdAt);
+        return this.tupleOf(threadId, ns, row, lookup, writes, record);
       }),
     );
   }

@@ -29,6 +29,10 @@ const MIGRATIONS: readonly string[] = [
   // Read only by prune({ olderThan }) across threads (maintenance, where a scan of the table is
   // fine), yet kept by every put: one more page per commit, and ~7% of a chat thread's file.
   `DROP INDEX IF EXISTS checkpoints_created_at;`,
+  // No change to the tables: from here a record may omit `id` and `ts`, which the row's
+  // checkpoint_id and created_at hold (record.ts). The version stops an older package, which
+  // would return checkpoints without ids, from opening the file.
+  `SELECT 1;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -13,9 +13,9 @@ const SQL = {
   deleteBlob: "DELETE FROM blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?",
   putCheckpoint: `INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_id, created_at, record, metadata)
       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  checkpoint: `SELECT checkpoint_id AS id, parent_id AS "parentId", record, metadata FROM checkpoints
+  checkpoint: `SELECT checkpoint_id AS id, parent_id AS "parentId", created_at AS "createdAt", record, metadata FROM checkpoints
       WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`,
-  latest: `SELECT checkpoint_id AS id, parent_id AS "parentId", record, metadata FROM checkpoints
+  latest: `SELECT checkpoint_id AS id, parent_id AS "parentId", created_at AS "createdAt", record, metadata FROM checkpoints
       WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1`,
   pruneRows:
     'SELECT checkpoint_ns AS ns, checkpoint_id AS id, created_at AS "createdAt", record FROM checkpoints WHERE thread_id = ?',
@@ -60,6 +60,7 @@ export function prepareStatements(db: Database.Database): Statements {
 export interface CheckpointRow {
   id: string;
   parentId: string | null;
+  createdAt: number;
   record: string | Buffer;
   metadata: string | Buffer;
 }

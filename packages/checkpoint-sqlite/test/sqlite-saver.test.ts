@@ -110,4 +110,57 @@ describe("SqliteSaver on a file", () => {
     db.close();
     await saver.close();
   }, 60_000);
+
+  it("stores records without the id and timestamp their row holds, and reads records written with them", async () => {
+    const file = newFile();
+    const saver = new SqliteSaver(file);
+    const thread = new ThreadWriter(saver);
+    await thread.write({ a: 1 });
+    await thread.write({ a: 2 });
+    const db = new Database(file);
+    const rows = db
+      .prepare("SELECT checkpoint_id AS id, record FROM checkpoints ORDER BY checkpoint_id")
+      .all() as Array<{
+      id: string;
+      record: string;
+    }>;
+    expect(rows).toHaveLength(2);
+    for (const row of rows)
+      expect(Object.keys(JSON.parse(row.record))).toEqual(["v", "channel_versions", "versions_seen"]);
+    const slim = await saver.getTuple(thread.config);
+    expect(slim?.checkpoint.id).toBe(rows[1]!.id);
+    expect(new Date(slim!.checkpoint.ts).toISOString()).toBe(slim!.checkpoint.ts);
+
+    // A record as schema version 3 wrote it: every field in the record, and a timestamp in
+    // another form than the row's created_at, which must win.
+    const oldTs = "2020-01-02T03:04:05Z";
+    const full = { ...JSON.parse(rows[1]!.record), id: rows[1]!.id, ts: oldTs };
+    db.prepare("UPDATE checkpoints SET record = ? WHERE checkpoint_id = ?").run(JSON.stringify(full), rows[1]!.id);
+    db.close();
+    const old = await saver.getTuple(thread.config);
+    expect(old?.checkpoint).toEqual({ ...slim!.checkpoint, ts: oldTs });
+    const listed = [];
+    for await (const tuple of saver.list({ configurable: { thread_id: thread.threadId } }))
+      listed.push(tuple.checkpoint.id);
+    expect(listed).toEqual([rows[1]!.id, rows[0]!.id]);
+    await saver.close();
+  });
+
+  it("keeps a timestamp that is not the canonical form of created_at in the record", async () => {
+    const saver = new SqliteSaver(":memory:");
+    const config = { configurable: { thread_id: "t", checkpoint_ns: "" } };
+    const checkpoint = {
+      v: 1,
+      id: "01a22ed8-e4e7-7000-0000-1467ab278f27",
+      ts: "2026-11-30T23:43:36Z",
+      channel_values: {},
+      channel_versions: {},
+      versions_seen: {},
+    };
+    await saver.put(config, checkpoint, { source: "input", step: -1, parents: {} }, {});
+    const record = saver.db.prepare("SELECT record FROM checkpoints").pluck().get() as string;
+    expect(JSON.parse(record).ts).toBe(checkpoint.ts);
+    expect((await saver.getTuple(config))?.checkpoint).toEqual(checkpoint);
+    await saver.close();
+  });
 });
