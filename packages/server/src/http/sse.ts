@@ -1,10 +1,10 @@
 /** Server-Sent Events: a run's log, followed live, in the SDK's framing (event, JSON data, id). */
-import { streamSSE } from "hono/streaming";
 import type { ServerContext } from "../context.js";
 import type { RunEvent, RunLog } from "../runs/broker.js";
 import { runEventsAfter } from "../store/run-events.js";
 import { wireJson } from "../wire/messages.js";
 import type { Ctx } from "./env.js";
+import { sseResponse } from "./sse-response.js";
 
 export interface FollowOptions {
   lastEventId?: string;
@@ -38,7 +38,7 @@ function frame(event: { event: string; data: unknown; id?: string }): string {
 }
 
 export function sseFromLog(c: Ctx, log: RunLog, options: FollowOptions = {}): Response {
-  return streamSSE(c, async (stream) => {
+  return sseResponse(c, async (stream) => {
     const queue: Array<RunEvent | null> = [];
     let wake: (() => void) | undefined;
     const push = (event: RunEvent | null) => {
@@ -96,7 +96,7 @@ export function sseFromStore(
     ask: boolean;
   },
 ): Response {
-  return streamSSE(c, async (stream) => {
+  return sseResponse(c, async (stream) => {
     let after = options.lastEventId === undefined ? -1 : Number(options.lastEventId);
     if (!Number.isFinite(after)) after = -1;
     let wake: (() => void) | undefined;
@@ -150,7 +150,7 @@ export function sseFromStore(
 
 /** A stream of a few fixed events (a run that executes in another process, followed from afar). */
 export function sseOf(c: Ctx, events: Array<{ event: string; data: unknown }>): Response {
-  return streamSSE(c, async (stream) => {
+  return sseResponse(c, async (stream) => {
     await stream.write(events.map(frame).join(""));
   });
 }
