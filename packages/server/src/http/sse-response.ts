@@ -46,12 +46,13 @@ export function sseResponse(c: Ctx, body: (sink: EventSink) => Promise<void>): R
   const cookies = headers.getSetCookie();
   if (cookies.length) head["set-cookie"] = cookies;
   outgoing.writeHead(200, head);
-  outgoing.flushHeaders();
   let ended = false;
+  let wrote = false;
   const closed = new Promise<void>((resolve) => outgoing.once("close", resolve));
   const sink: EventSink = {
     write(text) {
       if (outgoing.destroyed || outgoing.writableEnded) return Promise.resolve();
+      wrote = true;
       if (outgoing.write(text)) return Promise.resolve();
       // The socket's buffer is full: wait until it drains (or the client is gone).
       return Promise.race([new Promise<void>((resolve) => outgoing.once("drain", resolve)), closed]);
@@ -68,5 +69,8 @@ export function sseResponse(c: Ctx, body: (sink: EventSink) => Promise<void>): R
       ended = true;
       if (!outgoing.writableEnded) outgoing.end();
     });
+  // The client learns the stream started (and its headers) at once; when the stream had events
+  // to send straight away, they went with the headers, one write instead of two.
+  if (!wrote && !outgoing.writableEnded) outgoing.flushHeaders();
   return RESPONSE_ALREADY_SENT;
 }
