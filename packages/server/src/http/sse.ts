@@ -34,7 +34,9 @@ function wanted(event: string, modes: string[] | undefined): boolean {
 function frame(event: { event: string; data: unknown; id?: string }): string {
   if (/[\r\n]/.test(event.event)) throw new Error(`SSE event name ${JSON.stringify(event.event)} has a line break.`);
   const id = event.id === undefined ? "" : `id: ${event.id}\n`;
-  return `event: ${event.event}\ndata: ${wireJson(event.data)}\n${id}\n`;
+  // A token's event (`messages`, `messages|ns`) holds a message already in wire shape.
+  const data = wireJson(event.data, event.event.startsWith("messages") && !event.event.startsWith("messages/"));
+  return `event: ${event.event}\ndata: ${data}\n${id}\n`;
 }
 
 export function sseFromLog(c: Ctx, log: RunLog, options: FollowOptions = {}): Response {
