@@ -1,7 +1,7 @@
 /** A streamed message read straight from its fields is the same on the wire as through LangChain's toJSON(). */
 import { AIMessage, AIMessageChunk, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { toWire, wireMessage } from "../dist/wire/messages.js";
+import { toWire, wireJson, wireMessage } from "../dist/wire/messages.js";
 
 const withId = <T extends { id?: string; lc_kwargs: Record<string, unknown> }>(m: T, id: string): T => {
   m.id = id;
@@ -47,5 +47,22 @@ describe("wireMessage", () => {
   it("a value that is not a live message goes through toWire", () => {
     const plain = { type: "ai", content: "x" };
     expect(wireMessage(plain)).toBe(plain);
+  });
+});
+
+describe("wireJson, mostly plain", () => {
+  it.each([
+    ["a token's [chunk, metadata]", [wireMessage(new AIMessageChunk({ content: "w1", id: "r" })), { tags: ["t"] }]],
+    ["a live message in the metadata", [{ type: "ai", content: "x" }, { seen: new HumanMessage({ content: "hi" }) }]],
+    ["a stored LangChain form", [{ lc: 1, type: "constructor", id: ["x", "AIMessage"], kwargs: { content: "y" } }]],
+    ['text that reads "lc":1', [{ type: "ai", content: '{"lc":1,"type":"constructor"}' }]],
+  ])("%s: the same text as with the replacer throughout", (_, value) => {
+    expect(wireJson(value, true)).toBe(wireJson(value));
+  });
+
+  it("a LangChain form inside is written in wire shape", () => {
+    expect(JSON.parse(wireJson([{ seen: new HumanMessage({ content: "hi", id: "h" }) }], true))).toEqual([
+      { seen: expect.objectContaining({ type: "human", content: "hi", id: "h" }) },
+    ]);
   });
 });

@@ -55,6 +55,11 @@ export function createMessagesHandler(
     name = "StreamMessagesHandler";
     /** Makes chat models stream even when the node calls `invoke()`. */
     lc_prefer_streaming = true;
+    /**
+     * Called inline rather than through LangChain's global callback queue (p-queue, one task and
+     * several promises per token); `send` is synchronous, so the model waits for nothing.
+     */
+    override awaitHandlers = true;
     private readonly origins = new Map<string, Origin>();
     private readonly seen = new Set<string>();
     private readonly streamed = new Set<string>();

@@ -1,10 +1,10 @@
 /** Server-Sent Events: a run's log, followed live, in the SDK's framing (event, JSON data, id). */
-import { streamSSE } from "hono/streaming";
 import type { ServerContext } from "../context.js";
 import type { RunEvent, RunLog } from "../runs/broker.js";
 import { runEventsAfter } from "../store/run-events.js";
 import { wireJson } from "../wire/messages.js";
 import type { Ctx } from "./env.js";
+import { sseResponse } from "./sse-response.js";
 
 export interface FollowOptions {
   lastEventId?: string;
@@ -34,11 +34,13 @@ function wanted(event: string, modes: string[] | undefined): boolean {
 function frame(event: { event: string; data: unknown; id?: string }): string {
   if (/[\r\n]/.test(event.event)) throw new Error(`SSE event name ${JSON.stringify(event.event)} has a line break.`);
   const id = event.id === undefined ? "" : `id: ${event.id}\n`;
-  return `event: ${event.event}\ndata: ${wireJson(event.data)}\n${id}\n`;
+  // A token's event (`messages`, `messages|ns`) holds a message already in wire shape.
+  const data = wireJson(event.data, event.event.startsWith("messages") && !event.event.startsWith("messages/"));
+  return `event: ${event.event}\ndata: ${data}\n${id}\n`;
 }
 
 export function sseFromLog(c: Ctx, log: RunLog, options: FollowOptions = {}): Response {
-  return streamSSE(c, async (stream) => {
+  return sseResponse(c, async (stream) => {
     const queue: Array<RunEvent | null> = [];
     let wake: (() => void) | undefined;
     const push = (event: RunEvent | null) => {
@@ -96,7 +98,7 @@ export function sseFromStore(
     ask: boolean;
   },
 ): Response {
-  return streamSSE(c, async (stream) => {
+  return sseResponse(c, async (stream) => {
     let after = options.lastEventId === undefined ? -1 : Number(options.lastEventId);
     if (!Number.isFinite(after)) after = -1;
     let wake: (() => void) | undefined;
@@ -150,7 +152,7 @@ export function sseFromStore(
 
 /** A stream of a few fixed events (a run that executes in another process, followed from afar). */
 export function sseOf(c: Ctx, events: Array<{ event: string; data: unknown }>): Response {
-  return streamSSE(c, async (stream) => {
+  return sseResponse(c, async (stream) => {
     await stream.write(events.map(frame).join(""));
   });
 }

@@ -37,8 +37,18 @@ function replacer(this: unknown, _key: string, value: unknown): unknown {
   return type === undefined ? value : { ...(value as LangChainSerialised).kwargs, type };
 }
 
-/** JSON text of `value` with every message in LangGraph Server's shape. */
-export function wireJson(value: unknown): string {
+/**
+ * JSON text of `value` with every message in LangGraph Server's shape. `mostlyPlain`: the value
+ * rarely holds a LangChain form (a token's `[chunk, metadata]`, the chunk already in wire
+ * shape), so it is written without the replacer (half the cost) and again with it only when the
+ * text shows a LangChain form: such a form always writes as `{"lc":1,`, and inside a JSON
+ * string the quotes would be escaped.
+ */
+export function wireJson(value: unknown, mostlyPlain = false): string {
+  if (mostlyPlain) {
+    const text = JSON.stringify(value);
+    if (!text.includes('"lc":1')) return text;
+  }
   return JSON.stringify(value, replacer);
 }
 
