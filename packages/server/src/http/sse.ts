@@ -29,49 +29,86 @@ function wanted(event: string, modes: string[] | undefined): boolean {
 
 /**
  * One event in SSE framing, as Hono's `writeSSE` frames it (event, one data line, id) without its
- * per-call work; the data is JSON, so it has no line breaks of its own.
+ * per-call work; `data` is JSON, so it has no line breaks of its own.
  */
-function frame(event: { event: string; data: unknown; id?: string }): string {
-  if (/[\r\n]/.test(event.event)) throw new Error(`SSE event name ${JSON.stringify(event.event)} has a line break.`);
-  const id = event.id === undefined ? "" : `id: ${event.id}\n`;
-  // A token's event (`messages`, `messages|ns`) holds a message already in wire shape.
-  const data = wireJson(event.data, event.event.startsWith("messages") && !event.event.startsWith("messages/"));
-  return `event: ${event.event}\ndata: ${data}\n${id}\n`;
+export function sseText(event: string, data: string, id?: string): string {
+  if (/[\r\n]/.test(event)) throw new Error(`SSE event name ${JSON.stringify(event)} has a line break.`);
+  return `event: ${event}\ndata: ${data}\n${id === undefined ? "" : `id: ${id}\n`}\n`;
 }
 
-export function sseFromLog(c: Ctx, log: RunLog, options: FollowOptions = {}): Response {
+/** A run's event; a token's event (`messages`, `messages|ns`) holds a message already in wire shape. */
+function frame(event: { event: string; data: unknown; id?: string }): string {
+  const wire = event.event.startsWith("messages") && !event.event.startsWith("messages/");
+  return sseText(event.event, wireJson(event.data, wire), event.id);
+}
+
+export interface SubscriptionOptions {
+  /** Text sent first, before any event. */
+  opening?: string;
+  /** A comment line sent after this much silence, so proxies keep the connection open. */
+  keepaliveMs?: number;
+  onDisconnect?: () => void;
+}
+
+/**
+ * The events a source pushes (`subscribe` returns how to stop it; `null` ends the stream), each
+ * turned into SSE text by `text` (empty: not sent). Events that queued up while the socket was
+ * busy go out in one write (one system call).
+ */
+export function sseFromEvents<T>(
+  c: Ctx,
+  subscribe: (push: (event: T | null) => void) => () => void,
+  text: (event: T) => string,
+  options: SubscriptionOptions = {},
+): Response {
   return sseResponse(c, async (stream) => {
-    const queue: Array<RunEvent | null> = [];
+    const queue: Array<T | null> = [];
     let wake: (() => void) | undefined;
-    const push = (event: RunEvent | null) => {
+    const push = (event: T | null) => {
       queue.push(event);
       wake?.();
     };
-    const stop = log.follow(push, options.lastEventId);
+    const stop = subscribe(push);
+    const keepalive = options.keepaliveMs === undefined ? undefined : setInterval(() => wake?.(), options.keepaliveMs);
     stream.onAbort(() => {
       push(null);
       options.onDisconnect?.();
     });
     try {
+      if (options.opening) await stream.write(options.opening);
       for (;;) {
-        while (!queue.length) await new Promise<void>((resolve) => (wake = resolve));
-        // Events that queued up while the socket was busy go out in one write (one system call).
-        let text = "";
+        if (!queue.length) {
+          await new Promise<void>((resolve) => (wake = resolve));
+          // Woken with nothing to send: the keep-alive's turn.
+          if (!queue.length && keepalive) await stream.write(": keepalive\n\n");
+          continue;
+        }
+        let out = "";
         let ended = false;
         for (const event of queue.splice(0)) {
           if (event === null) {
             ended = true;
             break;
           }
-          if (wanted(event.event, options.modes)) text += frame(event);
+          out += text(event);
         }
-        if (text) await stream.write(text);
+        if (out) await stream.write(out);
         if (ended) break;
       }
     } finally {
+      clearInterval(keepalive);
       stop();
     }
   });
+}
+
+export function sseFromLog(c: Ctx, log: RunLog, options: FollowOptions = {}): Response {
+  return sseFromEvents<RunEvent>(
+    c,
+    (push) => log.follow(push, options.lastEventId),
+    (event) => (wanted(event.event, options.modes) ? frame(event) : ""),
+    { onDisconnect: options.onDisconnect },
+  );
 }
 
 /** Silence after which a finished run's follower stops waiting for stored events (its process died before storing the end). */

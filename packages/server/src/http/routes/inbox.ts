@@ -3,7 +3,6 @@
  * go, and answering one by id. Shapes documented in API.md; the inbox web app relies on them.
  */
 import { Hono } from "hono";
-import { streamSSE } from "hono/streaming";
 import type { ServerContext } from "../../context.js";
 import type { BusEvent } from "../../events/bus.js";
 import { createRun } from "../../runs/create.js";
@@ -11,6 +10,7 @@ import type { PendingInterrupt } from "../../store/records.js";
 import { awaitAcceptance } from "../acceptance.js";
 import type { AppEnv } from "../env.js";
 import { InboxAnswerBody, InboxQuery } from "../schemas.js";
+import { sseFromEvents, sseText } from "../sse.js";
 import { body, query } from "../validate.js";
 import { requireThread } from "./threads.js";
 
@@ -42,36 +42,15 @@ export function inboxRoutes(ctx: ServerContext): Hono<AppEnv> {
   });
 
   app.get("/inbox/events", (c) =>
-    streamSSE(c, async (stream) => {
-      const queue: BusEvent[] = [];
-      let wake: (() => void) | undefined;
-      let open = true;
-      const unsubscribe = ctx.bus.subscribe((event) => {
-        if (event.type !== "interrupt.created" && event.type !== "interrupt.resolved") return;
-        queue.push(event);
-        wake?.();
-      });
-      const keepalive = setInterval(() => wake?.(), KEEPALIVE_MS);
-      stream.onAbort(() => {
-        open = false;
-        wake?.();
-      });
-      try {
-        await stream.writeSSE({ event: "ready", data: JSON.stringify({ at: new Date().toISOString() }) });
-        while (open) {
-          if (!queue.length) {
-            await new Promise<void>((resolve) => (wake = resolve));
-            if (!queue.length && open) await stream.write(": keepalive\n\n");
-            continue;
-          }
-          const { type, ...data } = queue.shift() as BusEvent & Record<string, unknown>;
-          await stream.writeSSE({ event: type, data: JSON.stringify(data) });
-        }
-      } finally {
-        clearInterval(keepalive);
-        unsubscribe();
-      }
-    }),
+    sseFromEvents<BusEvent>(
+      c,
+      (push) =>
+        ctx.bus.subscribe((event) => {
+          if (event.type === "interrupt.created" || event.type === "interrupt.resolved") push(event);
+        }),
+      ({ type, ...data }) => sseText(type, JSON.stringify(data)),
+      { opening: sseText("ready", JSON.stringify({ at: new Date().toISOString() })), keepaliveMs: KEEPALIVE_MS },
+    ),
   );
 
   app.post("/inbox/answer", async (c) => {

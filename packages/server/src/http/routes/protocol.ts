@@ -13,7 +13,6 @@
  * joins that run when it executes in this process.
  */
 import { Hono } from "hono";
-import { streamSSE } from "hono/streaming";
 import { z } from "zod";
 import type { ServerContext } from "../../context.js";
 import { NotFoundError, ServerError } from "../../errors.js";
@@ -22,6 +21,7 @@ import { createRun, type RunRequest } from "../../runs/create.js";
 import type { MultitaskStrategy } from "../../store/records.js";
 import { awaitAcceptance } from "../acceptance.js";
 import type { AppEnv, Ctx } from "../env.js";
+import { sseFromEvents, sseText } from "../sse.js";
 import { body } from "../validate.js";
 
 const CommandBody = z.object({
@@ -168,28 +168,11 @@ export function protocolRoutes(ctx: ServerContext): Hono<AppEnv> {
     const threadId = c.req.param("thread_id");
     const filter = await body(c, EventsBody);
     if (!streams.has(threadId)) await joinActiveRun(threadId);
-    return streamSSE(c, async (stream) => {
-      const queue: ProtocolEvent[] = [];
-      let wake: (() => void) | undefined;
-      let open = true;
-      const stop = streams.subscribe(threadId, filter, (event) => {
-        queue.push(event);
-        wake?.();
-      });
-      stream.onAbort(() => {
-        open = false;
-        wake?.();
-      });
-      try {
-        while (open) {
-          while (open && !queue.length) await new Promise<void>((resolve) => (wake = resolve));
-          for (const event of queue.splice(0))
-            await stream.writeSSE({ id: event.event_id, event: event.method, data: JSON.stringify(event) });
-        }
-      } finally {
-        stop();
-      }
-    });
+    return sseFromEvents<ProtocolEvent>(
+      c,
+      (push) => streams.subscribe(threadId, filter, push),
+      (event) => sseText(event.method, JSON.stringify(event), event.event_id),
+    );
   });
 
   return app;
