@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { collect } from "./helpers.js";
-import { type Child, freshDatabase, startCli } from "./processes.js";
+import { type Child, freshDatabase, serve } from "./processes.js";
 
 const AGENTS_CONFIG = fileURLToPath(new URL("./fixtures/agents.json", import.meta.url));
 const ANSWER = "Tokens arrive one by one";
@@ -13,12 +13,9 @@ let urlA: string;
 let urlB: string;
 
 async function server(database: string): Promise<string> {
-  const child = await startCli(
-    ["serve", "--config", AGENTS_CONFIG, "--port", "0", "--postgres", database],
-    /listening on (http:\/\/\S+)/,
-  );
+  const child = await serve(["--config", AGENTS_CONFIG, "--postgres", database]);
   children.push(child);
-  return child.match[1]!;
+  return child.url;
 }
 
 beforeAll(async () => {

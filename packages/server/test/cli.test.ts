@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURE_CONFIG } from "./helpers.js";
-import { type Child, runCli, startCli } from "./processes.js";
+import { type Child, runCli, serve, startCli } from "./processes.js";
 
 let dir: string;
 let serverProcess: Child & { match: RegExpMatchArray };
@@ -111,11 +111,8 @@ describe("against a server (--url)", () => {
 describe("against a local storage file (--db)", () => {
   it("answers a thread paused by a server that has stopped, with the same commands", async () => {
     const db = join(dir, "local.sqlite");
-    const local = await startCli(
-      ["serve", "--config", FIXTURE_CONFIG, "--port", "0", "--db", db],
-      /listening on (http:\/\/\S+)/,
-    );
-    const c = new Client({ apiUrl: local.match[1]!, apiKey: null });
+    const local = await serve(["--config", FIXTURE_CONFIG, "--db", db]);
+    const c = new Client({ apiUrl: local.url, apiKey: null });
     const thread = await c.threads.create();
     await c.runs.wait(thread.thread_id, "loop", { input: { rounds: 1 } });
     await local.stop();

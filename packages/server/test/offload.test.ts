@@ -5,19 +5,16 @@
  */
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { FIXTURE_CONFIG, json, until } from "./helpers.js";
-import { type Child, freshDatabase, startCli } from "./processes.js";
+import { type Child, freshDatabase, serve, startCli } from "./processes.js";
 
 const children: Child[] = [];
 let url: string;
 
 beforeAll(async () => {
   const database = await freshDatabase(inject("postgresUrl")!, `interlude_offload_${process.pid}_${Date.now() % 1e6}`);
-  const server = await startCli(
-    ["serve", "--config", FIXTURE_CONFIG, "--port", "0", "--postgres", database, "--concurrency", "0"],
-    /listening on (http:\/\/\S+)/,
-  );
+  const server = await serve(["--config", FIXTURE_CONFIG, "--postgres", database, "--concurrency", "0"]);
   children.push(server);
-  url = server.match[1]!;
+  url = server.url;
   children.push(await startCli(["worker", "--config", FIXTURE_CONFIG, "--postgres", database], /worker ready/));
 }, 60_000);
 afterAll(async () => {

@@ -3,7 +3,7 @@
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { collect, FIXTURE_CONFIG, followSse, until } from "./helpers.js";
-import { type Child, freshDatabase, startCli } from "./processes.js";
+import { type Child, freshDatabase, serve, startCli } from "./processes.js";
 
 const postgres = inject("postgresUrl");
 const children: Child[] = [];
@@ -11,12 +11,9 @@ let urlA: string;
 let urlB: string;
 
 async function server(database: string): Promise<string> {
-  const child = await startCli(
-    ["serve", "--config", FIXTURE_CONFIG, "--port", "0", "--postgres", database],
-    /listening on (http:\/\/\S+)/,
-  );
+  const child = await serve(["--config", FIXTURE_CONFIG, "--postgres", database]);
   children.push(child);
-  return child.match[1]!;
+  return child.url;
 }
 
 beforeAll(async () => {

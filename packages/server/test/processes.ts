@@ -48,6 +48,12 @@ export async function startCli(
   };
 }
 
+/** Starts `interlude serve <args>` on a free port; resolves once it listens, with its URL. */
+export async function serve(args: string[], env: Record<string, string> = {}): Promise<Child & { url: string }> {
+  const child = await startCli(["serve", "--port", "0", ...args], /listening on (http:\/\/\S+)/, env);
+  return { ...child, url: child.match[1]! };
+}
+
 /** Runs `interlude <args>` to completion. */
 export function runCli(
   args: string[],
