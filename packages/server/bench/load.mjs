@@ -20,7 +20,7 @@
  * test/load.test.ts runs the same phases shorter and checks every answer.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -86,10 +86,41 @@ export async function startServerProcess({
   };
 }
 
+/** The fields of /proc/`pid`/stat after the command's name (index 0 is the state), or undefined once it has exited. */
+function statOf(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  } catch {
+    return undefined;
+  }
+}
+
 /** User and system CPU time of process `pid` so far (all threads), in ms (clock ticks of 10 ms). */
 function cpuOf(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  const fields = statOf(pid);
   return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
+}
+
+/**
+ * CPU time (ms) PostgreSQL has used so far: the postmaster's, its exited children's (which it
+ * has waited for) and that of every live child (backends, WAL writer, checkpointer, ...).
+ */
+function postgresCpuMs(postmaster) {
+  const own = statOf(postmaster);
+  let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = statOf(entry);
+    if (fields && Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * 10;
+}
+
+/** The postmaster's pid: the parent of a backend of the pool's server (which must run on this machine). */
+async function postmasterOf(pool) {
+  const { rows } = await pool.query("SELECT pg_backend_pid() AS pid");
+  const fields = statOf(rows[0].pid);
+  return fields ? Number(fields[1]) : undefined;
 }
 
 /** JSON requests over one keep-alive agent: `{ request(method, path, body), close() }`. */
@@ -220,25 +251,35 @@ async function commits(pool) {
 
 /**
  * Statements executed in the pool's database so far (pg_stat_statements, counted as each ends),
- * or undefined when the extension is not loaded.
+ * or undefined when the extension is not loaded. BEGIN, COMMIT and ROLLBACK are left out:
+ * pg_stat_statements counts them when sent as simple queries and not when prepared, so counts
+ * would differ between builds that send them differently.
  */
 async function statementCount(pool) {
   const { rows } = await pool
     .query(
-      "SELECT coalesce(sum(calls), 0)::bigint AS n FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())",
+      `SELECT coalesce(sum(calls), 0)::bigint AS n FROM pg_stat_statements
+       WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT IN ('BEGIN', 'COMMIT', 'ROLLBACK')`,
     )
     .catch(() => ({ rows: [] }));
   return rows[0] ? Number(rows[0].n) : undefined;
 }
 
-/** The statements executed since the last reset, most frequent first, as calls per round trip. */
+/**
+ * The statements executed since the last reset, most frequent first, as calls per round trip and
+ * their execution time per round trip (pg_stat_statements: planning and parsing not included).
+ */
 async function statementProfile(pool, roundTrips) {
   const { rows } = await pool.query(
-    `SELECT calls::bigint AS calls, query FROM pg_stat_statements
+    `SELECT calls::bigint AS calls, total_exec_time AS ms, query FROM pg_stat_statements
      WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) ORDER BY calls DESC`,
   );
   return rows
-    .map((r) => ({ perRoundTrip: Number(r.calls) / roundTrips, query: r.query.replace(/\s+/g, " ") }))
+    .map((r) => ({
+      perRoundTrip: Number(r.calls) / roundTrips,
+      usPerRoundTrip: (Number(r.ms) * 1000) / roundTrips,
+      query: r.query.replace(/\s+/g, " "),
+    }))
     .filter((r) => r.perRoundTrip >= 0.05);
 }
 
@@ -288,6 +329,7 @@ async function startDeployment({ postgres, servers, countingRoundTrips }) {
   for (let i = 0; i < servers; i++) processes.push(await startServerProcess({ postgres: url, nodeArgs }));
   if (servers > 1) processes.push(await startServerProcess({ postgres: url, worker: true }));
   const stats = new pg.Pool({ connectionString: cluster.url, max: 1 });
+  const postmaster = await postmasterOf(stats);
   return {
     urls: processes.filter((p) => p.url).map((p) => p.url),
     cpuMs: () => processes.filter((p) => p.url).reduce((sum, p) => sum + p.cpuMs(), 0),
@@ -302,6 +344,7 @@ async function startDeployment({ postgres, servers, countingRoundTrips }) {
           { user: 0, system: 0 },
         ),
     commits: () => commits(stats),
+    databaseCpuMs: postmaster === undefined ? undefined : () => postgresCpuMs(postmaster),
     statements: () => statementCount(stats),
     roundTrips: proxy && (() => proxy.count()),
     profile: async (roundTrips) => statementProfile(stats, roundTrips),
@@ -341,7 +384,10 @@ async function main() {
     const before = await deployment.commits?.();
     const statementsBefore = await deployment.statements?.();
     const roundTripsBefore = deployment.roundTrips?.();
+    const databaseCpuBefore = deployment.databaseCpuMs?.();
     const result = await runLoad({ urls, clients, rounds, cpuMs, cpuSplit, durability, ...options });
+    if (databaseCpuBefore !== undefined)
+      result.databaseCpuMsPerRoundTrip = (deployment.databaseCpuMs() - databaseCpuBefore) / result.roundTrips;
     if (deployment.commits) {
       const statementsAfter = await deployment.statements();
       if (deployment.roundTrips)
@@ -355,11 +401,16 @@ async function main() {
   };
   const txs = (r) =>
     (r.commitsPerRoundTrip === undefined ? "" : `, ${r.commitsPerRoundTrip.toFixed(1)} transactions`) +
-    (r.statementsPerRoundTrip === undefined ? "" : `, ${r.statementsPerRoundTrip.toFixed(1)} statements`) +
+    (r.statementsPerRoundTrip === undefined
+      ? ""
+      : `, ${r.statementsPerRoundTrip.toFixed(1)} statements (besides BEGIN/COMMIT)`) +
     (r.dbRoundTripsPerRoundTrip === undefined
       ? ""
       : `, ${r.dbRoundTripsPerRoundTrip.toFixed(1)} database round trips`) +
-    (r.commitsPerRoundTrip === undefined ? "" : " per round trip");
+    (r.commitsPerRoundTrip === undefined ? "" : " per round trip") +
+    (r.databaseCpuMsPerRoundTrip === undefined
+      ? ""
+      : `; PostgreSQL CPU ${r.databaseCpuMsPerRoundTrip.toFixed(2)} ms per round trip`);
   try {
     if (process.argv.includes("--statements") && deployment.profile) {
       // One client on a fresh server, so that the list is one round trip's statements.
@@ -372,7 +423,9 @@ async function main() {
           : ` (${((deployment.roundTrips() - trips) / profiled.roundTrips).toFixed(1)} database round trips each)`;
       console.log(`[statements] per round trip, one client, ${profiled.roundTrips} round trips${perTrip}:`);
       for (const s of await deployment.profile(profiled.roundTrips))
-        console.log(`  ${s.perRoundTrip.toFixed(2).padStart(6)}  ${s.query.slice(0, 160)}`);
+        console.log(
+          `  ${s.perRoundTrip.toFixed(2).padStart(6)} ${s.usPerRoundTrip.toFixed(0).padStart(5)} us  ${s.query.slice(0, 150)}`,
+        );
     }
     await runLoad({ urls, clients, rounds: 50, durability }); // warm-up: the figures are for a server past its JIT warm-up
     const listing = process.argv.includes("--statements") && deployment.profile;
@@ -382,7 +435,9 @@ async function main() {
     if (listing) {
       console.log(`[statements] per round trip, ${clients} clients, saturation:`);
       for (const s of await deployment.profile(saturated.roundTrips))
-        console.log(`  ${s.perRoundTrip.toFixed(2).padStart(6)}  ${s.query.slice(0, 160)}`);
+        console.log(
+          `  ${s.perRoundTrip.toFixed(2).padStart(6)} ${s.usPerRoundTrip.toFixed(0).padStart(5)} us  ${s.query.slice(0, 150)}`,
+        );
     }
     const paced = await phase({ paceMs });
     console.log(

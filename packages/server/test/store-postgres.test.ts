@@ -1,7 +1,8 @@
 /**
  * The PostgreSQL store's round-trip savings keep their meaning: a transaction's held writes
- * commit (or roll back) with it, batched reads see them, values written as literals come back
- * as written, and an assistant changed through one server is not served stale by another's cache.
+ * commit (or roll back) with it, pipelined reads see them, a held write's failure is the error
+ * its transaction reports (not the "transaction aborted" of the statements sent after it), and an
+ * assistant changed through one server is not served stale by another's cache.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { BusEvent } from "../dist/events/bus.js";
@@ -39,6 +40,12 @@ describe("PostgreSQL store", () => {
       db.tx(async (tx) => {
         await tx.write("INSERT INTO held_test (k, v) VALUES (?, ?)", ["three", "x"]);
         await tx.write("INSERT INTO held_test (k, v) VALUES (?, ?)", ["one", "again"]); // unique violation at commit
+      }),
+    ).rejects.toMatchObject({ code: "23505" });
+    await expect(
+      db.tx(async (tx) => {
+        await tx.write("INSERT INTO held_test (k, v) VALUES (?, ?)", ["one", "again"]);
+        await tx.all("SELECT v FROM held_test WHERE k = ?", ["two"]); // sent behind the failing write
       }),
     ).rejects.toMatchObject({ code: "23505" });
     expect(await db.all("SELECT k, v FROM held_test ORDER BY k")).toEqual([

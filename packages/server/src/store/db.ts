@@ -8,7 +8,6 @@ import { createHash } from "node:crypto";
 import { GroupCommit } from "@interlude/checkpoint-sqlite";
 import type Database from "better-sqlite3";
 import type pg from "pg";
-import { inlined } from "./sql-literals.js";
 
 export type Row = Record<string, unknown>;
 
@@ -127,43 +126,65 @@ function preparedOf(sql: string): { name?: string; text: string } {
   return statement;
 }
 
-interface Queryable {
-  query(sql: string, params?: unknown[]): Promise<QueryResult | QueryResult[]>;
-  query(config: { name?: string; text: string; values: unknown[] }): Promise<QueryResult>;
-}
-
 interface QueryResult {
   rows: any[];
   rowCount: number | null;
 }
 
+/** The socket under a node-postgres client, to send a pipeline's statements in one write. */
+function streamOf(client: pg.PoolClient): { cork(): void; uncork(): void } | undefined {
+  return (client as unknown as { connection?: { stream?: { cork(): void; uncork(): void } } }).connection?.stream;
+}
+
 /**
- * On a transaction's connection, statements whose results are not read yet (BEGIN, the
- * thread's lock, `write`s) wait in `held` and go out in one simple query with the next
- * statement or the COMMIT: a transaction of a lock, two reads and three writes is three round
- * trips instead of eight. Statements that go out alone are sent with parameters, as prepared.
+ * Statements go out as prepared statements with their parameters. On a pipelining pool
+ * (`new pg.Pool({ pipeline: true })`) several of them are written at once and PostgreSQL
+ * answers them in order: one round trip for all, each parsed and planned once per connection.
+ * In a transaction, the statements whose results are not read yet (BEGIN, the thread's lock,
+ * `write`s) wait in `held` and go out with the next statement or the COMMIT: a transaction of a
+ * lock, two reads and three writes is three round trips instead of eight.
  */
 export class PgDb implements Db {
   readonly dialect = "postgres" as const;
-  private readonly held: string[] = [];
+  private readonly held: Statement[] = [];
   /** Something went out on this connection (its transaction has begun). */
   private sent = false;
   constructor(
     readonly pool: pg.Pool,
-    private readonly client: Queryable = pool,
+    /** The transaction's connection; none: each call on a pooled connection of its own. */
+    private readonly client?: pg.PoolClient,
   ) {}
 
-  private inTx(): boolean {
-    return this.client !== this.pool;
+  /**
+   * Sends what is held and then `statements`, together; resolves with the results of
+   * `statements`. The first failure in order is the one thrown: in a transaction the statements
+   * after it fail only because it aborted the transaction.
+   */
+  private async pipeline(statements: readonly Statement[]): Promise<QueryResult[]> {
+    const client = this.client ?? (await this.pool.connect());
+    const batch = [...this.held.splice(0), ...statements];
+    this.sent = true;
+    const stream = batch.length > 1 ? streamOf(client) : undefined;
+    stream?.cork();
+    let results: PromiseSettledResult<QueryResult>[];
+    try {
+      const sent = batch.map(([sql, params]) => client.query({ ...preparedOf(sql), values: params as unknown[] }));
+      stream?.uncork();
+      results = await Promise.allSettled(sent);
+    } finally {
+      if (!this.client) client.release();
+    }
+    const failed = results.find((r) => r.status === "rejected");
+    if (failed) throw failed.reason;
+    return results
+      .slice(results.length - statements.length)
+      .map((r) => (r as PromiseFulfilledResult<QueryResult>).value);
   }
 
   /** The statement's result, sent with whatever is held before it. */
   private async query(sql: string, params: unknown[]): Promise<QueryResult> {
-    this.sent = true;
-    if (!this.held.length) return this.client.query({ ...preparedOf(sql), values: params });
-    const batch = [...this.held.splice(0), inlined(sql, params)].join(";\n");
-    const results = await this.client.query(batch);
-    return Array.isArray(results) ? results[results.length - 1]! : results;
+    if (!this.client) return this.pool.query({ ...preparedOf(sql), values: params });
+    return (await this.pipeline([[sql, params]]))[0]!;
   }
 
   async all<T>(sql: string, params: unknown[] = []): Promise<T[]> {
@@ -173,38 +194,38 @@ export class PgDb implements Db {
     return (await this.query(sql, params)).rowCount ?? 0;
   }
   async write(sql: string, params: unknown[] = []): Promise<void> {
-    if (this.inTx()) this.held.push(inlined(sql, params));
+    if (this.client) this.held.push([sql, params]);
     else await this.query(sql, params);
   }
   async reads(statements: ReadonlyArray<Statement>): Promise<Row[][]> {
-    if (statements.length === 1) return [await this.all(...statements[0]!)];
-    this.sent = true;
-    const batch = [...this.held.splice(0), ...statements.map(([sql, params]) => inlined(sql, params))];
-    const results = (await this.client.query(batch.join(";\n"))) as QueryResult[];
-    return results.slice(results.length - statements.length).map((r) => r.rows);
+    return (await this.pipeline(statements)).map((r) => r.rows);
   }
   async exec(script: string): Promise<void> {
+    if (!this.client) return void (await this.pool.query(script));
     this.sent = true;
-    await this.client.query([...this.held.splice(0), script].join(";\n"));
+    const held = this.held.length ? this.pipeline([]) : undefined;
+    // A script of several statements goes as a simple query (no parameters), after what was held.
+    const ran = this.client.query(script);
+    await Promise.all([held, ran]);
   }
   async tx<T>(fn: (db: Db) => Promise<T>, threadId?: string): Promise<T> {
-    if (this.inTx()) return fn(this);
+    if (this.client) return fn(this);
     const client = await this.pool.connect();
     // The server cutting the connection while the body awaits something else would otherwise be
     // an unhandled 'error' event; the next query fails with it instead.
     const ignore = () => undefined;
     client.on("error", ignore);
-    const db = new PgDb(this.pool, client as Queryable);
+    const db = new PgDb(this.pool, client);
     try {
-      db.held.push("BEGIN");
+      db.held.push(["BEGIN", []]);
       // Serialises writers of one thread across processes without locking a row that may not
       // exist yet. Taken with the body's first statement (the body reads nothing before it).
       if (threadId !== undefined)
-        db.held.push(inlined("SELECT pg_advisory_xact_lock(hashtext(?))", [`interlude-thread:${threadId}`]));
+        db.held.push(["SELECT pg_advisory_xact_lock(hashtext(?))", [`interlude-thread:${threadId}`]]);
       const opening = db.held.length;
       const result = await fn(db);
       // A body that neither sent nor wrote anything has no transaction to commit.
-      if (db.sent || db.held.length > opening) await db.exec("COMMIT");
+      if (db.sent || db.held.length > opening) await db.pipeline([["COMMIT", []]]);
       return result;
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);
