@@ -127,8 +127,7 @@ const SAVER_CONNECTIONS = 10;
 const ASSISTANT_CACHE_MS = 5_000;
 
 async function openPostgres(url: string): Promise<Storage> {
-  // Pipelining: the store sends a transaction's statements together, prepared (store/db.ts).
-  const storePool = new pg.Pool({ connectionString: url, max: STORE_CONNECTIONS, pipeline: true });
+  const storePool = new pg.Pool({ connectionString: url, max: STORE_CONNECTIONS });
   const saverPool = new pg.Pool({ connectionString: url, max: SAVER_CONNECTIONS });
   // An idle client dying is reported on its next use.
   for (const pool of [storePool, saverPool]) pool.on("error", () => undefined);

@@ -54,6 +54,28 @@ describe("PostgreSQL store", () => {
     ]);
   });
 
+  it("a statement first sent in an exchange that failed before it runs fine afterwards (prepared again)", async () => {
+    const db = a.backend.ctx.store.db;
+    await db.exec("CREATE TABLE IF NOT EXISTS held_test (k text PRIMARY KEY, v text)");
+    await db.run("INSERT INTO held_test (k, v) VALUES (?, ?) ON CONFLICT (k) DO NOTHING", ["taken", "x"]);
+    const fresh = `SELECT ?::text || 'z' AS v, ${process.pid} AS pid`; // a text no connection has prepared
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await expect(
+        db.tx(async (tx) => {
+          await tx.write("INSERT INTO held_test (k, v) VALUES (?, ?)", ["taken", "y"]);
+          await tx.all(fresh, ["a"]); // skipped by PostgreSQL: the insert before it failed
+        }),
+      ).rejects.toMatchObject({ code: "23505" });
+      await expect(db.tx((tx) => tx.all("SELECT ?::int AS n", ["not a number"]))).rejects.toMatchObject({
+        code: "22P02",
+      });
+    }
+    for (let attempt = 0; attempt < 3; attempt++) {
+      expect(await db.tx((tx) => tx.all(fresh, ["a"]))).toEqual([{ v: "az", pid: process.pid }]);
+      expect(await db.tx((tx) => tx.all("SELECT ?::int AS n", ["7"]))).toEqual([{ n: 7 }]);
+    }
+  });
+
   it("an assistant changed through one server is not served stale from another's cache", async () => {
     const created = await a.client().assistants.create({ graphId: "loop", name: "before" });
     // B reads it, and keeps it in its cache.

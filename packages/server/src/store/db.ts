@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { GroupCommit } from "@interlude/checkpoint-sqlite";
 import type Database from "better-sqlite3";
 import type pg from "pg";
+import { pipelined } from "./pg-pipeline.js";
 
 export type Row = Record<string, unknown>;
 
@@ -105,7 +106,7 @@ function numbered(sql: string): string {
 }
 
 /**
- * A statement sent alone, prepared once per connection under a name derived from its text
+ * A statement, prepared once per connection under a name derived from its text
  * (node-postgres keeps the names each connection has prepared): the server parses and plans it
  * once rather than on every call. Statements with numbers written in (LIMIT, OFFSET, IN lists)
  * vary without end, so only the first MAX_PREPARED texts are named; later ones go unnamed, as
@@ -131,18 +132,12 @@ interface QueryResult {
   rowCount: number | null;
 }
 
-/** The socket under a node-postgres client, to send a pipeline's statements in one write. */
-function streamOf(client: pg.PoolClient): { cork(): void; uncork(): void } | undefined {
-  return (client as unknown as { connection?: { stream?: { cork(): void; uncork(): void } } }).connection?.stream;
-}
-
 /**
- * Statements go out as prepared statements with their parameters. On a pipelining pool
- * (`new pg.Pool({ pipeline: true })`) several of them are written at once and PostgreSQL
- * answers them in order: one round trip for all, each parsed and planned once per connection.
- * In a transaction, the statements whose results are not read yet (BEGIN, the thread's lock,
- * `write`s) wait in `held` and go out with the next statement or the COMMIT: a transaction of a
- * lock, two reads and three writes is three round trips instead of eight.
+ * Statements go out as prepared statements with their parameters. In a transaction, the
+ * statements whose results are not read yet (BEGIN, the thread's lock, `write`s) wait in `held`
+ * and go out with the next statement or the COMMIT, in one exchange (pg-pipeline.ts): a
+ * transaction of a lock, two reads and three writes is three round trips instead of eight, and
+ * PostgreSQL parses and plans none of them after their first use on a connection.
  */
 export class PgDb implements Db {
   readonly dialect = "postgres" as const;
@@ -155,30 +150,20 @@ export class PgDb implements Db {
     private readonly client?: pg.PoolClient,
   ) {}
 
-  /**
-   * Sends what is held and then `statements`, together; resolves with the results of
-   * `statements`. The first failure in order is the one thrown: in a transaction the statements
-   * after it fail only because it aborted the transaction.
-   */
+  /** Sends what is held and then `statements`, in one exchange; resolves with the results of `statements`. */
   private async pipeline(statements: readonly Statement[]): Promise<QueryResult[]> {
     const client = this.client ?? (await this.pool.connect());
     const batch = [...this.held.splice(0), ...statements];
     this.sent = true;
-    const stream = batch.length > 1 ? streamOf(client) : undefined;
-    stream?.cork();
-    let results: PromiseSettledResult<QueryResult>[];
     try {
-      const sent = batch.map(([sql, params]) => client.query({ ...preparedOf(sql), values: params as unknown[] }));
-      stream?.uncork();
-      results = await Promise.allSettled(sent);
+      const results = await pipelined(
+        client,
+        batch.map(([sql, params]) => ({ ...preparedOf(sql), values: params })),
+      );
+      return results.slice(results.length - statements.length);
     } finally {
       if (!this.client) client.release();
     }
-    const failed = results.find((r) => r.status === "rejected");
-    if (failed) throw failed.reason;
-    return results
-      .slice(results.length - statements.length)
-      .map((r) => (r as PromiseFulfilledResult<QueryResult>).value);
   }
 
   /** The statement's result, sent with whatever is held before it. */
@@ -202,11 +187,10 @@ export class PgDb implements Db {
   }
   async exec(script: string): Promise<void> {
     if (!this.client) return void (await this.pool.query(script));
+    if (this.held.length) await this.pipeline([]);
     this.sent = true;
-    const held = this.held.length ? this.pipeline([]) : undefined;
-    // A script of several statements goes as a simple query (no parameters), after what was held.
-    const ran = this.client.query(script);
-    await Promise.all([held, ran]);
+    // A script of several statements goes as a simple query (no parameters).
+    await this.client.query(script);
   }
   async tx<T>(fn: (db: Db) => Promise<T>, threadId?: string): Promise<T> {
     if (this.client) return fn(this);

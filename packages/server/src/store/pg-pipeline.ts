@@ -1,0 +1,165 @@
+/**
+ * Several statements in one extended-protocol exchange, ended by a single Sync: PostgreSQL
+ * executes them in order and answers once (one round trip, one flush of its socket), each a
+ * prepared statement with its parameters, parsed once per connection when named. If one fails,
+ * PostgreSQL skips the rest up to the Sync, and that failure is the exchange's error.
+ *
+ * node-postgres sends one statement per Sync (in its pipeline mode too, where PostgreSQL then
+ * flushes its socket after each); it runs any object with a `submit(connection)` and hands it
+ * the server's messages, which is what this is.
+ */
+import { createRequire } from "node:module";
+import pg from "pg";
+
+/** A statement as sent: named statements are parsed once per connection. */
+export interface PipelinedStatement {
+  name?: string;
+  text: string;
+  values: readonly unknown[];
+}
+
+/** The parts of node-postgres's connection a pipeline writes to (lib/connection.js). */
+interface Connection {
+  parsedStatements: Record<string, string>;
+  stream: { cork?(): void; uncork?(): void };
+  parse(message: { name?: string; text: string; types: never[] }): void;
+  bind(message: { statement?: string; values: readonly unknown[]; valueMapper: (value: unknown) => unknown }): void;
+  describe(message: { type: "P"; name: string }): void;
+  execute(message?: object): void;
+  close(message: { type: "S"; name: string }): void;
+  sync(): void;
+  sendCopyFail(message: string): void;
+}
+
+interface Field {
+  name: string;
+  dataTypeID: number;
+  format: "text" | "binary";
+}
+
+/** node-postgres's own mapping of parameters to the wire (null, Buffer, Date, arrays, JSON ...). */
+const { prepareValue } = createRequire(import.meta.url)("pg/lib/utils.js") as {
+  prepareValue: (value: unknown) => unknown;
+};
+
+/**
+ * Names whose Parse went out in an exchange that failed before its answer: PostgreSQL may or
+ * may not have kept them, so the next Parse of such a name is preceded by a Close (which is no
+ * error for a name it does not have).
+ */
+const uncertain = new WeakMap<Connection, Set<string>>();
+
+export interface PipelineResult {
+  rows: Record<string, unknown>[];
+  rowCount: number;
+}
+
+/** Sends `statements` in one exchange on `client`; resolves with their results, in order. */
+export function pipelined(client: pg.ClientBase, statements: readonly PipelinedStatement[]): Promise<PipelineResult[]> {
+  return new Promise((resolve, reject) => {
+    client.query(new Pipeline(statements, (error, results) => (error ? reject(error) : resolve(results))));
+  });
+}
+
+class Pipeline implements pg.Submittable {
+  private readonly results: PipelineResult[] = [];
+  /** The statement whose answer comes next. */
+  private current = 0;
+  private fields: Field[] = [];
+  private parsers: Array<(text: string) => unknown> = [];
+  /** Named statements this exchange parses, by their index. */
+  private readonly parsedHere = new Map<number, string>();
+  private connection?: Connection;
+
+  constructor(
+    private readonly statements: readonly PipelinedStatement[],
+    private readonly done: (error: Error | undefined, results: PipelineResult[]) => void,
+  ) {}
+
+  submit(connection: pg.Connection): void {
+    const c = connection as unknown as Connection;
+    this.connection = c;
+    const unsure = uncertain.get(c);
+    c.stream.cork?.();
+    try {
+      this.statements.forEach((s, index) => {
+        if (!s.name || c.parsedStatements[s.name] !== s.text) {
+          if (s.name && unsure?.delete(s.name)) c.close({ type: "S", name: s.name });
+          c.parse({ name: s.name, text: s.text, types: [] });
+          if (s.name) {
+            c.parsedStatements[s.name] = s.text;
+            this.parsedHere.set(index, s.name);
+          }
+        }
+        c.bind({ statement: s.name, values: s.values, valueMapper: prepareValue });
+        c.describe({ type: "P", name: "" });
+        c.execute();
+      });
+      c.sync();
+    } finally {
+      c.stream.uncork?.();
+    }
+  }
+
+  handleRowDescription(message: { fields: Field[] }): void {
+    this.fields = message.fields;
+    this.parsers = message.fields.map((f) => pg.types.getTypeParser(f.dataTypeID, f.format));
+  }
+
+  handleDataRow(message: { fields: Array<string | null> }): void {
+    const row: Record<string, unknown> = {};
+    message.fields.forEach((raw, i) => {
+      row[this.fields[i]!.name] = raw === null ? null : this.parsers[i]!(raw);
+    });
+    this.result().rows.push(row);
+  }
+
+  handleCommandComplete(message: { text: string }): void {
+    const count = /(\d+)$/.exec(message.text);
+    this.result().rowCount = count ? Number(count[1]) : 0;
+    this.next();
+  }
+
+  handleEmptyQuery(): void {
+    this.result();
+    this.next();
+  }
+
+  handleError(error: Error): void {
+    // Statements from the failing one on may not have been parsed: PostgreSQL skipped them.
+    if (this.connection) {
+      let unsure = uncertain.get(this.connection);
+      for (const [index, name] of this.parsedHere) {
+        if (index < this.current) continue;
+        delete this.connection.parsedStatements[name];
+        if (!unsure) uncertain.set(this.connection, (unsure = new Set()));
+        unsure.add(name);
+      }
+    }
+    this.done(error, []);
+  }
+
+  handleReadyForQuery(): void {
+    this.done(undefined, this.results);
+  }
+
+  handlePortalSuspended(): void {}
+
+  handleCopyInResponse(connection: Connection): void {
+    connection.sendCopyFail("COPY is not supported in a pipeline");
+  }
+
+  handleCopyData(): void {}
+
+  private result(): PipelineResult {
+    let result = this.results[this.current];
+    if (!result) this.results[this.current] = result = { rows: [], rowCount: 0 };
+    return result;
+  }
+
+  private next(): void {
+    this.current++;
+    this.fields = [];
+    this.parsers = [];
+  }
+}
