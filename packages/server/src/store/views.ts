@@ -14,6 +14,15 @@ export const PENDING_OF = "SELECT * FROM interlude_server_pending WHERE thread_i
 const ANSWERS_TO_PENDING =
   "SELECT a.* FROM interlude_server_answers a JOIN interlude_server_pending p ON p.thread_id = a.thread_id AND p.interrupt_id = a.interrupt_id WHERE p.thread_id = ?";
 
+/** The answers to a thread's pending interrupts and to the interrupts `asked` (which may not be pending yet). */
+function answersTo(threadId: string, asked: readonly string[]): Statement {
+  if (!asked.length) return [ANSWERS_TO_PENDING, [threadId]];
+  return [
+    `SELECT * FROM interlude_server_answers WHERE thread_id = ? AND (interrupt_id IN (SELECT interrupt_id FROM interlude_server_pending WHERE thread_id = ?) OR interrupt_id IN (${asked.map(() => "?").join(", ")}))`,
+    [threadId, threadId, ...asked],
+  ];
+}
+
 function answersById(rows: readonly Record<string, unknown>[]): Map<string, AnswerRecord> {
   return new Map(rows.map((row) => [String(row.interrupt_id), answerOf(row)]));
 }
@@ -24,26 +33,28 @@ export interface SyncView {
   thread: ThreadRecord | undefined;
   active: RunRecord[];
   pending: PendingInterrupt[];
-  /** Answers given to the pending interrupts, by interrupt id. */
+  /** Answers given to the pending interrupts and to those asked, by interrupt id. */
   answers: Map<string, AnswerRecord>;
 }
 
 /**
  * What bringing a thread's record up to date reads: the thread (without its values when
- * `values` is false), its active runs, its pending interrupts and the answers given to them.
+ * `values` is false), its active runs, its pending interrupts and the answers given to them and
+ * to the interrupts the thread's checkpoint asks (`asked`: the sync clears an answer already
+ * applied to an interrupt asked anew only when there is one).
  * `first`: a statement to make before them, in the same round trip (a finishing run's record).
  */
 export async function syncView(
   db: Db,
   threadId: string,
-  options: { values: boolean; first?: Statement },
+  options: { values: boolean; asked: readonly string[]; first?: Statement },
 ): Promise<SyncView> {
   const columns = options.values ? "*" : THREAD_COLUMNS_BUT_VALUES;
   const statements: Statement[] = [
     [`SELECT ${columns} FROM interlude_server_threads WHERE thread_id = ?`, [threadId]],
     [ACTIVE_RUNS, [threadId]],
     [PENDING_OF, [threadId]],
-    [ANSWERS_TO_PENDING, [threadId]],
+    answersTo(threadId, options.asked),
   ];
   const rows = await db.reads(options.first ? [options.first, ...statements] : statements);
   const first = options.first ? rows.shift()! : [];

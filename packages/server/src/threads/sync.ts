@@ -76,7 +76,11 @@ export async function syncThreadIn(
   out: Announcements,
 ): Promise<{ thread: ThreadRecord | undefined; active: RunRecord[]; first: Row[] }> {
   // With a snapshot, the stored values are replaced without being read.
-  const view = await syncView(tx.db, threadId, { values: snapshot === undefined, first: options.first });
+  const view = await syncView(tx.db, threadId, {
+    values: snapshot === undefined,
+    asked: snapshot?.interrupts.map((i) => i.id) ?? [],
+    first: options.first,
+  });
   const { thread, active, first } = view;
   if (!thread) return { thread: undefined, active, first };
   const busy = active.some((r) => r.run_id !== options.finishing);
@@ -155,7 +159,8 @@ async function syncPending(
       deadline_at: deadline ? new Date(Date.parse(now) + deadline.timeout_seconds * 1000).toISOString() : null,
     };
     await tx.insertPending(row);
-    await tx.clearAnswer(row.thread_id, id);
+    // Asked anew (a replay or a fork): the answer it had no longer counts.
+    if (read.answers.get(id)?.state === "applied") await tx.clearAnswer(row.thread_id, id);
     out.events.push({ type: "interrupt.created", ...row });
     if (row.deadline_at)
       out.deadlines.push({ threadId: row.thread_id, interruptId: id, at: new Date(row.deadline_at) });
