@@ -25,12 +25,11 @@ export interface Db {
   all<T = Row>(sql: string, params?: unknown[]): Promise<T[]>;
   run(sql: string, params?: unknown[]): Promise<number>;
   /**
-   * A write whose outcome nobody reads (text, number and null parameters only). In a
-   * PostgreSQL transaction it goes out with the transaction's next statement or its COMMIT
+   * A write whose outcome nobody reads. In a PostgreSQL transaction it goes out with the transaction's next statement or its COMMIT
    * (a failure surfaces there, and rolls the transaction back): one round trip fewer.
    */
   write(sql: string, params?: unknown[]): Promise<void>;
-  /** Several reads, in one round trip on PostgreSQL (text, number and null parameters only). */
+  /** Several reads, in one round trip on PostgreSQL. */
   reads(statements: ReadonlyArray<Statement>): Promise<Row[][]>;
   /**
    * Runs `fn` in one transaction that holds the write lock of `threadId` (if given). With
