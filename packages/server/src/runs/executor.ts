@@ -164,7 +164,7 @@ async function settleTaken(ctx: ServerContext, runId: string): Promise<void> {
   if (publishIn)
     return ctx.store.tx(async (tx) => {
       await tx.settleAnswers(runId, true);
-      await publishIn.call(ctx.bus, tx.db, settled);
+      await publishIn.call(ctx.bus, tx.db, [settled]);
     });
   await ctx.store.settleAnswers(runId, true);
   await ctx.bus.publish(settled);
