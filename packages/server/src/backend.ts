@@ -187,6 +187,7 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
     };
     const unsubscribe = ctx.bus.subscribe((event) => {
       if (event.type === "run.cancel") abortLocal(ctx, event.run_id, event.action);
+      if (event.type === "answers.settle") ctx.executing.get(event.run_id)?.askToSettle();
       if (event.type === "run.follow") {
         const log = ctx.broker.get(event.run_id);
         if (log) ctx.runEvents?.relay(event.run_id, log);

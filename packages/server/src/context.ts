@@ -60,6 +60,8 @@ export interface Execution {
   action?: StopReason;
   /** Resolves once the run's outcome is recorded (or it was given back to the queue). */
   finished: Promise<void>;
+  /** Someone waits for the run's answers: settle them as soon as the run got past them (runs/settle-on-request.ts). */
+  askToSettle(): void;
 }
 
 export function newProcessId(): string {

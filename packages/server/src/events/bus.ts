@@ -42,6 +42,8 @@ export type BusEvent =
   | { type: "run.done"; run_id: string }
   /** The answers a run carried were taken (its first step got past them) or refused. */
   | { type: "answers.settled"; run_id: string }
+  /** Someone waits for a run's answers to settle: the process executing it settles them as soon as it can. */
+  | { type: "answers.settle"; run_id: string }
   /** An assistant was created, changed or deleted: other processes drop it from their caches. */
   | { type: "assistant.changed"; assistant_id: string }
   /** New stream events of a run are stored (see runs/event-relay.ts). */
