@@ -7,14 +7,19 @@
 import type { BusEvent } from "./bus.js";
 
 export const BUS_CHANNEL = "interlude_server_events";
-/** NOTIFY payloads are limited to 8000 bytes; an interrupt event larger than this is sent without `value`. */
+/**
+ * NOTIFY payloads are limited to 8000 bytes (a longer one fails its whole transaction); an
+ * interrupt event larger than this is sent without its user data (value, answer, schema).
+ */
 const MAX_PAYLOAD = 7000;
+const USER_DATA = ["value", "answer", "response_schema"] as const;
 
 function jsonOf(event: BusEvent): string {
   const json = JSON.stringify(event);
-  return Buffer.byteLength(json) > MAX_PAYLOAD && "value" in event
-    ? JSON.stringify({ ...event, value: null, truncated: true })
-    : json;
+  if (Buffer.byteLength(json) <= MAX_PAYLOAD) return json;
+  const slim: Record<string, unknown> = { ...event, truncated: true };
+  for (const key of USER_DATA) if (key in slim) slim[key] = null;
+  return JSON.stringify(slim);
 }
 
 /** The NOTIFY payloads that carry `events`, in order: one unless they do not fit. */
