@@ -4,6 +4,9 @@
  * takes them, and a job whose process died is retried by another (pg-boss expiry and retry,
  * plus the run leases in lease.ts). Stream and wait runs execute in the process their client
  * is connected to; when one becomes first in line elsewhere, that process is told via the bus.
+ * That is what keeps a second server from costing throughput: an answer through either server
+ * issues the same statements as through one, with no hop through the queue (a job's insert,
+ * fetch and completion, and a wake-up) and no events to relay to the client's process.
  */
 import PgBoss from "pg-boss";
 import type { Dispatcher, ServerContext } from "../context.js";
