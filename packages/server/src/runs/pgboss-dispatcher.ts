@@ -24,6 +24,8 @@ const DEADLINE_QUEUE = "interlude-deadline";
  * notification lost while LISTEN reconnected, or a deadline whose announcing process died.
  */
 const SAFETY_POLL_MS = 15_000;
+/** A second look for due deadline jobs this long after the alarm rang (ms). */
+const CLOCK_MARGIN_MS = 1_000;
 /** Deadline jobs handled at once by a process. */
 const DEADLINE_SLOTS = 4;
 
@@ -79,7 +81,11 @@ export class PgBossDispatcher implements Dispatcher {
       });
       this.runs = runs;
       this.deadlines = deadlines;
-      this.alarm = new DeadlineAlarm(this.ctx, async () => deadlines.wake());
+      this.alarm = new DeadlineAlarm(this.ctx, async () => {
+        deadlines.wake();
+        // pg-boss releases the job by the database's clock: if it is a little behind this one, look again shortly.
+        setTimeout(() => deadlines.wake(), CLOCK_MARGIN_MS).unref();
+      });
     }
     this.unsubscribe = this.ctx.bus.subscribe((event) => {
       if (event.type === "run.dispatch" && event.owner === this.ctx.processId) void this.runHere(event.run_id);
