@@ -214,6 +214,8 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       async close() {
         stopLeases();
         unsubscribe();
+        // No new work first, so that none starts after the runs under way are told to stop.
+        ctx.dispatcher.stopTaking();
         // Each run stops (abandoning nodes that ignore the signal after the grace period) and
         // records its outcome before storage closes.
         const stopping = [...ctx.executing].map(

@@ -18,6 +18,8 @@ export interface Dispatcher {
   dispatch(run: RunRecord): Promise<void>;
   /** Schedules the deadline check of an interrupt at `at`. */
   scheduleDeadline(threadId: string, interruptId: string, at: Date): Promise<void>;
+  /** Shutting down: take no more runs or deadlines (those under way finish; `close` waits for them). */
+  stopTaking(): void;
   close(): Promise<void>;
 }
 

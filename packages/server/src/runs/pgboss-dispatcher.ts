@@ -146,9 +146,15 @@ export class PgBossDispatcher implements Dispatcher {
     await this.ctx.bus.publish({ type: "deadline.scheduled", at: at.toISOString() });
   }
 
-  async close(): Promise<void> {
+  stopTaking(): void {
     this.unsubscribe?.();
     this.alarm?.close();
+    this.runs?.pause();
+    this.deadlines?.pause();
+  }
+
+  async close(): Promise<void> {
+    this.stopTaking();
     await Promise.all([this.runs?.stop(), this.deadlines?.stop()]);
     await this.boss.stop({ graceful: true, timeout: 5_000, wait: true }).catch(() => undefined);
   }

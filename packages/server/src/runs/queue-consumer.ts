@@ -82,10 +82,15 @@ export class QueueConsumer<T extends object> {
     this.handling.add(handled);
   }
 
-  /** Takes no more jobs; resolves once those taken are handled (and completed or failed). */
-  async stop(): Promise<void> {
+  /** Takes no more jobs. */
+  pause(): void {
     this.stopped = true;
     clearInterval(this.poll);
+  }
+
+  /** Takes no more jobs; resolves once those taken are handled (and completed or failed). */
+  async stop(): Promise<void> {
+    this.pause();
     await Promise.all(this.handling);
   }
 }
