@@ -127,7 +127,7 @@ async function postmasterOf(pool) {
 export function httpClient(url, sockets) {
   const { hostname, port } = new URL(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
-  const request = (method, path, body) =>
+  const request = (method, path, body, retried = false) =>
     new Promise((resolve, reject) => {
       const data = body === undefined ? undefined : JSON.stringify(body);
       const headers =
@@ -142,7 +142,13 @@ export function httpClient(url, sockets) {
             : reject(new Error(`${method} ${path}: ${res.statusCode} ${text}`)),
         );
       });
-      req.on("error", reject);
+      // A kept-alive socket the server closed as the request went out (its keep-alive timeout, with
+      // the bench's event loop late on a loaded machine): the request was not received; send it again.
+      req.on("error", (error) =>
+        req.reusedSocket && error.code === "ECONNRESET" && !retried
+          ? request(method, path, body, true).then(resolve, reject)
+          : reject(error),
+      );
       req.end(data);
     });
   return { request, close: () => agent.destroy() };

@@ -187,6 +187,7 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
     };
     const unsubscribe = ctx.bus.subscribe((event) => {
       if (event.type === "run.cancel") abortLocal(ctx, event.run_id, event.action);
+      if (event.type === "answers.settle") ctx.executing.get(event.run_id)?.askToSettle();
       if (event.type === "run.follow") {
         const log = ctx.broker.get(event.run_id);
         if (log) ctx.runEvents?.relay(event.run_id, log);
@@ -213,6 +214,8 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       async close() {
         stopLeases();
         unsubscribe();
+        // No new work first, so that none starts after the runs under way are told to stop.
+        ctx.dispatcher.stopTaking();
         // Each run stops (abandoning nodes that ignore the signal after the grace period) and
         // records its outcome before storage closes.
         const stopping = [...ctx.executing].map(

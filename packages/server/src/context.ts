@@ -18,6 +18,8 @@ export interface Dispatcher {
   dispatch(run: RunRecord): Promise<void>;
   /** Schedules the deadline check of an interrupt at `at`. */
   scheduleDeadline(threadId: string, interruptId: string, at: Date): Promise<void>;
+  /** Shutting down: take no more runs or deadlines (those under way finish; `close` waits for them). */
+  stopTaking(): void;
   close(): Promise<void>;
 }
 
@@ -60,6 +62,8 @@ export interface Execution {
   action?: StopReason;
   /** Resolves once the run's outcome is recorded (or it was given back to the queue). */
   finished: Promise<void>;
+  /** Someone waits for the run's answers: settle them as soon as the run got past them (runs/settle-on-request.ts). */
+  askToSettle(): void;
 }
 
 export function newProcessId(): string {

@@ -6,6 +6,7 @@
 import { EventEmitter } from "node:events";
 import pg from "pg";
 import type { Db } from "../store/db.js";
+import { BUS_CHANNEL, eventsOf, notificationsOf } from "./notifications.js";
 
 export interface InterruptCreatedEvent {
   type: "interrupt.created";
@@ -36,9 +37,13 @@ export type BusEvent =
   | { type: "run.dispatch"; run_id: string; owner: string }
   /** A run was put in the shared queue: whoever has a free worker fetches it now, not at its next poll. */
   | { type: "run.queued" }
+  /** A deadline job was queued: processes that take them ring an alarm at `at` (ISO) instead of polling. */
+  | { type: "deadline.scheduled"; at: string }
   | { type: "run.done"; run_id: string }
   /** The answers a run carried were taken (its first step got past them) or refused. */
   | { type: "answers.settled"; run_id: string }
+  /** Someone waits for a run's answers to settle: the process executing it settles them as soon as it can. */
+  | { type: "answers.settle"; run_id: string }
   /** An assistant was created, changed or deleted: other processes drop it from their caches. */
   | { type: "assistant.changed"; assistant_id: string }
   /** New stream events of a run are stored (see runs/event-relay.ts). */
@@ -49,10 +54,11 @@ export type BusEvent =
 export interface Bus {
   publish(event: BusEvent): Promise<void>;
   /**
-   * PostgreSQL: publishes `event` as a write of the transaction `db` is in, sent when it commits
-   * (and not at all if it rolls back), with no round trip of its own. Absent on a local bus.
+   * PostgreSQL: publishes `events` as a write of the transaction `db` is in (one NOTIFY unless
+   * they do not fit), sent when it commits (and not at all if it rolls back), with no round trip
+   * of its own. Absent on a local bus.
    */
-  publishIn?(db: Db, event: BusEvent): Promise<void>;
+  publishIn?(db: Db, events: readonly BusEvent[]): Promise<void>;
   subscribe(listener: (event: BusEvent) => void): () => void;
   close(): Promise<void>;
 }
@@ -69,19 +75,6 @@ export class LocalBus implements Bus {
   async close(): Promise<void> {
     this.emitter.removeAllListeners();
   }
-}
-
-export const BUS_CHANNEL = "interlude_server_events";
-const CHANNEL = BUS_CHANNEL;
-/** NOTIFY payloads are limited to 8000 bytes; larger interrupt payloads are sent without `value`. */
-const MAX_PAYLOAD = 7000;
-
-/** The NOTIFY payload of an event (a statement that writes may send it itself: `SELECT pg_notify(BUS_CHANNEL, payload)`). */
-export function notificationOf(event: BusEvent): string {
-  const payload = JSON.stringify(event);
-  return payload.length > MAX_PAYLOAD && "value" in event
-    ? JSON.stringify({ ...event, value: null, truncated: true })
-    : payload;
 }
 
 export class PgBus implements Bus {
@@ -103,18 +96,14 @@ export class PgBus implements Bus {
     const client = new pg.Client({ connectionString: this.url });
     this.client = client;
     client.on("notification", (message) => {
-      if (message.channel !== CHANNEL || !message.payload) return;
-      try {
-        void this.local.publish(JSON.parse(message.payload) as BusEvent);
-      } catch {
-        // A malformed payload is not ours; ignore it.
-      }
+      if (message.channel !== BUS_CHANNEL || !message.payload) return;
+      for (const event of eventsOf(message.payload)) void this.local.publish(event);
     });
     client.on("error", () => {
       if (!this.closed) void this.reconnect();
     });
     await client.connect();
-    await client.query(`LISTEN ${CHANNEL}`);
+    await client.query(`LISTEN ${BUS_CHANNEL}`);
   }
 
   private async reconnect(): Promise<void> {
@@ -131,23 +120,21 @@ export class PgBus implements Bus {
    * in the order they were published.
    */
   publish(event: BusEvent): Promise<void> {
-    const payload = notificationOf(event);
     return new Promise((resolve, reject) => {
-      this.outbox.push({ payload, resolve, reject });
+      this.outbox.push({ event, resolve, reject });
       if (this.outbox.length === 1) setImmediate(() => (this.sending = this.sending.then(() => this.send())));
     });
   }
 
-  private readonly outbox: Array<{ payload: string; resolve: () => void; reject: (error: unknown) => void }> = [];
+  private readonly outbox: Array<{ event: BusEvent; resolve: () => void; reject: (error: unknown) => void }> = [];
   private sending: Promise<void> = Promise.resolve();
 
   private async send(): Promise<void> {
     const batch = this.outbox.splice(0);
     try {
-      // Identical payloads in one transaction are delivered once: only repeated "run.events" can be.
       await this.pool.query("SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", [
-        CHANNEL,
-        batch.map((b) => b.payload),
+        BUS_CHANNEL,
+        notificationsOf(batch.map((b) => b.event)),
       ]);
       for (const b of batch) b.resolve();
     } catch (error) {
@@ -155,8 +142,8 @@ export class PgBus implements Bus {
     }
   }
 
-  publishIn(db: Db, event: BusEvent): Promise<void> {
-    return db.write("SELECT pg_notify(?, ?)", [CHANNEL, notificationOf(event)]);
+  async publishIn(db: Db, events: readonly BusEvent[]): Promise<void> {
+    for (const payload of notificationsOf(events)) await db.write("SELECT pg_notify(?, ?)", [BUS_CHANNEL, payload]);
   }
 
   subscribe(listener: (event: BusEvent) => void): () => void {

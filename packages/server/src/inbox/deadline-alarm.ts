@@ -17,7 +17,14 @@ export class DeadlineAlarm {
   private armedAt = Number.POSITIVE_INFINITY;
   private closed = false;
 
-  constructor(private readonly ctx: ServerContext) {}
+  /**
+   * @param due what ringing does: by default fire the deadlines due at `now` (read from the
+   *   pending table); on PostgreSQL, wake the process's taker of deadline jobs instead.
+   */
+  constructor(
+    private readonly ctx: ServerContext,
+    private readonly due: (now: string) => Promise<void> = (now) => fireDue(ctx, now),
+  ) {}
 
   /** A deadline was recorded (or is pending at startup): ring no later than `at`. */
   schedule(at: number): void {
@@ -43,16 +50,7 @@ export class DeadlineAlarm {
     this.timer = undefined;
     const now = new Date(this.ctx.now()).toISOString();
     try {
-      const due = await this.ctx.store.dueDeadlines(now);
-      // Each on its own: one that fails is logged (and tried again when the timer next rings, or at the
-      // next start), the others still fire.
-      await Promise.all(
-        due.map((d) =>
-          fireDeadline(this.ctx, d.thread_id, d.interrupt_id).catch((error) =>
-            console.error("[interlude] deadline failed:", error),
-          ),
-        ),
-      );
+      await this.due(now);
       await this.armNext(now);
     } catch (error) {
       console.error("[interlude] reading due deadlines failed:", error);
@@ -63,4 +61,17 @@ export class DeadlineAlarm {
     const next = await this.ctx.store.nextDeadline(after);
     if (next) this.schedule(Date.parse(next));
   }
+}
+
+async function fireDue(ctx: ServerContext, now: string): Promise<void> {
+  const due = await ctx.store.dueDeadlines(now);
+  // Each on its own: one that fails is logged (and tried again when the timer next rings, or at the
+  // next start), the others still fire.
+  await Promise.all(
+    due.map((d) =>
+      fireDeadline(ctx, d.thread_id, d.interrupt_id).catch((error) =>
+        console.error("[interlude] deadline failed:", error),
+      ),
+    ),
+  );
 }

@@ -8,6 +8,7 @@ import { isResumeMap } from "@interlude/core";
 import type { ServerContext } from "../context.js";
 import type { AnswerRecord, PendingInterrupt } from "../store/records.js";
 import type { StoreTx } from "../store/store.js";
+import { askToSettle } from "./settle-on-request.js";
 
 /**
  * How long an answer waits for an earlier reservation to settle (taken or refused), woken by
@@ -16,7 +17,10 @@ import type { StoreTx } from "../store/store.js";
 export const SETTLE_TIMEOUT_MS = 15_000;
 const SETTLE_LOOK_MS = 1_000;
 
-/** Resolves when the run holding an earlier reservation settles its answers or ends (or after a while). */
+/**
+ * Resolves when the run holding an earlier reservation settles its answers or ends (or after a
+ * while); asks its process to settle them now rather than when the run ends.
+ */
 export function settledOrAfter(ctx: ServerContext, runId: string | null, ms = SETTLE_LOOK_MS): Promise<void> {
   return new Promise((resolve) => {
     const done = () => (clearTimeout(timer), unsubscribe(), resolve());
@@ -24,6 +28,7 @@ export function settledOrAfter(ctx: ServerContext, runId: string | null, ms = SE
     const unsubscribe = ctx.bus.subscribe((event) => {
       if ((event.type === "answers.settled" || event.type === "run.done") && event.run_id === runId) done();
     });
+    if (runId !== null) askToSettle(ctx, runId);
   });
 }
 

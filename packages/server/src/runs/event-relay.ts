@@ -7,7 +7,8 @@
  * event: its own client is connected to this process, and storing every answer's events for
  * nobody was a round trip per answer and another, a minute later, to delete them.
  */
-import { BUS_CHANNEL, type BusEvent, notificationOf } from "../events/bus.js";
+import type { BusEvent } from "../events/bus.js";
+import { BUS_CHANNEL, notificationsOf } from "../events/notifications.js";
 import type { Db } from "../store/db.js";
 import { appendRunEvents, deleteRunEvents } from "../store/run-events.js";
 import type { RunEvent, RunLog } from "./broker.js";
@@ -48,8 +49,8 @@ export class RunEventRelay {
     this.pending = new Map();
     const sent = this.tail.then(async () => {
       if (!batch.size && !also.length) return;
-      const payloads = [...batch.keys()].map((runId) => notificationOf({ type: "run.events", run_id: runId }));
-      payloads.push(...also.map(notificationOf));
+      const stored = [...batch.keys()].map((runId): BusEvent => ({ type: "run.events", run_id: runId }));
+      const payloads = notificationsOf([...stored, ...also]);
       try {
         await appendRunEvents(this.db, batch, { channel: BUS_CHANNEL, payloads });
       } catch (error) {

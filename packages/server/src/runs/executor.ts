@@ -19,16 +19,11 @@ import { graphConfig, graphInput, streamModes, wantsMode } from "./input.js";
 import { move, moveStatement } from "./lifecycle.js";
 import { MessageEvents } from "./message-events.js";
 import { errorBody, isRefusal, isThreadBusy } from "./outcome.js";
+import { SettleOnRequest } from "./settle-on-request.js";
 import { SubgraphLifecycle } from "./subgraph-lifecycle.js";
 import { createToolsHandler } from "./tools-handler.js";
 
 const BUSY_RETRY_MS = 500;
-/**
- * A run still executing this long after it took its answers settles them at once (so a
- * competing answer gets its 409 without waiting for the run's end); a shorter run settles them
- * in its finishing transaction, one round trip fewer.
- */
-const SETTLE_AFTER_MS = 50;
 
 /** Interrupts inside chunks are shown in the API's shape. */
 function wire(chunk: unknown): unknown {
@@ -83,6 +78,7 @@ async function stream(
   continuing: boolean,
   log: RunLog,
   signal: AbortSignal,
+  answers: SettleOnRequest,
 ): Promise<Streamed> {
   let accepted = false;
   let graph: CompiledStateGraph | undefined;
@@ -92,7 +88,6 @@ async function stream(
   const side = (name: string, data: unknown) => (accepted ? log.push(name, data) : held.push([name, data]));
   // Subgraphs' starts and ends are read from the tasks they run (runs/subgraph-lifecycle.ts).
   const lifecycle = wantsMode(run.kwargs, "lifecycle") ? new SubgraphLifecycle() : undefined;
-  let settling: NodeJS.Timeout | undefined;
   try {
     const assistant = await ctx.store.getAssistant(run.assistant_id);
     graph = assistant && ctx.graphs.get(assistant.graph_id);
@@ -125,11 +120,7 @@ async function stream(
       if (!accepted) {
         accepted = true;
         log.accept();
-        if (run.kwargs.answers?.length)
-          settling = setTimeout(
-            () => void settleTaken(ctx, run.run_id).catch(() => undefined), // the finish settles them anyway
-            SETTLE_AFTER_MS,
-          );
+        if (run.kwargs.answers?.length) answers.take();
         for (const [name, data] of held.splice(0)) log.push(name, data);
       }
       if (lifecycle) for (const [name, data] of lifecycle.observe(ns, mode, chunk)) log.push(name, data);
@@ -148,26 +139,7 @@ async function stream(
   } catch (error) {
     for (const [name, data] of lifecycle?.ended(errorBody(error)) ?? []) side(name, data);
     return { error, accepted, graph };
-  } finally {
-    clearTimeout(settling);
   }
-}
-
-/**
- * The run got past its answers: they are applied now rather than when the run ends, so a
- * competing answer is refused (409) without waiting for a long run to finish.
- */
-async function settleTaken(ctx: ServerContext, runId: string): Promise<void> {
-  const settled = { type: "answers.settled", run_id: runId } as const;
-  const { publishIn } = ctx.bus;
-  // On PostgreSQL the update and its announcement are one round trip (a transaction of two held writes).
-  if (publishIn)
-    return ctx.store.tx(async (tx) => {
-      await tx.settleAnswers(runId, true);
-      await publishIn.call(ctx.bus, tx.db, settled);
-    });
-  await ctx.store.settleAnswers(runId, true);
-  await ctx.bus.publish(settled);
 }
 
 /** @param claimed the run was claimed when it was queued (`running` already). */
@@ -177,7 +149,12 @@ export async function executeRun(ctx: ServerContext, pending: RunRecord, claimed
   // entry stays until the outcome is recorded, so shutting down waits for it.
   const controller = new AbortController();
   let done!: () => void;
-  const entry: Execution = { controller, finished: new Promise<void>((resolve) => (done = resolve)) };
+  const answers = new SettleOnRequest(ctx, pending.run_id);
+  const entry: Execution = {
+    controller,
+    finished: new Promise<void>((resolve) => (done = resolve)),
+    askToSettle: () => answers.ask(),
+  };
   ctx.executing.set(pending.run_id, entry);
   let timer: NodeJS.Timeout | undefined;
   let current = pending;
@@ -196,7 +173,7 @@ export async function executeRun(ctx: ServerContext, pending: RunRecord, claimed
     if (!log.events.length) log.push("metadata", { run_id: run.run_id, attempt: run.attempt });
     const streamed: Streamed = controller.signal.aborted
       ? { error: controller.signal.reason, accepted: false }
-      : await stream(ctx, run, continuing, log, controller.signal);
+      : await stream(ctx, run, continuing, log, controller.signal, answers);
     const { error, accepted } = streamed;
     if (error !== undefined && !accepted && isThreadBusy(error) && !controller.signal.aborted) {
       // Another writer (or a crashed process's claim, until it lapses) holds the thread: try again shortly.

@@ -31,6 +31,10 @@ export class LocalDispatcher implements Dispatcher {
     return this.deadlines.start();
   }
 
+  stopTaking(): void {
+    this.deadlines.close();
+  }
+
   async close(): Promise<void> {
     this.deadlines.close();
   }

@@ -4,25 +4,34 @@
  * takes them, and a job whose process died is retried by another (pg-boss expiry and retry,
  * plus the run leases in lease.ts). Stream and wait runs execute in the process their client
  * is connected to; when one becomes first in line elsewhere, that process is told via the bus.
+ * That is what keeps a second server from costing throughput: an answer through either server
+ * issues the same statements as through one, with no hop through the queue (a job's insert,
+ * fetch and completion, and a wake-up) and no events to relay to the client's process.
  */
 import PgBoss from "pg-boss";
 import type { Dispatcher, ServerContext } from "../context.js";
+import { DeadlineAlarm } from "../inbox/deadline-alarm.js";
 import { fireDeadline } from "../inbox/deadlines.js";
 import type { RunRecord } from "../store/records.js";
 import { executeRun } from "./executor.js";
+import { QueueConsumer } from "./queue-consumer.js";
 
 const RUN_QUEUE = "interlude-run";
-/**
- * Workers are woken by the bus when a run is queued (run.queued), so polling is only the
- * fallback for a missed notification: each poll is a transaction, and nine pollers every
- * 0.5 s were 18 transactions/s per process with nothing to do.
- */
-const POLL_SECONDS = 5;
 const DEADLINE_QUEUE = "interlude-deadline";
+/**
+ * Jobs are fetched when the bus says a run was queued (run.queued) or an alarm rings for a
+ * deadline (deadline.scheduled, and the pending table at start): this poll only catches a
+ * notification lost while LISTEN reconnected, or a deadline whose announcing process died.
+ */
+const SAFETY_POLL_MS = 15_000;
+/** A second look for due deadline jobs this long after the alarm rang (ms). */
+const CLOCK_MARGIN_MS = 1_000;
+/** Deadline jobs handled at once by a process. */
+const DEADLINE_SLOTS = 4;
 
 export interface PgBossOptions {
   connectionString: string;
-  /** Runs this process executes at once (pg-boss workers); 0 only enqueues. */
+  /** Runs this process executes at once (from the queue); 0 only enqueues. */
   concurrency?: number;
   /** A job not finished within this is retried elsewhere (its process is presumed dead). */
   expireInSeconds?: number;
@@ -31,14 +40,23 @@ export interface PgBossOptions {
 export class PgBossDispatcher implements Dispatcher {
   readonly local = false;
   private readonly boss: PgBoss;
-  private readonly workers: string[] = [];
+  private runs?: QueueConsumer<{ run_id: string }>;
+  private deadlines?: QueueConsumer<{ thread_id: string; interrupt_id: string }>;
+  private alarm?: DeadlineAlarm;
   private unsubscribe?: () => void;
 
   constructor(
     private readonly ctx: ServerContext,
     private readonly options: PgBossOptions,
   ) {
-    this.boss = new PgBoss({ connectionString: options.connectionString, max: 4, schema: "interlude_pgboss" });
+    // No cron schedules are used: `schedule: false` spares pg-boss's own polling worker for them.
+    // Its maintenance (expiring the jobs of dead processes) stays, one statement per process every two minutes.
+    this.boss = new PgBoss({
+      connectionString: options.connectionString,
+      max: 4,
+      schema: "interlude_pgboss",
+      schedule: false,
+    });
     this.boss.on("error", (error) =>
       console.error("[interlude] pg-boss:", error instanceof Error ? error.message : error),
     );
@@ -48,26 +66,35 @@ export class PgBossDispatcher implements Dispatcher {
     await this.boss.start();
     for (const name of [RUN_QUEUE, DEADLINE_QUEUE]) await this.boss.createQueue(name).catch(() => undefined);
     const concurrency = this.options.concurrency ?? 8;
-    for (let i = 0; i < concurrency; i++) {
-      this.workers.push(
-        await this.boss.work<{ run_id: string }>(
-          RUN_QUEUE,
-          { batchSize: 1, pollingIntervalSeconds: POLL_SECONDS },
-          async ([job]) => this.onRun(job!.data.run_id),
-        ),
-      );
-    }
     if (concurrency > 0) {
-      await this.boss.work<{ thread_id: string; interrupt_id: string }>(
-        DEADLINE_QUEUE,
-        { batchSize: 1, pollingIntervalSeconds: 0.5 },
-        async ([job]) => fireDeadline(this.ctx, job!.data.thread_id, job!.data.interrupt_id),
-      );
+      const runs = new QueueConsumer<{ run_id: string }>(this.boss, {
+        queue: RUN_QUEUE,
+        slots: concurrency,
+        safetyPollMs: SAFETY_POLL_MS,
+        handle: (job) => this.onRun(job.run_id),
+      });
+      const deadlines = new QueueConsumer<{ thread_id: string; interrupt_id: string }>(this.boss, {
+        queue: DEADLINE_QUEUE,
+        slots: DEADLINE_SLOTS,
+        safetyPollMs: SAFETY_POLL_MS,
+        handle: (job) => fireDeadline(this.ctx, job.thread_id, job.interrupt_id),
+      });
+      this.runs = runs;
+      this.deadlines = deadlines;
+      this.alarm = new DeadlineAlarm(this.ctx, async () => {
+        deadlines.wake();
+        // pg-boss releases the job by the database's clock: if it is a little behind this one, look again shortly.
+        setTimeout(() => deadlines.wake(), CLOCK_MARGIN_MS).unref();
+      });
     }
     this.unsubscribe = this.ctx.bus.subscribe((event) => {
       if (event.type === "run.dispatch" && event.owner === this.ctx.processId) void this.runHere(event.run_id);
-      else if (event.type === "run.queued") this.wakeWorkers();
+      else if (event.type === "run.queued") this.runs?.wake();
+      else if (event.type === "deadline.scheduled") this.alarm?.schedule(Date.parse(event.at));
     });
+    // Runs queued and deadlines due while no process was there to take them.
+    this.runs?.wake();
+    await this.alarm?.start();
   }
 
   private async runHere(runId: string): Promise<void> {
@@ -104,13 +131,9 @@ export class PgBossDispatcher implements Dispatcher {
         { run_id: run.run_id },
         { retryLimit: 5, retryDelay: 1, expireInSeconds: this.options.expireInSeconds ?? 900 },
       );
-      // Every process's workers (this one's too, through the bus) fetch it now.
+      // Every process with a free slot (this one too, through the bus) fetches it now.
       await this.ctx.bus.publish({ type: "run.queued" });
     }
-  }
-
-  private wakeWorkers(): void {
-    for (const id of this.workers) this.boss.notifyWorker(id);
   }
 
   async scheduleDeadline(threadId: string, interruptId: string, at: Date): Promise<void> {
@@ -119,10 +142,20 @@ export class PgBossDispatcher implements Dispatcher {
       { thread_id: threadId, interrupt_id: interruptId },
       { startAfter: at, singletonKey: `${threadId}:${interruptId}`, retryLimit: 3 },
     );
+    // Every process taking deadline jobs (this one too) sets its alarm for it.
+    await this.ctx.bus.publish({ type: "deadline.scheduled", at: at.toISOString() });
+  }
+
+  stopTaking(): void {
+    this.unsubscribe?.();
+    this.alarm?.close();
+    this.runs?.pause();
+    this.deadlines?.pause();
   }
 
   async close(): Promise<void> {
-    this.unsubscribe?.();
+    this.stopTaking();
+    await Promise.all([this.runs?.stop(), this.deadlines?.stop()]);
     await this.boss.stop({ graceful: true, timeout: 5_000, wait: true }).catch(() => undefined);
   }
 }

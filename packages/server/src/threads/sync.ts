@@ -105,8 +105,7 @@ export async function syncThreadIn(
  * trip of their own); elsewhere they stay in `out` for `announce`, after the commit.
  */
 export async function announceAtCommit(ctx: ServerContext, tx: StoreTx, out: Announcements): Promise<void> {
-  if (!ctx.bus.publishIn) return;
-  for (const event of out.events.splice(0)) await ctx.bus.publishIn(tx.db, event);
+  if (ctx.bus.publishIn && out.events.length) await ctx.bus.publishIn(tx.db, out.events.splice(0));
 }
 
 export async function announce(ctx: ServerContext, out: Announcements): Promise<void> {
