@@ -309,6 +309,54 @@ describe("7. one writer per thread", () => {
   });
 });
 
+describe("7b. the claim given back with the run's last writes", () => {
+  /** Records the saver calls that write pending writes or release a claim, in order. */
+  class RecordingSaver extends MemorySaver {
+    readonly calls: string[] = [];
+    override async putWrites(...args: Parameters<MemorySaver["putWrites"]>) {
+      this.calls.push(args[3]?.releaseClaim ? "putWrites+release" : "putWrites");
+      return super.putWrites(...args);
+    }
+    override async releaseThread(threadId: string, owner: string) {
+      this.calls.push("releaseThread");
+      return super.releaseThread(threadId, owner);
+    }
+  }
+
+  it("a run paused at two questions offers its claim with the last of its writes only, then releases it", async () => {
+    const saver = new RecordingSaver();
+    const State = Annotation.Root({ log: Annotation<string[]>(concat) });
+    const graph = new StateGraph(State)
+      .addNode("legal", () => ({ log: [`legal:${interrupt("contract?")}`] }))
+      .addNode("finance", () => ({ log: [`finance:${interrupt("budget?")}`] }))
+      .addEdge(START, "legal")
+      .addEdge(START, "finance")
+      .compile({ checkpointer: saver });
+    const paused = await graph.invoke({}, thread("release-paused"));
+    expect(saver.calls).toEqual(["putWrites", "putWrites+release", "releaseThread"]);
+    const answers = Object.fromEntries(paused.__interrupt__!.map((i) => [i.id, "ok"]));
+    expect(await graph.invoke(new Command({ resume: answers }), thread("release-paused"))).toEqual({
+      log: ["finance:ok", "legal:ok"],
+    });
+  });
+
+  it("a failed run offers its claim with its error's write, and the thread can be run again", async () => {
+    const saver = new RecordingSaver();
+    let fail = true;
+    const graph = new StateGraph(Annotation.Root({ v: Annotation<string>() }))
+      .addNode("work", () => {
+        if (fail) throw new Error("boom");
+        return { v: "done" };
+      })
+      .addEdge(START, "work")
+      .compile({ checkpointer: saver });
+    await expect(graph.invoke({}, thread("release-failed"))).rejects.toThrow("boom");
+    expect(saver.calls).toEqual(["putWrites+release", "releaseThread"]);
+    fail = false;
+    expect(await graph.invoke(null, thread("release-failed"))).toEqual({ v: "done" });
+  });
+});
+
 describe("6b. validated answers with a real validator (zod 4)", () => {
   it("refuses a bad answer with zod's issues and exposes zod's JSON Schema", async () => {
     const { z } = await import("zod");

@@ -146,8 +146,16 @@ export class Persistence {
     return this.enqueue("put", () => saver.put(config, checkpoint, metadata, versions, { expectedHead, durable }));
   }
 
-  /** Saves writes of a task against the checkpoint it was prepared from. */
-  saveWrites(checkpointId: string, taskId: string, writes: Array<[string, unknown]>): Promise<void> {
+  /**
+   * Saves writes of a task against the checkpoint it was prepared from.
+   * @param releaseClaim the run's claim owner, when these are the run's last writes (`PutWritesOptions.releaseClaim`)
+   */
+  saveWrites(
+    checkpointId: string,
+    taskId: string,
+    writes: Array<[string, unknown]>,
+    releaseClaim?: string,
+  ): Promise<void> {
     if (!this.saver || writes.length === 0) return Promise.resolve();
     // Writes must follow the checkpoint they belong to, even one held back by durability "exit".
     if (this.unsaved?.checkpoint.id === checkpointId)
@@ -155,7 +163,8 @@ export class Persistence {
     const saver = this.saver;
     const config = this.configFor(checkpointId);
     if (this.saved && checkpointId === this.head) recordWrites(this.saved, taskId, writes);
-    const options = this.durable ? undefined : NOT_DURABLE;
+    const options =
+      releaseClaim !== undefined ? { durable: this.durable, releaseClaim } : this.durable ? undefined : NOT_DURABLE;
     return this.enqueue("putWrites", () => saver.putWrites(config, writes, taskId, options));
   }
 

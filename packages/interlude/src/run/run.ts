@@ -54,15 +54,18 @@ function inTaskOrder(outcomes: readonly TaskOutcome[]): readonly TaskOutcome[] {
 export class GraphRun extends RunStart {
   /** The config of each task, `config.writer` feeding the `custom` stream mode. */
   private nodeConfigs?: NodeConfigs;
+  /** The claim this run holds on its thread (a subgraph runs inside its parent's: none). */
+  private claimOwner?: string;
 
   async execute(): Promise<RunResult> {
     if (!this.saver && (this.before || this.after))
       throw new MissingCheckpointerError("interruptBefore/interruptAfter");
     // A subgraph runs inside its parent's claim.
     if (!this.saver || this.parent) return this.run();
-    return withThreadClaim(this.saver, this.threadId!, this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS, () =>
-      this.run(),
-    );
+    return withThreadClaim(this.saver, this.threadId!, this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS, (owner) => {
+      this.claimOwner = owner;
+      return this.run();
+    });
   }
 
   private run(): Promise<RunResult> {
@@ -243,6 +246,7 @@ export class GraphRun extends RunStart {
       finishedSaved,
       this.commandWrites,
       this.resumeRecord,
+      this.claimOwner,
     );
     await this.persistence.drain();
 
