@@ -89,7 +89,10 @@ export class PostgresSaver extends SaverKit {
     return this.guard("list", async () => (await this.pool.query<Kit.ListCandidate<Buffer>>(text, params)).rows);
   }
 
-  /** One put in one round trip: interlude_put (schema.ts) checks the head and the delta bases, then writes. */
+  /**
+   * One put in one round trip: interlude_put (schema.ts) checks the head and the delta bases,
+   * then writes; a run's last put also releases its claim (`PutOptions.releaseClaim`).
+   */
   protected storePut(put: Kit.PreparedPut): Promise<Kit.PutOutcome> {
     // The head moves: a checkpoint read with the claim is no longer the newest.
     const held = this.claimed.get(put.threadId);
@@ -97,6 +100,7 @@ export class PostgresSaver extends SaverKit {
     return this.guard("put", async () => {
       try {
         await this.pool.query(putQuery(put));
+        if (put.releaseClaim !== undefined) this.releasedWith(put.threadId, put.releaseClaim);
         return STORED;
       } catch (error) {
         const code = (error as { code?: string }).code;
@@ -123,8 +127,12 @@ export class PostgresSaver extends SaverKit {
       return;
     }
     await this.guard("putWrites", () => this.pool.query(named("putWritesRelease", [...values, releaseClaim])));
-    // The caller's releaseThread, next, has nothing left to do; a renewal must not take the claim again.
-    this.claimed.set(threadId, { owner: releaseClaim, latest: undefined, released: true });
+    this.releasedWith(threadId, releaseClaim);
+  }
+
+  /** The claim went with a run's last save: its releaseThread, next, sends nothing, and a late renewal takes nothing. */
+  private releasedWith(threadId: string, owner: string): void {
+    this.claimed.set(threadId, { owner, latest: undefined, released: true });
   }
 
   protected async removeThread(threadId: string): Promise<void> {
@@ -347,7 +355,7 @@ function putQuery(put: Kit.PreparedPut): pg.QueryConfig {
   const channels = Object.keys(versions);
   const deltas = put.blobs.filter((blob) => blob.base !== null);
   const blobs = put.blobs;
-  return named("put", [
+  const values = [
     put.threadId,
     put.ns,
     put.expectedHead !== undefined,
@@ -365,7 +373,8 @@ function putQuery(put: Kit.PreparedPut): pg.QueryConfig {
     toBytes(put.metadata),
     channels,
     channels.map((c) => versions[c]),
-  ]);
+  ];
+  return put.releaseClaim === undefined ? named("put", values) : named("putRelease", [...values, put.releaseClaim]);
 }
 
 function toBytes(data: string | Uint8Array | null): Buffer | null {

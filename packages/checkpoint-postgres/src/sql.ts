@@ -1,3 +1,5 @@
+const PUT_CALL = "interlude_put($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)";
+
 /** A task's writes: reserved channels (negative idx) replace the task's earlier write; others keep the first. */
 const INSERT_WRITES = `INSERT INTO interlude_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, data)
     SELECT $1, $2, $3, $4, w.idx, w.channel, w.data FROM unnest($5::int[], $6::text[], $7::bytea[]) WITH ORDINALITY AS w(idx, channel, data, n) ORDER BY w.n
@@ -17,7 +19,9 @@ function numbered(sql: string): string {
 export const SQL = {
   head: numbered(HEAD),
   /** Blobs, the checkpoint row and the new head, after the head and delta-base checks (schema.ts). */
-  put: "SELECT interlude_put($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
+  put: `SELECT ${PUT_CALL}`,
+  /** A run's last put and the release of its claim ($18: the owner), in one statement: both or neither. */
+  putRelease: `WITH r AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $18) SELECT ${PUT_CALL}`,
   checkpoint: `SELECT checkpoint_id AS id, parent_id AS "parentId", record, metadata FROM interlude_checkpoints
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
   latest: `SELECT checkpoint_id AS id, parent_id AS "parentId", record, metadata FROM interlude_checkpoints

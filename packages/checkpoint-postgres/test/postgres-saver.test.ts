@@ -1,6 +1,6 @@
-import { describeSaverConformance, ThreadWriter } from "@interlude/checkpoint-conformance";
+import { describeSaverConformance, makeCheckpoint, ThreadWriter } from "@interlude/checkpoint-conformance";
 import { PostgresSaver, SCHEMA_VERSION } from "@interlude/checkpoint-postgres";
-import { StorageError } from "@interlude/core";
+import { CheckpointConflictError, StorageError } from "@interlude/core";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 
@@ -185,6 +185,32 @@ describe("PostgresSaver's one-call put and claim-load", () => {
     expect(sent).toEqual([]);
     saver.pool.query = query;
     expect((await saver.getTuple(thread.config))?.pendingWrites).toEqual([["task-1", "answer", "last"]]);
+    expect(await saver.claimThread(threadId, { owner: "run-2", ttlMs: 60_000 })).toBe(true);
+    await saver.releaseThread(threadId, "run-2");
+  });
+
+  it("releases a run's claim in the statement of its last put, and keeps it when the put is refused", async () => {
+    const saver = saverOn();
+    const thread = new ThreadWriter(saver);
+    const first = await thread.write({ answer: "a" });
+    const { threadId } = thread;
+    expect(await saver.claimThread(threadId, { owner: "run-1", ttlMs: 60_000 })).toBe(true);
+    const last = (expectedHead: string | null) =>
+      saver.put(
+        first,
+        { ...makeCheckpoint({ answer: "b" }, { answer: 2 }) },
+        { source: "loop", step: 1, parents: {} },
+        { answer: 2 },
+        { expectedHead, releaseClaim: "run-1" },
+      );
+    await expect(last(null)).rejects.toBeInstanceOf(CheckpointConflictError);
+    expect((await saver.claimHolder(threadId))?.owner).toBe("run-1");
+    await last(thread.head!);
+    expect(await saver.claimHolder(threadId)).toBeUndefined();
+    expect((await saver.getTuple({ configurable: { thread_id: threadId } }))?.checkpoint.channel_values.answer).toBe(
+      "b",
+    );
+    await saver.releaseThread(threadId, "run-1");
     expect(await saver.claimThread(threadId, { owner: "run-2", ttlMs: 60_000 })).toBe(true);
     await saver.releaseThread(threadId, "run-2");
   });

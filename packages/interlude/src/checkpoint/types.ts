@@ -97,6 +97,8 @@ export interface PutOptions {
    * write is committed. Savers that commit every write ignore it.
    */
   durable?: boolean;
+  /** The run saves nothing after this checkpoint: see `PutWritesOptions.releaseClaim`. */
+  releaseClaim?: string;
 }
 
 /** Options of `putWrites` (see `PutOptions.durable`). */
