@@ -42,7 +42,7 @@ export interface PreparedPut<Kept = string | Uint8Array> {
   /** false: the caller flushes later; a saver that batches commits may resolve before committing. */
   readonly durable: boolean;
   /** The claim the caller releases next (`PutOptions.releaseClaim`): a backend may release it with the put. */
-  readonly releaseClaim: string | undefined;
+  readonly releaseClaim?: string | undefined;
 }
 
 /** How a saver keeps a checkpoint's record and metadata; by default both are serialised with its serde. */
