@@ -120,6 +120,25 @@ export function concurrencySuite(make: MakeSaver): void {
       }
     });
 
+    it("stores a run's last writes given with releaseClaim, and frees the thread once releaseThread follows", async () => {
+      const other = h.current.makeSecondSaver ? await h.current.makeSecondSaver() : h.current.saver;
+      try {
+        const threadId = freshThreadId("claim");
+        const saver = h.current.saver;
+        expect(await saver.claimThread(threadId, { owner: "run-a", ttlMs: 60_000 })).toBe(true);
+        const saved = await putAt(saver, threadId, null, "v");
+        await saver.putWrites(saved, [["value", "last"]], "task-1", { releaseClaim: "run-a" });
+        // A heartbeat's renewal that arrives late takes nothing back for good.
+        await saver.claimThread(threadId, { owner: "run-a", ttlMs: 60_000 });
+        await saver.releaseThread(threadId, "run-a");
+        expect(await other.claimThread(threadId, { owner: "run-b", ttlMs: 60_000 })).toBe(true);
+        const tuple = await other.getTuple({ configurable: { thread_id: threadId } });
+        expect(tuple?.pendingWrites).toEqual([["task-1", "value", "last"]]);
+      } finally {
+        if (other !== h.current.saver) await other.close();
+      }
+    });
+
     it("frees a claim that was not renewed in time", async () => {
       const threadId = freshThreadId("claim");
       // Refused while fresh (a second of margin, however slow the machine), taken once it lapsed.

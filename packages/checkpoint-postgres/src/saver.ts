@@ -4,7 +4,7 @@ import { BASE_MISSING, blobKey, listSql, SaverKit, STORED } from "@interlude/cor
 import pg from "pg";
 import { storageError, withPoolClient } from "./pool.js";
 import { migrate } from "./schema.js";
-import { SQL } from "./sql.js";
+import { HEAD, SQL } from "./sql.js";
 
 /** Claims and idle threads run on the database clock: no `now` option. */
 export interface PostgresSaverOptions extends Omit<Kit.SaverKitOptions, "now"> {
@@ -29,11 +29,8 @@ export class PostgresSaver extends SaverKit {
   private readonly ownsPool: boolean;
   private readonly autoSetup: boolean;
   private ready: Promise<void> | undefined;
-  /**
-   * Threads this saver holds a claim on, with the newest root checkpoint read when claiming
-   * (null: none yet; undefined: taken by getTuple, or stale since a put).
-   */
-  private readonly claimed = new Map<string, { owner: string; latest: Loaded | null | undefined }>();
+  /** Threads this saver holds a claim on. */
+  private readonly claimed = new Map<string, Claimed>();
 
   /** `PostgresSaver.fromConnString("postgres://user@host/db")`: the saver owns (and closes) the pool. */
   static fromConnString(connectionString: string, options?: PostgresSaverOptions): PostgresSaver {
@@ -71,6 +68,15 @@ export class PostgresSaver extends SaverKit {
     });
   }
 
+  /**
+   * The head read of `getHeadId` as SQL text with `?` placeholders and its parameters, for a
+   * store on the same database that reads it inside a query of its own (one round trip fewer).
+   * Its one row's `head_id` is the head; no row or null: the thread has no checkpoint.
+   */
+  headStatement(threadId: string, checkpointNs = ""): readonly [sql: string, params: unknown[]] {
+    return [HEAD, [threadId, checkpointNs]];
+  }
+
   override async getHeadId(threadId: string, checkpointNs = ""): Promise<string | undefined> {
     return this.guard("getHeadId", async () => {
       const { rows } = await this.pool.query<{ head_id: string | null }>(named("head", [threadId, checkpointNs]));
@@ -83,7 +89,10 @@ export class PostgresSaver extends SaverKit {
     return this.guard("list", async () => (await this.pool.query<Kit.ListCandidate<Buffer>>(text, params)).rows);
   }
 
-  /** One put in one round trip: interlude_put (schema.ts) checks the head and the delta bases, then writes. */
+  /**
+   * One put in one round trip: interlude_put (schema.ts) checks the head and the delta bases,
+   * then writes; a run's last put also releases its claim (`PutOptions.releaseClaim`).
+   */
   protected storePut(put: Kit.PreparedPut): Promise<Kit.PutOutcome> {
     // The head moves: a checkpoint read with the claim is no longer the newest.
     const held = this.claimed.get(put.threadId);
@@ -91,6 +100,7 @@ export class PostgresSaver extends SaverKit {
     return this.guard("put", async () => {
       try {
         await this.pool.query(putQuery(put));
+        if (put.releaseClaim !== undefined) this.releasedWith(put.threadId, put.releaseClaim);
         return STORED;
       } catch (error) {
         const code = (error as { code?: string }).code;
@@ -101,20 +111,28 @@ export class PostgresSaver extends SaverKit {
     });
   }
 
-  protected async storeWrites({ threadId, ns, checkpointId, taskId, rows }: Kit.PreparedWrites): Promise<void> {
-    await this.guard("putWrites", () =>
-      this.pool.query(
-        named("putWrites", [
-          threadId,
-          ns,
-          checkpointId,
-          taskId,
-          rows.map((r) => r.idx),
-          rows.map((r) => r.channel),
-          rows.map((r) => toBytes(r.data)),
-        ]),
-      ),
-    );
+  /** A run's last writes also release its claim, in the same statement (`PutWritesOptions.releaseClaim`). */
+  protected async storeWrites({ threadId, ns, checkpointId, taskId, rows, releaseClaim }: Kit.PreparedWrites) {
+    const values = [
+      threadId,
+      ns,
+      checkpointId,
+      taskId,
+      rows.map((r) => r.idx),
+      rows.map((r) => r.channel),
+      rows.map((r) => toBytes(r.data)),
+    ];
+    if (releaseClaim === undefined) {
+      await this.guard("putWrites", () => this.pool.query(named("putWrites", values)));
+      return;
+    }
+    await this.guard("putWrites", () => this.pool.query(named("putWritesRelease", [...values, releaseClaim])));
+    this.releasedWith(threadId, releaseClaim);
+  }
+
+  /** The claim went with a run's last save: its releaseThread, next, sends nothing, and a late renewal takes nothing. */
+  private releasedWith(threadId: string, owner: string): void {
+    this.claimed.set(threadId, { owner, latest: undefined, released: true });
   }
 
   protected async removeThread(threadId: string): Promise<void> {
@@ -128,8 +146,11 @@ export class PostgresSaver extends SaverKit {
    * next (getTuple takes it from `claimed` instead of asking again). A renewal only renews.
    */
   async claimThread(threadId: string, claim: ThreadClaim): Promise<boolean> {
+    const held = this.claimed.get(threadId);
+    // Released with the run's last writes: a heartbeat's late renewal is refused.
+    if (held?.owner === claim.owner && held.released) return false;
     // Renewing our own claim, or taking over a dead holder's: no checkpoint comes with it.
-    if (this.claimed.get(threadId)?.owner === claim.owner || claim.replaces !== undefined) {
+    if (held?.owner === claim.owner || claim.replaces !== undefined) {
       const result = await this.guard("claimThread", () =>
         this.pool.query(named("claim", [threadId, claim.owner, claim.ttlMs, claim.replaces ?? null])),
       );
@@ -152,7 +173,11 @@ export class PostgresSaver extends SaverKit {
   }
 
   async releaseThread(threadId: string, owner: string): Promise<void> {
-    if (this.claimed.get(threadId)?.owner === owner) this.claimed.delete(threadId);
+    const held = this.claimed.get(threadId);
+    if (held?.owner === owner) {
+      this.claimed.delete(threadId);
+      if (held.released) return;
+    }
     await this.guard("releaseThread", () => this.pool.query(named("release", [threadId, owner])));
   }
 
@@ -265,6 +290,15 @@ interface BlobRow {
   data: Buffer | null;
 }
 
+/** A claim this saver holds (or released with a run's last writes), with the checkpoint read when claiming. */
+interface Claimed {
+  owner: string;
+  /** The newest root checkpoint read with the claim (null: none yet; undefined: taken by getTuple, or stale since a put). */
+  latest: Loaded | null | undefined;
+  /** Already released along with the run's last writes: releaseThread sends nothing. */
+  released?: boolean;
+}
+
 /** A checkpoint row with, when read along with it, its blobs and pending writes. */
 interface Loaded {
   row: CheckpointRow;
@@ -321,7 +355,7 @@ function putQuery(put: Kit.PreparedPut): pg.QueryConfig {
   const channels = Object.keys(versions);
   const deltas = put.blobs.filter((blob) => blob.base !== null);
   const blobs = put.blobs;
-  return named("put", [
+  const values = [
     put.threadId,
     put.ns,
     put.expectedHead !== undefined,
@@ -339,7 +373,8 @@ function putQuery(put: Kit.PreparedPut): pg.QueryConfig {
     toBytes(put.metadata),
     channels,
     channels.map((c) => versions[c]),
-  ]);
+  ];
+  return put.releaseClaim === undefined ? named("put", values) : named("putRelease", [...values, put.releaseClaim]);
 }
 
 function toBytes(data: string | Uint8Array | null): Buffer | null {

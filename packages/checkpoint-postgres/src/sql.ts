@@ -1,8 +1,27 @@
+const PUT_CALL = "interlude_put($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)";
+
+/** A task's writes: reserved channels (negative idx) replace the task's earlier write; others keep the first. */
+const INSERT_WRITES = `INSERT INTO interlude_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, data)
+    SELECT $1, $2, $3, $4, w.idx, w.channel, w.data FROM unnest($5::int[], $6::text[], $7::bytea[]) WITH ORDINALITY AS w(idx, channel, data, n) ORDER BY w.n
+    ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE
+    SET channel = EXCLUDED.channel, data = EXCLUDED.data WHERE EXCLUDED.idx < 0`;
+
+/** The head of (thread, namespace), with `?` placeholders for a caller's own query (`PostgresSaver.headStatement`). */
+export const HEAD = "SELECT head_id FROM interlude_heads WHERE thread_id = ? AND checkpoint_ns = ?";
+
+/** `?` placeholders as `$1, $2, ...`. */
+function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
 /** The statements the saver runs. `$1, $2` are always thread id and namespace where both appear. */
 export const SQL = {
-  head: "SELECT head_id FROM interlude_heads WHERE thread_id = $1 AND checkpoint_ns = $2",
+  head: numbered(HEAD),
   /** Blobs, the checkpoint row and the new head, after the head and delta-base checks (schema.ts). */
-  put: "SELECT interlude_put($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
+  put: `SELECT ${PUT_CALL}`,
+  /** A run's last put and the release of its claim ($18: the owner), in one statement: both or neither. */
+  putRelease: `WITH r AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $18) SELECT ${PUT_CALL}`,
   checkpoint: `SELECT checkpoint_id AS id, parent_id AS "parentId", record, metadata FROM interlude_checkpoints
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
   latest: `SELECT checkpoint_id AS id, parent_id AS "parentId", record, metadata FROM interlude_checkpoints
@@ -18,11 +37,11 @@ export const SQL = {
     SELECT channel, version, base, data FROM chain`,
   writes: `SELECT task_id AS "taskId", channel, data FROM interlude_writes
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3 ORDER BY seq`,
-  /** Reserved channels (negative idx) replace the task's earlier write; others keep the first. */
-  putWrites: `INSERT INTO interlude_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, data)
-    SELECT $1, $2, $3, $4, w.idx, w.channel, w.data FROM unnest($5::int[], $6::text[], $7::bytea[]) WITH ORDINALITY AS w(idx, channel, data, n) ORDER BY w.n
-    ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE
-    SET channel = EXCLUDED.channel, data = EXCLUDED.data WHERE EXCLUDED.idx < 0`,
+  putWrites: INSERT_WRITES,
+  /** A run's last writes and the release of its claim ($8: the owner), in one statement: both or neither. */
+  putWritesRelease: `WITH w AS (${INSERT_WRITES}),
+    r AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $8)
+    SELECT 1`,
   deleteThread: `WITH c AS (DELETE FROM interlude_checkpoints WHERE thread_id = $1),
     b AS (DELETE FROM interlude_blobs WHERE thread_id = $1),
     w AS (DELETE FROM interlude_writes WHERE thread_id = $1)

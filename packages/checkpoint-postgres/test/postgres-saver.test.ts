@@ -1,6 +1,6 @@
-import { describeSaverConformance, ThreadWriter } from "@interlude/checkpoint-conformance";
+import { describeSaverConformance, makeCheckpoint, ThreadWriter } from "@interlude/checkpoint-conformance";
 import { PostgresSaver, SCHEMA_VERSION } from "@interlude/checkpoint-postgres";
-import { StorageError } from "@interlude/core";
+import { CheckpointConflictError, StorageError } from "@interlude/core";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 
@@ -161,5 +161,75 @@ describe("PostgresSaver's one-call put and claim-load", () => {
     expect(loaded?.checkpoint.channel_values.answer).toBe("from b");
     expect(loaded?.checkpoint.id).toBe(fromB.head);
     await a.releaseThread(thread.threadId, "run-4");
+  });
+
+  it("releases a run's claim in the statement that stores its last writes, and keeps it when they fail", async () => {
+    const saver = saverOn();
+    const thread = new ThreadWriter(saver);
+    const saved = await thread.write({ answer: "a" });
+    const { threadId } = thread;
+    expect(await saver.claimThread(threadId, { owner: "run-1", ttlMs: 60_000 })).toBe(true);
+    // A write that PostgreSQL refuses (text cannot hold NUL): neither it nor the release happens.
+    const refused = saver.putWrites(saved, [["answer", "x"]], "task\u0000", { releaseClaim: "run-1" });
+    await expect(refused).rejects.toBeInstanceOf(StorageError);
+    expect((await saver.claimHolder(threadId))?.owner).toBe("run-1");
+
+    await saver.putWrites(saved, [["answer", "last"]], "task-1", { releaseClaim: "run-1" });
+    expect(await saver.claimHolder(threadId)).toBeUndefined();
+    // A late heartbeat does not take the claim back; the run's releaseThread sends nothing.
+    expect(await saver.claimThread(threadId, { owner: "run-1", ttlMs: 60_000 })).toBe(false);
+    const sent: unknown[] = [];
+    const query = saver.pool.query.bind(saver.pool);
+    saver.pool.query = ((...args: Parameters<typeof query>) => (sent.push(args[0]), query(...args))) as typeof query;
+    await saver.releaseThread(threadId, "run-1");
+    expect(sent).toEqual([]);
+    saver.pool.query = query;
+    expect((await saver.getTuple(thread.config))?.pendingWrites).toEqual([["task-1", "answer", "last"]]);
+    expect(await saver.claimThread(threadId, { owner: "run-2", ttlMs: 60_000 })).toBe(true);
+    await saver.releaseThread(threadId, "run-2");
+  });
+
+  it("releases a run's claim in the statement of its last put, and keeps it when the put is refused", async () => {
+    const saver = saverOn();
+    const thread = new ThreadWriter(saver);
+    const first = await thread.write({ answer: "a" });
+    const { threadId } = thread;
+    expect(await saver.claimThread(threadId, { owner: "run-1", ttlMs: 60_000 })).toBe(true);
+    const last = (expectedHead: string | null) =>
+      saver.put(
+        first,
+        { ...makeCheckpoint({ answer: "b" }, { answer: 2 }) },
+        { source: "loop", step: 1, parents: {} },
+        { answer: 2 },
+        { expectedHead, releaseClaim: "run-1" },
+      );
+    await expect(last(null)).rejects.toBeInstanceOf(CheckpointConflictError);
+    expect((await saver.claimHolder(threadId))?.owner).toBe("run-1");
+    await last(thread.head!);
+    expect(await saver.claimHolder(threadId)).toBeUndefined();
+    expect((await saver.getTuple({ configurable: { thread_id: threadId } }))?.checkpoint.channel_values.answer).toBe(
+      "b",
+    );
+    await saver.releaseThread(threadId, "run-1");
+    expect(await saver.claimThread(threadId, { owner: "run-2", ttlMs: 60_000 })).toBe(true);
+    await saver.releaseThread(threadId, "run-2");
+  });
+
+  it("gives its head read as a statement another query on the database can carry", async () => {
+    const saver = saverOn();
+    const thread = new ThreadWriter(saver);
+    const [sql, params] = saver.headStatement(thread.threadId);
+    let n = 0;
+    const read = async () =>
+      (
+        await saver.pool.query(
+          sql.replace(/\?/g, () => `$${++n}`),
+          params,
+        )
+      ).rows[0]?.head_id;
+    expect(await read()).toBeUndefined();
+    await thread.write({ answer: "a" });
+    n = 0;
+    expect(await read()).toBe(await saver.getHeadId(thread.threadId));
   });
 });

@@ -309,6 +309,76 @@ describe("7. one writer per thread", () => {
   });
 });
 
+describe("7b. the claim given back with the run's last writes", () => {
+  /** Records the saver calls that write pending writes or release a claim, in order. */
+  class RecordingSaver extends MemorySaver {
+    readonly calls: string[] = [];
+    override async putWrites(...args: Parameters<MemorySaver["putWrites"]>) {
+      this.calls.push(args[3]?.releaseClaim ? "putWrites+release" : "putWrites");
+      return super.putWrites(...args);
+    }
+    override async put(...args: Parameters<MemorySaver["put"]>) {
+      this.calls.push(args[4]?.releaseClaim ? "put+release" : "put");
+      return super.put(...args);
+    }
+    override async releaseThread(threadId: string, owner: string) {
+      this.calls.push("releaseThread");
+      return super.releaseThread(threadId, owner);
+    }
+  }
+
+  it("a run paused at two questions offers its claim with the last of its writes only, then releases it", async () => {
+    const saver = new RecordingSaver();
+    const State = Annotation.Root({ log: Annotation<string[]>(concat) });
+    const graph = new StateGraph(State)
+      .addNode("legal", () => ({ log: [`legal:${interrupt("contract?")}`] }))
+      .addNode("finance", () => ({ log: [`finance:${interrupt("budget?")}`] }))
+      .addEdge(START, "legal")
+      .addEdge(START, "finance")
+      .compile({ checkpointer: saver });
+    const paused = await graph.invoke({}, thread("release-paused"));
+    expect(saver.calls).toEqual(["put", "put", "putWrites", "putWrites+release", "releaseThread"]);
+    const answers = Object.fromEntries(paused.__interrupt__!.map((i) => [i.id, "ok"]));
+    expect(await graph.invoke(new Command({ resume: answers }), thread("release-paused"))).toEqual({
+      log: ["finance:ok", "legal:ok"],
+    });
+  });
+
+  it("a finished run offers its claim with its last checkpoint, whatever the durability", async () => {
+    for (const durability of ["sync", "async", "exit"] as const) {
+      const saver = new RecordingSaver();
+      const graph = new StateGraph(Annotation.Root({ n: Annotation<number>() }))
+        .addNode("one", (s) => ({ n: s.n + 1 }))
+        .addNode("two", (s) => ({ n: s.n * 10 }))
+        .addEdge(START, "one")
+        .addEdge("one", "two")
+        .compile({ checkpointer: saver });
+      expect(await graph.invoke({ n: 1 }, { ...thread(`release-done-${durability}`), durability })).toEqual({ n: 20 });
+      // The input, START's step, "one", then "two"'s with the release; "exit" saves only the last.
+      const last = durability === "exit" ? ["put+release"] : ["put", "put", "put", "put+release"];
+      expect(saver.calls).toEqual([...last, "releaseThread"]);
+      const tuple = await saver.getTuple(thread(`release-done-${durability}`));
+      expect(tuple?.checkpoint.channel_values).toMatchObject({ n: 20 });
+    }
+  });
+
+  it("a failed run offers its claim with its error's write, and the thread can be run again", async () => {
+    const saver = new RecordingSaver();
+    let fail = true;
+    const graph = new StateGraph(Annotation.Root({ v: Annotation<string>() }))
+      .addNode("work", () => {
+        if (fail) throw new Error("boom");
+        return { v: "done" };
+      })
+      .addEdge(START, "work")
+      .compile({ checkpointer: saver });
+    await expect(graph.invoke({}, thread("release-failed"))).rejects.toThrow("boom");
+    expect(saver.calls).toEqual(["put", "put", "putWrites+release", "releaseThread"]);
+    fail = false;
+    expect(await graph.invoke(null, thread("release-failed"))).toEqual({ v: "done" });
+  });
+});
+
 describe("6b. validated answers with a real validator (zod 4)", () => {
   it("refuses a bad answer with zod's issues and exposes zod's JSON Schema", async () => {
     const { z } = await import("zod");

@@ -23,7 +23,7 @@ import { RunEventRelay } from "./runs/event-relay.js";
 import { recoverLost, startLeases } from "./runs/lease.js";
 import { LocalDispatcher } from "./runs/local-dispatcher.js";
 import { PgBossDispatcher } from "./runs/pgboss-dispatcher.js";
-import { PgDb, SqliteDb } from "./store/db.js";
+import { PgDb, SqliteDb, type Statement } from "./store/db.js";
 import { deleteOldRunEvents } from "./store/run-events.js";
 import { Store } from "./store/store.js";
 
@@ -85,6 +85,7 @@ export function defaultSqlitePath(config?: ServerConfig): string {
 
 interface Storage {
   saver: BaseCheckpointSaver;
+  headStatement?: (threadId: string) => Statement;
   store: Store;
   bus: Bus;
   close(): Promise<void>;
@@ -146,6 +147,7 @@ async function openPostgres(url: string): Promise<Storage> {
   await bus.start();
   return {
     saver,
+    headStatement: (threadId) => saver.headStatement(threadId),
     store,
     bus,
     close: async () => {
@@ -170,6 +172,7 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
     const ctx: ServerContext = {
       store: storage.store,
       saver: storage.saver,
+      headStatement: storage.headStatement,
       graphs,
       bus: storage.bus,
       broker: new RunBroker(),

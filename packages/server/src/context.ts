@@ -8,6 +8,7 @@ import type { GraphRegistry } from "./config/graphs.js";
 import type { Bus } from "./events/bus.js";
 import type { RunBroker } from "./runs/broker.js";
 import type { RunEventRelay } from "./runs/event-relay.js";
+import type { Statement } from "./store/db.js";
 import type { RunRecord } from "./store/records.js";
 import type { Store } from "./store/store.js";
 
@@ -26,6 +27,12 @@ export interface Dispatcher {
 export interface ServerContext {
   readonly store: Store;
   readonly saver: BaseCheckpointSaver;
+  /**
+   * The saver's read of a thread's head as a statement of the store's database (PostgreSQL,
+   * where both share one): queueing a run reads it in its view's round trip instead of asking
+   * the saver. Undefined: ask the saver (`getHeadId`).
+   */
+  readonly headStatement?: (threadId: string) => Statement;
   readonly graphs: GraphRegistry;
   readonly bus: Bus;
   readonly broker: RunBroker;

@@ -1,5 +1,6 @@
 /** Several processes on one PostgreSQL database: servers and a worker sharing threads and runs. */
 
+import { PostgresSaver } from "@interlude/checkpoint-postgres";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { collect, FIXTURE_CONFIG, followSse, until } from "./helpers.js";
@@ -9,6 +10,7 @@ const postgres = inject("postgresUrl");
 const children: Child[] = [];
 let urlA: string;
 let urlB: string;
+let database: string;
 
 async function server(database: string): Promise<string> {
   const child = await serve(["--config", FIXTURE_CONFIG, "--postgres", database]);
@@ -18,7 +20,7 @@ async function server(database: string): Promise<string> {
 
 beforeAll(async () => {
   if (!postgres) throw new Error("PostgreSQL test server not available");
-  const database = await freshDatabase(postgres, `interlude_server_${process.pid}_${Date.now() % 1e6}`);
+  database = await freshDatabase(postgres, `interlude_server_${process.pid}_${Date.now() % 1e6}`);
   // Started one after the other: both run the migrations, the second finds them done.
   urlA = await server(database);
   urlB = await server(database);
@@ -147,5 +149,25 @@ describe("two servers on one PostgreSQL database", () => {
     const after = (await a.runs.join(thread.thread_id, run.run_id)) as any;
     expect(after.answers).toEqual(["one"]);
     expect(after.__interrupt__[0].value).toEqual({ question: "next?", n: 1 });
+  });
+
+  it("a run queued and executed by one server starts from the thread's checkpoint head, as the saver has it", async () => {
+    const a = clientOf(urlA);
+    const saver = new PostgresSaver(database);
+    try {
+      const thread = await a.threads.create();
+      const paused = (await a.runs.wait(thread.thread_id, "loop", { input: { rounds: 2 } })) as any;
+      const head = await saver.getHeadId(thread.thread_id);
+      expect(head).toBeDefined();
+      await a.runs.wait(thread.thread_id, "loop", { command: { resume: { [paused.__interrupt__[0].id]: "one" } } });
+      const { rows } = await saver.pool.query<{ kwargs: string }>(
+        "SELECT kwargs FROM interlude_server_runs WHERE thread_id = $1 ORDER BY created_at, run_id",
+        [thread.thread_id],
+      );
+      // Read in the queue transaction's one round trip: null before the first checkpoint, then the head.
+      expect(rows.map((r) => JSON.parse(r.kwargs).started_at_checkpoint)).toEqual([null, head]);
+    } finally {
+      await saver.close();
+    }
   });
 });

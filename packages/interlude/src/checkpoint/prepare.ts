@@ -41,6 +41,8 @@ export interface PreparedPut<Kept = string | Uint8Array> {
   readonly expectedHead: string | null | undefined;
   /** false: the caller flushes later; a saver that batches commits may resolve before committing. */
   readonly durable: boolean;
+  /** The claim the caller releases next (`PutOptions.releaseClaim`): a backend may release it with the put. */
+  readonly releaseClaim?: string | undefined;
 }
 
 /** How a saver keeps a checkpoint's record and metadata; by default both are serialised with its serde. */
@@ -56,6 +58,7 @@ export interface PutTarget {
   parentId: string | undefined;
   expectedHead: string | null | undefined;
   durable: boolean;
+  releaseClaim?: string;
 }
 
 export function putTarget(config: RunnableConfig, options: PutOptions | undefined): PutTarget {
@@ -65,6 +68,7 @@ export function putTarget(config: RunnableConfig, options: PutOptions | undefine
     parentId: checkpointIdOf(config),
     expectedHead: options?.expectedHead,
     durable: options?.durable !== false,
+    releaseClaim: options?.releaseClaim,
   };
 }
 
@@ -137,6 +141,10 @@ export class Prepared<Kept> implements PreparedPut<Kept> {
 
   get durable(): boolean {
     return this.target.durable;
+  }
+
+  get releaseClaim(): string | undefined {
+    return this.target.releaseClaim;
   }
 
   get versions(): ChannelVersions {

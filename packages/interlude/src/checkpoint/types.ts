@@ -97,11 +97,20 @@ export interface PutOptions {
    * write is committed. Savers that commit every write ignore it.
    */
   durable?: boolean;
+  /** The run saves nothing after this checkpoint: see `PutWritesOptions.releaseClaim`. */
+  releaseClaim?: string;
 }
 
 /** Options of `putWrites` (see `PutOptions.durable`). */
 export interface PutWritesOptions {
   durable?: boolean;
+  /**
+   * These are the last writes of a run holding the thread's claim as this owner: the caller
+   * calls `releaseThread(threadId, owner)` next. A saver may release the claim along with the
+   * writes (atomically, in one round trip) and then make that call free; one that ignores it
+   * loses nothing.
+   */
+  releaseClaim?: string;
 }
 
 export interface ThreadClaim {

@@ -57,7 +57,7 @@ export class Persistence {
   /** Channels changed since the last save. */
   readonly changed = new Set<string>();
   /** The newest checkpoint built but not saved (durability "exit"). */
-  private unsaved: { checkpoint: Checkpoint; metadata: CheckpointMetadata } | undefined;
+  private unsaved: { checkpoint: Checkpoint; metadata: CheckpointMetadata; releaseClaim?: string } | undefined;
   /** The head as this run saved it, with the writes saved against it since (undefined: the head predates the run). */
   private saved: SavedHead | undefined;
   /** Durability "sync": every save waits for its commit; else the run flushes once at its end. */
@@ -122,11 +122,18 @@ export class Persistence {
     if (this.failure) throw this.failure;
   }
 
-  /** Saves a checkpoint built by the run. */
-  saveCheckpoint(checkpoint: Checkpoint, metadata: CheckpointMetadata, force = false): Promise<void> {
+  /**
+   * Saves a checkpoint built by the run (`force`: now, even with durability "exit").
+   * @param releaseClaim the run's claim owner, when the run saves nothing after it (`PutOptions.releaseClaim`)
+   */
+  saveCheckpoint(
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    { force = false, releaseClaim }: { force?: boolean; releaseClaim?: string | undefined } = {},
+  ): Promise<void> {
     if (!this.saver) return Promise.resolve();
     if (this.durability === "exit" && !force) {
-      this.unsaved = { checkpoint, metadata };
+      this.unsaved = { checkpoint, metadata, releaseClaim };
       return Promise.resolve();
     }
     this.unsaved = undefined;
@@ -143,19 +150,29 @@ export class Persistence {
     this.parentId = checkpoint.id;
     const saver = this.saver;
     const durable = this.durable;
-    return this.enqueue("put", () => saver.put(config, checkpoint, metadata, versions, { expectedHead, durable }));
+    const options = releaseClaim !== undefined ? { expectedHead, durable, releaseClaim } : { expectedHead, durable };
+    return this.enqueue("put", () => saver.put(config, checkpoint, metadata, versions, options));
   }
 
-  /** Saves writes of a task against the checkpoint it was prepared from. */
-  saveWrites(checkpointId: string, taskId: string, writes: Array<[string, unknown]>): Promise<void> {
+  /**
+   * Saves writes of a task against the checkpoint it was prepared from.
+   * @param releaseClaim the run's claim owner, when these are the run's last writes (`PutWritesOptions.releaseClaim`)
+   */
+  saveWrites(
+    checkpointId: string,
+    taskId: string,
+    writes: Array<[string, unknown]>,
+    releaseClaim?: string,
+  ): Promise<void> {
     if (!this.saver || writes.length === 0) return Promise.resolve();
     // Writes must follow the checkpoint they belong to, even one held back by durability "exit".
     if (this.unsaved?.checkpoint.id === checkpointId)
-      void this.saveCheckpoint(this.unsaved.checkpoint, this.unsaved.metadata, true);
+      void this.saveCheckpoint(this.unsaved.checkpoint, this.unsaved.metadata, { force: true });
     const saver = this.saver;
     const config = this.configFor(checkpointId);
     if (this.saved && checkpointId === this.head) recordWrites(this.saved, taskId, writes);
-    const options = this.durable ? undefined : NOT_DURABLE;
+    const options =
+      releaseClaim !== undefined ? { durable: this.durable, releaseClaim } : this.durable ? undefined : NOT_DURABLE;
     return this.enqueue("putWrites", () => saver.putWrites(config, writes, taskId, options));
   }
 
@@ -166,7 +183,12 @@ export class Persistence {
 
   /** Saves the last checkpoint held back by durability "exit" (called when the run stops). */
   async flushUnsaved(): Promise<void> {
-    if (this.unsaved) await this.saveCheckpoint(this.unsaved.checkpoint, this.unsaved.metadata, true);
+    const unsaved = this.unsaved;
+    if (unsaved)
+      await this.saveCheckpoint(unsaved.checkpoint, unsaved.metadata, {
+        force: true,
+        releaseClaim: unsaved.releaseClaim,
+      });
   }
 
   /** Waits for queued saves (durable, with any durability) and surfaces the first failure. */

@@ -134,7 +134,8 @@ export abstract class RunState {
     return event;
   }
 
-  protected async commit(source: "input" | "loop" | "fork"): Promise<void> {
+  /** @param lastSave the run's claim owner when nothing is saved after this checkpoint (decided once it is built) */
+  protected async commit(source: "input" | "loop" | "fork", lastSave?: () => string | undefined): Promise<void> {
     this.step += 1;
     const checkpoint = checkpointToSave(this.checkpoint, this.channels, this.persistence.changed);
     const metadata: CheckpointMetadata = { source, step: this.step, parents: this.parents };
@@ -148,7 +149,7 @@ export abstract class RunState {
     this.checkpoint.ts = checkpoint.ts;
     this.commandWrites = [];
     this.pending = { tasks: new Map(), nullWrites: [], audit: [] };
-    await this.persistence.saveCheckpoint(checkpoint, metadata);
+    await this.persistence.saveCheckpoint(checkpoint, metadata, { releaseClaim: lastSave?.() });
     if (this.saver) this.emit("checkpoints", () => this.checkpointEvent(checkpoint.id, metadata, parentId));
   }
 }

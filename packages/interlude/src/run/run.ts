@@ -54,15 +54,18 @@ function inTaskOrder(outcomes: readonly TaskOutcome[]): readonly TaskOutcome[] {
 export class GraphRun extends RunStart {
   /** The config of each task, `config.writer` feeding the `custom` stream mode. */
   private nodeConfigs?: NodeConfigs;
+  /** The claim this run holds on its thread (a subgraph runs inside its parent's: none). */
+  private claimOwner?: string;
 
   async execute(): Promise<RunResult> {
     if (!this.saver && (this.before || this.after))
       throw new MissingCheckpointerError("interruptBefore/interruptAfter");
     // A subgraph runs inside its parent's claim.
     if (!this.saver || this.parent) return this.run();
-    return withThreadClaim(this.saver, this.threadId!, this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS, () =>
-      this.run(),
-    );
+    return withThreadClaim(this.saver, this.threadId!, this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS, (owner) => {
+      this.claimOwner = owner;
+      return this.run();
+    });
   }
 
   private run(): Promise<RunResult> {
@@ -120,9 +123,12 @@ export class GraphRun extends RunStart {
     const limit = this.options.recursionLimit ?? DEFAULT_RECURSION_LIMIT;
     const { before, after } = this;
     let candidates: Iterable<string> | undefined;
+    // The next step's tasks, prepared once the checkpoint before it is built.
+    let next: PreparedTask[] | undefined;
     let fromInput = false;
     for (let stepsRun = 0; ; ) {
-      const tasks = this.nextTasks(candidates);
+      const tasks = next ?? this.nextTasks(candidates);
+      next = undefined;
       if (tasks.length === 0) {
         // As in LangGraph, a run given input spends its last step finding nothing left to run:
         // one that needs exactly `limit` node steps is over the limit.
@@ -151,10 +157,11 @@ export class GraphRun extends RunStart {
       );
       this.track(updated);
       this.events.updates(outcomes);
-      await this.commit("loop");
+      candidates = candidateNodes(this.graph.spec, updated);
+      // No step follows: this checkpoint is the run's last save and may carry its claim's release.
+      await this.commit("loop", () => ((next = this.nextTasks(candidates)).length ? undefined : this.claimOwner));
       this.emit("values", () => this.values());
       if (shouldInterrupt(this.checkpoint, after, nodes)) return this.pauseAtBreakpoint();
-      candidates = candidateNodes(this.graph.spec, updated);
     }
   }
 
@@ -243,6 +250,7 @@ export class GraphRun extends RunStart {
       finishedSaved,
       this.commandWrites,
       this.resumeRecord,
+      this.claimOwner,
     );
     await this.persistence.drain();
 

@@ -25,7 +25,7 @@ export async function withThreadClaim<T>(
   saver: BaseCheckpointSaver,
   threadId: string,
   ttlMs: number,
-  work: () => Promise<T>,
+  work: (owner: string) => Promise<T>,
 ): Promise<T> {
   const owner = newClaimOwner();
   if (!(await saver.claimThread(threadId, { owner, ttlMs }))) await takeOver(saver, threadId, owner, ttlMs);
@@ -35,7 +35,7 @@ export async function withThreadClaim<T>(
   );
   heartbeat.unref();
   try {
-    return await work();
+    return await work(owner);
   } finally {
     clearInterval(heartbeat);
     await release(saver, threadId, owner, Date.now() + ttlMs, 50);

@@ -158,11 +158,13 @@ async function queue(
   { runId, threadId, req, identity, owner, assistant }: QueueRequest,
 ): Promise<Queued> {
   const resume = req.command?.resume;
-  // Everything the checks need, in one read (one round trip on PostgreSQL).
+  // Everything the checks need, in one read (one round trip on PostgreSQL), with the
+  // checkpoint head when this process may claim the run here.
   const view = await queueView(
     tx.db,
     threadId,
     resume === undefined ? undefined : isResumeMap(resume) ? { answerIds: Object.keys(resume) } : { pending: true },
+    owner === ctx.processId ? ctx.headStatement?.(threadId) : undefined,
   );
   if (!(await threadFor(tx, threadId, req, assistant, view.graph)))
     return { refusal: new NotFoundError("thread", threadId) };
@@ -204,7 +206,7 @@ async function queue(
     await reserveAnswers(tx, threadId, runId, identity, answers);
   }
   // First in line and executed by this process: claimed here, saving the claim's own transaction.
-  if (active.length === 0 && owner === ctx.processId) Object.assign(run, await claimFields(ctx, run));
+  if (active.length === 0 && owner === ctx.processId) Object.assign(run, await claimFields(ctx, run, view.head));
   await tx.insertRun(run);
   await tx.markThreadBusy(threadId);
   return { run, first: active.length === 0, toCancel };

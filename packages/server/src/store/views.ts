@@ -76,6 +76,8 @@ export interface QueueView {
   pending: PendingInterrupt[];
   /** Answers already given (or reserved) to `answerIds`, or to the pending interrupts. */
   answers: Map<string, AnswerRecord>;
+  /** The thread's checkpoint head, when its statement was given (null: no checkpoint). */
+  head?: string | null;
 }
 
 /**
@@ -86,6 +88,7 @@ export async function queueView(
   db: Db,
   threadId: string,
   answering: { answerIds: readonly string[] } | { pending: true } | undefined,
+  head?: Statement,
 ): Promise<QueueView> {
   const statements: Statement[] = [
     ["SELECT graph_id, assistant_id FROM interlude_server_threads WHERE thread_id = ?", [threadId]],
@@ -97,12 +100,15 @@ export async function queueView(
       `SELECT * FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id IN (${answering.answerIds.map(() => "?").join(", ")})`,
       [threadId, ...answering.answerIds],
     ]);
-  const [graphs, active, ...rest] = await db.reads(statements);
+  const [graphs, active, ...rest] = await db.reads(head ? [...statements, head] : statements);
+  const heads = head && rest.pop();
   const pending = rest.length === 2 ? rest[0]!.map(pendingOf) : [];
-  return {
+  const view: QueueView = {
     graph: graphs![0] as QueueView["graph"],
     active: active!.map(runOf),
     pending,
     answers: answersById(rest.at(-1) ?? []),
   };
+  if (heads) view.head = (heads[0]?.head_id as string | null | undefined) ?? null;
+  return view;
 }

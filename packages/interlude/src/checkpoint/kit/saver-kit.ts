@@ -65,6 +65,8 @@ export interface PreparedWrites {
   taskId: string;
   rows: PreparedWrite[];
   durable: boolean;
+  /** The claim the caller releases next (`PutWritesOptions.releaseClaim`): a backend may release it with the writes. */
+  releaseClaim?: string;
 }
 
 /** How a kit saver keeps a checkpoint's record and metadata (default: serialised with its serde). */
@@ -153,7 +155,8 @@ export abstract class SaverKit<Kept = string | Uint8Array> extends BaseCheckpoin
   ): Promise<void> {
     const { threadId, ns, checkpointId } = writesTarget(config);
     const rows = prepareWrites(this.serde, this.stats, taskId, writes);
-    await this.storeWrites({ threadId, ns, checkpointId, taskId, rows, durable: options?.durable !== false });
+    const durable = options?.durable !== false;
+    await this.storeWrites({ threadId, ns, checkpointId, taskId, rows, durable, releaseClaim: options?.releaseClaim });
   }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
