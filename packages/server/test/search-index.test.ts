@@ -13,6 +13,7 @@ import { PENDING_TEXT } from "../dist/store/pending-search.js";
 import type { PendingInterrupt, ThreadRecord } from "../dist/store/records.js";
 import { MIGRATIONS, migrate } from "../dist/store/schema.js";
 import { Store } from "../dist/store/store.js";
+import { INDEXED_LENGTH, THREAD_METADATA } from "../dist/store/thread-metadata.js";
 import type { ThreadQuery } from "../dist/store/thread-search.js";
 import { freshDatabase } from "./processes.js";
 
@@ -134,6 +135,33 @@ describe("the text index of an upgraded database", () => {
   });
 });
 
+describe("the metadata index of an upgraded database", () => {
+  it("holds the threads there before the upgrade", async () => {
+    const db = new SqliteDb(new Database(":memory:"));
+    await migrate(db, MIGRATIONS.indexOf(THREAD_METADATA));
+    const store = new Store(db);
+    const thread = (id: string, metadata: Record<string, unknown>): ThreadRecord => ({
+      thread_id: id,
+      created_at: id,
+      updated_at: id,
+      state_updated_at: id,
+      metadata,
+      status: "idle",
+      values: null,
+      interrupts: {},
+      error: null,
+      config: {},
+      graph_id: null,
+      assistant_id: null,
+    });
+    await store.insertThread(thread("a", { 'k"\\.': "v", n: 1 }));
+    await store.insertThread(thread("b", { n: 2 }));
+    await store.setup();
+    expect((await store.threads({ metadata: { 'k"\\.': "v" } })).map((t) => t.thread_id)).toEqual(["a"]);
+    expect(await store.countThreads({ metadata: { n: 2 } })).toBe(1);
+  });
+});
+
 /** Binary order, as the databases compare these ASCII columns. */
 const compare = (a: unknown, b: unknown) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0);
 
@@ -225,6 +253,23 @@ describe.each(backends)("the thread search on %s", (_name, open) => {
     expect(found).toEqual(searchedInJs(threads, query));
     const { limit: _limit, offset: _offset, ...filters } = query;
     expect(await store.countThreads(filters)).toBe(searchedInJs(threads, filters).length);
+  });
+
+  it("follows metadata changed, saved unchanged and deleted, and finds values too long to index", async () => {
+    const [thread] = await store.threads({ ids: ["t-005"], limit: 1 });
+    const blob = "ü".repeat(INDEXED_LENGTH);
+    await store.saveThread({ ...thread!, metadata: { ...thread!.metadata, user: "moved", blob } });
+    await store.saveThread({ ...thread!, metadata: { ...thread!.metadata, user: "moved", blob }, status: "idle" });
+    const ids = async (metadata: Record<string, unknown>) =>
+      (await store.threads({ metadata, limit: 100 })).map((t) => t.thread_id);
+    expect(await ids({ user: "moved" })).toEqual(["t-005"]);
+    expect(await ids({ blob })).toEqual(["t-005"]);
+    expect(await ids({ blob, user: "moved" })).toEqual(["t-005"]);
+    expect(await ids({ user: thread!.metadata.user })).not.toContain("t-005");
+    await store.deleteThread("t-005");
+    expect(await ids({ user: "moved" })).toEqual([]);
+    await store.insertThread(thread!);
+    expect(await ids({ user: thread!.metadata.user })).toContain("t-005");
   });
 
   it("returns whole records", async () => {

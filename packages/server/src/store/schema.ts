@@ -1,6 +1,7 @@
 import type { Db } from "./db.js";
 import { PENDING_COUNTS } from "./pending-counts.js";
 import { PENDING_TEXT } from "./pending-search.js";
+import { THREAD_METADATA } from "./thread-metadata.js";
 
 /**
  * The server's own tables, beside the checkpoint tables in the same database. Migrations run
@@ -56,6 +57,7 @@ export const MIGRATIONS: readonly (string | Record<Db["dialect"], string>)[] = [
   `CREATE INDEX interlude_server_threads_newest ON interlude_server_threads (created_at, thread_id);
    DROP INDEX interlude_server_threads_created;`,
   PENDING_TEXT,
+  THREAD_METADATA,
 ];
 
 /** Applies the migrations before index `target` (default: all); tests stop earlier to upgrade a populated database. */

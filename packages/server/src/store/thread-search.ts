@@ -8,6 +8,7 @@
  * by `JSON.stringify` too, so that is the value's text in the column). Both databases give a
  * key's value as its exact text: SQLite's `->` on minified JSON, PostgreSQL's `->` on the `json`
  * type (not `jsonb`, which would reorder keys). A missing key gives NULL and never matches.
+ * Metadata filters go through an index of (key, value text, thread) (thread-metadata.ts).
  *
  * Orders by the sort column, then the thread id, in the same direction; (created_at, thread_id)
  * is indexed (the default order). The other sort columns change at every run, and an index on
@@ -15,6 +16,7 @@
  */
 import type { Db, Statement } from "./db.js";
 import type { Json, ThreadStatus } from "./records.js";
+import { indexedMetadata } from "./thread-metadata.js";
 
 export interface ThreadQuery {
   ids?: string[];
@@ -40,8 +42,10 @@ function filtered(dialect: Db["dialect"], query: ThreadQuery): Statement {
     ['"values"', query.values],
   ] as const) {
     for (const [key, value] of Object.entries(filter ?? {})) {
-      where.push(`${fieldOf(dialect, column)} = ?`);
-      params.push(dialect === "sqlite" ? keyPath(key) : key, JSON.stringify(value));
+      const text = JSON.stringify(value);
+      const indexed = column === "metadata" ? indexedMetadata(key, text) : undefined;
+      if (indexed) where.push(indexed.sql), params.push(...indexed.params);
+      else where.push(`${fieldOf(dialect, column)} = ?`), params.push(dialect === "sqlite" ? keyPath(key) : key, text);
     }
   }
   return [where.length ? ` WHERE ${where.join(" AND ")}` : "", params];
