@@ -15,6 +15,7 @@ import { MIGRATIONS, migrate } from "../dist/store/schema.js";
 import { Store } from "../dist/store/store.js";
 import { INDEXED_LENGTH, THREAD_METADATA } from "../dist/store/thread-metadata.js";
 import type { ThreadQuery } from "../dist/store/thread-search.js";
+import { newThread } from "../dist/threads/new-thread.js";
 import { freshDatabase } from "./processes.js";
 
 const pools: pg.Pool[] = [];
@@ -122,40 +123,27 @@ describe.each(backends)("the inbox's text search on %s", (_name, open) => {
   });
 });
 
-describe("the text index of an upgraded database", () => {
-  it("holds the interrupts pending before the upgrade", async () => {
-    const db = new SqliteDb(new Database(":memory:"));
-    await migrate(db, MIGRATIONS.indexOf(PENDING_TEXT));
-    const store = new Store(db);
+/** A SQLite store at the schema before `migration`, to fill before upgrading it. */
+async function storeBefore(migration: (typeof MIGRATIONS)[number]): Promise<Store> {
+  const db = new SqliteDb(new Database(":memory:"));
+  await migrate(db, MIGRATIONS.indexOf(migration));
+  return new Store(db);
+}
+
+describe("the search indexes of an upgraded database", () => {
+  it("the text index holds the interrupts pending before the upgrade", async () => {
+    const store = await storeBefore(PENDING_TEXT);
     await addPending(store, [interrupt(1, { q: "older request" }), interrupt(2, { q: "other" })]);
     await store.setup();
     expect((await store.pending({ q: "older req" })).items.map((p) => p.thread_id)).toEqual(["thread-00001"]);
     await addPending(store, [interrupt(3, { q: "newer request" })]);
     expect((await store.pending({ q: "er request" })).total).toBe(2);
   });
-});
 
-describe("the metadata index of an upgraded database", () => {
-  it("holds the threads there before the upgrade", async () => {
-    const db = new SqliteDb(new Database(":memory:"));
-    await migrate(db, MIGRATIONS.indexOf(THREAD_METADATA));
-    const store = new Store(db);
-    const thread = (id: string, metadata: Record<string, unknown>): ThreadRecord => ({
-      thread_id: id,
-      created_at: id,
-      updated_at: id,
-      state_updated_at: id,
-      metadata,
-      status: "idle",
-      values: null,
-      interrupts: {},
-      error: null,
-      config: {},
-      graph_id: null,
-      assistant_id: null,
-    });
-    await store.insertThread(thread("a", { 'k"\\.': "v", n: 1 }));
-    await store.insertThread(thread("b", { n: 2 }));
+  it("the metadata index holds the threads there before the upgrade", async () => {
+    const store = await storeBefore(THREAD_METADATA);
+    await store.insertThread(newThread("a", { 'k"\\.': "v", n: 1 }));
+    await store.insertThread(newThread("b", { n: 2 }));
     await store.setup();
     expect((await store.threads({ metadata: { 'k"\\.': "v" } })).map((t) => t.thread_id)).toEqual(["a"]);
     expect(await store.countThreads({ metadata: { n: 2 } })).toBe(1);
