@@ -120,6 +120,11 @@ describe.each(backends)("the inbox's text search on %s", (_name, open) => {
     await addPending(store, [{ ...rare, value: { note: "a new needle" } }]);
     expect((await store.pending({ q: "needle" })).items.map((p) => p.value)).toEqual([{ note: "a new needle" }]);
     expect((await store.pending({ q: "in-hay" })).total).toBe(0);
+    // Asked and resolved between two searches: never listed.
+    await addPending(store, [interrupt(3_000, { note: "fleeting" })]);
+    await store.tx((tx) => tx.deletePending(interrupt(3_000, null).thread_id, interrupt(3_000, null).interrupt_id));
+    expect((await store.pending({ q: "fleeting" })).total).toBe(0);
+    expect((await store.pending({ q: "needle" })).total).toBe(1);
   });
 });
 
