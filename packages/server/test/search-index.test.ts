@@ -155,6 +155,37 @@ describe("the search indexes of an upgraded database", () => {
   });
 });
 
+describe("PostgreSQL without the right to create pg_trgm", () => {
+  it("migrates without the trigram index, and searches by scanning", async () => {
+    const url = inject("postgresUrl");
+    if (!url) throw new Error("PostgreSQL test server not available");
+    const suffix = `${process.pid}_${Date.now() % 1e6}`;
+    const admin = new pg.Client({ connectionString: await freshDatabase(url, `interlude_notrgm_${suffix}`) });
+    await admin.connect();
+    const role = `interlude_plain_${suffix}`;
+    const database = `interlude_notrgm_${suffix}`;
+    try {
+      // A role that may create tables in the public schema, but no extension in the database.
+      await admin.query(`CREATE ROLE ${role} LOGIN`);
+      await admin.query(`REVOKE CREATE ON DATABASE ${database} FROM PUBLIC`);
+      await admin.query(`GRANT CREATE, USAGE ON SCHEMA public TO ${role}`);
+      const plain = new URL(url);
+      plain.username = role;
+      plain.pathname = `/${database}`;
+      const pool = new pg.Pool({ connectionString: plain.toString(), max: 2 });
+      pools.push(pool);
+      const store = new Store(new PgDb(pool));
+      await store.setup();
+      const { rows } = await admin.query("SELECT 1 FROM pg_indexes WHERE indexname = 'interlude_server_pending_text'");
+      expect(rows).toEqual([]);
+      await addPending(store, [interrupt(1, { note: "scanned text" }), interrupt(2, { note: "other" })]);
+      expect((await store.pending({ q: "scanned" })).items.map((p) => p.thread_id)).toEqual(["thread-00001"]);
+    } finally {
+      await admin.end();
+    }
+  });
+});
+
 /** Binary order, as the databases compare these ASCII columns. */
 const compare = (a: unknown, b: unknown) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0);
 

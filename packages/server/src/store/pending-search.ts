@@ -50,16 +50,14 @@ export const PENDING_TEXT: Record<Db["dialect"], string> = {
        AND k.text_id <= (SELECT indexed_through FROM ${STATE});
      DELETE FROM ${KEYS} WHERE thread_id = OLD.thread_id AND interrupt_id = OLD.interrupt_id;
    END;`,
-  // One statement that cannot fail: a failed CREATE EXTENSION would abort the migration's transaction.
+  // One block that cannot fail (pg_trgm not installed, no right to create it, installed in a schema
+  // off the search path): a failed statement would abort the migration's transaction.
   postgres: `DO $$
    BEGIN
-     BEGIN
-       CREATE EXTENSION IF NOT EXISTS pg_trgm;
-     EXCEPTION WHEN OTHERS THEN
-       RAISE WARNING 'interlude: pg_trgm unavailable (%), the inbox text search will scan every pending interrupt', SQLERRM;
-       RETURN;
-     END;
+     CREATE EXTENSION IF NOT EXISTS pg_trgm;
      CREATE INDEX ${TEXT} ON interlude_server_pending USING gin (LOWER(value) gin_trgm_ops);
+   EXCEPTION WHEN OTHERS THEN
+     RAISE WARNING 'interlude: no trigram index (%), the inbox text search will scan every pending interrupt', SQLERRM;
    END $$;`,
 };
 
