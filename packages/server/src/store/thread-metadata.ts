@@ -28,9 +28,12 @@ const sqliteEntries = (row: "NEW" | "OLD" | "t", every = "") =>
 const sqliteRemoved = `DELETE FROM ${TABLE} WHERE (key, value, thread_id) IN (${sqliteEntries("OLD")});`;
 const sqliteAdded = `INSERT INTO ${TABLE} (key, value, thread_id) ${sqliteEntries("NEW")} ON CONFLICT DO NOTHING;`;
 
-/** PostgreSQL: the index rows of one thread's metadata (`json`, not `jsonb`: the text as stored). */
+/**
+ * PostgreSQL: the index rows of one thread's metadata (`json`, not `jsonb`: the text as stored;
+ * metadata that is not an object has none, where json_each would fail).
+ */
 const postgresEntries = (row: "NEW" | "OLD" | "t", every = "") =>
-  `SELECT j.key, j.value::text, ${row}.thread_id FROM ${every}json_each(${row}.metadata::json) j WHERE length(j.value::text) <= ${INDEXED_LENGTH}`;
+  `SELECT j.key, j.value::text, ${row}.thread_id FROM ${every}json_each(CASE WHEN json_typeof(${row}.metadata::json) = 'object' THEN ${row}.metadata::json ELSE '{}' END) j WHERE length(j.value::text) <= ${INDEXED_LENGTH}`;
 
 /** The migration that creates the index, filled from the threads already there. */
 export const THREAD_METADATA: Record<Db["dialect"], string> = {
