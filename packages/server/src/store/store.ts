@@ -101,11 +101,11 @@ export class StoreTx {
 
   /** A page of the threads a search matches (thread-search.ts). */
   async threads(query: ThreadQuery): Promise<ThreadRecord[]> {
-    return (await this.db.all(...threadSearch(this.db.dialect, query))).map(threadOf);
+    return (await this.db.search(...threadSearch(this.db.dialect, query))).map(threadOf);
   }
 
   async countThreads(query: ThreadQuery): Promise<number> {
-    const [row] = await this.db.all<{ n: number | string }>(...threadCount(this.db.dialect, query));
+    const [row] = await this.db.search<{ n: number | string }>(...threadCount(this.db.dialect, query));
     return Number(row?.n ?? 0);
   }
 
