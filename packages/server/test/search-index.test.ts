@@ -145,6 +145,17 @@ describe("the search indexes of an upgraded database", () => {
     expect((await store.pending({ q: "er request" })).total).toBe(2);
   });
 
+  it("a backlog larger than one batch of indexing is indexed whole", async () => {
+    const store = new Store(new SqliteDb(new Database(":memory:")));
+    await store.setup();
+    await addPending(
+      store,
+      Array.from({ length: 5_100 }, (_, i) => interrupt(i, { item: `item-${i}-end` })),
+    );
+    for (const q of ["item-7-end", "item-5099-end", "item-4999-end"])
+      expect((await store.pending({ q })).total).toBe(1);
+  });
+
   it("the metadata index holds the threads there before the upgrade", async () => {
     const store = await storeBefore(THREAD_METADATA);
     await store.insertThread(newThread("a", { 'k"\\.': "v", n: 1 }));

@@ -14,7 +14,7 @@
  *   in the listing's order, as before (found in the first rows; only its count reads them all).
  *   FTS5 writes a segment at every commit that touches it (about 0.5 ms more per pause and per
  *   resume): so the triggers only note which rows came (a key above `indexed_through`) and went
- *   (`_gone`), and a search first brings the index up to date in one batch (catchUp).
+ *   (`_gone`), and a search first brings the index up to date (catchUp).
  * - PostgreSQL: a GIN trigram index (pg_trgm) on `LOWER(value)`, which the planner uses for the
  *   LIKE itself. Where pg_trgm cannot be installed (no contrib package, no right to create an
  *   extension), the migration leaves the index out and a search scans, as before.
@@ -68,27 +68,39 @@ export const PENDING_TEXT: Record<Db["dialect"], string> = {
  */
 const DENSE = 1_000;
 
+/** Interrupts indexed per transaction: the write lock is held ~50 ms, not seconds for a backlog. */
+const BATCH = 5_000;
+
 /**
- * SQLite: indexes the interrupts pended since the last search and drops those resolved, in one
- * transaction (one FTS5 segment for the lot). Costs as much as the changes since the last search.
+ * SQLite: drops the interrupts resolved since the last search from the index and indexes those
+ * pended, BATCH at a time (one FTS5 segment per batch). Costs as much as the changes since the
+ * last search; an interrupt pended while the search runs is found by the next one.
  */
 async function catchUp(db: Db): Promise<void> {
   const [due] = await db.all<{ due: number }>(
     `SELECT (SELECT COALESCE(MAX(text_id), 0) FROM ${KEYS}) > s.indexed_through OR EXISTS (SELECT 1 FROM ${GONE}) AS due FROM ${STATE} s`,
   );
   if (!due?.due) return;
-  await db.tx(async (tx) => {
-    await tx.run(`DELETE FROM ${TEXT} WHERE rowid IN (SELECT text_id FROM ${GONE})`);
-    await tx.run(`DELETE FROM ${GONE}`);
-    await tx.run(
-      `INSERT INTO ${TEXT} (rowid, value) SELECT k.text_id, p.value FROM ${KEYS} k
-       JOIN interlude_server_pending p ON p.thread_id = k.thread_id AND p.interrupt_id = k.interrupt_id
-       WHERE k.text_id > (SELECT indexed_through FROM ${STATE})`,
-    );
-    await tx.run(
-      `UPDATE ${STATE} SET indexed_through = MAX(indexed_through, (SELECT COALESCE(MAX(text_id), 0) FROM ${KEYS}))`,
-    );
-  });
+  let indexed = BATCH;
+  while (indexed === BATCH) {
+    indexed = await db.tx(async (tx) => {
+      await tx.run(`DELETE FROM ${TEXT} WHERE rowid IN (SELECT text_id FROM ${GONE})`);
+      await tx.run(`DELETE FROM ${GONE}`);
+      const [next] = await tx.all<{ through: number | null; n: number }>(
+        `SELECT MAX(text_id) AS through, COUNT(*) AS n FROM (SELECT text_id FROM ${KEYS}
+         WHERE text_id > (SELECT indexed_through FROM ${STATE}) ORDER BY text_id LIMIT ${BATCH})`,
+      );
+      if (!next?.n) return 0;
+      await tx.run(
+        `INSERT INTO ${TEXT} (rowid, value) SELECT k.text_id, p.value FROM ${KEYS} k
+         JOIN interlude_server_pending p ON p.thread_id = k.thread_id AND p.interrupt_id = k.interrupt_id
+         WHERE k.text_id > (SELECT indexed_through FROM ${STATE}) AND k.text_id <= ?`,
+        [next.through],
+      );
+      await tx.run(`UPDATE ${STATE} SET indexed_through = ?`, [next.through]);
+      return next.n;
+    });
+  }
 }
 
 /** The filter of pending interrupts (columns unqualified) whose value holds `q`, ignoring case. */
