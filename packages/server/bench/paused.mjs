@@ -117,6 +117,80 @@ async function heapMb(api, pid, dir) {
   return bytes / 2 ** 20;
 }
 
+/** The same request `times` times: the median time, and the last answer checked by `check`. */
+async function medianMs(times, send, check) {
+  const took = [];
+  let answer;
+  for (let i = 0; i < times; i++) took.push(await timed(async () => (answer = await send())));
+  check(answer);
+  return median(took);
+}
+
+function expect(what, actual, wanted) {
+  if (actual !== wanted) throw new Error(`${what}: ${actual}, expected ${wanted}`);
+}
+
+/**
+ * The inbox's text search (`q`): the first one after seeding, then a text one interrupt holds, a text every loop question
+ * holds (its count reads them all) and an absent one; and the thread search (`POST
+ * /threads/search`): the newest 10, a metadata filter one thread matches, a page deep into the
+ * paused ones, and the 10 last updated (an order with no index).
+ */
+async function searches(api, total) {
+  const inbox = (q) => api.request("GET", `/inbox/interrupts?limit=50&q=${encodeURIComponent(q)}`);
+  const search = (body) => api.request("POST", "/threads/search", body);
+  return {
+    // On SQLite the first search indexes the interrupts pended since the last one (the seeded ones).
+    textFirstMs: await timed(() => inbox(NEEDLE.service)),
+    textRareMs: await medianMs(
+      10,
+      () => inbox(NEEDLE.service),
+      (r) => expect("q rare", r.total, 1),
+    ),
+    textAllMs: await medianMs(
+      5,
+      () => inbox("next?"),
+      (r) => expect("q every loop question", r.total, total - 1),
+    ),
+    textNoneMs: await medianMs(
+      10,
+      () => inbox("no such text"),
+      (r) => expect("q absent", r.total, 0),
+    ),
+    newestMs: await medianMs(
+      10,
+      () => search({ limit: 10 }),
+      (r) => expect("newest", r.length, 10),
+    ),
+    metadataMs: await medianMs(
+      10,
+      () => search({ metadata: { ticket: NEEDLE.ticket }, limit: 10 }),
+      (r) => expect("metadata", r.length, 1),
+    ),
+    deepMs: await medianMs(
+      10,
+      () => search({ status: "interrupted", limit: 10, offset: Math.floor(total / 2) }),
+      (r) => expect("deep page", r.length, 10),
+    ),
+    updatedMs: await medianMs(
+      5,
+      () => search({ sort_by: "updated_at", limit: 10 }),
+      (r) => expect("by update", r.length, 10),
+    ),
+  };
+}
+
+/** One thread of the approval graph among the loop's: what the rare searches find. */
+const NEEDLE = { ticket: "needle-ticket-7", service: "needle-svc-7" };
+
+async function pauseNeedle(api) {
+  const thread = await api.request("POST", "/threads", { metadata: { ticket: NEEDLE.ticket } });
+  await api.request("POST", `/threads/${thread.thread_id}/runs/wait`, {
+    assistant_id: "approval",
+    input: { request: { service: NEEDLE.service } },
+  });
+}
+
 async function measure(api, rssKb, heap, { viaHttp, seeded }) {
   const listing = [];
   let total;
@@ -125,6 +199,7 @@ async function measure(api, rssKb, heap, { viaHttp, seeded }) {
   }
   const rssMb = rssKb() / 1024;
   return {
+    ...(await searches(api, total)),
     rssMb,
     heapMb: HEAP ? await heap() : undefined,
     total,
@@ -145,6 +220,7 @@ async function scenario(label, storage) {
   const lines = [];
   try {
     const [template] = await pauseThreads(api, 1);
+    await pauseNeedle(api);
     let seededSeconds = 0;
     const perStep = Math.floor(THROUGH_HTTP / Math.max(1, STEPS.length - 1));
     for (const [step, target] of STEPS.entries()) {
@@ -164,6 +240,12 @@ async function scenario(label, storage) {
       lines.push(
         `  ${String(m.total).padStart(7)} paused: server RSS ${m.rssMb.toFixed(0)} MB${HEAP ? ` (JS heap ${m.heapMb.toFixed(1)} MB)` : ""}, inbox 50 oldest ${m.listMs.toFixed(1)} ms, ` +
           `resume one ${m.resumeHttpMs.toFixed(1)} ms (a seeded one ${m.resumeSeededMs.toFixed(1)} ms)`,
+      );
+      console.log(lines.at(-1));
+      lines.push(
+        `          inbox q= first ${m.textFirstMs.toFixed(0)} ms, rare ${m.textRareMs.toFixed(1)} ms, every loop question ${m.textAllMs.toFixed(1)} ms, absent ${m.textNoneMs.toFixed(1)} ms; ` +
+          `thread search newest ${m.newestMs.toFixed(1)} ms, by metadata ${m.metadataMs.toFixed(1)} ms, ` +
+          `interrupted at offset ${Math.floor(m.total / 2)} ${m.deepMs.toFixed(1)} ms, by updated_at ${m.updatedMs.toFixed(1)} ms`,
       );
       console.log(lines.at(-1));
     }

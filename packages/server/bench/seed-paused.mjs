@@ -14,8 +14,9 @@
  * - checkpoint rows, blobs and writes are copied as they are: interrupt ids derive from the task
  *   and checkpoint, not the thread, so each copy's pending interrupt has the template's id and
  *   is answered like it;
- * - thread claims are skipped (a paused thread holds none), and so are PostgreSQL columns filled
- *   by a sequence (they take the next value).
+ * - thread claims are skipped (a paused thread holds none), and so are the search indexes kept
+ *   by triggers (filled by the copies' inserts) and PostgreSQL columns filled by a sequence
+ *   (they take the next value).
  * Copies go in in transactions of `batch` threads; the pending-interrupt counters follow through
  * their triggers.
  */
@@ -23,7 +24,8 @@ import { randomUUID } from "node:crypto";
 
 const SERVER_TABLE = /^interlude_server_/;
 const STAMPED = new Set(["created_at", "updated_at", "state_updated_at"]);
-const SKIPPED_TABLES = /(^|_)claims$/;
+// Claims: a paused thread holds none. Indexes kept by triggers: the copies' own inserts fill them.
+const SKIPPED_TABLES = /(^|_)claims$|^interlude_server_(pending_text_keys|thread_metadata)$/;
 
 /** The expression a copied column takes, `s` being the row of the seed table. */
 function copied(table, column, quote) {

@@ -32,6 +32,12 @@ export interface Db {
   /** Several reads, in one round trip on PostgreSQL. */
   reads(statements: ReadonlyArray<Statement>): Promise<Row[][]>;
   /**
+   * A read planned for its parameters at every call (PostgreSQL: not prepared), for a search
+   * whose best plan depends on the values searched for: a prepared statement's generic plan,
+   * made for any value, may scan every row for a rare one.
+   */
+  search<T = Row>(sql: string, params: unknown[]): Promise<T[]>;
+  /**
    * Runs `fn` in one transaction that holds the write lock of `threadId` (if given). With
    * `durable: false` a store that batches commits may resolve before the commit (see
    * GroupCommit.write): for writes nobody outside this process acts on until a later durable one.
@@ -50,6 +56,7 @@ export class SqliteDb implements Db {
     run: async (sql, params = []) => this.prepare(sql).run(...params).changes,
     write: async (sql, params = []) => void this.prepare(sql).run(...params),
     reads: (statements) => this.reads(statements),
+    search: (sql, params) => this.all(sql, params),
     exec: (script) => this.exec(script),
     tx: (fn) => fn(this.inTx),
   };
@@ -76,6 +83,10 @@ export class SqliteDb implements Db {
   }
   async reads(statements: ReadonlyArray<Statement>): Promise<Row[][]> {
     return statements.map(([sql, params]) => this.prepare(sql).all(...params) as Row[]);
+  }
+  /** SQLite's planner does not look at parameter values: the cached statement serves. */
+  search<T>(sql: string, params: unknown[]): Promise<T[]> {
+    return this.all<T>(sql, params);
   }
   async exec(script: string): Promise<void> {
     this.raw.exec(script);
@@ -183,6 +194,11 @@ export class PgDb implements Db {
   }
   async reads(statements: ReadonlyArray<Statement>): Promise<Row[][]> {
     return (await this.pipeline(statements)).map((r) => r.rows);
+  }
+  async search<T>(sql: string, params: unknown[]): Promise<T[]> {
+    if (this.held.length) return this.all<T>(sql, params);
+    this.sent = true;
+    return ((await this.client.query(numbered(sql), params)) as QueryResult).rows as T[];
   }
   async exec(script: string): Promise<void> {
     if (!this.client) return void (await this.pool.query(script));

@@ -53,8 +53,8 @@ export const PENDING_COUNTS: Record<Db["dialect"], string> = {
 /**
  * The query reading the total of pending interrupts from the counters, for a listing filtered
  * by graph and age (`cutoff`: created at or before, ISO); undefined when other filters apply (the
- * caller counts the matching rows: one thread's are few, and a text search reads every row for
- * its page anyway). An age filter subtracts the interrupts created after the cutoff, read from
+ * caller counts the matching rows: one thread's are few, and a text search's are found by its
+ * index, pending-search.ts). An age filter subtracts the interrupts created after the cutoff, read from
  * the created_at index: as many as are younger than the age asked, not every pending one.
  */
 export function countedTotal(

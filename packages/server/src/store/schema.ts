@@ -1,5 +1,7 @@
 import type { Db } from "./db.js";
 import { PENDING_COUNTS } from "./pending-counts.js";
+import { PENDING_TEXT } from "./pending-search.js";
+import { THREAD_METADATA } from "./thread-metadata.js";
 
 /**
  * The server's own tables, beside the checkpoint tables in the same database. Migrations run
@@ -51,6 +53,11 @@ export const MIGRATIONS: readonly (string | Record<Db["dialect"], string>)[] = [
   // indexed, SQLite sorted every pending row for each page (~50 ms at 100,000).
   `CREATE INDEX interlude_server_pending_oldest ON interlude_server_pending (created_at, thread_id, interrupt_id);
    DROP INDEX interlude_server_pending_created;`,
+  // Thread search's default order, newest first with ties broken by thread id (thread-search.ts).
+  `CREATE INDEX interlude_server_threads_newest ON interlude_server_threads (created_at, thread_id);
+   DROP INDEX interlude_server_threads_created;`,
+  PENDING_TEXT,
+  THREAD_METADATA,
 ];
 
 /** Applies the migrations before index `target` (default: all); tests stop earlier to upgrade a populated database. */

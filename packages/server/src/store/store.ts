@@ -1,10 +1,11 @@
 /**
  * The server's records in SQL, one implementation for SQLite and PostgreSQL (see db.ts).
- * Filters on JSON (metadata, values) run in JS over the rows SQL narrowed down.
+ * Filters on assistants' metadata run in JS (assistants are few); thread searches run in SQL.
  */
 import { answerOf, assistantOf, json, pendingOf, runOf, threadOf } from "./codec.js";
 import type { Db, Statement, TxOptions } from "./db.js";
 import { countedTotal } from "./pending-counts.js";
+import { textFilter } from "./pending-search.js";
 import type {
   AnswerRecord,
   AssistantRecord,
@@ -13,24 +14,15 @@ import type {
   RunRecord,
   RunStatus,
   ThreadRecord,
-  ThreadStatus,
 } from "./records.js";
 import { deleteThreadRunEvents } from "./run-events.js";
 import { migrate } from "./schema.js";
+import { type ThreadQuery, threadCount, threadSearch } from "./thread-search.js";
 import { ACTIVE_RUNS, PENDING_OF, THREAD_COLUMNS_BUT_VALUES } from "./views.js";
 
 export interface Page {
   limit?: number;
   offset?: number;
-}
-
-export interface ThreadQuery extends Page {
-  ids?: string[];
-  status?: ThreadStatus;
-  metadata?: Json;
-  values?: Json;
-  sort_by?: "thread_id" | "status" | "created_at" | "updated_at" | "state_updated_at";
-  sort_order?: "asc" | "desc";
 }
 
 export interface PendingQuery extends Page {
@@ -107,20 +99,14 @@ export class StoreTx {
     return rows[0];
   }
 
+  /** A page of the threads a search matches (thread-search.ts). */
   async threads(query: ThreadQuery): Promise<ThreadRecord[]> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (query.status) where.push("status = ?"), params.push(query.status);
-    if (query.ids?.length)
-      where.push(`thread_id IN (${query.ids.map(() => "?").join(", ")})`), params.push(...query.ids);
-    const column = query.sort_by ?? "created_at";
-    const order = query.sort_order === "asc" ? "ASC" : "DESC";
-    const sql = `SELECT * FROM interlude_server_threads${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY ${column} ${order}, thread_id ${order}`;
-    const rows = (await this.db.all(sql, params))
-      .map(threadOf)
-      .filter((t) => matches(t.metadata, query.metadata) && matches(t.values, query.values));
-    const offset = query.offset ?? 0;
-    return query.limit === undefined ? rows.slice(offset) : rows.slice(offset, offset + query.limit);
+    return (await this.db.search(...threadSearch(this.db.dialect, query))).map(threadOf);
+  }
+
+  async countThreads(query: ThreadQuery): Promise<number> {
+    const [row] = await this.db.search<{ n: number | string }>(...threadCount(this.db.dialect, query));
+    return Number(row?.n ?? 0);
   }
 
   async deleteThread(id: string): Promise<boolean> {
@@ -255,24 +241,25 @@ export class StoreTx {
     const params: unknown[] = [];
     if (query.graph_id) where.push("graph_id = ?"), params.push(query.graph_id);
     if (query.thread_id) where.push("thread_id = ?"), params.push(query.thread_id);
-    // `%` and `_` in the search text are literal characters, not wildcards.
-    if (query.q)
-      where.push("LOWER(value) LIKE ? ESCAPE '\\'"),
-        params.push(`%${query.q.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`);
+    if (query.q) {
+      const text = await textFilter(this.db, query.q);
+      where.push(text.sql), params.push(...text.params);
+    }
     const cutoff = query.min_age_seconds ? new Date(now - query.min_age_seconds * 1000).toISOString() : undefined;
     if (cutoff) where.push("created_at <= ?"), params.push(cutoff);
     const filter = where.length ? ` WHERE ${where.join(" AND ")}` : "";
     const page = ` LIMIT ${Math.floor(query.limit ?? 50)} OFFSET ${Math.floor(query.offset ?? 0)}`;
-    const rows = await this.db.all(
-      `SELECT * FROM interlude_server_pending${filter} ORDER BY created_at, thread_id, interrupt_id${page}`,
-      params,
-    );
     const total = countedTotal(query, cutoff) ?? {
       sql: `SELECT COUNT(*) AS n FROM interlude_server_pending${filter}`,
       params,
     };
-    const [count] = await this.db.all<{ n: number | string | null }>(total.sql, total.params);
-    return { items: rows.map(pendingOf), total: Number(count?.n ?? 0) };
+    // One round trip on PostgreSQL, and planned for the search text given (a statement prepared
+    // with it as a parameter may be planned for any text, and not use the trigram index).
+    const [rows, [count]] = await this.db.reads([
+      [`SELECT * FROM interlude_server_pending${filter} ORDER BY created_at, thread_id, interrupt_id${page}`, params],
+      [total.sql, total.params],
+    ]);
+    return { items: rows!.map(pendingOf), total: Number(count?.n ?? 0) };
   }
 
   /** Pending interrupts whose deadline is at or before `now` (ISO), earliest first. */

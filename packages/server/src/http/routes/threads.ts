@@ -90,8 +90,7 @@ export function threadRoutes(ctx: ServerContext): Hono<AppEnv> {
 
   app.post("/threads/count", async (c) => {
     const req = await body(c, ThreadSearchBody);
-    const threads = await ctx.store.threads(given(req, ["status", "metadata", "values"]));
-    return c.json(threads.length);
+    return c.json(await ctx.store.countThreads(given(req, ["status", "metadata", "values"])));
   });
 
   app.get("/threads/:thread_id", async (c) => c.json(threadJson(await requireThread(ctx, c.req.param("thread_id")))));
