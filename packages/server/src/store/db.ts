@@ -195,7 +195,9 @@ export class PgDb implements Db {
   async reads(statements: ReadonlyArray<Statement>): Promise<Row[][]> {
     return (await this.pipeline(statements)).map((r) => r.rows);
   }
+  /** Unprepared (planned for these values), unless held statements must go out first. */
   async search<T>(sql: string, params: unknown[]): Promise<T[]> {
+    if (!this.client) return ((await this.pool.query(numbered(sql), params)) as QueryResult).rows as T[];
     if (this.held.length) return this.all<T>(sql, params);
     this.sent = true;
     return ((await this.client.query(numbered(sql), params)) as QueryResult).rows as T[];
