@@ -103,7 +103,7 @@ export class HeadCache {
       return;
     }
     const written = new Map<string, Kit.StoredBlob | null>();
-    for (const blob of put.blobs) written.set(blobKey(blob.channel, blob.version), blob);
+    for (const { channel, version, base, data } of put.blobs) written.set(blobKey(channel, version), { base, data });
     const blobs = new Map<string, Kit.StoredBlob | null>();
     for (const channel in put.versions) {
       // Each value's delta chain, down to its full copy, from what was written or known before.
