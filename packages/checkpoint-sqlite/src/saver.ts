@@ -1,9 +1,10 @@
-import type { ClaimHolder, ThreadClaim } from "@interlude/core";
+import { type CheckpointMetadata, type ClaimHolder, JsonSerializer, type ThreadClaim } from "@interlude/core";
 import type * as Kit from "@interlude/core/saver-kit";
 import { blobKey, listSql, putInSteps, SaverKit, STORED, storageError } from "@interlude/core/saver-kit";
 import Database from "better-sqlite3";
 import { GroupCommit, type WriteOptions } from "./group-commit.js";
 import { type CachedHead, type CachedWrite, HeadCache } from "./head-cache.js";
+import { copiedTuple, parsedOf, seedOf } from "./private-copies.js";
 import { fullRecord, slimKeeper } from "./record.js";
 import { migrate } from "./schema.js";
 import { type CheckpointRow, prepareStatements, type Statements } from "./statements.js";
@@ -48,6 +49,8 @@ export class SqliteSaver extends SaverKit {
   private readonly group: GroupCommit | undefined;
   private readonly steps: Kit.PutSteps<string | Uint8Array>;
   private readonly cache: HeadCache;
+  /** The cache also keeps plain copies of what it holds (JSON serializer only, see private-copies.ts). */
+  private readonly copies: boolean;
 
   /** `SqliteSaver.fromConnString("checkpoints.sqlite")`; ":memory:" gives a private in-memory database. */
   static fromConnString(path: string, options?: SqliteSaverOptions): SqliteSaver {
@@ -71,6 +74,7 @@ export class SqliteSaver extends SaverKit {
         bytes: options.cachedBytes ?? 32 * 1024 * 1024,
       });
       this.group?.onFailure(this.cache.clearAll);
+      this.copies = this.serde instanceof JsonSerializer && this.cache.enabled;
     } catch (error) {
       throw storageError("open", error);
     }
@@ -79,10 +83,11 @@ export class SqliteSaver extends SaverKit {
   }
 
   protected storePut(put: Kit.PreparedPut): Kit.PutOutcome | Promise<Kit.PutOutcome> {
+    const seed = this.copies ? seedOf(put, () => this.read(put.metadata) as CheckpointMetadata) : undefined;
     return this.write("put", put, () => {
       this.checkCache();
       const outcome = putInSteps(put, this.steps);
-      if (outcome === STORED) this.cache.put(put);
+      if (outcome === STORED) this.cache.put(put, seed);
       return outcome;
     });
   }
@@ -118,13 +123,21 @@ export class SqliteSaver extends SaverKit {
     this.checkCache();
     const head = this.cache.get(threadId, ns);
     if (!head || (id !== undefined && id !== head.id)) return undefined;
+    if (head.parsed) {
+      const versions = head.parsed.record.channel_versions;
+      const learn = (channel: string, value: unknown) =>
+        this.planner.learn(threadId, ns, channel, versions[channel]!, value);
+      return copiedTuple(threadId, ns, head, head.parsed, this.serde, learn);
+    }
     const lookup = (channel: string, version: number) => {
       const blob = head.blobs.get(blobKey(channel, version));
       if (blob === undefined) throw NOT_CACHED;
       return blob ?? undefined;
     };
     try {
-      return this.tupleFrom(threadId, ns, head, lookup, head.writes);
+      const tuple = this.tupleFrom(threadId, ns, head, lookup, head.writes);
+      if (this.copies) head.parsed = parsedOf(tuple);
+      return tuple;
     } catch (error) {
       if (error === NOT_CACHED) return undefined;
       throw error;
@@ -146,7 +159,10 @@ export class SqliteSaver extends SaverKit {
     };
     const writes = this.sql.writes.all(threadId, ns, row.id) as CachedWrite[];
     const tuple = this.tupleFrom(threadId, ns, row, lookup, writes);
-    if (id === undefined) this.cache.read(threadId, ns, { ...row, blobs, writes });
+    if (id === undefined) {
+      const parsed = this.copies ? parsedOf(tuple) : undefined;
+      this.cache.read(threadId, ns, { ...row, blobs, writes, parsed });
+    }
     return tuple;
   }
 

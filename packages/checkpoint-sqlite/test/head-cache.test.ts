@@ -52,6 +52,27 @@ for (const groupCommit of [false, true]) {
       await saver.close();
     });
 
+    it("hands out fresh objects: changing a tuple it returned changes no later read", async () => {
+      const saver = new SqliteSaver(newFile(), { groupCommit });
+      const writer = new ThreadWriter(saver);
+      const values = { request: { amount: 120, items: [1, 2] }, list: ["a"] };
+      const config = await writer.write(values, {}, { expectedHead: null });
+      await saver.putWrites(config, [["list", { extra: [1] }]], "task");
+      values.request.items.push(3); // the caller reusing what it put
+      for (let read = 0; read < 3; read++) {
+        const tuple = await latest(saver, writer);
+        expect(tuple?.checkpoint.channel_values).toEqual({ request: { amount: 120, items: [1, 2] }, list: ["a"] });
+        expect(tuple?.pendingWrites).toEqual([["task", "list", { extra: [1] }]]);
+        expect(tuple?.metadata.step).toBe(-1);
+        (tuple!.checkpoint.channel_values.request as { items: number[] }).items.push(4);
+        (tuple!.checkpoint.channel_values.list as string[]).length = 0;
+        (tuple!.pendingWrites![0]![2] as { extra: number[] }).extra.push(2);
+        tuple!.checkpoint.channel_versions.list = 99;
+        tuple!.metadata.step = 99;
+      }
+      await saver.close();
+    });
+
     it("sees a checkpoint and writes another connection added after it cached the thread", async () => {
       const file = newFile();
       const saver = new SqliteSaver(file, { groupCommit });
@@ -154,8 +175,8 @@ describe("HeadCache", () => {
 
   it("keeps at most `bytes` bytes, and nothing bigger than that", () => {
     const cache = new HeadCache({ threads: 100, bytes: 1000 });
-    cache.read("a", "", head("1", 500));
-    cache.read("b", "", head("1", 500));
+    cache.read("a", "", head("1", 200));
+    cache.read("b", "", head("1", 200));
     expect(cache.size).toBe(1);
     cache.read("c", "", head("1", 5000));
     expect(cache.size).toBe(0);

@@ -41,6 +41,8 @@ export interface PreparedPut<Kept = string | Uint8Array> {
   readonly expectedHead: string | null | undefined;
   /** false: the caller flushes later; a saver that batches commits may resolve before committing. */
   readonly durable: boolean;
+  /** The checkpoint as given to `put`, for a saver that keeps copies of what it wrote (never to be changed). */
+  readonly checkpoint?: Checkpoint;
 }
 
 /** How a saver keeps a checkpoint's record and metadata; by default both are serialised with its serde. */
@@ -109,7 +111,7 @@ export class Prepared<Kept> implements PreparedPut<Kept> {
 
   constructor(
     private readonly target: PutTarget,
-    private readonly checkpoint: Checkpoint,
+    readonly checkpoint: Checkpoint,
     readonly record: Kept,
     readonly metadata: Kept,
     readonly blobs: PreparedBlob[],
