@@ -179,7 +179,7 @@ export class SqliteSaver extends SaverKit {
 
   /** Empties the cache when another connection has committed since the last check. */
   private checkCache(): void {
-    this.cache.check(this.sql.dataVersion.get() as number);
+    if (this.cache.enabled) this.cache.check(this.sql.dataVersion.get() as number);
   }
 
   override async getHeadId(threadId: string, checkpointNs = ""): Promise<string | undefined> {
