@@ -123,7 +123,7 @@ export class SqliteSaver extends SaverKit {
     this.checkCache();
     const head = this.cache.get(threadId, ns);
     if (!head || (id !== undefined && id !== head.id)) return undefined;
-    if (head.parsed) {
+    if (this.copies && head.parsed) {
       const versions = head.parsed.record.channel_versions;
       const learn = (channel: string, value: unknown) =>
         this.planner.learn(threadId, ns, channel, versions[channel]!, value);
