@@ -2,13 +2,16 @@
  * The newest checkpoint of recently used threads, as stored (record, metadata, blobs and
  * pending writes still serialised), so that a `getTuple` of a thread this connection just wrote
  * or read runs one statement (`PRAGMA data_version`) instead of a read transaction of seven.
- * Values are deserialised on every read, so callers never share objects with the cache.
+ * Every read hands out new objects (parsed from the stored form, or copied from the private
+ * plain copies of `ParsedHead`), so callers never share objects with the cache.
  *
  * Why it cannot serve a stale read: every write to the file goes through a connection. Writes
  * by this connection (every SqliteSaver on it shares one cache, see `HeadCache.of`) update or
  * drop the entries they touch; commits by any other connection, in this process or another,
  * change `PRAGMA data_version`, and the saver empties the cache whenever that number moves.
  * Writing the checkpoint tables with raw SQL on the saver's own connection is not supported.
+ * A put's new checkpoint starts with no pending writes: checkpoint ids are new at every put, so
+ * no write can name one before it is stored.
  *
  * Pure bookkeeping: the saver reads data_version and runs the statements.
  */
