@@ -43,6 +43,8 @@ export class GroupCommit {
   }
 
   private busy = false;
+  /** Told when a batch is rolled back as a whole: what its writers did is gone from the file. */
+  private readonly failureListeners = new Set<() => void>();
   private readonly waiting: Array<() => void> = [];
   private batch: Batch | undefined;
   private readonly statements: Record<
@@ -105,6 +107,11 @@ export class GroupCommit {
     }
   }
 
+  /** Calls `listener` whenever a batch fails as a whole (each distinct function once). */
+  onFailure(listener: () => void): void {
+    this.failureListeners.add(listener);
+  }
+
   /** Commits the open batch now (before closing the connection). */
   flush(): Promise<void> {
     return this.exclusive(async () => undefined);
@@ -126,7 +133,7 @@ export class GroupCommit {
       return;
     }
     if (this.batch === batch) this.batch = undefined;
-    batch.reject(error);
+    this.fail(batch, error);
   }
 
   /**
@@ -170,8 +177,13 @@ export class GroupCommit {
       batch.resolve();
     } catch (error) {
       if (this.db.inTransaction) this.statements.rollback.run();
-      batch.reject(error);
+      this.fail(batch, error);
     }
+  }
+
+  private fail(batch: Batch, error: unknown): void {
+    for (const listener of this.failureListeners) listener();
+    batch.reject(error);
   }
 
   private lock(): Promise<void> | void {

@@ -1,8 +1,10 @@
-import type { ClaimHolder, ThreadClaim } from "@interlude/core";
+import { type CheckpointMetadata, type ClaimHolder, JsonSerializer, type ThreadClaim } from "@interlude/core";
 import type * as Kit from "@interlude/core/saver-kit";
-import { listSql, putInSteps, SaverKit, storageError } from "@interlude/core/saver-kit";
+import { blobKey, listSql, putInSteps, SaverKit, STORED, storageError } from "@interlude/core/saver-kit";
 import Database from "better-sqlite3";
 import { GroupCommit, type WriteOptions } from "./group-commit.js";
+import { type CachedHead, type CachedWrite, HeadCache } from "./head-cache.js";
+import { copiedTuple, parsedOf, seedOf } from "./private-copies.js";
 import { fullRecord, slimKeeper } from "./record.js";
 import { migrate } from "./schema.js";
 import { type CheckpointRow, prepareStatements, type Statements } from "./statements.js";
@@ -16,7 +18,18 @@ export interface SqliteSaverOptions extends Kit.SaverKitOptions {
    * threads at once; each write still resolves only once it is committed. Default false.
    */
   groupCommit?: boolean;
+  /**
+   * Threads whose newest checkpoint the connection keeps in memory, as stored, so that reading
+   * it again costs one statement (see head-cache.ts; default 1000, 0 turns it off). Shared by
+   * every saver on the connection; the first one sets the limits.
+   */
+  cachedThreads?: number;
+  /** Bytes of stored data that cache keeps at most (default 32 MiB). */
+  cachedBytes?: number;
 }
+
+/** Thrown inside a cached read when the cache lacks a blob: the read goes to the file instead. */
+const NOT_CACHED = Symbol("not cached");
 
 /**
  * Durable checkpoints in one SQLite file (WAL mode), shareable by several processes on one
@@ -35,6 +48,9 @@ export class SqliteSaver extends SaverKit {
   private readonly atomic: Database.Transaction<(body: () => unknown) => unknown>;
   private readonly group: GroupCommit | undefined;
   private readonly steps: Kit.PutSteps<string | Uint8Array>;
+  private readonly cache: HeadCache;
+  /** The cache also keeps plain copies of what it holds (JSON serializer only, see private-copies.ts). */
+  private readonly copies: boolean;
 
   /** `SqliteSaver.fromConnString("checkpoints.sqlite")`; ":memory:" gives a private in-memory database. */
   static fromConnString(path: string, options?: SqliteSaverOptions): SqliteSaver {
@@ -53,6 +69,12 @@ export class SqliteSaver extends SaverKit {
       this.sql = prepareStatements(this.db);
       this.atomic = this.db.transaction((body: () => unknown) => body());
       this.group = options.groupCommit ? GroupCommit.of(this.db) : undefined;
+      this.cache = HeadCache.of(this.db, {
+        threads: options.cachedThreads ?? 1000,
+        bytes: options.cachedBytes ?? 32 * 1024 * 1024,
+      });
+      this.group?.onFailure(this.cache.clearAll);
+      this.copies = this.serde instanceof JsonSerializer && this.cache.enabled;
     } catch (error) {
       throw storageError("open", error);
     }
@@ -61,7 +83,13 @@ export class SqliteSaver extends SaverKit {
   }
 
   protected storePut(put: Kit.PreparedPut): Kit.PutOutcome | Promise<Kit.PutOutcome> {
-    return this.write("put", put, () => putInSteps(put, this.steps));
+    const seed = this.copies ? seedOf(put, () => this.read(put.metadata) as CheckpointMetadata) : undefined;
+    return this.write("put", put, () => {
+      this.checkCache();
+      const outcome = putInSteps(put, this.steps);
+      if (outcome === STORED) this.cache.put(put, seed);
+      return outcome;
+    });
   }
 
   protected async storeWrites({
@@ -73,28 +101,85 @@ export class SqliteSaver extends SaverKit {
     durable,
   }: Kit.PreparedWrites): Promise<void> {
     await this.write("putWrites", { durable }, () => {
+      this.checkCache();
       let seq = this.sql.maxSeq.get(threadId, ns, checkpointId) as number;
       for (const row of rows) {
         const statement = row.replace ? this.sql.replaceWrite : this.sql.addWrite;
         statement.run(threadId, ns, checkpointId, taskId, row.idx, row.channel, row.data, ++seq);
       }
+      this.cache.writes(threadId, ns, checkpointId, rows);
     });
   }
 
   protected loadTuple(threadId: string, ns: string, id: string | undefined) {
-    return this.run("getTuple", () =>
-      this.inTransaction("deferred", () => {
-        const row = (
-          id === undefined ? this.sql.latest.get(threadId, ns) : this.sql.checkpoint.get(threadId, ns, id)
-        ) as CheckpointRow | undefined;
-        if (!row) return undefined;
-        const lookup = (channel: string, version: number) =>
-          this.sql.blob.get(threadId, ns, channel, version) as Kit.StoredBlob | undefined;
-        const writes = this.sql.writes.all(threadId, ns, row.id) as Kit.StoredWrite[];
-        const record = fullRecord(this.read(row.record) as Record<string, unknown>, row.id, row.createdAt);
-        return this.tupleOf(threadId, ns, row, lookup, writes, record);
-      }),
-    );
+    return this.run("getTuple", () => {
+      const cached = this.cache.get(threadId, ns) && this.cachedTuple(threadId, ns, id);
+      return cached || this.inTransaction("deferred", () => this.readTuple(threadId, ns, id));
+    });
+  }
+
+  /** The newest checkpoint from the cache, when no other connection has committed since it was filled. */
+  private cachedTuple(threadId: string, ns: string, id: string | undefined) {
+    this.checkCache();
+    const head = this.cache.get(threadId, ns);
+    if (!head || (id !== undefined && id !== head.id)) return undefined;
+    if (this.copies && head.parsed) {
+      const versions = head.parsed.record.channel_versions;
+      const learn = (channel: string, value: unknown) =>
+        this.planner.learn(threadId, ns, channel, versions[channel]!, value);
+      return copiedTuple(threadId, ns, head, head.parsed, this.serde, learn);
+    }
+    const lookup = (channel: string, version: number) => {
+      const blob = head.blobs.get(blobKey(channel, version));
+      if (blob === undefined) throw NOT_CACHED;
+      return blob ?? undefined;
+    };
+    try {
+      const tuple = this.tupleFrom(threadId, ns, head, lookup, head.writes);
+      if (this.copies) head.parsed = parsedOf(tuple);
+      return tuple;
+    } catch (error) {
+      if (error === NOT_CACHED) return undefined;
+      throw error;
+    }
+  }
+
+  /** Inside a read transaction; the newest checkpoint is kept in the cache with every blob it needed. */
+  private readTuple(threadId: string, ns: string, id: string | undefined) {
+    this.checkCache();
+    const row = (id === undefined ? this.sql.latest.get(threadId, ns) : this.sql.checkpoint.get(threadId, ns, id)) as
+      | CheckpointRow
+      | undefined;
+    if (!row) return undefined;
+    const blobs = new Map<string, Kit.StoredBlob | null>();
+    const lookup = (channel: string, version: number) => {
+      const blob = this.sql.blob.get(threadId, ns, channel, version) as Kit.StoredBlob | undefined;
+      blobs.set(blobKey(channel, version), blob ?? null);
+      return blob;
+    };
+    const writes = this.sql.writes.all(threadId, ns, row.id) as CachedWrite[];
+    const tuple = this.tupleFrom(threadId, ns, row, lookup, writes);
+    if (id === undefined) {
+      const parsed = this.copies ? parsedOf(tuple) : undefined;
+      this.cache.read(threadId, ns, { ...row, blobs, writes, parsed });
+    }
+    return tuple;
+  }
+
+  private tupleFrom(
+    threadId: string,
+    ns: string,
+    row: Omit<CachedHead, "blobs" | "writes" | "bytes">,
+    lookup: Kit.BlobLookup,
+    writes: readonly CachedWrite[],
+  ) {
+    const record = fullRecord(this.read(row.record) as Record<string, unknown>, row.id, row.createdAt);
+    return this.tupleOf(threadId, ns, row, lookup, writes, record);
+  }
+
+  /** Empties the cache when another connection has committed since the last check. */
+  private checkCache(): void {
+    if (this.cache.enabled) this.cache.check(this.sql.dataVersion.get() as number);
   }
 
   override async getHeadId(threadId: string, checkpointNs = ""): Promise<string | undefined> {
@@ -110,6 +195,7 @@ export class SqliteSaver extends SaverKit {
   protected async removeThread(threadId: string): Promise<void> {
     await this.write("deleteThread", undefined, () => {
       for (const statement of this.sql.deleteThread) statement.run(threadId);
+      this.cache.forget(threadId);
     });
   }
 
@@ -128,6 +214,7 @@ export class SqliteSaver extends SaverKit {
         }
         for (const blob of blobs) this.sql.deleteBlob.run(threadId, ns, blob.channel, blob.version);
       }
+      this.cache.forget(threadId);
       return plan.removed;
     });
   }
@@ -185,8 +272,18 @@ export class SqliteSaver extends SaverKit {
 
   /** One write transaction: committed by itself, or as part of the connection's next group commit. */
   private write<T>(operation: string, options: WriteOptions | undefined, body: () => T): T | Promise<T> {
-    if (!this.group) return this.run(operation, () => this.inTransaction("immediate", body));
+    // A failed write may have updated the cache before its transaction was undone (a batch's
+    // failure as a whole reaches it through GroupCommit.onFailure).
+    if (!this.group) {
+      try {
+        return this.inTransaction("immediate", body);
+      } catch (error) {
+        this.cache.clear();
+        throw storageError(operation, error);
+      }
+    }
     return this.group.write(body, options).catch((error: unknown) => {
+      this.cache.clear();
       throw storageError(operation, error);
     });
   }

@@ -22,12 +22,14 @@ const SQL = {
   deleteCheckpoint: "DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
   deleteCheckpointWrites: "DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
   writes:
-    'SELECT task_id AS "taskId", channel, data FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? ORDER BY seq',
+    'SELECT task_id AS "taskId", idx, channel, data FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? ORDER BY seq',
   maxSeq: "SELECT COALESCE(MAX(seq), 0) FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
   addWrite: `INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, data, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT DO NOTHING`,
   replaceWrite: `INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, data, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET channel = excluded.channel, data = excluded.data`,
+  /** Moves when another connection commits (not this one): what the head cache checks. */
+  dataVersion: "PRAGMA data_version",
   claim: "SELECT owner, expires_at FROM claims WHERE thread_id = ?",
   setClaim: "INSERT OR REPLACE INTO claims (thread_id, owner, expires_at) VALUES (?, ?, ?)",
   release: "DELETE FROM claims WHERE thread_id = ? AND owner = ?",
@@ -37,7 +39,7 @@ const SQL = {
 } as const;
 
 /** Statements that return the first column instead of a row object. */
-const PLUCKED = new Set<string>(["head", "hasBlob", "maxSeq", "idleThreads", "threadsWithOld"]);
+const PLUCKED = new Set<string>(["dataVersion", "head", "hasBlob", "maxSeq", "idleThreads", "threadsWithOld"]);
 
 const DELETE_THREAD = ["checkpoints", "blobs", "writes", "heads"].map(
   (table) => `DELETE FROM ${table} WHERE thread_id = ?`,

@@ -14,8 +14,9 @@ export const NOT_PLAIN: unique symbol = Symbol("not plain");
 /** Records nest three levels (checkpoint, versions_seen, node); metadata a little deeper. */
 const MAX_DEPTH = 5;
 
-export function copyPlain<T>(value: T): T | typeof NOT_PLAIN {
-  return copy(value, 0) as T | typeof NOT_PLAIN;
+/** `maxDepth`: deeper nesting gives NOT_PLAIN (parsed JSON has no cycles, so a cache of it may allow more). */
+export function copyPlain<T>(value: T, maxDepth = MAX_DEPTH): T | typeof NOT_PLAIN {
+  return copy(value, MAX_DEPTH - maxDepth) as T | typeof NOT_PLAIN;
 }
 
 function copy(value: unknown, depth: number): unknown {

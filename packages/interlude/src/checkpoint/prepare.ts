@@ -43,6 +43,8 @@ export interface PreparedPut<Kept = string | Uint8Array> {
   readonly durable: boolean;
   /** The claim the caller releases next (`PutOptions.releaseClaim`): a backend may release it with the put. */
   readonly releaseClaim?: string | undefined;
+  /** The checkpoint as given to `put`, for a saver that keeps copies of what it wrote (never to be changed). */
+  readonly checkpoint?: Checkpoint;
 }
 
 /** How a saver keeps a checkpoint's record and metadata; by default both are serialised with its serde. */
@@ -113,7 +115,7 @@ export class Prepared<Kept> implements PreparedPut<Kept> {
 
   constructor(
     private readonly target: PutTarget,
-    private readonly checkpoint: Checkpoint,
+    readonly checkpoint: Checkpoint,
     readonly record: Kept,
     readonly metadata: Kept,
     readonly blobs: PreparedBlob[],

@@ -1,0 +1,247 @@
+/**
+ * The newest checkpoint of recently used threads, as stored (record, metadata, blobs and
+ * pending writes still serialised), so that a `getTuple` of a thread this connection just wrote
+ * or read runs one statement (`PRAGMA data_version`) instead of a read transaction of seven.
+ * Every read hands out new objects (parsed from the stored form, or copied from the private
+ * plain copies of `ParsedHead`), so callers never share objects with the cache.
+ *
+ * Why it cannot serve a stale read: every write to the file goes through a connection. Writes
+ * by this connection (every SqliteSaver on it shares one cache, see `HeadCache.of`) update or
+ * drop the entries they touch; commits by any other connection, in this process or another,
+ * change `PRAGMA data_version`, and the saver empties the cache whenever that number moves.
+ * Writing the checkpoint tables with raw SQL on the saver's own connection is not supported.
+ * A put's new checkpoint starts with no pending writes: checkpoint ids are new at every put, so
+ * no write can name one before it is stored.
+ *
+ * Pure bookkeeping: the saver reads data_version and runs the statements.
+ */
+import type { ChannelVersion, CheckpointMetadata } from "@interlude/core";
+import type * as Kit from "@interlude/core/saver-kit";
+import { blobKey } from "@interlude/core/saver-kit";
+import type Database from "better-sqlite3";
+
+type Kept = string | Uint8Array;
+
+/** A pending write as stored, with the index that decides whether a later write replaces it. */
+export interface CachedWrite extends Kit.StoredWrite {
+  idx: number;
+  /** Its value once read, as a private plain copy (`NOT_PLAIN`: it is not plain data and is parsed every time). */
+  parsed?: unknown;
+}
+
+/**
+ * Private plain copies of a head's record, values and metadata, kept when the serializer is
+ * the JSON one: a read then copies them (~25x cheaper than parsing) instead of parsing the
+ * stored form. Never handed out; nothing changes them.
+ */
+export interface ParsedHead {
+  readonly record: Kit.CheckpointRecord;
+  readonly values: Readonly<Record<string, unknown>>;
+  readonly metadata: CheckpointMetadata;
+}
+
+/** What a put's own objects give: the record, the metadata and the values of the channels it wrote. */
+export interface PutSeed {
+  readonly record: Kit.CheckpointRecord;
+  readonly metadata: CheckpointMetadata;
+  /** Written channels that have a value; a written channel missing here has none. */
+  readonly values: Readonly<Record<string, unknown>>;
+}
+
+/** The newest checkpoint of one (thread, namespace), as its rows hold it. */
+export interface CachedHead {
+  readonly id: string;
+  readonly parentId: string | null;
+  readonly createdAt: number;
+  readonly record: Kept;
+  readonly metadata: Kept;
+  /** channel + version -> blob, `null` where the checkpoint names a version with no blob. */
+  readonly blobs: Map<string, Kit.StoredBlob | null>;
+  readonly writes: CachedWrite[];
+  parsed?: ParsedHead;
+  bytes: number;
+}
+
+export interface HeadCacheLimits {
+  /** Threads kept at most, least recently used dropped first (0: no cache). */
+  threads: number;
+  /** Bytes of stored data kept at most. */
+  bytes: number;
+}
+
+/** Per entry and per item, on top of the stored bytes: keys, objects, map slots. */
+const OVERHEAD = 64;
+
+const caches = new WeakMap<Database.Database, HeadCache>();
+
+export class HeadCache {
+  /** The one cache of a connection: savers sharing a connection see each other's writes there. */
+  static of(db: Database.Database, limits: HeadCacheLimits): HeadCache {
+    let cache = caches.get(db);
+    if (!cache) caches.set(db, (cache = new HeadCache(limits)));
+    return cache;
+  }
+
+  /** thread -> namespace -> head; least recently used thread first. */
+  private readonly threads = new Map<string, Map<string, CachedHead>>();
+  private bytes = 0;
+  private dataVersion: number | undefined;
+
+  constructor(private readonly limits: HeadCacheLimits) {}
+
+  /** Clears the cache; the same function every time, for `GroupCommit.onFailure`. */
+  readonly clearAll = (): void => this.clear();
+
+  /** Drops everything when another connection has committed since the last check. */
+  check(dataVersion: number): void {
+    if (dataVersion === this.dataVersion) return;
+    this.clear();
+    this.dataVersion = dataVersion;
+  }
+
+  get(threadId: string, ns: string): CachedHead | undefined {
+    const heads = this.threads.get(threadId);
+    const head = heads?.get(ns);
+    if (head) this.touch(threadId, heads!);
+    return head;
+  }
+
+  /** What a read of the newest checkpoint found (`blobs` as looked up, writes in order). */
+  read(threadId: string, ns: string, head: Omit<CachedHead, "bytes">): void {
+    this.set(threadId, ns, { ...head, bytes: 0 });
+  }
+
+  /**
+   * After a put committed on this connection: the new newest checkpoint, with the blobs it
+   * wrote and those of the previous head it still names. Without a previous head the cache
+   * knows the put is the newest only from its compare-and-swap (`expectedHead`, older than it).
+   */
+  put(put: Kit.PreparedPut, seed?: PutSeed): void {
+    const previous = this.threads.get(put.threadId)?.get(put.ns);
+    if (previous && previous.id > put.id) return; // an older checkpoint (a fork): the newest is unchanged
+    const chained =
+      previous !== undefined ||
+      put.expectedHead === null ||
+      (put.expectedHead !== undefined && put.expectedHead < put.id);
+    if (!chained) {
+      this.forget(put.threadId, put.ns);
+      return;
+    }
+    const written = new Map<string, Kit.StoredBlob | null>();
+    for (const { channel, version, base, data } of put.blobs) written.set(blobKey(channel, version), { base, data });
+    const blobs = new Map<string, Kit.StoredBlob | null>();
+    for (const channel in put.versions) {
+      // Each value's delta chain, down to its full copy, from what was written or known before.
+      let version: ChannelVersion | null = put.versions[channel]!;
+      while (version !== null) {
+        const key = blobKey(channel, version);
+        const blob = written.has(key) ? written.get(key) : previous?.blobs.get(key);
+        if (blob === undefined) break; // not known here: a read looks it up in the file
+        blobs.set(key, blob);
+        version = blob?.base ?? null;
+      }
+    }
+    // The same id again replaces the row but keeps its writes.
+    const writes = previous?.id === put.id ? previous.writes : [];
+    const { id, createdAt, record, metadata } = put;
+    const parsed = seed && parsedAfter(put, seed, previous);
+    const parentId = put.parentId ?? null;
+    this.set(put.threadId, put.ns, { id, parentId, createdAt, record, metadata, blobs, writes, parsed, bytes: 0 });
+  }
+
+  /** After pending writes committed on this connection, with the same insert-or-replace rule as the table. */
+  writes(threadId: string, ns: string, checkpointId: string, rows: readonly Kit.PreparedWrite[]): void {
+    const heads = this.threads.get(threadId);
+    const head = heads?.get(ns);
+    if (!head || head.id !== checkpointId) return;
+    for (const row of rows) {
+      const at = head.writes.findIndex((w) => w.taskId === row.taskId && w.idx === row.idx);
+      const write = { taskId: row.taskId, idx: row.idx, channel: row.channel, data: row.data };
+      if (at < 0) head.writes.push(write);
+      else if (row.replace) head.writes[at] = write;
+    }
+    this.resize(head);
+    this.trim();
+  }
+
+  /** Every namespace of the thread (deleted, pruned, or written in a way the cache cannot follow). */
+  forget(threadId: string, ns?: string): void {
+    const heads = this.threads.get(threadId);
+    if (!heads) return;
+    for (const [key, head] of heads) {
+      if (ns !== undefined && key !== ns) continue;
+      this.bytes -= head.bytes;
+      heads.delete(key);
+    }
+    if (heads.size === 0) this.threads.delete(threadId);
+  }
+
+  clear(): void {
+    this.threads.clear();
+    this.bytes = 0;
+  }
+
+  get enabled(): boolean {
+    return this.limits.threads > 0;
+  }
+
+  get size(): number {
+    return this.threads.size;
+  }
+
+  private set(threadId: string, ns: string, head: CachedHead): void {
+    if (this.limits.threads <= 0) return;
+    let heads = this.threads.get(threadId);
+    const old = heads?.get(ns);
+    if (old) this.bytes -= old.bytes;
+    if (!heads) this.threads.set(threadId, (heads = new Map()));
+    else this.touch(threadId, heads);
+    heads.set(ns, head);
+    head.bytes = 0;
+    this.resize(head);
+    this.trim();
+  }
+
+  private resize(head: CachedHead): void {
+    let bytes = OVERHEAD + sizeOf(head.record) + sizeOf(head.metadata);
+    for (const blob of head.blobs.values()) bytes += OVERHEAD + sizeOf(blob?.data ?? null);
+    for (const write of head.writes) bytes += OVERHEAD + sizeOf(write.data);
+    // Private copies (parsed values) take about as much again as their stored form.
+    bytes *= 2;
+    this.bytes += bytes - head.bytes;
+    head.bytes = bytes;
+  }
+
+  /** Least recently used threads go first; a thread bigger than the whole budget is not kept. */
+  private trim(): void {
+    while (this.threads.size > this.limits.threads || (this.bytes > this.limits.bytes && this.threads.size > 0))
+      this.forget(this.threads.keys().next().value!);
+  }
+
+  private touch(threadId: string, heads: Map<string, CachedHead>): void {
+    this.threads.delete(threadId);
+    this.threads.set(threadId, heads);
+  }
+}
+
+/** The new head's private copies: the put's own, and the previous head's for channels it did not write. */
+function parsedAfter(put: Kit.PreparedPut, seed: PutSeed, previous: CachedHead | undefined): ParsedHead | undefined {
+  const values: Record<string, unknown> = {};
+  const written = new Set<string>();
+  for (const blob of put.blobs) written.add(blob.channel);
+  for (const channel in put.versions) {
+    if (written.has(channel)) {
+      if (Object.hasOwn(seed.values, channel)) values[channel] = seed.values[channel];
+      continue;
+    }
+    // Kept from the previous head only at the very version it had there (a fork starts elsewhere).
+    const before = previous?.parsed;
+    if (!before || before.record.channel_versions[channel] !== put.versions[channel]) return undefined;
+    if (Object.hasOwn(before.values, channel)) values[channel] = before.values[channel];
+  }
+  return { record: seed.record, values, metadata: seed.metadata };
+}
+
+function sizeOf(kept: Kept | null): number {
+  return kept === null ? 0 : kept.length;
+}
