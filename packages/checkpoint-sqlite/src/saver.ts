@@ -3,6 +3,7 @@ import type * as Kit from "@interlude/core/saver-kit";
 import { listSql, putInSteps, SaverKit, storageError } from "@interlude/core/saver-kit";
 import Database from "better-sqlite3";
 import { GroupCommit, type WriteOptions } from "./group-commit.js";
+import { type PackedBlob, pack, unpack } from "./packing.js";
 import { fullRecord, slimKeeper } from "./record.js";
 import { migrate } from "./schema.js";
 import { type CheckpointRow, prepareStatements, type Statements } from "./statements.js";
@@ -89,7 +90,7 @@ export class SqliteSaver extends SaverKit {
         ) as CheckpointRow | undefined;
         if (!row) return undefined;
         const lookup = (channel: string, version: number) =>
-          this.sql.blob.get(threadId, ns, channel, version) as Kit.StoredBlob | undefined;
+          unpack(this.sql.blob.get(threadId, ns, channel, version) as PackedBlob | undefined);
         const writes = this.sql.writes.all(threadId, ns, row.id) as Kit.StoredWrite[];
         const record = fullRecord(this.read(row.record) as Record<string, unknown>, row.id, row.createdAt);
         return this.tupleOf(threadId, ns, row, lookup, writes, record);
@@ -205,7 +206,8 @@ function putSteps(sql: Statements, now: () => number): Kit.PutSteps<string | Uin
   return {
     head: (put) => (sql.head.get(put.threadId, put.ns) as string | undefined) ?? null,
     hasBlob: (put, channel, version) => sql.hasBlob.get(put.threadId, put.ns, channel, version) !== undefined,
-    writeBlob: (put, blob) => sql.putBlob.run(put.threadId, put.ns, blob.channel, blob.version, blob.base, blob.data),
+    writeBlob: (put, blob) =>
+      sql.putBlob.run(put.threadId, put.ns, blob.channel, blob.version, blob.base, ...pack(blob)),
     writeCheckpoint: (put) => {
       const { threadId, ns, id, parentId } = put;
       sql.putCheckpoint.run(threadId, ns, id, parentId ?? null, put.createdAt, put.record, put.metadata);

@@ -33,6 +33,10 @@ const MIGRATIONS: readonly string[] = [
   // checkpoint_id and created_at hold (record.ts). The version stops an older package, which
   // would return checkpoints without ids, from opening the file.
   `SELECT 1;`,
+  // From here a record or metadata may be kept as an array (the runtime's usual shapes without
+  // their field names, record.ts) and a large delta segment deflated (packing.ts): an older
+  // package would return the array as the checkpoint, and the deflated bytes as the value.
+  `ALTER TABLE blobs ADD COLUMN packing INTEGER;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

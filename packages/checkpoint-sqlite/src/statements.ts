@@ -7,8 +7,8 @@ const SQL = {
       ON CONFLICT (thread_id, checkpoint_ns) DO UPDATE SET head_id = MAX(head_id, excluded.head_id), updated_at = excluded.updated_at`,
   hasBlob: "SELECT 1 FROM blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?",
   putBlob:
-    "INSERT OR REPLACE INTO blobs (thread_id, checkpoint_ns, channel, version, base, data) VALUES (?, ?, ?, ?, ?, ?)",
-  blob: "SELECT base, data FROM blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?",
+    "INSERT OR REPLACE INTO blobs (thread_id, checkpoint_ns, channel, version, base, data, packing) VALUES (?, ?, ?, ?, ?, ?, ?)",
+  blob: "SELECT base, data, packing FROM blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?",
   blobBases: "SELECT checkpoint_ns AS ns, channel, version, base FROM blobs WHERE thread_id = ?",
   deleteBlob: "DELETE FROM blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?",
   putCheckpoint: `INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_id, created_at, record, metadata)
