@@ -4,6 +4,7 @@ import { listSql, putInSteps, SaverKit, storageError } from "@interlude/core/sav
 import Database from "better-sqlite3";
 import { GroupCommit, type WriteOptions } from "./group-commit.js";
 import { type PackedBlob, pack, unpack } from "./packing.js";
+import { keptParent, parentOf } from "./parent-link.js";
 import { fullRecord, slimKeeper } from "./record.js";
 import { migrate } from "./schema.js";
 import { type CheckpointRow, prepareStatements, type Statements } from "./statements.js";
@@ -93,7 +94,8 @@ export class SqliteSaver extends SaverKit {
           unpack(this.sql.blob.get(threadId, ns, channel, version) as PackedBlob | undefined);
         const writes = this.sql.writes.all(threadId, ns, row.id) as Kit.StoredWrite[];
         const record = fullRecord(this.read(row.record) as Record<string, unknown>, row.id, row.createdAt);
-        return this.tupleOf(threadId, ns, row, lookup, writes, record);
+        const stored = { parentId: parentOf(row.id, row.parentId), record: row.record, metadata: row.metadata };
+        return this.tupleOf(threadId, ns, stored, lookup, writes, record);
       }),
     );
   }
@@ -210,7 +212,7 @@ function putSteps(sql: Statements, now: () => number): Kit.PutSteps<string | Uin
       sql.putBlob.run(put.threadId, put.ns, blob.channel, blob.version, blob.base, ...pack(blob)),
     writeCheckpoint: (put) => {
       const { threadId, ns, id, parentId } = put;
-      sql.putCheckpoint.run(threadId, ns, id, parentId ?? null, put.createdAt, put.record, put.metadata);
+      sql.putCheckpoint.run(threadId, ns, id, keptParent(id, parentId), put.createdAt, put.record, put.metadata);
       sql.setHead.run(threadId, ns, id, now());
     },
   };

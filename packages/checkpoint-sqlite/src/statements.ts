@@ -59,7 +59,8 @@ export function prepareStatements(db: Database.Database): Statements {
 
 export interface CheckpointRow {
   id: string;
-  parentId: string | null;
+  /** As stored (see parent-link.ts) until the load turns it back into the id. */
+  parentId: string | Uint8Array | null;
   createdAt: number;
   record: string | Buffer;
   metadata: string | Buffer;
