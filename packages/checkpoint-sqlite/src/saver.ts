@@ -3,7 +3,7 @@ import type * as Kit from "@interlude/core/saver-kit";
 import { listSql, putInSteps, SaverKit, storageError } from "@interlude/core/saver-kit";
 import Database from "better-sqlite3";
 import { GroupCommit, type WriteOptions } from "./group-commit.js";
-import { type PackedBlob, pack, unpack } from "./packing.js";
+import { readBlob, writeBlob } from "./packing.js";
 import { keptParent, parentOf } from "./parent-link.js";
 import { fullRecord, slimKeeper } from "./record.js";
 import { migrate } from "./schema.js";
@@ -90,8 +90,7 @@ export class SqliteSaver extends SaverKit {
           id === undefined ? this.sql.latest.get(threadId, ns) : this.sql.checkpoint.get(threadId, ns, id)
         ) as CheckpointRow | undefined;
         if (!row) return undefined;
-        const lookup = (channel: string, version: number) =>
-          unpack(this.sql.blob.get(threadId, ns, channel, version) as PackedBlob | undefined);
+        const lookup = (channel: string, version: number) => readBlob(this.sql, threadId, ns, channel, version);
         const writes = this.sql.writes.all(threadId, ns, row.id) as Kit.StoredWrite[];
         const record = fullRecord(this.read(row.record) as Record<string, unknown>, row.id, row.createdAt);
         const stored = { parentId: parentOf(row.id, row.parentId), record: row.record, metadata: row.metadata };
@@ -129,7 +128,10 @@ export class SqliteSaver extends SaverKit {
           this.sql.deleteCheckpoint.run(threadId, ns, id);
           this.sql.deleteCheckpointWrites.run(threadId, ns, id);
         }
-        for (const blob of blobs) this.sql.deleteBlob.run(threadId, ns, blob.channel, blob.version);
+        for (const blob of blobs) {
+          this.sql.deleteBlob.run(threadId, ns, blob.channel, blob.version);
+          this.sql.deleteBlobParts.run(threadId, ns, blob.channel, blob.version);
+        }
       }
       return plan.removed;
     });
@@ -208,8 +210,7 @@ function putSteps(sql: Statements, now: () => number): Kit.PutSteps<string | Uin
   return {
     head: (put) => (sql.head.get(put.threadId, put.ns) as string | undefined) ?? null,
     hasBlob: (put, channel, version) => sql.hasBlob.get(put.threadId, put.ns, channel, version) !== undefined,
-    writeBlob: (put, blob) =>
-      sql.putBlob.run(put.threadId, put.ns, blob.channel, blob.version, blob.base, ...pack(blob)),
+    writeBlob: (put, blob) => writeBlob(sql, put, blob),
     writeCheckpoint: (put) => {
       const { threadId, ns, id, parentId } = put;
       sql.putCheckpoint.run(threadId, ns, id, keptParent(id, parentId), put.createdAt, put.record, put.metadata);

@@ -11,6 +11,11 @@ const SQL = {
   blob: "SELECT base, data, packing FROM blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?",
   blobBases: "SELECT checkpoint_ns AS ns, channel, version, base FROM blobs WHERE thread_id = ?",
   deleteBlob: "DELETE FROM blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?",
+  putBlobPart:
+    "INSERT OR REPLACE INTO blob_parts (thread_id, checkpoint_ns, channel, version, part, data) VALUES (?, ?, ?, ?, ?, ?)",
+  blobParts:
+    "SELECT data FROM blob_parts WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ? ORDER BY part",
+  deleteBlobParts: "DELETE FROM blob_parts WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?",
   putCheckpoint: `INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_id, created_at, record, metadata)
       VALUES (?, ?, ?, ?, ?, ?, ?)`,
   checkpoint: `SELECT checkpoint_id AS id, parent_id AS "parentId", created_at AS "createdAt", record, metadata FROM checkpoints
@@ -37,9 +42,9 @@ const SQL = {
 } as const;
 
 /** Statements that return the first column instead of a row object. */
-const PLUCKED = new Set<string>(["head", "hasBlob", "maxSeq", "idleThreads", "threadsWithOld"]);
+const PLUCKED = new Set<string>(["head", "hasBlob", "blobParts", "maxSeq", "idleThreads", "threadsWithOld"]);
 
-const DELETE_THREAD = ["checkpoints", "blobs", "writes", "heads"].map(
+const DELETE_THREAD = ["checkpoints", "blobs", "blob_parts", "writes", "heads"].map(
   (table) => `DELETE FROM ${table} WHERE thread_id = ?`,
 );
 

@@ -189,24 +189,63 @@ describe("SqliteSaver on a file", () => {
     await saver.close();
   });
 
-  it("stores large delta segments deflated and reads them back", async () => {
+  it("stores large delta segments deflated, in parts when they stay large, and removes parts with their blobs", async () => {
     const saver = new SqliteSaver(":memory:");
-    const thread = new ThreadWriter(saver);
-    let messages: unknown[] = [];
-    for (let i = 0; i < 70; i++) {
-      messages = [...messages, { id: `m${i}`, content: `message ${i} `.padEnd(180, "lorem ipsum ") }];
-      await thread.write({ messages });
-    }
-    const packed = saver.db
-      .prepare("SELECT packing, LENGTH(data) AS bytes FROM blobs WHERE packing IS NOT NULL")
-      .all() as Array<{ packing: number; bytes: number }>;
-    // Segments at links 32 and 64, each 32 messages of ~200 bytes.
-    expect(packed).toHaveLength(2);
-    for (const row of packed) expect(row.bytes).toBeLessThan(2000);
-    expect((await saver.getTuple(thread.config))?.checkpoint.channel_values.messages).toEqual(messages);
-    // Another process (no lineage in memory) reads the same chain.
+    const words = "the of and to in is you that it he was for on are as with his they at be this have from".split(" ");
+    let seed = 7;
+    const text = (i: number) => {
+      let out = `message ${i} `;
+      while (out.length < 180) {
+        seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+        out += `${words[seed % words.length]} `;
+      }
+      return out;
+    };
+    const packed = () =>
+      saver.db.prepare("SELECT packing, LENGTH(data) AS bytes FROM blobs WHERE packing IS NOT NULL").all() as Array<{
+        packing: number;
+        bytes: number | null;
+      }>;
+    const parts = () => saver.db.prepare("SELECT COUNT(*) FROM blob_parts").pluck().get() as number;
+    const write = async (thread: ThreadWriter, content: (i: number) => string) => {
+      let messages: unknown[] = [];
+      for (let i = 0; i < 70; i++) {
+        messages = [...messages, { id: `m${i}`, content: content(i) }];
+        await thread.write({ messages });
+      }
+      return messages;
+    };
+
+    // Repetitive messages: the segments at links 32 and 64 (32 messages of ~200 bytes) deflate to a few hundred bytes.
+    const repetitive = new ThreadWriter(saver);
+    const same = await write(repetitive, (i) => `message ${i} `.padEnd(180, "lorem ipsum "));
+    expect(packed()).toHaveLength(2);
+    for (const row of packed()) expect(row.bytes).toBeLessThan(800);
+    expect(parts()).toBe(0);
+    expect((await saver.getTuple(repetitive.config))?.checkpoint.channel_values.messages).toEqual(same);
+
+    // Varied text deflates to ~2 kB per segment: kept in parts.
+    const varied = new ThreadWriter(saver);
+    const messages = await write(varied, text);
+    expect(packed().filter((row) => row.bytes === null)).toHaveLength(2);
+    expect(parts()).toBeGreaterThan(2);
+    expect((await saver.getTuple(varied.config))?.checkpoint.channel_values.messages).toEqual(messages);
+    // Another saver on the connection (no lineage in memory) reads the same chains.
     const fresh = new SqliteSaver(saver.db);
-    expect((await fresh.getTuple(thread.config))?.checkpoint.channel_values.messages).toEqual(messages);
+    expect((await fresh.getTuple(varied.config))?.checkpoint.channel_values.messages).toEqual(messages);
+    expect((await fresh.getTuple(repetitive.config))?.checkpoint.channel_values.messages).toEqual(same);
+
+    // Pruned: a reset leaves the segments unreachable from the checkpoint kept.
+    await varied.write({ messages: [] });
+    await saver.prune(varied.threadId, { keepLast: 1 });
+    expect(parts()).toBe(0);
+    expect((await saver.getTuple(varied.config))?.checkpoint.channel_values.messages).toEqual([]);
+    // Deleted with the thread.
+    const another = new ThreadWriter(saver);
+    await write(another, text);
+    expect(parts()).toBeGreaterThan(2);
+    await saver.deleteThread(another.threadId);
+    expect(parts()).toBe(0);
     await saver.close();
   });
 
@@ -216,9 +255,11 @@ describe("SqliteSaver on a file", () => {
     const thread = new ThreadWriter(first);
     await thread.write({ a: 1 });
     await first.close();
-    // Back to version 4 as that package left it: no packing column, records as objects.
+    // Back to version 4 as that package left it: no packing column or parts, records as objects.
     const db = new Database(file);
-    db.exec("ALTER TABLE blobs DROP COLUMN packing; DELETE FROM schema_version WHERE version > 4");
+    db.exec(
+      "ALTER TABLE blobs DROP COLUMN packing; DROP TABLE blob_parts; DELETE FROM schema_version WHERE version > 4",
+    );
     db.prepare("UPDATE checkpoints SET record = ?, metadata = ?").run(
       JSON.stringify({ v: 1, channel_versions: { a: 1 }, versions_seen: {} }),
       JSON.stringify({ source: "input", step: -1, parents: {} }),
