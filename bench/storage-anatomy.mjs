@@ -12,7 +12,6 @@ import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteSaver } from "@interlude/checkpoint-sqlite";
-import Database from "better-sqlite3";
 import { chat } from "./lib/graphs.mjs";
 import { interlude } from "./lib/libs.mjs";
 
@@ -62,6 +61,7 @@ async function thread(dir, n) {
 const COLUMNS = {
   checkpoints: ["thread_id", "checkpoint_ns", "checkpoint_id", "parent_id", "created_at", "record", "metadata"],
   blobs: ["thread_id", "checkpoint_ns", "channel", "version", "base", "data"],
+  blob_parts: ["thread_id", "checkpoint_ns", "channel", "version", "part", "data"],
   writes: ["thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "channel", "data"],
 };
 
@@ -73,7 +73,9 @@ try {
     `${args.text ?? "padded"} messages: ${after.bytes} B after ${steps} steps, ` +
       `${((after.bytes - before.bytes) / (steps - 200)).toFixed(0)} B per step over steps 200-${steps}`,
   );
-  const db = new Database(after.path, { readonly: true });
+  // The saver's own connection, so that the bench needs no driver of its own.
+  const reader = new SqliteSaver(after.path);
+  const db = reader.db;
   console.table(
     db
       .prepare(
@@ -86,7 +88,7 @@ try {
     const sums = columns.map((c) => `SUM(LENGTH(${c})) AS ${c}`).join(", ");
     console.log(table, db.prepare(`SELECT COUNT(*) AS rows, ${sums} FROM ${table}`).get());
   }
-  db.close();
+  await reader.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
