@@ -2,33 +2,58 @@ import type { Checkpoint, CheckpointMetadata, Serializer } from "@interlude/core
 import type * as Kit from "@interlude/core/saver-kit";
 
 /**
- * A checkpoint row's record without what the row's own columns already hold: `id` is
- * `checkpoint_id`, and `ts` is `created_at` when it is the canonical ISO form of that instant
- * (`new Date(ms).toISOString()`, which is what the runtime writes). That is ~75 of the ~230
- * bytes a record took (issue 15 item 4: bytes per step of a chat thread).
+ * How a checkpoint row keeps its record and metadata: without what the row's own columns
+ * hold, and in the common shapes without their field names (issue 15 item 4: bytes per step
+ * of a chat thread, where a row is written per step).
  *
- * Records written before (schema version 3 and earlier) carry both fields and read unchanged;
- * a record of this form says so by lacking `id`. Schema migration 4 marks the file, so an
- * older package refuses it instead of returning checkpoints without ids.
+ * - Record: `id` is `checkpoint_id`, and `ts` is `created_at` when it is the canonical ISO
+ *   form of that instant (`new Date(ms).toISOString()`, which is what the runtime writes).
+ *   The runtime's own shape (`v` 1 and the usual fields) is kept as the array
+ *   `[channel_versions, versions_seen]`, plus `ts` when it is not canonical (~40 of ~150
+ *   bytes); any other record as an object without `id` (and `ts` when canonical).
+ * - Metadata: `{ source, step, parents }`, in that order, is kept as `[source, step]`, or
+ *   `[source, step, parents]` when `parents` is not empty (~30 of ~41 bytes); anything else,
+ *   user keys included, as the object.
+ *
+ * Both go through the saver's serde like any value (a custom or encrypting serde sees them).
+ * A kept array is unambiguous: records and metadata are objects, a compact metadata starts
+ * with its `source` (a string) and a compact record with its `channel_versions` (an object).
+ * Records of schema version 3 and earlier (every field) and 4 (objects without `id`) read
+ * unchanged; schema migration 5 marks the file so that an older package refuses it.
  */
 export function slimKeeper(serde: Serializer): Kit.Keeper<string | Uint8Array> {
   return {
-    record: (checkpoint) => serde.dumps(slimRecord(checkpoint), "checkpoint"),
-    metadata: (metadata: CheckpointMetadata) => serde.dumps(metadata, "metadata"),
-    read: (kept) => serde.loads(kept),
+    record: (checkpoint) => serde.dumps(keptRecord(checkpoint), "checkpoint"),
+    metadata: (metadata: CheckpointMetadata) => serde.dumps(keptMetadata(metadata), "metadata"),
+    read: (kept) => expand(serde.loads(kept)),
   };
 }
 
-function slimRecord(checkpoint: Checkpoint): Record<string, unknown> {
+function keptRecord(checkpoint: Checkpoint): unknown {
   const { v, ts, channel_versions, versions_seen } = checkpoint;
   // Explicit fields on the hot path; a field a newer runtime adds is kept by the slow branch.
-  let record: Record<string, unknown>;
-  if (Object.keys(checkpoint).length === 6) record = { v, ts, channel_versions, versions_seen };
-  else {
-    const { channel_values: _values, id: _id, ...rest } = checkpoint;
-    record = rest;
-  }
+  if (Object.keys(checkpoint).length === 6 && v === 1)
+    return isCanonical(ts) ? [channel_versions, versions_seen] : [channel_versions, versions_seen, ts];
+  const { channel_values: _values, id: _id, ...record }: Partial<Checkpoint> = checkpoint;
   if (isCanonical(ts)) delete record.ts;
+  return record;
+}
+
+function keptMetadata(metadata: CheckpointMetadata): unknown {
+  const keys = Object.keys(metadata);
+  const { source, step, parents } = metadata;
+  if (keys.length !== 3 || keys[0] !== "source" || keys[1] !== "step" || keys[2] !== "parents") return metadata;
+  if (typeof source !== "string" || typeof parents !== "object" || parents === null) return metadata;
+  for (const _ in parents) return [source, step, parents];
+  return [source, step];
+}
+
+/** A record or metadata as it was written, from any kept form (the record still without `id`, see `fullRecord`). */
+function expand(kept: unknown): unknown {
+  if (!Array.isArray(kept)) return kept;
+  if (typeof kept[0] === "string") return { source: kept[0], step: kept[1], parents: kept[2] ?? {} };
+  const record: Record<string, unknown> = { v: 1, channel_versions: kept[0], versions_seen: kept[1] };
+  if (kept.length > 2) record.ts = kept[2];
   return record;
 }
 
@@ -37,7 +62,7 @@ function isCanonical(ts: string): boolean {
   return !Number.isNaN(ms) && new Date(ms).toISOString() === ts;
 }
 
-/** The record as the runtime wrote it, from a stored record of either form and its row. */
+/** The record as the runtime wrote it, from a stored record of any form (read by the keeper) and its row. */
 export function fullRecord(stored: Record<string, unknown>, id: string, createdAt: number): Kit.CheckpointRecord {
   if (stored.id !== undefined) return stored as unknown as Kit.CheckpointRecord;
   const { v, ts, channel_versions, versions_seen, ...rest } = stored;

@@ -4,6 +4,8 @@ import { blobKey, listSql, putInSteps, SaverKit, STORED, storageError } from "@i
 import Database from "better-sqlite3";
 import { GroupCommit, type WriteOptions } from "./group-commit.js";
 import { type CachedHead, type CachedWrite, HeadCache } from "./head-cache.js";
+import { readBlob, writeBlob } from "./packing.js";
+import { keptParent, parentOf } from "./parent-link.js";
 import { copiedTuple, parsedOf, seedOf } from "./private-copies.js";
 import { fullRecord, slimKeeper } from "./record.js";
 import { migrate } from "./schema.js";
@@ -147,13 +149,14 @@ export class SqliteSaver extends SaverKit {
   /** Inside a read transaction; the newest checkpoint is kept in the cache with every blob it needed. */
   private readTuple(threadId: string, ns: string, id: string | undefined) {
     this.checkCache();
-    const row = (id === undefined ? this.sql.latest.get(threadId, ns) : this.sql.checkpoint.get(threadId, ns, id)) as
+    const stored = (id === undefined ? this.sql.latest.get(threadId, ns) : this.sql.checkpoint.get(threadId, ns, id)) as
       | CheckpointRow
       | undefined;
-    if (!row) return undefined;
+    if (!stored) return undefined;
+    const row = { ...stored, parentId: parentOf(stored.id, stored.parentId) };
     const blobs = new Map<string, Kit.StoredBlob | null>();
     const lookup = (channel: string, version: number) => {
-      const blob = this.sql.blob.get(threadId, ns, channel, version) as Kit.StoredBlob | undefined;
+      const blob = readBlob(this.sql, threadId, ns, channel, version);
       blobs.set(blobKey(channel, version), blob ?? null);
       return blob;
     };
@@ -212,7 +215,10 @@ export class SqliteSaver extends SaverKit {
           this.sql.deleteCheckpoint.run(threadId, ns, id);
           this.sql.deleteCheckpointWrites.run(threadId, ns, id);
         }
-        for (const blob of blobs) this.sql.deleteBlob.run(threadId, ns, blob.channel, blob.version);
+        for (const blob of blobs) {
+          this.sql.deleteBlob.run(threadId, ns, blob.channel, blob.version);
+          this.sql.deleteBlobParts.run(threadId, ns, blob.channel, blob.version);
+        }
       }
       this.cache.forget(threadId);
       return plan.removed;
@@ -302,10 +308,10 @@ function putSteps(sql: Statements, now: () => number): Kit.PutSteps<string | Uin
   return {
     head: (put) => (sql.head.get(put.threadId, put.ns) as string | undefined) ?? null,
     hasBlob: (put, channel, version) => sql.hasBlob.get(put.threadId, put.ns, channel, version) !== undefined,
-    writeBlob: (put, blob) => sql.putBlob.run(put.threadId, put.ns, blob.channel, blob.version, blob.base, blob.data),
+    writeBlob: (put, blob) => writeBlob(sql, put, blob),
     writeCheckpoint: (put) => {
       const { threadId, ns, id, parentId } = put;
-      sql.putCheckpoint.run(threadId, ns, id, parentId ?? null, put.createdAt, put.record, put.metadata);
+      sql.putCheckpoint.run(threadId, ns, id, keptParent(id, parentId), put.createdAt, put.record, put.metadata);
       sql.setHead.run(threadId, ns, id, now());
     },
   };

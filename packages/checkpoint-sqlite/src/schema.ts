@@ -33,6 +33,15 @@ const MIGRATIONS: readonly string[] = [
   // checkpoint_id and created_at hold (record.ts). The version stops an older package, which
   // would return checkpoints without ids, from opening the file.
   `SELECT 1;`,
+  // From here a record or metadata may be kept as an array (the runtime's usual shapes without
+  // their field names, record.ts), a parent id relative to the row's id (parent-link.ts), and a
+  // large delta deflated, in parts (packing.ts): an older package would return the array as the
+  // checkpoint, the relative form as the parent id and the deflated bytes as the value.
+  `ALTER TABLE blobs ADD COLUMN packing INTEGER;
+   CREATE TABLE blob_parts (
+     thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL, channel TEXT NOT NULL, version REAL NOT NULL,
+     part INTEGER NOT NULL, data BLOB NOT NULL,
+     PRIMARY KEY (thread_id, checkpoint_ns, channel, version, part)) WITHOUT ROWID;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

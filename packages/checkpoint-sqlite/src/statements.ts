@@ -7,10 +7,15 @@ const SQL = {
       ON CONFLICT (thread_id, checkpoint_ns) DO UPDATE SET head_id = MAX(head_id, excluded.head_id), updated_at = excluded.updated_at`,
   hasBlob: "SELECT 1 FROM blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?",
   putBlob:
-    "INSERT OR REPLACE INTO blobs (thread_id, checkpoint_ns, channel, version, base, data) VALUES (?, ?, ?, ?, ?, ?)",
-  blob: "SELECT base, data FROM blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?",
+    "INSERT OR REPLACE INTO blobs (thread_id, checkpoint_ns, channel, version, base, data, packing) VALUES (?, ?, ?, ?, ?, ?, ?)",
+  blob: "SELECT base, data, packing FROM blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?",
   blobBases: "SELECT checkpoint_ns AS ns, channel, version, base FROM blobs WHERE thread_id = ?",
   deleteBlob: "DELETE FROM blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?",
+  putBlobPart:
+    "INSERT OR REPLACE INTO blob_parts (thread_id, checkpoint_ns, channel, version, part, data) VALUES (?, ?, ?, ?, ?, ?)",
+  blobParts:
+    "SELECT data FROM blob_parts WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ? ORDER BY part",
+  deleteBlobParts: "DELETE FROM blob_parts WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?",
   putCheckpoint: `INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_id, created_at, record, metadata)
       VALUES (?, ?, ?, ?, ?, ?, ?)`,
   checkpoint: `SELECT checkpoint_id AS id, parent_id AS "parentId", created_at AS "createdAt", record, metadata FROM checkpoints
@@ -39,9 +44,17 @@ const SQL = {
 } as const;
 
 /** Statements that return the first column instead of a row object. */
-const PLUCKED = new Set<string>(["dataVersion", "head", "hasBlob", "maxSeq", "idleThreads", "threadsWithOld"]);
+const PLUCKED = new Set<string>([
+  "dataVersion",
+  "head",
+  "hasBlob",
+  "blobParts",
+  "maxSeq",
+  "idleThreads",
+  "threadsWithOld",
+]);
 
-const DELETE_THREAD = ["checkpoints", "blobs", "writes", "heads"].map(
+const DELETE_THREAD = ["checkpoints", "blobs", "blob_parts", "writes", "heads"].map(
   (table) => `DELETE FROM ${table} WHERE thread_id = ?`,
 );
 
@@ -61,7 +74,8 @@ export function prepareStatements(db: Database.Database): Statements {
 
 export interface CheckpointRow {
   id: string;
-  parentId: string | null;
+  /** As stored (see parent-link.ts) until the load turns it back into the id. */
+  parentId: string | Uint8Array | null;
   createdAt: number;
   record: string | Buffer;
   metadata: string | Buffer;

@@ -111,7 +111,7 @@ describe("SqliteSaver on a file", () => {
     await saver.close();
   }, 60_000);
 
-  it("stores records without the id and timestamp their row holds, and reads records written with them", async () => {
+  it("keeps the runtime's record and metadata as arrays, and reads every form earlier versions wrote", async () => {
     const file = newFile();
     const saver = new SqliteSaver(file);
     const thread = new ThreadWriter(saver);
@@ -119,36 +119,49 @@ describe("SqliteSaver on a file", () => {
     await thread.write({ a: 2 });
     const db = new Database(file);
     const rows = db
-      .prepare("SELECT checkpoint_id AS id, record FROM checkpoints ORDER BY checkpoint_id")
-      .all() as Array<{
-      id: string;
-      record: string;
-    }>;
+      .prepare("SELECT checkpoint_id AS id, record, metadata FROM checkpoints ORDER BY checkpoint_id")
+      .all() as Array<{ id: string; record: string; metadata: string }>;
     expect(rows).toHaveLength(2);
-    for (const row of rows)
-      expect(Object.keys(JSON.parse(row.record))).toEqual(["v", "channel_versions", "versions_seen"]);
-    const slim = await saver.getTuple(thread.config);
-    expect(slim?.checkpoint.id).toBe(rows[1]!.id);
-    expect(new Date(slim!.checkpoint.ts).toISOString()).toBe(slim!.checkpoint.ts);
+    expect(JSON.parse(rows[1]!.record)).toEqual([{ a: 2 }, { node: { a: 2 } }]);
+    expect(JSON.parse(rows[1]!.metadata)).toEqual(["loop", 0]);
+    const compact = await saver.getTuple(thread.config);
+    expect(compact?.checkpoint).toMatchObject({ v: 1, id: rows[1]!.id, channel_versions: { a: 2 } });
+    expect(new Date(compact!.checkpoint.ts).toISOString()).toBe(compact!.checkpoint.ts);
+    expect(compact?.metadata).toEqual({ source: "loop", step: 0, parents: {} });
 
-    // A record as schema version 3 wrote it: every field in the record, and a timestamp in
-    // another form than the row's created_at, which must win.
+    const rewrite = db.prepare("UPDATE checkpoints SET record = ?, metadata = ? WHERE checkpoint_id = ?");
+    // Schema version 4: an object without id, and ts only when not canonical.
+    const { id: _id, ...slim } = compact!.checkpoint;
+    const { channel_values: _values, ts: _ts, ...slimRecord } = slim;
+    rewrite.run(JSON.stringify(slimRecord), JSON.stringify(compact!.metadata), rows[1]!.id);
+    expect((await saver.getTuple(thread.config))?.checkpoint).toEqual(compact!.checkpoint);
+    // Schema version 3 and earlier: every field, and a timestamp in another form than the
+    // row's created_at, which must win.
     const oldTs = "2020-01-02T03:04:05Z";
-    const full = { ...JSON.parse(rows[1]!.record), id: rows[1]!.id, ts: oldTs };
-    db.prepare("UPDATE checkpoints SET record = ? WHERE checkpoint_id = ?").run(JSON.stringify(full), rows[1]!.id);
+    rewrite.run(
+      JSON.stringify({ ...slimRecord, id: rows[1]!.id, ts: oldTs }),
+      JSON.stringify(compact!.metadata),
+      rows[1]!.id,
+    );
     db.close();
     const old = await saver.getTuple(thread.config);
-    expect(old?.checkpoint).toEqual({ ...slim!.checkpoint, ts: oldTs });
+    expect(old?.checkpoint).toEqual({ ...compact!.checkpoint, ts: oldTs });
+    expect(old?.metadata).toEqual(compact!.metadata);
     const listed = [];
-    for await (const tuple of saver.list({ configurable: { thread_id: thread.threadId } }))
+    for await (const tuple of saver.list({ configurable: { thread_id: thread.threadId } }, { filter: { step: 0 } }))
       listed.push(tuple.checkpoint.id);
-    expect(listed).toEqual([rows[1]!.id, rows[0]!.id]);
+    expect(listed).toEqual([rows[1]!.id]);
     await saver.close();
   });
 
-  it("keeps a timestamp that is not the canonical form of created_at in the record", async () => {
+  it("keeps a non-canonical timestamp, parents and user metadata keys, and other records whole", async () => {
     const saver = new SqliteSaver(":memory:");
     const config = { configurable: { thread_id: "t", checkpoint_ns: "" } };
+    const kept = () =>
+      saver.db.prepare("SELECT record, metadata FROM checkpoints ORDER BY checkpoint_id DESC").get() as {
+        record: string;
+        metadata: string;
+      };
     const checkpoint = {
       v: 1,
       id: "01a22ed8-e4e7-7000-0000-1467ab278f27",
@@ -157,10 +170,116 @@ describe("SqliteSaver on a file", () => {
       channel_versions: {},
       versions_seen: {},
     };
-    await saver.put(config, checkpoint, { source: "input", step: -1, parents: {} }, {});
-    const record = saver.db.prepare("SELECT record FROM checkpoints").pluck().get() as string;
-    expect(JSON.parse(record).ts).toBe(checkpoint.ts);
-    expect((await saver.getTuple(config))?.checkpoint).toEqual(checkpoint);
+    const parents = { "": "01a22ed8-e4e7-7000-0000-0467ab278f27" };
+    await saver.put(config, checkpoint, { source: "input", step: -1, parents }, {});
+    expect(JSON.parse(kept().record)).toEqual([{}, {}, checkpoint.ts]);
+    expect(JSON.parse(kept().metadata)).toEqual(["input", -1, parents]);
+    expect(await saver.getTuple(config)).toMatchObject({
+      checkpoint,
+      metadata: { source: "input", step: -1, parents },
+    });
+
+    // A record of another version and metadata with a user key: objects, read back as written.
+    const other = { ...checkpoint, v: 2, id: "01a22ed8-e4e8-7000-0000-1467ab278f27", ts: new Date().toISOString() };
+    const metadata = { source: "update" as const, step: 0, parents: {}, user: "ada" };
+    await saver.put(config, other, metadata, {});
+    expect(JSON.parse(kept().record)).toEqual({ v: 2, channel_versions: {}, versions_seen: {} });
+    expect(JSON.parse(kept().metadata)).toEqual(metadata);
+    expect(await saver.getTuple(config)).toMatchObject({ checkpoint: other, metadata });
     await saver.close();
+  });
+
+  it("stores large delta segments deflated, in parts when they stay large, and removes parts with their blobs", async () => {
+    const saver = new SqliteSaver(":memory:");
+    const words = "the of and to in is you that it he was for on are as with his they at be this have from".split(" ");
+    let seed = 7;
+    const text = (i: number) => {
+      let out = `message ${i} `;
+      while (out.length < 180) {
+        seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+        out += `${words[seed % words.length]} `;
+      }
+      return out;
+    };
+    const packed = () =>
+      saver.db.prepare("SELECT packing, LENGTH(data) AS bytes FROM blobs WHERE packing IS NOT NULL").all() as Array<{
+        packing: number;
+        bytes: number | null;
+      }>;
+    const parts = () => saver.db.prepare("SELECT COUNT(*) FROM blob_parts").pluck().get() as number;
+    const write = async (thread: ThreadWriter, content: (i: number) => string) => {
+      let messages: unknown[] = [];
+      for (let i = 0; i < 70; i++) {
+        messages = [...messages, { id: `m${i}`, content: content(i) }];
+        await thread.write({ messages });
+      }
+      return messages;
+    };
+
+    // Repetitive messages: the segments at links 32 and 64 (32 messages of ~200 bytes) deflate to a few hundred bytes.
+    const repetitive = new ThreadWriter(saver);
+    const same = await write(repetitive, (i) => `message ${i} `.padEnd(180, "lorem ipsum "));
+    expect(packed()).toHaveLength(2);
+    for (const row of packed()) expect(row.bytes).toBeLessThan(800);
+    expect(parts()).toBe(0);
+    expect((await saver.getTuple(repetitive.config))?.checkpoint.channel_values.messages).toEqual(same);
+
+    // Varied text deflates to ~2 kB per segment: kept in parts.
+    const varied = new ThreadWriter(saver);
+    const messages = await write(varied, text);
+    expect(packed().filter((row) => row.bytes === null)).toHaveLength(2);
+    expect(parts()).toBeGreaterThan(2);
+    expect((await saver.getTuple(varied.config))?.checkpoint.channel_values.messages).toEqual(messages);
+    // Another saver on the connection (no lineage in memory) reads the same chains.
+    const fresh = new SqliteSaver(saver.db);
+    expect((await fresh.getTuple(varied.config))?.checkpoint.channel_values.messages).toEqual(messages);
+    expect((await fresh.getTuple(repetitive.config))?.checkpoint.channel_values.messages).toEqual(same);
+
+    // Pruned: a reset leaves the segments unreachable from the checkpoint kept.
+    await varied.write({ messages: [] });
+    await saver.prune(varied.threadId, { keepLast: 1 });
+    expect(parts()).toBe(0);
+    expect((await saver.getTuple(varied.config))?.checkpoint.channel_values.messages).toEqual([]);
+    // Deleted with the thread.
+    const another = new ThreadWriter(saver);
+    await write(another, text);
+    expect(parts()).toBeGreaterThan(2);
+    await saver.deleteThread(another.threadId);
+    expect(parts()).toBe(0);
+    await saver.close();
+  });
+
+  it("upgrades a file of schema version 4 in place and refuses one newer than the package", async () => {
+    const file = newFile();
+    const first = new SqliteSaver(file);
+    const thread = new ThreadWriter(first);
+    await thread.write({ a: 1 });
+    await first.close();
+    // Back to version 4 as that package left it: no packing column or parts, records as objects.
+    const db = new Database(file);
+    db.exec(
+      "ALTER TABLE blobs DROP COLUMN packing; DROP TABLE blob_parts; DELETE FROM schema_version WHERE version > 4",
+    );
+    db.prepare("UPDATE checkpoints SET record = ?, metadata = ?").run(
+      JSON.stringify({ v: 1, channel_versions: { a: 1 }, versions_seen: {} }),
+      JSON.stringify({ source: "input", step: -1, parents: {} }),
+    );
+    db.close();
+    const upgraded = new SqliteSaver(file);
+    expect(upgraded.db.prepare("SELECT MAX(version) FROM schema_version").pluck().get()).toBe(SCHEMA_VERSION);
+    expect((await upgraded.getTuple(thread.config))?.checkpoint.channel_values).toEqual({ a: 1 });
+    const next = thread.through(upgraded);
+    await next.write({ a: 2 });
+    expect((await upgraded.getTuple(next.config))?.checkpoint.channel_values).toEqual({ a: 2 });
+    upgraded.db.prepare("INSERT INTO schema_version (version) VALUES (?)").run(SCHEMA_VERSION + 1);
+    await upgraded.close();
+    let refusal: unknown;
+    try {
+      new SqliteSaver(file);
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(StorageError);
+    expect((refusal as Error).message).toMatch(/newer than this @interlude\/checkpoint-sqlite.*upgrade the package/);
   });
 });
