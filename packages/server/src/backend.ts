@@ -186,15 +186,12 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       runTimeoutMs: options.runTimeoutMs ?? msFromEnv("INTERLUDE_RUN_TIMEOUT_MS"),
       now: options.now ?? Date.now,
       // Several processes: a run's stream may be followed from any of them.
-      runEvents: options.postgresUrl ? new RunEventRelay(storage.store.db) : undefined,
+      runEvents: options.postgresUrl ? new RunEventRelay(storage.store.db, storage.bus) : undefined,
     };
     const unsubscribe = ctx.bus.subscribe((event) => {
       if (event.type === "run.cancel") abortLocal(ctx, event.run_id, event.action);
       if (event.type === "answers.settle") ctx.executing.get(event.run_id)?.askToSettle();
-      if (event.type === "run.follow") {
-        const log = ctx.broker.get(event.run_id);
-        if (log) ctx.runEvents?.relay(event.run_id, log);
-      }
+      if (event.type === "run.follow") void ctx.runEvents?.answer(event, ctx.broker.get(event.run_id), ctx.processId);
     });
     if (options.postgresUrl) {
       const dispatcher = new PgBossDispatcher(ctx, {

@@ -48,8 +48,13 @@ export type BusEvent =
   | { type: "assistant.changed"; assistant_id: string }
   /** New stream events of a run are stored (see runs/event-relay.ts). */
   | { type: "run.events"; run_id: string }
-  /** A client of another process follows this run: whoever executes it stores its events from now on. */
-  | { type: "run.follow"; run_id: string };
+  /**
+   * A client of another process follows this run: whoever executes it stores its events from now
+   * on and answers `run.followed` with the same `ask` (runs/follow-request.ts); `owner` is the process that must execute it.
+   */
+  | { type: "run.follow"; run_id: string; owner: string; ask: string }
+  /** The answer to `run.follow`: the run's events are stored (sent after them), or its owner holds none (`stored` false). */
+  | { type: "run.followed"; run_id: string; ask: string; stored: boolean };
 
 export interface Bus {
   publish(event: BusEvent): Promise<void>;
