@@ -101,7 +101,9 @@ describe("agents on two servers sharing PostgreSQL", () => {
     const { events: streamed, runId } = await streamThrough(a, thread.thread_id, "chat", {
       input: { messages: [{ role: "user", content: "hello" }] },
       streamMode: ["messages-tuple"],
+      context: { user: "ann" },
     });
+    expect(text(streamed, "messages")).toBe(ANSWER);
     // Server A cannot store the run's events (B asks for them) until the table is unlocked.
     const locker = new pg.Client({ connectionString: database });
     const listener = new pg.Client({ connectionString: database });
@@ -121,11 +123,28 @@ describe("agents on two servers sharing PostgreSQL", () => {
       const joining = collect(b.runs.joinStream(thread.thread_id, runId)) as Promise<Event[]>;
       const first = await Promise.race([askedThrice, joining.then(() => "joined" as const)]);
       await locker.query("COMMIT");
-      expect(first).toBe("asked");
       expect(await joining).toEqual(streamed);
+      expect(first).toBe("asked");
     } finally {
       await Promise.all([locker.end(), listener.end()]);
     }
+  });
+
+  it("a streamed run whose server has stopped is joined through the other server as its outcome", async () => {
+    const c = await serve(["--config", AGENTS_CONFIG, "--postgres", database]);
+    children.push(c);
+    const b = clientOf(urlB);
+    const thread = await b.threads.create();
+    const { runId } = await streamThrough(clientOf(c.url), thread.thread_id, "chat", {
+      input: { messages: [{ role: "user", content: "hello" }] },
+      streamMode: ["messages-tuple"],
+      context: { user: "ann" },
+    });
+    await c.stop();
+    // Its events went with its process: B tells how the run ended.
+    const joined = (await collect(b.runs.joinStream(thread.thread_id, runId))) as Event[];
+    expect(joined.map((e) => e.event)).toEqual(["metadata", "values", "end"]);
+    expect(joined[1]!.data.messages.at(-1).content).toBe(ANSWER);
   });
 
   it.each([

@@ -8,21 +8,28 @@
 import { randomUUID } from "node:crypto";
 import type { Bus } from "../events/bus.js";
 
-/** How often the ask is repeated while unanswered (a notification the holder missed, e.g. while its bus reconnected). */
+/**
+ * How often, while unanswered, the follower checks that the owner still hears the bus (gone, its
+ * events will never come) and asks again (a notification it missed while its bus reconnected).
+ */
 const REPEAT_MS = 1_000;
-/** Unanswered this long, the holder is taken to be gone: its events will never come. */
-const GIVE_UP_MS = 15_000;
+/** The owner missing this many checks in a row is gone (a reconnecting bus misses one). */
+const MISSED_CHECKS = 2;
+/** Unanswered this long, the owner is taken to be gone whatever the checks say. */
+const GIVE_UP_MS = 30_000;
 
 /**
  * Asks the run's `owner` to store the run's events and resolves once it has answered: true when
  * they are stored (all those logged so far; later ones announce themselves with `run.events`),
- * false when it holds none (the run finished long ago), the owner never answered, or `signal`
- * aborted.
+ * false when it holds none (the run finished long ago), the owner is gone (its process stopped),
+ * or `signal` aborted.
  */
 export function askToFollow(bus: Bus, runId: string, owner: string, signal: AbortSignal): Promise<boolean> {
   const ask = randomUUID();
   return new Promise((resolve) => {
+    let over = false;
     const end = (stored: boolean) => {
+      over = true;
       clearInterval(repeat);
       clearTimeout(giveUp);
       unsubscribe();
@@ -34,7 +41,15 @@ export function askToFollow(bus: Bus, runId: string, owner: string, signal: Abor
       if (event.type === "run.followed" && event.ask === ask) end(event.stored);
     });
     const send = () => void bus.publish({ type: "run.follow", run_id: runId, owner, ask }).catch(() => undefined);
-    const repeat = setInterval(send, REPEAT_MS);
+    let missed = 0;
+    const check = async () => {
+      const hears = (await bus.hears?.(owner).catch(() => true)) ?? true;
+      missed = hears ? 0 : missed + 1;
+      if (over) return;
+      if (missed >= MISSED_CHECKS) end(false);
+      else send();
+    };
+    const repeat = setInterval(() => void check(), REPEAT_MS);
     const giveUp = setTimeout(() => end(false), GIVE_UP_MS);
     signal.addEventListener("abort", aborted);
     if (signal.aborted) return end(false);
