@@ -44,6 +44,13 @@ async function streamThrough(
   const events = (await collect(client.runs.stream(threadId, graph, payload))) as Event[];
   return { events, runId: (events[0]!.data as { run_id: string }).run_id };
 }
+/** The chat graph's answer, streamed as tokens through `client`. */
+const streamChat = (client: Client, threadId: string) =>
+  streamThrough(client, threadId, "chat", {
+    input: { messages: [{ role: "user", content: "hello" }] },
+    streamMode: ["messages-tuple"],
+    context: { user: "ann" },
+  });
 const text = (events: Event[], name: string) =>
   events
     .filter((e) => e.event === name)
@@ -98,11 +105,7 @@ describe("agents on two servers sharing PostgreSQL", () => {
     const a = clientOf(urlA);
     const b = clientOf(urlB);
     const thread = await a.threads.create();
-    const { events: streamed, runId } = await streamThrough(a, thread.thread_id, "chat", {
-      input: { messages: [{ role: "user", content: "hello" }] },
-      streamMode: ["messages-tuple"],
-      context: { user: "ann" },
-    });
+    const { events: streamed, runId } = await streamChat(a, thread.thread_id);
     expect(text(streamed, "messages")).toBe(ANSWER);
     // Server A cannot store the run's events (B asks for them) until the table is unlocked.
     const locker = new pg.Client({ connectionString: database });
@@ -135,11 +138,7 @@ describe("agents on two servers sharing PostgreSQL", () => {
     children.push(c);
     const b = clientOf(urlB);
     const thread = await b.threads.create();
-    const { runId } = await streamThrough(clientOf(c.url), thread.thread_id, "chat", {
-      input: { messages: [{ role: "user", content: "hello" }] },
-      streamMode: ["messages-tuple"],
-      context: { user: "ann" },
-    });
+    const { runId } = await streamChat(clientOf(c.url), thread.thread_id);
     await c.stop();
     // Its events went with its process: B tells how the run ended.
     const joined = (await collect(b.runs.joinStream(thread.thread_id, runId))) as Event[];
