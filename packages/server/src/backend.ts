@@ -127,14 +127,14 @@ const SAVER_CONNECTIONS = 10;
 /** How long a process trusts its cached assistants without a change told on the bus (one lost while LISTEN reconnected). */
 const ASSISTANT_CACHE_MS = 5_000;
 
-async function openPostgres(url: string): Promise<Storage> {
+async function openPostgres(url: string, processId: string): Promise<Storage> {
   const storePool = new pg.Pool({ connectionString: url, max: STORE_CONNECTIONS });
   const saverPool = new pg.Pool({ connectionString: url, max: SAVER_CONNECTIONS });
   // An idle client dying is reported on its next use.
   for (const pool of [storePool, saverPool]) pool.on("error", () => undefined);
   const saver = new PostgresSaver(saverPool);
   await saver.setup();
-  const bus = new PgBus(url, storePool);
+  const bus = new PgBus(url, storePool, processId);
   // Assistants are cached in every process; a change is told to the others on the bus.
   const store = new Store(new PgDb(storePool), {
     assistantCacheMs: ASSISTANT_CACHE_MS,
@@ -159,8 +159,9 @@ async function openPostgres(url: string): Promise<Storage> {
 }
 
 export async function openBackend(options: BackendOptions): Promise<Backend> {
+  const processId = newProcessId();
   const storage = options.postgresUrl
-    ? await openPostgres(options.postgresUrl)
+    ? await openPostgres(options.postgresUrl, processId)
     : await openSqlite(options.sqlitePath ?? defaultSqlitePath(options.config));
   try {
     const loaded = options.config ? await GraphRegistry.load(options.config, storage.saver) : undefined;
@@ -176,7 +177,7 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       graphs,
       bus: storage.bus,
       broker: new RunBroker(),
-      processId: newProcessId(),
+      processId,
       executesRuns: !(options.postgresUrl && options.concurrency === 0),
       dispatcher: undefined as never,
       executing: new Map(),
@@ -186,15 +187,12 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       runTimeoutMs: options.runTimeoutMs ?? msFromEnv("INTERLUDE_RUN_TIMEOUT_MS"),
       now: options.now ?? Date.now,
       // Several processes: a run's stream may be followed from any of them.
-      runEvents: options.postgresUrl ? new RunEventRelay(storage.store.db) : undefined,
+      runEvents: options.postgresUrl ? new RunEventRelay(storage.store.db, storage.bus) : undefined,
     };
     const unsubscribe = ctx.bus.subscribe((event) => {
       if (event.type === "run.cancel") abortLocal(ctx, event.run_id, event.action);
       if (event.type === "answers.settle") ctx.executing.get(event.run_id)?.askToSettle();
-      if (event.type === "run.follow") {
-        const log = ctx.broker.get(event.run_id);
-        if (log) ctx.runEvents?.relay(event.run_id, log);
-      }
+      if (event.type === "run.follow") void ctx.runEvents?.answer(event, ctx.broker.get(event.run_id), ctx.processId);
     });
     if (options.postgresUrl) {
       const dispatcher = new PgBossDispatcher(ctx, {

@@ -1,6 +1,7 @@
 /** Tokens across processes: a run streamed through one server is rejoined, tokens and all, through another (PostgreSQL). */
 import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { collect } from "./helpers.js";
 import { type Child, freshDatabase, serve } from "./processes.js";
@@ -11,6 +12,7 @@ const postgres = inject("postgresUrl");
 const children: Child[] = [];
 let urlA: string;
 let urlB: string;
+let database: string;
 
 async function server(database: string): Promise<string> {
   const child = await serve(["--config", AGENTS_CONFIG, "--postgres", database]);
@@ -20,7 +22,7 @@ async function server(database: string): Promise<string> {
 
 beforeAll(async () => {
   if (!postgres) throw new Error("PostgreSQL test server not available");
-  const database = await freshDatabase(postgres, `interlude_agents_${process.pid}_${Date.now() % 1e6}`);
+  database = await freshDatabase(postgres, `interlude_agents_${process.pid}_${Date.now() % 1e6}`);
   urlA = await server(database);
   urlB = await server(database);
 }, 60_000);
@@ -42,6 +44,13 @@ async function streamThrough(
   const events = (await collect(client.runs.stream(threadId, graph, payload))) as Event[];
   return { events, runId: (events[0]!.data as { run_id: string }).run_id };
 }
+/** The chat graph's answer, streamed as tokens through `client`. */
+const streamChat = (client: Client, threadId: string) =>
+  streamThrough(client, threadId, "chat", {
+    input: { messages: [{ role: "user", content: "hello" }] },
+    streamMode: ["messages-tuple"],
+    context: { user: "ann" },
+  });
 const text = (events: Event[], name: string) =>
   events
     .filter((e) => e.event === name)
@@ -90,6 +99,51 @@ describe("agents on two servers sharing PostgreSQL", () => {
     const tokens = joined.filter((e) => e.event === "events" && e.data.event === "on_chat_model_stream");
     expect(tokens.map((e) => e.data.data.chunk.content).join("")).toBe("It is sunny in Paris");
     expect(joined.map((e) => e.event)).toEqual(streamed.map((e) => e.event));
+  });
+
+  it("a finished run is joined whole through the other server even while its server is slow to store the events", async () => {
+    const a = clientOf(urlA);
+    const b = clientOf(urlB);
+    const thread = await a.threads.create();
+    const { events: streamed, runId } = await streamChat(a, thread.thread_id);
+    expect(text(streamed, "messages")).toBe(ANSWER);
+    // Server A cannot store the run's events (B asks for them) until the table is unlocked.
+    const locker = new pg.Client({ connectionString: database });
+    const listener = new pg.Client({ connectionString: database });
+    await Promise.all([locker.connect(), listener.connect()]);
+    try {
+      await locker.query("BEGIN");
+      await locker.query("LOCK TABLE interlude_server_run_events IN EXCLUSIVE MODE");
+      // B asks A for the run's events; unlocked once B has asked three times (still waiting for them).
+      let asks = 0;
+      const askedThrice = new Promise<"asked">((resolve) =>
+        listener.on("notification", (message) => {
+          for (const event of [JSON.parse(message.payload!)].flat())
+            if (event.type === "run.follow" && event.run_id === runId && ++asks === 3) resolve("asked");
+        }),
+      );
+      await listener.query("LISTEN interlude_server_events");
+      const joining = collect(b.runs.joinStream(thread.thread_id, runId)) as Promise<Event[]>;
+      const first = await Promise.race([askedThrice, joining.then(() => "joined" as const)]);
+      await locker.query("COMMIT");
+      expect(await joining).toEqual(streamed);
+      expect(first).toBe("asked");
+    } finally {
+      await Promise.all([locker.end(), listener.end()]);
+    }
+  });
+
+  it("a streamed run whose server has stopped is joined through the other server as its outcome", async () => {
+    const c = await serve(["--config", AGENTS_CONFIG, "--postgres", database]);
+    children.push(c);
+    const b = clientOf(urlB);
+    const thread = await b.threads.create();
+    const { runId } = await streamChat(clientOf(c.url), thread.thread_id);
+    await c.stop();
+    // Its events went with its process: B tells how the run ended.
+    const joined = (await collect(b.runs.joinStream(thread.thread_id, runId))) as Event[];
+    expect(joined.map((e) => e.event)).toEqual(["metadata", "values", "end"]);
+    expect(joined[1]!.data.messages.at(-1).content).toBe(ANSWER);
   });
 
   it.each([

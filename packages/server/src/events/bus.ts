@@ -48,8 +48,13 @@ export type BusEvent =
   | { type: "assistant.changed"; assistant_id: string }
   /** New stream events of a run are stored (see runs/event-relay.ts). */
   | { type: "run.events"; run_id: string }
-  /** A client of another process follows this run: whoever executes it stores its events from now on. */
-  | { type: "run.follow"; run_id: string };
+  /**
+   * A client of another process follows this run: whoever executes it stores its events from now
+   * on and answers `run.followed` with the same `ask` (runs/follow-request.ts); `owner` is the process that must execute it.
+   */
+  | { type: "run.follow"; run_id: string; owner: string; ask: string }
+  /** The answer to `run.follow`: the run's events are stored (sent after them), or its owner holds none (`stored` false). */
+  | { type: "run.followed"; run_id: string; ask: string; stored: boolean };
 
 export interface Bus {
   publish(event: BusEvent): Promise<void>;
@@ -60,6 +65,11 @@ export interface Bus {
    */
   publishIn?(db: Db, events: readonly BusEvent[]): Promise<void>;
   subscribe(listener: (event: BusEvent) => void): () => void;
+  /**
+   * Whether the process `processId` hears the bus (PostgreSQL: its LISTEN connection is open), so
+   * that a question to it is worth waiting for. Absent on a local bus (one process).
+   */
+  hears?(processId: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -77,6 +87,9 @@ export class LocalBus implements Bus {
   }
 }
 
+/** The name of a process's LISTEN connection, as PostgreSQL lists it (`pg_stat_activity`). */
+const listenerName = (processId: string) => `interlude ${processId}`;
+
 export class PgBus implements Bus {
   private readonly local = new LocalBus();
   private client?: pg.Client;
@@ -86,14 +99,16 @@ export class PgBus implements Bus {
    * @param url the database, for the LISTEN connection (its own, held for good: taking it from
    *   `pool` would leave the pool one short for as long as the process lives)
    * @param pool for NOTIFY
+   * @param processId this process's (its LISTEN connection is named after it: see `hears`)
    */
   constructor(
     private readonly url: string,
     private readonly pool: pg.Pool,
+    private readonly processId: string,
   ) {}
 
   async start(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url });
+    const client = new pg.Client({ connectionString: this.url, application_name: listenerName(this.processId) });
     this.client = client;
     client.on("notification", (message) => {
       if (message.channel !== BUS_CHANNEL || !message.payload) return;
@@ -148,6 +163,14 @@ export class PgBus implements Bus {
 
   subscribe(listener: (event: BusEvent) => void): () => void {
     return this.local.subscribe(listener);
+  }
+
+  async hears(processId: string): Promise<boolean> {
+    const { rows } = await this.pool.query<{ hears: boolean }>(
+      "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE application_name = $1) AS hears",
+      [listenerName(processId)],
+    );
+    return rows[0]?.hears === true;
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,7 @@
 /** Server-Sent Events: a run's log, followed live, in the SDK's framing (event, JSON data, id). */
 import type { ServerContext } from "../context.js";
 import type { RunEvent, RunLog } from "../runs/broker.js";
+import { askToFollow } from "../runs/follow-request.js";
 import { runEventsAfter } from "../store/run-events.js";
 import { wireJson } from "../wire/messages.js";
 import type { Ctx } from "./env.js";
@@ -129,10 +130,10 @@ export function sseFromStore(
     finished: () => Promise<boolean>;
     ended: () => Promise<Array<{ event: string; data: unknown }>>;
     /**
-     * The run executes (or executed) for a client of its own process, which stores its events
-     * only once asked (`run.follow`, runs/event-relay.ts); a background run's are stored anyway.
+     * The process that executes (or executed) the run for a client of its own, which stores its
+     * events only once asked (runs/follow-request.ts); null for a background run, stored anyway.
      */
-    ask: boolean;
+    owner: string | null;
   },
 ): Response {
   return sseResponse(c, async (stream) => {
@@ -140,23 +141,23 @@ export function sseFromStore(
     if (!Number.isFinite(after)) after = -1;
     let wake: (() => void) | undefined;
     let told = false;
-    let aborted = false;
+    const disconnected = new AbortController();
     const unsubscribe = ctx.bus.subscribe((event) => {
       if ((event.type === "run.events" || event.type === "run.done") && event.run_id === runId) (told = true), wake?.();
     });
     stream.onAbort(() => {
-      aborted = true;
+      disconnected.abort();
       wake?.();
       options.onDisconnect?.();
     });
     try {
       let heard = Date.now();
       let sent = 0;
-      let waited = !options.ask;
-      while (!aborted) {
+      let stored = options.owner === null;
+      while (!disconnected.signal.aborted) {
         told = false;
-        // Asked again at each look until some come, in case the run had not started there yet.
-        if (options.ask && sent === 0) await ctx.bus.publish({ type: "run.follow", run_id: runId });
+        // Asked again at each look until the owner has them stored (it may not hold the run's log yet).
+        if (!stored) stored = await askToFollow(ctx.bus, runId, options.owner!, disconnected.signal);
         const events = await runEventsAfter(ctx.store.db, runId, after);
         let text = "";
         let ended = false;
@@ -170,12 +171,7 @@ export function sseFromStore(
         if (ended) return;
         if (events.length) heard = Date.now();
         else if ((sent === 0 || Date.now() - heard > QUIET_MS) && (await options.finished())) {
-          // Ended, none stored yet: the process that executed it may be storing them now that it is asked.
-          if (!waited) {
-            waited = true;
-            if (!told) await new Promise<void>((resolve) => ((wake = resolve), setTimeout(resolve, LOOK_MS)));
-            continue;
-          }
+          // Ended with none (or no more) stored, though asked: its process no longer had them, or died.
           await stream.write((await options.ended()).map(frame).join(""));
           return;
         }

@@ -5,9 +5,10 @@
  * `run.events`. A background run's events are stored from its start (its clients are anywhere);
  * a streamed or waited run's only once a client elsewhere asks (`run.follow`), from its first
  * event: its own client is connected to this process, and storing every answer's events for
- * nobody was a round trip per answer and another, a minute later, to delete them.
+ * nobody was a round trip per answer and another, a minute later, to delete them. The asker
+ * waits for the answer (`run.followed`, runs/follow-request.ts), sent once the events are stored.
  */
-import type { BusEvent } from "../events/bus.js";
+import type { Bus, BusEvent } from "../events/bus.js";
 import { BUS_CHANNEL, notificationsOf } from "../events/notifications.js";
 import type { Db } from "../store/db.js";
 import { appendRunEvents, deleteRunEvents } from "../store/run-events.js";
@@ -22,8 +23,14 @@ export class RunEventRelay {
   private scheduled = false;
   private tail: Promise<void> = Promise.resolve();
 
-  /** @param db PostgreSQL's (its statements notify the other processes' buses) */
-  constructor(private readonly db: Db) {}
+  /**
+   * @param db PostgreSQL's (its statements notify the other processes' buses)
+   * @param bus for answers that go without stored events
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly bus: Bus,
+  ) {}
 
   add(runId: string, event: RunEvent): void {
     let events = this.pending.get(runId);
@@ -71,6 +78,22 @@ export class RunEventRelay {
     if (log.relayed) return;
     log.relayTo((event) => this.add(runId, event));
     if (log.done) this.release(runId);
+  }
+
+  /**
+   * Answers a `run.follow` heard on the bus. The process holding the run's log (`log`, this
+   * process's, if any) stores it and answers in the statement that stores the last of it, so the
+   * asker finds them all; the run's owner holding none answers so at once (nothing will come).
+   * Other processes stay silent.
+   */
+  async answer(ask: Extract<BusEvent, { type: "run.follow" }>, log: RunLog | undefined, here: string): Promise<void> {
+    const answer = { type: "run.followed", run_id: ask.run_id, ask: ask.ask, stored: true } as const;
+    if (!log) {
+      if (ask.owner === here) await this.bus.publish({ ...answer, stored: false }).catch(() => undefined);
+      return;
+    }
+    this.relay(ask.run_id, log);
+    await this.flush([answer]).catch(() => this.bus.publish({ ...answer, stored: false }).catch(() => undefined));
   }
 
   /** The run has ended: its stored events go after a while. */

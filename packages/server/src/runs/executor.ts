@@ -262,17 +262,18 @@ async function finish(
   if (body) log.push("error", body);
   log.push("end", null);
   ctx.broker.close(run.run_id);
+  // Followed from elsewhere (even if asked only after run.done was settled): its stored events go after a while.
+  const relay = log.relayed ? ctx.runEvents : undefined;
+  relay?.release(run.run_id);
   if (!doneAtCommit) {
     // Stored before run.done is heard, so a follower elsewhere finds the end when it looks:
     // sent in the statement that stores the run's last events (the bus on its own if that fails).
-    const relay = log.relayed ? ctx.runEvents : undefined;
     const told = relay
       ? await relay.flush([done]).then(
           () => true,
           () => false,
         )
       : false;
-    relay?.release(run.run_id);
     if (!told) await ctx.bus.publish(done);
   }
   if (next?.status === "pending") await ctx.dispatcher.dispatch(next);

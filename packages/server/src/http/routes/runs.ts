@@ -221,8 +221,8 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
       const current = await ctx.store.getRun(runId);
       return !current || !isActive(current.status);
     };
-    const ask = (await ctx.store.getRun(runId))?.owner != null;
-    return sseFromStore(c, ctx, runId, { ...options, finished, ended: () => outcomeEvents(runId, threadId), ask });
+    const owner = (await ctx.store.getRun(runId))?.owner ?? null;
+    return sseFromStore(c, ctx, runId, { ...options, finished, ended: () => outcomeEvents(runId, threadId), owner });
   }
 
   /** A finished run told in three events: metadata, its values (or error), end. */
