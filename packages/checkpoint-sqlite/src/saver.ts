@@ -53,6 +53,12 @@ export class SqliteSaver extends SaverKit {
   private readonly cache: HeadCache;
   /** The cache also keeps plain copies of what it holds (JSON serializer only, see private-copies.ts). */
   private readonly copies: boolean;
+  /**
+   * Thread -> owner whose claim went with the run's last put or writes (`PutOptions.releaseClaim`):
+   * its releaseThread, next, commits nothing (two of a pause-and-resume round trip's ten commits)
+   * and a heartbeat's late renewal takes nothing.
+   */
+  private readonly releasedWith = new Map<string, string>();
 
   /** `SqliteSaver.fromConnString("checkpoints.sqlite")`; ":memory:" gives a private in-memory database. */
   static fromConnString(path: string, options?: SqliteSaverOptions): SqliteSaver {
@@ -76,6 +82,8 @@ export class SqliteSaver extends SaverKit {
         bytes: options.cachedBytes ?? 32 * 1024 * 1024,
       });
       this.group?.onFailure(this.cache.clearAll);
+      // A failed batch took the releases with it: releaseThread must then release for real.
+      this.group?.onFailure(() => this.releasedWith.clear());
       this.copies = this.serde instanceof JsonSerializer && this.cache.enabled;
     } catch (error) {
       throw storageError("open", error);
@@ -86,12 +94,21 @@ export class SqliteSaver extends SaverKit {
 
   protected storePut(put: Kit.PreparedPut): Kit.PutOutcome | Promise<Kit.PutOutcome> {
     const seed = this.copies ? seedOf(put, () => this.read(put.metadata) as CheckpointMetadata) : undefined;
-    return this.write("put", put, () => {
+    const outcome = this.write("put", put, () => {
       this.checkCache();
       const outcome = putInSteps(put, this.steps);
-      if (outcome === STORED) this.cache.put(put, seed);
+      if (outcome === STORED) {
+        this.cache.put(put, seed);
+        if (put.releaseClaim !== undefined) this.sql.release.run(put.threadId, put.releaseClaim);
+      }
       return outcome;
     });
+    if (put.releaseClaim === undefined) return outcome;
+    const released = (stored: Kit.PutOutcome) => {
+      if (stored === STORED) this.releasedWith.set(put.threadId, put.releaseClaim!);
+      return stored;
+    };
+    return outcome instanceof Promise ? outcome.then(released) : released(outcome);
   }
 
   protected async storeWrites({
@@ -101,6 +118,7 @@ export class SqliteSaver extends SaverKit {
     taskId,
     rows,
     durable,
+    releaseClaim,
   }: Kit.PreparedWrites): Promise<void> {
     await this.write("putWrites", { durable }, () => {
       this.checkCache();
@@ -110,7 +128,9 @@ export class SqliteSaver extends SaverKit {
         statement.run(threadId, ns, checkpointId, taskId, row.idx, row.channel, row.data, ++seq);
       }
       this.cache.writes(threadId, ns, checkpointId, rows);
+      if (releaseClaim !== undefined) this.sql.release.run(threadId, releaseClaim);
     });
+    if (releaseClaim !== undefined) this.releasedWith.set(threadId, releaseClaim);
   }
 
   protected loadTuple(threadId: string, ns: string, id: string | undefined) {
@@ -226,6 +246,7 @@ export class SqliteSaver extends SaverKit {
   }
 
   async claimThread(threadId: string, claim: ThreadClaim): Promise<boolean> {
+    if (this.releasedWith.get(threadId) === claim.owner) return false;
     // Not waited for: the batch's write lock keeps other processes out until it commits, and the run's first save commits it.
     return this.write("claimThread", { durable: false }, () => {
       const now = this.now();
@@ -244,6 +265,10 @@ export class SqliteSaver extends SaverKit {
   }
 
   async releaseThread(threadId: string, owner: string): Promise<void> {
+    if (this.releasedWith.get(threadId) === owner) {
+      this.releasedWith.delete(threadId);
+      return;
+    }
     // Not waited for: a release lost to a crash lapses with the claim's TTL.
     await this.write("releaseThread", { durable: false }, () => this.sql.release.run(threadId, owner));
   }

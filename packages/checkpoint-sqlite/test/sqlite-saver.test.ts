@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describeSaverConformance, ThreadWriter } from "@interlude/checkpoint-conformance";
+import { describeSaverConformance, makeCheckpoint, ThreadWriter } from "@interlude/checkpoint-conformance";
 import { SCHEMA_VERSION, SqliteSaver } from "@interlude/checkpoint-sqlite";
-import { StorageError } from "@interlude/core";
+import { CheckpointConflictError, StorageError } from "@interlude/core";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 
@@ -246,6 +246,45 @@ describe("SqliteSaver on a file", () => {
     expect(parts()).toBeGreaterThan(2);
     await saver.deleteThread(another.threadId);
     expect(parts()).toBe(0);
+    await saver.close();
+  });
+
+  it("releases a run's claim in the transaction of its last put or writes; releaseThread then commits nothing", async () => {
+    const file = newFile();
+    const saver = new SqliteSaver(file);
+    const other = new SqliteSaver(file);
+    const thread = new ThreadWriter(saver);
+    const first = await thread.write({ answer: "a" });
+    const { threadId } = thread;
+    // Moves whenever another connection commits: tells whether `saver` wrote anything.
+    const commitsSeen = () => other.db.pragma("data_version", { simple: true });
+    const claim = (owner: string) => saver.claimThread(threadId, { owner, ttlMs: 60_000 });
+    expect(await claim("run-1")).toBe(true);
+    const last = (expectedHead: string | null) =>
+      saver.put(
+        first,
+        makeCheckpoint({ answer: "b" }, { answer: 2 }),
+        { source: "loop", step: 1, parents: {} },
+        { answer: 2 },
+        { expectedHead, releaseClaim: "run-1" },
+      );
+    await expect(last(null)).rejects.toBeInstanceOf(CheckpointConflictError);
+    expect((await other.claimHolder(threadId))?.owner).toBe("run-1");
+    const saved = await last(thread.head!);
+    expect(await other.claimHolder(threadId)).toBeUndefined();
+    // A late heartbeat does not take the claim back; the run's releaseThread writes nothing.
+    expect(await claim("run-1")).toBe(false);
+    const before = commitsSeen();
+    await saver.releaseThread(threadId, "run-1");
+    expect(commitsSeen()).toBe(before);
+
+    expect(await claim("run-2")).toBe(true);
+    await saver.putWrites(saved, [["answer", "last"]], "task-1", { releaseClaim: "run-2" });
+    expect(await other.claimHolder(threadId)).toBeUndefined();
+    await saver.releaseThread(threadId, "run-2");
+    expect((await other.getTuple(saved))?.pendingWrites).toEqual([["task-1", "answer", "last"]]);
+    expect(await other.claimThread(threadId, { owner: "run-3", ttlMs: 60_000 })).toBe(true);
+    await other.close();
     await saver.close();
   });
 
