@@ -86,16 +86,19 @@ function pendingValueWrites(pending: PendingIndex, prepared: readonly PreparedTa
  * `getState`: the snapshot `config` addresses in `saver`, with its subgraphs' own snapshots
  * when `subgraphs` is set (a subgraph's state lives in its parent's saver).
  */
-export async function stateAt(
+export function stateAt(
   graph: GraphInternals,
   saver: BaseCheckpointSaver,
   config: RunnableConfig,
   subgraphs: boolean,
 ): Promise<StateSnapshot> {
-  const tuple = await readingLangChain(() => saver.getTuple(config));
-  if (!tuple) return emptySnapshot(config);
-  const snapshot = snapshotOf(graph, tuple, !checkpointIdOf(config));
-  return subgraphs ? withSubgraphStates(graph, snapshot, saver) : snapshot;
+  // One `then` on the read, no async function around it: on Node 20 every promise also runs
+  // the async hooks AsyncLocalStorage turns on.
+  return readingLangChain(() => saver.getTuple(config)).then((tuple) => {
+    if (!tuple) return emptySnapshot(config);
+    const snapshot = snapshotOf(graph, tuple, !checkpointIdOf(config));
+    return subgraphs ? withSubgraphStates(graph, snapshot, saver) : snapshot;
+  });
 }
 
 /**
