@@ -82,12 +82,20 @@ export function reviveLangChain(id: string[], kwargs: unknown): unknown {
  * Runs a checkpoint read; when it meets LangChain objects before `@langchain/core` was
  * loaded, loads it and reads again (reads have no side effects).
  */
-export async function readingLangChain<T>(read: () => Promise<T>): Promise<T> {
+export function readingLangChain<T>(read: () => Promise<T>): Promise<T> {
+  // Not an async function: a plain `then` costs one promise where `return await` costs three,
+  // and getState is a few microseconds.
+  let first: Promise<T>;
   try {
-    return await read();
+    first = Promise.resolve(read());
   } catch (error) {
-    if (!(error instanceof LangChainNotLoadedError)) throw error;
-    await loadLangChain();
-    return read();
+    return afterLangChainLoaded(error, read);
   }
+  return first.then(undefined, (error: unknown) => afterLangChainLoaded(error, read));
+}
+
+async function afterLangChainLoaded<T>(error: unknown, read: () => Promise<T>): Promise<T> {
+  if (!(error instanceof LangChainNotLoadedError)) throw error;
+  await loadLangChain();
+  return read();
 }

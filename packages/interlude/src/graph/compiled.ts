@@ -167,9 +167,14 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
     return saver;
   }
 
-  async getState(config: RunnableConfig, options: { subgraphs?: boolean } = {}): Promise<StateSnapshot> {
-    const saver = this.saverFor("getState()");
-    return stateAt(this.owner(config), saver, config, options.subgraphs === true);
+  /** Not async: handing back stateAt's own promise saves the turns of resolving one promise with another. */
+  getState(config: RunnableConfig, options: { subgraphs?: boolean } = {}): Promise<StateSnapshot> {
+    try {
+      const saver = this.saverFor("getState()");
+      return stateAt(this.owner(config), saver, config, options.subgraphs === true);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** The graph whose checkpoints `config` addresses: this one, or a subgraph by `checkpoint_ns`. */
@@ -190,7 +195,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
         let index = 0;
         for await (const tuple of saver.list(scoped, options)) {
           if (index++ < told) continue;
-          yield await snapshotOf(graph, tuple);
+          yield snapshotOf(graph, tuple);
           told++;
         }
         return;

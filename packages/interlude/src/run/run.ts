@@ -116,7 +116,7 @@ export class GraphRun extends RunStart {
       pendingWrites: saved.writes,
     };
     if (saved.parentId) tuple.parentConfig = this.persistence.configFor(saved.parentId);
-    tell(await snapshotOf(this.graph, tuple, true));
+    tell(snapshotOf(this.graph, tuple, true));
   }
 
   private async loop(): Promise<RunResult> {

@@ -86,27 +86,45 @@ function pendingValueWrites(pending: PendingIndex, prepared: readonly PreparedTa
  * `getState`: the snapshot `config` addresses in `saver`, with its subgraphs' own snapshots
  * when `subgraphs` is set (a subgraph's state lives in its parent's saver).
  */
-export async function stateAt(
+export function stateAt(
   graph: GraphInternals,
   saver: BaseCheckpointSaver,
   config: RunnableConfig,
   subgraphs: boolean,
 ): Promise<StateSnapshot> {
-  const tuple = await readingLangChain(() => saver.getTuple(config));
-  if (!tuple) return emptySnapshot(config);
-  return snapshotOf(graph, tuple, !checkpointIdOf(config), subgraphs ? saver : undefined);
+  // One `then` on the read, no async function around it: on Node 20 every promise also runs
+  // the async hooks AsyncLocalStorage turns on.
+  return readingLangChain(() => saver.getTuple(config)).then((tuple) => {
+    if (!tuple) return emptySnapshot(config);
+    const snapshot = snapshotOf(graph, tuple, !checkpointIdOf(config));
+    return subgraphs ? withSubgraphStates(graph, snapshot, saver) : snapshot;
+  });
 }
 
 /**
- * @param current the thread's current state (getState without a checkpoint id), not a checkpoint of its history
- * @param subgraphsIn the saver to read the subgraphs' snapshots from, when they are wanted in `tasks[].state`
+ * The snapshot with each subgraph task's `state` (the config that addresses the subgraph)
+ * replaced by the subgraph's own snapshot, read from `saver`.
  */
-export async function snapshotOf(
+async function withSubgraphStates(
   graph: GraphInternals,
-  tuple: CheckpointTuple,
-  current = false,
-  subgraphsIn?: BaseCheckpointSaver,
+  snapshot: StateSnapshot,
+  saver: BaseCheckpointSaver,
 ): Promise<StateSnapshot> {
+  const tasks: PregelTaskDescription[] = [];
+  for (const task of snapshot.tasks) {
+    const subgraph = graph.spec.nodes.get(task.name)?.subgraph;
+    if (!subgraph) tasks.push(task);
+    else tasks.push({ ...task, state: await stateAt(subgraph, saver, task.state as RunnableConfig, true) });
+  }
+  return { ...snapshot, tasks };
+}
+
+/**
+ * Synchronous (getState pays for no extra turn); a subgraph task's `state` is the config that
+ * addresses the subgraph, which `withSubgraphStates` may replace with its snapshot.
+ * @param current the thread's current state (getState without a checkpoint id), not a checkpoint of its history
+ */
+export function snapshotOf(graph: GraphInternals, tuple: CheckpointTuple, current = false): StateSnapshot {
   const spec = graph.spec;
   const pending = indexPendingWrites(tuple.pendingWrites);
   // Tasks come from the checkpoint as saved; values add its pending writes. Without any, both
@@ -135,8 +153,7 @@ export async function snapshotOf(
     const persistent = subgraph?.subgraphCheckpoints === "persistent";
     const childNs = subgraphNamespace(task.ns, persistent);
     const childConfig: RunnableConfig = { configurable: { thread_id: threadId, checkpoint_ns: childNs } };
-    if (subgraph && subgraphsIn) state = await stateAt(subgraph, subgraphsIn, childConfig, true);
-    else if (subgraph || stored.some((i) => i.ns && i.ns !== task.ns)) state = childConfig;
+    if (subgraph || stored.some((i) => i.ns && i.ns !== task.ns)) state = childConfig;
     const description: PregelTaskDescription = {
       id: task.id,
       name: task.name,
