@@ -122,12 +122,10 @@ export class PostgresSaver extends SaverKit {
       rows.map((r) => r.channel),
       rows.map((r) => toBytes(r.data)),
     ];
-    if (releaseClaim === undefined) {
-      await this.guard("putWrites", () => this.pool.query(named("putWrites", values)));
-      return;
-    }
-    await this.guard("putWrites", () => this.pool.query(named("putWritesRelease", [...values, releaseClaim])));
-    this.releasedWith(threadId, releaseClaim);
+    const query =
+      releaseClaim === undefined ? named("putWrites", values) : named("putWritesRelease", [...values, releaseClaim]);
+    await this.guard("putWrites", () => this.pool.query(query));
+    if (releaseClaim !== undefined) this.releasedWith(threadId, releaseClaim);
   }
 
   /** The claim went with a run's last save: its releaseThread, next, sends nothing, and a late renewal takes nothing. */
