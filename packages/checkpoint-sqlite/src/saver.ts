@@ -134,14 +134,17 @@ export class SqliteSaver extends SaverKit {
   }
 
   protected loadTuple(threadId: string, ns: string, id: string | undefined) {
-    return this.run("getTuple", () => {
-      const cached = this.cache.get(threadId, ns) && this.cachedTuple(threadId, ns, id);
-      return cached || this.inTransaction("deferred", () => this.readTuple(threadId, ns, id));
-    });
+    return this.run(
+      "getTuple",
+      () =>
+        this.cachedTuple(threadId, ns, id) ?? this.inTransaction("deferred", () => this.readTuple(threadId, ns, id)),
+    );
   }
 
   /** The newest checkpoint from the cache, when no other connection has committed since it was filled. */
   private cachedTuple(threadId: string, ns: string, id: string | undefined) {
+    // Nothing kept for the thread: no data_version check here (readTuple makes its own).
+    if (!this.cache.get(threadId, ns)) return undefined;
     this.checkCache();
     const head = this.cache.get(threadId, ns);
     if (!head || (id !== undefined && id !== head.id)) return undefined;
