@@ -197,10 +197,10 @@ export class PgDb implements Db {
   }
   /** Unprepared (planned for these values), unless held statements must go out first. */
   async search<T>(sql: string, params: unknown[]): Promise<T[]> {
-    if (!this.client) return ((await this.pool.query(numbered(sql), params)) as QueryResult).rows as T[];
+    if (!this.client) return (await this.pool.query(numbered(sql), params)).rows as T[];
     if (this.held.length) return this.all<T>(sql, params);
     this.sent = true;
-    return ((await this.client.query(numbered(sql), params)) as QueryResult).rows as T[];
+    return (await this.client.query(numbered(sql), params)).rows as T[];
   }
   async exec(script: string): Promise<void> {
     if (!this.client) return void (await this.pool.query(script));
