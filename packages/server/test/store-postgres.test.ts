@@ -1,8 +1,9 @@
 /**
  * The PostgreSQL store's round-trip savings keep their meaning: a transaction's held writes
  * commit (or roll back) with it, pipelined reads see them, a held write's failure is the error
- * its transaction reports (not the "transaction aborted" of the statements sent after it), and an
- * assistant changed through one server is not served stale by another's cache.
+ * its transaction reports (not the "transaction aborted" of the statements sent after it), a read
+ * whose connection is cut fails alone, and an assistant changed through one server is not served
+ * stale by another's cache.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { BusEvent } from "../dist/events/bus.js";
@@ -52,6 +53,13 @@ describe("PostgreSQL store", () => {
       { k: "one", v: tricky },
       { k: "two", v: null },
     ]);
+  });
+
+  it("a connection cut during a pipelined read outside a transaction fails that read, not the process", async () => {
+    const db = a.backend.ctx.store.db;
+    // The backend ends itself mid-exchange: an unheard 'error' event on the checked-out client would be uncaught.
+    await expect(db.reads([["SELECT pg_terminate_backend(pg_backend_pid())", []]])).rejects.toThrow(/terminat/);
+    expect(await db.reads([["SELECT 1 AS one", []]])).toEqual([[{ one: 1 }]]);
   });
 
   it("a statement first sent in an exchange that failed before it runs fine afterwards (prepared again)", async () => {

@@ -160,19 +160,34 @@ export class PgDb implements Db {
     private readonly client?: pg.PoolClient,
   ) {}
 
+  /**
+   * A pooled connection of this call's own. The server cutting it while checked out would
+   * otherwise be an unhandled 'error' event (pg-pool listens on idle connections only, and
+   * pool.query for its own): the statement under way, or the next, fails with it instead.
+   */
+  private async checkout(): Promise<{ client: pg.PoolClient; release: (error?: Error) => void }> {
+    const client = await this.pool.connect();
+    const ignore = () => undefined;
+    client.on("error", ignore);
+    return { client, release: (error) => (client.off("error", ignore), client.release(error)) };
+  }
+
   /** Sends what is held and then `statements`, in one exchange; resolves with the results of `statements`. */
   private async pipeline(statements: readonly Statement[]): Promise<QueryResult[]> {
-    const client = this.client ?? (await this.pool.connect());
+    const own = this.client ? undefined : await this.checkout();
     const batch = [...this.held.splice(0), ...statements];
     this.sent = true;
     try {
       const results = await pipelined(
-        client,
+        this.client ?? own!.client,
         batch.map(([sql, params]) => ({ ...preparedOf(sql), values: params })),
       );
+      own?.release();
       return results.slice(results.length - statements.length);
-    } finally {
-      if (!this.client) client.release();
+    } catch (error) {
+      // As pool.query does: the pool drops a connection whose exchange failed (it may be cut).
+      own?.release(error as Error);
+      throw error;
     }
   }
 
@@ -197,10 +212,10 @@ export class PgDb implements Db {
   }
   /** Unprepared (planned for these values), unless held statements must go out first. */
   async search<T>(sql: string, params: unknown[]): Promise<T[]> {
-    if (!this.client) return ((await this.pool.query(numbered(sql), params)) as QueryResult).rows as T[];
+    if (!this.client) return (await this.pool.query(numbered(sql), params)).rows as T[];
     if (this.held.length) return this.all<T>(sql, params);
     this.sent = true;
-    return ((await this.client.query(numbered(sql), params)) as QueryResult).rows as T[];
+    return (await this.client.query(numbered(sql), params)).rows as T[];
   }
   async exec(script: string): Promise<void> {
     if (!this.client) return void (await this.pool.query(script));
@@ -211,11 +226,7 @@ export class PgDb implements Db {
   }
   async tx<T>(fn: (db: Db) => Promise<T>, threadId?: string): Promise<T> {
     if (this.client) return fn(this);
-    const client = await this.pool.connect();
-    // The server cutting the connection while the body awaits something else would otherwise be
-    // an unhandled 'error' event; the next query fails with it instead.
-    const ignore = () => undefined;
-    client.on("error", ignore);
+    const { client, release } = await this.checkout();
     const db = new PgDb(this.pool, client);
     try {
       db.held.push(["BEGIN", []]);
@@ -232,8 +243,7 @@ export class PgDb implements Db {
       await client.query("ROLLBACK").catch(() => undefined);
       throw error;
     } finally {
-      client.off("error", ignore);
-      client.release();
+      release();
     }
   }
 }
