@@ -17,12 +17,19 @@ export async function withPoolClient<T>(
   let broken = false;
   try {
     client = await pool.connect();
+    // A checked-out client has no listener of the pool's: the server cutting the connection
+    // mid-body would be an uncaught 'error' event that ends the process. The body's query
+    // fails with it instead.
+    client.on("error", ignore);
     return await body(client);
   } catch (error) {
     broken = !(error instanceof InterludeError);
     throw storageError(operation, error);
   } finally {
+    client?.off("error", ignore);
     // A client whose transaction died mid-way may be unusable: do not give it back to the pool.
     client?.release(broken ? true : undefined);
   }
 }
+
+const ignore = () => undefined;

@@ -215,6 +215,40 @@ describe("PostgresSaver's one-call put and claim-load", () => {
     await saver.releaseThread(threadId, "run-2");
   });
 
+  it("survives the server cutting a connection it has checked out: that call fails, the next works", async () => {
+    // Its connections are named, so that only they are looked for (other test files share the server).
+    const name = `cut-${process.pid}-${Date.now()}`;
+    const pool = new pg.Pool({ connectionString: url, application_name: name, max: 2 });
+    pool.on("error", () => {});
+    pools.push(pool);
+    const saver = new PostgresSaver(pool);
+    const thread = new ThreadWriter(saver);
+    await thread.write({ answer: "a" });
+    // The prune's transaction waits for the thread's head row, held by another session.
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await admin.query("BEGIN");
+      await admin.query("SELECT 1 FROM interlude_heads WHERE thread_id = $1 FOR UPDATE", [thread.threadId]);
+      const pruning = saver.prune(thread.threadId, { keepLast: 1 });
+      let pid: number | undefined;
+      while (pid === undefined) {
+        const { rows } = await admin.query<{ pid: number }>(
+          "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name = $1",
+          [name],
+        );
+        pid = rows[0]?.pid;
+      }
+      await admin.query("SELECT pg_terminate_backend($1)", [pid]);
+      await expect(pruning).rejects.toBeInstanceOf(StorageError);
+    } finally {
+      await admin.query("ROLLBACK").catch(() => undefined);
+      await admin.end();
+    }
+    expect(await saver.prune(thread.threadId, { keepLast: 1 })).toBeGreaterThanOrEqual(0);
+    expect(await saver.getHeadId(thread.threadId)).toBeDefined();
+  });
+
   it("gives its head read as a statement another query on the database can carry", async () => {
     const saver = saverOn();
     const thread = new ThreadWriter(saver);
