@@ -112,7 +112,7 @@ export async function textFilter(db: Db, q: string): Promise<{ sql: string; para
     params: [`%${lowered.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`],
   };
   // PostgreSQL's planner makes the same choice from its statistics (the statement is planned
-  // for this text: Store.pending sends it with its parameters written in).
+  // for this text: Store.pending sends it by Db.search, not prepared).
   if (db.dialect === "postgres" || [...lowered].length < 3) return like;
   await catchUp(db);
   const phrase = `"${lowered.replace(/"/g, '""')}"`;

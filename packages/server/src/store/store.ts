@@ -253,12 +253,16 @@ export class StoreTx {
       sql: `SELECT COUNT(*) AS n FROM interlude_server_pending${filter}`,
       params,
     };
-    // One round trip on PostgreSQL, and planned for the search text given (a statement prepared
-    // with it as a parameter may be planned for any text, and not use the trigram index).
-    const [rows, [count]] = await this.db.reads([
+    const statements: Statement[] = [
       [`SELECT * FROM interlude_server_pending${filter} ORDER BY created_at, thread_id, interrupt_id${page}`, params],
       [total.sql, total.params],
-    ]);
+    ];
+    // A text search is planned for the text given (Db.search, as the thread search): a prepared
+    // statement's generic plan, made for any text, may walk every pending interrupt for a rare
+    // one instead of using the trigram index. Other listings: one round trip on PostgreSQL.
+    const [rows, [count]] = query.q
+      ? await Promise.all(statements.map(([sql, params]) => this.db.search(sql, params)))
+      : await this.db.reads(statements);
     return { items: rows!.map(pendingOf), total: Number(count?.n ?? 0) };
   }
 

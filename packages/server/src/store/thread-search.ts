@@ -16,17 +16,16 @@
  */
 import type { Db, Statement } from "./db.js";
 import type { Json, ThreadStatus } from "./records.js";
+import type { Page } from "./store.js";
 import { indexedMetadata } from "./thread-metadata.js";
 
-export interface ThreadQuery {
+export interface ThreadQuery extends Page {
   ids?: string[];
   status?: ThreadStatus;
   metadata?: Json;
   values?: Json;
   sort_by?: "thread_id" | "status" | "created_at" | "updated_at" | "state_updated_at";
   sort_order?: "asc" | "desc";
-  limit?: number;
-  offset?: number;
 }
 
 const THREADS = "interlude_server_threads";
