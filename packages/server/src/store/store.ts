@@ -73,14 +73,16 @@ export class StoreTx {
     await this.db.write(
       `UPDATE interlude_server_threads SET updated_at = ?, state_updated_at = ?, metadata = ?, status = ?, "values" = ?, interrupts = ?, error = ?, config = ?, graph_id = ?, assistant_id = ? WHERE thread_id = ?`,
       [...threadColumns(t), t.thread_id],
+      t.thread_id,
     );
   }
 
   async markThreadBusy(id: string): Promise<void> {
-    await this.db.write("UPDATE interlude_server_threads SET status = 'busy', updated_at = ? WHERE thread_id = ?", [
-      new Date().toISOString(),
+    await this.db.write(
+      "UPDATE interlude_server_threads SET status = 'busy', updated_at = ? WHERE thread_id = ?",
+      [new Date().toISOString(), id],
       id,
-    ]);
+    );
   }
 
   /** `values: false` leaves the state out (null), for callers about to replace it: it is the largest column to parse. */
@@ -140,6 +142,7 @@ export class StoreTx {
         r.attempt,
         json(r.error),
       ],
+      r.run_id,
     );
   }
 
@@ -224,15 +227,17 @@ export class StoreTx {
         p.created_at,
         p.deadline_at,
       ],
+      rowOf(p.thread_id, p.interrupt_id),
     );
   }
 
   /** Under the thread's lock, as insertPending. */
   async deletePending(threadId: string, interruptId: string): Promise<void> {
-    await this.db.write("DELETE FROM interlude_server_pending WHERE thread_id = ? AND interrupt_id = ?", [
-      threadId,
-      interruptId,
-    ]);
+    await this.db.write(
+      "DELETE FROM interlude_server_pending WHERE thread_id = ? AND interrupt_id = ?",
+      [threadId, interruptId],
+      rowOf(threadId, interruptId),
+    );
   }
 
   /** `now`: the clock `min_age_seconds` counts back from. */
@@ -300,7 +305,7 @@ export class StoreTx {
    * lock) is a unique violation that fails the transaction (isUniqueViolation), never a second answer.
    */
   async insertAnswer(a: AnswerRecord): Promise<void> {
-    await this.db.write(INSERT_ANSWER, answerRow(a));
+    await this.db.write(INSERT_ANSWER, answerRow(a), rowOf(a.thread_id, a.interrupt_id));
   }
 
   async answer(threadId: string, interruptId: string): Promise<AnswerRecord | undefined> {
@@ -325,6 +330,7 @@ export class StoreTx {
     await this.db.write(
       "DELETE FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id = ? AND state = 'applied'",
       [threadId, interruptId],
+      rowOf(threadId, interruptId),
     );
   }
 
@@ -471,6 +477,11 @@ export function deleteRunStatement(runId: string): Statement {
 
 const INSERT_ANSWER =
   "INSERT INTO interlude_server_answers (thread_id, interrupt_id, by, answer, at, run_id, state) VALUES (?, ?, ?, ?, ?, ?, ?)";
+
+/** The key of a pending interrupt's or an answer's row (Db.write: writes to different rows may go together). */
+function rowOf(threadId: string, interruptId: string): string {
+  return JSON.stringify([threadId, interruptId]);
+}
 
 function answerRow(a: AnswerRecord): unknown[] {
   return [a.thread_id, a.interrupt_id, a.by, json(a.answer), a.at, a.run_id, a.state];
