@@ -17,6 +17,14 @@ export interface Dispatcher {
   readonly local: boolean;
   /** The run is first in its thread's queue: start it here or hand it to whoever should. */
   dispatch(run: RunRecord): Promise<void>;
+  /**
+   * A slot to execute, here and at once, a background run this process is queueing and first in
+   * its thread's line: it is claimed in the transaction that queues it, without the queue's
+   * round trips (a job sent, fetched and completed, then a claim of its own). Returns the
+   * slot's release (call it once the run has executed), or undefined: no free slot, or this
+   * process takes no runs (the run goes through the queue).
+   */
+  takeHere?(): (() => void) | undefined;
   /** Schedules the deadline check of an interrupt at `at`. */
   scheduleDeadline(threadId: string, interruptId: string, at: Date): Promise<void>;
   /** Shutting down: take no more runs or deadlines (those under way finish; `close` waits for them). */

@@ -2,6 +2,7 @@
 
 import { PostgresSaver } from "@interlude/checkpoint-postgres";
 import { Client } from "@langchain/langgraph-sdk";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { collect, FIXTURE_CONFIG, followSse, until } from "./helpers.js";
 import { type Child, freshDatabase, serve, startCli } from "./processes.js";
@@ -71,7 +72,7 @@ describe("two servers on one PostgreSQL database", () => {
     }
   });
 
-  it("background runs go through the shared queue (pg-boss) and can be joined from any server", async () => {
+  it("background runs execute on any process and can be joined from any server", async () => {
     const a = clientOf(urlA);
     const b = clientOf(urlB);
     const threads = await Promise.all(Array.from({ length: 6 }, () => a.threads.create()));
@@ -81,6 +82,34 @@ describe("two servers on one PostgreSQL database", () => {
     const results = await Promise.all(runs.map((r) => b.runs.join(r.thread_id, r.run_id)));
     for (const [i, values] of results.entries()) expect((values as any).log).toEqual([`first:t${i}`, `second:t${i}`]);
     for (const r of runs) expect((await b.runs.get(r.thread_id, r.run_id)).status).toBe("success");
+  });
+
+  it("a background run is claimed where it is queued while that server has a free slot, else it goes through the queue", async () => {
+    const a = clientOf(urlA);
+    const b = clientOf(urlB);
+    // More than a server's eight slots at once.
+    const threads = await Promise.all(Array.from({ length: 12 }, () => a.threads.create()));
+    const runs = await Promise.all(
+      threads.map((t, i) => a.runs.create(t.thread_id, "slow", { input: { tag: `s${i}`, delay: 300 } })),
+    );
+    const db = new pg.Client({ connectionString: database });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ run_id: string }>(
+        "SELECT data->>'run_id' AS run_id FROM interlude_pgboss.job WHERE name = 'interlude-run' AND data->>'run_id' = ANY($1)",
+        [runs.map((r) => r.run_id)],
+      );
+      const queued = new Set(rows.map((r) => r.run_id));
+      const claimed = runs.filter((r) => r.status === "running");
+      // Claimed where queued: no job for it; the others were given to the queue.
+      expect(claimed.length).toBeGreaterThan(0);
+      expect(claimed.length).toBeLessThanOrEqual(8);
+      for (const r of runs) expect(queued.has(r.run_id)).toBe(r.status !== "running");
+    } finally {
+      await db.end();
+    }
+    const results = await Promise.all(runs.map((r) => b.runs.join(r.thread_id, r.run_id)));
+    for (const [i, values] of results.entries()) expect((values as any).log).toEqual([`first:s${i}`, `second:s${i}`]);
   });
 
   it("a background run's stream is followed live and rejoined through either server, whichever process executes it", async () => {

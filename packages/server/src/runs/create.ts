@@ -103,19 +103,22 @@ export async function createRun(
   const until = Date.now() + SETTLE_TIMEOUT_MS;
   for (;;) {
     let queued: Queued;
+    const slot: Slot = {};
     try {
       // A background run is acknowledged once queued, so it must be committed by then; a waited
       // or streamed one is acknowledged when it ends, after its last (durable) commit.
       queued = await ctx.store.tx(
-        (tx) => queue(ctx, tx, { runId, threadId, req, identity, owner, assistant }),
+        (tx) => queue(ctx, tx, { runId, threadId, req, identity, owner, assistant }, slot),
         threadId,
         { durable: owner === null },
       );
     } catch (error) {
+      slot.release?.();
       // An answer reserved meanwhile by a writer without the thread's lock: look again.
       if (isUniqueViolation(error)) continue;
       throw error;
     }
+    if (!("run" in queued)) slot.release?.();
     if ("refusal" in queued) throw queued.refusal;
     if ("earlier" in queued) {
       if (queued.earlier.state === "applied" || Date.now() > until) throw new AlreadyAnsweredError(queued.earlier);
@@ -129,14 +132,19 @@ export async function createRun(
     if (toCancel.length) await dispatchNext(ctx, run.thread_id);
     // A log only for a run executed here: one opened for a run that another process executes
     // would never close, and joins through this process would wait on it forever.
-    if (run.owner !== null || ctx.dispatcher.local) ctx.broker.open(run.run_id);
+    if (run.owner !== null || run.status === "running" || ctx.dispatcher.local) ctx.broker.open(run.run_id);
     if (run.status === "running")
-      void executeRun(ctx, run, true).catch((error) =>
-        console.error(`[interlude] run ${run.run_id} failed to execute:`, error),
-      );
+      void executeRun(ctx, run, true)
+        .catch((error) => console.error(`[interlude] run ${run.run_id} failed to execute:`, error))
+        .finally(() => slot.release?.());
     else if (first) await ctx.dispatcher.dispatch(run);
     return { run, first };
   }
+}
+
+/** The dispatcher's slot a background run claimed where it is queued holds (Dispatcher.takeHere). */
+interface Slot {
+  release?: () => void;
 }
 
 interface QueueRequest {
@@ -156,15 +164,17 @@ async function queue(
   ctx: ServerContext,
   tx: StoreTx,
   { runId, threadId, req, identity, owner, assistant }: QueueRequest,
+  slot: Slot,
 ): Promise<Queued> {
   const resume = req.command?.resume;
   // Everything the checks need, in one read (one round trip on PostgreSQL), with the
   // checkpoint head when this process may claim the run here.
+  const mayClaim = owner === ctx.processId || (owner === null && ctx.dispatcher.takeHere !== undefined);
   const view = await queueView(
     tx.db,
     threadId,
     resume === undefined ? undefined : isResumeMap(resume) ? { answerIds: Object.keys(resume) } : { pending: true },
-    owner === ctx.processId ? ctx.headStatement?.(threadId) : undefined,
+    mayClaim ? ctx.headStatement?.(threadId) : undefined,
   );
   if (!(await threadFor(tx, threadId, req, assistant, view.graph)))
     return { refusal: new NotFoundError("thread", threadId) };
@@ -205,8 +215,12 @@ async function queue(
     run.kwargs.answers = [...answers.keys()];
     await reserveAnswers(tx, threadId, runId, identity, answers);
   }
-  // First in line and executed by this process: claimed here, saving the claim's own transaction.
-  if (active.length === 0 && owner === ctx.processId) Object.assign(run, await claimFields(ctx, run, view.head));
+  // First in line and executed by this process (a stream or wait run served here, or a
+  // background run this process has a free slot for): claimed here, saving the claim's own
+  // transaction (and a background run the queue's round trips).
+  if (active.length === 0 && owner === null) slot.release = ctx.dispatcher.takeHere?.();
+  if (active.length === 0 && (owner === ctx.processId || slot.release))
+    Object.assign(run, await claimFields(ctx, run, view.head));
   await tx.insertRun(run);
   await tx.markThreadBusy(threadId);
   return { run, first: active.length === 0, toCancel };

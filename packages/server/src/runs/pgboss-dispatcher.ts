@@ -136,6 +136,10 @@ export class PgBossDispatcher implements Dispatcher {
     }
   }
 
+  takeHere(): (() => void) | undefined {
+    return this.runs?.reserve();
+  }
+
   async scheduleDeadline(threadId: string, interruptId: string, at: Date): Promise<void> {
     await this.boss.send(
       DEADLINE_QUEUE,

@@ -82,6 +82,22 @@ export class QueueConsumer<T extends object> {
     this.handling.add(handled);
   }
 
+  /**
+   * A slot for work this process takes without the queue (a run it queued itself and executes
+   * at once); undefined when every slot is taken or a fetch, which counted the free ones, is under way.
+   */
+  reserve(): (() => void) | undefined {
+    if (this.stopped || this.fetching || this.busy >= this.options.slots) return undefined;
+    this.busy++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.busy--;
+      if (this.again) this.wake();
+    };
+  }
+
   /** Takes no more jobs. */
   pause(): void {
     this.stopped = true;

@@ -183,7 +183,11 @@ export class PgDb implements Db {
   /** Sends what is held and then `statements`, in one exchange; resolves with the results of `statements`. */
   private async pipeline(statements: readonly Statement[]): Promise<QueryResult[]> {
     const own = this.client ? undefined : await this.checkout();
-    const batch = [...this.opening.splice(0), ...mergedWrites(this.held.splice(0)), ...statements];
+    const batch = [
+      ...this.opening.splice(0),
+      ...(process.env.NO_MERGE ? this.held.splice(0).map((w) => w.statement) : mergedWrites(this.held.splice(0))),
+      ...statements,
+    ];
     this.sent = true;
     try {
       const results = await pipelined(
@@ -216,7 +220,7 @@ export class PgDb implements Db {
     else await this.query(sql, params);
   }
   async reads(statements: ReadonlyArray<Statement>): Promise<Row[][]> {
-    const combined = combinedReads(statements);
+    const combined = process.env.NO_COMBINE ? undefined : combinedReads(statements);
     if (!combined) return (await this.pipeline(statements)).map((r) => r.rows);
     const [result] = await this.pipeline([combined]);
     return splitReads(result!.rows[0]!, statements.length);

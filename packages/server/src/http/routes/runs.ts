@@ -70,7 +70,8 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
   async function start(c: Ctx, threadId: string, req: RunRequest, owner: string | null) {
     const received = { ...req, received_at: c.get("receivedAt") };
     const { run, first } = await createRun(ctx, threadId, received, c.get("identity"), owner);
-    if (first) await awaitAcceptance(ctx, run, owner !== null || ctx.dispatcher.local);
+    // Executed here (claimed where it was queued, or queued by its client's server): its log is here.
+    if (first) await awaitAcceptance(ctx, run, owner !== null || run.status === "running" || ctx.dispatcher.local);
     locate(c, run);
     return run;
   }
