@@ -8,7 +8,7 @@ import type { Client } from "@langchain/langgraph-sdk";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { SqliteDb } from "../dist/store/db.js";
-import { PENDING_COUNTS } from "../dist/store/pending-counts.js";
+import { PENDING_COUNTED_BY_STORE, PENDING_COUNTS } from "../dist/store/pending-counts.js";
 import { MIGRATIONS, migrate } from "../dist/store/schema.js";
 import { Store } from "../dist/store/store.js";
 import { json, type TestServer, testServer, until } from "./helpers.js";
@@ -112,10 +112,10 @@ describe.each([
 });
 
 describe("upgrading a database with interrupts pending", () => {
-  it("the counters start from the rows already there", async () => {
+  it("the counters start from the rows already there, kept by triggers and then by the store", async () => {
     const raw = new Database(":memory:");
     const db = new SqliteDb(raw);
-    // The schema before the counters, with three interrupts pending (two of graph x).
+    // The schema before the counters, with four interrupts pending (two of graph x).
     await migrate(db, MIGRATIONS.indexOf(PENDING_COUNTS));
     const store = new Store(db);
     const pending = (thread: string, graph: string | null) => ({
@@ -129,17 +129,36 @@ describe("upgrading a database with interrupts pending", () => {
       created_at: new Date().toISOString(),
       deadline_at: null,
     });
+    const insert = raw.prepare(
+      "INSERT INTO interlude_server_pending (thread_id, interrupt_id, graph_id, value, ns, created_at) VALUES (?, 'question', ?, '{}', '[]', ?)",
+    );
     for (const [thread, graph] of [
       ["a", "x"],
       ["b", "x"],
       ["c", null],
+      ["d", null],
     ] as const)
-      await store.insertPending(pending(thread, graph));
+      insert.run(thread, graph, new Date().toISOString());
+    // Counted by the triggers, before the store counts its own changes.
+    await migrate(db, MIGRATIONS.indexOf(PENDING_COUNTED_BY_STORE));
+    raw.prepare("DELETE FROM interlude_server_pending WHERE thread_id = 'd'").run();
     await migrate(db);
     expect((await store.pending({})).total).toBe(3);
     expect((await store.pending({ graph_id: "x" })).total).toBe(2);
-    await store.deletePending("a", "question");
+    await store.tx((tx) => tx.replacePending("a", [pending("a", "x")], []));
     expect((await store.pending({})).total).toBe(2);
+    expect((await store.pending({ graph_id: "x" })).total).toBe(1);
+    // An answer and the next question in one graph: no change; in another graph: both counted.
+    await store.tx((tx) =>
+      tx.replacePending("b", [pending("b", "x")], [{ ...pending("b", "x"), interrupt_id: "next" }]),
+    );
+    await store.tx((tx) =>
+      tx.replacePending("c", [pending("c", null)], [{ ...pending("c", "x"), interrupt_id: "next" }]),
+    );
+    expect((await store.pending({})).total).toBe(2);
+    expect((await store.pending({ graph_id: "x" })).total).toBe(2);
+    await store.deleteThread("b");
+    expect((await store.pending({})).total).toBe(1);
     expect((await store.pending({ graph_id: "x" })).total).toBe(1);
     raw.close();
   });

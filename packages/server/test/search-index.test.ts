@@ -53,7 +53,7 @@ function interrupt(i: number, value: unknown, graph = "g"): PendingInterrupt {
 
 async function addPending(store: Store, items: PendingInterrupt[]): Promise<void> {
   await store.tx(async (tx) => {
-    for (const item of items) await tx.insertPending(item);
+    for (const item of items) await tx.replacePending(item.thread_id, [], [item]);
   });
 }
 
@@ -115,14 +115,14 @@ describe.each(backends)("the inbox's text search on %s", (_name, open) => {
 
   it("follows interrupts resolved and asked again", async () => {
     const rare = items.find((p) => JSON.stringify(p.value).includes("Needle"))!;
-    await store.tx((tx) => tx.deletePending(rare.thread_id, rare.interrupt_id));
+    await store.tx((tx) => tx.replacePending(rare.thread_id, [rare], []));
     expect((await store.pending({ q: "needle" })).total).toBe(0);
     await addPending(store, [{ ...rare, value: { note: "a new needle" } }]);
     expect((await store.pending({ q: "needle" })).items.map((p) => p.value)).toEqual([{ note: "a new needle" }]);
     expect((await store.pending({ q: "in-hay" })).total).toBe(0);
     // Asked and resolved between two searches: never listed.
     await addPending(store, [interrupt(3_000, { note: "fleeting" })]);
-    await store.tx((tx) => tx.deletePending(interrupt(3_000, null).thread_id, interrupt(3_000, null).interrupt_id));
+    await store.tx((tx) => tx.replacePending(interrupt(3_000, null).thread_id, [interrupt(3_000, null)], []));
     expect((await store.pending({ q: "fleeting" })).total).toBe(0);
     expect((await store.pending({ q: "needle" })).total).toBe(1);
   });

@@ -1,9 +1,15 @@
 /**
  * How many interrupts are pending, without counting them: the inbox shows a total beside each
  * page, and `COUNT(*)` over every pending interrupt grows with their number (100,000 paused
- * threads). Triggers on `interlude_server_pending` keep `interlude_server_pending_counts` up to
- * date in the same transaction as the insert or delete, whichever code path (or SQL) made it;
- * the total is the sum of a few small rows.
+ * threads). `interlude_server_pending_counts` is kept up to date in the same transaction as each
+ * insert or delete of `interlude_server_pending`; the total is the sum of a few small rows.
+ *
+ * Triggers kept it at first (PENDING_COUNTS); the store now counts its own changes instead
+ * (`countChange`, migration PENDING_COUNTED_BY_STORE), once per graph and transaction: an answer
+ * resolves a question and its run usually asks the next in the same graph, which the triggers
+ * counted as two PL/pgSQL calls and two upserts of one row, and which is now no write at all.
+ * Every insert and delete of pending rows goes through the store (store.ts: replacePending,
+ * deleteThread); SQL written elsewhere must count its changes too.
  *
  * Rows are kept per graph (the inbox filters by graph; '' stands for none) and, on PostgreSQL,
  * per shard of the thread id: concurrent transactions pausing or resuming different threads
@@ -13,7 +19,7 @@
  * counted when this migration ran): only the sum means anything. Pending rows are never updated,
  * only inserted and deleted, so insert and delete triggers suffice.
  */
-import type { Db } from "./db.js";
+import type { Db, Statement } from "./db.js";
 import type { PendingQuery } from "./store.js";
 
 const SHARDS = 32;
@@ -49,6 +55,34 @@ export const PENDING_COUNTS: Record<Db["dialect"], string> = {
    CREATE TRIGGER interlude_server_pending_counted AFTER INSERT OR DELETE ON interlude_server_pending
      FOR EACH ROW EXECUTE FUNCTION interlude_server_pending_count();`,
 };
+
+/** The migration that leaves counting to the store (countChange): the triggers go. */
+export const PENDING_COUNTED_BY_STORE: Record<Db["dialect"], string> = {
+  sqlite: `DROP TRIGGER interlude_server_pending_inserted;
+   DROP TRIGGER interlude_server_pending_deleted;`,
+  postgres: `DROP TRIGGER interlude_server_pending_counted ON interlude_server_pending;
+   DROP FUNCTION interlude_server_pending_count();`,
+};
+
+/** Adds `delta` to the interrupts counted pending for `graphId` (null: none), in `threadId`'s shard. */
+export function countChange(
+  dialect: Db["dialect"],
+  threadId: string,
+  graphId: string | null,
+  delta: number,
+): Statement {
+  if (dialect === "sqlite")
+    return [
+      `INSERT INTO interlude_server_pending_counts (graph_id, shard, n) VALUES (COALESCE(?, ''), 0, ?)
+       ON CONFLICT (graph_id, shard) DO UPDATE SET n = n + excluded.n`,
+      [graphId, delta],
+    ];
+  return [
+    `INSERT INTO interlude_server_pending_counts AS c (graph_id, shard, n) VALUES (COALESCE(?, ''), hashtext(?) & ${SHARDS - 1}, ?)
+     ON CONFLICT (graph_id, shard) DO UPDATE SET n = c.n + EXCLUDED.n`,
+    [graphId, threadId, delta],
+  ];
+}
 
 /**
  * The query reading the total of pending interrupts from the counters, for a listing filtered

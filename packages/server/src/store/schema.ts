@@ -1,5 +1,5 @@
 import type { Db } from "./db.js";
-import { PENDING_COUNTS } from "./pending-counts.js";
+import { PENDING_COUNTED_BY_STORE, PENDING_COUNTS } from "./pending-counts.js";
 import { PENDING_TEXT } from "./pending-search.js";
 import { THREAD_METADATA } from "./thread-metadata.js";
 
@@ -58,6 +58,7 @@ export const MIGRATIONS: readonly (string | Record<Db["dialect"], string>)[] = [
    DROP INDEX interlude_server_threads_created;`,
   PENDING_TEXT,
   THREAD_METADATA,
+  PENDING_COUNTED_BY_STORE,
 ];
 
 /** Applies the migrations before index `target` (default: all); tests stop earlier to upgrade a populated database. */

@@ -4,7 +4,7 @@
  */
 import { answerOf, assistantOf, json, pendingOf, runOf, threadOf } from "./codec.js";
 import type { Db, Statement, TxOptions } from "./db.js";
-import { countedTotal } from "./pending-counts.js";
+import { countChange, countedTotal } from "./pending-counts.js";
 import { textFilter } from "./pending-search.js";
 import type {
   AnswerRecord,
@@ -115,7 +115,14 @@ export class StoreTx {
     // Nested in the caller's transaction when this handle is bound to one.
     return this.db.tx(async (db) => {
       await deleteThreadRunEvents(db, id);
-      for (const table of ["runs", "pending", "answers"])
+      const gone = await db.all<{ graph_id: string | null }>(
+        "DELETE FROM interlude_server_pending WHERE thread_id = ? RETURNING graph_id",
+        [id],
+      );
+      const counts = new Map<string | null, number>();
+      for (const { graph_id } of gone) counts.set(graph_id, (counts.get(graph_id) ?? 0) - 1);
+      for (const [graph, delta] of counts) await db.run(...countChange(db.dialect, id, graph, delta));
+      for (const table of ["runs", "answers"])
         await db.run(`DELETE FROM interlude_server_${table} WHERE thread_id = ?`, [id]);
       return (await db.run("DELETE FROM interlude_server_threads WHERE thread_id = ?", [id])) > 0;
     }, id);
@@ -211,33 +218,47 @@ export class StoreTx {
     return (await this.db.all(PENDING_OF, [threadId])).map(pendingOf);
   }
 
-  /** Under the thread's lock, after reading its pending interrupts (see syncView): nothing else adds them meanwhile. */
-  async insertPending(p: PendingInterrupt): Promise<void> {
-    await this.db.write(
-      `INSERT INTO interlude_server_pending (thread_id, interrupt_id, graph_id, assistant_id, value, response_schema, ns, created_at, deadline_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id, interrupt_id) DO NOTHING`,
-      [
-        p.thread_id,
-        p.interrupt_id,
-        p.graph_id,
-        p.assistant_id,
-        json(p.value),
-        json(p.response_schema),
-        json(p.ns),
-        p.created_at,
-        p.deadline_at,
-      ],
-      rowOf(p.thread_id, p.interrupt_id),
-    );
-  }
-
-  /** Under the thread's lock, as insertPending. */
-  async deletePending(threadId: string, interruptId: string): Promise<void> {
-    await this.db.write(
-      "DELETE FROM interlude_server_pending WHERE thread_id = ? AND interrupt_id = ?",
-      [threadId, interruptId],
-      rowOf(threadId, interruptId),
-    );
+  /**
+   * Under the thread's lock, after reading its pending interrupts (see syncView), so that
+   * `removed` are pending and `added` are not (nothing else adds or removes them meanwhile): the
+   * rows deleted and inserted, and their count changed once per graph (pending-counts.ts).
+   */
+  async replacePending(
+    threadId: string,
+    removed: readonly Pick<PendingInterrupt, "interrupt_id" | "graph_id">[],
+    added: readonly PendingInterrupt[],
+  ): Promise<void> {
+    const counts = new Map<string | null, number>();
+    const count = (graph: string | null, delta: number) => counts.set(graph, (counts.get(graph) ?? 0) + delta);
+    for (const p of removed) {
+      await this.db.write(
+        "DELETE FROM interlude_server_pending WHERE thread_id = ? AND interrupt_id = ?",
+        [threadId, p.interrupt_id],
+        rowOf(threadId, p.interrupt_id),
+      );
+      count(p.graph_id, -1);
+    }
+    for (const p of added) {
+      await this.db.write(
+        `INSERT INTO interlude_server_pending (thread_id, interrupt_id, graph_id, assistant_id, value, response_schema, ns, created_at, deadline_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          threadId,
+          p.interrupt_id,
+          p.graph_id,
+          p.assistant_id,
+          json(p.value),
+          json(p.response_schema),
+          json(p.ns),
+          p.created_at,
+          p.deadline_at,
+        ],
+        rowOf(threadId, p.interrupt_id),
+      );
+      count(p.graph_id, 1);
+    }
+    for (const [graph, delta] of counts)
+      if (delta !== 0) await this.db.write(...countChange(this.db.dialect, threadId, graph, delta), `count ${graph}`);
   }
 
   /** `now`: the clock `min_age_seconds` counts back from. */

@@ -129,9 +129,9 @@ async function syncPending(
   // Read under the thread's lock, so the deletes and inserts below change exactly these rows.
   const listed = read.pending;
   const known = new Set(listed.map((p) => p.interrupt_id));
-  for (const row of listed) {
-    if (current.has(row.interrupt_id)) continue;
-    await tx.deletePending(thread.thread_id, row.interrupt_id);
+  const removed = listed.filter((row) => !current.has(row.interrupt_id));
+  const added: PendingInterrupt[] = [];
+  for (const row of removed) {
     const answer = read.answers.get(row.interrupt_id);
     out.events.push({
       type: "interrupt.resolved",
@@ -157,11 +157,13 @@ async function syncPending(
       created_at: now,
       deadline_at: deadline ? new Date(Date.parse(now) + deadline.timeout_seconds * 1000).toISOString() : null,
     };
-    await tx.insertPending(row);
-    // Asked anew (a replay or a fork): the answer it had no longer counts.
-    if (read.answers.get(id)?.state === "applied") await tx.clearAnswer(row.thread_id, id);
+    added.push(row);
     out.events.push({ type: "interrupt.created", ...row });
     if (row.deadline_at)
       out.deadlines.push({ threadId: row.thread_id, interruptId: id, at: new Date(row.deadline_at) });
   }
+  await tx.replacePending(thread.thread_id, removed, added);
+  // Asked anew (a replay or a fork): the answer it had no longer counts.
+  for (const row of added)
+    if (read.answers.get(row.interrupt_id)?.state === "applied") await tx.clearAnswer(row.thread_id, row.interrupt_id);
 }
