@@ -8,7 +8,6 @@ import { createHash } from "node:crypto";
 import { GroupCommit } from "@interlude/checkpoint-sqlite";
 import type Database from "better-sqlite3";
 import type pg from "pg";
-import { combinedReads, type HeldWrite, mergedWrites, splitReads } from "./pg-combine.js";
 import { pipelined } from "./pg-pipeline.js";
 
 export type Row = Record<string, unknown>;
@@ -27,15 +26,10 @@ export interface Db {
   run(sql: string, params?: unknown[]): Promise<number>;
   /**
    * A write whose outcome nobody reads. In a PostgreSQL transaction it goes out with the transaction's next statement or its COMMIT
-   * (a failure surfaces there, and rolls the transaction back): one round trip fewer; and with the writes held beside it as one
-   * statement when they change other tables, or other rows of its table (`row`: the row it changes, a key unique in its table;
-   * see pg-combine.ts).
+   * (a failure surfaces there, and rolls the transaction back): one round trip fewer.
    */
-  write(sql: string, params?: unknown[], row?: string): Promise<void>;
-  /**
-   * Several reads, in one round trip on PostgreSQL, as one statement (pg-combine.ts): the first may be a write with RETURNING,
-   * whose change the reads after it do not see.
-   */
+  write(sql: string, params?: unknown[]): Promise<void>;
+  /** Several reads, in one round trip on PostgreSQL. */
   reads(statements: ReadonlyArray<Statement>): Promise<Row[][]>;
   /**
    * A read planned for its parameters at every call (PostgreSQL: not prepared), for a search
@@ -157,9 +151,7 @@ interface QueryResult {
  */
 export class PgDb implements Db {
   readonly dialect = "postgres" as const;
-  /** The transaction's opening (BEGIN, the thread's lock), sent as they are, before anything else. */
-  private readonly opening: Statement[] = [];
-  private readonly held: HeldWrite[] = [];
+  private readonly held: Statement[] = [];
   /** Something went out on this connection (its transaction has begun). */
   private sent = false;
   constructor(
@@ -183,11 +175,7 @@ export class PgDb implements Db {
   /** Sends what is held and then `statements`, in one exchange; resolves with the results of `statements`. */
   private async pipeline(statements: readonly Statement[]): Promise<QueryResult[]> {
     const own = this.client ? undefined : await this.checkout();
-    const batch = [
-      ...this.opening.splice(0),
-      ...(process.env.NO_MERGE ? this.held.splice(0).map((w) => w.statement) : mergedWrites(this.held.splice(0))),
-      ...statements,
-    ];
+    const batch = [...this.held.splice(0), ...statements];
     this.sent = true;
     try {
       const results = await pipelined(
@@ -215,26 +203,23 @@ export class PgDb implements Db {
   async run(sql: string, params: unknown[] = []): Promise<number> {
     return (await this.query(sql, params)).rowCount ?? 0;
   }
-  async write(sql: string, params: unknown[] = [], row?: string): Promise<void> {
-    if (this.client) this.held.push({ statement: [sql, params], row });
+  async write(sql: string, params: unknown[] = []): Promise<void> {
+    if (this.client) this.held.push([sql, params]);
     else await this.query(sql, params);
   }
   async reads(statements: ReadonlyArray<Statement>): Promise<Row[][]> {
-    const combined = process.env.NO_COMBINE ? undefined : combinedReads(statements);
-    if (!combined) return (await this.pipeline(statements)).map((r) => r.rows);
-    const [result] = await this.pipeline([combined]);
-    return splitReads(result!.rows[0]!, statements.length);
+    return (await this.pipeline(statements)).map((r) => r.rows);
   }
   /** Unprepared (planned for these values), unless held statements must go out first. */
   async search<T>(sql: string, params: unknown[]): Promise<T[]> {
     if (!this.client) return (await this.pool.query(numbered(sql), params)).rows as T[];
-    if (this.held.length || this.opening.length) return this.all<T>(sql, params);
+    if (this.held.length) return this.all<T>(sql, params);
     this.sent = true;
     return (await this.client.query(numbered(sql), params)).rows as T[];
   }
   async exec(script: string): Promise<void> {
     if (!this.client) return void (await this.pool.query(script));
-    if (this.held.length || this.opening.length) await this.pipeline([]);
+    if (this.held.length) await this.pipeline([]);
     this.sent = true;
     // A script of several statements goes as a simple query (no parameters).
     await this.client.query(script);
@@ -244,14 +229,15 @@ export class PgDb implements Db {
     const { client, release } = await this.checkout();
     const db = new PgDb(this.pool, client);
     try {
-      db.opening.push(["BEGIN", []]);
+      db.held.push(["BEGIN", []]);
       // Serialises writers of one thread across processes without locking a row that may not
       // exist yet. Taken with the body's first statement (the body reads nothing before it).
       if (threadId !== undefined)
-        db.opening.push(["SELECT pg_advisory_xact_lock(hashtext(?))", [`interlude-thread:${threadId}`]]);
+        db.held.push(["SELECT pg_advisory_xact_lock(hashtext(?))", [`interlude-thread:${threadId}`]]);
+      const opening = db.held.length;
       const result = await fn(db);
       // A body that neither sent nor wrote anything has no transaction to commit.
-      if (db.sent || db.held.length) await db.pipeline([["COMMIT", []]]);
+      if (db.sent || db.held.length > opening) await db.pipeline([["COMMIT", []]]);
       return result;
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);

@@ -73,16 +73,14 @@ export class StoreTx {
     await this.db.write(
       `UPDATE interlude_server_threads SET updated_at = ?, state_updated_at = ?, metadata = ?, status = ?, "values" = ?, interrupts = ?, error = ?, config = ?, graph_id = ?, assistant_id = ? WHERE thread_id = ?`,
       [...threadColumns(t), t.thread_id],
-      t.thread_id,
     );
   }
 
   async markThreadBusy(id: string): Promise<void> {
-    await this.db.write(
-      "UPDATE interlude_server_threads SET status = 'busy', updated_at = ? WHERE thread_id = ?",
-      [new Date().toISOString(), id],
+    await this.db.write("UPDATE interlude_server_threads SET status = 'busy', updated_at = ? WHERE thread_id = ?", [
+      new Date().toISOString(),
       id,
-    );
+    ]);
   }
 
   /** `values: false` leaves the state out (null), for callers about to replace it: it is the largest column to parse. */
@@ -149,7 +147,6 @@ export class StoreTx {
         r.attempt,
         json(r.error),
       ],
-      r.run_id,
     );
   }
 
@@ -231,11 +228,10 @@ export class StoreTx {
     const counts = new Map<string | null, number>();
     const count = (graph: string | null, delta: number) => counts.set(graph, (counts.get(graph) ?? 0) + delta);
     for (const p of removed) {
-      await this.db.write(
-        "DELETE FROM interlude_server_pending WHERE thread_id = ? AND interrupt_id = ?",
-        [threadId, p.interrupt_id],
-        rowOf(threadId, p.interrupt_id),
-      );
+      await this.db.write("DELETE FROM interlude_server_pending WHERE thread_id = ? AND interrupt_id = ?", [
+        threadId,
+        p.interrupt_id,
+      ]);
       count(p.graph_id, -1);
     }
     for (const p of added) {
@@ -253,12 +249,11 @@ export class StoreTx {
           p.created_at,
           p.deadline_at,
         ],
-        rowOf(threadId, p.interrupt_id),
       );
       count(p.graph_id, 1);
     }
     for (const [graph, delta] of counts)
-      if (delta !== 0) await this.db.write(...countChange(this.db.dialect, threadId, graph, delta), `count ${graph}`);
+      if (delta !== 0) await this.db.write(...countChange(this.db.dialect, threadId, graph, delta));
   }
 
   /** `now`: the clock `min_age_seconds` counts back from. */
@@ -326,7 +321,7 @@ export class StoreTx {
    * lock) is a unique violation that fails the transaction (isUniqueViolation), never a second answer.
    */
   async insertAnswer(a: AnswerRecord): Promise<void> {
-    await this.db.write(INSERT_ANSWER, answerRow(a), rowOf(a.thread_id, a.interrupt_id));
+    await this.db.write(INSERT_ANSWER, answerRow(a));
   }
 
   async answer(threadId: string, interruptId: string): Promise<AnswerRecord | undefined> {
@@ -351,7 +346,6 @@ export class StoreTx {
     await this.db.write(
       "DELETE FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id = ? AND state = 'applied'",
       [threadId, interruptId],
-      rowOf(threadId, interruptId),
     );
   }
 
@@ -498,11 +492,6 @@ export function deleteRunStatement(runId: string): Statement {
 
 const INSERT_ANSWER =
   "INSERT INTO interlude_server_answers (thread_id, interrupt_id, by, answer, at, run_id, state) VALUES (?, ?, ?, ?, ?, ?, ?)";
-
-/** The key of a pending interrupt's or an answer's row (Db.write: writes to different rows may go together). */
-function rowOf(threadId: string, interruptId: string): string {
-  return JSON.stringify([threadId, interruptId]);
-}
 
 function answerRow(a: AnswerRecord): unknown[] {
   return [a.thread_id, a.interrupt_id, a.by, json(a.answer), a.at, a.run_id, a.state];
