@@ -55,6 +55,15 @@ describe("PostgreSQL store", () => {
     ]);
   });
 
+  it("a transaction that need not be durable commits without waiting for its WAL flush, and only it", async () => {
+    const db = a.backend.ctx.store.db;
+    const setting = (tx: typeof db) => tx.all<{ s: string }>("SELECT current_setting('synchronous_commit') AS s");
+    expect(await db.tx(setting, "durability-thread", { durable: false })).toEqual([{ s: "off" }]);
+    expect(await db.tx(setting, undefined, { durable: false })).toEqual([{ s: "off" }]);
+    expect(await db.tx(setting, "durability-thread")).toEqual([{ s: "on" }]);
+    expect(await setting(db)).toEqual([{ s: "on" }]);
+  });
+
   it("a connection cut during a pipelined read outside a transaction fails that read, not the process", async () => {
     const db = a.backend.ctx.store.db;
     // The backend ends itself mid-exchange: an unheard 'error' event on the checked-out client would be uncaught.

@@ -224,7 +224,7 @@ export class PgDb implements Db {
     // A script of several statements goes as a simple query (no parameters).
     await this.client.query(script);
   }
-  async tx<T>(fn: (db: Db) => Promise<T>, threadId?: string): Promise<T> {
+  async tx<T>(fn: (db: Db) => Promise<T>, threadId?: string, options?: TxOptions): Promise<T> {
     if (this.client) return fn(this);
     const { client, release } = await this.checkout();
     const db = new PgDb(this.pool, client);
@@ -232,8 +232,14 @@ export class PgDb implements Db {
       db.held.push(["BEGIN", []]);
       // Serialises writers of one thread across processes without locking a row that may not
       // exist yet. Taken with the body's first statement (the body reads nothing before it).
+      // `durable: false`: the commit does not wait for its WAL to reach disk. The next durable
+      // commit of any transaction flushes it too (WAL is flushed in order), so whatever another
+      // process acts on after that is kept; a crash of PostgreSQL before it loses this transaction
+      // alone (what Db.tx allows). Set with the lock: no statement of its own.
+      const relaxed = options?.durable === false ? ", set_config('synchronous_commit', 'off', true)" : "";
       if (threadId !== undefined)
-        db.held.push(["SELECT pg_advisory_xact_lock(hashtext(?))", [`interlude-thread:${threadId}`]]);
+        db.held.push([`SELECT pg_advisory_xact_lock(hashtext(?))${relaxed}`, [`interlude-thread:${threadId}`]]);
+      else if (relaxed) db.held.push([`SELECT ${relaxed.slice(2)}`, []]);
       const opening = db.held.length;
       const result = await fn(db);
       // A body that neither sent nor wrote anything has no transaction to commit.
