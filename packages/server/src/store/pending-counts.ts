@@ -17,7 +17,7 @@
  * in the same shard, so one transaction (which touches one thread's interrupts) locks one row.
  * A shard's row may go below zero (a delete in another shard than the insert, as for the rows
  * counted when this migration ran): only the sum means anything. Pending rows are never updated,
- * only inserted and deleted, so insert and delete triggers suffice.
+ * only inserted and deleted, so counting inserts and deletes suffices.
  */
 import type { Db, Statement } from "./db.js";
 import type { PendingQuery } from "./store.js";
