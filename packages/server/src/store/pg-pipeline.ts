@@ -54,10 +54,18 @@ export interface PipelineResult {
   rowCount: number;
 }
 
-/** Sends `statements` in one exchange on `client`; resolves with their results, in order. */
-export function pipelined(client: pg.ClientBase, statements: readonly PipelinedStatement[]): Promise<PipelineResult[]> {
+/**
+ * Sends `statements` in one exchange on `client`; resolves with their results, in order.
+ * @param unread how many of the first statements' rows nobody reads (BEGIN, a lock, held writes):
+ *   they are not described, so PostgreSQL sends no row description for them (their counts stay).
+ */
+export function pipelined(
+  client: pg.ClientBase,
+  statements: readonly PipelinedStatement[],
+  unread = 0,
+): Promise<PipelineResult[]> {
   return new Promise((resolve, reject) => {
-    client.query(new Pipeline(statements, (error, results) => (error ? reject(error) : resolve(results))));
+    client.query(new Pipeline(statements, unread, (error, results) => (error ? reject(error) : resolve(results))));
   });
 }
 
@@ -65,7 +73,7 @@ class Pipeline implements pg.Submittable {
   private readonly results: PipelineResult[] = [];
   /** The statement whose answer comes next. */
   private current = 0;
-  private fields: Field[] = [];
+  private names: string[] = [];
   private parsers: Array<(text: string) => unknown> = [];
   /** Named statements this exchange parses, by their index. */
   private readonly parsedHere = new Map<number, string>();
@@ -73,6 +81,7 @@ class Pipeline implements pg.Submittable {
 
   constructor(
     private readonly statements: readonly PipelinedStatement[],
+    private readonly unread: number,
     private readonly done: (error: Error | undefined, results: PipelineResult[]) => void,
   ) {}
 
@@ -92,7 +101,7 @@ class Pipeline implements pg.Submittable {
           }
         }
         c.bind({ statement: s.name, values: s.values, valueMapper: prepareValue });
-        c.describe({ type: "P", name: "" });
+        if (index >= this.unread) c.describe({ type: "P", name: "" });
         c.execute();
       });
       c.sync();
@@ -102,21 +111,27 @@ class Pipeline implements pg.Submittable {
   }
 
   handleRowDescription(message: { fields: Field[] }): void {
-    this.fields = message.fields;
+    this.names = message.fields.map((f) => f.name);
     this.parsers = message.fields.map((f) => pg.types.getTypeParser(f.dataTypeID, f.format));
   }
 
   handleDataRow(message: { fields: Array<string | null> }): void {
+    // Undescribed (unread): no names to build a row with.
+    if (this.current < this.unread) return;
+    const { names, parsers } = this;
+    const values = message.fields;
     const row: Record<string, unknown> = {};
-    message.fields.forEach((raw, i) => {
-      row[this.fields[i]!.name] = raw === null ? null : this.parsers[i]!(raw);
-    });
+    for (let i = 0; i < values.length; i++) {
+      const raw = values[i]!;
+      row[names[i]!] = raw === null ? null : parsers[i]!(raw);
+    }
     this.result().rows.push(row);
   }
 
   handleCommandComplete(message: { text: string }): void {
-    const count = /(\d+)$/.exec(message.text);
-    this.result().rowCount = count ? Number(count[1]) : 0;
+    // "INSERT 0 1", "UPDATE 3", "SELECT 2"; "BEGIN", "COMMIT" have no count.
+    const count = Number(message.text.slice(message.text.lastIndexOf(" ") + 1));
+    this.result().rowCount = Number.isNaN(count) ? 0 : count;
     this.next();
   }
 
@@ -159,7 +174,7 @@ class Pipeline implements pg.Submittable {
 
   private next(): void {
     this.current++;
-    this.fields = [];
+    this.names = [];
     this.parsers = [];
   }
 }
