@@ -10,6 +10,7 @@
  */
 import { createRequire } from "node:module";
 import pg from "pg";
+import { serialize } from "pg-protocol";
 
 /** A statement as sent: named statements are parsed once per connection. */
 export interface PipelinedStatement {
@@ -21,13 +22,7 @@ export interface PipelinedStatement {
 /** The parts of node-postgres's connection a pipeline writes to (lib/connection.js). */
 interface Connection {
   parsedStatements: Record<string, string>;
-  stream: { cork?(): void; uncork?(): void };
-  parse(message: { name?: string; text: string; types: never[] }): void;
-  bind(message: { statement?: string; values: readonly unknown[]; valueMapper: (value: unknown) => unknown }): void;
-  describe(message: { type: "P"; name: string }): void;
-  execute(message?: object): void;
-  close(message: { type: "S"; name: string }): void;
-  sync(): void;
+  stream: { writable: boolean; write(chunk: Buffer): boolean };
   sendCopyFail(message: string): void;
 }
 
@@ -41,6 +36,10 @@ interface Field {
 const { prepareValue } = createRequire(import.meta.url)("pg/lib/utils.js") as {
   prepareValue: (value: unknown) => unknown;
 };
+
+const DESCRIBE_PORTAL = serialize.describe({ type: "P", name: "" });
+const EXECUTE = serialize.execute();
+const SYNC = serialize.sync();
 
 /**
  * Names whose Parse went out in an exchange that failed before its answer: PostgreSQL may or
@@ -85,29 +84,44 @@ class Pipeline implements pg.Submittable {
     private readonly done: (error: Error | undefined, results: PipelineResult[]) => void,
   ) {}
 
-  submit(connection: pg.Connection): void {
+  /**
+   * The exchange's messages are written as one buffer (node-postgres writes each message on its
+   * own: a stream write and its bookkeeping per Parse, Bind, Describe and Execute). Parameters
+   * that cannot be sent (a value whose JSON fails) fail the exchange before anything is written.
+   */
+  submit(connection: pg.Connection): Error | undefined {
     const c = connection as unknown as Connection;
     this.connection = c;
     const unsure = uncertain.get(c);
-    c.stream.cork?.();
+    const messages: Buffer[] = [];
+    // Named statements parsed earlier in this exchange (the connection learns of them once it is written).
+    const parsing = new Set<string>();
     try {
-      this.statements.forEach((s, index) => {
-        if (!s.name || c.parsedStatements[s.name] !== s.text) {
-          if (s.name && unsure?.delete(s.name)) c.close({ type: "S", name: s.name });
-          c.parse({ name: s.name, text: s.text, types: [] });
+      for (let index = 0; index < this.statements.length; index++) {
+        const s = this.statements[index]!;
+        if (!s.name || (c.parsedStatements[s.name] !== s.text && !parsing.has(s.name))) {
+          if (s.name && unsure?.has(s.name)) messages.push(serialize.close({ type: "S", name: s.name }));
+          messages.push(serialize.parse({ name: s.name, text: s.text, types: [] }));
           if (s.name) {
-            c.parsedStatements[s.name] = s.text;
+            parsing.add(s.name);
             this.parsedHere.set(index, s.name);
           }
         }
-        c.bind({ statement: s.name, values: s.values, valueMapper: prepareValue });
-        if (index >= this.unread) c.describe({ type: "P", name: "" });
-        c.execute();
-      });
-      c.sync();
-    } finally {
-      c.stream.uncork?.();
+        messages.push(serialize.bind({ statement: s.name, values: s.values as unknown[], valueMapper: prepareValue }));
+        if (index >= this.unread) messages.push(DESCRIBE_PORTAL);
+        messages.push(EXECUTE);
+      }
+    } catch (error) {
+      this.parsedHere.clear();
+      return error as Error;
     }
+    messages.push(SYNC);
+    for (const [index, name] of this.parsedHere) {
+      unsure?.delete(name);
+      c.parsedStatements[name] = this.statements[index]!.text;
+    }
+    if (c.stream.writable) c.stream.write(Buffer.concat(messages));
+    return undefined;
   }
 
   handleRowDescription(message: { fields: Field[] }): void {
