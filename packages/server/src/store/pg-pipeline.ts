@@ -72,7 +72,9 @@ class Pipeline implements pg.Submittable {
   private readonly results: PipelineResult[] = [];
   /** The statement whose answer comes next. */
   private current = 0;
-  private names: string[] = [];
+  /** The current statement's columns, as described; their names and parsers are looked up at its first row. */
+  private fields: Field[] = [];
+  private names?: string[];
   private parsers: Array<(text: string) => unknown> = [];
   /** Named statements this exchange parses, by their index. */
   private readonly parsedHere = new Map<number, string>();
@@ -125,13 +127,17 @@ class Pipeline implements pg.Submittable {
   }
 
   handleRowDescription(message: { fields: Field[] }): void {
-    this.names = message.fields.map((f) => f.name);
-    this.parsers = message.fields.map((f) => pg.types.getTypeParser(f.dataTypeID, f.format));
+    // Many reads find no row (no active run, no earlier answer): nothing to look up for them.
+    this.fields = message.fields;
   }
 
   handleDataRow(message: { fields: Array<string | null> }): void {
     // Undescribed (unread): no names to build a row with.
     if (this.current < this.unread) return;
+    if (!this.names) {
+      this.names = this.fields.map((f) => f.name);
+      this.parsers = this.fields.map((f) => pg.types.getTypeParser(f.dataTypeID, f.format));
+    }
     const { names, parsers } = this;
     const values = message.fields;
     const row: Record<string, unknown> = {};
@@ -188,7 +194,8 @@ class Pipeline implements pg.Submittable {
 
   private next(): void {
     this.current++;
-    this.names = [];
+    this.fields = [];
+    this.names = undefined;
     this.parsers = [];
   }
 }
