@@ -2,7 +2,8 @@
  * The PostgreSQL store's round-trip savings keep their meaning: a transaction's held writes
  * commit (or roll back) with it, pipelined reads see them, a held write's failure is the error
  * its transaction reports (not the "transaction aborted" of the statements sent after it), a read
- * whose connection is cut fails alone, and an assistant changed through one server is not served
+ * whose connection is cut fails alone, a parameter that cannot be sent fails its transaction
+ * and nothing else, and an assistant changed through one server is not served
  * stale by another's cache.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -62,6 +63,24 @@ describe("PostgreSQL store", () => {
     expect(await db.tx(setting, undefined, { durable: false })).toEqual([{ s: "off" }]);
     expect(await db.tx(setting, "durability-thread")).toEqual([{ s: "on" }]);
     expect(await setting(db)).toEqual([{ s: "on" }]);
+  });
+
+  it("a parameter that cannot be sent fails its transaction before anything goes out, and the connection serves the next", async () => {
+    const db = a.backend.ctx.store.db;
+    await db.exec("CREATE TABLE IF NOT EXISTS held_test (k text PRIMARY KEY, v text)");
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    // More failures than the pool has connections: each is used again after one.
+    for (let i = 0; i < 12; i++)
+      await expect(
+        db.tx(async (tx) => {
+          await tx.write("INSERT INTO held_test (k, v) VALUES (?, ?)", ["unsendable", "first"]);
+          await tx.write("INSERT INTO held_test (k, v) VALUES (?, ?)", ["unsendable-too", circular]);
+          await tx.all("SELECT count(*)::int AS n FROM held_test", []);
+        }),
+      ).rejects.toThrow(TypeError);
+    const rows = await db.tx((tx) => tx.all("SELECT k FROM held_test WHERE k LIKE 'unsendable%'", []));
+    expect(rows).toEqual([]);
   });
 
   it("a connection cut during a pipelined read outside a transaction fails that read, not the process", async () => {

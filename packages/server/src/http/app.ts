@@ -34,26 +34,23 @@ export function createApp(ctx: ServerContext, options: AppOptions): Hono<AppEnv>
     return c.json(body, status as 400);
   });
   app.notFound((c) => c.json(new ServerError("NOT_FOUND", `No route ${c.req.method} ${c.req.path}.`).toJSON(), 404));
+  const auth = apiKeyAuth(options.apiKeys);
+  const maxSize = options.maxBodyBytes ?? 1024 * 1024;
+  const limit = bodySizeLimit(maxSize, () => {
+    throw new ServerError("BODY_TOO_LARGE", `The request body is larger than ${maxSize} bytes.`);
+  });
+  // What every request goes through, as one middleware: each of Hono's layers is an async
+  // dispatch of its own (promises and closures on every request).
   app.use("*", async (c, next) => {
     c.set("receivedAt", new Date().toISOString());
-    await next();
-  });
-  // Messages in any JSON response in LangGraph Server's shape (wire/messages.ts), whichever route
-  // sends it. Serialised once, converting as it goes (Hono's own c.json would serialise again).
-  app.use("*", async (c, next) => {
+    // Messages in any JSON response in LangGraph Server's shape (wire/messages.ts), whichever route
+    // sends it. Serialised once, converting as it goes (Hono's own c.json would serialise again).
     const body = c.body as (text: string, arg?: unknown, headers?: Record<string, string>) => Response;
     c.json = ((object: unknown, arg?: unknown, headers?: Record<string, string>) =>
       body(wireJson(object), arg, { "Content-Type": "application/json", ...headers })) as unknown as typeof c.json;
-    await next();
+    // The limit gives no response of its own (its onError throws): next()'s is the route's.
+    return auth(c, () => limit(c, next) as Promise<void>);
   });
-  app.use("*", apiKeyAuth(options.apiKeys));
-  const maxSize = options.maxBodyBytes ?? 1024 * 1024;
-  app.use(
-    "*",
-    bodySizeLimit(maxSize, () => {
-      throw new ServerError("BODY_TOO_LARGE", `The request body is larger than ${maxSize} bytes.`);
-    }),
-  );
   app.get("/ok", (c) => c.json({ ok: true }));
   app.get("/info", (c) =>
     c.json({

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { GroupCommit } from "@interlude/checkpoint-sqlite";
 import type Database from "better-sqlite3";
 import type pg from "pg";
-import { pipelined } from "./pg-pipeline.js";
+import { type PipelinedStatement, pipelined } from "./pg-pipeline.js";
 
 export type Row = Record<string, unknown>;
 
@@ -137,6 +137,16 @@ function preparedOf(sql: string): { name?: string; text: string } {
   return statement;
 }
 
+/** A statement as the pipeline sends it (built field by field: a spread of the prepared record costs more). */
+function sent([sql, params]: Statement): PipelinedStatement {
+  const { name, text } = preparedOf(sql);
+  return { name, text, values: params };
+}
+
+/** Connections of the store's pool that have `ignoreError` (see PgDb.checkout). */
+const guarded = new WeakSet<pg.PoolClient>();
+const ignoreError = () => undefined;
+
 interface QueryResult {
   rows: any[];
   rowCount: number | null;
@@ -165,25 +175,27 @@ export class PgDb implements Db {
    * otherwise be an unhandled 'error' event (pg-pool listens on idle connections only, and
    * pool.query for its own): the statement under way, or the next, fails with it instead.
    */
-  private async checkout(): Promise<{ client: pg.PoolClient; release: (error?: Error) => void }> {
+  private async checkout(): Promise<pg.PoolClient> {
     const client = await this.pool.connect();
-    const ignore = () => undefined;
-    client.on("error", ignore);
-    return { client, release: (error) => (client.off("error", ignore), client.release(error)) };
+    // Once per connection: the listener stays when it goes back to the pool (whose own
+    // listener still drops it if it fails there), so no checkout adds and removes one.
+    if (!guarded.has(client)) {
+      guarded.add(client);
+      client.on("error", ignoreError);
+    }
+    return client;
   }
 
   /** Sends what is held and then `statements`, in one exchange; resolves with the results of `statements`. */
   private async pipeline(statements: readonly Statement[]): Promise<QueryResult[]> {
     const own = this.client ? undefined : await this.checkout();
-    const batch = [...this.held.splice(0), ...statements];
+    const unread = this.held.length;
+    const batch = unread ? [...this.held.splice(0), ...statements] : statements;
     this.sent = true;
     try {
-      const results = await pipelined(
-        this.client ?? own!.client,
-        batch.map(([sql, params]) => ({ ...preparedOf(sql), values: params })),
-      );
+      const results = await pipelined(this.client ?? own!, batch.map(sent), unread);
       own?.release();
-      return results.slice(results.length - statements.length);
+      return results.length === statements.length ? results : results.slice(results.length - statements.length);
     } catch (error) {
       // As pool.query does: the pool drops a connection whose exchange failed (it may be cut).
       own?.release(error as Error);
@@ -226,7 +238,7 @@ export class PgDb implements Db {
   }
   async tx<T>(fn: (db: Db) => Promise<T>, threadId?: string, options?: TxOptions): Promise<T> {
     if (this.client) return fn(this);
-    const { client, release } = await this.checkout();
+    const client = await this.checkout();
     const db = new PgDb(this.pool, client);
     try {
       db.held.push(["BEGIN", []]);
@@ -243,13 +255,16 @@ export class PgDb implements Db {
       const opening = db.held.length;
       const result = await fn(db);
       // A body that neither sent nor wrote anything has no transaction to commit.
-      if (db.sent || db.held.length > opening) await db.pipeline([["COMMIT", []]]);
+      if (db.sent || db.held.length > opening) {
+        db.held.push(["COMMIT", []]);
+        await db.pipeline([]);
+      }
       return result;
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);
       throw error;
     } finally {
-      release();
+      client.release();
     }
   }
 }

@@ -10,6 +10,7 @@
  */
 import { createRequire } from "node:module";
 import pg from "pg";
+import { serialize } from "pg-protocol";
 
 /** A statement as sent: named statements are parsed once per connection. */
 export interface PipelinedStatement {
@@ -21,13 +22,7 @@ export interface PipelinedStatement {
 /** The parts of node-postgres's connection a pipeline writes to (lib/connection.js). */
 interface Connection {
   parsedStatements: Record<string, string>;
-  stream: { cork?(): void; uncork?(): void };
-  parse(message: { name?: string; text: string; types: never[] }): void;
-  bind(message: { statement?: string; values: readonly unknown[]; valueMapper: (value: unknown) => unknown }): void;
-  describe(message: { type: "P"; name: string }): void;
-  execute(message?: object): void;
-  close(message: { type: "S"; name: string }): void;
-  sync(): void;
+  stream: { writable: boolean; write(chunk: Buffer): boolean };
   sendCopyFail(message: string): void;
 }
 
@@ -42,6 +37,10 @@ const { prepareValue } = createRequire(import.meta.url)("pg/lib/utils.js") as {
   prepareValue: (value: unknown) => unknown;
 };
 
+const DESCRIBE_PORTAL = serialize.describe({ type: "P", name: "" });
+const EXECUTE = serialize.execute();
+const SYNC = serialize.sync();
+
 /**
  * Names whose Parse went out in an exchange that failed before its answer: PostgreSQL may or
  * may not have kept them, so the next Parse of such a name is preceded by a Close (which is no
@@ -54,10 +53,18 @@ export interface PipelineResult {
   rowCount: number;
 }
 
-/** Sends `statements` in one exchange on `client`; resolves with their results, in order. */
-export function pipelined(client: pg.ClientBase, statements: readonly PipelinedStatement[]): Promise<PipelineResult[]> {
+/**
+ * Sends `statements` in one exchange on `client`; resolves with their results, in order.
+ * @param unread how many of the first statements' rows nobody reads (BEGIN, a lock, held writes):
+ *   they are not described, so PostgreSQL sends no row description for them (their counts stay).
+ */
+export function pipelined(
+  client: pg.ClientBase,
+  statements: readonly PipelinedStatement[],
+  unread = 0,
+): Promise<PipelineResult[]> {
   return new Promise((resolve, reject) => {
-    client.query(new Pipeline(statements, (error, results) => (error ? reject(error) : resolve(results))));
+    client.query(new Pipeline(statements, unread, (error, results) => (error ? reject(error) : resolve(results))));
   });
 }
 
@@ -65,7 +72,9 @@ class Pipeline implements pg.Submittable {
   private readonly results: PipelineResult[] = [];
   /** The statement whose answer comes next. */
   private current = 0;
+  /** The current statement's columns, as described; their names and parsers are looked up at its first row. */
   private fields: Field[] = [];
+  private names?: string[];
   private parsers: Array<(text: string) => unknown> = [];
   /** Named statements this exchange parses, by their index. */
   private readonly parsedHere = new Map<number, string>();
@@ -73,50 +82,76 @@ class Pipeline implements pg.Submittable {
 
   constructor(
     private readonly statements: readonly PipelinedStatement[],
+    private readonly unread: number,
     private readonly done: (error: Error | undefined, results: PipelineResult[]) => void,
   ) {}
 
-  submit(connection: pg.Connection): void {
+  /**
+   * The exchange's messages are written as one buffer (node-postgres writes each message on its
+   * own: a stream write and its bookkeeping per Parse, Bind, Describe and Execute). Parameters
+   * that cannot be sent (a value whose JSON fails) fail the exchange before anything is written.
+   */
+  submit(connection: pg.Connection): Error | undefined {
     const c = connection as unknown as Connection;
     this.connection = c;
     const unsure = uncertain.get(c);
-    c.stream.cork?.();
+    const messages: Buffer[] = [];
+    // Named statements parsed earlier in this exchange (the connection learns of them once it is written).
+    const parsing = new Set<string>();
     try {
-      this.statements.forEach((s, index) => {
-        if (!s.name || c.parsedStatements[s.name] !== s.text) {
-          if (s.name && unsure?.delete(s.name)) c.close({ type: "S", name: s.name });
-          c.parse({ name: s.name, text: s.text, types: [] });
+      for (let index = 0; index < this.statements.length; index++) {
+        const s = this.statements[index]!;
+        if (!s.name || (c.parsedStatements[s.name] !== s.text && !parsing.has(s.name))) {
+          if (s.name && unsure?.has(s.name)) messages.push(serialize.close({ type: "S", name: s.name }));
+          messages.push(serialize.parse({ name: s.name, text: s.text, types: [] }));
           if (s.name) {
-            c.parsedStatements[s.name] = s.text;
+            parsing.add(s.name);
             this.parsedHere.set(index, s.name);
           }
         }
-        c.bind({ statement: s.name, values: s.values, valueMapper: prepareValue });
-        c.describe({ type: "P", name: "" });
-        c.execute();
-      });
-      c.sync();
-    } finally {
-      c.stream.uncork?.();
+        messages.push(serialize.bind({ statement: s.name, values: s.values as unknown[], valueMapper: prepareValue }));
+        if (index >= this.unread) messages.push(DESCRIBE_PORTAL);
+        messages.push(EXECUTE);
+      }
+    } catch (error) {
+      this.parsedHere.clear();
+      return error as Error;
     }
+    messages.push(SYNC);
+    for (const [index, name] of this.parsedHere) {
+      unsure?.delete(name);
+      c.parsedStatements[name] = this.statements[index]!.text;
+    }
+    if (c.stream.writable) c.stream.write(Buffer.concat(messages));
+    return undefined;
   }
 
   handleRowDescription(message: { fields: Field[] }): void {
+    // Many reads find no row (no active run, no earlier answer): nothing to look up for them.
     this.fields = message.fields;
-    this.parsers = message.fields.map((f) => pg.types.getTypeParser(f.dataTypeID, f.format));
   }
 
   handleDataRow(message: { fields: Array<string | null> }): void {
+    // Undescribed (unread): no names to build a row with.
+    if (this.current < this.unread) return;
+    if (!this.names) {
+      this.names = this.fields.map((f) => f.name);
+      this.parsers = this.fields.map((f) => pg.types.getTypeParser(f.dataTypeID, f.format));
+    }
+    const { names, parsers } = this;
+    const values = message.fields;
     const row: Record<string, unknown> = {};
-    message.fields.forEach((raw, i) => {
-      row[this.fields[i]!.name] = raw === null ? null : this.parsers[i]!(raw);
-    });
+    for (let i = 0; i < values.length; i++) {
+      const raw = values[i]!;
+      row[names[i]!] = raw === null ? null : parsers[i]!(raw);
+    }
     this.result().rows.push(row);
   }
 
   handleCommandComplete(message: { text: string }): void {
-    const count = /(\d+)$/.exec(message.text);
-    this.result().rowCount = count ? Number(count[1]) : 0;
+    // "INSERT 0 1", "UPDATE 3", "SELECT 2"; "BEGIN", "COMMIT" have no count.
+    const count = Number(message.text.slice(message.text.lastIndexOf(" ") + 1));
+    this.result().rowCount = Number.isNaN(count) ? 0 : count;
     this.next();
   }
 
@@ -160,6 +195,7 @@ class Pipeline implements pg.Submittable {
   private next(): void {
     this.current++;
     this.fields = [];
+    this.names = undefined;
     this.parsers = [];
   }
 }
