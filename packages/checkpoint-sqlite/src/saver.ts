@@ -30,6 +30,10 @@ export interface SqliteSaverOptions extends Kit.SaverKitOptions {
   cachedBytes?: number;
 }
 
+/** A write of a saver without group commit: committed at once, or (a claim, a release) with the next one. */
+const NOW: WriteOptions = { unbatched: true };
+const LAZY: WriteOptions = { unbatched: true, durable: false };
+
 /** Thrown inside a cached read when the cache lacks a blob: the read goes to the file instead. */
 const NOT_CACHED = Symbol("not cached");
 
@@ -48,7 +52,9 @@ export class SqliteSaver extends SaverKit {
   private readonly sql: Statements;
   /** One transaction wrapper for every body: better-sqlite3 builds a wrapper per `db.transaction()` call (~14% of a getTuple). */
   private readonly atomic: Database.Transaction<(body: () => unknown) => unknown>;
-  private readonly group: GroupCommit | undefined;
+  private readonly group: GroupCommit;
+  /** Without `groupCommit`, a durable write commits as soon as it is done (with any claim made before it). */
+  private readonly batched: boolean;
   private readonly steps: Kit.PutSteps<string | Uint8Array>;
   private readonly cache: HeadCache;
   /** The cache also keeps plain copies of what it holds (JSON serializer only, see private-copies.ts). */
@@ -76,14 +82,15 @@ export class SqliteSaver extends SaverKit {
       migrate(this.db);
       this.sql = prepareStatements(this.db);
       this.atomic = this.db.transaction((body: () => unknown) => body());
-      this.group = options.groupCommit ? GroupCommit.of(this.db) : undefined;
+      this.group = GroupCommit.of(this.db);
+      this.batched = options.groupCommit ?? false;
       this.cache = HeadCache.of(this.db, {
         threads: options.cachedThreads ?? 1000,
         bytes: options.cachedBytes ?? 32 * 1024 * 1024,
       });
-      this.group?.onFailure(this.cache.clearAll);
+      this.group.onFailure(this.cache.clearAll);
       // A failed batch took the releases with it: releaseThread must then release for real.
-      this.group?.onFailure(() => this.releasedWith.clear());
+      this.group.onFailure(() => this.releasedWith.clear());
       this.copies = this.serde instanceof JsonSerializer && this.cache.enabled;
     } catch (error) {
       throw storageError("open", error);
@@ -250,7 +257,8 @@ export class SqliteSaver extends SaverKit {
 
   async claimThread(threadId: string, claim: ThreadClaim): Promise<boolean> {
     if (this.releasedWith.get(threadId) === claim.owner) return false;
-    // Not waited for: the batch's write lock keeps other processes out until it commits, and the run's first save commits it.
+    // Not waited for: the batch's write lock keeps other processes out until it commits, and the
+    // run's first save commits it (one commit for both), or the end of this event-loop turn does.
     return this.write("claimThread", { durable: false }, () => {
       const now = this.now();
       const held = this.sql.claim.get(threadId) as { owner: string; expires_at: number } | undefined;
@@ -286,7 +294,6 @@ export class SqliteSaver extends SaverKit {
   }
 
   override async flush(): Promise<void> {
-    if (!this.group) return;
     try {
       await this.group.settled();
     } catch (error) {
@@ -296,7 +303,7 @@ export class SqliteSaver extends SaverKit {
 
   override async close(): Promise<void> {
     await super.close();
-    if (this.group && this.db.open) await this.group.flush();
+    if (this.db.open) await this.group.flush();
     if (this.ownsDb && this.db.open) this.db.close();
   }
 
@@ -304,22 +311,24 @@ export class SqliteSaver extends SaverKit {
     return this.atomic[mode](body) as T;
   }
 
-  /** One write transaction: committed by itself, or as part of the connection's next group commit. */
+  /**
+   * One logical write transaction in the connection's current batch (group-commit.ts): without
+   * `groupCommit` a durable one commits that batch at once, else the batch commits once per
+   * event-loop turn. A non-durable one (a claim, a release) waits in the batch either way.
+   */
   private write<T>(operation: string, options: WriteOptions | undefined, body: () => T): T | Promise<T> {
     // A failed write may have updated the cache before its transaction was undone (a batch's
     // failure as a whole reaches it through GroupCommit.onFailure).
-    if (!this.group) {
-      try {
-        return this.inTransaction("immediate", body);
-      } catch (error) {
-        this.cache.clear();
-        throw storageError(operation, error);
-      }
-    }
-    return this.group.write(body, options).catch((error: unknown) => {
+    const fail = (error: unknown) => {
       this.cache.clear();
       throw storageError(operation, error);
-    });
+    };
+    try {
+      const done = this.group.run(body, this.batched ? options : options?.durable === false ? LAZY : NOW);
+      return done instanceof Promise ? done.catch(fail) : done;
+    } catch (error) {
+      return fail(error);
+    }
   }
 
   private run<T>(operation: string, body: () => T): T {
