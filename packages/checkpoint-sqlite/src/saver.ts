@@ -288,7 +288,8 @@ export class SqliteSaver extends SaverKit {
     const now = this.now();
     await this.write("sweep", undefined, () => this.sql.expiredClaims.run(now));
     if (!this.ttlMs) return 0;
-    const idle = this.run("sweep", () => this.sql.idleThreads.all(now - this.ttlMs!)) as string[];
+    // A thread's recorded activity lags its last put by less than ACTIVITY_GRAIN_MS.
+    const idle = this.run("sweep", () => this.sql.idleThreads.all(now - this.ttlMs! - ACTIVITY_GRAIN_MS)) as string[];
     for (const threadId of idle) await this.deleteThread(threadId);
     return idle.length;
   }
@@ -340,6 +341,13 @@ export class SqliteSaver extends SaverKit {
   }
 }
 
+/**
+ * How stale a thread's recorded activity (\`heads.updated_at\`, read by the idle sweep) may be:
+ * a thread that puts a checkpoint every step rewrites that row, a page of the WAL, once per
+ * this many milliseconds instead of at every put.
+ */
+const ACTIVITY_GRAIN_MS = 1000;
+
 /** The put's primitive steps as statements, run inside the saver's write transaction. */
 function putSteps(sql: Statements, now: () => number): Kit.PutSteps<string | Uint8Array> {
   return {
@@ -349,7 +357,10 @@ function putSteps(sql: Statements, now: () => number): Kit.PutSteps<string | Uin
     writeCheckpoint: (put) => {
       const { threadId, ns, id, parentId } = put;
       sql.putCheckpoint.run(threadId, ns, id, keptParent(id, parentId), put.createdAt, put.record, put.metadata);
-      sql.setHead.run(threadId, ns, id, now());
+      const at = now();
+      const written = sql.writtenAt.get(threadId, ns) as number | undefined;
+      if (written === undefined || at - written >= ACTIVITY_GRAIN_MS || at < written)
+        sql.setHead.run(threadId, ns, id, at);
     },
   };
 }
