@@ -12,21 +12,41 @@
  */
 import type Database from "better-sqlite3";
 
-interface Batch {
-  readonly committed: Promise<void>;
-  resolve(): void;
-  reject(error: unknown): void;
+/**
+ * One batch transaction. Its promise and its end-of-turn commit are made only when a write
+ * waits for it or leaves it open: a saver without group commit commits most batches at once.
+ */
+class Batch {
   /** Logical transactions done in it so far: the first one needs no savepoint (it is the whole batch). */
-  writes: number;
-}
+  writes = 0;
+  /** The end-of-turn commit is scheduled. */
+  flushing = false;
+  private outcome: { error?: unknown } | undefined;
+  private waiters: { promise: Promise<void>; resolve(): void; reject(error: unknown): void } | undefined;
 
-function newBatch(): Batch {
-  let resolve!: () => void;
-  let reject!: (error: unknown) => void;
-  const committed = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
-  // Every writer awaits it; this keeps a batch without writers left from being an unhandled rejection.
-  committed.catch(() => undefined);
-  return { committed, resolve, reject, writes: 0 };
+  /** Settles once the batch has committed (or failed). */
+  get committed(): Promise<void> {
+    if (this.outcome) return "error" in this.outcome ? Promise.reject(this.outcome.error) : Promise.resolve();
+    if (!this.waiters) {
+      let resolve!: () => void;
+      let reject!: (error: unknown) => void;
+      const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+      // Every writer awaits it; this keeps a batch without writers left from being an unhandled rejection.
+      promise.catch(() => undefined);
+      this.waiters = { promise, resolve, reject };
+    }
+    return this.waiters.promise;
+  }
+
+  resolve(): void {
+    this.outcome = {};
+    this.waiters?.resolve();
+  }
+
+  reject(error: unknown): void {
+    this.outcome = { error };
+    this.waiters?.reject(error);
+  }
 }
 
 export interface WriteOptions {
@@ -150,6 +170,9 @@ export class GroupCommit {
     if (options?.unbatched && options.durable !== false) {
       const failure = this.commitBatch();
       if (failure !== undefined) throw failure;
+    } else if (!batch.flushing) {
+      batch.flushing = true;
+      setImmediate(() => void this.flush().catch(() => undefined));
     }
   }
 
@@ -234,9 +257,8 @@ export class GroupCommit {
   }
 
   private opened(): void {
-    this.batch = newBatch();
+    this.batch = new Batch();
     if (!this.db.memory) openBatches.set(this.db.name, (openBatches.get(this.db.name) ?? 0) + 1);
-    setImmediate(() => void this.flush().catch(() => undefined));
   }
 
   /** The open batch is over (committed or undone). */
