@@ -2,10 +2,12 @@
  * Group commit on one better-sqlite3 connection. A COMMIT writes every page the transaction
  * dirtied to the WAL; a server answering many threads at once commits ~8 small transactions per
  * pause-and-resume round trip, most of them touching the same few pages. Here logical
- * transactions run one at a time, each in its own savepoint of a batch transaction, and the
- * batch commits once per event-loop turn. A logical transaction's promise settles only when the
- * batch holding its writes has committed (or failed), so callers keep the usual guarantee: a
- * resolved write is durable.
+ * transactions run one at a time, each in its own savepoint of a batch transaction (the first
+ * needs none), and the batch commits once per event-loop turn, or at once after a durable
+ * `unbatched` write (a SqliteSaver without group commit: its claims and releases ride in the
+ * run's next save). A logical transaction's promise settles only when the batch holding its
+ * writes has committed (or failed), so callers keep the usual guarantee: a resolved write is
+ * durable.
  *
  * Reads outside a logical transaction see the open batch's writes, which are committed within
  * the same turn unless the disk fails, in which case every writer of the batch is told so.
@@ -133,7 +135,7 @@ export class GroupCommit {
   /**
    * `write` for a synchronous body, without its promise hops when no other write is under way
    * and the write lock is free: the body runs now, and the result comes back as is when the
-   * write is not durable or has just been committed (`commitNow`).
+   * write is not durable or has just been committed (`unbatched`).
    */
   run<T>(body: () => T, options?: WriteOptions): T | Promise<T> {
     if (this.busy || (!this.batch && !this.tryBegin(false, options?.unbatched))) return this.write(body, options);
