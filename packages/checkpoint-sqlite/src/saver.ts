@@ -96,7 +96,7 @@ export class SqliteSaver extends SaverKit {
     } catch (error) {
       throw storageError("open", error);
     }
-    this.steps = putSteps(this.sql, this.now);
+    this.steps = putSteps(this.sql, this.cache, this.now);
     this.sweepPeriodically(options);
   }
 
@@ -350,9 +350,11 @@ export class SqliteSaver extends SaverKit {
 const ACTIVITY_GRAIN_MS = 1000;
 
 /** The put's primitive steps as statements, run inside the saver's write transaction. */
-function putSteps(sql: Statements, now: () => number): Kit.PutSteps<string | Uint8Array> {
+function putSteps(sql: Statements, cache: HeadCache, now: () => number): Kit.PutSteps<string | Uint8Array> {
   return {
-    head: (put) => (sql.head.get(put.threadId, put.ns) as string | undefined) ?? null,
+    // The cache, checked at the start of the transaction, holds the newest checkpoint when it holds the thread.
+    head: (put) =>
+      cache.get(put.threadId, put.ns)?.id ?? (sql.head.get(put.threadId, put.ns) as string | undefined) ?? null,
     hasBlob: (put, channel, version) => sql.hasBlob.get(put.threadId, put.ns, channel, version) !== undefined,
     writeBlob: (put, blob) => writeBlob(sql, put, blob),
     writeCheckpoint: (put) => {
