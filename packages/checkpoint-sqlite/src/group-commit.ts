@@ -117,14 +117,7 @@ export class GroupCommit {
     let result: T;
     try {
       batch = this.batch ?? (await this.begin());
-      const nested = this.enter(batch);
-      try {
-        result = await body();
-      } catch (error) {
-        this.undo(batch, nested, error);
-        throw error;
-      }
-      this.leave(batch, nested, options);
+      result = await this.within(batch, body, options);
     } finally {
       this.unlock();
     }
@@ -143,14 +136,7 @@ export class GroupCommit {
     const batch = this.batch!;
     let result: T;
     try {
-      const nested = this.enter(batch);
-      try {
-        result = body();
-      } catch (error) {
-        this.undo(batch, nested, error);
-        throw error;
-      }
-      this.leave(batch, nested, options);
+      result = this.within(batch, body, options) as T;
     } finally {
       this.unlock();
     }
@@ -158,11 +144,31 @@ export class GroupCommit {
     return batch.committed.then(() => result);
   }
 
-  /** Starts a logical transaction; a savepoint only when earlier ones share the batch. */
-  private enter(batch: Batch): boolean {
+  /**
+   * Runs `body` as one logical transaction of `batch` (a promise it returns is awaited before
+   * the transaction ends): in a savepoint when earlier ones share the batch, undone if it fails.
+   */
+  private within<T>(batch: Batch, body: () => T | Promise<T>, options: WriteOptions | undefined): T | Promise<T> {
     const nested = batch.writes > 0;
     if (nested) this.statements.savepoint.run();
-    return nested;
+    const failed = (error: unknown): never => {
+      this.undo(batch, nested, error);
+      throw error;
+    };
+    let result: T | Promise<T>;
+    try {
+      result = body();
+    } catch (error) {
+      return failed(error);
+    }
+    if (!(result instanceof Promise)) {
+      this.leave(batch, nested, options);
+      return result;
+    }
+    return result.then((value) => {
+      this.leave(batch, nested, options);
+      return value;
+    }, failed);
   }
 
   /** Ends a logical transaction that succeeded, committing the batch now when it asks to. */
