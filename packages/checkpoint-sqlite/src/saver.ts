@@ -17,7 +17,8 @@ export interface SqliteSaverOptions extends Kit.SaverKitOptions {
   /**
    * Commit writes in batches, once per event-loop turn, shared with everything else that uses
    * `GroupCommit.of(db)` on the same connection (see group-commit.ts). For a process serving many
-   * threads at once; each write still resolves only once it is committed. Default false.
+   * threads at once; each write still resolves only once it is committed. Default false: a
+   * durable write commits at once (with a claim or release made before it, which waits for it).
    */
   groupCommit?: boolean;
   /**
@@ -29,6 +30,10 @@ export interface SqliteSaverOptions extends Kit.SaverKitOptions {
   /** Bytes of stored data that cache keeps at most (default 32 MiB). */
   cachedBytes?: number;
 }
+
+/** A write of a saver without group commit: committed at once, or (a claim, a release) with the next one. */
+const NOW: WriteOptions = { unbatched: true };
+const LAZY: WriteOptions = { unbatched: true, durable: false };
 
 /** Thrown inside a cached read when the cache lacks a blob: the read goes to the file instead. */
 const NOT_CACHED = Symbol("not cached");
@@ -48,7 +53,9 @@ export class SqliteSaver extends SaverKit {
   private readonly sql: Statements;
   /** One transaction wrapper for every body: better-sqlite3 builds a wrapper per `db.transaction()` call (~14% of a getTuple). */
   private readonly atomic: Database.Transaction<(body: () => unknown) => unknown>;
-  private readonly group: GroupCommit | undefined;
+  private readonly group: GroupCommit;
+  /** Without `groupCommit`, a durable write commits as soon as it is done (with any claim made before it). */
+  private readonly batched: boolean;
   private readonly steps: Kit.PutSteps<string | Uint8Array>;
   private readonly cache: HeadCache;
   /** The cache also keeps plain copies of what it holds (JSON serializer only, see private-copies.ts). */
@@ -76,19 +83,20 @@ export class SqliteSaver extends SaverKit {
       migrate(this.db);
       this.sql = prepareStatements(this.db);
       this.atomic = this.db.transaction((body: () => unknown) => body());
-      this.group = options.groupCommit ? GroupCommit.of(this.db) : undefined;
+      this.group = GroupCommit.of(this.db);
+      this.batched = options.groupCommit ?? false;
       this.cache = HeadCache.of(this.db, {
         threads: options.cachedThreads ?? 1000,
         bytes: options.cachedBytes ?? 32 * 1024 * 1024,
       });
-      this.group?.onFailure(this.cache.clearAll);
+      this.group.onFailure(this.cache.clearAll);
       // A failed batch took the releases with it: releaseThread must then release for real.
-      this.group?.onFailure(() => this.releasedWith.clear());
+      this.group.onFailure(() => this.releasedWith.clear());
       this.copies = this.serde instanceof JsonSerializer && this.cache.enabled;
     } catch (error) {
       throw storageError("open", error);
     }
-    this.steps = putSteps(this.sql, this.now);
+    this.steps = putSteps(this.sql, this.cache, this.now);
     this.sweepPeriodically(options);
   }
 
@@ -250,7 +258,8 @@ export class SqliteSaver extends SaverKit {
 
   async claimThread(threadId: string, claim: ThreadClaim): Promise<boolean> {
     if (this.releasedWith.get(threadId) === claim.owner) return false;
-    // Not waited for: the batch's write lock keeps other processes out until it commits, and the run's first save commits it.
+    // Not waited for: the batch's write lock keeps other processes out until it commits, and the
+    // run's first save commits it (one commit for both), or the end of this event-loop turn does.
     return this.write("claimThread", { durable: false }, () => {
       const now = this.now();
       const held = this.sql.claim.get(threadId) as { owner: string; expires_at: number } | undefined;
@@ -280,13 +289,13 @@ export class SqliteSaver extends SaverKit {
     const now = this.now();
     await this.write("sweep", undefined, () => this.sql.expiredClaims.run(now));
     if (!this.ttlMs) return 0;
-    const idle = this.run("sweep", () => this.sql.idleThreads.all(now - this.ttlMs!)) as string[];
+    // A thread's recorded activity lags its last put by less than ACTIVITY_GRAIN_MS.
+    const idle = this.run("sweep", () => this.sql.idleThreads.all(now - this.ttlMs! - ACTIVITY_GRAIN_MS)) as string[];
     for (const threadId of idle) await this.deleteThread(threadId);
     return idle.length;
   }
 
   override async flush(): Promise<void> {
-    if (!this.group) return;
     try {
       await this.group.settled();
     } catch (error) {
@@ -296,7 +305,7 @@ export class SqliteSaver extends SaverKit {
 
   override async close(): Promise<void> {
     await super.close();
-    if (this.group && this.db.open) await this.group.flush();
+    if (this.db.open) await this.group.flush();
     if (this.ownsDb && this.db.open) this.db.close();
   }
 
@@ -304,22 +313,24 @@ export class SqliteSaver extends SaverKit {
     return this.atomic[mode](body) as T;
   }
 
-  /** One write transaction: committed by itself, or as part of the connection's next group commit. */
+  /**
+   * One logical write transaction in the connection's current batch (group-commit.ts): without
+   * `groupCommit` a durable one commits that batch at once, else the batch commits once per
+   * event-loop turn. A non-durable one (a claim, a release) waits in the batch either way.
+   */
   private write<T>(operation: string, options: WriteOptions | undefined, body: () => T): T | Promise<T> {
     // A failed write may have updated the cache before its transaction was undone (a batch's
     // failure as a whole reaches it through GroupCommit.onFailure).
-    if (!this.group) {
-      try {
-        return this.inTransaction("immediate", body);
-      } catch (error) {
-        this.cache.clear();
-        throw storageError(operation, error);
-      }
-    }
-    return this.group.write(body, options).catch((error: unknown) => {
+    const fail = (error: unknown) => {
       this.cache.clear();
       throw storageError(operation, error);
-    });
+    };
+    try {
+      const done = this.group.run(body, this.batched ? options : options?.durable === false ? LAZY : NOW);
+      return done instanceof Promise ? done.catch(fail) : done;
+    } catch (error) {
+      return fail(error);
+    }
   }
 
   private run<T>(operation: string, body: () => T): T {
@@ -331,16 +342,28 @@ export class SqliteSaver extends SaverKit {
   }
 }
 
+/**
+ * How stale a thread's recorded activity (\`heads.updated_at\`, read by the idle sweep) may be:
+ * a thread that puts a checkpoint every step rewrites that row, a page of the WAL, once per
+ * this many milliseconds instead of at every put.
+ */
+const ACTIVITY_GRAIN_MS = 1000;
+
 /** The put's primitive steps as statements, run inside the saver's write transaction. */
-function putSteps(sql: Statements, now: () => number): Kit.PutSteps<string | Uint8Array> {
+function putSteps(sql: Statements, cache: HeadCache, now: () => number): Kit.PutSteps<string | Uint8Array> {
   return {
-    head: (put) => (sql.head.get(put.threadId, put.ns) as string | undefined) ?? null,
+    // The cache, checked at the start of the transaction, holds the newest checkpoint when it holds the thread.
+    head: (put) =>
+      cache.get(put.threadId, put.ns)?.id ?? (sql.head.get(put.threadId, put.ns) as string | undefined) ?? null,
     hasBlob: (put, channel, version) => sql.hasBlob.get(put.threadId, put.ns, channel, version) !== undefined,
     writeBlob: (put, blob) => writeBlob(sql, put, blob),
     writeCheckpoint: (put) => {
       const { threadId, ns, id, parentId } = put;
       sql.putCheckpoint.run(threadId, ns, id, keptParent(id, parentId), put.createdAt, put.record, put.metadata);
-      sql.setHead.run(threadId, ns, id, now());
+      const at = now();
+      const written = sql.writtenAt.get(threadId, ns) as number | undefined;
+      if (written === undefined || at - written >= ACTIVITY_GRAIN_MS || at < written)
+        sql.setHead.run(threadId, ns, id, at);
     },
   };
 }

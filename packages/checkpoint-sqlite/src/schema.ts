@@ -42,6 +42,11 @@ const MIGRATIONS: readonly string[] = [
      thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL, channel TEXT NOT NULL, version REAL NOT NULL,
      part INTEGER NOT NULL, data BLOB NOT NULL,
      PRIMARY KEY (thread_id, checkpoint_ns, channel, version, part)) WITHOUT ROWID;`,
+  // No change to the tables: from here the head is the newest row of \`checkpoints\`, and a put
+  // refreshes its \`heads\` row (the thread's last activity, for the idle sweep) only when that is
+  // a second old or more: one page fewer written per put. An older package would read a stale
+  // head_id as the head.
+  `SELECT 1;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -2,7 +2,10 @@ import type Database from "better-sqlite3";
 
 /** Every statement the saver runs, prepared once per connection. */
 const SQL = {
-  head: "SELECT head_id FROM heads WHERE thread_id = ? AND checkpoint_ns = ?",
+  /** The newest checkpoint is the head (heads.head_id is not kept up to date since schema 6). */
+  head: "SELECT MAX(checkpoint_id) FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ?",
+  /** When a checkpoint of (thread, namespace) was last written, to within `ACTIVITY_GRAIN_MS` (saver.ts). */
+  writtenAt: "SELECT updated_at FROM heads WHERE thread_id = ? AND checkpoint_ns = ?",
   setHead: `INSERT INTO heads (thread_id, checkpoint_ns, head_id, updated_at) VALUES (?, ?, ?, ?)
       ON CONFLICT (thread_id, checkpoint_ns) DO UPDATE SET head_id = MAX(head_id, excluded.head_id), updated_at = excluded.updated_at`,
   hasBlob: "SELECT 1 FROM blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?",
@@ -47,6 +50,7 @@ const SQL = {
 const PLUCKED = new Set<string>([
   "dataVersion",
   "head",
+  "writtenAt",
   "hasBlob",
   "blobParts",
   "maxSeq",

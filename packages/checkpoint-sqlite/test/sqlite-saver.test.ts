@@ -288,6 +288,27 @@ describe("SqliteSaver on a file", () => {
     await saver.close();
   });
 
+  it("commits a claim with the next save, or at the end of the event-loop turn when none follows", async () => {
+    const file = newFile();
+    const saver = new SqliteSaver(file);
+    const other = new SqliteSaver(file);
+    const thread = new ThreadWriter(saver);
+    await thread.write({ answer: "a" });
+    const claim = { owner: "run-1", ttlMs: 60_000 };
+    expect(await saver.claimThread(thread.threadId, claim)).toBe(true);
+    // Held in the open batch, whose write lock keeps other connections' claims waiting.
+    expect(await other.claimHolder(thread.threadId)).toBeUndefined();
+    const contender = other.claimThread(thread.threadId, { owner: "run-2", ttlMs: 60_000 });
+    await thread.write({ answer: "b" });
+    expect((await other.claimHolder(thread.threadId))?.owner).toBe("run-1");
+    expect(await contender).toBe(false);
+    expect(await saver.claimThread("idle", claim)).toBe(true);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await other.claimHolder("idle"))?.owner).toBe("run-1");
+    await other.close();
+    await saver.close();
+  });
+
   it("upgrades a file of schema version 4 in place and refuses one newer than the package", async () => {
     const file = newFile();
     const first = new SqliteSaver(file);

@@ -201,6 +201,26 @@ describe("durability", () => {
     expect(counts).toEqual({ sync: 5, async: 5, exit: 1 });
   });
 
+  it('"sync" saves the input checkpoint without waiting for its commit: the next save, before any node runs, waits for both', async () => {
+    const saves: string[] = [];
+    const calls: string[] = [];
+    class Recording extends MemorySaver {
+      override put(...args: Parameters<MemorySaver["put"]>) {
+        const [, , metadata, , options] = args;
+        saves.push(`${metadata.source} ${metadata.step} durable=${options?.durable !== false} nodes=${calls.length}`);
+        return super.put(...args);
+      }
+    }
+    const graph = pipeline({ checkpointer: new Recording() }, calls);
+    await graph.invoke({}, thread("input-with-next"));
+    expect(saves.slice(0, 3)).toEqual([
+      "input -1 durable=false nodes=0",
+      "loop 0 durable=true nodes=0",
+      "loop 1 durable=true nodes=1",
+    ]);
+    expect(saves.slice(3).every((save) => save.includes("durable=true"))).toBe(true);
+  });
+
   it('"exit" still saves the paused checkpoint, which resumes', async () => {
     const State = Annotation.Root({ a: Annotation<string>(), b: Annotation<string>() });
     const graph = new StateGraph(State)

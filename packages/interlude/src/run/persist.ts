@@ -62,6 +62,8 @@ export class Persistence {
   private saved: SavedHead | undefined;
   /** Durability "sync": every save waits for its commit; else the run flushes once at its end. */
   private readonly durable: boolean;
+  /** The newest save did not wait for its commit (`withNext`): drain() flushes it. */
+  private lazy = false;
 
   constructor(
     private readonly saver: BaseCheckpointSaver | undefined,
@@ -125,11 +127,18 @@ export class Persistence {
   /**
    * Saves a checkpoint built by the run (`force`: now, even with durability "exit").
    * @param releaseClaim the run's claim owner, when the run saves nothing after it (`PutOptions.releaseClaim`)
+   * @param withNext no node runs before the next save (the input checkpoint): with durability
+   * "sync" this one need not wait for its commit, which a saver that batches makes with the next
+   * one's (a kill in between leaves the thread as it was before the run)
    */
   saveCheckpoint(
     checkpoint: Checkpoint,
     metadata: CheckpointMetadata,
-    { force = false, releaseClaim }: { force?: boolean; releaseClaim?: string | undefined } = {},
+    {
+      force = false,
+      releaseClaim,
+      withNext = false,
+    }: { force?: boolean; releaseClaim?: string | undefined; withNext?: boolean } = {},
   ): Promise<void> {
     if (!this.saver) return Promise.resolve();
     if (this.durability === "exit" && !force) {
@@ -149,7 +158,8 @@ export class Persistence {
     this.head = checkpoint.id;
     this.parentId = checkpoint.id;
     const saver = this.saver;
-    const durable = this.durable;
+    const durable = this.durable && !(withNext && releaseClaim === undefined);
+    if (this.durable) this.lazy = !durable;
     const options = releaseClaim !== undefined ? { expectedHead, durable, releaseClaim } : { expectedHead, durable };
     return this.enqueue("put", () => saver.put(config, checkpoint, metadata, versions, options));
   }
@@ -171,6 +181,7 @@ export class Persistence {
     const saver = this.saver;
     const config = this.configFor(checkpointId);
     if (this.saved && checkpointId === this.head) recordWrites(this.saved, taskId, writes);
+    this.lazy = false;
     const options =
       releaseClaim !== undefined ? { durable: this.durable, releaseClaim } : this.durable ? undefined : NOT_DURABLE;
     return this.enqueue("putWrites", () => saver.putWrites(config, writes, taskId, options));
@@ -195,7 +206,7 @@ export class Persistence {
   async drain(): Promise<void> {
     await this.tail;
     this.check();
-    if (!this.durable && this.saver) {
+    if ((!this.durable || this.lazy) && this.saver) {
       try {
         await this.saver.flush();
       } catch (error) {

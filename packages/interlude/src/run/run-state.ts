@@ -134,8 +134,15 @@ export abstract class RunState {
     return event;
   }
 
-  /** @param lastSave the run's claim owner when nothing is saved after this checkpoint (decided once it is built) */
-  protected async commit(source: "input" | "loop" | "fork", lastSave?: () => string | undefined): Promise<void> {
+  /**
+   * @param lastSave the run's claim owner when nothing is saved after this checkpoint (decided once it is built)
+   * @param withNext the input task's save follows before any node runs (`Persistence.saveCheckpoint`)
+   */
+  protected async commit(
+    source: "input" | "loop" | "fork",
+    lastSave?: () => string | undefined,
+    withNext = false,
+  ): Promise<void> {
     this.step += 1;
     const checkpoint = checkpointToSave(this.checkpoint, this.channels, this.persistence.changed);
     const metadata: CheckpointMetadata = { source, step: this.step, parents: this.parents };
@@ -149,7 +156,7 @@ export abstract class RunState {
     this.checkpoint.ts = checkpoint.ts;
     this.commandWrites = [];
     this.pending = { tasks: new Map(), nullWrites: [], audit: [] };
-    await this.persistence.saveCheckpoint(checkpoint, metadata, { releaseClaim: lastSave?.() });
+    await this.persistence.saveCheckpoint(checkpoint, metadata, { releaseClaim: lastSave?.(), withNext });
     if (this.saver) this.emit("checkpoints", () => this.checkpointEvent(checkpoint.id, metadata, parentId));
   }
 }

@@ -166,7 +166,8 @@ export abstract class RunStart extends RunState {
     this.track(applyNullWrites(this.checkpoint, this.channels, [[START, input]]));
     this.pending = { tasks: new Map(), nullWrites: [], audit: [] };
     this.reuseFinished = false;
-    await this.commit("input");
+    // The input task's checkpoint is saved next, before any node runs: one commit for both.
+    await this.commit("input", undefined, true);
   }
 
   /**
