@@ -1,4 +1,5 @@
-const PUT_CALL = "interlude_put($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)";
+const PUT_CALL =
+  "interlude_put_checkpoint($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) AS stamp";
 
 /** A task's writes: reserved channels (negative idx) replace the task's earlier write; others keep the first. */
 const INSERT_WRITES = `INSERT INTO interlude_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, data)
@@ -18,14 +19,14 @@ function numbered(sql: string): string {
 /** The statements the saver runs. `$1, $2` are always thread id and namespace where both appear. */
 export const SQL = {
   head: numbered(HEAD),
-  /** Blobs, the checkpoint row and the new head, after the head and delta-base checks (schema.ts). */
+  /** Blobs, the checkpoint row and the new head, after the head and delta-base checks; returns the row's stamp (schema.ts). */
   put: `SELECT ${PUT_CALL}`,
   /** A run's last put and the release of its claim ($18: the owner), in one statement: both or neither. */
   putRelease: `WITH r AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $18) SELECT ${PUT_CALL}`,
   checkpoint: `SELECT checkpoint_id AS id, parent_id AS "parentId", record, metadata FROM interlude_checkpoints
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
-  latest: `SELECT checkpoint_id AS id, parent_id AS "parentId", record, metadata FROM interlude_checkpoints
-    WHERE thread_id = $1 AND checkpoint_ns = $2 ORDER BY checkpoint_id DESC LIMIT 1`,
+  /** The newest checkpoint with its blobs and writes, or only "unchanged" and its writes when it is the one held ($3, $4; schema.ts). */
+  readLatest: "SELECT * FROM interlude_read_latest($1, $2, $3, $4)",
   /** Each requested blob and, for deltas, its bases down to the full copy. */
   blobChains: `WITH RECURSIVE chain AS (
       SELECT b.channel, b.version, b.base, b.data FROM interlude_blobs b
@@ -50,8 +51,8 @@ export const SQL = {
     ON CONFLICT (thread_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
     WHERE interlude_claims.owner = EXCLUDED.owner OR interlude_claims.expires_at <= now() OR interlude_claims.owner = $4
     RETURNING owner`,
-  /** A first claim, and the newest root checkpoint loaded once it is held (schema.ts). */
-  claimLoad: "SELECT * FROM interlude_claim_load($1, $2, $3)",
+  /** A first claim, and the newest root checkpoint read once it is held, as readLatest reads it (schema.ts). */
+  claimLatest: "SELECT * FROM interlude_claim_latest($1, $2, $3, $4, $5)",
   claimHolder:
     "SELECT owner, (extract(epoch FROM expires_at) * 1000)::float8 AS expires_at FROM interlude_claims WHERE thread_id = $1 AND expires_at > now()",
   release: "DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $2",
