@@ -5,8 +5,9 @@ import pg from "pg";
 import { HeadCache } from "./head-cache.js";
 import { type CheckpointRow, type LatestRow, type Loaded, latestOf } from "./latest.js";
 import { storageError, withPoolClient } from "./pool.js";
+import { putQuery, toBytes, wholePutQuery } from "./put-query.js";
 import { migrate } from "./schema.js";
-import { HEAD, SQL } from "./sql.js";
+import { HEAD, named, SQL } from "./sql.js";
 
 /** Claims and idle threads run on the database clock: no `now` option. */
 export interface PostgresSaverOptions extends Omit<Kit.SaverKitOptions, "now"> {
@@ -108,8 +109,10 @@ export class PostgresSaver extends SaverKit {
   }
 
   /**
-   * One put in one round trip: interlude_put_checkpoint (schema.ts) checks the head and the delta bases,
-   * then writes; a run's last put also releases its claim (`PutOptions.releaseClaim`).
+   * One put in one round trip, usually: a step after the head this saver expects, storing whole
+   * values, is one plain statement (SQL.putWhole); any other put, or one that statement did not
+   * store, is interlude_put_checkpoint (schema.ts), which checks the head and the delta bases
+   * and reports why it refuses. A run's last put also releases its claim (`PutOptions.releaseClaim`).
    */
   protected storePut(put: Kit.PreparedPut): Promise<Kit.PutOutcome> {
     // The head moves: a checkpoint read with the claim is no longer the newest.
@@ -117,8 +120,10 @@ export class PostgresSaver extends SaverKit {
     if (held) held.latest = undefined;
     return this.guard("put", async () => {
       try {
-        const { rows } = await this.pool.query<{ stamp: string }>(putQuery(put));
-        if (put.ns === "") this.cache.put(put, rows[0]!.stamp);
+        const whole = wholePutQuery(put);
+        let stored = whole && (await this.pool.query<{ stamp: string }>(whole)).rows[0];
+        stored ??= (await this.pool.query<{ stamp: string }>(putQuery(put))).rows[0]!;
+        if (put.ns === "") this.cache.put(put, stored.stamp);
         if (put.releaseClaim !== undefined) this.releasedWith(put.threadId, put.releaseClaim);
         return STORED;
       } catch (error) {
@@ -334,43 +339,3 @@ interface Claimed {
 /** SQLSTATEs raised by interlude_put_checkpoint (schema.ts). */
 const HEAD_MOVED = "IL409";
 const BASE_GONE = "IL412";
-
-/** A hot statement, prepared once per connection under its name. */
-function named(statement: keyof typeof SQL, values: unknown[]): pg.QueryConfig {
-  return { name: `interlude_${statement}`, text: SQL[statement], values };
-}
-
-/** interlude_put_checkpoint's arguments (schema.ts): the head expected, the delta bases to check, then the rows. */
-function putQuery(put: Kit.PreparedPut): pg.QueryConfig {
-  const versions = put.versions;
-  const channels = Object.keys(versions);
-  const deltas = put.blobs.filter((blob) => blob.base !== null);
-  const blobs = put.blobs;
-  const values = [
-    put.threadId,
-    put.ns,
-    put.expectedHead !== undefined,
-    put.expectedHead ?? null,
-    deltas.map((b) => b.channel),
-    deltas.map((b) => b.base),
-    blobs.map((b) => b.channel),
-    blobs.map((b) => b.version),
-    blobs.map((b) => b.base),
-    blobs.map((b) => toBytes(b.data)),
-    put.id,
-    put.parentId ?? null,
-    put.createdAt,
-    toBytes(put.record),
-    toBytes(put.metadata),
-    channels,
-    channels.map((c) => versions[c]),
-  ];
-  return put.releaseClaim === undefined ? named("put", values) : named("putRelease", [...values, put.releaseClaim]);
-}
-
-function toBytes(data: string | Uint8Array | null): Buffer | null {
-  if (data === null) return null;
-  return typeof data === "string"
-    ? Buffer.from(data, "utf8")
-    : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-}

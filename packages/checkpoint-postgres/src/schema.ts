@@ -149,8 +149,8 @@ const MIGRATIONS: readonly string[] = [
      SELECT 'b', NULL, NULL, chain.channel, chain.version, chain.base, chain.data, NULL, true, NULL FROM chain
      UNION ALL
      SELECT 'w', w.task_id, NULL, w.channel, NULL, NULL, w.data, NULL, true, w.seq
-     FROM head JOIN interlude_writes w ON w.thread_id = p_thread AND w.checkpoint_ns = p_ns
-       AND w.checkpoint_id = head.checkpoint_id
+     FROM interlude_writes w WHERE w.thread_id = p_thread AND w.checkpoint_ns = p_ns
+       AND w.checkpoint_id = (SELECT head.checkpoint_id FROM head)
    $$;
    -- A claim and, once it is held, interlude_read_latest of the root namespace: a run claims its
    -- thread and then loads it. The read is a statement of its own, so it sees every checkpoint

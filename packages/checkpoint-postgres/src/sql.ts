@@ -1,3 +1,5 @@
+import type { QueryConfig } from "pg";
+
 const PUT_CALL =
   "interlude_put_checkpoint($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) AS stamp";
 
@@ -16,11 +18,43 @@ function numbered(sql: string): string {
   return sql.replace(/\?/g, () => `$${++n}`);
 }
 
+/**
+ * A put whose head is the expected one and whose values are all whole (no delta whose base
+ * would have to be counted under the head's lock, see interlude_put_checkpoint): the head
+ * compared and moved, the blobs and the checkpoint row written, in one plain statement, with
+ * no PL/pgSQL call. The UPDATE's WHERE is evaluated again on the newest row version once its
+ * lock is held, and the inserts happen only when it matched; no row back: nothing was written,
+ * and the put goes the long way (a new thread, or the head moved). `release`: also the claim
+ * of the owner in $14, when the put is stored.
+ */
+function putWhole(release: boolean): string {
+  return `WITH h AS (UPDATE interlude_heads SET head_id = GREATEST(head_id, $7), updated_at = now()
+      WHERE thread_id = $1 AND checkpoint_ns = $2 AND head_id = $3 RETURNING 1),
+    b AS (INSERT INTO interlude_blobs (thread_id, checkpoint_ns, channel, version, base, data)
+      SELECT $1, $2, q.channel, q.version, NULL, q.data FROM unnest($4::text[], $5::float8[], $6::bytea[]) AS q(channel, version, data)
+      WHERE EXISTS (SELECT FROM h)
+      ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO UPDATE SET base = EXCLUDED.base, data = EXCLUDED.data),${
+        release
+          ? `
+    r AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $14 AND EXISTS (SELECT FROM h)),`
+          : ""
+      }
+    c AS (INSERT INTO interlude_checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_id, created_at, record, metadata, channels, versions)
+      SELECT $1, $2, $7, $8::text, $9::bigint, $10::bytea, $11::bytea, $12::text[], $13::float8[] WHERE EXISTS (SELECT FROM h)
+      ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE
+      SET parent_id = EXCLUDED.parent_id, created_at = EXCLUDED.created_at, record = EXCLUDED.record,
+        metadata = EXCLUDED.metadata, channels = EXCLUDED.channels, versions = EXCLUDED.versions
+      RETURNING xmin::text::bigint AS stamp)
+    SELECT stamp FROM c`;
+}
+
 /** The statements the saver runs. `$1, $2` are always thread id and namespace where both appear. */
 export const SQL = {
   head: numbered(HEAD),
   /** Blobs, the checkpoint row and the new head, after the head and delta-base checks; returns the row's stamp (schema.ts). */
   put: `SELECT ${PUT_CALL}`,
+  putWhole: putWhole(false),
+  putWholeRelease: putWhole(true),
   /** A run's last put and the release of its claim ($18: the owner), in one statement: both or neither. */
   putRelease: `WITH r AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $18) SELECT ${PUT_CALL}`,
   checkpoint: `SELECT checkpoint_id AS id, parent_id AS "parentId", record, metadata FROM interlude_checkpoints
@@ -69,3 +103,8 @@ export const SQL = {
   deleteBlobs: `DELETE FROM interlude_blobs b USING unnest($3::text[], $4::float8[]) AS q(channel, version)
     WHERE b.thread_id = $1 AND b.checkpoint_ns = $2 AND b.channel = q.channel AND b.version = q.version`,
 } as const;
+
+/** A hot statement, prepared once per connection under its name. */
+export function named(statement: keyof typeof SQL, values: unknown[]): QueryConfig {
+  return { name: `interlude_${statement}`, text: SQL[statement], values };
+}

@@ -161,6 +161,38 @@ describe("PostgresSaver's head cache", () => {
   });
 });
 
+describe("PostgresSaver's one-statement put", () => {
+  it("refuses a step after a head that moved, writing nothing and keeping the run's claim", async () => {
+    const [a, b] = [new PostgresSaver(url), new PostgresSaver(url)];
+    const thread = new ThreadWriter(a);
+    const first = await thread.write({ answer: "a" }, {}, { expectedHead: null });
+    const moved = await thread.through(b).write({ answer: "b" }, {}, { expectedHead: thread.head! });
+    expect(await a.claimThread(thread.threadId, { owner: "run-1", ttlMs: 60_000 })).toBe(true);
+    const stale = makeCheckpoint({ answer: "stale" }, { answer: 5 });
+    const refused = a.put(
+      first,
+      stale,
+      { source: "loop", step: 1, parents: {} },
+      { answer: 5 },
+      {
+        expectedHead: first.configurable!.checkpoint_id as string,
+        releaseClaim: "run-1",
+      },
+    );
+    await expect(refused).rejects.toMatchObject({ code: "CHECKPOINT_CONFLICT" });
+    expect((await a.claimHolder(thread.threadId))?.owner).toBe("run-1");
+    const newest = await a.getTuple({ configurable: { thread_id: thread.threadId } });
+    expect(newest?.checkpoint.id).toBe(moved.configurable!.checkpoint_id);
+    expect(newest?.checkpoint.channel_values.answer).toBe("b");
+    const { rows } = await a.pool.query("SELECT count(*)::int AS n FROM interlude_checkpoints WHERE thread_id = $1", [
+      thread.threadId,
+    ]);
+    expect(rows[0].n).toBe(2);
+    await a.releaseThread(thread.threadId, "run-1");
+    await Promise.all([a.close(), b.close()]);
+  });
+});
+
 describe("PostgresSaver's schema", () => {
   it("keeps the previous version's functions, for processes still running it during an upgrade", async () => {
     const saver = new PostgresSaver(url);
