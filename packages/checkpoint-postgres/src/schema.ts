@@ -122,7 +122,12 @@ const MIGRATIONS: readonly string[] = [
   // checkpoint: id, parent, data = record, extra = metadata, complete = its blobs follow,
   // stamp), 's' (the same, held already: id, parent, stamp), 'b' (blobs), 'w' (writes: id =
   // task, stamp = order). A SQL function, so that the planner inlines it into its caller.
-  `CREATE OR REPLACE FUNCTION interlude_read_latest(p_thread text, p_ns text, p_known text, p_stamp bigint)
+  // Every put updates its head row. Without the index on updated_at (the idle-thread sweep
+  // groups the whole table by thread and never used it) and with room left on each page, that
+  // update is HOT: a new row version on the same page and no index entries.
+  `DROP INDEX IF EXISTS interlude_heads_updated_at;
+   ALTER TABLE interlude_heads SET (fillfactor = 80);
+   CREATE OR REPLACE FUNCTION interlude_read_latest(p_thread text, p_ns text, p_known text, p_stamp bigint)
      RETURNS TABLE (kind text, id text, parent text, channel text, version float8, base float8,
        data bytea, extra bytea, complete boolean, stamp bigint)
    LANGUAGE sql STABLE AS $$
