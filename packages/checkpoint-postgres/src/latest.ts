@@ -1,4 +1,4 @@
-/** The rows of interlude_read_latest and interlude_claim_latest (schema.ts), as the checkpoint they hold. */
+/** The rows of interlude_read_latest (schema.ts) and of a claim with it (SQL.claimLatest), as the checkpoint they hold. */
 import type * as Kit from "@interlude/core/saver-kit";
 import { blobKey } from "@interlude/core/saver-kit";
 import type { CachedHead } from "./head-cache.js";
@@ -26,8 +26,11 @@ export interface Loaded {
 
 /** One row of interlude_read_latest. */
 export interface LatestRow {
-  /** 'n': not claimed; 'c': the checkpoint; 's': the checkpoint held already; 'b': a blob; 'w': a pending write. */
-  kind: "n" | "c" | "s" | "b" | "w";
+  /**
+   * 'c': the checkpoint; 's': the checkpoint held already; 'b': a blob; 'w': a pending write;
+   * for a claim, 'n': not claimed, 'r': claimed, read again.
+   */
+  kind: "n" | "r" | "c" | "s" | "b" | "w";
   id: string | null;
   parent: string | null;
   channel: string | null;

@@ -190,7 +190,9 @@ export class PostgresSaver extends SaverKit {
       ),
     );
     if (rows[0]?.kind === "n") return false;
-    this.claimed.set(threadId, { owner: claim.owner, latest: latestOf(rows, cached) });
+    // Taken from an owner that let go after the statement began: the read may have missed its last writes.
+    const latest = rows[0]?.kind === "r" ? undefined : latestOf(rows, cached);
+    this.claimed.set(threadId, { owner: claim.owner, latest });
     return true;
   }
 

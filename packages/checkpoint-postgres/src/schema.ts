@@ -157,26 +157,6 @@ const MIGRATIONS: readonly string[] = [
      FROM interlude_writes w WHERE w.thread_id = p_thread AND w.checkpoint_ns = p_ns
        AND w.checkpoint_id = (SELECT head.checkpoint_id FROM head)
    $$;
-   -- A claim and, once it is held, interlude_read_latest of the root namespace: a run claims its
-   -- thread and then loads it. The read is a statement of its own, so it sees every checkpoint
-   -- the previous owner committed before letting go. One 'n' row when the claim is not taken.
-   CREATE OR REPLACE FUNCTION interlude_claim_latest(p_thread text, p_owner text, p_ttl_ms float8,
-       p_known text, p_stamp bigint)
-     RETURNS TABLE (kind text, id text, parent text, channel text, version float8, base float8,
-       data bytea, extra bytea, complete boolean, stamp bigint)
-   LANGUAGE plpgsql AS $$
-   BEGIN
-     INSERT INTO interlude_claims AS c (thread_id, owner, expires_at)
-       VALUES (p_thread, p_owner, now() + p_ttl_ms * interval '1 millisecond')
-       ON CONFLICT (thread_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
-       WHERE c.owner = EXCLUDED.owner OR c.expires_at <= now();
-     IF NOT FOUND THEN
-       RETURN QUERY SELECT 'n'::text, NULL::text, NULL::text, NULL::text, NULL::float8, NULL::float8,
-         NULL::bytea, NULL::bytea, false, NULL::bigint;
-       RETURN;
-     END IF;
-     RETURN QUERY SELECT * FROM interlude_read_latest(p_thread, '', p_known, p_stamp);
-   END $$;
    -- A put as interlude_put does it, in two statements when the head is the expected one (the
    -- usual case) instead of four: the head row locked, compared and moved by one UPDATE (its
    -- WHERE is evaluated again on the newest row version once the lock is held), the blobs and

@@ -48,6 +48,26 @@ function putWhole(release: boolean): string {
     SELECT stamp FROM c`;
 }
 
+/**
+ * A first claim ($1 thread, $2 owner, $3 ttl ms) and, when it is taken, the newest root
+ * checkpoint as readLatest reads it ($4, $5: the head held), in one plain statement. One 'n'
+ * row: not claimed. The read shares the statement's snapshot, taken before the claim: it
+ * misses what a previous owner committed with its release after that, but the snapshot then
+ * still shows that owner's claim (\`prior\`), and the one 'r' row says to read again.
+ */
+const CLAIM_LATEST = `WITH prior AS (SELECT owner FROM interlude_claims WHERE thread_id = $1),
+    taken AS (INSERT INTO interlude_claims AS c (thread_id, owner, expires_at)
+      VALUES ($1, $2, now() + $3::float8 * interval '1 millisecond')
+      ON CONFLICT (thread_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
+      WHERE c.owner = EXCLUDED.owner OR c.expires_at <= now() RETURNING 1),
+    outcome AS (SELECT CASE WHEN NOT EXISTS (SELECT FROM taken) THEN 'n'
+      WHEN EXISTS (SELECT FROM prior WHERE prior.owner <> $2) THEN 'r' END AS kind)
+  SELECT outcome.kind, NULL::text AS id, NULL::text AS parent, NULL::text AS channel, NULL::float8 AS version,
+    NULL::float8 AS base, NULL::bytea AS data, NULL::bytea AS extra, false AS complete, NULL::bigint AS stamp
+  FROM outcome WHERE outcome.kind IS NOT NULL
+  UNION ALL
+  SELECT * FROM interlude_read_latest($1, '', $4::text, $5::bigint) WHERE (SELECT kind FROM outcome) IS NULL`;
+
 /** The statements the saver runs. `$1, $2` are always thread id and namespace where both appear. */
 export const SQL = {
   head: numbered(HEAD),
@@ -85,8 +105,7 @@ export const SQL = {
     ON CONFLICT (thread_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
     WHERE interlude_claims.owner = EXCLUDED.owner OR interlude_claims.expires_at <= now() OR interlude_claims.owner = $4
     RETURNING owner`,
-  /** A first claim, and the newest root checkpoint read once it is held, as readLatest reads it (schema.ts). */
-  claimLatest: "SELECT * FROM interlude_claim_latest($1, $2, $3, $4, $5)",
+  claimLatest: CLAIM_LATEST,
   claimHolder:
     "SELECT owner, (extract(epoch FROM expires_at) * 1000)::float8 AS expires_at FROM interlude_claims WHERE thread_id = $1 AND expires_at > now()",
   release: "DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $2",

@@ -107,6 +107,50 @@ describe("PostgresSaver's head cache", () => {
     ]);
   });
 
+  it("reads again when the previous owner let go of the claim while the claim was being taken", async () => {
+    // Its connections are named, so that only they are looked for (other test files share the server).
+    const name = `claim-race-${process.pid}-${Date.now()}`;
+    const pool = new pg.Pool({ connectionString: url, application_name: name, max: 2 });
+    const a = new PostgresSaver(pool);
+    const thread = new ThreadWriter(a);
+    const saved = await step(thread, { answer: "a" });
+    const checkpointId = saved.configurable!.checkpoint_id as string;
+    const previous = new pg.Client({ connectionString: url });
+    await previous.connect();
+    try {
+      // Another process's run holds the thread, and stores its last writes with the release.
+      await previous.query("INSERT INTO interlude_claims VALUES ($1, 'run-old', now() + interval '1 minute')", [
+        thread.threadId,
+      ]);
+      await previous.query("BEGIN");
+      await previous.query(
+        `INSERT INTO interlude_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, data)
+         VALUES ($1, '', $2, 'task-old', 0, 'answer', convert_to('"late"', 'UTF8'))`,
+        [thread.threadId, checkpointId],
+      );
+      await previous.query("DELETE FROM interlude_claims WHERE thread_id = $1", [thread.threadId]);
+      // The claim's statement starts (its snapshot has neither) and waits for the claim's row.
+      const claiming = a.claimThread(thread.threadId, { owner: "run-new", ttlMs: 60_000 });
+      let waiting = false;
+      while (!waiting) {
+        const { rows } = await previous.query(
+          "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name = $1",
+          [name],
+        );
+        waiting = rows.length > 0;
+      }
+      await previous.query("COMMIT");
+      expect(await claiming).toBe(true);
+    } finally {
+      await previous.end();
+    }
+    const loaded = await latest(a, thread.threadId);
+    expect(loaded?.pendingWrites).toEqual([["task-old", "answer", "late"]]);
+    await a.releaseThread(thread.threadId, "run-new");
+    await a.close();
+    await pool.end();
+  });
+
   it("reads appended lists right when two savers take turns writing them as deltas", async () => {
     const [a, b] = [saverOn(), saverOn()];
     let writer = new ThreadWriter(a);
