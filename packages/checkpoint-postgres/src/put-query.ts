@@ -31,9 +31,9 @@ export function putQuery(put: Kit.PreparedPut): QueryConfig {
   return put.releaseClaim === undefined ? named("put", values) : named("putRelease", [...values, put.releaseClaim]);
 }
 
-/** SQL.putWhole's arguments, for a put after a known head that stores only whole values; else undefined. */
+/** SQL.putWhole's arguments (putFirst's for a thread's first), for a put that names its head and stores only whole values; else undefined. */
 export function wholePutQuery(put: Kit.PreparedPut): QueryConfig | undefined {
-  if (typeof put.expectedHead !== "string" || put.blobs.some((b) => b.base !== null)) return undefined;
+  if (put.expectedHead === undefined || put.blobs.some((b) => b.base !== null)) return undefined;
   const versions = put.versions;
   const channels = Object.keys(versions);
   const blobs = put.blobs;
@@ -52,9 +52,9 @@ export function wholePutQuery(put: Kit.PreparedPut): QueryConfig | undefined {
     channels,
     channels.map((c) => versions[c]),
   ];
-  return put.releaseClaim === undefined
-    ? named("putWhole", values)
-    : named("putWholeRelease", [...values, put.releaseClaim]);
+  const first = put.expectedHead === null;
+  if (put.releaseClaim === undefined) return named(first ? "putFirst" : "putWhole", values);
+  return named(first ? "putFirstRelease" : "putWholeRelease", [...values, put.releaseClaim]);
 }
 
 /** A serialised value as bytea. */

@@ -23,13 +23,18 @@ function numbered(sql: string): string {
  * would have to be counted under the head's lock, see interlude_put_checkpoint): the head
  * compared and moved, the blobs and the checkpoint row written, in one plain statement, with
  * no PL/pgSQL call. The UPDATE's WHERE is evaluated again on the newest row version once its
- * lock is held, and the inserts happen only when it matched; no row back: nothing was written,
- * and the put goes the long way (a new thread, or the head moved). `release`: also the claim
- * of the owner in $14, when the put is stored.
+ * lock is held (\`first\`, a thread's first put: the head row is inserted unless one is there,
+ * waiting for a concurrent insert to end), and the other writes happen only when it matched;
+ * no row back: nothing was written, and the put goes the long way, which says why. `release`:
+ * also the claim of the owner in $14, when the put is stored.
  */
-function putWhole(release: boolean): string {
-  return `WITH h AS (UPDATE interlude_heads SET head_id = GREATEST(head_id, $7), updated_at = now()
-      WHERE thread_id = $1 AND checkpoint_ns = $2 AND head_id = $3 RETURNING 1),
+function putWhole(release: boolean, first: boolean): string {
+  const head = first
+    ? `INSERT INTO interlude_heads (thread_id, checkpoint_ns, head_id) SELECT $1, $2, $7 WHERE $3::text IS NULL
+      ON CONFLICT (thread_id, checkpoint_ns) DO NOTHING RETURNING 1`
+    : `UPDATE interlude_heads SET head_id = GREATEST(head_id, $7), updated_at = now()
+      WHERE thread_id = $1 AND checkpoint_ns = $2 AND head_id = $3 RETURNING 1`;
+  return `WITH h AS (${head}),
     b AS (INSERT INTO interlude_blobs (thread_id, checkpoint_ns, channel, version, base, data)
       SELECT $1, $2, q.channel, q.version, NULL, q.data FROM unnest($4::text[], $5::float8[], $6::bytea[]) AS q(channel, version, data)
       WHERE EXISTS (SELECT FROM h)
@@ -73,8 +78,10 @@ export const SQL = {
   head: numbered(HEAD),
   /** Blobs, the checkpoint row and the new head, after the head and delta-base checks; returns the row's stamp (schema.ts). */
   put: `SELECT ${PUT_CALL}`,
-  putWhole: putWhole(false),
-  putWholeRelease: putWhole(true),
+  putWhole: putWhole(false, false),
+  putWholeRelease: putWhole(true, false),
+  putFirst: putWhole(false, true),
+  putFirstRelease: putWhole(true, true),
   /** A run's last put and the release of its claim ($18: the owner), in one statement: both or neither. */
   putRelease: `WITH r AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $18) SELECT ${PUT_CALL}`,
   checkpoint: `SELECT checkpoint_id AS id, parent_id AS "parentId", record, metadata FROM interlude_checkpoints
