@@ -1,14 +1,11 @@
 /** A prepared put as the arguments of the put statements (sql.ts, schema.ts). */
 import type * as Kit from "@interlude/core/saver-kit";
 import type { QueryConfig } from "pg";
-import { named } from "./sql.js";
+import { named, type PutShape } from "./sql.js";
 
 /** interlude_put_checkpoint's arguments: the head expected, the delta bases to check, then the rows. */
 export function putQuery(put: Kit.PreparedPut): QueryConfig {
-  const versions = put.versions;
-  const channels = Object.keys(versions);
   const deltas = put.blobs.filter((blob) => blob.base !== null);
-  const blobs = put.blobs;
   const values = [
     put.threadId,
     put.ns,
@@ -16,45 +13,56 @@ export function putQuery(put: Kit.PreparedPut): QueryConfig {
     put.expectedHead ?? null,
     deltas.map((b) => b.channel),
     deltas.map((b) => b.base),
-    blobs.map((b) => b.channel),
-    blobs.map((b) => b.version),
-    blobs.map((b) => b.base),
-    blobs.map((b) => toBytes(b.data)),
-    put.id,
-    put.parentId ?? null,
-    put.createdAt,
-    toBytes(put.record),
-    toBytes(put.metadata),
-    channels,
-    channels.map((c) => versions[c]),
+    put.blobs.map((b) => b.channel),
+    put.blobs.map((b) => b.version),
+    put.blobs.map((b) => b.base),
+    put.blobs.map((b) => toBytes(b.data)),
+    ...checkpointValues(put),
   ];
   return put.releaseClaim === undefined ? named("put", values) : named("putRelease", [...values, put.releaseClaim]);
 }
 
-/** SQL.putWhole's arguments (putFirst's for a thread's first), for a put that names its head and stores only whole values; else undefined. */
-export function wholePutQuery(put: Kit.PreparedPut): QueryConfig | undefined {
-  if (put.expectedHead === undefined || put.blobs.some((b) => b.base !== null)) return undefined;
-  const versions = put.versions;
-  const channels = Object.keys(versions);
-  const blobs = put.blobs;
+/**
+ * The arguments of the put's one statement (SQL.put_first, put_whole, put_deltas: sql.ts), for
+ * a put that names the head it expects; undefined for one that does not, and for a thread's
+ * first put with deltas (a base written by a deleted thread: the long way says so).
+ */
+export function oneStatementPut(put: Kit.PreparedPut): QueryConfig | undefined {
+  if (put.expectedHead === undefined) return undefined;
+  const deltas = put.blobs.filter((blob) => blob.base !== null);
+  if (put.expectedHead === null && deltas.length > 0) return undefined;
+  const shape: PutShape = put.expectedHead === null ? "first" : deltas.length > 0 ? "deltas" : "whole";
   const values = [
     put.threadId,
     put.ns,
     put.expectedHead,
-    blobs.map((b) => b.channel),
-    blobs.map((b) => b.version),
-    blobs.map((b) => toBytes(b.data)),
+    put.blobs.map((b) => b.channel),
+    put.blobs.map((b) => b.version),
+    put.blobs.map((b) => toBytes(b.data)),
+    ...checkpointValues(put),
+  ];
+  if (shape === "deltas")
+    values.push(
+      put.blobs.map((b) => b.base),
+      deltas.map((b) => b.channel),
+      deltas.map((b) => b.base),
+    );
+  if (put.releaseClaim === undefined) return named(`put_${shape}`, values);
+  return named(`put_${shape}_release`, [...values, put.releaseClaim]);
+}
+
+/** The checkpoint row's values, the same in both statements. */
+function checkpointValues(put: Kit.PreparedPut): unknown[] {
+  const channels = Object.keys(put.versions);
+  return [
     put.id,
     put.parentId ?? null,
     put.createdAt,
     toBytes(put.record),
     toBytes(put.metadata),
     channels,
-    channels.map((c) => versions[c]),
+    channels.map((c) => put.versions[c]),
   ];
-  const first = put.expectedHead === null;
-  if (put.releaseClaim === undefined) return named(first ? "putFirst" : "putWhole", values);
-  return named(first ? "putFirstRelease" : "putWholeRelease", [...values, put.releaseClaim]);
 }
 
 /** A serialised value as bytea. */

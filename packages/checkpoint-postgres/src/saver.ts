@@ -5,7 +5,7 @@ import pg from "pg";
 import { HeadCache } from "./head-cache.js";
 import { type CheckpointRow, type LatestRow, type Loaded, latestOf } from "./latest.js";
 import { storageError, withPoolClient } from "./pool.js";
-import { putQuery, toBytes, wholePutQuery } from "./put-query.js";
+import { oneStatementPut, putQuery, toBytes } from "./put-query.js";
 import { migrate } from "./schema.js";
 import { HEAD, named, SQL } from "./sql.js";
 
@@ -109,10 +109,10 @@ export class PostgresSaver extends SaverKit {
   }
 
   /**
-   * One put in one round trip, usually: a step after the head this saver expects, storing whole
-   * values, is one plain statement (SQL.putWhole); any other put, or one that statement did not
-   * store, is interlude_put_checkpoint (schema.ts), which checks the head and the delta bases
-   * and reports why it refuses. A run's last put also releases its claim (`PutOptions.releaseClaim`).
+   * One put in one round trip, usually: a put that names the head it expects is one plain
+   * statement (sql.ts, putStatement); any other put, or one that statement did not store, is
+   * interlude_put_checkpoint (schema.ts), which checks the head and the delta bases and
+   * reports why it refuses. A run's last put also releases its claim (`PutOptions.releaseClaim`).
    */
   protected storePut(put: Kit.PreparedPut): Promise<Kit.PutOutcome> {
     // The head moves: a checkpoint read with the claim is no longer the newest.
@@ -120,8 +120,8 @@ export class PostgresSaver extends SaverKit {
     if (held) held.latest = undefined;
     return this.guard("put", async () => {
       try {
-        const whole = wholePutQuery(put);
-        let stored = whole && (await this.pool.query<{ stamp: string }>(whole)).rows[0];
+        const one = oneStatementPut(put);
+        let stored = one && (await this.pool.query<{ stamp: string }>(one)).rows[0];
         stored ??= (await this.pool.query<{ stamp: string }>(putQuery(put))).rows[0]!;
         if (put.ns === "") this.cache.put(put, stored.stamp);
         if (put.releaseClaim !== undefined) this.releasedWith(put.threadId, put.releaseClaim);

@@ -18,34 +18,53 @@ function numbered(sql: string): string {
   return sql.replace(/\?/g, () => `$${++n}`);
 }
 
+/** How a put's one statement finds its head: a thread's first put, a put of whole values, a put with deltas. */
+export type PutShape = "first" | "whole" | "deltas";
+
 /**
- * A put whose head is the expected one and whose values are all whole (no delta whose base
- * would have to be counted under the head's lock, see interlude_put_checkpoint): the head
- * compared and moved, the blobs and the checkpoint row written, in one plain statement, with
- * no PL/pgSQL call. The UPDATE's WHERE is evaluated again on the newest row version once its
- * lock is held (\`first\`, a thread's first put: the head row is inserted unless one is there,
- * waiting for a concurrent insert to end), and the other writes happen only when it matched;
- * no row back: nothing was written, and the put goes the long way, which says why. `release`:
- * also the claim of the owner in $14, when the put is stored.
+ * A put in one plain statement, with no PL/pgSQL call: the head compared and moved, the blobs
+ * and the checkpoint row written. Each shape takes the head row's lock first and checks it on
+ * the newest row version once the lock is held (an UPDATE's or a FOR UPDATE's WHERE is checked
+ * again then; a thread's first put inserts the row unless one is there, waiting for a
+ * concurrent insert to end); `deltas` then locks the delta bases FOR SHARE, which skips a row
+ * deleted since the statement's snapshot, so that the count is that of the bases there now
+ * (a prune deletes them under the head's lock). Everything else is written only when that
+ * passed; no row back: nothing was written, and the put goes through interlude_put_checkpoint,
+ * which says why. Parameters: $1 thread, $2 namespace, $3 head expected, $4-$6 the blobs'
+ * channels, versions and data, $7-$13 the checkpoint row; `deltas`: $14 the blobs' bases,
+ * $15-$16 the delta bases to find; then, with `release`, the owner whose claim goes with it.
  */
-function putWhole(release: boolean, first: boolean): string {
-  const head = first
-    ? `INSERT INTO interlude_heads (thread_id, checkpoint_ns, head_id) SELECT $1, $2, $7 WHERE $3::text IS NULL
-      ON CONFLICT (thread_id, checkpoint_ns) DO NOTHING RETURNING 1`
-    : `UPDATE interlude_heads SET head_id = GREATEST(head_id, $7), updated_at = now()
-      WHERE thread_id = $1 AND checkpoint_ns = $2 AND head_id = $3 RETURNING 1`;
-  return `WITH h AS (${head}),
+function putStatement(shape: PutShape, release: boolean): string {
+  const head = {
+    first: `h AS (INSERT INTO interlude_heads (thread_id, checkpoint_ns, head_id) SELECT $1, $2, $7 WHERE $3::text IS NULL
+      ON CONFLICT (thread_id, checkpoint_ns) DO NOTHING RETURNING 1)`,
+    whole: `h AS (UPDATE interlude_heads SET head_id = GREATEST(head_id, $7), updated_at = now()
+      WHERE thread_id = $1 AND checkpoint_ns = $2 AND head_id = $3 RETURNING 1)`,
+    deltas: `cas AS (SELECT FROM interlude_heads WHERE thread_id = $1 AND checkpoint_ns = $2 AND head_id = $3 FOR UPDATE),
+    based AS (SELECT count(*) AS n FROM (SELECT FROM interlude_blobs b
+      JOIN unnest($15::text[], $16::float8[]) AS q(channel, version) ON b.channel = q.channel AND b.version = q.version
+      WHERE b.thread_id = $1 AND b.checkpoint_ns = $2 AND EXISTS (SELECT FROM cas) FOR SHARE OF b) locked),
+    ok AS (SELECT FROM cas, based WHERE based.n = cardinality($15::text[])),
+    h AS (UPDATE interlude_heads SET head_id = GREATEST(head_id, $7), updated_at = now()
+      WHERE thread_id = $1 AND checkpoint_ns = $2 AND EXISTS (SELECT FROM ok))`,
+  }[shape];
+  const gate = shape === "deltas" ? "EXISTS (SELECT FROM ok)" : "EXISTS (SELECT FROM h)";
+  const blobs =
+    shape === "deltas"
+      ? "q.base, q.data FROM unnest($4::text[], $5::float8[], $14::float8[], $6::bytea[]) AS q(channel, version, base, data)"
+      : "NULL, q.data FROM unnest($4::text[], $5::float8[], $6::bytea[]) AS q(channel, version, data)";
+  const owner = shape === "deltas" ? "$17" : "$14";
+  return `WITH ${head},
     b AS (INSERT INTO interlude_blobs (thread_id, checkpoint_ns, channel, version, base, data)
-      SELECT $1, $2, q.channel, q.version, NULL, q.data FROM unnest($4::text[], $5::float8[], $6::bytea[]) AS q(channel, version, data)
-      WHERE EXISTS (SELECT FROM h)
+      SELECT $1, $2, q.channel, q.version, ${blobs} WHERE ${gate}
       ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO UPDATE SET base = EXCLUDED.base, data = EXCLUDED.data),${
         release
           ? `
-    r AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $14 AND EXISTS (SELECT FROM h)),`
+    r AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = ${owner} AND ${gate}),`
           : ""
       }
     c AS (INSERT INTO interlude_checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_id, created_at, record, metadata, channels, versions)
-      SELECT $1, $2, $7, $8::text, $9::bigint, $10::bytea, $11::bytea, $12::text[], $13::float8[] WHERE EXISTS (SELECT FROM h)
+      SELECT $1, $2, $7, $8::text, $9::bigint, $10::bytea, $11::bytea, $12::text[], $13::float8[] WHERE ${gate}
       ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE
       SET parent_id = EXCLUDED.parent_id, created_at = EXCLUDED.created_at, record = EXCLUDED.record,
         metadata = EXCLUDED.metadata, channels = EXCLUDED.channels, versions = EXCLUDED.versions
@@ -78,10 +97,12 @@ export const SQL = {
   head: numbered(HEAD),
   /** Blobs, the checkpoint row and the new head, after the head and delta-base checks; returns the row's stamp (schema.ts). */
   put: `SELECT ${PUT_CALL}`,
-  putWhole: putWhole(false, false),
-  putWholeRelease: putWhole(true, false),
-  putFirst: putWhole(false, true),
-  putFirstRelease: putWhole(true, true),
+  put_first: putStatement("first", false),
+  put_whole: putStatement("whole", false),
+  put_deltas: putStatement("deltas", false),
+  put_first_release: putStatement("first", true),
+  put_whole_release: putStatement("whole", true),
+  put_deltas_release: putStatement("deltas", true),
   /** A run's last put and the release of its claim ($18: the owner), in one statement: both or neither. */
   putRelease: `WITH r AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $18) SELECT ${PUT_CALL}`,
   checkpoint: `SELECT checkpoint_id AS id, parent_id AS "parentId", record, metadata FROM interlude_checkpoints

@@ -6,6 +6,8 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
 if (!url) throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");
 
+const latest = (saver: PostgresSaver, threadId: string) => saver.getTuple({ configurable: { thread_id: threadId } });
+
 /** Two processes' savers on one database (each with its own pool, as separate processes would have). */
 describe("PostgresSaver's head cache", () => {
   const savers: PostgresSaver[] = [];
@@ -31,7 +33,6 @@ describe("PostgresSaver's head cache", () => {
     }) as typeof query;
     return heads;
   };
-  const latest = (saver: PostgresSaver, threadId: string) => saver.getTuple({ configurable: { thread_id: threadId } });
   const claimAndLoad = async (saver: PostgresSaver, threadId: string, owner: string) => {
     expect(await saver.claimThread(threadId, { owner, ttlMs: 60_000 })).toBe(true);
     const tuple = await latest(saver, threadId);
@@ -234,6 +235,49 @@ describe("PostgresSaver's one-statement put", () => {
     expect(rows[0].n).toBe(2);
     await a.releaseThread(thread.threadId, "run-1");
     await Promise.all([a.close(), b.close()]);
+  });
+});
+
+describe("PostgresSaver's one-statement put with deltas", () => {
+  it("writes no delta whose base was deleted while the put waited for the head (as a prune does)", async () => {
+    const name = `delta-race-${process.pid}-${Date.now()}`;
+    const pool = new pg.Pool({ connectionString: url, application_name: name, max: 2 });
+    const a = new PostgresSaver(pool);
+    const thread = new ThreadWriter(a);
+    let messages: string[] = [];
+    for (let n = 0; n < 3; n++) {
+      messages = [...messages, `m${n}`];
+      await thread.write({ messages }, {}, { expectedHead: thread.head ?? null });
+    }
+    const deltas = a.stats.deltaBlobsWritten;
+    const pruner = new pg.Client({ connectionString: url });
+    await pruner.connect();
+    try {
+      // Holds the head, as a prune does, and deletes every stored value of the channel.
+      await pruner.query("BEGIN");
+      await pruner.query("SELECT 1 FROM interlude_heads WHERE thread_id = $1 FOR UPDATE", [thread.threadId]);
+      await pruner.query("DELETE FROM interlude_blobs WHERE thread_id = $1", [thread.threadId]);
+      messages = [...messages, "m3"];
+      const writing = thread.write({ messages }, {}, { expectedHead: thread.head! });
+      let waiting = false;
+      while (!waiting) {
+        const { rows } = await pruner.query(
+          "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name = $1",
+          [name],
+        );
+        waiting = rows.length > 0;
+      }
+      await pruner.query("COMMIT");
+      await writing;
+    } finally {
+      await pruner.end();
+    }
+    // The append went out as a delta, found its base gone, and was stored whole.
+    expect(a.stats.deltaBlobsWritten).toBe(deltas);
+    const fresh = new PostgresSaver(url, { cachedThreads: 0 });
+    expect((await latest(fresh, thread.threadId))?.checkpoint.channel_values.messages).toEqual(messages);
+    await Promise.all([a.close(), fresh.close()]);
+    await pool.end();
   });
 });
 
