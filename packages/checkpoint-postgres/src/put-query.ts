@@ -3,7 +3,7 @@ import type * as Kit from "@interlude/core/saver-kit";
 import type { QueryConfig } from "pg";
 import { named, type PutShape } from "./sql.js";
 
-/** interlude_put_checkpoint's arguments: the head expected, the delta bases to check, then the rows. */
+/** interlude_put's arguments (schema.ts): the head expected, the delta bases to check, then the rows. */
 export function putQuery(put: Kit.PreparedPut): QueryConfig {
   const deltas = put.blobs.filter((blob) => blob.base !== null);
   const values = [

@@ -111,7 +111,7 @@ export class PostgresSaver extends SaverKit {
   /**
    * One put in one round trip, usually: a put that names the head it expects is one plain
    * statement (sql.ts, putStatement); any other put, or one that statement did not store, is
-   * interlude_put_checkpoint (schema.ts), which checks the head and the delta bases and
+   * interlude_put (schema.ts), which checks the head and the delta bases and
    * reports why it refuses. A run's last put also releases its claim (`PutOptions.releaseClaim`).
    */
   protected storePut(put: Kit.PreparedPut): Promise<Kit.PutOutcome> {
@@ -338,6 +338,6 @@ interface Claimed {
   released?: boolean;
 }
 
-/** SQLSTATEs raised by interlude_put_checkpoint (schema.ts). */
+/** SQLSTATEs raised by interlude_put (schema.ts). */
 const HEAD_MOVED = "IL409";
 const BASE_GONE = "IL412";

@@ -111,9 +111,10 @@ const MIGRATIONS: readonly string[] = [
          WHERE w.thread_id = p_thread AND w.checkpoint_ns = '' AND w.checkpoint_id = r.checkpoint_id ORDER BY w.seq;
      END IF;
    END $$;`,
-  // Fewer statements per put and per claim (each one's executor start-up is most of PostgreSQL's
-  // CPU), and loads that skip what the saver already holds (head-cache.ts). New names, so that
-  // a process still running the previous version keeps its functions during a rolling upgrade.
+  // Loads that skip what the saver already holds (head-cache.ts); claims and most puts are
+  // plain statements now (sql.ts), interlude_put and interlude_claim_load stay for processes
+  // still running the previous version during a rolling upgrade (and interlude_put for the
+  // puts a plain statement does not store).
   //
   // interlude_read_latest: the newest checkpoint of (thread, namespace) with its blobs (delta
   // chains included) and pending writes, in one statement. When it is the one the caller holds
@@ -156,58 +157,7 @@ const MIGRATIONS: readonly string[] = [
      SELECT 'w', w.task_id, NULL, w.channel, NULL, NULL, w.data, NULL, true, w.seq
      FROM interlude_writes w WHERE w.thread_id = p_thread AND w.checkpoint_ns = p_ns
        AND w.checkpoint_id = (SELECT head.checkpoint_id FROM head)
-   $$;
-   -- A put as interlude_put does it, in two statements when the head is the expected one (the
-   -- usual case) instead of four: the head row locked, compared and moved by one UPDATE (its
-   -- WHERE is evaluated again on the newest row version once the lock is held), the blobs and
-   -- the checkpoint row by one more. Only a new thread, or a head that moved, takes the long
-   -- way. The delta bases are counted by a statement of their own after the lock is held (a
-   -- prune holds it while deleting them); a refusal raises, which undoes the writes before it.
-   -- Returns the checkpoint row's stamp (see interlude_read_latest).
-   CREATE OR REPLACE FUNCTION interlude_put_checkpoint(
-     p_thread text, p_ns text, p_check boolean, p_expected text,
-     p_delta_channels text[], p_delta_bases float8[],
-     p_channels text[], p_versions float8[], p_bases float8[], p_data bytea[],
-     p_id text, p_parent text, p_created_at bigint, p_record bytea, p_metadata bytea,
-     p_all_channels text[], p_all_versions float8[]) RETURNS bigint
-   LANGUAGE plpgsql AS $$
-   DECLARE
-     v_head text;
-     v_found int;
-     v_stamp bigint;
-   BEGIN
-     UPDATE interlude_heads SET head_id = GREATEST(head_id, p_id), updated_at = now()
-       WHERE thread_id = p_thread AND checkpoint_ns = p_ns AND (NOT p_check OR head_id IS NOT DISTINCT FROM p_expected);
-     IF NOT FOUND THEN
-       INSERT INTO interlude_heads (thread_id, checkpoint_ns, head_id) VALUES (p_thread, p_ns, NULL)
-         ON CONFLICT (thread_id, checkpoint_ns) DO UPDATE SET thread_id = EXCLUDED.thread_id
-         RETURNING head_id INTO v_head;
-       IF p_check AND p_expected IS DISTINCT FROM v_head THEN
-         RAISE EXCEPTION 'checkpoint head moved' USING ERRCODE = 'IL409', DETAIL = coalesce(v_head, '');
-       END IF;
-       UPDATE interlude_heads SET head_id = GREATEST(head_id, p_id), updated_at = now()
-         WHERE thread_id = p_thread AND checkpoint_ns = p_ns;
-     END IF;
-     IF cardinality(p_delta_channels) > 0 THEN
-       SELECT count(*) INTO v_found FROM interlude_blobs b
-         JOIN unnest(p_delta_channels, p_delta_bases) AS q(channel, version) ON b.channel = q.channel AND b.version = q.version
-         WHERE b.thread_id = p_thread AND b.checkpoint_ns = p_ns;
-       IF v_found < cardinality(p_delta_channels) THEN
-         RAISE EXCEPTION 'delta base missing' USING ERRCODE = 'IL412';
-       END IF;
-     END IF;
-     WITH b AS (
-       INSERT INTO interlude_blobs (thread_id, checkpoint_ns, channel, version, base, data)
-         SELECT p_thread, p_ns, * FROM unnest(p_channels, p_versions, p_bases, p_data)
-         ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO UPDATE SET base = EXCLUDED.base, data = EXCLUDED.data)
-     INSERT INTO interlude_checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_id, created_at, record, metadata, channels, versions)
-       VALUES (p_thread, p_ns, p_id, p_parent, p_created_at, p_record, p_metadata, p_all_channels, p_all_versions)
-       ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE
-       SET parent_id = EXCLUDED.parent_id, created_at = EXCLUDED.created_at, record = EXCLUDED.record,
-         metadata = EXCLUDED.metadata, channels = EXCLUDED.channels, versions = EXCLUDED.versions
-       RETURNING xmin::text::bigint INTO v_stamp;
-     RETURN v_stamp;
-   END $$;`,
+   $$;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,7 +1,11 @@
 import type { QueryConfig } from "pg";
 
+/**
+ * interlude_put (schema.ts), and the stamp of the checkpoint row it wrote: that row version's
+ * xmin is this transaction's id, which txid_current() gives with its epoch on top.
+ */
 const PUT_CALL =
-  "interlude_put_checkpoint($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) AS stamp";
+  "interlude_put($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17), txid_current() % 4294967296 AS stamp";
 
 /** A task's writes: reserved channels (negative idx) replace the task's earlier write; others keep the first. */
 const INSERT_WRITES = `INSERT INTO interlude_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, data)
@@ -29,7 +33,7 @@ export type PutShape = "first" | "whole" | "deltas";
  * concurrent insert to end); `deltas` then locks the delta bases FOR SHARE, which skips a row
  * deleted since the statement's snapshot, so that the count is that of the bases there now
  * (a prune deletes them under the head's lock). Everything else is written only when that
- * passed; no row back: nothing was written, and the put goes through interlude_put_checkpoint,
+ * passed; no row back: nothing was written, and the put goes through interlude_put,
  * which says why. Parameters: $1 thread, $2 namespace, $3 head expected, $4-$6 the blobs'
  * channels, versions and data, $7-$13 the checkpoint row; `deltas`: $14 the blobs' bases,
  * $15-$16 the delta bases to find; then, with `release`, the owner whose claim goes with it.

@@ -26,7 +26,7 @@ describe("PostgresSaver's head cache", () => {
     const query = saver.pool.query.bind(saver.pool);
     saver.pool.query = (async (...args: Parameters<typeof query>) => {
       const result = await query(...args);
-      const rows = (result as { rows?: Array<{ kind?: string }> }).rows ?? [];
+      const rows = (result as unknown as { rows?: Array<{ kind?: string }> }).rows ?? [];
       const head = rows.find((r) => r.kind === "c" || r.kind === "s");
       if (head) heads.push(head.kind!);
       return result;
