@@ -6,6 +6,17 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
 if (!url) throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");
 
+/** Returns once a connection named `name` waits for a lock (a row another session holds). */
+async function untilWaitingForALock(client: pg.Client, name: string): Promise<void> {
+  for (;;) {
+    const { rows } = await client.query(
+      "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name = $1",
+      [name],
+    );
+    if (rows.length > 0) return;
+  }
+}
+
 const latest = (saver: PostgresSaver, threadId: string) => saver.getTuple({ configurable: { thread_id: threadId } });
 
 /** Two processes' savers on one database (each with its own pool, as separate processes would have). */
@@ -132,14 +143,7 @@ describe("PostgresSaver's head cache", () => {
       await previous.query("DELETE FROM interlude_claims WHERE thread_id = $1", [thread.threadId]);
       // The claim's statement starts (its snapshot has neither) and waits for the claim's row.
       const claiming = a.claimThread(thread.threadId, { owner: "run-new", ttlMs: 60_000 });
-      let waiting = false;
-      while (!waiting) {
-        const { rows } = await previous.query(
-          "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name = $1",
-          [name],
-        );
-        waiting = rows.length > 0;
-      }
+      await untilWaitingForALock(previous, name);
       await previous.query("COMMIT");
       expect(await claiming).toBe(true);
     } finally {
@@ -259,14 +263,7 @@ describe("PostgresSaver's one-statement put with deltas", () => {
       await pruner.query("DELETE FROM interlude_blobs WHERE thread_id = $1", [thread.threadId]);
       messages = [...messages, "m3"];
       const writing = thread.write({ messages }, {}, { expectedHead: thread.head! });
-      let waiting = false;
-      while (!waiting) {
-        const { rows } = await pruner.query(
-          "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name = $1",
-          [name],
-        );
-        waiting = rows.length > 0;
-      }
+      await untilWaitingForALock(pruner, name);
       await pruner.query("COMMIT");
       await writing;
     } finally {
