@@ -33,7 +33,8 @@ export const interlude = face(
   "Interlude",
   IL,
   ILSqliteSaver,
-  async () => (await import("@interlude/checkpoint-postgres")).PostgresSaver,
+  // BENCH_PG_SAVER: another build's saver (a path to its dist/index.js), to compare builds.
+  async () => (await import(process.env.BENCH_PG_SAVER ?? "@interlude/checkpoint-postgres")).PostgresSaver,
 );
 export const langgraph = face(
   "LangGraph.js",

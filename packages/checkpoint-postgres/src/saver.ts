@@ -1,22 +1,26 @@
-import type { CheckpointTuple, ClaimHolder, ThreadClaim } from "@interlude/core";
+import type { ChannelVersions, CheckpointTuple, ClaimHolder, ThreadClaim } from "@interlude/core";
 import type * as Kit from "@interlude/core/saver-kit";
 import { BASE_MISSING, blobKey, listSql, SaverKit, STORED } from "@interlude/core/saver-kit";
 import pg from "pg";
+import { HeadCache } from "./head-cache.js";
+import { type CheckpointRow, type LatestRow, type Loaded, latestOf } from "./latest.js";
 import { storageError, withPoolClient } from "./pool.js";
+import { oneStatementPut, putQuery, toBytes } from "./put-query.js";
 import { migrate } from "./schema.js";
-import { HEAD, SQL } from "./sql.js";
+import { HEAD, named, SQL } from "./sql.js";
 
 /** Claims and idle threads run on the database clock: no `now` option. */
 export interface PostgresSaverOptions extends Omit<Kit.SaverKitOptions, "now"> {
   /** Run `setup()` on first use (default true). Set false when migrations are run separately. */
   autoSetup?: boolean;
-}
-
-interface CheckpointRow {
-  id: string;
-  parentId: string | null;
-  record: Buffer;
-  metadata: Buffer;
+  /**
+   * Threads whose newest checkpoint the saver keeps in memory, as stored, so that loading one
+   * again reads only its pending writes and a "still the newest" from PostgreSQL (see
+   * head-cache.ts; default 1000, 0 turns it off).
+   */
+  cachedThreads?: number;
+  /** Bytes of stored data that cache keeps at most (default 32 MiB). */
+  cachedBytes?: number;
 }
 
 /**
@@ -31,6 +35,7 @@ export class PostgresSaver extends SaverKit {
   private ready: Promise<void> | undefined;
   /** Threads this saver holds a claim on. */
   private readonly claimed = new Map<string, Claimed>();
+  private readonly cache: HeadCache;
 
   /** `PostgresSaver.fromConnString("postgres://user@host/db")`: the saver owns (and closes) the pool. */
   static fromConnString(connectionString: string, options?: PostgresSaverOptions): PostgresSaver {
@@ -43,6 +48,10 @@ export class PostgresSaver extends SaverKit {
     this.pool = typeof pool === "string" ? new pg.Pool({ connectionString: pool }) : pool;
     if (this.ownsPool) this.pool.on("error", () => {}); // idle clients dying is reported on their next use
     this.autoSetup = options.autoSetup ?? true;
+    this.cache = new HeadCache({
+      threads: options.cachedThreads ?? 1000,
+      bytes: options.cachedBytes ?? 32 * 1024 * 1024,
+    });
     this.sweepPeriodically(options);
   }
 
@@ -58,14 +67,24 @@ export class PostgresSaver extends SaverKit {
   protected loadTuple(threadId: string, ns: string, id: string | undefined): Promise<CheckpointTuple | undefined> {
     const claimed = id === undefined && ns === "" ? this.takeClaimedLatest(threadId) : undefined;
     if (claimed !== undefined)
-      return this.guard("getTuple", async () => (claimed ? this.load(threadId, ns, claimed.row, claimed) : undefined));
+      return this.guard("getTuple", async () => (claimed ? this.load(threadId, ns, claimed) : undefined));
     return this.guard("getTuple", async () => {
-      const { rows } =
-        id === undefined
-          ? await this.pool.query<CheckpointRow>(named("latest", [threadId, ns]))
-          : await this.pool.query<CheckpointRow>(named("checkpoint", [threadId, ns, id]));
-      return rows[0] && this.load(threadId, ns, rows[0]);
+      if (id === undefined) {
+        const held = this.heldHead(threadId, ns);
+        const { rows } = await this.pool.query<LatestRow>(
+          named("readLatest", [threadId, ns, held?.id ?? null, held?.stamp ?? null]),
+        );
+        const latest = latestOf(rows, held);
+        return latest ? this.load(threadId, ns, latest) : undefined;
+      }
+      const { rows } = await this.pool.query<CheckpointRow>(named("checkpoint", [threadId, ns, id]));
+      return rows[0] && this.load(threadId, ns, { row: rows[0] });
     });
+  }
+
+  /** The newest checkpoint this saver holds for the thread (root namespace only). */
+  private heldHead(threadId: string, ns: string) {
+    return ns === "" ? this.cache.get(threadId) : undefined;
   }
 
   /**
@@ -90,8 +109,10 @@ export class PostgresSaver extends SaverKit {
   }
 
   /**
-   * One put in one round trip: interlude_put (schema.ts) checks the head and the delta bases,
-   * then writes; a run's last put also releases its claim (`PutOptions.releaseClaim`).
+   * One put in one round trip, usually: a put that names the head it expects is one plain
+   * statement (sql.ts, putStatement); any other put, or one that statement did not store, is
+   * interlude_put (schema.ts), which checks the head and the delta bases and
+   * reports why it refuses. A run's last put also releases its claim (`PutOptions.releaseClaim`).
    */
   protected storePut(put: Kit.PreparedPut): Promise<Kit.PutOutcome> {
     // The head moves: a checkpoint read with the claim is no longer the newest.
@@ -99,13 +120,18 @@ export class PostgresSaver extends SaverKit {
     if (held) held.latest = undefined;
     return this.guard("put", async () => {
       try {
-        await this.pool.query(putQuery(put));
+        const one = oneStatementPut(put);
+        let stored = one && (await this.pool.query<{ stamp: string }>(one)).rows[0];
+        stored ??= (await this.pool.query<{ stamp: string }>(putQuery(put))).rows[0]!;
+        if (put.ns === "") this.cache.put(put, stored.stamp);
         if (put.releaseClaim !== undefined) this.releasedWith(put.threadId, put.releaseClaim);
         return STORED;
       } catch (error) {
         const code = (error as { code?: string }).code;
-        if (code === HEAD_MOVED) return { head: (error as { detail?: string }).detail || null };
         if (code === BASE_GONE) return BASE_MISSING;
+        // Another process wrote the thread, or the put may or may not have been stored.
+        this.cache.forget(put.threadId);
+        if (code === HEAD_MOVED) return { head: (error as { detail?: string }).detail || null };
         throw error;
       }
     });
@@ -136,6 +162,7 @@ export class PostgresSaver extends SaverKit {
   protected async removeThread(threadId: string): Promise<void> {
     const held = this.claimed.get(threadId);
     if (held) held.latest = undefined;
+    this.cache.forget(threadId);
     await this.guard("deleteThread", () => this.pool.query(SQL.deleteThread, [threadId]));
   }
 
@@ -156,11 +183,16 @@ export class PostgresSaver extends SaverKit {
       if (claim.replaces !== undefined) this.claimed.set(threadId, { owner: claim.owner, latest: undefined });
       return true;
     }
+    const cached = this.cache.get(threadId);
     const { rows } = await this.guard("claimThread", () =>
-      this.pool.query<ClaimLoadRow>(named("claimLoad", [threadId, claim.owner, claim.ttlMs])),
+      this.pool.query<LatestRow>(
+        named("claimLatest", [threadId, claim.owner, claim.ttlMs, cached?.id ?? null, cached?.stamp ?? null]),
+      ),
     );
     if (rows[0]?.kind === "n") return false;
-    this.claimed.set(threadId, { owner: claim.owner, latest: claimedLatest(rows) });
+    // Taken from an owner that let go after the statement began: the read may have missed its last writes.
+    const latest = rows[0]?.kind === "r" ? undefined : latestOf(rows, cached);
+    this.claimed.set(threadId, { owner: claim.owner, latest });
     return true;
   }
 
@@ -195,6 +227,7 @@ export class PostgresSaver extends SaverKit {
   }
 
   protected pruneThread(threadId: string, request: Kit.PruneRequest): Promise<number> {
+    this.cache.forget(threadId);
     return this.transaction("prune", async (client) => {
       await client.query(SQL.lockThread, [threadId]);
       const rows = (await client.query<Kit.PruneCandidate<Buffer>>(SQL.pruneRows, [threadId])).rows;
@@ -230,22 +263,30 @@ export class PostgresSaver extends SaverKit {
     if (this.ownsPool) await this.pool.end();
   }
 
-  /** @param loaded the row's blobs and writes, when they were read along with it */
-  private async load(threadId: string, ns: string, row: CheckpointRow, loaded?: Loaded): Promise<CheckpointTuple> {
+  /** Reads what was not read along with the row, keeps a newest root checkpoint in the cache, and assembles it. */
+  private async load(threadId: string, ns: string, loaded: Loaded): Promise<CheckpointTuple> {
+    const { row } = loaded;
     const record = this.read(row.record) as Kit.CheckpointRecord;
-    const channels = Object.keys(record.channel_versions);
-    const [chains, writes] = loaded?.blobs
-      ? [{ rows: loaded.blobs }, { rows: loaded.writes }]
-      : await Promise.all([
-          this.pool.query<BlobRow>(
-            named("blobChains", [threadId, ns, channels, channels.map((c) => record.channel_versions[c])]),
-          ),
-          this.pool.query<Kit.StoredWrite>(named("writes", [threadId, ns, row.id])),
-        ]);
-    const blobs = new Map<string, Kit.StoredBlob>(
-      chains.rows.map((b) => [blobKey(b.channel, b.version), { base: b.base, data: b.data }]),
+    const versions = record.channel_versions;
+    const [blobs, writes] = await Promise.all([
+      loaded.blobs ?? this.readBlobs(threadId, ns, versions),
+      loaded.writes ??
+        this.pool.query<Kit.StoredWrite>(named("writes", [threadId, ns, row.id])).then((result) => result.rows),
+    ]);
+    if (ns === "" && loaded.stamp !== undefined && !loaded.cached)
+      this.cache.read(threadId, { ...row, stamp: loaded.stamp }, versions, blobs);
+    const lookup = (channel: string, version: number) => blobs.get(blobKey(channel, version)) ?? undefined;
+    return this.tupleOf(threadId, ns, row, lookup, writes, record);
+  }
+
+  /** The blobs of these channel versions, delta bases included. */
+  private async readBlobs(threadId: string, ns: string, versions: ChannelVersions) {
+    const channels = Object.keys(versions);
+    const query = named("blobChains", [threadId, ns, channels, channels.map((c) => versions[c])]);
+    const { rows } = await this.pool.query<BlobRow>(query);
+    return new Map<string, Kit.StoredBlob>(
+      rows.map((b) => [blobKey(b.channel, b.version), { base: b.base, data: b.data }]),
     );
-    return this.tupleOf(threadId, ns, row, (c, v) => blobs.get(blobKey(c, v)), writes.rows, record);
   }
 
   private async transaction<T>(operation: string, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -297,87 +338,6 @@ interface Claimed {
   released?: boolean;
 }
 
-/** A checkpoint row with, when read along with it, its blobs and pending writes. */
-interface Loaded {
-  row: CheckpointRow;
-  blobs?: BlobRow[];
-  writes: Kit.StoredWrite[];
-}
-
-/** A row of interlude_claim_load (schema.ts). */
-interface ClaimLoadRow {
-  kind: "n" | "c" | "b" | "w";
-  id: string | null;
-  parent: string | null;
-  channel: string | null;
-  version: number | null;
-  base: number | null;
-  data: Buffer | null;
-  extra: Buffer | null;
-  complete: boolean;
-}
-
-/** The checkpoint interlude_claim_load returned (null: the thread has none). */
-function claimedLatest(rows: ClaimLoadRow[]): Loaded | null {
-  const head = rows.find((r) => r.kind === "c");
-  if (!head) return null;
-  const row: CheckpointRow = {
-    id: head.id!,
-    parentId: head.parent,
-    record: head.data!,
-    metadata: head.extra!,
-  };
-  // Written before the checkpoint rows listed their versions: load() reads the blobs itself.
-  if (!head.complete) return { row, writes: [] };
-  const blobs: BlobRow[] = [];
-  const writes: Kit.StoredWrite[] = [];
-  for (const r of rows) {
-    if (r.kind === "b") blobs.push({ channel: r.channel!, version: r.version!, base: r.base, data: r.data });
-    else if (r.kind === "w") writes.push({ taskId: r.id!, channel: r.channel!, data: r.data! });
-  }
-  return { row, blobs, writes };
-}
-
 /** SQLSTATEs raised by interlude_put (schema.ts). */
 const HEAD_MOVED = "IL409";
 const BASE_GONE = "IL412";
-
-/** A hot statement, prepared once per connection under its name. */
-function named(statement: keyof typeof SQL, values: unknown[]): pg.QueryConfig {
-  return { name: `interlude_${statement}`, text: SQL[statement], values };
-}
-
-/** interlude_put's arguments (schema.ts): the head expected, the delta bases to check, then the rows. */
-function putQuery(put: Kit.PreparedPut): pg.QueryConfig {
-  const versions = put.versions;
-  const channels = Object.keys(versions);
-  const deltas = put.blobs.filter((blob) => blob.base !== null);
-  const blobs = put.blobs;
-  const values = [
-    put.threadId,
-    put.ns,
-    put.expectedHead !== undefined,
-    put.expectedHead ?? null,
-    deltas.map((b) => b.channel),
-    deltas.map((b) => b.base),
-    blobs.map((b) => b.channel),
-    blobs.map((b) => b.version),
-    blobs.map((b) => b.base),
-    blobs.map((b) => toBytes(b.data)),
-    put.id,
-    put.parentId ?? null,
-    put.createdAt,
-    toBytes(put.record),
-    toBytes(put.metadata),
-    channels,
-    channels.map((c) => versions[c]),
-  ];
-  return put.releaseClaim === undefined ? named("put", values) : named("putRelease", [...values, put.releaseClaim]);
-}
-
-function toBytes(data: string | Uint8Array | null): Buffer | null {
-  if (data === null) return null;
-  return typeof data === "string"
-    ? Buffer.from(data, "utf8")
-    : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-}

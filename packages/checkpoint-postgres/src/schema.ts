@@ -111,6 +111,53 @@ const MIGRATIONS: readonly string[] = [
          WHERE w.thread_id = p_thread AND w.checkpoint_ns = '' AND w.checkpoint_id = r.checkpoint_id ORDER BY w.seq;
      END IF;
    END $$;`,
+  // Loads that skip what the saver already holds (head-cache.ts); claims and most puts are
+  // plain statements now (sql.ts), interlude_put and interlude_claim_load stay for processes
+  // still running the previous version during a rolling upgrade (and interlude_put for the
+  // puts a plain statement does not store).
+  //
+  // interlude_read_latest: the newest checkpoint of (thread, namespace) with its blobs (delta
+  // chains included) and pending writes, in one statement. When it is the one the caller holds
+  // (p_known, and p_stamp: the row version's xmin, which any rewrite of the row changes) only
+  // its 's' row and the writes come back: no record, metadata or blobs. Rows: kind 'c' (the
+  // checkpoint: id, parent, data = record, extra = metadata, complete = its blobs follow,
+  // stamp), 's' (the same, held already: id, parent, stamp), 'b' (blobs), 'w' (writes: id =
+  // task, stamp = order). A SQL function, so that the planner inlines it into its caller.
+  // Every put updates its head row. Without the index on updated_at (the idle-thread sweep
+  // groups the whole table by thread and never used it) and with room left on each page, that
+  // update is HOT: a new row version on the same page and no index entries.
+  `DROP INDEX IF EXISTS interlude_heads_updated_at;
+   ALTER TABLE interlude_heads SET (fillfactor = 80);
+   CREATE OR REPLACE FUNCTION interlude_read_latest(p_thread text, p_ns text, p_known text, p_stamp bigint)
+     RETURNS TABLE (kind text, id text, parent text, channel text, version float8, base float8,
+       data bytea, extra bytea, complete boolean, stamp bigint)
+   LANGUAGE sql STABLE AS $$
+     WITH RECURSIVE head AS (
+         SELECT x.checkpoint_id, x.parent_id, x.record, x.metadata, x.channels, x.versions,
+           x.xmin::text::bigint AS stamp,
+           coalesce(x.checkpoint_id = p_known AND x.xmin::text::bigint = p_stamp, false) AS held
+         FROM interlude_checkpoints x WHERE x.thread_id = p_thread AND x.checkpoint_ns = p_ns
+         ORDER BY x.checkpoint_id DESC LIMIT 1),
+       chain AS (
+         SELECT b.channel, b.version, b.base, b.data
+         FROM head CROSS JOIN LATERAL unnest(head.channels, head.versions) AS q(channel, version)
+         JOIN interlude_blobs b ON b.thread_id = p_thread AND b.checkpoint_ns = p_ns
+           AND b.channel = q.channel AND b.version = q.version
+         WHERE NOT head.held
+         UNION
+         SELECT b.channel, b.version, b.base, b.data FROM chain c JOIN interlude_blobs b
+           ON b.thread_id = p_thread AND b.checkpoint_ns = p_ns AND b.channel = c.channel AND b.version = c.base)
+     SELECT CASE WHEN head.held THEN 's' ELSE 'c' END, head.checkpoint_id, head.parent_id, NULL::text,
+       NULL::float8, NULL::float8, CASE WHEN head.held THEN NULL ELSE head.record END,
+       CASE WHEN head.held THEN NULL ELSE head.metadata END, head.channels IS NOT NULL, head.stamp
+     FROM head
+     UNION ALL
+     SELECT 'b', NULL, NULL, chain.channel, chain.version, chain.base, chain.data, NULL, true, NULL FROM chain
+     UNION ALL
+     SELECT 'w', w.task_id, NULL, w.channel, NULL, NULL, w.data, NULL, true, w.seq
+     FROM interlude_writes w WHERE w.thread_id = p_thread AND w.checkpoint_ns = p_ns
+       AND w.checkpoint_id = (SELECT head.checkpoint_id FROM head)
+   $$;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,4 +1,11 @@
-const PUT_CALL = "interlude_put($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)";
+import type { QueryConfig } from "pg";
+
+/**
+ * interlude_put (schema.ts), and the stamp of the checkpoint row it wrote: that row version's
+ * xmin is this transaction's id, which txid_current() gives with its epoch on top.
+ */
+const PUT_CALL =
+  "interlude_put($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17), txid_current() % 4294967296 AS stamp";
 
 /** A task's writes: reserved channels (negative idx) replace the task's earlier write; others keep the first. */
 const INSERT_WRITES = `INSERT INTO interlude_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, data)
@@ -15,17 +22,97 @@ function numbered(sql: string): string {
   return sql.replace(/\?/g, () => `$${++n}`);
 }
 
+/** How a put's one statement finds its head: a thread's first put, a put of whole values, a put with deltas. */
+export type PutShape = "first" | "whole" | "deltas";
+
+/**
+ * A put in one plain statement, with no PL/pgSQL call: the head compared and moved, the blobs
+ * and the checkpoint row written. Each shape takes the head row's lock first and checks it on
+ * the newest row version once the lock is held (an UPDATE's or a FOR UPDATE's WHERE is checked
+ * again then; a thread's first put inserts the row unless one is there, waiting for a
+ * concurrent insert to end); `deltas` then locks the delta bases FOR SHARE, which skips a row
+ * deleted since the statement's snapshot, so that the count is that of the bases there now
+ * (a prune deletes them under the head's lock). Everything else is written only when that
+ * passed; no row back: nothing was written, and the put goes through interlude_put,
+ * which says why. Parameters: $1 thread, $2 namespace, $3 head expected, $4-$6 the blobs'
+ * channels, versions and data, $7-$13 the checkpoint row; `deltas`: $14 the blobs' bases,
+ * $15-$16 the delta bases to find; then, with `release`, the owner whose claim goes with it.
+ */
+function putStatement(shape: PutShape, release: boolean): string {
+  const head = {
+    first: `h AS (INSERT INTO interlude_heads (thread_id, checkpoint_ns, head_id) SELECT $1, $2, $7 WHERE $3::text IS NULL
+      ON CONFLICT (thread_id, checkpoint_ns) DO NOTHING RETURNING 1)`,
+    whole: `h AS (UPDATE interlude_heads SET head_id = GREATEST(head_id, $7), updated_at = now()
+      WHERE thread_id = $1 AND checkpoint_ns = $2 AND head_id = $3 RETURNING 1)`,
+    deltas: `cas AS (SELECT FROM interlude_heads WHERE thread_id = $1 AND checkpoint_ns = $2 AND head_id = $3 FOR UPDATE),
+    based AS (SELECT count(*) AS n FROM (SELECT FROM interlude_blobs b
+      JOIN unnest($15::text[], $16::float8[]) AS q(channel, version) ON b.channel = q.channel AND b.version = q.version
+      WHERE b.thread_id = $1 AND b.checkpoint_ns = $2 AND EXISTS (SELECT FROM cas) FOR SHARE OF b) locked),
+    ok AS (SELECT FROM cas, based WHERE based.n = cardinality($15::text[])),
+    h AS (UPDATE interlude_heads SET head_id = GREATEST(head_id, $7), updated_at = now()
+      WHERE thread_id = $1 AND checkpoint_ns = $2 AND EXISTS (SELECT FROM ok))`,
+  }[shape];
+  const gate = shape === "deltas" ? "EXISTS (SELECT FROM ok)" : "EXISTS (SELECT FROM h)";
+  const blobs =
+    shape === "deltas"
+      ? "q.base, q.data FROM unnest($4::text[], $5::float8[], $14::float8[], $6::bytea[]) AS q(channel, version, base, data)"
+      : "NULL, q.data FROM unnest($4::text[], $5::float8[], $6::bytea[]) AS q(channel, version, data)";
+  const owner = shape === "deltas" ? "$17" : "$14";
+  return `WITH ${head},
+    b AS (INSERT INTO interlude_blobs (thread_id, checkpoint_ns, channel, version, base, data)
+      SELECT $1, $2, q.channel, q.version, ${blobs} WHERE ${gate}
+      ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO UPDATE SET base = EXCLUDED.base, data = EXCLUDED.data),${
+        release
+          ? `
+    r AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = ${owner} AND ${gate}),`
+          : ""
+      }
+    c AS (INSERT INTO interlude_checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_id, created_at, record, metadata, channels, versions)
+      SELECT $1, $2, $7, $8::text, $9::bigint, $10::bytea, $11::bytea, $12::text[], $13::float8[] WHERE ${gate}
+      ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE
+      SET parent_id = EXCLUDED.parent_id, created_at = EXCLUDED.created_at, record = EXCLUDED.record,
+        metadata = EXCLUDED.metadata, channels = EXCLUDED.channels, versions = EXCLUDED.versions
+      RETURNING xmin::text::bigint AS stamp)
+    SELECT stamp FROM c`;
+}
+
+/**
+ * A first claim ($1 thread, $2 owner, $3 ttl ms) and, when it is taken, the newest root
+ * checkpoint as readLatest reads it ($4, $5: the head held), in one plain statement. One 'n'
+ * row: not claimed. The read shares the statement's snapshot, taken before the claim: it
+ * misses what a previous owner committed with its release after that, but the snapshot then
+ * still shows that owner's claim (\`prior\`), and the one 'r' row says to read again.
+ */
+const CLAIM_LATEST = `WITH prior AS (SELECT owner FROM interlude_claims WHERE thread_id = $1),
+    taken AS (INSERT INTO interlude_claims AS c (thread_id, owner, expires_at)
+      VALUES ($1, $2, now() + $3::float8 * interval '1 millisecond')
+      ON CONFLICT (thread_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
+      WHERE c.owner = EXCLUDED.owner OR c.expires_at <= now() RETURNING 1),
+    outcome AS (SELECT CASE WHEN NOT EXISTS (SELECT FROM taken) THEN 'n'
+      WHEN EXISTS (SELECT FROM prior WHERE prior.owner <> $2) THEN 'r' END AS kind)
+  SELECT outcome.kind, NULL::text AS id, NULL::text AS parent, NULL::text AS channel, NULL::float8 AS version,
+    NULL::float8 AS base, NULL::bytea AS data, NULL::bytea AS extra, false AS complete, NULL::bigint AS stamp
+  FROM outcome WHERE outcome.kind IS NOT NULL
+  UNION ALL
+  SELECT * FROM interlude_read_latest($1, '', $4::text, $5::bigint) WHERE (SELECT kind FROM outcome) IS NULL`;
+
 /** The statements the saver runs. `$1, $2` are always thread id and namespace where both appear. */
 export const SQL = {
   head: numbered(HEAD),
-  /** Blobs, the checkpoint row and the new head, after the head and delta-base checks (schema.ts). */
+  /** Blobs, the checkpoint row and the new head, after the head and delta-base checks; returns the row's stamp (schema.ts). */
   put: `SELECT ${PUT_CALL}`,
+  put_first: putStatement("first", false),
+  put_whole: putStatement("whole", false),
+  put_deltas: putStatement("deltas", false),
+  put_first_release: putStatement("first", true),
+  put_whole_release: putStatement("whole", true),
+  put_deltas_release: putStatement("deltas", true),
   /** A run's last put and the release of its claim ($18: the owner), in one statement: both or neither. */
   putRelease: `WITH r AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $18) SELECT ${PUT_CALL}`,
   checkpoint: `SELECT checkpoint_id AS id, parent_id AS "parentId", record, metadata FROM interlude_checkpoints
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
-  latest: `SELECT checkpoint_id AS id, parent_id AS "parentId", record, metadata FROM interlude_checkpoints
-    WHERE thread_id = $1 AND checkpoint_ns = $2 ORDER BY checkpoint_id DESC LIMIT 1`,
+  /** The newest checkpoint with its blobs and writes, or only "unchanged" and its writes when it is the one held ($3, $4; schema.ts). */
+  readLatest: "SELECT * FROM interlude_read_latest($1, $2, $3, $4)",
   /** Each requested blob and, for deltas, its bases down to the full copy. */
   blobChains: `WITH RECURSIVE chain AS (
       SELECT b.channel, b.version, b.base, b.data FROM interlude_blobs b
@@ -50,8 +137,7 @@ export const SQL = {
     ON CONFLICT (thread_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
     WHERE interlude_claims.owner = EXCLUDED.owner OR interlude_claims.expires_at <= now() OR interlude_claims.owner = $4
     RETURNING owner`,
-  /** A first claim, and the newest root checkpoint loaded once it is held (schema.ts). */
-  claimLoad: "SELECT * FROM interlude_claim_load($1, $2, $3)",
+  claimLatest: CLAIM_LATEST,
   claimHolder:
     "SELECT owner, (extract(epoch FROM expires_at) * 1000)::float8 AS expires_at FROM interlude_claims WHERE thread_id = $1 AND expires_at > now()",
   release: "DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $2",
@@ -68,3 +154,8 @@ export const SQL = {
   deleteBlobs: `DELETE FROM interlude_blobs b USING unnest($3::text[], $4::float8[]) AS q(channel, version)
     WHERE b.thread_id = $1 AND b.checkpoint_ns = $2 AND b.channel = q.channel AND b.version = q.version`,
 } as const;
+
+/** A hot statement, prepared once per connection under its name. */
+export function named(statement: keyof typeof SQL, values: unknown[]): QueryConfig {
+  return { name: `interlude_${statement}`, text: SQL[statement], values };
+}

@@ -1,0 +1,158 @@
+/**
+ * The newest root checkpoint of recently used threads, as stored (record, metadata and every
+ * blob its values need, delta bases included), so that loading a thread this process just wrote
+ * or read sends PostgreSQL the id it holds and gets back only "unchanged" and the pending writes,
+ * instead of the rows and a walk of the blobs' delta chains (interlude_read_latest, schema.ts).
+ *
+ * Why it cannot serve a stale checkpoint: the cache is never read without asking the database.
+ * Each entry carries the id and the stamp (the row version's xmin) of the checkpoint row it
+ * was made from; PostgreSQL compares both with the newest row of the thread, so a checkpoint
+ * written by another process (a newer id) or the same id written again (a new row version)
+ * sends everything. Pending writes are not kept: they always come from the database.
+ *
+ * Bounded: least recently used threads go first, by count and by bytes. Pure bookkeeping: the
+ * saver runs the statements.
+ */
+import type { ChannelVersion } from "@interlude/core";
+import type * as Kit from "@interlude/core/saver-kit";
+import { blobKey } from "@interlude/core/saver-kit";
+
+type Kept = string | Uint8Array;
+
+/** The newest root checkpoint of one thread, as its rows hold it. */
+export interface CachedHead {
+  readonly id: string;
+  /** The checkpoint row version's xmin, as PostgreSQL returned it. */
+  readonly stamp: string;
+  readonly parentId: string | null;
+  readonly record: Kept;
+  readonly metadata: Kept;
+  /** channel + version -> blob, `null` where the checkpoint names a version with no blob. */
+  readonly blobs: ReadonlyMap<string, Kit.StoredBlob | null>;
+  readonly bytes: number;
+}
+
+export interface HeadCacheLimits {
+  /** Threads kept at most, least recently used dropped first (0: no cache). */
+  threads: number;
+  /** Bytes of stored data kept at most. */
+  bytes: number;
+}
+
+/** Per entry and per blob, on top of the stored bytes: keys, objects, map slots. */
+const OVERHEAD = 64;
+
+export class HeadCache {
+  /** Least recently used first. */
+  private readonly heads = new Map<string, CachedHead>();
+  private bytes = 0;
+
+  constructor(private readonly limits: HeadCacheLimits) {}
+
+  /** The head held for the thread, made the most recently used. */
+  get(threadId: string): CachedHead | undefined {
+    const head = this.heads.get(threadId);
+    if (head) {
+      this.heads.delete(threadId);
+      this.heads.set(threadId, head);
+    }
+    return head;
+  }
+
+  /**
+   * What a full read of the newest checkpoint found; `blobs` as read, keyed by `blobKey`.
+   * Not kept when a value's chain is not all there (a row written before checkpoints listed
+   * their versions): the next load reads it all again.
+   */
+  read(
+    threadId: string,
+    head: Omit<CachedHead, "blobs" | "bytes">,
+    versions: Record<string, ChannelVersion>,
+    blobs: ReadonlyMap<string, Kit.StoredBlob | null>,
+  ): void {
+    this.set(threadId, head, versions, blobs, undefined, null);
+  }
+
+  /**
+   * After a root put this process stored: its checkpoint is the newest, made of the blobs it
+   * wrote and, for the channels it did not write, those of the head it replaced. Only when
+   * that head is the one held here (the put's compare-and-swap expected it, so nothing was
+   * written in between); otherwise the thread is dropped and its next load reads everything.
+   */
+  put(put: Kit.PreparedPut, stamp: string): void {
+    const previous = this.heads.get(put.threadId);
+    const chained = previous ? put.expectedHead === previous.id : put.expectedHead === null;
+    if (!chained || (previous && previous.id > put.id)) {
+      this.forget(put.threadId);
+      return;
+    }
+    const written = new Map<string, Kit.StoredBlob | null>();
+    for (const blob of put.blobs) written.set(blobKey(blob.channel, blob.version), blob);
+    const head = { id: put.id, stamp, parentId: put.parentId ?? null, record: put.record, metadata: put.metadata };
+    this.set(put.threadId, head, put.versions, written, previous?.blobs);
+  }
+
+  forget(threadId: string): void {
+    const head = this.heads.get(threadId);
+    if (!head) return;
+    this.bytes -= head.bytes;
+    this.heads.delete(threadId);
+  }
+
+  clear(): void {
+    this.heads.clear();
+    this.bytes = 0;
+  }
+
+  get size(): number {
+    return this.heads.size;
+  }
+
+  /**
+   * Keeps the head with the blobs its values need, from `blobs`, then `before`; a blob in
+   * neither is `missing` (null: known to be absent; undefined: not known, nothing is kept).
+   */
+  private set(
+    threadId: string,
+    head: Omit<CachedHead, "blobs" | "bytes">,
+    versions: Record<string, ChannelVersion>,
+    blobs: ReadonlyMap<string, Kit.StoredBlob | null>,
+    before: ReadonlyMap<string, Kit.StoredBlob | null> | undefined,
+    missing?: null,
+  ): void {
+    this.forget(threadId);
+    if (this.limits.threads <= 0) return;
+    const kept = new Map<string, Kit.StoredBlob | null>();
+    let bytes = OVERHEAD + sizeOf(head.record) + sizeOf(head.metadata);
+    for (const channel in versions) {
+      // Each value's delta chain, down to its full copy.
+      let version: ChannelVersion | null = versions[channel]!;
+      while (version !== null) {
+        const key = blobKey(channel, version);
+        if (kept.has(key)) break;
+        const blob = blobs.has(key) ? blobs.get(key) : before?.has(key) ? before.get(key) : missing;
+        if (blob === undefined) return;
+        // Only what a load reads: a prepared blob carries more.
+        const stored = blob && { base: blob.base, data: blob.data };
+        kept.set(key, stored);
+        bytes += OVERHEAD + sizeOf(blob?.data ?? null);
+        version = blob?.base ?? null;
+      }
+    }
+    // Fields listed, not spread: a spread of the caller's object costs ~20 µs here.
+    const { id, stamp, parentId, record, metadata } = head;
+    this.heads.set(threadId, { id, stamp, parentId, record, metadata, blobs: kept, bytes });
+    this.bytes += bytes;
+    this.trim();
+  }
+
+  /** Least recently used threads go first; a thread bigger than the whole budget is not kept. */
+  private trim(): void {
+    while (this.heads.size > this.limits.threads || (this.bytes > this.limits.bytes && this.heads.size > 0))
+      this.forget(this.heads.keys().next().value!);
+  }
+}
+
+function sizeOf(kept: Kept | null): number {
+  return kept === null ? 0 : kept.length;
+}

@@ -1,0 +1,69 @@
+/** The rows of interlude_read_latest (schema.ts) and of a claim with it (SQL.claimLatest), as the checkpoint they hold. */
+import type * as Kit from "@interlude/core/saver-kit";
+import { blobKey } from "@interlude/core/saver-kit";
+import type { CachedHead } from "./head-cache.js";
+
+/** A checkpoint row as a load needs it. */
+export interface CheckpointRow {
+  id: string;
+  parentId: string | null;
+  record: string | Uint8Array;
+  metadata: string | Uint8Array;
+}
+
+/** A checkpoint row with, when read along with it, its blobs and pending writes. */
+export interface Loaded {
+  row: CheckpointRow;
+  /** channel + version -> blob (`null`: no blob); undefined: not read yet. */
+  blobs?: ReadonlyMap<string, Kit.StoredBlob | null>;
+  /** undefined: not read yet. */
+  writes?: Kit.StoredWrite[];
+  /** The row version's stamp, when the newest checkpoint was read (a head the cache may keep). */
+  stamp?: string;
+  /** Taken from the head cache: nothing to keep. */
+  cached?: boolean;
+}
+
+/** One row of interlude_read_latest. */
+export interface LatestRow {
+  /**
+   * 'c': the checkpoint; 's': the checkpoint held already; 'b': a blob; 'w': a pending write;
+   * for a claim, 'n': not claimed, 'r': claimed, read again.
+   */
+  kind: "n" | "r" | "c" | "s" | "b" | "w";
+  id: string | null;
+  parent: string | null;
+  channel: string | null;
+  version: number | null;
+  base: number | null;
+  data: Buffer | null;
+  extra: Buffer | null;
+  complete: boolean;
+  /** pg returns bigint as text: the checkpoint's stamp, or a write's place in order. */
+  stamp: string | null;
+}
+
+/**
+ * The newest checkpoint the rows hold (null: the thread has none). `held`: the head the query
+ * was sent with, which an 's' row says is still the newest.
+ */
+export function latestOf(rows: readonly LatestRow[], held: CachedHead | undefined): Loaded | null {
+  const head = rows.find((r) => r.kind === "c" || r.kind === "s");
+  if (!head) return null;
+  const writes = rows
+    .filter((r) => r.kind === "w")
+    .sort((a, b) => Number(a.stamp) - Number(b.stamp))
+    .map((r) => ({ taskId: r.id!, channel: r.channel!, data: r.data! }));
+  if (head.kind === "s") {
+    if (!held || held.id !== head.id || held.stamp !== head.stamp)
+      throw new Error(`PostgreSQL reported checkpoint ${head.id} unchanged, which this saver did not send`);
+    const { id, parentId, record, metadata } = held;
+    return { row: { id, parentId, record, metadata }, blobs: held.blobs, writes, stamp: head.stamp, cached: true };
+  }
+  const row: CheckpointRow = { id: head.id!, parentId: head.parent, record: head.data!, metadata: head.extra! };
+  // Written before the checkpoint rows listed their versions: load() reads the blobs itself.
+  if (!head.complete) return { row, writes, stamp: head.stamp! };
+  const blobs = new Map<string, Kit.StoredBlob>();
+  for (const r of rows) if (r.kind === "b") blobs.set(blobKey(r.channel!, r.version!), { base: r.base, data: r.data });
+  return { row, blobs, writes, stamp: head.stamp! };
+}

@@ -1,0 +1,74 @@
+/** A prepared put as the arguments of the put statements (sql.ts, schema.ts). */
+import type * as Kit from "@interlude/core/saver-kit";
+import type { QueryConfig } from "pg";
+import { named, type PutShape } from "./sql.js";
+
+/** interlude_put's arguments (schema.ts): the head expected, the delta bases to check, then the rows. */
+export function putQuery(put: Kit.PreparedPut): QueryConfig {
+  const deltas = put.blobs.filter((blob) => blob.base !== null);
+  const values = [
+    put.threadId,
+    put.ns,
+    put.expectedHead !== undefined,
+    put.expectedHead ?? null,
+    deltas.map((b) => b.channel),
+    deltas.map((b) => b.base),
+    put.blobs.map((b) => b.channel),
+    put.blobs.map((b) => b.version),
+    put.blobs.map((b) => b.base),
+    put.blobs.map((b) => toBytes(b.data)),
+    ...checkpointValues(put),
+  ];
+  return put.releaseClaim === undefined ? named("put", values) : named("putRelease", [...values, put.releaseClaim]);
+}
+
+/**
+ * The arguments of the put's one statement (SQL.put_first, put_whole, put_deltas: sql.ts), for
+ * a put that names the head it expects; undefined for one that does not, and for a thread's
+ * first put with deltas (a base written by a deleted thread: the long way says so).
+ */
+export function oneStatementPut(put: Kit.PreparedPut): QueryConfig | undefined {
+  if (put.expectedHead === undefined) return undefined;
+  const deltas = put.blobs.filter((blob) => blob.base !== null);
+  if (put.expectedHead === null && deltas.length > 0) return undefined;
+  const shape: PutShape = put.expectedHead === null ? "first" : deltas.length > 0 ? "deltas" : "whole";
+  const values = [
+    put.threadId,
+    put.ns,
+    put.expectedHead,
+    put.blobs.map((b) => b.channel),
+    put.blobs.map((b) => b.version),
+    put.blobs.map((b) => toBytes(b.data)),
+    ...checkpointValues(put),
+  ];
+  if (shape === "deltas")
+    values.push(
+      put.blobs.map((b) => b.base),
+      deltas.map((b) => b.channel),
+      deltas.map((b) => b.base),
+    );
+  if (put.releaseClaim === undefined) return named(`put_${shape}`, values);
+  return named(`put_${shape}_release`, [...values, put.releaseClaim]);
+}
+
+/** The checkpoint row's values, the same in both statements. */
+function checkpointValues(put: Kit.PreparedPut): unknown[] {
+  const channels = Object.keys(put.versions);
+  return [
+    put.id,
+    put.parentId ?? null,
+    put.createdAt,
+    toBytes(put.record),
+    toBytes(put.metadata),
+    channels,
+    channels.map((c) => put.versions[c]),
+  ];
+}
+
+/** A serialised value as bytea. */
+export function toBytes(data: string | Uint8Array | null): Buffer | null {
+  if (data === null) return null;
+  return typeof data === "string"
+    ? Buffer.from(data, "utf8")
+    : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+}

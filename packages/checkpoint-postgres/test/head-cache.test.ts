@@ -1,0 +1,294 @@
+import { makeCheckpoint, ThreadWriter } from "@interlude/checkpoint-conformance";
+import { PostgresSaver, type PostgresSaverOptions } from "@interlude/checkpoint-postgres";
+import pg from "pg";
+import { afterAll, describe, expect, inject, it } from "vitest";
+
+const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
+if (!url) throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");
+
+/** Returns once a connection named `name` waits for a lock (a row another session holds). */
+async function untilWaitingForALock(client: pg.Client, name: string): Promise<void> {
+  for (;;) {
+    const { rows } = await client.query(
+      "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name = $1",
+      [name],
+    );
+    if (rows.length > 0) return;
+  }
+}
+
+const latest = (saver: PostgresSaver, threadId: string) => saver.getTuple({ configurable: { thread_id: threadId } });
+
+/** Two processes' savers on one database (each with its own pool, as separate processes would have). */
+describe("PostgresSaver's head cache", () => {
+  const savers: PostgresSaver[] = [];
+  const saverOn = (options?: PostgresSaverOptions) => {
+    const saver = new PostgresSaver(url, options);
+    savers.push(saver);
+    return saver;
+  };
+  afterAll(async () => {
+    await Promise.all(savers.map((saver) => saver.close()));
+  });
+
+  /** The kinds of rows each load of `saver` got back ('c': the whole checkpoint, 's': "the one you hold"). */
+  const watchLoads = (saver: PostgresSaver) => {
+    const heads: string[] = [];
+    const query = saver.pool.query.bind(saver.pool);
+    saver.pool.query = (async (...args: Parameters<typeof query>) => {
+      const result = await query(...args);
+      const rows = (result as unknown as { rows?: Array<{ kind?: string }> }).rows ?? [];
+      const head = rows.find((r) => r.kind === "c" || r.kind === "s");
+      if (head) heads.push(head.kind!);
+      return result;
+    }) as typeof query;
+    return heads;
+  };
+  const claimAndLoad = async (saver: PostgresSaver, threadId: string, owner: string) => {
+    expect(await saver.claimThread(threadId, { owner, ttlMs: 60_000 })).toBe(true);
+    const tuple = await latest(saver, threadId);
+    await saver.releaseThread(threadId, owner);
+    return tuple;
+  };
+  /** A step as the run loop writes it: compare-and-swap on the head it read. */
+  const step = (thread: ThreadWriter, updates: Record<string, unknown>) =>
+    thread.write(updates, {}, { expectedHead: thread.head ?? null });
+
+  it("loads a thread it wrote itself without its rows: PostgreSQL only confirms the head and sends the writes", async () => {
+    const a = saverOn();
+    const thread = new ThreadWriter(a);
+    await step(thread, { answer: "a", list: [1, 2] });
+    const saved = await step(thread, { answer: "b" });
+    await a.putWrites(saved, [["answer", "pending"]], "task-1");
+    const heads = watchLoads(a);
+    const claimed = await claimAndLoad(a, thread.threadId, "run-1");
+    const read = await latest(a, thread.threadId);
+    expect(heads).toEqual(["s", "s"]);
+    for (const tuple of [claimed, read]) {
+      expect(tuple?.checkpoint.channel_values).toEqual({ answer: "b", list: [1, 2] });
+      expect(tuple?.checkpoint.id).toBe(thread.head);
+      expect(tuple?.pendingWrites).toEqual([["task-1", "answer", "pending"]]);
+    }
+  });
+
+  it("a second saver writing the thread invalidates the first's cache, for claims and plain reads", async () => {
+    const [a, b] = [saverOn(), saverOn()];
+    const thread = new ThreadWriter(a);
+    await step(thread, { answer: "from a", n: 0 });
+    const heads = watchLoads(a);
+    // Two processes taking turns on one thread, each claiming it, loading it and writing a step.
+    let writer = thread;
+    for (let n = 1; n <= 6; n++) {
+      const saver = n % 2 ? b : a;
+      const loaded = await claimAndLoad(saver, thread.threadId, `run-${n}`);
+      expect(loaded?.checkpoint.channel_values).toEqual({ answer: writer.values.answer, n: n - 1 });
+      writer = writer.through(saver);
+      await step(writer, { answer: `step ${n}`, n });
+    }
+    // a wrote the last step: it holds it. b wrote the one before: a's plain read must see b's next one.
+    expect(heads).toEqual(["c", "c", "c"]);
+    await step(writer.through(b), { answer: "b again", n: 7 });
+    expect((await latest(a, thread.threadId))?.checkpoint.channel_values).toEqual({ answer: "b again", n: 7 });
+    expect(heads.at(-1)).toBe("c");
+  });
+
+  it("sees the same checkpoint id written again by another saver (a new row version)", async () => {
+    const [a, b] = [saverOn(), saverOn()];
+    const thread = new ThreadWriter(a);
+    const first = await step(thread, { answer: "a" });
+    const second = await step(thread, { answer: "b" });
+    expect((await latest(a, thread.threadId))?.checkpoint.channel_values.answer).toBe("b");
+    const id = second.configurable!.checkpoint_id as string;
+    const rewritten = { ...makeCheckpoint({ answer: "rewritten" }, { answer: 9 }), id };
+    await b.put(first, rewritten, { source: "update", step: 2, parents: {} }, { answer: 9 });
+    const tuple = await claimAndLoad(a, thread.threadId, "run-1");
+    expect(tuple?.checkpoint.id).toBe(id);
+    expect(tuple?.checkpoint.channel_values.answer).toBe("rewritten");
+  });
+
+  it("sees pending writes another saver added to the head it holds", async () => {
+    const [a, b] = [saverOn(), saverOn()];
+    const thread = new ThreadWriter(a);
+    const saved = await step(thread, { answer: "a" });
+    expect((await claimAndLoad(a, thread.threadId, "run-1"))?.pendingWrites).toEqual([]);
+    await b.putWrites(saved, [["answer", "from b"]], "task-b");
+    await a.putWrites(saved, [["answer", "from a"]], "task-a");
+    expect((await claimAndLoad(a, thread.threadId, "run-2"))?.pendingWrites).toEqual([
+      ["task-b", "answer", "from b"],
+      ["task-a", "answer", "from a"],
+    ]);
+  });
+
+  it("reads again when the previous owner let go of the claim while the claim was being taken", async () => {
+    // Its connections are named, so that only they are looked for (other test files share the server).
+    const name = `claim-race-${process.pid}-${Date.now()}`;
+    const pool = new pg.Pool({ connectionString: url, application_name: name, max: 2 });
+    const a = new PostgresSaver(pool);
+    const thread = new ThreadWriter(a);
+    const saved = await step(thread, { answer: "a" });
+    const checkpointId = saved.configurable!.checkpoint_id as string;
+    const previous = new pg.Client({ connectionString: url });
+    await previous.connect();
+    try {
+      // Another process's run holds the thread, and stores its last writes with the release.
+      await previous.query("INSERT INTO interlude_claims VALUES ($1, 'run-old', now() + interval '1 minute')", [
+        thread.threadId,
+      ]);
+      await previous.query("BEGIN");
+      await previous.query(
+        `INSERT INTO interlude_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, data)
+         VALUES ($1, '', $2, 'task-old', 0, 'answer', convert_to('"late"', 'UTF8'))`,
+        [thread.threadId, checkpointId],
+      );
+      await previous.query("DELETE FROM interlude_claims WHERE thread_id = $1", [thread.threadId]);
+      // The claim's statement starts (its snapshot has neither) and waits for the claim's row.
+      const claiming = a.claimThread(thread.threadId, { owner: "run-new", ttlMs: 60_000 });
+      await untilWaitingForALock(previous, name);
+      await previous.query("COMMIT");
+      expect(await claiming).toBe(true);
+    } finally {
+      await previous.end();
+    }
+    const loaded = await latest(a, thread.threadId);
+    expect(loaded?.pendingWrites).toEqual([["task-old", "answer", "late"]]);
+    await a.releaseThread(thread.threadId, "run-new");
+    await a.close();
+    await pool.end();
+  });
+
+  it("reads appended lists right when two savers take turns writing them as deltas", async () => {
+    const [a, b] = [saverOn(), saverOn()];
+    let writer = new ThreadWriter(a);
+    let messages: string[] = [];
+    for (let n = 0; n < 40; n++) {
+      // Ten appends by one saver, then ten by the other, each loading the thread first.
+      const saver = Math.floor(n / 10) % 2 ? b : a;
+      const loaded = await claimAndLoad(saver, writer.threadId, `run-${n}`);
+      expect(loaded?.checkpoint.channel_values.messages ?? []).toEqual(messages);
+      messages = [...((loaded?.checkpoint.channel_values.messages as string[]) ?? []), `m${n}`];
+      writer = writer.through(saver);
+      await step(writer, { messages });
+    }
+    expect(a.stats.deltaBlobsWritten + b.stats.deltaBlobsWritten).toBeGreaterThan(20);
+    expect((await claimAndLoad(a, writer.threadId, "last"))?.checkpoint.channel_values.messages).toEqual(messages);
+  });
+
+  it("keeps at most cachedThreads threads, and none with cachedThreads 0", async () => {
+    const small = saverOn({ cachedThreads: 2 });
+    const none = saverOn({ cachedThreads: 0 });
+    for (const [saver, expected] of [
+      [small, ["s", "s", "c"]],
+      [none, ["c", "c", "c"]],
+    ] as const) {
+      const threads = [new ThreadWriter(saver), new ThreadWriter(saver), new ThreadWriter(saver)];
+      for (const thread of threads) await step(thread, { answer: thread.threadId });
+      const heads = watchLoads(saver);
+      // The first thread was the least recently used when the third was written: newest first.
+      for (const thread of threads.toReversed())
+        expect((await latest(saver, thread.threadId))?.checkpoint.channel_values.answer).toBe(thread.threadId);
+      expect(heads).toEqual(expected);
+    }
+  });
+
+  it("forgets a thread it deleted or pruned, and one whose put was refused", async () => {
+    const [a, b] = [saverOn(), saverOn()];
+    const thread = new ThreadWriter(a);
+    await step(thread, { answer: "a" });
+    await a.deleteThread(thread.threadId);
+    expect(await latest(a, thread.threadId)).toBeUndefined();
+
+    const other = new ThreadWriter(a);
+    await step(other, { answer: "a" });
+    await step(other.through(b), { answer: "b" });
+    // a's compare-and-swap on the head it wrote fails: b moved it.
+    await expect(step(other, { answer: "a again" })).rejects.toThrow();
+    const heads = watchLoads(a);
+    expect((await latest(a, other.threadId))?.checkpoint.channel_values.answer).toBe("b");
+    expect(heads).toEqual(["c"]);
+    expect(await a.prune(other.threadId, { keepLast: 1 })).toBe(1);
+    expect((await latest(a, other.threadId))?.checkpoint.channel_values.answer).toBe("b");
+  });
+});
+
+describe("PostgresSaver's one-statement put", () => {
+  it("refuses a step after a head that moved, writing nothing and keeping the run's claim", async () => {
+    const [a, b] = [new PostgresSaver(url), new PostgresSaver(url)];
+    const thread = new ThreadWriter(a);
+    const first = await thread.write({ answer: "a" }, {}, { expectedHead: null });
+    const moved = await thread.through(b).write({ answer: "b" }, {}, { expectedHead: thread.head! });
+    expect(await a.claimThread(thread.threadId, { owner: "run-1", ttlMs: 60_000 })).toBe(true);
+    const stale = makeCheckpoint({ answer: "stale" }, { answer: 5 });
+    const refused = a.put(
+      first,
+      stale,
+      { source: "loop", step: 1, parents: {} },
+      { answer: 5 },
+      {
+        expectedHead: first.configurable!.checkpoint_id as string,
+        releaseClaim: "run-1",
+      },
+    );
+    await expect(refused).rejects.toMatchObject({ code: "CHECKPOINT_CONFLICT" });
+    expect((await a.claimHolder(thread.threadId))?.owner).toBe("run-1");
+    const newest = await a.getTuple({ configurable: { thread_id: thread.threadId } });
+    expect(newest?.checkpoint.id).toBe(moved.configurable!.checkpoint_id);
+    expect(newest?.checkpoint.channel_values.answer).toBe("b");
+    const { rows } = await a.pool.query("SELECT count(*)::int AS n FROM interlude_checkpoints WHERE thread_id = $1", [
+      thread.threadId,
+    ]);
+    expect(rows[0].n).toBe(2);
+    await a.releaseThread(thread.threadId, "run-1");
+    await Promise.all([a.close(), b.close()]);
+  });
+});
+
+describe("PostgresSaver's one-statement put with deltas", () => {
+  it("writes no delta whose base was deleted while the put waited for the head (as a prune does)", async () => {
+    const name = `delta-race-${process.pid}-${Date.now()}`;
+    const pool = new pg.Pool({ connectionString: url, application_name: name, max: 2 });
+    const a = new PostgresSaver(pool);
+    const thread = new ThreadWriter(a);
+    let messages: string[] = [];
+    for (let n = 0; n < 3; n++) {
+      messages = [...messages, `m${n}`];
+      await thread.write({ messages }, {}, { expectedHead: thread.head ?? null });
+    }
+    const deltas = a.stats.deltaBlobsWritten;
+    const pruner = new pg.Client({ connectionString: url });
+    await pruner.connect();
+    try {
+      // Holds the head, as a prune does, and deletes every stored value of the channel.
+      await pruner.query("BEGIN");
+      await pruner.query("SELECT 1 FROM interlude_heads WHERE thread_id = $1 FOR UPDATE", [thread.threadId]);
+      await pruner.query("DELETE FROM interlude_blobs WHERE thread_id = $1", [thread.threadId]);
+      messages = [...messages, "m3"];
+      const writing = thread.write({ messages }, {}, { expectedHead: thread.head! });
+      await untilWaitingForALock(pruner, name);
+      await pruner.query("COMMIT");
+      await writing;
+    } finally {
+      await pruner.end();
+    }
+    // The append went out as a delta, found its base gone, and was stored whole.
+    expect(a.stats.deltaBlobsWritten).toBe(deltas);
+    const fresh = new PostgresSaver(url, { cachedThreads: 0 });
+    expect((await latest(fresh, thread.threadId))?.checkpoint.channel_values.messages).toEqual(messages);
+    await Promise.all([a.close(), fresh.close()]);
+    await pool.end();
+  });
+});
+
+describe("PostgresSaver's schema", () => {
+  it("keeps the previous version's functions, for processes still running it during an upgrade", async () => {
+    const saver = new PostgresSaver(url);
+    await saver.setup();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const { rows } = await client.query<{ proname: string }>(
+      "SELECT proname FROM pg_proc WHERE proname IN ('interlude_put', 'interlude_claim_load') ORDER BY proname",
+    );
+    expect(rows.map((r) => r.proname)).toEqual(["interlude_claim_load", "interlude_put"]);
+    await client.end();
+    await saver.close();
+  });
+});
