@@ -92,11 +92,12 @@ export class HeadCache {
   /** Clears the cache; the same function every time, for `GroupCommit.onFailure`. */
   readonly clearAll = (): void => this.clear();
 
-  /** Drops everything when another connection has committed since the last check. */
-  check(dataVersion: number): void {
-    if (dataVersion === this.dataVersion) return;
+  /** Drops everything when another connection has committed since the last check; true when it did. */
+  check(dataVersion: number): boolean {
+    if (dataVersion === this.dataVersion) return false;
     this.clear();
     this.dataVersion = dataVersion;
+    return true;
   }
 
   get(threadId: string, ns: string): CachedHead | undefined {
@@ -149,14 +150,23 @@ export class HeadCache {
     this.set(put.threadId, put.ns, { id, parentId, createdAt, record, metadata, blobs, writes, parsed, bytes: 0 });
   }
 
-  /** After pending writes committed on this connection, with the same insert-or-replace rule as the table. */
-  writes(threadId: string, ns: string, checkpointId: string, rows: readonly Kit.PreparedWrite[]): void {
+  /**
+   * After pending writes committed on this connection, with the same insert-or-replace rule as
+   * the table. `seed` gives a write's private copy from the value written (see `CachedWrite.parsed`).
+   */
+  writes(
+    threadId: string,
+    ns: string,
+    checkpointId: string,
+    rows: readonly Kit.PreparedWrite[],
+    seed?: (row: Kit.PreparedWrite) => unknown,
+  ): void {
     const heads = this.threads.get(threadId);
     const head = heads?.get(ns);
     if (!head || head.id !== checkpointId) return;
     for (const row of rows) {
       const at = head.writes.findIndex((w) => w.taskId === row.taskId && w.idx === row.idx);
-      const write = { taskId: row.taskId, idx: row.idx, channel: row.channel, data: row.data };
+      const write = { taskId: row.taskId, idx: row.idx, channel: row.channel, data: row.data, parsed: seed?.(row) };
       if (at < 0) head.writes.push(write);
       else if (row.replace) head.writes[at] = write;
     }
