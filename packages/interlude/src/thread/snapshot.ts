@@ -20,6 +20,7 @@ import type { CheckpointMetadata, CheckpointTuple, RunnableConfig } from "../che
 import type { Interrupt } from "../interrupt/record.js";
 import { locatedInterrupt, publicInterrupt, type StoredInterrupt } from "../interrupt/record.js";
 import { indexPendingWrites, type PendingIndex, type TaskRecord } from "./pending.js";
+import { readOnlyChannels } from "./read-channels.js";
 import { workingCopy } from "./working-checkpoint.js";
 
 export interface PregelTaskDescription {
@@ -77,9 +78,9 @@ function emptySnapshot(config: RunnableConfig): StateSnapshot {
  * task order). LangGraph shows a checkpoint of the history as it was saved, without the latter.
  */
 function pendingValueWrites(pending: PendingIndex, prepared: readonly PreparedTask[], current: boolean): Write[] {
+  const finished = current ? prepared.filter((task) => pending.tasks.get(task.id)?.done) : [];
+  if (finished.length === 0) return pending.nullWrites;
   const writes: Write[] = [...pending.nullWrites];
-  if (!current) return writes;
-  const finished = prepared.filter((task) => pending.tasks.get(task.id)?.done);
   finished.sort((a, b) => compareTaskPaths(a.path, b.path));
   for (const task of finished) writes.push(...(pending.tasks.get(task.id)!.writes ?? []));
   return writes;
@@ -149,7 +150,7 @@ export function snapshotOf(graph: GraphInternals, tuple: CheckpointTuple, curren
   const pending = indexPendingWrites(tuple.pendingWrites);
   // Tasks come from the checkpoint as saved; values add its pending writes. Without any, both
   // read the same channels, built once.
-  const saved = channelsFromCheckpoint(spec, tuple.checkpoint);
+  const saved = readOnlyChannels(spec, tuple.checkpoint);
   let channels = saved;
   const ns = checkpointNsOf(tuple.config);
   const threadId = tuple.config.configurable?.thread_id as string | undefined;
