@@ -77,8 +77,7 @@ function emptySnapshot(config: RunnableConfig): StateSnapshot {
  * then, for the thread's current state, what the finished tasks of a paused step wrote (in
  * task order). LangGraph shows a checkpoint of the history as it was saved, without the latter.
  */
-function pendingValueWrites(pending: PendingIndex, prepared: readonly PreparedTask[], current: boolean): Write[] {
-  const finished = current ? prepared.filter((task) => pending.tasks.get(task.id)?.done) : [];
+function pendingValueWrites(pending: PendingIndex, finished: PreparedTask[]): readonly Write[] {
   if (finished.length === 0) return pending.nullWrites;
   const writes: Write[] = [...pending.nullWrites];
   finished.sort((a, b) => compareTaskPaths(a.path, b.path));
@@ -149,29 +148,31 @@ export function snapshotOf(graph: GraphInternals, tuple: CheckpointTuple, curren
   const spec = graph.spec;
   const pending = indexPendingWrites(tuple.pendingWrites);
   // Tasks come from the checkpoint as saved; values add its pending writes. Without any, both
-  // read the same channels, built once.
+  // read the same (read-only) channels, built once.
   const saved = readOnlyChannels(spec, tuple.checkpoint);
-  let channels = saved;
   const ns = checkpointNsOf(tuple.config);
   const threadId = tuple.config.configurable?.thread_id as string | undefined;
   const prepared = prepareNextTasks(spec, tuple.checkpoint, saved, tuple.metadata.step + 1, ns);
-  const extra = pending.tasks.size || pending.nullWrites.length ? pendingValueWrites(pending, prepared, current) : [];
-  if (extra.length) {
-    const checkpoint = workingCopy(tuple.checkpoint);
-    channels = channelsFromCheckpoint(spec, checkpoint);
-    applyNullWrites(checkpoint, channels, extra);
-  }
 
   const tasks: PregelTaskDescription[] = [];
   const located: Interrupt[] = [];
   const next: string[] = [];
+  const finished: PreparedTask[] = [];
   for (const task of prepared) {
     const record = pending.tasks.get(task.id);
     const stored = record?.done ? [] : (record?.interrupts ?? []);
     for (const interrupt of stored) located.push(locatedInterrupt(interrupt));
     tasks.push(describeTask(spec, task, record, stored, threadId));
     // Tasks lists every task of the step (`result` tells which finished); next the unfinished.
-    if (!current || !record?.done) next.push(task.name);
+    if (record?.done && current) finished.push(task);
+    else next.push(task.name);
+  }
+  const extra = pendingValueWrites(pending, finished);
+  let channels = saved;
+  if (extra.length) {
+    const checkpoint = workingCopy(tuple.checkpoint);
+    channels = channelsFromCheckpoint(spec, checkpoint);
+    applyNullWrites(checkpoint, channels, extra);
   }
   return {
     values: readState(channels, spec.stateKeys),
