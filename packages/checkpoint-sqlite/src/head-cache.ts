@@ -85,6 +85,8 @@ export class HeadCache {
   /** thread -> namespace -> head; least recently used thread first. */
   private readonly threads = new Map<string, Map<string, CachedHead>>();
   private bytes = 0;
+  /** The most recently used thread (last in `threads`): using it again moves nothing. */
+  private newest: string | undefined;
   private dataVersion: number | undefined;
 
   constructor(private readonly limits: HeadCacheLimits) {}
@@ -166,9 +168,10 @@ export class HeadCache {
     if (!head || head.id !== checkpointId) return;
     for (const row of rows) {
       const at = head.writes.findIndex((w) => w.taskId === row.taskId && w.idx === row.idx);
+      if (at >= 0 && !row.replace) continue;
       const write = { taskId: row.taskId, idx: row.idx, channel: row.channel, data: row.data, parsed: seed?.(row) };
       if (at < 0) head.writes.push(write);
-      else if (row.replace) head.writes[at] = write;
+      else head.writes[at] = write;
     }
     this.resize(head);
     this.trim();
@@ -183,11 +186,15 @@ export class HeadCache {
       this.bytes -= head.bytes;
       heads.delete(key);
     }
-    if (heads.size === 0) this.threads.delete(threadId);
+    if (heads.size === 0) {
+      this.threads.delete(threadId);
+      if (threadId === this.newest) this.newest = undefined;
+    }
   }
 
   clear(): void {
     this.threads.clear();
+    this.newest = undefined;
     this.bytes = 0;
   }
 
@@ -204,8 +211,10 @@ export class HeadCache {
     let heads = this.threads.get(threadId);
     const old = heads?.get(ns);
     if (old) this.bytes -= old.bytes;
-    if (!heads) this.threads.set(threadId, (heads = new Map()));
-    else this.touch(threadId, heads);
+    if (!heads) {
+      this.threads.set(threadId, (heads = new Map()));
+      this.newest = threadId;
+    } else this.touch(threadId, heads);
     heads.set(ns, head);
     head.bytes = 0;
     this.resize(head);
@@ -229,8 +238,10 @@ export class HeadCache {
   }
 
   private touch(threadId: string, heads: Map<string, CachedHead>): void {
+    if (threadId === this.newest) return;
     this.threads.delete(threadId);
     this.threads.set(threadId, heads);
+    this.newest = threadId;
   }
 }
 

@@ -183,6 +183,18 @@ describe("HeadCache", () => {
     expect([cache.get("a", "")?.id, cache.get("b", ""), cache.get("c", "")?.id]).toEqual(["1", undefined, "1"]);
   });
 
+  it("keeps the order of use through threads forgotten and read again", () => {
+    const cache = new HeadCache({ threads: 2, bytes: 1e9 });
+    cache.read("a", "", head("1"));
+    cache.read("b", "", head("1"));
+    cache.forget("b");
+    cache.read("b", "", head("2"));
+    cache.get("a", "");
+    cache.get("a", ""); // the most recently used again: nothing moves
+    cache.read("c", "", head("1"));
+    expect([cache.get("a", "")?.id, cache.get("b", ""), cache.get("c", "")?.id]).toEqual(["1", undefined, "1"]);
+  });
+
   it("keeps at most `bytes` bytes, and nothing bigger than that", () => {
     const cache = new HeadCache({ threads: 100, bytes: 1000 });
     cache.read("a", "", head("1", 200));
