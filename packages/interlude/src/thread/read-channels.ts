@@ -8,13 +8,23 @@ import type { GraphSpec } from "../algo/spec.js";
 import type { Channel } from "../channels/base.js";
 import type { Checkpoint } from "../checkpoint/types.js";
 
-const emptyChannels = new WeakMap<GraphSpec, ReadonlyMap<string, Channel>>();
+/** A channel's shared empty instance; `holdsDefault`: its empty form has a value, built anew per read. */
+interface Empty {
+  readonly name: string;
+  readonly channel: Channel;
+  readonly holdsDefault: boolean;
+}
 
-function emptiesOf(spec: GraphSpec): ReadonlyMap<string, Channel> {
+const emptyChannels = new WeakMap<GraphSpec, readonly Empty[]>();
+
+function emptiesOf(spec: GraphSpec): readonly Empty[] {
   let empties = emptyChannels.get(spec);
   if (!empties) {
-    const made = new Map<string, Channel>();
-    for (const [name, make] of spec.channelFactories) made.set(name, make());
+    const made: Empty[] = [];
+    for (const [name, make] of spec.channelFactories) {
+      const channel = make();
+      made.push({ name, channel, holdsDefault: channel.isAvailable() });
+    }
     emptyChannels.set(spec, (empties = made));
   }
   return empties;
@@ -24,10 +34,10 @@ function emptiesOf(spec: GraphSpec): ReadonlyMap<string, Channel> {
 export function readOnlyChannels(spec: GraphSpec, checkpoint: Checkpoint): ReadonlyMap<string, Channel> {
   const values = checkpoint.channel_values;
   const channels = new Map<string, Channel>();
-  for (const [name, empty] of emptiesOf(spec)) {
-    if (name in values) channels.set(name, empty.fromCheckpoint(values[name]));
-    // An empty channel that holds a default hands that value out: each read gets its own.
-    else channels.set(name, empty.isAvailable() ? spec.channelFactories.get(name)!() : empty);
+  for (const { name, channel, holdsDefault } of emptiesOf(spec)) {
+    if (name in values) channels.set(name, channel.fromCheckpoint(values[name]));
+    // A default is handed out with the values: each read gets its own.
+    else channels.set(name, holdsDefault ? spec.channelFactories.get(name)!() : channel);
   }
   return channels;
 }
