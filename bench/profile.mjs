@@ -1,6 +1,9 @@
 /**
- * Interlude alone on one workload's graph, for `node --cpu-prof bench/profile.mjs <1|2|3|4>`.
+ * Interlude alone on one workload's graph, for `node --cpu-prof bench/profile.mjs <1|2|3|4|4i|3s>`.
  * Then `node bench/lib/top.mjs <file.cpuprofile>` lists the hottest functions.
+ * `3s` is workload 3's getState alone: threads paused 50 at a time, then one getState each (the
+ * first after the run, as workload 3 times it), CPU counted over those calls only; profile it
+ * with `node bench/lib/top.mjs <file> 40 "getState|thread/snapshot"`.
  */
 import { approval, chain, fanout, loop } from "./lib/graphs.mjs";
 
@@ -30,7 +33,9 @@ const graphs = {
   4: [fanout(lib, 100, await saver()), () => ({ items })],
   "4i": [fanout(lib, 100, await saver(), 10), () => ({ items })],
 };
+graphs["3s"] = graphs[3];
 const [graph, input] = graphs[which];
+if (which === "3s") await readPausedThreads();
 const end = Date.now() + seconds * 1000;
 const cpu0 = process.cpuUsage();
 let runs = 0;
@@ -47,3 +52,22 @@ while (Date.now() < end) {
 const cpu = process.cpuUsage(cpu0);
 // CPU time, not wall time: other processes on the machine barely move it.
 console.log(`${which}: ${runs} runs, ${((cpu.user + cpu.system) / 1000 / runs).toFixed(3)} ms CPU per run`);
+
+/** Workload 3's getState on a freshly paused thread, CPU per call (GC included). */
+async function readPausedThreads() {
+  const end = Date.now() + seconds * 1000;
+  let calls = 0;
+  let used = 0;
+  while (Date.now() < end) {
+    const configs = Array.from({ length: 50 }, config);
+    for (const c of configs) await graph.invoke(input(), c);
+    const cpu0 = process.cpuUsage();
+    for (const c of configs) await graph.getState(c);
+    const cpu = process.cpuUsage(cpu0);
+    used += cpu.user + cpu.system;
+    calls += configs.length;
+    for (const c of configs) await graph.invoke(new lib.Command({ resume: "yes" }), c);
+  }
+  console.log(`3s: ${calls} getState calls, ${(used / calls).toFixed(1)} µs CPU per call`);
+  process.exit(0);
+}

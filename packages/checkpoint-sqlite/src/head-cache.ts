@@ -85,6 +85,8 @@ export class HeadCache {
   /** thread -> namespace -> head; least recently used thread first. */
   private readonly threads = new Map<string, Map<string, CachedHead>>();
   private bytes = 0;
+  /** The most recently used thread (last in `threads`): using it again moves nothing. */
+  private newest: string | undefined;
   private dataVersion: number | undefined;
 
   constructor(private readonly limits: HeadCacheLimits) {}
@@ -92,11 +94,12 @@ export class HeadCache {
   /** Clears the cache; the same function every time, for `GroupCommit.onFailure`. */
   readonly clearAll = (): void => this.clear();
 
-  /** Drops everything when another connection has committed since the last check. */
-  check(dataVersion: number): void {
-    if (dataVersion === this.dataVersion) return;
+  /** Drops everything when another connection has committed since the last check; true when it did. */
+  check(dataVersion: number): boolean {
+    if (dataVersion === this.dataVersion) return false;
     this.clear();
     this.dataVersion = dataVersion;
+    return true;
   }
 
   get(threadId: string, ns: string): CachedHead | undefined {
@@ -149,16 +152,26 @@ export class HeadCache {
     this.set(put.threadId, put.ns, { id, parentId, createdAt, record, metadata, blobs, writes, parsed, bytes: 0 });
   }
 
-  /** After pending writes committed on this connection, with the same insert-or-replace rule as the table. */
-  writes(threadId: string, ns: string, checkpointId: string, rows: readonly Kit.PreparedWrite[]): void {
+  /**
+   * After pending writes committed on this connection, with the same insert-or-replace rule as
+   * the table. `seed` gives a write's private copy from the value written (see `CachedWrite.parsed`).
+   */
+  writes(
+    threadId: string,
+    ns: string,
+    checkpointId: string,
+    rows: readonly Kit.PreparedWrite[],
+    seed?: (row: Kit.PreparedWrite) => unknown,
+  ): void {
     const heads = this.threads.get(threadId);
     const head = heads?.get(ns);
     if (!head || head.id !== checkpointId) return;
     for (const row of rows) {
       const at = head.writes.findIndex((w) => w.taskId === row.taskId && w.idx === row.idx);
-      const write = { taskId: row.taskId, idx: row.idx, channel: row.channel, data: row.data };
+      if (at >= 0 && !row.replace) continue;
+      const write = { taskId: row.taskId, idx: row.idx, channel: row.channel, data: row.data, parsed: seed?.(row) };
       if (at < 0) head.writes.push(write);
-      else if (row.replace) head.writes[at] = write;
+      else head.writes[at] = write;
     }
     this.resize(head);
     this.trim();
@@ -173,11 +186,15 @@ export class HeadCache {
       this.bytes -= head.bytes;
       heads.delete(key);
     }
-    if (heads.size === 0) this.threads.delete(threadId);
+    if (heads.size === 0) {
+      this.threads.delete(threadId);
+      if (threadId === this.newest) this.newest = undefined;
+    }
   }
 
   clear(): void {
     this.threads.clear();
+    this.newest = undefined;
     this.bytes = 0;
   }
 
@@ -194,8 +211,10 @@ export class HeadCache {
     let heads = this.threads.get(threadId);
     const old = heads?.get(ns);
     if (old) this.bytes -= old.bytes;
-    if (!heads) this.threads.set(threadId, (heads = new Map()));
-    else this.touch(threadId, heads);
+    if (!heads) {
+      this.threads.set(threadId, (heads = new Map()));
+      this.newest = threadId;
+    } else this.touch(threadId, heads);
     heads.set(ns, head);
     head.bytes = 0;
     this.resize(head);
@@ -219,8 +238,10 @@ export class HeadCache {
   }
 
   private touch(threadId: string, heads: Map<string, CachedHead>): void {
+    if (threadId === this.newest) return;
     this.threads.delete(threadId);
     this.threads.set(threadId, heads);
+    this.newest = threadId;
   }
 }
 

@@ -30,6 +30,11 @@ export function seedOf(put: Kit.PreparedPut, metadata: () => CheckpointMetadata)
   return { record, metadata: metadata(), values };
 }
 
+/** A pending write's private copy, taken when it is stored (`NOT_PLAIN`: parsed at every read). */
+export function writeSeed(row: Kit.PreparedWrite): unknown {
+  return copy(row.value);
+}
+
 /** Copies of a tuple just read (before it is handed out), or undefined when some part is not plain data. */
 export function parsedOf(tuple: CheckpointTuple): ParsedHead | undefined {
   const { channel_values, ...fields } = tuple.checkpoint;

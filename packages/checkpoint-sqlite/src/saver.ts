@@ -6,7 +6,7 @@ import { GroupCommit, type WriteOptions } from "./group-commit.js";
 import { type CachedHead, type CachedWrite, HeadCache } from "./head-cache.js";
 import { readBlob, writeBlob } from "./packing.js";
 import { keptParent, parentOf } from "./parent-link.js";
-import { copiedTuple, parsedOf, seedOf } from "./private-copies.js";
+import { copiedTuple, parsedOf, seedOf, writeSeed } from "./private-copies.js";
 import { fullRecord, slimKeeper } from "./record.js";
 import { migrate } from "./schema.js";
 import { type CheckpointRow, prepareStatements, type Statements } from "./statements.js";
@@ -135,7 +135,7 @@ export class SqliteSaver extends SaverKit {
         const statement = row.replace ? this.sql.replaceWrite : this.sql.addWrite;
         statement.run(threadId, ns, checkpointId, taskId, row.idx, row.channel, row.data, ++seq);
       }
-      this.cache.writes(threadId, ns, checkpointId, rows);
+      this.cache.writes(threadId, ns, checkpointId, rows, this.copies ? writeSeed : undefined);
       if (releaseClaim !== undefined) this.sql.release.run(threadId, releaseClaim);
     });
     if (releaseClaim !== undefined) this.releasedWith.set(threadId, releaseClaim);
@@ -152,10 +152,8 @@ export class SqliteSaver extends SaverKit {
   /** The newest checkpoint from the cache, when no other connection has committed since it was filled. */
   private cachedTuple(threadId: string, ns: string, id: string | undefined) {
     // Nothing kept for the thread: no data_version check here (readTuple makes its own).
-    if (!this.cache.get(threadId, ns)) return undefined;
-    this.checkCache();
     const head = this.cache.get(threadId, ns);
-    if (!head || (id !== undefined && id !== head.id)) return undefined;
+    if (!head || this.checkCache() || (id !== undefined && id !== head.id)) return undefined;
     if (this.copies && head.parsed) {
       const versions = head.parsed.record.channel_versions;
       const learn = (channel: string, value: unknown) =>
@@ -211,9 +209,9 @@ export class SqliteSaver extends SaverKit {
     return this.tupleOf(threadId, ns, row, lookup, writes, record);
   }
 
-  /** Empties the cache when another connection has committed since the last check. */
-  private checkCache(): void {
-    if (this.cache.enabled) this.cache.check(this.sql.dataVersion.get() as number);
+  /** Empties the cache when another connection has committed since the last check; true when it did. */
+  private checkCache(): boolean {
+    return this.cache.enabled && this.cache.check(this.sql.dataVersion.get() as number);
   }
 
   override async getHeadId(threadId: string, checkpointNs = ""): Promise<string | undefined> {

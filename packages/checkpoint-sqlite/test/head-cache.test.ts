@@ -41,7 +41,15 @@ for (const groupCommit of [false, true]) {
         // As the run loop writes (compare-and-swap on the head), and sometimes without the check.
         const options = step % 5 === 4 ? {} : { expectedHead: writer.head ?? null };
         const config = await writer.write(step % 3 === 0 ? { messages, count: step } : { messages }, {}, options);
-        await saver.putWrites(config, [["count", step]], `task-${step}`);
+        // A value that is not plain data (a Date) is parsed at every read instead of copied.
+        await saver.putWrites(
+          config,
+          [
+            ["count", step],
+            ["at", new Date(step)],
+          ],
+          `task-${step}`,
+        );
         await saver.putWrites(config, [[INTERRUPT, [{ id: "i1", value: `ask ${step}` }]]], "task-ask");
         await saver.putWrites(config, [[INTERRUPT, [{ id: "i1", value: `ask again ${step}` }]]], "task-ask");
         await saver.putWrites(config, [[RESUME, ["yes"]]], "task-ask");
@@ -57,8 +65,10 @@ for (const groupCommit of [false, true]) {
       const writer = new ThreadWriter(saver);
       const values = { request: { amount: 120, items: [1, 2] }, list: ["a"] };
       const config = await writer.write(values, {}, { expectedHead: null });
-      await saver.putWrites(config, [["list", { extra: [1] }]], "task");
+      const written = { extra: [1] };
+      await saver.putWrites(config, [["list", written]], "task");
       values.request.items.push(3); // the caller reusing what it put
+      written.extra.push(3); // and what it wrote
       for (let read = 0; read < 3; read++) {
         const tuple = await latest(saver, writer);
         expect(tuple?.checkpoint.channel_values).toEqual({ request: { amount: 120, items: [1, 2] }, list: ["a"] });
@@ -169,6 +179,18 @@ describe("HeadCache", () => {
     cache.read("a", "", head("1"));
     cache.read("b", "", head("1"));
     cache.get("a", "");
+    cache.read("c", "", head("1"));
+    expect([cache.get("a", "")?.id, cache.get("b", ""), cache.get("c", "")?.id]).toEqual(["1", undefined, "1"]);
+  });
+
+  it("keeps the order of use through threads forgotten and read again", () => {
+    const cache = new HeadCache({ threads: 2, bytes: 1e9 });
+    cache.read("a", "", head("1"));
+    cache.read("b", "", head("1"));
+    cache.forget("b");
+    cache.read("b", "", head("2"));
+    cache.get("a", "");
+    cache.get("a", ""); // the most recently used again: nothing moves
     cache.read("c", "", head("1"));
     expect([cache.get("a", "")?.id, cache.get("b", ""), cache.get("c", "")?.id]).toEqual(["1", undefined, "1"]);
   });

@@ -95,6 +95,18 @@ describe("getState", () => {
     expect(s.interrupts).toEqual(s.tasks[0]!.interrupts.map((i) => ({ ...i, ns: expect.stringMatching(/^ask:/) })));
   });
 
+  it("hands each snapshot its own values, defaults included: changing one changes no later snapshot", async () => {
+    const graph = pipeline({ interruptBefore: ["write"] });
+    const config = thread("own values");
+    await graph.invoke({}, config);
+    for (let read = 0; read < 3; read++) {
+      const s = await graph.getState(config);
+      expect(s.values).toEqual({ log: [] }); // the default of a key the checkpoint holds no value for
+      expect(s.next).toEqual(["write"]);
+      s.values.log.push("changed by the caller");
+    }
+  });
+
   it("of an unknown thread is empty", async () => {
     const graph = pipeline();
     const s = await graph.getState(thread("nobody"));

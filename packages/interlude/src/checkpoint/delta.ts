@@ -125,9 +125,9 @@ export class DeltaPlanner {
    * stand for that version as well as the written ones did.
    */
   learn(threadId: string, ns: string, channel: string, version: ChannelVersion, value: unknown): void {
+    if (!Array.isArray(value)) return; // only arrays are appended to (most values of a read are not)
     const previous = this.threads.get(threadId)?.get(ns ? `${ns}\u0000${channel}` : channel);
-    if (previous?.version === version && Array.isArray(value) && value.length === previous.items.length)
-      previous.items = value.slice();
+    if (previous?.version === version && value.length === previous.items.length) previous.items = value.slice();
   }
 
   /** The next put of these channels writes a full copy (after a failed write, or when the base may be gone). */

@@ -213,6 +213,8 @@ export interface PreparedWrite {
   channel: string;
   data: string | Uint8Array;
   replace: boolean;
+  /** The value as the caller wrote it (theirs: copy it before keeping it), e.g. for a read cache. */
+  value: unknown;
 }
 
 export function prepareWrites(
@@ -227,6 +229,7 @@ export function prepareWrites(
     channel: row.channel,
     data: serde.dumps(row.value, `writes.${row.channel}`),
     replace: row.replace,
+    value: row.value,
   }));
   for (const row of rows) stats.bytesWritten += row.data.length;
   return rows;

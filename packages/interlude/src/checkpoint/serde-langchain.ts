@@ -94,7 +94,8 @@ export function readingLangChain<T>(read: () => Promise<T>): Promise<T> {
   return first.then(undefined, (error: unknown) => afterLangChainLoaded(error, read));
 }
 
-async function afterLangChainLoaded<T>(error: unknown, read: () => Promise<T>): Promise<T> {
+/** The read again once `@langchain/core` is loaded, when `error` says it was missing; otherwise `error`. */
+export async function afterLangChainLoaded<T>(error: unknown, read: () => Promise<T>): Promise<T> {
   if (!(error instanceof LangChainNotLoadedError)) throw error;
   await loadLangChain();
   return read();

@@ -14,11 +14,13 @@ import {
 } from "../algo/tasks.js";
 import { applyNullWrites, channelsFromCheckpoint, type Write } from "../algo/writes.js";
 import { type BaseCheckpointSaver, checkpointIdOf, checkpointNsOf } from "../checkpoint/base.js";
-import { readingLangChain } from "../checkpoint/serde-langchain.js";
+import { type MaybePromise, SaverKit } from "../checkpoint/kit/saver-kit.js";
+import { afterLangChainLoaded } from "../checkpoint/serde-langchain.js";
 import type { CheckpointMetadata, CheckpointTuple, RunnableConfig } from "../checkpoint/types.js";
 import type { Interrupt } from "../interrupt/record.js";
-import { locatedInterrupt, publicInterrupt } from "../interrupt/record.js";
-import { indexPendingWrites, type PendingIndex } from "./pending.js";
+import { locatedInterrupt, publicInterrupt, type StoredInterrupt } from "../interrupt/record.js";
+import { indexPendingWrites, type PendingIndex, type TaskRecord } from "./pending.js";
+import { readOnlyChannels } from "./read-channels.js";
 import { workingCopy } from "./working-checkpoint.js";
 
 export interface PregelTaskDescription {
@@ -31,6 +33,8 @@ export interface PregelTaskDescription {
   readonly state?: StateSnapshot | RunnableConfig;
   readonly result?: Record<string, unknown>;
 }
+
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 export interface StateSnapshot {
   readonly values: Record<string, any>;
@@ -73,10 +77,9 @@ function emptySnapshot(config: RunnableConfig): StateSnapshot {
  * then, for the thread's current state, what the finished tasks of a paused step wrote (in
  * task order). LangGraph shows a checkpoint of the history as it was saved, without the latter.
  */
-function pendingValueWrites(pending: PendingIndex, prepared: readonly PreparedTask[], current: boolean): Write[] {
+function pendingValueWrites(pending: PendingIndex, finished: PreparedTask[]): readonly Write[] {
+  if (finished.length === 0) return pending.nullWrites;
   const writes: Write[] = [...pending.nullWrites];
-  if (!current) return writes;
-  const finished = prepared.filter((task) => pending.tasks.get(task.id)?.done);
   finished.sort((a, b) => compareTaskPaths(a.path, b.path));
   for (const task of finished) writes.push(...(pending.tasks.get(task.id)!.writes ?? []));
   return writes;
@@ -92,13 +95,30 @@ export function stateAt(
   config: RunnableConfig,
   subgraphs: boolean,
 ): Promise<StateSnapshot> {
-  // One `then` on the read, no async function around it: on Node 20 every promise also runs
-  // the async hooks AsyncLocalStorage turns on.
-  return readingLangChain(() => saver.getTuple(config)).then((tuple) => {
+  const build = (tuple: CheckpointTuple | undefined): StateSnapshot | Promise<StateSnapshot> => {
     if (!tuple) return emptySnapshot(config);
     const snapshot = snapshotOf(graph, tuple, !checkpointIdOf(config));
     return subgraphs ? withSubgraphStates(graph, snapshot, saver) : snapshot;
-  });
+  };
+  // A synchronous read (SQLite, memory) is built on at once: one promise where going through
+  // getTuple's costs three, and on Node 20 every promise also runs the async hooks
+  // AsyncLocalStorage turns on. No async function around it for the same reason.
+  let read: MaybePromise<CheckpointTuple | undefined>;
+  try {
+    read = SaverKit.readTuple(saver, config);
+  } catch (error) {
+    read = Promise.reject(error);
+  }
+  if (!(read instanceof Promise)) {
+    try {
+      return Promise.resolve(build(read));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+  return read
+    .then(undefined, (error: unknown) => afterLangChainLoaded(error, () => saver.getTuple(config)))
+    .then(build);
 }
 
 /**
@@ -128,49 +148,35 @@ export function snapshotOf(graph: GraphInternals, tuple: CheckpointTuple, curren
   const spec = graph.spec;
   const pending = indexPendingWrites(tuple.pendingWrites);
   // Tasks come from the checkpoint as saved; values add its pending writes. Without any, both
-  // read the same channels, built once.
-  const saved = channelsFromCheckpoint(spec, tuple.checkpoint);
-  let channels = saved;
+  // read the same (read-only) channels, built once.
+  const saved = readOnlyChannels(spec, tuple.checkpoint);
   const ns = checkpointNsOf(tuple.config);
-  const threadId = tuple.config.configurable?.thread_id;
+  const threadId = tuple.config.configurable?.thread_id as string | undefined;
   const prepared = prepareNextTasks(spec, tuple.checkpoint, saved, tuple.metadata.step + 1, ns);
-  const extra = pending.tasks.size || pending.nullWrites.length ? pendingValueWrites(pending, prepared, current) : [];
+
+  const tasks: PregelTaskDescription[] = [];
+  const located: Interrupt[] = [];
+  const next: string[] = [];
+  const finished: PreparedTask[] = [];
+  for (const task of prepared) {
+    const record = pending.tasks.get(task.id);
+    const stored = record?.done ? [] : (record?.interrupts ?? []);
+    for (const interrupt of stored) located.push(locatedInterrupt(interrupt));
+    tasks.push(describeTask(spec, task, record, stored, threadId));
+    // Tasks lists every task of the step (`result` tells which finished); next the unfinished.
+    if (record?.done && current) finished.push(task);
+    else next.push(task.name);
+  }
+  const extra = pendingValueWrites(pending, finished);
+  let channels = saved;
   if (extra.length) {
     const checkpoint = workingCopy(tuple.checkpoint);
     channels = channelsFromCheckpoint(spec, checkpoint);
     applyNullWrites(checkpoint, channels, extra);
   }
-
-  const tasks: PregelTaskDescription[] = [];
-  const located: Interrupt[] = [];
-  for (const task of prepared) {
-    const record = pending.tasks.get(task.id);
-    const stored = record?.done ? [] : (record?.interrupts ?? []);
-    const interrupts = stored.map(publicInterrupt);
-    located.push(...stored.map(locatedInterrupt));
-    let state: StateSnapshot | RunnableConfig | undefined;
-    const subgraph = spec.nodes.get(task.name)?.subgraph;
-    const persistent = subgraph?.subgraphCheckpoints === "persistent";
-    const childNs = subgraphNamespace(task.ns, persistent);
-    const childConfig: RunnableConfig = { configurable: { thread_id: threadId, checkpoint_ns: childNs } };
-    if (subgraph || stored.some((i) => i.ns && i.ns !== task.ns)) state = childConfig;
-    const description: PregelTaskDescription = {
-      id: task.id,
-      name: task.name,
-      path: task.path,
-      interrupts,
-      ...(record?.error ? { error: record.error } : {}),
-      ...(state ? { state } : {}),
-      ...(record?.done
-        ? { result: Object.fromEntries((record.writes ?? []).filter(([k]) => spec.stateKeySet.has(k))) }
-        : {}),
-    };
-    tasks.push(description);
-  }
   return {
     values: readState(channels, spec.stateKeys),
-    // Tasks lists every task of the step (`result` tells which finished); next the unfinished.
-    next: current ? tasks.filter((t) => !t.result).map((t) => t.name) : tasks.map((t) => t.name),
+    next,
     config: ns ? withCheckpointMap(tuple, ns) : tuple.config,
     metadata: threadId === undefined ? tuple.metadata : withThreadId(tuple.metadata, threadId),
     createdAt: tuple.checkpoint.ts,
@@ -178,4 +184,30 @@ export function snapshotOf(graph: GraphInternals, tuple: CheckpointTuple, curren
     tasks,
     interrupts: located,
   };
+}
+
+/** One task of the snapshot; built key by key, in the order LangGraph gives them. */
+function describeTask(
+  spec: GraphInternals["spec"],
+  task: PreparedTask,
+  record: TaskRecord | undefined,
+  stored: readonly StoredInterrupt[],
+  threadId: string | undefined,
+): PregelTaskDescription {
+  const description: Writable<PregelTaskDescription> = {
+    id: task.id,
+    name: task.name,
+    path: task.path,
+    interrupts: stored.map(publicInterrupt),
+  };
+  if (record?.error) description.error = record.error;
+  const subgraph = spec.nodes.get(task.name)?.subgraph;
+  // The config that addresses the subgraph's checkpoints (or those of a nested interrupt's graph).
+  if (subgraph || stored.some((i) => i.ns && i.ns !== task.ns)) {
+    const checkpoint_ns = subgraphNamespace(task.ns, subgraph?.subgraphCheckpoints === "persistent");
+    description.state = { configurable: { thread_id: threadId, checkpoint_ns } };
+  }
+  if (record?.done)
+    description.result = Object.fromEntries((record.writes ?? []).filter(([k]) => spec.stateKeySet.has(k)));
+  return description;
 }

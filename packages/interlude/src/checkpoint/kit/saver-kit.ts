@@ -160,6 +160,20 @@ export abstract class SaverKit<Kept = string | Uint8Array> extends BaseCheckpoin
   }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    return this.loadFor(config);
+  }
+
+  /**
+   * `saver.getTuple(config)`, without its promise when `saver` is a kit saver that reads
+   * synchronously (SQLite, memory) and whose `getTuple` is the kit's own: getState then builds
+   * its snapshot in the same turn. Errors are thrown, not rejected.
+   */
+  static readTuple(saver: BaseCheckpointSaver, config: RunnableConfig): MaybePromise<CheckpointTuple | undefined> {
+    if (saver instanceof SaverKit && saver.getTuple === SaverKit.prototype.getTuple) return saver.loadFor(config);
+    return saver.getTuple(config);
+  }
+
+  private loadFor(config: RunnableConfig): MaybePromise<CheckpointTuple | undefined> {
     const threadId = threadIdOf(config);
     if (threadId === undefined) return undefined;
     return this.loadTuple(threadId, checkpointNsOf(config), checkpointIdOf(config));
