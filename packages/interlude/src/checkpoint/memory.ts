@@ -1,8 +1,9 @@
-import type { DeltaOptions, StoredBlob } from "./delta.js";
+import type { DeltaOptions } from "./delta.js";
 import type { ListCandidate, ListScope } from "./kit/list-scope.js";
 import { type PutOutcome, type PutSteps, putInSteps } from "./kit/put-steps.js";
 import { type PreparedWrites, SaverKit, type StoredWrite } from "./kit/saver-kit.js";
 import { MemoryClaims } from "./memory-claims.js";
+import { NamespaceTables } from "./memory-tables.js";
 import { copyPlain, NOT_PLAIN } from "./plain-copy.js";
 import type { PreparedBlob, PreparedPut } from "./prepare.js";
 import type { PruneRequest, RetentionOptions } from "./retention.js";
@@ -17,26 +18,24 @@ export interface MemorySaverOptions extends DeltaOptions, RetentionOptions {
 /** A record or metadata: serialised, or a private copy (a plain object) when it is plain data. */
 type Kept = string | Uint8Array | object;
 
-interface StoredCheckpoint {
-  parentId: string | undefined;
-  record: Kept;
-  metadata: Kept;
-}
+/** A thread's root namespace, and those of its subgraphs. */
+class ThreadTables extends NamespaceTables<Kept> {
+  /** Subgraph namespaces (most threads have none). */
+  nested: Map<string, NamespaceTables<Kept>> | undefined;
 
-interface NamespaceStore {
-  checkpoints: Map<string, StoredCheckpoint>;
-  /** Checkpoint ids, oldest first (ids are time-ordered). */
-  order: string[];
-  /** channel -> version -> value (number keys: no key strings to build on the hot path). */
-  blobs: Map<string, Map<number, StoredBlob>>;
-  /** checkpoint id -> `taskId\0idx` -> write, in first-write order. */
-  writes: Map<string, Map<string, StoredWrite>>;
-}
+  /** @param touchedAt when a checkpoint was last put (for `ttlMs`; 0 without it) */
+  constructor(public touchedAt: number) {
+    super();
+  }
 
-interface ThreadStore {
-  namespaces: Map<string, NamespaceStore>;
-  /** When a checkpoint was last put (for `ttlMs`). */
-  touchedAt: number;
+  namespace(ns: string): NamespaceTables<Kept> | undefined {
+    return ns === "" ? this : this.nested?.get(ns);
+  }
+
+  *namespaces(): Generator<[string, NamespaceTables<Kept>]> {
+    yield ["", this];
+    if (this.nested) yield* this.nested;
+  }
 }
 
 /**
@@ -45,14 +44,14 @@ interface ThreadStore {
  * cannot change history.
  */
 export class MemorySaver extends SaverKit<Kept> {
-  private readonly threads = new Map<string, ThreadStore>();
+  private readonly threads = new Map<string, ThreadTables>();
   private readonly claims: MemoryClaims;
   private readonly steps: PutSteps<Kept>;
 
   constructor(options: MemorySaverOptions = {}) {
     super(options, (serde) => new KeptRecords(serde));
     this.claims = new MemoryClaims(this.now);
-    this.steps = new MemoryPutSteps(this.threads, this.now, this.ttlMs !== undefined && this.ttlMs > 0);
+    this.steps = new MemoryPutSteps(this.threads, this.ttlMs !== undefined && this.ttlMs > 0 ? this.now : undefined);
     this.sweepPeriodically(options);
   }
 
@@ -61,34 +60,27 @@ export class MemorySaver extends SaverKit<Kept> {
   }
 
   protected storeWrites({ threadId, ns, checkpointId, taskId, rows }: PreparedWrites): void {
-    const store = namespaceOf(this.threads, threadId, ns, this.now);
-    let slots = store.writes.get(checkpointId);
-    if (!slots) store.writes.set(checkpointId, (slots = new Map()));
-    for (const row of rows) {
-      const key = `${taskId}\u0000${row.idx}`;
-      if (row.replace || !slots.has(key)) slots.set(key, { taskId, channel: row.channel, data: row.data });
-    }
+    const tables = namespaceOf(this.threads, threadId, ns, this.ttlMs ? this.now : undefined);
+    for (const row of rows) tables.putWrite(checkpointId, taskId, row.idx, row.channel, row.data, row.replace);
   }
 
   protected loadTuple(threadId: string, ns: string, id: string | undefined): CheckpointTuple | undefined {
-    const store = this.threads.get(threadId)?.namespaces.get(ns);
-    const at = id ?? store?.order[store.order.length - 1];
-    const stored = at === undefined ? undefined : store?.checkpoints.get(at);
-    if (!store || !stored) return undefined;
-    const blobs = store.blobs;
-    const lookup = (channel: string, version: number) => blobs.get(channel)?.get(version);
-    return this.tupleOf(threadId, ns, stored, lookup, store.writes.get(at!)?.values() ?? []);
+    const tables = this.threads.get(threadId)?.namespace(ns);
+    const row = id === undefined ? tables?.head() : tables?.row(id);
+    if (!tables || !row) return undefined;
+    const lookup = (channel: string, version: number) => tables.blob(channel, version);
+    return this.tupleOf(threadId, ns, row, lookup, tables.writesOf(row));
   }
 
   protected listCandidates(scope: ListScope): Array<ListCandidate<Kept>> {
     const candidates: Array<ListCandidate<Kept>> = [];
     for (const [threadId, thread] of this.threadsOf(scope.threadId)) {
-      for (const [ns, store] of thread.namespaces) {
+      for (const [ns, tables] of thread.namespaces()) {
         if (scope.ns !== undefined && ns !== scope.ns) continue;
-        for (const id of store.order) {
+        for (const { id, metadata } of tables.rows) {
           if (scope.id !== undefined && id !== scope.id) continue;
           if (scope.before !== undefined && id >= scope.before) continue;
-          candidates.push({ threadId, ns, id, metadata: store.checkpoints.get(id)!.metadata });
+          candidates.push({ threadId, ns, id, metadata });
         }
       }
     }
@@ -108,26 +100,13 @@ export class MemorySaver extends SaverKit<Kept> {
     if (!thread) return 0;
     const checkpoints = [];
     const blobs = [];
-    for (const [ns, store] of thread.namespaces) {
-      for (const [id, stored] of store.checkpoints) checkpoints.push({ ns, id, record: stored.record });
-      for (const [channel, versions] of store.blobs)
-        for (const [version, blob] of versions) blobs.push({ ns, channel, version, base: blob.base });
+    for (const [ns, tables] of thread.namespaces()) {
+      for (const { id, record } of tables.rows) checkpoints.push({ ns, id, record });
+      for (const blob of tables.eachBlob()) blobs.push({ ns, ...blob });
     }
     const plan = this.planPrune(request, checkpoints, blobs);
-    for (const { ns, checkpoints: doomed, blobs: unread } of plan.namespaces) {
-      const store = thread.namespaces.get(ns)!;
-      for (const id of doomed) {
-        store.checkpoints.delete(id);
-        store.writes.delete(id);
-      }
-      const gone = new Set(doomed);
-      store.order = store.order.filter((id) => !gone.has(id));
-      for (const { channel, version } of unread) {
-        const versions = store.blobs.get(channel)!;
-        versions.delete(version);
-        if (versions.size === 0) store.blobs.delete(channel);
-      }
-    }
+    for (const { ns, checkpoints: doomed, blobs: unread } of plan.namespaces)
+      thread.namespace(ns)!.remove(new Set(doomed), unread);
     return plan.removed;
   }
 
@@ -152,7 +131,7 @@ export class MemorySaver extends SaverKit<Kept> {
     return removed;
   }
 
-  private threadsOf(threadId: string | undefined): Iterable<[string, ThreadStore]> {
+  private threadsOf(threadId: string | undefined): Iterable<[string, ThreadTables]> {
     if (threadId === undefined) return this.threads;
     const thread = this.threads.get(threadId);
     return thread ? [[threadId, thread]] : [];
@@ -165,53 +144,42 @@ export { MemorySaver as InMemorySaver };
 /** The put's primitive steps on the in-memory tables. */
 class MemoryPutSteps implements PutSteps<Kept> {
   constructor(
-    private readonly threads: Map<string, ThreadStore>,
-    private readonly now: () => number,
-    /** Threads expire (`ttlMs`): a put marks its thread as touched. */
-    private readonly touches: boolean,
+    private readonly threads: Map<string, ThreadTables>,
+    /** Set when threads expire (`ttlMs`): a put marks its thread as touched. */
+    private readonly now: (() => number) | undefined,
   ) {}
 
   head(put: PreparedPut<Kept>): string | null {
-    const store = this.threads.get(put.threadId)?.namespaces.get(put.ns);
-    return store?.order[store.order.length - 1] ?? null;
+    return this.threads.get(put.threadId)?.namespace(put.ns)?.head()?.id ?? null;
   }
 
   hasBlob(put: PreparedPut<Kept>, channel: string, version: number): boolean {
-    return this.threads.get(put.threadId)?.namespaces.get(put.ns)?.blobs.get(channel)?.has(version) ?? false;
+    return this.threads.get(put.threadId)?.namespace(put.ns)?.hasBlob(channel, version) ?? false;
   }
 
   writeBlob(put: PreparedPut<Kept>, blob: PreparedBlob): void {
-    const store = namespaceOf(this.threads, put.threadId, put.ns, this.now);
-    let versions = store.blobs.get(blob.channel);
-    if (!versions) store.blobs.set(blob.channel, (versions = new Map()));
-    versions.set(blob.version, { base: blob.base, data: blob.data });
+    namespaceOf(this.threads, put.threadId, put.ns, this.now).putBlob(blob.channel, blob.version, blob.base, blob.data);
   }
 
   writeCheckpoint(put: PreparedPut<Kept>): void {
-    const store = namespaceOf(this.threads, put.threadId, put.ns, this.now);
-    const newest = store.order[store.order.length - 1];
-    if (newest === undefined || put.id > newest) store.order.push(put.id);
-    else if (!store.checkpoints.has(put.id)) insertOrdered(store.order, put.id);
-    store.checkpoints.set(put.id, { parentId: put.parentId, record: put.record, metadata: put.metadata });
-    if (this.touches) this.threads.get(put.threadId)!.touchedAt = this.now();
+    namespaceOf(this.threads, put.threadId, put.ns, this.now).putRow(put.id, put.parentId, put.record, put.metadata);
+    if (this.now) this.threads.get(put.threadId)!.touchedAt = this.now();
   }
 }
 
-function namespaceOf(threads: Map<string, ThreadStore>, threadId: string, ns: string, now: () => number) {
+/** @param now set when threads expire: a new thread counts as touched */
+function namespaceOf(
+  threads: Map<string, ThreadTables>,
+  threadId: string,
+  ns: string,
+  now: (() => number) | undefined,
+): NamespaceTables<Kept> {
   let thread = threads.get(threadId);
-  if (!thread) threads.set(threadId, (thread = { namespaces: new Map(), touchedAt: now() }));
-  let store = thread.namespaces.get(ns);
-  if (!store) {
-    store = { checkpoints: new Map(), order: [], blobs: new Map(), writes: new Map() };
-    thread.namespaces.set(ns, store);
-  }
-  return store;
-}
-
-function insertOrdered(order: string[], id: string): void {
-  let i = order.length;
-  while (i > 0 && order[i - 1]! > id) i--;
-  order.splice(i, 0, id);
+  if (!thread) threads.set(threadId, (thread = new ThreadTables(now ? now() : 0)));
+  if (ns === "") return thread;
+  let tables = thread.nested?.get(ns);
+  if (!tables) (thread.nested ??= new Map()).set(ns, (tables = new NamespaceTables()));
+  return tables;
 }
 
 /**
