@@ -1,7 +1,7 @@
 import type { DeltaOptions } from "./delta.js";
 import type { ListCandidate, ListScope } from "./kit/list-scope.js";
 import { type PutOutcome, type PutSteps, putInSteps } from "./kit/put-steps.js";
-import { type PreparedWrites, SaverKit, type StoredWrite } from "./kit/saver-kit.js";
+import { type PreparedWrites, SaverKit } from "./kit/saver-kit.js";
 import { MemoryClaims } from "./memory-claims.js";
 import { NamespaceTables } from "./memory-tables.js";
 import { copyPlain, NOT_PLAIN } from "./plain-copy.js";
