@@ -26,5 +26,7 @@ export function newCheckpointId(now = Date.now()): string {
     msPrefix = `${ms.slice(0, 8)}-${ms.slice(8, 12)}-7`;
   }
   const seq = counter.toString(16).padStart(8, "0");
-  return `${msPrefix}${seq.slice(0, 3)}-${seq.slice(3, 7)}-${seq.slice(7)}${nodeSuffix}`;
+  // Joined rather than a template: a template makes a rope of ~8 strings (~240 bytes) that
+  // savers keep as is; join makes one flat string (56 bytes), and faster.
+  return [msPrefix, seq.slice(0, 3), "-", seq.slice(3, 7), "-", seq.slice(7), nodeSuffix].join("");
 }
