@@ -19,7 +19,101 @@ describeSaverConformance(
   { sharedStorage: false, breakable: false },
 );
 
+// Every thread but the one in use frozen: each call thaws the thread it touches.
+describeSaverConformance(
+  "MemorySaver, one live thread",
+  async (options) => {
+    const saver = new MemorySaver({ ttlMs: options?.ttlMs, liveThreads: 1 });
+    return { saver, close: () => saver.close() };
+  },
+  { sharedStorage: false, breakable: false },
+);
+
 describe("MemorySaver", () => {
+  it("reads a frozen thread back as it read live: records, odd metadata, writes, subgraphs, deltas", async () => {
+    const fill = async (saver: MemorySaver) => {
+      for (const thread of ["a", "b", "c"]) {
+        let config: RunnableConfig = { configurable: { thread_id: thread } };
+        const list: string[] = [];
+        for (let step = 0; step < 4; step++) {
+          list.push(`${thread}${step}`);
+          const odd = step === 2 ? { resume: [{ id: "x" }], parents: { "": "p" } } : { parents: {} };
+          config = await saver.put(
+            config,
+            {
+              v: 1,
+              id: `0000000${step}-${thread}`,
+              ts: `2024-01-01T00:00:0${step}.000Z`,
+              channel_values: { list, n: step },
+              channel_versions: step === 3 ? { list: step + 1, ["__proto__"]: 1.5 } : { list: step + 1, n: step + 0.5 },
+              versions_seen: step ? { node: { list: step } } : {},
+            },
+            { source: "loop", step, ...odd },
+            step === 3 ? { list: step + 1 } : { list: step + 1, n: step + 0.5 },
+          );
+          await saver.putWrites(
+            config,
+            [
+              ["n", step],
+              ["__interrupt__", [{ id: "q" }]],
+            ],
+            `task-${step}`,
+          );
+          await saver.putWrites(config, [["__interrupt__", [{ id: "replaced" }]]], `task-${step}`);
+        }
+        await saver.put(
+          { configurable: { thread_id: thread, checkpoint_ns: "sub:1" } },
+          {
+            v: 1,
+            id: `00000009-${thread}`,
+            ts: "2024-01-01T00:00:09.000Z",
+            channel_values: { s: "x" },
+            channel_versions: { s: 1 },
+            versions_seen: {},
+          },
+          { source: "input", step: -1, parents: { "": `00000003-${thread}` } },
+          { s: 1 },
+        );
+        await saver.putWrites({ configurable: { thread_id: thread, checkpoint_id: "not-stored" } }, [["n", 1]], "t");
+      }
+    };
+    const everything = async (saver: MemorySaver) => {
+      const out = [];
+      for (const thread of ["a", "b", "c"]) {
+        for (const ns of ["", "sub:1"])
+          for await (const tuple of saver.list({ configurable: { thread_id: thread, checkpoint_ns: ns } }))
+            out.push(tuple);
+        out.push(await saver.getTuple({ configurable: { thread_id: thread } }));
+      }
+      return out;
+    };
+    const live = new MemorySaver();
+    const frozen = new MemorySaver({ liveThreads: 1 });
+    await fill(live);
+    await fill(frozen);
+    const expected = await everything(live);
+    expect(expected).toHaveLength(18);
+    expect(await everything(frozen)).toEqual(expected);
+    // Written to once thawed, then frozen again.
+    await frozen.put(
+      { configurable: { thread_id: "a", checkpoint_id: "00000003-a" } },
+      {
+        v: 1,
+        id: "00000004-a",
+        ts: "2024-01-01T00:00:04.000Z",
+        channel_values: { n: 9 },
+        channel_versions: { n: 9 },
+        versions_seen: {},
+      },
+      { source: "update", step: 4, parents: {} },
+      { n: 9 },
+    );
+    await frozen.getTuple({ configurable: { thread_id: "b" } });
+    const tuple = await frozen.getTuple({ configurable: { thread_id: "a" } });
+    expect(tuple?.checkpoint.channel_values).toEqual({ n: 9 });
+    expect(tuple?.parentConfig?.configurable?.checkpoint_id).toBe("00000003-a");
+  });
+
   it("is also exported under LangGraph's name", () => {
     expect(new InMemorySaver()).toBeInstanceOf(MemorySaver);
   });

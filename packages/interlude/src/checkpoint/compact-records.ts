@@ -8,11 +8,17 @@
  * Both read back exactly what a private copy (or JSON) would: anything else (extra fields,
  * other values, another shape) is not packed, and the caller keeps a copy instead.
  */
-import type { CheckpointRecord } from "./tuple.js";
+import type { Kept } from "./memory-tables.js";
+import { copyPlain, NOT_PLAIN } from "./plain-copy.js";
+import { JsonSerializer, type Serializer } from "./serde.js";
+import { type CheckpointRecord, recordOf } from "./tuple.js";
 import type { Checkpoint, CheckpointMetadata, ChannelVersions } from "./types.js";
 
 /** The keys of a record's version maps: channels, then each node's seen channels. */
-class RecordLayout {
+export class RecordLayout {
+  /** Position in the packer's layouts (-1: not interned). */
+  index = -1;
+
   constructor(
     readonly v: number,
     readonly channels: readonly string[],
@@ -46,7 +52,9 @@ function collect(map: unknown, keys: string[], versions: number[]): boolean {
   if (!isPlainObject(map)) return false;
   for (const key in map) {
     const version = map[key];
-    if (typeof version !== "number" || key === "__proto__") return false;
+    // Finite and not -0: what JSON keeps exactly (a frozen thread is JSON).
+    if (typeof version !== "number" || !Number.isFinite(version) || Object.is(version, -0) || key === "__proto__")
+      return false;
     keys.push(key);
     versions.push(version);
   }
@@ -55,6 +63,8 @@ function collect(map: unknown, keys: string[], versions: number[]): boolean {
 
 export class RecordPacker {
   private readonly layouts = new Map<string, RecordLayout>();
+  /** Interned layouts by index (what a frozen thread refers to). */
+  readonly layoutList: RecordLayout[] = [];
   /** The layout of the last record packed: consecutive steps of a run usually share it. */
   private last: RecordLayout | undefined;
   private readonly metadata = new Map<string, CheckpointMetadata[]>();
@@ -113,6 +123,11 @@ export class RecordPacker {
     return (bySource[step + 1] ??= { source, step, parents: {} });
   }
 
+  /** A layout as a frozen thread wrote it (one not interned then). */
+  layoutFrom([v, channels, seen]: [number, string[], Array<[string, string[]]>]): RecordLayout {
+    return this.layoutOf(v, channels, seen);
+  }
+
   private layoutOf(v: number, channels: string[], seen: Array<[string, string[]]>): RecordLayout {
     const last = this.last;
     if (last && sameLayout(last, v, channels, seen)) return last;
@@ -120,7 +135,10 @@ export class RecordPacker {
     let layout = this.layouts.get(signature);
     if (!layout) {
       layout = new RecordLayout(v, channels, seen);
-      if (this.layouts.size < MAX_LAYOUTS) this.layouts.set(signature, layout);
+      if (this.layouts.size < MAX_LAYOUTS) {
+        layout.index = this.layoutList.push(layout) - 1;
+        this.layouts.set(signature, layout);
+      }
     }
     this.last = layout;
     return layout;
@@ -140,4 +158,40 @@ function sameLayout(layout: RecordLayout, v: number, channels: string[], seen: A
     if (node !== seen[i]![0] || !sameKeys(keys, seen[i]![1])) return false;
   }
   return true;
+}
+
+/**
+ * Records and metadata when the serde is the JSON one (they are plain data): records packed
+ * and metadata shared (`compact-records.ts`), else private copies (a copy is ~25x cheaper than
+ * JSON there and back). Anything a copy cannot hold exactly, and everything under a custom
+ * serde, is serialised.
+ */
+export class KeptRecords {
+  /** Records and metadata are plain data (the JSON serde): kept packed, shared or copied. */
+  readonly copies: boolean;
+  readonly packer = new RecordPacker();
+
+  constructor(readonly serde: Serializer) {
+    this.copies = serde instanceof JsonSerializer;
+  }
+
+  record(checkpoint: Checkpoint): Kept {
+    return (this.copies && this.packer.pack(checkpoint)) || this.keep(recordOf(checkpoint), "checkpoint");
+  }
+
+  metadata(metadata: CheckpointMetadata): Kept {
+    return (this.copies && this.packer.sharedMetadata(metadata)) || this.keep(metadata, "metadata");
+  }
+
+  /** A fresh object each time: the caller may change what it is given. */
+  read(kept: Kept): unknown {
+    if (typeof kept === "string" || kept instanceof Uint8Array) return this.serde.loads(kept);
+    if (kept instanceof PackedRecord) return this.packer.unpack(kept);
+    return copyPlain(kept);
+  }
+
+  private keep(value: object, path: string): Kept {
+    const copy = this.copies ? copyPlain(value) : NOT_PLAIN;
+    return copy === NOT_PLAIN ? this.serde.dumps(value, path) : copy;
+  }
 }

@@ -39,6 +39,15 @@ function appended<T>(array: T[], ...items: T[]): T[] {
   return out;
 }
 
+/** A namespace's tables as plain arrays (what a frozen thread stores; see memory-threads.ts). */
+export interface TableParts<Kept> {
+  rows: Array<CheckpointRow<Kept>>;
+  /** Blob groups: version, count, then (channel, base, data) per blob. */
+  blobs: unknown[];
+  /** Writes of checkpoints not stored: [checkpointId, writes] pairs. */
+  orphans: Array<[string, unknown[]]>;
+}
+
 export class NamespaceTables<Kept> {
   /** Ordered by id (ids are time-ordered): oldest first. */
   rows: Array<CheckpointRow<Kept>> = [];
@@ -51,6 +60,26 @@ export class NamespaceTables<Kept> {
   private index: Map<ChannelVersion, number | number[]> | undefined;
   /** Writes saved against a checkpoint that is not stored (yet). */
   private orphans: Map<string, unknown[]> | undefined;
+
+  parts(): TableParts<Kept> {
+    return { rows: this.rows, blobs: this.blobs, orphans: this.orphans ? [...this.orphans] : [] };
+  }
+
+  /** Takes over `parts` (as `parts()` gave them). */
+  restore(parts: TableParts<Kept>): void {
+    this.rows = parts.rows;
+    this.blobs = parts.blobs;
+    this.orphans = parts.orphans.length ? new Map(parts.orphans) : undefined;
+    this.groups = 0;
+    this.lastGroup = -1;
+    this.index = undefined;
+    const blobs = this.blobs;
+    for (let g = 0; g < blobs.length; g += GROUP_HEAD + (blobs[g + 1] as number) * BLOB_STRIDE) {
+      this.groups++;
+      this.lastGroup = g;
+    }
+    if (this.groups >= INDEX_FROM) this.buildIndex();
+  }
 
   head(): CheckpointRow<Kept> | undefined {
     return this.rows[this.rows.length - 1];
@@ -222,5 +251,36 @@ export class NamespaceTables<Kept> {
     if (groups === undefined) this.index!.set(version, g);
     else if (typeof groups === "number") this.index!.set(version, [groups, g]);
     else groups.push(g);
+  }
+}
+
+/** A record or metadata (serialised, a private copy, or a compact form) or a value, as MemorySaver keeps it. */
+export type Kept = string | Uint8Array | object;
+
+/** A thread's root namespace, and those of its subgraphs. */
+export class ThreadTables extends NamespaceTables<Kept> {
+  /** Subgraph namespaces (most threads have none). */
+  nested: Map<string, NamespaceTables<Kept>> | undefined;
+
+  /** @param touchedAt when a checkpoint was last put (for `ttlMs`; 0 without it) */
+  constructor(public touchedAt: number) {
+    super();
+  }
+
+  namespace(ns: string): NamespaceTables<Kept> | undefined {
+    return ns === "" ? this : this.nested?.get(ns);
+  }
+
+  /** The namespace's tables, made if missing. */
+  namespaceToWrite(ns: string): NamespaceTables<Kept> {
+    if (ns === "") return this;
+    let tables = this.nested?.get(ns);
+    if (!tables) (this.nested ??= new Map()).set(ns, (tables = new NamespaceTables()));
+    return tables;
+  }
+
+  *namespaces(): Generator<[string, NamespaceTables<Kept>]> {
+    yield ["", this];
+    if (this.nested) yield* this.nested;
   }
 }

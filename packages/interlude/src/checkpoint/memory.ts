@@ -1,42 +1,23 @@
-import { PackedRecord, RecordPacker } from "./compact-records.js";
+import { KeptRecords } from "./compact-records.js";
 import type { DeltaOptions } from "./delta.js";
 import type { ListCandidate, ListScope } from "./kit/list-scope.js";
 import { type PutOutcome, type PutSteps, putInSteps } from "./kit/put-steps.js";
 import { type PreparedWrites, SaverKit } from "./kit/saver-kit.js";
 import { MemoryClaims } from "./memory-claims.js";
-import { NamespaceTables } from "./memory-tables.js";
-import { copyPlain, NOT_PLAIN } from "./plain-copy.js";
+import type { Kept } from "./memory-tables.js";
+import { MemoryThreads } from "./memory-threads.js";
 import type { PreparedBlob, PreparedPut } from "./prepare.js";
 import type { PruneRequest, RetentionOptions } from "./retention.js";
-import { JsonSerializer, type Serializer } from "./serde.js";
-import { recordOf } from "./tuple.js";
-import type { Checkpoint, CheckpointMetadata, CheckpointTuple, ThreadClaim } from "./types.js";
+import type { Serializer } from "./serde.js";
+import type { CheckpointTuple, ThreadClaim } from "./types.js";
 
 export interface MemorySaverOptions extends DeltaOptions, RetentionOptions {
   serde?: Serializer;
-}
-
-/** A record or metadata: serialised, or a private copy (a plain object) when it is plain data. */
-type Kept = string | Uint8Array | object;
-
-/** A thread's root namespace, and those of its subgraphs. */
-class ThreadTables extends NamespaceTables<Kept> {
-  /** Subgraph namespaces (most threads have none). */
-  nested: Map<string, NamespaceTables<Kept>> | undefined;
-
-  /** @param touchedAt when a checkpoint was last put (for `ttlMs`; 0 without it) */
-  constructor(public touchedAt: number) {
-    super();
-  }
-
-  namespace(ns: string): NamespaceTables<Kept> | undefined {
-    return ns === "" ? this : this.nested?.get(ns);
-  }
-
-  *namespaces(): Generator<[string, NamespaceTables<Kept>]> {
-    yield ["", this];
-    if (this.nested) yield* this.nested;
-  }
+  /**
+   * Threads kept live (default 1000, the most recently used); the others are frozen into one
+   * string each (~2.5x smaller) and thawed when used again. Only with the default JSON serde.
+   */
+  liveThreads?: number;
 }
 
 /**
@@ -45,14 +26,18 @@ class ThreadTables extends NamespaceTables<Kept> {
  * cannot change history.
  */
 export class MemorySaver extends SaverKit<Kept> {
-  private readonly threads = new Map<string, ThreadTables>();
+  private readonly threads: MemoryThreads;
   private readonly claims: MemoryClaims;
   private readonly steps: PutSteps<Kept>;
+  /** Set when threads expire (`ttlMs`): puts stamp their thread. */
+  private readonly clock: (() => number) | undefined;
 
   constructor(options: MemorySaverOptions = {}) {
     super(options, (serde) => new KeptRecords(serde));
+    this.threads = new MemoryThreads(this.keeper as KeptRecords, options.liveThreads);
     this.claims = new MemoryClaims(this.now);
-    this.steps = new MemoryPutSteps(this.threads, this.ttlMs !== undefined && this.ttlMs > 0 ? this.now : undefined);
+    this.clock = this.ttlMs !== undefined && this.ttlMs > 0 ? this.now : undefined;
+    this.steps = new MemoryPutSteps(this.threads, this.clock);
     this.sweepPeriodically(options);
   }
 
@@ -61,7 +46,7 @@ export class MemorySaver extends SaverKit<Kept> {
   }
 
   protected storeWrites({ threadId, ns, checkpointId, taskId, rows }: PreparedWrites): void {
-    const tables = namespaceOf(this.threads, threadId, ns, this.ttlMs ? this.now : undefined);
+    const tables = this.threads.toWrite(threadId, this.clock ? this.clock() : 0).namespaceToWrite(ns);
     for (const row of rows) tables.putWrite(checkpointId, taskId, row.idx, row.channel, row.data, row.replace);
   }
 
@@ -75,7 +60,7 @@ export class MemorySaver extends SaverKit<Kept> {
 
   protected listCandidates(scope: ListScope): Array<ListCandidate<Kept>> {
     const candidates: Array<ListCandidate<Kept>> = [];
-    for (const [threadId, thread] of this.threadsOf(scope.threadId)) {
+    for (const [threadId, thread] of this.threads.peek(scope.threadId)) {
       for (const [ns, tables] of thread.namespaces()) {
         if (scope.ns !== undefined && ns !== scope.ns) continue;
         for (const { id, metadata } of tables.rows) {
@@ -93,7 +78,7 @@ export class MemorySaver extends SaverKit<Kept> {
   }
 
   protected threadsCreatedBefore(): Iterable<string> {
-    return [...this.threads.keys()];
+    return this.threads.ids();
   }
 
   protected pruneThread(threadId: string, request: PruneRequest): number {
@@ -124,18 +109,12 @@ export class MemorySaver extends SaverKit<Kept> {
     if (!this.ttlMs) return 0;
     const cutoff = this.now() - this.ttlMs;
     let removed = 0;
-    for (const [threadId, thread] of this.threads) {
-      if (thread.touchedAt >= cutoff) continue;
+    for (const threadId of this.threads.ids()) {
+      if (this.threads.touchedAt(threadId) >= cutoff) continue;
       await this.deleteThread(threadId);
       removed++;
     }
     return removed;
-  }
-
-  private threadsOf(threadId: string | undefined): Iterable<[string, ThreadTables]> {
-    if (threadId === undefined) return this.threads;
-    const thread = this.threads.get(threadId);
-    return thread ? [[threadId, thread]] : [];
   }
 }
 
@@ -145,9 +124,8 @@ export { MemorySaver as InMemorySaver };
 /** The put's primitive steps on the in-memory tables. */
 class MemoryPutSteps implements PutSteps<Kept> {
   constructor(
-    private readonly threads: Map<string, ThreadTables>,
-    /** Set when threads expire (`ttlMs`): a put marks its thread as touched. */
-    private readonly now: (() => number) | undefined,
+    private readonly threads: MemoryThreads,
+    private readonly clock: (() => number) | undefined,
   ) {}
 
   head(put: PreparedPut<Kept>): string | null {
@@ -159,61 +137,15 @@ class MemoryPutSteps implements PutSteps<Kept> {
   }
 
   writeBlob(put: PreparedPut<Kept>, blob: PreparedBlob): void {
-    namespaceOf(this.threads, put.threadId, put.ns, this.now).putBlob(blob.channel, blob.version, blob.base, blob.data);
+    this.tables(put).putBlob(blob.channel, blob.version, blob.base, blob.data);
   }
 
   writeCheckpoint(put: PreparedPut<Kept>): void {
-    namespaceOf(this.threads, put.threadId, put.ns, this.now).putRow(put.id, put.parentId, put.record, put.metadata);
-    if (this.now) this.threads.get(put.threadId)!.touchedAt = this.now();
-  }
-}
-
-/** @param now set when threads expire: a new thread counts as touched */
-function namespaceOf(
-  threads: Map<string, ThreadTables>,
-  threadId: string,
-  ns: string,
-  now: (() => number) | undefined,
-): NamespaceTables<Kept> {
-  let thread = threads.get(threadId);
-  if (!thread) threads.set(threadId, (thread = new ThreadTables(now ? now() : 0)));
-  if (ns === "") return thread;
-  let tables = thread.nested?.get(ns);
-  if (!tables) (thread.nested ??= new Map()).set(ns, (tables = new NamespaceTables()));
-  return tables;
-}
-
-/**
- * Records and metadata when the serde is the JSON one (they are plain data): records packed
- * and metadata shared (`compact-records.ts`), else private copies (a copy is ~25x cheaper than
- * JSON there and back). Anything a copy cannot hold exactly, and everything under a custom
- * serde, is serialised.
- */
-class KeptRecords {
-  private readonly copies: boolean;
-  private readonly packer = new RecordPacker();
-
-  constructor(private readonly serde: Serializer) {
-    this.copies = serde instanceof JsonSerializer;
+    this.tables(put).putRow(put.id, put.parentId, put.record, put.metadata);
+    if (this.clock) this.threads.get(put.threadId)!.touchedAt = this.clock();
   }
 
-  record(checkpoint: Checkpoint): Kept {
-    return (this.copies && this.packer.pack(checkpoint)) || this.keep(recordOf(checkpoint), "checkpoint");
-  }
-
-  metadata(metadata: CheckpointMetadata): Kept {
-    return (this.copies && this.packer.sharedMetadata(metadata)) || this.keep(metadata, "metadata");
-  }
-
-  /** A fresh object each time: the caller may change what it is given. */
-  read(kept: Kept): unknown {
-    if (typeof kept === "string" || kept instanceof Uint8Array) return this.serde.loads(kept);
-    if (kept instanceof PackedRecord) return this.packer.unpack(kept);
-    return copyPlain(kept);
-  }
-
-  private keep(value: object, path: string): Kept {
-    const copy = this.copies ? copyPlain(value) : NOT_PLAIN;
-    return copy === NOT_PLAIN ? this.serde.dumps(value, path) : copy;
+  private tables(put: PreparedPut<Kept>) {
+    return this.threads.toWrite(put.threadId, this.clock ? this.clock() : 0).namespaceToWrite(put.ns);
   }
 }
