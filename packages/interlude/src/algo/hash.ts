@@ -39,8 +39,7 @@ export function fastId(text: string): string {
   const hb = hex8(b >>> 0);
   const hc = hex8(fnvOver(fnvOver(0x2545f491, hb), text) >>> 0);
   const hd = hex8(fnvOver(d, ha) >>> 0);
-  // One flat string (see newCheckpointId): task ids are kept with every pending write.
-  return [ha, "-", hb.slice(0, 4), "-", hb.slice(4), "-", hc.slice(0, 4), "-", hc.slice(4), hd].join("");
+  return `${ha}-${hb.slice(0, 4)}-${hb.slice(4)}-${hc.slice(0, 4)}-${hc.slice(4)}${hd}`;
 }
 
 function sha256Hex(text: string, length = 32): string {

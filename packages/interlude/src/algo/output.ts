@@ -91,18 +91,28 @@ function resolveBranchTargets(branch: BranchSpec, result: unknown): unknown[] {
   return list.map((r) => (isSend(r) ? r : (branch.pathMap![String(r)] ?? r)));
 }
 
-/** Evaluates conditional edges and appends their writes. */
-export async function branchWrites(
+/**
+ * Evaluates conditional edges and appends their writes, in order. Returns a promise only when
+ * a branch function does (most are synchronous, and a step then saves a turn).
+ */
+export function branchWrites(
   spec: GraphSpec,
   node: string,
   branches: readonly BranchSpec[],
   state: Record<string, unknown>,
   config: unknown,
   out: Write[],
-): Promise<void> {
-  for (const branch of branches) {
-    let result = branch.path(state, config);
-    if (result instanceof Promise) result = await result;
+  from = 0,
+): Promise<void> | undefined {
+  for (let i = from; i < branches.length; i++) {
+    const branch = branches[i]!;
+    const result = branch.path(state, config);
+    if (result instanceof Promise)
+      return result.then((resolved) => {
+        gotoWrites(spec, node, resolveBranchTargets(branch, resolved), out);
+        return branchWrites(spec, node, branches, state, config, out, i + 1);
+      });
     gotoWrites(spec, node, resolveBranchTargets(branch, result), out);
   }
+  return undefined;
 }

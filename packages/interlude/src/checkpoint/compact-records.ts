@@ -36,10 +36,12 @@ export class PackedRecord {
   ) {}
 }
 
-/** Layouts interned at most: beyond, a record of a new shape gets a layout of its own. */
+/** Layouts (and metadata sources) interned at most: beyond, a record of a new shape gets a layout of its own. */
 const MAX_LAYOUTS = 10_000;
 /** Steps whose common metadata is shared. */
 const MAX_SHARED_STEP = 100_000;
+/** In the key trie, ends one version map and starts the next node's seen map. */
+const NEXT_NODE = Symbol("next node");
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null) return false;
@@ -47,45 +49,80 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-/** Appends a version map's keys to `keys` and its values to `versions`; false when it is not one. */
-function collect(map: unknown, keys: string[], versions: number[]): boolean {
-  if (!isPlainObject(map)) return false;
-  for (const key in map) {
-    const version = map[key];
-    // Finite and not -0: what JSON keeps exactly (a frozen thread is JSON).
-    if (typeof version !== "number" || !Number.isFinite(version) || Object.is(version, -0) || key === "__proto__")
-      return false;
-    keys.push(key);
-    versions.push(version);
+/** Finite and not -0: what JSON keeps exactly (a frozen thread is JSON). */
+function isVersion(value: unknown): value is number {
+  return typeof value === "number" && Number.isFinite(value) && !Object.is(value, -0);
+}
+
+function keyCount(object: object): number {
+  let count = 0;
+  for (const _ in object) count++;
+  return count;
+}
+
+/**
+ * Layouts by their key sequence (v, channels, then NEXT_NODE, node, its channels per node): a
+ * record finds its layout by one map lookup per key, without building a key list or string.
+ */
+class LayoutTrie {
+  private readonly next = new Map<unknown, LayoutTrie>();
+  layout: RecordLayout | undefined;
+
+  /** `undefined` when the trie is full (the record then gets a layout of its own). */
+  child(key: unknown, budget: { nodes: number }): LayoutTrie | undefined {
+    let child = this.next.get(key);
+    if (!child) {
+      if (budget.nodes <= 0) return undefined;
+      budget.nodes--;
+      child = new LayoutTrie();
+      this.next.set(key, child);
+    }
+    return child;
   }
-  return true;
 }
 
 export class RecordPacker {
-  private readonly layouts = new Map<string, RecordLayout>();
+  private readonly trie = new LayoutTrie();
+  private readonly budget = { nodes: MAX_LAYOUTS * 8 };
   /** Interned layouts by index (what a frozen thread refers to). */
   readonly layoutList: RecordLayout[] = [];
-  /** The layout of the last record packed: consecutive steps of a run usually share it. */
-  private last: RecordLayout | undefined;
   private readonly metadata = new Map<string, CheckpointMetadata[]>();
 
   /** The record of `checkpoint` packed, or undefined when it is not of the standard form. */
   pack(checkpoint: Checkpoint): PackedRecord | undefined {
     const { v, id, ts, channel_versions, versions_seen } = checkpoint;
     if (typeof v !== "number" || typeof id !== "string" || typeof ts !== "string") return undefined;
-    if (Object.keys(checkpoint).length !== 6 || !isPlainObject(versions_seen)) return undefined;
+    if (keyCount(checkpoint) !== 6 || !isPlainObject(channel_versions) || !isPlainObject(versions_seen))
+      return undefined;
     const versions: number[] = [];
-    const channels: string[] = [];
-    if (!collect(channel_versions, channels, versions)) return undefined;
-    const seen: Array<[string, string[]]> = [];
+    let at: LayoutTrie | undefined = this.trie.child(v, this.budget);
+    for (const channel in channel_versions) {
+      const version = channel_versions[channel];
+      if (!isVersion(version) || channel === "__proto__") return undefined;
+      versions.push(version);
+      at = at?.child(channel, this.budget);
+    }
     for (const node in versions_seen) {
-      if (node === "__proto__") return undefined;
-      const keys: string[] = [];
-      if (!collect(versions_seen[node], keys, versions)) return undefined;
-      seen.push([node, keys]);
+      const seen = versions_seen[node];
+      if (node === "__proto__" || !isPlainObject(seen)) return undefined;
+      at = at?.child(NEXT_NODE, this.budget)?.child(node, this.budget);
+      for (const channel in seen) {
+        const version = seen[channel];
+        if (!isVersion(version) || channel === "__proto__") return undefined;
+        versions.push(version);
+        at = at?.child(channel, this.budget);
+      }
+    }
+    let layout = at?.layout;
+    if (!layout) {
+      layout = layoutOf(v, channel_versions, versions_seen as Record<string, ChannelVersions>);
+      if (at) {
+        at.layout = layout;
+        layout.index = this.layoutList.push(layout) - 1;
+      }
     }
     // A copy of the exact length: an array grown by push keeps ~16 spare slots.
-    return new PackedRecord(this.layoutOf(v, channels, seen), id, ts, versions.slice());
+    return new PackedRecord(layout, id, ts, versions.slice());
   }
 
   unpack(packed: PackedRecord): CheckpointRecord {
@@ -112,7 +149,7 @@ export class RecordPacker {
   sharedMetadata(metadata: CheckpointMetadata): CheckpointMetadata | undefined {
     const { source, step, parents } = metadata;
     if (typeof source !== "string" || !Number.isInteger(step) || Object.is(step, -0)) return undefined;
-    if (step < -1 || step > MAX_SHARED_STEP || Object.keys(metadata).length !== 3) return undefined;
+    if (step < -1 || step > MAX_SHARED_STEP || keyCount(metadata) !== 3) return undefined;
     if (!isPlainObject(parents) || Object.getPrototypeOf(parents) !== Object.prototype) return undefined;
     for (const _ in parents) return undefined;
     let bySource = this.metadata.get(source);
@@ -123,41 +160,25 @@ export class RecordPacker {
     return (bySource[step + 1] ??= { source, step, parents: {} });
   }
 
-  /** A layout as a frozen thread wrote it (one not interned then). */
+  /** The interned layout of a record with these keys (as a frozen thread wrote a layout that was not interned). */
   layoutFrom([v, channels, seen]: [number, string[], Array<[string, string[]]>]): RecordLayout {
-    return this.layoutOf(v, channels, seen);
-  }
-
-  private layoutOf(v: number, channels: string[], seen: Array<[string, string[]]>): RecordLayout {
-    const last = this.last;
-    if (last && sameLayout(last, v, channels, seen)) return last;
-    const signature = `${v}\u0001${channels.join("\u0000")}\u0001${seen.map(([node, keys]) => `${node}\u0002${keys.join("\u0000")}`).join("\u0001")}`;
-    let layout = this.layouts.get(signature);
-    if (!layout) {
-      layout = new RecordLayout(v, channels, seen);
-      if (this.layouts.size < MAX_LAYOUTS) {
-        layout.index = this.layoutList.push(layout) - 1;
-        this.layouts.set(signature, layout);
-      }
-    }
-    this.last = layout;
-    return layout;
+    const record: Checkpoint = {
+      v,
+      id: "",
+      ts: "",
+      channel_values: {},
+      channel_versions: Object.fromEntries(channels.map((c) => [c, 0])),
+      versions_seen: Object.fromEntries(
+        seen.map(([node, keys]) => [node, Object.fromEntries(keys.map((c) => [c, 0]))]),
+      ),
+    };
+    return this.pack(record)!.layout;
   }
 }
 
-function sameKeys(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-function sameLayout(layout: RecordLayout, v: number, channels: string[], seen: Array<[string, string[]]>): boolean {
-  if (layout.v !== v || !sameKeys(layout.channels, channels) || layout.seen.length !== seen.length) return false;
-  for (let i = 0; i < seen.length; i++) {
-    const [node, keys] = layout.seen[i]!;
-    if (node !== seen[i]![0] || !sameKeys(keys, seen[i]![1])) return false;
-  }
-  return true;
+function layoutOf(v: number, channelVersions: ChannelVersions, versionsSeen: Record<string, ChannelVersions>) {
+  const seen = Object.keys(versionsSeen).map((node) => [node, Object.keys(versionsSeen[node]!)] as const);
+  return new RecordLayout(v, Object.keys(channelVersions), seen);
 }
 
 /**

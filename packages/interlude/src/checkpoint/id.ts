@@ -26,7 +26,8 @@ export function newCheckpointId(now = Date.now()): string {
     msPrefix = `${ms.slice(0, 8)}-${ms.slice(8, 12)}-7`;
   }
   const seq = counter.toString(16).padStart(8, "0");
-  // Joined rather than a template: a template makes a rope of ~8 strings (~240 bytes) that
-  // savers keep as is; join makes one flat string (56 bytes), and faster.
+  // Joined rather than a template: a template makes a rope of ~8 strings (~240 bytes) that a
+  // saver keeps as is (and a collector copies while it is young); join makes one flat string
+  // (56 bytes) for ~0.2 us more.
   return [msPrefix, seq.slice(0, 3), "-", seq.slice(3, 7), "-", seq.slice(7), nodeSuffix].join("");
 }

@@ -45,6 +45,10 @@ function stepWrites(outcome: TaskOutcome): TaskWrites {
   };
 }
 
+function isDone(outcome: TaskOutcome): boolean {
+  return outcome.kind === "done";
+}
+
 /** A step's writes in LangGraph's task order (by task path), whatever order the tasks finished in. */
 function inTaskOrder(outcomes: readonly TaskOutcome[]): readonly TaskOutcome[] {
   if (outcomes.length < 2) return outcomes;
@@ -147,7 +151,8 @@ export class GraphRun extends RunStart {
       // A node that failed once the run was cancelled was most likely told to stop: not its failure to record.
       if (this.scope.signal?.aborted && outcomes.some((o) => o.kind === "failed"))
         throw new RunCancelledError(this.scope.signal.reason);
-      const stop = await this.settle(tasks, outcomes);
+      // Settling is for a step that did not simply finish: skipped (a turn saved) when every task is done.
+      const stop = outcomes.every(isDone) ? undefined : await this.settle(tasks, outcomes);
       if (stop) return stop;
       const updated = applyWrites(
         this.graph.spec,

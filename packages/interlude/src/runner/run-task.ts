@@ -86,24 +86,25 @@ function newScope(
   };
 }
 
-async function finish(
+/** The task's writes; synchronous unless a branch function returns a promise (a step saves a turn). */
+function finish(
   env: TaskEnv,
   node: NodeSpec,
   task: PreparedTask,
   output: unknown,
   config: Record<string, unknown>,
-): Promise<TaskOutcome> {
+): TaskOutcome | Promise<TaskOutcome> {
   if (isCommand(output) && output.graph === Command.PARENT) return { kind: "parent", task, command: output };
   const writes: Write[] = outputWrites(env.spec, node.name, output);
   edgeWrites(node.edges, writes);
-  if (node.branches.length) {
-    const state =
-      task.path[0] === PULL
-        ? stateAfterWrites(env.spec, task.state ?? (task.input as Record<string, unknown>), writes)
-        : (task.input as Record<string, unknown>);
-    await branchWrites(env.spec, node.name, node.branches, state, config, writes);
-  }
-  return { kind: "done", task, writes, output };
+  const done: TaskOutcome = { kind: "done", task, writes, output };
+  if (!node.branches.length) return done;
+  const state =
+    task.path[0] === PULL
+      ? stateAfterWrites(env.spec, task.state ?? (task.input as Record<string, unknown>), writes)
+      : (task.input as Record<string, unknown>);
+  const branched = branchWrites(env.spec, node.name, node.branches, state, config, writes);
+  return branched ? branched.then(() => done) : done;
 }
 
 function callTracer(env: TaskEnv, task: PreparedTask, config: Record<string, unknown>): TaskScope["traceCall"] {
@@ -189,15 +190,26 @@ async function attempt(
   // The node caught the interrupt and returned normally: the question still stands.
   if (scope.raised) return interrupted(task, scope, memory);
   try {
-    return await finish(env, node, task, output, config);
+    const outcome = finish(env, node, task, output, config);
+    return outcome instanceof Promise ? await outcome : outcome;
   } catch (error) {
     return { kind: "failed", task, error };
   }
 }
 
 /** Runs a task with its node's retry policy. */
-export async function runTask(env: TaskEnv, task: PreparedTask, memory: TaskMemory | undefined): Promise<TaskOutcome> {
+export function runTask(env: TaskEnv, task: PreparedTask, memory: TaskMemory | undefined): Promise<TaskOutcome> {
   const node = env.spec.nodes.get(task.name)!;
+  // Without a policy there is one attempt: its promise is the task's (one turn less per step).
+  return node.retryPolicy ? withRetries(env, node, task, memory) : attempt(env, node, task, memory);
+}
+
+async function withRetries(
+  env: TaskEnv,
+  node: NodeSpec,
+  task: PreparedTask,
+  memory: TaskMemory | undefined,
+): Promise<TaskOutcome> {
   for (let failures = 1; ; failures++) {
     const outcome = await attempt(env, node, task, memory);
     if (outcome.kind !== "failed") return outcome;
