@@ -61,7 +61,9 @@ export function outputWrites(spec: GraphSpec, node: string, output: unknown): Wr
       `Node "${node}" returned ${JSON.stringify(output)}; expected an object of state updates, a Command, or nothing.`,
     );
   }
-  stateWrites(spec, Object.entries(output as Record<string, unknown>), out);
+  // Own keys by for-in rather than Object.entries: no pair arrays for every update of every step.
+  const update = output as Record<string, unknown>;
+  for (const key in update) if (Object.hasOwn(update, key) && spec.stateKeySet.has(key)) out.push([key, update[key]]);
   return out;
 }
 

@@ -66,10 +66,14 @@ function keyCount(object: object): number {
  */
 class LayoutTrie {
   private readonly next = new Map<unknown, LayoutTrie>();
+  /** The child found last: the records of one run mostly follow the same path. */
+  private lastKey: unknown;
+  private lastChild: LayoutTrie | undefined;
   layout: RecordLayout | undefined;
 
   /** `undefined` when the trie is full (the record then gets a layout of its own). */
   child(key: unknown, budget: { nodes: number }): LayoutTrie | undefined {
+    if (key === this.lastKey && this.lastChild) return this.lastChild;
     let child = this.next.get(key);
     if (!child) {
       if (budget.nodes <= 0) return undefined;
@@ -77,6 +81,8 @@ class LayoutTrie {
       child = new LayoutTrie();
       this.next.set(key, child);
     }
+    this.lastKey = key;
+    this.lastChild = child;
     return child;
   }
 }
