@@ -114,6 +114,35 @@ describe("MemorySaver", () => {
     expect(tuple?.parentConfig?.configurable?.checkpoint_id).toBe("00000003-a");
   });
 
+  it("keeps a record of the common form unaffected by later changes, and odd versions exactly", async () => {
+    const saver = new MemorySaver();
+    const versions: Record<string, number> = { a: 1.5, b: 2 };
+    const seen: Record<string, Record<string, number>> = { node: { a: 1 } };
+    const put = (id: string, channel_versions: Record<string, number>) =>
+      saver.put(
+        { configurable: { thread_id: "t" } },
+        { v: 1, id, ts: "2024-01-01T00:00:00.000Z", channel_values: {}, channel_versions, versions_seen: seen },
+        { source: "loop", step: 1, parents: {} },
+        {},
+      );
+    const config = await put("00000001", versions);
+    versions.a = 9;
+    seen.node!.a = 9;
+    seen.other = { b: 1 };
+    const first = await saver.getTuple(config);
+    expect(first?.checkpoint).toMatchObject({ channel_versions: { a: 1.5, b: 2 }, versions_seen: { node: { a: 1 } } });
+    first!.checkpoint.versions_seen.node!.a = 7;
+    (first!.metadata.parents as Record<string, string>)[""] = "changed";
+    const again = await saver.getTuple(config);
+    expect(again?.checkpoint.versions_seen).toEqual({ node: { a: 1 } });
+    expect(again?.metadata).toEqual({ source: "loop", step: 1, parents: {} });
+    // Versions JSON cannot write exactly are kept another way, and read back as given.
+    const odd = await saver.getTuple(await put("00000002", { a: -0, b: Number.NaN }));
+    expect(Object.is(odd?.checkpoint.channel_versions.a, -0) && Number.isNaN(odd?.checkpoint.channel_versions.b)).toBe(
+      true,
+    );
+  });
+
   it("is also exported under LangGraph's name", () => {
     expect(new InMemorySaver()).toBeInstanceOf(MemorySaver);
   });
