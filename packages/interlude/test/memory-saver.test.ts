@@ -1,5 +1,6 @@
 import { describeSaverConformance } from "@interlude/checkpoint-conformance";
 import {
+  type CheckpointMetadata,
   InMemorySaver,
   JsonSerializer,
   MemorySaver,
@@ -37,7 +38,15 @@ describe("MemorySaver", () => {
         const list: string[] = [];
         for (let step = 0; step < 4; step++) {
           list.push(`${thread}${step}`);
-          const odd = step === 2 ? { resume: [{ id: "x" }], parents: { "": "p" } } : { parents: {} };
+          const metadata: CheckpointMetadata =
+            step === 2
+              ? {
+                  source: "loop",
+                  step,
+                  resume: [{ at: "2024-01-01T00:00:02.000Z", answers: { x: 1 } }],
+                  parents: { "": "p" },
+                }
+              : { source: "loop", step, parents: {} };
           config = await saver.put(
             config,
             {
@@ -48,7 +57,7 @@ describe("MemorySaver", () => {
               channel_versions: step === 3 ? { list: step + 1, ["__proto__"]: 1.5 } : { list: step + 1, n: step + 0.5 },
               versions_seen: step ? { node: { list: step } } : {},
             },
-            { source: "loop", step, ...odd },
+            metadata,
             step === 3 ? { list: step + 1 } : { list: step + 1, n: step + 0.5 },
           );
           await saver.putWrites(

@@ -87,7 +87,7 @@ class LayoutTrie {
   }
 }
 
-export class RecordPacker {
+class RecordPacker {
   private readonly trie = new LayoutTrie();
   private readonly budget = { nodes: MAX_LAYOUTS * 8 };
   /** Interned layouts by index (what a frozen thread refers to). */

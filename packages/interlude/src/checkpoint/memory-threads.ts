@@ -10,7 +10,7 @@ import { ThreadFreezer } from "./memory-freeze.js";
 import { ThreadTables } from "./memory-tables.js";
 
 /** Threads kept live by default: enough for every thread a busy process is running. */
-export const DEFAULT_LIVE_THREADS = 1000;
+const DEFAULT_LIVE_THREADS = 1000;
 
 export class MemoryThreads {
   /** Every thread: live tables, or a frozen one's JSON. */
