@@ -12,7 +12,7 @@ import type { Kept } from "./memory-tables.js";
 import { copyPlain, NOT_PLAIN } from "./plain-copy.js";
 import { JsonSerializer, type Serializer } from "./serde.js";
 import { type CheckpointRecord, recordOf } from "./tuple.js";
-import type { Checkpoint, CheckpointMetadata, ChannelVersions } from "./types.js";
+import type { ChannelVersions, Checkpoint, CheckpointMetadata } from "./types.js";
 
 /** The keys of a record's version maps: channels, then each node's seen channels. */
 export class RecordLayout {
