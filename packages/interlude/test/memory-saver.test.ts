@@ -2,6 +2,7 @@ import { describeSaverConformance } from "@interlude/checkpoint-conformance";
 import {
   type CheckpointMetadata,
   InMemorySaver,
+  InvalidSaverOptionError,
   JsonSerializer,
   MemorySaver,
   newCheckpointId,
@@ -150,6 +151,12 @@ describe("MemorySaver", () => {
     expect(Object.is(odd?.checkpoint.channel_versions.a, -0) && Number.isNaN(odd?.checkpoint.channel_versions.b)).toBe(
       true,
     );
+  });
+
+  it("refuses a liveThreads that is not a whole number of at least 1", () => {
+    for (const liveThreads of [0, 2.5, Number.NaN, -1])
+      expect(() => new MemorySaver({ liveThreads })).toThrow(InvalidSaverOptionError);
+    expect(() => new MemorySaver({ liveThreads: 0 })).toThrow(/liveThreads is 0; it must be a whole number/);
   });
 
   it("is also exported under LangGraph's name", () => {

@@ -5,6 +5,7 @@
  * 1 kB. Most threads of a long-lived process wait for a human, untouched for minutes to days:
  * what they cost is what the process holds.
  */
+import { InvalidSaverOptionError } from "../errors/storage.js";
 import type { KeptRecords } from "./compact-records.js";
 import { ThreadFreezer } from "./memory-freeze.js";
 import { ThreadTables } from "./memory-tables.js";
@@ -22,8 +23,10 @@ export class MemoryThreads {
   private readonly freezer: ThreadFreezer;
 
   constructor(records: KeptRecords, limit = DEFAULT_LIVE_THREADS) {
+    if (!Number.isInteger(limit) || limit < 1)
+      throw new InvalidSaverOptionError("liveThreads", limit, "a whole number of threads, at least 1 (default 1000)");
     // Only JSON-serde savers freeze (their records are plain data).
-    this.limit = records.copies ? Math.max(1, Math.floor(limit)) : Number.POSITIVE_INFINITY;
+    this.limit = records.copies ? limit : Number.POSITIVE_INFINITY;
     this.freezer = new ThreadFreezer(records);
   }
 
