@@ -51,11 +51,14 @@ export class MemoryThreads {
     return made;
   }
 
-  /** Every thread's tables (or one's), without thawing any for good: for list() and sweeps. */
+  /**
+   * One thread's tables (made live: list() then loads its checkpoints), or every thread's,
+   * frozen ones thawed only for the caller.
+   */
   *peek(threadId?: string): Generator<[string, ThreadTables]> {
     if (threadId !== undefined) {
-      const held = this.all.get(threadId);
-      if (held !== undefined) yield [threadId, typeof held === "string" ? this.freezer.thaw(held) : held];
+      const tables = this.get(threadId);
+      if (tables) yield [threadId, tables];
       return;
     }
     for (const [id, held] of this.all) yield [id, typeof held === "string" ? this.freezer.thaw(held) : held];
