@@ -1,6 +1,8 @@
 import { describeSaverConformance } from "@interlude/checkpoint-conformance";
 import {
+  type CheckpointMetadata,
   InMemorySaver,
+  InvalidSaverOptionError,
   JsonSerializer,
   MemorySaver,
   newCheckpointId,
@@ -19,7 +21,144 @@ describeSaverConformance(
   { sharedStorage: false, breakable: false },
 );
 
+// Every thread but the one in use frozen: each call thaws the thread it touches.
+describeSaverConformance(
+  "MemorySaver, one live thread",
+  async (options) => {
+    const saver = new MemorySaver({ ttlMs: options?.ttlMs, liveThreads: 1 });
+    return { saver, close: () => saver.close() };
+  },
+  { sharedStorage: false, breakable: false },
+);
+
 describe("MemorySaver", () => {
+  it("reads a frozen thread back as it read live: records, odd metadata, writes, subgraphs, deltas", async () => {
+    const fill = async (saver: MemorySaver) => {
+      for (const thread of ["a", "b", "c"]) {
+        let config: RunnableConfig = { configurable: { thread_id: thread } };
+        const list: string[] = [];
+        for (let step = 0; step < 4; step++) {
+          list.push(`${thread}${step}`);
+          const metadata: CheckpointMetadata =
+            step === 2
+              ? {
+                  source: "loop",
+                  step,
+                  resume: [{ at: "2024-01-01T00:00:02.000Z", answers: { x: 1 } }],
+                  parents: { "": "p" },
+                }
+              : { source: "loop", step, parents: {} };
+          config = await saver.put(
+            config,
+            {
+              v: 1,
+              id: `0000000${step}-${thread}`,
+              ts: `2024-01-01T00:00:0${step}.000Z`,
+              channel_values: { list, n: step },
+              channel_versions: step === 3 ? { list: step + 1, ["__proto__"]: 1.5 } : { list: step + 1, n: step + 0.5 },
+              versions_seen: step ? { node: { list: step } } : {},
+            },
+            metadata,
+            step === 3 ? { list: step + 1 } : { list: step + 1, n: step + 0.5 },
+          );
+          await saver.putWrites(
+            config,
+            [
+              ["n", step],
+              ["__interrupt__", [{ id: "q" }]],
+            ],
+            `task-${step}`,
+          );
+          await saver.putWrites(config, [["__interrupt__", [{ id: "replaced" }]]], `task-${step}`);
+        }
+        await saver.put(
+          { configurable: { thread_id: thread, checkpoint_ns: "sub:1" } },
+          {
+            v: 1,
+            id: `00000009-${thread}`,
+            ts: "2024-01-01T00:00:09.000Z",
+            channel_values: { s: "x" },
+            channel_versions: { s: 1 },
+            versions_seen: {},
+          },
+          { source: "input", step: -1, parents: { "": `00000003-${thread}` } },
+          { s: 1 },
+        );
+        await saver.putWrites({ configurable: { thread_id: thread, checkpoint_id: "not-stored" } }, [["n", 1]], "t");
+      }
+    };
+    const everything = async (saver: MemorySaver) => {
+      const out = [];
+      for (const thread of ["a", "b", "c"]) {
+        for (const ns of ["", "sub:1"])
+          for await (const tuple of saver.list({ configurable: { thread_id: thread, checkpoint_ns: ns } }))
+            out.push(tuple);
+        out.push(await saver.getTuple({ configurable: { thread_id: thread } }));
+      }
+      return out;
+    };
+    const live = new MemorySaver();
+    const frozen = new MemorySaver({ liveThreads: 1 });
+    await fill(live);
+    await fill(frozen);
+    const expected = await everything(live);
+    expect(expected).toHaveLength(18);
+    expect(await everything(frozen)).toEqual(expected);
+    // Written to once thawed, then frozen again.
+    await frozen.put(
+      { configurable: { thread_id: "a", checkpoint_id: "00000003-a" } },
+      {
+        v: 1,
+        id: "00000004-a",
+        ts: "2024-01-01T00:00:04.000Z",
+        channel_values: { n: 9 },
+        channel_versions: { n: 9 },
+        versions_seen: {},
+      },
+      { source: "update", step: 4, parents: {} },
+      { n: 9 },
+    );
+    await frozen.getTuple({ configurable: { thread_id: "b" } });
+    const tuple = await frozen.getTuple({ configurable: { thread_id: "a" } });
+    expect(tuple?.checkpoint.channel_values).toEqual({ n: 9 });
+    expect(tuple?.parentConfig?.configurable?.checkpoint_id).toBe("00000003-a");
+  });
+
+  it("keeps a record of the common form unaffected by later changes, and odd versions exactly", async () => {
+    const saver = new MemorySaver();
+    const versions: Record<string, number> = { a: 1.5, b: 2 };
+    const seen: Record<string, Record<string, number>> = { node: { a: 1 } };
+    const put = (id: string, channel_versions: Record<string, number>) =>
+      saver.put(
+        { configurable: { thread_id: "t" } },
+        { v: 1, id, ts: "2024-01-01T00:00:00.000Z", channel_values: {}, channel_versions, versions_seen: seen },
+        { source: "loop", step: 1, parents: {} },
+        {},
+      );
+    const config = await put("00000001", versions);
+    versions.a = 9;
+    seen.node!.a = 9;
+    seen.other = { b: 1 };
+    const first = await saver.getTuple(config);
+    expect(first?.checkpoint).toMatchObject({ channel_versions: { a: 1.5, b: 2 }, versions_seen: { node: { a: 1 } } });
+    first!.checkpoint.versions_seen.node!.a = 7;
+    (first!.metadata.parents as Record<string, string>)[""] = "changed";
+    const again = await saver.getTuple(config);
+    expect(again?.checkpoint.versions_seen).toEqual({ node: { a: 1 } });
+    expect(again?.metadata).toEqual({ source: "loop", step: 1, parents: {} });
+    // Versions JSON cannot write exactly are kept another way, and read back as given.
+    const odd = await saver.getTuple(await put("00000002", { a: -0, b: Number.NaN }));
+    expect(Object.is(odd?.checkpoint.channel_versions.a, -0) && Number.isNaN(odd?.checkpoint.channel_versions.b)).toBe(
+      true,
+    );
+  });
+
+  it("refuses a liveThreads that is not a whole number of at least 1", () => {
+    for (const liveThreads of [0, 2.5, Number.NaN, -1])
+      expect(() => new MemorySaver({ liveThreads })).toThrow(InvalidSaverOptionError);
+    expect(() => new MemorySaver({ liveThreads: 0 })).toThrow(/liveThreads is 0; it must be a whole number/);
+  });
+
   it("is also exported under LangGraph's name", () => {
     expect(new InMemorySaver()).toBeInstanceOf(MemorySaver);
   });

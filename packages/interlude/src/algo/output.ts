@@ -61,7 +61,9 @@ export function outputWrites(spec: GraphSpec, node: string, output: unknown): Wr
       `Node "${node}" returned ${JSON.stringify(output)}; expected an object of state updates, a Command, or nothing.`,
     );
   }
-  stateWrites(spec, Object.entries(output as Record<string, unknown>), out);
+  // Own keys by for-in rather than Object.entries: no pair arrays for every update of every step.
+  const update = output as Record<string, unknown>;
+  for (const key in update) if (Object.hasOwn(update, key) && spec.stateKeySet.has(key)) out.push([key, update[key]]);
   return out;
 }
 
@@ -91,18 +93,28 @@ function resolveBranchTargets(branch: BranchSpec, result: unknown): unknown[] {
   return list.map((r) => (isSend(r) ? r : (branch.pathMap![String(r)] ?? r)));
 }
 
-/** Evaluates conditional edges and appends their writes. */
-export async function branchWrites(
+/**
+ * Evaluates conditional edges and appends their writes, in order. Returns a promise only when
+ * a branch function does (most are synchronous, and a step then saves a turn).
+ */
+export function branchWrites(
   spec: GraphSpec,
   node: string,
   branches: readonly BranchSpec[],
   state: Record<string, unknown>,
   config: unknown,
   out: Write[],
-): Promise<void> {
-  for (const branch of branches) {
-    let result = branch.path(state, config);
-    if (result instanceof Promise) result = await result;
+  from = 0,
+): Promise<void> | undefined {
+  for (let i = from; i < branches.length; i++) {
+    const branch = branches[i]!;
+    const result = branch.path(state, config);
+    if (result instanceof Promise)
+      return result.then((resolved) => {
+        gotoWrites(spec, node, resolveBranchTargets(branch, resolved), out);
+        return branchWrites(spec, node, branches, state, config, out, i + 1);
+      });
     gotoWrites(spec, node, resolveBranchTargets(branch, result), out);
   }
+  return undefined;
 }

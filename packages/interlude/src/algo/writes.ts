@@ -106,7 +106,8 @@ function clearEphemerals(
 ): void {
   const versions = checkpoint.channel_versions;
   let forgotten: string[] | undefined;
-  for (const channel of Object.keys(versions)) {
+  // for-in, not Object.keys: no key list per step (bumps only change values of existing keys).
+  for (const channel in versions) {
     if (!spec.ephemeralSet.has(channel) || written.has(channel) || bumper.updated.has(channel)) continue;
     if (channels.get(channel)!.update([])) bumper.bump(channel);
     else (forgotten ??= []).push(channel);

@@ -49,3 +49,10 @@ export class SerializationError extends InterludeError {
     super("SERIALIZATION", message);
   }
 }
+
+/** A saver was constructed with an option value it cannot use. */
+export class InvalidSaverOptionError extends InterludeError {
+  constructor(option: string, value: unknown, expected: string) {
+    super("INVALID_SAVER_OPTION", `${option} is ${String(value)}; it must be ${expected}.`);
+  }
+}

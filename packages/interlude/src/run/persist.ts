@@ -86,34 +86,43 @@ export class Persistence {
     // Nothing in flight with durability "sync": save directly, without queueing (the common
     // case, one save per step, where the queue's promises were a fifth of a step's cost).
     if (this.durable && this.inFlight === 0 && !this.failure) return this.direct(operation, work);
-    const next = this.tail.then(async () => {
+    const run = async () => {
       if (this.failure) return;
       try {
         await work();
       } catch (error) {
         this.failure = this.wrap(operation, error);
       }
-    });
+    };
+    // After a direct save, the tail may be that save's rejection (its caller has it).
+    const next = this.tail.then(run, run);
     this.tail = next;
     if (this.durable) return next.then(() => this.check());
     return Promise.resolve();
   }
 
-  private async direct(operation: string, work: () => Promise<unknown>): Promise<void> {
+  /** One promise over the saver's: this runs at every step. */
+  private direct(operation: string, work: () => Promise<unknown>): Promise<void> {
     this.inFlight++;
-    const done = work();
-    this.tail = done.then(
-      () => undefined,
-      () => undefined,
-    );
+    let pending: unknown;
     try {
-      await done;
+      pending = work();
     } catch (error) {
-      this.failure = this.wrap(operation, error);
-      throw this.failure;
-    } finally {
-      this.inFlight--;
+      pending = Promise.reject(error);
     }
+    // A saver written without async may return a plain value.
+    const done = (pending instanceof Promise ? pending : Promise.resolve(pending)).then(
+      () => {
+        this.inFlight--;
+      },
+      (error: unknown) => {
+        this.inFlight--;
+        this.failure = this.wrap(operation, error);
+        throw this.failure;
+      },
+    );
+    this.tail = done;
+    return done;
   }
 
   private wrap(operation: string, error: unknown): unknown {
@@ -204,7 +213,8 @@ export class Persistence {
 
   /** Waits for queued saves (durable, with any durability) and surfaces the first failure. */
   async drain(): Promise<void> {
-    await this.tail;
+    // A rejected direct save is recorded as this.failure (and was thrown to its caller).
+    await this.tail.catch(() => undefined);
     this.check();
     if ((!this.durable || this.lazy) && this.saver) {
       try {

@@ -14,7 +14,7 @@ import { MissingThreadIdError } from "../errors/graph.js";
 import type { Interrupt, StoredInterrupt } from "../interrupt/record.js";
 import type { LangChain } from "../langchain/typed.js";
 import { currentTask, type RunScope, type TaskScope } from "../runner/scope.js";
-import type { PendingIndex } from "../thread/pending.js";
+import { NO_PENDING, type PendingIndex } from "../thread/pending.js";
 import { checkpointToSave } from "../thread/working-checkpoint.js";
 import type { Emitter, StreamMode } from "./emitter.js";
 import { RunEvents } from "./events.js";
@@ -43,7 +43,7 @@ export abstract class RunState {
   protected channels!: Map<string, Channel>;
   protected step = -1;
   protected persistence!: Persistence;
-  protected pending: PendingIndex = { tasks: new Map(), nullWrites: [], audit: [] };
+  protected pending: PendingIndex = NO_PENDING;
   protected reuseFinished = false;
   protected resumeRecord?: ResumeRecord;
   protected commandWrites: Write[] = [];
@@ -155,7 +155,7 @@ export abstract class RunState {
     this.checkpoint.id = checkpoint.id;
     this.checkpoint.ts = checkpoint.ts;
     this.commandWrites = [];
-    this.pending = { tasks: new Map(), nullWrites: [], audit: [] };
+    this.pending = NO_PENDING;
     await this.persistence.saveCheckpoint(checkpoint, metadata, { releaseClaim: lastSave?.(), withNext });
     if (this.saver) this.emit("checkpoints", () => this.checkpointEvent(checkpoint.id, metadata, parentId));
   }

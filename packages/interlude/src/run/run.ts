@@ -45,6 +45,10 @@ function stepWrites(outcome: TaskOutcome): TaskWrites {
   };
 }
 
+function isDone(outcome: TaskOutcome): boolean {
+  return outcome.kind === "done";
+}
+
 /** A step's writes in LangGraph's task order (by task path), whatever order the tasks finished in. */
 function inTaskOrder(outcomes: readonly TaskOutcome[]): readonly TaskOutcome[] {
   if (outcomes.length < 2) return outcomes;
@@ -143,11 +147,13 @@ export class GraphRun extends RunStart {
       // The input task is not a node: breakpoints never stop at it.
       const nodes = onlyInput ? NO_TASKS : tasks;
       if (shouldInterrupt(this.checkpoint, before, nodes)) return this.pauseAtBreakpoint();
-      const outcomes = await this.runStep(tasks);
+      let outcomes = this.runStep(tasks);
+      if (outcomes instanceof Promise) outcomes = await outcomes;
       // A node that failed once the run was cancelled was most likely told to stop: not its failure to record.
       if (this.scope.signal?.aborted && outcomes.some((o) => o.kind === "failed"))
         throw new RunCancelledError(this.scope.signal.reason);
-      const stop = await this.settle(tasks, outcomes);
+      // Settling is for a step that did not simply finish: skipped (a turn saved) when every task is done.
+      const stop = outcomes.every(isDone) ? undefined : await this.settle(tasks, outcomes);
       if (stop) return stop;
       const updated = applyWrites(
         this.graph.spec,
@@ -201,31 +207,44 @@ export class GraphRun extends RunStart {
     };
   }
 
-  /** Runs the step's tasks concurrently; tasks already finished before a pause are not run again. */
-  private async runStep(tasks: readonly PreparedTask[]): Promise<TaskOutcome[]> {
+  /**
+   * Runs the step's tasks concurrently; tasks already finished before a pause are not run again.
+   * A lone synchronous task gives its outcome synchronously (no turns of the event loop).
+   */
+  private runStep(tasks: readonly PreparedTask[]): TaskOutcome[] | Promise<TaskOutcome[]> {
     const checkpointId = this.checkpoint.id;
     const env = this.taskEnv(checkpointId);
     const several = tasks.length > 1 && this.scope.durability !== "exit";
-    const run = async (task: PreparedTask): Promise<TaskOutcome> => {
-      const record = this.pending.tasks.get(task.id);
-      if (record?.done && this.reuseFinished)
-        return { kind: "done", task, writes: record.writes ?? [], output: undefined };
-      this.events.taskStarted(task);
-      const outcome = await runTask(
-        env,
-        task,
-        record && { answers: answersFor(task, record, this.scope.answers), taskCalls: record.taskCalls ?? [] },
-      );
+    const finished = (outcome: TaskOutcome): TaskOutcome | Promise<TaskOutcome> => {
       this.events.taskFinished(outcome);
       // With siblings, a finished task's writes are saved at once: if the step is then
       // interrupted or the process dies, it is not run again.
       if (outcome.kind === "done" && several && !this.scope.signal?.aborted)
-        await this.persistence.saveWrites(checkpointId, task.id, finishedWrites(outcome.writes));
+        return this.persistence
+          .saveWrites(checkpointId, outcome.task.id, finishedWrites(outcome.writes))
+          .then(() => outcome);
       return outcome;
     };
+    const run = (task: PreparedTask): TaskOutcome | Promise<TaskOutcome> => {
+      const record = this.pending.tasks.get(task.id);
+      if (record?.done && this.reuseFinished)
+        return { kind: "done", task, writes: record.writes ?? [], output: undefined };
+      this.events.taskStarted(task);
+      const outcome = runTask(
+        env,
+        task,
+        record && { answers: answersFor(task, record, this.scope.answers), taskCalls: record.taskCalls ?? [] },
+      );
+      return outcome instanceof Promise ? outcome.then(finished) : finished(outcome);
+    };
     const signal = this.scope.signal;
-    if (!signal) return tasks.length === 1 ? [await run(tasks[0]!)] : Promise.all(tasks.map(run));
-    return abandonOnAbort(Promise.all(tasks.map(run)), signal, this.options.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS);
+    if (!signal && tasks.length === 1) {
+      const outcome = run(tasks[0]!);
+      return outcome instanceof Promise ? outcome.then((o) => [o]) : [outcome];
+    }
+    // Each task started whatever another's start threw, as when they were async functions.
+    const all = Promise.all(tasks.map(async (task) => run(task)));
+    return signal ? abandonOnAbort(all, signal, this.options.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS) : all;
   }
 
   /** After a step: stop the run when a task paused, failed or had its answer refused. */

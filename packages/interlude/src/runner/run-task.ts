@@ -86,24 +86,25 @@ function newScope(
   };
 }
 
-async function finish(
+/** The task's writes; synchronous unless a branch function returns a promise (a step saves a turn). */
+function finish(
   env: TaskEnv,
   node: NodeSpec,
   task: PreparedTask,
   output: unknown,
   config: Record<string, unknown>,
-): Promise<TaskOutcome> {
+): TaskOutcome | Promise<TaskOutcome> {
   if (isCommand(output) && output.graph === Command.PARENT) return { kind: "parent", task, command: output };
   const writes: Write[] = outputWrites(env.spec, node.name, output);
   edgeWrites(node.edges, writes);
-  if (node.branches.length) {
-    const state =
-      task.path[0] === PULL
-        ? stateAfterWrites(env.spec, task.state ?? (task.input as Record<string, unknown>), writes)
-        : (task.input as Record<string, unknown>);
-    await branchWrites(env.spec, node.name, node.branches, state, config, writes);
-  }
-  return { kind: "done", task, writes, output };
+  const done: TaskOutcome = { kind: "done", task, writes, output };
+  if (!node.branches.length) return done;
+  const state =
+    task.path[0] === PULL
+      ? stateAfterWrites(env.spec, task.state ?? (task.input as Record<string, unknown>), writes)
+      : (task.input as Record<string, unknown>);
+  const branched = branchWrites(env.spec, node.name, node.branches, state, config, writes);
+  return branched ? branched.then(() => done) : done;
 }
 
 function callTracer(env: TaskEnv, task: PreparedTask, config: Record<string, unknown>): TaskScope["traceCall"] {
@@ -156,48 +157,110 @@ function interrupted(
   };
 }
 
-async function attempt(
+/** What an attempt needs after the node returned or threw. */
+interface Attempt {
+  env: TaskEnv;
+  node: NodeSpec;
+  task: PreparedTask;
+  memory: TaskMemory | undefined;
+  scope: TaskScope;
+  config: Record<string, unknown>;
+}
+
+/**
+ * One run of the node. Synchronous when the node is (and its branches): the step then goes on
+ * without a turn of the event loop per task, which with AsyncLocalStorage active costs a
+ * promise hook each.
+ */
+function attempt(
+  env: TaskEnv,
+  node: NodeSpec,
+  task: PreparedTask,
+  memory: TaskMemory | undefined,
+): TaskOutcome | Promise<TaskOutcome> {
+  if (env.trace) return tracedAttempt(env, node, task, memory);
+  const config = env.config(task);
+  const scope = newScope(env, task, memory, config);
+  const at: Attempt = { env, node, task, memory, scope, config };
+  let output: unknown;
+  try {
+    output = taskStorage.run(scope, () => node.run(task.input, config));
+  } catch (error) {
+    return afterThrow(at, error);
+  }
+  if (output !== null && typeof (output as Promise<unknown>)?.then === "function")
+    return Promise.resolve(output).then(
+      (value) => afterReturn(at, value),
+      (error: unknown) => afterThrow(at, error),
+    );
+  return afterReturn(at, output);
+}
+
+async function tracedAttempt(
   env: TaskEnv,
   node: NodeSpec,
   task: PreparedTask,
   memory: TaskMemory | undefined,
 ): Promise<TaskOutcome> {
-  let config = env.config(task);
-  const trace = env.trace && (await env.trace(task, config));
-  if (trace) config = trace.config;
+  const trace = await env.trace!(task, env.config(task));
+  const config = trace.config;
   const scope = newScope(env, task, memory, config);
-  if (trace && env.traceCall) scope.traceCall = callTracer(env, task, config);
+  if (env.traceCall) scope.traceCall = callTracer(env, task, config);
+  const at: Attempt = { env, node, task, memory, scope, config };
   let output: unknown;
   try {
-    output = trace
-      ? taskStorage.run(scope, () => trace.within(() => node.run(task.input, config)))
-      : taskStorage.run(scope, () => node.run(task.input, config));
-    if (output !== null && typeof (output as Promise<unknown>)?.then === "function") output = await output;
-    if (trace) await closeTrace(trace, scope, output);
+    output = await taskStorage.run(scope, () => trace.within(() => node.run(task.input, config)));
+    await closeTrace(trace, scope, output);
   } catch (error) {
-    if (trace) await (error instanceof ParentCommand ? trace.end(error.command) : trace.fail(error));
-    if (scope.rejection) return { kind: "rejected", task, error: scope.rejection };
-    // A subgraph run by this task refused an answer: the whole run is refused.
-    if (isResumeRejection(error)) return { kind: "rejected", task, error: error as Error };
-    if (isGraphInterrupt(error)) return interrupted(task, scope, memory, error.interrupts);
-    if (scope.raised) return interrupted(task, scope, memory);
-    // A subgraph run by this task routed in its parent, which is this graph.
-    if (error instanceof ParentCommand) output = asLocalCommand(error.command as Command);
-    else return { kind: "failed", task, error };
+    await (error instanceof ParentCommand ? trace.end(error.command) : trace.fail(error));
+    return afterThrow(at, error);
   }
+  return afterReturn(at, output);
+}
+
+function afterThrow(at: Attempt, error: unknown): TaskOutcome | Promise<TaskOutcome> {
+  const { task, scope, memory } = at;
+  if (scope.rejection) return { kind: "rejected", task, error: scope.rejection };
+  // A subgraph run by this task refused an answer: the whole run is refused.
+  if (isResumeRejection(error)) return { kind: "rejected", task, error: error as Error };
+  if (isGraphInterrupt(error)) return interrupted(task, scope, memory, error.interrupts);
+  if (scope.raised) return interrupted(task, scope, memory);
+  // A subgraph run by this task routed in its parent, which is this graph.
+  if (error instanceof ParentCommand) return afterReturn(at, asLocalCommand(error.command as Command));
+  return { kind: "failed", task, error };
+}
+
+function afterReturn(at: Attempt, output: unknown): TaskOutcome | Promise<TaskOutcome> {
+  const { task, scope, memory } = at;
   if (scope.rejection) return { kind: "rejected", task, error: scope.rejection };
   // The node caught the interrupt and returned normally: the question still stands.
   if (scope.raised) return interrupted(task, scope, memory);
+  const failed = (error: unknown): TaskOutcome => ({ kind: "failed", task, error });
   try {
-    return await finish(env, node, task, output, config);
+    const outcome = finish(at.env, at.node, task, output, at.config);
+    return outcome instanceof Promise ? outcome.catch(failed) : outcome;
   } catch (error) {
-    return { kind: "failed", task, error };
+    return failed(error);
   }
 }
 
 /** Runs a task with its node's retry policy. */
-export async function runTask(env: TaskEnv, task: PreparedTask, memory: TaskMemory | undefined): Promise<TaskOutcome> {
+export function runTask(
+  env: TaskEnv,
+  task: PreparedTask,
+  memory: TaskMemory | undefined,
+): TaskOutcome | Promise<TaskOutcome> {
   const node = env.spec.nodes.get(task.name)!;
+  // Without a policy there is one attempt: its outcome is the task's.
+  return node.retryPolicy ? withRetries(env, node, task, memory) : attempt(env, node, task, memory);
+}
+
+async function withRetries(
+  env: TaskEnv,
+  node: NodeSpec,
+  task: PreparedTask,
+  memory: TaskMemory | undefined,
+): Promise<TaskOutcome> {
   for (let failures = 1; ; failures++) {
     const outcome = await attempt(env, node, task, memory);
     if (outcome.kind !== "failed") return outcome;

@@ -24,6 +24,9 @@ export interface PendingIndex {
   audit: ResumeRecord[];
 }
 
+/** What a checkpoint without pending writes has: shared, as a run starts every step from one (never to be changed). */
+export const NO_PENDING: PendingIndex = { tasks: new Map(), nullWrites: [], audit: [] };
+
 const SPECIAL = new Set([ERROR, INTERRUPT, RESUME, TASK_RESULT, DONE]);
 
 export function indexPendingWrites(writes: readonly PendingWrite[] | undefined): PendingIndex {
