@@ -10,6 +10,14 @@
  * written by another process (a newer id) or the same id written again (a new row version)
  * sends everything. Pending writes are not kept: they always come from the database.
  *
+ * Not covered: the stamp is the checkpoint row's, not its blobs'. A blob is rewritten in place
+ * (interlude_blobs' upsert) when another process writes a checkpoint id again with different
+ * values at the same channel versions; a newer checkpoint that this process holds and that
+ * shares such a blob (its put took the blob from the head it replaced, or it was read before
+ * the rewrite) keeps the old value until the thread is written by another process or dropped
+ * from the cache. Comparing the blobs' row versions too would cost the "unchanged" answer an
+ * index lookup per channel.
+ *
  * Bounded: least recently used threads go first, by count and by bytes. Pure bookkeeping: the
  * saver runs the statements.
  */
