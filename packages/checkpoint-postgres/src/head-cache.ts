@@ -10,10 +10,18 @@
  * written by another process (a newer id) or the same id written again (a new row version)
  * sends everything. Pending writes are not kept: they always come from the database.
  *
+ * Not covered: the stamp is the checkpoint row's, not its blobs'. A blob is rewritten in place
+ * (interlude_blobs' upsert) when another process writes a checkpoint id again with different
+ * values at the same channel versions; a newer checkpoint that this process holds and that
+ * shares such a blob (its put took the blob from the head it replaced, or it was read before
+ * the rewrite) keeps the old value until the thread is written by another process or dropped
+ * from the cache. Comparing the blobs' row versions too would cost the "unchanged" answer an
+ * index lookup per channel.
+ *
  * Bounded: least recently used threads go first, by count and by bytes. Pure bookkeeping: the
  * saver runs the statements.
  */
-import type { ChannelVersion } from "@interlude/core";
+import { type ChannelVersion, InvalidSaverOptionError } from "@interlude/core";
 import type * as Kit from "@interlude/core/saver-kit";
 import { blobKey } from "@interlude/core/saver-kit";
 
@@ -47,7 +55,21 @@ export class HeadCache {
   private readonly heads = new Map<string, CachedHead>();
   private bytes = 0;
 
-  constructor(private readonly limits: HeadCacheLimits) {}
+  constructor(private readonly limits: HeadCacheLimits) {
+    // A NaN or fractional limit would make trim()'s comparisons never true: an unbounded cache.
+    if (!Number.isInteger(limits.threads) || limits.threads < 0)
+      throw new InvalidSaverOptionError(
+        "cachedThreads",
+        limits.threads,
+        "a whole number of threads, 0 or more (default 1000; 0 turns the cache off)",
+      );
+    if (!Number.isInteger(limits.bytes) || limits.bytes < 0)
+      throw new InvalidSaverOptionError(
+        "cachedBytes",
+        limits.bytes,
+        "a whole number of bytes, 0 or more (default 33554432, 32 MiB)",
+      );
+  }
 
   /** The head held for the thread, made the most recently used. */
   get(threadId: string): CachedHead | undefined {

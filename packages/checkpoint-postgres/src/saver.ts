@@ -44,14 +44,15 @@ export class PostgresSaver extends SaverKit {
 
   constructor(pool: pg.Pool | string, options: PostgresSaverOptions = {}) {
     super(options);
-    this.ownsPool = typeof pool === "string";
-    this.pool = typeof pool === "string" ? new pg.Pool({ connectionString: pool }) : pool;
-    if (this.ownsPool) this.pool.on("error", () => {}); // idle clients dying is reported on their next use
-    this.autoSetup = options.autoSetup ?? true;
+    // First: it refuses bad limits, before a pool is made.
     this.cache = new HeadCache({
       threads: options.cachedThreads ?? 1000,
       bytes: options.cachedBytes ?? 32 * 1024 * 1024,
     });
+    this.ownsPool = typeof pool === "string";
+    this.pool = typeof pool === "string" ? new pg.Pool({ connectionString: pool }) : pool;
+    if (this.ownsPool) this.pool.on("error", () => {}); // idle clients dying is reported on their next use
+    this.autoSetup = options.autoSetup ?? true;
     this.sweepPeriodically(options);
   }
 

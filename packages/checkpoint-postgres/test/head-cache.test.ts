@@ -1,5 +1,6 @@
 import { makeCheckpoint, ThreadWriter } from "@interlude/checkpoint-conformance";
 import { PostgresSaver, type PostgresSaverOptions } from "@interlude/checkpoint-postgres";
+import { InvalidSaverOptionError } from "@interlude/core";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 
@@ -188,6 +189,16 @@ describe("PostgresSaver's head cache", () => {
         expect((await latest(saver, thread.threadId))?.checkpoint.channel_values.answer).toBe(thread.threadId);
       expect(heads).toEqual(expected);
     }
+  });
+
+  it("refuses a cachedThreads or cachedBytes that is not a whole number of at least 0", () => {
+    for (const bad of [Number.NaN, -1, 2.5, Number.POSITIVE_INFINITY]) {
+      expect(() => new PostgresSaver(url, { cachedThreads: bad })).toThrow(InvalidSaverOptionError);
+      expect(() => new PostgresSaver(url, { cachedBytes: bad })).toThrow(InvalidSaverOptionError);
+    }
+    expect(() => new PostgresSaver(url, { cachedThreads: Number.NaN })).toThrow(
+      /cachedThreads is NaN; it must be a whole number/,
+    );
   });
 
   it("forgets a thread it deleted or pruned, and one whose put was refused", async () => {
