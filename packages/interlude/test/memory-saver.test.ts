@@ -159,6 +159,19 @@ describe("MemorySaver", () => {
     expect(() => new MemorySaver({ liveThreads: 0 })).toThrow(/liveThreads is 0; it must be a whole number/);
   });
 
+  it("refuses a liveThreads it could not keep: under a custom serde no thread is frozen", () => {
+    const viaJson = new JsonSerializer();
+    const serde = {
+      dumps: (value: unknown) => viaJson.dumps(value),
+      loads: (data: string | Uint8Array) => viaJson.loads(data),
+    };
+    expect(() => new MemorySaver({ serde, liveThreads: 10 })).toThrow(
+      /liveThreads is 10; it must be left unset with a custom serde/,
+    );
+    expect(new MemorySaver({ serde })).toBeInstanceOf(MemorySaver);
+    expect(new MemorySaver({ serde: viaJson, liveThreads: 10 })).toBeInstanceOf(MemorySaver);
+  });
+
   it("is also exported under LangGraph's name", () => {
     expect(new InMemorySaver()).toBeInstanceOf(MemorySaver);
   });
