@@ -153,10 +153,46 @@ describe("MemorySaver", () => {
     );
   });
 
+  it("keeps live a thread whose versions JSON cannot hold: its values read back as before", async () => {
+    const saver = new MemorySaver({ liveThreads: 1 });
+    const put = (thread: string, version: number) =>
+      saver.put(
+        { configurable: { thread_id: thread } },
+        {
+          v: 1,
+          id: "00000001",
+          ts: "2024-01-01T00:00:00.000Z",
+          channel_values: { x: thread },
+          channel_versions: { x: version },
+          versions_seen: {},
+        },
+        { source: "loop", step: 1, parents: {} },
+        { x: version },
+      );
+    await put("infinite", Number.POSITIVE_INFINITY);
+    await put("other", 1); // the first thread would be frozen now
+    const tuple = await saver.getTuple({ configurable: { thread_id: "infinite" } });
+    expect(tuple?.checkpoint.channel_versions).toEqual({ x: Number.POSITIVE_INFINITY });
+    expect(tuple?.checkpoint.channel_values).toEqual({ x: "infinite" });
+  });
+
   it("refuses a liveThreads that is not a whole number of at least 1", () => {
     for (const liveThreads of [0, 2.5, Number.NaN, -1])
       expect(() => new MemorySaver({ liveThreads })).toThrow(InvalidSaverOptionError);
     expect(() => new MemorySaver({ liveThreads: 0 })).toThrow(/liveThreads is 0; it must be a whole number/);
+  });
+
+  it("refuses a liveThreads it could not keep: under a custom serde no thread is frozen", () => {
+    const viaJson = new JsonSerializer();
+    const serde = {
+      dumps: (value: unknown) => viaJson.dumps(value),
+      loads: (data: string | Uint8Array) => viaJson.loads(data),
+    };
+    expect(() => new MemorySaver({ serde, liveThreads: 10 })).toThrow(
+      /liveThreads is 10; it must be left unset with a custom serde/,
+    );
+    expect(new MemorySaver({ serde })).toBeInstanceOf(MemorySaver);
+    expect(new MemorySaver({ serde: viaJson, liveThreads: 10 })).toBeInstanceOf(MemorySaver);
   });
 
   it("is also exported under LangGraph's name", () => {

@@ -117,6 +117,28 @@ describe("super-steps", () => {
     expect((await graph.invoke({ n: 0 })).log).toEqual(["inc 1", "inc 2", "inc 3", "done"]);
   });
 
+  it("a node's branches add their routes in order, whether each returns a value or a promise", async () => {
+    const State = Annotation.Root({
+      results: Annotation<number[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+    });
+    const build = (second: () => Promise<Send[]>) =>
+      new StateGraph(State)
+        .addNode("split", () => ({}))
+        .addNode("worker", (arg: any) => ({ results: [arg.item] }))
+        .addEdge(START, "split")
+        .addConditionalEdges("split", () => [new Send("worker", { item: 1 })])
+        .addConditionalEdges("split", second)
+        .addConditionalEdges("split", () => [new Send("worker", { item: 3 })])
+        .compile();
+    // The sends' order is the workers' task order, which orders their writes.
+    expect((await build(async () => [new Send("worker", { item: 2 })]).invoke({})).results).toEqual([1, 2, 3]);
+    await expect(
+      build(async () => {
+        throw new Error("no route");
+      }).invoke({}),
+    ).rejects.toThrow("no route");
+  });
+
   it("Send fans out one task per item, each with its own input", async () => {
     const State = Annotation.Root({
       items: Annotation<number[]>(),

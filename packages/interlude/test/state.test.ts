@@ -107,6 +107,31 @@ describe("getState", () => {
     }
   });
 
+  it("reads through a saver subclass's own getTuple, and rejects when the saver's read throws", async () => {
+    const reads: unknown[] = [];
+    class Audited extends MemorySaver {
+      override async getTuple(config: Parameters<MemorySaver["getTuple"]>[0]) {
+        reads.push(config.configurable?.thread_id);
+        return super.getTuple(config);
+      }
+    }
+    const graph = pipeline({ interruptBefore: ["review"], checkpointer: new Audited() });
+    const config = thread("audited");
+    await graph.invoke({}, config);
+    reads.length = 0;
+    expect((await graph.getState(config)).next).toEqual(["review"]);
+    expect(reads).toEqual(["audited"]);
+
+    class Unreadable extends MemorySaver {
+      protected override loadTuple(): never {
+        throw new Error("storage unreadable");
+      }
+    }
+    await expect(pipeline({ checkpointer: new Unreadable() }).getState(thread("unreadable"))).rejects.toThrow(
+      "storage unreadable",
+    );
+  });
+
   it("of an unknown thread is empty", async () => {
     const graph = pipeline();
     const s = await graph.getState(thread("nobody"));

@@ -79,6 +79,22 @@ describe("stream", () => {
     ]);
   });
 
+  it("tasks: every task of a step reports its start before any reports its end, as LangGraph streams them", async () => {
+    const graph = new StateGraph(State)
+      .addNode("a", () => ({ log: ["a"] }))
+      .addNode("b", () => ({ log: ["b"] }))
+      .addEdge(START, "a")
+      .addEdge(START, "b")
+      .compile({ checkpointer: new MemorySaver() });
+    const chunks = await collect(await graph.stream({}, { ...thread("siblings"), streamMode: "tasks" }));
+    expect(chunks.map((c) => `${c.name} ${"result" in c ? "end" : "start"}`)).toEqual([
+      "a start",
+      "b start",
+      "a end",
+      "b end",
+    ]);
+  });
+
   it("yields { __interrupt__ } when the run pauses", async () => {
     const graph = new StateGraph(State)
       .addNode("ask", () => ({ log: [interrupt<string>("q")] }))

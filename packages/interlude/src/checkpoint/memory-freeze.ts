@@ -47,6 +47,8 @@ class Pass {
   ref(version: ChannelVersion): number {
     let at = this.versionAt.get(version);
     if (at === undefined) {
+      // JSON would write it as null: the blob stored at that version could not be found again.
+      if (typeof version === "number" && !Number.isFinite(version)) throw UNFREEZABLE;
       at = this.versions.push(version) - 1;
       this.versionAt.set(version, at);
     }

@@ -22,11 +22,18 @@ export class MemoryThreads {
   private readonly limit: number;
   private readonly freezer: ThreadFreezer;
 
-  constructor(records: KeptRecords, limit = DEFAULT_LIVE_THREADS) {
-    if (!Number.isInteger(limit) || limit < 1)
+  constructor(records: KeptRecords, limit: number | undefined) {
+    if (limit === undefined) limit = records.copies ? DEFAULT_LIVE_THREADS : Number.POSITIVE_INFINITY;
+    else if (!Number.isInteger(limit) || limit < 1)
       throw new InvalidSaverOptionError("liveThreads", limit, "a whole number of threads, at least 1 (default 1000)");
-    // Only JSON-serde savers freeze (their records are plain data).
-    this.limit = records.copies ? limit : Number.POSITIVE_INFINITY;
+    // Only JSON-serde savers freeze (their records are plain data): a limit they could not keep is refused, not ignored.
+    else if (!records.copies)
+      throw new InvalidSaverOptionError(
+        "liveThreads",
+        limit,
+        "left unset with a custom serde (only threads under the default JSON serde are frozen)",
+      );
+    this.limit = limit;
     this.freezer = new ThreadFreezer(records);
   }
 

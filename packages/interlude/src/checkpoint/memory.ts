@@ -15,7 +15,8 @@ export interface MemorySaverOptions extends DeltaOptions, RetentionOptions {
   serde?: Serializer;
   /**
    * Threads kept live (default 1000, the most recently used); the others are frozen into one
-   * string each (~2.5x smaller) and thawed when used again. Only with the default JSON serde.
+   * string each (~2.5x smaller) and thawed when used again. Only with the default JSON serde:
+   * with a custom serde every thread stays live, and setting this throws `InvalidSaverOptionError`.
    */
   liveThreads?: number;
 }

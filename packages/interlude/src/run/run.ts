@@ -225,6 +225,7 @@ export class GraphRun extends RunStart {
           .then(() => outcome);
       return outcome;
     };
+    const lone = tasks.length === 1;
     const run = (task: PreparedTask): TaskOutcome | Promise<TaskOutcome> => {
       const record = this.pending.tasks.get(task.id);
       if (record?.done && this.reuseFinished)
@@ -235,10 +236,13 @@ export class GraphRun extends RunStart {
         task,
         record && { answers: answersFor(task, record, this.scope.answers), taskCalls: record.taskCalls ?? [] },
       );
-      return outcome instanceof Promise ? outcome.then(finished) : finished(outcome);
+      if (outcome instanceof Promise) return outcome.then(finished);
+      // A synchronous sibling reports its end once every task of the step has reported its
+      // start, as LangGraph streams them ("tasks", "debug").
+      return lone ? finished(outcome) : Promise.resolve(outcome).then(finished);
     };
     const signal = this.scope.signal;
-    if (!signal && tasks.length === 1) {
+    if (!signal && lone) {
       const outcome = run(tasks[0]!);
       return outcome instanceof Promise ? outcome.then((o) => [o]) : [outcome];
     }

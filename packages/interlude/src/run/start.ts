@@ -14,7 +14,7 @@ import { EmptyInputError } from "../errors/graph.js";
 import { resolveResume } from "../interrupt/answers.js";
 import { type Command, isCommand } from "../primitives/command.js";
 import { loadStart } from "../thread/load.js";
-import { indexPendingWrites } from "../thread/pending.js";
+import { indexPendingWrites, NO_PENDING } from "../thread/pending.js";
 import { emptyCheckpoint, workingCopy } from "../thread/working-checkpoint.js";
 import { Persistence } from "./persist.js";
 import { newestBefore, replayBound, resolveSubgraphTarget, type StartPoint, subgraphStart } from "./replay.js";
@@ -164,7 +164,7 @@ export abstract class RunStart extends RunState {
     if (!hadCheckpoint) this.checkpoint = emptyCheckpoint();
     else this.discardPendingTasks();
     this.track(applyNullWrites(this.checkpoint, this.channels, [[START, input]]));
-    this.pending = { tasks: new Map(), nullWrites: [], audit: [] };
+    this.pending = NO_PENDING;
     this.reuseFinished = false;
     // The input task's checkpoint is saved next, before any node runs: one commit for both.
     await this.commit("input", undefined, true);
