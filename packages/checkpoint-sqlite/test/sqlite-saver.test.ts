@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { describeSaverConformance, makeCheckpoint, ThreadWriter } from "@interlude/checkpoint-conformance";
 import { SCHEMA_VERSION, SqliteSaver } from "@interlude/checkpoint-sqlite";
 import { CheckpointConflictError, StorageError } from "@interlude/core";
@@ -307,6 +307,21 @@ describe("SqliteSaver on a file", () => {
     expect((await other.claimHolder("idle"))?.owner).toBe("run-1");
     await other.close();
     await saver.close();
+  });
+
+  it("waits without blocking for a batch of this process on the file when the two connections spell its path differently", async () => {
+    const file = newFile();
+    const batched = new SqliteSaver(file, { groupCommit: true });
+    // Blocking in SQLite's busy handler would wait out the timeout: the batch commits only once the event loop turns.
+    const other = new SqliteSaver(relative(process.cwd(), file), { busyTimeoutMs: 2_000 });
+    const thread = new ThreadWriter(batched);
+    await thread.write({ answer: "a" });
+    expect(await batched.claimThread(thread.threadId, { owner: "run-1", ttlMs: 60_000 })).toBe(true);
+    const contender = other.claimThread(thread.threadId, { owner: "run-2", ttlMs: 60_000 });
+    expect(await contender).toBe(false);
+    expect((await other.claimHolder(thread.threadId))?.owner).toBe("run-1");
+    await other.close();
+    await batched.close();
   });
 
   it("upgrades a file of schema version 4 in place and refuses one newer than the package", async () => {
