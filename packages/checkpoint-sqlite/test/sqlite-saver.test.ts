@@ -309,6 +309,24 @@ describe("SqliteSaver on a file", () => {
     await saver.close();
   });
 
+  it("leaves the thread as it was and unclaimed when the process stops after a claim and an input checkpoint not yet committed", async () => {
+    const file = newFile();
+    const db = new Database(file);
+    const saver = new SqliteSaver(db);
+    const thread = new ThreadWriter(saver);
+    await thread.write({ answer: "a" });
+    const before = thread.head;
+    expect(await saver.claimThread(thread.threadId, { owner: "run-1", ttlMs: 60_000 })).toBe(true);
+    // As a run saves its input checkpoint: without waiting for the commit, which its next save makes.
+    await thread.write({ answer: "b" }, {}, { expectedHead: before ?? null, durable: false });
+    db.close(); // as a kill: the open batch is never committed
+    const after = new SqliteSaver(file);
+    expect((await after.getTuple({ configurable: { thread_id: thread.threadId } }))?.checkpoint.id).toBe(before);
+    expect(await after.claimHolder(thread.threadId)).toBeUndefined();
+    expect(await after.claimThread(thread.threadId, { owner: "run-2", ttlMs: 60_000 })).toBe(true);
+    await after.close();
+  });
+
   it("waits without blocking for a batch of this process on the file when the two connections spell its path differently", async () => {
     const file = newFile();
     const batched = new SqliteSaver(file, { groupCommit: true });
