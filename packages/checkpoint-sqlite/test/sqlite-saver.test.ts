@@ -342,6 +342,28 @@ describe("SqliteSaver on a file", () => {
     await batched.close();
   });
 
+  it("records a thread's activity at most once a second, and the idle sweep allows for that lag", async () => {
+    let now = 1_000_000;
+    const saver = new SqliteSaver(newFile(), { now: () => now, ttlMs: 10_000 });
+    const activity = () => saver.db.prepare("SELECT updated_at FROM heads").pluck().get();
+    const thread = new ThreadWriter(saver);
+    await thread.write({ answer: "a" });
+    now += 900;
+    await thread.write({ answer: "b" });
+    expect(activity()).toBe(1_000_000); // under a second later: the heads row is not rewritten
+    now += 200;
+    await thread.write({ answer: "c" });
+    expect(activity()).toBe(1_001_100);
+    now += 900;
+    await thread.write({ answer: "d" }); // the last activity, recorded as 1_001_100
+    now += 10_000 - 1;
+    expect(await saver.sweep()).toBe(0); // idle for less than ttlMs
+    now += 1_000 + 2;
+    expect(await saver.sweep()).toBe(1);
+    expect(await saver.getTuple(thread.config)).toBeUndefined();
+    await saver.close();
+  });
+
   it("upgrades a file of schema version 4 in place and refuses one newer than the package", async () => {
     const file = newFile();
     const first = new SqliteSaver(file);
