@@ -341,7 +341,7 @@ export class SqliteSaver extends SaverKit {
 }
 
 /**
- * How stale a thread's recorded activity (\`heads.updated_at\`, read by the idle sweep) may be:
+ * How stale a thread's recorded activity (`heads.updated_at`, read by the idle sweep) may be:
  * a thread that puts a checkpoint every step rewrites that row, a page of the WAL, once per
  * this many milliseconds instead of at every put.
  */
