@@ -12,6 +12,7 @@
  * Reads outside a logical transaction see the open batch's writes, which are committed within
  * the same turn unless the disk fails, in which case every writer of the batch is told so.
  */
+import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import type Database from "better-sqlite3";
 
@@ -69,9 +70,9 @@ export interface WriteOptions {
 const groups = new WeakMap<Database.Database, GroupCommit>();
 
 /**
- * File (absolute path) -> batches open on it in this process: while there are any, opening
- * another never blocks. Keyed by the resolved path: connections that spell one file differently
- * ("./db.sqlite", an absolute path) must meet here, or one would block in the busy handler on
+ * File (real path) -> batches open on it in this process: while there are any, opening another
+ * never blocks. Keyed by the real path: connections that spell one file differently
+ * ("./db.sqlite", an absolute path, a symbolic link) must meet here, or one would block in the busy handler on
  * the other's batch, which cannot commit while the event loop is blocked.
  */
 const openBatches = new Map<string, number>();
@@ -98,7 +99,7 @@ export class GroupCommit {
   private readonly file: string | undefined;
 
   private constructor(private readonly db: Database.Database) {
-    this.file = db.memory || db.name === "" ? undefined : resolve(db.name);
+    this.file = db.memory || db.name === "" ? undefined : realPath(db.name);
     this.statements = {
       begin: db.prepare("BEGIN IMMEDIATE"),
       commit: db.prepare("COMMIT"),
@@ -329,5 +330,14 @@ export class GroupCommit {
     const next = this.waiting.shift();
     if (next) next();
     else this.busy = false;
+  }
+}
+
+/** The file's path with links resolved; as given (made absolute) if that fails. */
+function realPath(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return resolve(file);
   }
 }

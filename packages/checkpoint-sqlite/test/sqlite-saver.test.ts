@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { describeSaverConformance, makeCheckpoint, ThreadWriter } from "@interlude/checkpoint-conformance";
@@ -327,17 +327,23 @@ describe("SqliteSaver on a file", () => {
     await after.close();
   });
 
-  it("waits without blocking for a batch of this process on the file when the two connections spell its path differently", async () => {
+  it("waits without blocking for a batch of this process on the file when connections spell its path differently (relative, through a link)", async () => {
     const file = newFile();
     const batched = new SqliteSaver(file, { groupCommit: true });
     // Blocking in SQLite's busy handler would wait out the timeout: the batch commits only once the event loop turns.
+    const link = join(dir, `link-${files++}.sqlite`);
+    symlinkSync(file, link);
     const other = new SqliteSaver(relative(process.cwd(), file), { busyTimeoutMs: 2_000 });
+    const linked = new SqliteSaver(link, { busyTimeoutMs: 2_000 });
     const thread = new ThreadWriter(batched);
     await thread.write({ answer: "a" });
     expect(await batched.claimThread(thread.threadId, { owner: "run-1", ttlMs: 60_000 })).toBe(true);
     const contender = other.claimThread(thread.threadId, { owner: "run-2", ttlMs: 60_000 });
+    const linkedContender = linked.claimThread(thread.threadId, { owner: "run-3", ttlMs: 60_000 });
     expect(await contender).toBe(false);
+    expect(await linkedContender).toBe(false);
     expect((await other.claimHolder(thread.threadId))?.owner).toBe("run-1");
+    await linked.close();
     await other.close();
     await batched.close();
   });
