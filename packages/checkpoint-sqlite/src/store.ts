@@ -5,6 +5,9 @@
  */
 import { type Item, type ItemRow, type PutOperation, StorageError, StoreKit } from "@interlude/core";
 import Database from "better-sqlite3";
+import { GroupCommit, type WriteOptions } from "./group-commit.js";
+
+const COMMIT_NOW: WriteOptions = { unbatched: true };
 
 /** Labels cannot contain ".", so the joined namespace splits back exactly. */
 const JOIN = ".";
@@ -107,19 +110,25 @@ export class SqliteStore extends StoreKit {
     return rows.map((row) => row.namespace.split(JOIN));
   }
 
+  /**
+   * Through the connection's GroupCommit, committed before it resolves: a plain transaction
+   * would block in SQLite's busy handler while another connection of this process holds the
+   * write lock in a batch (a saver's claim waits in one for the run's next save), and that batch
+   * commits only once the event loop turns. A batch open on this very connection commits with it.
+   */
   protected async writeItems(puts: PutOperation[], now: Date): Promise<void> {
     const at = now.getTime();
-    this.guard("store put", () =>
-      this.db
-        .transaction(() => {
-          for (const { namespace, key, value } of puts) {
-            const joined = namespace.join(JOIN);
-            if (value === null) this.sql.remove.run(joined, key);
-            else this.sql.upsert.run(joined, key, JSON.stringify(value), at, at);
-          }
-        })
-        .immediate(),
-    );
+    try {
+      await GroupCommit.of(this.db).run(() => {
+        for (const { namespace, key, value } of puts) {
+          const joined = namespace.join(JOIN);
+          if (value === null) this.sql.remove.run(joined, key);
+          else this.sql.upsert.run(joined, key, JSON.stringify(value), at, at);
+        }
+      }, COMMIT_NOW);
+    } catch (error) {
+      throw new StorageError("store put", error);
+    }
   }
 
   /** Closes the file if the store opened it. */

@@ -29,6 +29,22 @@ describeStoreConformance(
   { durable: true },
 );
 
+describe("SqliteStore beside a saver of the same process", () => {
+  it("waits without blocking for the batch a saver's claim holds open on the file, then commits at once", async () => {
+    const file = join(dir, `store-${files++}.db`);
+    const saver = new SqliteSaver(file);
+    // Blocking in SQLite's busy handler would wait out the timeout: the batch commits only once the event loop turns.
+    const store = new SqliteStore(file, { busyTimeoutMs: 2_000 });
+    expect(await saver.claimThread("thread-1", { owner: "run-1", ttlMs: 60_000 })).toBe(true);
+    await store.put(["memories"], "k", { v: 1 });
+    const reader = new SqliteStore(file);
+    expect((await reader.get(["memories"], "k"))?.value).toEqual({ v: 1 });
+    reader.close();
+    store.close();
+    await saver.close();
+  });
+});
+
 describe("SqliteStore with a graph", () => {
   it("remembers across threads and across processes' worth of reopening, in the saver's own file", async () => {
     const file = join(dir, "graph.db");
