@@ -6,6 +6,7 @@
 import { type Item, type ItemRow, type PutOperation, StorageError, StoreKit } from "@interlude/core";
 import Database from "better-sqlite3";
 import { GroupCommit, type WriteOptions } from "./group-commit.js";
+import { recordedVersion } from "./schema.js";
 
 const COMMIT_NOW: WriteOptions = { unbatched: true };
 
@@ -22,7 +23,7 @@ const MIGRATIONS: readonly string[] = [
 export const STORE_SCHEMA_VERSION = MIGRATIONS.length;
 
 function migrate(db: Database.Database): void {
-  if (db.readonly) return;
+  if (db.readonly || recordedVersion(db, "store_schema_version") === MIGRATIONS.length) return;
   db.transaction(() => {
     db.exec("CREATE TABLE IF NOT EXISTS store_schema_version (version INTEGER NOT NULL)");
     const row = db.prepare("SELECT MAX(version) AS version FROM store_schema_version").get() as {
