@@ -12,6 +12,8 @@
  * Reads outside a logical transaction see the open batch's writes, which are committed within
  * the same turn unless the disk fails, in which case every writer of the batch is told so.
  */
+import { realpathSync } from "node:fs";
+import { resolve } from "node:path";
 import type Database from "better-sqlite3";
 
 /**
@@ -67,7 +69,12 @@ export interface WriteOptions {
 
 const groups = new WeakMap<Database.Database, GroupCommit>();
 
-/** File path -> batches open on it in this process: while there are any, opening another never blocks. */
+/**
+ * File (real path) -> batches open on it in this process: while there are any, opening another
+ * never blocks. Keyed by the real path: connections that spell one file differently
+ * ("./db.sqlite", an absolute path, a symbolic link) must meet here, or one would block in the busy handler on
+ * the other's batch, which cannot commit while the event loop is blocked.
+ */
 const openBatches = new Map<string, number>();
 
 export class GroupCommit {
@@ -88,8 +95,11 @@ export class GroupCommit {
     Database.Statement
   >;
   private readonly busyTimeouts = new Map<number, Database.Statement>();
+  /** Key in `openBatches`; undefined for a database private to the connection (in memory, or temporary). */
+  private readonly file: string | undefined;
 
   private constructor(private readonly db: Database.Database) {
+    this.file = db.memory || db.name === "" ? undefined : realPath(db.name);
     this.statements = {
       begin: db.prepare("BEGIN IMMEDIATE"),
       commit: db.prepare("COMMIT"),
@@ -245,7 +255,7 @@ export class GroupCommit {
    * (`SQLITE_BUSY`, thrown instead when `last`), else the batch is open.
    */
   private tryBegin(last = false, mayBlock = false): boolean {
-    if (mayBlock && (this.db.memory || !openBatches.get(this.db.name))) {
+    if (mayBlock && (this.file === undefined || !openBatches.get(this.file))) {
       this.statements.begin.run();
       this.opened();
       return true;
@@ -266,17 +276,17 @@ export class GroupCommit {
 
   private opened(): void {
     this.batch = new Batch();
-    if (!this.db.memory) openBatches.set(this.db.name, (openBatches.get(this.db.name) ?? 0) + 1);
+    if (this.file !== undefined) openBatches.set(this.file, (openBatches.get(this.file) ?? 0) + 1);
   }
 
   /** The open batch is over (committed or undone). */
   private closed(batch: Batch): void {
     if (this.batch !== batch) return;
     this.batch = undefined;
-    if (this.db.memory) return;
-    const open = openBatches.get(this.db.name)! - 1;
-    if (open > 0) openBatches.set(this.db.name, open);
-    else openBatches.delete(this.db.name);
+    if (this.file === undefined) return;
+    const open = openBatches.get(this.file)! - 1;
+    if (open > 0) openBatches.set(this.file, open);
+    else openBatches.delete(this.file);
   }
 
   /** PRAGMA statements prepared once per value (db.pragma() prepares one per call: ~1.5% of a server's CPU). */
@@ -320,5 +330,14 @@ export class GroupCommit {
     const next = this.waiting.shift();
     if (next) next();
     else this.busy = false;
+  }
+}
+
+/** The file's path with links resolved; as given (made absolute) if that fails. */
+function realPath(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return resolve(file);
   }
 }

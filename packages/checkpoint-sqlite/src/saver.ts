@@ -144,8 +144,7 @@ export class SqliteSaver extends SaverKit {
   protected loadTuple(threadId: string, ns: string, id: string | undefined) {
     return this.run(
       "getTuple",
-      () =>
-        this.cachedTuple(threadId, ns, id) ?? this.inTransaction("deferred", () => this.readTuple(threadId, ns, id)),
+      () => this.cachedTuple(threadId, ns, id) ?? this.inReadTransaction(() => this.readTuple(threadId, ns, id)),
     );
   }
 
@@ -307,8 +306,9 @@ export class SqliteSaver extends SaverKit {
     if (this.ownsDb && this.db.open) this.db.close();
   }
 
-  private inTransaction<T>(mode: "deferred" | "immediate", body: () => T): T {
-    return this.atomic[mode](body) as T;
+  /** Writes go through the GroupCommit (`write`); reads that span statements, through this. */
+  private inReadTransaction<T>(body: () => T): T {
+    return this.atomic.deferred(body) as T;
   }
 
   /**
@@ -341,7 +341,7 @@ export class SqliteSaver extends SaverKit {
 }
 
 /**
- * How stale a thread's recorded activity (\`heads.updated_at\`, read by the idle sweep) may be:
+ * How stale a thread's recorded activity (`heads.updated_at`, read by the idle sweep) may be:
  * a thread that puts a checkpoint every step rewrites that row, a page of the WAL, once per
  * this many milliseconds instead of at every put.
  */

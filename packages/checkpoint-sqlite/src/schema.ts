@@ -51,10 +51,22 @@ const MIGRATIONS: readonly string[] = [
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
+/**
+ * The version recorded in `table` (0 when the table does not exist yet), read without the
+ * write lock: a file already at the current schema is opened without taking it, since another
+ * connection of this process may hold it in a batch that commits only once the event loop
+ * turns (group-commit.ts), and the busy handler would block that turn until SQLITE_BUSY.
+ */
+export function recordedVersion(db: Database.Database, table: string): number {
+  const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table);
+  if (!exists) return 0;
+  return (db.prepare(`SELECT MAX(version) FROM ${table}`).pluck().get() as number | null) ?? 0;
+}
+
 /** Brings the file to the current schema; safe when several processes open it at once. */
 export function migrate(db: Database.Database): void {
   // A read-only handle can only use the schema as it is; writes will fail as StorageError.
-  if (db.readonly) return;
+  if (db.readonly || recordedVersion(db, "schema_version") === MIGRATIONS.length) return;
   db.transaction(() => {
     db.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
     const row = db.prepare("SELECT MAX(version) AS version FROM schema_version").get() as { version: number | null };

@@ -5,6 +5,10 @@
  */
 import { type Item, type ItemRow, type PutOperation, StorageError, StoreKit } from "@interlude/core";
 import Database from "better-sqlite3";
+import { GroupCommit, type WriteOptions } from "./group-commit.js";
+import { recordedVersion } from "./schema.js";
+
+const COMMIT_NOW: WriteOptions = { unbatched: true };
 
 /** Labels cannot contain ".", so the joined namespace splits back exactly. */
 const JOIN = ".";
@@ -19,7 +23,7 @@ const MIGRATIONS: readonly string[] = [
 export const STORE_SCHEMA_VERSION = MIGRATIONS.length;
 
 function migrate(db: Database.Database): void {
-  if (db.readonly) return;
+  if (db.readonly || recordedVersion(db, "store_schema_version") === MIGRATIONS.length) return;
   db.transaction(() => {
     db.exec("CREATE TABLE IF NOT EXISTS store_schema_version (version INTEGER NOT NULL)");
     const row = db.prepare("SELECT MAX(version) AS version FROM store_schema_version").get() as {
@@ -107,19 +111,25 @@ export class SqliteStore extends StoreKit {
     return rows.map((row) => row.namespace.split(JOIN));
   }
 
+  /**
+   * Through the connection's GroupCommit, committed before it resolves: a plain transaction
+   * would block in SQLite's busy handler while another connection of this process holds the
+   * write lock in a batch (a saver's claim waits in one for the run's next save), and that batch
+   * commits only once the event loop turns. A batch open on this very connection commits with it.
+   */
   protected async writeItems(puts: PutOperation[], now: Date): Promise<void> {
     const at = now.getTime();
-    this.guard("store put", () =>
-      this.db
-        .transaction(() => {
-          for (const { namespace, key, value } of puts) {
-            const joined = namespace.join(JOIN);
-            if (value === null) this.sql.remove.run(joined, key);
-            else this.sql.upsert.run(joined, key, JSON.stringify(value), at, at);
-          }
-        })
-        .immediate(),
-    );
+    try {
+      await GroupCommit.of(this.db).run(() => {
+        for (const { namespace, key, value } of puts) {
+          const joined = namespace.join(JOIN);
+          if (value === null) this.sql.remove.run(joined, key);
+          else this.sql.upsert.run(joined, key, JSON.stringify(value), at, at);
+        }
+      }, COMMIT_NOW);
+    } catch (error) {
+      throw new StorageError("store put", error);
+    }
   }
 
   /** Closes the file if the store opened it. */

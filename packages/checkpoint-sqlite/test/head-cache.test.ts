@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ThreadWriter } from "@interlude/checkpoint-conformance";
 import { SqliteSaver } from "@interlude/checkpoint-sqlite";
-import { type CheckpointTuple, INTERRUPT, RESUME } from "@interlude/core";
+import { CheckpointConflictError, type CheckpointTuple, INTERRUPT, RESUME } from "@interlude/core";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { HeadCache } from "../src/head-cache.js";
@@ -97,6 +97,23 @@ for (const groupCommit of [false, true]) {
       expect(seen?.checkpoint.id).toBe(config.configurable?.checkpoint_id);
       expect(seen?.checkpoint.channel_values).toEqual({ value: "theirs", list: ["a"] });
       expect(seen?.pendingWrites).toEqual([["their-task", "value", "pending"]]);
+      await other.close();
+      await saver.close();
+    });
+
+    it("refuses a put on the cached head after another connection put a newer checkpoint", async () => {
+      const file = newFile();
+      const saver = new SqliteSaver(file, { groupCommit });
+      const other = new SqliteSaver(file, { groupCommit });
+      const writer = new ThreadWriter(saver);
+      await writer.write({ value: "mine" }, {}, { expectedHead: null });
+      const cached = writer.head;
+      await writer.through(other).write({ value: "theirs" }, {}, { expectedHead: cached });
+      await other.flush();
+      // The put's compare-and-swap takes the head from the cache only while no other connection has committed.
+      await expect(writer.write({ value: "again" }, {}, { expectedHead: cached })).rejects.toBeInstanceOf(
+        CheckpointConflictError,
+      );
       await other.close();
       await saver.close();
     });

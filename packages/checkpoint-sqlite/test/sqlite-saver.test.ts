@@ -1,6 +1,6 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { describeSaverConformance, makeCheckpoint, ThreadWriter } from "@interlude/checkpoint-conformance";
 import { SCHEMA_VERSION, SqliteSaver } from "@interlude/checkpoint-sqlite";
 import { CheckpointConflictError, StorageError } from "@interlude/core";
@@ -306,6 +306,67 @@ describe("SqliteSaver on a file", () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect((await other.claimHolder("idle"))?.owner).toBe("run-1");
     await other.close();
+    await saver.close();
+  });
+
+  it("leaves the thread as it was and unclaimed when the process stops after a claim and an input checkpoint not yet committed", async () => {
+    const file = newFile();
+    const db = new Database(file);
+    const saver = new SqliteSaver(db);
+    const thread = new ThreadWriter(saver);
+    await thread.write({ answer: "a" });
+    const before = thread.head;
+    expect(await saver.claimThread(thread.threadId, { owner: "run-1", ttlMs: 60_000 })).toBe(true);
+    // As a run saves its input checkpoint: without waiting for the commit, which its next save makes.
+    await thread.write({ answer: "b" }, {}, { expectedHead: before ?? null, durable: false });
+    db.close(); // as a kill: the open batch is never committed
+    const after = new SqliteSaver(file);
+    expect((await after.getTuple({ configurable: { thread_id: thread.threadId } }))?.checkpoint.id).toBe(before);
+    expect(await after.claimHolder(thread.threadId)).toBeUndefined();
+    expect(await after.claimThread(thread.threadId, { owner: "run-2", ttlMs: 60_000 })).toBe(true);
+    await after.close();
+  });
+
+  it("waits without blocking for a batch of this process on the file when connections spell its path differently (relative, through a link)", async () => {
+    const file = newFile();
+    const batched = new SqliteSaver(file, { groupCommit: true });
+    // Blocking in SQLite's busy handler would wait out the timeout: the batch commits only once the event loop turns.
+    const link = join(dir, `link-${files++}.sqlite`);
+    symlinkSync(file, link);
+    const other = new SqliteSaver(relative(process.cwd(), file), { busyTimeoutMs: 2_000 });
+    const linked = new SqliteSaver(link, { busyTimeoutMs: 2_000 });
+    const thread = new ThreadWriter(batched);
+    await thread.write({ answer: "a" });
+    expect(await batched.claimThread(thread.threadId, { owner: "run-1", ttlMs: 60_000 })).toBe(true);
+    const contender = other.claimThread(thread.threadId, { owner: "run-2", ttlMs: 60_000 });
+    const linkedContender = linked.claimThread(thread.threadId, { owner: "run-3", ttlMs: 60_000 });
+    expect(await contender).toBe(false);
+    expect(await linkedContender).toBe(false);
+    expect((await other.claimHolder(thread.threadId))?.owner).toBe("run-1");
+    await linked.close();
+    await other.close();
+    await batched.close();
+  });
+
+  it("records a thread's activity at most once a second, and the idle sweep allows for that lag", async () => {
+    let now = 1_000_000;
+    const saver = new SqliteSaver(newFile(), { now: () => now, ttlMs: 10_000 });
+    const activity = () => saver.db.prepare("SELECT updated_at FROM heads").pluck().get();
+    const thread = new ThreadWriter(saver);
+    await thread.write({ answer: "a" });
+    now += 900;
+    await thread.write({ answer: "b" });
+    expect(activity()).toBe(1_000_000); // under a second later: the heads row is not rewritten
+    now += 200;
+    await thread.write({ answer: "c" });
+    expect(activity()).toBe(1_001_100);
+    now += 900;
+    await thread.write({ answer: "d" }); // the last activity, recorded as 1_001_100
+    now += 10_000 - 1;
+    expect(await saver.sweep()).toBe(0); // idle for less than ttlMs
+    now += 1_000 + 2;
+    expect(await saver.sweep()).toBe(1);
+    expect(await saver.getTuple(thread.config)).toBeUndefined();
     await saver.close();
   });
 

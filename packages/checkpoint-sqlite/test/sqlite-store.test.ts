@@ -29,6 +29,39 @@ describeStoreConformance(
   { durable: true },
 );
 
+describe("SqliteStore beside a saver of the same process", () => {
+  it("waits without blocking for the batch a saver's claim holds open on the file, then commits at once", async () => {
+    const file = join(dir, `store-${files++}.db`);
+    const saver = new SqliteSaver(file);
+    // Blocking in SQLite's busy handler would wait out the timeout: the batch commits only once the event loop turns.
+    const store = new SqliteStore(file, { busyTimeoutMs: 2_000 });
+    expect(await saver.claimThread("thread-1", { owner: "run-1", ttlMs: 60_000 })).toBe(true);
+    await store.put(["memories"], "k", { v: 1 });
+    const reader = new SqliteStore(file);
+    expect((await reader.get(["memories"], "k"))?.value).toEqual({ v: 1 });
+    reader.close();
+    store.close();
+    await saver.close();
+  });
+});
+
+describe("A saver and a store opened while this process holds a batch open on the file", () => {
+  it("open without waiting for that batch when the file's schema is current", async () => {
+    const file = join(dir, `store-${files++}.db`);
+    const saver = new SqliteSaver(file, { groupCommit: true });
+    new SqliteStore(file).close();
+    // The claim waits in the open batch until the end of the event-loop turn.
+    expect(await saver.claimThread("thread-1", { owner: "run-1", ttlMs: 60_000 })).toBe(true);
+    // Taking the write lock to migrate would block in SQLite's busy handler, and the batch commits only once the event loop turns.
+    const second = new SqliteSaver(file, { busyTimeoutMs: 2_000 });
+    const store = new SqliteStore(file, { busyTimeoutMs: 2_000 });
+    expect(await second.claimThread("thread-1", { owner: "run-2", ttlMs: 60_000 })).toBe(false);
+    store.close();
+    await second.close();
+    await saver.close();
+  });
+});
+
 describe("SqliteStore with a graph", () => {
   it("remembers across threads and across processes' worth of reopening, in the saver's own file", async () => {
     const file = join(dir, "graph.db");
