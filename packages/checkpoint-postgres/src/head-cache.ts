@@ -21,9 +21,9 @@
  * Bounded: least recently used threads go first, by count and by bytes. Pure bookkeeping: the
  * saver runs the statements.
  */
-import { type ChannelVersion, InvalidSaverOptionError } from "@interlude/core";
+import type { ChannelVersion } from "@interlude/core";
 import type * as Kit from "@interlude/core/saver-kit";
-import { blobKey } from "@interlude/core/saver-kit";
+import { blobKey, type HeadCacheLimits } from "@interlude/core/saver-kit";
 
 type Kept = string | Uint8Array;
 
@@ -40,13 +40,6 @@ export interface CachedHead {
   readonly bytes: number;
 }
 
-export interface HeadCacheLimits {
-  /** Threads kept at most, least recently used dropped first (0: no cache). */
-  threads: number;
-  /** Bytes of stored data kept at most. */
-  bytes: number;
-}
-
 /** Per entry and per blob, on top of the stored bytes: keys, objects, map slots. */
 const OVERHEAD = 64;
 
@@ -55,21 +48,8 @@ export class HeadCache {
   private readonly heads = new Map<string, CachedHead>();
   private bytes = 0;
 
-  constructor(private readonly limits: HeadCacheLimits) {
-    // A NaN or fractional limit would make trim()'s comparisons never true: an unbounded cache.
-    if (!Number.isInteger(limits.threads) || limits.threads < 0)
-      throw new InvalidSaverOptionError(
-        "cachedThreads",
-        limits.threads,
-        "a whole number of threads, 0 or more (default 1000; 0 turns the cache off)",
-      );
-    if (!Number.isInteger(limits.bytes) || limits.bytes < 0)
-      throw new InvalidSaverOptionError(
-        "cachedBytes",
-        limits.bytes,
-        "a whole number of bytes, 0 or more (default 33554432, 32 MiB)",
-      );
-  }
+  /** `limits` as `headCacheLimits` checked them. */
+  constructor(private readonly limits: HeadCacheLimits) {}
 
   /** The head held for the thread, made the most recently used. */
   get(threadId: string): CachedHead | undefined {

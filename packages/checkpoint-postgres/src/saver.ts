@@ -1,6 +1,6 @@
 import type { ChannelVersions, CheckpointTuple, ClaimHolder, ThreadClaim } from "@interlude/core";
 import type * as Kit from "@interlude/core/saver-kit";
-import { BASE_MISSING, blobKey, listSql, SaverKit, STORED } from "@interlude/core/saver-kit";
+import { BASE_MISSING, blobKey, headCacheLimits, listSql, SaverKit, STORED } from "@interlude/core/saver-kit";
 import pg from "pg";
 import { HeadCache } from "./head-cache.js";
 import { type CheckpointRow, type LatestRow, type Loaded, latestOf } from "./latest.js";
@@ -45,10 +45,7 @@ export class PostgresSaver extends SaverKit {
   constructor(pool: pg.Pool | string, options: PostgresSaverOptions = {}) {
     super(options);
     // First: it refuses bad limits, before a pool is made.
-    this.cache = new HeadCache({
-      threads: options.cachedThreads ?? 1000,
-      bytes: options.cachedBytes ?? 32 * 1024 * 1024,
-    });
+    this.cache = new HeadCache(headCacheLimits(options));
     this.ownsPool = typeof pool === "string";
     this.pool = typeof pool === "string" ? new pg.Pool({ connectionString: pool }) : pool;
     if (this.ownsPool) this.pool.on("error", () => {}); // idle clients dying is reported on their next use

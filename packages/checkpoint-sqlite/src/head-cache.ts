@@ -17,7 +17,7 @@
  */
 import type { ChannelVersion, CheckpointMetadata } from "@interlude/core";
 import type * as Kit from "@interlude/core/saver-kit";
-import { blobKey } from "@interlude/core/saver-kit";
+import { blobKey, type HeadCacheLimits } from "@interlude/core/saver-kit";
 import type Database from "better-sqlite3";
 
 type Kept = string | Uint8Array;
@@ -59,13 +59,6 @@ export interface CachedHead {
   readonly blobs: Map<string, Kit.StoredBlob | null>;
   readonly writes: CachedWrite[];
   parsed?: ParsedHead;
-  bytes: number;
-}
-
-export interface HeadCacheLimits {
-  /** Threads kept at most, least recently used dropped first (0: no cache). */
-  threads: number;
-  /** Bytes of stored data kept at most. */
   bytes: number;
 }
 

@@ -1,6 +1,14 @@
 import { type CheckpointMetadata, type ClaimHolder, JsonSerializer, type ThreadClaim } from "@interlude/core";
 import type * as Kit from "@interlude/core/saver-kit";
-import { blobKey, listSql, putInSteps, SaverKit, STORED, storageError } from "@interlude/core/saver-kit";
+import {
+  blobKey,
+  headCacheLimits,
+  listSql,
+  putInSteps,
+  SaverKit,
+  STORED,
+  storageError,
+} from "@interlude/core/saver-kit";
 import Database from "better-sqlite3";
 import { GroupCommit, type WriteOptions } from "./group-commit.js";
 import { type CachedHead, type CachedWrite, HeadCache } from "./head-cache.js";
@@ -85,10 +93,7 @@ export class SqliteSaver extends SaverKit {
       this.atomic = this.db.transaction((body: () => unknown) => body());
       this.group = GroupCommit.of(this.db);
       this.batched = options.groupCommit ?? false;
-      this.cache = HeadCache.of(this.db, {
-        threads: options.cachedThreads ?? 1000,
-        bytes: options.cachedBytes ?? 32 * 1024 * 1024,
-      });
+      this.cache = HeadCache.of(this.db, headCacheLimits(options));
       this.group.onFailure(this.cache.clearAll);
       // A failed batch took the releases with it: releaseThread must then release for real.
       this.group.onFailure(() => this.releasedWith.clear());

@@ -5,7 +5,13 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ThreadWriter } from "@interlude/checkpoint-conformance";
 import { SqliteSaver } from "@interlude/checkpoint-sqlite";
-import { CheckpointConflictError, type CheckpointTuple, INTERRUPT, RESUME } from "@interlude/core";
+import {
+  CheckpointConflictError,
+  type CheckpointTuple,
+  INTERRUPT,
+  InvalidSaverOptionError,
+  RESUME,
+} from "@interlude/core";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { HeadCache } from "../src/head-cache.js";
@@ -232,5 +238,15 @@ describe("HeadCache", () => {
     const off = new HeadCache({ threads: 0, bytes: 1e9 });
     off.read("a", "", head("1"));
     expect(off.size).toBe(0);
+  });
+
+  it("refuses a cachedThreads or cachedBytes that is not a whole number of at least 0", () => {
+    for (const bad of [Number.NaN, -1, 2.5, Number.POSITIVE_INFINITY]) {
+      expect(() => new SqliteSaver(":memory:", { cachedThreads: bad })).toThrow(InvalidSaverOptionError);
+      expect(() => new SqliteSaver(":memory:", { cachedBytes: bad })).toThrow(InvalidSaverOptionError);
+    }
+    expect(() => new SqliteSaver(":memory:", { cachedBytes: 0.5 })).toThrow(
+      /cachedBytes is 0.5; it must be a whole number/,
+    );
   });
 });

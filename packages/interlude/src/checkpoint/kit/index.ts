@@ -3,11 +3,13 @@
  * supply the primitive operations (see its documentation); the kit owns the storage algorithm,
  * and `@interlude/checkpoint-conformance` checks the result.
  */
+
 export { type BlobLookup, blobKey, type StoredBlob } from "../delta.js";
 export { copyPlain, NOT_PLAIN } from "../plain-copy.js";
 export type { PreparedBlob, PreparedPut, PreparedWrite } from "../prepare.js";
 export type { PruneRequest } from "../retention.js";
 export { buildTuple, type CheckpointRecord, recordOf } from "../tuple.js";
+export { type HeadCacheLimits, headCacheLimits } from "./cache-limits.js";
 export { type ListCandidate, type ListScope, listSql } from "./list-scope.js";
 export type { PruneCandidate, PrunePlan, StoredBlobRef } from "./prune-plan.js";
 export { BASE_MISSING, type HeadMoved, type PutOutcome, type PutSteps, putInSteps, STORED } from "./put-steps.js";
