@@ -5,7 +5,7 @@
  * insert or delete of `interlude_server_pending`; the total is the sum of a few small rows.
  *
  * Triggers kept it at first (PENDING_COUNTS); the store now counts its own changes instead
- * (`countChange`, migration PENDING_COUNTED_BY_STORE), once per graph and transaction: an answer
+ * (`countChanges`, migration PENDING_COUNTED_BY_STORE), once per graph and transaction: an answer
  * resolves a question and its run usually asks the next in the same graph, which the triggers
  * counted as two PL/pgSQL calls and two upserts of one row, and which is now no write at all.
  * Every insert and delete of pending rows goes through the store (store.ts: replacePending,
@@ -56,7 +56,7 @@ export const PENDING_COUNTS: Record<Db["dialect"], string> = {
      FOR EACH ROW EXECUTE FUNCTION interlude_server_pending_count();`,
 };
 
-/** The migration that leaves counting to the store (countChange): the triggers go. */
+/** The migration that leaves counting to the store (countChanges): the triggers go. */
 export const PENDING_COUNTED_BY_STORE: Record<Db["dialect"], string> = {
   sqlite: `DROP TRIGGER interlude_server_pending_inserted;
    DROP TRIGGER interlude_server_pending_deleted;`,
@@ -64,13 +64,27 @@ export const PENDING_COUNTED_BY_STORE: Record<Db["dialect"], string> = {
    DROP FUNCTION interlude_server_pending_count();`,
 };
 
-/** Adds `delta` to the interrupts counted pending for `graphId` (null: none), in `threadId`'s shard. */
-export function countChange(
+/**
+ * The statements counting one transaction's change to `threadId`'s pending rows: the graphs
+ * (null: none) of the rows it deleted and inserted, netted per graph, so a question resolved
+ * and the next asked in the same graph writes no counter at all.
+ */
+export function countChanges(
   dialect: Db["dialect"],
   threadId: string,
-  graphId: string | null,
-  delta: number,
-): Statement {
+  removed: readonly (string | null)[],
+  added: readonly (string | null)[],
+): Statement[] {
+  const deltas = new Map<string | null, number>();
+  for (const graph of removed) deltas.set(graph, (deltas.get(graph) ?? 0) - 1);
+  for (const graph of added) deltas.set(graph, (deltas.get(graph) ?? 0) + 1);
+  const statements: Statement[] = [];
+  for (const [graph, delta] of deltas) if (delta !== 0) statements.push(countChange(dialect, threadId, graph, delta));
+  return statements;
+}
+
+/** Adds `delta` to the interrupts counted pending for `graphId` (null: none), in `threadId`'s shard. */
+function countChange(dialect: Db["dialect"], threadId: string, graphId: string | null, delta: number): Statement {
   if (dialect === "sqlite")
     return [
       `INSERT INTO interlude_server_pending_counts (graph_id, shard, n) VALUES (COALESCE(?, ''), 0, ?)

@@ -4,7 +4,7 @@
  */
 import { answerOf, assistantOf, json, pendingOf, runOf, threadOf } from "./codec.js";
 import type { Db, Statement, TxOptions } from "./db.js";
-import { countChange, countedTotal } from "./pending-counts.js";
+import { countChanges, countedTotal } from "./pending-counts.js";
 import { textFilter } from "./pending-search.js";
 import type {
   AnswerRecord,
@@ -117,9 +117,8 @@ export class StoreTx {
         "DELETE FROM interlude_server_pending WHERE thread_id = ? RETURNING graph_id",
         [id],
       );
-      const counts = new Map<string | null, number>();
-      for (const { graph_id } of gone) counts.set(graph_id, (counts.get(graph_id) ?? 0) - 1);
-      for (const [graph, delta] of counts) await db.run(...countChange(db.dialect, id, graph, delta));
+      const removed = gone.map((row) => row.graph_id);
+      for (const statement of countChanges(db.dialect, id, removed, [])) await db.run(...statement);
       for (const table of ["runs", "answers"])
         await db.run(`DELETE FROM interlude_server_${table} WHERE thread_id = ?`, [id]);
       return (await db.run("DELETE FROM interlude_server_threads WHERE thread_id = ?", [id])) > 0;
@@ -225,16 +224,12 @@ export class StoreTx {
     removed: readonly Pick<PendingInterrupt, "interrupt_id" | "graph_id">[],
     added: readonly PendingInterrupt[],
   ): Promise<void> {
-    const counts = new Map<string | null, number>();
-    const count = (graph: string | null, delta: number) => counts.set(graph, (counts.get(graph) ?? 0) + delta);
-    for (const p of removed) {
+    for (const p of removed)
       await this.db.write("DELETE FROM interlude_server_pending WHERE thread_id = ? AND interrupt_id = ?", [
         threadId,
         p.interrupt_id,
       ]);
-      count(p.graph_id, -1);
-    }
-    for (const p of added) {
+    for (const p of added)
       await this.db.write(
         `INSERT INTO interlude_server_pending (thread_id, interrupt_id, graph_id, assistant_id, value, response_schema, ns, created_at, deadline_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -250,10 +245,9 @@ export class StoreTx {
           p.deadline_at,
         ],
       );
-      count(p.graph_id, 1);
-    }
-    for (const [graph, delta] of counts)
-      if (delta !== 0) await this.db.write(...countChange(this.db.dialect, threadId, graph, delta));
+    const graphs = (rows: readonly Pick<PendingInterrupt, "graph_id">[]) => rows.map((p) => p.graph_id);
+    for (const statement of countChanges(this.db.dialect, threadId, graphs(removed), graphs(added)))
+      await this.db.write(...statement);
   }
 
   /** `now`: the clock `min_age_seconds` counts back from. */
