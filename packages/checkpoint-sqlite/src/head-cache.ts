@@ -37,13 +37,13 @@ export interface CachedWrite extends Kit.StoredWrite {
 export interface ParsedHead {
   readonly record: Kit.CheckpointRecord;
   readonly values: Readonly<Record<string, unknown>>;
-  readonly metadata: CheckpointMetadata;
+  /** Parsed at the first read that needs it: most heads a run puts are never read. */
+  metadata?: CheckpointMetadata;
 }
 
-/** What a put's own objects give: the record, the metadata and the values of the channels it wrote. */
+/** What a put's own objects give: the record and the values of the channels it wrote. */
 export interface PutSeed {
   readonly record: Kit.CheckpointRecord;
-  readonly metadata: CheckpointMetadata;
   /** Written channels that have a value; a written channel missing here has none. */
   readonly values: Readonly<Record<string, unknown>>;
 }
@@ -60,6 +60,10 @@ export interface CachedHead {
   readonly writes: CachedWrite[];
   parsed?: ParsedHead;
   bytes: number;
+  /** `heads.updated_at` of the (thread, namespace) as this connection last wrote it (undefined: not known). */
+  activityAt?: number;
+  /** The largest `seq` among the head's pending writes in the file (undefined: not known). */
+  seq?: number;
 }
 
 /** Per entry and per item, on top of the stored bytes: keys, objects, map slots. */
@@ -112,7 +116,7 @@ export class HeadCache {
    * wrote and those of the previous head it still names. Without a previous head the cache
    * knows the put is the newest only from its compare-and-swap (`expectedHead`, older than it).
    */
-  put(put: Kit.PreparedPut, seed?: PutSeed): void {
+  put(put: Kit.PreparedPut, seed?: PutSeed, activityAt?: number): void {
     const previous = this.threads.get(put.threadId)?.get(put.ns);
     if (previous && previous.id > put.id) return; // an older checkpoint (a fork): the newest is unchanged
     const chained =
@@ -138,27 +142,39 @@ export class HeadCache {
       }
     }
     // The same id again replaces the row but keeps its writes.
-    const writes = previous?.id === put.id ? previous.writes : [];
+    const same = previous?.id === put.id;
+    const writes = same ? previous.writes : [];
+    const seq = same ? previous.seq : 0;
     const { id, createdAt, record, metadata } = put;
     const parsed = seed && parsedAfter(put, seed, previous);
     const parentId = put.parentId ?? null;
-    this.set(put.threadId, put.ns, { id, parentId, createdAt, record, metadata, blobs, writes, parsed, bytes: 0 });
+    const head = { id, parentId, createdAt, record, metadata, blobs, writes, parsed, bytes: 0, activityAt, seq };
+    this.set(put.threadId, put.ns, head);
+  }
+
+  /** The largest `seq` of the pending writes of `checkpointId`, when it is the cached head and that is known. */
+  seqOf(threadId: string, ns: string, checkpointId: string): number | undefined {
+    const head = this.threads.get(threadId)?.get(ns);
+    return head?.id === checkpointId ? head.seq : undefined;
   }
 
   /**
    * After pending writes committed on this connection, with the same insert-or-replace rule as
-   * the table. `seed` gives a write's private copy from the value written (see `CachedWrite.parsed`).
+   * the table, the largest `seq` now being `seq`. `seed` gives a write's private copy from the
+   * value written (see `CachedWrite.parsed`).
    */
   writes(
     threadId: string,
     ns: string,
     checkpointId: string,
     rows: readonly Kit.PreparedWrite[],
+    seq: number,
     seed?: (row: Kit.PreparedWrite) => unknown,
   ): void {
     const heads = this.threads.get(threadId);
     const head = heads?.get(ns);
     if (!head || head.id !== checkpointId) return;
+    head.seq = seq;
     for (const row of rows) {
       const at = head.writes.findIndex((w) => w.taskId === row.taskId && w.idx === row.idx);
       if (at >= 0 && !row.replace) continue;
@@ -253,7 +269,7 @@ function parsedAfter(put: Kit.PreparedPut, seed: PutSeed, previous: CachedHead |
     if (!before || before.record.channel_versions[channel] !== put.versions[channel]) return undefined;
     if (Object.hasOwn(before.values, channel)) values[channel] = before.values[channel];
   }
-  return { record: seed.record, values, metadata: seed.metadata };
+  return { record: seed.record, values };
 }
 
 function sizeOf(kept: Kept | null): number {

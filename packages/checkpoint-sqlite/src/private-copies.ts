@@ -15,7 +15,7 @@ const VALUE_DEPTH = 64;
 const copy = <T>(value: T): T | typeof NOT_PLAIN => copyPlain(value, VALUE_DEPTH);
 
 /** Copies of what a put wrote, taken when it is stored (the caller may reuse its objects afterwards). */
-export function seedOf(put: Kit.PreparedPut, metadata: () => CheckpointMetadata): PutSeed | undefined {
+export function seedOf(put: Kit.PreparedPut): PutSeed | undefined {
   const checkpoint = put.checkpoint;
   if (!checkpoint) return undefined;
   const record = copyPlain(recordOf(checkpoint));
@@ -27,7 +27,7 @@ export function seedOf(put: Kit.PreparedPut, metadata: () => CheckpointMetadata)
     if (value === NOT_PLAIN) return undefined;
     values[channel] = value;
   }
-  return { record, metadata: metadata(), values };
+  return { record, values };
 }
 
 /** A pending write's private copy, taken when it is stored (`NOT_PLAIN`: parsed at every read). */
@@ -52,7 +52,8 @@ export function parsedOf(tuple: CheckpointTuple): ParsedHead | undefined {
 
 /**
  * A tuple from the copies; `learn` is told each value, as a read from the file would tell the
- * delta planner (a run that appends to these very items then writes a delta).
+ * delta planner (a run that appends to these very items then writes a delta). `readMetadata`
+ * parses the stored metadata the first time a head is read.
  */
 export function copiedTuple(
   threadId: string,
@@ -61,6 +62,7 @@ export function copiedTuple(
   parsed: ParsedHead,
   serde: Serializer,
   learn: (channel: string, value: unknown) => void,
+  readMetadata: (kept: CachedHead["metadata"]) => CheckpointMetadata,
 ): CheckpointTuple {
   const record = copyPlain(parsed.record) as Kit.CheckpointRecord;
   const values: Record<string, unknown> = {};
@@ -69,7 +71,11 @@ export function copiedTuple(
     values[channel] = value;
     learn(channel, value);
   }
-  const metadata = copy(parsed.metadata) as CheckpointMetadata;
+  let metadata: CheckpointMetadata;
+  if (parsed.metadata === undefined) {
+    metadata = readMetadata(head.metadata);
+    parsed.metadata = copy(metadata) as CheckpointMetadata;
+  } else metadata = copy(parsed.metadata) as CheckpointMetadata;
   const writes: PendingWrite[] = [];
   for (const write of head.writes) writes.push([write.taskId, write.channel, writeValue(write, serde)]);
   return buildTuple({ threadId, ns, record, values, metadata, parentId: head.parentId, writes });

@@ -12,9 +12,10 @@ import {
 import Database from "better-sqlite3";
 import { GroupCommit, type WriteOptions } from "./group-commit.js";
 import { type CachedHead, type CachedWrite, HeadCache } from "./head-cache.js";
-import { readBlob, writeBlob } from "./packing.js";
-import { keptParent, parentOf } from "./parent-link.js";
+import { readBlob } from "./packing.js";
+import { parentOf } from "./parent-link.js";
 import { copiedTuple, parsedOf, seedOf, writeSeed } from "./private-copies.js";
+import { ACTIVITY_GRAIN_MS, SqlitePutSteps } from "./put-steps.js";
 import { fullRecord, slimKeeper } from "./record.js";
 import { migrate } from "./schema.js";
 import { type CheckpointRow, prepareStatements, type Statements } from "./statements.js";
@@ -64,7 +65,7 @@ export class SqliteSaver extends SaverKit {
   private readonly group: GroupCommit;
   /** Without `groupCommit`, a durable write commits as soon as it is done (with any claim made before it). */
   private readonly batched: boolean;
-  private readonly steps: Kit.PutSteps<string | Uint8Array>;
+  private readonly steps: SqlitePutSteps;
   private readonly cache: HeadCache;
   /** The cache also keeps plain copies of what it holds (JSON serializer only, see private-copies.ts). */
   private readonly copies: boolean;
@@ -101,17 +102,17 @@ export class SqliteSaver extends SaverKit {
     } catch (error) {
       throw storageError("open", error);
     }
-    this.steps = putSteps(this.sql, this.cache, this.now);
+    this.steps = new SqlitePutSteps(this.sql, this.cache, this.now);
     this.sweepPeriodically(options);
   }
 
   protected storePut(put: Kit.PreparedPut): Kit.PutOutcome | Promise<Kit.PutOutcome> {
-    const seed = this.copies ? seedOf(put, () => this.read(put.metadata) as CheckpointMetadata) : undefined;
+    const seed = this.copies ? seedOf(put) : undefined;
     const outcome = this.write("put", put, () => {
       this.checkCache();
       const outcome = putInSteps(put, this.steps);
       if (outcome === STORED) {
-        this.cache.put(put, seed);
+        this.cache.put(put, seed, this.steps.activityAt);
         if (put.releaseClaim !== undefined) this.sql.release.run(put.threadId, put.releaseClaim);
       }
       return outcome;
@@ -135,12 +136,13 @@ export class SqliteSaver extends SaverKit {
   }: Kit.PreparedWrites): Promise<void> {
     await this.write("putWrites", { durable }, () => {
       this.checkCache();
-      let seq = this.sql.maxSeq.get(threadId, ns, checkpointId) as number;
+      let seq =
+        this.cache.seqOf(threadId, ns, checkpointId) ?? (this.sql.maxSeq.get(threadId, ns, checkpointId) as number);
       for (const row of rows) {
         const statement = row.replace ? this.sql.replaceWrite : this.sql.addWrite;
         statement.run(threadId, ns, checkpointId, taskId, row.idx, row.channel, row.data, ++seq);
       }
-      this.cache.writes(threadId, ns, checkpointId, rows, this.copies ? writeSeed : undefined);
+      this.cache.writes(threadId, ns, checkpointId, rows, seq, this.copies ? writeSeed : undefined);
       if (releaseClaim !== undefined) this.sql.release.run(threadId, releaseClaim);
     });
     if (releaseClaim !== undefined) this.releasedWith.set(threadId, releaseClaim);
@@ -162,7 +164,8 @@ export class SqliteSaver extends SaverKit {
       const versions = head.parsed.record.channel_versions;
       const learn = (channel: string, value: unknown) =>
         this.planner.learn(threadId, ns, channel, versions[channel]!, value);
-      return copiedTuple(threadId, ns, head, head.parsed, this.serde, learn);
+      const readMetadata = (kept: string | Uint8Array) => this.read(kept) as CheckpointMetadata;
+      return copiedTuple(threadId, ns, head, head.parsed, this.serde, learn, readMetadata);
     }
     const lookup = (channel: string, version: number) => {
       const blob = head.blobs.get(blobKey(channel, version));
@@ -264,10 +267,9 @@ export class SqliteSaver extends SaverKit {
     // run's first save commits it (one commit for both), or the end of this event-loop turn does.
     return this.write("claimThread", { durable: false }, () => {
       const now = this.now();
-      const held = this.sql.claim.get(threadId) as { owner: string; expires_at: number } | undefined;
-      if (held && held.owner !== claim.owner && held.owner !== claim.replaces && held.expires_at > now) return false;
-      this.sql.setClaim.run(threadId, claim.owner, now + claim.ttlMs);
-      return true;
+      return (
+        this.sql.takeClaim.run(threadId, claim.owner, now + claim.ttlMs, claim.replaces ?? null, now).changes === 1
+      );
     });
   }
 
@@ -343,30 +345,4 @@ export class SqliteSaver extends SaverKit {
       throw storageError(operation, error);
     }
   }
-}
-
-/**
- * How stale a thread's recorded activity (`heads.updated_at`, read by the idle sweep) may be:
- * a thread that puts a checkpoint every step rewrites that row, a page of the WAL, once per
- * this many milliseconds instead of at every put.
- */
-const ACTIVITY_GRAIN_MS = 1000;
-
-/** The put's primitive steps as statements, run inside the saver's write transaction. */
-function putSteps(sql: Statements, cache: HeadCache, now: () => number): Kit.PutSteps<string | Uint8Array> {
-  return {
-    // The cache, checked at the start of the transaction, holds the newest checkpoint when it holds the thread.
-    head: (put) =>
-      cache.get(put.threadId, put.ns)?.id ?? (sql.head.get(put.threadId, put.ns) as string | undefined) ?? null,
-    hasBlob: (put, channel, version) => sql.hasBlob.get(put.threadId, put.ns, channel, version) !== undefined,
-    writeBlob: (put, blob) => writeBlob(sql, put, blob),
-    writeCheckpoint: (put) => {
-      const { threadId, ns, id, parentId } = put;
-      sql.putCheckpoint.run(threadId, ns, id, keptParent(id, parentId), put.createdAt, put.record, put.metadata);
-      const at = now();
-      const written = sql.writtenAt.get(threadId, ns) as number | undefined;
-      if (written === undefined || at - written >= ACTIVITY_GRAIN_MS || at < written)
-        sql.setHead.run(threadId, ns, id, at);
-    },
-  };
 }

@@ -39,7 +39,10 @@ const SQL = {
   /** Moves when another connection commits (not this one): what the head cache checks. */
   dataVersion: "PRAGMA data_version",
   claim: "SELECT owner, expires_at FROM claims WHERE thread_id = ?",
-  setClaim: "INSERT OR REPLACE INTO claims (thread_id, owner, expires_at) VALUES (?, ?, ?)",
+  /** Takes the claim unless another owner holds it unexpired (thread, owner, expires_at, the owner it replaces or null, now): 1 change when taken. */
+  takeClaim: `INSERT INTO claims (thread_id, owner, expires_at) VALUES (?, ?, ?)
+      ON CONFLICT (thread_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+      WHERE owner = excluded.owner OR owner = ? OR expires_at <= ?`,
   release: "DELETE FROM claims WHERE thread_id = ? AND owner = ?",
   expiredClaims: "DELETE FROM claims WHERE expires_at <= ?",
   idleThreads: "SELECT thread_id FROM heads GROUP BY thread_id HAVING MAX(updated_at) < ?",
