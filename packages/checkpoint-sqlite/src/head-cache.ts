@@ -37,13 +37,14 @@ export interface CachedWrite extends Kit.StoredWrite {
 export interface ParsedHead {
   readonly record: Kit.CheckpointRecord;
   readonly values: Readonly<Record<string, unknown>>;
-  /** Parsed at the first read that needs it: most heads a run puts are never read. */
+  /** Undefined until the first read when the put's metadata was not plain data (parsed then from its stored form). */
   metadata?: CheckpointMetadata;
 }
 
-/** What a put's own objects give: the record and the values of the channels it wrote. */
+/** What a put's own objects give: the record, the metadata and the values of the channels it wrote. */
 export interface PutSeed {
   readonly record: Kit.CheckpointRecord;
+  readonly metadata: CheckpointMetadata | undefined;
   /** Written channels that have a value; a written channel missing here has none. */
   readonly values: Readonly<Record<string, unknown>>;
 }
@@ -269,7 +270,7 @@ function parsedAfter(put: Kit.PreparedPut, seed: PutSeed, previous: CachedHead |
     if (!before || before.record.channel_versions[channel] !== put.versions[channel]) return undefined;
     if (Object.hasOwn(before.values, channel)) values[channel] = before.values[channel];
   }
-  return { record: seed.record, values };
+  return { record: seed.record, values, metadata: seed.metadata };
 }
 
 function sizeOf(kept: Kept | null): number {

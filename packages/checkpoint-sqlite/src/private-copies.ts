@@ -27,7 +27,9 @@ export function seedOf(put: Kit.PreparedPut): PutSeed | undefined {
     if (value === NOT_PLAIN) return undefined;
     values[channel] = value;
   }
-  return { record, values };
+  const metadata = put.givenMetadata === undefined ? NOT_PLAIN : copy(put.givenMetadata);
+  // Not plain: parsed from its stored form at the first read (copiedTuple).
+  return { record, values, metadata: metadata === NOT_PLAIN ? undefined : metadata };
 }
 
 /** A pending write's private copy, taken when it is stored (`NOT_PLAIN`: parsed at every read). */

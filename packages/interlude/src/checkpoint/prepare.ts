@@ -45,6 +45,8 @@ export interface PreparedPut<Kept = string | Uint8Array> {
   readonly releaseClaim?: string | undefined;
   /** The checkpoint as given to `put`, for a saver that keeps copies of what it wrote (never to be changed). */
   readonly checkpoint?: Checkpoint;
+  /** The metadata as given to `put`, for the same savers (never to be changed). */
+  readonly givenMetadata?: CheckpointMetadata;
 }
 
 /** How a saver keeps a checkpoint's record and metadata; by default both are serialised with its serde. */
@@ -105,7 +107,7 @@ export function preparePut<Kept = string | Uint8Array>(
   // Without a keeper, Kept is the default `string | Uint8Array`.
   const record = keeper ? keeper.record(checkpoint) : (serde.dumps(recordOf(checkpoint), "checkpoint") as Kept);
   const meta = keeper ? keeper.metadata(metadata) : (serde.dumps(metadata, "metadata") as Kept);
-  return new Prepared(target, checkpoint, record, meta, blobs, false);
+  return new Prepared(target, checkpoint, metadata, record, meta, blobs, false);
 }
 
 /** A class rather than an object literal with getters and closures: one allocation per put. */
@@ -116,6 +118,7 @@ export class Prepared<Kept> implements PreparedPut<Kept> {
   constructor(
     private readonly target: PutTarget,
     readonly checkpoint: Checkpoint,
+    readonly givenMetadata: CheckpointMetadata,
     readonly record: Kept,
     readonly metadata: Kept,
     readonly blobs: PreparedBlob[],
@@ -175,7 +178,7 @@ export class Prepared<Kept> implements PreparedPut<Kept> {
       const data = serde.dumps(this.checkpoint.channel_values[blob.channel], `state.${blob.channel}`);
       return { ...blob, base: null, data };
     });
-    return new Prepared(this.target, this.checkpoint, this.record, this.metadata, blobs, true);
+    return new Prepared(this.target, this.checkpoint, this.givenMetadata, this.record, this.metadata, blobs, true);
   }
 }
 
