@@ -12,46 +12,9 @@
  * Reads outside a logical transaction see the open batch's writes, which are committed within
  * the same turn unless the disk fails, in which case every writer of the batch is told so.
  */
-import { realpathSync } from "node:fs";
-import { resolve } from "node:path";
 import type Database from "better-sqlite3";
-
-/**
- * One batch transaction. Its promise and its end-of-turn commit are made only when a write
- * waits for it or leaves it open: a saver without group commit commits most batches at once.
- */
-class Batch {
-  /** Logical transactions done in it so far: the first one needs no savepoint (it is the whole batch). */
-  writes = 0;
-  /** The end-of-turn commit is scheduled. */
-  flushing = false;
-  private outcome: { error?: unknown } | undefined;
-  private waiters: { promise: Promise<void>; resolve(): void; reject(error: unknown): void } | undefined;
-
-  /** Settles once the batch has committed (or failed). */
-  get committed(): Promise<void> {
-    if (this.outcome) return "error" in this.outcome ? Promise.reject(this.outcome.error) : Promise.resolve();
-    if (!this.waiters) {
-      let resolve!: () => void;
-      let reject!: (error: unknown) => void;
-      const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
-      // Every writer awaits it; this keeps a batch without writers left from being an unhandled rejection.
-      promise.catch(() => undefined);
-      this.waiters = { promise, resolve, reject };
-    }
-    return this.waiters.promise;
-  }
-
-  resolve(): void {
-    this.outcome = {};
-    this.waiters?.resolve();
-  }
-
-  reject(error: unknown): void {
-    this.outcome = { error };
-    this.waiters?.reject(error);
-  }
-}
+import type { Batch } from "./batch.js";
+import { BatchTransactions } from "./batch-transactions.js";
 
 export interface WriteOptions {
   /** Wait for the commit before resolving (default true). */
@@ -69,14 +32,7 @@ export interface WriteOptions {
 
 const groups = new WeakMap<Database.Database, GroupCommit>();
 
-/**
- * File (real path) -> batches open on it in this process: while there are any, opening another
- * never blocks. Keyed by the real path: connections that spell one file differently
- * ("./db.sqlite", an absolute path, a symbolic link) must meet here, or one would block in the busy handler on
- * the other's batch, which cannot commit while the event loop is blocked.
- */
-const openBatches = new Map<string, number>();
-
+/** The batching policy: which batch a logical transaction joins, and when that batch commits. */
 export class GroupCommit {
   /** The one group of a connection: the saver and the server's store share it, so they share batches. */
   static of(db: Database.Database): GroupCommit {
@@ -89,26 +45,12 @@ export class GroupCommit {
   /** Told when a batch is rolled back as a whole: what its writers did is gone from the file. */
   private readonly failureListeners = new Set<() => void>();
   private readonly waiting: Array<() => void> = [];
-  private batch: Batch | undefined;
-  private readonly statements: Record<
-    "begin" | "commit" | "rollback" | "savepoint" | "release" | "rollbackTo" | "busyTimeout",
-    Database.Statement
-  >;
-  private readonly busyTimeouts = new Map<number, Database.Statement>();
-  /** Key in `openBatches`; undefined for a database private to the connection (in memory, or temporary). */
-  private readonly file: string | undefined;
+  private readonly tx: BatchTransactions;
+  /** The newest batch that failed as a whole, for `settled`. */
+  private lastFailure: { batch: number; error: unknown } | undefined;
 
-  private constructor(private readonly db: Database.Database) {
-    this.file = db.memory || db.name === "" ? undefined : realPath(db.name);
-    this.statements = {
-      begin: db.prepare("BEGIN IMMEDIATE"),
-      commit: db.prepare("COMMIT"),
-      rollback: db.prepare("ROLLBACK"),
-      savepoint: db.prepare("SAVEPOINT interlude_write"),
-      release: db.prepare("RELEASE interlude_write"),
-      rollbackTo: db.prepare("ROLLBACK TO interlude_write"),
-      busyTimeout: db.prepare("PRAGMA busy_timeout").pluck(),
-    };
+  private constructor(db: Database.Database) {
+    this.tx = new BatchTransactions(db);
   }
 
   /**
@@ -119,14 +61,15 @@ export class GroupCommit {
    * With `{ durable: false }` it resolves as soon as `body` has run: for writes nothing outside
    * this process acts on before a later durable write commits (batches commit in order, so that
    * one commits them too), such as a thread claim, which the open batch's write lock already
-   * enforces against other processes. If that batch fails, such a write is lost silently.
+   * enforces against other processes. If that batch fails, `settled(mark)` with a `mark()` taken
+   * before the write rejects.
    */
   async write<T>(body: () => T | Promise<T>, options?: WriteOptions): Promise<T> {
     await this.lock();
     let batch: Batch;
     let result: T;
     try {
-      batch = this.batch ?? (await this.begin());
+      batch = this.tx.batch ?? (await this.tx.begin());
       result = await this.within(batch, body, options);
     } finally {
       this.unlock();
@@ -141,16 +84,16 @@ export class GroupCommit {
    * write is not durable or has just been committed (`unbatched`).
    */
   run<T>(body: () => T, options?: WriteOptions): T | Promise<T> {
-    if (this.busy || (!this.batch && !this.tryBegin(false, options?.unbatched))) return this.write(body, options);
+    if (this.busy || (!this.tx.batch && !this.tx.tryBegin(false, options?.unbatched))) return this.write(body, options);
     this.busy = true;
-    const batch = this.batch!;
+    const batch = this.tx.batch!;
     let result: T;
     try {
       result = this.within(batch, body, options) as T;
     } finally {
       this.unlock();
     }
-    if (options?.durable === false || this.batch !== batch) return result;
+    if (options?.durable === false || this.tx.batch !== batch) return result;
     return batch.committed.then(() => result);
   }
 
@@ -160,7 +103,7 @@ export class GroupCommit {
    */
   private within<T>(batch: Batch, body: () => T | Promise<T>, options: WriteOptions | undefined): T | Promise<T> {
     const nested = batch.writes > 0;
-    if (nested) this.statements.savepoint.run();
+    if (nested) this.tx.savepoint();
     const failed = (error: unknown): never => {
       this.undo(batch, nested, error);
       throw error;
@@ -183,7 +126,7 @@ export class GroupCommit {
 
   /** Ends a logical transaction that succeeded, committing the batch now when it asks to. */
   private leave(batch: Batch, nested: boolean, options: WriteOptions | undefined): void {
-    if (nested) this.statements.release.run();
+    if (nested) this.tx.release();
     batch.writes++;
     if (options?.unbatched && options.durable !== false) {
       const failure = this.commitBatch();
@@ -192,6 +135,14 @@ export class GroupCommit {
       batch.flushing = true;
       setImmediate(() => void this.flush().catch(() => undefined));
     }
+  }
+
+  /** Undoes one logical transaction; if that ended the batch, its other writers are told. */
+  private undo(batch: Batch, nested: boolean, error: unknown): void {
+    if (!this.tx.undo(batch, nested)) return;
+    // Not nested: the batch held only this transaction, whose caller gets the error.
+    if (nested) this.fail(batch, error);
+    else batch.reject(error);
   }
 
   /** Commits the open batch, then runs `body` with no transaction open and writes held back. */
@@ -215,104 +166,37 @@ export class GroupCommit {
     return this.exclusive(async () => undefined);
   }
 
-  /**
-   * Resolves once the open batch (if any) has committed, without cutting it short: for writes
-   * made with `durable: false` that must now be durable (all are in that batch or an earlier one).
-   */
-  async settled(): Promise<void> {
-    await this.batch?.committed;
-  }
-
-  /** Undoes one logical transaction; if SQLite rolled back the whole batch, its writers are told. */
-  private undo(batch: Batch, nested: boolean, error: unknown): void {
-    if (nested && this.db.inTransaction) {
-      this.statements.rollbackTo.run();
-      this.statements.release.run();
-      return;
-    }
-    // The batch held only this transaction (or SQLite rolled it back whole): it ends here.
-    if (this.db.inTransaction) this.statements.rollback.run();
-    this.closed(batch);
-    if (nested) this.fail(batch, error);
-    else batch.reject(error);
+  /** Where a write made now lands: the open batch or a later one. Pass it to `settled` afterwards. */
+  mark(): number {
+    return this.tx.current;
   }
 
   /**
-   * Opens a batch. The write lock is awaited here, not in SQLite's busy handler: that handler
-   * sleeps on the event loop, and the holder may be another connection of this very process,
-   * whose batch commits only once the event loop turns (waiting there would wait for ourselves).
+   * Resolves once the open batch (if any) has committed, without cutting it short; rejects if
+   * it fails, or if any batch from `since` on (a `mark()` taken before the writes in question)
+   * failed already: for writes made with `durable: false` that must now be durable. Without
+   * `since`, only the open batch counts.
    */
-  private async begin(): Promise<Batch> {
-    const deadline = Date.now() + Number(this.statements.busyTimeout.get());
-    for (let pause = 1; !this.tryBegin(Date.now() >= deadline); pause = Math.min(pause * 2, 20))
-      await new Promise((resolve) => setTimeout(resolve, pause));
-    return this.batch!;
-  }
-
-  /**
-   * One attempt at the write lock, without SQLite's busy handler unless `mayBlock` and no other
-   * batch is open on the file in this process: false when another connection holds it
-   * (`SQLITE_BUSY`, thrown instead when `last`), else the batch is open.
-   */
-  private tryBegin(last = false, mayBlock = false): boolean {
-    if (mayBlock && (this.file === undefined || !openBatches.get(this.file))) {
-      this.statements.begin.run();
-      this.opened();
-      return true;
-    }
-    const timeoutMs = Number(this.statements.busyTimeout.get());
-    this.setBusyTimeout(0);
-    try {
-      this.statements.begin.run();
-    } catch (error) {
-      if ((error as { code?: string }).code !== "SQLITE_BUSY" || last) throw error;
-      return false;
-    } finally {
-      this.setBusyTimeout(timeoutMs);
-    }
-    this.opened();
-    return true;
-  }
-
-  private opened(): void {
-    this.batch = new Batch();
-    if (this.file !== undefined) openBatches.set(this.file, (openBatches.get(this.file) ?? 0) + 1);
-  }
-
-  /** The open batch is over (committed or undone). */
-  private closed(batch: Batch): void {
-    if (this.batch !== batch) return;
-    this.batch = undefined;
-    if (this.file === undefined) return;
-    const open = openBatches.get(this.file)! - 1;
-    if (open > 0) openBatches.set(this.file, open);
-    else openBatches.delete(this.file);
-  }
-
-  /** PRAGMA statements prepared once per value (db.pragma() prepares one per call: ~1.5% of a server's CPU). */
-  private setBusyTimeout(ms: number): void {
-    let statement = this.busyTimeouts.get(ms);
-    if (!statement) this.busyTimeouts.set(ms, (statement = this.db.prepare(`PRAGMA busy_timeout = ${ms}`)));
-    statement.get();
+  async settled(since = Number.POSITIVE_INFINITY): Promise<void> {
+    await this.tx.batch?.committed;
+    const failure = this.lastFailure;
+    if (failure && failure.batch >= since) throw failure.error;
   }
 
   /** Commits the open batch; returns the error when that failed (its writers are told through the batch). */
   private commitBatch(): unknown {
-    const batch = this.batch;
-    if (!batch) return undefined;
-    this.closed(batch);
-    try {
-      this.statements.commit.run();
-      batch.resolve();
+    const done = this.tx.commit();
+    if (!done) return undefined;
+    if (done.error === undefined) {
+      done.batch.resolve();
       return undefined;
-    } catch (error) {
-      if (this.db.inTransaction) this.statements.rollback.run();
-      this.fail(batch, error);
-      return error;
     }
+    this.fail(done.batch, done.error);
+    return done.error;
   }
 
   private fail(batch: Batch, error: unknown): void {
+    this.lastFailure = { batch: batch.number, error };
     for (const listener of this.failureListeners) listener();
     batch.reject(error);
   }
@@ -330,14 +214,5 @@ export class GroupCommit {
     const next = this.waiting.shift();
     if (next) next();
     else this.busy = false;
-  }
-}
-
-/** The file's path with links resolved; as given (made absolute) if that fails. */
-function realPath(file: string): string {
-  try {
-    return realpathSync(file);
-  } catch {
-    return resolve(file);
   }
 }

@@ -75,6 +75,8 @@ export class SqliteSaver extends SaverKit {
    * and a heartbeat's late renewal takes nothing.
    */
   private readonly releasedWith = new Map<string, string>();
+  /** `GroupCommit.mark()` before the oldest write not waited for since the last flush: where flush looks for failures. */
+  private unflushedSince: number | undefined;
 
   /** `SqliteSaver.fromConnString("checkpoints.sqlite")`; ":memory:" gives a private in-memory database. */
   static fromConnString(path: string, options?: SqliteSaverOptions): SqliteSaver {
@@ -300,8 +302,10 @@ export class SqliteSaver extends SaverKit {
   }
 
   override async flush(): Promise<void> {
+    const since = this.unflushedSince;
+    this.unflushedSince = undefined;
     try {
-      await this.group.settled();
+      await this.group.settled(since);
     } catch (error) {
       throw storageError("flush", error);
     }
@@ -330,6 +334,7 @@ export class SqliteSaver extends SaverKit {
       this.cache.clear();
       throw storageError(operation, error);
     };
+    if (options?.durable === false) this.unflushedSince ??= this.group.mark();
     try {
       const done = this.group.run(body, this.batched ? options : options?.durable === false ? LAZY : NOW);
       return done instanceof Promise ? done.catch(fail) : done;

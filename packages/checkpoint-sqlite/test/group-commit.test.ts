@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { GroupCommit, startWalCheckpointer } from "@interlude/checkpoint-sqlite";
+import { GroupCommit, SqliteSaver, startWalCheckpointer } from "@interlude/checkpoint-sqlite";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 
@@ -131,6 +131,47 @@ describe("startWalCheckpointer", () => {
   it("leaves an in-memory database alone", () => {
     const db = new Database(":memory:");
     expect(startWalCheckpointer(db)).toBeUndefined();
+    db.close();
+  });
+
+  it("reports a write made with durable: false whose end-of-turn commit failed, after that batch is gone", async () => {
+    const { db } = open();
+    // A deferred foreign key is checked at COMMIT: the batch's commit fails, a real failure of the file.
+    db.exec(`PRAGMA foreign_keys = ON;
+      CREATE TABLE parent (id INTEGER PRIMARY KEY);
+      CREATE TABLE child (parent INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)`);
+    const group = GroupCommit.of(db);
+    const failed = new Promise<void>((resolve) => group.onFailure(resolve));
+    const mark = group.mark();
+    await group.write(() => db.prepare("INSERT INTO child (parent) VALUES (42)").run(), { durable: false });
+    await failed;
+    await expect(group.settled(mark)).rejects.toThrow(/FOREIGN KEY/);
+    // A later batch that commits: writes made since then are durable, earlier ones were lost.
+    const later = group.mark();
+    await group.write(() => db.prepare("INSERT INTO parent (id) VALUES (1)").run());
+    await expect(group.settled(later)).resolves.toBeUndefined();
+    await expect(group.settled(mark)).rejects.toThrow(/FOREIGN KEY/);
+    expect(db.prepare("SELECT COUNT(*) FROM child").pluck().get()).toBe(0);
+    db.close();
+  });
+
+  it("fails a saver's flush when a claim it made without waiting was lost with its batch", async () => {
+    const { db } = open();
+    db.exec(`PRAGMA foreign_keys = ON;
+      CREATE TABLE parent (id INTEGER PRIMARY KEY);
+      CREATE TABLE child (parent INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)`);
+    const saver = new SqliteSaver(db);
+    const group = GroupCommit.of(db);
+    const failed = new Promise<void>((resolve) => group.onFailure(resolve));
+    expect(await saver.claimThread("t", { owner: "me", ttlMs: 60_000 })).toBe(true);
+    // Another writer on the connection spoils the batch the claim waits in.
+    await group.write(() => db.prepare("INSERT INTO child (parent) VALUES (42)").run(), { durable: false });
+    await failed;
+    await expect(saver.flush()).rejects.toMatchObject({ code: "STORAGE_FAILED" });
+    expect(await saver.claimHolder("t")).toBeUndefined();
+    // Reported once: the next flush covers only what was written since.
+    await expect(saver.flush()).resolves.toBeUndefined();
+    await saver.close();
     db.close();
   });
 });
