@@ -317,9 +317,13 @@ export class SqliteSaver extends SaverKit {
     if (this.ownsDb && this.db.open) this.db.close();
   }
 
-  /** Writes go through the GroupCommit (`write`); reads that span statements, through this. */
+  /**
+   * Writes go through the GroupCommit (`write`); reads that span statements, through this. In an
+   * open batch (a run's claim waits in one) the reads already see one state of the file, since
+   * the batch holds the write lock: no savepoint, which is two statements of nothing to undo.
+   */
   private inReadTransaction<T>(body: () => T): T {
-    return this.atomic.deferred(body) as T;
+    return this.db.inTransaction ? body() : (this.atomic.deferred(body) as T);
   }
 
   /**
