@@ -57,9 +57,21 @@ function expand(kept: unknown): unknown {
   return record;
 }
 
-function isCanonical(ts: string): boolean {
+/** `YYYY-MM-DDTHH:MM:SS.sssZ`, the shape of `toISOString()` for years 0 to 9999. */
+const ISO_SHAPE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/**
+ * Whether `ts` is `new Date(Date.parse(ts)).toISOString()`, without that call (~3 µs, at every
+ * put): in this shape, `Date.parse` rejects out-of-range fields except a day past the month's
+ * end and the hour 24, which both move to another day or hour. A year past 9999 (`+012026-...`)
+ * is reported as not canonical: its ts is then kept in the record, a few bytes more.
+ */
+export function isCanonical(ts: string): boolean {
+  if (!ISO_SHAPE.test(ts)) return false;
   const ms = Date.parse(ts);
-  return !Number.isNaN(ms) && new Date(ms).toISOString() === ts;
+  if (Number.isNaN(ms)) return false;
+  const date = new Date(ms);
+  return date.getUTCDate() === Number(ts.slice(8, 10)) && date.getUTCHours() === Number(ts.slice(11, 13));
 }
 
 /** The record as the runtime wrote it, from a stored record of any form (read by the keeper) and its row. */
