@@ -18,6 +18,22 @@ function open(): { db: Database.Database; path: string } {
   return { db, path };
 }
 
+/**
+ * A file whose next batch can be made to fail at COMMIT, a real failure of the file: `spoil()`
+ * writes (without waiting) a row that breaks a deferred foreign key, which SQLite checks only
+ * then. `failed` resolves when the group reports a batch failed.
+ */
+function failingAtCommit() {
+  const { db } = open();
+  db.exec(`PRAGMA foreign_keys = ON;
+    CREATE TABLE parent (id INTEGER PRIMARY KEY);
+    CREATE TABLE child (parent INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)`);
+  const group = GroupCommit.of(db);
+  const failed = new Promise<void>((resolve) => group.onFailure(resolve));
+  const spoil = () => group.write(() => db.prepare("INSERT INTO child (parent) VALUES (42)").run(), { durable: false });
+  return { db, group, failed, spoil };
+}
+
 describe("GroupCommit", () => {
   it("commits concurrent writes in shared batches, each resolved only once committed", async () => {
     const { db, path } = open();
@@ -135,15 +151,9 @@ describe("startWalCheckpointer", () => {
   });
 
   it("reports a write made with durable: false whose end-of-turn commit failed, after that batch is gone", async () => {
-    const { db } = open();
-    // A deferred foreign key is checked at COMMIT: the batch's commit fails, a real failure of the file.
-    db.exec(`PRAGMA foreign_keys = ON;
-      CREATE TABLE parent (id INTEGER PRIMARY KEY);
-      CREATE TABLE child (parent INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)`);
-    const group = GroupCommit.of(db);
-    const failed = new Promise<void>((resolve) => group.onFailure(resolve));
+    const { db, group, failed, spoil } = failingAtCommit();
     const mark = group.mark();
-    await group.write(() => db.prepare("INSERT INTO child (parent) VALUES (42)").run(), { durable: false });
+    await spoil();
     await failed;
     await expect(group.settled(mark)).rejects.toThrow(/FOREIGN KEY/);
     // A later batch that commits: writes made since then are durable, earlier ones were lost.
@@ -156,16 +166,11 @@ describe("startWalCheckpointer", () => {
   });
 
   it("fails a saver's flush when a claim it made without waiting was lost with its batch", async () => {
-    const { db } = open();
-    db.exec(`PRAGMA foreign_keys = ON;
-      CREATE TABLE parent (id INTEGER PRIMARY KEY);
-      CREATE TABLE child (parent INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)`);
+    const { db, failed, spoil } = failingAtCommit();
     const saver = new SqliteSaver(db);
-    const group = GroupCommit.of(db);
-    const failed = new Promise<void>((resolve) => group.onFailure(resolve));
     expect(await saver.claimThread("t", { owner: "me", ttlMs: 60_000 })).toBe(true);
     // Another writer on the connection spoils the batch the claim waits in.
-    await group.write(() => db.prepare("INSERT INTO child (parent) VALUES (42)").run(), { durable: false });
+    await spoil();
     await failed;
     await expect(saver.flush()).rejects.toMatchObject({ code: "STORAGE_FAILED" });
     expect(await saver.claimHolder("t")).toBeUndefined();
