@@ -166,6 +166,11 @@ export class GroupCommit {
     return this.exclusive(async () => undefined);
   }
 
+  /** The number of the open batch, if any: while it is open no other connection can commit. */
+  get openBatch(): number | undefined {
+    return this.tx.batch?.number;
+  }
+
   /** Where a write made now lands: the open batch or a later one. Pass it to `settled` afterwards. */
   mark(): number {
     return this.tx.current;

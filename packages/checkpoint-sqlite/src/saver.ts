@@ -77,6 +77,8 @@ export class SqliteSaver extends SaverKit {
   private readonly releasedWith = new Map<string, string>();
   /** `GroupCommit.mark()` before the oldest write not waited for since the last flush: where flush looks for failures. */
   private unflushedSince: number | undefined;
+  /** The open batch in which the cache was last checked (see checkCache). */
+  private checkedInBatch: number | undefined;
 
   /** `SqliteSaver.fromConnString("checkpoints.sqlite")`; ":memory:" gives a private in-memory database. */
   static fromConnString(path: string, options?: SqliteSaverOptions): SqliteSaver {
@@ -218,9 +220,17 @@ export class SqliteSaver extends SaverKit {
     return this.tupleOf(threadId, ns, row, lookup, writes, record);
   }
 
-  /** Empties the cache when another connection has committed since the last check; true when it did. */
+  /**
+   * Empties the cache when another connection has committed since the last check; true when it
+   * did. Once per batch: while a batch is open it holds the write lock, so no other connection
+   * commits (a run's claim, first read and first saves share one batch).
+   */
   private checkCache(): boolean {
-    return this.cache.enabled && this.cache.check(this.sql.dataVersion.get() as number);
+    if (!this.cache.enabled) return false;
+    const batch = this.group.openBatch;
+    if (batch !== undefined && batch === this.checkedInBatch) return false;
+    this.checkedInBatch = batch;
+    return this.cache.check(this.sql.dataVersion.get() as number);
   }
 
   override async getHeadId(threadId: string, checkpointNs = ""): Promise<string | undefined> {
