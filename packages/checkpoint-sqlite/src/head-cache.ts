@@ -86,6 +86,12 @@ export class HeadCache {
   /** The most recently used thread (last in `threads`): using it again moves nothing. */
   private newest: string | undefined;
   private dataVersion: number | undefined;
+  /**
+   * The (thread, namespace) a read last found without any checkpoint, until something is
+   * written there: a new thread's run reads it, then puts its first checkpoint, which need not
+   * look for a head or an activity row again. One slot: that is the only pattern it serves.
+   */
+  private empty: { threadId: string; ns: string } | undefined;
 
   constructor(private readonly limits: HeadCacheLimits) {}
 
@@ -107,6 +113,16 @@ export class HeadCache {
     return head;
   }
 
+  /** A read of the newest checkpoint found none. */
+  readNothing(threadId: string, ns: string): void {
+    if (this.enabled) this.empty = { threadId, ns };
+  }
+
+  /** True when the (thread, namespace) is known to have no checkpoint (see `readNothing`). */
+  isEmpty(threadId: string, ns: string): boolean {
+    return this.empty?.threadId === threadId && this.empty.ns === ns;
+  }
+
   /** What a read of the newest checkpoint found (`blobs` as looked up, writes in order). */
   read(threadId: string, ns: string, head: Omit<CachedHead, "bytes">): void {
     this.set(threadId, ns, { ...head, bytes: 0 });
@@ -118,6 +134,7 @@ export class HeadCache {
    * knows the put is the newest only from its compare-and-swap (`expectedHead`, older than it).
    */
   put(put: Kit.PreparedPut, seed?: PutSeed, activityAt?: number): void {
+    if (this.isEmpty(put.threadId, put.ns)) this.empty = undefined;
     const previous = this.threads.get(put.threadId)?.get(put.ns);
     if (previous && previous.id > put.id) return; // an older checkpoint (a fork): the newest is unchanged
     const chained =
@@ -189,6 +206,7 @@ export class HeadCache {
 
   /** Every namespace of the thread (deleted, pruned, or written in a way the cache cannot follow). */
   forget(threadId: string, ns?: string): void {
+    if (this.empty?.threadId === threadId) this.empty = undefined;
     const heads = this.threads.get(threadId);
     if (!heads) return;
     for (const [key, head] of heads) {
@@ -203,6 +221,7 @@ export class HeadCache {
   }
 
   clear(): void {
+    this.empty = undefined;
     this.threads.clear();
     this.newest = undefined;
     this.bytes = 0;

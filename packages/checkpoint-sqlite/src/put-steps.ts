@@ -28,7 +28,9 @@ export class SqlitePutSteps implements Kit.PutSteps<string | Uint8Array> {
 
   head(put: Kit.PreparedPut): string | null {
     const { threadId, ns } = put;
-    return this.cache.get(threadId, ns)?.id ?? (this.sql.head.get(threadId, ns) as string | undefined) ?? null;
+    const cached = this.cache.get(threadId, ns)?.id;
+    if (cached !== undefined || this.cache.isEmpty(threadId, ns)) return cached ?? null;
+    return (this.sql.head.get(threadId, ns) as string | undefined) ?? null;
   }
 
   hasBlob(put: Kit.PreparedPut, channel: string, version: number): boolean {
@@ -43,8 +45,10 @@ export class SqlitePutSteps implements Kit.PutSteps<string | Uint8Array> {
     const { threadId, ns, id, parentId } = put;
     this.sql.putCheckpoint.run(threadId, ns, id, keptParent(id, parentId), put.createdAt, put.record, put.metadata);
     const at = this.now();
-    const written =
-      this.cache.get(threadId, ns)?.activityAt ?? (this.sql.writtenAt.get(threadId, ns) as number | undefined);
+    // A thread without checkpoints gets its activity row now (an upsert: one left behind is updated).
+    const written = this.cache.isEmpty(threadId, ns)
+      ? undefined
+      : (this.cache.get(threadId, ns)?.activityAt ?? (this.sql.writtenAt.get(threadId, ns) as number | undefined));
     if (written === undefined || at - written >= ACTIVITY_GRAIN_MS || at < written) {
       this.sql.setHead.run(threadId, ns, id, at);
       this.activityAt = at;

@@ -192,7 +192,10 @@ export class SqliteSaver extends SaverKit {
     const stored = (id === undefined ? this.sql.latest.get(threadId, ns) : this.sql.checkpoint.get(threadId, ns, id)) as
       | CheckpointRow
       | undefined;
-    if (!stored) return undefined;
+    if (!stored) {
+      if (id === undefined) this.cache.readNothing(threadId, ns);
+      return undefined;
+    }
     const row = { ...stored, parentId: parentOf(stored.id, stored.parentId) };
     const blobs = new Map<string, Kit.StoredBlob | null>();
     const lookup = (channel: string, version: number) => {

@@ -124,6 +124,29 @@ for (const groupCommit of [false, true]) {
       await saver.close();
     });
 
+    it("refuses a first put on a thread it read as empty once another connection gave it a checkpoint", async () => {
+      const file = newFile();
+      const saver = new SqliteSaver(file, { groupCommit });
+      const other = new SqliteSaver(file, { groupCommit });
+      const writer = new ThreadWriter(saver);
+      expect(await latest(saver, writer)).toBeUndefined();
+      await writer.through(other).write({ value: "theirs" }, {}, { expectedHead: null });
+      await other.flush();
+      await expect(writer.write({ value: "mine" }, {}, { expectedHead: null })).rejects.toBeInstanceOf(
+        CheckpointConflictError,
+      );
+      // Read empty again, then written on this connection: the next put finds that head.
+      const fresh = new ThreadWriter(saver);
+      expect(await latest(saver, fresh)).toBeUndefined();
+      const first = await fresh.write({ value: 1 }, {}, { expectedHead: null });
+      await expect(fresh.write({ value: 2 }, {}, { expectedHead: null })).rejects.toBeInstanceOf(
+        CheckpointConflictError,
+      );
+      expect((await latest(saver, fresh))?.checkpoint.id).toBe(first.configurable?.checkpoint_id);
+      await other.close();
+      await saver.close();
+    });
+
     it("sees pending writes another connection added to the very checkpoint it cached", async () => {
       const file = newFile();
       const saver = new SqliteSaver(file, { groupCommit });
