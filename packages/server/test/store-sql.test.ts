@@ -1,7 +1,8 @@
 /**
- * Upgrading a populated database to the cheaper writes (fillfactor, lz4) and recounting the
- * pending interrupts after servers of an earlier version wrote some without counting them
- * (a rolling upgrade), on SQLite and on PostgreSQL.
+ * The store's SQL on SQLite and on PostgreSQL: the answers a thread's sync reads, upgrading a
+ * populated database to the cheaper writes (fillfactor, lz4), and recounting the pending
+ * interrupts after servers of an earlier version wrote some without counting them (a rolling
+ * upgrade).
  */
 import Database from "better-sqlite3";
 import pg from "pg";
@@ -12,6 +13,7 @@ import { PENDING_RECOUNTED } from "../dist/store/pending-counts.js";
 import type { PendingInterrupt } from "../dist/store/records.js";
 import { MIGRATIONS, migrate } from "../dist/store/schema.js";
 import { Store } from "../dist/store/store.js";
+import { syncView } from "../dist/store/views.js";
 import { newThread } from "../dist/threads/new-thread.js";
 import { freshDatabase } from "./processes.js";
 
@@ -58,6 +60,33 @@ async function writtenUncounted(db: Db, add: string[], remove: string[]): Promis
 }
 
 describe.each(["sqlite", "postgres"] as const)("%s", (dialect) => {
+  it("a sync reads the answers to the pending interrupts and to those asked, and no others", async () => {
+    const db = await opened[dialect]();
+    const store = new Store(db);
+    await store.setup();
+    await store.insertThread(newThread("t"));
+    await store.tx((tx) => tx.replacePending("t", [], [pending("t", null, "p1"), pending("t", null, "p2")]));
+    const answer = (interruptId: string, state: "reserved" | "applied") =>
+      store.insertAnswer({
+        thread_id: "t",
+        interrupt_id: interruptId,
+        by: "ann",
+        answer: interruptId,
+        at: "2026-12-01T00:00:00.000Z",
+        run_id: "r",
+        state,
+      });
+    await answer("p1", "reserved");
+    await answer("asked", "applied");
+    await answer("older", "applied");
+    const ids = async (asked: string[]) =>
+      [...(await syncView(db, "t", { values: false, asked })).answers.keys()].sort();
+    expect(await ids([])).toEqual(["p1"]);
+    expect(await ids(["asked", "p1", "p2"])).toEqual(["asked", "p1"]);
+    const view = await syncView(db, "t", { values: false, asked: ["asked"] });
+    expect(view.answers.get("asked")).toMatchObject({ state: "applied", by: "ann", answer: "asked" });
+  });
+
   it("a database with threads and interrupts upgrades to the cheaper writes and keeps every value", async () => {
     const db = await opened[dialect]();
     await migrate(db, MIGRATIONS.indexOf(CHEAPER_WRITES));
