@@ -12,7 +12,9 @@
  * - The large JSON columns (a thread's state, a run's input, a run's stream events) are
  *   compressed with lz4 instead of pglz: writing a 23 kB state took 600 us of PostgreSQL's CPU
  *   with pglz and 270 us with lz4, for the same size on disk. Values already stored stay as
- *   they are (both methods are read). A server built without lz4 keeps pglz (a warning says so).
+ *   they are (both methods are read). A server without lz4 (built without it, or before
+ *   PostgreSQL 14) keeps pglz and says so in a warning: the statements are sent at run time
+ *   (EXECUTE), so that their failure is caught by the block instead of aborting the migration.
  *
  * Both are catalog changes: no table is rewritten. Setting the compression takes each table's
  * exclusive lock for the instant of the change, as adding an index would take a longer one.
