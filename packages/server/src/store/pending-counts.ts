@@ -131,7 +131,7 @@ export function countedTotal(
  */
 const RECOUNT_LOCK = "LOCK TABLE interlude_server_pending IN SHARE ROW EXCLUSIVE MODE;";
 
-/** Replaces the counters with a count of the pending rows: one scan of them, tens of milliseconds at 100,000. */
+/** Replaces the counters with a count of the pending rows: one scan of them, 50-75 ms at 100,000. */
 const RECOUNT = `DELETE FROM interlude_server_pending_counts;
    INSERT INTO interlude_server_pending_counts (graph_id, shard, n)
      SELECT COALESCE(graph_id, ''), 0, COUNT(*) FROM interlude_server_pending GROUP BY COALESCE(graph_id, '');`;
