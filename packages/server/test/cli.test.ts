@@ -120,11 +120,19 @@ describe("against a local storage file (--db)", () => {
     const at = ["--db", db, "--config", FIXTURE_CONFIG];
     const pending = await runCli(["pending", ...at]);
     expect(pending.stdout).toContain(thread.thread_id);
+    // Nothing written without counting it here: the recount finds what the counters say.
+    expect((await runCli(["recount", "--db", db])).stdout).toBe("1 interrupt(s) pending; the counters said 1.\n");
     const resumed = await runCli(["resume", thread.thread_id, ...at, "--value", '"from the terminal"']);
     expect(resumed.stdout).toMatch(/is idle\./);
     const history = await runCli(["history", thread.thread_id, ...at]);
     expect(history.stdout).toMatch(/cli:\S+: "from the terminal"/);
     expect((await runCli(["threads", ...at, "--status", "idle"])).stdout).toContain(thread.thread_id);
+  });
+
+  it("recount says which storage to pass when given none", async () => {
+    const result = await runCli(["recount"], { DATABASE_URL: "" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/--postgres <url>.*--db <file>/);
   });
 
   it("says what to pass when there is no target", async () => {

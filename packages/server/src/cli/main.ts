@@ -5,6 +5,7 @@ import { InterludeError } from "@interlude/core";
  * server (`--url`) or a local storage file (`--db`).
  */
 import { Command, Option } from "commander";
+import { recount } from "./commands/recount.js";
 import { fork, resume } from "./commands/resume.js";
 import { serve, worker } from "./commands/serve.js";
 import { history, pending, threads } from "./commands/threads.js";
@@ -54,6 +55,13 @@ program
   .option("--postgres <url>", "PostgreSQL connection string (or set DATABASE_URL)")
   .option("--concurrency <n>", "runs executed at once")
   .action((flags) => worker(flags));
+
+program
+  .command("recount")
+  .description("count the pending interrupts again (after servers were upgraded one by one: store/pending-counts.ts)")
+  .option("--postgres <url>", "PostgreSQL storage (or set DATABASE_URL)")
+  .option("--db <path>", "SQLite file")
+  .action(async (flags) => console.log(await recount(flags)));
 
 targeted(program.command("threads").description("list threads with their status"))
   .option("--status <status>", "idle, busy, interrupted or error")

@@ -1,5 +1,6 @@
+import { CHEAPER_WRITES } from "./cheaper-writes.js";
 import type { Db } from "./db.js";
-import { PENDING_COUNTED_BY_STORE, PENDING_COUNTS } from "./pending-counts.js";
+import { PENDING_COUNTED_BY_STORE, PENDING_COUNTS, PENDING_RECOUNTED } from "./pending-counts.js";
 import { PENDING_TEXT } from "./pending-search.js";
 import { THREAD_METADATA } from "./thread-metadata.js";
 
@@ -59,6 +60,8 @@ export const MIGRATIONS: readonly (string | Record<Db["dialect"], string>)[] = [
   PENDING_TEXT,
   THREAD_METADATA,
   PENDING_COUNTED_BY_STORE,
+  CHEAPER_WRITES,
+  PENDING_RECOUNTED,
 ];
 
 /** Applies the migrations before index `target` (default: all); tests stop earlier to upgrade a populated database. */

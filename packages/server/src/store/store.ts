@@ -4,7 +4,7 @@
  */
 import { answerOf, assistantOf, json, pendingOf, runOf, threadOf } from "./codec.js";
 import type { Db, Statement, TxOptions } from "./db.js";
-import { countChanges, countedTotal } from "./pending-counts.js";
+import { countChanges, countedTotal, recountPending } from "./pending-counts.js";
 import { textFilter } from "./pending-search.js";
 import type {
   AnswerRecord,
@@ -392,6 +392,14 @@ export class Store extends StoreTx {
 
   setup(): Promise<void> {
     return migrate(this.db);
+  }
+
+  /**
+   * Counts the pending interrupts again, after servers of a version that did not count them
+   * wrote some (pending-counts.ts); the totals the counters held before and after.
+   */
+  recountPending(): Promise<{ counted: number; recounted: number }> {
+    return recountPending(this.db);
   }
 
   /**

@@ -14,11 +14,25 @@ export const PENDING_OF = "SELECT * FROM interlude_server_pending WHERE thread_i
 const ANSWERS_TO_PENDING =
   "SELECT a.* FROM interlude_server_answers a JOIN interlude_server_pending p ON p.thread_id = a.thread_id AND p.interrupt_id = a.interrupt_id WHERE p.thread_id = ?";
 
-/** The answers to a thread's pending interrupts and to the interrupts `asked` (which may not be pending yet). */
-function answersTo(threadId: string, asked: readonly string[]): Statement {
+/**
+ * The answers to a thread's pending interrupts and to the interrupts `asked` (which may not be
+ * pending yet), looked up by key. A filter `thread_id = ? AND (interrupt_id IN (pending) OR
+ * interrupt_id IN (asked))` read every answer the thread was ever given, a cost growing with its
+ * history. On PostgreSQL a join is no sure cure: a prepared statement keeps the generic plan made
+ * at its sixth call, and one made on the near-empty tables of a new database joined by thread
+ * alone (17-60 pages per sync in the benchmark). There the ids are gathered first (an InitPlan)
+ * and the answers found by primary key whatever the statistics say; SQLite's planner takes the
+ * primary key for each side of a union.
+ */
+function answersTo(dialect: Db["dialect"], threadId: string, asked: readonly string[]): Statement {
+  if (dialect === "postgres")
+    return [
+      "SELECT * FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id = ANY (ARRAY(SELECT interrupt_id FROM interlude_server_pending WHERE thread_id = ?) || ?::text[])",
+      [threadId, threadId, asked],
+    ];
   if (!asked.length) return [ANSWERS_TO_PENDING, [threadId]];
   return [
-    `SELECT * FROM interlude_server_answers WHERE thread_id = ? AND (interrupt_id IN (SELECT interrupt_id FROM interlude_server_pending WHERE thread_id = ?) OR interrupt_id IN (${asked.map(() => "?").join(", ")}))`,
+    `${ANSWERS_TO_PENDING} UNION SELECT * FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id IN (${asked.map(() => "?").join(", ")})`,
     [threadId, threadId, ...asked],
   ];
 }
@@ -54,7 +68,7 @@ export async function syncView(
     [`SELECT ${columns} FROM interlude_server_threads WHERE thread_id = ?`, [threadId]],
     [ACTIVE_RUNS, [threadId]],
     [PENDING_OF, [threadId]],
-    answersTo(threadId, options.asked),
+    answersTo(db.dialect, threadId, options.asked),
   ];
   const rows = await db.reads(options.first ? [options.first, ...statements] : statements);
   const first = options.first ? rows.shift()! : [];
@@ -94,7 +108,8 @@ export async function queueView(
     ["SELECT graph_id, assistant_id FROM interlude_server_threads WHERE thread_id = ?", [threadId]],
     [ACTIVE_RUNS, [threadId]],
   ];
-  if (answering && "pending" in answering) statements.push([PENDING_OF, [threadId]], [ANSWERS_TO_PENDING, [threadId]]);
+  if (answering && "pending" in answering)
+    statements.push([PENDING_OF, [threadId]], answersTo(db.dialect, threadId, []));
   else if (answering?.answerIds.length)
     statements.push([
       `SELECT * FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id IN (${answering.answerIds.map(() => "?").join(", ")})`,
