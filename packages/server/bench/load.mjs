@@ -98,8 +98,9 @@ function statOf(pid) {
 /**
  * User and system CPU time of process `pid` so far (all threads), in ms (clock ticks of 10 ms),
  * and `helpers`: the part of it spent by threads other than the main one (V8's optimising
- * compiler and GC helpers, libuv's pool), which is mostly JIT warm-up: it falls from ~1.5 ms per
- * answer in the first thousand answers to ~0.1 ms after a few thousand.
+ * compiler and GC helpers, libuv's pool; on SQLite also the WAL checkpointer's worker). On
+ * PostgreSQL it is mostly JIT warm-up: ~1-1.5 ms per answer in the thousand answers after the
+ * bench's warm-up, ~0.1 ms after a few thousand more.
  */
 function cpuOf(pid) {
   const fields = statOf(pid);
@@ -262,7 +263,7 @@ export function describeLoad(label, r) {
           : ` (${r.serverSystemMsPerRoundTrip.toFixed(2)} ms of it in the kernel` +
             (r.serverHelperMsPerRoundTrip === undefined
               ? ")"
-              : `, ${r.serverHelperMsPerRoundTrip.toFixed(2)} ms in threads other than the main one: JIT, GC)`));
+              : `, ${r.serverHelperMsPerRoundTrip.toFixed(2)} ms in other threads: JIT, GC, WAL)`));
   return `[load] ${label}: ${r.roundTrips} round trips in ${r.seconds.toFixed(1)} s = ${r.perSecond.toFixed(0)}/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, max ${r.max.toFixed(1)} ms${cpu}`;
 }
 
