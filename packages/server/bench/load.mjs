@@ -12,7 +12,7 @@
  * - paced: each client answers every `paceMs` (20 clients every 40 ms offer 500 round trips/s),
  *   so latency is measured at a given rate, not at the queue length the saturation phase builds.
  *
- * `node packages/server/bench/load.mjs [--clients 20] [--rounds 100] [--pace 40] [--durability async]
+ * `node packages/server/bench/load.mjs [--clients 20] [--rounds 100] [--warmup 50] [--pace 40] [--durability async]
  * [--postgres [--servers 2] [--statements] [--round-trips]]` prints both (on PostgreSQL also the database
  * transactions committed and the statements executed per round trip, from pg_stat_database and
  * pg_stat_statements; `--statements` first lists a one-client round trip's statements;
@@ -95,10 +95,26 @@ function statOf(pid) {
   }
 }
 
-/** User and system CPU time of process `pid` so far (all threads), in ms (clock ticks of 10 ms). */
+/**
+ * User and system CPU time of process `pid` so far (all threads), in ms (clock ticks of 10 ms),
+ * and `helpers`: the part of it spent by threads other than the main one (V8's optimising
+ * compiler and GC helpers, libuv's pool; on SQLite also the WAL checkpointer's worker). On
+ * PostgreSQL it is mostly JIT warm-up: ~1-1.5 ms per answer in the thousand answers after the
+ * bench's warm-up, ~0.1 ms after a few thousand more.
+ */
 function cpuOf(pid) {
   const fields = statOf(pid);
-  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
+  let helpers = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    if (Number(tid) === pid) continue;
+    try {
+      const task = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1].split(" ");
+      helpers += (Number(task[11]) + Number(task[12])) * 10;
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10, helpers };
 }
 
 /**
@@ -229,6 +245,8 @@ export async function runLoad({
       serverCpuMsPerRoundTrip: cpuBefore === undefined ? undefined : (cpuMs() - cpuBefore) / roundTrips,
       serverSystemMsPerRoundTrip:
         splitBefore === undefined ? undefined : (cpuSplit().system - splitBefore.system) / roundTrips,
+      serverHelperMsPerRoundTrip:
+        splitBefore?.helpers === undefined ? undefined : (cpuSplit().helpers - splitBefore.helpers) / roundTrips,
     };
   } finally {
     for (const client of https) client.close();
@@ -242,7 +260,10 @@ export function describeLoad(label, r) {
       : `, server CPU ${r.serverCpuMsPerRoundTrip.toFixed(2)} ms per round trip` +
         (r.serverSystemMsPerRoundTrip === undefined
           ? ""
-          : ` (${r.serverSystemMsPerRoundTrip.toFixed(2)} ms of it in the kernel)`);
+          : ` (${r.serverSystemMsPerRoundTrip.toFixed(2)} ms of it in the kernel` +
+            (r.serverHelperMsPerRoundTrip === undefined
+              ? ")"
+              : `, ${r.serverHelperMsPerRoundTrip.toFixed(2)} ms in other threads: JIT, GC, WAL)`));
   return `[load] ${label}: ${r.roundTrips} round trips in ${r.seconds.toFixed(1)} s = ${r.perSecond.toFixed(0)}/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, max ${r.max.toFixed(1)} ms${cpu}`;
 }
 
@@ -344,10 +365,10 @@ async function startDeployment({ postgres, servers, countingRoundTrips }) {
         .filter((p) => p.url)
         .reduce(
           (sum, p) => {
-            const { user, system } = p.cpuSplit();
-            return { user: sum.user + user, system: sum.system + system };
+            const { user, system, helpers } = p.cpuSplit();
+            return { user: sum.user + user, system: sum.system + system, helpers: sum.helpers + helpers };
           },
-          { user: 0, system: 0 },
+          { user: 0, system: 0, helpers: 0 },
         ),
     commits: () => commits(stats),
     databaseCpuMs: postmaster === undefined ? undefined : () => postgresCpuMs(postmaster),
@@ -433,7 +454,9 @@ async function main() {
           `  ${s.perRoundTrip.toFixed(2).padStart(6)} ${s.usPerRoundTrip.toFixed(0).padStart(5)} us  ${s.query.slice(0, 150)}`,
         );
     }
-    await runLoad({ urls, clients, rounds: 50, durability }); // warm-up: the figures are for a server past its JIT warm-up
+    // Warm-up: the figures are for a server past most of its JIT warm-up (V8 still optimises
+    // functions for a few thousand answers: `--warmup 250` for a server near its steady state).
+    await runLoad({ urls, clients, rounds: Number(arg("warmup", 50)), durability });
     const listing = process.argv.includes("--statements") && deployment.profile;
     if (listing) await deployment.resetProfile();
     const saturated = await phase({});

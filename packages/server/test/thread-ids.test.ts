@@ -31,14 +31,25 @@ describe("thread ids outside Latin-1", () => {
       });
       expect(answered.status).toBe(200);
       await json(`${base}/runs/${answered.body.run_id}/join`);
-      const waited = await post(`${base}/runs/wait`, { assistant_id: "loop", command: { resume: 2 } });
-      expect(waited).toMatchObject({ status: 200, body: { answers: [1, 2] } });
+      const waited = await fetch(`${base}/runs/wait`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ assistant_id: "loop", command: { resume: 2 } }),
+      });
+      expect(waited.status).toBe(200);
+      expect(waited.headers.get("content-type")).toBe("application/json");
+      const location = `/threads/${encodeURIComponent(id)}/runs/`;
+      const waitedAt = waited.headers.get("content-location") ?? "";
+      expect(waitedAt.slice(0, location.length)).toBe(location);
+      expect(waitedAt.slice(location.length)).toMatch(/^[\w-]+$/);
+      expect(await waited.json()).toMatchObject({ answers: [1, 2] });
       const streamed = await fetch(`${base}/runs/stream`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ assistant_id: "loop", input: { rounds: 1 } }),
       });
       expect(streamed.status).toBe(200);
+      expect(streamed.headers.get("content-location")?.slice(0, location.length)).toBe(location);
       expect(await streamed.text()).toMatch(/event: end/);
       expect((await json(`${base}/state`)).body.values.answers).toEqual([1, 2]);
       expect((await json(`${base}/runs`)).body.length).toBe(4);

@@ -76,6 +76,10 @@ export interface Bus {
 export class LocalBus implements Bus {
   private readonly emitter = new EventEmitter().setMaxListeners(0);
   async publish(event: BusEvent): Promise<void> {
+    this.deliver(event);
+  }
+  /** Hands `event` to this process's listeners now (publish without its promise). */
+  deliver(event: BusEvent): void {
     this.emitter.emit("event", event);
   }
   subscribe(listener: (event: BusEvent) => void): () => void {
@@ -112,7 +116,7 @@ export class PgBus implements Bus {
     this.client = client;
     client.on("notification", (message) => {
       if (message.channel !== BUS_CHANNEL || !message.payload) return;
-      for (const event of eventsOf(message.payload)) void this.local.publish(event);
+      for (const event of eventsOf(message.payload)) this.local.deliver(event);
     });
     client.on("error", () => {
       if (!this.closed) void this.reconnect();

@@ -14,12 +14,15 @@ export const BUS_CHANNEL = "interlude_server_events";
 const MAX_PAYLOAD = 7000;
 const USER_DATA = ["value", "answer", "response_schema"] as const;
 
-function jsonOf(event: BusEvent): string {
+/** The event's JSON and its length in bytes. */
+function jsonOf(event: BusEvent): [string, number] {
   const json = JSON.stringify(event);
-  if (Buffer.byteLength(json) <= MAX_PAYLOAD) return json;
+  const bytes = Buffer.byteLength(json);
+  if (bytes <= MAX_PAYLOAD) return [json, bytes];
   const slim: Record<string, unknown> = { ...event, truncated: true };
   for (const key of USER_DATA) if (key in slim) slim[key] = null;
-  return JSON.stringify(slim);
+  const text = JSON.stringify(slim);
+  return [text, Buffer.byteLength(text)];
 }
 
 /** The NOTIFY payloads that carry `events`, in order: one unless they do not fit. */
@@ -28,8 +31,8 @@ export function notificationsOf(events: readonly BusEvent[]): string[] {
   let pack: string[] = [];
   let bytes = 2;
   for (const event of events) {
-    const json = jsonOf(event);
-    const size = Buffer.byteLength(json) + 1;
+    const [json, length] = jsonOf(event);
+    const size = length + 1;
     if (pack.length && bytes + size > MAX_PAYLOAD) {
       payloads.push(`[${pack.join(",")}]`);
       pack = [];

@@ -45,9 +45,17 @@ export function createApp(ctx: ServerContext, options: AppOptions): Hono<AppEnv>
     c.set("receivedAt", new Date().toISOString());
     // Messages in any JSON response in LangGraph Server's shape (wire/messages.ts), whichever route
     // sends it. Serialised once, converting as it goes (Hono's own c.json would serialise again).
+    // Written as a plain header record (no Headers object) unless a ResponseInit is given; routes
+    // set no headers with `c.header` before a JSON response (Content-Location is `contentLocation`).
     const body = c.body as (text: string, arg?: unknown, headers?: Record<string, string>) => Response;
-    c.json = ((object: unknown, arg?: unknown, headers?: Record<string, string>) =>
-      body(wireJson(object), arg, { "Content-Type": "application/json", ...headers })) as unknown as typeof c.json;
+    c.json = ((object: unknown, arg?: unknown, headers?: Record<string, string>) => {
+      const location = c.get("contentLocation");
+      const head: Record<string, string> = { "Content-Type": "application/json", ...headers };
+      if (location !== undefined) head["Content-Location"] = location;
+      const text = wireJson(object);
+      if (typeof arg === "object" && arg !== null) return body(text, arg, head);
+      return new Response(text, { status: (arg as number | undefined) ?? 200, headers: head });
+    }) as unknown as typeof c.json;
     // The limit gives no response of its own (its onError throws): next()'s is the route's.
     return auth(c, () => limit(c, next) as Promise<void>);
   });

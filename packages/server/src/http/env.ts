@@ -6,6 +6,12 @@ export interface AppEnv {
     identity: string;
     /** When the request arrived (ISO), before its body was read. */
     receivedAt: string;
+    /**
+     * The response's Content-Location (a run's URL), set by the route and sent by the JSON and
+     * SSE writers: Hono's `c.header` builds a WHATWG Headers (undici's) that @hono/node-server
+     * then turns back into a plain record, on every request that sets one.
+     */
+    contentLocation?: string;
   };
 }
 

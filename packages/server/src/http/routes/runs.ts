@@ -62,10 +62,7 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const locate = (c: Ctx, run: RunRecord) =>
     // Percent-encoded: header values are Latin-1, and thread ids are any string.
-    c.header(
-      "Content-Location",
-      `/threads/${encodeURIComponent(run.thread_id)}/runs/${encodeURIComponent(run.run_id)}`,
-    );
+    c.set("contentLocation", `/threads/${encodeURIComponent(run.thread_id)}/runs/${encodeURIComponent(run.run_id)}`);
 
   async function start(c: Ctx, threadId: string, req: RunRequest, owner: string | null) {
     const received = { ...req, received_at: c.get("receivedAt") };
