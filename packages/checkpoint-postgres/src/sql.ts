@@ -1,8 +1,15 @@
 import type { QueryConfig } from "pg";
 
 /**
- * interlude_put (schema.ts), and the stamp of the checkpoint row it wrote: that row version's
- * xmin is this transaction's id, which txid_current() gives with its epoch on top.
+ * A put's stamp: the xmin of the head row it wrote, which every put of the (thread, namespace)
+ * writes, so that it changes whenever the newest checkpoint's content can (interlude_read_head,
+ * schema.ts).
+ */
+const STAMP = "xmin::text::bigint AS stamp";
+
+/**
+ * interlude_put (schema.ts), and its stamp: the head row it wrote has this transaction's id as
+ * its xmin, which txid_current() gives with its epoch on top.
  */
 const PUT_CALL =
   "interlude_put($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17), txid_current() % 4294967296 AS stamp";
@@ -33,24 +40,24 @@ export type PutShape = "first" | "whole" | "deltas";
  * concurrent insert to end); `deltas` then locks the delta bases FOR SHARE, which skips a row
  * deleted since the statement's snapshot, so that the count is that of the bases there now
  * (a prune deletes them under the head's lock). Everything else is written only when that
- * passed; no row back: nothing was written, and the put goes through interlude_put,
- * which says why. Parameters: $1 thread, $2 namespace, $3 head expected, $4-$6 the blobs'
+ * passed; its one row is the stamp (STAMP); no row back: nothing was written, and the put
+ * goes through interlude_put, which says why. Parameters: $1 thread, $2 namespace, $3 head expected, $4-$6 the blobs'
  * channels, versions and data, $7-$13 the checkpoint row; `deltas`: $14 the blobs' bases,
  * $15-$16 the delta bases to find; then, with `release`, the owner whose claim goes with it.
  */
 function putStatement(shape: PutShape, release: boolean): string {
   const head = {
     first: `h AS (INSERT INTO interlude_heads (thread_id, checkpoint_ns, head_id) SELECT $1, $2, $7 WHERE $3::text IS NULL
-      ON CONFLICT (thread_id, checkpoint_ns) DO NOTHING RETURNING 1)`,
+      ON CONFLICT (thread_id, checkpoint_ns) DO NOTHING RETURNING ${STAMP})`,
     whole: `h AS (UPDATE interlude_heads SET head_id = GREATEST(head_id, $7), updated_at = now()
-      WHERE thread_id = $1 AND checkpoint_ns = $2 AND head_id = $3 RETURNING 1)`,
+      WHERE thread_id = $1 AND checkpoint_ns = $2 AND head_id = $3 RETURNING ${STAMP})`,
     deltas: `cas AS (SELECT FROM interlude_heads WHERE thread_id = $1 AND checkpoint_ns = $2 AND head_id = $3 FOR UPDATE),
     based AS (SELECT count(*) AS n FROM (SELECT FROM interlude_blobs b
       JOIN unnest($15::text[], $16::float8[]) AS q(channel, version) ON b.channel = q.channel AND b.version = q.version
       WHERE b.thread_id = $1 AND b.checkpoint_ns = $2 AND EXISTS (SELECT FROM cas) FOR SHARE OF b) locked),
     ok AS (SELECT FROM cas, based WHERE based.n = cardinality($15::text[])),
     h AS (UPDATE interlude_heads SET head_id = GREATEST(head_id, $7), updated_at = now()
-      WHERE thread_id = $1 AND checkpoint_ns = $2 AND EXISTS (SELECT FROM ok))`,
+      WHERE thread_id = $1 AND checkpoint_ns = $2 AND EXISTS (SELECT FROM ok) RETURNING ${STAMP})`,
   }[shape];
   const gate = shape === "deltas" ? "EXISTS (SELECT FROM ok)" : "EXISTS (SELECT FROM h)";
   const blobs =
@@ -71,9 +78,8 @@ function putStatement(shape: PutShape, release: boolean): string {
       SELECT $1, $2, $7, $8::text, $9::bigint, $10::bytea, $11::bytea, $12::text[], $13::float8[] WHERE ${gate}
       ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE
       SET parent_id = EXCLUDED.parent_id, created_at = EXCLUDED.created_at, record = EXCLUDED.record,
-        metadata = EXCLUDED.metadata, channels = EXCLUDED.channels, versions = EXCLUDED.versions
-      RETURNING xmin::text::bigint AS stamp)
-    SELECT stamp FROM c`;
+        metadata = EXCLUDED.metadata, channels = EXCLUDED.channels, versions = EXCLUDED.versions)
+    SELECT stamp FROM h`;
 }
 
 /**
@@ -94,12 +100,12 @@ const CLAIM_LATEST = `WITH prior AS (SELECT owner FROM interlude_claims WHERE th
     NULL::float8 AS base, NULL::bytea AS data, NULL::bytea AS extra, false AS complete, NULL::bigint AS stamp
   FROM outcome WHERE outcome.kind IS NOT NULL
   UNION ALL
-  SELECT * FROM interlude_read_latest($1, '', $4::text, $5::bigint) WHERE (SELECT kind FROM outcome) IS NULL`;
+  SELECT * FROM interlude_read_head($1, '', $4::text, $5::bigint) WHERE (SELECT kind FROM outcome) IS NULL`;
 
 /** The statements the saver runs. `$1, $2` are always thread id and namespace where both appear. */
 export const SQL = {
   head: numbered(HEAD),
-  /** Blobs, the checkpoint row and the new head, after the head and delta-base checks; returns the row's stamp (schema.ts). */
+  /** Blobs, the checkpoint row and the new head, after the head and delta-base checks; returns the head's stamp (schema.ts). */
   put: `SELECT ${PUT_CALL}`,
   put_first: putStatement("first", false),
   put_whole: putStatement("whole", false),
@@ -112,7 +118,7 @@ export const SQL = {
   checkpoint: `SELECT checkpoint_id AS id, parent_id AS "parentId", record, metadata FROM interlude_checkpoints
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
   /** The newest checkpoint with its blobs and writes, or only "unchanged" and its writes when it is the one held ($3, $4; schema.ts). */
-  readLatest: "SELECT * FROM interlude_read_latest($1, $2, $3, $4)",
+  readLatest: "SELECT * FROM interlude_read_head($1, $2, $3, $4)",
   /** Each requested blob and, for deltas, its bases down to the full copy. */
   blobChains: `WITH RECURSIVE chain AS (
       SELECT b.channel, b.version, b.base, b.data FROM interlude_blobs b
@@ -129,10 +135,8 @@ export const SQL = {
   putWritesRelease: `WITH w AS (${INSERT_WRITES}),
     r AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $8)
     SELECT 1`,
-  deleteThread: `WITH c AS (DELETE FROM interlude_checkpoints WHERE thread_id = $1),
-    b AS (DELETE FROM interlude_blobs WHERE thread_id = $1),
-    w AS (DELETE FROM interlude_writes WHERE thread_id = $1)
-    DELETE FROM interlude_heads WHERE thread_id = $1`,
+  /** Every row of the thread, once the puts holding its head rows have committed (schema.ts). */
+  deleteThread: "SELECT interlude_delete_thread($1)",
   claim: `INSERT INTO interlude_claims (thread_id, owner, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
     ON CONFLICT (thread_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
     WHERE interlude_claims.owner = EXCLUDED.owner OR interlude_claims.expires_at <= now() OR interlude_claims.owner = $4
