@@ -41,22 +41,28 @@ export type PutShape = "first" | "whole" | "deltas";
  * deleted since the statement's snapshot, so that the count is that of the bases there now
  * (a prune deletes them under the head's lock). Everything else is written only when that
  * passed; its one row is the stamp (STAMP); no row back: nothing was written, and the put
- * goes through interlude_put, which says why. Parameters: $1 thread, $2 namespace, $3 head expected, $4-$6 the blobs'
- * channels, versions and data, $7-$13 the checkpoint row; `deltas`: $14 the blobs' bases,
- * $15-$16 the delta bases to find; then, with `release`, the owner whose claim goes with it.
+ * goes through interlude_put, which says why. Parameters: $1 thread, $2 namespace, $3 head
+ * expected, $4-$6 the blobs' channels, versions and data, $7-$13 the checkpoint row; `deltas`:
+ * $14 the blobs' bases, $15-$16 the delta bases to find; then, with `release`, the owner whose
+ * claim goes with it; then, with `pair`, the row of a checkpoint put before this one and held
+ * back until now (deferred-puts.ts), whose blobs are among $4-$6: both rows are written, and
+ * the head moves to the newer.
  */
-function putStatement(shape: PutShape, release: boolean): string {
+function putStatement(shape: PutShape, release: boolean, pair: boolean): string {
+  const owner = shape === "deltas" ? 17 : 14;
+  const p = owner + (release ? 1 : 0);
+  const newHead = pair ? `GREATEST($7::text, $${p}::text)` : "$7";
   const head = {
-    first: `h AS (INSERT INTO interlude_heads (thread_id, checkpoint_ns, head_id) SELECT $1, $2, $7 WHERE $3::text IS NULL
+    first: `h AS (INSERT INTO interlude_heads (thread_id, checkpoint_ns, head_id) SELECT $1, $2, ${newHead} WHERE $3::text IS NULL
       ON CONFLICT (thread_id, checkpoint_ns) DO NOTHING RETURNING ${STAMP})`,
-    whole: `h AS (UPDATE interlude_heads SET head_id = GREATEST(head_id, $7), updated_at = now()
+    whole: `h AS (UPDATE interlude_heads SET head_id = GREATEST(head_id, ${newHead}), updated_at = now()
       WHERE thread_id = $1 AND checkpoint_ns = $2 AND head_id = $3 RETURNING ${STAMP})`,
     deltas: `cas AS (SELECT FROM interlude_heads WHERE thread_id = $1 AND checkpoint_ns = $2 AND head_id = $3 FOR UPDATE),
     based AS (SELECT count(*) AS n FROM (SELECT FROM interlude_blobs b
       JOIN unnest($15::text[], $16::float8[]) AS q(channel, version) ON b.channel = q.channel AND b.version = q.version
       WHERE b.thread_id = $1 AND b.checkpoint_ns = $2 AND EXISTS (SELECT FROM cas) FOR SHARE OF b) locked),
     ok AS (SELECT FROM cas, based WHERE based.n = cardinality($15::text[])),
-    h AS (UPDATE interlude_heads SET head_id = GREATEST(head_id, $7), updated_at = now()
+    h AS (UPDATE interlude_heads SET head_id = GREATEST(head_id, ${newHead}), updated_at = now()
       WHERE thread_id = $1 AND checkpoint_ns = $2 AND EXISTS (SELECT FROM ok) RETURNING ${STAMP})`,
   }[shape];
   const gate = shape === "deltas" ? "EXISTS (SELECT FROM ok)" : "EXISTS (SELECT FROM h)";
@@ -64,18 +70,21 @@ function putStatement(shape: PutShape, release: boolean): string {
     shape === "deltas"
       ? "q.base, q.data FROM unnest($4::text[], $5::float8[], $14::float8[], $6::bytea[]) AS q(channel, version, base, data)"
       : "NULL, q.data FROM unnest($4::text[], $5::float8[], $6::bytea[]) AS q(channel, version, data)";
-  const owner = shape === "deltas" ? "$17" : "$14";
+  const released = release
+    ? `
+    r AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $${owner} AND ${gate}),`
+    : "";
+  const paired = pair
+    ? `
+      UNION ALL SELECT $1, $2, $${p}::text, $${p + 1}::text, $${p + 2}::bigint, $${p + 3}::bytea, $${p + 4}::bytea,
+        $${p + 5}::text[], $${p + 6}::float8[] WHERE ${gate}`
+    : "";
   return `WITH ${head},
     b AS (INSERT INTO interlude_blobs (thread_id, checkpoint_ns, channel, version, base, data)
       SELECT $1, $2, q.channel, q.version, ${blobs} WHERE ${gate}
-      ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO UPDATE SET base = EXCLUDED.base, data = EXCLUDED.data),${
-        release
-          ? `
-    r AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = ${owner} AND ${gate}),`
-          : ""
-      }
+      ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO UPDATE SET base = EXCLUDED.base, data = EXCLUDED.data),${released}
     c AS (INSERT INTO interlude_checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_id, created_at, record, metadata, channels, versions)
-      SELECT $1, $2, $7, $8::text, $9::bigint, $10::bytea, $11::bytea, $12::text[], $13::float8[] WHERE ${gate}
+      SELECT $1, $2, $7, $8::text, $9::bigint, $10::bytea, $11::bytea, $12::text[], $13::float8[] WHERE ${gate}${paired}
       ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE
       SET parent_id = EXCLUDED.parent_id, created_at = EXCLUDED.created_at, record = EXCLUDED.record,
         metadata = EXCLUDED.metadata, channels = EXCLUDED.channels, versions = EXCLUDED.versions)
@@ -107,12 +116,18 @@ export const SQL = {
   head: numbered(HEAD),
   /** Blobs, the checkpoint row and the new head, after the head and delta-base checks; returns the head's stamp (schema.ts). */
   put: `SELECT ${PUT_CALL}`,
-  put_first: putStatement("first", false),
-  put_whole: putStatement("whole", false),
-  put_deltas: putStatement("deltas", false),
-  put_first_release: putStatement("first", true),
-  put_whole_release: putStatement("whole", true),
-  put_deltas_release: putStatement("deltas", true),
+  put_first: putStatement("first", false, false),
+  put_whole: putStatement("whole", false, false),
+  put_deltas: putStatement("deltas", false, false),
+  put_first_release: putStatement("first", true, false),
+  put_whole_release: putStatement("whole", true, false),
+  put_deltas_release: putStatement("deltas", true, false),
+  put_first_pair: putStatement("first", false, true),
+  put_whole_pair: putStatement("whole", false, true),
+  put_deltas_pair: putStatement("deltas", false, true),
+  put_first_release_pair: putStatement("first", true, true),
+  put_whole_release_pair: putStatement("whole", true, true),
+  put_deltas_release_pair: putStatement("deltas", true, true),
   /** A run's last put and the release of its claim ($18: the owner), in one statement: both or neither. */
   putRelease: `WITH r AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $18) SELECT ${PUT_CALL}`,
   checkpoint: `SELECT checkpoint_id AS id, parent_id AS "parentId", record, metadata FROM interlude_checkpoints
