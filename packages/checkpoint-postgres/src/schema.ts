@@ -184,8 +184,12 @@ const MIGRATIONS: readonly string[] = [
            AND b.channel = q.channel AND b.version = q.version
          WHERE NOT head.held
          UNION
-         SELECT b.channel, b.version, b.base, b.data FROM chain c JOIN interlude_blobs b
-           ON b.thread_id = p_thread AND b.checkpoint_ns = p_ns AND b.channel = c.channel AND b.version = c.base)
+         -- Each base looked up by its key: as a join, the planner scanned every blob of the
+         -- thread once more, even when nothing was left to look up.
+         SELECT b.channel, b.version, b.base, b.data FROM chain c CROSS JOIN LATERAL (
+           SELECT b.channel, b.version, b.base, b.data FROM interlude_blobs b
+           WHERE b.thread_id = p_thread AND b.checkpoint_ns = p_ns AND b.channel = c.channel AND b.version = c.base
+           LIMIT 1) b)
      SELECT CASE WHEN head.held THEN 's' ELSE 'c' END, head.checkpoint_id, head.parent_id, NULL::text,
        NULL::float8, NULL::float8, CASE WHEN head.held THEN NULL ELSE head.record END,
        CASE WHEN head.held THEN NULL ELSE head.metadata END, head.channels IS NOT NULL, head.stamp

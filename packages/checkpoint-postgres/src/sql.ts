@@ -134,14 +134,16 @@ export const SQL = {
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
   /** The newest checkpoint with its blobs and writes, or only "unchanged" and its writes when it is the one held ($3, $4; schema.ts). */
   readLatest: "SELECT * FROM interlude_read_head($1, $2, $3, $4)",
-  /** Each requested blob and, for deltas, its bases down to the full copy. */
+  /** Each requested blob and, for deltas, its bases down to the full copy (each looked up by its key: schema.ts, interlude_read_head). */
   blobChains: `WITH RECURSIVE chain AS (
       SELECT b.channel, b.version, b.base, b.data FROM interlude_blobs b
       JOIN unnest($3::text[], $4::float8[]) AS q(channel, version) ON b.channel = q.channel AND b.version = q.version
       WHERE b.thread_id = $1 AND b.checkpoint_ns = $2
       UNION
-      SELECT b.channel, b.version, b.base, b.data FROM interlude_blobs b JOIN chain c
-      ON b.thread_id = $1 AND b.checkpoint_ns = $2 AND b.channel = c.channel AND b.version = c.base)
+      SELECT b.channel, b.version, b.base, b.data FROM chain c CROSS JOIN LATERAL (
+        SELECT b.channel, b.version, b.base, b.data FROM interlude_blobs b
+        WHERE b.thread_id = $1 AND b.checkpoint_ns = $2 AND b.channel = c.channel AND b.version = c.base
+        LIMIT 1) b)
     SELECT channel, version, base, data FROM chain`,
   writes: `SELECT task_id AS "taskId", channel, data FROM interlude_writes
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3 ORDER BY seq`,
