@@ -232,7 +232,6 @@ export class PostgresSaver extends SaverKit {
    * next (getTuple takes it from `claimed` instead of asking again). A renewal only renews.
    */
   async claimThread(threadId: string, claim: ThreadClaim): Promise<boolean> {
-    await this.settle(threadId);
     const held = this.claimed.get(threadId);
     // Released with the run's last writes: a heartbeat's late renewal is refused.
     if (held?.owner === claim.owner && held.released) return false;
@@ -245,6 +244,8 @@ export class PostgresSaver extends SaverKit {
       if (claim.replaces !== undefined) this.claimed.set(threadId, { owner: claim.owner, latest: undefined });
       return true;
     }
+    // A run's held put (one that failed before its next put) is stored before the thread is read.
+    await this.settle(threadId);
     const cached = this.cache.get(threadId);
     const { rows } = await this.guard("claimThread", () =>
       this.pool.query<LatestRow>(

@@ -3,7 +3,7 @@ import { PostgresSaver, type PostgresSaverOptions } from "@interlude/checkpoint-
 import { InvalidSaverOptionError } from "@interlude/core";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { untilWaitingForLocks } from "./locks";
+import { untilWaitingForLocks } from "./locks.js";
 
 const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
 if (!url) throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");

@@ -2,9 +2,9 @@ import { ThreadWriter } from "@interlude/checkpoint-conformance";
 import { PostgresSaver } from "@interlude/checkpoint-postgres";
 import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
-import { untilWaitingForLocks } from "./locks";
+import { untilWaitingForLocks } from "./locks.js";
 
-const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
+const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL ?? "";
 if (!url) throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");
 
 /** Rows the thread has left in each table. */
