@@ -77,6 +77,9 @@ describe("PostgresSaver's puts not waited for (durable: false)", () => {
       (thread: ThreadWriter) => saver.getTuple({ configurable: { thread_id: thread.threadId } }),
       (thread: ThreadWriter) => saver.putWrites(thread.config, [["answer", "w"]], "task-1"),
       (thread: ThreadWriter) => saver.claimThread(thread.threadId, { owner: "run-1", ttlMs: 60_000 }),
+      // A run that failed before its next put lets go of its claim: the input is stored first.
+      (thread: ThreadWriter) => saver.releaseThread(thread.threadId, "run-1"),
+      (thread: ThreadWriter) => saver.list({ configurable: { thread_id: thread.threadId } }).next(),
       () => saver.flush(),
     ]) {
       const thread = new ThreadWriter(saver);
