@@ -64,9 +64,29 @@ describe("PostgresSaver's puts not waited for (durable: false)", () => {
     // A later run's input goes with its next step too, deltas included.
     await input(thread, { list: [1] });
     await step(thread, { list: [1, 2] });
-    expect(sent.at(-1)).toMatch(/^interlude_put_(whole|deltas)_pair$/);
-    expect((await saver.getTuple({ configurable: { thread_id: thread.threadId } }))?.checkpoint.channel_values).toEqual(
+    // The append is a delta on the input's value, written in the same statement.
+    expect(sent.at(-1)).toBe("interlude_put_deltas_pair");
+    const again = new PostgresSaver(url, { cachedThreads: 0 });
+    expect((await again.getTuple({ configurable: { thread_id: thread.threadId } }))?.checkpoint.channel_values).toEqual(
       { question: "q", answer: "a", list: [1, 2] },
+    );
+    await again.close();
+  });
+
+  it("releases the run's claim in the statement that writes the held input and the run's last checkpoint", async () => {
+    const saver = saverOn();
+    await saver.setup();
+    const thread = new ThreadWriter(saver);
+    await step(thread, { answer: "a" });
+    expect(await saver.claimThread(thread.threadId, { owner: "run-1", ttlMs: 60_000 })).toBe(true);
+    const sent = watchStatements(saver);
+    await input(thread, { question: "q" });
+    await thread.write({ answer: "b" }, {}, { expectedHead: thread.head!, releaseClaim: "run-1" });
+    await saver.releaseThread(thread.threadId, "run-1");
+    expect(sent).toEqual(["interlude_put_whole_release_pair"]);
+    expect(await saver.claimHolder(thread.threadId)).toBeUndefined();
+    expect((await saver.getTuple({ configurable: { thread_id: thread.threadId } }))?.checkpoint.channel_values).toEqual(
+      { answer: "b", question: "q" },
     );
   });
 
