@@ -2,21 +2,17 @@
  * The newest root checkpoint of recently used threads, as stored (record, metadata and every
  * blob its values need, delta bases included), so that loading a thread this process just wrote
  * or read sends PostgreSQL the id it holds and gets back only "unchanged" and the pending writes,
- * instead of the rows and a walk of the blobs' delta chains (interlude_read_latest, schema.ts).
+ * instead of the rows and a walk of the blobs' delta chains (interlude_read_head, schema.ts).
  *
  * Why it cannot serve a stale checkpoint: the cache is never read without asking the database.
- * Each entry carries the id and the stamp (the row version's xmin) of the checkpoint row it
- * was made from; PostgreSQL compares both with the newest row of the thread, so a checkpoint
- * written by another process (a newer id) or the same id written again (a new row version)
- * sends everything. Pending writes are not kept: they always come from the database.
- *
- * Not covered: the stamp is the checkpoint row's, not its blobs'. A blob is rewritten in place
- * (interlude_blobs' upsert) when another process writes a checkpoint id again with different
- * values at the same channel versions; a newer checkpoint that this process holds and that
- * shares such a blob (its put took the blob from the head it replaced, or it was read before
- * the rewrite) keeps the old value until the thread is written by another process or dropped
- * from the cache. Comparing the blobs' row versions too would cost the "unchanged" answer an
- * index lookup per channel.
+ * Each entry carries the id of the checkpoint it was made from and the stamp of the thread's
+ * head row then (that row version's xmin); PostgreSQL compares both with the newest checkpoint
+ * and the head row now. Every put of the (thread, namespace) writes the head row, whichever
+ * checkpoint id it writes, so a checkpoint another process wrote (a newer id), the same id
+ * written again, and a blob of the held checkpoint rewritten in place (another process writing
+ * an older checkpoint id again with different values at the same channel versions) all change
+ * the stamp and send everything. Pending writes are not kept: they always come from the
+ * database.
  *
  * Bounded: least recently used threads go first, by count and by bytes. Pure bookkeeping: the
  * saver runs the statements.
@@ -30,7 +26,7 @@ type Kept = string | Uint8Array;
 /** The newest root checkpoint of one thread, as its rows hold it. */
 export interface CachedHead {
   readonly id: string;
-  /** The checkpoint row version's xmin, as PostgreSQL returned it. */
+  /** The head row version's xmin when this checkpoint was the newest, as PostgreSQL returned it. */
   readonly stamp: string;
   readonly parentId: string | null;
   readonly record: Kept;

@@ -1,4 +1,4 @@
-/** The rows of interlude_read_latest (schema.ts) and of a claim with it (SQL.claimLatest), as the checkpoint they hold. */
+/** The rows of interlude_read_head (schema.ts) and of a claim with it (SQL.claimLatest), as the checkpoint they hold. */
 import type * as Kit from "@interlude/core/saver-kit";
 import { blobKey } from "@interlude/core/saver-kit";
 import type { CachedHead } from "./head-cache.js";
@@ -18,13 +18,13 @@ export interface Loaded {
   blobs?: ReadonlyMap<string, Kit.StoredBlob | null>;
   /** undefined: not read yet. */
   writes?: Kit.StoredWrite[];
-  /** The row version's stamp, when the newest checkpoint was read (a head the cache may keep). */
+  /** The head row's stamp, when the newest checkpoint was read (a head the cache may keep). */
   stamp?: string;
   /** Taken from the head cache: nothing to keep. */
   cached?: boolean;
 }
 
-/** One row of interlude_read_latest. */
+/** One row of interlude_read_head. */
 export interface LatestRow {
   /**
    * 'c': the checkpoint; 's': the checkpoint held already; 'b': a blob; 'w': a pending write;
@@ -39,7 +39,7 @@ export interface LatestRow {
   data: Buffer | null;
   extra: Buffer | null;
   complete: boolean;
-  /** pg returns bigint as text: the checkpoint's stamp, or a write's place in order. */
+  /** pg returns bigint as text: the head row's stamp (null: the thread has no head row), or a write's place in order. */
   stamp: string | null;
 }
 
@@ -58,12 +58,13 @@ export function latestOf(rows: readonly LatestRow[], held: CachedHead | undefine
     if (!held || held.id !== head.id || held.stamp !== head.stamp)
       throw new Error(`PostgreSQL reported checkpoint ${head.id} unchanged, which this saver did not send`);
     const { id, parentId, record, metadata } = held;
-    return { row: { id, parentId, record, metadata }, blobs: held.blobs, writes, stamp: head.stamp, cached: true };
+    return { row: { id, parentId, record, metadata }, blobs: held.blobs, writes, stamp: held.stamp, cached: true };
   }
   const row: CheckpointRow = { id: head.id!, parentId: head.parent, record: head.data!, metadata: head.extra! };
   // Written before the checkpoint rows listed their versions: load() reads the blobs itself.
-  if (!head.complete) return { row, writes, stamp: head.stamp! };
+  const stamp = head.stamp ?? undefined;
+  if (!head.complete) return { row, writes, stamp };
   const blobs = new Map<string, Kit.StoredBlob>();
   for (const r of rows) if (r.kind === "b") blobs.set(blobKey(r.channel!, r.version!), { base: r.base, data: r.data });
-  return { row, blobs, writes, stamp: head.stamp! };
+  return { row, blobs, writes, stamp };
 }

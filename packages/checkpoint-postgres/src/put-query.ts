@@ -1,5 +1,6 @@
 /** A prepared put as the arguments of the put statements (sql.ts, schema.ts). */
 import type * as Kit from "@interlude/core/saver-kit";
+import { blobKey } from "@interlude/core/saver-kit";
 import type { QueryConfig } from "pg";
 import { named, type PutShape } from "./sql.js";
 
@@ -25,30 +26,39 @@ export function putQuery(put: Kit.PreparedPut): QueryConfig {
 /**
  * The arguments of the put's one statement (SQL.put_first, put_whole, put_deltas: sql.ts), for
  * a put that names the head it expects; undefined for one that does not, and for a thread's
- * first put with deltas (a base written by a deleted thread: the long way says so).
+ * first put with deltas (a base written by a deleted thread: the long way says so). With
+ * `before`, a put held back until this one (deferred-puts.ts: `pairs`): one statement writes
+ * both, expecting the head that `before` expected.
  */
-export function oneStatementPut(put: Kit.PreparedPut): QueryConfig | undefined {
-  if (put.expectedHead === undefined) return undefined;
-  const deltas = put.blobs.filter((blob) => blob.base !== null);
-  if (put.expectedHead === null && deltas.length > 0) return undefined;
-  const shape: PutShape = put.expectedHead === null ? "first" : deltas.length > 0 ? "deltas" : "whole";
+export function oneStatementPut(put: Kit.PreparedPut, before?: Kit.PreparedPut): QueryConfig | undefined {
+  const expected = before ? before.expectedHead : put.expectedHead;
+  if (expected === undefined) return undefined;
+  const blobs = before ? [...before.blobs, ...put.blobs] : put.blobs;
+  // A delta on a blob written in the same statement is not looked for: the statement's snapshot cannot see it.
+  const written = before && new Set(before.blobs.map((b) => blobKey(b.channel, b.version)));
+  const deltas = put.blobs.filter((b) => b.base !== null && !written?.has(blobKey(b.channel, b.base)));
+  const based = deltas.length > 0 || blobs.some((b) => b.base !== null);
+  if (expected === null && based) return undefined;
+  const shape: PutShape = expected === null ? "first" : based ? "deltas" : "whole";
   const values = [
     put.threadId,
     put.ns,
-    put.expectedHead,
-    put.blobs.map((b) => b.channel),
-    put.blobs.map((b) => b.version),
-    put.blobs.map((b) => toBytes(b.data)),
+    expected,
+    blobs.map((b) => b.channel),
+    blobs.map((b) => b.version),
+    blobs.map((b) => toBytes(b.data)),
     ...checkpointValues(put),
   ];
   if (shape === "deltas")
     values.push(
-      put.blobs.map((b) => b.base),
+      blobs.map((b) => b.base),
       deltas.map((b) => b.channel),
       deltas.map((b) => b.base),
     );
-  if (put.releaseClaim === undefined) return named(`put_${shape}`, values);
-  return named(`put_${shape}_release`, [...values, put.releaseClaim]);
+  if (put.releaseClaim !== undefined) values.push(put.releaseClaim);
+  if (before) values.push(...checkpointValues(before));
+  const release = put.releaseClaim === undefined ? "" : "_release";
+  return named(`put_${shape}${release}${before ? "_pair" : ""}`, values);
 }
 
 /** The checkpoint row's values, the same in both statements. */

@@ -1,7 +1,15 @@
-import type { ChannelVersions, CheckpointTuple, ClaimHolder, ThreadClaim } from "@interlude/core";
+import {
+  type ChannelVersions,
+  CheckpointConflictError,
+  type CheckpointTuple,
+  type ClaimHolder,
+  StorageError,
+  type ThreadClaim,
+} from "@interlude/core";
 import type * as Kit from "@interlude/core/saver-kit";
 import { BASE_MISSING, blobKey, headCacheLimits, listSql, SaverKit, STORED } from "@interlude/core/saver-kit";
 import pg from "pg";
+import { DeferredPuts } from "./deferred-puts.js";
 import { HeadCache } from "./head-cache.js";
 import { type CheckpointRow, type LatestRow, type Loaded, latestOf } from "./latest.js";
 import { storageError, withPoolClient } from "./pool.js";
@@ -36,6 +44,8 @@ export class PostgresSaver extends SaverKit {
   /** Threads this saver holds a claim on. */
   private readonly claimed = new Map<string, Claimed>();
   private readonly cache: HeadCache;
+  /** Puts made with `durable: false`, waiting to go with the thread's next put. */
+  private readonly deferred = new DeferredPuts();
 
   /** `PostgresSaver.fromConnString("postgres://user@host/db")`: the saver owns (and closes) the pool. */
   static fromConnString(connectionString: string, options?: PostgresSaverOptions): PostgresSaver {
@@ -67,6 +77,7 @@ export class PostgresSaver extends SaverKit {
     if (claimed !== undefined)
       return this.guard("getTuple", async () => (claimed ? this.load(threadId, ns, claimed) : undefined));
     return this.guard("getTuple", async () => {
+      await this.settle(threadId);
       if (id === undefined) {
         const held = this.heldHead(threadId, ns);
         const { rows } = await this.pool.query<LatestRow>(
@@ -88,7 +99,8 @@ export class PostgresSaver extends SaverKit {
   /**
    * The head read of `getHeadId` as SQL text with `?` placeholders and its parameters, for a
    * store on the same database that reads it inside a query of its own (one round trip fewer).
-   * Its one row's `head_id` is the head; no row or null: the thread has no checkpoint.
+   * Its one row's `head_id` is the head; no row or null: the thread has no checkpoint. A put
+   * this saver holds back (`durable: false`, deferred-puts.ts) is not in it yet.
    */
   headStatement(threadId: string, checkpointNs = ""): readonly [sql: string, params: unknown[]] {
     return [HEAD, [threadId, checkpointNs]];
@@ -96,6 +108,7 @@ export class PostgresSaver extends SaverKit {
 
   override async getHeadId(threadId: string, checkpointNs = ""): Promise<string | undefined> {
     return this.guard("getHeadId", async () => {
+      await this.settle(threadId);
       const { rows } = await this.pool.query<{ head_id: string | null }>(named("head", [threadId, checkpointNs]));
       return rows[0]?.head_id ?? undefined;
     });
@@ -103,7 +116,11 @@ export class PostgresSaver extends SaverKit {
 
   protected listCandidates(scope: Kit.ListScope): Promise<Array<Kit.ListCandidate<Buffer>>> {
     const { text, params } = listSql("interlude_checkpoints", scope, (n) => `$${n}`);
-    return this.guard("list", async () => (await this.pool.query<Kit.ListCandidate<Buffer>>(text, params)).rows);
+    return this.guard("list", async () => {
+      if (scope.threadId !== undefined) await this.settle(scope.threadId);
+      else await this.deferred.sendAll(this.sendAlone).catch(() => undefined);
+      return (await this.pool.query<Kit.ListCandidate<Buffer>>(text, params)).rows;
+    });
   }
 
   /**
@@ -111,28 +128,70 @@ export class PostgresSaver extends SaverKit {
    * statement (sql.ts, putStatement); any other put, or one that statement did not store, is
    * interlude_put (schema.ts), which checks the head and the delta bases and
    * reports why it refuses. A run's last put also releases its claim (`PutOptions.releaseClaim`).
+   * A put that need not be durable yet waits for the thread's next one, and both go in one
+   * statement (deferred-puts.ts).
    */
   protected storePut(put: Kit.PreparedPut): Promise<Kit.PutOutcome> {
     // The head moves: a checkpoint read with the claim is no longer the newest.
     const held = this.claimed.get(put.threadId);
     if (held) held.latest = undefined;
+    if (this.deferred.hold(put)) return Promise.resolve(STORED);
     return this.guard("put", async () => {
-      try {
-        const one = oneStatementPut(put);
-        let stored = one && (await this.pool.query<{ stamp: string }>(one)).rows[0];
-        stored ??= (await this.pool.query<{ stamp: string }>(putQuery(put))).rows[0]!;
-        if (put.ns === "") this.cache.put(put, stored.stamp);
-        if (put.releaseClaim !== undefined) this.releasedWith(put.threadId, put.releaseClaim);
-        return STORED;
-      } catch (error) {
-        const code = (error as { code?: string }).code;
-        if (code === BASE_GONE) return BASE_MISSING;
-        // Another process wrote the thread, or the put may or may not have been stored.
-        this.cache.forget(put.threadId);
-        if (code === HEAD_MOVED) return { head: (error as { detail?: string }).detail || null };
-        throw error;
-      }
+      const before = this.deferred.size > 0 ? await this.deferred.takeFor(put, this.sendAlone) : undefined;
+      return this.store(put, before);
     });
+  }
+
+  /** Stores `put`, and with it `before`, a put held back until now (deferred-puts.ts). */
+  private async store(put: Kit.PreparedPut, before?: Kit.PreparedPut): Promise<Kit.PutOutcome> {
+    try {
+      const one = oneStatementPut(put, before);
+      let stored = one && (await this.pool.query<{ stamp: string }>(one)).rows[0];
+      // Not stored: each on its own, so that the refused one says why.
+      if (!stored && before) {
+        await this.sendAlone(before);
+        return await this.store(put);
+      }
+      stored ??= (await this.pool.query<{ stamp: string }>(putQuery(put))).rows[0]!;
+      if (put.ns === "") {
+        if (before) this.cache.put(before, stored.stamp);
+        this.cache.put(put, stored.stamp);
+      }
+      if (put.releaseClaim !== undefined) this.releasedWith(put.threadId, put.releaseClaim);
+      return STORED;
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === BASE_GONE) return BASE_MISSING;
+      // Another process wrote the thread, or the put may or may not have been stored.
+      this.cache.forget(put.threadId);
+      if (code === HEAD_MOVED) return { head: (error as { detail?: string }).detail || null };
+      throw error;
+    }
+  }
+
+  /** A held put sent on its own: stored, or refused with the error its own `put` would have thrown. */
+  private readonly sendAlone = async (put: Kit.PreparedPut): Promise<void> => {
+    const outcome = await this.store(put);
+    if (outcome === STORED) return;
+    // A held put has no deltas (DeferredPuts.hold): no base can be missing.
+    if (outcome === BASE_MISSING)
+      throw new StorageError("put", new Error("a put without deltas reported a missing base"));
+    throw new CheckpointConflictError(put.threadId, put.expectedHead ?? null, outcome.head);
+  };
+
+  /**
+   * Stores the thread's held put before anything else reads or writes the thread. Its refusal
+   * is not the caller's: the run that made it finds its next put refused.
+   */
+  private settle(threadId: string): Promise<void> | undefined {
+    if (this.deferred.size === 0) return undefined;
+    return this.deferred.send(threadId, this.sendAlone)?.catch(() => undefined);
+  }
+
+  /** Stores the puts held back (`durable: false`); rejects with the first refusal. */
+  override flush(): Promise<void> {
+    if (this.deferred.size === 0) return Promise.resolve();
+    return this.guard("flush", () => this.deferred.sendAll(this.sendAlone));
   }
 
   /** A run's last writes also release its claim, in the same statement (`PutWritesOptions.releaseClaim`). */
@@ -148,7 +207,10 @@ export class PostgresSaver extends SaverKit {
     ];
     const query =
       releaseClaim === undefined ? named("putWrites", values) : named("putWritesRelease", [...values, releaseClaim]);
-    await this.guard("putWrites", () => this.pool.query(query));
+    await this.guard("putWrites", async () => {
+      await this.settle(threadId);
+      return this.pool.query(query);
+    });
     if (releaseClaim !== undefined) this.releasedWith(threadId, releaseClaim);
   }
 
@@ -161,6 +223,7 @@ export class PostgresSaver extends SaverKit {
     const held = this.claimed.get(threadId);
     if (held) held.latest = undefined;
     this.cache.forget(threadId);
+    this.deferred.drop(threadId);
     await this.guard("deleteThread", () => this.pool.query(SQL.deleteThread, [threadId]));
   }
 
@@ -181,6 +244,8 @@ export class PostgresSaver extends SaverKit {
       if (claim.replaces !== undefined) this.claimed.set(threadId, { owner: claim.owner, latest: undefined });
       return true;
     }
+    // A run's held put (one that failed before its next put) is stored before the thread is read.
+    await this.settle(threadId);
     const cached = this.cache.get(threadId);
     const { rows } = await this.guard("claimThread", () =>
       this.pool.query<LatestRow>(
@@ -201,6 +266,8 @@ export class PostgresSaver extends SaverKit {
   }
 
   async releaseThread(threadId: string, owner: string): Promise<void> {
+    // What the run held back is stored before its claim goes.
+    await this.settle(threadId);
     const held = this.claimed.get(threadId);
     if (held?.owner === owner) {
       this.claimed.delete(threadId);
@@ -224,7 +291,8 @@ export class PostgresSaver extends SaverKit {
     );
   }
 
-  protected pruneThread(threadId: string, request: Kit.PruneRequest): Promise<number> {
+  protected async pruneThread(threadId: string, request: Kit.PruneRequest): Promise<number> {
+    await this.settle(threadId);
     this.cache.forget(threadId);
     return this.transaction("prune", async (client) => {
       await client.query(SQL.lockThread, [threadId]);
@@ -258,7 +326,11 @@ export class PostgresSaver extends SaverKit {
 
   override async close(): Promise<void> {
     await super.close();
-    if (this.ownsPool) await this.pool.end();
+    try {
+      await this.flush();
+    } finally {
+      if (this.ownsPool) await this.pool.end();
+    }
   }
 
   /** Reads what was not read along with the row, keeps a newest root checkpoint in the cache, and assembles it. */

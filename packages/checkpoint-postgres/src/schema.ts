@@ -158,6 +158,64 @@ const MIGRATIONS: readonly string[] = [
      FROM interlude_writes w WHERE w.thread_id = p_thread AND w.checkpoint_ns = p_ns
        AND w.checkpoint_id = (SELECT head.checkpoint_id FROM head)
    $$;`,
+  // interlude_read_head: interlude_read_latest with the stamp of the head row (interlude_heads)
+  // instead of the checkpoint row's. Every put of the (thread, namespace) writes its head row,
+  // whichever checkpoint id it writes, so the head row's xmin changes with anything that can
+  // change what the newest checkpoint reads: the checkpoint row written again, and its blobs
+  // rewritten in place by a put of the same id (its own or an older checkpoint's) that another
+  // process made. The checkpoint row's xmin missed the second. interlude_read_latest stays for
+  // processes still running the previous version.
+  `CREATE OR REPLACE FUNCTION interlude_read_head(p_thread text, p_ns text, p_known text, p_stamp bigint)
+     RETURNS TABLE (kind text, id text, parent text, channel text, version float8, base float8,
+       data bytea, extra bytea, complete boolean, stamp bigint)
+   LANGUAGE sql STABLE AS $$
+     WITH RECURSIVE head AS (
+         SELECT x.checkpoint_id, x.parent_id, x.record, x.metadata, x.channels, x.versions, h.stamp,
+           coalesce(x.checkpoint_id = p_known AND h.stamp = p_stamp, false) AS held
+         FROM interlude_checkpoints x
+         LEFT JOIN (SELECT hr.xmin::text::bigint AS stamp FROM interlude_heads hr
+           WHERE hr.thread_id = p_thread AND hr.checkpoint_ns = p_ns) h ON true
+         WHERE x.thread_id = p_thread AND x.checkpoint_ns = p_ns
+         ORDER BY x.checkpoint_id DESC LIMIT 1),
+       chain AS (
+         SELECT b.channel, b.version, b.base, b.data
+         FROM head CROSS JOIN LATERAL unnest(head.channels, head.versions) AS q(channel, version)
+         JOIN interlude_blobs b ON b.thread_id = p_thread AND b.checkpoint_ns = p_ns
+           AND b.channel = q.channel AND b.version = q.version
+         WHERE NOT head.held
+         UNION
+         -- Each base looked up by its key: as a join, the planner scanned every blob of the
+         -- thread once more, even when nothing was left to look up.
+         SELECT b.channel, b.version, b.base, b.data FROM chain c CROSS JOIN LATERAL (
+           SELECT b.channel, b.version, b.base, b.data FROM interlude_blobs b
+           WHERE b.thread_id = p_thread AND b.checkpoint_ns = p_ns AND b.channel = c.channel AND b.version = c.base
+           LIMIT 1) b)
+     SELECT CASE WHEN head.held THEN 's' ELSE 'c' END, head.checkpoint_id, head.parent_id, NULL::text,
+       NULL::float8, NULL::float8, CASE WHEN head.held THEN NULL ELSE head.record END,
+       CASE WHEN head.held THEN NULL ELSE head.metadata END, head.channels IS NOT NULL, head.stamp
+     FROM head
+     UNION ALL
+     SELECT 'b', NULL, NULL, chain.channel, chain.version, chain.base, chain.data, NULL, true, NULL FROM chain
+     UNION ALL
+     SELECT 'w', w.task_id, NULL, w.channel, NULL, NULL, w.data, NULL, true, w.seq
+     FROM interlude_writes w WHERE w.thread_id = p_thread AND w.checkpoint_ns = p_ns
+       AND w.checkpoint_id = (SELECT head.checkpoint_id FROM head)
+   $$;
+   -- interlude_delete_thread: a thread's rows, deleted under its head rows' locks. The one
+   -- statement it replaces took its snapshot before waiting for a head row that a put held,
+   -- then deleted that row once the put committed, and left the put's checkpoint and blobs
+   -- (not in its snapshot) with no head. Here the deletes are statements of their own, after
+   -- the lock: each sees what every put that held a head row before it committed. A put
+   -- waiting for the lock finds its head gone, and is refused (the head moved).
+   CREATE OR REPLACE FUNCTION interlude_delete_thread(p_thread text) RETURNS void
+   LANGUAGE plpgsql AS $$
+   BEGIN
+     PERFORM FROM interlude_heads WHERE thread_id = p_thread FOR UPDATE;
+     DELETE FROM interlude_checkpoints WHERE thread_id = p_thread;
+     DELETE FROM interlude_blobs WHERE thread_id = p_thread;
+     DELETE FROM interlude_writes WHERE thread_id = p_thread;
+     DELETE FROM interlude_heads WHERE thread_id = p_thread;
+   END $$;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,8 +1,15 @@
 import type { QueryConfig } from "pg";
 
 /**
- * interlude_put (schema.ts), and the stamp of the checkpoint row it wrote: that row version's
- * xmin is this transaction's id, which txid_current() gives with its epoch on top.
+ * A put's stamp: the xmin of the head row it wrote, which every put of the (thread, namespace)
+ * writes, so that it changes whenever the newest checkpoint's content can (interlude_read_head,
+ * schema.ts).
+ */
+const STAMP = "xmin::text::bigint AS stamp";
+
+/**
+ * interlude_put (schema.ts), and its stamp: the head row it wrote has this transaction's id as
+ * its xmin, which txid_current() gives with its epoch on top.
  */
 const PUT_CALL =
   "interlude_put($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17), txid_current() % 4294967296 AS stamp";
@@ -33,47 +40,55 @@ export type PutShape = "first" | "whole" | "deltas";
  * concurrent insert to end); `deltas` then locks the delta bases FOR SHARE, which skips a row
  * deleted since the statement's snapshot, so that the count is that of the bases there now
  * (a prune deletes them under the head's lock). Everything else is written only when that
- * passed; no row back: nothing was written, and the put goes through interlude_put,
- * which says why. Parameters: $1 thread, $2 namespace, $3 head expected, $4-$6 the blobs'
- * channels, versions and data, $7-$13 the checkpoint row; `deltas`: $14 the blobs' bases,
- * $15-$16 the delta bases to find; then, with `release`, the owner whose claim goes with it.
+ * passed; its one row is the stamp (STAMP); no row back: nothing was written, and the put
+ * goes through interlude_put, which says why. Parameters: $1 thread, $2 namespace, $3 head
+ * expected, $4-$6 the blobs' channels, versions and data, $7-$13 the checkpoint row; `deltas`:
+ * $14 the blobs' bases, $15-$16 the delta bases to find; then, with `release`, the owner whose
+ * claim goes with it; then, with `pair`, the row of a checkpoint put before this one and held
+ * back until now (deferred-puts.ts), whose blobs are among $4-$6: both rows are written, and
+ * the head moves to the newer.
  */
-function putStatement(shape: PutShape, release: boolean): string {
+function putStatement(shape: PutShape, release: boolean, pair: boolean): string {
+  const owner = shape === "deltas" ? 17 : 14;
+  const p = owner + (release ? 1 : 0);
+  const newHead = pair ? `GREATEST($7::text, $${p}::text)` : "$7";
   const head = {
-    first: `h AS (INSERT INTO interlude_heads (thread_id, checkpoint_ns, head_id) SELECT $1, $2, $7 WHERE $3::text IS NULL
-      ON CONFLICT (thread_id, checkpoint_ns) DO NOTHING RETURNING 1)`,
-    whole: `h AS (UPDATE interlude_heads SET head_id = GREATEST(head_id, $7), updated_at = now()
-      WHERE thread_id = $1 AND checkpoint_ns = $2 AND head_id = $3 RETURNING 1)`,
+    first: `h AS (INSERT INTO interlude_heads (thread_id, checkpoint_ns, head_id) SELECT $1, $2, ${newHead} WHERE $3::text IS NULL
+      ON CONFLICT (thread_id, checkpoint_ns) DO NOTHING RETURNING ${STAMP})`,
+    whole: `h AS (UPDATE interlude_heads SET head_id = GREATEST(head_id, ${newHead}), updated_at = now()
+      WHERE thread_id = $1 AND checkpoint_ns = $2 AND head_id = $3 RETURNING ${STAMP})`,
     deltas: `cas AS (SELECT FROM interlude_heads WHERE thread_id = $1 AND checkpoint_ns = $2 AND head_id = $3 FOR UPDATE),
     based AS (SELECT count(*) AS n FROM (SELECT FROM interlude_blobs b
       JOIN unnest($15::text[], $16::float8[]) AS q(channel, version) ON b.channel = q.channel AND b.version = q.version
       WHERE b.thread_id = $1 AND b.checkpoint_ns = $2 AND EXISTS (SELECT FROM cas) FOR SHARE OF b) locked),
     ok AS (SELECT FROM cas, based WHERE based.n = cardinality($15::text[])),
-    h AS (UPDATE interlude_heads SET head_id = GREATEST(head_id, $7), updated_at = now()
-      WHERE thread_id = $1 AND checkpoint_ns = $2 AND EXISTS (SELECT FROM ok))`,
+    h AS (UPDATE interlude_heads SET head_id = GREATEST(head_id, ${newHead}), updated_at = now()
+      WHERE thread_id = $1 AND checkpoint_ns = $2 AND EXISTS (SELECT FROM ok) RETURNING ${STAMP})`,
   }[shape];
   const gate = shape === "deltas" ? "EXISTS (SELECT FROM ok)" : "EXISTS (SELECT FROM h)";
   const blobs =
     shape === "deltas"
       ? "q.base, q.data FROM unnest($4::text[], $5::float8[], $14::float8[], $6::bytea[]) AS q(channel, version, base, data)"
       : "NULL, q.data FROM unnest($4::text[], $5::float8[], $6::bytea[]) AS q(channel, version, data)";
-  const owner = shape === "deltas" ? "$17" : "$14";
+  const released = release
+    ? `
+    r AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $${owner} AND ${gate}),`
+    : "";
+  const paired = pair
+    ? `
+      UNION ALL SELECT $1, $2, $${p}::text, $${p + 1}::text, $${p + 2}::bigint, $${p + 3}::bytea, $${p + 4}::bytea,
+        $${p + 5}::text[], $${p + 6}::float8[] WHERE ${gate}`
+    : "";
   return `WITH ${head},
     b AS (INSERT INTO interlude_blobs (thread_id, checkpoint_ns, channel, version, base, data)
       SELECT $1, $2, q.channel, q.version, ${blobs} WHERE ${gate}
-      ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO UPDATE SET base = EXCLUDED.base, data = EXCLUDED.data),${
-        release
-          ? `
-    r AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = ${owner} AND ${gate}),`
-          : ""
-      }
+      ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO UPDATE SET base = EXCLUDED.base, data = EXCLUDED.data),${released}
     c AS (INSERT INTO interlude_checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_id, created_at, record, metadata, channels, versions)
-      SELECT $1, $2, $7, $8::text, $9::bigint, $10::bytea, $11::bytea, $12::text[], $13::float8[] WHERE ${gate}
+      SELECT $1, $2, $7, $8::text, $9::bigint, $10::bytea, $11::bytea, $12::text[], $13::float8[] WHERE ${gate}${paired}
       ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE
       SET parent_id = EXCLUDED.parent_id, created_at = EXCLUDED.created_at, record = EXCLUDED.record,
-        metadata = EXCLUDED.metadata, channels = EXCLUDED.channels, versions = EXCLUDED.versions
-      RETURNING xmin::text::bigint AS stamp)
-    SELECT stamp FROM c`;
+        metadata = EXCLUDED.metadata, channels = EXCLUDED.channels, versions = EXCLUDED.versions)
+    SELECT stamp FROM h`;
 }
 
 /**
@@ -94,33 +109,41 @@ const CLAIM_LATEST = `WITH prior AS (SELECT owner FROM interlude_claims WHERE th
     NULL::float8 AS base, NULL::bytea AS data, NULL::bytea AS extra, false AS complete, NULL::bigint AS stamp
   FROM outcome WHERE outcome.kind IS NOT NULL
   UNION ALL
-  SELECT * FROM interlude_read_latest($1, '', $4::text, $5::bigint) WHERE (SELECT kind FROM outcome) IS NULL`;
+  SELECT * FROM interlude_read_head($1, '', $4::text, $5::bigint) WHERE (SELECT kind FROM outcome) IS NULL`;
 
 /** The statements the saver runs. `$1, $2` are always thread id and namespace where both appear. */
 export const SQL = {
   head: numbered(HEAD),
-  /** Blobs, the checkpoint row and the new head, after the head and delta-base checks; returns the row's stamp (schema.ts). */
+  /** Blobs, the checkpoint row and the new head, after the head and delta-base checks; returns the head's stamp (schema.ts). */
   put: `SELECT ${PUT_CALL}`,
-  put_first: putStatement("first", false),
-  put_whole: putStatement("whole", false),
-  put_deltas: putStatement("deltas", false),
-  put_first_release: putStatement("first", true),
-  put_whole_release: putStatement("whole", true),
-  put_deltas_release: putStatement("deltas", true),
+  put_first: putStatement("first", false, false),
+  put_whole: putStatement("whole", false, false),
+  put_deltas: putStatement("deltas", false, false),
+  put_first_release: putStatement("first", true, false),
+  put_whole_release: putStatement("whole", true, false),
+  put_deltas_release: putStatement("deltas", true, false),
+  put_first_pair: putStatement("first", false, true),
+  put_whole_pair: putStatement("whole", false, true),
+  put_deltas_pair: putStatement("deltas", false, true),
+  put_first_release_pair: putStatement("first", true, true),
+  put_whole_release_pair: putStatement("whole", true, true),
+  put_deltas_release_pair: putStatement("deltas", true, true),
   /** A run's last put and the release of its claim ($18: the owner), in one statement: both or neither. */
   putRelease: `WITH r AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $18) SELECT ${PUT_CALL}`,
   checkpoint: `SELECT checkpoint_id AS id, parent_id AS "parentId", record, metadata FROM interlude_checkpoints
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
   /** The newest checkpoint with its blobs and writes, or only "unchanged" and its writes when it is the one held ($3, $4; schema.ts). */
-  readLatest: "SELECT * FROM interlude_read_latest($1, $2, $3, $4)",
-  /** Each requested blob and, for deltas, its bases down to the full copy. */
+  readLatest: "SELECT * FROM interlude_read_head($1, $2, $3, $4)",
+  /** Each requested blob and, for deltas, its bases down to the full copy (each looked up by its key: schema.ts, interlude_read_head). */
   blobChains: `WITH RECURSIVE chain AS (
       SELECT b.channel, b.version, b.base, b.data FROM interlude_blobs b
       JOIN unnest($3::text[], $4::float8[]) AS q(channel, version) ON b.channel = q.channel AND b.version = q.version
       WHERE b.thread_id = $1 AND b.checkpoint_ns = $2
       UNION
-      SELECT b.channel, b.version, b.base, b.data FROM interlude_blobs b JOIN chain c
-      ON b.thread_id = $1 AND b.checkpoint_ns = $2 AND b.channel = c.channel AND b.version = c.base)
+      SELECT b.channel, b.version, b.base, b.data FROM chain c CROSS JOIN LATERAL (
+        SELECT b.channel, b.version, b.base, b.data FROM interlude_blobs b
+        WHERE b.thread_id = $1 AND b.checkpoint_ns = $2 AND b.channel = c.channel AND b.version = c.base
+        LIMIT 1) b)
     SELECT channel, version, base, data FROM chain`,
   writes: `SELECT task_id AS "taskId", channel, data FROM interlude_writes
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3 ORDER BY seq`,
@@ -129,10 +152,8 @@ export const SQL = {
   putWritesRelease: `WITH w AS (${INSERT_WRITES}),
     r AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $8)
     SELECT 1`,
-  deleteThread: `WITH c AS (DELETE FROM interlude_checkpoints WHERE thread_id = $1),
-    b AS (DELETE FROM interlude_blobs WHERE thread_id = $1),
-    w AS (DELETE FROM interlude_writes WHERE thread_id = $1)
-    DELETE FROM interlude_heads WHERE thread_id = $1`,
+  /** Every row of the thread, once the puts holding its head rows have committed (schema.ts). */
+  deleteThread: "SELECT interlude_delete_thread($1)",
   claim: `INSERT INTO interlude_claims (thread_id, owner, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
     ON CONFLICT (thread_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
     WHERE interlude_claims.owner = EXCLUDED.owner OR interlude_claims.expires_at <= now() OR interlude_claims.owner = $4

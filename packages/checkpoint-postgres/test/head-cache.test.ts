@@ -3,20 +3,10 @@ import { PostgresSaver, type PostgresSaverOptions } from "@interlude/checkpoint-
 import { InvalidSaverOptionError } from "@interlude/core";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { untilWaitingForLocks } from "./locks.js";
 
 const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
 if (!url) throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");
-
-/** Returns once a connection named `name` waits for a lock (a row another session holds). */
-async function untilWaitingForALock(client: pg.Client, name: string): Promise<void> {
-  for (;;) {
-    const { rows } = await client.query(
-      "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name = $1",
-      [name],
-    );
-    if (rows.length > 0) return;
-  }
-}
 
 const latest = (saver: PostgresSaver, threadId: string) => saver.getTuple({ configurable: { thread_id: threadId } });
 
@@ -107,6 +97,34 @@ describe("PostgresSaver's head cache", () => {
     expect(tuple?.checkpoint.channel_values.answer).toBe("rewritten");
   });
 
+  it("sees a blob of the head it holds rewritten in place by another saver writing an older checkpoint id again", async () => {
+    const [a, b] = [saverOn(), saverOn()];
+    const thread = new ThreadWriter(a);
+    const first = await step(thread, { answer: "a" });
+    // The head's `answer` is the first checkpoint's blob (version 1): the second put wrote only `other`.
+    await step(thread, { other: "x" });
+    const heads = watchLoads(a);
+    expect((await latest(a, thread.threadId))?.checkpoint.channel_values).toEqual({ answer: "a", other: "x" });
+    // b writes the first checkpoint again, with another value at the same version: the blob is
+    // rewritten in place and the head's checkpoint row is untouched.
+    const id = first.configurable!.checkpoint_id as string;
+    const rewritten = { ...makeCheckpoint({ answer: "rewritten" }, { answer: 1 }), id };
+    await b.put(
+      { configurable: { thread_id: thread.threadId } },
+      rewritten,
+      { source: "update", step: 0, parents: {} },
+      {
+        answer: 1,
+      },
+    );
+    const fresh = saverOn({ cachedThreads: 0 });
+    const expected = (await latest(fresh, thread.threadId))?.checkpoint.channel_values;
+    expect(expected).toEqual({ answer: "rewritten", other: "x" });
+    expect((await latest(a, thread.threadId))?.checkpoint.channel_values).toEqual(expected);
+    expect((await claimAndLoad(a, thread.threadId, "run-1"))?.checkpoint.channel_values).toEqual(expected);
+    expect(heads).toEqual(["s", "c", "s"]);
+  });
+
   it("sees pending writes another saver added to the head it holds", async () => {
     const [a, b] = [saverOn(), saverOn()];
     const thread = new ThreadWriter(a);
@@ -144,7 +162,7 @@ describe("PostgresSaver's head cache", () => {
       await previous.query("DELETE FROM interlude_claims WHERE thread_id = $1", [thread.threadId]);
       // The claim's statement starts (its snapshot has neither) and waits for the claim's row.
       const claiming = a.claimThread(thread.threadId, { owner: "run-new", ttlMs: 60_000 });
-      await untilWaitingForALock(previous, name);
+      await untilWaitingForLocks(url, name);
       await previous.query("COMMIT");
       expect(await claiming).toBe(true);
     } finally {
@@ -274,7 +292,7 @@ describe("PostgresSaver's one-statement put with deltas", () => {
       await pruner.query("DELETE FROM interlude_blobs WHERE thread_id = $1", [thread.threadId]);
       messages = [...messages, "m3"];
       const writing = thread.write({ messages }, {}, { expectedHead: thread.head! });
-      await untilWaitingForALock(pruner, name);
+      await untilWaitingForLocks(url, name);
       await pruner.query("COMMIT");
       await writing;
     } finally {
@@ -296,9 +314,9 @@ describe("PostgresSaver's schema", () => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     const { rows } = await client.query<{ proname: string }>(
-      "SELECT proname FROM pg_proc WHERE proname IN ('interlude_put', 'interlude_claim_load') ORDER BY proname",
+      "SELECT proname FROM pg_proc WHERE proname IN ('interlude_put', 'interlude_claim_load', 'interlude_read_latest') ORDER BY proname",
     );
-    expect(rows.map((r) => r.proname)).toEqual(["interlude_claim_load", "interlude_put"]);
+    expect(rows.map((r) => r.proname)).toEqual(["interlude_claim_load", "interlude_put", "interlude_read_latest"]);
     await client.end();
     await saver.close();
   });
