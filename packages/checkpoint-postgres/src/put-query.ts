@@ -4,7 +4,7 @@ import type { QueryConfig } from "pg";
 import { named, type PutShape } from "./sql.js";
 
 /** interlude_put's arguments (schema.ts): the head expected, the delta bases to check, then the rows. */
-export function putQuery(put: Kit.PreparedPut): QueryConfig {
+export function putQuery(put: Kit.PreparedPut, releaseAs = put.releaseClaim): QueryConfig {
   const deltas = put.blobs.filter((blob) => blob.base !== null);
   const values = [
     put.threadId,
@@ -19,7 +19,7 @@ export function putQuery(put: Kit.PreparedPut): QueryConfig {
     put.blobs.map((b) => toBytes(b.data)),
     ...checkpointValues(put),
   ];
-  return put.releaseClaim === undefined ? named("put", values) : named("putRelease", [...values, put.releaseClaim]);
+  return releaseAs === undefined ? named("put", values) : named("putRelease", [...values, releaseAs]);
 }
 
 /**
@@ -27,7 +27,7 @@ export function putQuery(put: Kit.PreparedPut): QueryConfig {
  * a put that names the head it expects; undefined for one that does not, and for a thread's
  * first put with deltas (a base written by a deleted thread: the long way says so).
  */
-export function oneStatementPut(put: Kit.PreparedPut): QueryConfig | undefined {
+export function oneStatementPut(put: Kit.PreparedPut, releaseAs = put.releaseClaim): QueryConfig | undefined {
   if (put.expectedHead === undefined) return undefined;
   const deltas = put.blobs.filter((blob) => blob.base !== null);
   if (put.expectedHead === null && deltas.length > 0) return undefined;
@@ -47,8 +47,8 @@ export function oneStatementPut(put: Kit.PreparedPut): QueryConfig | undefined {
       deltas.map((b) => b.channel),
       deltas.map((b) => b.base),
     );
-  if (put.releaseClaim === undefined) return named(`put_${shape}`, values);
-  return named(`put_${shape}_release`, [...values, put.releaseClaim]);
+  if (releaseAs === undefined) return named(`put_${shape}`, values);
+  return named(`put_${shape}_release`, [...values, releaseAs]);
 }
 
 /** The checkpoint row's values, the same in both statements. */

@@ -3,6 +3,7 @@ import type * as Kit from "@interlude/core/saver-kit";
 import { BASE_MISSING, blobKey, headCacheLimits, listSql, SaverKit, STORED } from "@interlude/core/saver-kit";
 import pg from "pg";
 import { HeadCache } from "./head-cache.js";
+import { type Claimed, JoinedSaver, ownerInDatabase } from "./joined.js";
 import { type CheckpointRow, type LatestRow, type Loaded, latestOf } from "./latest.js";
 import { storageError, withPoolClient } from "./pool.js";
 import { oneStatementPut, putQuery, toBytes } from "./put-query.js";
@@ -36,6 +37,13 @@ export class PostgresSaver extends SaverKit {
   /** Threads this saver holds a claim on. */
   private readonly claimed = new Map<string, Claimed>();
   private readonly cache: HeadCache;
+  /** Threads whose run's last writes are held for a caller's transaction (joined.ts). */
+  private readonly parked = new Map<string, pg.QueryConfig | null>();
+  /**
+   * Its statements for a caller on the same database to send in its own transactions
+   * (joined.ts): the server's store, whose pool connects to the same database.
+   */
+  readonly joined: JoinedSaver;
 
   /** `PostgresSaver.fromConnString("postgres://user@host/db")`: the saver owns (and closes) the pool. */
   static fromConnString(connectionString: string, options?: PostgresSaverOptions): PostgresSaver {
@@ -51,6 +59,12 @@ export class PostgresSaver extends SaverKit {
     if (this.ownsPool) this.pool.on("error", () => {}); // idle clients dying is reported on their next use
     this.autoSetup = options.autoSetup ?? true;
     this.sweepPeriodically(options);
+    this.joined = new JoinedSaver({
+      claimed: this.claimed,
+      cache: this.cache,
+      parked: this.parked,
+      send: async (operation, query) => void (await this.guard(operation, () => this.pool.query(query))),
+    });
   }
 
   /** Creates or upgrades the tables. Idempotent, and safe to call from several processes at once. */
@@ -118,9 +132,10 @@ export class PostgresSaver extends SaverKit {
     if (held) held.latest = undefined;
     return this.guard("put", async () => {
       try {
-        const one = oneStatementPut(put);
+        const releaseAs = put.releaseClaim && ownerInDatabase(this.claimed, put.threadId, put.releaseClaim);
+        const one = oneStatementPut(put, releaseAs);
         let stored = one && (await this.pool.query<{ stamp: string }>(one)).rows[0];
-        stored ??= (await this.pool.query<{ stamp: string }>(putQuery(put))).rows[0]!;
+        stored ??= (await this.pool.query<{ stamp: string }>(putQuery(put, releaseAs))).rows[0]!;
         if (put.ns === "") this.cache.put(put, stored.stamp);
         if (put.releaseClaim !== undefined) this.releasedWith(put.threadId, put.releaseClaim);
         return STORED;
@@ -135,7 +150,10 @@ export class PostgresSaver extends SaverKit {
     });
   }
 
-  /** A run's last writes also release its claim, in the same statement (`PutWritesOptions.releaseClaim`). */
+  /**
+   * A run's last writes also release its claim, in the same statement (`PutWritesOptions.releaseClaim`);
+   * held instead for a caller's transaction when it asked for them (`JoinedSaver.parkLastWrites`).
+   */
   protected async storeWrites({ threadId, ns, checkpointId, taskId, rows, releaseClaim }: Kit.PreparedWrites) {
     const values = [
       threadId,
@@ -147,7 +165,13 @@ export class PostgresSaver extends SaverKit {
       rows.map((r) => toBytes(r.data)),
     ];
     const query =
-      releaseClaim === undefined ? named("putWrites", values) : named("putWritesRelease", [...values, releaseClaim]);
+      releaseClaim === undefined
+        ? named("putWrites", values)
+        : named("putWritesRelease", [...values, ownerInDatabase(this.claimed, threadId, releaseClaim)]);
+    if (releaseClaim !== undefined && this.parked.get(threadId) === null) {
+      this.parked.set(threadId, query);
+      return this.releasedWith(threadId, releaseClaim);
+    }
     await this.guard("putWrites", () => this.pool.query(query));
     if (releaseClaim !== undefined) this.releasedWith(threadId, releaseClaim);
   }
@@ -172,10 +196,16 @@ export class PostgresSaver extends SaverKit {
     const held = this.claimed.get(threadId);
     // Released with the run's last writes: a heartbeat's late renewal is refused.
     if (held?.owner === claim.owner && held.released) return false;
+    // Taken in a caller's transaction for the run that claims it next (joined.ts): no round trip.
+    if (held?.handoff && claim.replaces === undefined) {
+      this.claimed.set(threadId, { owner: claim.owner, latest: held.latest, heldAs: held.owner });
+      return true;
+    }
     // Renewing our own claim, or taking over a dead holder's: no checkpoint comes with it.
     if (held?.owner === claim.owner || claim.replaces !== undefined) {
+      const owner = ownerInDatabase(this.claimed, threadId, claim.owner);
       const result = await this.guard("claimThread", () =>
-        this.pool.query(named("claim", [threadId, claim.owner, claim.ttlMs, claim.replaces ?? null])),
+        this.pool.query(named("claim", [threadId, owner, claim.ttlMs, claim.replaces ?? null])),
       );
       if (result.rowCount !== 1) return false;
       if (claim.replaces !== undefined) this.claimed.set(threadId, { owner: claim.owner, latest: undefined });
@@ -202,11 +232,12 @@ export class PostgresSaver extends SaverKit {
 
   async releaseThread(threadId: string, owner: string): Promise<void> {
     const held = this.claimed.get(threadId);
+    const heldAs = ownerInDatabase(this.claimed, threadId, owner);
     if (held?.owner === owner) {
       this.claimed.delete(threadId);
       if (held.released) return;
     }
-    await this.guard("releaseThread", () => this.pool.query(named("release", [threadId, owner])));
+    await this.guard("releaseThread", () => this.pool.query(named("release", [threadId, heldAs])));
   }
 
   /** The newest root checkpoint loaded with this process's claim, if nothing was written since. */
@@ -325,15 +356,6 @@ interface BlobRow {
   version: number;
   base: number | null;
   data: Buffer | null;
-}
-
-/** A claim this saver holds (or released with a run's last writes), with the checkpoint read when claiming. */
-interface Claimed {
-  owner: string;
-  /** The newest root checkpoint read with the claim (null: none yet; undefined: taken by getTuple, or stale since a put). */
-  latest: Loaded | null | undefined;
-  /** Already released along with the run's last writes: releaseThread sends nothing. */
-  released?: boolean;
 }
 
 /** SQLSTATEs raised by interlude_put (schema.ts). */
