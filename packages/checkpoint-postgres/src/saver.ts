@@ -232,12 +232,14 @@ export class PostgresSaver extends SaverKit {
 
   async releaseThread(threadId: string, owner: string): Promise<void> {
     const held = this.claimed.get(threadId);
-    const heldAs = ownerInDatabase(this.claimed, threadId, owner);
     if (held?.owner === owner) {
-      this.claimed.delete(threadId);
-      if (held.released) return;
+      if (held.released) return void this.claimed.delete(threadId);
+      held.latest = undefined;
     }
+    const heldAs = ownerInDatabase(this.claimed, threadId, owner);
     await this.guard("releaseThread", () => this.pool.query(named("release", [threadId, heldAs])));
+    // Forgotten once released: a release that failed is tried again under the same name.
+    if (held?.owner === owner && this.claimed.get(threadId) === held) this.claimed.delete(threadId);
   }
 
   /** The newest root checkpoint loaded with this process's claim, if nothing was written since. */
