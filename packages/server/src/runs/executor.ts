@@ -15,8 +15,8 @@ import type { RunLog } from "./broker.js";
 import { abortLocal } from "./cancel.js";
 import { chunksWithEvents, type Triple } from "./event-stream.js";
 import { failRun } from "./failure.js";
-import { finishWith, withJoinedSaver } from "./joined-saver.js";
 import { graphConfig, graphInput, streamModes, wantsMode } from "./input.js";
+import { claimAtCommit, finishWith, withJoinedSaver } from "./joined-saver.js";
 import { move, moveStatement } from "./lifecycle.js";
 import { MessageEvents } from "./message-events.js";
 import { errorBody, isRefusal, isThreadBusy } from "./outcome.js";
@@ -50,20 +50,27 @@ export async function claimFields(
   return { status: "running", kwargs, attempt: run.attempt + 1, continuing };
 }
 
-/** Claims a pending run; returns the claimed record, or undefined if someone else has it. */
-async function claim(ctx: ServerContext, run: RunRecord): Promise<{ run: RunRecord; continuing: boolean } | undefined> {
+/** What claiming a run came to: its record, and the thread's claim taken with it (runs/joined-saver.ts). */
+interface Taken {
+  run: RunRecord;
+  continuing: boolean;
+  handoff?: Promise<string | undefined>;
+}
+
+/** Claims a pending run, with its thread's claim where the saver joins; undefined if someone else has it. */
+async function claim(ctx: ServerContext, run: RunRecord): Promise<Taken | undefined> {
   const { continuing, ...fields } = await claimFields(ctx, run);
-  const claimed = await ctx.store.tx(
+  const handoff = await ctx.store.tx(
     async (tx) => {
-      if (!(await move(tx, run.run_id, "pending", "running", fields))) return false;
+      if (!(await move(tx, run.run_id, "pending", "running", fields))) return undefined;
       await tx.markThreadBusy(run.thread_id);
-      return true;
+      return { at: claimAtCommit(ctx, tx, run.thread_id) };
     },
     run.thread_id,
     { durable: false },
   ); // the run's first save commits it along
-  if (!claimed) return undefined;
-  return { run: { ...run, ...fields }, continuing };
+  if (!handoff) return undefined;
+  return { run: { ...run, ...fields }, continuing, handoff: handoff.at };
 }
 
 interface Streamed {
@@ -170,7 +177,7 @@ export async function executeRun(
   let timer: NodeJS.Timeout | undefined;
   let current = pending;
   try {
-    const taken = claimed ? { run: pending, continuing: false } : await claim(ctx, pending);
+    const taken: Taken | undefined = claimed ? { run: pending, continuing: false, handoff } : await claim(ctx, pending);
     if (!taken) return;
     const { run, continuing } = taken;
     current = run;
@@ -182,7 +189,7 @@ export async function executeRun(
     const log = ctx.broker.open(run.run_id);
     if (run.owner === null) ctx.runEvents?.relay(run.run_id, log);
     if (!log.events.length) log.push("metadata", { run_id: run.run_id, attempt: run.attempt });
-    await withJoinedSaver(ctx, run.thread_id, handoff, async () => {
+    await withJoinedSaver(ctx, run.thread_id, taken.handoff, async () => {
       const streamed: Streamed = controller.signal.aborted
         ? { error: controller.signal.reason, accepted: false }
         : await stream(ctx, run, continuing, log, controller.signal, answers);

@@ -53,7 +53,11 @@ export async function withJoinedSaver<T>(
  * at all. If the transaction fails, the writes are sent on their own (a thread left at its last
  * checkpoint otherwise, with its claim until it lapses).
  */
-export async function finishWith<T>(ctx: ServerContext, threadId: string, body: (tx: StoreTx) => Promise<T>): Promise<T> {
+export async function finishWith<T>(
+  ctx: ServerContext,
+  threadId: string,
+  body: (tx: StoreTx) => Promise<T>,
+): Promise<T> {
   const joined = ctx.joinedSaver;
   const parked = joined?.takeParked(threadId);
   if (!parked) return ctx.store.tx(body, threadId);

@@ -4,13 +4,13 @@
  * and `@interlude/checkpoint-conformance` checks the result.
  */
 
+export { DEFAULT_CLAIM_TTL_MS } from "../../thread/claim.js";
+export { newClaimOwner } from "../../thread/claim-owner.js";
 export { type BlobLookup, blobKey, type StoredBlob } from "../delta.js";
 export { copyPlain, NOT_PLAIN } from "../plain-copy.js";
 export type { PreparedBlob, PreparedPut, PreparedWrite } from "../prepare.js";
 export type { PruneRequest } from "../retention.js";
 export { buildTuple, type CheckpointRecord, recordOf } from "../tuple.js";
-export { DEFAULT_CLAIM_TTL_MS } from "../../thread/claim.js";
-export { newClaimOwner } from "../../thread/claim-owner.js";
 export { type HeadCacheLimits, headCacheLimits } from "./cache-limits.js";
 export { type ListCandidate, type ListScope, listSql } from "./list-scope.js";
 export type { PruneCandidate, PrunePlan, StoredBlobRef } from "./prune-plan.js";
