@@ -20,7 +20,7 @@ import { DEFAULT_CLAIM_TTL_MS, newClaimOwner } from "@interlude/core/saver-kit";
 import type { QueryConfig } from "pg";
 import type { HeadCache } from "./head-cache.js";
 import { type LatestRow, type Loaded, latestOf } from "./latest.js";
-import { named, SQL } from "./sql.js";
+import { named } from "./sql.js";
 
 /** A statement as the caller sends it (`$n` placeholders). */
 export type JoinedStatement = readonly [sql: string, params: unknown[]];

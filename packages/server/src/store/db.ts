@@ -257,7 +257,7 @@ export class PgDb implements Db {
     const reads = this.atCommit.splice(0);
     try {
       const results = await this.pipeline([...reads.map((r) => r.statement), ["COMMIT", []]]);
-      reads.forEach((read, i) => read.settle(results[i]!.rows));
+      for (const [i, read] of reads.entries()) read.settle(results[i]!.rows);
     } catch (error) {
       for (const read of reads) read.settle(error as Error);
       throw error;
