@@ -44,7 +44,7 @@ const post = (path: string, body: unknown) =>
   json(`${server.url}${path}`, { method: "POST", body: JSON.stringify(body) });
 const wait = (threadId: string, body: Record<string, unknown>) =>
   post(`/threads/${threadId}/runs/wait`, { assistant_id: "loop", ...body });
-const fault = (what: "finish" | "question") => db.query("INSERT INTO one_tx_faults VALUES ($1)", [what]);
+const fault = (what: string) => db.query("INSERT INTO one_tx_faults VALUES ($1)", [what]);
 const claims = async (threadId: string) =>
   (await db.query("SELECT owner FROM interlude_claims WHERE thread_id = $1", [threadId])).rowCount;
 const statusOfLastRun = async (threadId: string) =>
@@ -59,6 +59,17 @@ async function asked(rounds: number): Promise<string> {
   const threadId = (await post("/threads", {})).body.thread_id;
   const first = await wait(threadId, { input: { rounds } });
   expect(questionOf(first.body)).toBe(0);
+  return threadId;
+}
+
+/** A thread of `loop` whose first question was answered ("first") while `what` failed. */
+async function answeredFailing(what: "finish" | "question"): Promise<string> {
+  const threadId = await asked(3);
+  await fault(what);
+  await wait(threadId, { command: { resume: "first" } });
+  await db.query("DELETE FROM one_tx_faults");
+  // The fault stopped the finish: the run is recorded as failed once storage takes it.
+  expect(await statusOfLastRun(threadId)).toBe("error");
   return threadId;
 }
 
@@ -84,12 +95,7 @@ describe("an answer's claim and last writes in the store's transactions", () => 
   });
 
   it("a finish that fails after the run's checkpoint: the question is stored on its own and the thread answers again", async () => {
-    const threadId = await asked(3);
-    await fault("finish");
-    await wait(threadId, { command: { resume: "first" } });
-    await db.query("DELETE FROM one_tx_faults");
-    // The fault stopped the finish: the run is recorded as failed once storage takes it.
-    expect(await statusOfLastRun(threadId)).toBe("error");
+    const threadId = await answeredFailing("finish");
     // Its question was stored on its own and its claim released.
     expect((await settled(threadId)).status).toBe("interrupted");
     expect(await claims(threadId)).toBe(0);
@@ -104,12 +110,7 @@ describe("an answer's claim and last writes in the store's transactions", () => 
   });
 
   it("a question that cannot be stored: the thread stays at its last checkpoint and asks it again", async () => {
-    const threadId = await asked(3);
-    await fault("question");
-    await wait(threadId, { command: { resume: "first" } });
-    await db.query("DELETE FROM one_tx_faults");
-    // The fault stopped the finish: the run is recorded as failed once storage takes it.
-    expect(await statusOfLastRun(threadId)).toBe("error");
+    const threadId = await answeredFailing("question");
     await settled(threadId);
     // Neither the question nor the record of the run's success: the checkpoint has the answer and no question yet.
     const state = (await json(`${server.url}/threads/${threadId}/state`)).body;
