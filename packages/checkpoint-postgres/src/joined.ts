@@ -18,7 +18,7 @@
  */
 import { DEFAULT_CLAIM_TTL_MS, newClaimOwner } from "@interlude/core/saver-kit";
 import type { QueryConfig } from "pg";
-import type { HeadCache } from "./head-cache.js";
+import type { CachedHead, HeadCache } from "./head-cache.js";
 import { type LatestRow, type Loaded, latestOf } from "./latest.js";
 import { named } from "./sql.js";
 
@@ -63,6 +63,18 @@ export interface SaverState {
   send(operation: string, query: QueryConfig): Promise<void>;
 }
 
+/**
+ * The checkpoint the claim's rows hold; undefined (the run reads it again) when they cannot be
+ * read: the claim is committed by then, and must be recorded whatever its load came to.
+ */
+function loadedOf(rows: readonly LatestRow[], cached: CachedHead | undefined): Loaded | null | undefined {
+  try {
+    return latestOf(rows, cached);
+  } catch {
+    return undefined;
+  }
+}
+
 export class JoinedSaver {
   constructor(private readonly state: SaverState) {}
 
@@ -81,7 +93,7 @@ export class JoinedSaver {
         const latestRows = rows as unknown as readonly LatestRow[];
         if (latestRows[0]?.kind === "n") return false;
         // Taken from an owner that let go after the statement began: the read may have missed its last writes.
-        const latest = latestRows[0]?.kind === "r" ? undefined : latestOf(latestRows, cached);
+        const latest = latestRows[0]?.kind === "r" ? undefined : loadedOf(latestRows, cached);
         this.state.claimed.set(threadId, { owner, latest, handoff: true });
         return true;
       },
