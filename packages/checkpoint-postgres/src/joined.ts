@@ -7,8 +7,8 @@
  *   The claim is taken under an owner of the saver's making; the next run of this process to
  *   claim the thread takes it over (`handoff`) without a round trip, and the saver then
  *   releases it under that owner.
- * - A run's last writes, when the caller asked for them (`parkLastWrites`), are held instead of
- *   sent (`parked`); the caller's next transaction sends them (`takeParked`), so the writes, the
+ * - The last writes of the run that took such a claim over are held instead of sent
+ *   (`parked`); the caller's next transaction sends them (`takeParked`), so the writes, the
  *   release of the claim and the caller's record of the run's end commit together or not at
  *   all. A crash before that commit leaves the thread at its last checkpoint (without the
  *   writes; the claim lapses), as a crash before the writes would. A caller that does not take
@@ -36,6 +36,8 @@ export interface Claimed {
   handoff?: boolean;
   /** The owner the claim is held under in the database, when a run took it over (`handoff`) under another name. */
   heldAs?: string;
+  /** Taken over from a handoff: the run's last writes (those that release the claim) are held for the caller. */
+  parks?: boolean;
 }
 
 /** The owner the database knows a claim of `owner` by. */
@@ -57,8 +59,8 @@ export interface ClaimInTransaction {
 export interface SaverState {
   readonly claimed: Map<string, Claimed>;
   readonly cache: HeadCache;
-  /** Threads whose run's last writes are held for the caller (null: none yet). */
-  readonly parked: Map<string, QueryConfig | null>;
+  /** The last writes of runs that took a handoff over, held for the caller, by thread. */
+  readonly parked: Map<string, QueryConfig>;
   /** Sends a statement on its own (a parked one nobody took, a handoff's release). */
   send(operation: string, query: QueryConfig): Promise<void>;
 }
@@ -106,11 +108,6 @@ export class JoinedSaver {
     if (!held?.handoff || held.owner !== owner) return;
     this.state.claimed.delete(threadId);
     await this.state.send("releaseThread", named("release", [threadId, owner]));
-  }
-
-  /** The next run's last writes on `threadId` (those that release its claim) are held for `takeParked`. */
-  parkLastWrites(threadId: string): void {
-    this.state.parked.set(threadId, null);
   }
 
   /**

@@ -38,7 +38,7 @@ export class PostgresSaver extends SaverKit {
   private readonly claimed = new Map<string, Claimed>();
   private readonly cache: HeadCache;
   /** Threads whose run's last writes are held for a caller's transaction (joined.ts). */
-  private readonly parked = new Map<string, pg.QueryConfig | null>();
+  private readonly parked = new Map<string, pg.QueryConfig>();
   /**
    * Its statements for a caller on the same database to send in its own transactions
    * (joined.ts): the server's store, whose pool connects to the same database.
@@ -152,7 +152,7 @@ export class PostgresSaver extends SaverKit {
 
   /**
    * A run's last writes also release its claim, in the same statement (`PutWritesOptions.releaseClaim`);
-   * held instead for a caller's transaction when it asked for them (`JoinedSaver.parkLastWrites`).
+   * held instead for the caller's transaction when the run took its claim over from one (joined.ts).
    */
   protected async storeWrites({ threadId, ns, checkpointId, taskId, rows, releaseClaim }: Kit.PreparedWrites) {
     const values = [
@@ -168,7 +168,8 @@ export class PostgresSaver extends SaverKit {
       releaseClaim === undefined
         ? named("putWrites", values)
         : named("putWritesRelease", [...values, ownerInDatabase(this.claimed, threadId, releaseClaim)]);
-    if (releaseClaim !== undefined && this.parked.get(threadId) === null) {
+    const held = this.claimed.get(threadId);
+    if (releaseClaim !== undefined && held?.owner === releaseClaim && held.parks) {
       this.parked.set(threadId, query);
       return this.releasedWith(threadId, releaseClaim);
     }
@@ -198,7 +199,7 @@ export class PostgresSaver extends SaverKit {
     if (held?.owner === claim.owner && held.released) return false;
     // Taken in a caller's transaction for the run that claims it next (joined.ts): no round trip.
     if (held?.handoff && claim.replaces === undefined) {
-      this.claimed.set(threadId, { owner: claim.owner, latest: held.latest, heldAs: held.owner });
+      this.claimed.set(threadId, { owner: claim.owner, latest: held.latest, heldAs: held.owner, parks: true });
       return true;
     }
     // Renewing our own claim, or taking over a dead holder's: no checkpoint comes with it.

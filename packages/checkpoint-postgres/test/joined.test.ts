@@ -50,14 +50,20 @@ async function thread(): Promise<ThreadWriter> {
   return writer;
 }
 
+/** A claim of `threadId` taken in a caller's transaction, committed. */
+async function claimed(threadId: string) {
+  const claim = saver.joined.claimIn(threadId);
+  const [rows] = await inTransaction([claim.statement]);
+  expect(claim.committed(rows!)).toBe(true);
+  return claim;
+}
+
 const holder = async (threadId: string) => (await other.claimHolder(threadId))?.owner;
 
 describe("a claim taken in a caller's transaction", () => {
   it("is held once committed, taken over by the next run here, and released with its last writes", async () => {
     const writer = await thread();
-    const claim = saver.joined.claimIn(writer.threadId);
-    const [rows] = await inTransaction([claim.statement]);
-    expect(claim.committed(rows!)).toBe(true);
+    const claim = await claimed(writer.threadId);
     expect(await holder(writer.threadId)).toBe(claim.owner);
     // Another process cannot claim the thread.
     expect(await other.claimThread(writer.threadId, { owner: "elsewhere", ...TTL })).toBe(false);
@@ -69,6 +75,7 @@ describe("a claim taken in a caller's transaction", () => {
     // The run's last writes release it, though the database knows it by the other name.
     await saver.putWrites(writer.config, [["answer", "yes"]], "task", { releaseClaim: "run" });
     await saver.releaseThread(writer.threadId, "run");
+    await inTransaction([saver.joined.takeParked(writer.threadId)!]);
     expect(await holder(writer.threadId)).toBeUndefined();
     expect((await other.getTuple(writer.config))?.pendingWrites).toEqual([["task", "answer", "yes"]]);
   });
@@ -131,21 +138,21 @@ describe("a claim taken in a caller's transaction", () => {
 });
 
 describe("a run's last writes held for the caller's transaction", () => {
-  /** A thread claimed by `run`, whose last writes are held. */
+  /** A thread whose claim, taken in a caller's transaction, `run` took over; its last writes are held. */
   async function parked() {
     const writer = await thread();
+    const claim = await claimed(writer.threadId);
     expect(await saver.claimThread(writer.threadId, { owner: "run", ...TTL })).toBe(true);
-    saver.joined.parkLastWrites(writer.threadId);
     await saver.putWrites(writer.config, [["__interrupt__", "asked"]], "task", { releaseClaim: "run" });
     await saver.releaseThread(writer.threadId, "run");
     // Not sent yet: no writes, and the thread still claimed.
     expect((await other.getTuple(writer.config))?.pendingWrites).toEqual([]);
-    expect(await holder(writer.threadId)).toBe("run");
-    return writer;
+    expect(await holder(writer.threadId)).toBe(claim.owner);
+    return { writer, claim };
   }
 
   it("commit with the caller's transaction: the writes and the claim's release together", async () => {
-    const writer = await parked();
+    const { writer } = await parked();
     const statement = saver.joined.takeParked(writer.threadId)!;
     await inTransaction([statement, ["SELECT 1", []]]);
     expect((await other.getTuple(writer.config))?.pendingWrites).toEqual([["task", "__interrupt__", "asked"]]);
@@ -154,28 +161,36 @@ describe("a run's last writes held for the caller's transaction", () => {
   });
 
   it("are lost with a caller's transaction that fails, and the thread is as before them; sent again on their own", async () => {
-    const writer = await parked();
+    const { writer, claim } = await parked();
     const statement = saver.joined.takeParked(writer.threadId)!;
     await inTransaction([statement], true);
     expect((await other.getTuple(writer.config))?.pendingWrites).toEqual([]);
-    expect(await holder(writer.threadId)).toBe("run");
+    expect(await holder(writer.threadId)).toBe(claim.owner);
     await saver.joined.sendAlone(statement);
     expect((await other.getTuple(writer.config))?.pendingWrites).toEqual([["task", "__interrupt__", "asked"]]);
     expect(await holder(writer.threadId)).toBeUndefined();
   });
 
   it("not taken by the caller are sent on their own by unpark", async () => {
-    const writer = await parked();
+    const { writer } = await parked();
     await saver.joined.unpark(writer.threadId);
     expect((await other.getTuple(writer.config))?.pendingWrites).toEqual([["task", "__interrupt__", "asked"]]);
     expect(await holder(writer.threadId)).toBeUndefined();
   });
 
-  it("only the writes that release the claim are held", async () => {
+  it("only the writes that release a claim taken over from the caller are held", async () => {
     const writer = await thread();
-    saver.joined.parkLastWrites(writer.threadId);
+    await claimed(writer.threadId);
+    expect(await saver.claimThread(writer.threadId, { owner: "run", ...TTL })).toBe(true);
     await saver.putWrites(writer.config, [["step", 1]], "task");
     expect((await other.getTuple(writer.config))?.pendingWrites).toEqual([["task", "step", 1]]);
     expect(saver.joined.takeParked(writer.threadId)).toBeUndefined();
+    await saver.releaseThread(writer.threadId, "run");
+    // A writer that claimed the thread itself (a state update) stores its last writes at once.
+    expect(await saver.claimThread(writer.threadId, { owner: "update", ...TTL })).toBe(true);
+    await saver.putWrites(writer.config, [["step", 2]], "other", { releaseClaim: "update" });
+    expect((await other.getTuple(writer.config))?.pendingWrites).toHaveLength(2);
+    expect(saver.joined.takeParked(writer.threadId)).toBeUndefined();
+    expect(await holder(writer.threadId)).toBeUndefined();
   });
 });

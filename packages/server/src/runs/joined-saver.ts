@@ -25,9 +25,9 @@ export function claimAtCommit(ctx: ServerContext, tx: StoreTx, threadId: string)
 }
 
 /**
- * While `work` executes the run: the run's last writes are held for `finishWith`, and a claim
- * taken at queueing (`handoff`) that the run did not take over is released. Writes held and not
- * taken by the finish (the run failed before it) are sent on their own.
+ * While `work` executes the run: a run that takes over the claim taken with its record
+ * (`handoff`) has its last writes held for `finishWith`. Afterwards a claim the run did not
+ * take over is released, and writes held and not taken by the finish are sent on their own.
  */
 export async function withJoinedSaver<T>(
   ctx: ServerContext,
@@ -38,7 +38,6 @@ export async function withJoinedSaver<T>(
   const joined = ctx.joinedSaver;
   if (!joined) return work();
   const owner = await handoff;
-  joined.parkLastWrites(threadId);
   try {
     return await work();
   } finally {
