@@ -14,7 +14,8 @@
  *   writes; the claim lapses), as a crash before the writes would. A caller that does not take
  *   them sends them on their own (`unpark`).
  *
- * Pure bookkeeping over the saver's state: the caller sends the statements.
+ * Bookkeeping over the saver's state: the caller sends the statements in its transactions; what
+ * it hands back (`unpark`, `sendAlone`, `dropHandoff`) the saver sends on its own.
  */
 import { DEFAULT_CLAIM_TTL_MS, newClaimOwner } from "@interlude/core/saver-kit";
 import type { QueryConfig } from "pg";
@@ -32,7 +33,11 @@ export interface Claimed {
   latest: Loaded | null | undefined;
   /** Already released along with the run's last writes: releaseThread sends nothing. */
   released?: boolean;
-  /** Taken in a caller's transaction under `owner`: the next run of this process to claim the thread takes it over. */
+  /**
+   * Taken in a caller's transaction under `owner`: the next writer of this process to claim the
+   * thread takes it over. The caller makes sure that is its run (the server takes it with the
+   * run's record, which makes the thread refuse other writers, and starts the run at once).
+   */
   handoff?: boolean;
   /** The owner the claim is held under in the database, when a run took it over (`handoff`) under another name. */
   heldAs?: string;
