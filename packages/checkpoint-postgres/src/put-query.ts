@@ -5,7 +5,7 @@ import type { QueryConfig } from "pg";
 import { named, type PutShape } from "./sql.js";
 
 /** interlude_put's arguments (schema.ts): the head expected, the delta bases to check, then the rows. */
-export function putQuery(put: Kit.PreparedPut): QueryConfig {
+export function putQuery(put: Kit.PreparedPut, releaseAs = put.releaseClaim): QueryConfig {
   const deltas = put.blobs.filter((blob) => blob.base !== null);
   const values = [
     put.threadId,
@@ -20,7 +20,7 @@ export function putQuery(put: Kit.PreparedPut): QueryConfig {
     put.blobs.map((b) => toBytes(b.data)),
     ...checkpointValues(put),
   ];
-  return put.releaseClaim === undefined ? named("put", values) : named("putRelease", [...values, put.releaseClaim]);
+  return releaseAs === undefined ? named("put", values) : named("putRelease", [...values, releaseAs]);
 }
 
 /**
@@ -30,7 +30,11 @@ export function putQuery(put: Kit.PreparedPut): QueryConfig {
  * `before`, a put held back until this one (deferred-puts.ts: `pairs`): one statement writes
  * both, expecting the head that `before` expected.
  */
-export function oneStatementPut(put: Kit.PreparedPut, before?: Kit.PreparedPut): QueryConfig | undefined {
+export function oneStatementPut(
+  put: Kit.PreparedPut,
+  before?: Kit.PreparedPut,
+  releaseAs = put.releaseClaim,
+): QueryConfig | undefined {
   const expected = before ? before.expectedHead : put.expectedHead;
   if (expected === undefined) return undefined;
   const blobs = before ? [...before.blobs, ...put.blobs] : put.blobs;
@@ -55,9 +59,9 @@ export function oneStatementPut(put: Kit.PreparedPut, before?: Kit.PreparedPut):
       deltas.map((b) => b.channel),
       deltas.map((b) => b.base),
     );
-  if (put.releaseClaim !== undefined) values.push(put.releaseClaim);
+  if (releaseAs !== undefined) values.push(releaseAs);
   if (before) values.push(...checkpointValues(before));
-  const release = put.releaseClaim === undefined ? "" : "_release";
+  const release = releaseAs === undefined ? "" : "_release";
   return named(`put_${shape}${release}${before ? "_pair" : ""}`, values);
 }
 

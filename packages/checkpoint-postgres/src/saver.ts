@@ -11,6 +11,7 @@ import { BASE_MISSING, blobKey, headCacheLimits, listSql, SaverKit, STORED } fro
 import pg from "pg";
 import { DeferredPuts } from "./deferred-puts.js";
 import { HeadCache } from "./head-cache.js";
+import { type Claimed, JoinedSaver, ownerInDatabase } from "./joined.js";
 import { type CheckpointRow, type LatestRow, type Loaded, latestOf } from "./latest.js";
 import { storageError, withPoolClient } from "./pool.js";
 import { oneStatementPut, putQuery, toBytes } from "./put-query.js";
@@ -46,6 +47,13 @@ export class PostgresSaver extends SaverKit {
   private readonly cache: HeadCache;
   /** Puts made with `durable: false`, waiting to go with the thread's next put. */
   private readonly deferred = new DeferredPuts();
+  /** Threads whose run's last writes are held for a caller's transaction (joined.ts). */
+  private readonly parked = new Map<string, pg.QueryConfig>();
+  /**
+   * Its statements for a caller on the same database to send in its own transactions
+   * (joined.ts): the server's store, whose pool connects to the same database.
+   */
+  readonly joined: JoinedSaver;
 
   /** `PostgresSaver.fromConnString("postgres://user@host/db")`: the saver owns (and closes) the pool. */
   static fromConnString(connectionString: string, options?: PostgresSaverOptions): PostgresSaver {
@@ -61,6 +69,12 @@ export class PostgresSaver extends SaverKit {
     if (this.ownsPool) this.pool.on("error", () => {}); // idle clients dying is reported on their next use
     this.autoSetup = options.autoSetup ?? true;
     this.sweepPeriodically(options);
+    this.joined = new JoinedSaver({
+      claimed: this.claimed,
+      cache: this.cache,
+      parked: this.parked,
+      send: async (operation, query) => void (await this.guard(operation, () => this.pool.query(query))),
+    });
   }
 
   /** Creates or upgrades the tables. Idempotent, and safe to call from several processes at once. */
@@ -145,14 +159,15 @@ export class PostgresSaver extends SaverKit {
   /** Stores `put`, and with it `before`, a put held back until now (deferred-puts.ts). */
   private async store(put: Kit.PreparedPut, before?: Kit.PreparedPut): Promise<Kit.PutOutcome> {
     try {
-      const one = oneStatementPut(put, before);
+      const releaseAs = put.releaseClaim && ownerInDatabase(this.claimed, put.threadId, put.releaseClaim);
+      const one = oneStatementPut(put, before, releaseAs);
       let stored = one && (await this.pool.query<{ stamp: string }>(one)).rows[0];
       // Not stored: each on its own, so that the refused one says why.
       if (!stored && before) {
         await this.sendAlone(before);
         return await this.store(put);
       }
-      stored ??= (await this.pool.query<{ stamp: string }>(putQuery(put))).rows[0]!;
+      stored ??= (await this.pool.query<{ stamp: string }>(putQuery(put, releaseAs))).rows[0]!;
       if (put.ns === "") {
         if (before) this.cache.put(before, stored.stamp);
         this.cache.put(put, stored.stamp);
@@ -194,7 +209,10 @@ export class PostgresSaver extends SaverKit {
     return this.guard("flush", () => this.deferred.sendAll(this.sendAlone));
   }
 
-  /** A run's last writes also release its claim, in the same statement (`PutWritesOptions.releaseClaim`). */
+  /**
+   * A run's last writes also release its claim, in the same statement (`PutWritesOptions.releaseClaim`);
+   * held instead for the caller's transaction when the run took its claim over from one (joined.ts).
+   */
   protected async storeWrites({ threadId, ns, checkpointId, taskId, rows, releaseClaim }: Kit.PreparedWrites) {
     const values = [
       threadId,
@@ -206,7 +224,16 @@ export class PostgresSaver extends SaverKit {
       rows.map((r) => toBytes(r.data)),
     ];
     const query =
-      releaseClaim === undefined ? named("putWrites", values) : named("putWritesRelease", [...values, releaseClaim]);
+      releaseClaim === undefined
+        ? named("putWrites", values)
+        : named("putWritesRelease", [...values, ownerInDatabase(this.claimed, threadId, releaseClaim)]);
+    const held = this.claimed.get(threadId);
+    if (releaseClaim !== undefined && held?.owner === releaseClaim && held.parks) {
+      // A held input checkpoint goes first: the parked writes belong to it.
+      await this.settle(threadId);
+      this.parked.set(threadId, query);
+      return this.releasedWith(threadId, releaseClaim);
+    }
     await this.guard("putWrites", async () => {
       await this.settle(threadId);
       return this.pool.query(query);
@@ -235,10 +262,16 @@ export class PostgresSaver extends SaverKit {
     const held = this.claimed.get(threadId);
     // Released with the run's last writes: a heartbeat's late renewal is refused.
     if (held?.owner === claim.owner && held.released) return false;
+    // Taken in a caller's transaction for the run that claims it next (joined.ts): no round trip.
+    if (held?.handoff && claim.replaces === undefined) {
+      this.claimed.set(threadId, { owner: claim.owner, latest: held.latest, heldAs: held.owner, parks: true });
+      return true;
+    }
     // Renewing our own claim, or taking over a dead holder's: no checkpoint comes with it.
     if (held?.owner === claim.owner || claim.replaces !== undefined) {
+      const owner = ownerInDatabase(this.claimed, threadId, claim.owner);
       const result = await this.guard("claimThread", () =>
-        this.pool.query(named("claim", [threadId, claim.owner, claim.ttlMs, claim.replaces ?? null])),
+        this.pool.query(named("claim", [threadId, owner, claim.ttlMs, claim.replaces ?? null])),
       );
       if (result.rowCount !== 1) return false;
       if (claim.replaces !== undefined) this.claimed.set(threadId, { owner: claim.owner, latest: undefined });
@@ -270,10 +303,13 @@ export class PostgresSaver extends SaverKit {
     await this.settle(threadId);
     const held = this.claimed.get(threadId);
     if (held?.owner === owner) {
-      this.claimed.delete(threadId);
-      if (held.released) return;
+      if (held.released) return void this.claimed.delete(threadId);
+      held.latest = undefined;
     }
-    await this.guard("releaseThread", () => this.pool.query(named("release", [threadId, owner])));
+    const heldAs = ownerInDatabase(this.claimed, threadId, owner);
+    await this.guard("releaseThread", () => this.pool.query(named("release", [threadId, heldAs])));
+    // Forgotten once released: a release that failed is tried again under the same name.
+    if (held?.owner === owner && this.claimed.get(threadId) === held) this.claimed.delete(threadId);
   }
 
   /** The newest root checkpoint loaded with this process's claim, if nothing was written since. */
@@ -397,15 +433,6 @@ interface BlobRow {
   version: number;
   base: number | null;
   data: Buffer | null;
-}
-
-/** A claim this saver holds (or released with a run's last writes), with the checkpoint read when claiming. */
-interface Claimed {
-  owner: string;
-  /** The newest root checkpoint read with the claim (null: none yet; undefined: taken by getTuple, or stale since a put). */
-  latest: Loaded | null | undefined;
-  /** Already released along with the run's last writes: releaseThread sends nothing. */
-  released?: boolean;
 }
 
 /** SQLSTATEs raised by interlude_put (schema.ts). */

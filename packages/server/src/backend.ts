@@ -6,7 +6,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { PostgresSaver } from "@interlude/checkpoint-postgres";
+import { type JoinedSaver, PostgresSaver } from "@interlude/checkpoint-postgres";
 import { SqliteSaver, startWalCheckpointer } from "@interlude/checkpoint-sqlite";
 import type { BaseCheckpointSaver } from "@interlude/core";
 import Database from "better-sqlite3";
@@ -86,6 +86,7 @@ export function defaultSqlitePath(config?: ServerConfig): string {
 interface Storage {
   saver: BaseCheckpointSaver;
   headStatement?: (threadId: string) => Statement;
+  joinedSaver?: JoinedSaver;
   store: Store;
   bus: Bus;
   close(): Promise<void>;
@@ -148,6 +149,8 @@ async function openPostgres(url: string, processId: string): Promise<Storage> {
   return {
     saver,
     headStatement: (threadId) => saver.headStatement(threadId),
+    // The saver connects to the store's database: its statements may ride in the store's transactions.
+    joinedSaver: saver.joined,
     store,
     bus,
     close: async () => {
@@ -174,6 +177,7 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       store: storage.store,
       saver: storage.saver,
       headStatement: storage.headStatement,
+      joinedSaver: storage.joinedSaver,
       graphs,
       bus: storage.bus,
       broker: new RunBroker(),

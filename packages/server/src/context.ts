@@ -3,6 +3,7 @@
  * in-process run logs and the dispatcher that decides where runs execute.
  */
 import { randomUUID } from "node:crypto";
+import type { JoinedSaver } from "@interlude/checkpoint-postgres";
 import type { BaseCheckpointSaver, CompiledStateGraph } from "@interlude/core";
 import type { GraphRegistry } from "./config/graphs.js";
 import type { Bus } from "./events/bus.js";
@@ -41,6 +42,11 @@ export interface ServerContext {
    * the saver. Undefined: ask the saver (`getHeadId`).
    */
   readonly headStatement?: (threadId: string) => Statement;
+  /**
+   * The saver's statements for the store's transactions, when the saver is the PostgresSaver on
+   * the store's own database: a run's claim and last writes ride in them (runs/joined-saver.ts).
+   */
+  readonly joinedSaver?: JoinedSaver;
   readonly graphs: GraphRegistry;
   readonly bus: Bus;
   readonly broker: RunBroker;

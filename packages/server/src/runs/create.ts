@@ -16,6 +16,7 @@ import { newThread } from "../threads/new-thread.js";
 import { answeredIds, earlierAnswer, reserveAnswers, SETTLE_TIMEOUT_MS, settledOrAfter } from "./answers.js";
 import { cancelRun } from "./cancel.js";
 import { claimFields, dispatchNext, executeRun } from "./executor.js";
+import { claimAtCommit } from "./joined-saver.js";
 
 export interface RunRequest extends RunKwargs {
   assistant_id: string;
@@ -77,7 +78,7 @@ function kwargsOf(req: RunRequest): RunKwargs {
 
 /** What queueing a run came to: queued, or why not (returned, not thrown, so that nothing is rolled back). */
 type Queued =
-  | { run: RunRecord; first: boolean; toCancel: RunRecord[] }
+  | { run: RunRecord; first: boolean; toCancel: RunRecord[]; handoff?: Promise<string | undefined> }
   | { earlier: AnswerRecord }
   | { refusal: Error };
 
@@ -125,7 +126,7 @@ export async function createRun(
       await settledOrAfter(ctx, queued.earlier.run_id);
       continue;
     }
-    const { run, first, toCancel } = queued;
+    const { run, first, toCancel, handoff } = queued;
     const action = run.multitask_strategy === "rollback" ? "rollback" : "interrupt";
     for (const old of toCancel) await cancelRun(ctx, old, action);
     // Cancelled runs that had not started free the thread at once.
@@ -134,7 +135,7 @@ export async function createRun(
     // would never close, and joins through this process would wait on it forever.
     if (run.owner !== null || run.status === "running" || ctx.dispatcher.local) ctx.broker.open(run.run_id);
     if (run.status === "running")
-      void executeRun(ctx, run, true)
+      void executeRun(ctx, run, true, handoff)
         .catch((error) => console.error(`[interlude] run ${run.run_id} failed to execute:`, error))
         .finally(() => slot.release?.());
     else if (first) await ctx.dispatcher.dispatch(run);
@@ -219,9 +220,11 @@ async function queue(
   // background run this process has a free slot for): claimed here, saving the claim's own
   // transaction (and a background run the queue's round trips).
   if (active.length === 0 && owner === null) slot.release = ctx.dispatcher.takeHere?.();
-  if (active.length === 0 && (owner === ctx.processId || slot.release))
-    Object.assign(run, await claimFields(ctx, run, view.head));
+  const claimHere = active.length === 0 && (owner === ctx.processId || slot.release !== undefined);
+  if (claimHere) Object.assign(run, await claimFields(ctx, run, view.head));
   await tx.insertRun(run);
   await tx.markThreadBusy(threadId);
-  return { run, first: active.length === 0, toCancel };
+  // The thread's claim and checkpoint too, in the commit's exchange (runs/joined-saver.ts).
+  const handoff = claimHere ? claimAtCommit(ctx, tx, threadId) : undefined;
+  return { run, first: active.length === 0, toCancel, handoff };
 }

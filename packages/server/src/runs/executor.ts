@@ -16,6 +16,7 @@ import { abortLocal } from "./cancel.js";
 import { chunksWithEvents, type Triple } from "./event-stream.js";
 import { failRun } from "./failure.js";
 import { graphConfig, graphInput, streamModes, wantsMode } from "./input.js";
+import { claimAtCommit, finishWith, withJoinedSaver } from "./joined-saver.js";
 import { move, moveStatement } from "./lifecycle.js";
 import { MessageEvents } from "./message-events.js";
 import { errorBody, isRefusal, isThreadBusy } from "./outcome.js";
@@ -49,20 +50,27 @@ export async function claimFields(
   return { status: "running", kwargs, attempt: run.attempt + 1, continuing };
 }
 
-/** Claims a pending run; returns the claimed record, or undefined if someone else has it. */
-async function claim(ctx: ServerContext, run: RunRecord): Promise<{ run: RunRecord; continuing: boolean } | undefined> {
+/** What claiming a run came to: its record, and the thread's claim taken with it (runs/joined-saver.ts). */
+interface Taken {
+  run: RunRecord;
+  continuing: boolean;
+  handoff?: Promise<string | undefined>;
+}
+
+/** Claims a pending run, with its thread's claim where the saver joins; undefined if someone else has it. */
+async function claim(ctx: ServerContext, run: RunRecord): Promise<Taken | undefined> {
   const { continuing, ...fields } = await claimFields(ctx, run);
-  const claimed = await ctx.store.tx(
+  const handoff = await ctx.store.tx(
     async (tx) => {
-      if (!(await move(tx, run.run_id, "pending", "running", fields))) return false;
+      if (!(await move(tx, run.run_id, "pending", "running", fields))) return undefined;
       await tx.markThreadBusy(run.thread_id);
-      return true;
+      return { at: claimAtCommit(ctx, tx, run.thread_id) };
     },
     run.thread_id,
     { durable: false },
   ); // the run's first save commits it along
-  if (!claimed) return undefined;
-  return { run: { ...run, ...fields }, continuing };
+  if (!handoff) return undefined;
+  return { run: { ...run, ...fields }, continuing, handoff: handoff.at };
 }
 
 interface Streamed {
@@ -144,8 +152,16 @@ async function stream(
   }
 }
 
-/** @param claimed the run was claimed when it was queued (`running` already). */
-export async function executeRun(ctx: ServerContext, pending: RunRecord, claimed = false): Promise<void> {
+/**
+ * @param claimed the run was claimed when it was queued (`running` already).
+ * @param handoff the thread's claim taken with it, if any (runs/joined-saver.ts).
+ */
+export async function executeRun(
+  ctx: ServerContext,
+  pending: RunRecord,
+  claimed = false,
+  handoff?: Promise<string | undefined>,
+): Promise<void> {
   if (ctx.executing.has(pending.run_id)) return;
   // Registered before the claim, so a cancel arriving while the run starts is not lost; the
   // entry stays until the outcome is recorded, so shutting down waits for it.
@@ -161,7 +177,7 @@ export async function executeRun(ctx: ServerContext, pending: RunRecord, claimed
   let timer: NodeJS.Timeout | undefined;
   let current = pending;
   try {
-    const taken = claimed ? { run: pending, continuing: false } : await claim(ctx, pending);
+    const taken: Taken | undefined = claimed ? { run: pending, continuing: false, handoff } : await claim(ctx, pending);
     if (!taken) return;
     const { run, continuing } = taken;
     current = run;
@@ -173,20 +189,22 @@ export async function executeRun(ctx: ServerContext, pending: RunRecord, claimed
     const log = ctx.broker.open(run.run_id);
     if (run.owner === null) ctx.runEvents?.relay(run.run_id, log);
     if (!log.events.length) log.push("metadata", { run_id: run.run_id, attempt: run.attempt });
-    const streamed: Streamed = controller.signal.aborted
-      ? { error: controller.signal.reason, accepted: false }
-      : await stream(ctx, run, continuing, log, controller.signal, answers);
-    const { error, accepted } = streamed;
-    if (error !== undefined && !accepted && isThreadBusy(error) && !controller.signal.aborted) {
-      // Another writer (or a crashed process's claim, until it lapses) holds the thread: try again shortly.
-      await move(ctx.store, run.run_id, "running", "pending");
-      setTimeout(
-        () => void executeRun(ctx, { ...run, status: "pending" }).catch(() => undefined),
-        BUSY_RETRY_MS,
-      ).unref();
-      return;
-    }
-    await finish(ctx, run, log, streamed, entry.action);
+    await withJoinedSaver(ctx, run.thread_id, taken.handoff, async () => {
+      const streamed: Streamed = controller.signal.aborted
+        ? { error: controller.signal.reason, accepted: false }
+        : await stream(ctx, run, continuing, log, controller.signal, answers);
+      const { error, accepted } = streamed;
+      if (error !== undefined && !accepted && isThreadBusy(error) && !controller.signal.aborted) {
+        // Another writer (or a crashed process's claim, until it lapses) holds the thread: try again shortly.
+        await move(ctx.store, run.run_id, "running", "pending");
+        setTimeout(
+          () => void executeRun(ctx, { ...run, status: "pending" }).catch(() => undefined),
+          BUSY_RETRY_MS,
+        ).unref();
+        return;
+      }
+      await finish(ctx, run, log, streamed, entry.action);
+    });
   } catch (error) {
     failRun(ctx, current, error);
   } finally {
@@ -218,10 +236,14 @@ async function finish(
 ): Promise<void> {
   const applied = error === undefined || accepted;
   const body = cancel === "timeout" ? TIMED_OUT : error === undefined || cancel ? null : errorBody(error);
+  // The run's last writes go with the record of its end when nothing reads the thread before
+  // that; else they are saved first (runs/joined-saver.ts).
+  const readsState = !(final && error === undefined && !cancel);
+  if (readsState) await ctx.joinedSaver?.unpark(run.thread_id);
   // Rolled back: the thread is put back as it was when the run started.
   if (cancel === "rollback" && run.kwargs.started_at_checkpoint !== undefined)
     await restoreCheckpoints(ctx.saver, run.thread_id, run.kwargs.started_at_checkpoint);
-  const snapshot = final && error === undefined && !cancel ? final : await newState(ctx, run.thread_id, graph);
+  const snapshot = readsState ? await newState(ctx, run.thread_id, graph) : final;
   const announcements: Announcements = { events: [], deadlines: [] };
   const done = { type: "run.done", run_id: run.run_id } as const;
   // With none of its events stored (nobody elsewhere follows it), run.done goes with the
@@ -232,7 +254,7 @@ async function finish(
   // together, so whoever sees the run done reads the new state.
   const status: RunStatus =
     cancel === "timeout" ? "timeout" : cancel ? "interrupted" : error !== undefined ? "error" : "success";
-  const { next, outcome } = await ctx.store.tx(async (tx) => {
+  const { next, outcome } = await finishWith(ctx, run.thread_id, async (tx) => {
     // A rolled-back run's answers are forgotten: its questions are open again.
     if (cancel === "rollback") await tx.forgetAnswers(run.run_id);
     else await tx.settleAnswers(run.run_id, applied);
@@ -255,7 +277,7 @@ async function finish(
       next: active.find((r) => r.run_id !== run.run_id),
       outcome: recorded ? { run: final, thread } : undefined,
     };
-  }, run.thread_id);
+  });
   log.outcome = outcome;
   log.accept(applied ? undefined : error);
   await announce(ctx, announcements);

@@ -162,6 +162,8 @@ interface QueryResult {
 export class PgDb implements Db {
   readonly dialect = "postgres" as const;
   private readonly held: Statement[] = [];
+  /** Reads that go out with the transaction's COMMIT (readAtCommit), and where their rows go. */
+  private readonly atCommit: Array<{ statement: Statement; settle: (rows: Row[] | Error) => void }> = [];
   /** Something went out on this connection (its transaction has begun). */
   private sent = false;
   constructor(
@@ -236,6 +238,32 @@ export class PgDb implements Db {
     // A script of several statements goes as a simple query (no parameters).
     await this.client.query(script);
   }
+  /**
+   * A statement sent in the exchange of the transaction's COMMIT, just before it: resolves with
+   * its rows once the transaction has committed, with undefined if it did not (nothing of it
+   * was kept). For a statement whose effect belongs to the transaction's outcome and whose rows
+   * are read only after it (the checkpoint saver's claim, runs/joined-saver.ts). In a
+   * transaction only; the body must not wait for it (the commit comes after the body).
+   */
+  readAtCommit(statement: Statement): Promise<Row[] | undefined> {
+    if (!this.client) throw new Error("PgDb.readAtCommit is for a transaction's statements: call it inside tx()");
+    return new Promise((resolve) => {
+      this.atCommit.push({ statement, settle: (rows) => resolve(rows instanceof Error ? undefined : rows) });
+    });
+  }
+
+  /** Commits, with the reads that go along (readAtCommit). */
+  private async commit(): Promise<void> {
+    const reads = this.atCommit.splice(0);
+    try {
+      const results = await this.pipeline([...reads.map((r) => r.statement), ["COMMIT", []]]);
+      for (const [i, read] of reads.entries()) read.settle(results[i]!.rows);
+    } catch (error) {
+      for (const read of reads) read.settle(error as Error);
+      throw error;
+    }
+  }
+
   async tx<T>(fn: (db: Db) => Promise<T>, threadId?: string, options?: TxOptions): Promise<T> {
     if (this.client) return fn(this);
     const client = await this.checkout();
@@ -255,12 +283,10 @@ export class PgDb implements Db {
       const opening = db.held.length;
       const result = await fn(db);
       // A body that neither sent nor wrote anything has no transaction to commit.
-      if (db.sent || db.held.length > opening) {
-        db.held.push(["COMMIT", []]);
-        await db.pipeline([]);
-      }
+      if (db.sent || db.held.length > opening || db.atCommit.length) await db.commit();
       return result;
     } catch (error) {
+      for (const read of db.atCommit.splice(0)) read.settle(error as Error);
       await client.query("ROLLBACK").catch(() => undefined);
       throw error;
     } finally {

@@ -4,6 +4,8 @@
  * and `@interlude/checkpoint-conformance` checks the result.
  */
 
+export { DEFAULT_CLAIM_TTL_MS } from "../../thread/claim.js";
+export { newClaimOwner } from "../../thread/claim-owner.js";
 export { type BlobLookup, blobKey, type StoredBlob } from "../delta.js";
 export { copyPlain, NOT_PLAIN } from "../plain-copy.js";
 export type { PreparedBlob, PreparedPut, PreparedWrite } from "../prepare.js";

@@ -1,0 +1,129 @@
+/**
+ * On PostgreSQL the run's claim rides in the queue's transaction and its last writes (the
+ * question it paused on, with the claim's release) in the finish's (runs/joined-saver.ts).
+ * A failure of the finish leaves the thread consistent and resumable: with the writes sent on
+ * their own when only the store's record failed, or at its last checkpoint when the writes
+ * themselves could not be stored.
+ */
+import pg from "pg";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { json, type TestServer, testServer, until } from "./helpers.js";
+import { freshDatabase } from "./processes.js";
+
+const name = `interlude_one_tx_${process.pid}_${Date.now() % 1e6}`;
+let server: TestServer;
+let db: pg.Client;
+
+beforeAll(async () => {
+  const database = await freshDatabase(inject("postgresUrl")!, name);
+  // A short claim: a claim left by a failed finish lapses within the test.
+  server = await testServer({ postgresUrl: database, claimTtlMs: 1_000 });
+  db = new pg.Client({ connectionString: database });
+  await db.connect();
+  // Faults the tests switch on: the finish's record of a successful run, or the storing of a question, refused.
+  await db.query(`CREATE TABLE one_tx_faults (what text PRIMARY KEY);
+    CREATE FUNCTION one_tx_fault() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF EXISTS (SELECT FROM one_tx_faults WHERE what = TG_ARGV[0]) THEN RAISE EXCEPTION 'injected fault: %', TG_ARGV[0]; END IF;
+      RETURN NEW;
+    END $$;
+    CREATE TRIGGER one_tx_finish BEFORE UPDATE ON interlude_server_runs FOR EACH ROW
+      WHEN (NEW.status = 'success') EXECUTE FUNCTION one_tx_fault('finish');
+    CREATE TRIGGER one_tx_question BEFORE INSERT ON interlude_writes FOR EACH ROW
+      WHEN (NEW.channel = '__interrupt__') EXECUTE FUNCTION one_tx_fault('question');`);
+}, 60_000);
+afterEach(async () => {
+  await db.query("DELETE FROM one_tx_faults");
+});
+afterAll(async () => {
+  await db?.end();
+  await server?.dispose();
+});
+
+const post = (path: string, body: unknown) =>
+  json(`${server.url}${path}`, { method: "POST", body: JSON.stringify(body) });
+const wait = (threadId: string, body: Record<string, unknown>) =>
+  post(`/threads/${threadId}/runs/wait`, { assistant_id: "loop", ...body });
+const fault = (what: string) => db.query("INSERT INTO one_tx_faults VALUES ($1)", [what]);
+const claims = async (threadId: string) =>
+  (await db.query("SELECT owner FROM interlude_claims WHERE thread_id = $1", [threadId])).rowCount;
+const statusOfLastRun = async (threadId: string) =>
+  until(async () => {
+    const runs = (await json(`${server.url}/threads/${threadId}/runs`)).body as Array<{ status: string }>;
+    return runs[0]?.status !== "running" && runs[0]?.status;
+  });
+const questionOf = (body: any): number => body.__interrupt__[0].value.n;
+
+/** A thread of `loop` paused on its first question. */
+async function asked(rounds: number): Promise<string> {
+  const threadId = (await post("/threads", {})).body.thread_id;
+  const first = await wait(threadId, { input: { rounds } });
+  expect(questionOf(first.body)).toBe(0);
+  return threadId;
+}
+
+/** A thread of `loop` whose first question was answered ("first") while `what` failed. */
+async function answeredFailing(what: "finish" | "question"): Promise<string> {
+  const threadId = await asked(3);
+  await fault(what);
+  await wait(threadId, { command: { resume: "first" } });
+  await db.query("DELETE FROM one_tx_faults");
+  // The fault stopped the finish: the run is recorded as failed once storage takes it.
+  expect(await statusOfLastRun(threadId)).toBe("error");
+  return threadId;
+}
+
+async function settled(threadId: string) {
+  return until(async () => {
+    const thread = await json(`${server.url}/threads/${threadId}`);
+    return thread.body.status !== "busy" && thread.body;
+  });
+}
+
+describe("an answer's claim and last writes in the store's transactions", () => {
+  it("answers apply in order, each run's question is stored and its claim released with the finish", async () => {
+    const threadId = await asked(4);
+    for (const n of [1, 2, 3]) {
+      const reply = await wait(threadId, { command: { resume: `answer ${n}` } });
+      expect(reply.status).toBe(200);
+      expect(questionOf(reply.body)).toBe(n);
+      expect(await claims(threadId)).toBe(0);
+    }
+    const done = await wait(threadId, { command: { resume: "answer 4" } });
+    expect(done.body.answers).toEqual(["answer 1", "answer 2", "answer 3", "answer 4"]);
+    expect(await claims(threadId)).toBe(0);
+  });
+
+  it("a finish that fails after the run's checkpoint: the question is stored on its own and the thread answers again", async () => {
+    const threadId = await answeredFailing("finish");
+    // Its question was stored on its own and its claim released.
+    expect((await settled(threadId)).status).toBe("interrupted");
+    expect(await claims(threadId)).toBe(0);
+    const state = (await json(`${server.url}/threads/${threadId}/state`)).body;
+    expect(state.values.answers).toEqual(["first"]);
+    expect(state.interrupts.map((i: any) => i.value.n)).toEqual([1]);
+    // Resumable: the next answer goes on from there, and the first is not applied again.
+    const next = await wait(threadId, { command: { resume: "second" } });
+    expect(next.status).toBe(200);
+    expect(questionOf(next.body)).toBe(2);
+    expect(next.body.answers).toEqual(["first", "second"]);
+  });
+
+  it("a question that cannot be stored: the thread stays at its last checkpoint and asks it again", async () => {
+    const threadId = await answeredFailing("question");
+    await settled(threadId);
+    // Neither the question nor the record of the run's success: the checkpoint has the answer and no question yet.
+    const state = (await json(`${server.url}/threads/${threadId}/state`)).body;
+    expect(state.values.answers).toEqual(["first"]);
+    expect(state.interrupts).toEqual([]);
+    expect(state.next).toEqual(["ask"]);
+    // Resumable once the run's claim has lapsed: continuing asks the question again.
+    const again = await until(async () => {
+      const reply = await wait(threadId, { input: null });
+      return reply.status === 200 && reply;
+    });
+    expect(questionOf(again.body)).toBe(1);
+    const next = await wait(threadId, { command: { resume: "second" } });
+    expect(next.body.answers).toEqual(["first", "second"]);
+  });
+});
