@@ -3,6 +3,7 @@ import { PostgresSaver, SCHEMA_VERSION } from "@interlude/checkpoint-postgres";
 import { CheckpointConflictError, StorageError } from "@interlude/core";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { untilWaitingForLocks } from "./locks.js";
 
 const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
 if (!url) throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");
@@ -230,17 +231,18 @@ describe("PostgresSaver's one-call put and claim-load", () => {
     try {
       await admin.query("BEGIN");
       await admin.query("SELECT 1 FROM interlude_heads WHERE thread_id = $1 FOR UPDATE", [thread.threadId]);
-      const pruning = saver.prune(thread.threadId, { keepLast: 1 });
-      let pid: number | undefined;
-      while (pid === undefined) {
-        const { rows } = await admin.query<{ pid: number }>(
-          "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name = $1",
-          [name],
-        );
-        pid = rows[0]?.pid;
-      }
-      await admin.query("SELECT pg_terminate_backend($1)", [pid]);
-      await expect(pruning).rejects.toBeInstanceOf(StorageError);
+      // Its failure is taken at once: it may arrive before the admin's own reply.
+      const pruning = saver.prune(thread.threadId, { keepLast: 1 }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      await untilWaitingForLocks(url, name);
+      const { rows } = await admin.query<{ pid: number }>(
+        "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name = $1",
+        [name],
+      );
+      await admin.query("SELECT pg_terminate_backend($1)", [rows[0]!.pid]);
+      expect(await pruning).toBeInstanceOf(StorageError);
     } finally {
       await admin.query("ROLLBACK").catch(() => undefined);
       await admin.end();
