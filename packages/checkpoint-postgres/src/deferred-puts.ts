@@ -23,6 +23,12 @@ type Send = (put: Kit.PreparedPut) => Promise<void>;
 export class DeferredPuts {
   /** By thread: at most one per thread. */
   private readonly held = new Map<string, Held>();
+  /**
+   * Held puts refused when sent alone, by thread, until the thread's next put: writes that name
+   * one are refused too (`refusal`), else a run's last writes (which check no head) would be
+   * stored against a checkpoint that is not, and the run would end as if it had paused there.
+   */
+  private readonly refused = new Map<string, { readonly id: string; readonly error: unknown }>();
 
   get size(): number {
     return this.held.size;
@@ -34,6 +40,8 @@ export class DeferredPuts {
    * next one names it) and that releases no claim (which must not wait).
    */
   hold(put: Kit.PreparedPut): boolean {
+    // A new put of the thread: an earlier refusal is its to report (the head it expects is missing).
+    if (this.refused.size > 0) this.refused.delete(put.threadId);
     if (put.durable || put.expectedHead === undefined || put.releaseClaim !== undefined) return false;
     if (this.held.has(put.threadId) || put.blobs.some((blob) => blob.base !== null)) return false;
     this.held.set(put.threadId, { put });
@@ -63,10 +71,21 @@ export class DeferredPuts {
   send(threadId: string, send: Send): Promise<void> | undefined {
     const held = this.held.get(threadId);
     if (!held) return undefined;
-    held.sent ??= send(held.put).finally(() => {
-      if (this.held.get(threadId) === held) this.held.delete(threadId);
-    });
+    held.sent ??= send(held.put)
+      .catch((error: unknown) => {
+        this.refused.set(threadId, { id: held.put.id, error });
+        throw error;
+      })
+      .finally(() => {
+        if (this.held.get(threadId) === held) this.held.delete(threadId);
+      });
     return held.sent;
+  }
+
+  /** Why the thread's held put `checkpointId` is not stored, if it was refused when sent alone. */
+  refusal(threadId: string, checkpointId: string): unknown {
+    const refused = this.refused.size > 0 ? this.refused.get(threadId) : undefined;
+    return refused?.id === checkpointId ? refused.error : undefined;
   }
 
   /** Sends every held put alone; rejects with the first refusal once all are settled. */
@@ -79,6 +98,7 @@ export class DeferredPuts {
   /** The thread is being deleted: its held put goes with it. */
   drop(threadId: string): void {
     this.held.delete(threadId);
+    this.refused.delete(threadId);
   }
 }
 

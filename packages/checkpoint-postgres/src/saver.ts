@@ -229,16 +229,27 @@ export class PostgresSaver extends SaverKit {
         : named("putWritesRelease", [...values, ownerInDatabase(this.claimed, threadId, releaseClaim)]);
     const held = this.claimed.get(threadId);
     if (releaseClaim !== undefined && held?.owner === releaseClaim && held.parks) {
-      // A held input checkpoint goes first: the parked writes belong to it.
-      await this.settle(threadId);
+      // A held checkpoint goes first: the parked writes belong to it.
+      await this.settleFor(threadId, checkpointId);
       this.parked.set(threadId, query);
       return this.releasedWith(threadId, releaseClaim);
     }
     await this.guard("putWrites", async () => {
-      await this.settle(threadId);
+      await this.settleFor(threadId, checkpointId);
       return this.pool.query(query);
     });
     if (releaseClaim !== undefined) this.releasedWith(threadId, releaseClaim);
+  }
+
+  /**
+   * Stores the thread's held put before writes that name `checkpointId`; rejects when that
+   * checkpoint is the held put and it was refused (now or by an earlier reader's settle): the
+   * writes would belong to a checkpoint that is not stored.
+   */
+  private async settleFor(threadId: string, checkpointId: string): Promise<void> {
+    if (this.deferred.size > 0) await this.settle(threadId);
+    const refusal = this.deferred.refusal(threadId, checkpointId);
+    if (refusal !== undefined) throw storageError("putWrites", refusal);
   }
 
   /** The claim went with a run's last save: its releaseThread, next, sends nothing, and a late renewal takes nothing. */

@@ -171,3 +171,51 @@ describe("PostgresSaver's puts not waited for (durable: false)", () => {
     expect((await graph.getState(config)).values).toEqual({ draft: "refund", decision: "yes" });
   });
 });
+
+describe("writes that name a held put that was refused", () => {
+  const savers: PostgresSaver[] = [];
+  afterAll(async () => {
+    await Promise.all(savers.map((saver) => saver.close()));
+  });
+  const writesOf = async (saver: PostgresSaver, threadId: string) =>
+    (await saver.pool.query("SELECT checkpoint_id FROM interlude_writes WHERE thread_id = $1", [threadId])).rows.map(
+      (row) => row.checkpoint_id,
+    );
+
+  /** A thread whose held put `a` will find refused: `b` moved the head in between. */
+  async function refusedLater() {
+    const [a, b] = [new PostgresSaver(url!), new PostgresSaver(url!)];
+    savers.push(a, b);
+    const thread = new ThreadWriter(a);
+    const first = await step(thread, { answer: "a" });
+    const held = await input(thread, { question: "q" });
+    await thread.through(b).write({ answer: "b" }, {}, { expectedHead: first.configurable!.checkpoint_id! });
+    return { a, thread, held };
+  }
+
+  it("are refused when the put is sent with them, and stored nowhere", async () => {
+    const { a, thread, held } = await refusedLater();
+    // A run's last writes (its question) check no head: without the checkpoint they would name nothing stored.
+    await expect(a.putWrites(held, [["__interrupt__", "asked"]], "task-1")).rejects.toMatchObject({
+      code: "CHECKPOINT_CONFLICT",
+    });
+    expect(await writesOf(a, thread.threadId)).toEqual([]);
+    await a.flush();
+  });
+
+  it("are refused when a reader stored the put first and it was refused then", async () => {
+    const { a, thread, held } = await refusedLater();
+    // A read of the thread (another request's getState) sends the held put alone; its refusal is not the reader's.
+    expect((await a.getTuple({ configurable: { thread_id: thread.threadId } }))?.checkpoint.channel_values).toEqual({
+      answer: "b",
+    });
+    await expect(a.putWrites(held, [["__interrupt__", "asked"]], "task-1")).rejects.toMatchObject({
+      code: "CHECKPOINT_CONFLICT",
+    });
+    expect(await writesOf(a, thread.threadId)).toEqual([]);
+    // Writes to a stored checkpoint, and the thread's next put, go on as usual.
+    const head = await a.getTuple({ configurable: { thread_id: thread.threadId } });
+    await a.putWrites(head!.config, [["answer", "w"]], "task-2");
+    expect(await writesOf(a, thread.threadId)).toEqual([head!.config.configurable!.checkpoint_id]);
+  });
+});

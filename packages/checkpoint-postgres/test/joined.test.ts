@@ -194,3 +194,51 @@ describe("a run's last writes held for the caller's transaction", () => {
     expect(await holder(writer.threadId)).toBeUndefined();
   });
 });
+
+describe("a run's held checkpoint and its parked last writes", () => {
+  /** A put as a run saves a checkpoint it does not wait for (its input, or any with durability "async"). */
+  const heldPut = (writer: ThreadWriter, updates: Record<string, unknown>) =>
+    writer.write(updates, {}, { expectedHead: writer.head ?? null, durable: false });
+  const writesOf = async (threadId: string) =>
+    (await pool.query("SELECT checkpoint_id FROM interlude_writes WHERE thread_id = $1", [threadId])).rows.map(
+      (row) => row.checkpoint_id,
+    );
+
+  it("the held checkpoint is stored before the writes are parked, and another process reads both once committed", async () => {
+    const writer = await thread();
+    await claimed(writer.threadId);
+    expect(await saver.claimThread(writer.threadId, { owner: "run", ...TTL })).toBe(true);
+    await saver.getTuple(writer.config);
+    const held = await heldPut(writer, { answer: "yes" });
+    await saver.putWrites(held, [["__interrupt__", "asked"]], "task", { releaseClaim: "run" });
+    await saver.releaseThread(writer.threadId, "run");
+    // Stored already: another process sees the checkpoint the parked writes name (not yet the writes).
+    expect(await other.getHeadId(writer.threadId)).toBe(held.configurable!.checkpoint_id);
+    await inTransaction([saver.joined.takeParked(writer.threadId)!]);
+    const fresh = new PostgresSaver(url!, { cachedThreads: 0 });
+    const tuple = await fresh.getTuple({ configurable: { thread_id: writer.threadId } });
+    await fresh.close();
+    expect(tuple?.checkpoint.channel_values).toEqual({ question: "ok?", answer: "yes" });
+    expect(tuple?.pendingWrites).toEqual([["task", "__interrupt__", "asked"]]);
+    expect(await holder(writer.threadId)).toBeUndefined();
+  });
+
+  it("a held checkpoint refused when stored: its last writes are refused too, not parked, and no writes name it", async () => {
+    const writer = await thread();
+    await claimed(writer.threadId);
+    expect(await saver.claimThread(writer.threadId, { owner: "run", ...TTL })).toBe(true);
+    await saver.getTuple(writer.config);
+    const before = writer.head!;
+    const held = await heldPut(writer, { answer: "yes" });
+    // Another writer moves the head meanwhile: the held put will be refused.
+    await new ThreadWriter(other, writer.threadId).write({ question: "changed" }, {}, { expectedHead: before });
+    await expect(
+      saver.putWrites(held, [["__interrupt__", "asked"]], "task", { releaseClaim: "run" }),
+    ).rejects.toMatchObject({ code: "CHECKPOINT_CONFLICT" });
+    expect(saver.joined.takeParked(writer.threadId)).toBeUndefined();
+    expect(await writesOf(writer.threadId)).toEqual([]);
+    // The run lets go of its claim (under the name the database knows it by).
+    await saver.releaseThread(writer.threadId, "run");
+    expect(await holder(writer.threadId)).toBeUndefined();
+  });
+});

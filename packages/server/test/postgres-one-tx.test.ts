@@ -5,6 +5,7 @@
  * their own when only the store's record failed, or at its last checkpoint when the writes
  * themselves could not be stored.
  */
+import { Annotation, interrupt, START, StateGraph } from "@interlude/core";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { json, type TestServer, testServer, until } from "./helpers.js";
@@ -14,13 +15,23 @@ const name = `interlude_one_tx_${process.pid}_${Date.now() % 1e6}`;
 let server: TestServer;
 let db: pg.Client;
 
+/** Called in `work_then_ask`'s first node (to switch a fault on mid-run). */
+let during: () => unknown = () => undefined;
+/** Node "work" calls `during`; node "ask" then asks: the run saves a checkpoint between them. */
+const workThenAsk = new StateGraph(Annotation.Root({ done: Annotation<boolean>(), answer: Annotation<string>() }))
+  .addNode("work", async () => (await during(), { done: true }))
+  .addNode("ask", () => ({ answer: interrupt<unknown, string>({ question: "ok?" }) }))
+  .addEdge(START, "work")
+  .addEdge("work", "ask");
+
 beforeAll(async () => {
   const database = await freshDatabase(inject("postgresUrl")!, name);
   // A short claim: a claim left by a failed finish lapses within the test.
-  server = await testServer({ postgresUrl: database, claimTtlMs: 1_000 });
+  server = await testServer({ postgresUrl: database, claimTtlMs: 1_000, graphs: { work_then_ask: workThenAsk } });
   db = new pg.Client({ connectionString: database });
   await db.connect();
-  // Faults the tests switch on: the finish's record of a successful run, or the storing of a question, refused.
+  // Faults the tests switch on: the finish's record of a successful run, the storing of a question, or
+  // of a checkpoint on its own (a held put sent alone; a run's input goes with its next put, two rows), refused.
   await db.query(`CREATE TABLE one_tx_faults (what text PRIMARY KEY);
     CREATE FUNCTION one_tx_fault() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
@@ -30,9 +41,18 @@ beforeAll(async () => {
     CREATE TRIGGER one_tx_finish BEFORE UPDATE ON interlude_server_runs FOR EACH ROW
       WHEN (NEW.status = 'success') EXECUTE FUNCTION one_tx_fault('finish');
     CREATE TRIGGER one_tx_question BEFORE INSERT ON interlude_writes FOR EACH ROW
-      WHEN (NEW.channel = '__interrupt__') EXECUTE FUNCTION one_tx_fault('question');`);
+      WHEN (NEW.channel = '__interrupt__') EXECUTE FUNCTION one_tx_fault('question');
+    CREATE FUNCTION one_tx_lone_fault() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF EXISTS (SELECT FROM one_tx_faults WHERE what = 'lone checkpoint') AND (SELECT count(*) FROM inserted) = 1
+        THEN RAISE EXCEPTION 'injected fault: lone checkpoint'; END IF;
+      RETURN NULL;
+    END $$;
+    CREATE TRIGGER one_tx_lone_checkpoint AFTER INSERT ON interlude_checkpoints REFERENCING NEW TABLE AS inserted
+      FOR EACH STATEMENT EXECUTE FUNCTION one_tx_lone_fault();`);
 }, 60_000);
 afterEach(async () => {
+  during = () => undefined;
   await db.query("DELETE FROM one_tx_faults");
 });
 afterAll(async () => {
@@ -125,5 +145,46 @@ describe("an answer's claim and last writes in the store's transactions", () => 
     expect(questionOf(again.body)).toBe(1);
     const next = await wait(threadId, { command: { resume: "second" } });
     expect(next.body.answers).toEqual(["first", "second"]);
+  });
+});
+
+describe("a run's checkpoint held back (durability async) and its question parked for the finish", () => {
+  const ask = (threadId: string, body: Record<string, unknown>) =>
+    post(`/threads/${threadId}/runs/wait`, { assistant_id: "work_then_ask", durability: "async", ...body });
+
+  it("asked, read back and answered: the checkpoint between the nodes is stored with the question", async () => {
+    const threadId = (await post("/threads", {})).body.thread_id;
+    const asked = await ask(threadId, { input: {} });
+    expect(asked.body.__interrupt__[0].value).toEqual({ question: "ok?" });
+    expect(await claims(threadId)).toBe(0);
+    const state = (await json(`${server.url}/threads/${threadId}/state`)).body;
+    expect(state.values).toEqual({ done: true });
+    expect(state.next).toEqual(["ask"]);
+    expect(state.interrupts.map((i: any) => i.value)).toEqual([{ question: "ok?" }]);
+    const done = await ask(threadId, { command: { resume: "yes" } });
+    expect(done.body).toEqual({ done: true, answer: "yes" });
+  });
+
+  it("a held checkpoint that cannot be stored: the run fails, its question is not recorded, and the thread continues from its last checkpoint", async () => {
+    const threadId = (await post("/threads", {})).body.thread_id;
+    // The checkpoint after "work" is held back; storing it on its own (before the question) fails.
+    during = () => fault("lone checkpoint");
+    await ask(threadId, { input: {} });
+    during = () => undefined;
+    await db.query("DELETE FROM one_tx_faults");
+    // What the store records is what the checkpoint holds: no question asked from a checkpoint that is not stored.
+    const thread = await settled(threadId);
+    const state = (await json(`${server.url}/threads/${threadId}/state`)).body;
+    expect(state.next).toEqual(["work"]);
+    expect(state.interrupts).toEqual([]);
+    expect(thread.status).toBe("error");
+    expect(thread.interrupts).toEqual({});
+    const { rows } = await db.query("SELECT count(*)::int AS n FROM interlude_writes WHERE thread_id = $1", [threadId]);
+    expect(rows[0].n).toBe(0);
+    // Continued: "work" runs again and the question is asked.
+    const again = await ask(threadId, { input: null });
+    expect(again.body.__interrupt__[0].value).toEqual({ question: "ok?" });
+    const done = await ask(threadId, { command: { resume: "yes" } });
+    expect(done.body).toEqual({ done: true, answer: "yes" });
   });
 });
