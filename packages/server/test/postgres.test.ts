@@ -72,6 +72,43 @@ describe("two servers on one PostgreSQL database", () => {
     }
   });
 
+  it("questions asked and answered through the two servers in turn, checkpoints held back (durability async): each reads the other's", async () => {
+    const clients = [clientOf(urlA), clientOf(urlB)];
+    const thread = await clients[0]!.threads.create();
+    const saver = new PostgresSaver(database, { cachedThreads: 0 });
+    try {
+      for (const [round, service] of ["one", "two", "three"].entries()) {
+        // Asked through one server (its checkpoint after "propose" held back, then stored before the question) ...
+        const asking = clients[round % 2]!;
+        const answering = clients[(round + 1) % 2]!;
+        const paused = (await asking.runs.wait(thread.thread_id, "approval", {
+          input: { request: { service } },
+          durability: "async",
+        })) as any;
+        const interrupt = paused.__interrupt__[0];
+        // ... read back as stored by a fresh saver and by the other server ...
+        const stored = await saver.getTuple({ configurable: { thread_id: thread.thread_id } });
+        expect((stored?.checkpoint.channel_values.plan as any).args.service).toBe(service);
+        expect(stored?.pendingWrites?.map(([, channel]) => channel)).toContain("__interrupt__");
+        const state = await answering.threads.getState(thread.thread_id);
+        expect(state.next).toEqual(["review"]);
+        expect(state.tasks[0]?.interrupts.map((i) => i.id)).toEqual([interrupt.id]);
+        // ... and answered through the other.
+        const done = (await answering.runs.wait(thread.thread_id, "approval", {
+          command: { resume: { [interrupt.id]: { type: "accept" } } },
+          durability: "async",
+        })) as any;
+        expect(done.result).toBe(`deployed ${service}@1.0.0 x3`);
+        expect((await asking.threads.get(thread.thread_id)).status).toBe("idle");
+        expect(await saver.claimHolder(thread.thread_id)).toBeUndefined();
+      }
+      const history = await clients[0]!.threads.getHistory(thread.thread_id, { limit: 100 });
+      expect(history.filter((h) => h.metadata?.source === "input")).toHaveLength(3);
+    } finally {
+      await saver.close();
+    }
+  });
+
   it("background runs execute on any process and can be joined from any server", async () => {
     const a = clientOf(urlA);
     const b = clientOf(urlB);
