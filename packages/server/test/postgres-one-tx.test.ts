@@ -187,4 +187,45 @@ describe("a run's checkpoint held back (durability async) and its question parke
     const done = await ask(threadId, { command: { resume: "yes" } });
     expect(done.body).toEqual({ done: true, answer: "yes" });
   });
+
+  it("a run that fails: its error, parked with the claim's release, is stored before the state is read, and the thread continues", async () => {
+    const threadId = (await post("/threads", {})).body.thread_id;
+    during = () => {
+      throw new Error("told to fail");
+    };
+    await ask(threadId, { input: {} });
+    during = () => undefined;
+    expect((await settled(threadId)).status).toBe("error");
+    expect(await claims(threadId)).toBe(0);
+    const state = (await json(`${server.url}/threads/${threadId}/state`)).body;
+    expect(state.next).toEqual(["work"]);
+    expect(state.tasks[0].error).toContain("told to fail");
+    const again = await ask(threadId, { input: null });
+    expect(again.body.__interrupt__[0].value).toEqual({ question: "ok?" });
+  });
+
+  it("a run cancelled mid-node: the checkpoint it held back is stored with its claim's release, and the thread continues from it", async () => {
+    const threadId = (await post("/threads", {})).body.thread_id;
+    let entered!: () => void;
+    const inWork = new Promise<void>((resolve) => (entered = resolve));
+    let proceed!: () => void;
+    const proceeding = new Promise<void>((resolve) => (proceed = resolve));
+    during = () => (entered(), proceeding);
+    const run = (
+      await post(`/threads/${threadId}/runs`, { assistant_id: "work_then_ask", input: {}, durability: "async" })
+    ).body;
+    await inWork;
+    const cancelled = await fetch(`${server.url}/threads/${threadId}/runs/${run.run_id}/cancel`, { method: "POST" });
+    expect(cancelled.ok).toBe(true);
+    // "work" ends within the abort's grace: its step is saved, and the run stops before "ask".
+    proceed();
+    await json(`${server.url}/threads/${threadId}/runs/${run.run_id}/join`);
+    expect((await json(`${server.url}/threads/${threadId}/runs/${run.run_id}`)).body.status).toBe("interrupted");
+    expect(await claims(threadId)).toBe(0);
+    const state = (await json(`${server.url}/threads/${threadId}/state`)).body;
+    expect(state.values).toEqual({ done: true });
+    expect(state.next).toEqual(["ask"]);
+    const again = await ask(threadId, { input: null });
+    expect(again.body.__interrupt__[0].value).toEqual({ question: "ok?" });
+  });
 });
