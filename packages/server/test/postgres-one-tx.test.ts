@@ -14,6 +14,7 @@ import { freshDatabase } from "./processes.js";
 const name = `interlude_one_tx_${process.pid}_${Date.now() % 1e6}`;
 let server: TestServer;
 let db: pg.Client;
+let database: string;
 
 /** Called in `work_then_ask`'s first node (to switch a fault on mid-run). */
 let during: () => unknown = () => undefined;
@@ -25,7 +26,7 @@ const workThenAsk = new StateGraph(Annotation.Root({ done: Annotation<boolean>()
   .addEdge("work", "ask");
 
 beforeAll(async () => {
-  const database = await freshDatabase(inject("postgresUrl")!, name);
+  database = await freshDatabase(inject("postgresUrl")!, name);
   // A short claim: a claim left by a failed finish lapses within the test.
   server = await testServer({ postgresUrl: database, claimTtlMs: 1_000, graphs: { work_then_ask: workThenAsk } });
   db = new pg.Client({ connectionString: database });
@@ -220,6 +221,34 @@ describe("a run's checkpoint held back (durability async) and its question parke
     // "work" ends within the abort's grace: its step is saved, and the run stops before "ask".
     proceed();
     await json(`${server.url}/threads/${threadId}/runs/${run.run_id}/join`);
+    expect((await json(`${server.url}/threads/${threadId}/runs/${run.run_id}`)).body.status).toBe("interrupted");
+    expect(await claims(threadId)).toBe(0);
+    const state = (await json(`${server.url}/threads/${threadId}/state`)).body;
+    expect(state.values).toEqual({ done: true });
+    expect(state.next).toEqual(["ask"]);
+    const again = await ask(threadId, { input: null });
+    expect(again.body.__interrupt__[0].value).toEqual({ question: "ok?" });
+  });
+
+  it("a server shut down mid-node: the checkpoint its run held back is stored with the claim's release before storage closes", async () => {
+    const other = await testServer({ postgresUrl: database, graphs: { work_then_ask: workThenAsk } });
+    const threadId = (await post("/threads", {})).body.thread_id;
+    let entered!: () => void;
+    const inWork = new Promise<void>((resolve) => (entered = resolve));
+    let proceed!: () => void;
+    const proceeding = new Promise<void>((resolve) => (proceed = resolve));
+    during = () => (entered(), proceeding);
+    const run = (
+      await json(`${other.url}/threads/${threadId}/runs`, {
+        method: "POST",
+        body: JSON.stringify({ assistant_id: "work_then_ask", input: {}, durability: "async" }),
+      })
+    ).body;
+    await inWork;
+    // Shutting down tells the run to stop; "work" ends within the abort's grace, and the run stops before "ask".
+    const closing = other.dispose();
+    proceed();
+    await closing;
     expect((await json(`${server.url}/threads/${threadId}/runs/${run.run_id}`)).body.status).toBe("interrupted");
     expect(await claims(threadId)).toBe(0);
     const state = (await json(`${server.url}/threads/${threadId}/state`)).body;
