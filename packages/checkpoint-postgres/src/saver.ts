@@ -196,7 +196,8 @@ export class PostgresSaver extends SaverKit {
 
   /**
    * Stores the thread's held put before anything else reads or writes the thread. Its refusal
-   * is not the caller's: the run that made it finds its next put refused.
+   * is not the caller's: the run that made it finds its next put refused, and its writes
+   * (`settleFor`).
    */
   private settle(threadId: string): Promise<void> | undefined {
     if (this.deferred.size === 0) return undefined;

@@ -21,7 +21,7 @@ let during: () => unknown = () => undefined;
 /** Node "work" calls `during`; node "ask" then asks: the run saves a checkpoint between them. */
 const workThenAsk = new StateGraph(Annotation.Root({ done: Annotation<boolean>(), answer: Annotation<string>() }))
   .addNode("work", async () => (await during(), { done: true }))
-  .addNode("ask", () => ({ answer: interrupt<unknown, string>({ question: "ok?" }) }))
+  .addNode("ask", () => ({ answer: interrupt<string>({ question: "ok?" }) }))
   .addEdge(START, "work")
   .addEdge("work", "ask");
 
@@ -149,6 +149,26 @@ describe("an answer's claim and last writes in the store's transactions", () => 
   });
 });
 
+/** A run stopped after "work": released, at the checkpoint saved after it, and continued from there by a new run. */
+async function expectStoppedAfterWork(threadId: string) {
+  expect(await claims(threadId)).toBe(0);
+  const state = (await json(`${server.url}/threads/${threadId}/state`)).body;
+  expect(state.values).toEqual({ done: true });
+  expect(state.next).toEqual(["ask"]);
+  const again = await post(`/threads/${threadId}/runs/wait`, { assistant_id: "work_then_ask", input: null });
+  expect(again.body.__interrupt__[0].value).toEqual({ question: "ok?" });
+}
+
+/** Holds `work_then_ask`'s node "work" until `proceed()`; `inWork` resolves once it is entered. */
+function holdInWork() {
+  let entered!: () => void;
+  const inWork = new Promise<void>((resolve) => (entered = resolve));
+  let proceed!: () => void;
+  const proceeding = new Promise<void>((resolve) => (proceed = resolve));
+  during = () => (entered(), proceeding);
+  return { inWork, proceed };
+}
+
 describe("a run's checkpoint held back (durability async) and its question parked for the finish", () => {
   const ask = (threadId: string, body: Record<string, unknown>) =>
     post(`/threads/${threadId}/runs/wait`, { assistant_id: "work_then_ask", durability: "async", ...body });
@@ -207,11 +227,7 @@ describe("a run's checkpoint held back (durability async) and its question parke
 
   it("a run cancelled mid-node: the checkpoint it held back is stored with its claim's release, and the thread continues from it", async () => {
     const threadId = (await post("/threads", {})).body.thread_id;
-    let entered!: () => void;
-    const inWork = new Promise<void>((resolve) => (entered = resolve));
-    let proceed!: () => void;
-    const proceeding = new Promise<void>((resolve) => (proceed = resolve));
-    during = () => (entered(), proceeding);
+    const { inWork, proceed } = holdInWork();
     const run = (
       await post(`/threads/${threadId}/runs`, { assistant_id: "work_then_ask", input: {}, durability: "async" })
     ).body;
@@ -222,22 +238,13 @@ describe("a run's checkpoint held back (durability async) and its question parke
     proceed();
     await json(`${server.url}/threads/${threadId}/runs/${run.run_id}/join`);
     expect((await json(`${server.url}/threads/${threadId}/runs/${run.run_id}`)).body.status).toBe("interrupted");
-    expect(await claims(threadId)).toBe(0);
-    const state = (await json(`${server.url}/threads/${threadId}/state`)).body;
-    expect(state.values).toEqual({ done: true });
-    expect(state.next).toEqual(["ask"]);
-    const again = await ask(threadId, { input: null });
-    expect(again.body.__interrupt__[0].value).toEqual({ question: "ok?" });
+    await expectStoppedAfterWork(threadId);
   });
 
   it("a server shut down mid-node: the checkpoint its run held back is stored with the claim's release before storage closes", async () => {
     const other = await testServer({ postgresUrl: database, graphs: { work_then_ask: workThenAsk } });
     const threadId = (await post("/threads", {})).body.thread_id;
-    let entered!: () => void;
-    const inWork = new Promise<void>((resolve) => (entered = resolve));
-    let proceed!: () => void;
-    const proceeding = new Promise<void>((resolve) => (proceed = resolve));
-    during = () => (entered(), proceeding);
+    const { inWork, proceed } = holdInWork();
     const run = (
       await json(`${other.url}/threads/${threadId}/runs`, {
         method: "POST",
@@ -250,11 +257,6 @@ describe("a run's checkpoint held back (durability async) and its question parke
     proceed();
     await closing;
     expect((await json(`${server.url}/threads/${threadId}/runs/${run.run_id}`)).body.status).toBe("interrupted");
-    expect(await claims(threadId)).toBe(0);
-    const state = (await json(`${server.url}/threads/${threadId}/state`)).body;
-    expect(state.values).toEqual({ done: true });
-    expect(state.next).toEqual(["ask"]);
-    const again = await ask(threadId, { input: null });
-    expect(again.body.__interrupt__[0].value).toEqual({ question: "ok?" });
+    await expectStoppedAfterWork(threadId);
   });
 });
