@@ -87,6 +87,38 @@ describe.each(["sqlite", "postgres"] as const)("%s", (dialect) => {
     expect(view.answers.get("asked")).toMatchObject({ state: "applied", by: "ann", answer: "asked" });
   });
 
+  it("a sync writes what it changes and leaves the thread's metadata and config as stored", async () => {
+    const db = await opened[dialect]();
+    const store = new Store(db);
+    await store.setup();
+    await store.insertThread({ ...newThread("t", { user: "u1" }), config: { tags: ["kept"] }, values: { n: 1 } });
+    const view = await syncView(db, "t", { values: false, asked: [] });
+    // Neither the old interrupts nor (not asked) the values are read: the sync replaces them.
+    expect(view.thread).toMatchObject({ metadata: { user: "u1" }, config: { tags: ["kept"] }, interrupts: {} });
+    expect(view.thread?.values).toBeNull();
+    const interrupts = { task: [{ id: "i1", value: "approve?" }] };
+    // A record whose metadata and config differ from the stored ones: only the sync's columns are written.
+    const changed = { ...view.thread!, metadata: { user: "other" }, config: {}, status: "interrupted" as const };
+    await store.tx((tx) => tx.saveThreadSync({ ...changed, interrupts, values: { n: 2 } }, { values: false }));
+    expect(await store.getThread("t")).toMatchObject({
+      metadata: { user: "u1" },
+      config: { tags: ["kept"] },
+      status: "interrupted",
+      interrupts,
+      values: { n: 1 },
+    });
+    await store.tx((tx) =>
+      tx.saveThreadSync({ ...changed, status: "idle", interrupts: {}, values: { n: 3 } }, { values: true }),
+    );
+    expect(await store.getThread("t")).toMatchObject({
+      metadata: { user: "u1" },
+      status: "idle",
+      interrupts: {},
+      values: { n: 3 },
+    });
+    expect((await syncView(db, "t", { values: true, asked: [] })).thread?.values).toEqual({ n: 3 });
+  });
+
   it("a database with threads and interrupts upgrades to the cheaper writes and keeps every value", async () => {
     const db = await opened[dialect]();
     await migrate(db, MIGRATIONS.indexOf(CHEAPER_WRITES));

@@ -76,6 +76,28 @@ export class StoreTx {
     );
   }
 
+  /**
+   * What a sync changes (threads/sync.ts): status, error, pending interrupts, times and, when
+   * `values` is true, the state. Metadata, config, graph and assistant are left as stored: a
+   * sync never changes them, and writing them back cost their serialisation (and on
+   * PostgreSQL the bytes sent and the metadata trigger's check).
+   */
+  async saveThreadSync(t: ThreadRecord, options: { values: boolean }): Promise<void> {
+    const values = options.values ? ', "values" = ?' : "";
+    await this.db.write(
+      `UPDATE interlude_server_threads SET updated_at = ?, state_updated_at = ?, status = ?, interrupts = ?, error = ?${values} WHERE thread_id = ?`,
+      [
+        t.updated_at,
+        t.state_updated_at,
+        t.status,
+        json(t.interrupts),
+        json(t.error),
+        ...(options.values ? [json(t.values)] : []),
+        t.thread_id,
+      ],
+    );
+  }
+
   async markThreadBusy(id: string): Promise<void> {
     await this.db.write("UPDATE interlude_server_threads SET status = 'busy', updated_at = ? WHERE thread_id = ?", [
       new Date().toISOString(),

@@ -9,6 +9,12 @@ import type { AnswerRecord, PendingInterrupt, RunRecord, ThreadRecord } from "./
 export const THREAD_COLUMNS_BUT_VALUES =
   "thread_id, created_at, updated_at, state_updated_at, metadata, status, interrupts, error, config, graph_id, assistant_id";
 /** A thread's pending and running runs, oldest first. Statuses written out: the planner picks the partial index interlude_server_runs_active only for these literals. */
+/**
+ * The thread's columns a sync reads: not its pending interrupts, which the sync replaces
+ * without looking at them (parsing them was wasted), nor its values unless asked.
+ */
+const SYNC_THREAD_COLUMNS =
+  "thread_id, created_at, updated_at, state_updated_at, metadata, status, error, config, graph_id, assistant_id";
 export const ACTIVE_RUNS = `SELECT * FROM interlude_server_runs WHERE thread_id = ? AND status IN ('pending', 'running') ORDER BY created_at, run_id`;
 export const PENDING_OF = "SELECT * FROM interlude_server_pending WHERE thread_id = ? ORDER BY created_at";
 const ANSWERS_TO_PENDING =
@@ -52,8 +58,8 @@ export interface SyncView {
 }
 
 /**
- * What bringing a thread's record up to date reads: the thread (without its values when
- * `values` is false), its active runs, its pending interrupts and the answers given to them and
+ * What bringing a thread's record up to date reads: the thread (without its interrupts, which
+ * read back as `{}`, and without its values when `values` is false), its active runs, its pending interrupts and the answers given to them and
  * to the interrupts the thread's checkpoint asks (`asked`: the sync clears an answer already
  * applied to an interrupt asked anew only when there is one).
  * `first`: a statement to make before them, in the same round trip (a finishing run's record).
@@ -63,7 +69,7 @@ export async function syncView(
   threadId: string,
   options: { values: boolean; asked: readonly string[]; first?: Statement },
 ): Promise<SyncView> {
-  const columns = options.values ? "*" : THREAD_COLUMNS_BUT_VALUES;
+  const columns = options.values ? `${SYNC_THREAD_COLUMNS}, "values"` : SYNC_THREAD_COLUMNS;
   const statements: Statement[] = [
     [`SELECT ${columns} FROM interlude_server_threads WHERE thread_id = ?`, [threadId]],
     [ACTIVE_RUNS, [threadId]],

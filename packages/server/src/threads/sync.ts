@@ -95,7 +95,8 @@ export async function syncThreadIn(
     updated_at: now,
     state_updated_at: snapshot?.createdAt ?? thread.state_updated_at,
   };
-  await tx.saveThread(next);
+  // Only the state read from the snapshot is written: without one the stored values stay.
+  await tx.saveThreadSync(next, { values: snapshot !== undefined });
   await syncPending(tx, next, snapshot, view, now, out, options.resolvedBy);
   return { thread: next, active, first };
 }
