@@ -88,8 +88,9 @@ describe("two servers on one PostgreSQL database", () => {
         const interrupt = paused.__interrupt__[0];
         // ... read back as stored by a fresh saver and by the other server ...
         const stored = await saver.getTuple({ configurable: { thread_id: thread.thread_id } });
-        expect((stored?.checkpoint.channel_values.plan as any).args.service).toBe(service);
-        expect(stored?.pendingWrites?.map(([, channel]) => channel)).toContain("__interrupt__");
+        expect(stored).toBeDefined();
+        expect((stored!.checkpoint.channel_values.plan as any).args.service).toBe(service);
+        expect(stored!.pendingWrites?.map(([, channel]) => channel)).toContain("__interrupt__");
         const state = await answering.threads.getState(thread.thread_id);
         expect(state.next).toEqual(["review"]);
         expect(state.tasks[0]?.interrupts.map((i) => i.id)).toEqual([interrupt.id]);
