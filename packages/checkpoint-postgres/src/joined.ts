@@ -128,9 +128,8 @@ export class JoinedSaver {
 
   /** Stops holding `threadId`'s last writes; writes held and not taken are sent on their own. */
   async unpark(threadId: string): Promise<void> {
-    const query = this.state.parked.get(threadId);
-    this.state.parked.delete(threadId);
-    if (query) await this.state.send("putWrites", query);
+    const parked = this.takeParked(threadId);
+    if (parked) await this.sendAlone(parked);
   }
 
   /** Writes taken with `takeParked` whose transaction failed: sent on their own. */
