@@ -32,6 +32,42 @@ describeSaverConformance(
 );
 
 describe("MemorySaver", () => {
+  it("keeps a task's first write in a slot and replaces its reserved ones, among the many writes of a fan-out step", async () => {
+    const saver = new MemorySaver();
+    const config = await saver.put(
+      { configurable: { thread_id: "fan" } },
+      {
+        v: 1,
+        id: newCheckpointId(),
+        ts: "2024-01-01T00:00:00.000Z",
+        channel_values: {},
+        channel_versions: {},
+        versions_seen: {},
+      },
+      { source: "loop", step: 1, parents: {} },
+      {},
+    );
+    // 40 tasks: past the length from which the checkpoint's write slots are indexed.
+    for (let task = 0; task < 40; task++)
+      await saver.putWrites(config, [["results", task]], `task-${String(task).padStart(2, "0")}`);
+    // Retried: the first write of each slot stays; a reserved channel replaces the task's earlier one.
+    for (const task of [3, 25, 39]) {
+      const taskId = `task-${String(task).padStart(2, "0")}`;
+      await saver.putWrites(config, [["results", `retried ${task}`]], taskId);
+      await saver.putWrites(config, [["__interrupt__", [{ id: "first" }]]], taskId);
+      await saver.putWrites(config, [["__interrupt__", [{ id: "second" }]]], taskId);
+    }
+    await saver.putWrites(config, [["results", "late"]], "task-40");
+    const writes = (await saver.getTuple(config))!.pendingWrites!;
+    expect(writes.filter(([, channel]) => channel === "results").map(([, , value]) => value)).toEqual([
+      ...Array.from({ length: 40 }, (_, task) => task),
+      "late",
+    ]);
+    expect(writes.filter(([, channel]) => channel === "__interrupt__")).toEqual(
+      ["task-03", "task-25", "task-39"].map((taskId) => [taskId, "__interrupt__", [{ id: "second" }]]),
+    );
+  });
+
   it("reads a frozen thread back as it read live: records, odd metadata, writes, subgraphs, deltas", async () => {
     const fill = async (saver: MemorySaver) => {
       for (const thread of ["a", "b", "c"]) {

@@ -39,6 +39,32 @@ function appended<T>(array: T[], ...items: T[]): T[] {
   return out;
 }
 
+/** Writes of one checkpoint from which their slots are indexed (a fan-out's step saves one per task). */
+const INDEX_WRITES_FROM = 16 * WRITE_STRIDE;
+/**
+ * "taskId\0idx" -> offset, for long write lists: scanning made a step of 100 tasks quadratic.
+ * Keyed by the list itself, which grows in place past EXACT_UP_TO (a list copied while small is a
+ * new key), and lives as long as the list does; `indexed` says how much of the list is in it.
+ */
+const slotIndexes = new WeakMap<unknown[], { indexed: number; at: Map<string, number> }>();
+
+/** Offset of the write in slot (taskId, idx) of `writes`, or -1. */
+function slotOf(writes: unknown[], taskId: string, idx: number): number {
+  if (writes.length < INDEX_WRITES_FROM) {
+    for (let i = 0; i < writes.length; i += WRITE_STRIDE) if (writes[i] === taskId && writes[i + 1] === idx) return i;
+    return -1;
+  }
+  let index = slotIndexes.get(writes);
+  if (!index) slotIndexes.set(writes, (index = { indexed: 0, at: new Map() }));
+  // Catch up with the writes appended since: the first write of a slot is the one kept.
+  for (let i = index.indexed; i < writes.length; i += WRITE_STRIDE) {
+    const slot = `${writes[i] as string}\u0000${writes[i + 1] as number}`;
+    if (!index.at.has(slot)) index.at.set(slot, i);
+  }
+  index.indexed = writes.length;
+  return index.at.get(`${taskId}\u0000${idx}`) ?? -1;
+}
+
 /** A namespace's tables as plain arrays (what a frozen thread stores; see memory-threads.ts). */
 export interface TableParts<Kept> {
   rows: Array<CheckpointRow<Kept>>;
@@ -128,8 +154,8 @@ export class NamespaceTables<Kept> {
     const row = this.row(checkpointId);
     let writes = row ? row.writes : this.orphans?.get(checkpointId);
     if (writes) {
-      for (let i = 0; i < writes.length; i += WRITE_STRIDE) {
-        if (writes[i] !== taskId || writes[i + 1] !== idx) continue;
+      const i = slotOf(writes, taskId, idx);
+      if (i >= 0) {
         if (replace) {
           writes[i + 2] = channel;
           writes[i + 3] = data;

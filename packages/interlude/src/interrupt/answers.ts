@@ -4,6 +4,7 @@
  */
 
 import type { PreparedTask } from "../algo/tasks.js";
+import { isoNow } from "../checkpoint/timestamp.js";
 import type { ResumeRecord } from "../checkpoint/types.js";
 import type { NothingToResumeReason } from "../errors/resume.js";
 import type { Command } from "../primitives/command.js";
@@ -33,7 +34,7 @@ export function resolveResume(
     const question = byId.get(id)!;
     answers.set(id, { value, digest: question.digest, question: question.value });
   }
-  const record: ResumeRecord = { at: new Date().toISOString(), answers: Object.fromEntries(matched) };
+  const record: ResumeRecord = { at: isoNow(), answers: Object.fromEntries(matched) };
   if (command.by !== undefined) record.by = command.by;
   if (command.reason !== undefined) record.reason = command.reason;
   return { answers, record };

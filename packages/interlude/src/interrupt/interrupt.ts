@@ -66,17 +66,19 @@ export function interrupt<Answer = any, Value = unknown>(value: Value, options: 
   const index = scope.interruptCounter++;
   const key = options.key ?? (scope.callSlot === undefined ? undefined : `${TASK_CALL_SLOT}${scope.callSlot}.${index}`);
   const slot = key ?? index;
-  const id = interruptId(scope.ns, slot);
   const digest = payloadDigest(value);
   const given = key !== undefined ? scope.byKey.get(key) : scope.byIndex.get(index);
 
   if (given) {
     checkSameQuestion(scope, given, digest, value, index);
-    const answer = given.fresh ? validate(scope, id, given.value, options.responseSchema) : (given.value as Answer);
+    // The answer's id is the question's (given.id): no need to hash it again.
+    const answer = given.fresh
+      ? validate(scope, given.id, given.value, options.responseSchema)
+      : (given.value as Answer);
     scope.used.push({ ...given, value: answer, digest, question: value, fresh: false });
     return answer;
   }
-  const stored: StoredInterrupt = { id, value, digest, ns: scope.ns };
+  const stored: StoredInterrupt = { id: interruptId(scope.ns, slot), value, digest, ns: scope.ns };
   if (key !== undefined) stored.key = key;
   else stored.index = index;
   const schema =

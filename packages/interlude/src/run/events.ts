@@ -59,6 +59,11 @@ export class RunEvents {
     for (const [ns, mode, chunk] of held) emitter.emit(ns, mode, chunk);
   }
 
+  /** Whether `emit(mode)` tells anything: its mode is read, or `debug` wraps it. */
+  tells(mode: StreamMode): boolean {
+    return this.wants(mode) || ((mode === "checkpoints" || mode === "tasks") && this.wants("debug"));
+  }
+
   emit(mode: StreamMode, chunk: () => unknown): void {
     const debug = (mode === "checkpoints" || mode === "tasks") && this.wants("debug");
     if (!debug && !this.wants(mode)) return;

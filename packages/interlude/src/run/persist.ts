@@ -46,9 +46,12 @@ function recordWrites(head: SavedHead, taskId: string, writes: ReadonlyArray<[st
 const NOT_DURABLE = { durable: false } as const;
 
 export class Persistence {
-  private tail: Promise<void> = Promise.resolve();
+  /** The newest save (undefined: none yet); queued saves run after it. */
+  private tail: Promise<void> | undefined;
   /** Saves started directly and not finished yet. */
   private inFlight = 0;
+  /** Saves queued behind another and not finished yet. */
+  private queued = 0;
   private failure: unknown;
   /** Id of the newest checkpoint saved (or queued) by this run: the expected head of the next save. */
   head: string | null;
@@ -72,6 +75,8 @@ export class Persistence {
     readonly durability: Durability,
     head: string | null,
     parentId: string | undefined,
+    /** Keep the head as saved, with its writes, for `savedHead()` (a run told `onFinalState`); else not kept. */
+    private readonly keepsHead = false,
   ) {
     this.head = head;
     this.parentId = parentId;
@@ -87,15 +92,17 @@ export class Persistence {
     // case, one save per step, where the queue's promises were a fifth of a step's cost).
     if (this.durable && this.inFlight === 0 && !this.failure) return this.direct(operation, work);
     const run = async () => {
-      if (this.failure) return;
       try {
-        await work();
+        if (!this.failure) await work();
       } catch (error) {
         this.failure = this.wrap(operation, error);
+      } finally {
+        this.queued--;
       }
     };
+    this.queued++;
     // After a direct save, the tail may be that save's rejection (its caller has it).
-    const next = this.tail.then(run, run);
+    const next = (this.tail ?? Promise.resolve()).then(run, run);
     this.tail = next;
     if (this.durable) return next.then(() => this.check());
     return Promise.resolve();
@@ -163,7 +170,7 @@ export class Persistence {
     this.changed.clear();
     const config = this.configFor(this.parentId);
     const expectedHead = this.head;
-    this.saved = { checkpoint, metadata, parentId: this.parentId, writes: [] };
+    if (this.keepsHead) this.saved = { checkpoint, metadata, parentId: this.parentId, writes: [] };
     this.head = checkpoint.id;
     this.parentId = checkpoint.id;
     const saver = this.saver;
@@ -196,25 +203,42 @@ export class Persistence {
     return this.enqueue("putWrites", () => saver.putWrites(config, writes, taskId, options));
   }
 
-  /** The head checkpoint if this run saved it: what a saver's getTuple would return for it, minus channel values. */
+  /**
+   * The head checkpoint if this run saved it: what a saver's getTuple would return for it, minus
+   * channel values. Undefined unless the persistence `keepsHead`.
+   */
   savedHead(): SavedHead | undefined {
     return this.saved;
   }
 
-  /** Saves the last checkpoint held back by durability "exit" (called when the run stops). */
-  async flushUnsaved(): Promise<void> {
+  /**
+   * Saves the last checkpoint held back by durability "exit" (called when the run stops).
+   * Undefined when there is none: the caller awaits nothing (every step of a run ends here).
+   */
+  flushUnsaved(): Promise<void> | undefined {
     const unsaved = this.unsaved;
-    if (unsaved)
-      await this.saveCheckpoint(unsaved.checkpoint, unsaved.metadata, {
-        force: true,
-        releaseClaim: unsaved.releaseClaim,
-      });
+    if (!unsaved) return undefined;
+    return this.saveCheckpoint(unsaved.checkpoint, unsaved.metadata, {
+      force: true,
+      releaseClaim: unsaved.releaseClaim,
+    });
   }
 
-  /** Waits for queued saves (durable, with any durability) and surfaces the first failure. */
-  async drain(): Promise<void> {
+  /**
+   * Waits for queued saves (durable, with any durability) and surfaces the first failure.
+   * Undefined when every save has finished and none needs a flush (a run with durability "sync").
+   */
+  drain(): Promise<void> | undefined {
+    if (this.inFlight === 0 && this.queued === 0 && !((!this.durable || this.lazy) && this.saver)) {
+      this.check();
+      return undefined;
+    }
+    return this.drainSaves();
+  }
+
+  private async drainSaves(): Promise<void> {
     // A rejected direct save is recorded as this.failure (and was thrown to its caller).
-    await this.tail.catch(() => undefined);
+    await this.tail?.catch(() => undefined);
     this.check();
     if ((!this.durable || this.lazy) && this.saver) {
       try {

@@ -138,7 +138,7 @@ export abstract class RunState {
    * @param lastSave the run's claim owner when nothing is saved after this checkpoint (decided once it is built)
    * @param withNext the input task's save follows before any node runs (`Persistence.saveCheckpoint`)
    */
-  protected async commit(
+  protected commit(
     source: "input" | "loop" | "fork",
     lastSave?: () => string | undefined,
     withNext = false,
@@ -156,7 +156,10 @@ export abstract class RunState {
     this.checkpoint.ts = checkpoint.ts;
     this.commandWrites = [];
     this.pending = NO_PENDING;
-    await this.persistence.saveCheckpoint(checkpoint, metadata, { releaseClaim: lastSave?.(), withNext });
-    if (this.saver) this.emit("checkpoints", () => this.checkpointEvent(checkpoint.id, metadata, parentId));
+    const saving = this.persistence.saveCheckpoint(checkpoint, metadata, { releaseClaim: lastSave?.(), withNext });
+    // Not an async function: a run that streams no checkpoints gets the save's own promise (one
+    // commit per step, and each promise a run makes costs its async-context hooks).
+    if (!this.saver || !this.events.tells("checkpoints")) return saving;
+    return saving.then(() => this.emit("checkpoints", () => this.checkpointEvent(checkpoint.id, metadata, parentId)));
   }
 }

@@ -99,8 +99,10 @@ export class GraphRun extends RunStart {
     if (early) return early;
     const result = await this.loop();
     this.events.flush();
-    await this.persistence.flushUnsaved();
-    await this.persistence.drain();
+    const flushing = this.persistence.flushUnsaved();
+    if (flushing) await flushing;
+    const draining = this.persistence.drain();
+    if (draining) await draining;
     if (this.options.onFinalState && !this.parent) await this.tellFinalState(this.options.onFinalState);
     return result;
   }
@@ -172,11 +174,13 @@ export class GraphRun extends RunStart {
   }
 
   private async pauseAtBreakpoint(): Promise<RunResult> {
-    await this.persistence.flushUnsaved();
+    const flushing = this.persistence.flushUnsaved();
+    if (flushing) await flushing;
     // A subgraph's breakpoint pauses the whole run: its parent task stops with no question,
     // and continuing the parent continues the subgraph from the checkpoint saved here.
     if (this.parent) {
-      await this.persistence.drain();
+      const draining = this.persistence.drain();
+      if (draining) await draining;
       throw new GraphInterrupt([]);
     }
     this.events.interrupted([]);
@@ -263,7 +267,9 @@ export class GraphRun extends RunStart {
     const stopped = outcomes.some((o) => o.kind === "interrupted" || o.kind === "failed");
     if (!stopped) return undefined;
 
-    await this.persistence.flushUnsaved();
+    const flushing = this.persistence.flushUnsaved();
+
+    if (flushing) await flushing;
     const finishedSaved = tasks.length > 1 && this.scope.durability !== "exit";
     // The answers and update of this run stay with the paused checkpoint until a step completes.
     await saveStoppedStep(
@@ -275,7 +281,8 @@ export class GraphRun extends RunStart {
       this.resumeRecord,
       this.claimOwner,
     );
-    await this.persistence.drain();
+    const draining = this.persistence.drain();
+    if (draining) await draining;
 
     const failed = outcomes.find((o) => o.kind === "failed");
     if (failed && failed.kind === "failed") throw failed.error;

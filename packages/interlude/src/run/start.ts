@@ -17,7 +17,14 @@ import { loadStart } from "../thread/load.js";
 import { indexPendingWrites, NO_PENDING } from "../thread/pending.js";
 import { emptyCheckpoint, workingCopy } from "../thread/working-checkpoint.js";
 import { Persistence } from "./persist.js";
-import { newestBefore, replayBound, resolveSubgraphTarget, type StartPoint, subgraphStart } from "./replay.js";
+import {
+  newestBefore,
+  replayBound,
+  resolveSubgraphTarget,
+  type StartPoint,
+  type SubgraphTarget,
+  subgraphStart,
+} from "./replay.js";
 
 import { type RunResult, RunState } from "./run-state.js";
 
@@ -28,7 +35,9 @@ export abstract class RunStart extends RunState {
     const threadId = this.threadId as string; // a run with a checkpointer has a thread
     const from = this.parent
       ? subgraphStart(this.scope, this.ns, this.graph.subgraphCheckpoints === "persistent")
-      : await this.rootStart(saver);
+      : this.subgraphTarget
+        ? await this.subgraphTargetStart(saver, this.subgraphTarget)
+        : this.requestedStart();
     const { latest, tuple } = await loadStart(saver, threadId, this.ns, from && "at" in from ? from.at : undefined);
     const head = latest?.checkpoint.id ?? null;
     if (!from || !("before" in from)) return { tuple, head };
@@ -36,15 +45,20 @@ export abstract class RunStart extends RunState {
     return { tuple: await readingLangChain(() => newestBefore(saver, base, from.before)), head };
   }
 
-  /** The checkpoint the caller asked for, directly or through one of a subgraph's. */
-  protected async rootStart(saver: BaseCheckpointSaver): Promise<StartPoint | undefined> {
-    if (!this.subgraphTarget) {
-      const id = checkpointIdOf(this.config);
-      return id ? { at: id } : undefined;
-    }
-    const target = await resolveSubgraphTarget(saver, this.threadId!, this.subgraphTarget);
+  /** The checkpoint the caller asked for, if any (not async: most runs ask for none, and awaiting costs promises). */
+  protected requestedStart(): StartPoint | undefined {
+    const id = checkpointIdOf(this.config);
+    return id ? { at: id } : undefined;
+  }
+
+  /** The checkpoint the caller asked for through one of a subgraph's. */
+  protected async subgraphTargetStart(
+    saver: BaseCheckpointSaver,
+    subgraphTarget: SubgraphTarget,
+  ): Promise<StartPoint | undefined> {
+    const target = await resolveSubgraphTarget(saver, this.threadId!, subgraphTarget);
     this.scope.replay = target.replay;
-    this.events.interruptNs = this.subgraphTarget.ns;
+    this.events.interruptNs = subgraphTarget.ns;
     this.targetPending = target.pending;
     return target.parentCheckpointId ? { at: target.parentCheckpointId } : undefined;
   }
@@ -62,6 +76,7 @@ export abstract class RunStart extends RunState {
       this.scope.durability,
       head,
       tuple?.checkpoint.id,
+      this.options.onFinalState !== undefined && !this.parent,
     );
     if (tuple) {
       this.pending = indexPendingWrites(tuple.pendingWrites);

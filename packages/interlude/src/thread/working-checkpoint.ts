@@ -5,20 +5,8 @@
 import { changedChannelValues } from "../algo/writes.js";
 import type { Channel } from "../channels/base.js";
 import { newCheckpointId } from "../checkpoint/id.js";
+import { isoNow } from "../checkpoint/timestamp.js";
 import { CHECKPOINT_VERSION, type Checkpoint } from "../checkpoint/types.js";
-
-let isoMs = -1;
-let iso = "";
-
-/** `new Date().toISOString()`, made once per millisecond (a checkpoint timestamp is taken at every step). */
-function isoNow(): string {
-  const now = Date.now();
-  if (now !== isoMs) {
-    isoMs = now;
-    iso = new Date(now).toISOString();
-  }
-  return iso;
-}
 
 /** The working checkpoint of a thread that has none yet. */
 export function emptyCheckpoint(): Checkpoint {
