@@ -5,6 +5,7 @@
  * resumes, use SHA-256 so they are safe to show and compare across machines.
  */
 import * as crypto from "node:crypto";
+import { canonicalJson } from "./canonical-json.js";
 
 const PRIME = 0x01000193;
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
@@ -51,24 +52,6 @@ const oneShot = (crypto as { hash?: typeof crypto.hash }).hash;
 function sha256Hex(text: string, length = 32): string {
   const hex = oneShot ? oneShot("sha256", text, "hex") : crypto.createHash("sha256").update(text).digest("hex");
   return hex.slice(0, length);
-}
-
-/** Canonical JSON: object keys sorted, so equal payloads digest equally whatever their key order. */
-function canonicalJson(value: unknown): string {
-  return (
-    JSON.stringify(value, (_key, v: unknown) => {
-      if (v === undefined) return "__undefined__";
-      if (typeof v === "bigint") return `${v}n`;
-      if (v instanceof Map) return { __map__: [...v.entries()] };
-      if (v instanceof Set) return { __set__: [...v.values()] };
-      if (v && typeof v === "object" && !Array.isArray(v) && !(v instanceof Date)) {
-        const sorted: Record<string, unknown> = {};
-        for (const k of Object.keys(v as object).sort()) sorted[k] = (v as Record<string, unknown>)[k];
-        return sorted;
-      }
-      return v;
-    }) ?? "undefined"
-  );
 }
 
 /** Digest of an interrupt's payload: binds an answer to the question it was given for. */
