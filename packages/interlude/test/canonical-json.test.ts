@@ -30,6 +30,10 @@ class Point {
   ) {}
 }
 
+/** [undefined, <hole>, 3] */
+const withHole: unknown[] = [undefined];
+withHole[2] = 3;
+
 let deep: unknown = "bottom";
 for (let i = 0; i < 200; i++) deep = i % 2 ? { level: deep, i } : [deep, i];
 
@@ -39,7 +43,7 @@ const PAYLOADS: Array<[string, unknown]> = [
   ["keys out of order, nested", { z: 1, a: { c: [1, 2, { y: true, b: null }], b: "x" }, m: [] }],
   ["numbers", [0, -0, 1.5, -1e21, 1e-7, Number.NaN, Number.POSITIVE_INFINITY, Number.MAX_SAFE_INTEGER]],
   ["undefined, at the root", undefined],
-  ["undefined in objects and arrays, holes", { a: undefined, b: [undefined, , 3] }],
+  ["undefined in objects and arrays, holes", { a: undefined, b: withHole }],
   ["null and booleans", { t: true, f: false, n: null }],
   ["BigInt", { big: 12345678901234567890n, list: [1n] }],
   [

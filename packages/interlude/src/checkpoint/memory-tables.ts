@@ -42,11 +42,11 @@ function appended<T>(array: T[], ...items: T[]): T[] {
 /** Writes of one checkpoint from which their slots are indexed (a fan-out's step saves one per task). */
 const INDEX_WRITES_FROM = 16 * WRITE_STRIDE;
 /**
- * "taskId\0idx" -> offset, for long write lists: scanning made a step of 100 tasks quadratic.
- * Keyed by the list itself, which grows in place past EXACT_UP_TO (a list copied while small is a
- * new key), and lives as long as the list does; `indexed` says how much of the list is in it.
+ * taskId -> offsets of its writes, for long write lists: scanning made a step of 100 tasks
+ * quadratic. Keyed by the list itself, which grows in place past EXACT_UP_TO (a list copied while
+ * small is a new key), and lives as long as the list does; `indexed` says how much of it is in.
  */
-const slotIndexes = new WeakMap<unknown[], { indexed: number; at: Map<string, number> }>();
+const slotIndexes = new WeakMap<unknown[], { indexed: number; byTask: Map<string, number | number[]> }>();
 
 /** Offset of the write in slot (taskId, idx) of `writes`, or -1. */
 function slotOf(writes: unknown[], taskId: string, idx: number): number {
@@ -55,14 +55,22 @@ function slotOf(writes: unknown[], taskId: string, idx: number): number {
     return -1;
   }
   let index = slotIndexes.get(writes);
-  if (!index) slotIndexes.set(writes, (index = { indexed: 0, at: new Map() }));
-  // Catch up with the writes appended since: the first write of a slot is the one kept.
+  if (!index) slotIndexes.set(writes, (index = { indexed: 0, byTask: new Map() }));
+  // Catch up with the writes appended since (each in a slot of its own: putWrite adds no duplicates).
+  const byTask = index.byTask;
   for (let i = index.indexed; i < writes.length; i += WRITE_STRIDE) {
-    const slot = `${writes[i] as string}\u0000${writes[i + 1] as number}`;
-    if (!index.at.has(slot)) index.at.set(slot, i);
+    const task = writes[i] as string;
+    const offsets = byTask.get(task);
+    if (offsets === undefined) byTask.set(task, i);
+    else if (typeof offsets === "number") byTask.set(task, [offsets, i]);
+    else offsets.push(i);
   }
   index.indexed = writes.length;
-  return index.at.get(`${taskId}\u0000${idx}`) ?? -1;
+  const offsets = byTask.get(taskId);
+  if (offsets === undefined) return -1;
+  if (typeof offsets === "number") return writes[offsets + 1] === idx ? offsets : -1;
+  for (const i of offsets) if (writes[i + 1] === idx) return i;
+  return -1;
 }
 
 /** A namespace's tables as plain arrays (what a frozen thread stores; see memory-threads.ts). */
