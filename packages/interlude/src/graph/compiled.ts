@@ -8,7 +8,7 @@ import { createMessagesHandler } from "../callbacks/messages-handler.js";
 import { type EventFilters, type StreamEvent, streamGraphEvents } from "../callbacks/stream-events.js";
 import { addHandler } from "../callbacks/trace.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
-import { copyWith } from "../checkpoint/plain-copy.js";
+import { shallowCopy } from "../checkpoint/plain-copy.js";
 import { LangChainNotLoadedError } from "../checkpoint/serde-langchain.js";
 import type { CheckpointListOptions, RunnableConfig } from "../checkpoint/types.js";
 import { type COPY, type END, INTERRUPT, type START } from "../constants.js";
@@ -114,7 +114,12 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
     const { interrupts, paused } = result;
     const values = this.builder.outputKeys ? pick(result.values, this.builder.outputKeys) : result.values;
     // Paused at a static breakpoint: an empty list, as LangGraph.js returns.
-    if (paused && !currentTask()) return copyWith(values, { [INTERRUPT]: interrupts }) as InvokeResult<S>;
+    if (paused && !currentTask()) {
+      // As `{ ...values, [INTERRUPT]: interrupts }`, without a spread's slow path (see shallowCopy).
+      const out = shallowCopy(values);
+      out[INTERRUPT] = interrupts;
+      return out as InvokeResult<S>;
+    }
     return values as InvokeResult<S>;
   }
 

@@ -3,7 +3,7 @@
  * (`custom` stream mode), `interrupt`, its AbortSignal, its store, and the task's namespace.
  */
 
-import { copyWith } from "../checkpoint/plain-copy.js";
+import { shallowCopy } from "../checkpoint/plain-copy.js";
 import type { RunnableConfig } from "../checkpoint/types.js";
 import { interrupt } from "../interrupt/interrupt.js";
 
@@ -32,13 +32,16 @@ export class NodeConfigs {
   }
 
   private makeBase(): NonNullable<NodeConfigs["base"]> {
-    return {
-      config: withStore(
-        copyWith(this.config, { configurable: undefined, writer: this.writer, interrupt, signal: this.signal }),
-        this.store,
-      ),
-      configurable: copyWith(this.config.configurable, { thread_id: this.threadId, checkpoint_ns: "" }),
-    };
+    // Copied then set key by key (see shallowCopy): the keys in the order a spread gave them.
+    const config = shallowCopy(this.config);
+    config.configurable = undefined;
+    config.writer = this.writer;
+    config.interrupt = interrupt;
+    config.signal = this.signal;
+    const configurable = shallowCopy(this.config.configurable);
+    configurable.thread_id = this.threadId;
+    configurable.checkpoint_ns = "";
+    return { config: withStore(config, this.store), configurable };
   }
 }
 

@@ -73,9 +73,10 @@ export class GraphRun extends RunStart {
   /** The claim this run holds on its thread (a subgraph runs inside its parent's: none). */
   private claimOwner?: string;
 
-  async execute(): Promise<RunResult> {
+  /** Not an async function: the run's own promise is handed back (every promise a run makes costs its async-context hooks). */
+  execute(): Promise<RunResult> {
     if (!this.saver && (this.before || this.after))
-      throw new MissingCheckpointerError("interruptBefore/interruptAfter");
+      return Promise.reject(new MissingCheckpointerError("interruptBefore/interruptAfter"));
     // A subgraph runs inside its parent's claim.
     if (!this.saver || this.parent) return this.run();
     return withThreadClaim(this.saver, this.threadId!, this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS, (owner) => {

@@ -28,21 +28,38 @@ import {
 
 import { type RunResult, RunState } from "./run-state.js";
 
+/** The checkpoint a run starts from, and the id of the thread's newest (the head its first save replaces). */
+interface Loaded {
+  tuple?: CheckpointTuple;
+  head: string | null;
+}
+
 export abstract class RunStart extends RunState {
-  protected async load(): Promise<{ tuple?: CheckpointTuple; head: string | null }> {
-    if (!this.saver) return { head: null };
-    const saver = this.saver;
-    const threadId = this.threadId as string; // a run with a checkpointer has a thread
+  /** Not an async function where the start is known at once (most runs): awaiting costs promises. */
+  protected load(): Promise<Loaded> {
+    if (!this.saver) return Promise.resolve({ head: null });
+    if (!this.parent && this.subgraphTarget) {
+      const saver = this.saver;
+      return this.subgraphTargetStart(saver, this.subgraphTarget).then((from) => this.loadFrom(saver, from));
+    }
     const from = this.parent
       ? subgraphStart(this.scope, this.ns, this.graph.subgraphCheckpoints === "persistent")
-      : this.subgraphTarget
-        ? await this.subgraphTargetStart(saver, this.subgraphTarget)
-        : this.requestedStart();
-    const { latest, tuple } = await loadStart(saver, threadId, this.ns, from && "at" in from ? from.at : undefined);
-    const head = latest?.checkpoint.id ?? null;
-    if (!from || !("before" in from)) return { tuple, head };
+      : this.requestedStart();
+    return this.loadFrom(this.saver, from);
+  }
+
+  private loadFrom(saver: BaseCheckpointSaver, from: StartPoint | undefined): Promise<Loaded> {
+    const threadId = this.threadId as string; // a run with a checkpointer has a thread
+    const loading = loadStart(saver, threadId, this.ns, from && "at" in from ? from.at : undefined);
+    if (!from || !("before" in from))
+      return loading.then(({ latest, tuple }) => ({ tuple, head: latest?.checkpoint.id ?? null }));
+    return loading.then(({ latest }) => this.loadBefore(saver, from.before, latest?.checkpoint.id ?? null));
+  }
+
+  private async loadBefore(saver: BaseCheckpointSaver, before: string, head: string | null): Promise<Loaded> {
+    const threadId = this.threadId as string;
     const base = { thread_id: threadId, checkpoint_ns: this.ns };
-    return { tuple: await readingLangChain(() => newestBefore(saver, base, from.before)), head };
+    return { tuple: await readingLangChain(() => newestBefore(saver, base, before)), head };
   }
 
   /** The checkpoint the caller asked for, if any (not async: most runs ask for none, and awaiting costs promises). */

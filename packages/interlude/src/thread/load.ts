@@ -9,16 +9,19 @@ import { CheckpointNotFoundError } from "../errors/graph.js";
  * from: `wanted`, or the newest when none is asked for. An asked-for checkpoint that does not
  * exist is an error, never a silent start from the newest.
  */
-export async function loadStart(
+export function loadStart(
   saver: BaseCheckpointSaver,
   threadId: string,
   ns: string,
   wanted: string | undefined,
 ): Promise<{ latest?: CheckpointTuple; tuple?: CheckpointTuple }> {
   const base = { thread_id: threadId, checkpoint_ns: ns };
-  const latest = await readingLangChain(() => saver.getTuple({ configurable: base }));
-  if (!wanted) return { latest, tuple: latest };
-  const tuple = await readingLangChain(() => saver.getTuple({ configurable: { ...base, checkpoint_id: wanted } }));
-  if (!tuple) throw new CheckpointNotFoundError(threadId, wanted);
-  return { latest, tuple };
+  const reading = readingLangChain(() => saver.getTuple({ configurable: base }));
+  // Not an async function: a run's start waits on one promise, not three.
+  if (!wanted) return reading.then((latest) => ({ latest, tuple: latest }));
+  return reading.then(async (latest) => {
+    const tuple = await readingLangChain(() => saver.getTuple({ configurable: { ...base, checkpoint_id: wanted } }));
+    if (!tuple) throw new CheckpointNotFoundError(threadId, wanted);
+    return { latest, tuple };
+  });
 }
