@@ -1,27 +1,10 @@
 /**
  * Interrupt digests stored by earlier versions must keep matching: the canonical JSON written
- * directly is the text JSON.stringify gave with the sorting replacer it replaced (kept here as
- * the oracle), for every kind of payload.
+ * directly is the text JSON.stringify gave with the sorting replacer it replaced (kept in the
+ * source as `replacerJson`, and pinned here by one literal), for every kind of payload.
  */
 import { describe, expect, it } from "vitest";
-import { canonicalJson } from "../src/algo/canonical-json.js";
-
-function oracle(value: unknown): string {
-  return (
-    JSON.stringify(value, (_key, v: unknown) => {
-      if (v === undefined) return "__undefined__";
-      if (typeof v === "bigint") return `${v}n`;
-      if (v instanceof Map) return { __map__: [...v.entries()] };
-      if (v instanceof Set) return { __set__: [...v.values()] };
-      if (v && typeof v === "object" && !Array.isArray(v) && !(v instanceof Date)) {
-        const sorted: Record<string, unknown> = {};
-        for (const k of Object.keys(v as object).sort()) sorted[k] = (v as Record<string, unknown>)[k];
-        return sorted;
-      }
-      return v;
-    }) ?? "undefined"
-  );
-}
+import { canonicalJson, replacerJson as oracle } from "../src/algo/canonical-json.js";
 
 class Point {
   constructor(
@@ -71,6 +54,13 @@ const PAYLOADS: Array<[string, unknown]> = [
 ];
 
 describe("canonical JSON of interrupt payloads", () => {
+  it("is the text stored digests were made of", () => {
+    const payload = { b: [undefined, 2n, new Set(["x"])], a: { d: 1, c: new Map([["k", null]]) } };
+    const text = '{"a":{"c":{"__map__":[["k",null]]},"d":1},"b":["__undefined__","2n",{"__set__":["x"]}]}';
+    expect(oracle(payload)).toBe(text);
+    expect(canonicalJson(payload)).toBe(text);
+  });
+
   it.each(PAYLOADS)("writes what the sorting replacer wrote: %s", (_name, value) => {
     expect(canonicalJson(value)).toBe(oracle(value));
   });

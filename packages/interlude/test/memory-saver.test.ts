@@ -31,19 +31,24 @@ describeSaverConformance(
   { sharedStorage: false, breakable: false },
 );
 
+/** A checkpoint with no channels, a new id. */
+function emptyCheckpoint() {
+  return {
+    v: 1,
+    id: newCheckpointId(),
+    ts: "2024-01-01T00:00:00.000Z",
+    channel_values: {},
+    channel_versions: {},
+    versions_seen: {},
+  };
+}
+
 describe("MemorySaver", () => {
   it("keeps a task's first write in a slot and replaces its reserved ones, among the many writes of a fan-out step", async () => {
     const saver = new MemorySaver();
     const config = await saver.put(
       { configurable: { thread_id: "fan" } },
-      {
-        v: 1,
-        id: newCheckpointId(),
-        ts: "2024-01-01T00:00:00.000Z",
-        channel_values: {},
-        channel_versions: {},
-        versions_seen: {},
-      },
+      emptyCheckpoint(),
       { source: "loop", step: 1, parents: {} },
       {},
     );
@@ -342,14 +347,7 @@ describe("MemorySaver records", () => {
     const saver = new MemorySaver();
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
-    const checkpoint = {
-      v: 1,
-      id: newCheckpointId(),
-      ts: "2024-01-01T00:00:00.000Z",
-      channel_values: {},
-      channel_versions: {},
-      versions_seen: {},
-    };
+    const checkpoint = emptyCheckpoint();
     await expect(
       saver.put({ configurable: { thread_id: "t" } }, checkpoint, { source: "loop", step: 0, parents: {}, cyclic }, {}),
     ).rejects.toThrow(/circular reference at metadata\.cyclic\.self/);

@@ -20,8 +20,11 @@ export function canonicalJson(value: unknown): string {
   }
 }
 
-/** The text as stored digests were made: JSON.stringify with a replacer that sorts a copy of each object. */
-function replacerJson(value: unknown): string {
+/**
+ * The text as stored digests were made: JSON.stringify with a replacer that sorts a copy of each
+ * object. The reference canonicalJson is tested against; it writes deep or cyclic payloads.
+ */
+export function replacerJson(value: unknown): string {
   return (
     JSON.stringify(value, (_key, v: unknown) => {
       if (v === undefined) return "__undefined__";
