@@ -379,7 +379,9 @@ describe("SqliteSaver on a file", () => {
     // Back to version 4 as that package left it: no packing column or parts, records as objects.
     const db = new Database(file);
     db.exec(
-      "ALTER TABLE blobs DROP COLUMN packing; DROP TABLE blob_parts; DELETE FROM schema_version WHERE version > 4",
+      "ALTER TABLE blobs DROP COLUMN packing; DROP TABLE blob_parts; ALTER TABLE checkpoints DROP COLUMN inline;" +
+        "INSERT INTO blobs (thread_id, checkpoint_ns, channel, version, data) SELECT thread_id, checkpoint_ns, 'a', 1, '1' FROM checkpoints;" +
+        "DELETE FROM schema_version WHERE version > 4",
     );
     db.prepare("UPDATE checkpoints SET record = ?, metadata = ?").run(
       JSON.stringify({ v: 1, channel_versions: { a: 1 }, versions_seen: {} }),
