@@ -64,10 +64,12 @@ export function decodeInline(text: string | null): Map<string, string> {
   let at = 0;
   while (at < text.length) {
     const channelAt = text.indexOf(":", at) + 1;
-    const lengthAt = channelAt + Number(text.slice(at, channelAt - 1));
-    const dataAt = text.indexOf(":", lengthAt) + 1;
-    const end = dataAt + Number(text.slice(lengthAt, dataAt - 1));
-    if (channelAt === 0 || dataAt === 0 || !(end <= text.length))
+    const channelLength = channelAt === 0 ? Number.NaN : Number(text.slice(at, channelAt - 1));
+    const lengthAt = channelAt + channelLength;
+    const dataAt = Number.isInteger(channelLength) ? text.indexOf(":", lengthAt) + 1 : 0;
+    const dataLength = dataAt === 0 ? Number.NaN : Number(text.slice(lengthAt, dataAt - 1));
+    const end = dataAt + dataLength;
+    if (!Number.isInteger(dataLength) || end > text.length)
       throw new Error("a checkpoint row's inline values are damaged; restore the file from a backup");
     values.set(text.slice(channelAt, lengthAt), text.slice(dataAt, end));
     at = end;

@@ -152,6 +152,8 @@ describe("the inline column's form", () => {
     expect(row.add("b", "1")).toBe(false);
     expect(() => decodeInline("5:ab")).toThrow(/damaged/);
     expect(() => decodeInline("1:a9:xy")).toThrow(/damaged/);
+    expect(() => decodeInline("x:a1:y")).toThrow(/damaged/);
+    expect(() => decodeInline("1:az:y")).toThrow(/damaged/);
   });
 
   it("keeps only small whole values that are not arrays", () => {
