@@ -4,7 +4,9 @@
  * each; the cache was checked against `PRAGMA data_version` at the start of the transaction.
  */
 import type * as Kit from "@interlude/core/saver-kit";
+import { blobKey } from "@interlude/core/saver-kit";
 import type { HeadCache } from "./head-cache.js";
+import { decodeInline, InlineRow, inlinable } from "./inline.js";
 import { writeBlob } from "./packing.js";
 import { keptParent } from "./parent-link.js";
 import type { Statements } from "./statements.js";
@@ -19,11 +21,15 @@ export const ACTIVITY_GRAIN_MS = 1000;
 export class SqlitePutSteps implements Kit.PutSteps<string | Uint8Array> {
   /** `heads.updated_at` after the last `writeCheckpoint`, for the cache entry of the new head. */
   activityAt: number | undefined;
+  /** The small values of the put under way (`writeBlob` adds them, `writeCheckpoint` writes them). */
+  private inline: { put: Kit.PreparedPut; row: InlineRow } | undefined;
 
   constructor(
     private readonly sql: Statements,
     private readonly cache: HeadCache,
     private readonly now: () => number,
+    /** The channel versions of a stored record. */
+    private readonly versionsOf: (record: string | Uint8Array) => Kit.CheckpointRecord["channel_versions"],
   ) {}
 
   head(put: Kit.PreparedPut): string | null {
@@ -38,12 +44,17 @@ export class SqlitePutSteps implements Kit.PutSteps<string | Uint8Array> {
   }
 
   writeBlob(put: Kit.PreparedPut, blob: Kit.PreparedBlob): void {
+    const { channel, base, data } = blob;
+    if (inlinable(base, data) && this.inlineRow(put).add(channel, data)) return;
     writeBlob(this.sql, put, blob);
   }
 
   writeCheckpoint(put: Kit.PreparedPut): void {
     const { threadId, ns, id, parentId } = put;
-    this.sql.putCheckpoint.run(threadId, ns, id, keptParent(id, parentId), put.createdAt, put.record, put.metadata);
+    const inline = this.carryInline(put).encode();
+    this.inline = undefined;
+    const parent = keptParent(id, parentId);
+    this.sql.putCheckpoint.run(threadId, ns, id, parent, put.createdAt, put.record, put.metadata, inline);
     const at = this.now();
     // A thread without checkpoints gets its activity row now (an upsert: one left behind is updated).
     const written = this.cache.isEmpty(threadId, ns)
@@ -53,5 +64,50 @@ export class SqlitePutSteps implements Kit.PutSteps<string | Uint8Array> {
       this.sql.setHead.run(threadId, ns, id, at);
       this.activityAt = at;
     } else this.activityAt = written;
+  }
+
+  private inlineRow(put: Kit.PreparedPut): InlineRow {
+    if (this.inline?.put !== put) this.inline = { put, row: new InlineRow() };
+    return this.inline.row;
+  }
+
+  /**
+   * Adds the small values the put shares with its parent (channels it did not write), so that
+   * the row holds all of its checkpoint's: from the head cache when the parent is the cached
+   * head, else from the parent's row. One that no longer fits goes to `blobs`.
+   */
+  private carryInline(put: Kit.PreparedPut): InlineRow {
+    const row = this.inlineRow(put);
+    const { threadId, ns, parentId } = put;
+    if (parentId === undefined) return row;
+    const head = this.cache.get(threadId, ns);
+    const cached = head?.id === parentId ? head.blobs : undefined;
+    let parent: { versions: Record<string, number>; values: Map<string, string> } | undefined;
+    for (const channel in put.versions) {
+      if (put.blobs.some((blob) => blob.channel === channel)) continue;
+      const version = put.versions[channel]!;
+      const blob = cached?.get(blobKey(channel, version));
+      let data: string | undefined;
+      if (blob !== undefined) {
+        if (blob === null || !inlinable(blob.base, blob.data)) continue;
+        data = blob.data;
+      } else {
+        parent ??= this.storedInline(threadId, ns, parentId);
+        if (parent.versions[channel] !== version) continue;
+        data = parent.values.get(channel);
+        if (data === undefined) continue;
+      }
+      if (!row.add(channel, data)) this.sql.putBlob.run(threadId, ns, channel, version, null, data, null);
+    }
+    return row;
+  }
+
+  /** A stored checkpoint's small values and the versions they are at (none when it is not stored). */
+  private storedInline(threadId: string, ns: string, id: string) {
+    const row = this.sql.inlineOf.get(threadId, ns, id) as
+      | { record: string | Uint8Array; inline: string | null }
+      | undefined;
+    if (!row?.inline) return { versions: {}, values: new Map<string, string>() };
+    return { versions: this.versionsOf(row.record), values: decodeInline(row.inline) };
   }
 }

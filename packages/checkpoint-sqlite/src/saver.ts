@@ -12,6 +12,7 @@ import {
 import Database from "better-sqlite3";
 import { GroupCommit, type WriteOptions } from "./group-commit.js";
 import { type CachedHead, type CachedWrite, HeadCache } from "./head-cache.js";
+import { decodeInline } from "./inline.js";
 import { readBlob } from "./packing.js";
 import { parentOf } from "./parent-link.js";
 import { copiedTuple, parsedOf, seedOf, writeSeed } from "./private-copies.js";
@@ -106,7 +107,8 @@ export class SqliteSaver extends SaverKit {
     } catch (error) {
       throw storageError("open", error);
     }
-    this.steps = new SqlitePutSteps(this.sql, this.cache, this.now);
+    const versionsOf = (record: string | Uint8Array) => (this.read(record) as Kit.CheckpointRecord).channel_versions;
+    this.steps = new SqlitePutSteps(this.sql, this.cache, this.now, versionsOf);
     this.sweepPeriodically(options);
   }
 
@@ -196,15 +198,20 @@ export class SqliteSaver extends SaverKit {
       if (id === undefined) this.cache.readNothing(threadId, ns);
       return undefined;
     }
-    const row = { ...stored, parentId: parentOf(stored.id, stored.parentId) };
+    const { inline, ...kept } = stored;
+    const row = { ...kept, parentId: parentOf(stored.id, stored.parentId) };
+    const record = this.recordOf(row);
     const blobs = new Map<string, Kit.StoredBlob | null>();
+    let small: Map<string, string> | undefined;
     const lookup = (channel: string, version: number) => {
-      const blob = readBlob(this.sql, threadId, ns, channel, version);
+      small ??= decodeInline(inline);
+      const data = record.channel_versions[channel] === version ? small.get(channel) : undefined;
+      const blob = data !== undefined ? { base: null, data } : readBlob(this.sql, threadId, ns, channel, version);
       blobs.set(blobKey(channel, version), blob ?? null);
       return blob;
     };
     const writes = this.sql.writes.all(threadId, ns, row.id) as CachedWrite[];
-    const tuple = this.tupleFrom(threadId, ns, row, lookup, writes);
+    const tuple = this.tupleOf(threadId, ns, row, lookup, writes, record);
     if (id === undefined) {
       const parsed = this.copies ? parsedOf(tuple) : undefined;
       this.cache.read(threadId, ns, { ...row, blobs, writes, parsed });
@@ -219,8 +226,11 @@ export class SqliteSaver extends SaverKit {
     lookup: Kit.BlobLookup,
     writes: readonly CachedWrite[],
   ) {
-    const record = fullRecord(this.read(row.record) as Record<string, unknown>, row.id, row.createdAt);
-    return this.tupleOf(threadId, ns, row, lookup, writes, record);
+    return this.tupleOf(threadId, ns, row, lookup, writes, this.recordOf(row));
+  }
+
+  private recordOf(row: Pick<CachedHead, "id" | "createdAt" | "record">): Kit.CheckpointRecord {
+    return fullRecord(this.read(row.record) as Record<string, unknown>, row.id, row.createdAt);
   }
 
   /**

@@ -47,6 +47,9 @@ const MIGRATIONS: readonly string[] = [
   // a second old or more: one page fewer written per put. An older package would read a stale
   // head_id as the head.
   `SELECT 1;`,
+  // Small values in the checkpoint row (inline.ts), and records with numbered versions
+  // (record.ts): an older package would find no blob for the values and misread the records.
+  `ALTER TABLE checkpoints ADD COLUMN inline TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -19,12 +19,14 @@ const SQL = {
   blobParts:
     "SELECT data FROM blob_parts WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ? ORDER BY part",
   deleteBlobParts: "DELETE FROM blob_parts WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?",
-  putCheckpoint: `INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_id, created_at, record, metadata)
-      VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  checkpoint: `SELECT checkpoint_id AS id, parent_id AS "parentId", created_at AS "createdAt", record, metadata FROM checkpoints
+  putCheckpoint: `INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_id, created_at, record, metadata, inline)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  checkpoint: `SELECT checkpoint_id AS id, parent_id AS "parentId", created_at AS "createdAt", record, metadata, inline FROM checkpoints
       WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`,
-  latest: `SELECT checkpoint_id AS id, parent_id AS "parentId", created_at AS "createdAt", record, metadata FROM checkpoints
+  latest: `SELECT checkpoint_id AS id, parent_id AS "parentId", created_at AS "createdAt", record, metadata, inline FROM checkpoints
       WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1`,
+  /** A checkpoint's small values (inline.ts), for a put that carries them on when the head cache lacks them. */
+  inlineOf: "SELECT record, inline FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
   pruneRows:
     'SELECT checkpoint_ns AS ns, checkpoint_id AS id, created_at AS "createdAt", record FROM checkpoints WHERE thread_id = ?',
   deleteCheckpoint: "DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
@@ -86,4 +88,6 @@ export interface CheckpointRow {
   createdAt: number;
   record: string | Buffer;
   metadata: string | Buffer;
+  /** Small values kept in the row (inline.ts); null in rows of schema 6 and earlier. */
+  inline: string | null;
 }

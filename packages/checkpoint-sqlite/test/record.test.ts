@@ -1,5 +1,6 @@
+import { type Checkpoint, JsonSerializer } from "@interlude/core";
 import { describe, expect, it } from "vitest";
-import { isCanonical } from "../src/record.js";
+import { isCanonical, slimKeeper } from "../src/record.js";
 
 /** The definition the fast check stands for. */
 const reference = (ts: string) => {
@@ -44,5 +45,37 @@ describe("a record's ts is dropped only when created_at gives it back exactly", 
       const shifted = `${ts.slice(0, 8)}${String(Math.min(31, Number(ts.slice(8, 10)) + 3)).padStart(2, "0")}${ts.slice(10)}`;
       expect(isCanonical(shifted)).toBe(reference(shifted));
     }
+  });
+});
+
+describe("a record's versions are numbered when some version is named more than once", () => {
+  const keeper = slimKeeper(new JsonSerializer());
+  const checkpoint = (ts: string): Checkpoint => ({
+    v: 1,
+    id: "1f0-0001",
+    ts,
+    channel_values: { a: 1 },
+    channel_versions: { a: 2.5, b: 2.5, c: 1.25 },
+    versions_seen: { n: { a: 1.25 }, m: {} },
+  });
+  const read = (kept: string | Uint8Array) => keeper.read(kept) as Record<string, unknown>;
+
+  it("keeps each distinct version once and reads the record back as written", () => {
+    const ts = new Date(1_700_000_000_000).toISOString();
+    const kept = keeper.record(checkpoint(ts));
+    expect(JSON.parse(kept as string)).toEqual([[2.5, 1.25], { a: 0, b: 0, c: 1 }, { n: { a: 1 }, m: {} }]);
+    const { channel_values: _values, id: _id, ts: _ts, ...rest } = checkpoint(ts);
+    expect(read(kept)).toEqual(rest);
+    expect(read(keeper.record({ ...checkpoint("not an ISO time") }))).toEqual({ ...rest, ts: "not an ISO time" });
+  });
+
+  it("keeps versions as they are when each is named once, and reads records of schema 6", () => {
+    const once = { ...checkpoint("x"), channel_versions: { a: 1.5 }, versions_seen: { n: { b: 0.5 } } };
+    expect(JSON.parse(keeper.record(once) as string)).toEqual([{ a: 1.5 }, { n: { b: 0.5 } }, "x"]);
+    expect(read(JSON.stringify([{ a: 2 }, { n: { a: 1 } }]))).toEqual({
+      v: 1,
+      channel_versions: { a: 2 },
+      versions_seen: { n: { a: 1 } },
+    });
   });
 });

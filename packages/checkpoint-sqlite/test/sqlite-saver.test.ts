@@ -122,7 +122,8 @@ describe("SqliteSaver on a file", () => {
       .prepare("SELECT checkpoint_id AS id, record, metadata FROM checkpoints ORDER BY checkpoint_id")
       .all() as Array<{ id: string; record: string; metadata: string }>;
     expect(rows).toHaveLength(2);
-    expect(JSON.parse(rows[1]!.record)).toEqual([{ a: 2 }, { node: { a: 2 } }]);
+    // Schema 7: version 2 is named twice, so it is kept once and named by its index.
+    expect(JSON.parse(rows[1]!.record)).toEqual([[2], { a: 0 }, { node: { a: 0 } }]);
     expect(JSON.parse(rows[1]!.metadata)).toEqual(["loop", 0]);
     const compact = await saver.getTuple(thread.config);
     expect(compact?.checkpoint).toMatchObject({ v: 1, id: rows[1]!.id, channel_versions: { a: 2 } });
@@ -130,6 +131,9 @@ describe("SqliteSaver on a file", () => {
     expect(compact?.metadata).toEqual({ source: "loop", step: 0, parents: {} });
 
     const rewrite = db.prepare("UPDATE checkpoints SET record = ?, metadata = ? WHERE checkpoint_id = ?");
+    // Schema versions 5 and 6: the versions as they are.
+    rewrite.run(JSON.stringify([{ a: 2 }, { node: { a: 2 } }]), rows[1]!.metadata, rows[1]!.id);
+    expect((await saver.getTuple(thread.config))?.checkpoint).toEqual(compact!.checkpoint);
     // Schema version 4: an object without id, and ts only when not canonical.
     const { id: _id, ...slim } = compact!.checkpoint;
     const { channel_values: _values, ts: _ts, ...slimRecord } = slim;
@@ -379,7 +383,9 @@ describe("SqliteSaver on a file", () => {
     // Back to version 4 as that package left it: no packing column or parts, records as objects.
     const db = new Database(file);
     db.exec(
-      "ALTER TABLE blobs DROP COLUMN packing; DROP TABLE blob_parts; DELETE FROM schema_version WHERE version > 4",
+      "ALTER TABLE blobs DROP COLUMN packing; DROP TABLE blob_parts; ALTER TABLE checkpoints DROP COLUMN inline;" +
+        "INSERT INTO blobs (thread_id, checkpoint_ns, channel, version, data) SELECT thread_id, checkpoint_ns, 'a', 1, '1' FROM checkpoints;" +
+        "DELETE FROM schema_version WHERE version > 4",
     );
     db.prepare("UPDATE checkpoints SET record = ?, metadata = ?").run(
       JSON.stringify({ v: 1, channel_versions: { a: 1 }, versions_seen: {} }),
