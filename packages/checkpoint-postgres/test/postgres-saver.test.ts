@@ -177,6 +177,37 @@ describe("PostgresSaver's one-call put and claim-load", () => {
     expect((await other.getTuple(first))?.checkpoint.channel_values).toEqual({ trigger: "go", answer: "a" });
   });
 
+  it("stores a checkpoint written again under the head it expects: the plain inserts fail, the upserts replace", async () => {
+    const saver = saverOn();
+    const thread = new ThreadWriter(saver);
+    const first = await thread.write({ answer: "a" });
+    await thread.write({ other: "x" });
+    const failed: string[] = [];
+    const query = saver.pool.query.bind(saver.pool);
+    saver.pool.query = ((...args: Parameters<typeof query>) =>
+      query(...args).catch((error: { code?: string }) => {
+        failed.push(error.code ?? "");
+        throw error;
+      })) as typeof query;
+    // The first checkpoint again, with another value at the same version, naming the head as a run would.
+    const id = first.configurable!.checkpoint_id as string;
+    await saver.put(
+      first,
+      { ...makeCheckpoint({ answer: "rewritten" }, { answer: 1 }), id },
+      { source: "update", step: 0, parents: {} },
+      { answer: 1 },
+      { expectedHead: thread.head! },
+    );
+    saver.pool.query = query;
+    expect(failed).toEqual(["23505"]);
+    const fresh = new PostgresSaver(saver.pool, { cachedThreads: 0 });
+    expect((await fresh.getTuple(thread.config))?.checkpoint.channel_values).toEqual({
+      answer: "rewritten",
+      other: "x",
+    });
+    expect((await fresh.getTuple(first))?.checkpoint.channel_values).toEqual({ answer: "rewritten" });
+  });
+
   it("a thread claimed again after another process wrote it loads that process's checkpoint", async () => {
     const [a, b] = [saverOn(), saverOn()];
     const thread = new ThreadWriter(a);
