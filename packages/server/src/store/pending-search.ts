@@ -25,9 +25,9 @@
  *   few, by LIKE on each.
  * Fewer than 3 characters make no trigram: such a search scans every pending row.
  *
- * Triggers keep the index (on SQLite, its list of changes) in step with `interlude_server_pending`
- * in the same transaction as each insert or delete, whatever code made it. Pending rows are
- * never updated (see pending-counts.ts).
+ * On SQLite, triggers keep the index's list of changes in step with `interlude_server_pending`
+ * in the same transaction as each insert or delete, whatever code made it; on PostgreSQL the
+ * index follows the rows itself. Pending rows are otherwise never updated (see pending-counts.ts).
  */
 import type { Db } from "./db.js";
 
