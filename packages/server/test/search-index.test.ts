@@ -9,7 +9,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type Db, PgDb, SqliteDb } from "../dist/store/db.js";
-import { PENDING_TEXT, PENDING_TEXT_LATER } from "../dist/store/pending-search.js";
+import { PENDING_TEXT } from "../dist/store/pending-search.js";
 import type { PendingInterrupt, ThreadRecord } from "../dist/store/records.js";
 import { MIGRATIONS, migrate } from "../dist/store/schema.js";
 import { Store } from "../dist/store/store.js";
@@ -163,76 +163,6 @@ describe("the search indexes of an upgraded database", () => {
     await store.setup();
     expect((await store.threads({ metadata: { 'k"\\.': "v" } })).map((t) => t.thread_id)).toEqual(["a"]);
     expect(await store.countThreads({ metadata: { n: 2 } })).toBe(1);
-  });
-});
-
-describe("the PostgreSQL trigram index, filled at the search", () => {
-  const open = async () => {
-    const url = inject("postgresUrl");
-    if (!url) throw new Error("PostgreSQL test server not available");
-    const name = `interlude_marked_${process.pid}_${Date.now() % 1e6}_${pools.length}`;
-    const pool = new pg.Pool({ connectionString: await freshDatabase(url, name), max: 4 });
-    pools.push(pool);
-    return pool;
-  };
-  const marks = async (pool: pg.Pool) =>
-    (
-      await pool.query<{ thread_id: string; text_indexed: boolean }>(
-        "SELECT thread_id, text_indexed FROM interlude_server_pending ORDER BY thread_id",
-      )
-    ).rows.map((r) => [r.thread_id, r.text_indexed]);
-
-  it("a pause writes no trigrams; a search marks what an answer does not hold, and finds both", async () => {
-    const pool = await open();
-    const store = new Store(new PgDb(pool));
-    await store.setup();
-    await addPending(store, [interrupt(1, { note: "red apple" }), interrupt(2, { note: "green apple" })]);
-    expect(await marks(pool)).toEqual([
-      ["thread-00001", false],
-      ["thread-00002", false],
-    ]);
-    // An answer in flight holds the second row: the search's marking skips it rather than wait.
-    const answer = await pool.connect();
-    try {
-      await answer.query("BEGIN");
-      await answer.query("SELECT 1 FROM interlude_server_pending WHERE thread_id = 'thread-00002' FOR UPDATE");
-      expect((await store.pending({ q: "apple" })).items.map((p) => p.thread_id)).toEqual([
-        "thread-00001",
-        "thread-00002",
-      ]);
-      expect(await marks(pool)).toEqual([
-        ["thread-00001", true],
-        ["thread-00002", false],
-      ]);
-      await answer.query("ROLLBACK");
-    } finally {
-      answer.release();
-    }
-    expect((await store.pending({ q: "green ap" })).items.map((p) => p.thread_id)).toEqual(["thread-00002"]);
-    expect(await marks(pool)).toEqual([
-      ["thread-00001", true],
-      ["thread-00002", true],
-    ]);
-    const { rows } = await pool.query(
-      "SELECT indexname FROM pg_indexes WHERE tablename = 'interlude_server_pending' AND indexname LIKE '%text%'",
-    );
-    expect(rows).toEqual([{ indexname: "interlude_server_pending_text_marked" }]);
-  });
-
-  it("an upgraded database keeps the interrupts pending before it in the index", async () => {
-    const pool = await open();
-    const db = new PgDb(pool);
-    await migrate(db, MIGRATIONS.indexOf(PENDING_TEXT_LATER));
-    const store = new Store(db);
-    await addPending(store, [interrupt(1, { note: "before the upgrade" })]);
-    await store.setup();
-    await addPending(store, [interrupt(2, { note: "after the upgrade" })]);
-    expect(await marks(pool)).toEqual([
-      ["thread-00001", true],
-      ["thread-00002", false],
-    ]);
-    expect((await store.pending({ q: "the upgrade" })).total).toBe(2);
-    expect((await store.pending({ q: "before the" })).items.map((p) => p.thread_id)).toEqual(["thread-00001"]);
   });
 });
 

@@ -16,9 +16,8 @@
  * would otherwise all wait for one counter row's lock until they commit. A thread always lands
  * in the same shard, so one transaction (which touches one thread's interrupts) locks one row.
  * A shard's row may go below zero (a delete in another shard than the insert, as for the rows
- * counted when this migration ran): only the sum means anything. Pending rows are only inserted
- * and deleted (the text search's mark, pending-search.ts, changes no counted column), so
- * counting inserts and deletes suffices.
+ * counted when this migration ran): only the sum means anything. Pending rows are never updated,
+ * only inserted and deleted, so counting inserts and deletes suffices.
  *
  * Upgrading servers one by one past PENDING_COUNTED_BY_STORE leaves the counts wrong: a server
  * of an earlier version still running beside the upgraded ones writes pending rows without

@@ -17,17 +17,12 @@
  *   (`_gone`), and a search first brings the index up to date (catchUp).
  * - PostgreSQL: a GIN trigram index (pg_trgm) on `LOWER(value)`, which the planner uses for the
  *   LIKE itself. Where pg_trgm cannot be installed (no contrib package, no right to create an
- *   extension), the migration leaves the index out and a search scans, as before. Extracting
- *   the trigrams cost each pause ~20 us (a short value) to ~270 us (2 kB), so the index holds
- *   only rows marked `text_indexed` (PENDING_TEXT_LATER): a pause inserts its row unmarked (an
- *   entry in a small b-tree of unmarked rows instead), and a search first marks a batch of
- *   unmarked rows (markIndexed), then matches marked rows through the index and the others,
- *   few, by LIKE on each.
+ *   extension), the migration leaves the index out and a search scans, as before.
  * Fewer than 3 characters make no trigram: such a search scans every pending row.
  *
- * On SQLite, triggers keep the index's list of changes in step with `interlude_server_pending`
- * in the same transaction as each insert or delete, whatever code made it; on PostgreSQL the
- * index follows the rows itself. Pending rows are otherwise never updated (see pending-counts.ts).
+ * Triggers keep the index (on SQLite, its list of changes) in step with `interlude_server_pending`
+ * in the same transaction as each insert or delete, whatever code made it. Pending rows are
+ * never updated (see pending-counts.ts).
  */
 import type { Db } from "./db.js";
 
@@ -65,44 +60,6 @@ export const PENDING_TEXT: Record<Db["dialect"], string> = {
      RAISE WARNING 'interlude: no trigram index (%), the inbox text search will scan every pending interrupt', SQLERRM;
    END $$;`,
 };
-
-/**
- * The PostgreSQL trigram index off the pause: existing rows stay indexed (marked), new rows
- * come unmarked. The new index is built before the old one goes (a search uses one or the
- * other meanwhile); where the old one is missing (no pg_trgm) there is nothing to move, and
- * where it cannot be rebuilt (pg_trgm since moved off the search path) it stays as it is: it
- * holds every row, which the search's filter reads as well.
- */
-export const PENDING_TEXT_LATER: Record<Db["dialect"], string> = {
-  sqlite: "SELECT 1",
-  postgres: `ALTER TABLE interlude_server_pending ADD COLUMN text_indexed boolean NOT NULL DEFAULT true;
-   ALTER TABLE interlude_server_pending ALTER COLUMN text_indexed SET DEFAULT false;
-   CREATE INDEX interlude_server_pending_unindexed ON interlude_server_pending (created_at) WHERE NOT text_indexed;
-   DO $$
-   BEGIN
-     IF to_regclass('${TEXT}') IS NOT NULL THEN
-       CREATE INDEX ${TEXT}_marked ON interlude_server_pending USING gin (LOWER(value) gin_trgm_ops) WHERE text_indexed;
-       DROP INDEX ${TEXT};
-     END IF;
-   EXCEPTION WHEN OTHERS THEN
-     RAISE WARNING 'interlude: the trigram index stays on every pending interrupt (%)', SQLERRM;
-   END $$;`,
-};
-
-/**
- * PostgreSQL: marks the unmarked pending rows, which puts them in the trigram index, BATCH at a
- * time (one statement each, as SQLite's catchUp). Rows an answer holds locked are skipped (found
- * unmarked by this search, marked by a later one), so a search never waits for an answer, and
- * an answer waits at most for one batch.
- */
-async function markIndexed(db: Db): Promise<void> {
-  let marked = BATCH;
-  while (marked === BATCH)
-    marked = await db.run(
-      `UPDATE interlude_server_pending SET text_indexed = true WHERE (thread_id, interrupt_id) IN (
-         SELECT thread_id, interrupt_id FROM interlude_server_pending WHERE NOT text_indexed LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)`,
-    );
-}
 
 /**
  * Above this many candidates, a search scans in the listing's order instead of going through
@@ -154,17 +111,9 @@ export async function textFilter(db: Db, q: string): Promise<{ sql: string; para
     sql: "LOWER(value) LIKE ? ESCAPE '\\'",
     params: [`%${lowered.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`],
   };
-  if ([...lowered].length < 3) return like;
-  // PostgreSQL's planner chooses between the index and a scan from its statistics (the statement
-  // is planned for this text: Store.pending sends it by Db.search, not prepared). Each side of
-  // the OR implies one partial index's predicate: marked rows by trigrams, the others by LIKE.
-  if (db.dialect === "postgres") {
-    await markIndexed(db);
-    return {
-      sql: `((text_indexed AND ${like.sql}) OR (NOT text_indexed AND ${like.sql}))`,
-      params: [...like.params, ...like.params],
-    };
-  }
+  // PostgreSQL's planner makes the same choice from its statistics (the statement is planned
+  // for this text: Store.pending sends it by Db.search, not prepared).
+  if (db.dialect === "postgres" || [...lowered].length < 3) return like;
   await catchUp(db);
   const phrase = `"${lowered.replace(/"/g, '""')}"`;
   const [probe] = await db.all<{ n: number }>(

@@ -1,7 +1,7 @@
 import { CHEAPER_WRITES } from "./cheaper-writes.js";
 import type { Db } from "./db.js";
 import { PENDING_COUNTED_BY_STORE, PENDING_COUNTS, PENDING_RECOUNTED } from "./pending-counts.js";
-import { PENDING_TEXT, PENDING_TEXT_LATER } from "./pending-search.js";
+import { PENDING_TEXT } from "./pending-search.js";
 import { THREAD_METADATA } from "./thread-metadata.js";
 
 /**
@@ -62,7 +62,6 @@ export const MIGRATIONS: readonly (string | Record<Db["dialect"], string>)[] = [
   PENDING_COUNTED_BY_STORE,
   CHEAPER_WRITES,
   PENDING_RECOUNTED,
-  PENDING_TEXT_LATER,
 ];
 
 /** Applies the migrations before index `target` (default: all); tests stop earlier to upgrade a populated database. */
