@@ -183,12 +183,13 @@ describe("PostgresSaver's one-call put and claim-load", () => {
     const first = await thread.write({ answer: "a" });
     await thread.write({ other: "x" });
     const failed: string[] = [];
-    const query = saver.pool.query.bind(saver.pool);
-    saver.pool.query = ((...args: Parameters<typeof query>) =>
+    const original = saver.pool.query;
+    const query = original.bind(saver.pool) as unknown as (...args: unknown[]) => Promise<unknown>;
+    saver.pool.query = ((...args: unknown[]) =>
       query(...args).catch((error: { code?: string }) => {
         failed.push(error.code ?? "");
         throw error;
-      })) as typeof query;
+      })) as unknown as typeof original;
     // The first checkpoint again, with another value at the same version, naming the head as a run would.
     const id = first.configurable!.checkpoint_id as string;
     await saver.put(
@@ -198,7 +199,7 @@ describe("PostgresSaver's one-call put and claim-load", () => {
       { answer: 1 },
       { expectedHead: thread.head! },
     );
-    saver.pool.query = query;
+    saver.pool.query = original;
     expect(failed).toEqual(["23505"]);
     const fresh = new PostgresSaver(saver.pool, { cachedThreads: 0 });
     expect((await fresh.getTuple(thread.config))?.checkpoint.channel_values).toEqual({
