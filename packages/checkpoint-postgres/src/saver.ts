@@ -161,7 +161,7 @@ export class PostgresSaver extends SaverKit {
     try {
       const releaseAs = put.releaseClaim && ownerInDatabase(this.claimed, put.threadId, put.releaseClaim);
       const one = oneStatementPut(put, before, releaseAs);
-      let stored = one && (await this.pool.query<{ stamp: string }>(one)).rows[0];
+      let stored = one && (await this.pool.query<{ stamp: string }>(one).catch(rewritten)).rows[0];
       // Not stored: each on its own, so that the refused one says why.
       if (!stored && before) {
         await this.sendAlone(before);
@@ -450,3 +450,13 @@ interface BlobRow {
 /** SQLSTATEs raised by interlude_put (schema.ts). */
 const HEAD_MOVED = "IL409";
 const BASE_GONE = "IL412";
+const UNIQUE_VIOLATION = "23505";
+
+/**
+ * A one-statement put that found its checkpoint or a blob stored already (sql.ts, putStatement)
+ * stored nothing: as a refusal, no row, so that the put goes through interlude_put.
+ */
+function rewritten(error: unknown): { rows: Array<{ stamp: string }> } {
+  if ((error as { code?: string }).code === UNIQUE_VIOLATION) return { rows: [] };
+  throw error;
+}

@@ -41,7 +41,12 @@ export type PutShape = "first" | "whole" | "deltas";
  * deleted since the statement's snapshot, so that the count is that of the bases there now
  * (a prune deletes them under the head's lock). Everything else is written only when that
  * passed; its one row is the stamp (STAMP); no row back: nothing was written, and the put
- * goes through interlude_put, which says why. Parameters: $1 thread, $2 namespace, $3 head
+ * goes through interlude_put, which says why. The rows are plain inserts: a put writes new
+ * checkpoint ids and channel versions, except when it writes a stored checkpoint again (a
+ * retried put, an older id put again), which fails the statement on the primary key
+ * (UNIQUE_VIOLATION) and then goes through interlude_put, whose upserts replace the rows. An
+ * upsert checks the key before each insert besides the insert's own check: 13% of the
+ * statement's CPU (PERFORMANCE.md, branch pg-db). Parameters: $1 thread, $2 namespace, $3 head
  * expected, $4-$6 the blobs' channels, versions and data, $7-$13 the checkpoint row; `deltas`:
  * $14 the blobs' bases, $15-$16 the delta bases to find; then, with `release`, the owner whose
  * claim goes with it; then, with `pair`, the row of a checkpoint put before this one and held
@@ -81,13 +86,9 @@ function putStatement(shape: PutShape, release: boolean, pair: boolean): string 
     : "";
   return `WITH ${head},
     b AS (INSERT INTO interlude_blobs (thread_id, checkpoint_ns, channel, version, base, data)
-      SELECT $1, $2, q.channel, q.version, ${blobs} WHERE ${gate}
-      ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO UPDATE SET base = EXCLUDED.base, data = EXCLUDED.data),${released}
+      SELECT $1, $2, q.channel, q.version, ${blobs} WHERE ${gate}),${released}
     c AS (INSERT INTO interlude_checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_id, created_at, record, metadata, channels, versions)
-      SELECT $1, $2, $7, $8::text, $9::bigint, $10::bytea, $11::bytea, $12::text[], $13::float8[] WHERE ${gate}${paired}
-      ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE
-      SET parent_id = EXCLUDED.parent_id, created_at = EXCLUDED.created_at, record = EXCLUDED.record,
-        metadata = EXCLUDED.metadata, channels = EXCLUDED.channels, versions = EXCLUDED.versions)
+      SELECT $1, $2, $7, $8::text, $9::bigint, $10::bytea, $11::bytea, $12::text[], $13::float8[] WHERE ${gate}${paired})
     SELECT stamp FROM h`;
 }
 

@@ -141,6 +141,74 @@ describe("PostgresSaver's one-call put and claim-load", () => {
     expect((await saver.getTuple(thread.config))?.checkpoint.channel_values.messages).toEqual(messages);
   });
 
+  it("writes no blob row for a channel a step emptied, and every load reads it as empty", async () => {
+    const [saver, other] = [saverOn(), saverOn()];
+    const threadId = `emptied-${Date.now()}`;
+    const config = { configurable: { thread_id: threadId, checkpoint_ns: "" } };
+    const meta = (step: number) => ({ source: "loop" as const, step, parents: {} });
+    const first = await saver.put(
+      config,
+      makeCheckpoint({ trigger: "go", answer: "a" }, { trigger: 1, answer: 1 }),
+      meta(0),
+      { trigger: 1, answer: 1 },
+      { expectedHead: null },
+    );
+    // The trigger consumed: a new version and no value, as the run loop writes it.
+    const second = await saver.put(
+      first,
+      makeCheckpoint({}, { trigger: 2, answer: 1 }),
+      meta(1),
+      { trigger: 2 },
+      {
+        expectedHead: first.configurable!.checkpoint_id,
+      },
+    );
+    const { rows } = await saver.pool.query(
+      "SELECT channel, version FROM interlude_blobs WHERE thread_id = $1 ORDER BY channel, version",
+      [threadId],
+    );
+    expect(rows).toEqual([
+      { channel: "answer", version: 1 },
+      { channel: "trigger", version: 1 },
+    ]);
+    // From the head cache, from another process's full read, and at the older checkpoint.
+    for (const loaded of [await saver.getTuple(second), await other.getTuple(config)])
+      expect(loaded?.checkpoint.channel_values).toEqual({ answer: "a" });
+    expect((await other.getTuple(first))?.checkpoint.channel_values).toEqual({ trigger: "go", answer: "a" });
+  });
+
+  it("stores a checkpoint written again under the head it expects: the plain inserts fail, the upserts replace", async () => {
+    const saver = saverOn();
+    const thread = new ThreadWriter(saver);
+    const first = await thread.write({ answer: "a" });
+    await thread.write({ other: "x" });
+    const failed: string[] = [];
+    const original = saver.pool.query;
+    const query = original.bind(saver.pool) as unknown as (...args: unknown[]) => Promise<unknown>;
+    saver.pool.query = ((...args: unknown[]) =>
+      query(...args).catch((error: { code?: string }) => {
+        failed.push(error.code ?? "");
+        throw error;
+      })) as unknown as typeof original;
+    // The first checkpoint again, with another value at the same version, naming the head as a run would.
+    const id = first.configurable!.checkpoint_id as string;
+    await saver.put(
+      first,
+      { ...makeCheckpoint({ answer: "rewritten" }, { answer: 1 }), id },
+      { source: "update", step: 0, parents: {} },
+      { answer: 1 },
+      { expectedHead: thread.head! },
+    );
+    saver.pool.query = original;
+    expect(failed).toEqual(["23505"]);
+    const fresh = new PostgresSaver(saver.pool, { cachedThreads: 0 });
+    expect((await fresh.getTuple(thread.config))?.checkpoint.channel_values).toEqual({
+      answer: "rewritten",
+      other: "x",
+    });
+    expect((await fresh.getTuple(first))?.checkpoint.channel_values).toEqual({ answer: "rewritten" });
+  });
+
   it("a thread claimed again after another process wrote it loads that process's checkpoint", async () => {
     const [a, b] = [saverOn(), saverOn()];
     const thread = new ThreadWriter(a);
