@@ -68,7 +68,12 @@ describe("wireJson, mostly plain", () => {
 });
 
 describe("wireJson", () => {
-  const stored = { lc: 1, type: "constructor", id: ["langchain_core", "messages", "AIMessage"], kwargs: { content: "y" } };
+  const stored = {
+    lc: 1,
+    type: "constructor",
+    id: ["langchain_core", "messages", "AIMessage"],
+    kwargs: { content: "y" },
+  };
   let deep: unknown = { form: stored };
   for (let i = 0; i < 70; i++) deep = { inner: deep };
   it.each([
