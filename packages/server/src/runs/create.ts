@@ -177,7 +177,10 @@ async function queue(
     resume === undefined ? undefined : isResumeMap(resume) ? { answerIds: Object.keys(resume) } : { pending: true },
     mayClaim ? ctx.headStatement?.(threadId) : undefined,
   );
-  if (!(await threadFor(tx, threadId, req, assistant, view.graph)))
+  // Most runs find the thread on the assistant's graph already: no call (and no promise) for it.
+  const { graph } = view;
+  const same = graph?.graph_id === assistant.graph_id && graph.assistant_id === assistant.assistant_id;
+  if (!same && !(await threadFor(tx, threadId, req, assistant, graph)))
     return { refusal: new NotFoundError("thread", threadId) };
   const { answers, overtaken } =
     resume !== undefined
