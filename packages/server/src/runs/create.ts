@@ -15,7 +15,7 @@ import { type QueueView, queueView } from "../store/views.js";
 import { newThread } from "../threads/new-thread.js";
 import { answeredIds, earlierAnswer, reserveAnswers, SETTLE_TIMEOUT_MS, settledOrAfter } from "./answers.js";
 import { cancelRun } from "./cancel.js";
-import { claimFields, dispatchNext, executeRun } from "./executor.js";
+import { claimFields, claimFieldsAt, dispatchNext, executeRun } from "./executor.js";
 import { claimAtCommit } from "./joined-saver.js";
 
 export interface RunRequest extends RunKwargs {
@@ -224,7 +224,8 @@ async function queue(
   // transaction (and a background run the queue's round trips).
   if (active.length === 0 && owner === null) slot.release = ctx.dispatcher.takeHere?.();
   const claimHere = active.length === 0 && (owner === ctx.processId || slot.release !== undefined);
-  if (claimHere) Object.assign(run, await claimFields(ctx, run, view.head));
+  if (claimHere)
+    Object.assign(run, view.head !== undefined ? claimFieldsAt(run, view.head) : await claimFields(ctx, run));
   await tx.insertRun(run);
   await tx.markThreadBusy(threadId);
   // The thread's claim and checkpoint too, in the commit's exchange (runs/joined-saver.ts).

@@ -110,6 +110,8 @@ export async function announceAtCommit(ctx: ServerContext, tx: StoreTx, out: Ann
 }
 
 export async function announce(ctx: ServerContext, out: Announcements): Promise<void> {
+  // Most often all went out with the commit (announceAtCommit): nothing to publish or schedule.
+  if (!out.events.length && !out.deadlines.length) return;
   // Published together: the bus sends the events of one turn in one statement, in order.
   await Promise.all(out.events.map((event) => ctx.bus.publish(event)));
   for (const d of out.deadlines) await ctx.dispatcher.scheduleDeadline(d.threadId, d.interruptId, d.at);
