@@ -82,6 +82,8 @@ function loadedOf(rows: readonly LatestRow[], cached: CachedHead | undefined): L
   }
 }
 
+const NOTHING_TO_SEND: Promise<void> = Promise.resolve();
+
 export class JoinedSaver {
   constructor(private readonly state: SaverState) {}
 
@@ -108,11 +110,12 @@ export class JoinedSaver {
   }
 
   /** A claim taken with `claimIn` that no run took over (it failed before it began): released. */
-  async dropHandoff(threadId: string, owner: string): Promise<void> {
+  dropHandoff(threadId: string, owner: string): Promise<void> {
     const held = this.state.claimed.get(threadId);
-    if (!held?.handoff || held.owner !== owner) return;
+    // Called after every run that took a claim so: most often there is nothing to do, and no promise is made for it.
+    if (!held?.handoff || held.owner !== owner) return NOTHING_TO_SEND;
     this.state.claimed.delete(threadId);
-    await this.state.send("releaseThread", named("release", [threadId, owner]));
+    return this.state.send("releaseThread", named("release", [threadId, owner]));
   }
 
   /**
@@ -127,9 +130,9 @@ export class JoinedSaver {
   }
 
   /** Stops holding `threadId`'s last writes; writes held and not taken are sent on their own. */
-  async unpark(threadId: string): Promise<void> {
+  unpark(threadId: string): Promise<void> {
     const parked = this.takeParked(threadId);
-    if (parked) await this.sendAlone(parked);
+    return parked ? this.sendAlone(parked) : NOTHING_TO_SEND;
   }
 
   /** Writes taken with `takeParked` whose transaction failed: sent on their own. */

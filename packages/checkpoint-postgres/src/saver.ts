@@ -42,6 +42,8 @@ export class PostgresSaver extends SaverKit {
   private readonly ownsPool: boolean;
   private readonly autoSetup: boolean;
   private ready: Promise<void> | undefined;
+  /** `ready` has resolved: no call waits for it any more (an await costs a promise and a turn on every statement). */
+  private isSetUp = false;
   /** Threads this saver holds a claim on. */
   private readonly claimed = new Map<string, Claimed>();
   private readonly cache: HeadCache;
@@ -79,10 +81,15 @@ export class PostgresSaver extends SaverKit {
 
   /** Creates or upgrades the tables. Idempotent, and safe to call from several processes at once. */
   setup(): Promise<void> {
-    this.ready ??= this.withClient("setup", migrate).catch((error: unknown) => {
-      this.ready = undefined;
-      throw error;
-    });
+    this.ready ??= this.withClient("setup", migrate).then(
+      () => {
+        this.isSetUp = true;
+      },
+      (error: unknown) => {
+        this.ready = undefined;
+        throw error;
+      },
+    );
     return this.ready;
   }
 
@@ -386,11 +393,15 @@ export class PostgresSaver extends SaverKit {
     const { row } = loaded;
     const record = this.read(row.record) as Kit.CheckpointRecord;
     const versions = record.channel_versions;
-    const [blobs, writes] = await Promise.all([
-      loaded.blobs ?? this.readBlobs(threadId, ns, versions),
-      loaded.writes ??
-        this.pool.query<Kit.StoredWrite>(named("writes", [threadId, ns, row.id])).then((result) => result.rows),
-    ]);
+    // Most often both came with the row (a claim's load, the head cache): nothing to wait for.
+    const [blobs, writes] =
+      loaded.blobs && loaded.writes
+        ? [loaded.blobs, loaded.writes]
+        : await Promise.all([
+            loaded.blobs ?? this.readBlobs(threadId, ns, versions),
+            loaded.writes ??
+              this.pool.query<Kit.StoredWrite>(named("writes", [threadId, ns, row.id])).then((result) => result.rows),
+          ]);
     if (ns === "" && loaded.stamp !== undefined && !loaded.cached)
       this.cache.read(threadId, { ...row, stamp: loaded.stamp }, versions, blobs);
     const lookup = (channel: string, version: number) => blobs.get(blobKey(channel, version)) ?? undefined;
@@ -422,21 +433,24 @@ export class PostgresSaver extends SaverKit {
   }
 
   private async withClient<T>(operation: string, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    if (operation !== "setup") await this.ensureReady();
+    const ready = operation === "setup" ? undefined : this.ensureReady();
+    if (ready) await ready;
     return withPoolClient(this.pool, operation, body);
+  }
+
+  /** The tables' setup to wait for; undefined once it is done (or left to the caller: autoSetup off). */
+  private ensureReady(): Promise<void> | undefined {
+    return this.autoSetup && !this.isSetUp ? this.setup() : undefined;
   }
 
   private async guard<T>(operation: string, body: () => Promise<T>): Promise<T> {
     try {
-      await this.ensureReady();
+      const ready = this.ensureReady();
+      if (ready) await ready;
       return await body();
     } catch (error) {
       throw storageError(operation, error);
     }
-  }
-
-  private ensureReady(): Promise<void> {
-    return this.autoSetup ? this.setup() : Promise.resolve();
   }
 }
 

@@ -35,7 +35,7 @@ const CONFIG = fileURLToPath(new URL("../test/fixtures/langgraph.json", import.m
  * Starts `interlude serve` on a free loopback port, on `postgres` (a database URL) or on the
  * SQLite file `db` (default: a fresh one, removed by `stop()`), serving the graphs of `config`
  * (default: the tests' langgraph.json). `worker: true` starts `interlude worker` instead
- * (PostgreSQL only; it has no URL).
+ * (PostgreSQL only; it has no URL). `cli`: the build's CLI to run (default BENCH_CLI, else this checkout's).
  */
 export async function startServerProcess({
   nodeArgs = [],
@@ -44,12 +44,13 @@ export async function startServerProcess({
   worker = false,
   env = {},
   config = CONFIG,
+  cli = CLI,
 } = {}) {
   const dir = db || postgres ? undefined : mkdtempSync(join(tmpdir(), "interlude-load-"));
   const storage = postgres ? ["--postgres", postgres] : ["--db", db ?? join(dir, "db.sqlite")];
   const args = worker
-    ? [...nodeArgs, CLI, "worker", "--config", config, ...storage]
-    : [...nodeArgs, CLI, "serve", "--config", config, ...storage, "--host", "127.0.0.1", "--port", "0"];
+    ? [...nodeArgs, cli, "worker", "--config", config, ...storage]
+    : [...nodeArgs, cli, "serve", "--config", config, ...storage, "--host", "127.0.0.1", "--port", "0"];
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
   let output = "";
   const url = await new Promise((resolve, reject) => {

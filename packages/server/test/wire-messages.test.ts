@@ -66,3 +66,29 @@ describe("wireJson, mostly plain", () => {
     ]);
   });
 });
+
+describe("wireJson", () => {
+  const stored = {
+    lc: 1,
+    type: "constructor",
+    id: ["langchain_core", "messages", "AIMessage"],
+    kwargs: { content: "y" },
+  };
+  let deep: unknown = { form: stored };
+  for (let i = 0; i < 70; i++) deep = { inner: deep };
+  it.each([
+    ["a plain state", { rounds: 3, answers: ["a", "b"], __interrupt__: [{ id: "i", value: { n: 2 } }] }],
+    ["a stored LangChain form three levels down", { a: { b: [{ c: stored }] } }],
+    ["a live message in a list", { messages: [new HumanMessage({ content: "hi", id: "h" })] }],
+    ["a date", { at: new Date(0), n: 1 }],
+    ["a form deeper than the walk looks", deep],
+    ["a string", "text"],
+    ["null", null],
+  ])("%s: the same text as every message converted first", (_, value) => {
+    expect(wireJson(value)).toBe(JSON.stringify(toWire(value)));
+  });
+
+  it("a stored form is written in wire shape", () => {
+    expect(JSON.parse(wireJson({ a: [stored] }))).toEqual({ a: [{ content: "y", type: "ai" }] });
+  });
+});

@@ -40,8 +40,10 @@ export function createApp(ctx: ServerContext, options: AppOptions): Hono<AppEnv>
     throw new ServerError("BODY_TOO_LARGE", `The request body is larger than ${maxSize} bytes.`);
   });
   // What every request goes through, as one middleware: each of Hono's layers is an async
-  // dispatch of its own (promises and closures on every request).
-  app.use("*", async (c, next) => {
+  // dispatch of its own (promises and closures on every request). Not an async function, nor
+  // are auth and the limit: each would add promises of its own to every request's (a throw is
+  // caught by Hono's dispatch all the same).
+  app.use("*", (c, next) => {
     c.set("receivedAt", new Date().toISOString());
     // Messages in any JSON response in LangGraph Server's shape (wire/messages.ts), whichever route
     // sends it. Serialised once, converting as it goes (Hono's own c.json would serialise again).

@@ -27,7 +27,7 @@ function isPublic(method: string, path: string): boolean {
 
 export function apiKeyAuth(keys: Record<string, string>): MiddlewareHandler<AppEnv> {
   const entries = Object.entries(keys);
-  return async (c, next) => {
+  return (c, next) => {
     if (!entries.length) {
       c.set("identity", ANONYMOUS);
       return next();

@@ -11,7 +11,7 @@ import { bodyLimit } from "hono/body-limit";
 
 export function bodySizeLimit(maxSize: number, onError: (c: Context) => never): MiddlewareHandler {
   const streamed = bodyLimit({ maxSize, onError });
-  return async (c, next) => {
+  return (c, next) => {
     // No body: @hono/node-server does not read one for these methods.
     if (c.req.method === "GET" || c.req.method === "HEAD") return next();
     const length = c.req.header("content-length");

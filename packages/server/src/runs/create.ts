@@ -15,7 +15,7 @@ import { type QueueView, queueView } from "../store/views.js";
 import { newThread } from "../threads/new-thread.js";
 import { answeredIds, earlierAnswer, reserveAnswers, SETTLE_TIMEOUT_MS, settledOrAfter } from "./answers.js";
 import { cancelRun } from "./cancel.js";
-import { claimFields, dispatchNext, executeRun } from "./executor.js";
+import { claimFields, claimFieldsAt, dispatchNext, executeRun } from "./executor.js";
 import { claimAtCommit } from "./joined-saver.js";
 
 export interface RunRequest extends RunKwargs {
@@ -177,7 +177,10 @@ async function queue(
     resume === undefined ? undefined : isResumeMap(resume) ? { answerIds: Object.keys(resume) } : { pending: true },
     mayClaim ? ctx.headStatement?.(threadId) : undefined,
   );
-  if (!(await threadFor(tx, threadId, req, assistant, view.graph)))
+  // Most runs find the thread on the assistant's graph already: no call (and no promise) for it.
+  const { graph } = view;
+  const same = graph?.graph_id === assistant.graph_id && graph.assistant_id === assistant.assistant_id;
+  if (!same && !(await threadFor(tx, threadId, req, assistant, graph)))
     return { refusal: new NotFoundError("thread", threadId) };
   const { answers, overtaken } =
     resume !== undefined
@@ -221,7 +224,8 @@ async function queue(
   // transaction (and a background run the queue's round trips).
   if (active.length === 0 && owner === null) slot.release = ctx.dispatcher.takeHere?.();
   const claimHere = active.length === 0 && (owner === ctx.processId || slot.release !== undefined);
-  if (claimHere) Object.assign(run, await claimFields(ctx, run, view.head));
+  if (claimHere)
+    Object.assign(run, view.head !== undefined ? claimFieldsAt(run, view.head) : await claimFields(ctx, run));
   await tx.insertRun(run);
   await tx.markThreadBusy(threadId);
   // The thread's claim and checkpoint too, in the commit's exchange (runs/joined-saver.ts).

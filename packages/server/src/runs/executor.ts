@@ -36,14 +36,15 @@ function wire(chunk: unknown): unknown {
 /**
  * What claiming a pending run changes in its record. `continuing`: a run started before (its
  * process died) continues from where it got instead of re-sending its input.
- * @param knownHead the thread's checkpoint head, read just now along with something else (undefined: ask the saver)
  */
-export async function claimFields(
-  ctx: ServerContext,
-  run: RunRecord,
-  knownHead?: string | null,
-): Promise<Pick<RunRecord, "status" | "kwargs" | "attempt"> & { continuing: boolean }> {
-  const head = knownHead !== undefined ? knownHead : ((await ctx.saver.getHeadId(run.thread_id)) ?? null);
+export async function claimFields(ctx: ServerContext, run: RunRecord): Promise<ClaimFields> {
+  return claimFieldsAt(run, (await ctx.saver.getHeadId(run.thread_id)) ?? null);
+}
+
+type ClaimFields = Pick<RunRecord, "status" | "kwargs" | "attempt"> & { continuing: boolean };
+
+/** `claimFields` with the thread's checkpoint head known, read just now along with something else (null: no checkpoint). */
+export function claimFieldsAt(run: RunRecord, head: string | null): ClaimFields {
   const kwargs = { ...run.kwargs };
   const continuing = kwargs.started_at_checkpoint !== undefined && kwargs.started_at_checkpoint !== head;
   if (kwargs.started_at_checkpoint === undefined) kwargs.started_at_checkpoint = head;

@@ -146,6 +146,16 @@ function sent([sql, params]: Statement): PipelinedStatement {
 /** Connections of the store's pool that have `ignoreError` (see PgDb.checkout). */
 const guarded = new WeakSet<pg.PoolClient>();
 const ignoreError = () => undefined;
+/** What a held write resolves with: nothing to wait for (the write goes out later). */
+const HELD: Promise<void> = Promise.resolve();
+const BEGIN: Statement = ["BEGIN", []];
+const COMMIT: readonly Statement[] = [["COMMIT", []]];
+const rowsOf = (result: QueryResult): Row[] => result.rows;
+const LOCK = "SELECT pg_advisory_xact_lock(hashtext(?))";
+/** `durable: false`: set with the lock, no statement of its own (see tx). */
+const RELAXED = "set_config('synchronous_commit', 'off', true)";
+const LOCK_RELAXED = `${LOCK}, ${RELAXED}`;
+const RELAXED_ALONE = `SELECT ${RELAXED}`;
 
 interface QueryResult {
   rows: any[];
@@ -176,53 +186,69 @@ export class PgDb implements Db {
    * A pooled connection of this call's own. The server cutting it while checked out would
    * otherwise be an unhandled 'error' event (pg-pool listens on idle connections only, and
    * pool.query for its own): the statement under way, or the next, fails with it instead.
+   * Through pg-pool's callback: its promise form adds two promises of its own per checkout.
    */
-  private async checkout(): Promise<pg.PoolClient> {
-    const client = await this.pool.connect();
-    // Once per connection: the listener stays when it goes back to the pool (whose own
-    // listener still drops it if it fails there), so no checkout adds and removes one.
-    if (!guarded.has(client)) {
-      guarded.add(client);
-      client.on("error", ignoreError);
-    }
-    return client;
+  private checkout(): Promise<pg.PoolClient> {
+    return new Promise((resolve, reject) =>
+      this.pool.connect((error, client) => {
+        if (error || !client) return reject(error);
+        // Once per connection: the listener stays when it goes back to the pool (whose own
+        // listener still drops it if it fails there), so no checkout adds and removes one.
+        if (!guarded.has(client)) {
+          guarded.add(client);
+          client.on("error", ignoreError);
+        }
+        resolve(client);
+      }),
+    );
   }
 
-  /** Sends what is held and then `statements`, in one exchange; resolves with the results of `statements`. */
-  private async pipeline(statements: readonly Statement[]): Promise<QueryResult[]> {
-    const own = this.client ? undefined : await this.checkout();
+  /**
+   * Sends what is held and then `statements`, in one exchange; resolves with the results of
+   * `statements`. In a transaction it is the exchange's own promise (no async layer over it:
+   * each costs promises, and with AsyncLocalStorage on, their hooks, on every statement).
+   */
+  private pipeline(statements: readonly Statement[]): Promise<QueryResult[]> {
+    if (!this.client) return this.pipelineAlone(statements);
     const unread = this.held.length;
     const batch = unread ? [...this.held.splice(0), ...statements] : statements;
     this.sent = true;
+    return pipelined(this.client, batch.map(sent), unread);
+  }
+
+  /** `statements` in one exchange on a pooled connection of their own. */
+  private async pipelineAlone(statements: readonly Statement[]): Promise<QueryResult[]> {
+    const own = await this.checkout();
     try {
-      const results = await pipelined(this.client ?? own!, batch.map(sent), unread);
-      own?.release();
-      return results.length === statements.length ? results : results.slice(results.length - statements.length);
+      const results = await pipelined(own, statements.map(sent));
+      own.release();
+      return results;
     } catch (error) {
       // As pool.query does: the pool drops a connection whose exchange failed (it may be cut).
-      own?.release(error as Error);
+      own.release(error as Error);
       throw error;
     }
   }
 
   /** The statement's result, sent with whatever is held before it. */
-  private async query(sql: string, params: unknown[]): Promise<QueryResult> {
+  private query(sql: string, params: unknown[]): Promise<QueryResult> {
     if (!this.client) return this.pool.query({ ...preparedOf(sql), values: params });
-    return (await this.pipeline([[sql, params]]))[0]!;
+    return this.pipeline([[sql, params]]).then((results) => results[0]!);
   }
 
-  async all<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-    return (await this.query(sql, params)).rows as T[];
+  all<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return this.query(sql, params).then(rowsOf) as Promise<T[]>;
   }
-  async run(sql: string, params: unknown[] = []): Promise<number> {
-    return (await this.query(sql, params)).rowCount ?? 0;
+  run(sql: string, params: unknown[] = []): Promise<number> {
+    return this.query(sql, params).then((result) => result.rowCount ?? 0);
   }
-  async write(sql: string, params: unknown[] = []): Promise<void> {
-    if (this.client) this.held.push([sql, params]);
-    else await this.query(sql, params);
+  write(sql: string, params: unknown[] = []): Promise<void> {
+    if (!this.client) return this.query(sql, params).then(() => undefined);
+    this.held.push([sql, params]);
+    return HELD;
   }
-  async reads(statements: ReadonlyArray<Statement>): Promise<Row[][]> {
-    return (await this.pipeline(statements)).map((r) => r.rows);
+  reads(statements: ReadonlyArray<Statement>): Promise<Row[][]> {
+    return this.pipeline(statements).then((results) => results.map(rowsOf));
   }
   /** Unprepared (planned for these values), unless held statements must go out first. */
   async search<T>(sql: string, params: unknown[]): Promise<T[]> {
@@ -253,15 +279,18 @@ export class PgDb implements Db {
   }
 
   /** Commits, with the reads that go along (readAtCommit). */
-  private async commit(): Promise<void> {
+  private commit(): Promise<void> {
+    if (!this.atCommit.length) return this.pipeline(COMMIT).then(() => undefined);
     const reads = this.atCommit.splice(0);
-    try {
-      const results = await this.pipeline([...reads.map((r) => r.statement), ["COMMIT", []]]);
-      for (const [i, read] of reads.entries()) read.settle(results[i]!.rows);
-    } catch (error) {
-      for (const read of reads) read.settle(error as Error);
-      throw error;
-    }
+    return this.pipeline([...reads.map((r) => r.statement), COMMIT[0]!]).then(
+      (results) => {
+        for (const [i, read] of reads.entries()) read.settle(results[i]!.rows);
+      },
+      (error: unknown) => {
+        for (const read of reads) read.settle(error as Error);
+        throw error;
+      },
+    );
   }
 
   async tx<T>(fn: (db: Db) => Promise<T>, threadId?: string, options?: TxOptions): Promise<T> {
@@ -269,17 +298,16 @@ export class PgDb implements Db {
     const client = await this.checkout();
     const db = new PgDb(this.pool, client);
     try {
-      db.held.push(["BEGIN", []]);
+      db.held.push(BEGIN);
       // Serialises writers of one thread across processes without locking a row that may not
       // exist yet. Taken with the body's first statement (the body reads nothing before it).
       // `durable: false`: the commit does not wait for its WAL to reach disk. The next durable
       // commit of any transaction flushes it too (WAL is flushed in order), so whatever another
       // process acts on after that is kept; a crash of PostgreSQL before it loses this transaction
       // alone (what Db.tx allows). Set with the lock: no statement of its own.
-      const relaxed = options?.durable === false ? ", set_config('synchronous_commit', 'off', true)" : "";
-      if (threadId !== undefined)
-        db.held.push([`SELECT pg_advisory_xact_lock(hashtext(?))${relaxed}`, [`interlude-thread:${threadId}`]]);
-      else if (relaxed) db.held.push([`SELECT ${relaxed.slice(2)}`, []]);
+      const relaxed = options?.durable === false;
+      if (threadId !== undefined) db.held.push([relaxed ? LOCK_RELAXED : LOCK, [`interlude-thread:${threadId}`]]);
+      else if (relaxed) db.held.push([RELAXED_ALONE, []]);
       const opening = db.held.length;
       const result = await fn(db);
       // A body that neither sent nor wrote anything has no transaction to commit.

@@ -54,9 +54,10 @@ export interface PipelineResult {
 }
 
 /**
- * Sends `statements` in one exchange on `client`; resolves with their results, in order.
- * @param unread how many of the first statements' rows nobody reads (BEGIN, a lock, held writes):
- *   they are not described, so PostgreSQL sends no row description for them (their counts stay).
+ * Sends `statements` in one exchange on `client`; resolves with their results, in order, but for
+ * the first `unread`.
+ * @param unread how many of the first statements' results nobody reads (BEGIN, a lock, held
+ *   writes): they are not described, so PostgreSQL sends no row description for them.
  */
 export function pipelined(
   client: pg.ClientBase,
@@ -175,7 +176,7 @@ class Pipeline implements pg.Submittable {
   }
 
   handleReadyForQuery(): void {
-    this.done(undefined, this.results);
+    this.done(undefined, this.unread ? this.results.slice(this.unread) : this.results);
   }
 
   handlePortalSuspended(): void {}

@@ -105,11 +105,23 @@ export async function syncThreadIn(
  * Inside the sync's transaction: on PostgreSQL its events go out with its commit (no round
  * trip of their own); elsewhere they stay in `out` for `announce`, after the commit.
  */
-export async function announceAtCommit(ctx: ServerContext, tx: StoreTx, out: Announcements): Promise<void> {
-  if (ctx.bus.publishIn && out.events.length) await ctx.bus.publishIn(tx.db, out.events.splice(0));
+export function announceAtCommit(ctx: ServerContext, tx: StoreTx, out: Announcements): Promise<void> {
+  if (!ctx.bus.publishIn || !out.events.length) return NOTHING_TO_ANNOUNCE;
+  return ctx.bus.publishIn(tx.db, out.events.splice(0));
 }
 
-export async function announce(ctx: ServerContext, out: Announcements): Promise<void> {
+/**
+ * After the commit: what did not go with it. Most often everything did (announceAtCommit), and
+ * this makes no promise of its own (each one pays AsyncLocalStorage's hooks).
+ */
+export function announce(ctx: ServerContext, out: Announcements): Promise<void> {
+  if (!out.events.length && !out.deadlines.length) return NOTHING_TO_ANNOUNCE;
+  return publishAndSchedule(ctx, out);
+}
+
+const NOTHING_TO_ANNOUNCE: Promise<void> = Promise.resolve();
+
+async function publishAndSchedule(ctx: ServerContext, out: Announcements): Promise<void> {
   // Published together: the bus sends the events of one turn in one statement, in order.
   await Promise.all(out.events.map((event) => ctx.bus.publish(event)));
   for (const d of out.deadlines) await ctx.dispatcher.scheduleDeadline(d.threadId, d.interruptId, d.at);

@@ -37,18 +37,44 @@ function replacer(this: unknown, _key: string, value: unknown): unknown {
   return type === undefined ? value : { ...(value as LangChainSerialised).kwargs, type };
 }
 
+/** Nesting past which `mayHoldMessage` stops looking and says yes (the replacer then decides, and meets any cycle). */
+const LOOK_DEPTH = 64;
+
+/**
+ * Whether JSON.stringify could meet a LangChain form in `value`: an object with `lc: 1`, or one
+ * with a `toJSON` (a live message writes itself in that form), at any depth. A plain state (a
+ * run's values, an interrupt) is walked for a few microseconds; the replacer would be called
+ * back from the serialiser for every key and value in it, which costs more than the walk.
+ */
+function mayHoldMessage(value: object, depth: number): boolean {
+  if (depth > LOOK_DEPTH) return true;
+  if (Array.isArray(value)) {
+    for (const item of value)
+      if (typeof item === "object" && item !== null && mayHoldMessage(item, depth + 1)) return true;
+    return false;
+  }
+  const record = value as Record<string, unknown>;
+  if (record.lc === 1 || typeof record.toJSON === "function") return true;
+  for (const key in record) {
+    const item = record[key];
+    if (typeof item === "object" && item !== null && mayHoldMessage(item, depth + 1)) return true;
+  }
+  return false;
+}
+
 /**
  * JSON text of `value` with every message in LangGraph Server's shape. `mostlyPlain`: the value
  * rarely holds a LangChain form (a token's `[chunk, metadata]`, the chunk already in wire
  * shape), so it is written without the replacer (half the cost) and again with it only when the
  * text shows a LangChain form: such a form always writes as `{"lc":1,`, and inside a JSON
- * string the quotes would be escaped.
+ * string the quotes would be escaped. Otherwise the replacer runs only when a walk of the
+ * value finds something it could change.
  */
 export function wireJson(value: unknown, mostlyPlain = false): string {
   if (mostlyPlain) {
     const text = JSON.stringify(value);
     if (!text.includes('"lc":1')) return text;
-  }
+  } else if (typeof value !== "object" || value === null || !mayHoldMessage(value, 0)) return JSON.stringify(value);
   return JSON.stringify(value, replacer);
 }
 

@@ -41,14 +41,14 @@ function requestOf(req: RunBody): RunRequest {
 }
 
 /** What `wait` and `join` return: the thread's values (with `__interrupt__` when paused), or `__error__`. */
-async function finalValues(
-  ctx: ServerContext,
-  run: RunRecord | undefined,
-  threadId: string,
-  known?: ThreadRecord,
-): Promise<unknown> {
+async function finalValues(ctx: ServerContext, run: RunRecord | undefined, threadId: string): Promise<unknown> {
+  if (run?.status === "error" || run?.status === "timeout") return valuesOf(run, undefined);
+  return valuesOf(run, await ctx.store.getThread(threadId));
+}
+
+/** `finalValues` of a run whose thread is known (read, or as the run left it). */
+function valuesOf(run: RunRecord | undefined, thread: ThreadRecord | undefined): unknown {
   if (run?.status === "error" || run?.status === "timeout") return { [ERROR]: run.error };
-  const thread = known ?? (await ctx.store.getThread(threadId));
   const interrupts = Object.values(thread?.interrupts ?? {}).flat();
   // A workflow (entrypoint()) may return a string, a list...: given back as it is.
   const own = thread?.values as unknown;
@@ -95,7 +95,8 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
       throw new ServerError("STORAGE_FAILED", String(failure.message), { run_id: run.run_id });
     }
     // The thread as the run left it, when it ran here (no need to read and parse it back).
-    const values = await finalValues(ctx, finished, threadId, ctx.broker.get(run.run_id)?.outcome?.thread);
+    const known = ctx.broker.get(run.run_id)?.outcome?.thread;
+    const values = known ? valuesOf(finished, known) : await finalValues(ctx, finished, threadId);
     if (stateless && req.on_completion !== "keep") await dropThread(threadId);
     return c.json(values);
   }
