@@ -132,6 +132,12 @@ function postgresCpuMs(postmaster) {
   return ticks * 10;
 }
 
+/** The machine's idle and total CPU time so far (/proc/stat, clock ticks, all cores). */
+function machineTicks() {
+  const cpu = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
+  return { idle: cpu[3] + cpu[4], total: cpu.reduce((a, b) => a + b, 0) };
+}
+
 /** The postmaster's pid: the parent of a backend of the pool's server (which must run on this machine). */
 async function postmasterOf(pool) {
   const { rows } = await pool.query("SELECT pg_backend_pid() AS pid");
@@ -190,10 +196,12 @@ export async function runLoad({
   cpuMs,
   cpuSplit,
   durability,
+  sticky = false,
 }) {
   const extra = durability ? { durability } : {};
   // Several servers on one database: each answer goes to the next server in turn, so a thread
-  // paused through one is resumed through another.
+  // paused through one is resumed through another; `sticky`: each client's answers all go to one
+  // server (a balancer routing by thread), so its saver finds the thread's head it wrote.
   const https = urls.map((u) => httpClient(u, clients));
   const http = { request: (method, path, body, turn = 0) => https[turn % https.length].request(method, path, body) };
   const latencies = [];
@@ -220,7 +228,7 @@ export async function runLoad({
         "POST",
         path,
         { assistant_id: "loop", command: { resume: { [question.id]: `c${c}-${n}` } }, ...extra },
-        c + n + 1,
+        sticky ? c : c + n + 1,
       );
       latencies.push(performance.now() - started);
     }
@@ -354,12 +362,14 @@ async function startDeployment({ postgres, servers, countingRoundTrips }) {
   const url = proxy?.url ?? cluster.url;
   const processes = [];
   for (let i = 0; i < servers; i++) processes.push(await startServerProcess({ postgres: url, nodeArgs }));
-  if (servers > 1) processes.push(await startServerProcess({ postgres: url, worker: true }));
+  if (servers > 1) processes.push(await startServerProcess({ postgres: url, worker: true, nodeArgs }));
   const stats = new pg.Pool({ connectionString: cluster.url, max: 1 });
   const postmaster = await postmasterOf(stats);
   return {
     urls: processes.filter((p) => p.url).map((p) => p.url),
     cpuMs: () => processes.filter((p) => p.url).reduce((sum, p) => sum + p.cpuMs(), 0),
+    /** Each process's CPU so far (ms): the servers', then the worker's. */
+    cpuByProcess: () => processes.map((p) => p.cpuMs()),
     cpuSplit: () =>
       processes
         .filter((p) => p.url)
@@ -400,6 +410,7 @@ async function main() {
   // The run requests' durability (default: the server's, "sync").
   const durability = arg("durability", undefined);
   const servers = Number(arg("servers", 1));
+  const sticky = process.argv.includes("--sticky");
   const countingRoundTrips = process.argv.includes("--round-trips");
   const deployment = await startDeployment({ postgres, servers, countingRoundTrips });
   const { urls, cpuMs, cpuSplit } = deployment;
@@ -412,7 +423,15 @@ async function main() {
     const statementsBefore = await deployment.statements?.();
     const roundTripsBefore = deployment.roundTrips?.();
     const databaseCpuBefore = deployment.databaseCpuMs?.();
-    const result = await runLoad({ urls, clients, rounds, cpuMs, cpuSplit, durability, ...options });
+    const byProcessBefore = deployment.cpuByProcess?.();
+    const machineBefore = machineTicks();
+    const result = await runLoad({ urls, clients, rounds, cpuMs, cpuSplit, durability, sticky, ...options });
+    const machine = machineTicks();
+    result.machineIdle = (machine.idle - machineBefore.idle) / (machine.total - machineBefore.total);
+    if (byProcessBefore && byProcessBefore.length > 1)
+      result.cpuMsPerRoundTripByProcess = deployment
+        .cpuByProcess()
+        .map((ms, i) => (ms - byProcessBefore[i]) / result.roundTrips);
     if (databaseCpuBefore !== undefined)
       result.databaseCpuMsPerRoundTrip = (deployment.databaseCpuMs() - databaseCpuBefore) / result.roundTrips;
     if (deployment.commits) {
@@ -437,7 +456,11 @@ async function main() {
     (r.commitsPerRoundTrip === undefined ? "" : " per round trip") +
     (r.databaseCpuMsPerRoundTrip === undefined
       ? ""
-      : `; PostgreSQL CPU ${r.databaseCpuMsPerRoundTrip.toFixed(2)} ms per round trip`);
+      : `; PostgreSQL CPU ${r.databaseCpuMsPerRoundTrip.toFixed(2)} ms per round trip`) +
+    (r.cpuMsPerRoundTripByProcess === undefined
+      ? ""
+      : `; CPU per round trip by process (servers, then the worker): ${r.cpuMsPerRoundTripByProcess.map((ms) => ms.toFixed(2)).join(" / ")} ms`) +
+    `; machine idle ${(100 * r.machineIdle).toFixed(0)}%`;
   try {
     if (process.argv.includes("--statements") && deployment.profile) {
       // One client on a fresh server, so that the list is one round trip's statements.
@@ -456,7 +479,7 @@ async function main() {
     }
     // Warm-up: the figures are for a server past most of its JIT warm-up (V8 still optimises
     // functions for a few thousand answers: `--warmup 250` for a server near its steady state).
-    await runLoad({ urls, clients, rounds: Number(arg("warmup", 50)), durability });
+    await runLoad({ urls, clients, rounds: Number(arg("warmup", 50)), durability, sticky });
     const listing = process.argv.includes("--statements") && deployment.profile;
     if (listing) await deployment.resetProfile();
     const saturated = await phase({});
