@@ -13,10 +13,12 @@
  *   so latency is measured at a given rate, not at the queue length the saturation phase builds.
  *
  * `node packages/server/bench/load.mjs [--clients 20] [--rounds 100] [--warmup 50] [--pace 40] [--durability async]
- * [--postgres [--servers 2] [--statements] [--round-trips]]` prints both (on PostgreSQL also the database
+ * [--postgres [--servers 2 [--sticky]] [--statements] [--round-trips]]` prints both (on PostgreSQL also the database
  * transactions committed and the statements executed per round trip, from pg_stat_database and
- * pg_stat_statements; `--statements` first lists a one-client round trip's statements;
- * `--round-trips` puts a counting proxy between the servers and the database, see round-trips.mjs);
+ * pg_stat_statements, PostgreSQL's CPU and context switches, and with two servers each process's
+ * CPU; `--statements` first lists a one-client round trip's statements; `--round-trips` puts a
+ * counting proxy between the servers and the database, see round-trips.mjs; `--sticky` sends
+ * each client's answers to one server instead of to each in turn);
  * test/load.test.ts runs the same phases shorter and checks every answer.
  */
 import { spawn } from "node:child_process";
@@ -72,6 +74,8 @@ export async function startServerProcess({
     },
     /** The same, split: `{ user, system }` (ms). */
     cpuSplit: () => cpuOf(child.pid),
+    /** Context switches of all its threads so far (voluntary: it waited; involuntary: it was preempted). */
+    switches: () => switchesOf(child.pid),
     /** Resolves with the exit code (null when killed by a signal). */
     async stop(signal = "SIGTERM") {
       if (child.exitCode === null && child.signalCode === null) {
@@ -115,6 +119,39 @@ function cpuOf(pid) {
     }
   }
   return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10, helpers };
+}
+
+/** Voluntary and involuntary context switches of every thread of `pid` so far (0 once it has exited). */
+function switchesOf(pid) {
+  const total = { voluntary: 0, involuntary: 0 };
+  let tids = [];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return total;
+  }
+  for (const tid of tids) {
+    try {
+      const status = readFileSync(`/proc/${pid}/task/${tid}/status`, "utf8");
+      total.voluntary += Number(status.match(/^voluntary_ctxt_switches:\s+(\d+)/m)?.[1] ?? 0);
+      total.involuntary += Number(status.match(/^nonvoluntary_ctxt_switches:\s+(\d+)/m)?.[1] ?? 0);
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return total;
+}
+
+/** The same, summed over PostgreSQL's live processes (the postmaster's children: backends, WAL writer, ...). */
+function postgresSwitches(postmaster) {
+  const total = { voluntary: 0, involuntary: 0 };
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(statOf(entry)?.[1]) !== postmaster) continue;
+    const { voluntary, involuntary } = switchesOf(entry);
+    total.voluntary += voluntary;
+    total.involuntary += involuntary;
+  }
+  return total;
 }
 
 /**
@@ -370,6 +407,11 @@ async function startDeployment({ postgres, servers, countingRoundTrips }) {
     cpuMs: () => processes.filter((p) => p.url).reduce((sum, p) => sum + p.cpuMs(), 0),
     /** Each process's CPU so far (ms): the servers', then the worker's. */
     cpuByProcess: () => processes.map((p) => p.cpuMs()),
+    /** Context switches so far: each process's (servers, then the worker), then PostgreSQL's. */
+    switches: () => [
+      ...processes.map((p) => p.switches()),
+      postmaster === undefined ? { voluntary: 0, involuntary: 0 } : postgresSwitches(postmaster),
+    ],
     cpuSplit: () =>
       processes
         .filter((p) => p.url)
@@ -425,7 +467,15 @@ async function main() {
     const databaseCpuBefore = deployment.databaseCpuMs?.();
     const byProcessBefore = deployment.cpuByProcess?.();
     const machineBefore = machineTicks();
+    const switchesBefore = deployment.switches?.();
     const result = await runLoad({ urls, clients, rounds, cpuMs, cpuSplit, durability, sticky, ...options });
+    if (switchesBefore)
+      result.switchesPerRoundTrip = deployment
+        .switches()
+        .map((s, i) => [
+          (s.voluntary - switchesBefore[i].voluntary) / result.roundTrips,
+          (s.involuntary - switchesBefore[i].involuntary) / result.roundTrips,
+        ]);
     const machine = machineTicks();
     result.machineIdle = (machine.idle - machineBefore.idle) / (machine.total - machineBefore.total);
     if (byProcessBefore && byProcessBefore.length > 1)
@@ -460,6 +510,9 @@ async function main() {
     (r.cpuMsPerRoundTripByProcess === undefined
       ? ""
       : `; CPU per round trip by process (servers, then the worker): ${r.cpuMsPerRoundTripByProcess.map((ms) => ms.toFixed(2)).join(" / ")} ms`) +
+    (r.switchesPerRoundTrip === undefined
+      ? ""
+      : `; context switches per round trip, voluntary+involuntary (servers, worker, PostgreSQL): ${r.switchesPerRoundTrip.map(([v, i]) => `${v.toFixed(1)}+${i.toFixed(1)}`).join(" / ")}`) +
     `; machine idle ${(100 * r.machineIdle).toFixed(0)}%`;
   try {
     if (process.argv.includes("--statements") && deployment.profile) {

@@ -14,9 +14,10 @@ import { freshDatabase } from "./processes.js";
 let a: TestServer;
 let b: TestServer;
 let stats: pg.Client;
+let database: string;
 
 beforeAll(async () => {
-  const database = await freshDatabase(inject("postgresUrl")!, `interlude_watch_${process.pid}_${Date.now() % 1e6}`);
+  database = await freshDatabase(inject("postgresUrl")!, `interlude_watch_${process.pid}_${Date.now() % 1e6}`);
   a = await testServer({ postgresUrl: database });
   b = await testServer({ postgresUrl: database });
   stats = new pg.Client({ connectionString: database });
@@ -35,13 +36,14 @@ function heard(server: TestServer, match: (event: BusEvent) => boolean): Promise
   });
 }
 
-/** Resolves once `server`'s LISTEN connection has last run `statement` (pg_stat_activity shows it). */
-async function lastListenStatement(server: TestServer, statement: string): Promise<void> {
-  const name = `interlude ${server.backend.ctx.processId}`;
-  await until(async () => {
-    const { rows } = await stats.query("SELECT query FROM pg_stat_activity WHERE application_name = $1", [name]);
-    return rows[0]?.query === statement;
-  });
+/** Whether `server` watches: its LISTEN connection holds the watch lock (events/notifications.ts WATCH_LOCK). */
+async function watching(server: TestServer): Promise<boolean> {
+  const { rows } = await stats.query(
+    `SELECT 1 FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+      WHERE a.application_name = $1 AND l.locktype = 'advisory' AND l.mode = 'ShareLock' AND l.granted`,
+    [`interlude ${server.backend.ctx.processId}`],
+  );
+  return rows.length > 0;
 }
 
 /** A background run of the `slow` graph created through `server`, executing there (it has free slots). */
@@ -53,9 +55,16 @@ async function slowRun(server: TestServer, input: Record<string, unknown>) {
 }
 
 describe("watched bus events across processes", () => {
-  it("a process nobody waits on does not hear the other's answers; once watching, it does", async () => {
+  it("with no process watching, answers notify nobody; once one watches, it hears them", async () => {
+    await until(async () => !(await watching(a)) && !(await watching(b)));
     const events: BusEvent[] = [];
     const stop = b.backend.ctx.bus.subscribe((event) => events.push(event));
+    // Listens without watching (no lock): it hears what is sent, not what is left out.
+    const listener = new pg.Client({ connectionString: database });
+    const sent: BusEvent[] = [];
+    listener.on("notification", (message) => sent.push(...JSON.parse(message.payload!)));
+    await listener.connect();
+    await listener.query("LISTEN interlude_server_watched");
     try {
       const unheard = await a.client().threads.create();
       await a.client().runs.wait(unheard.thread_id, "loop", { input: { rounds: 1 } });
@@ -69,20 +78,25 @@ describe("watched bus events across processes", () => {
         );
         expect(events.some((e) => e.type === "run.done")).toBe(true);
         expect(events.filter((e) => "thread_id" in e && e.thread_id === unheard.thread_id)).toEqual([]);
+        await until(async () => sent.some((e) => e.type === "interrupt.created" && e.thread_id === watched.thread_id));
+        expect(sent.filter((e) => "thread_id" in e && e.thread_id === unheard.thread_id)).toEqual([]);
       } finally {
         unwatch();
       }
     } finally {
       stop();
+      await listener.end();
     }
   });
 
   it("a client of server B waiting on a run executing in server A is woken by its run.done", async () => {
+    // Nobody watches yet (an earlier test's watch has lapsed): B watches because its client waits.
+    await until(async () => !(await watching(b)));
     const { threadId, runId } = await slowRun(a, { tag: "w", hold: "watch-join", delay: 1 });
     const done = heard(b, (e) => e.type === "run.done" && e.run_id === runId);
     const joined = b.client().runs.join(threadId, runId);
     // B's wait listens before it reads the run, so the run may end now.
-    await lastListenStatement(b, "LISTEN interlude_server_watched");
+    await until(() => watching(b));
     openGate("watch-join");
     expect(await done).toEqual({ type: "run.done", run_id: runId });
     expect(((await joined) as { log: string[] }).log).toEqual(["first:w", "second:w"]);

@@ -6,7 +6,7 @@
 import { EventEmitter } from "node:events";
 import pg from "pg";
 import type { Db } from "../store/db.js";
-import { BUS_CHANNEL, eventsOf, outgoing, WATCH_CHANNEL } from "./notifications.js";
+import { BUS_CHANNEL, eventsOf, outgoing, WATCH_CHANNEL, WATCH_LOCK } from "./notifications.js";
 
 export interface InterruptCreatedEvent {
   type: "interrupt.created";
@@ -113,9 +113,15 @@ export class LocalBus implements Bus {
  */
 const LINGER_MS = 5_000;
 
-/** `pg_notify(channels[i], payloads[i])` for each i, in order, in one statement (the arrays' placeholders as given). */
+/**
+ * `pg_notify(channels[i], payloads[i])` for each i, in order, in one statement (the arrays'
+ * placeholders as given), leaving out watched events when no process watches (WATCH_LOCK).
+ */
 const notifyAll = (channels: string, payloads: string) =>
-  `SELECT pg_notify(c, p) FROM unnest(${channels}::text[], ${payloads}::text[]) AS n(c, p)`;
+  `SELECT pg_notify(c, p) FROM unnest(${channels}::text[], ${payloads}::text[]) AS n(c, p)
+   WHERE c <> '${WATCH_CHANNEL}' OR NOT pg_try_advisory_xact_lock(${WATCH_LOCK})`;
+const WATCH = `LISTEN ${WATCH_CHANNEL}; SELECT pg_advisory_lock_shared(${WATCH_LOCK})`;
+const UNWATCH = `UNLISTEN ${WATCH_CHANNEL}; SELECT pg_advisory_unlock_shared(${WATCH_LOCK})`;
 
 /** The name of a process's LISTEN connection, as PostgreSQL lists it (`pg_stat_activity`). */
 const listenerName = (processId: string) => `interlude ${processId}`;
@@ -150,7 +156,7 @@ export class PgBus implements Bus {
     await client.connect();
     await client.query(`LISTEN ${BUS_CHANNEL}`);
     // Watched before this connection (re)opened: listened to again.
-    if (this.watching) await (this.watching = client.query(`LISTEN ${WATCH_CHANNEL}`).then(() => undefined));
+    if (this.watching) await (this.watching = client.query(WATCH).then(() => undefined));
   }
 
   private watchers = 0;
@@ -163,7 +169,7 @@ export class PgBus implements Bus {
     clearTimeout(this.unlisten);
     this.unlisten = undefined;
     // Without a connection (reconnecting), start() listens once it has one.
-    this.watching ??= this.client?.query(`LISTEN ${WATCH_CHANNEL}`).then(() => undefined) ?? Promise.resolve();
+    this.watching ??= this.client?.query(WATCH).then(() => undefined) ?? Promise.resolve();
     let released = false;
     const release = () => {
       if (released) return;
@@ -172,7 +178,7 @@ export class PgBus implements Bus {
       this.unlisten = setTimeout(() => {
         this.unlisten = undefined;
         this.watching = undefined;
-        void this.client?.query(`UNLISTEN ${WATCH_CHANNEL}`).catch(() => undefined);
+        void this.client?.query(UNWATCH).catch(() => undefined);
       }, LINGER_MS);
       this.unlisten.unref();
     };
@@ -217,8 +223,7 @@ export class PgBus implements Bus {
 
   async publishIn(db: Db, events: readonly BusEvent[]): Promise<void> {
     const { channels, payloads } = outgoing(events);
-    if (payloads.length === 1) await db.write("SELECT pg_notify(?, ?)", [channels[0], payloads[0]]);
-    else await db.write(notifyAll("?", "?"), [channels, payloads]);
+    await db.write(notifyAll("?", "?"), [channels, payloads]);
   }
 
   subscribe(listener: (event: BusEvent) => void): () => void {

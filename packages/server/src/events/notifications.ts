@@ -16,6 +16,16 @@ import type { BusEvent } from "./bus.js";
 
 export const BUS_CHANNEL = "interlude_server_events";
 export const WATCH_CHANNEL = "interlude_server_watched";
+/**
+ * The advisory lock every watching process holds shared on its LISTEN connection, so that a
+ * watched event nobody watches is not sent at all: PostgreSQL wakes every LISTENing backend of
+ * the database for each notification, whatever its channel (two context switches per answer with
+ * three processes). A publishing transaction sends watched events only if it cannot take this
+ * lock exclusively; having taken it, it holds it until it commits, so a process starting to
+ * watch (LISTEN, then this lock) gets the lock only after that commit, and reads what it
+ * committed. Any process that watches makes every watched event go out, to every listener.
+ */
+export const WATCH_LOCK = 7_163_524_011;
 
 const WATCHED_TYPES = [
   "interrupt.created",
