@@ -40,7 +40,7 @@ const WATCHED: ReadonlySet<string> = new Set(WATCHED_TYPES);
 /** The events that go to WATCH_CHANNEL: heard only by processes that watch (Bus.watch). */
 export type WatchedEvent = Extract<BusEvent, { type: (typeof WATCHED_TYPES)[number] }>;
 
-export function channelOf(event: BusEvent): string {
+function channelOf(event: BusEvent): string {
   return WATCHED.has(event.type) ? WATCH_CHANNEL : BUS_CHANNEL;
 }
 /**
