@@ -13,10 +13,12 @@
  *   so latency is measured at a given rate, not at the queue length the saturation phase builds.
  *
  * `node packages/server/bench/load.mjs [--clients 20] [--rounds 100] [--warmup 50] [--pace 40] [--durability async]
- * [--postgres [--servers 2] [--statements] [--round-trips]]` prints both (on PostgreSQL also the database
+ * [--postgres [--servers 2 [--sticky]] [--statements] [--round-trips]]` prints both (on PostgreSQL also the database
  * transactions committed and the statements executed per round trip, from pg_stat_database and
- * pg_stat_statements; `--statements` first lists a one-client round trip's statements;
- * `--round-trips` puts a counting proxy between the servers and the database, see round-trips.mjs);
+ * pg_stat_statements, PostgreSQL's CPU and context switches, and with two servers each process's
+ * CPU; `--statements` first lists a one-client round trip's statements; `--round-trips` puts a
+ * counting proxy between the servers and the database, see round-trips.mjs; `--sticky` sends
+ * each client's answers to one server instead of to each in turn);
  * test/load.test.ts runs the same phases shorter and checks every answer.
  */
 import { spawn } from "node:child_process";
@@ -73,6 +75,8 @@ export async function startServerProcess({
     },
     /** The same, split: `{ user, system }` (ms). */
     cpuSplit: () => cpuOf(child.pid),
+    /** Context switches of all its threads so far (voluntary: it waited; involuntary: it was preempted). */
+    switches: () => switchesOf(child.pid),
     /** Resolves with the exit code (null when killed by a signal). */
     async stop(signal = "SIGTERM") {
       if (child.exitCode === null && child.signalCode === null) {
@@ -118,6 +122,39 @@ function cpuOf(pid) {
   return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10, helpers };
 }
 
+/** Voluntary and involuntary context switches of every thread of `pid` so far (0 once it has exited). */
+function switchesOf(pid) {
+  const total = { voluntary: 0, involuntary: 0 };
+  let tids = [];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return total;
+  }
+  for (const tid of tids) {
+    try {
+      const status = readFileSync(`/proc/${pid}/task/${tid}/status`, "utf8");
+      total.voluntary += Number(status.match(/^voluntary_ctxt_switches:\s+(\d+)/m)?.[1] ?? 0);
+      total.involuntary += Number(status.match(/^nonvoluntary_ctxt_switches:\s+(\d+)/m)?.[1] ?? 0);
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return total;
+}
+
+/** The same, summed over PostgreSQL's live processes (the postmaster's children: backends, WAL writer, ...). */
+function postgresSwitches(postmaster) {
+  const total = { voluntary: 0, involuntary: 0 };
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(statOf(entry)?.[1]) !== postmaster) continue;
+    const { voluntary, involuntary } = switchesOf(entry);
+    total.voluntary += voluntary;
+    total.involuntary += involuntary;
+  }
+  return total;
+}
+
 /**
  * CPU time (ms) PostgreSQL has used so far: the postmaster's, its exited children's (which it
  * has waited for) and that of every live child (backends, WAL writer, checkpointer, ...).
@@ -131,6 +168,12 @@ function postgresCpuMs(postmaster) {
     if (fields && Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
   }
   return ticks * 10;
+}
+
+/** The machine's idle and total CPU time so far (/proc/stat, clock ticks, all cores). */
+function machineTicks() {
+  const cpu = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
+  return { idle: cpu[3] + cpu[4], total: cpu.reduce((a, b) => a + b, 0) };
 }
 
 /** The postmaster's pid: the parent of a backend of the pool's server (which must run on this machine). */
@@ -191,10 +234,12 @@ export async function runLoad({
   cpuMs,
   cpuSplit,
   durability,
+  sticky = false,
 }) {
   const extra = durability ? { durability } : {};
   // Several servers on one database: each answer goes to the next server in turn, so a thread
-  // paused through one is resumed through another.
+  // paused through one is resumed through another; `sticky`: each client's answers all go to one
+  // server (a balancer routing by thread), so its saver finds the thread's head it wrote.
   const https = urls.map((u) => httpClient(u, clients));
   const http = { request: (method, path, body, turn = 0) => https[turn % https.length].request(method, path, body) };
   const latencies = [];
@@ -221,7 +266,7 @@ export async function runLoad({
         "POST",
         path,
         { assistant_id: "loop", command: { resume: { [question.id]: `c${c}-${n}` } }, ...extra },
-        c + n + 1,
+        sticky ? c : c + n + 1,
       );
       latencies.push(performance.now() - started);
     }
@@ -355,12 +400,19 @@ async function startDeployment({ postgres, servers, countingRoundTrips }) {
   const url = proxy?.url ?? cluster.url;
   const processes = [];
   for (let i = 0; i < servers; i++) processes.push(await startServerProcess({ postgres: url, nodeArgs }));
-  if (servers > 1) processes.push(await startServerProcess({ postgres: url, worker: true }));
+  if (servers > 1) processes.push(await startServerProcess({ postgres: url, worker: true, nodeArgs }));
   const stats = new pg.Pool({ connectionString: cluster.url, max: 1 });
   const postmaster = await postmasterOf(stats);
   return {
     urls: processes.filter((p) => p.url).map((p) => p.url),
     cpuMs: () => processes.filter((p) => p.url).reduce((sum, p) => sum + p.cpuMs(), 0),
+    /** Each process's CPU so far (ms): the servers', then the worker's. */
+    cpuByProcess: () => processes.map((p) => p.cpuMs()),
+    /** Context switches so far: each process's (servers, then the worker), then PostgreSQL's. */
+    switches: () => [
+      ...processes.map((p) => p.switches()),
+      postmaster === undefined ? { voluntary: 0, involuntary: 0 } : postgresSwitches(postmaster),
+    ],
     cpuSplit: () =>
       processes
         .filter((p) => p.url)
@@ -401,6 +453,7 @@ async function main() {
   // The run requests' durability (default: the server's, "sync").
   const durability = arg("durability", undefined);
   const servers = Number(arg("servers", 1));
+  const sticky = process.argv.includes("--sticky");
   const countingRoundTrips = process.argv.includes("--round-trips");
   const deployment = await startDeployment({ postgres, servers, countingRoundTrips });
   const { urls, cpuMs, cpuSplit } = deployment;
@@ -413,7 +466,23 @@ async function main() {
     const statementsBefore = await deployment.statements?.();
     const roundTripsBefore = deployment.roundTrips?.();
     const databaseCpuBefore = deployment.databaseCpuMs?.();
-    const result = await runLoad({ urls, clients, rounds, cpuMs, cpuSplit, durability, ...options });
+    const byProcessBefore = deployment.cpuByProcess?.();
+    const machineBefore = machineTicks();
+    const switchesBefore = deployment.switches?.();
+    const result = await runLoad({ urls, clients, rounds, cpuMs, cpuSplit, durability, sticky, ...options });
+    if (switchesBefore)
+      result.switchesPerRoundTrip = deployment
+        .switches()
+        .map((s, i) => [
+          (s.voluntary - switchesBefore[i].voluntary) / result.roundTrips,
+          (s.involuntary - switchesBefore[i].involuntary) / result.roundTrips,
+        ]);
+    const machine = machineTicks();
+    result.machineIdle = (machine.idle - machineBefore.idle) / (machine.total - machineBefore.total);
+    if (byProcessBefore && byProcessBefore.length > 1)
+      result.cpuMsPerRoundTripByProcess = deployment
+        .cpuByProcess()
+        .map((ms, i) => (ms - byProcessBefore[i]) / result.roundTrips);
     if (databaseCpuBefore !== undefined)
       result.databaseCpuMsPerRoundTrip = (deployment.databaseCpuMs() - databaseCpuBefore) / result.roundTrips;
     if (deployment.commits) {
@@ -438,7 +507,14 @@ async function main() {
     (r.commitsPerRoundTrip === undefined ? "" : " per round trip") +
     (r.databaseCpuMsPerRoundTrip === undefined
       ? ""
-      : `; PostgreSQL CPU ${r.databaseCpuMsPerRoundTrip.toFixed(2)} ms per round trip`);
+      : `; PostgreSQL CPU ${r.databaseCpuMsPerRoundTrip.toFixed(2)} ms per round trip`) +
+    (r.cpuMsPerRoundTripByProcess === undefined
+      ? ""
+      : `; CPU per round trip by process (servers, then the worker): ${r.cpuMsPerRoundTripByProcess.map((ms) => ms.toFixed(2)).join(" / ")} ms`) +
+    (r.switchesPerRoundTrip === undefined
+      ? ""
+      : `; context switches per round trip, voluntary+involuntary (servers, worker, PostgreSQL): ${r.switchesPerRoundTrip.map(([v, i]) => `${v.toFixed(1)}+${i.toFixed(1)}`).join(" / ")}`) +
+    `; machine idle ${(100 * r.machineIdle).toFixed(0)}%`;
   try {
     if (process.argv.includes("--statements") && deployment.profile) {
       // One client on a fresh server, so that the list is one round trip's statements.
@@ -457,7 +533,7 @@ async function main() {
     }
     // Warm-up: the figures are for a server past most of its JIT warm-up (V8 still optimises
     // functions for a few thousand answers: `--warmup 250` for a server near its steady state).
-    await runLoad({ urls, clients, rounds: Number(arg("warmup", 50)), durability });
+    await runLoad({ urls, clients, rounds: Number(arg("warmup", 50)), durability, sticky });
     const listing = process.argv.includes("--statements") && deployment.profile;
     if (listing) await deployment.resetProfile();
     const saturated = await phase({});

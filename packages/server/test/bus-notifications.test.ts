@@ -1,7 +1,7 @@
 /** Bus events in NOTIFY payloads (events/notifications.ts): one notification per batch, split only when it does not fit. */
 import { describe, expect, it } from "vitest";
 import type { BusEvent } from "../dist/events/bus.js";
-import { eventsOf, notificationsOf } from "../dist/events/notifications.js";
+import { BUS_CHANNEL, eventsOf, notificationsOf, outgoing, WATCH_CHANNEL } from "../dist/events/notifications.js";
 
 const resolved = (interruptId: string, answer: unknown): BusEvent => ({
   type: "interrupt.resolved",
@@ -46,6 +46,19 @@ describe("bus notifications", () => {
       { ...created, value: null, response_schema: null, truncated: true },
       { ...resolved("big", null), truncated: true },
     ]);
+  });
+
+  it("per-answer events go to the watched channel, the others to the bus's; runs of each stay in order", () => {
+    const events: BusEvent[] = [
+      resolved("i1", "yes"),
+      { type: "run.done", run_id: "r1" },
+      { type: "run.queued" },
+      { type: "run.cancel", run_id: "r2", action: "interrupt" },
+      { type: "answers.settled", run_id: "r3" },
+    ];
+    const { channels, payloads } = outgoing(events);
+    expect(channels).toEqual([WATCH_CHANNEL, BUS_CHANNEL, WATCH_CHANNEL]);
+    expect(payloads.map(eventsOf)).toEqual([events.slice(0, 2), events.slice(2, 4), events.slice(4)]);
   });
 
   it.each([

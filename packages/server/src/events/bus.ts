@@ -6,7 +6,7 @@
 import { EventEmitter } from "node:events";
 import pg from "pg";
 import type { Db } from "../store/db.js";
-import { BUS_CHANNEL, eventsOf, notificationsOf } from "./notifications.js";
+import { BUS_CHANNEL, eventsOf, outgoing, WATCH_CHANNEL, WATCH_LOCK } from "./notifications.js";
 
 export interface InterruptCreatedEvent {
   type: "interrupt.created";
@@ -64,7 +64,19 @@ export interface Bus {
    * of its own. Absent on a local bus.
    */
   publishIn?(db: Db, events: readonly BusEvent[]): Promise<void>;
+  /**
+   * Listeners hear every event published in this process, and those of other processes
+   * addressed to whoever executes a run or takes work. Interrupts created and resolved, runs done,
+   * answers settled and run events stored elsewhere are heard only while watched (`watch`).
+   */
   subscribe(listener: (event: BusEvent) => void): () => void;
+  /**
+   * Hears every event, those of other processes included (events/notifications.ts
+   * WATCH_CHANNEL), until the returned function is called. Resolves once they are heard: an
+   * event committed after that reaches the listeners, so a waiter watches, then reads the state
+   * it waits on. One process executing a waited run hears its own events without watching.
+   */
+  watch(): Promise<() => void>;
   /**
    * Whether the process `processId` hears the bus (PostgreSQL: its LISTEN connection is open), so
    * that a question to it is worth waiting for. Absent on a local bus (one process).
@@ -86,10 +98,30 @@ export class LocalBus implements Bus {
     this.emitter.on("event", listener);
     return () => this.emitter.off("event", listener);
   }
+  /** One process: every event is heard. */
+  async watch(): Promise<() => void> {
+    return () => undefined;
+  }
   async close(): Promise<void> {
     this.emitter.removeAllListeners();
   }
 }
+
+/**
+ * How long a process keeps listening to the watched channel after its last watcher has gone: a
+ * waiter looking again (each second) does not LISTEN and UNLISTEN each time.
+ */
+const LINGER_MS = 5_000;
+
+/**
+ * `pg_notify(channels[i], payloads[i])` for each i, in order, in one statement (the arrays'
+ * placeholders as given), leaving out watched events when no process watches (WATCH_LOCK).
+ */
+const notifyAll = (channels: string, payloads: string) =>
+  `SELECT pg_notify(c, p) FROM unnest(${channels}::text[], ${payloads}::text[]) AS n(c, p)
+   WHERE c <> '${WATCH_CHANNEL}' OR NOT pg_try_advisory_xact_lock(${WATCH_LOCK})`;
+const WATCH = `LISTEN ${WATCH_CHANNEL}; SELECT pg_advisory_lock_shared(${WATCH_LOCK})`;
+const UNWATCH = `UNLISTEN ${WATCH_CHANNEL}; SELECT pg_advisory_unlock_shared(${WATCH_LOCK})`;
 
 /** The name of a process's LISTEN connection, as PostgreSQL lists it (`pg_stat_activity`). */
 const listenerName = (processId: string) => `interlude ${processId}`;
@@ -115,7 +147,7 @@ export class PgBus implements Bus {
     const client = new pg.Client({ connectionString: this.url, application_name: listenerName(this.processId) });
     this.client = client;
     client.on("notification", (message) => {
-      if (message.channel !== BUS_CHANNEL || !message.payload) return;
+      if ((message.channel !== BUS_CHANNEL && message.channel !== WATCH_CHANNEL) || !message.payload) return;
       for (const event of eventsOf(message.payload)) this.local.deliver(event);
     });
     client.on("error", () => {
@@ -123,6 +155,36 @@ export class PgBus implements Bus {
     });
     await client.connect();
     await client.query(`LISTEN ${BUS_CHANNEL}`);
+    // Watched before this connection (re)opened: listened to again.
+    if (this.watching) await (this.watching = client.query(WATCH).then(() => undefined));
+  }
+
+  private watchers = 0;
+  /** Set while this process listens to WATCH_CHANNEL (or is about to): settles once it does. */
+  private watching?: Promise<void>;
+  private unlisten?: NodeJS.Timeout;
+
+  async watch(): Promise<() => void> {
+    this.watchers++;
+    clearTimeout(this.unlisten);
+    this.unlisten = undefined;
+    // Without a connection (reconnecting), start() listens once it has one.
+    this.watching ??= this.client?.query(WATCH).then(() => undefined) ?? Promise.resolve();
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      if (--this.watchers > 0) return;
+      this.unlisten = setTimeout(() => {
+        this.unlisten = undefined;
+        this.watching = undefined;
+        void this.client?.query(UNWATCH).catch(() => undefined);
+      }, LINGER_MS);
+      this.unlisten.unref();
+    };
+    // A broken connection: the reconnect listens again; meanwhile the waiter's own looks cover the gap.
+    await this.watching.catch(() => undefined);
+    return release;
   }
 
   private async reconnect(): Promise<void> {
@@ -151,10 +213,8 @@ export class PgBus implements Bus {
   private async send(): Promise<void> {
     const batch = this.outbox.splice(0);
     try {
-      await this.pool.query("SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", [
-        BUS_CHANNEL,
-        notificationsOf(batch.map((b) => b.event)),
-      ]);
+      const { channels, payloads } = outgoing(batch.map((b) => b.event));
+      await this.pool.query(notifyAll("$1", "$2"), [channels, payloads]);
       for (const b of batch) b.resolve();
     } catch (error) {
       for (const b of batch) b.reject(error);
@@ -162,7 +222,8 @@ export class PgBus implements Bus {
   }
 
   async publishIn(db: Db, events: readonly BusEvent[]): Promise<void> {
-    for (const payload of notificationsOf(events)) await db.write("SELECT pg_notify(?, ?)", [BUS_CHANNEL, payload]);
+    const { channels, payloads } = outgoing(events);
+    await db.write(notifyAll("?", "?"), [channels, payloads]);
   }
 
   subscribe(listener: (event: BusEvent) => void): () => void {
@@ -179,6 +240,7 @@ export class PgBus implements Bus {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.unlisten);
     await this.client?.end().catch(() => undefined);
     await this.local.close();
   }

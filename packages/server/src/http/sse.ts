@@ -142,6 +142,8 @@ export function sseFromStore(
     let wake: (() => void) | undefined;
     let told = false;
     const disconnected = new AbortController();
+    // Watched before the first look, so that what is stored after it is heard of.
+    const unwatch = await ctx.bus.watch();
     const unsubscribe = ctx.bus.subscribe((event) => {
       if ((event.type === "run.events" || event.type === "run.done") && event.run_id === runId) (told = true), wake?.();
     });
@@ -179,6 +181,7 @@ export function sseFromStore(
       }
     } finally {
       unsubscribe();
+      unwatch();
     }
   });
 }

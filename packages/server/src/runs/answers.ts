@@ -19,17 +19,23 @@ const SETTLE_LOOK_MS = 1_000;
 
 /**
  * Resolves when the run holding an earlier reservation settles its answers or ends (or after a
- * while); asks its process to settle them now rather than when the run ends.
+ * while); asks its process to settle them now rather than when the run ends. The caller reads
+ * the answers' state again after: an event before the watch began is not heard.
  */
-export function settledOrAfter(ctx: ServerContext, runId: string | null, ms = SETTLE_LOOK_MS): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => (clearTimeout(timer), unsubscribe(), resolve());
-    const timer = setTimeout(done, ms);
-    const unsubscribe = ctx.bus.subscribe((event) => {
-      if ((event.type === "answers.settled" || event.type === "run.done") && event.run_id === runId) done();
+export async function settledOrAfter(ctx: ServerContext, runId: string | null, ms = SETTLE_LOOK_MS): Promise<void> {
+  const unwatch = await ctx.bus.watch();
+  try {
+    await new Promise<void>((resolve) => {
+      const done = () => (clearTimeout(timer), unsubscribe(), resolve());
+      const timer = setTimeout(done, ms);
+      const unsubscribe = ctx.bus.subscribe((event) => {
+        if ((event.type === "answers.settled" || event.type === "run.done") && event.run_id === runId) done();
+      });
+      if (runId !== null) askToSettle(ctx, runId);
     });
-    if (runId !== null) askToSettle(ctx, runId);
-  });
+  } finally {
+    unwatch();
+  }
 }
 
 /**

@@ -62,13 +62,20 @@ export async function waitForRun(
   runId: string,
   signal?: AbortSignal,
 ): Promise<RunRecord | undefined> {
-  for (let delay = 50; ; delay = Math.min(delay * 2, 1_000)) {
-    const log = ctx.broker.get(runId);
-    if (log && !log.done) await new Promise<void>((resolve) => log.follow((e) => e === null && resolve()));
-    // Executed here: its final record is known without reading it back.
-    if (log?.outcome) return log.outcome.run;
-    const run = await ctx.store.getRun(runId);
-    if (!run || !isActive(run.status) || signal?.aborted) return run;
-    await doneOrAfter(ctx, runId, delay);
+  let unwatch: (() => void) | undefined;
+  try {
+    for (let delay = 50; ; delay = Math.min(delay * 2, 1_000)) {
+      const log = ctx.broker.get(runId);
+      if (log && !log.done) await new Promise<void>((resolve) => log.follow((e) => e === null && resolve()));
+      // Executed here: its final record is known without reading it back.
+      if (log?.outcome) return log.outcome.run;
+      // Watched before it is read, so that its run.done, from whichever process, is heard.
+      unwatch ??= await ctx.bus.watch();
+      const run = await ctx.store.getRun(runId);
+      if (!run || !isActive(run.status) || signal?.aborted) return run;
+      await doneOrAfter(ctx, runId, delay);
+    }
+  } finally {
+    unwatch?.();
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Stores the stream events of the runs this process executes (PostgreSQL deployments), so that
  * clients of other processes can follow them (http/sse.ts `sseFromStore`). Events are written in
- * one statement every few milliseconds, which also announces them on the bus (PgBus's channel) as
+ * one statement every few milliseconds, which also announces them on the bus (its watched channel) as
  * `run.events`. A background run's events are stored from its start (its clients are anywhere);
  * a streamed or waited run's only once a client elsewhere asks (`run.follow`), from its first
  * event: its own client is connected to this process, and storing every answer's events for
@@ -9,7 +9,7 @@
  * waits for the answer (`run.followed`, runs/follow-request.ts), sent once the events are stored.
  */
 import type { Bus, BusEvent } from "../events/bus.js";
-import { BUS_CHANNEL, notificationsOf } from "../events/notifications.js";
+import { notificationsOf, WATCH_CHANNEL, type WatchedEvent } from "../events/notifications.js";
 import type { Db } from "../store/db.js";
 import { appendRunEvents, deleteRunEvents } from "../store/run-events.js";
 import type { RunEvent, RunLog } from "./broker.js";
@@ -50,16 +50,16 @@ export class RunEventRelay {
    * round trip fewer per run). It rejects if they could not be sent; stored events that fail
    * are only logged.
    */
-  flush(also: readonly BusEvent[] = []): Promise<void> {
+  flush(also: readonly WatchedEvent[] = []): Promise<void> {
     this.scheduled = false;
     const batch = this.pending;
     this.pending = new Map();
     const sent = this.tail.then(async () => {
       if (!batch.size && !also.length) return;
-      const stored = [...batch.keys()].map((runId): BusEvent => ({ type: "run.events", run_id: runId }));
+      const stored = [...batch.keys()].map((runId): WatchedEvent => ({ type: "run.events", run_id: runId }));
       const payloads = notificationsOf([...stored, ...also]);
       try {
-        await appendRunEvents(this.db, batch, { channel: BUS_CHANNEL, payloads });
+        await appendRunEvents(this.db, batch, { channel: WATCH_CHANNEL, payloads });
       } catch (error) {
         // Followers elsewhere miss these events and fall back to the run's outcome; the runs themselves are unaffected.
         if (batch.size) console.error(`[interlude] events of runs ${[...batch.keys()].join(", ")} not stored:`, error);

@@ -22,9 +22,18 @@ const GIVE_UP_MS = 30_000;
  * Asks the run's `owner` to store the run's events and resolves once it has answered: true when
  * they are stored (all those logged so far; later ones announce themselves with `run.events`),
  * false when it holds none (the run finished long ago), the owner is gone (its process stopped),
- * or `signal` aborted.
+ * or `signal` aborted. The answer is a watched event (Bus.watch), watched before asking.
  */
-export function askToFollow(bus: Bus, runId: string, owner: string, signal: AbortSignal): Promise<boolean> {
+export async function askToFollow(bus: Bus, runId: string, owner: string, signal: AbortSignal): Promise<boolean> {
+  const unwatch = await bus.watch();
+  try {
+    return await asked(bus, runId, owner, signal);
+  } finally {
+    unwatch();
+  }
+}
+
+function asked(bus: Bus, runId: string, owner: string, signal: AbortSignal): Promise<boolean> {
   const ask = randomUUID();
   return new Promise((resolve) => {
     let over = false;

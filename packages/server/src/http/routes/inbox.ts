@@ -41,17 +41,22 @@ export function inboxRoutes(ctx: ServerContext): Hono<AppEnv> {
     return c.json({ items: items.map((p) => inboxItem(p, now)), total });
   });
 
-  app.get("/inbox/events", (c) =>
-    sseFromEvents<BusEvent>(
+  app.get("/inbox/events", async (c) => {
+    // Interrupts of every process are heard from before `ready` on (so that a client reading the
+    // list after it misses none) until the stream ends.
+    const unwatch = await ctx.bus.watch();
+    return sseFromEvents<BusEvent>(
       c,
-      (push) =>
-        ctx.bus.subscribe((event) => {
+      (push) => {
+        const unsubscribe = ctx.bus.subscribe((event) => {
           if (event.type === "interrupt.created" || event.type === "interrupt.resolved") push(event);
-        }),
+        });
+        return () => (unsubscribe(), unwatch());
+      },
       ({ type, ...data }) => sseText(type, JSON.stringify(data)),
       { opening: sseText("ready", JSON.stringify({ at: new Date().toISOString() })), keepaliveMs: KEEPALIVE_MS },
-    ),
-  );
+    );
+  });
 
   app.post("/inbox/answer", async (c) => {
     const req = await body(c, InboxAnswerBody);

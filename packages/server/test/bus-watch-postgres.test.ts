@@ -1,0 +1,130 @@
+/**
+ * Per-answer bus events (interrupts, runs done, answers settled, run events) travel on a channel
+ * a process listens to only while a client of its own waits on one (Bus.watch,
+ * events/notifications.ts): a process nobody waits on is not woken by every answer of the
+ * others, and one whose client waits on a run executing elsewhere still hears it end.
+ */
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { BusEvent } from "../dist/events/bus.js";
+import { openGate } from "./fixtures/gates.mjs";
+import { followSse, type TestServer, testServer, until } from "./helpers.js";
+import { freshDatabase } from "./processes.js";
+
+let a: TestServer;
+let b: TestServer;
+let stats: pg.Client;
+let database: string;
+
+beforeAll(async () => {
+  database = await freshDatabase(inject("postgresUrl")!, `interlude_watch_${process.pid}_${Date.now() % 1e6}`);
+  a = await testServer({ postgresUrl: database });
+  b = await testServer({ postgresUrl: database });
+  stats = new pg.Client({ connectionString: database });
+  await stats.connect();
+}, 60_000);
+afterAll(async () => {
+  await stats?.end();
+  await a?.dispose();
+  await b?.dispose();
+});
+
+/** Resolves with the first event `server`'s bus delivers that `match` accepts. */
+function heard(server: TestServer, match: (event: BusEvent) => boolean): Promise<BusEvent> {
+  return new Promise((resolve) => {
+    const stop = server.backend.ctx.bus.subscribe((event) => match(event) && (stop(), resolve(event)));
+  });
+}
+
+/** Whether `server` watches: its LISTEN connection holds the watch lock (events/notifications.ts WATCH_LOCK). */
+async function watching(server: TestServer): Promise<boolean> {
+  const { rows } = await stats.query(
+    `SELECT 1 FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+      WHERE a.application_name = $1 AND l.locktype = 'advisory' AND l.mode = 'ShareLock' AND l.granted`,
+    [`interlude ${server.backend.ctx.processId}`],
+  );
+  return rows.length > 0;
+}
+
+/** A background run of the `slow` graph created through `server`, executing there (it has free slots). */
+async function slowRun(server: TestServer, input: Record<string, unknown>) {
+  const thread = await server.client().threads.create();
+  const run = await server.client().runs.create(thread.thread_id, "slow", { input });
+  await until(async () => server.backend.ctx.executing.has(run.run_id));
+  return { threadId: thread.thread_id, runId: run.run_id };
+}
+
+describe("watched bus events across processes", () => {
+  it("with no process watching, answers notify nobody; once one watches, it hears them", async () => {
+    await until(async () => !(await watching(a)) && !(await watching(b)));
+    const events: BusEvent[] = [];
+    const stop = b.backend.ctx.bus.subscribe((event) => events.push(event));
+    // Listens without watching (no lock): it hears what is sent, not what is left out.
+    const listener = new pg.Client({ connectionString: database });
+    const sent: BusEvent[] = [];
+    listener.on("notification", (message) => sent.push(...JSON.parse(message.payload!)));
+    await listener.connect();
+    await listener.query("LISTEN interlude_server_watched");
+    try {
+      const unheard = await a.client().threads.create();
+      await a.client().runs.wait(unheard.thread_id, "loop", { input: { rounds: 1 } });
+      const unwatch = await b.backend.ctx.bus.watch();
+      try {
+        const watched = await a.client().threads.create();
+        await a.client().runs.wait(watched.thread_id, "loop", { input: { rounds: 1 } });
+        // Notifications arrive in commit order: hearing the second thread's means the first's were not sent here.
+        await until(async () =>
+          events.some((e) => e.type === "interrupt.created" && e.thread_id === watched.thread_id),
+        );
+        expect(events.some((e) => e.type === "run.done")).toBe(true);
+        expect(events.filter((e) => "thread_id" in e && e.thread_id === unheard.thread_id)).toEqual([]);
+        await until(async () => sent.some((e) => e.type === "interrupt.created" && e.thread_id === watched.thread_id));
+        expect(sent.filter((e) => "thread_id" in e && e.thread_id === unheard.thread_id)).toEqual([]);
+      } finally {
+        unwatch();
+      }
+    } finally {
+      stop();
+      await listener.end();
+    }
+  });
+
+  it("a client of server B waiting on a run executing in server A is woken by its run.done", async () => {
+    // Nobody watches yet (an earlier test's watch has lapsed): B watches because its client waits.
+    await until(async () => !(await watching(b)));
+    const { threadId, runId } = await slowRun(a, { tag: "w", hold: "watch-join", delay: 1 });
+    const done = heard(b, (e) => e.type === "run.done" && e.run_id === runId);
+    const joined = b.client().runs.join(threadId, runId);
+    // B's wait listens before it reads the run, so the run may end now.
+    await until(() => watching(b));
+    openGate("watch-join");
+    expect(await done).toEqual({ type: "run.done", run_id: runId });
+    expect(((await joined) as { log: string[] }).log).toEqual(["first:w", "second:w"]);
+  });
+
+  it("a run executing in A is cancelled through B, whose client waits for it to stop", async () => {
+    const { threadId, runId } = await slowRun(a, { tag: "c", delay: 60_000, abortable: true });
+    // run.cancel reaches A, which watches nothing; B's wait returns once the run has stopped.
+    await b.client().runs.cancel(threadId, runId, true);
+    expect((await a.client().runs.get(threadId, runId)).status).toBe("interrupted");
+    expect(a.backend.ctx.executing.has(runId)).toBe(false);
+  });
+
+  it("B's inbox stream hears the questions asked and answered through A", async () => {
+    const events = await followSse(`${b.url}/inbox/events`);
+    try {
+      const thread = await a.client().threads.create();
+      const paused = (await a.client().runs.wait(thread.thread_id, "loop", { input: { rounds: 2 } })) as any;
+      const question = paused.__interrupt__[0].id;
+      await a.client().runs.wait(thread.thread_id, "loop", { command: { resume: { [question]: "yes" } } });
+      await until(async () =>
+        events.events.find((e) => e.event === "interrupt.resolved" && e.data.interrupt_id === question),
+      );
+      const mine = events.events.filter((e) => e.data?.thread_id === thread.thread_id);
+      expect(mine.map((e) => e.event)).toEqual(["interrupt.created", "interrupt.resolved", "interrupt.created"]);
+      expect(mine[1]!.data).toMatchObject({ answer: "yes", by: "anonymous" });
+    } finally {
+      events.close();
+    }
+  });
+});
