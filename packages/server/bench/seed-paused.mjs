@@ -17,10 +17,12 @@
  * - thread claims are skipped (a paused thread holds none), and so are the search indexes kept
  *   by triggers (filled by the copies' inserts) and PostgreSQL columns filled by a sequence
  *   (they take the next value).
- * Copies go in in transactions of `batch` threads; the pending-interrupt counters follow through
- * their triggers.
+ * Copies go in in transactions of `batch` threads. The pending-interrupt counters are kept by the
+ * store, not by triggers (store/pending-counts.ts), so rows written here are counted afterwards
+ * with the CLI's `interlude recount`, as an operator would after writing pending rows by hand.
  */
 import { randomUUID } from "node:crypto";
+import { recount } from "../dist/cli/commands/recount.js";
 
 const SERVER_TABLE = /^interlude_server_/;
 const STAMPED = new Set(["created_at", "updated_at", "state_updated_at"]);
@@ -50,6 +52,7 @@ export async function seedSqlite(path, template, count, { batch = 5_000 } = {}) 
   const db = new Database(path);
   db.pragma("busy_timeout = 30000");
   const quote = (name) => `"${name}"`;
+  const ids = [];
   try {
     const tables = db
       .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
@@ -66,7 +69,6 @@ export async function seedSqlite(path, template, count, { batch = 5_000 } = {}) 
          SELECT ${columns.map((c) => copied(table, c, quote)).join(", ")} FROM ${quote(table)} t, seed s WHERE t.thread_id = ?`,
       ),
     );
-    const ids = [];
     for (let done = 0; done < count; done += batch) {
       const chunk = seeds(Math.min(batch, count - done));
       db.transaction(() => {
@@ -76,10 +78,11 @@ export async function seedSqlite(path, template, count, { batch = 5_000 } = {}) 
       })();
       ids.push(...chunk.map((s) => s.thread_id));
     }
-    return ids;
   } finally {
     db.close();
   }
+  await recount({ db: path });
+  return ids;
 }
 
 /** Copies `template` `count` times into the PostgreSQL database at `url`; returns the new thread ids. */
@@ -88,6 +91,7 @@ export async function seedPostgres(url, template, count, { batch = 5_000 } = {})
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const quote = (name) => `"${name.replace(/"/g, '""')}"`;
+  const ids = [];
   try {
     const { rows } = await client.query(
       `SELECT table_name, column_name, column_default FROM information_schema.columns
@@ -106,7 +110,6 @@ export async function seedPostgres(url, template, count, { batch = 5_000 } = {})
            SELECT ${columns.map((c) => copied(table, c, quote)).join(", ")} FROM ${quote(table)} t, seed s WHERE t.thread_id = $1`,
       );
     await client.query("CREATE TEMP TABLE seed (thread_id text, run_id text, at text)");
-    const ids = [];
     for (let done = 0; done < count; done += batch) {
       const chunk = seeds(Math.min(batch, count - done));
       await client.query("BEGIN");
@@ -122,8 +125,9 @@ export async function seedPostgres(url, template, count, { batch = 5_000 } = {})
     }
     // Fresh statistics, as autovacuum would gather them some time after such a bulk insert.
     await client.query("ANALYZE");
-    return ids;
   } finally {
     await client.end();
   }
+  await recount({ postgres: url });
+  return ids;
 }
