@@ -7,6 +7,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { BusEvent } from "../dist/events/bus.js";
+import { WATCH_LOCK } from "../dist/events/notifications.js";
 import { openGate } from "./fixtures/gates.mjs";
 import { followSse, type TestServer, testServer, until } from "./helpers.js";
 import { freshDatabase } from "./processes.js";
@@ -44,6 +45,24 @@ async function watching(server: TestServer): Promise<boolean> {
     [`interlude ${server.backend.ctx.processId}`],
   );
   return rows.length > 0;
+}
+
+/** The backend pid of `server`'s LISTEN connection once its WATCH waits for the watch lock. */
+async function blockedWatch(server: TestServer): Promise<number | undefined> {
+  const { rows } = await stats.query<{ pid: number }>(
+    `SELECT a.pid FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+      WHERE a.application_name = $1 AND l.locktype = 'advisory' AND NOT l.granted`,
+    [`interlude ${server.backend.ctx.processId}`],
+  );
+  return rows[0]?.pid;
+}
+
+/** Whether `server` hears the `interrupt.created` of a question asked through `asker` on a new thread. */
+async function hearsQuestionsOf(server: TestServer, asker: TestServer): Promise<boolean> {
+  const thread = await asker.client().threads.create();
+  const question = heard(server, (e) => e.type === "interrupt.created" && e.thread_id === thread.thread_id);
+  await asker.client().runs.wait(thread.thread_id, "loop", { input: { rounds: 1 } });
+  return Promise.race([question.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 2_000))]);
 }
 
 /** A background run of the `slow` graph created through `server`, executing there (it has free slots). */
@@ -125,6 +144,52 @@ describe("watched bus events across processes", () => {
       expect(mine[1]!.data).toMatchObject({ answer: "yes", by: "anonymous" });
     } finally {
       events.close();
+    }
+  });
+
+  it("a WATCH that does not answer lets the waiter go on; one that fails is sent again by the next watch", async () => {
+    await until(async () => !(await watching(b)));
+    // Held exclusively, the watch lock keeps B's WATCH waiting, as a half-open connection would.
+    await stats.query("SELECT pg_advisory_lock($1)", [WATCH_LOCK]);
+    let locked = true;
+    const unlock = async () => {
+      if (locked) await stats.query("SELECT pg_advisory_unlock($1)", [WATCH_LOCK]);
+      locked = false;
+    };
+    try {
+      const started = Date.now();
+      const unwatch = await b.backend.ctx.bus.watch();
+      expect(Date.now() - started).toBeLessThan(5_000);
+      const pid = await until(() => blockedWatch(b));
+      // The WATCH fails while the connection stays up.
+      await stats.query("SELECT pg_cancel_backend($1)", [pid]);
+      await until(async () => (await blockedWatch(b)) === undefined);
+      await unlock();
+      unwatch();
+    } finally {
+      await unlock();
+    }
+    expect(await watching(b)).toBe(false);
+    const again = await b.backend.ctx.bus.watch();
+    try {
+      expect(await watching(b)).toBe(true);
+      expect(await hearsQuestionsOf(b, a)).toBe(true);
+    } finally {
+      again();
+    }
+  });
+
+  it("a process whose LISTEN connection is cut while watched watches again once reconnected", async () => {
+    const unwatch = await b.backend.ctx.bus.watch();
+    try {
+      expect(await watching(b)).toBe(true);
+      await stats.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [
+        `interlude ${b.backend.ctx.processId}`,
+      ]);
+      await until(() => watching(b));
+      expect(await hearsQuestionsOf(b, a)).toBe(true);
+    } finally {
+      unwatch();
     }
   });
 });

@@ -114,6 +114,12 @@ export class LocalBus implements Bus {
 const LINGER_MS = 5_000;
 
 /**
+ * How long watch() waits for WATCH to be acknowledged before letting its waiter go on: a waiter
+ * must not hang on a LISTEN connection that stopped answering (it reads the state itself).
+ */
+const WATCH_WAIT_MS = 1_000;
+
+/**
  * `pg_notify(channels[i], payloads[i])` for each i, in order, in one statement (the arrays'
  * placeholders as given), leaving out watched events when no process watches (WATCH_LOCK).
  */
@@ -155,21 +161,38 @@ export class PgBus implements Bus {
     });
     await client.connect();
     await client.query(`LISTEN ${BUS_CHANNEL}`);
-    // Watched before this connection (re)opened: listened to again.
-    if (this.watching) await (this.watching = client.query(WATCH).then(() => undefined));
+    this.listening = client;
+    // Watched before this connection (re)opened, or a watch failed with the old one: listened to
+    // again. No await since `listening` was set: a watch() now cannot also send WATCH (the shared
+    // lock taken twice would outlive UNWATCH).
+    if (this.watchers > 0 || this.watching) await (this.watching = this.watchOn(client));
   }
 
   private watchers = 0;
+  /** The connection once it listens to BUS_CHANNEL; undefined while it connects or reconnects. */
+  private listening?: pg.Client;
   /** Set while this process listens to WATCH_CHANNEL (or is about to): settles once it does. */
   private watching?: Promise<void>;
   private unlisten?: NodeJS.Timeout;
+
+  /** Sends WATCH on `client`; if it fails, the next watch() (or reconnect) sends it again. */
+  private watchOn(client: pg.Client): Promise<void> {
+    const watching: Promise<void> = client.query(WATCH).then(
+      () => undefined,
+      (error: unknown) => {
+        if (this.watching === watching) this.watching = undefined;
+        throw error;
+      },
+    );
+    return watching;
+  }
 
   async watch(): Promise<() => void> {
     this.watchers++;
     clearTimeout(this.unlisten);
     this.unlisten = undefined;
-    // Without a connection (reconnecting), start() listens once it has one.
-    this.watching ??= this.client?.query(WATCH).then(() => undefined) ?? Promise.resolve();
+    // Without a connection (connecting, reconnecting), start() watches once it has one.
+    this.watching ??= this.listening ? this.watchOn(this.listening) : Promise.resolve();
     let released = false;
     const release = () => {
       if (released) return;
@@ -178,18 +201,25 @@ export class PgBus implements Bus {
       this.unlisten = setTimeout(() => {
         this.unlisten = undefined;
         this.watching = undefined;
-        void this.client?.query(UNWATCH).catch(() => undefined);
+        void this.listening?.query(UNWATCH).catch(() => undefined);
       }, LINGER_MS);
       this.unlisten.unref();
     };
-    // A broken connection: the reconnect listens again; meanwhile the waiter's own looks cover the gap.
-    await this.watching.catch(() => undefined);
+    // A broken or half-open connection, or a lock held long: the waiter goes on after WATCH_WAIT_MS
+    // and its own looks (each second) cover the gap; a reconnect watches again.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.watching.catch(() => undefined),
+      new Promise((resolve) => (timer = setTimeout(resolve, WATCH_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
     return release;
   }
 
   private async reconnect(): Promise<void> {
     const broken = this.client;
     this.client = undefined;
+    this.listening = undefined;
     await broken?.end().catch(() => undefined);
     await new Promise((r) => setTimeout(r, 500));
     if (!this.closed) await this.start().catch(() => this.reconnect());
