@@ -6,9 +6,9 @@
 import { type ErrorCode, statusOfCode } from "@interlude/core";
 import type { ServerContext } from "../context.js";
 import { ServerError } from "../errors.js";
-import { settledOrAfter } from "../runs/answers.js";
 import { isActive } from "../runs/lifecycle.js";
 import { errorBody } from "../runs/outcome.js";
+import { SettleWatch } from "../runs/settle-watch.js";
 import type { RunRecord } from "../store/records.js";
 
 const TIMEOUT_MS = 30_000;
@@ -30,6 +30,21 @@ export async function awaitAcceptance(ctx: ServerContext, run: RunRecord, local:
     return;
   }
   const until = Date.now() + TIMEOUT_MS;
+  const settles = await SettleWatch.open(ctx.bus);
+  try {
+    await lookUntilSettled(ctx, run, until, settles);
+  } finally {
+    settles.close();
+  }
+}
+
+/** Reads the run's answers until taken or refused; a refusal is thrown as the error it was. */
+async function lookUntilSettled(
+  ctx: ServerContext,
+  run: RunRecord,
+  until: number,
+  settles: SettleWatch,
+): Promise<void> {
   while (Date.now() < until) {
     const current = await ctx.store.getRun(run.run_id);
     if (!current) return;
@@ -40,7 +55,7 @@ export async function awaitAcceptance(ctx: ServerContext, run: RunRecord, local:
     if (finished && !states.length && current.error && typeof current.error === "object")
       throw asHttpError(current.error as Record<string, unknown>);
     if (finished) return;
-    // Woken when the executing process settles the answers or ends the run (a missed event: a second later).
-    await settledOrAfter(ctx, run.run_id);
+    // Woken when the executing process settles the answers or ends the run (a lost event: a second later).
+    await settles.settled(run.run_id);
   }
 }

@@ -5,38 +5,11 @@
  * already_answered) or refused (then it may go ahead).
  */
 import { isResumeMap } from "@interlude/core";
-import type { ServerContext } from "../context.js";
 import type { AnswerRecord, PendingInterrupt } from "../store/records.js";
 import type { StoreTx } from "../store/store.js";
-import { askToSettle } from "./settle-on-request.js";
 
-/**
- * How long an answer waits for an earlier reservation to settle (taken or refused), woken by
- * the bus; it looks again every SETTLE_LOOK_MS in case an event was missed.
- */
+/** How long an answer waits for an earlier reservation to settle (taken or refused). */
 export const SETTLE_TIMEOUT_MS = 15_000;
-const SETTLE_LOOK_MS = 1_000;
-
-/**
- * Resolves when the run holding an earlier reservation settles its answers or ends (or after a
- * while); asks its process to settle them now rather than when the run ends. The caller reads
- * the answers' state again after: an event before the watch began is not heard.
- */
-export async function settledOrAfter(ctx: ServerContext, runId: string | null, ms = SETTLE_LOOK_MS): Promise<void> {
-  const unwatch = await ctx.bus.watch();
-  try {
-    await new Promise<void>((resolve) => {
-      const done = () => (clearTimeout(timer), unsubscribe(), resolve());
-      const timer = setTimeout(done, ms);
-      const unsubscribe = ctx.bus.subscribe((event) => {
-        if ((event.type === "answers.settled" || event.type === "run.done") && event.run_id === runId) done();
-      });
-      if (runId !== null) askToSettle(ctx, runId);
-    });
-  } finally {
-    unwatch();
-  }
-}
 
 /**
  * The interrupts a `resume` answers: the map's ids, or the one interrupt pending (`pending`,

@@ -13,10 +13,11 @@ import type { AnswerRecord, AssistantRecord, Json, MultitaskStrategy, RunKwargs,
 import type { StoreTx } from "../store/store.js";
 import { type QueueView, queueView } from "../store/views.js";
 import { newThread } from "../threads/new-thread.js";
-import { answeredIds, earlierAnswer, reserveAnswers, SETTLE_TIMEOUT_MS, settledOrAfter } from "./answers.js";
+import { answeredIds, earlierAnswer, reserveAnswers, SETTLE_TIMEOUT_MS } from "./answers.js";
 import { cancelRun } from "./cancel.js";
 import { claimFields, claimFieldsAt, dispatchNext, executeRun } from "./executor.js";
 import { claimAtCommit } from "./joined-saver.js";
+import { SettleWatch } from "./settle-watch.js";
 
 export interface RunRequest extends RunKwargs {
   assistant_id: string;
@@ -102,44 +103,55 @@ export async function createRun(
   const assistant = await resolveAssistant(ctx, req.assistant_id);
   const runId = randomUUID();
   const until = Date.now() + SETTLE_TIMEOUT_MS;
-  for (;;) {
-    let queued: Queued;
-    const slot: Slot = {};
-    try {
-      // A background run is acknowledged once queued, so it must be committed by then; a waited
-      // or streamed one is acknowledged when it ends, after its last (durable) commit.
-      queued = await ctx.store.tx(
-        (tx) => queue(ctx, tx, { runId, threadId, req, identity, owner, assistant }, slot),
-        threadId,
-        { durable: owner === null },
-      );
-    } catch (error) {
-      slot.release?.();
-      // An answer reserved meanwhile by a writer without the thread's lock: look again.
-      if (isUniqueViolation(error)) continue;
-      throw error;
+  // Opened when an earlier answer is found reserved, before looking again (settle-watch.ts).
+  let settles: SettleWatch | undefined;
+  try {
+    return await queueUntilSettled();
+  } finally {
+    settles?.close();
+  }
+
+  async function queueUntilSettled(): Promise<{ run: RunRecord; first: boolean }> {
+    for (;;) {
+      let queued: Queued;
+      const slot: Slot = {};
+      try {
+        // A background run is acknowledged once queued, so it must be committed by then; a waited
+        // or streamed one is acknowledged when it ends, after its last (durable) commit.
+        queued = await ctx.store.tx(
+          (tx) => queue(ctx, tx, { runId, threadId, req, identity, owner, assistant }, slot),
+          threadId,
+          { durable: owner === null },
+        );
+      } catch (error) {
+        slot.release?.();
+        // An answer reserved meanwhile by a writer without the thread's lock: look again.
+        if (isUniqueViolation(error)) continue;
+        throw error;
+      }
+      if (!("run" in queued)) slot.release?.();
+      if ("refusal" in queued) throw queued.refusal;
+      if ("earlier" in queued) {
+        if (queued.earlier.state === "applied" || Date.now() > until) throw new AlreadyAnsweredError(queued.earlier);
+        if (settles) await settles.settled(queued.earlier.run_id);
+        else settles = await SettleWatch.open(ctx.bus);
+        continue;
+      }
+      const { run, first, toCancel, handoff } = queued;
+      const action = run.multitask_strategy === "rollback" ? "rollback" : "interrupt";
+      for (const old of toCancel) await cancelRun(ctx, old, action);
+      // Cancelled runs that had not started free the thread at once.
+      if (toCancel.length) await dispatchNext(ctx, run.thread_id);
+      // A log only for a run executed here: one opened for a run that another process executes
+      // would never close, and joins through this process would wait on it forever.
+      if (run.owner !== null || run.status === "running" || ctx.dispatcher.local) ctx.broker.open(run.run_id);
+      if (run.status === "running")
+        void executeRun(ctx, run, true, handoff)
+          .catch((error) => console.error(`[interlude] run ${run.run_id} failed to execute:`, error))
+          .finally(() => slot.release?.());
+      else if (first) await ctx.dispatcher.dispatch(run);
+      return { run, first };
     }
-    if (!("run" in queued)) slot.release?.();
-    if ("refusal" in queued) throw queued.refusal;
-    if ("earlier" in queued) {
-      if (queued.earlier.state === "applied" || Date.now() > until) throw new AlreadyAnsweredError(queued.earlier);
-      await settledOrAfter(ctx, queued.earlier.run_id);
-      continue;
-    }
-    const { run, first, toCancel, handoff } = queued;
-    const action = run.multitask_strategy === "rollback" ? "rollback" : "interrupt";
-    for (const old of toCancel) await cancelRun(ctx, old, action);
-    // Cancelled runs that had not started free the thread at once.
-    if (toCancel.length) await dispatchNext(ctx, run.thread_id);
-    // A log only for a run executed here: one opened for a run that another process executes
-    // would never close, and joins through this process would wait on it forever.
-    if (run.owner !== null || run.status === "running" || ctx.dispatcher.local) ctx.broker.open(run.run_id);
-    if (run.status === "running")
-      void executeRun(ctx, run, true, handoff)
-        .catch((error) => console.error(`[interlude] run ${run.run_id} failed to execute:`, error))
-        .finally(() => slot.release?.());
-    else if (first) await ctx.dispatcher.dispatch(run);
-    return { run, first };
   }
 }
 

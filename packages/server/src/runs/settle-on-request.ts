@@ -8,6 +8,7 @@
  * most of them, for a waiter that almost never exists.
  */
 import type { ServerContext } from "../context.js";
+import type { Bus } from "../events/bus.js";
 
 export class SettleOnRequest {
   private taken = false;
@@ -40,8 +41,8 @@ export class SettleOnRequest {
 }
 
 /** Asks whichever process executes `runId` to settle its answers now (see SettleOnRequest). */
-export function askToSettle(ctx: ServerContext, runId: string): void {
-  void ctx.bus.publish({ type: "answers.settle", run_id: runId }).catch(() => undefined);
+export function askToSettle(bus: Bus, runId: string): void {
+  void bus.publish({ type: "answers.settle", run_id: runId }).catch(() => undefined);
 }
 
 async function settleTaken(ctx: ServerContext, runId: string): Promise<void> {

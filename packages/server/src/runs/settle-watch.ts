@@ -1,0 +1,67 @@
+/**
+ * Waiting for a run to settle its answers (taken or refused) or to end, heard on the bus. The
+ * watch is opened before the waiter reads the answers' state and stays open across its looks:
+ * an event published between a look and the wait that follows it is remembered, not missed.
+ * (Watching only after the look cost such a waiter its whole SETTLE_LOOK_MS.)
+ */
+import type { Bus, BusEvent } from "../events/bus.js";
+import { askToSettle } from "./settle-on-request.js";
+
+/** How long a wait lasts when nothing is heard: the waiter then looks again, in case an event was lost. */
+export const SETTLE_LOOK_MS = 1_000;
+
+export class SettleWatch {
+  /** Runs heard settling or ending since the watch opened and not yet waited on. */
+  private readonly heard = new Set<string>();
+  private waiting?: { runId: string | null; wake: () => void };
+  private readonly unsubscribe: () => void;
+  private unwatch?: () => void;
+
+  private constructor(private readonly bus: Bus) {
+    this.unsubscribe = bus.subscribe((event) => this.hear(event));
+  }
+
+  /** Resolves once every event committed from now on reaches the watch (Bus.watch). */
+  static async open(bus: Bus): Promise<SettleWatch> {
+    const watch = new SettleWatch(bus);
+    try {
+      watch.unwatch = await bus.watch();
+    } catch (error) {
+      watch.close();
+      throw error;
+    }
+    return watch;
+  }
+
+  /**
+   * Resolves when `runId` was heard settling or ending since the watch opened (or since the
+   * last wait on it), at once if it already was, else after `ms`; asks its process to settle
+   * now. The caller looks at the state again after.
+   */
+  async settled(runId: string | null, ms = SETTLE_LOOK_MS): Promise<void> {
+    if (runId !== null && this.heard.delete(runId)) return;
+    if (runId !== null) askToSettle(this.bus, runId);
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(wake, ms);
+      function wake() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.waiting = { runId, wake };
+    });
+    this.waiting = undefined;
+    if (runId !== null) this.heard.delete(runId);
+  }
+
+  close(): void {
+    this.waiting?.wake();
+    this.unsubscribe();
+    this.unwatch?.();
+  }
+
+  private hear(event: BusEvent): void {
+    if (event.type !== "answers.settled" && event.type !== "run.done") return;
+    if (this.waiting?.runId === event.run_id) this.waiting.wake();
+    else this.heard.add(event.run_id);
+  }
+}
