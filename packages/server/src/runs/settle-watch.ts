@@ -8,7 +8,7 @@ import type { Bus, BusEvent } from "../events/bus.js";
 import { askToSettle } from "./settle-on-request.js";
 
 /** How long a wait lasts when nothing is heard: the waiter then looks again, in case an event was lost. */
-export const SETTLE_LOOK_MS = 1_000;
+const SETTLE_LOOK_MS = 1_000;
 
 export class SettleWatch {
   /** Runs heard settling or ending since the watch opened and not yet waited on. */
