@@ -106,12 +106,6 @@ export async function createRun(
   // Opened when an earlier answer is found reserved, before looking again (settle-watch.ts).
   let settles: SettleWatch | undefined;
   try {
-    return await queueUntilSettled();
-  } finally {
-    settles?.close();
-  }
-
-  async function queueUntilSettled(): Promise<{ run: RunRecord; first: boolean }> {
     for (;;) {
       let queued: Queued;
       const slot: Slot = {};
@@ -137,22 +131,29 @@ export async function createRun(
         else settles = await SettleWatch.open(ctx.bus);
         continue;
       }
-      const { run, first, toCancel, handoff } = queued;
-      const action = run.multitask_strategy === "rollback" ? "rollback" : "interrupt";
-      for (const old of toCancel) await cancelRun(ctx, old, action);
-      // Cancelled runs that had not started free the thread at once.
-      if (toCancel.length) await dispatchNext(ctx, run.thread_id);
-      // A log only for a run executed here: one opened for a run that another process executes
-      // would never close, and joins through this process would wait on it forever.
-      if (run.owner !== null || run.status === "running" || ctx.dispatcher.local) ctx.broker.open(run.run_id);
-      if (run.status === "running")
-        void executeRun(ctx, run, true, handoff)
-          .catch((error) => console.error(`[interlude] run ${run.run_id} failed to execute:`, error))
-          .finally(() => slot.release?.());
-      else if (first) await ctx.dispatcher.dispatch(run);
-      return { run, first };
+      await startQueued(ctx, queued, slot);
+      return { run: queued.run, first: queued.first };
     }
+  } finally {
+    settles?.close();
   }
+}
+
+/** Cancels what the new run replaces, then executes the run here or hands it to the dispatcher. */
+async function startQueued(ctx: ServerContext, queued: Extract<Queued, { run: RunRecord }>, slot: Slot): Promise<void> {
+  const { run, first, toCancel, handoff } = queued;
+  const action = run.multitask_strategy === "rollback" ? "rollback" : "interrupt";
+  for (const old of toCancel) await cancelRun(ctx, old, action);
+  // Cancelled runs that had not started free the thread at once.
+  if (toCancel.length) await dispatchNext(ctx, run.thread_id);
+  // A log only for a run executed here: one opened for a run that another process executes
+  // would never close, and joins through this process would wait on it forever.
+  if (run.owner !== null || run.status === "running" || ctx.dispatcher.local) ctx.broker.open(run.run_id);
+  if (run.status === "running")
+    void executeRun(ctx, run, true, handoff)
+      .catch((error) => console.error(`[interlude] run ${run.run_id} failed to execute:`, error))
+      .finally(() => slot.release?.());
+  else if (first) await ctx.dispatcher.dispatch(run);
 }
 
 /** The dispatcher's slot a background run claimed where it is queued holds (Dispatcher.takeHere). */
