@@ -8,6 +8,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { BusEvent } from "../dist/events/bus.js";
 import { WATCH_LOCK } from "../dist/events/notifications.js";
+import { SettleWatch } from "../dist/runs/settle-watch.js";
 import { openGate } from "./fixtures/gates.mjs";
 import { followSse, type TestServer, testServer, until } from "./helpers.js";
 import { freshDatabase } from "./processes.js";
@@ -190,6 +191,25 @@ describe("watched bus events across processes", () => {
       expect(await hearsQuestionsOf(b, a)).toBe(true);
     } finally {
       unwatch();
+    }
+  });
+
+  it("a run settled in B after A's settle watch opened ends A's wait at once, even before A waits", async () => {
+    const runId = `settle-${Date.now()}`;
+    const asked = heard(b, (event) => event.type === "answers.settle" && event.run_id === runId);
+    const watch = await SettleWatch.open(a.backend.ctx.bus, runId);
+    try {
+      // A asks the run's process to settle as it opens the watch; B hears the ask.
+      await asked;
+      const arrived = heard(a, (event) => event.type === "answers.settled" && event.run_id === runId);
+      await b.backend.ctx.bus.publish({ type: "answers.settled", run_id: runId });
+      await arrived;
+      // Heard before the wait began (A was looking at the state): remembered, not missed.
+      const started = performance.now();
+      await watch.settled(runId, 5_000);
+      expect(performance.now() - started).toBeLessThan(500);
+    } finally {
+      watch.close();
     }
   });
 });

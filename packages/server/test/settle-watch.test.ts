@@ -8,11 +8,13 @@ const elapsed = async (wait: Promise<void>) => {
   await wait;
   return performance.now() - started;
 };
+const pendingAfter = (wait: Promise<void>, ms: number) =>
+  Promise.race([wait.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), ms))]);
 
 describe("SettleWatch", () => {
   it("an event heard between a look and the wait ends the wait at once, not after the look interval", async () => {
     const bus = new LocalBus();
-    const watch = await SettleWatch.open(bus);
+    const watch = await SettleWatch.open(bus, "r1");
     // The run settles after the waiter's look and before it waits: the old waiter missed this.
     await bus.publish({ type: "answers.settled", run_id: "r1" });
     expect(await elapsed(watch.settled("r1", 5_000))).toBeLessThan(1_000);
@@ -21,26 +23,38 @@ describe("SettleWatch", () => {
     watch.close();
   });
 
-  it("wakes on the run's end while waiting, asks the run's process to settle, and ignores other runs", async () => {
+  it("asks the run's process to settle when it opens and when it waits; wakes on that run's end only", async () => {
     const bus = new LocalBus();
-    const seen: BusEvent[] = [];
-    bus.subscribe((event) => seen.push(event));
-    const watch = await SettleWatch.open(bus);
-    const waited = elapsed(watch.settled("r2", 5_000));
+    const asks: BusEvent[] = [];
+    bus.subscribe((event) => event.type === "answers.settle" && asks.push(event));
+    const watch = await SettleWatch.open(bus, "r2");
+    expect(asks).toEqual([{ type: "answers.settle", run_id: "r2" }]);
+    const waited = watch.settled("r2", 5_000);
+    expect(asks).toHaveLength(2);
     await bus.publish({ type: "run.done", run_id: "other" });
+    expect(await pendingAfter(waited, 100)).toBe(true);
     await bus.publish({ type: "run.done", run_id: "r2" });
-    expect(await waited).toBeLessThan(1_000);
-    expect(seen[0]).toEqual({ type: "answers.settle", run_id: "r2" });
-    // `other` was remembered, so a wait on it now ends at once.
-    expect(await elapsed(watch.settled("other", 5_000))).toBeLessThan(1_000);
+    expect(await pendingAfter(waited, 1_000)).toBe(false);
+    watch.close();
+  });
+
+  it("remembers only the runs it waits on: the ends of other runs are not kept", async () => {
+    const bus = new LocalBus();
+    const watch = await SettleWatch.open(bus, "r3");
+    for (let i = 0; i < 1_000; i++) await bus.publish({ type: "run.done", run_id: `x${i}` });
+    // x7 was never waited on, so its end was not kept: a wait on it lasts its interval.
+    expect(await elapsed(watch.settled("x7", 50))).toBeGreaterThanOrEqual(40);
+    // A run waited on once is remembered from then on.
+    await bus.publish({ type: "answers.settled", run_id: "x7" });
+    expect(await elapsed(watch.settled("x7", 5_000))).toBeLessThan(1_000);
     watch.close();
   });
 
   it("with nothing heard, a wait ends after its interval; close ends a wait and stops listening", async () => {
     const bus = new LocalBus();
-    const watch = await SettleWatch.open(bus);
+    const watch = await SettleWatch.open(bus, null);
     expect(await elapsed(watch.settled(null, 60))).toBeGreaterThanOrEqual(50);
-    const waited = elapsed(watch.settled("r3", 5_000));
+    const waited = elapsed(watch.settled("r4", 5_000));
     watch.close();
     expect(await waited).toBeLessThan(1_000);
     await bus.publish({ type: "answers.settled", run_id: "r4" });

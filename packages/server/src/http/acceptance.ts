@@ -30,7 +30,7 @@ export async function awaitAcceptance(ctx: ServerContext, run: RunRecord, local:
     return;
   }
   const until = Date.now() + TIMEOUT_MS;
-  const settles = await SettleWatch.open(ctx.bus);
+  const settles = await SettleWatch.open(ctx.bus, run.run_id);
   try {
     await lookUntilSettled(ctx, run, until, settles);
   } finally {

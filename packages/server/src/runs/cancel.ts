@@ -29,6 +29,9 @@ export async function cancelRun(ctx: ServerContext, run: RunRecord, action: Canc
         : await move(ctx.store, run.run_id, "pending", "interrupted");
     if (dropped) {
       await ctx.store.settleAnswers(run.run_id, false);
+      // Refused: whoever waits on these answers (another answer to the same question) may go on.
+      // (A lost event costs such a waiter its next look, a second later, not the cancel.)
+      await ctx.bus.publish({ type: "answers.settled", run_id: run.run_id }).catch(() => undefined);
       ctx.broker.get(run.run_id)?.accept(new Error("cancelled"));
       ctx.broker.close(run.run_id);
       await syncThread(ctx, run.thread_id);

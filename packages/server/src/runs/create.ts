@@ -128,9 +128,10 @@ export async function createRun(
       if ("earlier" in queued) {
         if (queued.earlier.state === "applied" || Date.now() > until) throw new AlreadyAnsweredError(queued.earlier);
         if (settles) await settles.settled(queued.earlier.run_id);
-        else settles = await SettleWatch.open(ctx.bus);
+        else settles = await SettleWatch.open(ctx.bus, queued.earlier.run_id);
         continue;
       }
+      settles?.close();
       await startQueued(ctx, queued, slot);
       return { run: queued.run, first: queued.first };
     }
