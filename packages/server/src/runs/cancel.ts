@@ -6,6 +6,7 @@ import type { ServerContext, StopReason } from "../context.js";
 import type { RunRecord } from "../store/records.js";
 import { syncThread } from "../threads/sync.js";
 import { isActive, move } from "./lifecycle.js";
+import { settleAndAnnounce } from "./settle-on-request.js";
 
 export type CancelAction = "interrupt" | "rollback";
 
@@ -28,10 +29,8 @@ export async function cancelRun(ctx: ServerContext, run: RunRecord, action: Canc
         ? await ctx.store.deleteRun(run.run_id)
         : await move(ctx.store, run.run_id, "pending", "interrupted");
     if (dropped) {
-      await ctx.store.settleAnswers(run.run_id, false);
       // Refused: whoever waits on these answers (another answer to the same question) may go on.
-      // (A lost event costs such a waiter its next look, a second later, not the cancel.)
-      await ctx.bus.publish({ type: "answers.settled", run_id: run.run_id }).catch(() => undefined);
+      await settleAndAnnounce(ctx, run.run_id, false);
       ctx.broker.get(run.run_id)?.accept(new Error("cancelled"));
       ctx.broker.close(run.run_id);
       await syncThread(ctx, run.thread_id);

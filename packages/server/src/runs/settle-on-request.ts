@@ -36,7 +36,7 @@ export class SettleOnRequest {
     if (!this.taken || !this.asked || this.sent) return;
     this.sent = true;
     // Failed: the next ask tries again (the waiter asks at each look), and the finish settles them anyway.
-    void settleTaken(this.ctx, this.runId).catch(() => (this.sent = false));
+    void settleAndAnnounce(this.ctx, this.runId, true).catch(() => (this.sent = false));
   }
 }
 
@@ -45,15 +45,19 @@ export function askToSettle(bus: Bus, runId: string): void {
   void bus.publish({ type: "answers.settle", run_id: runId }).catch(() => undefined);
 }
 
-async function settleTaken(ctx: ServerContext, runId: string): Promise<void> {
+/**
+ * Marks the run's answers taken (`applied`) or refused and says so on the bus, so that whoever
+ * waits on them (settle-watch.ts) looks again at once.
+ */
+export async function settleAndAnnounce(ctx: ServerContext, runId: string, taken: boolean): Promise<void> {
   const settled = { type: "answers.settled", run_id: runId } as const;
   const { publishIn } = ctx.bus;
   // On PostgreSQL the update and its announcement are one round trip (a transaction of two held writes).
   if (publishIn)
     return ctx.store.tx(async (tx) => {
-      await tx.settleAnswers(runId, true);
+      await tx.settleAnswers(runId, taken);
       await publishIn.call(ctx.bus, tx.db, [settled]);
     });
-  await ctx.store.settleAnswers(runId, true);
+  await ctx.store.settleAnswers(runId, taken);
   await ctx.bus.publish(settled);
 }

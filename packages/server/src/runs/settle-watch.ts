@@ -62,7 +62,6 @@ export class SettleWatch {
       askToSettle(this.bus, runId);
     });
     this.waiting = undefined;
-    this.heard.delete(runId);
   }
 
   close(): void {
