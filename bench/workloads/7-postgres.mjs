@@ -10,6 +10,10 @@
  *  - Storage: one chat thread appending a 200-byte message per step, 100 and then 500 steps;
  *    bytes its tables grew by (pg_total_relation_size of each runtime's own tables: tables,
  *    TOAST and indexes, so page-granular), and bytes per step between the two points.
+ *  - Work per round trip: WAL records, rows inserted and shared buffers touched by the round
+ *    trips of one batch (pg_stat_wal, pg_stat_database), each runtime alone on the server.
+ *    Counted, not timed: unlike the rates, they do not move with the machine's noise (WAL bytes
+ *    would, with the full-page images each checkpoint of the server brings).
  * Batches alternate between the runtimes.
  */
 
@@ -61,7 +65,7 @@ export async function run() {
     }
     const tag = `${Date.now().toString(36)}`;
     let batch = 0;
-    const latencies = { il: [], lg: [] };
+    const latencies = { il: [], lg: [], work: [] };
     const roundTrips = (lib, key, count) => async () => {
       const b = batch++;
       const graph = graphs[lib.name].approval;
@@ -94,8 +98,13 @@ export async function run() {
     };
     const sps = await alternate({ iterations: 3, warmup: 1, block: 1, il: steps(interlude), lg: steps(langgraph) });
     const storage = await storageGrowth(pools[0], graphs, tag);
+    const work = { il: await workPerRoundTrip(pools, roundTrips(interlude, "work", perBatch), perBatch) };
+    work.lg = await workPerRoundTrip(pools, roundTrips(langgraph, "work", perBatch), perBatch);
     return [
       ...storage,
+      ...WORK.map(([key, metric]) =>
+        row({ workload: 7, metric, unit: "1/rt", il: once(work.il[key]), lg: once(work.lg[key]) }),
+      ),
       row({
         workload: 7,
         metric: `round trip, ${CONCURRENCY} concurrent threads`,
@@ -116,6 +125,42 @@ export async function run() {
     for (const pool of pools) await pool.end().catch(() => {});
     server.stop();
   }
+}
+
+/** What workPerRoundTrip counts: its key, and the metric's name. */
+const WORK = [
+  ["walRecords", "Postgres: WAL records per round trip"],
+  ["inserted", "Postgres: rows inserted per round trip (indexes not counted)"],
+  ["touched", "Postgres: shared buffers touched per round trip"],
+];
+
+const once = (v) => ({ n: 1, median: v, p99: undefined });
+
+/**
+ * The database's counters around one batch of `count` round trips (`batch`), per round trip.
+ * A backend reports its counters when idle, but at most once a second, else up to ten seconds
+ * later: every connection of both pools is made to report first.
+ */
+async function workPerRoundTrip(pools, batch, count) {
+  const read = async () => {
+    for (const pool of pools) {
+      const clients = await Promise.all(Array.from({ length: pool.totalCount }, () => pool.connect()));
+      for (const client of clients) {
+        await client.query("SELECT pg_stat_force_next_flush()");
+        client.release();
+      }
+    }
+    const { rows } = await pools[0].query(
+      `SELECT w.wal_records::float8 AS "walRecords", d.tup_inserted::float8 AS inserted,
+         (d.blks_hit + d.blks_read)::float8 AS touched
+       FROM pg_stat_wal w, pg_stat_database d WHERE d.datname = current_database()`,
+    );
+    return rows[0];
+  };
+  const before = await read();
+  await batch();
+  const after = await read();
+  return Object.fromEntries(WORK.map(([key]) => [key, (after[key] - before[key]) / count]));
 }
 
 /** Each runtime's own tables: Interlude's are prefixed `interlude_`, LangGraph.js's `checkpoint`. */
@@ -149,28 +194,27 @@ async function storageGrowth(pool, graphs, tag) {
       grown[key][steps] = (await tableBytes(pool, TABLES[lib.name])) - before;
     }
   }
-  const one = (v) => ({ n: 1, median: v, p99: undefined });
   return [
     row({
       workload: 7,
       metric: "Postgres: bytes a 100-step chat thread adds",
       unit: "B",
-      il: one(grown.il[100]),
-      lg: one(grown.lg[100]),
+      il: once(grown.il[100]),
+      lg: once(grown.lg[100]),
     }),
     row({
       workload: 7,
       metric: "Postgres: bytes a 500-step chat thread adds",
       unit: "B",
-      il: one(grown.il[500]),
-      lg: one(grown.lg[500]),
+      il: once(grown.il[500]),
+      lg: once(grown.lg[500]),
     }),
     row({
       workload: 7,
       metric: "Postgres: bytes per step (500-step thread)",
       unit: "B/step",
-      il: one(grown.il[500] / 500),
-      lg: one(grown.lg[500] / 500),
+      il: once(grown.il[500] / 500),
+      lg: once(grown.lg[500] / 500),
     }),
   ];
 }

@@ -20,6 +20,7 @@
 import type { ChannelVersion } from "@interlude/core";
 import type * as Kit from "@interlude/core/saver-kit";
 import { blobKey, type HeadCacheLimits } from "@interlude/core/saver-kit";
+import type { InlineValues } from "./inline-plan.js";
 
 type Kept = string | Uint8Array;
 
@@ -31,8 +32,10 @@ export interface CachedHead {
   readonly parentId: string | null;
   readonly record: Kept;
   readonly metadata: Kept;
-  /** channel + version -> blob, `null` where the checkpoint names a version with no blob. */
+  /** channel + version -> blob, `null` where the checkpoint names a version with no blob; inline values too. */
   readonly blobs: ReadonlyMap<string, Kit.StoredBlob | null>;
+  /** The values its row holds (inline-plan.ts), which the thread's next put carries. */
+  readonly inline: InlineValues;
   readonly bytes: number;
 }
 
@@ -77,7 +80,7 @@ export class HeadCache {
    * that head is the one held here (the put's compare-and-swap expected it, so nothing was
    * written in between); otherwise the thread is dropped and its next load reads everything.
    */
-  put(put: Kit.PreparedPut, stamp: string): void {
+  put(put: Kit.PreparedPut, stamp: string, inline: InlineValues): void {
     const previous = this.heads.get(put.threadId);
     const chained = previous ? put.expectedHead === previous.id : put.expectedHead === null;
     if (!chained || (previous && previous.id > put.id)) {
@@ -86,7 +89,14 @@ export class HeadCache {
     }
     const written = new Map<string, Kit.StoredBlob | null>();
     for (const blob of put.blobs) written.set(blobKey(blob.channel, blob.version), blob);
-    const head = { id: put.id, stamp, parentId: put.parentId ?? null, record: put.record, metadata: put.metadata };
+    const head = {
+      id: put.id,
+      stamp,
+      parentId: put.parentId ?? null,
+      record: put.record,
+      metadata: put.metadata,
+      inline,
+    };
     this.set(put.threadId, head, put.versions, written, previous?.blobs);
   }
 
@@ -138,8 +148,8 @@ export class HeadCache {
       }
     }
     // Fields listed, not spread: a spread of the caller's object costs ~20 µs here.
-    const { id, stamp, parentId, record, metadata } = head;
-    this.heads.set(threadId, { id, stamp, parentId, record, metadata, blobs: kept, bytes });
+    const { id, stamp, parentId, record, metadata, inline } = head;
+    this.heads.set(threadId, { id, stamp, parentId, record, metadata, inline, blobs: kept, bytes });
     this.bytes += bytes;
     this.trim();
   }

@@ -2,6 +2,7 @@
 import type * as Kit from "@interlude/core/saver-kit";
 import { blobKey } from "@interlude/core/saver-kit";
 import type { CachedHead } from "./head-cache.js";
+import type { InlineValues } from "./inline-plan.js";
 
 /** A checkpoint row as a load needs it. */
 export interface CheckpointRow {
@@ -9,6 +10,8 @@ export interface CheckpointRow {
   parentId: string | null;
   record: string | Uint8Array;
   metadata: string | Uint8Array;
+  /** Its small values (inline-plan.ts); null: none, or a row written before they were kept there. */
+  inline: string | null;
 }
 
 /** A checkpoint row with, when read along with it, its blobs and pending writes. */
@@ -20,8 +23,8 @@ export interface Loaded {
   writes?: Kit.StoredWrite[];
   /** The head row's stamp, when the newest checkpoint was read (a head the cache may keep). */
   stamp?: string;
-  /** Taken from the head cache: nothing to keep. */
-  cached?: boolean;
+  /** Taken from the head cache, whose `blobs` hold the row's inline values too: nothing to keep. */
+  cached?: InlineValues;
 }
 
 /** One row of interlude_read_head. */
@@ -41,6 +44,8 @@ export interface LatestRow {
   complete: boolean;
   /** pg returns bigint as text: the head row's stamp (null: the thread has no head row), or a write's place in order. */
   stamp: string | null;
+  /** The 'c' row's inline values. */
+  inline: string | null;
 }
 
 /**
@@ -58,9 +63,16 @@ export function latestOf(rows: readonly LatestRow[], held: CachedHead | undefine
     if (!held || held.id !== head.id || held.stamp !== head.stamp)
       throw new Error(`PostgreSQL reported checkpoint ${head.id} unchanged, which this saver did not send`);
     const { id, parentId, record, metadata } = held;
-    return { row: { id, parentId, record, metadata }, blobs: held.blobs, writes, stamp: held.stamp, cached: true };
+    const row = { id, parentId, record, metadata, inline: null };
+    return { row, blobs: held.blobs, writes, stamp: held.stamp, cached: held.inline };
   }
-  const row: CheckpointRow = { id: head.id!, parentId: head.parent, record: head.data!, metadata: head.extra! };
+  const row: CheckpointRow = {
+    id: head.id!,
+    parentId: head.parent,
+    record: head.data!,
+    metadata: head.extra!,
+    inline: head.inline,
+  };
   // Written before the checkpoint rows listed their versions: load() reads the blobs itself.
   const stamp = head.stamp ?? undefined;
   if (!head.complete) return { row, writes, stamp };

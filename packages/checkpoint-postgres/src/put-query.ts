@@ -1,12 +1,13 @@
 /** A prepared put as the arguments of the put statements (sql.ts, schema.ts). */
-import type * as Kit from "@interlude/core/saver-kit";
 import { blobKey } from "@interlude/core/saver-kit";
 import type { QueryConfig } from "pg";
+import type { PlannedPut } from "./inline-plan.js";
 import { named, type PutShape } from "./sql.js";
 
-/** interlude_put's arguments (schema.ts): the head expected, the delta bases to check, then the rows. */
-export function putQuery(put: Kit.PreparedPut, releaseAs = put.releaseClaim): QueryConfig {
-  const blobs = storedBlobs(put);
+/** interlude_put_inline's arguments (schema.ts): the head expected, the delta bases to check, then the rows. */
+export function putQuery(planned: PlannedPut, releaseAs = planned.put.releaseClaim): QueryConfig {
+  const { put, plan } = planned;
+  const blobs = plan.rows;
   const deltas = blobs.filter((blob) => blob.base !== null);
   const values = [
     put.threadId,
@@ -19,7 +20,7 @@ export function putQuery(put: Kit.PreparedPut, releaseAs = put.releaseClaim): Qu
     blobs.map((b) => b.version),
     blobs.map((b) => b.base),
     blobs.map((b) => toBytes(b.data)),
-    ...checkpointValues(put),
+    ...checkpointValues(planned),
   ];
   return releaseAs === undefined ? named("put", values) : named("putRelease", [...values, releaseAs]);
 }
@@ -32,15 +33,16 @@ export function putQuery(put: Kit.PreparedPut, releaseAs = put.releaseClaim): Qu
  * both, expecting the head that `before` expected.
  */
 export function oneStatementPut(
-  put: Kit.PreparedPut,
-  before?: Kit.PreparedPut,
-  releaseAs = put.releaseClaim,
+  planned: PlannedPut,
+  before?: PlannedPut,
+  releaseAs = planned.put.releaseClaim,
 ): QueryConfig | undefined {
-  const expected = before ? before.expectedHead : put.expectedHead;
+  const { put } = planned;
+  const expected = before ? before.put.expectedHead : put.expectedHead;
   if (expected === undefined) return undefined;
-  const blobs = before ? [...storedBlobs(before), ...storedBlobs(put)] : storedBlobs(put);
+  const blobs = before ? [...before.plan.rows, ...planned.plan.rows] : planned.plan.rows;
   // A delta on a blob written in the same statement is not looked for: the statement's snapshot cannot see it.
-  const written = before && new Set(before.blobs.map((b) => blobKey(b.channel, b.version)));
+  const written = before && new Set(before.put.blobs.map((b) => blobKey(b.channel, b.version)));
   const deltas = put.blobs.filter((b) => b.base !== null && !written?.has(blobKey(b.channel, b.base)));
   const based = deltas.length > 0 || blobs.some((b) => b.base !== null);
   if (expected === null && based) return undefined;
@@ -52,7 +54,7 @@ export function oneStatementPut(
     blobs.map((b) => b.channel),
     blobs.map((b) => b.version),
     blobs.map((b) => toBytes(b.data)),
-    ...checkpointValues(put),
+    ...checkpointValues(planned),
   ];
   if (shape === "deltas")
     values.push(
@@ -66,23 +68,8 @@ export function oneStatementPut(
   return named(`put_${shape}${release}${before ? "_pair" : ""}`, values);
 }
 
-/**
- * The blobs a put writes rows for. A channel left without a value (a trigger consumed,
- * `__start__` after the first step) gets none: a load that finds no blob at a version the
- * checkpoint names reads the channel as empty, as it would the row (`assembleValue`), and the
- * head cache keeps such a blob as the empty value it is. An approval round trip empties four
- * such channels of twelve blobs written.
- */
-function storedBlobs(put: Kit.PreparedPut): readonly Kit.PreparedBlob[] {
-  return put.blobs.some(isEmpty) ? put.blobs.filter((blob) => !isEmpty(blob)) : put.blobs;
-}
-
-function isEmpty(blob: Kit.PreparedBlob): boolean {
-  return blob.base === null && blob.data === null;
-}
-
 /** The checkpoint row's values, the same in both statements. */
-function checkpointValues(put: Kit.PreparedPut): unknown[] {
+function checkpointValues({ put, plan }: PlannedPut): unknown[] {
   const channels = Object.keys(put.versions);
   return [
     put.id,
@@ -92,6 +79,7 @@ function checkpointValues(put: Kit.PreparedPut): unknown[] {
     toBytes(put.metadata),
     channels,
     channels.map((c) => put.versions[c]),
+    plan.column,
   ];
 }
 

@@ -11,6 +11,14 @@ import { BASE_MISSING, blobKey, headCacheLimits, listSql, SaverKit, STORED } fro
 import pg from "pg";
 import { DeferredPuts } from "./deferred-puts.js";
 import { HeadCache } from "./head-cache.js";
+import {
+  type InlineValues,
+  inlineValues,
+  mayInline,
+  NO_INLINE_VALUES,
+  type PlannedPut,
+  planInline,
+} from "./inline-plan.js";
 import { type Claimed, JoinedSaver, ownerInDatabase } from "./joined.js";
 import { type CheckpointRow, type LatestRow, type Loaded, latestOf } from "./latest.js";
 import { storageError, withPoolClient } from "./pool.js";
@@ -167,17 +175,22 @@ export class PostgresSaver extends SaverKit {
   private async store(put: Kit.PreparedPut, before?: Kit.PreparedPut): Promise<Kit.PutOutcome> {
     try {
       const releaseAs = put.releaseClaim && ownerInDatabase(this.claimed, put.threadId, put.releaseClaim);
-      const one = oneStatementPut(put, before, releaseAs);
+      // Most often planned from memory: no turn spent waiting for it.
+      const planning = before && this.planned(before);
+      const earlier = planning instanceof Promise ? await planning : planning;
+      const next = this.planned(put, earlier);
+      const planned = next instanceof Promise ? await next : next;
+      const one = oneStatementPut(planned, earlier, releaseAs);
       let stored = one && (await this.pool.query<{ stamp: string }>(one).catch(rewritten)).rows[0];
       // Not stored: each on its own, so that the refused one says why.
       if (!stored && before) {
         await this.sendAlone(before);
         return await this.store(put);
       }
-      stored ??= (await this.pool.query<{ stamp: string }>(putQuery(put, releaseAs))).rows[0]!;
+      stored ??= (await this.pool.query<{ stamp: string }>(putQuery(planned, releaseAs))).rows[0]!;
       if (put.ns === "") {
-        if (before) this.cache.put(before, stored.stamp);
-        this.cache.put(put, stored.stamp);
+        if (earlier) this.cache.put(before!, stored.stamp, earlier.plan.values);
+        this.cache.put(put, stored.stamp, planned.plan.values);
       }
       if (put.releaseClaim !== undefined) this.releasedWith(put.threadId, put.releaseClaim);
       return STORED;
@@ -189,6 +202,24 @@ export class PostgresSaver extends SaverKit {
       if (code === HEAD_MOVED) return { head: (error as { detail?: string }).detail || null };
       throw error;
     }
+  }
+
+  /**
+   * The put with its inline plan (inline-plan.ts): its parent's inline values come from the
+   * put held back with it, the head cache, or else the parent's row (a statement more).
+   */
+  private planned(put: Kit.PreparedPut, before?: PlannedPut): PlannedPut | Promise<PlannedPut> {
+    const { threadId, ns, parentId } = put;
+    let parent: InlineValues | undefined = NO_INLINE_VALUES;
+    if (parentId !== undefined && mayInline(put)) {
+      const head = this.cache.get(threadId);
+      parent = before?.put.id === parentId ? before.plan.values : head?.id === parentId ? head.inline : undefined;
+    }
+    if (parent) return { put, plan: planInline(put, parent) };
+    return this.pool.query<InlineRowOf>(named("inlineOf", [threadId, ns, parentId])).then(({ rows: [row] }) => {
+      const versions = row?.channels ? Object.fromEntries(row.channels.map((c, i) => [c, row.versions![i]!])) : {};
+      return { put, plan: planInline(put, row ? inlineValues(row.inline, versions) : NO_INLINE_VALUES) };
+    });
   }
 
   /** A held put sent on its own: stored, or refused with the error its own `put` would have thrown. */
@@ -394,7 +425,7 @@ export class PostgresSaver extends SaverKit {
     const record = this.read(row.record) as Kit.CheckpointRecord;
     const versions = record.channel_versions;
     // Most often both came with the row (a claim's load, the head cache): nothing to wait for.
-    const [blobs, writes] =
+    const [stored, writes] =
       loaded.blobs && loaded.writes
         ? [loaded.blobs, loaded.writes]
         : await Promise.all([
@@ -402,8 +433,12 @@ export class PostgresSaver extends SaverKit {
             loaded.writes ??
               this.pool.query<Kit.StoredWrite>(named("writes", [threadId, ns, row.id])).then((result) => result.rows),
           ]);
-    if (ns === "" && loaded.stamp !== undefined && !loaded.cached)
-      this.cache.read(threadId, { ...row, stamp: loaded.stamp }, versions, blobs);
+    const inline = loaded.cached ?? inlineValues(row.inline, versions);
+    const blobs = loaded.cached || inline.size === 0 ? stored : withInline(stored, inline);
+    if (ns === "" && loaded.stamp !== undefined && !loaded.cached) {
+      const { id, parentId, record, metadata } = row;
+      this.cache.read(threadId, { id, parentId, record, metadata, inline, stamp: loaded.stamp }, versions, blobs);
+    }
     const lookup = (channel: string, version: number) => blobs.get(blobKey(channel, version)) ?? undefined;
     return this.tupleOf(threadId, ns, row, lookup, writes, record);
   }
@@ -452,6 +487,23 @@ export class PostgresSaver extends SaverKit {
       throw storageError(operation, error);
     }
   }
+}
+
+/** The blobs read, and the row's inline values as blobs: what the checkpoint's values are made of. */
+function withInline(
+  blobs: ReadonlyMap<string, Kit.StoredBlob | null>,
+  inline: InlineValues,
+): Map<string, Kit.StoredBlob | null> {
+  const all = new Map(blobs);
+  for (const [key, data] of inline) all.set(key, { base: null, data });
+  return all;
+}
+
+/** SQL.inlineOf's row. */
+interface InlineRowOf {
+  channels: string[] | null;
+  versions: number[] | null;
+  inline: string | null;
 }
 
 interface BlobRow {

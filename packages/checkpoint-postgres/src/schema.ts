@@ -216,6 +216,88 @@ const MIGRATIONS: readonly string[] = [
      DELETE FROM interlude_writes WHERE thread_id = p_thread;
      DELETE FROM interlude_heads WHERE thread_id = p_thread;
    END $$;`,
+  // Small values in the checkpoint row (`inline`, inline.ts of the saver kit) instead of a blob
+  // row each: a heap tuple and an index entry fewer per value, on every put. Read by
+  // interlude_read_newest (interlude_read_head with the row's inline values on its 'c' row)
+  // and written by interlude_put_inline (interlude_put with them). A process of the previous
+  // version would load inline values as empty and, worse, write rows that do not carry them:
+  // `versions` is renamed so that its puts and loads fail (a StorageError, nothing written)
+  // instead. Upgrade every process together (README, "Upgrading").
+  `ALTER TABLE interlude_checkpoints RENAME COLUMN versions TO channel_versions;
+   ALTER TABLE interlude_checkpoints ADD COLUMN inline text;
+   CREATE OR REPLACE FUNCTION interlude_read_newest(p_thread text, p_ns text, p_known text, p_stamp bigint)
+     RETURNS TABLE (kind text, id text, parent text, channel text, version float8, base float8,
+       data bytea, extra bytea, complete boolean, stamp bigint, inline text)
+   LANGUAGE sql STABLE AS $$
+     WITH RECURSIVE head AS (
+         SELECT x.checkpoint_id, x.parent_id, x.record, x.metadata, x.channels, x.channel_versions, x.inline, h.stamp,
+           coalesce(x.checkpoint_id = p_known AND h.stamp = p_stamp, false) AS held
+         FROM interlude_checkpoints x
+         LEFT JOIN (SELECT hr.xmin::text::bigint AS stamp FROM interlude_heads hr
+           WHERE hr.thread_id = p_thread AND hr.checkpoint_ns = p_ns) h ON true
+         WHERE x.thread_id = p_thread AND x.checkpoint_ns = p_ns
+         ORDER BY x.checkpoint_id DESC LIMIT 1),
+       chain AS (
+         SELECT b.channel, b.version, b.base, b.data
+         FROM head CROSS JOIN LATERAL unnest(head.channels, head.channel_versions) AS q(channel, version)
+         JOIN interlude_blobs b ON b.thread_id = p_thread AND b.checkpoint_ns = p_ns
+           AND b.channel = q.channel AND b.version = q.version
+         WHERE NOT head.held
+         UNION
+         SELECT b.channel, b.version, b.base, b.data FROM chain c CROSS JOIN LATERAL (
+           SELECT b.channel, b.version, b.base, b.data FROM interlude_blobs b
+           WHERE b.thread_id = p_thread AND b.checkpoint_ns = p_ns AND b.channel = c.channel AND b.version = c.base
+           LIMIT 1) b)
+     SELECT CASE WHEN head.held THEN 's' ELSE 'c' END, head.checkpoint_id, head.parent_id, NULL::text,
+       NULL::float8, NULL::float8, CASE WHEN head.held THEN NULL ELSE head.record END,
+       CASE WHEN head.held THEN NULL ELSE head.metadata END, head.channels IS NOT NULL, head.stamp,
+       CASE WHEN head.held THEN NULL ELSE head.inline END
+     FROM head
+     UNION ALL
+     SELECT 'b', NULL, NULL, chain.channel, chain.version, chain.base, chain.data, NULL, true, NULL, NULL FROM chain
+     UNION ALL
+     SELECT 'w', w.task_id, NULL, w.channel, NULL, NULL, w.data, NULL, true, w.seq, NULL
+     FROM interlude_writes w WHERE w.thread_id = p_thread AND w.checkpoint_ns = p_ns
+       AND w.checkpoint_id = (SELECT head.checkpoint_id FROM head)
+   $$;
+   CREATE OR REPLACE FUNCTION interlude_put_inline(
+     p_thread text, p_ns text, p_check boolean, p_expected text,
+     p_delta_channels text[], p_delta_bases float8[],
+     p_channels text[], p_versions float8[], p_bases float8[], p_data bytea[],
+     p_id text, p_parent text, p_created_at bigint, p_record bytea, p_metadata bytea,
+     p_all_channels text[], p_all_versions float8[], p_inline text) RETURNS void
+   LANGUAGE plpgsql AS $$
+   DECLARE
+     v_head text;
+     v_found int;
+   BEGIN
+     INSERT INTO interlude_heads (thread_id, checkpoint_ns, head_id) VALUES (p_thread, p_ns, NULL)
+       ON CONFLICT (thread_id, checkpoint_ns) DO UPDATE SET thread_id = EXCLUDED.thread_id
+       RETURNING head_id INTO v_head;
+     IF p_check AND p_expected IS DISTINCT FROM v_head THEN
+       RAISE EXCEPTION 'checkpoint head moved' USING ERRCODE = 'IL409', DETAIL = coalesce(v_head, '');
+     END IF;
+     IF cardinality(p_delta_channels) > 0 THEN
+       SELECT count(*) INTO v_found FROM interlude_blobs b
+         JOIN unnest(p_delta_channels, p_delta_bases) AS q(channel, version) ON b.channel = q.channel AND b.version = q.version
+         WHERE b.thread_id = p_thread AND b.checkpoint_ns = p_ns;
+       IF v_found < cardinality(p_delta_channels) THEN
+         RAISE EXCEPTION 'delta base missing' USING ERRCODE = 'IL412';
+       END IF;
+     END IF;
+     INSERT INTO interlude_blobs (thread_id, checkpoint_ns, channel, version, base, data)
+       SELECT p_thread, p_ns, * FROM unnest(p_channels, p_versions, p_bases, p_data)
+       ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO UPDATE SET base = EXCLUDED.base, data = EXCLUDED.data;
+     INSERT INTO interlude_checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_id, created_at, record, metadata,
+         channels, channel_versions, inline)
+       VALUES (p_thread, p_ns, p_id, p_parent, p_created_at, p_record, p_metadata, p_all_channels, p_all_versions, p_inline)
+       ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE
+       SET parent_id = EXCLUDED.parent_id, created_at = EXCLUDED.created_at, record = EXCLUDED.record,
+         metadata = EXCLUDED.metadata, channels = EXCLUDED.channels, channel_versions = EXCLUDED.channel_versions,
+         inline = EXCLUDED.inline;
+     UPDATE interlude_heads SET head_id = GREATEST(head_id, p_id), updated_at = now()
+       WHERE thread_id = p_thread AND checkpoint_ns = p_ns;
+   END $$;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -8,11 +8,11 @@ import type { QueryConfig } from "pg";
 const STAMP = "xmin::text::bigint AS stamp";
 
 /**
- * interlude_put (schema.ts), and its stamp: the head row it wrote has this transaction's id as
- * its xmin, which txid_current() gives with its epoch on top.
+ * interlude_put_inline (schema.ts), and its stamp: the head row it wrote has this
+ * transaction's id as its xmin, which txid_current() gives with its epoch on top.
  */
 const PUT_CALL =
-  "interlude_put($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17), txid_current() % 4294967296 AS stamp";
+  "interlude_put_inline($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18), txid_current() % 4294967296 AS stamp";
 
 /** A task's writes: reserved channels (negative idx) replace the task's earlier write; others keep the first. */
 const INSERT_WRITES = `INSERT INTO interlude_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, data)
@@ -41,20 +41,21 @@ export type PutShape = "first" | "whole" | "deltas";
  * deleted since the statement's snapshot, so that the count is that of the bases there now
  * (a prune deletes them under the head's lock). Everything else is written only when that
  * passed; its one row is the stamp (STAMP); no row back: nothing was written, and the put
- * goes through interlude_put, which says why. The rows are plain inserts: a put writes new
+ * goes through interlude_put_inline, which says why. The rows are plain inserts: a put writes new
  * checkpoint ids and channel versions, except when it writes a stored checkpoint again (a
  * retried put, an older id put again), which fails the statement on the primary key
- * (UNIQUE_VIOLATION) and then goes through interlude_put, whose upserts replace the rows. An
+ * (UNIQUE_VIOLATION) and then goes through interlude_put_inline, whose upserts replace the rows. An
  * upsert checks the key before each insert besides the insert's own check: 13% of the
  * statement's CPU (PERFORMANCE.md, branch pg-db). Parameters: $1 thread, $2 namespace, $3 head
- * expected, $4-$6 the blobs' channels, versions and data, $7-$13 the checkpoint row; `deltas`:
- * $14 the blobs' bases, $15-$16 the delta bases to find; then, with `release`, the owner whose
+ * expected, $4-$6 the blobs' channels, versions and data, $7-$14 the checkpoint row (its inline
+ * values last); `deltas`: $15 the blobs' bases, $16-$17 the delta bases to find; then, with
+ * `release`, the owner whose
  * claim goes with it; then, with `pair`, the row of a checkpoint put before this one and held
  * back until now (deferred-puts.ts), whose blobs are among $4-$6: both rows are written, and
  * the head moves to the newer.
  */
 function putStatement(shape: PutShape, release: boolean, pair: boolean): string {
-  const owner = shape === "deltas" ? 17 : 14;
+  const owner = shape === "deltas" ? 18 : 15;
   const p = owner + (release ? 1 : 0);
   const newHead = pair ? `GREATEST($7::text, $${p}::text)` : "$7";
   const head = {
@@ -64,16 +65,16 @@ function putStatement(shape: PutShape, release: boolean, pair: boolean): string 
       WHERE thread_id = $1 AND checkpoint_ns = $2 AND head_id = $3 RETURNING ${STAMP})`,
     deltas: `cas AS (SELECT FROM interlude_heads WHERE thread_id = $1 AND checkpoint_ns = $2 AND head_id = $3 FOR UPDATE),
     based AS (SELECT count(*) AS n FROM (SELECT FROM interlude_blobs b
-      JOIN unnest($15::text[], $16::float8[]) AS q(channel, version) ON b.channel = q.channel AND b.version = q.version
+      JOIN unnest($16::text[], $17::float8[]) AS q(channel, version) ON b.channel = q.channel AND b.version = q.version
       WHERE b.thread_id = $1 AND b.checkpoint_ns = $2 AND EXISTS (SELECT FROM cas) FOR SHARE OF b) locked),
-    ok AS (SELECT FROM cas, based WHERE based.n = cardinality($15::text[])),
+    ok AS (SELECT FROM cas, based WHERE based.n = cardinality($16::text[])),
     h AS (UPDATE interlude_heads SET head_id = GREATEST(head_id, ${newHead}), updated_at = now()
       WHERE thread_id = $1 AND checkpoint_ns = $2 AND EXISTS (SELECT FROM ok) RETURNING ${STAMP})`,
   }[shape];
   const gate = shape === "deltas" ? "EXISTS (SELECT FROM ok)" : "EXISTS (SELECT FROM h)";
   const blobs =
     shape === "deltas"
-      ? "q.base, q.data FROM unnest($4::text[], $5::float8[], $14::float8[], $6::bytea[]) AS q(channel, version, base, data)"
+      ? "q.base, q.data FROM unnest($4::text[], $5::float8[], $15::float8[], $6::bytea[]) AS q(channel, version, base, data)"
       : "NULL, q.data FROM unnest($4::text[], $5::float8[], $6::bytea[]) AS q(channel, version, data)";
   const released = release
     ? `
@@ -82,13 +83,14 @@ function putStatement(shape: PutShape, release: boolean, pair: boolean): string 
   const paired = pair
     ? `
       UNION ALL SELECT $1, $2, $${p}::text, $${p + 1}::text, $${p + 2}::bigint, $${p + 3}::bytea, $${p + 4}::bytea,
-        $${p + 5}::text[], $${p + 6}::float8[] WHERE ${gate}`
+        $${p + 5}::text[], $${p + 6}::float8[], $${p + 7}::text WHERE ${gate}`
     : "";
   return `WITH ${head},
     b AS (INSERT INTO interlude_blobs (thread_id, checkpoint_ns, channel, version, base, data)
       SELECT $1, $2, q.channel, q.version, ${blobs} WHERE ${gate}),${released}
-    c AS (INSERT INTO interlude_checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_id, created_at, record, metadata, channels, versions)
-      SELECT $1, $2, $7, $8::text, $9::bigint, $10::bytea, $11::bytea, $12::text[], $13::float8[] WHERE ${gate}${paired})
+    c AS (INSERT INTO interlude_checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_id, created_at, record, metadata,
+        channels, channel_versions, inline)
+      SELECT $1, $2, $7, $8::text, $9::bigint, $10::bytea, $11::bytea, $12::text[], $13::float8[], $14::text WHERE ${gate}${paired})
     SELECT stamp FROM h`;
 }
 
@@ -107,10 +109,11 @@ const CLAIM_LATEST = `WITH prior AS (SELECT owner FROM interlude_claims WHERE th
     outcome AS (SELECT CASE WHEN NOT EXISTS (SELECT FROM taken) THEN 'n'
       WHEN EXISTS (SELECT FROM prior WHERE prior.owner <> $2) THEN 'r' END AS kind)
   SELECT outcome.kind, NULL::text AS id, NULL::text AS parent, NULL::text AS channel, NULL::float8 AS version,
-    NULL::float8 AS base, NULL::bytea AS data, NULL::bytea AS extra, false AS complete, NULL::bigint AS stamp
+    NULL::float8 AS base, NULL::bytea AS data, NULL::bytea AS extra, false AS complete, NULL::bigint AS stamp,
+    NULL::text AS inline
   FROM outcome WHERE outcome.kind IS NOT NULL
   UNION ALL
-  SELECT * FROM interlude_read_head($1, '', $4::text, $5::bigint) WHERE (SELECT kind FROM outcome) IS NULL`;
+  SELECT * FROM interlude_read_newest($1, '', $4::text, $5::bigint) WHERE (SELECT kind FROM outcome) IS NULL`;
 
 /** The statements the saver runs. `$1, $2` are always thread id and namespace where both appear. */
 export const SQL = {
@@ -129,12 +132,15 @@ export const SQL = {
   put_first_release_pair: putStatement("first", true, true),
   put_whole_release_pair: putStatement("whole", true, true),
   put_deltas_release_pair: putStatement("deltas", true, true),
-  /** A run's last put and the release of its claim ($18: the owner), in one statement: both or neither. */
-  putRelease: `WITH r AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $18) SELECT ${PUT_CALL}`,
-  checkpoint: `SELECT checkpoint_id AS id, parent_id AS "parentId", record, metadata FROM interlude_checkpoints
+  /** A run's last put and the release of its claim ($19: the owner), in one statement: both or neither. */
+  putRelease: `WITH r AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $19) SELECT ${PUT_CALL}`,
+  checkpoint: `SELECT checkpoint_id AS id, parent_id AS "parentId", record, metadata, inline FROM interlude_checkpoints
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
   /** The newest checkpoint with its blobs and writes, or only "unchanged" and its writes when it is the one held ($3, $4; schema.ts). */
-  readLatest: "SELECT * FROM interlude_read_head($1, $2, $3, $4)",
+  readLatest: "SELECT * FROM interlude_read_newest($1, $2, $3, $4)",
+  /** A checkpoint's small values, for a put that carries them and does not hold its parent (inline-plan.ts). */
+  inlineOf: `SELECT channels, channel_versions AS versions, inline FROM interlude_checkpoints
+    WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
   /** Each requested blob and, for deltas, its bases down to the full copy (each looked up by its key: schema.ts, interlude_read_head). */
   blobChains: `WITH RECURSIVE chain AS (
       SELECT b.channel, b.version, b.base, b.data FROM interlude_blobs b

@@ -100,15 +100,16 @@ describe("PostgresSaver's head cache", () => {
   it("sees a blob of the head it holds rewritten in place by another saver writing an older checkpoint id again", async () => {
     const [a, b] = [saverOn(), saverOn()];
     const thread = new ThreadWriter(a);
-    const first = await step(thread, { answer: "a" });
+    // A list: a blob row of its own (small strings are kept in the checkpoint row, inline-plan.ts).
+    const first = await step(thread, { answer: ["a"] });
     // The head's `answer` is the first checkpoint's blob (version 1): the second put wrote only `other`.
     await step(thread, { other: "x" });
     const heads = watchLoads(a);
-    expect((await latest(a, thread.threadId))?.checkpoint.channel_values).toEqual({ answer: "a", other: "x" });
+    expect((await latest(a, thread.threadId))?.checkpoint.channel_values).toEqual({ answer: ["a"], other: "x" });
     // b writes the first checkpoint again, with another value at the same version: the blob is
     // rewritten in place and the head's checkpoint row is untouched.
     const id = first.configurable!.checkpoint_id as string;
-    const rewritten = { ...makeCheckpoint({ answer: "rewritten" }, { answer: 1 }), id };
+    const rewritten = { ...makeCheckpoint({ answer: ["rewritten"] }, { answer: 1 }), id };
     await b.put(
       { configurable: { thread_id: thread.threadId } },
       rewritten,
@@ -119,7 +120,7 @@ describe("PostgresSaver's head cache", () => {
     );
     const fresh = saverOn({ cachedThreads: 0 });
     const expected = (await latest(fresh, thread.threadId))?.checkpoint.channel_values;
-    expect(expected).toEqual({ answer: "rewritten", other: "x" });
+    expect(expected).toEqual({ answer: ["rewritten"], other: "x" });
     expect((await latest(a, thread.threadId))?.checkpoint.channel_values).toEqual(expected);
     expect((await claimAndLoad(a, thread.threadId, "run-1"))?.checkpoint.channel_values).toEqual(expected);
     expect(heads).toEqual(["s", "c", "s"]);

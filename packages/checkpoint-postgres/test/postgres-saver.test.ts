@@ -1,6 +1,7 @@
 import { describeSaverConformance, makeCheckpoint, ThreadWriter } from "@interlude/checkpoint-conformance";
 import { PostgresSaver, SCHEMA_VERSION } from "@interlude/checkpoint-postgres";
 import { CheckpointConflictError, StorageError } from "@interlude/core";
+import { decodeInline } from "@interlude/core/saver-kit";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { untilWaitingForLocks } from "./locks.js";
@@ -163,13 +164,19 @@ describe("PostgresSaver's one-call put and claim-load", () => {
         expectedHead: first.configurable!.checkpoint_id,
       },
     );
-    const { rows } = await saver.pool.query(
-      "SELECT channel, version FROM interlude_blobs WHERE thread_id = $1 ORDER BY channel, version",
+    // Small values are kept in the checkpoint rows (inline-plan.ts): the second keeps `answer`
+    // (carried) and nothing for the emptied `trigger`; no blob rows at all.
+    const { rows: blobs } = await saver.pool.query("SELECT channel FROM interlude_blobs WHERE thread_id = $1", [
+      threadId,
+    ]);
+    expect(blobs).toEqual([]);
+    const { rows } = await saver.pool.query<{ inline: string }>(
+      "SELECT inline FROM interlude_checkpoints WHERE thread_id = $1 ORDER BY checkpoint_id",
       [threadId],
     );
-    expect(rows).toEqual([
-      { channel: "answer", version: 1 },
-      { channel: "trigger", version: 1 },
+    expect(rows.map((row) => Object.fromEntries(decodeInline(row.inline)))).toEqual([
+      { trigger: '"go"', answer: '"a"' },
+      { answer: '"a"' },
     ]);
     // From the head cache, from another process's full read, and at the older checkpoint.
     for (const loaded of [await saver.getTuple(second), await other.getTuple(config)])
@@ -180,7 +187,8 @@ describe("PostgresSaver's one-call put and claim-load", () => {
   it("stores a checkpoint written again under the head it expects: the plain inserts fail, the upserts replace", async () => {
     const saver = saverOn();
     const thread = new ThreadWriter(saver);
-    const first = await thread.write({ answer: "a" });
+    // A list: a blob row of its own, which the head's checkpoint names (small strings are kept in the row).
+    const first = await thread.write({ answer: ["a"] });
     await thread.write({ other: "x" });
     const failed: string[] = [];
     const original = saver.pool.query;
@@ -194,7 +202,7 @@ describe("PostgresSaver's one-call put and claim-load", () => {
     const id = first.configurable!.checkpoint_id as string;
     await saver.put(
       first,
-      { ...makeCheckpoint({ answer: "rewritten" }, { answer: 1 }), id },
+      { ...makeCheckpoint({ answer: ["rewritten"] }, { answer: 1 }), id },
       { source: "update", step: 0, parents: {} },
       { answer: 1 },
       { expectedHead: thread.head! },
@@ -203,10 +211,10 @@ describe("PostgresSaver's one-call put and claim-load", () => {
     expect(failed).toEqual(["23505"]);
     const fresh = new PostgresSaver(saver.pool, { cachedThreads: 0 });
     expect((await fresh.getTuple(thread.config))?.checkpoint.channel_values).toEqual({
-      answer: "rewritten",
+      answer: ["rewritten"],
       other: "x",
     });
-    expect((await fresh.getTuple(first))?.checkpoint.channel_values).toEqual({ answer: "rewritten" });
+    expect((await fresh.getTuple(first))?.checkpoint.channel_values).toEqual({ answer: ["rewritten"] });
   });
 
   it("a thread claimed again after another process wrote it loads that process's checkpoint", async () => {

@@ -4,9 +4,8 @@
  * each; the cache was checked against `PRAGMA data_version` at the start of the transaction.
  */
 import type * as Kit from "@interlude/core/saver-kit";
-import { blobKey } from "@interlude/core/saver-kit";
+import { blobKey, decodeInline, InlineRow, inlinable } from "@interlude/core/saver-kit";
 import type { HeadCache } from "./head-cache.js";
-import { decodeInline, InlineRow, inlinable } from "./inline.js";
 import { writeBlob } from "./packing.js";
 import { keptParent } from "./parent-link.js";
 import type { Statements } from "./statements.js";

@@ -2,6 +2,7 @@ import { type CheckpointMetadata, type ClaimHolder, JsonSerializer, type ThreadC
 import type * as Kit from "@interlude/core/saver-kit";
 import {
   blobKey,
+  decodeInline,
   headCacheLimits,
   listSql,
   putInSteps,
@@ -12,7 +13,6 @@ import {
 import Database from "better-sqlite3";
 import { GroupCommit, type WriteOptions } from "./group-commit.js";
 import { type CachedHead, type CachedWrite, HeadCache } from "./head-cache.js";
-import { decodeInline } from "./inline.js";
 import { readBlob } from "./packing.js";
 import { parentOf } from "./parent-link.js";
 import { copiedTuple, parsedOf, seedOf, writeSeed } from "./private-copies.js";

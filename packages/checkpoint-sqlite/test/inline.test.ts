@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ThreadWriter } from "@interlude/checkpoint-conformance";
 import { SCHEMA_VERSION, SqliteSaver } from "@interlude/checkpoint-sqlite";
+import { decodeInline, INLINE_ROW_CHARS, INLINE_VALUE_CHARS, InlineRow, inlinable } from "@interlude/core/saver-kit";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { decodeInline, INLINE_ROW_CHARS, INLINE_VALUE_CHARS, InlineRow, inlinable } from "../src/inline.js";
 
 const dir = mkdtempSync(join(tmpdir(), "interlude-inline-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,25 +1,26 @@
 /**
- * Small channel values kept in the checkpoint row (the `inline` column, schema 7) instead of a
- * `blobs` row each. A put of the approval graph wrote two blob rows besides its checkpoint row:
- * two more statements and, in most commits, one more B-tree leaf (and its parents) rewritten in
- * the WAL. Here a row holds every small value of its checkpoint, the ones the put wrote and the
- * ones carried from its parent, so a read never looks beyond the row for them, and a pruned or
- * deleted row takes nothing another row needs.
+ * Small channel values kept in the checkpoint row (an `inline` column) instead of a blob row
+ * each. A put of the approval graph wrote two to four blob rows besides its checkpoint row:
+ * more statements and index entries on every put (SQLite: a B-tree leaf and its parents
+ * rewritten in the WAL; PostgreSQL: a heap tuple and an index entry each). A row holds the
+ * small values of its checkpoint, the ones the put wrote and the ones carried from its parent,
+ * so a read never looks beyond the row for them, and a pruned or deleted row takes nothing
+ * another row needs.
  *
  * Only whole values (no delta) of text form that do not start with "[" are kept inline: an
- * array can become the base of a later delta, which the put looks for in `blobs`
- * (`hasBlob`). A value of another shape that became a base anyway makes the put retry with
- * full copies (the kit's BASE_MISSING), never a wrong read.
+ * array can become the base of a later delta, which a put looks for among the blob rows. A
+ * value of another shape that became a base anyway makes the put retry with full copies (the
+ * kit's BASE_MISSING), never a wrong read.
  *
  * A value is kept at the version its row's record names for the channel (a put writes its
  * channels at those versions, and carries a parent's value only at the version it names too),
  * so the versions are not repeated here: a read takes a value from the row only for that
- * version (a delta's base, at an older version, is always in `blobs`).
+ * version (a delta's base, at an older version, is always a blob row).
  *
  * Form: per value `<channel length>:<channel><data length>:<data>`, lengths in UTF-16 code
  * units: parsed with `indexOf` and `slice`, with no escaping of the serialised value.
  */
-import type { ChannelVersion } from "@interlude/core";
+import type { ChannelVersion } from "../types.js";
 
 /** A value up to this many characters may be kept inline. */
 export const INLINE_VALUE_CHARS = 256;
@@ -70,7 +71,7 @@ export function decodeInline(text: string | null): Map<string, string> {
     const dataLength = dataAt === 0 ? Number.NaN : Number(text.slice(lengthAt, dataAt - 1));
     const end = dataAt + dataLength;
     if (!Number.isInteger(dataLength) || end > text.length)
-      throw new Error("a checkpoint row's inline values are damaged; restore the file from a backup");
+      throw new Error("a checkpoint row's inline values are damaged; restore the database from a backup");
     values.set(text.slice(channelAt, lengthAt), text.slice(dataAt, end));
     at = end;
   }
