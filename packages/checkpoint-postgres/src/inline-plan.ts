@@ -12,7 +12,7 @@
  * at their new versions.
  */
 import type * as Kit from "@interlude/core/saver-kit";
-import { blobKey, decodeInline, InlineRow, inlinable } from "@interlude/core/saver-kit";
+import { blobKey, decodeInline, InlineRow, inlinableBlob } from "@interlude/core/saver-kit";
 
 /** A checkpoint's inline values, by `blobKey(channel, version)`. */
 export type InlineValues = ReadonlyMap<string, string>;
@@ -67,7 +67,7 @@ export function planInline(put: Kit.PreparedPut, parent: InlineValues): InlinePl
   }
   for (const blob of put.blobs) {
     if (!isStored(blob)) continue;
-    if (inlinable(blob.base, blob.data) && row.add(blob.channel, blob.data))
+    if (inlinableBlob(blob) && row.add(blob.channel, blob.data))
       values.set(blobKey(blob.channel, blob.version), blob.data);
     else rows.push(blob);
   }

@@ -41,8 +41,9 @@ export function oneStatementPut(
   const expected = before ? before.put.expectedHead : put.expectedHead;
   if (expected === undefined) return undefined;
   const blobs = before ? [...before.plan.rows, ...planned.plan.rows] : planned.plan.rows;
-  // A delta on a blob written in the same statement is not looked for: the statement's snapshot cannot see it.
-  const written = before && new Set(before.put.blobs.map((b) => blobKey(b.channel, b.version)));
+  // A delta on a blob row written in the same statement is not looked for: the statement's
+  // snapshot cannot see it. One on a value `before` keeps inline is, and is refused (no row).
+  const written = before && new Set(before.plan.rows.map((b) => blobKey(b.channel, b.version)));
   const deltas = put.blobs.filter((b) => b.base !== null && !written?.has(blobKey(b.channel, b.base)));
   const based = deltas.length > 0 || blobs.some((b) => b.base !== null);
   if (expected === null && based) return undefined;

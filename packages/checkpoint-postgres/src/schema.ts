@@ -221,16 +221,17 @@ const MIGRATIONS: readonly string[] = [
   // interlude_read_newest (interlude_read_head with the row's inline values on its 'c' row)
   // and written by interlude_put_inline (interlude_put with them). A process of the previous
   // version would load inline values as empty and, worse, write rows that do not carry them:
-  // `versions` is renamed so that its puts and loads fail (a StorageError, nothing written)
-  // instead. Upgrade every process together (README, "Upgrading").
-  `ALTER TABLE interlude_checkpoints RENAME COLUMN versions TO channel_versions;
+  // `record`, which each of its puts and checkpoint reads names, is renamed so that they fail
+  // (a StorageError, nothing written) instead. Upgrade every process together (README,
+  // "Upgrading").
+  `ALTER TABLE interlude_checkpoints RENAME COLUMN record TO checkpoint_record;
    ALTER TABLE interlude_checkpoints ADD COLUMN inline text;
    CREATE OR REPLACE FUNCTION interlude_read_newest(p_thread text, p_ns text, p_known text, p_stamp bigint)
      RETURNS TABLE (kind text, id text, parent text, channel text, version float8, base float8,
        data bytea, extra bytea, complete boolean, stamp bigint, inline text)
    LANGUAGE sql STABLE AS $$
      WITH RECURSIVE head AS (
-         SELECT x.checkpoint_id, x.parent_id, x.record, x.metadata, x.channels, x.channel_versions, x.inline, h.stamp,
+         SELECT x.checkpoint_id, x.parent_id, x.checkpoint_record, x.metadata, x.channels, x.versions, x.inline, h.stamp,
            coalesce(x.checkpoint_id = p_known AND h.stamp = p_stamp, false) AS held
          FROM interlude_checkpoints x
          LEFT JOIN (SELECT hr.xmin::text::bigint AS stamp FROM interlude_heads hr
@@ -239,7 +240,7 @@ const MIGRATIONS: readonly string[] = [
          ORDER BY x.checkpoint_id DESC LIMIT 1),
        chain AS (
          SELECT b.channel, b.version, b.base, b.data
-         FROM head CROSS JOIN LATERAL unnest(head.channels, head.channel_versions) AS q(channel, version)
+         FROM head CROSS JOIN LATERAL unnest(head.channels, head.versions) AS q(channel, version)
          JOIN interlude_blobs b ON b.thread_id = p_thread AND b.checkpoint_ns = p_ns
            AND b.channel = q.channel AND b.version = q.version
          WHERE NOT head.held
@@ -249,7 +250,7 @@ const MIGRATIONS: readonly string[] = [
            WHERE b.thread_id = p_thread AND b.checkpoint_ns = p_ns AND b.channel = c.channel AND b.version = c.base
            LIMIT 1) b)
      SELECT CASE WHEN head.held THEN 's' ELSE 'c' END, head.checkpoint_id, head.parent_id, NULL::text,
-       NULL::float8, NULL::float8, CASE WHEN head.held THEN NULL ELSE head.record END,
+       NULL::float8, NULL::float8, CASE WHEN head.held THEN NULL ELSE head.checkpoint_record END,
        CASE WHEN head.held THEN NULL ELSE head.metadata END, head.channels IS NOT NULL, head.stamp,
        CASE WHEN head.held THEN NULL ELSE head.inline END
      FROM head
@@ -288,13 +289,12 @@ const MIGRATIONS: readonly string[] = [
      INSERT INTO interlude_blobs (thread_id, checkpoint_ns, channel, version, base, data)
        SELECT p_thread, p_ns, * FROM unnest(p_channels, p_versions, p_bases, p_data)
        ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO UPDATE SET base = EXCLUDED.base, data = EXCLUDED.data;
-     INSERT INTO interlude_checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_id, created_at, record, metadata,
-         channels, channel_versions, inline)
+     INSERT INTO interlude_checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_id, created_at, checkpoint_record,
+         metadata, channels, versions, inline)
        VALUES (p_thread, p_ns, p_id, p_parent, p_created_at, p_record, p_metadata, p_all_channels, p_all_versions, p_inline)
        ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE
-       SET parent_id = EXCLUDED.parent_id, created_at = EXCLUDED.created_at, record = EXCLUDED.record,
-         metadata = EXCLUDED.metadata, channels = EXCLUDED.channels, channel_versions = EXCLUDED.channel_versions,
-         inline = EXCLUDED.inline;
+       SET parent_id = EXCLUDED.parent_id, created_at = EXCLUDED.created_at, checkpoint_record = EXCLUDED.checkpoint_record,
+         metadata = EXCLUDED.metadata, channels = EXCLUDED.channels, versions = EXCLUDED.versions, inline = EXCLUDED.inline;
      UPDATE interlude_heads SET head_id = GREATEST(head_id, p_id), updated_at = now()
        WHERE thread_id = p_thread AND checkpoint_ns = p_ns;
    END $$;`,

@@ -88,8 +88,8 @@ function putStatement(shape: PutShape, release: boolean, pair: boolean): string 
   return `WITH ${head},
     b AS (INSERT INTO interlude_blobs (thread_id, checkpoint_ns, channel, version, base, data)
       SELECT $1, $2, q.channel, q.version, ${blobs} WHERE ${gate}),${released}
-    c AS (INSERT INTO interlude_checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_id, created_at, record, metadata,
-        channels, channel_versions, inline)
+    c AS (INSERT INTO interlude_checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_id, created_at, checkpoint_record, metadata,
+        channels, versions, inline)
       SELECT $1, $2, $7, $8::text, $9::bigint, $10::bytea, $11::bytea, $12::text[], $13::float8[], $14::text WHERE ${gate}${paired})
     SELECT stamp FROM h`;
 }
@@ -134,12 +134,13 @@ export const SQL = {
   put_deltas_release_pair: putStatement("deltas", true, true),
   /** A run's last put and the release of its claim ($19: the owner), in one statement: both or neither. */
   putRelease: `WITH r AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $19) SELECT ${PUT_CALL}`,
-  checkpoint: `SELECT checkpoint_id AS id, parent_id AS "parentId", record, metadata, inline FROM interlude_checkpoints
+  checkpoint: `SELECT checkpoint_id AS id, parent_id AS "parentId", checkpoint_record AS record, metadata, inline
+    FROM interlude_checkpoints
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
   /** The newest checkpoint with its blobs and writes, or only "unchanged" and its writes when it is the one held ($3, $4; schema.ts). */
   readLatest: "SELECT * FROM interlude_read_newest($1, $2, $3, $4)",
   /** A checkpoint's small values, for a put that carries them and does not hold its parent (inline-plan.ts). */
-  inlineOf: `SELECT channels, channel_versions AS versions, inline FROM interlude_checkpoints
+  inlineOf: `SELECT channels, versions, inline FROM interlude_checkpoints
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
   /** Each requested blob and, for deltas, its bases down to the full copy (each looked up by its key: schema.ts, interlude_read_head). */
   blobChains: `WITH RECURSIVE chain AS (
@@ -174,7 +175,7 @@ export const SQL = {
     HAVING MAX(updated_at) < now() - $1 * interval '1 millisecond'`,
   threadsWithOld: "SELECT DISTINCT thread_id FROM interlude_checkpoints WHERE created_at < $1",
   lockThread: "SELECT 1 FROM interlude_heads WHERE thread_id = $1 FOR UPDATE",
-  pruneRows: `SELECT checkpoint_ns AS ns, checkpoint_id AS id, created_at::float8 AS "createdAt", record
+  pruneRows: `SELECT checkpoint_ns AS ns, checkpoint_id AS id, created_at::float8 AS "createdAt", checkpoint_record AS record
     FROM interlude_checkpoints WHERE thread_id = $1`,
   deleteCheckpoints: `WITH w AS (DELETE FROM interlude_writes WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = ANY($3::text[]))
     DELETE FROM interlude_checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = ANY($3::text[])`,

@@ -1,5 +1,5 @@
 import { ThreadWriter } from "@interlude/checkpoint-conformance";
-import { PostgresSaver } from "@interlude/checkpoint-postgres";
+import { PostgresSaver, type PostgresSaverOptions } from "@interlude/checkpoint-postgres";
 import { decodeInline, INLINE_ROW_CHARS, INLINE_VALUE_CHARS } from "@interlude/core/saver-kit";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
@@ -13,7 +13,7 @@ afterAll(async () => {
 });
 
 /** A saver on a pool of its own (another process's, as far as the head cache knows), and the statements it sends. */
-function saverOn(options?: { cachedThreads?: number }) {
+function saverOn(options?: PostgresSaverOptions) {
   const pool = new pg.Pool({ connectionString: url, max: 3 });
   pool.on("error", () => {});
   pools.push(pool);
@@ -139,15 +139,50 @@ describe("PostgresSaver's inline values", () => {
     const { saver } = saverOn();
     const thread = new ThreadWriter(saver);
     await thread.write({ request: "r" }, {}, headOf(thread));
-    // As the previous version sends them: its load function, and its put's checkpoint row.
-    const load = saver.pool.query("SELECT * FROM interlude_read_head($1, '', NULL, NULL)", [thread.threadId]);
-    await expect(load).rejects.toMatchObject({ code: "42703" });
-    const put = saver.pool.query(
-      `INSERT INTO interlude_checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_id, created_at, record, metadata, channels, versions)
-       VALUES ($1, '', 'z', NULL, 0, '', '', '{}', '{}')`,
-      [thread.threadId],
-    );
-    await expect(put).rejects.toMatchObject({ code: "42703" });
+    const previous = [
+      // Its newest-checkpoint read, its read of a checkpoint by id (getState's history, list), and its put's row.
+      ["SELECT * FROM interlude_read_head($1, '', NULL, NULL)", [thread.threadId]],
+      [
+        'SELECT checkpoint_id AS id, parent_id AS "parentId", record, metadata FROM interlude_checkpoints WHERE thread_id = $1',
+        [thread.threadId],
+      ],
+      [
+        `INSERT INTO interlude_checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_id, created_at, record, metadata, channels, versions)
+         VALUES ($1, '', 'z', NULL, 0, '', '', '{}', '{}')`,
+        [thread.threadId],
+      ],
+    ] as const;
+    for (const [text, values] of previous)
+      await expect(saver.pool.query(text, [...values])).rejects.toMatchObject({ code: "42703" });
     expect((await stored(saver, thread.threadId)).rows).toEqual([["request"]]);
+  });
+
+  it("keeps arrays in blob rows whatever their text looks like, so that a delta on one held back with it is stored and read", async () => {
+    const { saver } = saverOn();
+    const thread = new ThreadWriter(saver);
+    await thread.write({ other: "x" }, {}, headOf(thread));
+    // Dates: the serialised array is tagged ("~[...]"), not "[...]"; held back (durable: false), then appended to.
+    await thread.write({ items: [new Date(0)] }, {}, { ...headOf(thread), durable: false });
+    await thread.write({ items: [new Date(0), new Date(1)] }, {}, headOf(thread));
+    expect(await stored(saver, thread.threadId)).toEqual({
+      rows: [["other"], ["other"], ["other"]],
+      blobs: ["items", "items"],
+    });
+    const fresh = saverOn({ cachedThreads: 0 }).saver;
+    expect((await fresh.getTuple(thread.config))?.checkpoint.channel_values).toEqual(thread.values);
+  });
+
+  it("keeps text holding a NUL character in a blob row: the inline column is text", async () => {
+    const serde = {
+      dumps: (value: unknown) => `\u0000${JSON.stringify(value ?? null)}`,
+      loads: (data: string | Uint8Array) =>
+        JSON.parse((typeof data === "string" ? data : Buffer.from(data).toString()).slice(1)),
+    };
+    const { saver } = saverOn({ serde });
+    const thread = new ThreadWriter(saver);
+    await thread.write({ answer: "a" }, {}, headOf(thread));
+    expect(await stored(saver, thread.threadId)).toEqual({ rows: [[]], blobs: ["answer"] });
+    const fresh = saverOn({ serde, cachedThreads: 0 }).saver;
+    expect((await fresh.getTuple(thread.config))?.checkpoint.channel_values).toEqual({ answer: "a" });
   });
 });

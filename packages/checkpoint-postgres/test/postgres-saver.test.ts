@@ -92,7 +92,8 @@ describe("PostgresSaver setup", () => {
         (
           await saver.pool.query(
             `SELECT (SELECT COALESCE(SUM(octet_length(data)), 0) FROM interlude_blobs WHERE thread_id = $1) +
-        (SELECT SUM(octet_length(record) + octet_length(metadata)) FROM interlude_checkpoints WHERE thread_id = $1) AS n`,
+        (SELECT SUM(octet_length(checkpoint_record) + octet_length(metadata) + COALESCE(octet_length(inline), 0))
+          FROM interlude_checkpoints WHERE thread_id = $1) AS n`,
             [thread.threadId],
           )
         ).rows[0].n,

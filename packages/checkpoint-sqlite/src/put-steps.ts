@@ -4,7 +4,7 @@
  * each; the cache was checked against `PRAGMA data_version` at the start of the transaction.
  */
 import type * as Kit from "@interlude/core/saver-kit";
-import { blobKey, decodeInline, InlineRow, inlinable } from "@interlude/core/saver-kit";
+import { blobKey, decodeInline, InlineRow, inlinable, inlinableBlob } from "@interlude/core/saver-kit";
 import type { HeadCache } from "./head-cache.js";
 import { writeBlob } from "./packing.js";
 import { keptParent } from "./parent-link.js";
@@ -43,8 +43,7 @@ export class SqlitePutSteps implements Kit.PutSteps<string | Uint8Array> {
   }
 
   writeBlob(put: Kit.PreparedPut, blob: Kit.PreparedBlob): void {
-    const { channel, base, data } = blob;
-    if (inlinable(base, data) && this.inlineRow(put).add(channel, data)) return;
+    if (inlinableBlob(blob) && this.inlineRow(put).add(blob.channel, blob.data)) return;
     writeBlob(this.sql, put, blob);
   }
 

@@ -12,7 +12,14 @@ export type { PreparedBlob, PreparedPut, PreparedWrite } from "../prepare.js";
 export type { PruneRequest } from "../retention.js";
 export { buildTuple, type CheckpointRecord, recordOf } from "../tuple.js";
 export { type HeadCacheLimits, headCacheLimits } from "./cache-limits.js";
-export { decodeInline, INLINE_ROW_CHARS, INLINE_VALUE_CHARS, InlineRow, inlinable } from "./inline.js";
+export {
+  decodeInline,
+  INLINE_ROW_CHARS,
+  INLINE_VALUE_CHARS,
+  InlineRow,
+  inlinable,
+  inlinableBlob,
+} from "./inline.js";
 export { type ListCandidate, type ListScope, listSql } from "./list-scope.js";
 export type { PruneCandidate, PrunePlan, StoredBlobRef } from "./prune-plan.js";
 export { BASE_MISSING, type HeadMoved, type PutOutcome, type PutSteps, putInSteps, STORED } from "./put-steps.js";

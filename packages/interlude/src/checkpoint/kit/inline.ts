@@ -7,10 +7,12 @@
  * so a read never looks beyond the row for them, and a pruned or deleted row takes nothing
  * another row needs.
  *
- * Only whole values (no delta) of text form that do not start with "[" are kept inline: an
- * array can become the base of a later delta, which a put looks for among the blob rows. A
- * value of another shape that became a base anyway makes the put retry with full copies (the
- * kit's BASE_MISSING), never a wrong read.
+ * Only whole values (no delta) that are not arrays, of text form, are kept inline: an array
+ * can become the base of a later delta, which a put looks for among the blob rows (its text
+ * does not always start with "[": a tagged serialisation starts with "~"). A value stored
+ * inline that became a base anyway makes the put retry with full copies (the kit's
+ * BASE_MISSING), never a wrong read. Text with a NUL character is not kept inline either: a
+ * PostgreSQL text column refuses it.
  *
  * A value is kept at the version its row's record names for the channel (a put writes its
  * channels at those versions, and carries a parent's value only at the version it names too),
@@ -20,6 +22,7 @@
  * Form: per value `<channel length>:<channel><data length>:<data>`, lengths in UTF-16 code
  * units: parsed with `indexOf` and `slice`, with no escaping of the serialised value.
  */
+import type { PreparedBlob } from "../prepare.js";
 import type { ChannelVersion } from "../types.js";
 
 /** A value up to this many characters may be kept inline. */
@@ -27,9 +30,20 @@ export const INLINE_VALUE_CHARS = 256;
 /** A row keeps at most this many characters of values inline (beyond, values go to `blobs`). */
 export const INLINE_ROW_CHARS = 1024;
 
-/** True when a blob of this form may be kept inline (see the top of this file). */
+/** True when a stored blob of this form may be kept inline (see the top of this file). */
 export function inlinable(base: ChannelVersion | null, data: string | Uint8Array | null): data is string {
-  return base === null && typeof data === "string" && data.length <= INLINE_VALUE_CHARS && data[0] !== "[";
+  return (
+    base === null &&
+    typeof data === "string" &&
+    data.length <= INLINE_VALUE_CHARS &&
+    data[0] !== "[" &&
+    !data.includes("\u0000")
+  );
+}
+
+/** True when a blob a put writes may be kept inline: `inlinable`, and its value is not an array. */
+export function inlinableBlob(blob: PreparedBlob): blob is PreparedBlob & { data: string } {
+  return inlinable(blob.base, blob.data) && !Array.isArray(blob.plan.value);
 }
 
 /** Values chosen for one row, in the order they were added, within `INLINE_ROW_CHARS`. */
