@@ -313,13 +313,18 @@ export function describeLoad(label, r) {
   return `[load] ${label}: ${r.roundTrips} round trips in ${r.seconds.toFixed(1)} s = ${r.perSecond.toFixed(0)}/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, max ${r.max.toFixed(1)} ms${cpu}`;
 }
 
-/** Transactions committed in `database` so far (pg_stat_database; the statistics lag by up to 0.5 s). */
+/**
+ * Transactions committed in `database` so far, and WAL records written by the whole server
+ * (pg_stat_database, pg_stat_wal; the statistics lag by up to 0.5 s). WAL records are counted
+ * work, not time: they show a change in what an answer writes through the machine's noise.
+ */
 async function commits(pool) {
   await pool.query("SELECT pg_stat_clear_snapshot()");
   const { rows } = await pool.query(
-    "SELECT xact_commit::bigint AS n FROM pg_stat_database WHERE datname = current_database()",
+    `SELECT d.xact_commit::bigint AS n, w.wal_records::bigint AS wal
+     FROM pg_stat_database d, pg_stat_wal w WHERE d.datname = current_database()`,
   );
-  return Number(rows[0].n);
+  return { commits: Number(rows[0].n), walRecords: Number(rows[0].wal) };
 }
 
 /**
@@ -492,7 +497,9 @@ async function main() {
       if (statementsAfter !== undefined)
         result.statementsPerRoundTrip = (statementsAfter - statementsBefore) / result.roundTrips;
       await sleep(600); // the statistics collector's delay
-      result.commitsPerRoundTrip = ((await deployment.commits()) - before) / result.roundTrips;
+      const after = await deployment.commits();
+      result.commitsPerRoundTrip = (after.commits - before.commits) / result.roundTrips;
+      result.walRecordsPerRoundTrip = (after.walRecords - before.walRecords) / result.roundTrips;
     }
     return result;
   };
@@ -504,6 +511,7 @@ async function main() {
     (r.dbRoundTripsPerRoundTrip === undefined
       ? ""
       : `, ${r.dbRoundTripsPerRoundTrip.toFixed(1)} database round trips`) +
+    (r.walRecordsPerRoundTrip === undefined ? "" : `, ${r.walRecordsPerRoundTrip.toFixed(1)} WAL records`) +
     (r.commitsPerRoundTrip === undefined ? "" : " per round trip") +
     (r.databaseCpuMsPerRoundTrip === undefined
       ? ""
