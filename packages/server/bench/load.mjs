@@ -344,18 +344,20 @@ async function statementCount(pool) {
 }
 
 /**
- * The statements executed since the last reset, most frequent first, as calls per round trip and
- * their execution time per round trip (pg_stat_statements: planning and parsing not included).
+ * The statements executed since the last reset, most frequent first, as calls per round trip,
+ * their execution time per round trip (pg_stat_statements: planning and parsing not included)
+ * and the WAL records they wrote per round trip.
  */
 async function statementProfile(pool, roundTrips) {
   const { rows } = await pool.query(
-    `SELECT calls::bigint AS calls, total_exec_time AS ms, query FROM pg_stat_statements
+    `SELECT calls::bigint AS calls, total_exec_time AS ms, wal_records::bigint AS wal, query FROM pg_stat_statements
      WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) ORDER BY calls DESC`,
   );
   return rows
     .map((r) => ({
       perRoundTrip: Number(r.calls) / roundTrips,
       usPerRoundTrip: (Number(r.ms) * 1000) / roundTrips,
+      walPerRoundTrip: Number(r.wal) / roundTrips,
       query: r.query.replace(/\s+/g, " "),
     }))
     .filter((r) => r.perRoundTrip >= 0.05);
@@ -536,7 +538,7 @@ async function main() {
       console.log(`[statements] per round trip, one client, ${profiled.roundTrips} round trips${perTrip}:`);
       for (const s of await deployment.profile(profiled.roundTrips))
         console.log(
-          `  ${s.perRoundTrip.toFixed(2).padStart(6)} ${s.usPerRoundTrip.toFixed(0).padStart(5)} us  ${s.query.slice(0, 150)}`,
+          `  ${s.perRoundTrip.toFixed(2).padStart(6)} ${s.usPerRoundTrip.toFixed(0).padStart(5)} us ${s.walPerRoundTrip.toFixed(1).padStart(5)} WAL  ${s.query.slice(0, 150)}`,
         );
     }
     // Warm-up: the figures are for a server past most of its JIT warm-up (V8 still optimises
@@ -550,7 +552,7 @@ async function main() {
       console.log(`[statements] per round trip, ${clients} clients, saturation:`);
       for (const s of await deployment.profile(saturated.roundTrips))
         console.log(
-          `  ${s.perRoundTrip.toFixed(2).padStart(6)} ${s.usPerRoundTrip.toFixed(0).padStart(5)} us  ${s.query.slice(0, 150)}`,
+          `  ${s.perRoundTrip.toFixed(2).padStart(6)} ${s.usPerRoundTrip.toFixed(0).padStart(5)} us ${s.walPerRoundTrip.toFixed(1).padStart(5)} WAL  ${s.query.slice(0, 150)}`,
         );
     }
     const paced = await phase({ paceMs });
