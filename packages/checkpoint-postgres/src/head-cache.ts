@@ -20,7 +20,7 @@
 import type { ChannelVersion } from "@interlude/core";
 import type * as Kit from "@interlude/core/saver-kit";
 import { blobKey, type HeadCacheLimits } from "@interlude/core/saver-kit";
-import type { InlineValues } from "./inline-plan.js";
+import type { InlineValues } from "./inline-values.js";
 
 type Kept = string | Uint8Array;
 
@@ -34,7 +34,7 @@ export interface CachedHead {
   readonly metadata: Kept;
   /** channel + version -> blob, `null` where the checkpoint names a version with no blob; inline values too. */
   readonly blobs: ReadonlyMap<string, Kit.StoredBlob | null>;
-  /** The values its row holds (inline-plan.ts), which the thread's next put carries. */
+  /** The values its row holds (inline-values.ts), which the thread's next put carries. */
   readonly inline: InlineValues;
   readonly bytes: number;
 }

@@ -2,7 +2,7 @@
 import type * as Kit from "@interlude/core/saver-kit";
 import { blobKey } from "@interlude/core/saver-kit";
 import type { CachedHead } from "./head-cache.js";
-import type { InlineValues } from "./inline-plan.js";
+import type { InlineValues } from "./inline-values.js";
 
 /** A checkpoint row as a load needs it. */
 export interface CheckpointRow {
@@ -10,7 +10,7 @@ export interface CheckpointRow {
   parentId: string | null;
   record: string | Uint8Array;
   metadata: string | Uint8Array;
-  /** Its small values (inline-plan.ts); null: none, or a row written before they were kept there. */
+  /** Its small values (inline-values.ts); null: none, or a row written before they were kept there. */
   inline: string | null;
 }
 

@@ -1,7 +1,7 @@
 /** A prepared put as the arguments of the put statements (sql.ts, schema.ts). */
 import { blobKey } from "@interlude/core/saver-kit";
 import type { QueryConfig } from "pg";
-import type { PlannedPut } from "./inline-plan.js";
+import type { PlannedPut } from "./inline-values.js";
 import { named, type PutShape } from "./sql.js";
 
 /** interlude_put_inline's arguments (schema.ts): the head expected, the delta bases to check, then the rows. */

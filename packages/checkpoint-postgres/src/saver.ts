@@ -16,9 +16,12 @@ import {
   inlineValues,
   mayInline,
   NO_INLINE_VALUES,
+  type ParentRow,
   type PlannedPut,
+  parentValues,
   planInline,
-} from "./inline-plan.js";
+  withInline,
+} from "./inline-values.js";
 import { type Claimed, JoinedSaver, ownerInDatabase } from "./joined.js";
 import { type CheckpointRow, type LatestRow, type Loaded, latestOf } from "./latest.js";
 import { storageError, withPoolClient } from "./pool.js";
@@ -205,7 +208,7 @@ export class PostgresSaver extends SaverKit {
   }
 
   /**
-   * The put with its inline plan (inline-plan.ts): its parent's inline values come from the
+   * The put with its inline plan (inline-values.ts): its parent's inline values come from the
    * put held back with it, the head cache, or else the parent's row (a statement more).
    */
   private planned(put: Kit.PreparedPut, before?: PlannedPut): PlannedPut | Promise<PlannedPut> {
@@ -216,10 +219,9 @@ export class PostgresSaver extends SaverKit {
       parent = before?.put.id === parentId ? before.plan.values : head?.id === parentId ? head.inline : undefined;
     }
     if (parent) return { put, plan: planInline(put, parent) };
-    return this.pool.query<InlineRowOf>(named("inlineOf", [threadId, ns, parentId])).then(({ rows: [row] }) => {
-      const versions = row?.channels ? Object.fromEntries(row.channels.map((c, i) => [c, row.versions![i]!])) : {};
-      return { put, plan: planInline(put, row ? inlineValues(row.inline, versions) : NO_INLINE_VALUES) };
-    });
+    return this.pool
+      .query<ParentRow>(named("inlineOf", [threadId, ns, parentId]))
+      .then(({ rows }) => ({ put, plan: planInline(put, parentValues(rows[0])) }));
   }
 
   /** A held put sent on its own: stored, or refused with the error its own `put` would have thrown. */
@@ -434,7 +436,7 @@ export class PostgresSaver extends SaverKit {
               this.pool.query<Kit.StoredWrite>(named("writes", [threadId, ns, row.id])).then((result) => result.rows),
           ]);
     const inline = loaded.cached ?? inlineValues(row.inline, versions);
-    const blobs = loaded.cached || inline.size === 0 ? stored : withInline(stored, inline);
+    const blobs = loaded.cached ? stored : withInline(stored, inline);
     if (ns === "" && loaded.stamp !== undefined && !loaded.cached) {
       const { id, parentId, record, metadata } = row;
       this.cache.read(threadId, { id, parentId, record, metadata, inline, stamp: loaded.stamp }, versions, blobs);
@@ -487,23 +489,6 @@ export class PostgresSaver extends SaverKit {
       throw storageError(operation, error);
     }
   }
-}
-
-/** The blobs read, and the row's inline values as blobs: what the checkpoint's values are made of. */
-function withInline(
-  blobs: ReadonlyMap<string, Kit.StoredBlob | null>,
-  inline: InlineValues,
-): Map<string, Kit.StoredBlob | null> {
-  const all = new Map(blobs);
-  for (const [key, data] of inline) all.set(key, { base: null, data });
-  return all;
-}
-
-/** SQL.inlineOf's row. */
-interface InlineRowOf {
-  channels: string[] | null;
-  versions: number[] | null;
-  inline: string | null;
 }
 
 interface BlobRow {

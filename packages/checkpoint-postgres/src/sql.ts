@@ -139,7 +139,7 @@ export const SQL = {
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
   /** The newest checkpoint with its blobs and writes, or only "unchanged" and its writes when it is the one held ($3, $4; schema.ts). */
   readLatest: "SELECT * FROM interlude_read_newest($1, $2, $3, $4)",
-  /** A checkpoint's small values, for a put that carries them and does not hold its parent (inline-plan.ts). */
+  /** A checkpoint's small values, for a put that carries them and does not hold its parent (inline-values.ts). */
   inlineOf: `SELECT channels, versions, inline FROM interlude_checkpoints
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
   /** Each requested blob and, for deltas, its bases down to the full copy (each looked up by its key: schema.ts, interlude_read_head). */

@@ -100,7 +100,7 @@ describe("PostgresSaver's head cache", () => {
   it("sees a blob of the head it holds rewritten in place by another saver writing an older checkpoint id again", async () => {
     const [a, b] = [saverOn(), saverOn()];
     const thread = new ThreadWriter(a);
-    // A list: a blob row of its own (small strings are kept in the checkpoint row, inline-plan.ts).
+    // A list: a blob row of its own (small strings are kept in the checkpoint row, inline-values.ts).
     const first = await step(thread, { answer: ["a"] });
     // The head's `answer` is the first checkpoint's blob (version 1): the second put wrote only `other`.
     await step(thread, { other: "x" });

@@ -165,7 +165,7 @@ describe("PostgresSaver's one-call put and claim-load", () => {
         expectedHead: first.configurable!.checkpoint_id,
       },
     );
-    // Small values are kept in the checkpoint rows (inline-plan.ts): the second keeps `answer`
+    // Small values are kept in the checkpoint rows (inline-values.ts): the second keeps `answer`
     // (carried) and nothing for the emptied `trigger`; no blob rows at all.
     const { rows: blobs } = await saver.pool.query("SELECT channel FROM interlude_blobs WHERE thread_id = $1", [
       threadId,

@@ -1,7 +1,8 @@
 /**
- * Which of a put's values go in its checkpoint row (`inline`, the saver kit's inline.ts) and
- * which get a blob row. Pure: the saver finds the parent's inline values (from the head cache,
- * the put held back with it, or the parent's row) and runs the statements.
+ * Small values in the checkpoint row (`inline`, the saver kit's inline.ts): which of a put's
+ * values go there and which get a blob row, and the values a stored row holds. Pure: the saver
+ * finds the parent's inline values (from the head cache, the put held back with it, or the
+ * parent's row) and runs the statements.
  *
  * Only in the root namespace, where the head cache holds a put's parent: a subgraph's puts
  * write blob rows as before, so no parent of theirs has values that must be carried.
@@ -87,4 +88,32 @@ export function inlineValues(column: string | null, versions: Readonly<Record<st
 
 function isStored(blob: BlobRow): boolean {
   return blob.base !== null || blob.data !== null;
+}
+
+/** The blobs read, and the row's inline values as blobs: what the checkpoint's values are made of. */
+export function withInline(
+  blobs: ReadonlyMap<string, Kit.StoredBlob | null>,
+  inline: InlineValues,
+): ReadonlyMap<string, Kit.StoredBlob | null> {
+  if (inline.size === 0) return blobs;
+  const all = new Map(blobs);
+  for (const [key, data] of inline) all.set(key, { base: null, data });
+  return all;
+}
+
+/** A parent's row as SQL.inlineOf reads it (undefined: not stored). */
+export interface ParentRow {
+  channels: string[] | null;
+  versions: number[] | null;
+  inline: string | null;
+}
+
+/** The inline values of a parent's row, keyed by the versions it names. */
+export function parentValues(row: ParentRow | undefined): InlineValues {
+  if (!row?.inline || !row.channels || !row.versions) return NO_INLINE_VALUES;
+  const versions: Record<string, number> = {};
+  row.channels.forEach((channel, i) => {
+    versions[channel] = row.versions![i]!;
+  });
+  return inlineValues(row.inline, versions);
 }
