@@ -309,7 +309,7 @@ describe("PostgresSaver's one-statement put with deltas", () => {
 });
 
 describe("PostgresSaver's schema", () => {
-  it("keeps the previous version's functions, for processes still running it during an upgrade", async () => {
+  it("keeps earlier versions' functions defined (since schema 5 their calls fail on the renamed record: inline.test.ts)", async () => {
     const saver = new PostgresSaver(url);
     await saver.setup();
     const client = new pg.Client({ connectionString: url });
