@@ -212,16 +212,20 @@ export class PostgresSaver extends SaverKit {
    * put held back with it, the head cache, or else the parent's row (a statement more).
    */
   private planned(put: Kit.PreparedPut, before?: PlannedPut): PlannedPut | Promise<PlannedPut> {
-    const { threadId, ns, parentId } = put;
-    let parent: InlineValues | undefined = NO_INLINE_VALUES;
-    if (parentId !== undefined && mayInline(put)) {
-      const head = this.cache.get(threadId);
-      parent = before?.put.id === parentId ? before.plan.values : head?.id === parentId ? head.inline : undefined;
-    }
+    const parent = this.heldParentValues(put, before);
     if (parent) return { put, plan: planInline(put, parent) };
     return this.pool
-      .query<ParentRow>(named("inlineOf", [threadId, ns, parentId]))
+      .query<ParentRow>(named("inlineOf", [put.threadId, put.ns, put.parentId]))
       .then(({ rows }) => ({ put, plan: planInline(put, parentValues(rows[0])) }));
+  }
+
+  /** The inline values of the put's parent when this saver holds them (undefined: read its row). */
+  private heldParentValues(put: Kit.PreparedPut, before?: PlannedPut): InlineValues | undefined {
+    const { parentId } = put;
+    if (parentId === undefined || !mayInline(put)) return NO_INLINE_VALUES;
+    if (before?.put.id === parentId) return before.plan.values;
+    const head = this.cache.get(put.threadId);
+    return head?.id === parentId ? head.inline : undefined;
   }
 
   /** A held put sent on its own: stored, or refused with the error its own `put` would have thrown. */
