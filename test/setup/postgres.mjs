@@ -1,8 +1,10 @@
 /**
  * A throwaway PostgreSQL cluster on loopback, shared by the test run (servers.ts) and the
- * benchmark: initdb into a temp dir, a random free port on 127.0.0.1, fsync off, run as the
- * `postgres` user when we are root (PostgreSQL refuses to run as root); stopped and deleted
- * with `stop()`.
+ * benchmarks: initdb into a temp dir, a random free port on 127.0.0.1, run as the `postgres`
+ * user when we are root (PostgreSQL refuses to run as root); stopped and deleted with `stop()`.
+ * The tests run it with fsync off (they check behaviour, and a crash of the throwaway cluster
+ * loses nothing anyone keeps); the benchmarks with PostgreSQL's own durability settings, as a
+ * deployment runs it.
  */
 import { execFileSync } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -33,11 +35,13 @@ function postgresBin() {
 const asRoot = () => process.getuid?.() === 0;
 
 /**
- * @param {{ statements?: boolean }} [options] `statements`: load pg_stat_statements (the
- *   benchmark counts the statements a round trip issues)
+ * @param {{ statements?: boolean, durable?: boolean }} [options] `statements`: load
+ *   pg_stat_statements (the benchmark counts the statements a round trip issues); `durable`:
+ *   PostgreSQL's defaults (fsync and full-page writes on: every durable commit waits for its WAL
+ *   to reach the disk) instead of fsync off
  * @returns {Promise<{ url: string, stop(): void }>}
  */
-export async function startPostgres({ statements = false } = {}) {
+export async function startPostgres({ statements = false, durable = false } = {}) {
   const bin = postgresBin();
   const dir = mkdtempSync(join(tmpdir(), "interlude-pg-"));
   if (asRoot()) {
@@ -54,7 +58,12 @@ export async function startPostgres({ statements = false } = {}) {
   };
   try {
     run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]);
-    const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200${statements ? " -c shared_preload_libraries=pg_stat_statements" : ""}`;
+    const settings = [
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200`,
+      durable ? "" : "-c fsync=off -c full_page_writes=off",
+      statements ? "-c shared_preload_libraries=pg_stat_statements" : "",
+    ];
+    const options = settings.filter(Boolean).join(" ");
     run("pg_ctl", ["-D", data, "-l", join(dir, "postgres.log"), "-o", options, "-w", "-t", "60", "start"]);
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });

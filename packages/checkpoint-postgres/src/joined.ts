@@ -88,13 +88,13 @@ export class JoinedSaver {
   constructor(private readonly state: SaverState) {}
 
   /**
-   * A first claim of `threadId` with the load of its newest checkpoint (SQL.claimLatest), for
+   * A first claim of `threadId` with the load of its newest checkpoint (SQL.claimLatestIn), for
    * the caller's transaction: call `committed` with its rows once that has committed.
    */
   claimIn(threadId: string, ttlMs = DEFAULT_CLAIM_TTL_MS): ClaimInTransaction {
     const owner = newClaimOwner();
     const cached = this.state.cache.get(threadId);
-    const { text, values } = named("claimLatest", [threadId, owner, ttlMs, cached?.id ?? null, cached?.stamp ?? null]);
+    const { text, values } = named("claimLatestIn", [threadId, owner, ttlMs, cached?.id ?? null, cached?.stamp ?? null]);
     return {
       statement: [text, values!],
       owner,

@@ -95,25 +95,38 @@ function putStatement(shape: PutShape, release: boolean, pair: boolean): string 
 }
 
 /**
+ * A claim's statement commits without waiting for its WAL to reach the disk (a CTE evaluated
+ * before the commit; `true`: for this statement's transaction only). Nobody acts on a claim
+ * outside the run that took it, and the run's next durable commit flushes the claim's WAL with
+ * its own (the log is flushed in order); if PostgreSQL itself crashes first, every connection
+ * of the run goes with it. On a disk that syncs, a flush is ~0.3 ms a claim would wait for.
+ */
+const RELAXED = "relaxed AS (SELECT set_config('synchronous_commit', 'off', true))";
+
+/**
  * A first claim ($1 thread, $2 owner, $3 ttl ms) and, when it is taken, the newest root
  * checkpoint as readLatest reads it ($4, $5: the head held), in one plain statement. One 'n'
  * row: not claimed. The read shares the statement's snapshot, taken before the claim: it
  * misses what a previous owner committed with its release after that, but the snapshot then
  * still shows that owner's claim (\`prior\`), and the one 'r' row says to read again.
+ * `relaxed`: a statement of its own, which commits relaxed (RELAXED; `outcome` is always read);
+ * else sent in a caller's transaction, whose durability is the caller's to choose.
  */
-const CLAIM_LATEST = `WITH prior AS (SELECT owner FROM interlude_claims WHERE thread_id = $1),
+function claimLatest(relaxed: boolean): string {
+  return `WITH ${relaxed ? `${RELAXED}, ` : ""}prior AS (SELECT owner FROM interlude_claims WHERE thread_id = $1),
     taken AS (INSERT INTO interlude_claims AS c (thread_id, owner, expires_at)
       VALUES ($1, $2, now() + $3::float8 * interval '1 millisecond')
       ON CONFLICT (thread_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
       WHERE c.owner = EXCLUDED.owner OR c.expires_at <= now() RETURNING 1),
     outcome AS (SELECT CASE WHEN NOT EXISTS (SELECT FROM taken) THEN 'n'
-      WHEN EXISTS (SELECT FROM prior WHERE prior.owner <> $2) THEN 'r' END AS kind)
+      WHEN EXISTS (SELECT FROM prior WHERE prior.owner <> $2) THEN 'r' END AS kind${relaxed ? " FROM relaxed" : ""})
   SELECT outcome.kind, NULL::text AS id, NULL::text AS parent, NULL::text AS channel, NULL::float8 AS version,
     NULL::float8 AS base, NULL::bytea AS data, NULL::bytea AS extra, false AS complete, NULL::bigint AS stamp,
     NULL::text AS inline
   FROM outcome WHERE outcome.kind IS NOT NULL
   UNION ALL
   SELECT * FROM interlude_read_newest($1, '', $4::text, $5::bigint) WHERE (SELECT kind FROM outcome) IS NULL`;
+}
 
 /** The statements the saver runs. `$1, $2` are always thread id and namespace where both appear. */
 export const SQL = {
@@ -162,11 +175,15 @@ export const SQL = {
     SELECT 1`,
   /** Every row of the thread, once the puts holding its head rows have committed (schema.ts). */
   deleteThread: "SELECT interlude_delete_thread($1)",
-  claim: `INSERT INTO interlude_claims (thread_id, owner, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
+  /** A renewal, or a takeover of a dead holder's claim ($4), relaxed as a first claim is (RELAXED). */
+  claim: `WITH ${RELAXED} INSERT INTO interlude_claims (thread_id, owner, expires_at)
+    SELECT $1, $2, now() + $3 * interval '1 millisecond' FROM relaxed
     ON CONFLICT (thread_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
     WHERE interlude_claims.owner = EXCLUDED.owner OR interlude_claims.expires_at <= now() OR interlude_claims.owner = $4
     RETURNING owner`,
-  claimLatest: CLAIM_LATEST,
+  claimLatest: claimLatest(true),
+  /** The same in a caller's transaction (joined.ts). */
+  claimLatestIn: claimLatest(false),
   claimHolder:
     "SELECT owner, (extract(epoch FROM expires_at) * 1000)::float8 AS expires_at FROM interlude_claims WHERE thread_id = $1 AND expires_at > now()",
   release: "DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $2",

@@ -114,6 +114,34 @@ describe("PostgresSaver setup", () => {
   }, 60_000);
 });
 
+/**
+ * Runs the saver's claim statements each in a transaction of the test's, reading the
+ * `synchronous_commit` a statement leaves for its commit (a plain statement's commit sees the
+ * same) and the session's after the commit, into `seen`. Returns the undo.
+ */
+function runClaimsInTransactions(saver: PostgresSaver, seen: Array<[string, string]>): () => void {
+  const query = saver.pool.query.bind(saver.pool);
+  const setting = async (client: pg.PoolClient) =>
+    (await client.query("SHOW synchronous_commit")).rows[0].synchronous_commit as string;
+  saver.pool.query = (async (config: pg.QueryConfig) => {
+    if (!config.name?.includes("claim")) return query(config);
+    const client = await saver.pool.connect();
+    try {
+      await client.query("BEGIN");
+      const result = await client.query(config);
+      seen.push([config.name, await setting(client)]);
+      await client.query("COMMIT");
+      seen.push(["after", await setting(client)]);
+      return result;
+    } finally {
+      client.release();
+    }
+  }) as typeof query;
+  return () => {
+    saver.pool.query = query;
+  };
+}
+
 describe("PostgresSaver's one-call put and claim-load", () => {
   const pools: pg.Pool[] = [];
   const saverOn = () => {
@@ -291,6 +319,29 @@ describe("PostgresSaver's one-call put and claim-load", () => {
     await saver.releaseThread(threadId, "run-1");
     expect(await saver.claimThread(threadId, { owner: "run-2", ttlMs: 60_000 })).toBe(true);
     await saver.releaseThread(threadId, "run-2");
+  });
+
+  it("commits a claim without waiting for its WAL flush, and leaves the session's durability alone", async () => {
+    const [a, b] = [saverOn(), saverOn()];
+    const thread = new ThreadWriter(a);
+    await thread.write({ answer: "a" });
+    const seen: Array<[string, string]> = [];
+    const restore = [a, b].map((saver) => runClaimsInTransactions(saver, seen));
+    expect(await a.claimThread(thread.threadId, { owner: "run-1", ttlMs: 60_000 })).toBe(true);
+    expect(await a.claimThread(thread.threadId, { owner: "run-1", ttlMs: 60_000 })).toBe(true);
+    expect(await b.claimThread(thread.threadId, { owner: "run-2", ttlMs: 60_000 })).toBe(false);
+    for (const undo of restore) undo();
+    // A first claim, a renewal and a refused claim: each relaxed for its own commit only.
+    expect(seen).toEqual([
+      ["interlude_claimLatest", "off"],
+      ["after", "on"],
+      ["interlude_claim", "off"],
+      ["after", "on"],
+      ["interlude_claimLatest", "off"],
+      ["after", "on"],
+    ]);
+    expect((await a.claimHolder(thread.threadId))?.owner).toBe("run-1");
+    await a.releaseThread(thread.threadId, "run-1");
   });
 
   it("survives the server cutting a connection it has checked out: that call fails, the next works", async () => {

@@ -13,7 +13,7 @@
  *   so latency is measured at a given rate, not at the queue length the saturation phase builds.
  *
  * `node packages/server/bench/load.mjs [--clients 20] [--rounds 100] [--warmup 50] [--pace 40] [--durability async]
- * [--postgres [--servers 2 [--sticky]] [--statements] [--round-trips]]` prints both (on PostgreSQL also the database
+ * [--postgres [--servers 2 [--sticky]] [--statements] [--round-trips] [--no-fsync]]` prints both (on PostgreSQL also the database
  * transactions committed and the statements executed per round trip, from pg_stat_database and
  * pg_stat_statements, PostgreSQL's CPU and context switches, and with two servers each process's
  * CPU; `--statements` first lists a one-client round trip's statements; `--round-trips` puts a
@@ -366,14 +366,17 @@ async function statementProfile(pool, roundTrips) {
 /**
  * A fresh database on a throwaway PostgreSQL (or on BENCH_POSTGRES_URL's server): `{ url, stop() }`,
  * where `stop()` stops the throwaway server. `statements`: with pg_stat_statements loaded and
- * created in the database (the throwaway server only).
+ * created in the database (the throwaway server only). The throwaway server keeps PostgreSQL's
+ * default durability (fsync on), as issue 15's figures are set, unless `--no-fsync` is given
+ * (the test suite's setting: figures comparable with those measured before 2 Dec 2026).
  */
 export async function throwawayDatabase(prefix, { statements = false } = {}) {
   const { default: pg } = await import("pg");
   const external = process.env.BENCH_POSTGRES_URL;
+  const durable = !process.argv.includes("--no-fsync");
   const cluster = external
     ? { url: external, stop() {} }
-    : await (await import("../../../test/setup/postgres.mjs")).startPostgres({ statements });
+    : await (await import("../../../test/setup/postgres.mjs")).startPostgres({ statements, durable });
   const name = `${prefix}_${Date.now().toString(36)}`;
   const admin = new pg.Client({ connectionString: cluster.url });
   await admin.connect();
@@ -445,6 +448,12 @@ async function startDeployment({ postgres, servers, countingRoundTrips }) {
   };
 }
 
+/** How the benchmark's PostgreSQL keeps commits, for the figures' heading (see throwawayDatabase). */
+function postgresDurability() {
+  if (process.env.BENCH_POSTGRES_URL) return "BENCH_POSTGRES_URL's settings";
+  return process.argv.includes("--no-fsync") ? "fsync off" : "fsync on, PostgreSQL's defaults";
+}
+
 /** The value after `--name` on the command line, else `fallback`. */
 export function arg(name, fallback) {
   const at = process.argv.indexOf(`--${name}`);
@@ -465,7 +474,7 @@ async function main() {
   const deployment = await startDeployment({ postgres, servers, countingRoundTrips });
   const { urls, cpuMs, cpuSplit } = deployment;
   const where = postgres
-    ? `PostgreSQL, ${servers} server process(es)${servers > 1 ? " + a worker" : ""}`
+    ? `PostgreSQL (${postgresDurability()}), ${servers} server process(es)${servers > 1 ? " + a worker" : ""}`
     : "SQLite file";
   /** Runs a phase; on PostgreSQL also counts the database's commits and statements per round trip. */
   const phase = async (options) => {
