@@ -73,18 +73,20 @@ export async function run() {
     const tag = `${Date.now().toString(36)}`;
     let batch = 0;
     const latencies = { il: [], lg: [], work: [], ilAsync: [], lgAsync: [] };
-    const roundTrips = (lib, key, count, options = {}) => async () => {
-      const b = batch++;
-      const graph = graphs[lib.name].approval;
-      const { latencies: l, seconds } = await concurrently(count, async (i) => {
-        const config = { configurable: { thread_id: `pg-rt-${tag}-${b}-${i}` }, ...options };
-        await graph.invoke({ request: { customer: "ACME", amount: i } }, config);
-        const done = await graph.invoke(new lib.Command({ resume: "yes" }), config);
-        if (done.result !== "sent") throw new Error(`${lib.name}: round trip did not finish`);
-      });
-      if (b >= 2) latencies[key].push(...l);
-      return count / seconds;
-    };
+    const roundTrips =
+      (lib, key, count, options = {}) =>
+      async () => {
+        const b = batch++;
+        const graph = graphs[lib.name].approval;
+        const { latencies: l, seconds } = await concurrently(count, async (i) => {
+          const config = { configurable: { thread_id: `pg-rt-${tag}-${b}-${i}` }, ...options };
+          await graph.invoke({ request: { customer: "ACME", amount: i } }, config);
+          const done = await graph.invoke(new lib.Command({ resume: "yes" }), config);
+          if (done.result !== "sent") throw new Error(`${lib.name}: round trip did not finish`);
+        });
+        if (b >= 2) latencies[key].push(...l);
+        return count / seconds;
+      };
     const perBatch = scaled(160, 32);
     const rt = await alternate({
       iterations: 3,
@@ -93,17 +95,19 @@ export async function run() {
       il: roundTrips(interlude, "il", perBatch),
       lg: roundTrips(langgraph, "lg", perBatch),
     });
-    const steps = (lib, options = {}) => async () => {
-      const b = batch++;
-      const graph = graphs[lib.name].loop;
-      const threads = scaled(64, 32);
-      const { seconds } = await concurrently(threads, async (i) => {
-        const config = { configurable: { thread_id: `pg-loop-${tag}-${b}-${i}` }, ...options };
-        const result = await graph.invoke({ count: 0 }, config);
-        if (result.count !== LOOP_STEPS) throw new Error(`${lib.name}: loop did not finish`);
-      });
-      return (threads * LOOP_STEPS) / seconds;
-    };
+    const steps =
+      (lib, options = {}) =>
+      async () => {
+        const b = batch++;
+        const graph = graphs[lib.name].loop;
+        const threads = scaled(64, 32);
+        const { seconds } = await concurrently(threads, async (i) => {
+          const config = { configurable: { thread_id: `pg-loop-${tag}-${b}-${i}` }, ...options };
+          const result = await graph.invoke({ count: 0 }, config);
+          if (result.count !== LOOP_STEPS) throw new Error(`${lib.name}: loop did not finish`);
+        });
+        return (threads * LOOP_STEPS) / seconds;
+      };
     const sps = await alternate({ iterations: 3, warmup: 1, block: 1, il: steps(interlude), lg: steps(langgraph) });
     const like = {
       rt: await alternate({

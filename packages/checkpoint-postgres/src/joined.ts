@@ -94,7 +94,13 @@ export class JoinedSaver {
   claimIn(threadId: string, ttlMs = DEFAULT_CLAIM_TTL_MS): ClaimInTransaction {
     const owner = newClaimOwner();
     const cached = this.state.cache.get(threadId);
-    const { text, values } = named("claimLatestIn", [threadId, owner, ttlMs, cached?.id ?? null, cached?.stamp ?? null]);
+    const { text, values } = named("claimLatestIn", [
+      threadId,
+      owner,
+      ttlMs,
+      cached?.id ?? null,
+      cached?.stamp ?? null,
+    ]);
     return {
       statement: [text, values!],
       owner,
