@@ -314,17 +314,19 @@ export function describeLoad(label, r) {
 }
 
 /**
- * Transactions committed in `database` so far, and WAL records written by the whole server
- * (pg_stat_database, pg_stat_wal; the statistics lag by up to 0.5 s). WAL records are counted
- * work, not time: they show a change in what an answer writes through the machine's noise.
+ * Transactions committed in `database` so far, and WAL records written and WAL flushes to disk
+ * by the whole server (pg_stat_database, pg_stat_wal; the statistics lag by up to 0.5 s). WAL
+ * records are counted work, not time: they show a change in what an answer writes through the
+ * machine's noise. Flushes are what durable commits wait for (none with fsync off); concurrent
+ * commits share one.
  */
 async function commits(pool) {
   await pool.query("SELECT pg_stat_clear_snapshot()");
   const { rows } = await pool.query(
-    `SELECT d.xact_commit::bigint AS n, w.wal_records::bigint AS wal
+    `SELECT d.xact_commit::bigint AS n, w.wal_records::bigint AS wal, w.wal_sync::bigint AS flushes
      FROM pg_stat_database d, pg_stat_wal w WHERE d.datname = current_database()`,
   );
-  return { commits: Number(rows[0].n), walRecords: Number(rows[0].wal) };
+  return { commits: Number(rows[0].n), walRecords: Number(rows[0].wal), walFlushes: Number(rows[0].flushes) };
 }
 
 /**
@@ -511,6 +513,7 @@ async function main() {
       const after = await deployment.commits();
       result.commitsPerRoundTrip = (after.commits - before.commits) / result.roundTrips;
       result.walRecordsPerRoundTrip = (after.walRecords - before.walRecords) / result.roundTrips;
+      result.walFlushesPerRoundTrip = (after.walFlushes - before.walFlushes) / result.roundTrips;
     }
     return result;
   };
@@ -523,6 +526,7 @@ async function main() {
       ? ""
       : `, ${r.dbRoundTripsPerRoundTrip.toFixed(1)} database round trips`) +
     (r.walRecordsPerRoundTrip === undefined ? "" : `, ${r.walRecordsPerRoundTrip.toFixed(1)} WAL records`) +
+    (r.walFlushesPerRoundTrip === undefined ? "" : `, ${r.walFlushesPerRoundTrip.toFixed(2)} WAL flushes`) +
     (r.commitsPerRoundTrip === undefined ? "" : " per round trip") +
     (r.databaseCpuMsPerRoundTrip === undefined
       ? ""
