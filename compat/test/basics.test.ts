@@ -2,7 +2,7 @@
  * The first scenarios: the seeds' examples and the core interrupt, breakpoint, Send, Command and
  * subgraph behaviours, each on both runtimes.
  */
-import { collect, compare } from "./harness.js";
+import { collect, compare, type Runtime } from "./harness.js";
 
 compare("basics", {
   async "validate input with a loop of interrupts"({ Annotation, StateGraph, START, interrupt, Command, MemorySaver }) {
@@ -301,4 +301,50 @@ compare("basics", {
     const again = await graph.invoke(new Command({ resume: "y" }), config);
     return { replayed, after, headNext: head.next, again };
   },
+
+  "a step's checkpoint is saved before the next step starts, by default": {
+    from: "durability.sync.test.ts: allows the next node to start while prior persistence is pending in async mode",
+    differs: "#durability-sync-by-default",
+    run: (lib) => savedWhenNodesStart(lib, {}),
+  },
+  "durability sync: the next node waits for the step's checkpoint": {
+    from: "durability.sync.test.ts: sync durability",
+    run: (lib) => savedWhenNodesStart(lib, { durability: "sync" }),
+  },
+  "durability async: the next node does not wait for the step's checkpoint": {
+    from: "durability.sync.test.ts: allows the next node to start while prior persistence is pending in async mode",
+    run: (lib) => savedWhenNodesStart(lib, { durability: "async" }),
+  },
 });
+
+/**
+ * A two-node graph on a saver slower than its nodes: how many checkpoints each node found saved
+ * when it started, and how many were saved by the time invoke returned.
+ */
+async function savedWhenNodesStart({ Annotation, StateGraph, START, MemorySaver }: Runtime, options: object) {
+  let saved = 0;
+  class SlowSaver extends MemorySaver {
+    override async put(...args: unknown[]) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const config = await super.put(...args);
+      saved++;
+      return config;
+    }
+  }
+  const found: Record<string, number> = {};
+  const State = Annotation.Root({ v: Annotation() });
+  const graph = new StateGraph(State)
+    .addNode("one", () => {
+      found.one = saved;
+      return { v: 1 };
+    })
+    .addNode("two", () => {
+      found.two = saved;
+      return { v: 2 };
+    })
+    .addEdge(START, "one")
+    .addEdge("one", "two")
+    .compile({ checkpointer: new SlowSaver() });
+  const result = await graph.invoke({ v: 0 }, { configurable: { thread_id: "t" }, ...options });
+  return { result, found, savedByTheEnd: saved };
+}
