@@ -274,10 +274,12 @@ export async function runLoad({
   };
   const cpuBefore = cpuMs?.();
   const splitBefore = cpuSplit?.();
+  const clientsBefore = process.cpuUsage();
   const started = performance.now();
   try {
     const threads = await Promise.all(Array.from({ length: clients }, (_, c) => client(c)));
     const seconds = (performance.now() - started) / 1000;
+    const clientsCpu = process.cpuUsage(clientsBefore);
     const sorted = latencies.sort((a, b) => a - b);
     const roundTrips = clients * rounds;
     return {
@@ -293,6 +295,8 @@ export async function runLoad({
         splitBefore === undefined ? undefined : (cpuSplit().system - splitBefore.system) / roundTrips,
       serverHelperMsPerRoundTrip:
         splitBefore?.helpers === undefined ? undefined : (cpuSplit().helpers - splitBefore.helpers) / roundTrips,
+      // The load's own share of the machine: the clients run on the same cores as the servers.
+      clientsCpuMsPerRoundTrip: (clientsCpu.user + clientsCpu.system) / 1000 / roundTrips,
     };
   } finally {
     for (const client of https) client.close();
@@ -309,7 +313,8 @@ export function describeLoad(label, r) {
           : ` (${r.serverSystemMsPerRoundTrip.toFixed(2)} ms of it in the kernel` +
             (r.serverHelperMsPerRoundTrip === undefined
               ? ")"
-              : `, ${r.serverHelperMsPerRoundTrip.toFixed(2)} ms in other threads: JIT, GC, WAL)`));
+              : `, ${r.serverHelperMsPerRoundTrip.toFixed(2)} ms in other threads: JIT, GC, WAL)`)) +
+        `, the clients' CPU ${r.clientsCpuMsPerRoundTrip.toFixed(2)} ms`;
   return `[load] ${label}: ${r.roundTrips} round trips in ${r.seconds.toFixed(1)} s = ${r.perSecond.toFixed(0)}/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, max ${r.max.toFixed(1)} ms${cpu}`;
 }
 
