@@ -324,7 +324,7 @@ compare("basics", {
 async function savedWhenNodesStart({ Annotation, StateGraph, START, MemorySaver }: Runtime, options: object) {
   let saved = 0;
   class SlowSaver extends MemorySaver {
-    override async put(...args: unknown[]) {
+    async put(...args: unknown[]) {
       await new Promise((resolve) => setTimeout(resolve, 5));
       const config = await super.put(...args);
       saved++;

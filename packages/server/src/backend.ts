@@ -15,6 +15,7 @@ import { ensureDefaultAssistants } from "./assistants/defaults.js";
 import type { ServerConfig } from "./config/config.js";
 import { ConfigError } from "./config/errors.js";
 import { GraphRegistry } from "./config/graphs.js";
+import { type PostgresConnections, parseConnections, shareConnections } from "./config/postgres-connections.js";
 import { newProcessId, type ServerContext } from "./context.js";
 import { type Bus, LocalBus, PgBus } from "./events/bus.js";
 import { RunBroker } from "./runs/broker.js";
@@ -55,6 +56,11 @@ export interface BackendOptions {
   runTimeoutMs?: number;
   /** PostgreSQL: runs this process executes at once (0: enqueue only). */
   concurrency?: number;
+  /**
+   * PostgreSQL: the most connections this process opens (default INTERLUDE_POSTGRES_CONNECTIONS,
+   * else 25; at least 7): config/postgres-connections.ts.
+   */
+  postgresConnections?: number;
   /**
    * The clock (ms since the epoch; default Date.now) against which interrupts' ages and due
    * deadlines are read: a test moves it forward instead of waiting.
@@ -115,22 +121,18 @@ async function openSqlite(path: string): Promise<Storage> {
   };
 }
 
-/**
- * Connections per pool. The store's transactions read the checkpoint head while they hold
- * their connection (queueing a run claims it), so the saver has a pool of its own: a saver
- * call never waits for a store connection, hence a store transaction waiting for a saver
- * connection always gets one, however many requests hold the others. LISTEN has its own
- * connection outside both pools.
- */
-const STORE_CONNECTIONS = 10;
-const SAVER_CONNECTIONS = 10;
-
 /** How long a process trusts its cached assistants without a change told on the bus (one lost while LISTEN reconnected). */
 const ASSISTANT_CACHE_MS = 5_000;
 
-async function openPostgres(url: string, processId: string): Promise<Storage> {
-  const storePool = new pg.Pool({ connectionString: url, max: STORE_CONNECTIONS });
-  const saverPool = new pg.Pool({ connectionString: url, max: SAVER_CONNECTIONS });
+/**
+ * The store's transactions read the checkpoint head while they hold their connection
+ * (queueing a run claims it), so the saver has a pool of its own: a saver call never waits for
+ * a store connection, hence a store transaction waiting for a saver connection always gets one,
+ * however many requests hold the others. LISTEN has its own connection outside both pools.
+ */
+async function openPostgres(url: string, processId: string, connections: PostgresConnections): Promise<Storage> {
+  const storePool = new pg.Pool({ connectionString: url, max: connections.store });
+  const saverPool = new pg.Pool({ connectionString: url, max: connections.saver });
   // An idle client dying is reported on its next use.
   for (const pool of [storePool, saverPool]) pool.on("error", () => undefined);
   const saver = new PostgresSaver(saverPool);
@@ -161,10 +163,28 @@ async function openPostgres(url: string, processId: string): Promise<Storage> {
   };
 }
 
+/** Options that only PostgreSQL has, refused on SQLite rather than ignored. */
+function refusePostgresOnly(options: BackendOptions): void {
+  if (options.postgresUrl) return;
+  for (const [name, value] of [
+    ["concurrency", options.concurrency],
+    ["postgresConnections", options.postgresConnections],
+  ] as const)
+    if (value !== undefined)
+      throw new ConfigError(
+        `${name} applies to PostgreSQL storage only (one SQLite process executes every run itself); pass postgresUrl or leave it out.`,
+      );
+}
+
 export async function openBackend(options: BackendOptions): Promise<Backend> {
+  refusePostgresOnly(options);
   const processId = newProcessId();
+  const connections = shareConnections(
+    options.postgresConnections ??
+      parseConnections(process.env.INTERLUDE_POSTGRES_CONNECTIONS, "INTERLUDE_POSTGRES_CONNECTIONS"),
+  );
   const storage = options.postgresUrl
-    ? await openPostgres(options.postgresUrl, processId)
+    ? await openPostgres(options.postgresUrl, processId, connections)
     : await openSqlite(options.sqlitePath ?? defaultSqlitePath(options.config));
   try {
     const loaded = options.config ? await GraphRegistry.load(options.config, storage.saver) : undefined;
@@ -201,6 +221,7 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
     if (options.postgresUrl) {
       const dispatcher = new PgBossDispatcher(ctx, {
         connectionString: options.postgresUrl,
+        connections: connections.queue,
         concurrency: options.concurrency,
       });
       ctx.dispatcher = dispatcher;

@@ -135,6 +135,22 @@ describe("against a local storage file (--db)", () => {
     expect(result.stderr).toMatch(/--postgres <url>.*--db <file>/);
   });
 
+  it("refuses PostgreSQL-only flags on SQLite and counts that are not counts, before opening anything", async () => {
+    const sqlite = ["--config", FIXTURE_CONFIG, "--db", join(dir, "refused.sqlite")];
+    const onSqlite = await runCli(["serve", ...sqlite, "--port", "0", "--concurrency", "2"], { DATABASE_URL: "" });
+    expect(onSqlite.code).toBe(1);
+    expect(onSqlite.stderr).toMatch(/--concurrency applies to PostgreSQL storage only: pass --postgres <url>/);
+    // An unreachable server: the flags are refused before any connection is tried.
+    const postgres = ["worker", "--config", FIXTURE_CONFIG, "--postgres", "postgres://nobody@127.0.0.1:1/none"];
+    const few = await runCli([...postgres, "--postgres-connections", "6"]);
+    expect(few.stderr).toMatch(/--postgres-connections 6 is not a whole number of at least 7 \(LISTEN 1, pg-boss 4/);
+    const negative = await runCli([...postgres, "--concurrency", "-1"]);
+    expect(negative.stderr).toMatch(/--concurrency -1 is not a whole number of runs/);
+    const fromEnv = await runCli(postgres, { INTERLUDE_POSTGRES_CONNECTIONS: "lots" });
+    expect(fromEnv.stderr).toMatch(/INTERLUDE_POSTGRES_CONNECTIONS=lots is not a whole number/);
+    for (const result of [few, negative, fromEnv]) expect(result.code).toBe(1);
+  });
+
   it("says what to pass when there is no target", async () => {
     const result = await runCli(["threads"], { INTERLUDE_URL: "" });
     expect(result.code).toBe(1);

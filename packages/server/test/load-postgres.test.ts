@@ -2,13 +2,15 @@
  * `interlude serve --postgres` under load, as deployed: its own processes on a fresh database.
  * - More answers at once than a cold server has database connections: every one is answered
  *   (a transaction holding a connection while waiting for another from the same pool once
- *   left the server stuck for good).
+ *   left the server stuck for good), also with the fewest connections a server may be given,
+ *   which it then never exceeds.
  * - Stopped with requests in flight, the server ends its shutdown itself (exit code 0; the
  *   grace timer would exit with 1).
  * - Two server processes and a worker on one database, clients answering through either
  *   server in turn: no answer lost, reordered or applied twice (behaviour, not speed:
  *   `npm run bench:server -- --postgres` prints the figures).
  */
+import pg from "pg";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 // @ts-expect-error: a plain ESM script without types, shared with `npm run bench:server`.
 import { runLoad, startServerProcess } from "../bench/load.mjs";
@@ -23,7 +25,9 @@ const BURST = 30;
 const started: Server[] = [];
 let database: string;
 
-async function server(options: { worker?: boolean } = {}): Promise<Server> {
+async function server(
+  options: { worker?: boolean; env?: Record<string, string>; postgres?: string } = {},
+): Promise<Server> {
   const s = (await startServerProcess({ postgres: database, ...options })) as Server;
   started.push(s);
   return s;
@@ -73,6 +77,53 @@ it(`${BURST} answers at once to a cold server: every one is answered`, async () 
     expect(reply.body.answers).toEqual([`a${i}`]);
     expect(reply.body.__interrupt__[0].value.n).toBe(1);
   }
+}, 120_000);
+
+/** Connections to `url`'s database, counted every few ms until `stop()`, which returns the most seen. */
+async function watchConnections(url: string): Promise<{ now(): Promise<number>; stop(): Promise<number> }> {
+  const client = new pg.Client({ connectionString: postgres });
+  await client.connect();
+  const name = new URL(url).pathname.slice(1);
+  const now = async () =>
+    Number((await client.query("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1", [name])).rows[0].n);
+  let most = 0;
+  let watching = true;
+  const polling = (async () => {
+    while (watching) {
+      most = Math.max(most, await now());
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  })();
+  return {
+    now,
+    async stop() {
+      watching = false;
+      await polling;
+      await client.end();
+      return most;
+    },
+  };
+}
+
+it(`${BURST} answers at once to a cold server given the fewest connections (7): every one is answered, on 7 at most`, async () => {
+  // A database of its own: the only connections to it are this test's servers'.
+  const own = await freshDatabase(postgres!, `interlude_fewest_${process.pid}_${Date.now() % 1e6}`);
+  const warm = await server({ postgres: own });
+  const threads = await pausedThreads(warm.url, BURST);
+  await warm.stop();
+  const watch = await watchConnections(own);
+  // The stopped server's connections end a moment after it does.
+  while ((await watch.now()) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  const cold = await server({ postgres: own, env: { INTERLUDE_POSTGRES_CONNECTIONS: "7" } });
+  const replies = await Promise.all(answerAll(cold.url, threads));
+  const most = await watch.stop();
+  for (const [i, reply] of replies.entries()) {
+    expect(reply.status).toBe(200);
+    expect(reply.body.answers).toEqual([`a${i}`]);
+  }
+  expect(most).toBeGreaterThan(2);
+  expect(most).toBeLessThanOrEqual(7);
+  await cold.stop();
 }, 120_000);
 
 it("a server stopped with answers in flight ends its shutdown itself", async () => {

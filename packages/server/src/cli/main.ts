@@ -11,6 +11,10 @@ import { serve, worker } from "./commands/serve.js";
 import { history, pending, threads } from "./commands/threads.js";
 import { CliError, openTarget, type Target, type TargetOptions } from "./target.js";
 
+const POSTGRES_CONNECTIONS = "--postgres-connections <n>";
+const POSTGRES_CONNECTIONS_HELP =
+  "PostgreSQL: the most connections this process opens (default 25, at least 7; or set INTERLUDE_POSTGRES_CONNECTIONS)";
+
 const program = new Command("@interlude/core")
   .description("Interlude: graphs that pause for humans, served over the LangGraph Server API.")
   .showHelpAfterError();
@@ -46,6 +50,7 @@ program
       "PostgreSQL: runs executed at once by this process (0: none, stream and wait runs included; workers execute them)",
     ).default(undefined),
   )
+  .option(POSTGRES_CONNECTIONS, POSTGRES_CONNECTIONS_HELP)
   .action((flags) => serve(flags));
 
 program
@@ -54,6 +59,7 @@ program
   .option("--config <path>", "langgraph.json", "./langgraph.json")
   .option("--postgres <url>", "PostgreSQL connection string (or set DATABASE_URL)")
   .option("--concurrency <n>", "runs executed at once")
+  .option(POSTGRES_CONNECTIONS, POSTGRES_CONNECTIONS_HELP)
   .action((flags) => worker(flags));
 
 program

@@ -31,6 +31,8 @@ const DEADLINE_SLOTS = 4;
 
 export interface PgBossOptions {
   connectionString: string;
+  /** pg-boss's pool (config/postgres-connections.ts). */
+  connections: number;
   /** Runs this process executes at once (from the queue); 0 only enqueues. */
   concurrency?: number;
   /** A job not finished within this is retried elsewhere (its process is presumed dead). */
@@ -53,7 +55,7 @@ export class PgBossDispatcher implements Dispatcher {
     // Its maintenance (expiring the jobs of dead processes) stays, one statement per process every two minutes.
     this.boss = new PgBoss({
       connectionString: options.connectionString,
-      max: 4,
+      max: options.connections,
       schema: "interlude_pgboss",
       schedule: false,
     });

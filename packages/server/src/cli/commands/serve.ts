@@ -2,6 +2,7 @@
 
 import { defaultSqlitePath, openBackend } from "../../backend.js";
 import { loadConfig, parseApiKeys } from "../../config/config.js";
+import { parseConnections } from "../../config/postgres-connections.js";
 import { startServer } from "../../server.js";
 import { CliError } from "../target.js";
 
@@ -12,6 +13,26 @@ export interface ServeFlags {
   postgres?: string;
   db?: string;
   concurrency?: string;
+  postgresConnections?: string;
+}
+
+const POSTGRES_ONLY = { concurrency: "--concurrency", postgresConnections: "--postgres-connections" } as const;
+
+/** The PostgreSQL-only flags as numbers: `--concurrency` a whole number (0: executes none), `--postgres-connections` config/postgres-connections.ts. */
+function postgresFlags(flags: Pick<ServeFlags, keyof typeof POSTGRES_ONLY>, postgresUrl: string | undefined) {
+  const given = Object.entries(POSTGRES_ONLY).filter(
+    ([name]) => flags[name as keyof typeof POSTGRES_ONLY] !== undefined,
+  );
+  if (!postgresUrl && given.length)
+    throw new CliError(
+      `${given.map(([, flag]) => flag).join(" and ")} ${given.length > 1 ? "apply" : "applies"} to PostgreSQL storage only: pass --postgres <url> (or set DATABASE_URL), or leave it out.`,
+    );
+  const concurrency = flags.concurrency === undefined ? undefined : Number(flags.concurrency);
+  if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 0))
+    throw new CliError(
+      `--concurrency ${flags.concurrency} is not a whole number of runs (0: this process executes none).`,
+    );
+  return { concurrency, postgresConnections: parseConnections(flags.postgresConnections, "--postgres-connections") };
 }
 
 /**
@@ -55,7 +76,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
     postgresUrl,
     sqlitePath: flags.db,
     apiKeys: parseApiKeys(process.env.INTERLUDE_API_KEYS),
-    concurrency: flags.concurrency === undefined ? undefined : Number(flags.concurrency),
+    ...postgresFlags(flags, postgresUrl),
   });
   const storage = postgresUrl ? "PostgreSQL" : (flags.db ?? defaultSqlitePath(config));
   const keys = Object.keys({ ...config.apiKeys, ...parseApiKeys(process.env.INTERLUDE_API_KEYS) }).length;
@@ -74,7 +95,7 @@ export async function worker(flags: Omit<ServeFlags, "host" | "port" | "db">): P
   const backend = await openBackend({
     config: loadConfig(flags.config),
     postgresUrl,
-    concurrency: flags.concurrency === undefined ? undefined : Number(flags.concurrency),
+    ...postgresFlags(flags, postgresUrl),
   });
   console.log(`Interlude worker ready (graphs: ${backend.ctx.graphs.ids().join(", ")})`);
   onSignals(() => backend.close());
