@@ -179,9 +179,12 @@ function refusePostgresOnly(options: BackendOptions): void {
 export async function openBackend(options: BackendOptions): Promise<Backend> {
   refusePostgresOnly(options);
   const processId = newProcessId();
+  // The environment's count is read (and checked) only for PostgreSQL; SQLite opens no pool.
   const connections = shareConnections(
-    options.postgresConnections ??
-      parseConnections(process.env.INTERLUDE_POSTGRES_CONNECTIONS, "INTERLUDE_POSTGRES_CONNECTIONS"),
+    options.postgresUrl
+      ? (options.postgresConnections ??
+          parseConnections(process.env.INTERLUDE_POSTGRES_CONNECTIONS, "INTERLUDE_POSTGRES_CONNECTIONS"))
+      : undefined,
   );
   const storage = options.postgresUrl
     ? await openPostgres(options.postgresUrl, processId, connections)
