@@ -17,6 +17,11 @@ describe("API keys", () => {
     const wrong = await json(`${server.url}/threads/search`, { method: "POST", body: "{}", apiKey: "key-mallory" });
     expect(wrong).toMatchObject({ status: 401, body: { error: "unauthorized", code: "UNAUTHORIZED" } });
     expect((await json(`${server.url}/ok`)).status).toBe(200);
+    expect(await json(`${server.url}/ok?check_db=1`)).toMatchObject({ status: 200, body: { ok: true } });
+    expect(await json(`${server.url}/ok?check_db=yes`)).toMatchObject({
+      status: 422,
+      body: { code: "INVALID_REQUEST" },
+    });
     await expect(server.client().threads.create()).rejects.toThrow(/401/);
     expect((await json(`${server.url}/inbox/interrupts`)).status).toBe(401);
   });

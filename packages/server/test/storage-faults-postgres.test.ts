@@ -78,3 +78,23 @@ describe("PostgreSQL refuses writes while a run executes", () => {
     await until(async () => (await json(`${server.url}/threads/${threadId}`)).body.values.answer === "yes");
   });
 });
+
+describe("GET /ok?check_db=1, the health check a load balancer calls", () => {
+  it("answers 503 while the database takes no connections, 200 once it does again; /ok alone stays 200", async () => {
+    expect(await json(`${server.url}/ok?check_db=1`)).toMatchObject({ status: 200, body: { ok: true } });
+    const connections = async (allow: boolean) => {
+      await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS ${allow}`);
+      await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [name]);
+    };
+    await connections(false);
+    try {
+      const refused = await json(`${server.url}/ok?check_db=1`);
+      expect(refused).toMatchObject({ status: 503, body: { code: "STORAGE_FAILED" } });
+      expect(refused.body.message).toMatch(/^The database did not answer the health check: /);
+      expect(await json(`${server.url}/ok`)).toMatchObject({ status: 200, body: { ok: true } });
+    } finally {
+      await connections(true);
+    }
+    await until(async () => (await json(`${server.url}/ok?check_db=true`)).status === 200, 15_000);
+  });
+});

@@ -8,6 +8,7 @@ import { bodySizeLimit } from "./body-limit.js";
 import type { AppEnv } from "./env.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { inboxRoutes } from "./routes/inbox.js";
+import { metaRoutes } from "./routes/meta.js";
 import { protocolRoutes } from "./routes/protocol.js";
 import { runRoutes } from "./routes/runs.js";
 import { stateRoutes } from "./routes/state.js";
@@ -61,14 +62,7 @@ export function createApp(ctx: ServerContext, options: AppOptions): Hono<AppEnv>
     // The limit gives no response of its own (its onError throws): next()'s is the route's.
     return auth(c, () => limit(c, next) as Promise<void>);
   });
-  app.get("/ok", (c) => c.json({ ok: true }));
-  app.get("/info", (c) =>
-    c.json({
-      version: options.version ?? "0.1.0",
-      flags: { assistants: true, crons: false, langsmith: false },
-      graphs: ctx.graphs.ids(),
-    }),
-  );
+  app.route("/", metaRoutes(ctx, options.version ?? "0.1.0"));
   for (const routes of [assistantRoutes, threadRoutes, stateRoutes, runRoutes, inboxRoutes, protocolRoutes])
     app.route("/", routes(ctx));
   serveApp(app, "/inbox", options.inboxDir);
