@@ -33,6 +33,13 @@ const CONCURRENCY = 32;
 /** LangGraph.js's default durability, given to Interlude for the like-for-like rows. */
 const ASYNC = { durability: "async" };
 const LOOP_STEPS = 20;
+/**
+ * Batches before the measured ones, and measured ones, per runtime and rate. With one warm-up
+ * batch the measured rates were still climbing (both runtimes' JIT, PostgreSQL's caches: Interlude's
+ * round trips went 234, 286, 327/s in batches 2 to 4 and settled near 400/s from the fifth on), so the
+ * figure was a warm-up's, not a running service's.
+ */
+const RATES = { warmup: 4, iterations: 5, block: 1 };
 
 async function concurrently(count, worker) {
   let next = 0;
@@ -75,7 +82,7 @@ export async function run() {
     const latencies = { il: [], lg: [], work: [], ilAsync: [], lgAsync: [] };
     const roundTrips =
       (lib, key, count, options = {}) =>
-      async () => {
+      async (sample) => {
         const b = batch++;
         const graph = graphs[lib.name].approval;
         const { latencies: l, seconds } = await concurrently(count, async (i) => {
@@ -84,14 +91,12 @@ export async function run() {
           const done = await graph.invoke(new lib.Command({ resume: "yes" }), config);
           if (done.result !== "sent") throw new Error(`${lib.name}: round trip did not finish`);
         });
-        if (b >= 2) latencies[key].push(...l);
+        if (sample >= 0) latencies[key].push(...l);
         return count / seconds;
       };
     const perBatch = scaled(160, 32);
     const rt = await alternate({
-      iterations: 3,
-      warmup: 1,
-      block: 1,
+      ...RATES,
       il: roundTrips(interlude, "il", perBatch),
       lg: roundTrips(langgraph, "lg", perBatch),
     });
@@ -108,16 +113,14 @@ export async function run() {
         });
         return (threads * LOOP_STEPS) / seconds;
       };
-    const sps = await alternate({ iterations: 3, warmup: 1, block: 1, il: steps(interlude), lg: steps(langgraph) });
+    const sps = await alternate({ ...RATES, il: steps(interlude), lg: steps(langgraph) });
     const like = {
       rt: await alternate({
-        iterations: 3,
-        warmup: 1,
-        block: 1,
+        ...RATES,
         il: roundTrips(interlude, "ilAsync", perBatch, ASYNC),
         lg: roundTrips(langgraph, "lgAsync", perBatch),
       }),
-      sps: await alternate({ iterations: 3, warmup: 1, block: 1, il: steps(interlude, ASYNC), lg: steps(langgraph) }),
+      sps: await alternate({ ...RATES, il: steps(interlude, ASYNC), lg: steps(langgraph) }),
     };
     const storage = await storageGrowth(pools[0], graphs, tag);
     const work = { il: await workPerRoundTrip(pools, roundTrips(interlude, "work", perBatch), perBatch) };

@@ -376,10 +376,12 @@ async function statementProfile(pool, roundTrips) {
  * created in the database (the throwaway server only). The throwaway server keeps PostgreSQL's
  * default durability (fsync on), as issue 15's figures are set, unless `--no-fsync` is given
  * (the test suite's setting: figures comparable with those measured before 2 Dec 2026).
+ * `on`: an earlier throwaway database, whose server gets this one too (`server`: the server's
+ * URL); the earlier one's `stop()` stops it.
  */
-export async function throwawayDatabase(prefix, { statements = false } = {}) {
+export async function throwawayDatabase(prefix, { statements = false, on } = {}) {
   const { default: pg } = await import("pg");
-  const external = process.env.BENCH_POSTGRES_URL;
+  const external = on?.server ?? process.env.BENCH_POSTGRES_URL;
   const durable = !process.argv.includes("--no-fsync");
   const cluster = external
     ? { url: external, stop() {} }
@@ -397,7 +399,7 @@ export async function throwawayDatabase(prefix, { statements = false } = {}) {
     await client.query("CREATE EXTENSION pg_stat_statements");
     await client.end();
   }
-  return { url: url.toString(), stop: () => cluster.stop() };
+  return { url: url.toString(), server: cluster.url, stop: () => cluster.stop() };
 }
 
 /**

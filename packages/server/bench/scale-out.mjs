@@ -1,0 +1,66 @@
+/**
+ * Scale-out side by side: one `interlude serve --postgres`, and two servers plus an `interlude
+ * worker`, each deployment on its own database of one throwaway PostgreSQL (fsync on, as
+ * load.mjs), both started at once and measured in turn at saturation (20 clients answering
+ * interrupts through `POST /threads/{id}/runs/wait`, the two-server clients sending each answer to
+ * the next server). Issue 15 asks the two-server total to be at least the one server's. On a
+ * 2-core machine each figure drifts by tens of percent within the hour, so a ratio of figures
+ * measured in different runs says little: here the two alternate (who goes first alternates
+ * too) and the ratio is of their medians.
+ *
+ * `node packages/server/bench/scale-out.mjs [--clients 20] [--rounds 60] [--warmup 250] [--samples 6] [--no-fsync]`
+ */
+import { summary } from "../../../bench/lib/harness.mjs";
+import { arg, describeLoad, runLoad, startServerProcess, throwawayDatabase } from "./load.mjs";
+
+const clients = Number(arg("clients", 20));
+const rounds = Number(arg("rounds", 60));
+const samples = Number(arg("samples", 6));
+const sticky = process.argv.includes("--sticky");
+
+/** `servers` server processes, plus a worker when there are several, on `database`. */
+async function deploy(database, servers) {
+  const processes = [];
+  for (let i = 0; i < servers; i++) processes.push(await startServerProcess({ postgres: database.url }));
+  if (servers > 1) processes.push(await startServerProcess({ postgres: database.url, worker: true }));
+  const label = servers > 1 ? `${servers} servers + a worker` : "1 server";
+  return {
+    label,
+    urls: processes.filter((p) => p.url).map((p) => p.url),
+    cpuMs: () => processes.reduce((sum, p) => sum + p.cpuMs(), 0),
+    samples: [],
+    stop: async () => {
+      for (const p of processes) await p.stop();
+    },
+  };
+}
+
+const first = await throwawayDatabase("interlude_one");
+const second = await throwawayDatabase("interlude_two", { on: first });
+const deployments = [await deploy(first, 1), await deploy(second, 2)];
+try {
+  for (const d of deployments) await runLoad({ urls: d.urls, clients, rounds: Number(arg("warmup", 250)), sticky });
+  for (let i = 0; i < samples; i++) {
+    const order = i % 2 === 0 ? deployments : [...deployments].reverse();
+    for (const d of order) {
+      const idle = deployments.find((other) => other !== d);
+      const idleBefore = idle.cpuMs();
+      const result = await runLoad({ urls: d.urls, clients, rounds, cpuMs: d.cpuMs, sticky });
+      d.samples.push(result.perSecond);
+      const idleCpu = (idle.cpuMs() - idleBefore) / result.roundTrips;
+      console.log(
+        `${describeLoad(`${d.label}, ${clients} clients, saturation`, result)}; the idle deployment's CPU ${idleCpu.toFixed(2)} ms per round trip`,
+      );
+    }
+  }
+  const [one, two] = deployments.map((d) => summary(d.samples).median);
+  const fsync = process.argv.includes("--no-fsync") ? "fsync off" : "fsync on";
+  console.log(
+    `[scale-out] PostgreSQL (${fsync}), medians of ${samples} alternated samples: 1 server ${one.toFixed(0)}/s, ` +
+      `2 servers + a worker ${two.toFixed(0)}/s, ratio ${(two / one).toFixed(2)}; ` +
+      `target (two at least as fast as one): ${two >= one ? "met" : "NOT met"}`,
+  );
+} finally {
+  for (const d of deployments) await d.stop();
+  first.stop();
+}
