@@ -78,7 +78,7 @@ function putStatement(shape: PutShape, release: boolean, pair: boolean): string 
       : "NULL, q.data FROM unnest($4::text[], $5::float8[], $6::bytea[]) AS q(channel, version, data)";
   const released = release
     ? `
-    r AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $${owner} AND ${gate}),`
+    r AS (${releaseBy(`$${owner}`)} AND ${gate}),`
     : "";
   const paired = pair
     ? `
@@ -92,6 +92,24 @@ function putStatement(shape: PutShape, release: boolean, pair: boolean): string 
         channels, versions, inline)
       SELECT $1, $2, $7, $8::text, $9::bigint, $10::bytea, $11::bytea, $12::text[], $13::float8[], $14::text WHERE ${gate}${paired})
     SELECT stamp FROM h`;
+}
+
+/**
+ * A released claim keeps its row, marked by this expiry (taken like an expired one; as absent
+ * for everything else), instead of being deleted. Rows deleted as fast as they were inserted left
+ * a table of a few live rows and thousands of dead ones: each autovacuum then recorded it as a
+ * page or two, the claim statements' cached plans turned to sequential scans, and every claim and
+ * release read the whole heap regrown since (11 buffers per pause-and-resume round trip became
+ * 30 to 680 in the benchmark). One row per thread that ran keeps the lookups on the primary key,
+ * and a claim of a thread claimed before updates its row in place (HOT) rather than adding an
+ * index entry. The row goes with its thread (deleteThread). Processes of earlier versions delete
+ * on release, which reads the same.
+ */
+const RELEASED = "'-infinity'::timestamptz";
+
+/** The release of $1's claim by the owner in parameter `owner` (a statement, or a CTE's body). */
+function releaseBy(owner: string): string {
+  return `UPDATE interlude_claims SET expires_at = ${RELEASED} WHERE thread_id = $1 AND owner = ${owner}`;
 }
 
 /**
@@ -113,7 +131,7 @@ const RELAXED = "relaxed AS (SELECT set_config('synchronous_commit', 'off', true
  * else sent in a caller's transaction, whose durability is the caller's to choose.
  */
 function claimLatest(relaxed: boolean): string {
-  return `WITH ${relaxed ? `${RELAXED}, ` : ""}prior AS (SELECT owner FROM interlude_claims WHERE thread_id = $1),
+  return `WITH ${relaxed ? `${RELAXED}, ` : ""}prior AS (SELECT owner FROM interlude_claims WHERE thread_id = $1 AND expires_at > ${RELEASED}),
     taken AS (INSERT INTO interlude_claims AS c (thread_id, owner, expires_at)
       VALUES ($1, $2, now() + $3::float8 * interval '1 millisecond')
       ON CONFLICT (thread_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
@@ -146,7 +164,7 @@ export const SQL = {
   put_whole_release_pair: putStatement("whole", true, true),
   put_deltas_release_pair: putStatement("deltas", true, true),
   /** A run's last put and the release of its claim ($19: the owner), in one statement: both or neither. */
-  putRelease: `WITH r AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $19) SELECT ${PUT_CALL}`,
+  putRelease: `WITH r AS (${releaseBy("$19")}) SELECT ${PUT_CALL}`,
   checkpoint: `SELECT checkpoint_id AS id, parent_id AS "parentId", checkpoint_record AS record, metadata, inline
     FROM interlude_checkpoints
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
@@ -171,10 +189,11 @@ export const SQL = {
   putWrites: INSERT_WRITES,
   /** A run's last writes and the release of its claim ($8: the owner), in one statement: both or neither. */
   putWritesRelease: `WITH w AS (${INSERT_WRITES}),
-    r AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $8)
+    r AS (${releaseBy("$8")})
     SELECT 1`,
   /** Every row of the thread, once the puts holding its head rows have committed (schema.ts). */
-  deleteThread: "SELECT interlude_delete_thread($1)",
+  deleteThread: `WITH c AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND expires_at = ${RELEASED})
+    SELECT interlude_delete_thread($1)`,
   /** A renewal, or a takeover of a dead holder's claim ($4), relaxed as a first claim is (RELAXED). */
   claim: `WITH ${RELAXED} INSERT INTO interlude_claims (thread_id, owner, expires_at)
     SELECT $1, $2, now() + $3 * interval '1 millisecond' FROM relaxed
@@ -186,8 +205,9 @@ export const SQL = {
   claimLatestIn: claimLatest(false),
   claimHolder:
     "SELECT owner, (extract(epoch FROM expires_at) * 1000)::float8 AS expires_at FROM interlude_claims WHERE thread_id = $1 AND expires_at > now()",
-  release: "DELETE FROM interlude_claims WHERE thread_id = $1 AND owner = $2",
-  expiredClaims: "DELETE FROM interlude_claims WHERE expires_at <= now()",
+  release: releaseBy("$2"),
+  /** Claims whose holder died (their TTL passed unrenewed); a released claim's row stays (RELEASED). */
+  expiredClaims: `DELETE FROM interlude_claims WHERE expires_at <= now() AND expires_at > ${RELEASED}`,
   idleThreads: `SELECT thread_id FROM interlude_heads GROUP BY thread_id
     HAVING MAX(updated_at) < now() - $1 * interval '1 millisecond'`,
   threadsWithOld: "SELECT DISTINCT thread_id FROM interlude_checkpoints WHERE created_at < $1",

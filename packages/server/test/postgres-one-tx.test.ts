@@ -66,8 +66,10 @@ const post = (path: string, body: unknown) =>
 const wait = (threadId: string, body: Record<string, unknown>) =>
   post(`/threads/${threadId}/runs/wait`, { assistant_id: "loop", ...body });
 const fault = (what: string) => db.query("INSERT INTO one_tx_faults VALUES ($1)", [what]);
+/** Claims on the thread not released (a released one keeps its row, marked by its expiry: the saver's sql.ts). */
 const claims = async (threadId: string) =>
-  (await db.query("SELECT owner FROM interlude_claims WHERE thread_id = $1", [threadId])).rowCount;
+  (await db.query("SELECT owner FROM interlude_claims WHERE thread_id = $1 AND expires_at > '-infinity'", [threadId]))
+    .rowCount;
 const statusOfLastRun = async (threadId: string) =>
   until(async () => {
     const runs = (await json(`${server.url}/threads/${threadId}/runs`)).body as Array<{ status: string }>;
