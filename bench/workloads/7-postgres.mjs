@@ -13,10 +13,11 @@
  *  - Storage: one chat thread appending a 200-byte message per step, 100 and then 500 steps;
  *    bytes its tables grew by (pg_total_relation_size of each runtime's own tables: tables,
  *    TOAST and indexes, so page-granular), and bytes per step between the two points.
- *  - Work per round trip: WAL records, WAL flushes to disk, rows inserted and shared buffers
- *    touched by the round trips of one batch (pg_stat_wal, pg_stat_database), each runtime alone
- *    on the server. Counted, not timed: unlike the rates, they barely move with the machine's
- *    noise (WAL bytes would, with the full-page images each checkpoint of the server brings).
+ *  - Work per round trip: WAL records, WAL flushes to disk, rows inserted, and shared buffers
+ *    of the runtime's own tables touched by the round trips of one batch (pg_stat_wal,
+ *    pg_stat_database, pg_statio_user_tables), each runtime alone on the server. Counted, not
+ *    timed: unlike the rates, they barely move with the machine's noise (WAL bytes would, with
+ *    the full-page images each checkpoint of the server brings).
  *    Flushes are what durable commits wait for; concurrent commits share one, so their count
  *    moves a little with timing.
  * Batches alternate between the runtimes.
@@ -123,8 +124,10 @@ export async function run() {
       sps: await alternate({ ...RATES, il: steps(interlude, ASYNC), lg: steps(langgraph) }),
     };
     const storage = await storageGrowth(pools[0], graphs, tag);
-    const work = { il: await workPerRoundTrip(pools, roundTrips(interlude, "work", perBatch), perBatch) };
-    work.lg = await workPerRoundTrip(pools, roundTrips(langgraph, "work", perBatch), perBatch);
+    const work = {
+      il: await workPerRoundTrip(pools, roundTrips(interlude, "work", perBatch), perBatch, TABLES.Interlude),
+    };
+    work.lg = await workPerRoundTrip(pools, roundTrips(langgraph, "work", perBatch), perBatch, TABLES["LangGraph.js"]);
     return [
       ...storage,
       ...WORK.map(([key, metric]) =>
@@ -172,17 +175,20 @@ const WORK = [
   ["walRecords", "Postgres: WAL records per round trip"],
   ["walFlushes", "Postgres: WAL flushes to disk per round trip"],
   ["inserted", "Postgres: rows inserted per round trip (indexes not counted)"],
-  ["touched", "Postgres: shared buffers touched per round trip"],
+  ["touched", "Postgres: shared buffers of its own tables touched per round trip"],
 ];
 
 const once = (v) => ({ n: 1, median: v, p99: undefined });
 
 /**
- * The database's counters around one batch of `count` round trips (`batch`), per round trip.
- * A backend reports its counters when idle, but at most once a second, else up to ten seconds
- * later: every connection of both pools is made to report first.
+ * The database's counters around one batch of `count` round trips (`batch`) of the runtime
+ * whose tables match `tables`, per round trip. Buffers are counted on those tables only
+ * (pg_statio_user_tables), so that one runtime's count does not take in autovacuum's passes over
+ * the other's tables, which the batches before have just filled. A backend reports its counters
+ * when idle, but at most once a second, else up to ten seconds later: every connection of both
+ * pools is made to report first.
  */
-async function workPerRoundTrip(pools, batch, count) {
+async function workPerRoundTrip(pools, batch, count, tables) {
   const read = async () => {
     for (const pool of pools) {
       const clients = await Promise.all(Array.from({ length: pool.totalCount }, () => pool.connect()));
@@ -193,8 +199,11 @@ async function workPerRoundTrip(pools, batch, count) {
     }
     const { rows } = await pools[0].query(
       `SELECT w.wal_records::float8 AS "walRecords", w.wal_sync::float8 AS "walFlushes", d.tup_inserted::float8 AS inserted,
-         (d.blks_hit + d.blks_read)::float8 AS touched
+         (SELECT coalesce(sum(heap_blks_hit + heap_blks_read + coalesce(idx_blks_hit + idx_blks_read, 0)
+                   + coalesce(toast_blks_hit + toast_blks_read, 0) + coalesce(tidx_blks_hit + tidx_blks_read, 0)), 0)
+            FROM pg_statio_user_tables WHERE schemaname = current_schema() AND relname LIKE $1)::float8 AS touched
        FROM pg_stat_wal w, pg_stat_database d WHERE d.datname = current_database()`,
+      [tables],
     );
     return rows[0];
   };
