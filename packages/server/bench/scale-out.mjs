@@ -8,7 +8,9 @@
  * measured in different runs says little: here the two alternate (who goes first alternates
  * too) and the ratio is of their medians.
  *
- * `node packages/server/bench/scale-out.mjs [--clients 20] [--rounds 60] [--warmup 250] [--samples 6] [--no-fsync]`
+ * `node packages/server/bench/scale-out.mjs [--clients 20] [--rounds 60] [--warmup 250] [--samples 6] [--sticky] [--no-fsync]`
+ * (`--sticky`: each client sends all its answers to one of the two servers, as a balancer routing by
+ * thread would)
  */
 import { summary } from "../../../bench/lib/harness.mjs";
 import { arg, describeLoad, runLoad, startServerProcess, throwawayDatabase } from "./load.mjs";
