@@ -36,9 +36,9 @@ const ASYNC = { durability: "async" };
 const LOOP_STEPS = 20;
 /**
  * Batches before the measured ones, and measured ones, per runtime and rate. With one warm-up
- * batch the measured rates were still climbing (both runtimes' JIT, PostgreSQL's caches: Interlude's
- * round trips went 234, 286, 327/s in batches 2 to 4 and settled near 400/s from the fifth on), so the
- * figure was a warm-up's, not a running service's.
+ * batch the measured rates were still climbing (both runtimes' JIT, PostgreSQL's caches:
+ * Interlude's round trips went 234, 286, 327/s in batches 2 to 4 and settled near 400/s from the
+ * fifth on), so the figure was a warm-up's, not a running service's.
  */
 const RATES = { warmup: 4, iterations: 5, block: 1 };
 
