@@ -14,9 +14,10 @@
  * - checkpoint rows, blobs and writes are copied as they are: interrupt ids derive from the task
  *   and checkpoint, not the thread, so each copy's pending interrupt has the template's id and
  *   is answered like it;
- * - thread claims are skipped (a paused thread holds none), and so are the search indexes kept
- *   by triggers (filled by the copies' inserts) and PostgreSQL columns filled by a sequence
- *   (they take the next value).
+ * - thread claims are skipped (a paused thread holds none; on PostgreSQL the template keeps its
+ *   released claim's row, which a copy's first resume inserts instead), and so are the search
+ *   indexes kept by triggers (filled by the copies' inserts) and PostgreSQL columns filled by a
+ *   sequence (they take the next value).
  * Copies go in in transactions of `batch` threads. The pending-interrupt counters are kept by the
  * store, not by triggers (store/pending-counts.ts), so rows written here are counted afterwards
  * with the CLI's `interlude recount`, as an operator would after writing pending rows by hand.
