@@ -98,7 +98,7 @@ function putStatement(shape: PutShape, release: boolean, pair: boolean): string 
  * A released claim keeps its row, marked by this expiry (taken like an expired one; as absent
  * for everything else), instead of being deleted. Rows deleted as fast as they were inserted left
  * a table of a few live rows and thousands of dead ones: each autovacuum then recorded it as a
- * page or two, the claim statements' cached plans turned to sequential scans, and every claim and
+ * few pages, the claim statements' cached plans turned to sequential scans, and every claim and
  * release read the whole heap regrown since (11 buffers per pause-and-resume round trip became
  * 30 to 680 in the benchmark). One row per thread that ran keeps the lookups on the primary key,
  * and a claim of a thread claimed before updates its row in place (HOT) rather than adding an

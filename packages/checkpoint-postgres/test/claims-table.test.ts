@@ -59,8 +59,8 @@ const rowOf = async (threadId: string) =>
 
 describe("PostgresSaver's claims table", () => {
   it("keeps finding claims by key after a vacuum of a table that saw thousands of claims come and go", async () => {
-    // Deleted on release, the rows left a few live and thousands dead: the vacuum recorded a page
-    // or two, the claim statements' cached plans turned to sequential scans, and each claim and
+    // Deleted on release, the rows left a few live and thousands dead: the vacuum recorded a few
+    // pages, the claim statements' cached plans turned to sequential scans, and each claim and
     // release read the whole heap regrown since (26 buffers a cycle here where 6 do, and growing).
     await cycles("before", 1500);
     await db.query("VACUUM ANALYZE interlude_claims");
