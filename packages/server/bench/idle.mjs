@@ -5,15 +5,14 @@
  * the statements per second the database executed while they sat idle (pg_stat_statements),
  * most frequent first. Polling shows here as a steady rate; `BENCH_CLI` runs another build.
  */
-import { arg, startServerProcess, throwawayDatabase } from "./load.mjs";
+import { arg, startProcesses, throwawayDatabase } from "./load.mjs";
 
 const servers = Number(arg("servers", 1));
 const seconds = Number(arg("seconds", 30));
 const cluster = await throwawayDatabase("interlude_idle", { statements: true });
 const processes = [];
 try {
-  for (let i = 0; i < servers; i++) processes.push(await startServerProcess({ postgres: cluster.url }));
-  if (servers > 1) processes.push(await startServerProcess({ postgres: cluster.url, worker: true }));
+  await startProcesses({ postgres: cluster.url, servers, processes });
   const { default: pg } = await import("pg");
   const stats = new pg.Client({ connectionString: cluster.url });
   await stats.connect();

@@ -91,6 +91,17 @@ export async function startServerProcess({
   };
 }
 
+/**
+ * A PostgreSQL deployment's processes on the database `postgres`: `servers` servers and, when
+ * there are several, an `interlude worker` after them (last in the array). Each is pushed to
+ * `processes` as it starts, so that a caller can stop those started when a later one fails.
+ */
+export async function startProcesses({ postgres, servers, nodeArgs = [], processes = [] }) {
+  for (let i = 0; i < servers; i++) processes.push(await startServerProcess({ postgres, nodeArgs }));
+  if (servers > 1) processes.push(await startServerProcess({ postgres, worker: true, nodeArgs }));
+  return processes;
+}
+
 /** The fields of /proc/`pid`/stat after the command's name (index 0 is the state), or undefined once it has exited. */
 function statOf(pid) {
   try {
@@ -417,9 +428,7 @@ async function startDeployment({ postgres, servers, countingRoundTrips }) {
   const cluster = await throwawayDatabase("interlude_load", { statements: true });
   const proxy = countingRoundTrips ? await countRoundTrips(cluster.url) : undefined;
   const url = proxy?.url ?? cluster.url;
-  const processes = [];
-  for (let i = 0; i < servers; i++) processes.push(await startServerProcess({ postgres: url, nodeArgs }));
-  if (servers > 1) processes.push(await startServerProcess({ postgres: url, worker: true, nodeArgs }));
+  const processes = await startProcesses({ postgres: url, servers, nodeArgs });
   const stats = new pg.Pool({ connectionString: cluster.url, max: 1 });
   const postmaster = await postmasterOf(stats);
   return {

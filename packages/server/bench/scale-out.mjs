@@ -13,7 +13,7 @@
  * thread would)
  */
 import { summary } from "../../../bench/lib/harness.mjs";
-import { arg, describeLoad, runLoad, startServerProcess, throwawayDatabase } from "./load.mjs";
+import { arg, describeLoad, runLoad, startProcesses, throwawayDatabase } from "./load.mjs";
 
 const clients = Number(arg("clients", 20));
 const rounds = Number(arg("rounds", 60));
@@ -22,9 +22,7 @@ const sticky = process.argv.includes("--sticky");
 
 /** `servers` server processes, plus a worker when there are several, on `database`. */
 async function deploy(database, servers) {
-  const processes = [];
-  for (let i = 0; i < servers; i++) processes.push(await startServerProcess({ postgres: database.url }));
-  if (servers > 1) processes.push(await startServerProcess({ postgres: database.url, worker: true }));
+  const processes = await startProcesses({ postgres: database.url, servers });
   const label = servers > 1 ? `${servers} servers + a worker` : "1 server";
   return {
     label,
