@@ -381,6 +381,9 @@ async function statementProfile(pool, roundTrips) {
     .filter((r) => r.perRoundTrip >= 0.05);
 }
 
+/** `--no-fsync`: the throwaway PostgreSQL runs as the tests' does (see throwawayDatabase). */
+const NO_FSYNC = process.argv.includes("--no-fsync");
+
 /**
  * A fresh database on a throwaway PostgreSQL (or on BENCH_POSTGRES_URL's server): `{ url, stop() }`,
  * where `stop()` stops the throwaway server. `statements`: with pg_stat_statements loaded and
@@ -393,10 +396,9 @@ async function statementProfile(pool, roundTrips) {
 export async function throwawayDatabase(prefix, { statements = false, on } = {}) {
   const { default: pg } = await import("pg");
   const external = on?.server ?? process.env.BENCH_POSTGRES_URL;
-  const durable = !process.argv.includes("--no-fsync");
   const cluster = external
     ? { url: external, stop() {} }
-    : await (await import("../../../test/setup/postgres.mjs")).startPostgres({ statements, durable });
+    : await (await import("../../../test/setup/postgres.mjs")).startPostgres({ statements, durable: !NO_FSYNC });
   const name = `${prefix}_${Date.now().toString(36)}`;
   const admin = new pg.Client({ connectionString: cluster.url });
   await admin.connect();
@@ -467,9 +469,9 @@ async function startDeployment({ postgres, servers, countingRoundTrips }) {
 }
 
 /** How the benchmark's PostgreSQL keeps commits, for the figures' heading (see throwawayDatabase). */
-function postgresDurability() {
+export function postgresDurability() {
   if (process.env.BENCH_POSTGRES_URL) return "BENCH_POSTGRES_URL's settings";
-  return process.argv.includes("--no-fsync") ? "fsync off" : "fsync on, PostgreSQL's defaults";
+  return NO_FSYNC ? "fsync off" : "fsync on, PostgreSQL's defaults";
 }
 
 /** The value after `--name` on the command line, else `fallback`. */

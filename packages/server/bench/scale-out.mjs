@@ -13,7 +13,7 @@
  * thread would)
  */
 import { summary } from "../../../bench/lib/harness.mjs";
-import { arg, describeLoad, runLoad, startProcesses, throwawayDatabase } from "./load.mjs";
+import { arg, describeLoad, postgresDurability, runLoad, startProcesses, throwawayDatabase } from "./load.mjs";
 
 const clients = Number(arg("clients", 20));
 const rounds = Number(arg("rounds", 60));
@@ -54,9 +54,8 @@ try {
     }
   }
   const [one, two] = deployments.map((d) => summary(d.samples).median);
-  const fsync = process.argv.includes("--no-fsync") ? "fsync off" : "fsync on";
   console.log(
-    `[scale-out] PostgreSQL (${fsync}), medians of ${samples} alternated samples: 1 server ${one.toFixed(0)}/s, ` +
+    `[scale-out] PostgreSQL (${postgresDurability()}), medians of ${samples} alternated samples: 1 server ${one.toFixed(0)}/s, ` +
       `2 servers + a worker ${two.toFixed(0)}/s, ratio ${(two / one).toFixed(2)}; ` +
       `target (two at least as fast as one): ${two >= one ? "met" : "NOT met"}`,
   );
