@@ -143,8 +143,8 @@ function sent([sql, params]: Statement): PipelinedStatement {
   return { name, text, values: params };
 }
 
-/** Connections of the store's pool that have `ignoreError` (see PgDb.checkout). */
-const guarded = new WeakSet<pg.PoolClient>();
+/** Connections of the store's pool set up by PgDb.checkout: `ignoreError`, PLAN_BY_INDEX. */
+const setUp = new WeakSet<pg.PoolClient>();
 const ignoreError = () => undefined;
 /** What a held write resolves with: nothing to wait for (the write goes out later). */
 const HELD: Promise<void> = Promise.resolve();
@@ -156,6 +156,25 @@ const LOCK = "SELECT pg_advisory_xact_lock(hashtext(?))";
 const RELAXED = "set_config('synchronous_commit', 'off', true)";
 const LOCK_RELAXED = `${LOCK}, ${RELAXED}`;
 const RELAXED_ALONE = `SELECT ${RELAXED}`;
+/**
+ * Every connection of the store's pool plans no sequential scan where an index serves. Its
+ * statements are prepared, and a prepared statement's generic plan is kept until the next
+ * vacuum of its tables. The tables of what comes and goes (pending interrupts, run events, the
+ * saver's claims in joined transactions) hold a few live rows among many dead ones: once a
+ * vacuum has recorded such a table as a few pages, a scan is the cheaper plan, and it then
+ * reads the whole heap regrown since on every call (150-230 buffers per answer, measured,
+ * where the index reads 5). A statement with no index to use still scans, at a cost the
+ * planner counts as 10^10: far above `jit_above_cost`, so JIT is off as well (it compiled such a
+ * one-page count for 40-200 ms at every call; the store's statements are short).
+ */
+const PLAN_BY_INDEX = "SET enable_seqscan = off; SET jit = off";
+/**
+ * A search is planned at every call (see Db.search), for the table as it is then: the scan
+ * stays a choice, for this statement alone. Local to the exchange's implicit transaction, or,
+ * in an explicit one, undone by the statement after it.
+ */
+const SCANS_ALLOWED: PipelinedStatement = { text: "SELECT set_config('enable_seqscan', 'on', true)", values: [] };
+const SCANS_REFUSED: PipelinedStatement = { text: "SELECT set_config('enable_seqscan', 'off', true)", values: [] };
 
 interface QueryResult {
   rows: any[];
@@ -183,22 +202,30 @@ export class PgDb implements Db {
   ) {}
 
   /**
-   * A pooled connection of this call's own. The server cutting it while checked out would
-   * otherwise be an unhandled 'error' event (pg-pool listens on idle connections only, and
-   * pool.query for its own): the statement under way, or the next, fails with it instead.
+   * A pooled connection of this call's own; every statement of the store goes out on one (no
+   * pool.query), so each connection is set up before its first. The server cutting it while
+   * checked out would otherwise be an unhandled 'error' event (pg-pool listens on idle
+   * connections only): the statement under way, or the next, fails with it instead.
    * Through pg-pool's callback: its promise form adds two promises of its own per checkout.
    */
   private checkout(): Promise<pg.PoolClient> {
     return new Promise((resolve, reject) =>
       this.pool.connect((error, client) => {
         if (error || !client) return reject(error);
+        if (setUp.has(client)) return resolve(client);
         // Once per connection: the listener stays when it goes back to the pool (whose own
         // listener still drops it if it fails there), so no checkout adds and removes one.
-        if (!guarded.has(client)) {
-          guarded.add(client);
-          client.on("error", ignoreError);
-        }
-        resolve(client);
+        client.on("error", ignoreError);
+        client.query(PLAN_BY_INDEX).then(
+          () => {
+            setUp.add(client);
+            resolve(client);
+          },
+          (failure: unknown) => {
+            client.release(failure as Error);
+            reject(failure);
+          },
+        );
       }),
     );
   }
@@ -209,22 +236,27 @@ export class PgDb implements Db {
    * each costs promises, and with AsyncLocalStorage on, their hooks, on every statement).
    */
   private pipeline(statements: readonly Statement[]): Promise<QueryResult[]> {
-    if (!this.client) return this.pipelineAlone(statements);
+    if (!this.client) return this.pipelineAlone(statements.map(sent));
     const unread = this.held.length;
     const batch = unread ? [...this.held.splice(0), ...statements] : statements;
     this.sent = true;
     return pipelined(this.client, batch.map(sent), unread);
   }
 
-  /** `statements` in one exchange on a pooled connection of their own. */
-  private async pipelineAlone(statements: readonly Statement[]): Promise<QueryResult[]> {
+  /** `statements` in one exchange on a pooled connection of their own (results after the first `unread`). */
+  private pipelineAlone(statements: readonly PipelinedStatement[], unread = 0): Promise<QueryResult[]> {
+    return this.alone((own) => pipelined(own, statements, unread));
+  }
+
+  /** `use` of a pooled connection of its own. */
+  private async alone<T>(use: (own: pg.PoolClient) => Promise<T>): Promise<T> {
     const own = await this.checkout();
     try {
-      const results = await pipelined(own, statements.map(sent));
+      const result = await use(own);
       own.release();
-      return results;
+      return result;
     } catch (error) {
-      // As pool.query does: the pool drops a connection whose exchange failed (it may be cut).
+      // As pool.query does: the pool drops a connection whose use failed (it may be cut).
       own.release(error as Error);
       throw error;
     }
@@ -232,7 +264,7 @@ export class PgDb implements Db {
 
   /** The statement's result, sent with whatever is held before it. */
   private query(sql: string, params: unknown[]): Promise<QueryResult> {
-    if (!this.client) return this.pool.query({ ...preparedOf(sql), values: params });
+    if (!this.client) return this.pipelineAlone([sent([sql, params])]).then((results) => results[0]!);
     return this.pipeline([[sql, params]]).then((results) => results[0]!);
   }
 
@@ -250,15 +282,17 @@ export class PgDb implements Db {
   reads(statements: ReadonlyArray<Statement>): Promise<Row[][]> {
     return this.pipeline(statements).then((results) => results.map(rowsOf));
   }
-  /** Unprepared (planned for these values), unless held statements must go out first. */
+  /** Unprepared (planned for these values, scans allowed), after whatever is held. */
   async search<T>(sql: string, params: unknown[]): Promise<T[]> {
-    if (!this.client) return (await this.pool.query(numbered(sql), params)).rows as T[];
-    if (this.held.length) return this.all<T>(sql, params);
+    const statements = [SCANS_ALLOWED, { text: numbered(sql), values: params }, SCANS_REFUSED];
+    if (!this.client) return (await this.pipelineAlone(statements, 1))[0]!.rows as T[];
+    const unread = this.held.length + 1;
     this.sent = true;
-    return (await this.client.query(numbered(sql), params)).rows as T[];
+    const results = await pipelined(this.client, [...this.held.splice(0).map(sent), ...statements], unread);
+    return results[0]!.rows as T[];
   }
   async exec(script: string): Promise<void> {
-    if (!this.client) return void (await this.pool.query(script));
+    if (!this.client) return void (await this.alone((own) => own.query(script)));
     if (this.held.length) await this.pipeline([]);
     this.sent = true;
     // A script of several statements goes as a simple query (no parameters).
