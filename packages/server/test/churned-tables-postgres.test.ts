@@ -86,8 +86,16 @@ describe("PostgreSQL store's churned tables", () => {
       return { during, after: await tx.all(setting) };
     });
     expect(seen).toEqual({ during: [{ on: "on" }], after: [{ on: "off" }] });
-    // A search that fails leaves its connection as it found it.
-    await expect(db.search("SELECT 1 / (? - 1)", [1])).rejects.toMatchObject({ code: "22012" });
-    for (let i = 0; i < 3; i++) expect(await db.all(setting)).toEqual([{ on: "off" }]);
+    // A search that fails in a transaction: its connection goes back to the pool (the next to
+    // be handed out) refusing scans again.
+    const where = "SELECT pg_backend_pid() AS pid, current_setting('enable_seqscan') AS on";
+    let inside: unknown;
+    await expect(
+      db.tx(async (tx) => {
+        [inside] = await tx.all(where);
+        await tx.search("SELECT 1 / (? - 1)", [1]);
+      }),
+    ).rejects.toMatchObject({ code: "22012" });
+    expect(await db.all(where)).toEqual([inside]);
   });
 });
