@@ -23,6 +23,7 @@
  * Batches alternate between the runtimes.
  */
 
+import { reportCounters } from "../../test/setup/postgres-counters.mjs";
 import { approval, chat, loop } from "../lib/graphs.mjs";
 import { alternate, now, row, scaled, summary } from "../lib/harness.mjs";
 import { interlude, langgraph } from "../lib/libs.mjs";
@@ -186,17 +187,11 @@ const once = (v) => ({ n: 1, median: v, p99: undefined });
  * (pg_statio_user_tables), so that one runtime's count does not take in autovacuum's passes over
  * the other's tables, which the batches before have just filled. A backend reports its counters
  * when idle, but at most once a second, else up to ten seconds later: every connection of both
- * pools is made to report first.
+ * pools is made to report first (reportCounters).
  */
 async function workPerRoundTrip(pools, batch, count, tables) {
   const read = async () => {
-    for (const pool of pools) {
-      const clients = await Promise.all(Array.from({ length: pool.totalCount }, () => pool.connect()));
-      for (const client of clients) {
-        await client.query("SELECT pg_stat_force_next_flush()");
-        client.release();
-      }
-    }
+    for (const pool of pools) await reportCounters(pool);
     const { rows } = await pools[0].query(
       `SELECT w.wal_records::float8 AS "walRecords", w.wal_sync::float8 AS "walFlushes", d.tup_inserted::float8 AS inserted,
          (SELECT coalesce(sum(heap_blks_hit + heap_blks_read + coalesce(idx_blks_hit + idx_blks_read, 0)

@@ -1,6 +1,7 @@
 import { PostgresSaver } from "@interlude/checkpoint-postgres";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { heapBuffersRead } from "../../../test/setup/postgres-counters.mjs";
 
 const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
 if (!url) throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");
@@ -41,18 +42,7 @@ async function cycles(prefix: string, count: number): Promise<void> {
 }
 
 /** Buffers read from the claims table's heap so far, as every connection of the pool has reported them. */
-async function claimsHeapBuffers(): Promise<number> {
-  const clients = await Promise.all(Array.from({ length: pool.totalCount }, () => pool.connect()));
-  for (const client of clients) {
-    await client.query("SELECT pg_stat_force_next_flush()");
-    client.release();
-  }
-  await db.query("SELECT pg_stat_clear_snapshot()");
-  const { rows } = await db.query(
-    "SELECT heap_blks_hit + heap_blks_read AS n FROM pg_statio_user_tables WHERE relname = 'interlude_claims'",
-  );
-  return Number(rows[0].n);
-}
+const claimsHeapBuffers = () => heapBuffersRead(pool, db, "interlude_claims");
 
 const rowOf = async (threadId: string) =>
   (await db.query("SELECT owner, expires_at FROM interlude_claims WHERE thread_id = $1", [threadId])).rows[0];

@@ -8,6 +8,7 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { heapBuffersRead } from "../../../test/setup/postgres-counters.mjs";
 // @ts-expect-error: a plain ESM script without types, shared with `npm run bench:server`.
 import { runLoad } from "../bench/load.mjs";
 import type { PgDb } from "../dist/store/db.js";
@@ -39,19 +40,7 @@ async function churn(batches: number, rounds = 3): Promise<number> {
 }
 
 /** Buffers read from the pending interrupts' heap so far, as every connection of the store's pool has reported them. */
-async function pendingHeapBuffers(): Promise<number> {
-  const { pool } = store();
-  const clients = await Promise.all(Array.from({ length: pool.totalCount }, () => pool.connect()));
-  for (const client of clients) {
-    await client.query("SELECT pg_stat_force_next_flush()");
-    client.release();
-  }
-  await stats.query("SELECT pg_stat_clear_snapshot()");
-  const { rows } = await stats.query(
-    "SELECT heap_blks_hit + heap_blks_read AS n FROM pg_statio_user_tables WHERE relname = 'interlude_server_pending'",
-  );
-  return Number(rows[0].n);
-}
+const pendingHeapBuffers = () => heapBuffersRead(store().pool, stats, "interlude_server_pending");
 
 describe("PostgreSQL store's churned tables", () => {
   it("an answer reads pending interrupts by key after a vacuum of a table that saw thousands come and go", async () => {
