@@ -236,16 +236,17 @@ export class PgDb implements Db {
    * each costs promises, and with AsyncLocalStorage on, their hooks, on every statement).
    */
   private pipeline(statements: readonly Statement[]): Promise<QueryResult[]> {
-    if (!this.client) return this.pipelineAlone(statements.map(sent));
-    const unread = this.held.length;
-    const batch = unread ? [...this.held.splice(0), ...statements] : statements;
-    this.sent = true;
-    return pipelined(this.client, batch.map(sent), unread);
+    return this.send(statements.map(sent));
   }
 
-  /** `statements` in one exchange on a pooled connection of their own (results after the first `unread`). */
-  private pipelineAlone(statements: readonly PipelinedStatement[], unread = 0): Promise<QueryResult[]> {
-    return this.alone((own) => pipelined(own, statements, unread));
+  /** As pipeline, for statements as sent; results after the first `unread` of them. */
+  private send(statements: readonly PipelinedStatement[], unread = 0): Promise<QueryResult[]> {
+    // Outside a transaction nothing is held: the statements go on a pooled connection of their own.
+    if (!this.client) return this.alone((own) => pipelined(own, statements, unread));
+    const held = this.held.length;
+    const batch = held ? [...this.held.splice(0).map(sent), ...statements] : statements;
+    this.sent = true;
+    return pipelined(this.client, batch, held + unread);
   }
 
   /** `use` of a pooled connection of its own. */
@@ -264,7 +265,6 @@ export class PgDb implements Db {
 
   /** The statement's result, sent with whatever is held before it. */
   private query(sql: string, params: unknown[]): Promise<QueryResult> {
-    if (!this.client) return this.pipelineAlone([sent([sql, params])]).then((results) => results[0]!);
     return this.pipeline([[sql, params]]).then((results) => results[0]!);
   }
 
@@ -284,11 +284,7 @@ export class PgDb implements Db {
   }
   /** Unprepared (planned for these values, scans allowed), after whatever is held. */
   async search<T>(sql: string, params: unknown[]): Promise<T[]> {
-    const statements = [SCANS_ALLOWED, { text: numbered(sql), values: params }, SCANS_REFUSED];
-    if (!this.client) return (await this.pipelineAlone(statements, 1))[0]!.rows as T[];
-    const unread = this.held.length + 1;
-    this.sent = true;
-    const results = await pipelined(this.client, [...this.held.splice(0).map(sent), ...statements], unread);
+    const results = await this.send([SCANS_ALLOWED, { text: numbered(sql), values: params }, SCANS_REFUSED], 1);
     return results[0]!.rows as T[];
   }
   async exec(script: string): Promise<void> {
