@@ -1,10 +1,11 @@
 /** The built `interlude` CLI, against a running server and against a local storage file. */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FIXTURE_CONFIG } from "./helpers.js";
+import { FIXTURE_CONFIG, until } from "./helpers.js";
 import { type Child, runCli, serve, startCli } from "./processes.js";
 
 let dir: string;
@@ -149,6 +150,37 @@ describe("against a local storage file (--db)", () => {
     const fromEnv = await runCli(postgres, { INTERLUDE_POSTGRES_CONNECTIONS: "lots" });
     expect(fromEnv.stderr).toMatch(/INTERLUDE_POSTGRES_CONNECTIONS=lots is not a whole number/);
     for (const result of [few, negative, fromEnv]) expect(result.code).toBe(1);
+  });
+
+  it("serve refuses a config with a custom auth handler, and takes a config's env (API keys too) before starting", async () => {
+    const graph = { path: fileURLToPath(new URL("./fixtures/env-probe.mjs", import.meta.url)) + ":probe" };
+    const config = (name: string, body: object) => {
+      const file = join(dir, name);
+      writeFileSync(file, JSON.stringify({ graphs: { probe: graph.path }, ...body }));
+      return ["--config", file, "--db", join(dir, `${name}.sqlite`)];
+    };
+    const refused = await runCli([
+      "serve",
+      ...config("auth.json", { auth: { path: "./auth.ts:auth" } }),
+      "--port",
+      "0",
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/custom auth handlers \(`auth\.path`\) are not run by interlude serve/);
+    const keyed = await serve(
+      config("env.json", {
+        graphs: { probe: { ...graph, description: "d" } },
+        env: { INTERLUDE_API_KEYS: "k-env:dave" },
+      }),
+    );
+    try {
+      await until(async () => /inbox: /.test(keyed.output()));
+      expect(keyed.output()).toMatch(/auth: +1 API key/);
+      expect(keyed.output()).toMatch(/graph "probe": its description is for LangGraph's MCP endpoint/);
+      expect((await fetch(`${keyed.url}/assistants/search`, { method: "POST", body: "{}" })).status).toBe(401);
+    } finally {
+      await keyed.stop();
+    }
   });
 
   it("says what to pass when there is no target", async () => {

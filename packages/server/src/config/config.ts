@@ -1,10 +1,14 @@
 /**
- * `langgraph.json`: graph id -> "<module path>:<export>", paths relative to the file. Only the
- * modules named here are ever imported. Interlude reads one extension: `auth.api_keys`.
+ * `langgraph.json`: graph id -> "<module path>:<export>" (or `{ path, description }`), paths
+ * relative to the file. Only the modules named here are ever imported. Every key LangGraph's CLI
+ * knows is read, accepted as build-only (config-keys.ts) or refused: none is ignored in silence.
+ * Interlude reads one extension: `auth.api_keys`.
  */
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { z } from "zod";
+import { servedKeys } from "./config-keys.js";
+import { readEnv } from "./env.js";
 import { ConfigError } from "./errors.js";
 
 export interface ServerConfig {
@@ -14,17 +18,29 @@ export interface ServerConfig {
   graphs: Record<string, { path: string; exportName: string }>;
   /** API key -> identity */
   apiKeys: Record<string, string>;
+  /** The config's `env` (env.ts): set in the process environment before the graphs load, where not set already. */
+  env?: Record<string, string>;
+  /** What the config asks that is accepted but has no effect here, to show the operator. */
+  warnings?: string[];
 }
+
+const GraphEntry = z.union([z.string(), z.object({ path: z.string(), description: z.string().optional() }).strict()]);
 
 const ConfigFile = z
   .object({
-    graphs: z.record(z.string(), z.string()),
+    graphs: z.record(z.string(), GraphEntry),
+    env: z.union([z.string(), z.record(z.string(), z.string())]).optional(),
     auth: z
-      .object({ api_keys: z.record(z.string(), z.string()).optional() })
-      .passthrough()
+      .object({
+        api_keys: z.record(z.string(), z.string()).optional(),
+        // Lets LangGraph Studio past custom auth; Interlude has neither, and asks every client for its key.
+        disable_studio_auth: z.boolean().optional(),
+      })
+      .strict()
       .optional(),
   })
-  .passthrough();
+  // Build-only keys are taken out before (config-keys.ts): any other key is unknown.
+  .strict();
 
 function graphRef(dir: string, id: string, ref: string): { path: string; exportName: string } {
   const at = ref.lastIndexOf(":");
@@ -35,26 +51,37 @@ function graphRef(dir: string, id: string, ref: string): { path: string; exportN
   return { path: resolve(dir, file), exportName: hasExport ? ref.slice(at + 1) : "default" };
 }
 
-export function loadConfig(file: string): ServerConfig {
-  const path = resolve(file);
-  let raw: unknown;
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const at = issue.path.join(".") || "(root)";
+  if (issue.code === "unrecognized_keys")
+    return `${at}: ${issue.keys.map((key) => `"${key}"`).join(", ")} is not a langgraph.json key interlude serve knows. Check its spelling, or remove it.`;
+  return `${at}: ${issue.message}. Expected { "graphs": { "<id>": "./graph.mjs:graph" } }.`;
+}
+
+function readJson(path: string): unknown {
   try {
-    raw = JSON.parse(readFileSync(path, "utf8"));
+    return JSON.parse(readFileSync(path, "utf8"));
   } catch (error) {
     throw new ConfigError(`Cannot read config ${path}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const parsed = ConfigFile.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ConfigError(
-      `Config ${path}: ${issue.path.join(".") || "(root)"}: ${issue.message}. Expected { "graphs": { "<id>": "./graph.mjs:graph" } }.`,
-    );
-  }
+}
+
+export function loadConfig(file: string): ServerConfig {
+  const path = resolve(file);
+  const keys = servedKeys(readJson(path));
+  if ("refusal" in keys) throw new ConfigError(`Config ${path}: ${keys.refusal}`);
+  const parsed = ConfigFile.safeParse(keys.served);
+  if (!parsed.success) throw new ConfigError(`Config ${path}: ${describeIssue(parsed.error.issues[0]!)}`);
   const dir = dirname(path);
-  const graphs = Object.fromEntries(
-    Object.entries(parsed.data.graphs).map(([id, ref]) => [id, graphRef(dir, id, ref)]),
-  );
-  return { dir, graphs, apiKeys: parsed.data.auth?.api_keys ?? {} };
+  const warnings: string[] = [];
+  const graphs: ServerConfig["graphs"] = {};
+  for (const [id, entry] of Object.entries(parsed.data.graphs)) {
+    if (typeof entry !== "string" && entry.description !== undefined)
+      warnings.push(`graph "${id}": its description is for LangGraph's MCP endpoint, which Interlude does not serve.`);
+    graphs[id] = graphRef(dir, id, typeof entry === "string" ? entry : entry.path);
+  }
+  const env = readEnv(dir, parsed.data.env, warnings);
+  return { dir, graphs, apiKeys: parsed.data.auth?.api_keys ?? {}, env, warnings };
 }
 
 /** `INTERLUDE_API_KEYS="key1:alice@example.com,key2:bob"` */

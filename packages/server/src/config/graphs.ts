@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { type BaseCheckpointSaver, CompiledStateGraph, Entrypoint, StateGraph } from "@interlude/core";
 import type { ServerConfig } from "./config.js";
+import { exportEnv } from "./env.js";
 import { ConfigError } from "./errors.js";
 import { serveWorkflow, type Workflow } from "./workflow.js";
 
@@ -48,6 +49,8 @@ export class GraphRegistry {
 
   static async load(config: ServerConfig, saver: BaseCheckpointSaver): Promise<GraphRegistry> {
     const graphs = new Map<string, CompiledStateGraph>();
+    // Modules often read their variables as they load (a model's API key).
+    exportEnv(config.env);
     for (const [id, ref] of Object.entries(config.graphs)) {
       if (!existsSync(ref.path)) throw new ConfigError(`Graph "${id}": module ${ref.path} does not exist.`);
       const module = (await import(pathToFileURL(ref.path).href)) as Record<string, unknown>;

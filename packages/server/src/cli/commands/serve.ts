@@ -1,7 +1,8 @@
 /** `interlude serve` and `interlude worker`. */
 
 import { defaultSqlitePath, openBackend } from "../../backend.js";
-import { loadConfig, parseApiKeys } from "../../config/config.js";
+import { loadConfig, parseApiKeys, type ServerConfig } from "../../config/config.js";
+import { exportEnv } from "../../config/env.js";
 import { parseConnections } from "../../config/postgres-connections.js";
 import { startServer } from "../../server.js";
 import { CliError } from "../target.js";
@@ -63,8 +64,20 @@ function onSignals(stop: () => Promise<void>): void {
   }
 }
 
+/**
+ * The config, with its `env` in the process environment from here on (so a .env file may also
+ * give DATABASE_URL or INTERLUDE_API_KEYS, as with LangGraph's CLI), and what it asks that has no
+ * effect here told on stderr.
+ */
+function configOf(file: string): ServerConfig {
+  const config = loadConfig(file);
+  exportEnv(config.env);
+  for (const warning of config.warnings ?? []) console.error(`[interlude] ${warning}`);
+  return config;
+}
+
 export async function serve(flags: ServeFlags): Promise<void> {
-  const config = loadConfig(flags.config);
+  const config = configOf(flags.config);
   const postgresUrl = flags.postgres ?? process.env.DATABASE_URL;
   const port = Number(flags.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
@@ -89,11 +102,12 @@ export async function serve(flags: ServeFlags): Promise<void> {
 }
 
 export async function worker(flags: Omit<ServeFlags, "host" | "port" | "db">): Promise<void> {
+  const config = configOf(flags.config);
   const postgresUrl = flags.postgres ?? process.env.DATABASE_URL;
   if (!postgresUrl)
     throw new CliError("interlude worker shares work through PostgreSQL: pass --postgres <url> or set DATABASE_URL.");
   const backend = await openBackend({
-    config: loadConfig(flags.config),
+    config,
     postgresUrl,
     ...postgresFlags(flags, postgresUrl),
   });
