@@ -90,8 +90,13 @@ export const RunBody = z.object({
 });
 export type RunBody = z.infer<typeof RunBody>;
 
+const threadTtl = refused(
+  "Thread TTLs are not applied by this server: delete a thread you no longer need with DELETE /threads/{thread_id}.",
+);
+
 export const ThreadCreateBody = z.object({
   thread_id: z.string().min(1).max(200).nullish(),
+  ttl: threadTtl,
   metadata: json.nullish(),
   if_exists: z.enum(["raise", "do_nothing"]).nullish(),
   supersteps: z
@@ -115,7 +120,7 @@ export const ThreadSearchBody = z.object({
   ...page,
 });
 
-export const ThreadPatchBody = z.object({ metadata: json.nullish() });
+export const ThreadPatchBody = z.object({ metadata: json.nullish(), ttl: threadTtl });
 
 export const StateUpdateBody = z.object({
   values: z.unknown().optional(),
