@@ -27,6 +27,8 @@ import { PgBossDispatcher } from "./runs/pgboss-dispatcher.js";
 import { PgDb, SqliteDb, type Statement } from "./store/db.js";
 import { deleteOldRunEvents } from "./store/run-events.js";
 import { Store } from "./store/store.js";
+import { DEFAULT_SWEEP_MS, type TtlPolicy } from "./threads/ttl.js";
+import { startTtlSweeper } from "./threads/ttl-sweeper.js";
 
 export interface BackendOptions {
   /** The loaded langgraph.json (its graphs are imported; its directory holds the default SQLite file). */
@@ -62,10 +64,12 @@ export interface BackendOptions {
    */
   postgresConnections?: number;
   /**
-   * The clock (ms since the epoch; default Date.now) against which interrupts' ages and due
-   * deadlines are read: a test moves it forward instead of waiting.
+   * The clock (ms since the epoch; default Date.now) against which interrupts' ages, due
+   * deadlines and threads' TTLs are read: a test moves it forward instead of waiting.
    */
   now?: () => number;
+  /** Threads' TTLs (default: the config's `checkpointer.ttl`, else none by default, swept every 5 minutes). */
+  threadTtl?: TtlPolicy;
 }
 
 export interface Backend {
@@ -213,6 +217,7 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       abortGraceMs: options.abortGraceMs ?? msFromEnv("INTERLUDE_ABORT_GRACE_MS") ?? 5_000,
       runTimeoutMs: options.runTimeoutMs ?? msFromEnv("INTERLUDE_RUN_TIMEOUT_MS"),
       now: options.now ?? Date.now,
+      threadTtl: options.threadTtl ?? options.config?.threadTtl ?? { sweepMs: DEFAULT_SWEEP_MS },
       // Several processes: a run's stream may be followed from any of them.
       runEvents: options.postgresUrl ? new RunEventRelay(storage.store.db, storage.bus) : undefined,
     };
@@ -236,12 +241,14 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
     }
     await ensureDefaultAssistants(ctx);
     const stopLeases = startLeases(ctx);
+    const stopSweeping = startTtlSweeper(ctx);
     // SQLite has one server process per file: what it finds running was its predecessor's.
     await recoverLost(ctx, !options.postgresUrl);
     return {
       ctx,
       async close() {
         stopLeases();
+        await stopSweeping();
         unsubscribe();
         // No new work first, so that none starts after the runs under way are told to stop.
         ctx.dispatcher.stopTaking();

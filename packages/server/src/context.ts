@@ -12,6 +12,7 @@ import type { RunEventRelay } from "./runs/event-relay.js";
 import type { Statement } from "./store/db.js";
 import type { RunRecord } from "./store/records.js";
 import type { Store } from "./store/store.js";
+import type { TtlPolicy } from "./threads/ttl.js";
 
 export interface Dispatcher {
   /** True when every run executes in this process (SQLite). */
@@ -73,6 +74,8 @@ export interface ServerContext {
   readonly runTimeoutMs?: number;
   /** The clock interrupts' ages and due deadlines are read against (Date.now but in tests). */
   readonly now: () => number;
+  /** Threads' TTLs: the default for a thread created without one, and how often to sweep (threads/ttl.ts). */
+  readonly threadTtl: TtlPolicy;
 }
 
 /** Why a run executing here was told to stop. */

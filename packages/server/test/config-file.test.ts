@@ -38,7 +38,9 @@ describe("a langgraph.json's keys", () => {
     [{ auth: { api_keys: { k: "alice" }, openapi: {} } }, /auth\.openapi.*custom auth handler/],
     [{ http: { cors: { allow_origins: ["*"] } } }, /`http`.*reverse proxy/],
     [{ store: { index: { dims: 3 } } }, /cross-thread store/],
-    [{ checkpointer: { ttl: { strategy: "delete", default_ttl: 60 } } }, /checkpointer\.ttl.*DELETE \/threads/],
+    [{ checkpointer: { ttl: { strategy: "delete", default_ttl: 60, sweep: 1 } } }, /checkpointer\.ttl: "sweep" is not/],
+    [{ checkpointer: { ttl: { strategy: "archive" } } }, /checkpointer\.ttl\.strategy/],
+    [{ checkpointer: { serde: "pickle" } }, /checkpointer: "serde" is not/],
     [{ ui: { agent: "./ui.tsx" } }, /generative UI/],
     [{ webhooks: {} }, /webhooks.*runs\/wait/],
     [{ node_loader: "./loader.mjs" }, /module loaders/],
@@ -56,6 +58,19 @@ describe("a langgraph.json's keys", () => {
     }
     expect(thrown).toMatchObject({ code: "CONFIG_INVALID", message: expect.stringMatching(message) });
     expect((thrown as Error).message).toContain(file);
+  });
+});
+
+describe("a langgraph.json's checkpointer.ttl", () => {
+  it("gives threads created without a TTL the default, swept every sweep_interval_minutes (5 without)", () => {
+    const ttl = (body: object) => loadConfig(configFile({ checkpointer: { ttl: body } })).threadTtl;
+    expect(ttl({ strategy: "keep_latest", default_ttl: 30, sweep_interval_minutes: 1 })).toEqual({
+      default: { strategy: "keep_latest", ms: 30 * 60_000 },
+      sweepMs: 60_000,
+    });
+    expect(ttl({ default_ttl: 0.5 })).toEqual({ default: { strategy: "delete", ms: 30_000 }, sweepMs: 300_000 });
+    expect(ttl({ sweep_interval_minutes: 2 })).toEqual({ sweepMs: 120_000 });
+    expect(loadConfig(configFile({})).threadTtl).toBeUndefined();
   });
 });
 

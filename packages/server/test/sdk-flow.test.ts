@@ -57,22 +57,6 @@ describe("assistants", () => {
   });
 });
 
-describe("threads", () => {
-  it("a thread TTL, which this server does not apply, is refused (422 naming `ttl`) on create and update, not dropped", async () => {
-    const refusal = { status: 422, body: { field: "ttl", message: expect.stringMatching(/DELETE \/threads/) } };
-    const created = json(`${server.url}/threads`, { method: "POST", body: JSON.stringify({ ttl: { ttl: 60 } }) });
-    expect(await created).toMatchObject(refusal);
-    await expect(client.threads.create({ ttl: 60 })).rejects.toThrow(/422/);
-    const thread = await client.threads.create({ metadata: { kept: true } });
-    const patched = json(`${server.url}/threads/${thread.thread_id}`, {
-      method: "PATCH",
-      body: JSON.stringify({ metadata: { more: 1 }, ttl: { strategy: "delete", ttl: 5 } }),
-    });
-    expect(await patched).toMatchObject(refusal);
-    expect((await client.threads.get(thread.thread_id)).metadata).toEqual({ kept: true });
-  });
-});
-
 describe("a reviewer approves a plan", () => {
   it("streams to the interrupt, lists it as pending, resumes by id and streams to the end", async () => {
     const thread = await client.threads.create({ metadata: { ticket: "T-1" } });

@@ -27,8 +27,6 @@ const NOT_SERVED: Readonly<Record<string, string>> = {
   http: "custom routes, CORS, a mount prefix and disabled route groups (`http`) are not served by interlude serve. Put a reverse proxy in front for CORS and routing, and remove `http`.",
   store:
     "the cross-thread store (`store`, its semantic index and TTL) is not served by interlude serve. Remove `store`.",
-  checkpointer:
-    "checkpoint TTLs (`checkpointer.ttl`) are not applied by interlude serve. Remove `checkpointer`; delete threads you no longer need with DELETE /threads/{thread_id}.",
   ui: "generative UI components (`ui`) are not served by interlude serve. Remove `ui`.",
   ui_config: "generative UI components (`ui_config`) are not served by interlude serve. Remove `ui_config`.",
   webhooks:

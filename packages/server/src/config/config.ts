@@ -1,12 +1,13 @@
 /**
  * `langgraph.json`: graph id -> "<module path>:<export>" (or `{ path, description }`), paths
  * relative to the file. Only the modules named here are ever imported. Every key LangGraph's CLI
- * knows is read, accepted as build-only (config-keys.ts) or refused: none is ignored in silence.
- * Interlude reads one extension: `auth.api_keys`.
+ * knows is read (graphs, env, auth, checkpointer.ttl), accepted as build-only (config-keys.ts) or
+ * refused: none is ignored in silence. Interlude reads one extension: `auth.api_keys`.
  */
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { z } from "zod";
+import { DEFAULT_SWEEP_MS, MINUTE_MS, type TtlPolicy } from "../threads/ttl.js";
 import { servedKeys } from "./config-keys.js";
 import { readEnv } from "./env.js";
 import { ConfigError } from "./errors.js";
@@ -22,6 +23,8 @@ export interface ServerConfig {
   env?: Record<string, string>;
   /** What the config asks that is accepted but has no effect here, to show the operator. */
   warnings?: string[];
+  /** `checkpointer.ttl`: threads' default TTL and how often to sweep (threads/ttl.ts). */
+  threadTtl?: TtlPolicy;
 }
 
 const GraphEntry = z.union([z.string(), z.object({ path: z.string(), description: z.string().optional() }).strict()]);
@@ -35,6 +38,20 @@ const ConfigFile = z
         api_keys: z.record(z.string(), z.string()).optional(),
         // Lets LangGraph Studio past custom auth; Interlude has neither, and asks every client for its key.
         disable_studio_auth: z.boolean().optional(),
+      })
+      .strict()
+      .optional(),
+    checkpointer: z
+      .object({
+        ttl: z
+          .object({
+            strategy: z.enum(["delete", "keep_latest"]).optional(),
+            /** Minutes, as LangGraph counts them. */
+            default_ttl: z.number().positive().optional(),
+            sweep_interval_minutes: z.number().positive().optional(),
+          })
+          .strict()
+          .optional(),
       })
       .strict()
       .optional(),
@@ -81,7 +98,17 @@ export function loadConfig(file: string): ServerConfig {
     graphs[id] = graphRef(dir, id, typeof entry === "string" ? entry : entry.path);
   }
   const env = readEnv(dir, parsed.data.env, warnings);
-  return { dir, graphs, apiKeys: parsed.data.auth?.api_keys ?? {}, env, warnings };
+  const threadTtl = ttlPolicy(parsed.data.checkpointer?.ttl);
+  return { dir, graphs, apiKeys: parsed.data.auth?.api_keys ?? {}, env, warnings, ...(threadTtl && { threadTtl }) };
+}
+
+function ttlPolicy(
+  ttl: { strategy?: "delete" | "keep_latest"; default_ttl?: number; sweep_interval_minutes?: number } | undefined,
+): TtlPolicy | undefined {
+  if (!ttl) return undefined;
+  const sweepMs = ttl.sweep_interval_minutes !== undefined ? ttl.sweep_interval_minutes * MINUTE_MS : DEFAULT_SWEEP_MS;
+  if (ttl.default_ttl === undefined) return { sweepMs };
+  return { default: { strategy: ttl.strategy ?? "delete", ms: ttl.default_ttl * MINUTE_MS }, sweepMs };
 }
 
 /** `INTERLUDE_API_KEYS="key1:alice@example.com,key2:bob"` */

@@ -90,9 +90,10 @@ export const RunBody = z.object({
 });
 export type RunBody = z.infer<typeof RunBody>;
 
-const threadTtl = refused(
-  "Thread TTLs are not applied by this server: delete a thread you no longer need with DELETE /threads/{thread_id}.",
-);
+/** A thread's TTL in minutes, as the SDK sends it (threads/ttl.ts); at most 100 years. */
+const threadTtl = z
+  .object({ ttl: z.number().positive().max(52_560_000), strategy: z.enum(["delete", "keep_latest"]).nullish() })
+  .nullish();
 
 export const ThreadCreateBody = z.object({
   thread_id: z.string().min(1).max(200).nullish(),

@@ -11,6 +11,7 @@ import { AlreadyAnsweredError, InvalidRequestError, NotFoundError, ThreadRunning
 import { isUniqueViolation } from "../store/failures.js";
 import type { AnswerRecord, AssistantRecord, Json, MultitaskStrategy, RunKwargs, RunRecord } from "../store/records.js";
 import type { StoreTx } from "../store/store.js";
+import { setThreadTtl } from "../store/thread-ttl.js";
 import { type QueueView, queueView } from "../store/views.js";
 import { newThread } from "../threads/new-thread.js";
 import { answeredIds, earlierAnswer, reserveAnswers, SETTLE_TIMEOUT_MS } from "./answers.js";
@@ -32,8 +33,9 @@ export interface RunRequest extends RunKwargs {
   received_at?: string;
 }
 
-/** The thread exists (created if asked) and runs the assistant's graph; false when there is no such thread. */
+/** The thread exists (created if asked, with the default TTL) and runs the assistant's graph; false when there is no such thread. */
 async function threadFor(
+  ctx: ServerContext,
   tx: StoreTx,
   threadId: string,
   req: RunRequest,
@@ -43,7 +45,9 @@ async function threadFor(
   // Only its graph is needed, unless it changes (the whole record is read to save it).
   let graph = read;
   if (!graph && req.if_not_exists === "create") {
-    await tx.insertThread(newThread(threadId, { graph_id: assistant.graph_id }, assistant));
+    const ttl = ctx.threadTtl.default;
+    if ((await tx.insertThread(newThread(threadId, { graph_id: assistant.graph_id }, assistant))) && ttl)
+      await setThreadTtl(tx.db, threadId, ttl, ctx.now());
     graph = await tx.threadGraph(threadId);
   }
   if (!graph) return false;
@@ -194,7 +198,7 @@ async function queue(
   // Most runs find the thread on the assistant's graph already: no call (and no promise) for it.
   const { graph } = view;
   const same = graph?.graph_id === assistant.graph_id && graph.assistant_id === assistant.assistant_id;
-  if (!same && !(await threadFor(tx, threadId, req, assistant, graph)))
+  if (!same && !(await threadFor(ctx, tx, threadId, req, assistant, graph)))
     return { refusal: new NotFoundError("thread", threadId) };
   const { answers, overtaken } =
     resume !== undefined

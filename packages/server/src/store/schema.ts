@@ -3,6 +3,7 @@ import type { Db } from "./db.js";
 import { PENDING_COUNTED_BY_STORE, PENDING_COUNTS, PENDING_RECOUNTED } from "./pending-counts.js";
 import { PENDING_TEXT } from "./pending-search.js";
 import { THREAD_METADATA } from "./thread-metadata.js";
+import { THREAD_TTL } from "./thread-ttl.js";
 
 /**
  * The server's own tables, beside the checkpoint tables in the same database. Migrations run
@@ -62,6 +63,7 @@ export const MIGRATIONS: readonly (string | Record<Db["dialect"], string>)[] = [
   PENDING_COUNTED_BY_STORE,
   CHEAPER_WRITES,
   PENDING_RECOUNTED,
+  THREAD_TTL,
 ];
 
 /** Applies the migrations before index `target` (default: all); tests stop earlier to upgrade a populated database. */

@@ -141,7 +141,7 @@ export class StoreTx {
       );
       const removed = gone.map((row) => row.graph_id);
       for (const statement of countChanges(db.dialect, id, removed, [])) await db.run(...statement);
-      for (const table of ["runs", "answers"])
+      for (const table of ["runs", "answers", "thread_ttl"])
         await db.run(`DELETE FROM interlude_server_${table} WHERE thread_id = ?`, [id]);
       return (await db.run("DELETE FROM interlude_server_threads WHERE thread_id = ?", [id])) > 0;
     }, id);

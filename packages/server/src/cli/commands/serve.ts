@@ -98,6 +98,11 @@ export async function serve(flags: ServeFlags): Promise<void> {
   console.log(`  storage: ${storage}`);
   console.log(`  auth:    ${keys ? `${keys} API key(s)` : "none (open, answers recorded as anonymous)"}`);
   console.log(`  inbox:   ${server.url}/inbox/`);
+  const ttl = server.backend.ctx.threadTtl.default;
+  if (ttl)
+    console.log(
+      `  ttl:     threads untouched for ${ttl.ms / 60_000} min are ${ttl.strategy === "delete" ? "deleted" : "cut to their newest checkpoint"}`,
+    );
   onSignals(() => server.close());
 }
 

@@ -10,12 +10,13 @@ import { createRun, type RunRequest } from "../../runs/create.js";
 import { retryUntilStored } from "../../runs/failure.js";
 import { isActive } from "../../runs/lifecycle.js";
 import type { RunRecord, ThreadRecord } from "../../store/records.js";
+import { deleteThread } from "../../threads/delete.js";
 import { awaitAcceptance } from "../acceptance.js";
 import type { AppEnv, Ctx } from "../env.js";
 import { RunBody, RunListQuery } from "../schemas.js";
 import { type FollowOptions, sseFromLog, sseFromStore, sseOf } from "../sse.js";
 import { body, query } from "../validate.js";
-import { deleteThread, requireThread } from "./threads.js";
+import { requireThread } from "./threads.js";
 
 function runJson(r: RunRecord): Record<string, unknown> {
   const { answers: _answers, started_at_checkpoint: _started, stop_requested: _stop, ...kwargs } = r.kwargs;

@@ -4,12 +4,14 @@ import { Hono } from "hono";
 import { defaultAssistantId } from "../../assistants/defaults.js";
 import type { ServerContext } from "../../context.js";
 import { ConflictError, NotFoundError } from "../../errors.js";
-import { cancelRun } from "../../runs/cancel.js";
 import type { ThreadRecord } from "../../store/records.js";
+import { setThreadTtl } from "../../store/thread-ttl.js";
 import { copyCheckpoints } from "../../threads/copy.js";
+import { deleteThread } from "../../threads/delete.js";
 import { newThread } from "../../threads/new-thread.js";
 import { applySupersteps } from "../../threads/supersteps.js";
 import { syncThread } from "../../threads/sync.js";
+import { type ThreadTtl, ttlOf } from "../../threads/ttl.js";
 import type { AppEnv } from "../env.js";
 import { ThreadCreateBody, ThreadPatchBody, ThreadSearchBody } from "../schemas.js";
 import { body, given } from "../validate.js";
@@ -36,21 +38,9 @@ export async function requireThread(ctx: ServerContext, id: string): Promise<Thr
   return thread;
 }
 
-export async function deleteThread(ctx: ServerContext, thread: ThreadRecord): Promise<void> {
-  for (const run of await ctx.store.activeRuns(thread.thread_id)) await cancelRun(ctx, run, "interrupt");
-  const pending = await ctx.store.pendingOf(thread.thread_id);
-  await ctx.store.deleteThread(thread.thread_id);
-  await ctx.saver.deleteThread(thread.thread_id);
-  const at = new Date().toISOString();
-  for (const p of pending)
-    await ctx.bus.publish({
-      type: "interrupt.resolved",
-      thread_id: p.thread_id,
-      interrupt_id: p.interrupt_id,
-      by: null,
-      answer: null,
-      at,
-    });
+/** Counts the thread's TTL from now, when it has one. */
+async function armTtl(ctx: ServerContext, threadId: string, ttl: ThreadTtl | undefined): Promise<void> {
+  if (ttl) await setThreadTtl(ctx.store.db, threadId, ttl, ctx.now());
 }
 
 export function threadRoutes(ctx: ServerContext): Hono<AppEnv> {
@@ -64,6 +54,7 @@ export function threadRoutes(ctx: ServerContext): Hono<AppEnv> {
       if (req.if_exists === "do_nothing") return c.json(threadJson(await requireThread(ctx, thread.thread_id)));
       throw new ConflictError(`Thread "${thread.thread_id}" already exists.`, { thread_id: thread.thread_id });
     }
+    await armTtl(ctx, thread.thread_id, ttlOf(req.ttl, ctx.threadTtl.default));
     if (req.supersteps?.length) {
       try {
         await applySupersteps(ctx, thread, req.supersteps);
@@ -100,6 +91,7 @@ export function threadRoutes(ctx: ServerContext): Hono<AppEnv> {
     const thread = await requireThread(ctx, c.req.param("thread_id"));
     const next = { ...thread, metadata: { ...thread.metadata, ...req.metadata }, updated_at: new Date().toISOString() };
     await ctx.store.saveThread(next);
+    await armTtl(ctx, next.thread_id, ttlOf(req.ttl, undefined));
     return c.json(threadJson(next));
   });
 
@@ -117,6 +109,7 @@ export function threadRoutes(ctx: ServerContext): Hono<AppEnv> {
       config: source.config,
     };
     await ctx.store.insertThread(copy);
+    await armTtl(ctx, copy.thread_id, ctx.threadTtl.default);
     await copyCheckpoints(ctx.saver, source.thread_id, copy.thread_id);
     return c.json(threadJson((await syncThread(ctx, copy.thread_id, { error: source.error ?? null }))!));
   });

@@ -1,0 +1,144 @@
+/**
+ * Threads' TTLs, on SQLite and on PostgreSQL: a thread nobody has touched for its TTL goes
+ * (strategy "delete") or keeps only its newest checkpoint ("keep_latest"); one touched since,
+ * or with a run in progress, stays. The clock is moved instead of waited for, and the sweep is
+ * called directly, but for one test of the process's own timer.
+ */
+import type { Client } from "@langchain/langgraph-sdk";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { sweep } from "../dist/threads/ttl-sweeper.js";
+import { openGate } from "./fixtures/gates.mjs";
+import { json, type TestServer, testServer, until } from "./helpers.js";
+import { freshDatabase } from "./processes.js";
+
+const MINUTE = 60_000;
+/** Never, within a test: the sweep is called by the test. */
+const NO_TIMER = 3_600_000;
+
+const backends = [
+  ["SQLite", async () => ({})],
+  [
+    "PostgreSQL",
+    async () => ({
+      postgresUrl: await freshDatabase(inject("postgresUrl")!, `interlude_ttl_${process.pid}_${Date.now() % 1e6}`),
+    }),
+  ],
+] as const;
+
+describe.each(backends)("thread TTLs on %s", (_name, storage) => {
+  let server: TestServer;
+  let client: Client;
+  /** How far the server's clock is ahead of the real one. */
+  let ahead = 0;
+  beforeAll(async () => {
+    server = await testServer({
+      ...(await storage()),
+      now: () => Date.now() + ahead,
+      threadTtl: { sweepMs: NO_TIMER, default: { strategy: "delete", ms: 10 * MINUTE } },
+    });
+    client = server.client();
+  }, 60_000);
+  afterAll(() => server?.dispose());
+
+  /** Runs one sweep with the clock `ms` ahead of now. */
+  async function sweepAt(ms: number) {
+    ahead = ms;
+    try {
+      await sweep(server.backend.ctx);
+    } finally {
+      ahead = 0;
+    }
+  }
+  const exists = async (threadId: string) => (await json(`${server.url}/threads/${threadId}`)).status === 200;
+
+  it("a thread untouched for its TTL goes, with its checkpoints and its pending question", async () => {
+    const thread = await client.threads.create({ ttl: 1 });
+    await client.runs.wait(thread.thread_id, "loop", { input: { rounds: 1 } });
+    expect((await client.threads.getState(thread.thread_id)).next).toEqual(["ask"]);
+    const inbox = async () => (await json(`${server.url}/inbox/interrupts?thread_id=${thread.thread_id}`)).body;
+    expect((await inbox()).items).toHaveLength(1);
+    await sweepAt(MINUTE / 2);
+    expect(await exists(thread.thread_id)).toBe(true);
+    await sweepAt(MINUTE + 1_000);
+    expect(await exists(thread.thread_id)).toBe(false);
+    expect((await inbox()).items).toHaveLength(0);
+    expect(await server.backend.ctx.saver.getTuple({ configurable: { thread_id: thread.thread_id } })).toBeUndefined();
+  });
+
+  it("a thread touched since its expiry was set is looked at again from its last activity, not deleted", async () => {
+    // Created with the clock 50 s behind: its expiry is 10 s from now, its last activity now.
+    ahead = -50_000;
+    const thread = await client.threads.create({ ttl: 1 });
+    ahead = 0;
+    await sweepAt(20_000);
+    expect(await exists(thread.thread_id)).toBe(true);
+    await sweepAt(MINUTE + 1_000);
+    expect(await exists(thread.thread_id)).toBe(false);
+  });
+
+  it("keep_latest keeps the thread at its newest checkpoint, which still resumes", async () => {
+    // The SDK's types know "delete" only; LangGraph's API and config take both.
+    const thread = (
+      await json(`${server.url}/threads`, {
+        method: "POST",
+        body: JSON.stringify({ ttl: { ttl: 1, strategy: "keep_latest" } }),
+      })
+    ).body;
+    await client.runs.wait(thread.thread_id, "loop", { input: { rounds: 2 } });
+    await client.runs.wait(thread.thread_id, "loop", { command: { resume: "first" } });
+    expect((await client.threads.getHistory(thread.thread_id, { limit: 100 })).length).toBeGreaterThan(2);
+    await sweepAt(MINUTE + 1_000);
+    expect(await client.threads.getHistory(thread.thread_id, { limit: 100 })).toHaveLength(1);
+    const done = (await client.runs.wait(thread.thread_id, "loop", { command: { resume: "second" } })) as any;
+    expect(done.answers).toEqual(["first", "second"]);
+  });
+
+  it("a thread with a run in progress stays until the run has ended", async () => {
+    const thread = await client.threads.create({ ttl: 1 });
+    const gate = `ttl-busy-${_name}`;
+    const run = await client.runs.create(thread.thread_id, "slow", { input: { tag: "t", hold: gate } });
+    await until(async () => (await client.threads.get(thread.thread_id)).status === "busy");
+    await sweepAt(MINUTE + 1_000);
+    expect(await exists(thread.thread_id)).toBe(true);
+    openGate(gate);
+    await client.runs.join(thread.thread_id, run.run_id);
+    // Looked at again at the next sweep, and gone then: its TTL counts from the run's end.
+    await sweepAt(MINUTE + 1_000 + NO_TIMER);
+    expect(await exists(thread.thread_id)).toBe(false);
+  });
+
+  it("the default TTL is given to threads created without one, by POST /threads, a run or a copy; an update re-arms it", async () => {
+    const created = await client.threads.create();
+    const byRun = crypto.randomUUID();
+    await client.runs.wait(byRun, "loop", { input: { rounds: 1 }, ifNotExists: "create" });
+    const copied = await client.threads.copy(created.thread_id);
+    const kept = await client.threads.create();
+    await client.threads.update(kept.thread_id, { metadata: { kept: true }, ttl: 30 });
+    await sweepAt(10 * MINUTE + 1_000);
+    for (const id of [created.thread_id, byRun, copied.thread_id]) expect(await exists(id)).toBe(false);
+    expect(await exists(kept.thread_id)).toBe(true);
+    await sweepAt(30 * MINUTE + 1_000);
+    expect(await exists(kept.thread_id)).toBe(false);
+  });
+
+  it("a TTL that is not a positive number of minutes is refused with 422 naming it", async () => {
+    for (const ttl of [{ ttl: 0 }, { ttl: -5 }, { ttl: 1, strategy: "archive" }, "soon"]) {
+      const refused = await json(`${server.url}/threads`, { method: "POST", body: JSON.stringify({ ttl }) });
+      expect(refused).toMatchObject({ status: 422, body: { field: expect.stringMatching(/^ttl/) } });
+    }
+  });
+});
+
+describe("the sweep's own timer", () => {
+  it("deletes a thread past its TTL without being called", async () => {
+    let ahead = 0;
+    const server = await testServer({ now: () => Date.now() + ahead, threadTtl: { sweepMs: 20 } });
+    try {
+      const thread = await server.client().threads.create({ ttl: 1 });
+      ahead = 2 * MINUTE;
+      await until(async () => (await json(`${server.url}/threads/${thread.thread_id}`)).status === 404);
+    } finally {
+      await server.dispose();
+    }
+  });
+});
