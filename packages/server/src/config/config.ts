@@ -29,6 +29,15 @@ export interface ServerConfig {
 
 const GraphEntry = z.union([z.string(), z.object({ path: z.string(), description: z.string().optional() }).strict()]);
 
+/** `checkpointer.ttl`, in minutes as LangGraph counts them (threads/ttl.ts). */
+const TtlConfig = z
+  .object({
+    strategy: z.enum(["delete", "keep_latest"]).optional(),
+    default_ttl: z.number().positive().optional(),
+    sweep_interval_minutes: z.number().positive().optional(),
+  })
+  .strict();
+
 const ConfigFile = z
   .object({
     graphs: z.record(z.string(), GraphEntry),
@@ -41,20 +50,7 @@ const ConfigFile = z
       })
       .strict()
       .optional(),
-    checkpointer: z
-      .object({
-        ttl: z
-          .object({
-            strategy: z.enum(["delete", "keep_latest"]).optional(),
-            /** Minutes, as LangGraph counts them. */
-            default_ttl: z.number().positive().optional(),
-            sweep_interval_minutes: z.number().positive().optional(),
-          })
-          .strict()
-          .optional(),
-      })
-      .strict()
-      .optional(),
+    checkpointer: z.object({ ttl: TtlConfig.optional() }).strict().optional(),
   })
   // Build-only keys are taken out before (config-keys.ts): any other key is unknown.
   .strict();
@@ -102,9 +98,7 @@ export function loadConfig(file: string): ServerConfig {
   return { dir, graphs, apiKeys: parsed.data.auth?.api_keys ?? {}, env, warnings, ...(threadTtl && { threadTtl }) };
 }
 
-function ttlPolicy(
-  ttl: { strategy?: "delete" | "keep_latest"; default_ttl?: number; sweep_interval_minutes?: number } | undefined,
-): TtlPolicy | undefined {
+function ttlPolicy(ttl: z.infer<typeof TtlConfig> | undefined): TtlPolicy | undefined {
   if (!ttl) return undefined;
   const sweepMs = ttl.sweep_interval_minutes !== undefined ? ttl.sweep_interval_minutes * MINUTE_MS : DEFAULT_SWEEP_MS;
   if (ttl.default_ttl === undefined) return { sweepMs };
