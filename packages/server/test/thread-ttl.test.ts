@@ -121,6 +121,19 @@ describe.each(backends)("thread TTLs on %s", (_name, storage) => {
     expect(await exists(kept.thread_id)).toBe(false);
   });
 
+  it("a backlog larger than a batch is worked off in one sweep, not one batch per sweep", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++)
+      ids.push(
+        ...(await Promise.all(
+          Array.from({ length: 50 }, async () => (await client.threads.create({ ttl: 2 })).thread_id),
+        )),
+      );
+    await sweepAt(2 * MINUTE + 1_000);
+    const left = await client.threads.search({ ids, limit: 1000 });
+    expect(left).toHaveLength(0);
+  });
+
   it("a TTL that is not a positive number of minutes is refused with 422 naming it", async () => {
     for (const ttl of [{ ttl: 0 }, { ttl: -5 }, { ttl: 1, strategy: "archive" }, "soon"]) {
       const refused = await json(`${server.url}/threads`, { method: "POST", body: JSON.stringify({ ttl }) });

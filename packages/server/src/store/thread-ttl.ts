@@ -28,11 +28,20 @@ export function setThreadTtl(db: Db, threadId: string, ttl: ThreadTtl, from: num
   );
 }
 
-/** Up to `limit` threads whose expiry is at or before `now`, the longest due first. */
-export async function dueThreadTtls(db: Db, now: number, limit: number): Promise<DueTtl[]> {
+/**
+ * Takes up to `limit` threads whose expiry is at or before `now`, the longest due first: their
+ * expiry moves to `leaseUntil`, so that another process's sweep passes them by (PostgreSQL:
+ * rows another sweep is taking are skipped, not waited for) and a sweep that dies leaves them
+ * due again then. Whoever took one re-arms it or deletes it.
+ */
+export async function takeDueThreadTtls(db: Db, now: number, limit: number, leaseUntil: number): Promise<DueTtl[]> {
+  const due =
+    db.dialect === "postgres"
+      ? "SELECT thread_id FROM interlude_server_thread_ttl WHERE expires_at <= ? ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED"
+      : "SELECT thread_id FROM interlude_server_thread_ttl WHERE expires_at <= ? ORDER BY expires_at LIMIT ?";
   const rows = await db.all<{ thread_id: string; strategy: TtlStrategy; ttl_ms: number | string }>(
-    "SELECT thread_id, strategy, ttl_ms FROM interlude_server_thread_ttl WHERE expires_at <= ? ORDER BY expires_at LIMIT ?",
-    [iso(now), limit],
+    `UPDATE interlude_server_thread_ttl SET expires_at = ? WHERE thread_id IN (${due}) RETURNING thread_id, strategy, ttl_ms`,
+    [iso(leaseUntil), iso(now), limit],
   );
   return rows.map((row) => ({ threadId: row.thread_id, ttl: { strategy: row.strategy, ms: Number(row.ttl_ms) } }));
 }

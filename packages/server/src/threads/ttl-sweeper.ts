@@ -1,37 +1,47 @@
 /**
- * Every process looks for threads past their TTL (threads/ttl.ts) every `sweepMs`. Several
- * processes may look at one thread at once: deleting it twice, or pruning it twice, comes to the
- * same. A thread touched since its expiry was set is re-armed from its last activity; a thread
- * with a run in progress is looked at again at the next sweep.
+ * Every process looks for threads past their TTL (threads/ttl.ts) every `sweepMs`, and works
+ * until none is due (a backlog does not wait for later sweeps) or the process stops. Each takes
+ * its threads in batches that other processes' sweeps pass by (store/thread-ttl.ts); should two
+ * still meet on one thread, deleting or pruning it twice comes to the same. A thread touched
+ * since its expiry was set is re-armed from its last activity; a thread with a run in progress
+ * is looked at again at the next sweep.
  */
 import type { ServerContext } from "../context.js";
-import { type DueTtl, deleteThreadTtl, dueThreadTtls, rearmThreadTtl } from "../store/thread-ttl.js";
+import { type DueTtl, deleteThreadTtl, rearmThreadTtl, takeDueThreadTtls } from "../store/thread-ttl.js";
 import { deleteThread } from "./delete.js";
 import { dueAt } from "./ttl.js";
 
-/** Threads read per statement, and statements per sweep: a backlog is worked off over several sweeps. */
+/** Threads taken at once. */
 const BATCH = 100;
-const BATCHES_PER_SWEEP = 10;
+/** How long a batch is this sweep's: far longer than a batch takes (a deletion is a few ms). */
+const LEASE_MS = 5 * 60_000;
 
-/** Starts sweeping; the function returned stops, once the sweep under way (if any) has ended. */
+/** Starts sweeping; the function returned stops, once the thread under way (if any) is done. */
 export function startTtlSweeper(ctx: ServerContext): () => Promise<void> {
   let sweeping: Promise<void> | undefined;
+  let stopping = false;
   const timer = setInterval(() => {
-    sweeping ??= sweep(ctx)
+    sweeping ??= sweep(ctx, () => stopping)
       .catch((error) => console.error("[interlude] thread TTL sweep failed (tried again at the next):", error))
       .finally(() => (sweeping = undefined));
   }, ctx.threadTtl.sweepMs);
   timer.unref();
   return async () => {
+    stopping = true;
     clearInterval(timer);
     await sweeping;
   };
 }
 
-export async function sweep(ctx: ServerContext): Promise<void> {
-  for (let i = 0; i < BATCHES_PER_SWEEP; i++) {
-    const due = await dueThreadTtls(ctx.store.db, ctx.now(), BATCH);
-    for (const row of due) await expire(ctx, row);
+/** Works off every thread due, unless `stopped` says to stop (the threads taken and left are due again after the lease). */
+export async function sweep(ctx: ServerContext, stopped: () => boolean = () => false): Promise<void> {
+  for (;;) {
+    const now = ctx.now();
+    const due = await takeDueThreadTtls(ctx.store.db, now, BATCH, now + LEASE_MS);
+    for (const row of due) {
+      if (stopped()) return;
+      await expire(ctx, row);
+    }
     if (due.length < BATCH) return;
   }
 }
