@@ -57,6 +57,16 @@ describe("assistants", () => {
   });
 });
 
+describe("threads", () => {
+  it("a search with extract, which this server does not do, is refused with 422 naming it", async () => {
+    const refused = await json(`${server.url}/threads/search`, {
+      method: "POST",
+      body: JSON.stringify({ extract: { last: "values.messages" } }),
+    });
+    expect(refused).toMatchObject({ status: 422, body: { field: "extract" } });
+  });
+});
+
 describe("a reviewer approves a plan", () => {
   it("streams to the interrupt, lists it as pending, resumes by id and streams to the end", async () => {
     const thread = await client.threads.create({ metadata: { ticket: "T-1" } });

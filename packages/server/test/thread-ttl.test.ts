@@ -134,6 +134,27 @@ describe.each(backends)("thread TTLs on %s", (_name, storage) => {
     expect(left).toHaveLength(0);
   });
 
+  it("threads.prune deletes the threads named, or cuts them to their newest checkpoint, counting those it changed", async () => {
+    const gone = await client.threads.create();
+    const cut = await client.threads.create();
+    await client.runs.wait(cut.thread_id, "loop", { input: { rounds: 2 } });
+    await client.runs.wait(cut.thread_id, "loop", { command: { resume: "first" } });
+    const busy = await client.threads.create();
+    const gate = `prune-busy-${_name}`;
+    const run = await client.runs.create(busy.thread_id, "slow", { input: { tag: "t", hold: gate } });
+    await until(async () => (await client.threads.get(busy.thread_id)).status === "busy");
+    expect(await client.threads.prune([gone.thread_id, gone.thread_id, "no-such-thread"])).toEqual({ pruned_count: 1 });
+    expect(await exists(gone.thread_id)).toBe(false);
+    const kept = await client.threads.prune([cut.thread_id, busy.thread_id], { strategy: "keep_latest" });
+    expect(kept).toEqual({ pruned_count: 1 });
+    expect(await client.threads.getHistory(cut.thread_id, { limit: 100 })).toHaveLength(1);
+    const done = (await client.runs.wait(cut.thread_id, "loop", { command: { resume: "second" } })) as any;
+    expect(done.answers).toEqual(["first", "second"]);
+    openGate(gate);
+    await client.runs.join(busy.thread_id, run.run_id);
+    expect((await client.threads.getHistory(busy.thread_id, { limit: 100 })).length).toBeGreaterThan(1);
+  });
+
   it("a TTL that is not a positive number of minutes is refused with 422 naming it", async () => {
     for (const ttl of [{ ttl: 0 }, { ttl: -5 }, { ttl: 1, strategy: "archive" }, "soon"]) {
       const refused = await json(`${server.url}/threads`, { method: "POST", body: JSON.stringify({ ttl }) });

@@ -113,12 +113,18 @@ export const ThreadCreateBody = z.object({
 
 export const ThreadSearchBody = z.object({
   metadata: json.nullish(),
+  extract: refused("Extracting values (extract) is not done by this server: read each thread's values instead."),
   values: json.nullish(),
   ids: z.array(z.string()).nullish(),
   status: z.enum(["idle", "busy", "interrupted", "error"]).nullish(),
   sort_by: z.enum(["thread_id", "status", "created_at", "updated_at", "state_updated_at"]).nullish(),
   sort_order: z.enum(["asc", "desc"]).nullish(),
   ...page,
+});
+
+export const ThreadPruneBody = z.object({
+  thread_ids: z.array(z.string().min(1)).max(1000),
+  strategy: z.enum(["delete", "keep_latest"]).nullish(),
 });
 
 export const ThreadPatchBody = z.object({ metadata: json.nullish(), ttl: threadTtl });

@@ -8,7 +8,7 @@
  */
 import type { ServerContext } from "../context.js";
 import { type DueTtl, deleteThreadTtl, rearmThreadTtl, takeDueThreadTtls } from "../store/thread-ttl.js";
-import { deleteThread } from "./delete.js";
+import { pruneThread } from "./prune.js";
 import { dueAt } from "./ttl.js";
 
 /** Threads taken at once. */
@@ -55,7 +55,6 @@ async function expire(ctx: ServerContext, { threadId, ttl }: DueTtl): Promise<vo
   const due = dueAt(thread.updated_at, ttl);
   if (due > now) return rearmThreadTtl(db, threadId, due);
   if (thread.status === "busy") return rearmThreadTtl(db, threadId, now + ctx.threadTtl.sweepMs);
-  if (ttl.strategy === "delete") return deleteThread(ctx, thread);
-  await ctx.saver.prune(threadId, { keepLast: 1 });
-  await rearmThreadTtl(db, threadId, now + ttl.ms);
+  await pruneThread(ctx, thread, ttl.strategy);
+  if (ttl.strategy === "keep_latest") await rearmThreadTtl(db, threadId, now + ttl.ms);
 }

@@ -9,11 +9,12 @@ import { setThreadTtl } from "../../store/thread-ttl.js";
 import { copyCheckpoints } from "../../threads/copy.js";
 import { deleteThread } from "../../threads/delete.js";
 import { newThread } from "../../threads/new-thread.js";
+import { pruneThread } from "../../threads/prune.js";
 import { applySupersteps } from "../../threads/supersteps.js";
 import { syncThread } from "../../threads/sync.js";
 import { type ThreadTtl, ttlOf } from "../../threads/ttl.js";
 import type { AppEnv } from "../env.js";
-import { ThreadCreateBody, ThreadPatchBody, ThreadSearchBody } from "../schemas.js";
+import { ThreadCreateBody, ThreadPatchBody, ThreadPruneBody, ThreadSearchBody } from "../schemas.js";
 import { body, given } from "../validate.js";
 
 /** The thread as the API shows it. */
@@ -77,6 +78,16 @@ export function threadRoutes(ctx: ServerContext): Hono<AppEnv> {
       offset: req.offset ?? 0,
     });
     return c.json(threads.map(threadJson));
+  });
+
+  app.post("/threads/prune", async (c) => {
+    const req = await body(c, ThreadPruneBody);
+    let pruned = 0;
+    for (const id of new Set(req.thread_ids)) {
+      const thread = await ctx.store.getThread(id);
+      if (thread && (await pruneThread(ctx, thread, req.strategy ?? "delete"))) pruned++;
+    }
+    return c.json({ pruned_count: pruned });
   });
 
   app.post("/threads/count", async (c) => {
