@@ -230,7 +230,7 @@ describe("agents over the server", () => {
     expect(await client.assistants.getSubgraphs("chat")).toEqual({});
   });
 
-  it("refuses what it does not do with 422 naming it: an unknown stream mode, webhook, after_seconds", async () => {
+  it("refuses what it does not do with 422 naming it: an unknown stream mode, webhook, after_seconds, strict_resume false, feedback_keys, langsmith_tracer", async () => {
     const thread = await server.client().threads.create();
     const post = (body: object) =>
       json(`${server.url}/threads/${thread.thread_id}/runs`, {
@@ -245,6 +245,12 @@ describe("agents over the server", () => {
       body: { field: "webhook" },
     });
     expect(await post({ after_seconds: 5 })).toMatchObject({ status: 422, body: { field: "after_seconds" } });
+    expect(await post({ strict_resume: false })).toMatchObject({ status: 422, body: { field: "strict_resume" } });
+    expect(await post({ feedback_keys: ["score"] })).toMatchObject({ status: 422, body: { field: "feedback_keys" } });
+    const tracer = { langsmith_tracer: { project_name: "p" } };
+    expect(await post(tracer)).toMatchObject({ status: 422, body: { field: "langsmith_tracer" } });
     expect((await server.client().runs.list(thread.thread_id)).length).toBe(0);
+    // What it does anyway is accepted.
+    expect((await post({ strict_resume: true })).status).toBe(200);
   });
 });

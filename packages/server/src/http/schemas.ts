@@ -81,6 +81,18 @@ export const RunBody = z.object({
   on_completion: z.enum(["delete", "keep"]).nullish(),
   webhook: refused("Webhooks are not sent by this server; follow the run with runs.join or runs.joinStream instead."),
   after_seconds: refused("Delayed runs are not supported by this server; create the run when it should start."),
+  /** Always so here: an answer to an interrupt that is not waiting is refused (UNKNOWN_INTERRUPT). */
+  strict_resume: z
+    .boolean()
+    .nullish()
+    .refine(
+      (strict) => strict !== false,
+      "This server always refuses an answer to an interrupt that is not waiting (strict resume): leave strict_resume out or set it to true.",
+    ),
+  feedback_keys: refused("LangSmith feedback URLs are not issued by this server; leave feedback_keys out."),
+  langsmith_tracer: refused(
+    "Runs are not traced to LangSmith by this server; trace inside the graph with LangChain callbacks instead.",
+  ),
   /** Interlude: stop the run (status `timeout`) if it executes longer than this. */
   timeout_seconds: z
     .number()
