@@ -58,6 +58,28 @@ describe("assistants", () => {
 });
 
 describe("threads", () => {
+  it("select cuts searches, run lists, states and histories to the fields named; values.<key> to one key", async () => {
+    const thread = await client.threads.create({ metadata: { picked: "select" } });
+    await client.runs.wait(thread.thread_id, "loop", { input: { rounds: 1 } });
+    const found = await client.threads.search({ metadata: { picked: "select" }, select: ["thread_id", "status"] });
+    expect(found).toEqual([{ thread_id: thread.thread_id, status: "interrupted" }]);
+    const assistants = await client.assistants.search({ graphId: "loop", select: ["graph_id", "name"] });
+    expect(assistants).toContainEqual({ graph_id: "loop", name: "loop" });
+    for (const assistant of assistants) expect(Object.keys(assistant)).toEqual(["graph_id", "name"]);
+    const runs = await client.runs.list(thread.thread_id, { select: ["status", "thread_id"] });
+    expect(runs).toEqual([{ status: "success", thread_id: thread.thread_id }]);
+    const state = await client.threads.getState(thread.thread_id, undefined, { select: ["values.answers", "next"] });
+    expect(state).toEqual({ values: { answers: [] }, next: ["ask"] });
+    const history = await client.threads.getHistory(thread.thread_id, { select: ["next"] });
+    expect(history.length).toBeGreaterThan(1);
+    for (const entry of history) expect(Object.keys(entry)).toEqual(["next"]);
+    const refused = await json(`${server.url}/threads/${thread.thread_id}/state?select=next&select=nope`);
+    expect(refused).toMatchObject({
+      status: 422,
+      body: { field: "select", message: expect.stringContaining('"nope"') },
+    });
+  });
+
   it("a search with extract, which this server does not do, is refused with 422 naming it", async () => {
     const refused = await json(`${server.url}/threads/search`, {
       method: "POST",

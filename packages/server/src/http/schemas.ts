@@ -123,7 +123,11 @@ export const ThreadCreateBody = z.object({
     .nullish(),
 });
 
+/** Fields to cut a response to (select.ts checks the names against the resource's). */
+const select = z.array(z.string()).nullish();
+
 export const ThreadSearchBody = z.object({
+  select,
   metadata: json.nullish(),
   extract: refused("Extracting values (extract) is not done by this server: read each thread's values instead."),
   values: json.nullish(),
@@ -149,11 +153,13 @@ export const StateUpdateBody = z.object({
 });
 
 export const StateAtBody = z.object({
+  select,
   checkpoint: z.object({ checkpoint_id: z.string().min(1), checkpoint_ns: z.string().optional() }).passthrough(),
   subgraphs: z.boolean().nullish(),
 });
 
 export const HistoryBody = z.object({
+  select,
   limit: z.number().int().min(1).max(1000).nullish(),
   before: z
     .union([
@@ -182,6 +188,7 @@ export const AssistantCreateBody = z.object({
 export const AssistantPatchBody = AssistantCreateBody.partial().omit({ assistant_id: true, if_exists: true });
 
 export const AssistantSearchBody = z.object({
+  select,
   graph_id: z.string().nullish(),
   name: z.string().nullish(),
   metadata: json.nullish(),

@@ -8,6 +8,7 @@ import { ConflictError, NotFoundError } from "../../errors.js";
 import type { AssistantRecord } from "../../store/records.js";
 import type { AppEnv, Ctx } from "../env.js";
 import { AssistantCreateBody, AssistantPatchBody, AssistantSearchBody } from "../schemas.js";
+import { ASSISTANT_FIELDS, cut, selection } from "../select.js";
 import { body, given } from "../validate.js";
 
 /** What a search and a count of assistants filter on. */
@@ -50,9 +51,10 @@ export function assistantRoutes(ctx: ServerContext): Hono<AppEnv> {
 
   app.post("/assistants/search", async (c) => {
     const req = await body(c, AssistantSearchBody);
+    const fields = selection(req.select, ASSISTANT_FIELDS);
     const all = await ctx.store.assistants(given(req, ASSISTANT_FILTERS));
     const offset = req.offset ?? 0;
-    return c.json(all.slice(offset, offset + (req.limit ?? 10)));
+    return c.json(all.slice(offset, offset + (req.limit ?? 10)).map((assistant) => cut({ ...assistant }, fields)));
   });
 
   app.post("/assistants/count", async (c) => {

@@ -14,6 +14,7 @@ import { deleteThread } from "../../threads/delete.js";
 import { awaitAcceptance } from "../acceptance.js";
 import type { AppEnv, Ctx } from "../env.js";
 import { RunBody, RunListQuery } from "../schemas.js";
+import { cut, RUN_FIELDS, selectionOf } from "../select.js";
 import { type FollowOptions, sseFromLog, sseFromStore, sseOf } from "../sse.js";
 import { body, query } from "../validate.js";
 import { requireThread } from "./threads.js";
@@ -153,8 +154,9 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
     const threadId = c.req.param("thread_id");
     await requireThread(ctx, threadId);
     const q = query(c, RunListQuery);
+    const fields = selectionOf(c, RUN_FIELDS);
     const runs = await ctx.store.runs(threadId, { limit: q.limit ?? 10, offset: q.offset ?? 0, status: q.status });
-    return c.json(runs.map(runJson));
+    return c.json(runs.map((run) => cut(runJson(run), fields)));
   });
 
   app.get("/threads/:thread_id/runs/:run_id", async (c) =>

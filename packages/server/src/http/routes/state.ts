@@ -8,6 +8,7 @@ import { apiCheckpoint, threadState } from "../../threads/state.js";
 import { syncThread } from "../../threads/sync.js";
 import type { AppEnv } from "../env.js";
 import { HistoryBody, HistoryQuery, StateAtBody, StateUpdateBody } from "../schemas.js";
+import { cut, STATE_FIELDS, selection, selectionOf } from "../select.js";
 import { body, query } from "../validate.js";
 import { requireThread } from "./threads.js";
 
@@ -49,23 +50,21 @@ export function stateRoutes(ctx: ServerContext): Hono<AppEnv> {
     return snapshot.metadata ? threadState(snapshot, threadId) : emptyState(threadId);
   }
 
-  app.get("/threads/:thread_id/state", async (c) =>
-    c.json(await stateAt(c.req.param("thread_id"), {}, truthy(c.req.query("subgraphs")))),
-  );
+  app.get("/threads/:thread_id/state", async (c) => {
+    const fields = selectionOf(c, STATE_FIELDS, true);
+    return c.json(cut(await stateAt(c.req.param("thread_id"), {}, truthy(c.req.query("subgraphs"))), fields));
+  });
 
-  app.get("/threads/:thread_id/state/:checkpoint_id", async (c) =>
-    c.json(
-      await stateAt(
-        c.req.param("thread_id"),
-        { checkpoint_id: c.req.param("checkpoint_id") },
-        truthy(c.req.query("subgraphs")),
-      ),
-    ),
-  );
+  app.get("/threads/:thread_id/state/:checkpoint_id", async (c) => {
+    const fields = selectionOf(c, STATE_FIELDS, true);
+    const checkpoint = { checkpoint_id: c.req.param("checkpoint_id") };
+    return c.json(cut(await stateAt(c.req.param("thread_id"), checkpoint, truthy(c.req.query("subgraphs"))), fields));
+  });
 
   app.post("/threads/:thread_id/state/checkpoint", async (c) => {
     const req = await body(c, StateAtBody);
-    return c.json(await stateAt(c.req.param("thread_id"), req.checkpoint, req.subgraphs === true));
+    const fields = selection(req.select, STATE_FIELDS, true);
+    return c.json(cut(await stateAt(c.req.param("thread_id"), req.checkpoint, req.subgraphs === true), fields));
   });
 
   app.post("/threads/:thread_id/state", async (c) => {
@@ -93,6 +92,7 @@ export function stateRoutes(ctx: ServerContext): Hono<AppEnv> {
 
   app.post("/threads/:thread_id/history", async (c) => {
     const req = await body(c, HistoryBody);
+    const fields = selection(req.select, STATE_FIELDS, true);
     const threadId = c.req.param("thread_id");
     const thread = await requireThread(ctx, threadId);
     const graph = graphOf(ctx, thread.graph_id);
@@ -113,18 +113,19 @@ export function stateRoutes(ctx: ServerContext): Hono<AppEnv> {
       ...(req.metadata ? { filter: req.metadata } : {}),
     };
     for await (const snapshot of graph.getStateHistory({ configurable }, options))
-      states.push(threadState(snapshot, threadId));
+      states.push(cut(threadState(snapshot, threadId), fields));
     return c.json(states);
   });
 
   app.get("/threads/:thread_id/history", async (c) => {
     const threadId = c.req.param("thread_id");
     const limit = query(c, HistoryQuery).limit ?? 10;
+    const fields = selectionOf(c, STATE_FIELDS, true);
     const graph = graphOf(ctx, (await requireThread(ctx, threadId)).graph_id);
     if (!graph) return c.json([]);
     const states: unknown[] = [];
     for await (const snapshot of graph.getStateHistory({ configurable: { thread_id: threadId } }, { limit }))
-      states.push(threadState(snapshot, threadId));
+      states.push(cut(threadState(snapshot, threadId), fields));
     return c.json(states);
   });
 

@@ -15,6 +15,7 @@ import { syncThread } from "../../threads/sync.js";
 import { type ThreadTtl, ttlOf } from "../../threads/ttl.js";
 import type { AppEnv } from "../env.js";
 import { ThreadCreateBody, ThreadPatchBody, ThreadPruneBody, ThreadSearchBody } from "../schemas.js";
+import { cut, selection, THREAD_FIELDS } from "../select.js";
 import { body, given } from "../validate.js";
 
 /** The thread as the API shows it. */
@@ -72,12 +73,13 @@ export function threadRoutes(ctx: ServerContext): Hono<AppEnv> {
 
   app.post("/threads/search", async (c) => {
     const req = await body(c, ThreadSearchBody);
+    const fields = selection(req.select, THREAD_FIELDS);
     const threads = await ctx.store.threads({
       ...given(req, ["ids", "status", "metadata", "values", "sort_by", "sort_order"]),
       limit: req.limit ?? 10,
       offset: req.offset ?? 0,
     });
-    return c.json(threads.map(threadJson));
+    return c.json(threads.map((thread) => cut(threadJson(thread), fields)));
   });
 
   app.post("/threads/prune", async (c) => {
