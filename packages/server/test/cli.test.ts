@@ -153,7 +153,7 @@ describe("against a local storage file (--db)", () => {
   });
 
   it("serve refuses a config with a custom auth handler, and takes a config's env (API keys too) before starting", async () => {
-    const graph = { path: fileURLToPath(new URL("./fixtures/env-probe.mjs", import.meta.url)) + ":probe" };
+    const graph = { path: `${fileURLToPath(new URL("./fixtures/env-probe.mjs", import.meta.url))}:probe` };
     const config = (name: string, body: object) => {
       const file = join(dir, name);
       writeFileSync(file, JSON.stringify({ graphs: { probe: graph.path }, ...body }));

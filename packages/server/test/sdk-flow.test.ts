@@ -3,7 +3,7 @@
 import { defaultAssistantId } from "@interlude/server";
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { collect, json, type TestServer, testServer } from "./helpers.js";
+import { collect, json, type TestServer, testServer, until } from "./helpers.js";
 
 let server: TestServer;
 let client: Client;
@@ -54,6 +54,26 @@ describe("assistants", () => {
     expect((await client.assistants.search({ metadata: { team: "ops" } })).map((a) => a.assistant_id)).toEqual([
       created.assistant_id,
     ]);
+  });
+});
+
+describe("stateless runs", () => {
+  it("createBatch starts each run on a thread of its own; one bad run refuses the batch before any starts", async () => {
+    const before = await client.threads.count();
+    const runs = await client.runs.createBatch([
+      { assistantId: "loop", input: { rounds: 1 } },
+      { assistantId: "slow", input: { tag: "batch", delay: 1 } },
+    ]);
+    expect(runs.map((r) => r.assistant_id)).toEqual([defaultAssistantId("loop"), defaultAssistantId("slow")]);
+    expect(new Set(runs.map((r) => r.thread_id)).size).toBe(2);
+    // Each ran, and its thread went with it.
+    await until(async () => (await client.threads.count()) === before);
+    const refused = await json(`${server.url}/runs/batch`, {
+      method: "POST",
+      body: JSON.stringify([{ assistant_id: "loop", input: {} }, { input: {} }]),
+    });
+    expect(refused).toMatchObject({ status: 422, body: { field: "1.assistant_id" } });
+    expect(await client.threads.count()).toBe(before);
   });
 });
 

@@ -35,6 +35,31 @@ describe("a node that never returns", () => {
     expect((await json(`${server.url}/threads/${threadId}`)).body.status).not.toBe("busy");
   });
 
+  it("cancelMany stops the runs named, or every running run; a cancel it cannot honour is refused (422)", async () => {
+    const client = server.client();
+    const a = await hungRun(server.url);
+    const b = await hungRun(server.url);
+    await client.runs.cancelMany({ threadId: a.threadId, runIds: [a.runId] });
+    await until(async () => (await client.runs.get(a.threadId, a.runId)).status === "interrupted");
+    expect((await client.runs.get(b.threadId, b.runId)).status).toBe("running");
+    const c = await hungRun(server.url);
+    await client.runs.cancelMany({ status: "running" });
+    for (const { threadId, runId } of [b, c])
+      await until(async () => (await client.runs.get(threadId, runId)).status === "interrupted");
+    const post = (path: string, body: unknown) =>
+      json(`${server.url}${path}`, { method: "POST", body: JSON.stringify(body) });
+    expect(await post("/runs/cancel", { run_ids: [a.runId] })).toMatchObject({ status: 422 });
+    expect(await post("/runs/cancel", { thread_id: a.threadId, run_ids: ["nope"] })).toMatchObject({ status: 404 });
+    expect(await post(`/threads/${a.threadId}/runs/${a.runId}/cancel?reason=taken`, {})).toMatchObject({
+      status: 422,
+      body: { field: "reason" },
+    });
+    expect(await post(`/threads/${a.threadId}/runs/${a.runId}/cancel?action=undo`, {})).toMatchObject({
+      status: 422,
+      body: { field: "action" },
+    });
+  });
+
   it("a run with multitask_strategy interrupt replaces it instead of queueing forever", async () => {
     const { threadId, runId } = await hungRun(server.url);
     const next = await json(`${server.url}/threads/${threadId}/runs/wait`, {

@@ -102,6 +102,9 @@ export const RunBody = z.object({
 });
 export type RunBody = z.infer<typeof RunBody>;
 
+/** `POST /runs/batch`: stateless background runs. */
+export const RunBatchBody = z.array(RunBody).min(1).max(100);
+
 /** A thread's TTL in minutes, as the SDK sends it (threads/ttl.ts); at most 100 years. */
 const threadTtl = z
   .object({ ttl: z.number().positive().max(52_560_000), strategy: z.enum(["delete", "keep_latest"]).nullish() })
@@ -209,6 +212,24 @@ export const InboxQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).optional(),
   offset: z.coerce.number().int().min(0).max(MAX_OFFSET).optional(),
 });
+
+/** `POST .../runs/:run_id/cancel` and `POST /runs/cancel`. */
+export const CancelQuery = z.object({
+  wait: z.enum(["0", "1", "true", "false"]).optional(),
+  action: z.enum(["interrupt", "rollback"]).optional(),
+  reason: refused("A cancel reason (taken, for steering) is not recorded by this server; leave reason out."),
+});
+
+/** Runs to cancel: some of one thread's, or every thread's in a status. */
+export const RunsCancelBody = z
+  .object({
+    thread_id: z.string().min(1).nullish(),
+    run_ids: z.array(z.string().min(1)).min(1).max(1000).nullish(),
+    status: z.enum(["pending", "running", "all"]).nullish(),
+  })
+  .refine((b) => (b.run_ids ? !!b.thread_id && !b.status : !!b.status && !b.thread_id), {
+    message: "give thread_id with run_ids, or a status (pending, running or all) alone",
+  });
 
 export const RunListQuery = z.object({
   limit: z.coerce.number().int().min(0).max(10_000).optional(),

@@ -222,6 +222,17 @@ export class StoreTx {
     ).map(runOf);
   }
 
+  /** Every thread's runs in `status` (pending, running, or both), oldest first. */
+  async runsIn(status: "pending" | "running" | "all"): Promise<RunRecord[]> {
+    // The first IN term lets the planner scan the partial index of active runs.
+    const only = status === "all" ? "" : ` AND status = '${status}'`;
+    return (
+      await this.db.all(
+        `SELECT * FROM interlude_server_runs WHERE status IN ('pending', 'running')${only} ORDER BY created_at, run_id`,
+      )
+    ).map(runOf);
+  }
+
   async touchRuns(runIds: string[]): Promise<void> {
     if (!runIds.length) return;
     await this.db.run(

@@ -13,7 +13,7 @@ import type { RunRecord, ThreadRecord } from "../../store/records.js";
 import { deleteThread } from "../../threads/delete.js";
 import { awaitAcceptance } from "../acceptance.js";
 import type { AppEnv, Ctx } from "../env.js";
-import { RunBody, RunListQuery } from "../schemas.js";
+import { CancelQuery, RunBatchBody, RunBody, RunListQuery, RunsCancelBody } from "../schemas.js";
 import { cut, RUN_FIELDS, selectionOf } from "../select.js";
 import { type FollowOptions, sseFromLog, sseFromStore, sseOf } from "../sse.js";
 import { body, query } from "../validate.js";
@@ -137,15 +137,24 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
     wait(c, c.req.param("thread_id"), requestOf(await body(c, RunBody)), false),
   );
 
-  app.post("/runs", async (c) => {
-    const req = stateless(requestOf(await body(c, RunBody)));
+  /** A stateless background run, on a thread of its own deleted once it ends unless kept. */
+  async function startStateless(c: Ctx, req: RunRequest): Promise<RunRecord> {
     const threadId = randomUUID();
-    const run = await start(c, threadId, req, null);
+    const run = await start(c, threadId, stateless(req), null);
     if (req.on_completion !== "keep")
       void waitForRun(ctx, run.run_id)
         .then(() => dropThread(threadId))
         .catch(dropFailed(threadId));
-    return c.json(runJson(run));
+    return run;
+  }
+
+  app.post("/runs", async (c) => c.json(runJson(await startStateless(c, requestOf(await body(c, RunBody))))));
+  app.post("/runs/batch", async (c) => {
+    // All checked before any starts.
+    const requests = (await body(c, RunBatchBody)).map(requestOf);
+    const runs: RunRecord[] = [];
+    for (const req of requests) runs.push(await startStateless(c, req));
+    return c.json(runs.map(runJson));
   });
   app.post("/runs/stream", async (c) => stream(c, randomUUID(), stateless(requestOf(await body(c, RunBody))), true));
   app.post("/runs/wait", async (c) => wait(c, randomUUID(), stateless(requestOf(await body(c, RunBody))), true));
@@ -172,14 +181,26 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
   });
 
   app.post("/threads/:thread_id/runs/:run_id/cancel", async (c) => {
+    const q = query(c, CancelQuery);
     const run = await requireRun(c.req.param("thread_id"), c.req.param("run_id"));
-    const action = c.req.query("action") === "rollback" ? "rollback" : "interrupt";
-    if (isActive(run.status)) await cancelRun(ctx, run, action);
-    if (c.req.query("wait") === "1" || c.req.query("wait") === "true") {
+    if (isActive(run.status)) await cancelRun(ctx, run, q.action ?? "interrupt");
+    if (q.wait === "1" || q.wait === "true") {
       await waitForRun(ctx, run.run_id);
       return c.body(null, 204);
     }
     return c.body(null, 202);
+  });
+
+  app.post("/runs/cancel", async (c) => {
+    const q = query(c, CancelQuery);
+    const req = await body(c, RunsCancelBody);
+    // Every run named is found before any is cancelled.
+    const runs = req.run_ids
+      ? await Promise.all(req.run_ids.map((id) => requireRun(req.thread_id!, id)))
+      : await ctx.store.runsIn(req.status!);
+    for (const run of runs) if (isActive(run.status)) await cancelRun(ctx, run, q.action ?? "interrupt");
+    if (q.wait === "1" || q.wait === "true") for (const run of runs) await waitForRun(ctx, run.run_id);
+    return c.body(null, 204);
   });
 
   app.get("/threads/:thread_id/runs/:run_id/join", async (c) => {
