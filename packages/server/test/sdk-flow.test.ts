@@ -57,6 +57,38 @@ describe("assistants", () => {
   });
 });
 
+describe("assistant versions", () => {
+  it("each update is a version; any may be made current again, and the next update numbers after the last", async () => {
+    const created = await client.assistants.create({ graphId: "loop", config: { tags: ["v1"] }, name: "versioned" });
+    await client.assistants.update(created.assistant_id, { config: { tags: ["v2"] }, metadata: { stage: "beta" } });
+    const third = await client.assistants.update(created.assistant_id, { config: { tags: ["v3"] } });
+    expect(third.version).toBe(3);
+    const versions = await client.assistants.getVersions(created.assistant_id);
+    expect(versions.map((v) => [v.version, v.config.tags])).toEqual([
+      [3, ["v3"]],
+      [2, ["v2"]],
+      [1, ["v1"]],
+    ]);
+    const beta = await client.assistants.getVersions(created.assistant_id, { metadata: { stage: "beta" } });
+    expect(beta.map((v) => v.version)).toEqual([3, 2]);
+    const back = await client.assistants.setLatest(created.assistant_id, 1);
+    expect(back).toMatchObject({ version: 1, config: { tags: ["v1"] }, name: "versioned" });
+    expect((await client.assistants.get(created.assistant_id)).config.tags).toEqual(["v1"]);
+    expect((await client.assistants.update(created.assistant_id, { name: "renamed" })).version).toBe(4);
+    const missing = await json(`${server.url}/assistants/${created.assistant_id}/latest`, {
+      method: "POST",
+      body: JSON.stringify({ version: 99 }),
+    });
+    expect(missing).toMatchObject({ status: 404, body: { code: "NOT_FOUND", version: 99 } });
+    await client.assistants.delete(created.assistant_id);
+    const gone = await json(`${server.url}/assistants/${created.assistant_id}/versions`, {
+      method: "POST",
+      body: "{}",
+    });
+    expect(gone.status).toBe(404);
+  });
+});
+
 describe("stateless runs", () => {
   it("createBatch starts each run on a thread of its own; one bad run refuses the batch before any starts", async () => {
     const before = await client.threads.count();

@@ -7,6 +7,7 @@
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { ASSISTANT_VERSIONS } from "../dist/store/assistant-versions.js";
 import { CHEAPER_WRITES } from "../dist/store/cheaper-writes.js";
 import { type Db, PgDb, SqliteDb } from "../dist/store/db.js";
 import { PENDING_RECOUNTED } from "../dist/store/pending-counts.js";
@@ -181,6 +182,25 @@ describe.each(["sqlite", "postgres"] as const)("%s", (dialect) => {
     expect((await store.pending({})).total).toBe(1);
     await store.setup();
     expect((await store.pending({})).total).toBe(3);
+  });
+});
+
+describe.each(["sqlite", "postgres"] as const)("%s, the upgrade that records assistants' versions", (dialect) => {
+  it("keeps each assistant's current version as its first recorded one, and the next update numbers after it", async () => {
+    const db = await opened[dialect]();
+    await migrate(db, MIGRATIONS.indexOf(ASSISTANT_VERSIONS));
+    const store = new Store(db);
+    const at = "2026-12-01T00:00:00.000Z";
+    const edited = { assistant_id: "a", graph_id: "g", name: "a", description: null, config: { tags: ["x"] } };
+    await db.run(
+      `INSERT INTO interlude_server_assistants (assistant_id, created_at, graph_id, name, description, config, context, metadata, version, updated_at)
+       VALUES ('a', ?, 'g', 'a', NULL, '{"tags":["x"]}', '{}', '{}', 3, ?)`,
+      [at, at],
+    );
+    await store.setup();
+    const [first] = await store.assistantVersions("a");
+    expect(first).toMatchObject({ ...edited, version: 3, created_at: at });
+    expect(await store.nextAssistantVersion(first!)).toBe(4);
   });
 });
 

@@ -190,6 +190,10 @@ export const AssistantCreateBody = z.object({
 
 export const AssistantPatchBody = AssistantCreateBody.partial().omit({ assistant_id: true, if_exists: true });
 
+export const AssistantVersionsBody = z.object({ metadata: json.nullish(), ...page });
+
+export const AssistantLatestBody = z.object({ version: z.number().int().positive() });
+
 export const AssistantSearchBody = z.object({
   select,
   graph_id: z.string().nullish(),

@@ -1,3 +1,4 @@
+import { ASSISTANT_VERSIONS } from "./assistant-versions.js";
 import { CHEAPER_WRITES } from "./cheaper-writes.js";
 import type { Db } from "./db.js";
 import { PENDING_COUNTED_BY_STORE, PENDING_COUNTS, PENDING_RECOUNTED } from "./pending-counts.js";
@@ -64,6 +65,7 @@ export const MIGRATIONS: readonly (string | Record<Db["dialect"], string>)[] = [
   CHEAPER_WRITES,
   PENDING_RECOUNTED,
   THREAD_TTL,
+  ASSISTANT_VERSIONS,
 ];
 
 /** Applies the migrations before index `target` (default: all); tests stop earlier to upgrade a populated database. */

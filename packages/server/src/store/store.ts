@@ -2,6 +2,7 @@
  * The server's records in SQL, one implementation for SQLite and PostgreSQL (see db.ts).
  * Filters on assistants' metadata run in JS (assistants are few); thread searches run in SQL.
  */
+import { addVersion, deleteVersions, nextVersion, versionsOf } from "./assistant-versions.js";
 import { answerOf, assistantOf, json, pendingOf, runOf, threadOf } from "./codec.js";
 import type { Db, Statement, TxOptions } from "./db.js";
 import { countChanges, countedTotal, recountPending } from "./pending-counts.js";
@@ -451,15 +452,39 @@ export class Store extends StoreTx {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (assistant_id) DO NOTHING`,
       [a.assistant_id, a.created_at, ...assistantColumns(a)],
     );
-    if (changes > 0) await this.assistantChanged(a.assistant_id);
+    if (changes > 0) {
+      await addVersion(this.db, a);
+      await this.assistantChanged(a.assistant_id);
+    }
     return changes > 0;
   }
 
+  /** `a`, a new version of its assistant (assistant-versions.ts), recorded and made current. */
+  async saveAssistantVersion(a: AssistantRecord): Promise<void> {
+    await this.db.tx(async (db) => {
+      await addVersion(db, a);
+      await db.write(...saveAssistantStatement(a));
+    });
+    await this.assistantChanged(a.assistant_id);
+  }
+
+  /** The assistant's versions, newest first: that one only (`version`), or those whose metadata holds `metadata`. */
+  async assistantVersions(
+    assistantId: string,
+    filter: { version?: number; metadata?: Json } = {},
+  ): Promise<AssistantRecord[]> {
+    const versions = await versionsOf(this.db, assistantId, filter.version);
+    return versions.filter((v) => matches(v.metadata, filter.metadata));
+  }
+
+  /** The number the assistant's next version takes. */
+  nextAssistantVersion(current: AssistantRecord): Promise<number> {
+    return nextVersion(this.db, current);
+  }
+
+  /** Makes `a` (one of its assistant's versions) current again. */
   async saveAssistant(a: AssistantRecord): Promise<void> {
-    await this.db.run(
-      `UPDATE interlude_server_assistants SET graph_id = ?, name = ?, description = ?, config = ?, context = ?, metadata = ?, version = ?, updated_at = ? WHERE assistant_id = ?`,
-      [...assistantColumns(a), a.assistant_id],
-    );
+    await this.db.run(...saveAssistantStatement(a));
     await this.assistantChanged(a.assistant_id);
   }
 
@@ -489,6 +514,7 @@ export class Store extends StoreTx {
   }
 
   async deleteAssistant(id: string): Promise<boolean> {
+    await deleteVersions(this.db, id);
     const deleted = (await this.db.run("DELETE FROM interlude_server_assistants WHERE assistant_id = ?", [id])) > 0;
     await this.assistantChanged(id);
     return deleted;
@@ -549,6 +575,13 @@ function threadColumns(t: ThreadRecord): unknown[] {
 }
 
 /** An assistant's columns from graph_id to updated_at, in the order the statements list them. */
+function saveAssistantStatement(a: AssistantRecord): [string, unknown[]] {
+  return [
+    "UPDATE interlude_server_assistants SET graph_id = ?, name = ?, description = ?, config = ?, context = ?, metadata = ?, version = ?, updated_at = ? WHERE assistant_id = ?",
+    [...assistantColumns(a), a.assistant_id],
+  ];
+}
+
 function assistantColumns(a: AssistantRecord): unknown[] {
   return [
     a.graph_id,

@@ -4,12 +4,23 @@ import { Hono } from "hono";
 import { resolveAssistant } from "../../assistants/defaults.js";
 import { graphSchemas, subgraphSchemas } from "../../assistants/schemas.js";
 import type { ServerContext } from "../../context.js";
-import { ConflictError, NotFoundError } from "../../errors.js";
+import { ConflictError, NotFoundError, ServerError } from "../../errors.js";
 import type { AssistantRecord } from "../../store/records.js";
 import type { AppEnv, Ctx } from "../env.js";
-import { AssistantCreateBody, AssistantPatchBody, AssistantSearchBody } from "../schemas.js";
+import {
+  AssistantCreateBody,
+  AssistantLatestBody,
+  AssistantPatchBody,
+  AssistantSearchBody,
+  AssistantVersionsBody,
+} from "../schemas.js";
 import { ASSISTANT_FIELDS, cut, selection } from "../select.js";
 import { body, given } from "../validate.js";
+
+/** A version as the SDK's `AssistantVersion` has it (when it was made: `created_at`). */
+function versionJson({ updated_at: _made, ...version }: AssistantRecord): Record<string, unknown> {
+  return version;
+}
 
 /** What a search and a count of assistants filter on. */
 const ASSISTANT_FILTERS = ["graph_id", "name", "metadata"] as const;
@@ -76,11 +87,38 @@ export function assistantRoutes(ctx: ServerContext): Hono<AppEnv> {
       config: req.config ?? current.config,
       context: req.context ?? current.context,
       metadata: req.metadata ? { ...current.metadata, ...req.metadata } : current.metadata,
-      version: current.version + 1,
+      version: await ctx.store.nextAssistantVersion(current),
       updated_at: new Date().toISOString(),
     };
-    await ctx.store.saveAssistant(next);
+    await ctx.store.saveAssistantVersion(next);
     return c.json(next);
+  });
+
+  app.post("/assistants/:id/versions", async (c) => {
+    const req = await body(c, AssistantVersionsBody);
+    const current = await resolveAssistant(ctx, c.req.param("id"));
+    const versions = await ctx.store.assistantVersions(current.assistant_id, given(req, ["metadata"]));
+    const offset = req.offset ?? 0;
+    return c.json(versions.slice(offset, offset + (req.limit ?? 10)).map(versionJson));
+  });
+
+  app.post("/assistants/:id/latest", async (c) => {
+    const req = await body(c, AssistantLatestBody);
+    const current = await resolveAssistant(ctx, c.req.param("id"));
+    const [version] = await ctx.store.assistantVersions(current.assistant_id, { version: req.version });
+    if (!version)
+      throw new ServerError(
+        "NOT_FOUND",
+        `Assistant "${current.assistant_id}" has no version ${req.version}; list them with POST /assistants/${current.assistant_id}/versions.`,
+        { assistant_id: current.assistant_id, version: req.version },
+      );
+    const latest: AssistantRecord = {
+      ...version,
+      created_at: current.created_at,
+      updated_at: new Date().toISOString(),
+    };
+    await ctx.store.saveAssistant(latest);
+    return c.json(latest);
   });
 
   app.delete("/assistants/:id", async (c) => {

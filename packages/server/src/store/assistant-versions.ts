@@ -1,0 +1,57 @@
+/**
+ * Every version of an assistant, as LangGraph Server keeps them: an update adds one, and any may
+ * be made the assistant's current one again (setLatest). The assistant's own row is its current
+ * version; this table holds them all, that one included.
+ */
+import { assistantOf, json } from "./codec.js";
+import type { Db } from "./db.js";
+import type { AssistantRecord } from "./records.js";
+
+/** Each assistant's existing version is its first recorded one. */
+export const ASSISTANT_VERSIONS = `CREATE TABLE interlude_server_assistant_versions (
+     assistant_id text NOT NULL, version bigint NOT NULL, graph_id text NOT NULL, name text NOT NULL,
+     description text, config text NOT NULL, context text, metadata text NOT NULL, created_at text NOT NULL,
+     PRIMARY KEY (assistant_id, version));
+   INSERT INTO interlude_server_assistant_versions (assistant_id, version, graph_id, name, description, config, context, metadata, created_at)
+     SELECT assistant_id, version, graph_id, name, description, config, context, metadata, updated_at FROM interlude_server_assistants;`;
+
+/** `assistant` as a version of its own, made at its `updated_at`. */
+export function addVersion(db: Db, a: AssistantRecord): Promise<void> {
+  return db.write(
+    `INSERT INTO interlude_server_assistant_versions (assistant_id, version, graph_id, name, description, config, context, metadata, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [
+      a.assistant_id,
+      a.version,
+      a.graph_id,
+      a.name,
+      a.description,
+      json(a.config),
+      json(a.context),
+      json(a.metadata),
+      a.updated_at,
+    ],
+  );
+}
+
+/** The number the assistant's next version takes. */
+export async function nextVersion(db: Db, current: AssistantRecord): Promise<number> {
+  const rows = await db.all<{ n: number | string | null }>(
+    "SELECT MAX(version) AS n FROM interlude_server_assistant_versions WHERE assistant_id = ?",
+    [current.assistant_id],
+  );
+  return Math.max(Number(rows[0]?.n ?? 0), current.version) + 1;
+}
+
+/** An assistant's versions, newest first; as assistant records (`updated_at`: when the version was made). */
+export async function versionsOf(db: Db, assistantId: string, version?: number): Promise<AssistantRecord[]> {
+  const rows = await db.all(
+    `SELECT *, created_at AS updated_at FROM interlude_server_assistant_versions WHERE assistant_id = ?${version === undefined ? "" : " AND version = ?"} ORDER BY version DESC`,
+    version === undefined ? [assistantId] : [assistantId, version],
+  );
+  return rows.map(assistantOf);
+}
+
+export function deleteVersions(db: Db, assistantId: string): Promise<void> {
+  return db.write("DELETE FROM interlude_server_assistant_versions WHERE assistant_id = ?", [assistantId]);
+}
