@@ -6,9 +6,9 @@
  */
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { type JoinedSaver, PostgresSaver } from "@interlude/checkpoint-postgres";
-import { SqliteSaver, startWalCheckpointer } from "@interlude/checkpoint-sqlite";
-import type { BaseCheckpointSaver } from "@interlude/core";
+import { type JoinedSaver, PostgresSaver, PostgresStore } from "@interlude/checkpoint-postgres";
+import { SqliteSaver, SqliteStore, startWalCheckpointer } from "@interlude/checkpoint-sqlite";
+import type { BaseCheckpointSaver, BaseStore } from "@interlude/core";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { ensureDefaultAssistants } from "./assistants/defaults.js";
@@ -95,6 +95,8 @@ export function defaultSqlitePath(config?: ServerConfig): string {
 
 interface Storage {
   saver: BaseCheckpointSaver;
+  /** LangGraph's store (long-term memory), in the same database. */
+  memory: BaseStore;
   headStatement?: (threadId: string) => Statement;
   joinedSaver?: JoinedSaver;
   store: Store;
@@ -109,12 +111,14 @@ async function openSqlite(path: string): Promise<Storage> {
   if (path !== ":memory:") db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   const saver = new SqliteSaver(db, { groupCommit: true });
+  const memory = new SqliteStore(db);
   const checkpointer = startWalCheckpointer(db);
   // One process owns a SQLite file's runs and assistants, so assistants can be kept in memory.
   const store = new Store(new SqliteDb(db), { assistantCacheMs: Number.POSITIVE_INFINITY });
   await store.setup();
   return {
     saver,
+    memory,
     store,
     bus: new LocalBus(),
     close: async () => {
@@ -141,6 +145,9 @@ async function openPostgres(url: string, processId: string, connections: Postgre
   for (const pool of [storePool, saverPool]) pool.on("error", () => undefined);
   const saver = new PostgresSaver(saverPool);
   await saver.setup();
+  // Nodes' store calls take the saver's connections, which nothing holds while it waits for another.
+  const memory = new PostgresStore(saverPool);
+  await memory.setup();
   const bus = new PgBus(url, storePool, processId);
   // Assistants are cached in every process; a change is told to the others on the bus.
   const store = new Store(new PgDb(storePool), {
@@ -154,6 +161,7 @@ async function openPostgres(url: string, processId: string, connections: Postgre
   await bus.start();
   return {
     saver,
+    memory,
     headStatement: (threadId) => saver.headStatement(threadId),
     // The saver connects to the store's database: its statements may ride in the store's transactions.
     joinedSaver: saver.joined,
@@ -194,15 +202,15 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
     ? await openPostgres(options.postgresUrl, processId, connections)
     : await openSqlite(options.sqlitePath ?? defaultSqlitePath(options.config));
   try {
-    const loaded = options.config ? await GraphRegistry.load(options.config, storage.saver) : undefined;
-    const given = options.graphs ? await GraphRegistry.of(options.graphs, storage.saver) : undefined;
+    const bound = { saver: storage.saver, store: storage.memory };
+    const loaded = options.config ? await GraphRegistry.load(options.config, bound) : undefined;
+    const given = options.graphs ? await GraphRegistry.of(options.graphs, bound) : undefined;
     const graphs =
-      loaded && given
-        ? GraphRegistry.merge(loaded, given)
-        : (loaded ?? given ?? (await GraphRegistry.of({}, storage.saver)));
+      loaded && given ? GraphRegistry.merge(loaded, given) : (loaded ?? given ?? (await GraphRegistry.of({}, bound)));
     const ctx: ServerContext = {
       store: storage.store,
       saver: storage.saver,
+      memory: storage.memory,
       headStatement: storage.headStatement,
       joinedSaver: storage.joinedSaver,
       graphs,

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { JoinedSaver } from "@interlude/checkpoint-postgres";
-import type { BaseCheckpointSaver, CompiledStateGraph } from "@interlude/core";
+import type { BaseCheckpointSaver, BaseStore, CompiledStateGraph } from "@interlude/core";
 import type { GraphRegistry } from "./config/graphs.js";
 import type { Bus } from "./events/bus.js";
 import type { RunBroker } from "./runs/broker.js";
@@ -37,6 +37,8 @@ export interface Dispatcher {
 export interface ServerContext {
   readonly store: Store;
   readonly saver: BaseCheckpointSaver;
+  /** LangGraph's store (long-term memory): the graphs' `store`, and the /store API's. */
+  readonly memory: BaseStore;
   /**
    * The saver's read of a thread's head as a statement of the store's database (PostgreSQL,
    * where both share one): queueing a run reads it in its view's round trip instead of asking

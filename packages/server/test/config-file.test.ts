@@ -37,7 +37,7 @@ describe("a langgraph.json's keys", () => {
     [{ auth: { path: "./auth.ts:auth" } }, /auth\.path.*let every request in.*auth\.api_keys/],
     [{ auth: { api_keys: { k: "alice" }, openapi: {} } }, /auth\.openapi.*custom auth handler/],
     [{ http: { cors: { allow_origins: ["*"] } } }, /`http`.*reverse proxy/],
-    [{ store: { index: { dims: 3 } } }, /cross-thread store/],
+    [{ store: { index: { dims: 3 } } }, /semantic index and TTLs.*\/store API/],
     [{ checkpointer: { ttl: { strategy: "delete", default_ttl: 60, sweep: 1 } } }, /checkpointer\.ttl: "sweep" is not/],
     [{ checkpointer: { ttl: { strategy: "archive" } } }, /checkpointer\.ttl\.strategy/],
     [{ checkpointer: { serde: "pickle" } }, /checkpointer: "serde" is not/],

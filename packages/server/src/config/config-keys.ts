@@ -26,7 +26,7 @@ const BUILD_ONLY = new Set([
 const NOT_SERVED: Readonly<Record<string, string>> = {
   http: "custom routes, CORS, a mount prefix and disabled route groups (`http`) are not served by interlude serve. Put a reverse proxy in front for CORS and routing, and remove `http`.",
   store:
-    "the cross-thread store (`store`, its semantic index and TTL) is not served by interlude serve. Remove `store`.",
+    "the store's semantic index and TTLs (`store.index`, `store.ttl`) are not supported: graphs and the /store API get the store without them. Remove `store`.",
   ui: "generative UI components (`ui`) are not served by interlude serve. Remove `ui`.",
   ui_config: "generative UI components (`ui_config`) are not served by interlude serve. Remove `ui_config`.",
   webhooks:

@@ -5,7 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { type BaseCheckpointSaver, CompiledStateGraph, Entrypoint, StateGraph } from "@interlude/core";
+import { type BaseCheckpointSaver, type BaseStore, CompiledStateGraph, Entrypoint, StateGraph } from "@interlude/core";
 import type { ServerConfig } from "./config.js";
 import { exportEnv } from "./env.js";
 import { ConfigError } from "./errors.js";
@@ -27,18 +27,25 @@ const isBuilder = (x: unknown): x is StateGraph<any> =>
   x instanceof StateGraph ||
   (typeof x === "object" && x !== null && typeof (x as StateGraph<any>).compile === "function");
 
-function bind(graphId: string, exported: unknown, saver: BaseCheckpointSaver): CompiledStateGraph {
+/** The server's storage a graph is compiled with: its checkpoints, and LangGraph's store (long-term memory) for its nodes. */
+export interface GraphStorage {
+  saver: BaseCheckpointSaver;
+  store?: BaseStore;
+}
+
+function bind(graphId: string, exported: unknown, { saver, store }: GraphStorage): CompiledStateGraph {
   if (isCompiled(exported)) {
     return exported.builder.compile({
       checkpointer: saver,
+      store,
       interruptBefore: listOf(exported.interruptBefore as Breakpoints),
       interruptAfter: listOf(exported.interruptAfter as Breakpoints),
       name: exported.name,
       resumeMatching: exported.positional ? "positional" : "checked",
     }) as CompiledStateGraph;
   }
-  if (isBuilder(exported)) return exported.compile({ checkpointer: saver, name: graphId }) as CompiledStateGraph;
-  if (isWorkflow(exported)) return serveWorkflow(exported, saver);
+  if (isBuilder(exported)) return exported.compile({ checkpointer: saver, store, name: graphId }) as CompiledStateGraph;
+  if (isWorkflow(exported)) return serveWorkflow(exported, { saver, store });
   throw new ConfigError(
     `Graph "${graphId}": the export is neither a StateGraph, a compiled graph nor an entrypoint() workflow (got ${typeof exported}). Export the builder, builder.compile() or the workflow.`,
   );
@@ -47,7 +54,7 @@ function bind(graphId: string, exported: unknown, saver: BaseCheckpointSaver): C
 export class GraphRegistry {
   private constructor(private readonly graphs: ReadonlyMap<string, CompiledStateGraph>) {}
 
-  static async load(config: ServerConfig, saver: BaseCheckpointSaver): Promise<GraphRegistry> {
+  static async load(config: ServerConfig, storage: GraphStorage): Promise<GraphRegistry> {
     const graphs = new Map<string, CompiledStateGraph>();
     // Modules often read their variables as they load (a model's API key).
     exportEnv(config.env);
@@ -60,18 +67,18 @@ export class GraphRegistry {
           `Graph "${id}": ${ref.path} has no export "${ref.exportName}" (it has: ${Object.keys(module).join(", ") || "none"}).`,
         );
       if (typeof exported === "function" && !isBuilder(exported)) exported = await (exported as () => unknown)();
-      graphs.set(id, bind(id, exported, saver));
+      graphs.set(id, bind(id, exported, storage));
     }
     return new GraphRegistry(graphs);
   }
 
-  /** Graphs given in-process (tests, embedding), bound to `saver` like loaded ones. */
-  static async of(graphs: Record<string, unknown>, saver: BaseCheckpointSaver): Promise<GraphRegistry> {
+  /** Graphs given in-process (tests, embedding), bound to the storage like loaded ones. */
+  static async of(graphs: Record<string, unknown>, storage: GraphStorage): Promise<GraphRegistry> {
     const bound = new Map<string, CompiledStateGraph>();
     for (const [id, graph] of Object.entries(graphs))
       bound.set(
         id,
-        bind(id, typeof graph === "function" && !isBuilder(graph) ? await (graph as () => unknown)() : graph, saver),
+        bind(id, typeof graph === "function" && !isBuilder(graph) ? await (graph as () => unknown)() : graph, storage),
       );
     return new GraphRegistry(bound);
   }

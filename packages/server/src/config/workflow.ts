@@ -10,7 +10,6 @@
  * stream shape: a list of modes with subgraphs (chunks `[namespace, mode, chunk]`).
  */
 import {
-  type BaseCheckpointSaver,
   type CompiledStateGraph,
   INTERRUPT,
   isCommand,
@@ -20,6 +19,8 @@ import {
   type StreamEvent,
   type StreamMode,
 } from "@interlude/core";
+
+import type { GraphStorage } from "./graphs.js";
 
 type Triple = [string[], string, unknown];
 
@@ -90,9 +91,9 @@ async function* mapped(source: AsyncIterable<Triple>, name: string, asked: Set<s
   for await (const triple of source) yield* workflowChunks(name, asked, triple);
 }
 
-export function serveWorkflow(workflow: Workflow, saver: BaseCheckpointSaver): CompiledStateGraph {
+export function serveWorkflow(workflow: Workflow, { saver, store }: GraphStorage): CompiledStateGraph {
   const { name } = workflow;
-  const inner = workflow.graph.builder.compile({ checkpointer: saver, name }) as CompiledStateGraph;
+  const inner = workflow.graph.builder.compile({ checkpointer: saver, store, name }) as CompiledStateGraph;
   const overrides: Partial<CompiledStateGraph> = {
     async stream(input: unknown, config: StreamConfig = {}) {
       const asked = askedModes(config);

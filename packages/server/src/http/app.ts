@@ -12,6 +12,7 @@ import { metaRoutes } from "./routes/meta.js";
 import { protocolRoutes } from "./routes/protocol.js";
 import { runRoutes } from "./routes/runs.js";
 import { stateRoutes } from "./routes/state.js";
+import { storeRoutes } from "./routes/store.js";
 import { threadRoutes } from "./routes/threads.js";
 import { serveApp } from "./static.js";
 import { errorResponse } from "./status.js";
@@ -63,7 +64,15 @@ export function createApp(ctx: ServerContext, options: AppOptions): Hono<AppEnv>
     return auth(c, () => limit(c, next) as Promise<void>);
   });
   app.route("/", metaRoutes(ctx, options.version ?? "0.1.0"));
-  for (const routes of [assistantRoutes, threadRoutes, stateRoutes, runRoutes, inboxRoutes, protocolRoutes])
+  for (const routes of [
+    assistantRoutes,
+    threadRoutes,
+    stateRoutes,
+    runRoutes,
+    storeRoutes,
+    inboxRoutes,
+    protocolRoutes,
+  ])
     app.route("/", routes(ctx));
   serveApp(app, "/inbox", options.inboxDir);
   serveApp(app, "/chat", options.chatDir);

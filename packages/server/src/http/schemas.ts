@@ -252,3 +252,58 @@ export const InboxAnswerBody = z.object({
   answer: z.unknown(),
   reason: z.string().max(2000).optional(),
 });
+
+/** A store namespace: labels neither empty nor containing "." (GET joins them with "."). */
+const namespace = z
+  .array(
+    z
+      .string()
+      .min(1)
+      .regex(/^[^.]*$/, "must not contain '.'"),
+  )
+  .min(1);
+const noTtl = refused("Store items do not expire on this server; leave ttl out.");
+
+export const StorePutBody = z.object({
+  namespace,
+  key: z.string().min(1),
+  value: json,
+  index: z
+    .union([z.literal(false), z.array(z.string())])
+    .nullish()
+    .refine(
+      (index) => !Array.isArray(index),
+      "Store items are not indexed for semantic search on this server; leave index out (or false).",
+    ),
+  ttl: noTtl,
+});
+
+export const StoreGetQuery = z.object({
+  namespace: z.string().min(1),
+  key: z.string().min(1),
+  refresh_ttl: z.enum(["true", "false"]).optional(),
+});
+
+export const StoreDeleteBody = z.object({ namespace, key: z.string().min(1) });
+
+export const StoreSearchBody = z.object({
+  namespace_prefix: z
+    .array(
+      z
+        .string()
+        .min(1)
+        .regex(/^[^.]*$/, "must not contain '.'"),
+    )
+    .nullish(),
+  filter: json.nullish(),
+  query: refused("Semantic search is not done by this server: search by namespace and filter instead."),
+  refresh_ttl: z.boolean().nullish(),
+  ...page,
+});
+
+export const StoreNamespacesBody = z.object({
+  prefix: namespace.nullish(),
+  suffix: namespace.nullish(),
+  max_depth: z.number().int().positive().nullish(),
+  ...page,
+});
