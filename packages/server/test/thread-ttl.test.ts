@@ -176,3 +176,33 @@ describe("the sweep's own timer", () => {
     }
   });
 });
+
+describe("two processes sweeping one backlog on PostgreSQL", () => {
+  it("delete each thread once: none is left, and the inbox counts no question twice", async () => {
+    const postgresUrl = await freshDatabase(
+      inject("postgresUrl")!,
+      `interlude_ttl2_${process.pid}_${Date.now() % 1e6}`,
+    );
+    let ahead = 0;
+    const options = { postgresUrl, now: () => Date.now() + ahead, threadTtl: { sweepMs: NO_TIMER } };
+    const [a, b] = [await testServer(options), await testServer(options)];
+    try {
+      const client = a.client();
+      const ids = await Promise.all(
+        Array.from({ length: 120 }, async () => {
+          const thread = await client.threads.create({ ttl: 1 });
+          await client.runs.wait(thread.thread_id, "loop", { input: { rounds: 1 } });
+          return thread.thread_id;
+        }),
+      );
+      const total = async () => (await json(`${a.url}/inbox/interrupts?limit=1`)).body.total;
+      expect(await total()).toBe(120);
+      ahead = MINUTE + 1_000;
+      await Promise.all([sweep(a.backend.ctx), sweep(b.backend.ctx)]);
+      expect(await client.threads.search({ ids, limit: 1000 })).toHaveLength(0);
+      expect(await total()).toBe(0);
+    } finally {
+      await Promise.all([a.dispose(), b.dispose()]);
+    }
+  }, 60_000);
+});
