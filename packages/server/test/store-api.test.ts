@@ -89,5 +89,13 @@ describe.each(backends)("the store on %s", (_name, storage) => {
       body: JSON.stringify({ namespace: ["a.b"], key: "k", value: {} }),
     });
     expect(dotted).toMatchObject({ status: 422, body: { field: "namespace.0" } });
+    // Labels the store itself refuses: its error, with 422.
+    const colon = await json(`${server.url}/store/items`, {
+      method: "PUT",
+      body: JSON.stringify({ namespace: ["a:b"], key: "k", value: {} }),
+    });
+    expect(colon).toMatchObject({ status: 422, body: { code: "INVALID_NAMESPACE" } });
+    const empty = await json(`${server.url}/store/items?namespace=a..b&key=k`);
+    expect(empty).toMatchObject({ status: 422, body: { code: "INVALID_NAMESPACE" } });
   });
 });
