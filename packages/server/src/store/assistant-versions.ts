@@ -3,7 +3,7 @@
  * be made the assistant's current one again (setLatest). The assistant's own row is its current
  * version; this table holds them all, that one included.
  */
-import { assistantOf, json } from "./codec.js";
+import { assistantColumns, assistantOf } from "./codec.js";
 import type { Db } from "./db.js";
 import type { AssistantRecord } from "./records.js";
 
@@ -15,22 +15,12 @@ export const ASSISTANT_VERSIONS = `CREATE TABLE interlude_server_assistant_versi
    INSERT INTO interlude_server_assistant_versions (assistant_id, version, graph_id, name, description, config, context, metadata, created_at)
      SELECT assistant_id, version, graph_id, name, description, config, context, metadata, updated_at FROM interlude_server_assistants;`;
 
-/** `assistant` as a version of its own, made at its `updated_at`. */
+/** `assistant` as a version of its own, made at its `updated_at` (the last of assistantColumns). */
 export function addVersion(db: Db, a: AssistantRecord): Promise<void> {
   return db.write(
-    `INSERT INTO interlude_server_assistant_versions (assistant_id, version, graph_id, name, description, config, context, metadata, created_at)
+    `INSERT INTO interlude_server_assistant_versions (assistant_id, graph_id, name, description, config, context, metadata, version, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [
-      a.assistant_id,
-      a.version,
-      a.graph_id,
-      a.name,
-      a.description,
-      json(a.config),
-      json(a.context),
-      json(a.metadata),
-      a.updated_at,
-    ],
+    [a.assistant_id, ...assistantColumns(a)],
   );
 }
 

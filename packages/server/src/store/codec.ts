@@ -93,3 +93,17 @@ export const answerOf = decoder<AnswerRecord>({
   run_id: textOrNull,
   state: stored,
 });
+
+/** An assistant's columns after its id: graph_id, name, description, config, context, metadata, version, updated_at. */
+export function assistantColumns(a: AssistantRecord): unknown[] {
+  return [
+    a.graph_id,
+    a.name,
+    a.description,
+    json(a.config),
+    json(a.context),
+    json(a.metadata),
+    a.version,
+    a.updated_at,
+  ];
+}

@@ -3,7 +3,7 @@
  * Filters on assistants' metadata run in JS (assistants are few); thread searches run in SQL.
  */
 import { addVersion, deleteVersions, nextVersion, versionsOf } from "./assistant-versions.js";
-import { answerOf, assistantOf, json, pendingOf, runOf, threadOf } from "./codec.js";
+import { answerOf, assistantColumns, assistantOf, json, pendingOf, runOf, threadOf } from "./codec.js";
 import type { Db, Statement, TxOptions } from "./db.js";
 import { countChanges, countedTotal, recountPending } from "./pending-counts.js";
 import { textFilter } from "./pending-search.js";
@@ -579,18 +579,5 @@ function saveAssistantStatement(a: AssistantRecord): [string, unknown[]] {
   return [
     "UPDATE interlude_server_assistants SET graph_id = ?, name = ?, description = ?, config = ?, context = ?, metadata = ?, version = ?, updated_at = ? WHERE assistant_id = ?",
     [...assistantColumns(a), a.assistant_id],
-  ];
-}
-
-function assistantColumns(a: AssistantRecord): unknown[] {
-  return [
-    a.graph_id,
-    a.name,
-    a.description,
-    json(a.config),
-    json(a.context),
-    json(a.metadata),
-    a.version,
-    a.updated_at,
   ];
 }
