@@ -5,13 +5,13 @@
  * others, and one whose client waits on a run executing elsewhere still hears it end.
  */
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BusEvent } from "../dist/events/bus.js";
 import { WATCH_LOCK } from "../dist/events/notifications.js";
 import { SettleWatch } from "../dist/runs/settle-watch.js";
 import { openGate } from "./fixtures/gates.mjs";
 import { followSse, type TestServer, testServer, until } from "./helpers.js";
-import { freshDatabase } from "./processes.js";
+import { testDatabase } from "./processes.js";
 
 let a: TestServer;
 let b: TestServer;
@@ -19,7 +19,7 @@ let stats: pg.Client;
 let database: string;
 
 beforeAll(async () => {
-  database = await freshDatabase(inject("postgresUrl")!, `interlude_watch_${process.pid}_${Date.now() % 1e6}`);
+  database = await testDatabase("interlude_watch");
   a = await testServer({ postgresUrl: database });
   b = await testServer({ postgresUrl: database });
   stats = new pg.Client({ connectionString: database });

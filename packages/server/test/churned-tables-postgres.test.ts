@@ -7,20 +7,20 @@
  * an index serves; a search, planned at each call, may still scan.
  */
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { heapBuffersRead } from "../../../test/setup/postgres-counters.mjs";
 // @ts-expect-error: a plain ESM script without types, shared with `npm run bench:server`.
 import { runLoad } from "../bench/load.mjs";
 import type { PgDb } from "../dist/store/db.js";
 import { type TestServer, testServer } from "./helpers.js";
-import { freshDatabase } from "./processes.js";
+import { testDatabase } from "./processes.js";
 
 let server: TestServer;
 let database: string;
 let stats: pg.Client;
 
 beforeAll(async () => {
-  database = await freshDatabase(inject("postgresUrl")!, `interlude_churned_${process.pid}_${Date.now() % 1e6}`);
+  database = await testDatabase("interlude_churned");
   server = await testServer({ postgresUrl: database });
   stats = new pg.Client({ connectionString: database });
   await stats.connect();

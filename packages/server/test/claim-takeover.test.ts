@@ -13,8 +13,8 @@ import { SqliteSaver } from "@interlude/checkpoint-sqlite";
 import { Annotation, type BaseCheckpointSaver, START, StateGraph } from "@interlude/core";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { afterAll, describe, expect, inject, it } from "vitest";
-import { freshDatabase } from "./processes.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { testDatabase } from "./processes.js";
 
 const HOLDER = fileURLToPath(new URL("./fixtures/hold-claim.mjs", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "interlude-claims-"));
@@ -73,7 +73,7 @@ describe("a thread claimed by a process killed mid-run", () => {
   });
 
   it("PostgreSQL: taken over at once on the same machine", async () => {
-    const url = await freshDatabase(inject("postgresUrl")!, `interlude_claims_${process.pid}_${Date.now() % 1e6}`);
+    const url = await testDatabase("interlude_claims");
     const pool = new pg.Pool({ connectionString: url });
     const saver = new PostgresSaver(pool);
     await saver.setup();

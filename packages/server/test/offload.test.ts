@@ -3,15 +3,15 @@
  * run, stream and wait runs included; a worker process does. A CPU-bound node then leaves the
  * server answering.
  */
-import { afterAll, beforeAll, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { FIXTURE_CONFIG, json, until } from "./helpers.js";
-import { type Child, freshDatabase, serve, startCli } from "./processes.js";
+import { type Child, serve, startCli, testDatabase } from "./processes.js";
 
 const children: Child[] = [];
 let url: string;
 
 beforeAll(async () => {
-  const database = await freshDatabase(inject("postgresUrl")!, `interlude_offload_${process.pid}_${Date.now() % 1e6}`);
+  const database = await testDatabase("interlude_offload");
   const server = await serve(["--config", FIXTURE_CONFIG, "--postgres", database, "--concurrency", "0"]);
   children.push(server);
   url = server.url;

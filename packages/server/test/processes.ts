@@ -2,6 +2,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
+import { inject } from "vitest";
 
 const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 
@@ -84,4 +85,17 @@ export async function freshDatabase(serverUrl: string, name: string): Promise<st
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return url.toString();
+}
+
+/** A fresh database on the suite's PostgreSQL server, named after `prefix` (and this worker and instant). */
+export function testDatabase(prefix: string): Promise<string> {
+  return freshDatabase(inject("postgresUrl")!, `${prefix}_${process.pid}_${Date.now() % 1e6}`);
+}
+
+/** A test server's storage, for `describe.each`: SQLite (its own file), or a fresh PostgreSQL database named after `prefix`. */
+export function storages(prefix: string) {
+  return [
+    ["SQLite", async () => ({})],
+    ["PostgreSQL", async () => ({ postgresUrl: await testDatabase(prefix) })],
+  ] as const;
 }

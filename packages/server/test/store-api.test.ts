@@ -4,9 +4,9 @@
  */
 import { Annotation, START, StateGraph } from "@interlude/core";
 import type { Client } from "@langchain/langgraph-sdk";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { json, type TestServer, testServer } from "./helpers.js";
-import { freshDatabase } from "./processes.js";
+import { storages } from "./processes.js";
 
 type Memories = {
   put(ns: string[], key: string, value: object): Promise<void>;
@@ -22,15 +22,7 @@ const remember = new StateGraph(Annotation.Root({ user: Annotation(), fact: Anno
   })
   .addEdge(START, "remember");
 
-const backends = [
-  ["SQLite", async () => ({})],
-  [
-    "PostgreSQL",
-    async () => ({
-      postgresUrl: await freshDatabase(inject("postgresUrl")!, `interlude_store_${process.pid}_${Date.now() % 1e6}`),
-    }),
-  ],
-] as const;
+const backends = storages("interlude_store");
 
 describe.each(backends)("the store on %s", (_name, storage) => {
   let server: TestServer;

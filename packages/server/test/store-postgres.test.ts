@@ -6,16 +6,16 @@
  * and nothing else, and an assistant changed through one server is not served
  * stale by another's cache.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BusEvent } from "../dist/events/bus.js";
 import { type TestServer, testServer } from "./helpers.js";
-import { freshDatabase } from "./processes.js";
+import { testDatabase } from "./processes.js";
 
 let a: TestServer;
 let b: TestServer;
 
 beforeAll(async () => {
-  const database = await freshDatabase(inject("postgresUrl")!, `interlude_store_${process.pid}_${Date.now() % 1e6}`);
+  const database = await testDatabase("interlude_store");
   a = await testServer({ postgresUrl: database });
   b = await testServer({ postgresUrl: database });
 }, 60_000);

@@ -5,25 +5,17 @@
  * called directly, but for one test of the process's own timer.
  */
 import type { Client } from "@langchain/langgraph-sdk";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sweep } from "../dist/threads/ttl-sweeper.js";
 import { openGate } from "./fixtures/gates.mjs";
 import { json, type TestServer, testServer, until } from "./helpers.js";
-import { freshDatabase } from "./processes.js";
+import { storages, testDatabase } from "./processes.js";
 
 const MINUTE = 60_000;
 /** Never, within a test: the sweep is called by the test. */
 const NO_TIMER = 3_600_000;
 
-const backends = [
-  ["SQLite", async () => ({})],
-  [
-    "PostgreSQL",
-    async () => ({
-      postgresUrl: await freshDatabase(inject("postgresUrl")!, `interlude_ttl_${process.pid}_${Date.now() % 1e6}`),
-    }),
-  ],
-] as const;
+const backends = storages("interlude_ttl");
 
 describe.each(backends)("thread TTLs on %s", (_name, storage) => {
   let server: TestServer;
@@ -179,10 +171,7 @@ describe("the sweep's own timer", () => {
 
 describe("two processes sweeping one backlog on PostgreSQL", () => {
   it("delete each thread once: none is left, and the inbox counts no question twice", async () => {
-    const postgresUrl = await freshDatabase(
-      inject("postgresUrl")!,
-      `interlude_ttl2_${process.pid}_${Date.now() % 1e6}`,
-    );
+    const postgresUrl = await testDatabase("interlude_ttl2");
     let ahead = 0;
     const options = { postgresUrl, now: () => Date.now() + ahead, threadTtl: { sweepMs: NO_TIMER } };
     const [a, b] = [await testServer(options), await testServer(options)];
