@@ -253,15 +253,14 @@ export const InboxAnswerBody = z.object({
   reason: z.string().max(2000).optional(),
 });
 
-/** A store namespace: labels neither empty nor containing "." (GET joins them with "."). */
-const namespace = z
-  .array(
-    z
-      .string()
-      .min(1)
-      .regex(/^[^.]*$/, "must not contain '.'"),
-  )
-  .min(1);
+/** Store namespace labels: neither empty nor containing "." (GET joins them with "."). */
+const labels = z.array(
+  z
+    .string()
+    .min(1)
+    .regex(/^[^.]*$/, "must not contain '.'"),
+);
+const namespace = labels.min(1);
 const noTtl = refused("Store items do not expire on this server; leave ttl out.");
 
 export const StorePutBody = z.object({
@@ -287,14 +286,7 @@ export const StoreGetQuery = z.object({
 export const StoreDeleteBody = z.object({ namespace, key: z.string().min(1) });
 
 export const StoreSearchBody = z.object({
-  namespace_prefix: z
-    .array(
-      z
-        .string()
-        .min(1)
-        .regex(/^[^.]*$/, "must not contain '.'"),
-    )
-    .nullish(),
+  namespace_prefix: labels.nullish(),
   filter: json.nullish(),
   query: refused("Semantic search is not done by this server: search by namespace and filter instead."),
   refresh_ttl: z.boolean().nullish(),
