@@ -178,4 +178,109 @@ compare("channels", {
       return graph.invoke({ last: "two" }, config);
     },
   },
+  "Overwrite replaces a reduced value instead of adding to it": {
+    from: "pregel.test.ts: Overwrite bypasses the reducer",
+    async run(lib) {
+      const { Annotation, StateGraph, START, MemorySaver, Overwrite } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const graph = new StateGraph(State)
+        .addNode("a", () => ({ log: ["a"] }))
+        .addNode("reset", () => ({ log: new Overwrite(["reset"]) }))
+        .addNode("c", () => ({ log: ["c"] }))
+        .addEdge(START, "a")
+        .addEdge("a", "reset")
+        .addEdge("reset", "c")
+        .compile({ checkpointer: new MemorySaver() });
+      const config = { configurable: { thread_id: "t" } };
+      const updates = await collect(await graph.stream({ log: ["input"] }, { ...config, streamMode: "updates" }));
+      const state = await graph.getState(config);
+      return { updates: JSON.parse(JSON.stringify(updates)), values: state.values };
+    },
+  },
+
+  "an Overwrite and a plain write in one step: the overwrite wins": {
+    from: "pregel.test.ts: Overwrite bypasses the reducer",
+    async run(lib) {
+      const { Annotation, StateGraph, START, Overwrite } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const graph = new StateGraph(State)
+        .addNode("add", () => ({ log: ["added"] }))
+        .addNode("reset", () => ({ log: new Overwrite(["reset"]) }))
+        .addEdge(START, "add")
+        .addEdge(START, "reset")
+        .compile();
+      return graph.invoke({ log: ["input"] });
+    },
+  },
+
+  "Overwrite in its wire form, in Command.update and in updateState": {
+    from: "pregel.test.ts: Overwrite bypasses the reducer",
+    async run(lib) {
+      const { Annotation, StateGraph, START, MemorySaver, Command, Overwrite } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const graph = new StateGraph(State)
+        .addNode("wire", () => ({ log: { __overwrite__: ["wire"] } }))
+        .addNode("command", () => new Command({ update: { log: new Overwrite(["command"]) }, goto: "last" }), {
+          ends: ["last"],
+        })
+        .addNode("last", () => ({ log: ["last"] }))
+        .addEdge(START, "wire")
+        .addEdge("wire", "command")
+        .compile({ checkpointer: new MemorySaver() });
+      const config = { configurable: { thread_id: "t" } };
+      const result = await graph.invoke({ log: ["input"] }, config);
+      await graph.updateState(config, { log: new Overwrite(["edited"]) });
+      return { result, edited: (await graph.getState(config)).values };
+    },
+  },
+
+  "two Overwrites of one key in the same step is an error": {
+    from: "pregel.test.ts: Overwrite bypasses the reducer",
+    throws: true,
+    async run(lib) {
+      const { Annotation, StateGraph, START, Overwrite } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const graph = new StateGraph(State)
+        .addNode("a", () => ({ log: new Overwrite(["a"]) }))
+        .addNode("b", () => ({ log: new Overwrite(["b"]) }))
+        .addEdge(START, "a")
+        .addEdge(START, "b")
+        .compile();
+      return graph.invoke({ log: [] });
+    },
+  },
+
+  "an Overwrite written before an interrupt is applied on resume": {
+    from: "pregel.test.ts: Overwrite bypasses the reducer",
+    async run(lib) {
+      const { Annotation, StateGraph, START, MemorySaver, Command, Overwrite, interrupt } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const graph = new StateGraph(State)
+        .addNode("reset", () => ({ log: new Overwrite(["reset"]) }))
+        .addNode("ask", () => ({ log: [interrupt("next?")] }))
+        .addEdge(START, "reset")
+        .addEdge(START, "ask")
+        .compile({ checkpointer: new MemorySaver() });
+      const config = { configurable: { thread_id: "t" } };
+      await graph.invoke({ log: ["input"] }, config);
+      return graph.invoke(new Command({ resume: "answer" }), config);
+    },
+  },
+
+  "writer() sends to the custom stream from inside a node": {
+    from: "pregel.stream.test.ts: emits custom events written via config.writer",
+    differs: "#writer-reaches-the-custom-stream",
+    async run(lib) {
+      const { Annotation, StateGraph, START, writer } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const graph = new StateGraph(State)
+        .addNode("a", () => {
+          writer({ step: "inside a" });
+          return { log: ["a"] };
+        })
+        .addEdge(START, "a")
+        .compile();
+      return collect(await graph.stream({ log: [] }, { streamMode: "custom" }));
+    },
+  },
 });

@@ -296,4 +296,46 @@ compare("Command.PARENT", {
       return { chunks, values: (await parent.getState(config)).values };
     },
   },
+  "a node nothing leads to is refused at compile": {
+    from: "graph.test.ts: should throw an error if a node is not reachable",
+    throws: true,
+    async run(lib) {
+      const { Annotation, StateGraph, START } = lib;
+      const State = Annotation.Root({ v: Annotation() });
+      return new StateGraph(State)
+        .addNode("a", () => ({}))
+        .addNode("b", () => ({}))
+        .addEdge(START, "a")
+        .compile();
+    },
+  },
+
+  "a node reached only through Command({ goto }) compiles when declared in ends": {
+    from: "graph.test.ts: should throw an error if a node is not reachable",
+    async run(lib) {
+      const { Annotation, StateGraph, START, Command } = lib;
+      const State = Annotation.Root({ v: Annotation() });
+      const graph = new StateGraph(State)
+        .addNode("a", () => new Command({ update: { v: "a" }, goto: "b" }), { ends: ["b"] })
+        .addNode("b", (s: any) => ({ v: `${s.v}b` }))
+        .addEdge(START, "a")
+        .compile();
+      return graph.invoke({ v: "" });
+    },
+  },
+
+  "a conditional edge without a path map may lead to any node": {
+    from: "graph.test.ts: should throw an error if a node is not reachable",
+    async run(lib) {
+      const { Annotation, StateGraph, START, END } = lib;
+      const State = Annotation.Root({ v: Annotation() });
+      const graph = new StateGraph(State)
+        .addNode("a", () => ({ v: "a" }))
+        .addNode("b", () => ({ v: "b" }))
+        .addConditionalEdges(START, (s: any) => (s.v === "go" ? "b" : END))
+        .addEdge("b", "a")
+        .compile();
+      return [await graph.invoke({ v: "go" }), await graph.invoke({ v: "stop" })];
+    },
+  },
 });

@@ -242,7 +242,8 @@ compare("interrupts", {
 
   "interrupt without a checkpointer fails fast": {
     from: "pregel.test.ts: should fail fast when interrupt is called without a checkpointer",
-    async run({ Annotation, StateGraph, START, interrupt }) {
+    async run(lib) {
+      const { Annotation, StateGraph, START, interrupt } = lib;
       const State = Annotation.Root({ v: Annotation() });
       let after = false;
       const graph = new StateGraph(State)
@@ -253,10 +254,10 @@ compare("interrupts", {
         })
         .addEdge(START, "ask")
         .compile();
-      // The error classes differ (GraphValueError there, MissingCheckpointerError here): both refuse.
+      // Interlude's class is MissingCheckpointerError, a GraphValueError.
       const outcome = await graph.invoke({ v: 1 }).then(
         () => "ran",
-        (e: unknown) => e instanceof Error,
+        (e: unknown) => e instanceof lib.GraphValueError,
       );
       return { outcome, after };
     },
@@ -486,6 +487,30 @@ compare("interrupts", {
       out.push(await graph.invoke(null, config));
       out.push(await graph.invoke(new Command({ resume: "yes" }), config));
       return out;
+    },
+  },
+  "a node's catch rethrows what isGraphBubbleUp marks, and the question stands": {
+    from: "pregel.test.ts: should not swallow interrupts in try/catch",
+    async run(lib) {
+      const { Annotation, StateGraph, START, MemorySaver, Command, interrupt, isGraphBubbleUp, isGraphInterrupt } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const seen: unknown[] = [];
+      const graph = new StateGraph(State)
+        .addNode("ask", () => {
+          try {
+            return { log: [interrupt("q")] };
+          } catch (error) {
+            seen.push([isGraphBubbleUp(error), isGraphInterrupt(error)]);
+            if (isGraphBubbleUp(error)) throw error;
+            return { log: ["swallowed"] };
+          }
+        })
+        .addEdge(START, "ask")
+        .compile({ checkpointer: new MemorySaver() });
+      const config = { configurable: { thread_id: "t" } };
+      const paused = await graph.invoke({ log: [] }, config);
+      const done = await graph.invoke(new Command({ resume: "a" }), config);
+      return { paused, done, seen };
     },
   },
 });

@@ -41,6 +41,7 @@ export {
   getWriter,
   type LangGraphRunnableConfig,
   type Runtime,
+  writer,
 } from "./graph/runtime.js";
 export {
   defaultOf as getSchemaDefaultGetter,
@@ -58,7 +59,16 @@ export { MessagesValue, ReducedValue, type ReducedValueInit, StateSchema } from 
 export { type InterruptOptions, interrupt } from "./interrupt/interrupt.js";
 export { isResumeMap } from "./interrupt/match.js";
 export type { Interrupt } from "./interrupt/record.js";
-export { GraphInterrupt, isGraphInterrupt, isInterrupted, NodeInterrupt } from "./interrupt/signal.js";
+export {
+  GraphBubbleUp,
+  GraphInterrupt,
+  isGraphBubbleUp,
+  isGraphInterrupt,
+  isInterrupted,
+  isParentCommand,
+  NodeInterrupt,
+  ParentCommand,
+} from "./interrupt/signal.js";
 export {
   describeSchema as getJsonSchemaFromSchema,
   isStandardSchema,
@@ -76,9 +86,11 @@ export {
 } from "./messages/reducer.js";
 export type { BaseMessage, BaseMessageLike, MessageShape, MessageTypes } from "./messages/types.js";
 export { Command, type CommandParams, isCommand } from "./primitives/command.js";
+export { Overwrite } from "./primitives/overwrite.js";
 export { isSend, Send } from "./primitives/send.js";
 export type { StreamMode } from "./run/emitter.js";
 export type { Durability } from "./run/persist.js";
 export type { RetryPolicy } from "./runner/retry.js";
 export * from "./store/index.js";
 export type { PregelTaskDescription, StateSnapshot } from "./thread/snapshot.js";
+export { copyCheckpoint, emptyCheckpoint } from "./thread/working-checkpoint.js";

@@ -1,3 +1,5 @@
+import { InvalidUpdateError } from "../errors/graph.js";
+import { NOT_OVERWRITE, overwritten } from "../primitives/overwrite.js";
 import { HeldValue } from "./held-value.js";
 
 export type Reducer<V, U> = (current: V, update: U) => V;
@@ -16,11 +18,21 @@ export class BinaryOperatorAggregate<V = unknown, U = V> extends HeldValue<V, U>
     if (values.length === 0) return false;
     let i = 0;
     if (!this.has) {
-      this.hold(values[0] as unknown as V);
+      const first = overwritten(values[0]);
+      this.hold((first === NOT_OVERWRITE ? values[0] : first) as V);
       i = 1;
     }
     let value = this.value as V;
-    for (; i < values.length; i++) value = this.reducer(value, values[i] as U);
+    let overwrote = false;
+    for (; i < values.length; i++) {
+      const replacement = overwritten(values[i]);
+      if (replacement !== NOT_OVERWRITE) {
+        if (overwrote)
+          throw new InvalidUpdateError("A state key received two Overwrite values in one step; it takes one.");
+        value = replacement as V;
+        overwrote = true;
+      } else if (!overwrote) value = this.reducer(value, values[i] as U);
+    }
     this.value = value;
     return true;
   }

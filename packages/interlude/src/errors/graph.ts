@@ -1,4 +1,5 @@
 import { InterludeError } from "./base.js";
+import type { ErrorCode } from "./codes.js";
 
 /** The graph definition is wrong; raised by `compile()` or the builder. */
 export class GraphValidationError extends InterludeError {
@@ -9,6 +10,13 @@ export class GraphValidationError extends InterludeError {
     this.node = node;
   }
 }
+
+/**
+ * A node no edge, branch or declared `ends` leads to (LangGraph refuses it at compile too): it
+ * could never run, which is almost always a missing edge or a `Command({ goto })` target not
+ * declared in `ends`.
+ */
+export class UnreachableNodeError extends GraphValidationError {}
 
 /** A node returned a value that cannot be applied to the state. */
 export class InvalidUpdateError extends InterludeError {
@@ -27,12 +35,20 @@ export class GraphRecursionError extends InterludeError {
   }
 }
 
-export class MissingCheckpointerError extends InterludeError {
+/** LangGraph's class for a graph used with what it cannot work with; Interlude raises its subclasses. */
+export class GraphValueError extends InterludeError {
+  constructor(message: string, code: ErrorCode = "GRAPH_VALUE") {
+    super(code, message);
+  }
+}
+
+/** A `GraphValueError`, as LangGraph raises it for the same mistake. */
+export class MissingCheckpointerError extends GraphValueError {
   constructor(what: string) {
     super(
-      "MISSING_CHECKPOINTER",
       `${what} needs a checkpointer to save the paused state. ` +
         `Pass one to compile: builder.compile({ checkpointer: new MemorySaver() }) (or a SqliteSaver for durable threads).`,
+      "MISSING_CHECKPOINTER",
     );
   }
 }

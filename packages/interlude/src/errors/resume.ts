@@ -51,6 +51,20 @@ export class UnknownInterruptError extends InterludeError {
     this.unknownIds = unknownIds;
     this.pending = pending;
   }
+  /** LangGraph's names for the same facts. */
+  get reason(): "not_pending" {
+    return "not_pending";
+  }
+  get interruptIds(): readonly string[] {
+    return this.unknownIds;
+  }
+  get pendingIds(): readonly string[] {
+    return this.pending.map((p) => p.id);
+  }
+}
+
+export function isUnknownInterruptError(error: unknown): error is UnknownInterruptError {
+  return error instanceof UnknownInterruptError;
 }
 
 /**

@@ -21,7 +21,7 @@ import { NamedBarrierValue } from "../channels/named-barrier.js";
 import { Topic } from "../channels/topic.js";
 import { Trigger } from "../channels/trigger.js";
 import { END, START, TASKS } from "../constants.js";
-import { GraphValidationError } from "../errors/graph.js";
+import { GraphValidationError, UnreachableNodeError } from "../errors/graph.js";
 import { needsLangChain } from "../messages/reducer.js";
 import type { CompileOptions } from "./compiled.js";
 import type { GraphDeclaration } from "./declaration.js";
@@ -72,6 +72,26 @@ function validate(builder: GraphDeclaration, options: CompileOptions): void {
   }
   for (const [name, node] of builder.nodes) {
     for (const end of node.options.ends ?? []) if (end !== END) known(builder, end, `"ends" of node "${name}"`);
+  }
+  refuseUnreachable(builder);
+}
+
+/** As LangGraph does: a node that nothing leads to could never run. A branch without a path map may lead anywhere. */
+function refuseUnreachable(builder: GraphDeclaration): void {
+  const reached = new Set<string>();
+  for (const { target } of builder.edges) reached.add(target);
+  for (const branch of builder.branches) {
+    if (branch.pathMap) for (const target of Object.values(branch.pathMap)) reached.add(target);
+    else for (const name of builder.nodes.keys()) if (name !== branch.source) reached.add(name);
+  }
+  for (const node of builder.nodes.values()) for (const end of node.options.ends ?? []) reached.add(end);
+  for (const name of builder.nodes.keys()) {
+    if (reached.has(name)) continue;
+    throw new UnreachableNodeError(
+      `Node "${name}" is not reachable: no edge or conditional edge leads to it. Add one, or, if a node ` +
+        `routes to it with Command({ goto: "${name}" }), declare it: addNode(source, fn, { ends: ["${name}"] }).`,
+      name,
+    );
   }
 }
 

@@ -66,3 +66,8 @@ export function getWriter(config?: LangGraphRunnableConfig): ((chunk: unknown) =
   if (!scope) throw new OutsideNodeError("getWriter()");
   return scope.config.writer as ((chunk: unknown) => void) | undefined;
 }
+
+/** Sends `chunk` to the run's "custom" stream from inside a node; does nothing when nobody streams that mode. */
+export function writer(chunk: unknown): void {
+  getWriter()?.(chunk);
+}

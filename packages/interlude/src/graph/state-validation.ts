@@ -6,6 +6,7 @@
 import { InvalidContextError, StateInputError } from "../errors/state.js";
 import { isStandardSchema, type StandardIssue, type StandardSchemaV1 } from "../interrupt/standard-schema.js";
 import { isCommand } from "../primitives/command.js";
+import { NOT_OVERWRITE, Overwrite, overwritten } from "../primitives/overwrite.js";
 import type { GraphDeclaration } from "./declaration.js";
 
 type Validators = ReadonlyMap<string, StandardSchemaV1>;
@@ -46,6 +47,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 async function validated(validators: Validators, key: string, value: unknown, node?: string): Promise<unknown> {
   const schema = validators.get(key);
   if (!schema) return value;
+  // An overwrite is checked by what it carries, and stays an overwrite.
+  const replacement = overwritten(value);
+  if (replacement !== NOT_OVERWRITE) return new Overwrite(await validated(validators, key, replacement, node));
   const result = await schema["~standard"].validate(value);
   if (!result.issues) return result.value;
   throw new StateInputError(key, describeIssues(result.issues), value, node);

@@ -4,10 +4,26 @@ import { currentTask } from "../runner/scope.js";
 import type { Interrupt, StoredInterrupt } from "./record.js";
 
 /**
+ * What a node throws to stop without failing: an interrupt, or a command for the parent graph.
+ * Code that catches errors in a node rethrows these (`if (isGraphBubbleUp(e)) throw e`), as
+ * with LangGraph.
+ */
+export class GraphBubbleUp extends Error {
+  get is_bubble_up(): true {
+    return true;
+  }
+}
+
+/** True for an interrupt or a command for the parent graph, which a node's catch must rethrow. */
+export function isGraphBubbleUp(error: unknown): error is GraphBubbleUp {
+  return error instanceof GraphBubbleUp || (error as { is_bubble_up?: unknown } | null)?.is_bubble_up === true;
+}
+
+/**
  * Thrown by `interrupt()` to stop the node. Not an error: the runner turns it into a paused
  * task. (Named as in LangGraph so code that checks for it keeps working.)
  */
-export class GraphInterrupt extends Error {
+export class GraphInterrupt extends GraphBubbleUp {
   readonly interrupts: StoredInterrupt[];
   constructor(interrupts: StoredInterrupt[]) {
     // A pause, not a failure: no stack trace. Capturing one (with async frames) cost ~10 us per
@@ -52,9 +68,13 @@ export function isInterrupted<T>(value: T): value is T & { [INTERRUPT]: Interrup
  * Thrown by a subgraph node that returned `Command({ graph: Command.PARENT })`; the parent's
  * runner catches it and applies the command as the output of the task that ran the subgraph.
  */
-export class ParentCommand extends Error {
+export class ParentCommand extends GraphBubbleUp {
   constructor(readonly command: unknown) {
     super("Command for the parent graph");
     this.name = "ParentCommand";
   }
+}
+
+export function isParentCommand(error: unknown): error is ParentCommand {
+  return error instanceof ParentCommand;
 }

@@ -20,6 +20,18 @@ export function emptyCheckpoint(): Checkpoint {
   };
 }
 
+/** A copy whose maps may be changed without touching `checkpoint` (the channel values are shared). */
+export function copyCheckpoint(checkpoint: Checkpoint): Checkpoint {
+  return {
+    ...checkpoint,
+    channel_values: { ...checkpoint.channel_values },
+    channel_versions: { ...checkpoint.channel_versions },
+    versions_seen: Object.fromEntries(
+      Object.entries(checkpoint.versions_seen).map(([node, versions]) => [node, { ...versions }]),
+    ),
+  };
+}
+
 /** A working copy of a saved checkpoint that may be mutated. */
 export function workingCopy(saved: Checkpoint): Checkpoint {
   return { ...saved, channel_versions: { ...saved.channel_versions }, versions_seen: { ...saved.versions_seen } };
