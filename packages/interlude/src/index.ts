@@ -3,6 +3,13 @@
  * step, and resumes anywhere. Public names match `@langchain/langgraph`.
  */
 
+export {
+  BaseCache,
+  type CacheFullKey,
+  type CacheNamespace,
+  type CachePolicy,
+} from "./cache/base.js";
+export { InMemoryCache } from "./cache/memory.js";
 export type { EventFilters, StreamEvent } from "./callbacks/stream-events.js";
 export * from "./channels/index.js";
 export * from "./checkpoint/index.js";
@@ -24,7 +31,7 @@ export {
   type RunConfig,
   type StreamConfig,
 } from "./graph/compiled.js";
-export type { AddNodeOptions } from "./graph/declaration.js";
+export type { AddNodeOptions, NodeErrorHandler, NodePolicyOptions } from "./graph/declaration.js";
 export type { GraphDrawing } from "./graph/drawing.js";
 export {
   Entrypoint,
@@ -91,6 +98,7 @@ export { isSend, Send } from "./primitives/send.js";
 export type { StreamMode } from "./run/emitter.js";
 export type { Durability } from "./run/persist.js";
 export type { RetryPolicy } from "./runner/retry.js";
+export type { TimeoutPolicy } from "./runner/timeout.js";
 export * from "./store/index.js";
 export type { PregelTaskDescription, StateSnapshot } from "./thread/snapshot.js";
 export { copyCheckpoint, emptyCheckpoint } from "./thread/working-checkpoint.js";

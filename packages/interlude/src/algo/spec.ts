@@ -2,10 +2,13 @@
  * The compiled form of a graph that the pure algorithm works on: nodes with their trigger
  * channels and the writes they make after running. Built once by `compile()`.
  */
+import type { BaseCache, CachePolicy } from "../cache/base.js";
 import type { Channel } from "../channels/base.js";
 import type { Reducer } from "../channels/binop.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
+import type { NodeError } from "../errors/node.js";
 import type { RetryPolicy } from "../runner/retry.js";
+import type { TimeoutPolicy } from "../runner/timeout.js";
 import type { BaseStore } from "../store/base.js";
 import type { Breakpoints } from "./breakpoints.js";
 
@@ -31,10 +34,22 @@ export interface NodeSpec {
   edges: readonly StaticWrite[];
   branches: readonly BranchSpec[];
   retryPolicy?: RetryPolicy;
+  /** Limits on each attempt; an attempt past them fails with NodeTimeoutError. */
+  timeout?: TimeoutPolicy;
+  /** Runs once the retries are spent; its writes (under its `name`) stand for the node's. */
+  errorHandler?: ErrorHandlerSpec;
+  /** Results are kept in the graph's cache and reused for the same input. */
+  cachePolicy?: CachePolicy;
   /** Possible `Command({ goto })` destinations, for drawing and validation. */
   ends?: readonly string[];
   /** Set when the node is a compiled subgraph. */
   subgraph?: GraphInternals;
+}
+
+export interface ErrorHandlerSpec {
+  /** `__error_handler__<node>`, or `__default_error_handler__` for `setNodeDefaults`'s. */
+  name: string;
+  run: (state: any, error: NodeError, config: any) => unknown;
 }
 
 export interface GraphSpec {
@@ -65,6 +80,8 @@ export interface GraphInternals {
   readonly checkpointer?: BaseCheckpointSaver;
   /** Long-term memory given to nodes as `config.store` (a subgraph without one uses its parent's). */
   readonly store?: BaseStore;
+  /** Where nodes' and tasks' results with a cache policy are kept (`compile({ cache })`); subgraphs keep their own. */
+  readonly cache?: BaseCache;
   readonly interruptBefore?: Breakpoints;
   readonly interruptAfter?: Breakpoints;
   /** LangGraph's positional answer matching, without checking the question (opt-in). */

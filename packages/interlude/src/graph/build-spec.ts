@@ -25,6 +25,7 @@ import { GraphValidationError, UnreachableNodeError } from "../errors/graph.js";
 import { needsLangChain } from "../messages/reducer.js";
 import type { CompileOptions } from "./compiled.js";
 import type { GraphDeclaration } from "./declaration.js";
+import { hasErrorHandler, resolvePolicies } from "./node-policies.js";
 import { inputMapper, validatingNode } from "./state-validation.js";
 
 function known(builder: GraphDeclaration, name: string, role: string): void {
@@ -78,6 +79,7 @@ function validate(builder: GraphDeclaration, options: CompileOptions): void {
 
 /** As LangGraph does: a node that nothing leads to could never run. A branch without a path map may lead anywhere. */
 function refuseUnreachable(builder: GraphDeclaration): void {
+  if (hasErrorHandler(builder.nodes.values(), builder.nodeDefaults)) return;
   const reached = new Set<string>();
   for (const { target } of builder.edges) reached.add(target);
   for (const branch of builder.branches) {
@@ -178,7 +180,7 @@ export function buildSpec(builder: GraphDeclaration, options: CompileOptions): G
       triggers: triggers.get(name)!,
       edges: writesOf.get(name)!,
       branches: branchesOf.get(name) ?? [],
-      retryPolicy: definition.options.retryPolicy,
+      ...resolvePolicies(name, definition.options, builder.nodeDefaults),
       ends: definition.options.ends,
       subgraph: isGraph ? action : undefined,
     };

@@ -4,6 +4,7 @@
  */
 import { breakpointsOf } from "../algo/breakpoints.js";
 import type { GraphInternals, GraphSpec } from "../algo/spec.js";
+import type { BaseCache } from "../cache/base.js";
 import { createMessagesHandler } from "../callbacks/messages-handler.js";
 import { type EventFilters, type StreamEvent, streamGraphEvents } from "../callbacks/stream-events.js";
 import { addHandler } from "../callbacks/trace.js";
@@ -36,6 +37,8 @@ export interface CompileOptions {
   checkpointer?: BaseCheckpointSaver | boolean;
   /** Long-term memory shared across threads: nodes reach it as `config.store` or `getStore()`. */
   store?: BaseStore;
+  /** Where results of nodes and `task()`s with a `cachePolicy` are kept, across runs and threads. */
+  cache?: BaseCache;
   interruptBefore?: string[] | "*";
   interruptAfter?: string[] | "*";
   name?: string;
@@ -68,6 +71,7 @@ function settingsOf(options: CompileOptions): GraphSettings {
     name: options.name ?? "LangGraph",
     checkpointer: typeof saver === "object" && saver !== null ? saver : undefined,
     store: options.store,
+    cache: options.cache,
     interruptBefore: breakpointsOf(options.interruptBefore),
     interruptAfter: breakpointsOf(options.interruptAfter),
     positional: options.resumeMatching === "positional",
@@ -235,6 +239,11 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
   }
 
   /** Nodes and edges, for drawing. */
+  /** Empties the graph's cache (every namespace in it, as LangGraph does). */
+  async clearCache(): Promise<void> {
+    await this.cache?.clear([]);
+  }
+
   getGraph(): GraphDrawing {
     return drawingOf(this.builder);
   }

@@ -4,18 +4,31 @@
  * import it (the builder imports them).
  */
 import type { GraphInternals } from "../algo/spec.js";
+import type { CachePolicy } from "../cache/base.js";
+import type { NodeError } from "../errors/node.js";
 import type { StandardSchemaV1 } from "../interrupt/standard-schema.js";
 import type { RetryPolicy } from "../runner/retry.js";
+import type { TimeoutPolicy } from "../runner/timeout.js";
 import type { StateSpec } from "./annotation.js";
 
-export interface AddNodeOptions {
+/** Called with the failed node's input once its retries are spent; returns an update or a Command instead. */
+export type NodeErrorHandler = (state: any, error: NodeError, config: any) => unknown;
+
+/** What `addNode` and `setNodeDefaults` both set (a node's own value wins over the default). */
+export interface NodePolicyOptions {
+  retryPolicy?: RetryPolicy;
+  /** Keep the node's results in the graph's cache (`compile({ cache })`); `true` for the defaults, `false` to opt out. */
+  cachePolicy?: CachePolicy | boolean;
+  /** Limits on each attempt, in ms (a number is `runTimeout`). */
+  timeout?: number | TimeoutPolicy;
+  errorHandler?: NodeErrorHandler;
+}
+
+export interface AddNodeOptions extends NodePolicyOptions {
   /** Nodes this node may route to with `Command({ goto })` (for drawing and validation). */
   ends?: readonly string[];
-  retryPolicy?: RetryPolicy;
   /** Run the node only once nothing else is left to run (after the other branches finished). */
   defer?: boolean;
-  /** Not supported: refused with UnsupportedFeatureError rather than ignored. */
-  cachePolicy?: unknown;
   /** Not supported (a node's own input schema): refused with UnsupportedFeatureError rather than ignored. */
   input?: unknown;
 }
@@ -46,6 +59,8 @@ export interface GraphDeclaration {
   readonly validators: ReadonlyMap<string, StandardSchemaV1>;
   readonly contextSchema?: unknown;
   readonly nodes: ReadonlyMap<string, NodeDefinition>;
+  /** `setNodeDefaults`: what nodes without their own value get. */
+  readonly nodeDefaults?: NodePolicyOptions;
   readonly edges: ReadonlyArray<{ sources: string[]; target: string }>;
   readonly branches: readonly BranchDefinition[];
 }

@@ -11,6 +11,7 @@
  * the last run, and what the last run saved for the next (`getPreviousState()`).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { BaseCache } from "../cache/base.js";
 import type { EventFilters, StreamEvent } from "../callbacks/stream-events.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import type { RunnableConfig } from "../checkpoint/types.js";
@@ -18,6 +19,7 @@ import { INTERRUPT, START } from "../constants.js";
 import type { Interrupt } from "../interrupt/record.js";
 import { isCommand } from "../primitives/command.js";
 import type { StreamMode } from "../run/emitter.js";
+import type { TimeoutPolicy } from "../runner/timeout.js";
 import type { BaseStore } from "../store/base.js";
 import type { StateSnapshot } from "../thread/snapshot.js";
 import { Annotation } from "./annotation.js";
@@ -29,6 +31,10 @@ export interface EntrypointOptions {
   checkpointer?: BaseCheckpointSaver;
   /** Long-term memory: the workflow reaches it as `config.store` or `getStore()`. */
   store?: BaseStore;
+  /** Where the results of its `task()`s with a `cachePolicy` are kept. */
+  cache?: BaseCache;
+  /** Limits on each attempt of the workflow, as a node's `timeout`. */
+  timeout?: number | TimeoutPolicy;
 }
 
 const WorkflowState = Annotation.Root({
@@ -59,19 +65,30 @@ export function getPreviousState<T = unknown>(): T {
 
 export class Entrypoint<Input, Output> {
   readonly graph: CompiledStateGraph<{ input: unknown; output: unknown; previous: unknown }>;
-  constructor(
-    readonly name: string,
-    fn: (input: Input, config: RunnableConfig) => Output | Promise<Output>,
-    checkpointer?: BaseCheckpointSaver,
-    store?: BaseStore,
-  ) {
+  readonly name: string;
+  constructor(options: EntrypointOptions, fn: (input: Input, config: RunnableConfig) => Output | Promise<Output>) {
+    const { name, checkpointer, store, cache, timeout } = options;
+    this.name = name;
     this.graph = new StateGraph(WorkflowState)
-      .addNode(name, async (state, config) => {
-        const result = await previousStorage.run({ previous: state.previous }, () => fn(state.input as Input, config));
-        return isFinal(result) ? { output: result.value, previous: result.save } : { output: result, previous: result };
-      })
+      .addNode(
+        name,
+        async (state, config) => {
+          const result = await previousStorage.run({ previous: state.previous }, () =>
+            fn(state.input as Input, config),
+          );
+          return isFinal(result)
+            ? { output: result.value, previous: result.save }
+            : { output: result, previous: result };
+        },
+        { timeout },
+      )
       .addEdge(START, name)
-      .compile({ checkpointer, name, store }) as never;
+      .compile({ checkpointer, name, store, cache }) as never;
+  }
+
+  /** Empties the cache of the workflow's tasks. */
+  clearCache(): Promise<void> {
+    return this.graph.clearCache();
   }
 
   private wrap(input: Input | unknown): unknown {
@@ -158,9 +175,7 @@ export const entrypoint: EntrypointFunction & {
     options: EntrypointOptions | string,
     fn: (input: Input, config: RunnableConfig) => Output | Promise<Output>,
   ): Entrypoint<Input, Output> => {
-    const { name, checkpointer, store } =
-      typeof options === "string" ? { name: options, checkpointer: undefined, store: undefined } : options;
-    return new Entrypoint(name, fn, checkpointer, store);
+    return new Entrypoint(typeof options === "string" ? { name: options } : options, fn);
   },
   {
     final<Value, Save>(result: { value?: Value; save?: Save }): EntrypointFinal<Value, Save> {

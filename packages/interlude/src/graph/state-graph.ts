@@ -9,7 +9,14 @@ import type { StandardSchemaV1 } from "../interrupt/standard-schema.js";
 import type { AnnotationRoot, StateSpec, StateType, UpdateType } from "./annotation.js";
 import { buildSpec } from "./build-spec.js";
 import { CompiledStateGraph, type CompileOptions } from "./compiled.js";
-import type { AddNodeOptions, BranchDefinition, GraphDeclaration, NodeDefinition } from "./declaration.js";
+import type {
+  AddNodeOptions,
+  BranchDefinition,
+  GraphDeclaration,
+  NodeDefinition,
+  NodePolicyOptions,
+} from "./declaration.js";
+import { checkPolicies } from "./node-policies.js";
 import { asRunnable, isRunnable, type RunnableLike } from "./runnable.js";
 import { resolveState } from "./state-definition.js";
 import type { StateSchema, StateSchemaFields } from "./state-schema.js";
@@ -22,13 +29,9 @@ type NodeEntry<S extends StateSpec> = [
   options?: AddNodeOptions,
 ];
 
-/** LangGraph options Interlude refuses, with what to do instead. */
-function refuseUnsupported(name: string, options: AddNodeOptions): void {
-  if (options.cachePolicy !== undefined && options.cachePolicy !== false)
-    throw new UnsupportedFeatureError(
-      `addNode("${name}", fn, { cachePolicy })`,
-      "Cache inside the node, or wrap the call in task() so it runs once per thread.",
-    );
+/** LangGraph options Interlude refuses, with what to do instead; policies checked as they are given. */
+function checkOptions(name: string, options: AddNodeOptions): void {
+  checkPolicies(`addNode("${name}")`, name, options);
   // LangGraph hands such a node only its input schema's keys; ignoring it would hand it the whole state.
   if (options.input !== undefined)
     throw new UnsupportedFeatureError(
@@ -64,6 +67,7 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START> im
   readonly nodes = new Map<string, NodeDefinition>();
   readonly edges: Array<{ sources: string[]; target: string }> = [];
   readonly branches: BranchDefinition[] = [];
+  nodeDefaults?: NodePolicyOptions;
 
   constructor(state: AnnotationRoot<S> | S | { channels: S } | { "~spec": S }, options?: StateGraphInit | unknown);
   constructor(state: StateDefinitionInit | StateGraphInit, options?: StateGraphInit | unknown);
@@ -117,11 +121,11 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START> im
           `Node "${name}" must be a function, a compiled graph or a Runnable (an object with invoke(input, config)).`,
           name,
         );
-      refuseUnsupported(name, options);
+      checkOptions(name, options);
       this.nodes.set(name, { name, action: asRunnable(action), options });
       return;
     }
-    refuseUnsupported(name, options);
+    checkOptions(name, options);
     this.nodes.set(name, { name, action, options });
   }
 
@@ -187,6 +191,19 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START> im
     return this as unknown as StateGraph<S, string>;
   }
 
+  /**
+   * Policies for every node without its own (applied at compile, so before or after `addNode`);
+   * fields merge across calls, the later call winning. `cachePolicy: false` on a node opts out.
+   */
+  setNodeDefaults(defaults: NodePolicyOptions): this {
+    checkPolicies("setNodeDefaults", undefined, defaults);
+    const merged: NodePolicyOptions = { ...this.nodeDefaults };
+    for (const [key, value] of Object.entries(defaults))
+      if (value !== undefined) Object.assign(merged, { [key]: value });
+    this.nodeDefaults = merged;
+    return this;
+  }
+
   setEntryPoint(name: N): this {
     return this.addEdge(START as N, name);
   }
@@ -196,10 +213,10 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START> im
   }
 
   compile(options: CompileOptions = {}): CompiledStateGraph<StateType<S>, UpdateType<S>, N> {
-    if ((options as { cache?: unknown }).cache)
-      throw new UnsupportedFeatureError(
-        "compile({ cache })",
-        "Cache inside the nodes, or wrap the calls in task() so they run once per thread.",
+    const cache = options.cache as Partial<Record<string, unknown>> | undefined;
+    if (cache && !["get", "set", "clear"].every((verb) => typeof cache[verb] === "function"))
+      throw new GraphValidationError(
+        "compile({ cache }) needs a BaseCache (get, set and clear), such as new InMemoryCache().",
       );
     const spec = buildSpec(this, options);
     return new CompiledStateGraph(this, spec, options);

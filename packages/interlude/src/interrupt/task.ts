@@ -5,10 +5,11 @@
  */
 import { NS_SEP } from "../constants.js";
 import { callScope, currentTask, type TaskScope, taskStorage } from "../runner/scope.js";
-import { errorRecord } from "../thread/pending.js";
+import { errorFromRecord, errorRecord } from "../thread/pending.js";
 import { isGraphInterrupt, ParentCommand } from "./signal.js";
+import { type CallPolicies, governed, policiesOf, throughCache } from "./task-policies.js";
 
-export interface TaskOptions {
+export interface TaskOptions extends CallPolicies {
   /** Errors are not saved: a failed call runs again on the next attempt. */
   retryable?: boolean;
 }
@@ -23,29 +24,38 @@ export function task<Args extends unknown[], Result>(
 ): TaskFunction<Args, Result> {
   const options: TaskOptions & { name: string } =
     typeof nameOrOptions === "string" ? { name: nameOrOptions } : nameOrOptions;
+  const policies = policiesOf(options.name, options);
   const call = async (...args: Args): Promise<Awaited<Result>> => {
     const scope = currentTask();
-    if (!scope) return (await fn(...args)) as Awaited<Result>;
+    if (!scope) return (await governed(options.name, policies, async () => fn(...args))()) as Awaited<Result>;
     const owner = scope.root ?? scope;
     const index = owner.taskCallCounter++;
-    const invoke = () => taskStorage.run(callScope(scope, index), () => fn(...args)) as Promise<Awaited<Result>>;
-    const run = (): Promise<Awaited<Result>> =>
+    const invoke = governed(
+      options.name,
+      policies,
+      () => taskStorage.run(callScope(scope, index), () => fn(...args)) as Promise<Awaited<Result>>,
+    );
+    const traced = (): Promise<Awaited<Result>> =>
       scope.traceCall ? scope.traceCall(options.name, index, args, invoke) : invoke();
-    if (!scope.run.saver) return told(scope, options.name, await run());
+    const run = () => throughCache(scope.cache, options.name, policies.cachePolicy, args, traced);
+    if (!scope.run.saver) {
+      const { value, cached } = await run();
+      return told(scope, options.name, value, cached);
+    }
     const saved = owner.taskCalls[index];
     if (saved && saved.name === options.name) {
       if (saved.ok) return saved.value as Awaited<Result>;
-      throw reviveError(saved.value);
+      throw errorFromRecord(saved.value);
     }
     // A different call at this position: the node's path changed, later records no longer apply.
     if (saved) owner.taskCalls.length = index;
     // Records go to their call's position, not in completion order: calls started together
     // (Promise.all) finish in any order, and a replay looks each one up by position.
     try {
-      const value = await run();
+      const { value, cached } = await run();
       owner.taskCalls[index] = { name: options.name, ok: true, value };
       await owner.saveTaskCalls();
-      return told(scope, options.name, value);
+      return told(scope, options.name, value, cached);
     } catch (error) {
       if (!options.retryable && !isControlFlow(error)) {
         owner.taskCalls[index] = { name: options.name, ok: false, value: errorRecord(error) };
@@ -57,23 +67,21 @@ export function task<Args extends unknown[], Result>(
   return Object.assign(call, { taskName: options.name });
 }
 
-/** A call that ran streams its result as an update of its own (`{ [name]: result }`), as LangGraph. */
-function told<T>(scope: TaskScope, name: string, value: T): T {
+/**
+ * A call that ran streams its result as an update of its own (`{ [name]: result }`), as
+ * LangGraph; one found in the cache says so (`__metadata__: { cached: true }`).
+ */
+function told<T>(scope: TaskScope, name: string, value: T, cached = false): T {
   const emitter = scope.run.emitter;
   if (emitter?.modes.has("updates")) {
     const cut = scope.ns.lastIndexOf(NS_SEP);
-    emitter.emit(cut < 0 ? "" : scope.ns.slice(0, cut), "updates", { [name]: value });
+    const chunk: Record<string, unknown> = { [name]: value };
+    if (cached) chunk.__metadata__ = { cached: true };
+    emitter.emit(cut < 0 ? "" : scope.ns.slice(0, cut), "updates", chunk);
   }
   return value;
 }
 
 function isControlFlow(error: unknown): boolean {
   return isGraphInterrupt(error) || error instanceof ParentCommand;
-}
-
-function reviveError(saved: unknown): Error {
-  const { name, message } = saved as { name: string; message: string };
-  const error = new Error(message);
-  error.name = name;
-  return error;
 }

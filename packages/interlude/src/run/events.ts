@@ -115,7 +115,13 @@ export class RunEvents {
     if (!this.emitter) return;
     for (const outcome of outcomes) {
       if (outcome.kind !== "done" || outcome.task.name === START) continue;
-      this.emit("updates", () => ({ [outcome.task.name]: this.streamedUpdate(outcome.writes) }));
+      this.emit("updates", () => {
+        const chunk: Record<string, unknown> = {
+          [outcome.as ?? outcome.task.name]: this.streamedUpdate(outcome.writes),
+        };
+        if (outcome.cached) chunk.__metadata__ = { cached: true };
+        return chunk;
+      });
     }
   }
 
@@ -131,7 +137,8 @@ export class RunEvents {
   }
 
   taskFinished(outcome: TaskOutcome): void {
-    if (outcome.task.name === START) return;
+    // A result from the cache has no run to report the end of (as LangGraph streams it).
+    if (outcome.task.name === START || (outcome.kind === "done" && outcome.cached)) return;
     this.emit("tasks", () => ({
       id: outcome.task.id,
       name: outcome.task.name,

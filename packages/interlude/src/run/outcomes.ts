@@ -55,6 +55,7 @@ function stoppedStepWrites(
         [RESUME, outcome.answers],
       ];
       if (outcome.taskCalls.length) writes.push([TASK_RESULT, outcome.taskCalls]);
+      if (outcome.failure !== undefined) writes.push([ERROR, errorRecord(outcome.failure)]);
       saves.push([taskId, writes]);
     }
   }

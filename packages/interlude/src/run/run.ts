@@ -22,7 +22,8 @@ import { GraphInterrupt, ParentCommand } from "../interrupt/signal.js";
 import { langchainLoaded, loadLangChain } from "../langchain/load.js";
 import { loadTypedLangChain } from "../langchain/typed.js";
 import type { TaskOutcome } from "../runner/outcome.js";
-import { runTask, type TaskEnv } from "../runner/run-task.js";
+import { runTask } from "../runner/policies.js";
+import type { TaskEnv } from "../runner/run-task.js";
 import { DEFAULT_CLAIM_TTL_MS, withThreadClaim } from "../thread/claim.js";
 import { type StateSnapshot, snapshotOf } from "../thread/snapshot.js";
 import { workingCopy } from "../thread/working-checkpoint.js";
@@ -216,6 +217,7 @@ export class GraphRun extends RunStart {
       saveTaskCalls: (task, calls) => this.persistence.saveWrites(checkpointId, task.id, [[TASK_RESULT, calls]]),
       sleep,
       origin: { ns: this.ns, checkpointId, parents: this.parents },
+      cache: this.graph.cache,
       trace: this.lc && ((task, config) => startNodeChain(this.lc!, config, task, this.step + 1)),
       traceCall:
         this.lc &&
@@ -251,7 +253,11 @@ export class GraphRun extends RunStart {
       const outcome = runTask(
         env,
         task,
-        record && { answers: answersFor(task, record, this.scope.answers), taskCalls: record.taskCalls ?? [] },
+        record && {
+          answers: answersFor(task, record, this.scope.answers),
+          taskCalls: record.taskCalls ?? [],
+          failure: record.interrupts?.length ? record.error : undefined,
+        },
       );
       if (outcome instanceof Promise) return outcome.then(finished);
       // A synchronous sibling reports its end once every task of the step has reported its

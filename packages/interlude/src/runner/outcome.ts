@@ -4,13 +4,24 @@ import type { GivenAnswer, StoredInterrupt, TaskCallRecord } from "../interrupt/
 
 /** How one task of a step ended. */
 export type TaskOutcome =
-  | { kind: "done"; task: PreparedTask; writes: Write[]; output: unknown }
+  | {
+      kind: "done";
+      task: PreparedTask;
+      writes: Write[];
+      output: unknown;
+      /** The writes came from the graph's cache: the node did not run. */
+      cached?: boolean;
+      /** Streamed under this name instead of the node's (its error handler's writes). */
+      as?: string;
+    }
   | {
       kind: "interrupted";
       task: PreparedTask;
       interrupts: StoredInterrupt[];
       answers: GivenAnswer[];
       taskCalls: TaskCallRecord[];
+      /** Set when the node's error handler asked: the node's failure, so that resuming goes to the handler. */
+      failure?: unknown;
     }
   | { kind: "failed"; task: PreparedTask; error: unknown }
   /** An answer sent to it was refused: the whole run is undone. */

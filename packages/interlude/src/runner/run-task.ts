@@ -1,11 +1,14 @@
 /**
- * Runs one task: the node's function inside its task scope, then its edges and branches.
- * Interrupts, refused answers, failures and retries are turned into a `TaskOutcome`.
+ * One attempt of a task: the node's function inside its task scope, then its edges and
+ * branches. Interrupts, refused answers and failures are turned into a `TaskOutcome`; what
+ * the node's options add around attempts (retries, timeouts, an error handler, a cache) is
+ * in policies.ts.
  */
 import { branchWrites, edgeWrites, outputWrites, stateAfterWrites } from "../algo/output.js";
 import type { GraphSpec, NodeSpec } from "../algo/spec.js";
 import type { PreparedTask } from "../algo/tasks.js";
 import type { Write } from "../algo/writes.js";
+import type { BaseCache } from "../cache/base.js";
 import type { ChainRun } from "../callbacks/trace.js";
 import { PULL } from "../constants.js";
 import { InterruptMismatchError, InvalidResumeError } from "../errors/resume.js";
@@ -13,13 +16,14 @@ import type { GivenAnswer, TaskCallRecord } from "../interrupt/record.js";
 import { GraphInterrupt, isGraphInterrupt, ParentCommand } from "../interrupt/signal.js";
 import { Command, isCommand } from "../primitives/command.js";
 import type { TaskOutcome } from "./outcome.js";
-import { retryDelay } from "./retry.js";
 import { type RunScope, type StepOrigin, type TaskScope, taskStorage } from "./scope.js";
 
 /** What earlier attempts of this task left: answers given and `task()` results. */
 export interface TaskMemory {
   answers: readonly GivenAnswer[];
   taskCalls: readonly TaskCallRecord[];
+  /** The node failed and its error handler asked a question: the failure it was handling. */
+  failure?: { name: string; message: string };
 }
 
 export interface TaskEnv {
@@ -33,6 +37,8 @@ export interface TaskEnv {
   origin: StepOrigin;
   /** Set when the run has LangChain callbacks: opens the task's chain run (see callbacks/trace.ts). */
   trace?: (task: PreparedTask, config: Record<string, unknown>) => Promise<ChainRun>;
+  /** The graph's cache of node results (`compile({ cache })`), for nodes and `task()`s with a cache policy. */
+  cache?: BaseCache;
   /** With `trace`: opens the chain run of a `task()` call made by the node. */
   traceCall?: (
     task: PreparedTask,
@@ -83,6 +89,7 @@ function newScope(
     subgraphCounter: 0,
     resuming: memory !== undefined,
     origin: env.origin,
+    cache: env.cache,
   };
 }
 
@@ -167,19 +174,23 @@ interface Attempt {
   config: Record<string, unknown>;
 }
 
+/** Adds to a node's config what its attempt needs (a timeout's signal and heartbeat). */
+export type ConfigDecorator = (config: Record<string, unknown>) => Record<string, unknown>;
+
 /**
  * One run of the node. Synchronous when the node is (and its branches): the step then goes on
  * without a turn of the event loop per task, which with AsyncLocalStorage active costs a
  * promise hook each.
  */
-function attempt(
+export function attempt(
   env: TaskEnv,
   node: NodeSpec,
   task: PreparedTask,
   memory: TaskMemory | undefined,
+  decorate?: ConfigDecorator,
 ): TaskOutcome | Promise<TaskOutcome> {
-  if (env.trace) return tracedAttempt(env, node, task, memory);
-  const config = env.config(task);
+  if (env.trace) return tracedAttempt(env, node, task, memory, decorate);
+  const config = decorate ? decorate(env.config(task)) : env.config(task);
   const scope = newScope(env, task, memory, config);
   const at: Attempt = { env, node, task, memory, scope, config };
   let output: unknown;
@@ -201,9 +212,10 @@ async function tracedAttempt(
   node: NodeSpec,
   task: PreparedTask,
   memory: TaskMemory | undefined,
+  decorate: ConfigDecorator | undefined,
 ): Promise<TaskOutcome> {
   const trace = await env.trace!(task, env.config(task));
-  const config = trace.config;
+  const config = decorate ? decorate(trace.config) : trace.config;
   const scope = newScope(env, task, memory, config);
   if (env.traceCall) scope.traceCall = callTracer(env, task, config);
   const at: Attempt = { env, node, task, memory, scope, config };
@@ -241,31 +253,5 @@ function afterReturn(at: Attempt, output: unknown): TaskOutcome | Promise<TaskOu
     return outcome instanceof Promise ? outcome.catch(failed) : outcome;
   } catch (error) {
     return failed(error);
-  }
-}
-
-/** Runs a task with its node's retry policy. */
-export function runTask(
-  env: TaskEnv,
-  task: PreparedTask,
-  memory: TaskMemory | undefined,
-): TaskOutcome | Promise<TaskOutcome> {
-  const node = env.spec.nodes.get(task.name)!;
-  // Without a policy there is one attempt: its outcome is the task's.
-  return node.retryPolicy ? withRetries(env, node, task, memory) : attempt(env, node, task, memory);
-}
-
-async function withRetries(
-  env: TaskEnv,
-  node: NodeSpec,
-  task: PreparedTask,
-  memory: TaskMemory | undefined,
-): Promise<TaskOutcome> {
-  for (let failures = 1; ; failures++) {
-    const outcome = await attempt(env, node, task, memory);
-    if (outcome.kind !== "failed") return outcome;
-    const delay = retryDelay(node.retryPolicy, failures, outcome.error);
-    if (delay === undefined) return outcome;
-    await env.sleep(delay);
   }
 }

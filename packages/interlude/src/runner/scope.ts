@@ -3,6 +3,7 @@
  * (`interrupt()`, `task()`, a subgraph's `invoke`) through AsyncLocalStorage.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { BaseCache } from "../cache/base.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import type { FreshAnswer, GivenAnswer, StoredInterrupt, TaskCallRecord } from "../interrupt/record.js";
 import type { Emitter } from "../run/emitter.js";
@@ -75,6 +76,8 @@ export interface TaskScope {
   origin: StepOrigin;
   /** The task ran before and stopped (paused or failed): subgraphs it runs continue, not restart. */
   resuming: boolean;
+  /** The graph's cache of results, for `task()`s with a cache policy. */
+  cache?: BaseCache;
 }
 
 /** The scope a `task()` call runs in: the node's, with its own count of interrupts. */

@@ -56,3 +56,11 @@ export function errorRecord(error: unknown): { name: string; message: string } {
     ? { name: error.name, message: error.message }
     : { name: "Error", message: String(error) };
 }
+
+/** A stored error as an Error again; its class and extra fields are not kept (as in LangGraph). */
+export function errorFromRecord(saved: unknown): Error {
+  const { name, message } = saved as { name: string; message: string };
+  const error = new Error(message);
+  error.name = name;
+  return error;
+}

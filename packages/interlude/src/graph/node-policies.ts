@@ -1,0 +1,60 @@
+/**
+ * A node's policies (retries, timeout, error handler, cache) as `addNode` and
+ * `setNodeDefaults` give them: checked when given, resolved for each node at compile.
+ */
+import type { ErrorHandlerSpec } from "../algo/spec.js";
+import type { CachePolicy } from "../cache/base.js";
+import { GraphValidationError } from "../errors/graph.js";
+import type { RetryPolicy } from "../runner/retry.js";
+import { type TimeoutPolicy, timeoutPolicy } from "../runner/timeout.js";
+import type { NodePolicyOptions } from "./declaration.js";
+
+const DEFAULT_HANDLER = "__default_error_handler__";
+
+/** Refuses a malformed policy where it is given, naming the call. */
+export function checkPolicies(call: string, node: string | undefined, options: NodePolicyOptions): void {
+  timeoutPolicy(node ?? call, options.timeout);
+  if (options.errorHandler !== undefined && typeof options.errorHandler !== "function")
+    throw new GraphValidationError(
+      `${call}: errorHandler must be a function (state, nodeError, config) => update.`,
+      node,
+    );
+  const cache = options.cachePolicy;
+  if (cache !== undefined && typeof cache !== "boolean" && (typeof cache !== "object" || cache === null))
+    throw new GraphValidationError(
+      `${call}: cachePolicy must be true, false or { keyFunc?, ttl? } (ttl in seconds).`,
+      node,
+    );
+}
+
+export interface NodePolicies {
+  retryPolicy?: RetryPolicy;
+  timeout?: TimeoutPolicy;
+  errorHandler?: ErrorHandlerSpec;
+  cachePolicy?: CachePolicy;
+}
+
+/** The policies node `name` runs with: its own, else the graph's defaults. */
+export function resolvePolicies(name: string, own: NodePolicyOptions, defaults: NodePolicyOptions = {}): NodePolicies {
+  const handler = own.errorHandler ?? defaults.errorHandler;
+  const cache = own.cachePolicy === false ? undefined : (own.cachePolicy ?? defaults.cachePolicy);
+  return {
+    retryPolicy: own.retryPolicy ?? defaults.retryPolicy,
+    timeout: timeoutPolicy(name, own.timeout ?? defaults.timeout),
+    errorHandler: handler && {
+      name: own.errorHandler ? `__error_handler__${name}` : DEFAULT_HANDLER,
+      run: handler,
+    },
+    cachePolicy: cache === true ? {} : cache || undefined,
+  };
+}
+
+/** An error handler may route anywhere with `Command({ goto })`, so no node is unreachable (as in LangGraph). */
+export function hasErrorHandler(
+  nodes: Iterable<{ options: NodePolicyOptions }>,
+  defaults?: NodePolicyOptions,
+): boolean {
+  if (defaults?.errorHandler) return true;
+  for (const node of nodes) if (node.options.errorHandler) return true;
+  return false;
+}

@@ -1,0 +1,94 @@
+/**
+ * What `task({ name, retry, timeout, cachePolicy }, fn)` adds around a call: its retries, a
+ * limit on each attempt, and its result kept in the graph's cache, keyed by its arguments.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import type { BaseCache, CachePolicy } from "../cache/base.js";
+import { cacheKey, taskNamespace } from "../cache/key.js";
+import { type RetryPolicy, retryDelay } from "../runner/retry.js";
+import { AttemptClock, type TimeoutPolicy, timeoutPolicy } from "../runner/timeout.js";
+import { GraphBubbleUp } from "./signal.js";
+
+export interface CallPolicies {
+  /** Runs the call again when it fails, as a node's retryPolicy. */
+  retry?: RetryPolicy;
+  /** Limits on each attempt (ms, or a policy); a late attempt's result is dropped. */
+  timeout?: number | TimeoutPolicy;
+  /** Keep the result in the graph's cache (`compile({ cache })`) for calls with the same arguments. */
+  cachePolicy?: CachePolicy | boolean;
+}
+
+/** `body` under the call's policies; checked when the task is declared (`policiesOf`). */
+export function governed<T>(name: string, policies: ResolvedPolicies, body: () => Promise<T>): () => Promise<T> {
+  const { retry, timeout } = policies;
+  const once = timeout ? () => timed(name, timeout, body) : body;
+  if (!retry) return once;
+  return async () => {
+    for (let failures = 1; ; failures++) {
+      try {
+        return await once();
+      } catch (error) {
+        if (error instanceof GraphBubbleUp) throw error;
+        const delay = retryDelay(retry, failures, error);
+        if (delay === undefined) throw error;
+        await sleep(delay);
+      }
+    }
+  };
+}
+
+export interface ResolvedPolicies {
+  retry?: RetryPolicy;
+  timeout?: TimeoutPolicy;
+  cachePolicy?: CachePolicy;
+}
+
+export function policiesOf(name: string, options: CallPolicies): ResolvedPolicies {
+  const cache = options.cachePolicy;
+  return {
+    retry: options.retry,
+    timeout: timeoutPolicy(name, options.timeout),
+    cachePolicy: cache === true ? {} : cache || undefined,
+  };
+}
+
+/** The cached result of `args`, or `body`'s, then kept. Without a cache or policy, just `body`. */
+export async function throughCache<T>(
+  cache: BaseCache | undefined,
+  name: string,
+  policy: CachePolicy | undefined,
+  args: unknown[],
+  body: () => Promise<T>,
+): Promise<{ value: T; cached: boolean }> {
+  if (!cache || !policy) return { value: await body(), cached: false };
+  const key = cacheKey(taskNamespace(name), policy, args);
+  const [hit] = await cache.get([key]);
+  if (hit) return { value: hit.value as T, cached: true };
+  const value = await body();
+  await cache.set([{ key, value, ttl: policy.ttl }]);
+  return { value, cached: false };
+}
+
+function timed<T>(name: string, policy: TimeoutPolicy, body: () => Promise<T>): Promise<T> {
+  const clock = new AttemptClock(name, policy);
+  return new Promise<T>((resolve, reject) => {
+    let over = false;
+    clock.watch((error) => {
+      over = true;
+      reject(error);
+    });
+    body().then(
+      (value) => {
+        if (over) return;
+        clock.stop();
+        const late = clock.overdue(["run"]);
+        return late ? reject(late) : resolve(value);
+      },
+      (error: unknown) => {
+        if (over) return;
+        clock.stop();
+        reject(error);
+      },
+    );
+  });
+}

@@ -1,0 +1,146 @@
+/**
+ * What a node's options add around its attempts: retries, a timeout on each attempt, an error
+ * handler once the retries are spent, and a cache of its results across runs and threads.
+ * A node with none of them runs its one attempt directly (synchronously when it can).
+ */
+import type { NodeSpec } from "../algo/spec.js";
+import type { PreparedTask } from "../algo/tasks.js";
+import type { Write } from "../algo/writes.js";
+import { cacheKey, nodeNamespace } from "../cache/key.js";
+import { NodeError } from "../errors/node.js";
+import { errorFromRecord } from "../thread/pending.js";
+import type { TaskOutcome } from "./outcome.js";
+import { retryDelay } from "./retry.js";
+import { attempt, type ConfigDecorator, type TaskEnv, type TaskMemory } from "./run-task.js";
+import { AttemptClock } from "./timeout.js";
+
+/** Runs a task under its node's policies. */
+export function runTask(
+  env: TaskEnv,
+  task: PreparedTask,
+  memory: TaskMemory | undefined,
+): TaskOutcome | Promise<TaskOutcome> {
+  const node = env.spec.nodes.get(task.name)!;
+  // The node failed and its handler asked: the answer is the handler's, the node does not run again.
+  if (memory?.failure && node.errorHandler) return handled(env, node, task, memory, errorFromRecord(memory.failure));
+  // A task resumed with answers is not looked up: its result depends on what a person said.
+  if (node.cachePolicy && env.cache && !memory) return cached(env, node, task);
+  return governed(env, node, task, memory);
+}
+
+function governed(
+  env: TaskEnv,
+  node: NodeSpec,
+  task: PreparedTask,
+  memory: TaskMemory | undefined,
+): TaskOutcome | Promise<TaskOutcome> {
+  if (!node.retryPolicy && !node.timeout && !node.errorHandler) return attempt(env, node, task, memory);
+  return withPolicies(env, node, task, memory);
+}
+
+async function cached(env: TaskEnv, node: NodeSpec, task: PreparedTask): Promise<TaskOutcome> {
+  const key = cacheKey(nodeNamespace(node.name), node.cachePolicy!, task.input);
+  const [hit] = await env.cache!.get([key]);
+  if (hit) return { kind: "done", task, writes: hit.value as Write[], output: undefined, cached: true };
+  const outcome = await governed(env, node, task, undefined);
+  // A pause, a failure or an error handler's stand-in is not the node's result for this input.
+  if (outcome.kind === "done" && !outcome.as)
+    await env.cache!.set([{ key, value: outcome.writes, ttl: node.cachePolicy!.ttl }]);
+  return outcome;
+}
+
+async function withPolicies(
+  env: TaskEnv,
+  node: NodeSpec,
+  task: PreparedTask,
+  memory: TaskMemory | undefined,
+): Promise<TaskOutcome> {
+  for (let failures = 1; ; failures++) {
+    const outcome = await (node.timeout ? timedAttempt(env, node, task, memory) : attempt(env, node, task, memory));
+    if (outcome.kind !== "failed") return outcome;
+    const delay = retryDelay(node.retryPolicy, failures, outcome.error);
+    if (delay !== undefined) {
+      await env.sleep(delay);
+      continue;
+    }
+    return node.errorHandler ? handled(env, node, task, memory, outcome.error) : outcome;
+  }
+}
+
+/**
+ * An attempt raced against the node's clocks. When one runs out, the attempt's signal is
+ * aborted and the task fails with NodeTimeoutError; what the abandoned attempt does after
+ * (its result, its writer chunks) is dropped.
+ */
+function timedAttempt(
+  env: TaskEnv,
+  node: NodeSpec,
+  task: PreparedTask,
+  memory: TaskMemory | undefined,
+): Promise<TaskOutcome> {
+  const policy = node.timeout!;
+  const clock = new AttemptClock(node.name, policy);
+  const abort = new AbortController();
+  let over = false;
+  const decorate: ConfigDecorator = (config) => {
+    const outer = config.signal as AbortSignal | undefined;
+    config.signal = outer ? AbortSignal.any([outer, abort.signal]) : abort.signal;
+    config.heartbeat = clock.progress;
+    const writer = config.writer as ((chunk: unknown) => void) | undefined;
+    if (writer)
+      config.writer = (chunk: unknown) => {
+        if (over) return;
+        if (policy.refreshOn === "auto") clock.progress();
+        writer(chunk);
+      };
+    return config;
+  };
+  return new Promise((resolve) => {
+    const expire = (error: unknown) => {
+      over = true;
+      clock.stop();
+      abort.abort();
+      resolve({ kind: "failed", task, error });
+    };
+    clock.watch(expire);
+    Promise.resolve(attempt(env, node, task, memory, decorate)).then(
+      (outcome) => {
+        if (over) return;
+        clock.stop();
+        // A synchronous node can pass its limit without the timer getting a turn.
+        const late = outcome.kind === "done" ? clock.overdue(["run"]) : undefined;
+        if (late) return expire(late);
+        resolve(outcome);
+      },
+      (error: unknown) => !over && expire(error),
+    );
+  });
+}
+
+/**
+ * The node's error handler, called with its input and a NodeError. Its writes stand for the
+ * node's, without the node's edges (only its `Command({ goto })` routes on), streamed under
+ * its name. If it asks a question, the answer goes to the handler again (with the failure as
+ * it was stored), not to a new run of the node.
+ */
+function handled(
+  env: TaskEnv,
+  node: NodeSpec,
+  task: PreparedTask,
+  memory: TaskMemory | undefined,
+  error: unknown,
+): TaskOutcome | Promise<TaskOutcome> {
+  const handler = node.errorHandler!;
+  const failure = new NodeError(node.name, error instanceof Error ? error : new Error(String(error)));
+  const asHandler: NodeSpec = {
+    name: node.name,
+    run: (state, config) => handler.run(state, failure, config),
+    triggers: node.triggers,
+    edges: [],
+    branches: [],
+  };
+  const outcome = attempt(env, asHandler, task, memory);
+  const named = (o: TaskOutcome): TaskOutcome =>
+    o.kind === "done" ? { ...o, as: handler.name } : o.kind === "interrupted" ? { ...o, failure: error } : o;
+  return outcome instanceof Promise ? outcome.then(named) : named(outcome);
+}
