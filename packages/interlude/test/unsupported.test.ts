@@ -1,4 +1,4 @@
-import { Annotation, END, START, StateGraph } from "@interlude/core";
+import { Annotation, END, Send, START, StateGraph, UnsupportedFeatureError } from "@interlude/core";
 import { describe, expect, it } from "vitest";
 
 const State = Annotation.Root({ v: Annotation<number>() });
@@ -9,6 +9,14 @@ describe("LangGraph options Interlude does not implement", () => {
     expect(() => new StateGraph(State).addNode("n", () => ({ v: 1 }), { input: Input })).toThrow(
       /addNode\("n", fn, \{ input \}\)/,
     );
+  });
+});
+
+describe("new Send(node, arg, { timeout })", () => {
+  it("is refused rather than sent without its limit", () => {
+    expect(() => new Send("n", {}, { timeout: 50 })).toThrow(UnsupportedFeatureError);
+    expect(() => new Send("n", {}, { timeout: 50 })).toThrow(/addNode\("n", fn, \{ timeout \}\)/);
+    expect(new Send("n", { v: 1 }).args).toEqual({ v: 1 });
   });
 });
 
