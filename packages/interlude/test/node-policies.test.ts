@@ -26,12 +26,6 @@ const State = Annotation.Root({
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const chunk of stream) out.push(chunk);
-  return out;
-}
-
 describe("policies are checked where they are given", () => {
   it.each([
     ["a timeout of 0", { timeout: 0 }, /timeout of node "n"|runTimeout of node "n"/],
@@ -131,7 +125,7 @@ describe("the node cache", () => {
       .addNode("fan", () => ({}))
       .addNode(
         "square",
-        (arg: { n: number }) => {
+        (arg: any) => {
           runs++;
           return { log: [String(arg.n ** 2)] };
         },
