@@ -338,4 +338,64 @@ compare("Command.PARENT", {
       return [await graph.invoke({ v: "go" }), await graph.invoke({ v: "stop" })];
     },
   },
+  "a node's own input schema: private keys pass between nodes, outside the run's input and output": {
+    from: "pregel.test.ts: should allow private state passing between nodes",
+    async run(lib) {
+      const { Annotation, StateGraph, START, MemorySaver } = lib;
+      const State = Annotation.Root({ hello: Annotation() });
+      const Private = Annotation.Root({ hello: Annotation(), privateProp: Annotation() });
+      const seen: unknown[] = [];
+      const graph = new StateGraph(State)
+        .addNode("a", (s: any) => ({ hello: `${s.hello}!`, privateProp: "secret" }))
+        .addNode(
+          "b",
+          (s: any) => {
+            seen.push(s);
+            return { hello: `again: ${s.privateProp}` };
+          },
+          { input: Private },
+        )
+        .addNode("c", (s: any) => {
+          seen.push(s);
+          return {};
+        })
+        .addEdge(START, "a")
+        .addEdge("a", "b")
+        .addEdge("b", "c")
+        .compile({ checkpointer: new MemorySaver() });
+      const config = { configurable: { thread_id: "t" } };
+      const result = await graph.invoke({ hello: "there", privateProp: "ignored" }, config);
+      const values = await collect(
+        await graph.stream({ hello: "there" }, { configurable: { thread_id: "u" }, streamMode: "values" }),
+      );
+      return { result, seen, state: (await graph.getState(config)).values, values };
+    },
+  },
+
+  "a node's input schema with a private reducer key and its default": {
+    from: "graph/state.test.ts: per-node input with Annotation (with reducer in state)",
+    async run(lib) {
+      const { Annotation, StateGraph, START } = lib;
+      const list = () => Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => ["p0"] });
+      const State = Annotation.Root({
+        log: Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] }),
+      });
+      const Notes = Annotation.Root({ notes: list() });
+      const seen: unknown[] = [];
+      const graph = new StateGraph(State)
+        .addNode("a", () => ({ notes: ["from a"], log: ["a"] }))
+        .addNode(
+          "b",
+          (s: any) => {
+            seen.push(s);
+            return { notes: ["from b"], log: [`b saw ${s.notes.length} notes`] };
+          },
+          { input: Notes },
+        )
+        .addEdge(START, "a")
+        .addEdge("a", "b")
+        .compile();
+      return { result: await graph.invoke({ log: [] }), seen };
+    },
+  },
 });

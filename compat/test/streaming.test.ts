@@ -208,4 +208,20 @@ compare("streaming", {
       return { first, second };
     },
   },
+  "values mode: a step whose nodes change no state key streams no chunk": {
+    from: "pregel.test.ts: should not emit values when no channel was updated",
+    async run(lib) {
+      const { Annotation, StateGraph, START } = lib;
+      const State = Annotation.Root({ v: Annotation() });
+      const graph = new StateGraph(State)
+        .addNode("a", () => ({ v: "a" }))
+        .addNode("quiet", () => ({}))
+        .addNode("b", () => ({ v: "b" }))
+        .addEdge(START, "a")
+        .addEdge("a", "quiet")
+        .addEdge("quiet", "b")
+        .compile();
+      return collect(await graph.stream({ v: "in" }, { streamMode: "values" }));
+    },
+  },
 });

@@ -3,15 +3,6 @@ import { describe, expect, it } from "vitest";
 
 const State = Annotation.Root({ v: Annotation<number>() });
 
-describe("LangGraph options Interlude does not implement", () => {
-  it("refuses a node's own input schema instead of handing the node the whole state", () => {
-    const Input = Annotation.Root({ v: Annotation<number>() });
-    expect(() => new StateGraph(State).addNode("n", () => ({ v: 1 }), { input: Input })).toThrow(
-      /addNode\("n", fn, \{ input \}\)/,
-    );
-  });
-});
-
 describe("new Send(node, arg, { timeout })", () => {
   it("is refused rather than sent without its limit", () => {
     expect(() => new Send("n", {}, { timeout: 50 })).toThrow(UnsupportedFeatureError);

@@ -40,6 +40,8 @@ export interface NodeSpec {
   errorHandler?: ErrorHandlerSpec;
   /** Results are kept in the graph's cache and reused for the same input. */
   cachePolicy?: CachePolicy;
+  /** Set when the node has its own input schema: a pulled task's input is these keys of the state. */
+  inputKeys?: readonly string[];
   /** Possible `Command({ goto })` destinations, for drawing and validation. */
   ends?: readonly string[];
   /** Set when the node is a compiled subgraph. */

@@ -120,6 +120,11 @@ export function prepareNextTasks(
       task.input = channels.get(START)!.get();
       task.state = state;
     }
+    const inputKeys = spec.nodes.get(name)!.inputKeys;
+    if (inputKeys) {
+      task.input = withValues(state, inputKeys);
+      task.state = state;
+    }
     tasks.push(task);
   }
   return tasks;
@@ -143,4 +148,11 @@ export function candidateNodes(spec: GraphSpec, updated: Iterable<string>): Set<
     if (triggered) for (const name of triggered) nodes.add(name);
   }
   return nodes;
+}
+
+/** The keys of `state` that hold a value (a node's input schema's view, as LangGraph gives it). */
+function withValues(state: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  const view: Record<string, unknown> = {};
+  for (const key of keys) if (state[key] !== undefined) view[key] = state[key];
+  return view;
 }

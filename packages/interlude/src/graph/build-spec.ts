@@ -181,6 +181,7 @@ export function buildSpec(builder: GraphDeclaration, options: CompileOptions): G
       edges: writesOf.get(name)!,
       branches: branchesOf.get(name) ?? [],
       ...resolvePolicies(name, definition.options, builder.nodeDefaults),
+      inputKeys: definition.inputKeys ?? builder.sharedKeys,
       ends: definition.options.ends,
       subgraph: isGraph ? action : undefined,
     };

@@ -29,7 +29,10 @@ export interface AddNodeOptions extends NodePolicyOptions {
   ends?: readonly string[];
   /** Run the node only once nothing else is left to run (after the other branches finished). */
   defer?: boolean;
-  /** Not supported (a node's own input schema): refused with UnsupportedFeatureError rather than ignored. */
+  /**
+   * The node's own input schema: it is called with only these keys, and keys the graph's state
+   * lacks become private channels (in the thread's state, not in the run's input or output).
+   */
   input?: unknown;
 }
 
@@ -42,6 +45,8 @@ export interface NodeDefinition {
   name: string;
   action: ((state: any, config: any) => unknown) | SubgraphNode;
   options: AddNodeOptions;
+  /** The keys of its `input` schema, when it has one. */
+  inputKeys?: readonly string[];
 }
 
 export interface BranchDefinition {
@@ -59,6 +64,8 @@ export interface GraphDeclaration {
   readonly validators: ReadonlyMap<string, StandardSchemaV1>;
   readonly contextSchema?: unknown;
   readonly nodes: ReadonlyMap<string, NodeDefinition>;
+  /** Set once a node's input schema added private channels: the keys the other nodes are called with. */
+  readonly sharedKeys?: readonly string[];
   /** `setNodeDefaults`: what nodes without their own value get. */
   readonly nodeDefaults?: NodePolicyOptions;
   readonly edges: ReadonlyArray<{ sources: string[]; target: string }>;

@@ -20,7 +20,7 @@ export interface ResolvedState {
   contextSchema?: unknown;
 }
 
-interface Part {
+export interface Part {
   spec: StateSpec;
   validators: Map<string, StandardSchemaV1>;
 }
@@ -73,7 +73,8 @@ function fromZodShape(shape: Record<string, unknown>): Part {
   return { spec, validators };
 }
 
-function part(value: unknown, role: string): Part {
+/** The channels (and validators) one schema declares, in any of the shapes a state may have. */
+export function part(value: unknown, role: string): Part {
   if (isAnnotationRoot(value)) return { spec: value.spec, validators: new Map() };
   if (StateSchema.isInstance(value)) return fromStateSchema(value);
   const shape = zodObjectShape(value);

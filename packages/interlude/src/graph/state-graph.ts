@@ -4,7 +4,6 @@
  */
 import { END, NS_END, NS_SEP, START } from "../constants.js";
 import { GraphValidationError } from "../errors/graph.js";
-import { UnsupportedFeatureError } from "../errors/unsupported.js";
 import type { StandardSchemaV1 } from "../interrupt/standard-schema.js";
 import type { AnnotationRoot, StateSpec, StateType, UpdateType } from "./annotation.js";
 import { buildSpec } from "./build-spec.js";
@@ -18,7 +17,7 @@ import type {
 } from "./declaration.js";
 import { checkPolicies } from "./node-policies.js";
 import { asRunnable, isRunnable, type RunnableLike } from "./runnable.js";
-import { resolveState } from "./state-definition.js";
+import { part, resolveState } from "./state-definition.js";
 import type { StateSchema, StateSchemaFields } from "./state-schema.js";
 
 export type NodeAction<S, U> = (state: S, config: any) => U | undefined | unknown | Promise<U | undefined | unknown>;
@@ -32,12 +31,6 @@ type NodeEntry<S extends StateSpec> = [
 /** LangGraph options Interlude refuses, with what to do instead; policies checked as they are given. */
 function checkOptions(name: string, options: AddNodeOptions): void {
   checkPolicies(`addNode("${name}")`, name, options);
-  // LangGraph hands such a node only its input schema's keys; ignoring it would hand it the whole state.
-  if (options.input !== undefined)
-    throw new UnsupportedFeatureError(
-      `addNode("${name}", fn, { input })`,
-      "The node receives the whole state: read the keys it needs from it, or make it a subgraph with its own state.",
-    );
 }
 
 export type PathMap = Record<string, string> | readonly string[];
@@ -57,12 +50,14 @@ export interface StateGraphInit {
 }
 
 export class StateGraph<S extends StateSpec, N extends string = typeof START> implements GraphDeclaration {
-  readonly spec: S;
-  /** Keys taken from a run's input and returned by `invoke`, when input / output schemas were given. */
-  readonly inputKeys?: readonly string[];
-  readonly outputKeys?: readonly string[];
+  /** The state's channels, and the private channels of nodes' input schemas. */
+  spec: S;
+  /** Keys taken from a run's input and returned by `invoke`, when input / output schemas or private channels were given. */
+  inputKeys?: readonly string[];
+  outputKeys?: readonly string[];
+  sharedKeys?: readonly string[];
   /** Validators of state keys (zod and StateSchema fields): inputs and node updates are checked. */
-  readonly validators: ReadonlyMap<string, StandardSchemaV1>;
+  readonly validators: Map<string, StandardSchemaV1>;
   readonly contextSchema?: unknown;
   readonly nodes = new Map<string, NodeDefinition>();
   readonly edges: Array<{ sources: string[]; target: string }> = [];
@@ -76,7 +71,7 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START> im
     this.spec = resolved.spec as S;
     this.inputKeys = resolved.inputKeys;
     this.outputKeys = resolved.outputKeys;
-    this.validators = resolved.validators;
+    this.validators = new Map(resolved.validators);
     this.contextSchema = resolved.contextSchema;
   }
 
@@ -122,11 +117,38 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START> im
           name,
         );
       checkOptions(name, options);
-      this.nodes.set(name, { name, action: asRunnable(action), options });
+      this.nodes.set(name, { name, action: asRunnable(action), options, inputKeys: this.nodeInput(name, options) });
       return;
     }
     checkOptions(name, options);
-    this.nodes.set(name, { name, action, options });
+    this.nodes.set(name, { name, action, options, inputKeys: this.nodeInput(name, options) });
+  }
+
+  /**
+   * The keys of a node's own input schema. Keys the state lacks are added as private channels,
+   * which the run's input and `invoke`'s result leave out (LangGraph's private state).
+   */
+  private nodeInput(name: string, options: AddNodeOptions): string[] | undefined {
+    if (options.input === undefined) return undefined;
+    const own = part(options.input, `addNode("${name}", fn, { input })`);
+    const added: StateSpec = {};
+    for (const [key, channel] of Object.entries(own.spec)) {
+      const existing = this.spec[key];
+      if (!existing) added[key] = channel;
+      else if (channel?.reducer && channel.reducer !== existing.reducer)
+        throw new GraphValidationError(
+          `addNode("${name}", fn, { input }) declares "${key}" with another reducer than the state's. Declare it once, in the state.`,
+          name,
+        );
+    }
+    if (Object.keys(added).length) {
+      this.sharedKeys ??= Object.keys(this.spec);
+      this.inputKeys ??= this.sharedKeys;
+      this.outputKeys ??= this.sharedKeys;
+      this.spec = { ...this.spec, ...added };
+      for (const [key, validator] of own.validators) if (key in added) this.validators.set(key, validator);
+    }
+    return Object.keys(own.spec);
   }
 
   /** An edge from one node, or (with an array) a join that waits for all of them. */

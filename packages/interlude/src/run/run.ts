@@ -3,7 +3,9 @@
  * pauses, saving as it goes. Each step: the next tasks (pure, `algo/`), run concurrently
  * (`runner/`), settled (a pause or failure saves what the step did), writes applied, committed.
  */
+
 import { shouldInterrupt } from "../algo/breakpoints.js";
+import type { GraphSpec } from "../algo/spec.js";
 import { candidateNodes, compareTaskPaths, type PreparedTask, readState } from "../algo/tasks.js";
 import {
   applyNullWrites,
@@ -182,7 +184,8 @@ export class GraphRun extends RunStart {
       candidates = candidateNodes(this.graph.spec, updated);
       // No step follows: this checkpoint is the run's last save and may carry its claim's release.
       await this.commit("loop", () => ((next = this.nextTasks(candidates)).length ? undefined : this.claimOwner));
-      this.emit("values", () => this.values());
+      // As LangGraph: a step that changed no state key (its nodes returned nothing) streams no values.
+      if (changesState(this.graph.spec, updated)) this.emit("values", () => this.values());
       if (shouldInterrupt(this.checkpoint, after, nodes)) return this.pauseAtBreakpoint();
     }
   }
@@ -329,4 +332,9 @@ export class GraphRun extends RunStart {
     applyNullWrites(copy, channels, finished);
     return readState(channels, this.graph.spec.stateKeys);
   }
+}
+
+function changesState(spec: GraphSpec, updated: ReadonlySet<string>): boolean {
+  for (const channel of updated) if (spec.stateKeySet.has(channel)) return true;
+  return false;
 }
