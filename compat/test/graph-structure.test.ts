@@ -398,4 +398,53 @@ compare("Command.PARENT", {
       return { result: await graph.invoke({ log: [] }), seen };
     },
   },
+  "batch runs each input with its own config, errors in place with returnExceptions": {
+    from: "pregel.test.ts: should batch many inputs",
+    async run(lib) {
+      const { Annotation, StateGraph, START, MemorySaver } = lib;
+      const State = Annotation.Root({ n: Annotation() });
+      const builder = new StateGraph(State)
+        .addNode("double", (s: any) => {
+          if (s.n < 0) throw new Error(`negative ${s.n}`);
+          return { n: s.n * 2 };
+        })
+        .addEdge(START, "double");
+      const graph = builder.compile({ checkpointer: new MemorySaver() });
+      const configs = [1, 2, 3].map((i) => ({ configurable: { thread_id: `t${i}` } }));
+      const results = await graph.batch([{ n: 1 }, { n: -2 }, { n: 3 }], configs, { returnExceptions: true });
+      const failed = await builder
+        .compile()
+        .batch([{ n: 1 }, { n: -1 }], { maxConcurrency: 1 })
+        .catch((e: Error) => e.message);
+      const third = (await graph.getState(configs[2])).values;
+      return { results: results.map((r: any) => (r instanceof Error ? r.message : r)), failed, third };
+    },
+  },
+
+  "getSubgraphs lists compiled graphs run as nodes, nested ones with recurse": {
+    from: "pregel.test.ts: should get subgraphs",
+    async run(lib) {
+      const { Annotation, StateGraph, START } = lib;
+      const State = Annotation.Root({ v: Annotation() });
+      const leaf = new StateGraph(State)
+        .addNode("l", () => ({}))
+        .addEdge(START, "l")
+        .compile();
+      const middle = new StateGraph(State).addNode("leaf", leaf).addEdge(START, "leaf").compile();
+      const graph = new StateGraph(State)
+        .addNode("plain", () => ({}))
+        .addNode("middle", middle)
+        .addEdge(START, "plain")
+        .addEdge("plain", "middle")
+        .compile({ name: "outer" });
+      const names = (pairs: Iterable<[string, unknown]>) => [...pairs].map(([name]) => name);
+      return {
+        top: names(graph.getSubgraphs()),
+        all: names(graph.getSubgraphs(undefined, true)),
+        one: names(graph.getSubgraphs("middle|leaf", true)),
+        name: graph.getName(),
+        suffixed: graph.getName("-v2"),
+      };
+    },
+  },
 });

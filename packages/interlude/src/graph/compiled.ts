@@ -25,6 +25,7 @@ import type { BaseStore } from "../store/base.js";
 import { graphAtNamespace } from "../thread/namespace.js";
 import { type StateSnapshot, snapshotOf, stateAt } from "../thread/snapshot.js";
 import { type Superstep, updateThreadState } from "../thread/update-state.js";
+import { type BatchOptions, inBatch } from "./batch.js";
 import type { GraphDeclaration } from "./declaration.js";
 import { drawingOf, type GraphDrawing } from "./drawing.js";
 import { checkContext } from "./state-validation.js";
@@ -239,6 +240,53 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
   }
 
   /** Nodes and edges, for drawing. */
+  /**
+   * Runs the graph on each input, at most `maxConcurrency` at once (in `options` or
+   * `batchOptions`), as a LangChain Runnable's `batch`. `options` is one config for all inputs
+   * or one per input; with `returnExceptions` a failed run gives its error in its place.
+   */
+  batch(
+    inputs: ReadonlyArray<U | S | unknown>,
+    options?: RunConfig | readonly RunConfig[],
+    batchOptions?: BatchOptions,
+  ): Promise<Array<InvokeResult<S> | Error>> {
+    return inBatch((input, config) => this.invoke(input, config), inputs, options, batchOptions);
+  }
+
+  getName(suffix?: string): string {
+    return suffix ? `${this.name}${suffix}` : this.name;
+  }
+
+  /**
+   * The compiled graphs run as nodes, as `[name, graph]`; nested ones with `recurse`, named
+   * `parent|child`. With `namespace`, only the graph at that path.
+   */
+  *getSubgraphs(namespace?: string, recurse = false): Generator<[string, CompiledStateGraph<any, any, any>]> {
+    for (const [name, node] of this.spec.nodes) {
+      const graph = node.subgraph;
+      if (!(graph instanceof CompiledStateGraph)) continue;
+      if (namespace !== undefined && namespace !== name && !namespace.startsWith(`${name}|`)) continue;
+      if (namespace === name) {
+        yield [name, graph];
+        return;
+      }
+      if (namespace === undefined) yield [name, graph];
+      if (!recurse) continue;
+      const rest = namespace === undefined ? undefined : namespace.slice(name.length + 1);
+      for (const [childName, child] of graph.getSubgraphs(rest, true)) {
+        yield [`${name}|${childName}`, child];
+        if (namespace !== undefined) return;
+      }
+    }
+  }
+
+  async *getSubgraphsAsync(
+    namespace?: string,
+    recurse = false,
+  ): AsyncGenerator<[string, CompiledStateGraph<any, any, any>]> {
+    yield* this.getSubgraphs(namespace, recurse);
+  }
+
   /** Empties the graph's cache (every namespace in it, as LangGraph does). */
   async clearCache(): Promise<void> {
     await this.cache?.clear([]);

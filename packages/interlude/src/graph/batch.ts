@@ -1,0 +1,39 @@
+/** A LangChain Runnable's `batch` for a compiled graph: many inputs, a bounded number at once. */
+import type { RunConfig } from "./compiled.js";
+
+export interface BatchOptions {
+  /** A failed run gives its error in its place instead of failing the batch. */
+  returnExceptions?: boolean;
+  /** Runs at once (also read from the config's `maxConcurrency`); default: all. */
+  maxConcurrency?: number;
+}
+
+/**
+ * Runs `invoke` on each input, at most `maxConcurrency` at once; `options` is one config for
+ * all inputs or one per input. Results are in the inputs' order.
+ */
+export async function inBatch<I, O>(
+  invoke: (input: I, config: RunConfig) => Promise<O>,
+  inputs: ReadonlyArray<I>,
+  options: RunConfig | readonly RunConfig[] | undefined,
+  batchOptions: BatchOptions = {},
+): Promise<Array<O | Error>> {
+  const configOf = (i: number): RunConfig =>
+    (Array.isArray(options) ? (options[i] ?? {}) : (options ?? {})) as RunConfig;
+  const limit = batchOptions.maxConcurrency ?? (configOf(0) as { maxConcurrency?: number }).maxConcurrency;
+  const results = new Array<O | Error>(inputs.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < inputs.length; i = next++) {
+      try {
+        results[i] = await invoke(inputs[i]!, configOf(i));
+      } catch (error) {
+        if (!batchOptions.returnExceptions) throw error;
+        results[i] = error instanceof Error ? error : new Error(String(error));
+      }
+    }
+  };
+  const workers = Math.max(1, Math.min(limit ?? inputs.length, inputs.length));
+  await Promise.all(Array.from({ length: workers }, worker));
+  return results;
+}
