@@ -19,6 +19,7 @@ const expected: Record<string, RegExp> = {
   "differences/6-validated-answers.mjs": /INVALID_RESUME[\s\S]*approved: true/,
   "differences/7-one-writer.mjs": /THREAD_BUSY[\s\S]*payments made: 1/,
   "differences/8-who-answered.mjs": /alice@example\.com/,
+  "differences/9-cache-never-skips-a-question.mjs": /second thread asks again: Approve \$1M to ACME\?/,
   "agents/tool-review.mjs":
     /\[approve\] emails sent: 1 \(to bob@example\.com\)[\s\S]*\[edit\] emails sent: 1 \(to carol@example\.com\)[\s\S]*\[reject\] answer: Not sent: Do not email Bob today\.\n\[reject\] emails sent: 0/,
 };

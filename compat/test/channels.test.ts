@@ -283,4 +283,58 @@ compare("channels", {
       return collect(await graph.stream({ log: [] }, { streamMode: "custom" }));
     },
   },
+  "an untracked key is seen within a run, never stored": {
+    from: "state/schema.test.ts: should handle UntrackedValue with ReducedValue",
+    async run(lib) {
+      const { Annotation, StateGraph, START, MemorySaver, Command, interrupt, UntrackedValueChannel } = lib;
+      const State = Annotation.Root({
+        log: list(lib),
+        scratch: new UntrackedValueChannel(),
+        session: new UntrackedValueChannel({ initialValueFactory: () => "fresh" }),
+      });
+      const seen: unknown[] = [];
+      const graph = new StateGraph(State)
+        .addNode("a", (s: any) => {
+          seen.push(["a", s.scratch, s.session]);
+          return { scratch: "token-1", session: "used", log: ["a"] };
+        })
+        .addNode("b", (s: any) => {
+          seen.push(["b", s.scratch, s.session]);
+          return { log: [interrupt("go on?")] };
+        })
+        .addNode("c", (s: any) => {
+          seen.push(["c", s.scratch, s.session]);
+          return { log: ["c"] };
+        })
+        .addEdge(START, "a")
+        .addEdge("a", "b")
+        .addEdge("b", "c")
+        .compile({ checkpointer: new MemorySaver() });
+      const config = { configurable: { thread_id: "t" } };
+      const paused = await graph.invoke({ log: [], scratch: "from input" }, config);
+      const pausedState = (await graph.getState(config)).values;
+      const done = await graph.invoke(new Command({ resume: "yes" }), config);
+      const state = (await graph.getState(config)).values;
+      return { paused, pausedState, done, state, seen };
+    },
+  },
+
+  "an untracked key refuses two writes in one step unless its guard is off": {
+    from: "channels.test.ts: should throw when multiple updates are provided with guard: true (default)",
+    async run(lib) {
+      const { Annotation, StateGraph, START, UntrackedValueChannel } = lib;
+      const run = (guard: boolean) => {
+        const State = Annotation.Root({ t: new UntrackedValueChannel({ guard }) });
+        return new StateGraph(State)
+          .addNode("x", () => ({ t: "x" }))
+          .addNode("y", () => ({ t: "y" }))
+          .addEdge(START, "x")
+          .addEdge(START, "y")
+          .compile()
+          .invoke({})
+          .catch((e: Error) => e.name);
+      };
+      return { guarded: await run(true), open: await run(false) };
+    },
+  },
 });

@@ -62,7 +62,13 @@ export {
   StateGraph,
   type StateGraphInit,
 } from "./graph/state-graph.js";
-export { MessagesValue, ReducedValue, type ReducedValueInit, StateSchema } from "./graph/state-schema.js";
+export {
+  MessagesValue,
+  ReducedValue,
+  type ReducedValueInit,
+  StateSchema,
+  UntrackedValue,
+} from "./graph/state-schema.js";
 export { type InterruptOptions, interrupt } from "./interrupt/interrupt.js";
 export { isResumeMap } from "./interrupt/match.js";
 export type { Interrupt } from "./interrupt/record.js";

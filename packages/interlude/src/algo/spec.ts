@@ -61,6 +61,8 @@ export interface GraphSpec {
   /** State keys, in declaration order. */
   stateKeys: readonly string[];
   stateKeySet: ReadonlySet<string>;
+  /** State keys no checkpoint or pending write stores (`UntrackedValue`). */
+  untrackedKeys: ReadonlySet<string>;
   reducers: ReadonlyMap<string, Reducer<any, any>>;
   /** Channels cleared when not written in a step (triggers, sends, the input). */
   ephemeralChannels: readonly string[];

@@ -4,6 +4,7 @@
  */
 import type { AfterFinish } from "../channels/after-finish.js";
 import type { Channel } from "../channels/base.js";
+import { isUntracked } from "../channels/untracked.js";
 import type { ChannelVersions, Checkpoint } from "../checkpoint/types.js";
 import { TASKS } from "../constants.js";
 import type { GraphSpec } from "./spec.js";
@@ -207,7 +208,8 @@ export function changedChannelValues(
   const values: Record<string, unknown> = {};
   for (const name of changed) {
     const channel = channels.get(name);
-    if (channel?.isAvailable()) values[name] = channel.checkpoint();
+    // An untracked key is left out, not stored as empty: the checkpoint knows nothing of it.
+    if (channel?.isAvailable() && !isUntracked(channel)) values[name] = channel.checkpoint();
   }
   return values;
 }

@@ -6,3 +6,4 @@ export * from "./last-value.js";
 export * from "./named-barrier.js";
 export * from "./topic.js";
 export * from "./trigger.js";
+export * from "./untracked.js";

@@ -1,6 +1,4 @@
 /** A LangChain Runnable's `batch` for a compiled graph: many inputs, a bounded number at once. */
-import type { RunConfig } from "./compiled.js";
-
 export interface BatchOptions {
   /** A failed run gives its error in its place instead of failing the batch. */
   returnExceptions?: boolean;
@@ -12,14 +10,13 @@ export interface BatchOptions {
  * Runs `invoke` on each input, at most `maxConcurrency` at once; `options` is one config for
  * all inputs or one per input. Results are in the inputs' order.
  */
-export async function inBatch<I, O>(
-  invoke: (input: I, config: RunConfig) => Promise<O>,
+export async function inBatch<I, O, C extends object>(
+  invoke: (input: I, config: C) => Promise<O>,
   inputs: ReadonlyArray<I>,
-  options: RunConfig | readonly RunConfig[] | undefined,
+  options: C | readonly C[] | undefined,
   batchOptions: BatchOptions = {},
 ): Promise<Array<O | Error>> {
-  const configOf = (i: number): RunConfig =>
-    (Array.isArray(options) ? (options[i] ?? {}) : (options ?? {})) as RunConfig;
+  const configOf = (i: number): C => (Array.isArray(options) ? (options[i] ?? {}) : (options ?? {})) as C;
   const limit = batchOptions.maxConcurrency ?? (configOf(0) as { maxConcurrency?: number }).maxConcurrency;
   const results = new Array<O | Error>(inputs.length);
   let next = 0;

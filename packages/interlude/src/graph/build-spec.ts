@@ -20,6 +20,7 @@ import { LastValue } from "../channels/last-value.js";
 import { NamedBarrierValue } from "../channels/named-barrier.js";
 import { Topic } from "../channels/topic.js";
 import { Trigger } from "../channels/trigger.js";
+import { isUntracked } from "../channels/untracked.js";
 import { END, START, TASKS } from "../constants.js";
 import { GraphValidationError, UnreachableNodeError } from "../errors/graph.js";
 import { needsLangChain } from "../messages/reducer.js";
@@ -101,6 +102,10 @@ function stateChannels(spec: Record<string, { reducer?: Reducer<any, any>; defau
   const factories = new Map<string, () => Channel>();
   const reducers = new Map<string, Reducer<any, any>>();
   for (const [key, channel] of Object.entries(spec)) {
+    if (isUntracked(channel)) {
+      factories.set(key, () => channel.fromCheckpoint());
+      continue;
+    }
     const { reducer, default: initial } = channel ?? {};
     if (reducer) {
       reducers.set(key, reducer);
@@ -197,6 +202,7 @@ export function buildSpec(builder: GraphDeclaration, options: CompileOptions): G
     channelFactories: factories,
     stateKeys,
     stateKeySet: new Set(stateKeys),
+    untrackedKeys: new Set(stateKeys.filter((key) => isUntracked(builder.spec[key]))),
     reducers,
     ephemeralChannels: ephemeral,
     ephemeralSet: new Set(ephemeral),

@@ -3,11 +3,12 @@
  * LangGraph metadata, `{ state, input, output, context }`) into one shape the builder uses:
  * the channels of every key, the input and output keys, and the validators of the input.
  */
+import { UntrackedValueChannel } from "../channels/untracked.js";
 import { StateGraphInputError } from "../errors/state.js";
 import { isStandardSchema, type StandardSchemaV1 } from "../interrupt/standard-schema.js";
 import { type ChannelSpec, isAnnotationRoot, type StateSpec } from "./annotation.js";
 import { defaultOf, schemaMeta, zodObjectShape } from "./schema-meta.js";
-import { ReducedValue, StateSchema } from "./state-schema.js";
+import { ReducedValue, StateSchema, UntrackedValue } from "./state-schema.js";
 
 export interface ResolvedState {
   spec: StateSpec;
@@ -48,7 +49,11 @@ function fromStateSchema(schema: StateSchema): Part {
   const spec: StateSpec = {};
   const validators = new Map<string, StandardSchemaV1>();
   for (const [key, field] of Object.entries(schema.fields)) {
-    if (ReducedValue.isInstance(field)) {
+    if (UntrackedValue.isInstance(field)) {
+      const initial = field.schema && defaultOf(field.schema);
+      spec[key] = new UntrackedValueChannel({ guard: field.guard, initialValueFactory: initial as never });
+      if (field.schema) validators.set(key, field.schema);
+    } else if (ReducedValue.isInstance(field)) {
       spec[key] = { lg_kind: "channel", reducer: field.reducer, default: defaultOf(field.valueSchema) as never };
       validators.set(key, field.inputSchema as StandardSchemaV1);
     } else if (isStandardSchema(field)) {

@@ -44,10 +44,43 @@ export class ReducedValue<Value = unknown, Input = Value> {
   }
 }
 
-type FieldValue<F> = F extends ReducedValue<infer V, any> ? V : F extends StandardSchemaV1<any, infer O> ? O : never;
-type FieldUpdate<F> = F extends ReducedValue<any, infer I> ? I : F extends StandardSchemaV1<infer In, any> ? In : never;
+const UNTRACKED_VALUE = Symbol.for("langgraph.state.untracked_value");
 
-export type StateSchemaFields = Record<string, ReducedValue<any, any> | StandardSchemaV1>;
+/** A `StateSchema` field that lives only as long as a run (see `UntrackedValueChannel`). */
+export class UntrackedValue<Value = unknown> {
+  readonly [UNTRACKED_VALUE] = true;
+  readonly guard: boolean;
+  declare ValueType: Value;
+  constructor(
+    readonly schema?: StandardSchemaV1<unknown, Value>,
+    init: { guard?: boolean } = {},
+  ) {
+    this.guard = init.guard ?? true;
+  }
+
+  static isInstance(value: unknown): value is UntrackedValue {
+    return typeof value === "object" && value !== null && UNTRACKED_VALUE in value;
+  }
+}
+
+type FieldValue<F> =
+  F extends ReducedValue<infer V, any>
+    ? V
+    : F extends UntrackedValue<infer V>
+      ? V
+      : F extends StandardSchemaV1<any, infer O>
+        ? O
+        : never;
+type FieldUpdate<F> =
+  F extends ReducedValue<any, infer I>
+    ? I
+    : F extends UntrackedValue<infer V>
+      ? V
+      : F extends StandardSchemaV1<infer In, any>
+        ? In
+        : never;
+
+export type StateSchemaFields = Record<string, ReducedValue<any, any> | UntrackedValue<any> | StandardSchemaV1>;
 
 export class StateSchema<F extends StateSchemaFields = StateSchemaFields> {
   readonly [STATE_SCHEMA] = true;

@@ -10,44 +10,48 @@ import type { TaskOutcome } from "../runner/outcome.js";
 import { errorRecord } from "../thread/pending.js";
 import type { Persistence } from "./persist.js";
 
-/** The writes that mark a task finished. */
-export function finishedWrites(writes: readonly Write[]): Array<[string, unknown]> {
-  return [...(writes as Array<[string, unknown]>), [DONE, true]];
+/** The writes that mark a task finished, without those to untracked keys (never stored). */
+export function finishedWrites(writes: readonly Write[], untracked: ReadonlySet<string>): Array<[string, unknown]> {
+  const kept = (untracked.size ? writes.filter(([channel]) => !untracked.has(channel)) : writes) as Array<
+    [string, unknown]
+  >;
+  return [...kept, [DONE, true]];
 }
 
-/**
- * Saves the outcome of every task of a step that paused or failed.
- * @param finishedSaved finished tasks' writes were already saved as each finished
- * @param commandWrites the `Command({ update })` of this run, kept with the paused checkpoint
- * @param audit who answered in this run, recorded with the next checkpoint
- * @param claimOwner the run's claim on the thread, released with the last of these writes
- * when the saver can (the run saves nothing after them)
- */
-export async function saveStoppedStep(
-  persistence: Persistence,
-  checkpointId: string,
-  outcomes: readonly TaskOutcome[],
-  finishedSaved: boolean,
-  commandWrites: readonly Write[],
-  audit: ResumeRecord | undefined,
-  claimOwner?: string,
-): Promise<void> {
-  const saves = stoppedStepWrites(outcomes, finishedSaved, commandWrites, audit);
+export interface StoppedStep {
+  checkpointId: string;
+  outcomes: readonly TaskOutcome[];
+  /** Finished tasks' writes were already saved as each finished. */
+  finishedSaved: boolean;
+  /** The `Command({ update })` of this run, kept with the paused checkpoint. */
+  commandWrites: readonly Write[];
+  /** Who answered in this run, recorded with the next checkpoint. */
+  audit: ResumeRecord | undefined;
+  /** The run's claim on the thread, released with the last of these writes when the saver can (the run saves nothing after them). */
+  claimOwner?: string;
+  /** State keys whose writes are never stored. */
+  untracked: ReadonlySet<string>;
+}
+
+/** Saves the outcome of every task of a step that paused or failed. */
+export async function saveStoppedStep(persistence: Persistence, step: StoppedStep): Promise<void> {
+  const saves = stoppedStepWrites(step);
   for (const [i, [taskId, writes]] of saves.entries())
-    await persistence.saveWrites(checkpointId, taskId, writes, i === saves.length - 1 ? claimOwner : undefined);
+    await persistence.saveWrites(
+      step.checkpointId,
+      taskId,
+      writes,
+      i === saves.length - 1 ? step.claimOwner : undefined,
+    );
 }
 
 /** What a stopped step saves, task by task (the null task's last). */
-function stoppedStepWrites(
-  outcomes: readonly TaskOutcome[],
-  finishedSaved: boolean,
-  commandWrites: readonly Write[],
-  audit: ResumeRecord | undefined,
-): Array<[taskId: string, writes: Array<[string, unknown]>]> {
+function stoppedStepWrites(step: StoppedStep): Array<[taskId: string, writes: Array<[string, unknown]>]> {
+  const { outcomes, finishedSaved, commandWrites, audit, untracked } = step;
   const saves: Array<[string, Array<[string, unknown]>]> = [];
   for (const outcome of outcomes) {
     const taskId = outcome.task.id;
-    if (outcome.kind === "done" && !finishedSaved) saves.push([taskId, finishedWrites(outcome.writes)]);
+    if (outcome.kind === "done" && !finishedSaved) saves.push([taskId, finishedWrites(outcome.writes, untracked)]);
     if (outcome.kind === "failed") saves.push([taskId, [[ERROR, errorRecord(outcome.error)]]]);
     if (outcome.kind === "interrupted") {
       const writes: Array<[string, unknown]> = [

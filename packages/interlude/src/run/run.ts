@@ -243,7 +243,7 @@ export class GraphRun extends RunStart {
       // interrupted or the process dies, it is not run again.
       if (outcome.kind === "done" && several && !this.scope.signal?.aborted)
         return this.persistence
-          .saveWrites(checkpointId, outcome.task.id, finishedWrites(outcome.writes))
+          .saveWrites(checkpointId, outcome.task.id, finishedWrites(outcome.writes, this.graph.spec.untrackedKeys))
           .then(() => outcome);
       return outcome;
     };
@@ -295,15 +295,15 @@ export class GraphRun extends RunStart {
     if (flushing) await flushing;
     const finishedSaved = tasks.length > 1 && this.scope.durability !== "exit";
     // The answers and update of this run stay with the paused checkpoint until a step completes.
-    await saveStoppedStep(
-      this.persistence,
-      this.checkpoint.id,
+    await saveStoppedStep(this.persistence, {
+      checkpointId: this.checkpoint.id,
       outcomes,
       finishedSaved,
-      this.commandWrites,
-      this.resumeRecord,
-      this.claimOwner,
-    );
+      commandWrites: this.commandWrites,
+      audit: this.resumeRecord,
+      claimOwner: this.claimOwner,
+      untracked: this.graph.spec.untrackedKeys,
+    });
     const draining = this.persistence.drain();
     if (draining) await draining;
 
@@ -329,6 +329,11 @@ export class GraphRun extends RunStart {
     const copy = workingCopy(this.checkpoint);
     copy.channel_values = changedChannelValues(this.channels, this.graph.spec.stateKeys);
     const channels = channelsFromCheckpoint(this.graph.spec, copy);
+    // Untracked keys are in no checkpoint, not even this copy: they carry over from the run.
+    for (const key of this.graph.spec.untrackedKeys) {
+      const live = this.channels.get(key)!;
+      if (live.isAvailable()) channels.get(key)!.update([live.get()]);
+    }
     applyNullWrites(copy, channels, finished);
     return readState(channels, this.graph.spec.stateKeys);
   }
