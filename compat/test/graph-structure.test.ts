@@ -447,4 +447,49 @@ compare("Command.PARENT", {
       };
     },
   },
+  "a node's config tells it where it runs: metadata.langgraph_* and executionInfo": {
+    from: "execution_info.test.ts: should increment nodeAttempt on retry",
+    async run(lib) {
+      const { Annotation, StateGraph, START, MemorySaver, Send } = lib;
+      const State = Annotation.Root({ n: Annotation() });
+      const seen: unknown[] = [];
+      const record = (config: any) => {
+        const { metadata: m, executionInfo: e } = config;
+        seen.push({
+          node: m.langgraph_node,
+          step: m.langgraph_step,
+          triggers: m.langgraph_triggers,
+          path: m.langgraph_path,
+          nsIsTask: m.langgraph_checkpoint_ns === m.checkpoint_ns && m.checkpoint_ns.startsWith(`${m.langgraph_node}:`),
+          mine: m.mine,
+          thread: m.thread_id,
+          attempt: e.nodeAttempt,
+          sameTask: e.checkpointNs === m.checkpoint_ns && m.checkpoint_ns.endsWith(e.taskId),
+          threadId: e.threadId,
+          firstTime: typeof e.nodeFirstAttemptTime,
+          runName: config.runName,
+        });
+      };
+      let attempts = 0;
+      const graph = new StateGraph(State)
+        .addNode(
+          "flaky",
+          (_s: unknown, config: any) => {
+            record(config);
+            if (++attempts < 2) throw new Error("once");
+            return { n: 1 };
+          },
+          { retryPolicy: { maxAttempts: 2, initialInterval: 1, jitter: false } },
+        )
+        .addNode("fanned", (_arg: unknown, config: any) => {
+          record(config);
+          return {};
+        })
+        .addEdge(START, "flaky")
+        .addConditionalEdges("flaky", () => [new Send("fanned", { k: 1 })])
+        .compile({ checkpointer: new MemorySaver() });
+      await graph.invoke({ n: 0 }, { configurable: { thread_id: "t" }, metadata: { mine: "yes" } });
+      return seen;
+    },
+  },
 });

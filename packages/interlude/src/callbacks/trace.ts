@@ -10,6 +10,7 @@ import { fastId } from "../algo/hash.js";
 import type { PreparedTask } from "../algo/tasks.js";
 import { NS_END, NS_SEP, PUSH, START } from "../constants.js";
 import type { LangChain } from "../langchain/typed.js";
+import { taskMetadata } from "../run/task-metadata.js";
 
 type Config = Record<string, unknown>;
 
@@ -109,17 +110,7 @@ export function startGraphChain(lc: LangChain, config: Config, graphName: string
 
 /** The chain run of one task, with the metadata LangGraph gives a node's callbacks. */
 export function startNodeChain(lc: LangChain, config: Config, task: PreparedTask, step: number): Promise<ChainRun> {
-  const push = task.path[0] === PUSH;
-  const metadata = {
-    ...(config.metadata as object),
-    langgraph_step: step,
-    langgraph_node: task.name,
-    // A Send's task, as LangGraph describes it: triggered by a push, its path ends in `false` (not a call).
-    langgraph_triggers: push ? [PUSH] : task.triggers,
-    langgraph_path: push ? [...task.path, false] : task.path,
-    langgraph_checkpoint_ns: task.ns,
-    checkpoint_ns: task.ns,
-  };
+  const metadata = taskMetadata(config.metadata, task, step);
   // The input "node" is bookkeeping: tracers hide it, as they do in LangGraph.
   const tags = task.name === START ? [`graph:step:${step}`, "langsmith:hidden"] : [`graph:step:${step}`];
   return startChain(lc, config, task.name, task.input, metadata, tags);

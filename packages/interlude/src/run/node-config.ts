@@ -1,15 +1,18 @@
 /**
  * The `config` each node of a run is called with: the caller's config, plus the run's writer
- * (`custom` stream mode), `interrupt`, its AbortSignal, its store, and the task's namespace.
+ * (`custom` stream mode), `interrupt`, its AbortSignal, its store, the task's namespace, and
+ * what LangGraph tells a node about itself (task-metadata.ts).
  */
 
+import type { PreparedTask } from "../algo/tasks.js";
 import { shallowCopy } from "../checkpoint/plain-copy.js";
 import type { RunnableConfig } from "../checkpoint/types.js";
 import { interrupt } from "../interrupt/interrupt.js";
+import { type AttemptInfo, executionInfo, taskMetadata } from "./task-metadata.js";
 
 export class NodeConfigs {
   /** What every node config of this run shares; built once (spreading the caller's config per task was ~20% of a step). */
-  private base?: { config: Record<string, unknown>; configurable: Record<string, unknown> };
+  private base?: { config: Record<string, unknown>; configurable: Record<string, unknown>; metadata: unknown };
 
   constructor(
     private readonly config: RunnableConfig,
@@ -19,15 +22,18 @@ export class NodeConfigs {
     private readonly store: unknown,
   ) {}
 
-  /** The config of a task saving under checkpoint namespace `ns`. */
-  for(ns: string): Record<string, unknown> {
+  /** The config of a task of step `step` (which started from checkpoint `checkpointId`). */
+  for(task: PreparedTask, step: number, checkpointId: string, attempt?: AttemptInfo): Record<string, unknown> {
     // Both bases already hold every key (same order as before), so each task's config is two
-    // plain clones and two stores: adding a key to a clone costs ~1 us, a store ~10 ns.
+    // plain clones and a few stores: adding a key to a clone costs ~1 us, a store ~10 ns.
     const base = (this.base ??= this.makeBase());
     const configurable = { ...base.configurable };
-    configurable.checkpoint_ns = ns;
+    configurable.checkpoint_ns = task.ns;
     const config = { ...base.config };
     config.configurable = configurable;
+    config.metadata = taskMetadata(base.metadata, task, step);
+    config.executionInfo = executionInfo(task, checkpointId, this.threadId, attempt);
+    config.runName = task.name;
     return config;
   }
 
@@ -38,10 +44,16 @@ export class NodeConfigs {
     config.writer = this.writer;
     config.interrupt = interrupt;
     config.signal = this.signal;
+    config.metadata = undefined;
+    config.executionInfo = undefined;
+    config.runName = undefined;
     const configurable = shallowCopy(this.config.configurable);
     configurable.thread_id = this.threadId;
     configurable.checkpoint_ns = "";
-    return { config: withStore(config, this.store), configurable };
+    // LangGraph's node metadata carries the thread, as its graph run's does.
+    const metadata = shallowCopy(this.config.metadata as object | undefined);
+    if (this.threadId !== undefined) metadata.thread_id = this.threadId;
+    return { config: withStore(config, this.store), configurable, metadata };
   }
 }
 

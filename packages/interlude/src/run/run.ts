@@ -216,7 +216,7 @@ export class GraphRun extends RunStart {
     return {
       spec: this.graph.spec,
       run: this.scope,
-      config: (task) => configs.for(task.ns),
+      config: (task, attempt) => configs.for(task, this.step + 1, checkpointId, attempt),
       saveTaskCalls: (task, calls) => this.persistence.saveWrites(checkpointId, task.id, [[TASK_RESULT, calls]]),
       sleep,
       origin: { ns: this.ns, checkpointId, parents: this.parents },

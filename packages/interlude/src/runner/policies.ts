@@ -8,6 +8,7 @@ import type { PreparedTask } from "../algo/tasks.js";
 import type { Write } from "../algo/writes.js";
 import { cacheKey, nodeNamespace } from "../cache/key.js";
 import { NodeError } from "../errors/node.js";
+import type { AttemptInfo } from "../run/task-metadata.js";
 import { errorFromRecord } from "../thread/pending.js";
 import type { TaskOutcome } from "./outcome.js";
 import { retryDelay } from "./retry.js";
@@ -55,8 +56,12 @@ async function withPolicies(
   task: PreparedTask,
   memory: TaskMemory | undefined,
 ): Promise<TaskOutcome> {
+  const firstTime = Date.now();
   for (let failures = 1; ; failures++) {
-    const outcome = await (node.timeout ? timedAttempt(env, node, task, memory) : attempt(env, node, task, memory));
+    const info = { number: failures, firstTime };
+    const outcome = await (node.timeout
+      ? timedAttempt(env, node, task, memory, info)
+      : attempt(env, node, task, memory, { attempt: info }));
     if (outcome.kind !== "failed") return outcome;
     const delay = retryDelay(node.retryPolicy, failures, outcome.error);
     if (delay !== undefined) {
@@ -77,6 +82,7 @@ function timedAttempt(
   node: NodeSpec,
   task: PreparedTask,
   memory: TaskMemory | undefined,
+  info: AttemptInfo,
 ): Promise<TaskOutcome> {
   const policy = node.timeout!;
   const clock = new AttemptClock(node.name, policy);
@@ -103,7 +109,7 @@ function timedAttempt(
       resolve({ kind: "failed", task, error });
     };
     clock.watch(expire);
-    Promise.resolve(attempt(env, node, task, memory, decorate)).then(
+    Promise.resolve(attempt(env, node, task, memory, { decorate, attempt: info })).then(
       (outcome) => {
         if (over) return;
         clock.stop();

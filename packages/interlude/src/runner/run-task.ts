@@ -15,6 +15,7 @@ import { InterruptMismatchError, InvalidResumeError } from "../errors/resume.js"
 import type { GivenAnswer, TaskCallRecord } from "../interrupt/record.js";
 import { GraphInterrupt, isGraphInterrupt, ParentCommand } from "../interrupt/signal.js";
 import { Command, isCommand } from "../primitives/command.js";
+import type { AttemptInfo } from "../run/task-metadata.js";
 import type { TaskOutcome } from "./outcome.js";
 import { type RunScope, type StepOrigin, type TaskScope, taskStorage } from "./scope.js";
 
@@ -30,7 +31,7 @@ export interface TaskEnv {
   spec: GraphSpec;
   run: RunScope;
   /** Config passed to the node (its `configurable` carries thread and namespace). */
-  config: (task: PreparedTask) => Record<string, unknown>;
+  config: (task: PreparedTask, attempt?: AttemptInfo) => Record<string, unknown>;
   /** Persists `task()` results of a task as soon as they exist. */
   saveTaskCalls: (task: PreparedTask, calls: TaskCallRecord[]) => Promise<void>;
   sleep: (ms: number) => Promise<void>;
@@ -177,6 +178,12 @@ interface Attempt {
 /** Adds to a node's config what its attempt needs (a timeout's signal and heartbeat). */
 export type ConfigDecorator = (config: Record<string, unknown>) => Record<string, unknown>;
 
+/** What a node's policies tell one attempt: which one it is, and what its config needs. */
+export interface AttemptOptions {
+  decorate?: ConfigDecorator;
+  attempt?: AttemptInfo;
+}
+
 /**
  * One run of the node. Synchronous when the node is (and its branches): the step then goes on
  * without a turn of the event loop per task, which with AsyncLocalStorage active costs a
@@ -187,10 +194,11 @@ export function attempt(
   node: NodeSpec,
   task: PreparedTask,
   memory: TaskMemory | undefined,
-  decorate?: ConfigDecorator,
+  options: AttemptOptions = {},
 ): TaskOutcome | Promise<TaskOutcome> {
-  if (env.trace) return tracedAttempt(env, node, task, memory, decorate);
-  const config = decorate ? decorate(env.config(task)) : env.config(task);
+  if (env.trace) return tracedAttempt(env, node, task, memory, options);
+  const { decorate } = options;
+  const config = decorate ? decorate(env.config(task, options.attempt)) : env.config(task, options.attempt);
   const scope = newScope(env, task, memory, config);
   const at: Attempt = { env, node, task, memory, scope, config };
   let output: unknown;
@@ -212,9 +220,9 @@ async function tracedAttempt(
   node: NodeSpec,
   task: PreparedTask,
   memory: TaskMemory | undefined,
-  decorate: ConfigDecorator | undefined,
+  { decorate, attempt }: AttemptOptions,
 ): Promise<TaskOutcome> {
-  const trace = await env.trace!(task, env.config(task));
+  const trace = await env.trace!(task, env.config(task, attempt));
   const config = decorate ? decorate(trace.config) : trace.config;
   const scope = newScope(env, task, memory, config);
   if (env.traceCall) scope.traceCall = callTracer(env, task, config);
