@@ -492,4 +492,29 @@ compare("Command.PARENT", {
       return seen;
     },
   },
+  "addNode's metadata reaches the node's config; its subgraphs are listed": {
+    from: "graph.test.ts: should support metadata and subgraphs in parallel node addition",
+    async run(lib) {
+      const { Annotation, StateGraph, START } = lib;
+      const State = Annotation.Root({ v: Annotation() });
+      const inner = new StateGraph(State)
+        .addNode("i", () => ({ v: "inner" }))
+        .addEdge(START, "i")
+        .compile();
+      let seen: unknown;
+      const graph = new StateGraph(State)
+        .addNode(
+          "calls",
+          async (s: any, config: any) => {
+            seen = { team: config.metadata.team, node: config.metadata.langgraph_node };
+            return inner.invoke(s, config);
+          },
+          { metadata: { team: "billing" }, subgraphs: [inner] },
+        )
+        .addEdge(START, "calls")
+        .compile();
+      const result = await graph.invoke({ v: "x" });
+      return { result, seen, subgraphs: [...graph.getSubgraphs()].map(([name]: [string]) => name) };
+    },
+  },
 });

@@ -3,6 +3,15 @@ import { describe, expect, it } from "vitest";
 
 const State = Annotation.Root({ v: Annotation<number>() });
 
+describe("addNode(name, fn, { tracePolicy })", () => {
+  it("is refused rather than sending to tracers what it says to redact", () => {
+    const add = () =>
+      new StateGraph(State).addNode("n", () => ({ v: 1 }), { tracePolicy: { processInputs: () => ({}) } });
+    expect(add).toThrow(UnsupportedFeatureError);
+    expect(add).toThrow(/tracePolicy/);
+  });
+});
+
 describe("new Send(node, arg, { timeout })", () => {
   it("is refused rather than sent without its limit", () => {
     expect(() => new Send("n", {}, { timeout: 50 })).toThrow(UnsupportedFeatureError);

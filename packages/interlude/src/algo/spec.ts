@@ -46,6 +46,10 @@ export interface NodeSpec {
   ends?: readonly string[];
   /** Set when the node is a compiled subgraph. */
   subgraph?: GraphInternals;
+  /** The graphs a function node declared it runs (`addNode(name, fn, { subgraphs })`). */
+  declaredSubgraphs?: readonly unknown[];
+  /** The node's own `metadata`, added to its config's. */
+  metadata?: Record<string, unknown>;
 }
 
 export interface ErrorHandlerSpec {

@@ -189,6 +189,8 @@ export function buildSpec(builder: GraphDeclaration, options: CompileOptions): G
       inputKeys: definition.inputKeys ?? builder.sharedKeys,
       ends: definition.options.ends,
       subgraph: isGraph ? action : undefined,
+      declaredSubgraphs: definition.options.subgraphs,
+      metadata: definition.options.metadata,
     };
     nodes.set(name, node);
     for (const channel of node.triggers) {

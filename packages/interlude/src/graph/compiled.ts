@@ -263,19 +263,21 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
    */
   *getSubgraphs(namespace?: string, recurse = false): Generator<[string, CompiledStateGraph<any, any, any>]> {
     for (const [name, node] of this.spec.nodes) {
-      const graph = node.subgraph;
-      if (!(graph instanceof CompiledStateGraph)) continue;
       if (namespace !== undefined && namespace !== name && !namespace.startsWith(`${name}|`)) continue;
-      if (namespace === name) {
-        yield [name, graph];
-        return;
-      }
-      if (namespace === undefined) yield [name, graph];
-      if (!recurse) continue;
-      const rest = namespace === undefined ? undefined : namespace.slice(name.length + 1);
-      for (const [childName, child] of graph.getSubgraphs(rest, true)) {
-        yield [`${name}|${childName}`, child];
-        if (namespace !== undefined) return;
+      const candidates = node.declaredSubgraphs?.length ? node.declaredSubgraphs : [node.subgraph];
+      for (const graph of candidates) {
+        if (!(graph instanceof CompiledStateGraph)) continue;
+        if (namespace === name) {
+          yield [name, graph];
+          return;
+        }
+        if (namespace === undefined) yield [name, graph];
+        if (!recurse) continue;
+        const rest = namespace === undefined ? undefined : namespace.slice(name.length + 1);
+        for (const [childName, child] of graph.getSubgraphs(rest, true)) {
+          yield [`${name}|${childName}`, child];
+          if (namespace !== undefined) return;
+        }
       }
     }
   }

@@ -27,6 +27,12 @@ export interface NodePolicyOptions {
 export interface AddNodeOptions extends NodePolicyOptions {
   /** Nodes this node may route to with `Command({ goto })` (for drawing and validation). */
   ends?: readonly string[];
+  /** Added to the `metadata` of the node's config (after the `langgraph_*` keys, which it may override). */
+  metadata?: Record<string, unknown>;
+  /** Compiled graphs a function node runs, for `getSubgraphs()`. */
+  subgraphs?: readonly unknown[];
+  /** Not supported (LangSmith's per-node redaction): refused with UnsupportedFeatureError rather than ignored. */
+  tracePolicy?: unknown;
   /** Run the node only once nothing else is left to run (after the other branches finished). */
   defer?: boolean;
   /**

@@ -4,6 +4,7 @@
  */
 import { END, NS_END, NS_SEP, START } from "../constants.js";
 import { GraphValidationError } from "../errors/graph.js";
+import { UnsupportedFeatureError } from "../errors/unsupported.js";
 import type { StandardSchemaV1 } from "../interrupt/standard-schema.js";
 import type { AnnotationRoot, StateSpec, StateType, UpdateType } from "./annotation.js";
 import { buildSpec } from "./build-spec.js";
@@ -31,6 +32,12 @@ type NodeEntry<S extends StateSpec> = [
 /** LangGraph options Interlude refuses, with what to do instead; policies checked as they are given. */
 function checkOptions(name: string, options: AddNodeOptions): void {
   checkPolicies(`addNode("${name}")`, name, options);
+  // Ignoring it would send to tracers what the option says to redact.
+  if (options.tracePolicy !== undefined)
+    throw new UnsupportedFeatureError(
+      `addNode("${name}", fn, { tracePolicy })`,
+      "Redact in the callback handler that sends the traces (LangChain's handleChainStart/End).",
+    );
 }
 
 export type PathMap = Record<string, string> | readonly string[];

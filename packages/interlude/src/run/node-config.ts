@@ -23,7 +23,13 @@ export class NodeConfigs {
   ) {}
 
   /** The config of a task of step `step` (which started from checkpoint `checkpointId`). */
-  for(task: PreparedTask, step: number, checkpointId: string, attempt?: AttemptInfo): Record<string, unknown> {
+  for(
+    task: PreparedTask,
+    step: number,
+    checkpointId: string,
+    attempt: AttemptInfo | undefined,
+    nodeMetadata: Record<string, unknown> | undefined,
+  ): Record<string, unknown> {
     // Both bases already hold every key (same order as before), so each task's config is two
     // plain clones and a few stores: adding a key to a clone costs ~1 us, a store ~10 ns.
     const base = (this.base ??= this.makeBase());
@@ -31,7 +37,7 @@ export class NodeConfigs {
     configurable.checkpoint_ns = task.ns;
     const config = { ...base.config };
     config.configurable = configurable;
-    config.metadata = taskMetadata(base.metadata, task, step);
+    config.metadata = taskMetadata(base.metadata, task, step, nodeMetadata);
     config.executionInfo = executionInfo(task, checkpointId, this.threadId, attempt);
     config.runName = task.name;
     return config;

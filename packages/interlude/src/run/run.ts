@@ -216,7 +216,8 @@ export class GraphRun extends RunStart {
     return {
       spec: this.graph.spec,
       run: this.scope,
-      config: (task, attempt) => configs.for(task, this.step + 1, checkpointId, attempt),
+      config: (task, attempt) =>
+        configs.for(task, this.step + 1, checkpointId, attempt, this.graph.spec.nodes.get(task.name)!.metadata),
       saveTaskCalls: (task, calls) => this.persistence.saveWrites(checkpointId, task.id, [[TASK_RESULT, calls]]),
       sleep,
       origin: { ns: this.ns, checkpointId, parents: this.parents },

@@ -7,8 +7,13 @@ import type { PreparedTask } from "../algo/tasks.js";
 import { shallowCopy } from "../checkpoint/plain-copy.js";
 import { PUSH } from "../constants.js";
 
-/** The `metadata` a task's config carries: the caller's, plus where the task stands in the run. */
-export function taskMetadata(base: unknown, task: PreparedTask, step: number): Record<string, unknown> {
+/** The `metadata` a task's config carries: the caller's, where the task stands in the run, and its node's own. */
+export function taskMetadata(
+  base: unknown,
+  task: PreparedTask,
+  step: number,
+  own?: Record<string, unknown>,
+): Record<string, unknown> {
   const push = task.path[0] === PUSH;
   // Copied, then set key by key: a spread followed by keys takes V8's slow path (see shallowCopy).
   const metadata = shallowCopy(base as object | undefined);
@@ -19,7 +24,8 @@ export function taskMetadata(base: unknown, task: PreparedTask, step: number): R
   metadata.langgraph_path = push ? [...task.path, false] : task.path;
   metadata.langgraph_checkpoint_ns = task.ns;
   metadata.checkpoint_ns = task.ns;
-  return metadata;
+  // The node's own metadata comes last, as in LangGraph.
+  return own ? Object.assign(metadata, own) : metadata;
 }
 
 /** Which attempt of a task runs: the retries of a node with a retry policy count up from 1. */
