@@ -157,7 +157,8 @@ export const StateUpdateBody = z.object({
 
 export const StateAtBody = z.object({
   select,
-  checkpoint: z.object({ checkpoint_id: z.string().min(1), checkpoint_ns: z.string().optional() }).passthrough(),
+  // Without an id, the newest checkpoint (of the namespace): RemoteGraph's getState sends `{ thread_id }` alone.
+  checkpoint: z.object({ checkpoint_id: z.string().min(1).optional(), checkpoint_ns: z.string().optional() }).passthrough(),
   subgraphs: z.boolean().nullish(),
 });
 
