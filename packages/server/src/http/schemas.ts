@@ -158,7 +158,9 @@ export const StateUpdateBody = z.object({
 export const StateAtBody = z.object({
   select,
   // Without an id, the newest checkpoint (of the namespace): RemoteGraph's getState sends `{ thread_id }` alone.
-  checkpoint: z.object({ checkpoint_id: z.string().min(1).optional(), checkpoint_ns: z.string().optional() }).passthrough(),
+  checkpoint: z
+    .object({ checkpoint_id: z.string().min(1).optional(), checkpoint_ns: z.string().optional() })
+    .passthrough(),
   subgraphs: z.boolean().nullish(),
 });
 
