@@ -62,6 +62,7 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START> im
   /** Keys taken from a run's input and returned by `invoke`, when input / output schemas or private channels were given. */
   inputKeys?: readonly string[];
   outputKeys?: readonly string[];
+  /** Once a node's input schema added private channels: the state's own keys, which other nodes are called with. */
   sharedKeys?: readonly string[];
   /** Validators of state keys (zod and StateSchema fields): inputs and node updates are checked. */
   readonly validators: Map<string, StandardSchemaV1>;
