@@ -365,4 +365,100 @@ compare("node policies", {
       return graph.invoke({ log: [], q: "wire $1M" }, { configurable: { thread_id: "b" } });
     },
   },
+  "a subgraph node's timeout covers the whole subgraph run": {
+    from: "timeout.test.ts: addNode timeout (end-to-end)",
+    async run(lib) {
+      const { Annotation, StateGraph, START } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const inner = new StateGraph(State)
+        .addNode("one", async () => (await pause(30), { log: ["one"] }))
+        .addNode("two", async () => (await pause(30), { log: ["two"] }))
+        .addEdge(START, "one")
+        .addEdge("one", "two")
+        .compile();
+      const graph = (timeout: number) =>
+        new StateGraph(State).addNode("sub", inner, { timeout }).addEdge(START, "sub").compile();
+      const failed = await graph(40)
+        .invoke({ log: [] })
+        .catch((e: unknown) => timeoutFacts(e));
+      const done = await graph(500).invoke({ log: [] });
+      return { failed, done };
+    },
+  },
+
+  "a failure inside a subgraph node goes to the parent node's handler": {
+    from: "node_error_handler.test.ts: handles a failure that occurs inside a subgraph node",
+    async run(lib) {
+      const { Annotation, StateGraph, START } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const inner = new StateGraph(State)
+        .addNode("deep", () => {
+          throw new Error("deep failure");
+        })
+        .addEdge(START, "deep")
+        .compile();
+      const graph = new StateGraph(State)
+        .addNode("sub", inner, {
+          errorHandler: (_s: unknown, e: any) => ({ log: [`${e.node}: ${e.error.message}`] }),
+        })
+        .addEdge(START, "sub")
+        .compile();
+      return graph.invoke({ log: [] });
+    },
+  },
+
+  "setNodeDefaults: not inherited by a subgraph, merged across calls, read at compile": {
+    from: "set_node_defaults.test.ts: does not inherit defaults into subgraphs",
+    async run(lib) {
+      const { Annotation, StateGraph, START } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      let innerRuns = 0;
+      const inner = new StateGraph(State)
+        .addNode("flaky", () => {
+          innerRuns++;
+          throw new Error("inner");
+        })
+        .addEdge(START, "flaky")
+        .compile();
+      const builder = new StateGraph(State)
+        .addNode("sub", inner)
+        .addEdge(START, "sub")
+        .setNodeDefaults({ retryPolicy: { ...retryFast, maxAttempts: 2 } })
+        .setNodeDefaults({ errorHandler: (_s: unknown, e: any) => ({ log: [`handled ${e.node}`] }) });
+      const before = builder.compile();
+      builder.setNodeDefaults({ errorHandler: (_s: unknown, e: any) => ({ log: [`changed ${e.node}`] }) });
+      return {
+        result: await before.invoke({ log: [] }),
+        innerRuns,
+        after: await builder.compile().invoke({ log: [] }),
+      };
+    },
+  },
+
+  "an error handler gets the failed node's own input": {
+    from: "set_node_defaults.test.ts: receives the failing node's input, not the full graph state",
+    async run(lib) {
+      const { Annotation, StateGraph, START } = lib;
+      const State = Annotation.Root({ log: list(lib), a: Annotation(), b: Annotation() });
+      const Only = Annotation.Root({ a: Annotation() });
+      let seen: unknown;
+      const graph = new StateGraph(State)
+        .addNode(
+          "n",
+          () => {
+            throw new Error("x");
+          },
+          {
+            input: Only,
+            errorHandler: (state: unknown) => {
+              seen = state;
+              return { log: ["handled"] };
+            },
+          },
+        )
+        .addEdge(START, "n")
+        .compile();
+      return { result: await graph.invoke({ log: [], a: 1, b: 2 }), seen };
+    },
+  },
 });
