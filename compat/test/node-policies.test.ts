@@ -461,4 +461,29 @@ compare("node policies", {
       return { result: await graph.invoke({ log: [], a: 1, b: 2 }), seen };
     },
   },
+  "a Send's own timeout replaces its node's for that task": {
+    from: "timeout.test.ts: Send timeout (end-to-end) > overrides the target node's timeout for a specific pushed task",
+    async run(lib) {
+      const { Annotation, StateGraph, START, MemorySaver, Send } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const graph = new StateGraph(State)
+        .addNode("fan", () => ({}))
+        .addNode(
+          "work",
+          async (arg: any) => {
+            await pause(arg.ms);
+            return { log: [`worked ${arg.ms}`] };
+          },
+          { timeout: 1000 },
+        )
+        .addEdge(START, "fan")
+        .addConditionalEdges("fan", () => [new Send("work", { ms: 10 }), new Send("work", { ms: 80 }, { timeout: 30 })])
+        .compile({ checkpointer: new MemorySaver() });
+      const error = await graph
+        .invoke({ log: [] }, { configurable: { thread_id: "t" } })
+        .catch((e: unknown) => timeoutFacts(e));
+      const packet = JSON.parse(JSON.stringify(new Send("work", { ms: 1 }, { timeout: 30 })));
+      return { error, packet };
+    },
+  },
 });

@@ -1,4 +1,4 @@
-import { Annotation, END, Send, START, StateGraph, UnsupportedFeatureError } from "@interlude/core";
+import { Annotation, END, START, StateGraph, UnsupportedFeatureError } from "@interlude/core";
 import { describe, expect, it } from "vitest";
 
 const State = Annotation.Root({ v: Annotation<number>() });
@@ -9,14 +9,6 @@ describe("addNode(name, fn, { tracePolicy })", () => {
       new StateGraph(State).addNode("n", () => ({ v: 1 }), { tracePolicy: { processInputs: () => ({}) } });
     expect(add).toThrow(UnsupportedFeatureError);
     expect(add).toThrow(/tracePolicy/);
-  });
-});
-
-describe("new Send(node, arg, { timeout })", () => {
-  it("is refused rather than sent without its limit", () => {
-    expect(() => new Send("n", {}, { timeout: 50 })).toThrow(UnsupportedFeatureError);
-    expect(() => new Send("n", {}, { timeout: 50 })).toThrow(/addNode\("n", fn, \{ timeout \}\)/);
-    expect(new Send("n", { v: 1 }).args).toEqual({ v: 1 });
   });
 });
 

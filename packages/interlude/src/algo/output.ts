@@ -27,7 +27,9 @@ function gotoWrites(spec: GraphSpec, node: string, targets: readonly unknown[], 
         throw new InvalidUpdateError(
           `Node "${node}" sent to unknown node "${target.node}". Known nodes: ${[...spec.nodes.keys()].join(", ")}.`,
         );
-      out.push([TASKS, { node: target.node, args: target.args } satisfies SendPacket]);
+      const packet: SendPacket = { node: target.node, args: target.args };
+      if (target.timeout) packet.timeout = target.timeout;
+      out.push([TASKS, packet]);
     } else if (typeof target === "string") {
       if (target === END) continue;
       if (!spec.nodes.has(target))

@@ -4,6 +4,7 @@
 import type { Channel } from "../channels/base.js";
 import type { Checkpoint } from "../checkpoint/types.js";
 import { NS_END, NS_SEP, PULL, PUSH, START, TASKS } from "../constants.js";
+import type { TimeoutPolicy } from "../runner/timeout.js";
 import { fastId } from "./hash.js";
 import type { GraphSpec } from "./spec.js";
 
@@ -13,6 +14,8 @@ export type TaskPath = readonly [typeof PULL, string] | readonly [typeof PUSH, n
 export interface SendPacket {
   node: string;
   args: unknown;
+  /** The Send's own limits, instead of its node's. */
+  timeout?: TimeoutPolicy;
 }
 
 /** A task prepared for a step: a node to run once, with its input. */
@@ -28,6 +31,8 @@ export interface PreparedTask {
   triggers: readonly string[];
   /** Checkpoint namespace of this task: subgraphs it runs store their checkpoints here. */
   ns: string;
+  /** A Send's own limits, instead of its node's `timeout`. */
+  timeout?: TimeoutPolicy;
 }
 
 export function readState(channels: ReadonlyMap<string, Channel>, keys: readonly string[]): Record<string, unknown> {
@@ -92,14 +97,16 @@ export function prepareNextTasks(
       const packet = packets[i]!;
       if (!spec.nodes.has(packet.node)) continue;
       const id = fastId(`${checkpoint.id}|${parentNs}|${step}|push|${i}|${packet.node}`);
-      tasks.push({
+      const task: PreparedTask = {
         id,
         name: packet.node,
         path: [PUSH, i],
         input: packet.args,
         triggers: [TASKS],
         ns: taskNamespace(parentNs, packet.node, id),
-      });
+      };
+      if (packet.timeout) task.timeout = packet.timeout;
+      tasks.push(task);
     }
   }
   let state: Record<string, unknown> | undefined;

@@ -1,22 +1,21 @@
 import { registerSerializable } from "../checkpoint/serde-registry.js";
-import { UnsupportedFeatureError } from "../errors/unsupported.js";
+import { type TimeoutPolicy, timeoutPolicy } from "../runner/timeout.js";
 /** Runs `node` in the next step with `arg` as its input instead of the state (map-reduce fan-out). */
 export class Send<Node extends string = string, Arg = unknown> {
-  readonly lg_name = "Send";
+  readonly lg_name = "Send" as const;
+  /** This task's limits, instead of its node's `timeout`. */
+  readonly timeout?: TimeoutPolicy;
   constructor(
     readonly node: Node,
     readonly args: Arg,
-    options?: { timeout?: unknown },
+    options?: { timeout?: number | TimeoutPolicy },
   ) {
-    // LangGraph's per-push timeout: ignoring it would leave the push without the limit its code sets.
-    if (options?.timeout !== undefined)
-      throw new UnsupportedFeatureError(
-        `new Send("${node}", arg, { timeout })`,
-        `Give the node a timeout instead: addNode("${node}", fn, { timeout }).`,
-      );
+    const timeout = timeoutPolicy(node, options?.timeout);
+    if (timeout) this.timeout = timeout;
   }
-  toJSON(): { node: string; args: unknown } {
-    return { node: this.node, args: this.args };
+  toJSON(): { lg_name: "Send"; node: string; args: unknown; timeout?: TimeoutPolicy } {
+    const json = { lg_name: this.lg_name, node: this.node, args: this.args };
+    return this.timeout ? { ...json, timeout: this.timeout } : json;
   }
 }
 

@@ -13,7 +13,7 @@ import { errorFromRecord } from "../thread/pending.js";
 import type { TaskOutcome } from "./outcome.js";
 import { retryDelay } from "./retry.js";
 import { attempt, type ConfigDecorator, type TaskEnv, type TaskMemory } from "./run-task.js";
-import { AttemptClock } from "./timeout.js";
+import { AttemptClock, type TimeoutPolicy } from "./timeout.js";
 
 /** Runs a task under its node's policies. */
 export function runTask(
@@ -35,7 +35,8 @@ function governed(
   task: PreparedTask,
   memory: TaskMemory | undefined,
 ): TaskOutcome | Promise<TaskOutcome> {
-  if (!node.retryPolicy && !node.timeout && !node.errorHandler) return attempt(env, node, task, memory);
+  if (!node.retryPolicy && !node.timeout && !task.timeout && !node.errorHandler)
+    return attempt(env, node, task, memory);
   return withPolicies(env, node, task, memory);
 }
 
@@ -59,8 +60,9 @@ async function withPolicies(
   const firstTime = Date.now();
   for (let failures = 1; ; failures++) {
     const info = { number: failures, firstTime };
-    const outcome = await (node.timeout
-      ? timedAttempt(env, node, task, memory, info)
+    const timeout = task.timeout ?? node.timeout;
+    const outcome = await (timeout
+      ? timedAttempt(env, node, task, memory, info, timeout)
       : attempt(env, node, task, memory, { attempt: info }));
     if (outcome.kind !== "failed") return outcome;
     const delay = retryDelay(node.retryPolicy, failures, outcome.error);
@@ -83,8 +85,8 @@ function timedAttempt(
   task: PreparedTask,
   memory: TaskMemory | undefined,
   info: AttemptInfo,
+  policy: TimeoutPolicy,
 ): Promise<TaskOutcome> {
-  const policy = node.timeout!;
   const clock = new AttemptClock(node.name, policy);
   const abort = new AbortController();
   let over = false;
