@@ -17,6 +17,7 @@ import { ConfigError } from "./config/errors.js";
 import { GraphRegistry } from "./config/graphs.js";
 import { type PostgresConnections, parseConnections, shareConnections } from "./config/postgres-connections.js";
 import { newProcessId, type ServerContext } from "./context.js";
+import { startCronSweeper } from "./crons/sweeper.js";
 import { type Bus, LocalBus, PgBus } from "./events/bus.js";
 import { RunBroker } from "./runs/broker.js";
 import { abortLocal } from "./runs/cancel.js";
@@ -70,6 +71,8 @@ export interface BackendOptions {
   now?: () => number;
   /** Threads' TTLs (default: the config's `checkpointer.ttl`, else none by default, swept every 5 minutes). */
   threadTtl?: TtlPolicy;
+  /** How often to look for due crons (ms; default 10 s: schedules are to the minute). */
+  cronSweepMs?: number;
 }
 
 export interface Backend {
@@ -226,6 +229,7 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       runTimeoutMs: options.runTimeoutMs ?? msFromEnv("INTERLUDE_RUN_TIMEOUT_MS"),
       now: options.now ?? Date.now,
       threadTtl: options.threadTtl ?? options.config?.threadTtl ?? { sweepMs: DEFAULT_SWEEP_MS },
+      cronSweepMs: options.cronSweepMs ?? 10_000,
       // Several processes: a run's stream may be followed from any of them.
       runEvents: options.postgresUrl ? new RunEventRelay(storage.store.db, storage.bus) : undefined,
     };
@@ -250,6 +254,7 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
     await ensureDefaultAssistants(ctx);
     const stopLeases = startLeases(ctx);
     const stopSweeping = startTtlSweeper(ctx);
+    const stopCrons = startCronSweeper(ctx);
     // SQLite has one server process per file: what it finds running was its predecessor's.
     await recoverLost(ctx, !options.postgresUrl);
     return {
@@ -257,6 +262,7 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       async close() {
         stopLeases();
         await stopSweeping();
+        await stopCrons();
         unsubscribe();
         // No new work first, so that none starts after the runs under way are told to stop.
         ctx.dispatcher.stopTaking();

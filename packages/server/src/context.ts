@@ -78,6 +78,8 @@ export interface ServerContext {
   readonly now: () => number;
   /** Threads' TTLs: the default for a thread created without one, and how often to sweep (threads/ttl.ts). */
   readonly threadTtl: TtlPolicy;
+  /** How often each process looks for crons whose next run has come (crons/sweeper.ts). */
+  readonly cronSweepMs: number;
 }
 
 /** Why a run executing here was told to stop. */

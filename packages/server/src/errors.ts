@@ -16,7 +16,7 @@ export class ServerError extends InterludeError {
 }
 
 export class NotFoundError extends ServerError {
-  constructor(what: "assistant" | "thread" | "run" | "checkpoint" | "interrupt", id: string) {
+  constructor(what: "assistant" | "thread" | "run" | "checkpoint" | "interrupt" | "cron", id: string) {
     super("NOT_FOUND", `No ${what} "${id}".`, { [`${what}_id`]: id });
   }
 }

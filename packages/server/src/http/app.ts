@@ -7,6 +7,7 @@ import { apiKeyAuth } from "./auth.js";
 import { bodySizeLimit } from "./body-limit.js";
 import type { AppEnv } from "./env.js";
 import { assistantRoutes } from "./routes/assistants.js";
+import { cronRoutes } from "./routes/crons.js";
 import { inboxRoutes } from "./routes/inbox.js";
 import { metaRoutes } from "./routes/meta.js";
 import { protocolRoutes } from "./routes/protocol.js";
@@ -68,6 +69,7 @@ export function createApp(ctx: ServerContext, options: AppOptions): Hono<AppEnv>
     assistantRoutes,
     threadRoutes,
     stateRoutes,
+    cronRoutes,
     runRoutes,
     storeRoutes,
     inboxRoutes,

@@ -302,3 +302,65 @@ export const StoreNamespacesBody = z.object({
   max_depth: z.number().int().positive().nullish(),
   ...page,
 });
+
+/** The run fields a cron's runs are made from, as the SDK's crons.create sends them. */
+const cronRun = {
+  input: RunBody.shape.input,
+  config: RunBody.shape.config,
+  context: RunBody.shape.context,
+  metadata: RunBody.shape.metadata,
+  interrupt_before: RunBody.shape.interrupt_before,
+  interrupt_after: RunBody.shape.interrupt_after,
+  durability: RunBody.shape.durability,
+  checkpoint_during: RunBody.shape.checkpoint_during,
+  stream_mode: RunBody.shape.stream_mode,
+  stream_subgraphs: RunBody.shape.stream_subgraphs,
+  stream_resumable: RunBody.shape.stream_resumable,
+  webhook: RunBody.shape.webhook,
+  timeout_seconds: RunBody.shape.timeout_seconds,
+};
+
+const isoTime = z.string().refine((t) => !Number.isNaN(Date.parse(t)), "must be an ISO 8601 date-time");
+
+/** `POST /runs/crons` and `POST /threads/:id/runs/crons`. */
+export const CronCreateBody = z.object({
+  assistant_id: z.string().min(1),
+  schedule: z.string().min(1).max(200),
+  timezone: z.string().min(1).max(100).nullish(),
+  end_time: isoTime.nullish(),
+  enabled: z.boolean().nullish(),
+  on_run_completed: z.enum(["delete", "keep"]).nullish(),
+  multitask_strategy: RunBody.shape.multitask_strategy,
+  ...cronRun,
+});
+
+export type CronCreateBody = z.infer<typeof CronCreateBody>;
+
+/** `PATCH /runs/crons/:id`: what is given changes; `end_time: null` clears it. */
+export const CronUpdateBody = z.object({
+  schedule: z.string().min(1).max(200).optional(),
+  timezone: z.string().min(1).max(100).nullish(),
+  end_time: isoTime.nullish(),
+  enabled: z.boolean().nullish(),
+  on_run_completed: z.enum(["delete", "keep"]).nullish(),
+  ...cronRun,
+});
+
+const cronFilters = {
+  assistant_id: z.string().min(1).nullish(),
+  thread_id: z.string().min(1).nullish(),
+  metadata: json.nullish(),
+};
+
+export const CronSearchBody = z.object({
+  ...cronFilters,
+  enabled: z.boolean().nullish(),
+  ...page,
+  sort_by: z
+    .enum(["cron_id", "assistant_id", "thread_id", "next_run_date", "end_time", "created_at", "updated_at"])
+    .nullish(),
+  sort_order: z.enum(["asc", "desc"]).nullish(),
+  select,
+});
+
+export const CronCountBody = z.object({ ...cronFilters });

@@ -30,6 +30,22 @@ export const ASSISTANT_FIELDS = [
   "metadata",
   "version",
 ] as const;
+export const CRON_FIELDS = [
+  "cron_id",
+  "assistant_id",
+  "thread_id",
+  "on_run_completed",
+  "end_time",
+  "schedule",
+  "timezone",
+  "created_at",
+  "updated_at",
+  "payload",
+  "user_id",
+  "next_run_date",
+  "metadata",
+  "enabled",
+] as const;
 export const RUN_FIELDS = [
   "run_id",
   "thread_id",

@@ -1,7 +1,7 @@
 /** Row <-> record conversion: JSON columns are text in both databases. */
 
 import type { Row } from "./db.js";
-import type { AnswerRecord, AssistantRecord, PendingInterrupt, RunRecord, ThreadRecord } from "./records.js";
+import type { AnswerRecord, AssistantRecord, Json, PendingInterrupt, RunRecord, ThreadRecord } from "./records.js";
 
 export const json = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value));
 const parse = (text: unknown): any => (text === null || text === undefined ? null : JSON.parse(String(text)));
@@ -106,4 +106,10 @@ export function assistantColumns(a: AssistantRecord): unknown[] {
     a.version,
     a.updated_at,
   ];
+}
+
+/** Shallow match of JSON values, as LangGraph Server's metadata filters. */
+export function matches(target: Json | null | undefined, filter: Json | undefined): boolean {
+  if (!filter) return true;
+  return Object.entries(filter).every(([k, v]) => JSON.stringify(target?.[k]) === JSON.stringify(v));
 }

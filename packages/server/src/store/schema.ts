@@ -1,5 +1,6 @@
 import { ASSISTANT_VERSIONS } from "./assistant-versions.js";
 import { CHEAPER_WRITES } from "./cheaper-writes.js";
+import { CRONS } from "./crons.js";
 import type { Db } from "./db.js";
 import { PENDING_COUNTED_BY_STORE, PENDING_COUNTS, PENDING_RECOUNTED } from "./pending-counts.js";
 import { PENDING_TEXT } from "./pending-search.js";
@@ -66,6 +67,7 @@ export const MIGRATIONS: readonly (string | Record<Db["dialect"], string>)[] = [
   PENDING_RECOUNTED,
   THREAD_TTL,
   ASSISTANT_VERSIONS,
+  CRONS,
 ];
 
 /** Applies the migrations before index `target` (default: all); tests stop earlier to upgrade a populated database. */

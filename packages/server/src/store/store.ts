@@ -3,7 +3,7 @@
  * Filters on assistants' metadata run in JS (assistants are few); thread searches run in SQL.
  */
 import { addVersion, deleteVersions, nextVersion, versionsOf } from "./assistant-versions.js";
-import { answerOf, assistantColumns, assistantOf, json, pendingOf, runOf, threadOf } from "./codec.js";
+import { answerOf, assistantColumns, assistantOf, json, matches, pendingOf, runOf, threadOf } from "./codec.js";
 import type { Db, Statement, TxOptions } from "./db.js";
 import { countChanges, countedTotal, recountPending } from "./pending-counts.js";
 import { textFilter } from "./pending-search.js";
@@ -31,12 +31,6 @@ export interface PendingQuery extends Page {
   q?: string;
   min_age_seconds?: number;
   thread_id?: string;
-}
-
-/** Shallow match of JSON values, as LangGraph Server's metadata filters. */
-function matches(target: Json | null | undefined, filter: Json | undefined): boolean {
-  if (!filter) return true;
-  return Object.entries(filter).every(([k, v]) => JSON.stringify(target?.[k]) === JSON.stringify(v));
 }
 
 export interface StoreOptions {

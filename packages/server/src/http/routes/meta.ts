@@ -39,7 +39,7 @@ export function metaRoutes(ctx: ServerContext, version: string) {
     return c.json({ ok: true });
   });
   app.get("/info", (c) =>
-    c.json({ version, flags: { assistants: true, crons: false, langsmith: false }, graphs: ctx.graphs.ids() }),
+    c.json({ version, flags: { assistants: true, crons: true, langsmith: false }, graphs: ctx.graphs.ids() }),
   );
   return app;
 }

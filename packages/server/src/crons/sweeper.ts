@@ -1,0 +1,92 @@
+/**
+ * Every process looks for crons whose next run has come, every `sweepMs`, and makes their
+ * runs: on the cron's thread (queued behind a run in progress, as `enqueue` does), or for a
+ * stateless cron on a new thread, deleted once its run ends unless the cron keeps it. Each due
+ * cron is taken by one process (store/crons.ts); its next run is set after its run is queued,
+ * so that a crash between the two repeats the run rather than skips it.
+ */
+import { randomUUID } from "node:crypto";
+import type { ServerContext } from "../context.js";
+import { waitForRun } from "../runs/cancel.js";
+import { createRun, type RunRequest } from "../runs/create.js";
+import { type CronRecord, setNextRun, takeDueCrons } from "../store/crons.js";
+import { deleteThread } from "../threads/delete.js";
+import { nextRun } from "./schedule.js";
+
+const BATCH = 100;
+/** How long a taken cron is this sweep's: far longer than queueing a run takes. */
+const LEASE_MS = 5 * 60_000;
+
+/** Starts sweeping; the function returned stops, once the cron under way (if any) is done. */
+export function startCronSweeper(ctx: ServerContext): () => Promise<void> {
+  let sweeping: Promise<void> | undefined;
+  let stopping = false;
+  const timer = setInterval(() => {
+    sweeping ??= sweepCrons(ctx, () => stopping)
+      .catch((error) => console.error("[interlude] cron sweep failed (tried again at the next):", error))
+      .finally(() => (sweeping = undefined));
+  }, ctx.cronSweepMs);
+  timer.unref();
+  return async () => {
+    stopping = true;
+    clearInterval(timer);
+    await sweeping;
+  };
+}
+
+/** Makes the run of every cron due now, unless `stopped` says to stop (those taken and left are due again after the lease). */
+export async function sweepCrons(ctx: ServerContext, stopped: () => boolean = () => false): Promise<void> {
+  for (;;) {
+    const now = ctx.now();
+    const due = await takeDueCrons(
+      ctx.store.db,
+      new Date(now).toISOString(),
+      BATCH,
+      new Date(now + LEASE_MS).toISOString(),
+    );
+    for (const cron of due) {
+      if (stopped()) return;
+      await fire(ctx, cron, now);
+    }
+    if (due.length < BATCH) return;
+  }
+}
+
+async function fire(ctx: ServerContext, cron: CronRecord, now: number): Promise<void> {
+  const ended = cron.end_time !== null && Date.parse(cron.end_time) <= now;
+  if (!ended) {
+    try {
+      await start(ctx, cron);
+    } catch (error) {
+      // A cron whose run cannot be made (its assistant deleted, its thread gone) is not stopped: the next may succeed.
+      console.error(`[interlude] cron ${cron.cron_id} made no run:`, error);
+    }
+  }
+  await setNextRun(
+    ctx.store.db,
+    cron.cron_id,
+    ended ? null : nextRun(cron.schedule, cron.timezone, now, cron.end_time),
+  );
+}
+
+async function start(ctx: ServerContext, cron: CronRecord): Promise<void> {
+  const request = {
+    ...cron.payload,
+    assistant_id: cron.assistant_id,
+    metadata: { ...(cron.payload.metadata as object), cron_id: cron.cron_id },
+  } as RunRequest;
+  const identity = cron.user_id ?? "cron";
+  if (cron.thread_id) {
+    await createRun(ctx, cron.thread_id, { multitask_strategy: "enqueue", ...request }, identity, null);
+    return;
+  }
+  const threadId = randomUUID();
+  const { run } = await createRun(ctx, threadId, { ...request, if_not_exists: "create" }, identity, null);
+  if (cron.on_run_completed !== "keep")
+    void waitForRun(ctx, run.run_id)
+      .then(async () => {
+        const thread = await ctx.store.getThread(threadId);
+        if (thread) await deleteThread(ctx, thread);
+      })
+      .catch((error) => console.error(`[interlude] cron ${cron.cron_id}'s thread ${threadId} not deleted:`, error));
+}
