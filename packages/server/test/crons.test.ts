@@ -159,4 +159,16 @@ describe.each(storages("interlude_crons"))("crons on %s", (_name, storage) => {
     });
     expect(webhook.status).toBe(422);
   });
+  it("a thread's crons go with the thread, an assistant's with the assistant", async () => {
+    const thread = await client.threads.create();
+    await client.crons.createForThread(thread.thread_id, "loop", { schedule: "* * * * *" });
+    const assistant = await client.assistants.create({ graphId: "loop", name: "nightly" });
+    await client.crons.create(assistant.assistant_id, { schedule: "0 3 * * *" });
+    expect(await client.crons.count({ threadId: thread.thread_id })).toBe(1);
+    expect(await client.crons.count({ assistantId: assistant.assistant_id })).toBe(1);
+    await client.threads.delete(thread.thread_id);
+    await client.assistants.delete(assistant.assistant_id);
+    expect(await client.crons.count({ threadId: thread.thread_id })).toBe(0);
+    expect(await client.crons.count({ assistantId: assistant.assistant_id })).toBe(0);
+  });
 });

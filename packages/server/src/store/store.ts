@@ -136,7 +136,8 @@ export class StoreTx {
       );
       const removed = gone.map((row) => row.graph_id);
       for (const statement of countChanges(db.dialect, id, removed, [])) await db.run(...statement);
-      for (const table of ["runs", "answers", "thread_ttl"])
+      // A thread's crons go with it, as in LangGraph Server.
+      for (const table of ["runs", "answers", "thread_ttl", "crons"])
         await db.run(`DELETE FROM interlude_server_${table} WHERE thread_id = ?`, [id]);
       return (await db.run("DELETE FROM interlude_server_threads WHERE thread_id = ?", [id])) > 0;
     }, id);
@@ -509,6 +510,8 @@ export class Store extends StoreTx {
 
   async deleteAssistant(id: string): Promise<boolean> {
     await deleteVersions(this.db, id);
+    // Its crons could make no run without it.
+    await this.db.run("DELETE FROM interlude_server_crons WHERE assistant_id = ?", [id]);
     const deleted = (await this.db.run("DELETE FROM interlude_server_assistants WHERE assistant_id = ?", [id])) > 0;
     await this.assistantChanged(id);
     return deleted;
