@@ -5,7 +5,14 @@
  */
 import { existsSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { type BaseCheckpointSaver, type BaseStore, CompiledStateGraph, Entrypoint, StateGraph } from "@interlude/core";
+import {
+  type BaseCheckpointSaver,
+  type BaseStore,
+  CompiledStateGraph,
+  Entrypoint,
+  InMemoryCache,
+  StateGraph,
+} from "@interlude/core";
 import type { ServerConfig } from "./config.js";
 import { exportEnv } from "./env.js";
 import { ConfigError } from "./errors.js";
@@ -42,9 +49,17 @@ function bind(graphId: string, exported: unknown, { saver, store }: GraphStorage
       interruptAfter: listOf(exported.interruptAfter as Breakpoints),
       name: exported.name,
       resumeMatching: exported.positional ? "positional" : "checked",
+      cache: exported.cache,
     }) as CompiledStateGraph;
   }
-  if (isBuilder(exported)) return exported.compile({ checkpointer: saver, store, name: graphId }) as CompiledStateGraph;
+  // A builder's nodes with a cachePolicy cache in this process, as they would in the user's own compile with a cache.
+  if (isBuilder(exported))
+    return exported.compile({
+      checkpointer: saver,
+      store,
+      name: graphId,
+      cache: new InMemoryCache(),
+    }) as CompiledStateGraph;
   if (isWorkflow(exported)) return serveWorkflow(exported, { saver, store });
   throw new ConfigError(
     `Graph "${graphId}": the export is neither a StateGraph, a compiled graph nor an entrypoint() workflow (got ${typeof exported}). Export the builder, builder.compile() or the workflow.`,

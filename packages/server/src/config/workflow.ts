@@ -93,7 +93,12 @@ async function* mapped(source: AsyncIterable<Triple>, name: string, asked: Set<s
 
 export function serveWorkflow(workflow: Workflow, { saver, store }: GraphStorage): CompiledStateGraph {
   const { name } = workflow;
-  const inner = workflow.graph.builder.compile({ checkpointer: saver, store, name }) as CompiledStateGraph;
+  const inner = workflow.graph.builder.compile({
+    checkpointer: saver,
+    store,
+    name,
+    cache: workflow.graph.cache,
+  }) as CompiledStateGraph;
   const overrides: Partial<CompiledStateGraph> = {
     async stream(input: unknown, config: StreamConfig = {}) {
       const asked = askedModes(config);
