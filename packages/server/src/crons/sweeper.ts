@@ -7,6 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ServerContext } from "../context.js";
+import { startPeriodicSweep } from "../periodic-sweep.js";
 import { waitForRun } from "../runs/cancel.js";
 import { createRun, type RunRequest } from "../runs/create.js";
 import { type CronRecord, setNextRun, takeDueCrons } from "../store/crons.js";
@@ -19,19 +20,7 @@ const LEASE_MS = 5 * 60_000;
 
 /** Starts sweeping; the function returned stops, once the cron under way (if any) is done. */
 export function startCronSweeper(ctx: ServerContext): () => Promise<void> {
-  let sweeping: Promise<void> | undefined;
-  let stopping = false;
-  const timer = setInterval(() => {
-    sweeping ??= sweepCrons(ctx, () => stopping)
-      .catch((error) => console.error("[interlude] cron sweep failed (tried again at the next):", error))
-      .finally(() => (sweeping = undefined));
-  }, ctx.cronSweepMs);
-  timer.unref();
-  return async () => {
-    stopping = true;
-    clearInterval(timer);
-    await sweeping;
-  };
+  return startPeriodicSweep("cron sweep", ctx.cronSweepMs, (stopped) => sweepCrons(ctx, stopped));
 }
 
 /** Makes the run of every cron due now, unless `stopped` says to stop (those taken and left are due again after the lease). */

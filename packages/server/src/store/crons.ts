@@ -34,22 +34,13 @@ export interface CronRecord {
   next_run_date: string | null;
 }
 
-interface CronRow {
-  cron_id: string;
-  assistant_id: string;
-  thread_id: string | null;
-  user_id: string | null;
-  schedule: string;
-  timezone: string | null;
-  end_time: string | null;
+/** A row as stored: flags and JSON as text, the next run under its column's name. */
+type CronRow = Omit<CronRecord, "enabled" | "payload" | "metadata" | "next_run_date"> & {
   enabled: number | boolean;
-  on_run_completed: "delete" | "keep" | null;
   payload: string;
   metadata: string;
-  created_at: string;
-  updated_at: string;
   next_run_at: string | null;
-}
+};
 
 const COLUMNS =
   "cron_id, assistant_id, thread_id, user_id, schedule, timezone, end_time, enabled, on_run_completed, payload, metadata, created_at, updated_at, next_run_at";

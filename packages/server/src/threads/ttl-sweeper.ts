@@ -7,6 +7,7 @@
  * is looked at again at the next sweep.
  */
 import type { ServerContext } from "../context.js";
+import { startPeriodicSweep } from "../periodic-sweep.js";
 import { type DueTtl, deleteThreadTtl, rearmThreadTtl, takeDueThreadTtls } from "../store/thread-ttl.js";
 import { pruneThread } from "./prune.js";
 import { dueAt } from "./ttl.js";
@@ -18,19 +19,7 @@ const LEASE_MS = 5 * 60_000;
 
 /** Starts sweeping; the function returned stops, once the thread under way (if any) is done. */
 export function startTtlSweeper(ctx: ServerContext): () => Promise<void> {
-  let sweeping: Promise<void> | undefined;
-  let stopping = false;
-  const timer = setInterval(() => {
-    sweeping ??= sweep(ctx, () => stopping)
-      .catch((error) => console.error("[interlude] thread TTL sweep failed (tried again at the next):", error))
-      .finally(() => (sweeping = undefined));
-  }, ctx.threadTtl.sweepMs);
-  timer.unref();
-  return async () => {
-    stopping = true;
-    clearInterval(timer);
-    await sweeping;
-  };
+  return startPeriodicSweep("thread TTL sweep", ctx.threadTtl.sweepMs, (stopped) => sweep(ctx, stopped));
 }
 
 /** Works off every thread due, unless `stopped` says to stop (the threads taken and left are due again after the lease). */
