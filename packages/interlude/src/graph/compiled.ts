@@ -239,7 +239,6 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
     return updateThreadState(this.owner(config), this.saverFor("bulkUpdateState()"), config, supersteps);
   }
 
-  /** Nodes and edges, for drawing. */
   /**
    * Runs the graph on each input, at most `maxConcurrency` at once (in `options` or
    * `batchOptions`), as a LangChain Runnable's `batch`. `options` is one config for all inputs
@@ -294,6 +293,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
     await this.cache?.clear([]);
   }
 
+  /** Nodes and edges, for drawing. */
   getGraph(): GraphDrawing {
     return drawingOf(this.builder);
   }

@@ -3,7 +3,6 @@
  * pauses, saving as it goes. Each step: the next tasks (pure, `algo/`), run concurrently
  * (`runner/`), settled (a pause or failure saves what the step did), writes applied, committed.
  */
-
 import { shouldInterrupt } from "../algo/breakpoints.js";
 import type { GraphSpec } from "../algo/spec.js";
 import { candidateNodes, compareTaskPaths, type PreparedTask, readState } from "../algo/tasks.js";
