@@ -186,6 +186,21 @@ describe("the node cache", () => {
     expect(runs).toBe(4);
   });
 
+  it("a task() whose call was answered by a person is not served from the cache to another thread", async () => {
+    const approve = task({ name: "approve", cachePolicy: true }, async (amount: number) =>
+      interrupt(`approve ${amount}?`),
+    );
+    const pay = entrypoint(
+      { name: "pay", checkpointer: new MemorySaver(), cache: new InMemoryCache() },
+      async (n: number) => approve(n),
+    );
+    const a = { configurable: { thread_id: "a" } };
+    await pay.invoke(100, a);
+    expect(await pay.invoke(new Command({ resume: "yes" }), a)).toBe("yes");
+    const b = await pay.invoke(100, { configurable: { thread_id: "b" } });
+    expect(b).toMatchObject({ __interrupt__: [{ value: "approve 100?" }] });
+  });
+
   it("a task() called twice with the same arguments on one thread runs once", async () => {
     let runs = 0;
     const fetchPage = task({ name: "fetchPage", cachePolicy: true }, async (url: string) => `page ${url} #${++runs}`);

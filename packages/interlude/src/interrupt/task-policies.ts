@@ -52,20 +52,25 @@ export function policiesOf(name: string, options: CallPolicies): ResolvedPolicie
   };
 }
 
-/** The cached result of `args`, or `body`'s, then kept. Without a cache or policy, just `body`. */
+/**
+ * The cached result of `args`, or `body`'s, then kept unless `answered()` says the call used a
+ * person's answer (never reused for another thread, as for nodes). Without a cache or policy,
+ * just `body`.
+ */
 export async function throughCache<T>(
   cache: BaseCache | undefined,
   name: string,
   policy: CachePolicy | undefined,
   args: unknown[],
   body: () => Promise<T>,
+  answered: () => boolean,
 ): Promise<{ value: T; cached: boolean }> {
   if (!cache || !policy) return { value: await body(), cached: false };
   const key = cacheKey(taskNamespace(name), policy, args);
   const [hit] = await cache.get([key]);
   if (hit) return { value: hit.value as T, cached: true };
   const value = await body();
-  await cache.set([{ key, value, ttl: policy.ttl }]);
+  if (!answered()) await cache.set([{ key, value, ttl: policy.ttl }]);
   return { value, cached: false };
 }
 

@@ -37,7 +37,10 @@ export function task<Args extends unknown[], Result>(
     );
     const traced = (): Promise<Awaited<Result>> =>
       scope.traceCall ? scope.traceCall(options.name, index, args, invoke) : invoke();
-    const run = () => throughCache(scope.cache, options.name, policies.cachePolicy, args, traced);
+    // The node's answers used so far: one used during the call makes its result a person's.
+    const usedBefore = scope.used.length;
+    const run = () =>
+      throughCache(scope.cache, options.name, policies.cachePolicy, args, traced, () => scope.used.length > usedBefore);
     if (!scope.run.saver) {
       const { value, cached } = await run();
       return told(scope, options.name, value, cached);
