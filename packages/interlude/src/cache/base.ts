@@ -15,6 +15,11 @@ export interface CachePolicy {
   ttl?: number;
 }
 
+/** A `cachePolicy` option as a policy: `true` is the defaults, `false` or none is no caching. */
+export function cachePolicyOf(option: CachePolicy | boolean | undefined): CachePolicy | undefined {
+  return option === true ? {} : option || undefined;
+}
+
 export abstract class BaseCache<V = unknown> {
   constructor(readonly serde: Serializer = defaultSerializer) {}
   /** The entries found (missing and expired keys are left out). */

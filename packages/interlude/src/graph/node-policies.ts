@@ -3,7 +3,7 @@
  * `setNodeDefaults` give them: checked when given, resolved for each node at compile.
  */
 import type { ErrorHandlerSpec } from "../algo/spec.js";
-import type { CachePolicy } from "../cache/base.js";
+import { type CachePolicy, cachePolicyOf } from "../cache/base.js";
 import { GraphValidationError } from "../errors/graph.js";
 import type { RetryPolicy } from "../runner/retry.js";
 import { type TimeoutPolicy, timeoutPolicy } from "../runner/timeout.js";
@@ -45,7 +45,7 @@ export function resolvePolicies(name: string, own: NodePolicyOptions, defaults: 
       name: own.errorHandler ? `__error_handler__${name}` : DEFAULT_HANDLER,
       run: handler,
     },
-    cachePolicy: cache === true ? {} : cache || undefined,
+    cachePolicy: cachePolicyOf(cache),
   };
 }
 

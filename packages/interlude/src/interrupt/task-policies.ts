@@ -3,7 +3,7 @@
  * limit on each attempt, and its result kept in the graph's cache, keyed by its arguments.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import type { BaseCache, CachePolicy } from "../cache/base.js";
+import { type BaseCache, type CachePolicy, cachePolicyOf } from "../cache/base.js";
 import { cacheKey, taskNamespace } from "../cache/key.js";
 import { type RetryPolicy, retryDelay } from "../runner/retry.js";
 import { AttemptClock, type TimeoutPolicy, timeoutPolicy } from "../runner/timeout.js";
@@ -21,7 +21,7 @@ export interface CallPolicies {
 /** `body` under the call's policies; checked when the task is declared (`policiesOf`). */
 export function governed<T>(name: string, policies: ResolvedPolicies, body: () => Promise<T>): () => Promise<T> {
   const { retry, timeout } = policies;
-  const once = timeout ? () => timed(name, timeout, body) : body;
+  const once = timeout ? () => new AttemptClock(name, timeout).race(body(), () => true) : body;
   if (!retry) return once;
   return async () => {
     for (let failures = 1; ; failures++) {
@@ -44,11 +44,10 @@ export interface ResolvedPolicies {
 }
 
 export function policiesOf(name: string, options: CallPolicies): ResolvedPolicies {
-  const cache = options.cachePolicy;
   return {
     retry: options.retry,
     timeout: timeoutPolicy(name, options.timeout),
-    cachePolicy: cache === true ? {} : cache || undefined,
+    cachePolicy: cachePolicyOf(options.cachePolicy),
   };
 }
 
@@ -72,28 +71,4 @@ export async function throughCache<T>(
   const value = await body();
   if (!answered()) await cache.set([{ key, value, ttl: policy.ttl }]);
   return { value, cached: false };
-}
-
-function timed<T>(name: string, policy: TimeoutPolicy, body: () => Promise<T>): Promise<T> {
-  const clock = new AttemptClock(name, policy);
-  return new Promise<T>((resolve, reject) => {
-    let over = false;
-    clock.watch((error) => {
-      over = true;
-      reject(error);
-    });
-    body().then(
-      (value) => {
-        if (over) return;
-        clock.stop();
-        const late = clock.overdue(["run"]);
-        return late ? reject(late) : resolve(value);
-      },
-      (error: unknown) => {
-        if (over) return;
-        clock.stop();
-        reject(error);
-      },
-    );
-  });
 }

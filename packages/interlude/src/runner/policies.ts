@@ -103,26 +103,14 @@ function timedAttempt(
       };
     return config;
   };
-  return new Promise((resolve) => {
-    const expire = (error: unknown) => {
-      over = true;
-      clock.stop();
-      abort.abort();
-      resolve({ kind: "failed", task, error });
-    };
-    clock.watch(expire);
-    Promise.resolve(attempt(env, node, task, memory, { decorate, attempt: info })).then(
-      (outcome) => {
-        if (over) return;
-        clock.stop();
-        // A synchronous node can pass its limit without the timer getting a turn.
-        const late = outcome.kind === "done" ? clock.overdue(["run"]) : undefined;
-        if (late) return expire(late);
-        resolve(outcome);
-      },
-      (error: unknown) => !over && expire(error),
-    );
-  });
+  const expired = () => {
+    over = true;
+    abort.abort();
+  };
+  const work = Promise.resolve(attempt(env, node, task, memory, { decorate, attempt: info }));
+  return clock
+    .race(work, (outcome) => outcome.kind === "done", expired)
+    .catch((error: unknown): TaskOutcome => (expired(), { kind: "failed", task, error }));
 }
 
 /**

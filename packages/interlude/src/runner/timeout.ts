@@ -65,6 +65,37 @@ export class AttemptClock {
     clearTimeout(this.timer);
   }
 
+  /**
+   * `work`, unless a limit passes first: then NodeTimeoutError, and `expired()` is told at once
+   * (to abort the work and drop what it does after). A `finished` value that comes past the run
+   * limit counts as late too: a synchronous body can pass it without the timer getting a turn.
+   */
+  race<T>(work: Promise<T>, finished: (value: T) => boolean, expired: () => void = () => undefined): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let over = false;
+      const expire = (error: NodeTimeoutError) => {
+        over = true;
+        this.stop();
+        expired();
+        reject(error);
+      };
+      this.watch(expire);
+      work.then(
+        (value) => {
+          if (over) return;
+          this.stop();
+          const late = finished(value) ? this.overdue(["run"]) : undefined;
+          return late ? expire(late) : resolve(value);
+        },
+        (error: unknown) => {
+          if (over) return;
+          this.stop();
+          reject(error);
+        },
+      );
+    });
+  }
+
   /** The error for a limit already passed, if one is (a synchronous node can pass it without a timer firing). */
   overdue(kinds: readonly TimeoutKind[] = ["run", "idle"]): NodeTimeoutError | undefined {
     const now = performance.now();
