@@ -8,10 +8,9 @@
 import { randomUUID } from "node:crypto";
 import type { ServerContext } from "../context.js";
 import { startPeriodicSweep } from "../periodic-sweep.js";
-import { waitForRun } from "../runs/cancel.js";
 import { createRun, type RunRequest } from "../runs/create.js";
 import { type CronRecord, setNextRun, takeDueCrons } from "../store/crons.js";
-import { deleteThread } from "../threads/delete.js";
+import { deleteWhenRunEnds } from "../threads/delete.js";
 import { nextRun } from "./schedule.js";
 
 const BATCH = 100;
@@ -71,11 +70,5 @@ async function start(ctx: ServerContext, cron: CronRecord): Promise<void> {
   }
   const threadId = randomUUID();
   const { run } = await createRun(ctx, threadId, { ...request, if_not_exists: "create" }, identity, null);
-  if (cron.on_run_completed !== "keep")
-    void waitForRun(ctx, run.run_id)
-      .then(async () => {
-        const thread = await ctx.store.getThread(threadId);
-        if (thread) await deleteThread(ctx, thread);
-      })
-      .catch((error) => console.error(`[interlude] cron ${cron.cron_id}'s thread ${threadId} not deleted:`, error));
+  if (cron.on_run_completed !== "keep") deleteWhenRunEnds(ctx, run.run_id, threadId);
 }

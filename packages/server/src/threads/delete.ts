@@ -4,7 +4,8 @@
  * processes' sweeps, may delete it at once).
  */
 import type { ServerContext } from "../context.js";
-import { cancelRun } from "../runs/cancel.js";
+import { cancelRun, waitForRun } from "../runs/cancel.js";
+import { retryUntilStored } from "../runs/failure.js";
 import type { ThreadRecord } from "../store/records.js";
 
 export async function deleteThread(ctx: ServerContext, thread: ThreadRecord): Promise<void> {
@@ -23,4 +24,25 @@ export async function deleteThread(ctx: ServerContext, thread: ThreadRecord): Pr
       answer: null,
       at,
     });
+}
+
+/** Deletes the thread if it is still there. */
+export async function deleteThreadIfThere(ctx: ServerContext, threadId: string): Promise<void> {
+  const thread = await ctx.store.getThread(threadId);
+  if (thread) await deleteThread(ctx, thread);
+}
+
+/** A stateless run's thread whose deletion failed: tried again until storage takes it. */
+export function retryDeleting(ctx: ServerContext, threadId: string): (error: unknown) => void {
+  return (error) => {
+    console.error(`[interlude] stateless thread ${threadId} not deleted yet (retrying):`, error);
+    retryUntilStored(() => deleteThreadIfThere(ctx, threadId));
+  };
+}
+
+/** A stateless run's thread (a stateless run's or a stateless cron's, not kept) goes once the run ends. */
+export function deleteWhenRunEnds(ctx: ServerContext, runId: string, threadId: string): void {
+  void waitForRun(ctx, runId)
+    .then(() => deleteThreadIfThere(ctx, threadId))
+    .catch(retryDeleting(ctx, threadId));
 }

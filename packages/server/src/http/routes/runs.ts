@@ -7,10 +7,9 @@ import type { ServerContext } from "../../context.js";
 import { ConflictError, NotFoundError, ServerError } from "../../errors.js";
 import { cancelRun, waitForRun } from "../../runs/cancel.js";
 import { createRun, type RunRequest } from "../../runs/create.js";
-import { retryUntilStored } from "../../runs/failure.js";
 import { isActive } from "../../runs/lifecycle.js";
 import type { RunRecord, ThreadRecord } from "../../store/records.js";
-import { deleteThread } from "../../threads/delete.js";
+import { deleteThreadIfThere, deleteWhenRunEnds, retryDeleting } from "../../threads/delete.js";
 import { awaitAcceptance } from "../acceptance.js";
 import type { AppEnv, Ctx } from "../env.js";
 import { CancelQuery, RunBatchBody, RunBody, RunListQuery, RunsCancelBody } from "../schemas.js";
@@ -80,9 +79,7 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
 
   async function stream(c: Ctx, threadId: string, req: RunRequest, stateless: boolean) {
     const run = await start(c, threadId, req, here);
-    const done = waitForRun(ctx, run.run_id);
-    if (stateless && req.on_completion !== "keep")
-      void done.then(() => dropThread(threadId)).catch(dropFailed(threadId));
+    if (stateless && req.on_completion !== "keep") deleteWhenRunEnds(ctx, run.run_id, threadId);
     const onDisconnect = req.on_disconnect === "cancel" ? () => void cancelIfActive(run.run_id) : undefined;
     if (here === null) return followRun(c, run.run_id, threadId, { onDisconnect });
     return sseFromLog(c, ctx.broker.open(run.run_id), { onDisconnect });
@@ -93,25 +90,14 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
     const finished = await waitForRun(ctx, run.run_id);
     const failure = finished?.error as { code?: unknown; message?: unknown } | null | undefined;
     if (finished?.status === "error" && failure?.code === "STORAGE_FAILED") {
-      if (stateless && req.on_completion !== "keep") dropFailed(threadId)(failure.message);
+      if (stateless && req.on_completion !== "keep") retryDeleting(ctx, threadId)(failure.message);
       throw new ServerError("STORAGE_FAILED", String(failure.message), { run_id: run.run_id });
     }
     // The thread as the run left it, when it ran here (no need to read and parse it back).
     const known = ctx.broker.get(run.run_id)?.outcome?.thread;
     const values = known ? valuesOf(finished, known) : await finalValues(ctx, finished, threadId);
-    if (stateless && req.on_completion !== "keep") await dropThread(threadId);
+    if (stateless && req.on_completion !== "keep") await deleteThreadIfThere(ctx, threadId);
     return c.json(values);
-  }
-
-  /** A stateless run's thread is deleted once storage takes the write. */
-  const dropFailed = (threadId: string) => (error: unknown) => {
-    console.error(`[interlude] stateless thread ${threadId} not deleted yet (retrying):`, error);
-    retryUntilStored(() => dropThread(threadId));
-  };
-
-  async function dropThread(threadId: string) {
-    const thread = await ctx.store.getThread(threadId);
-    if (thread) await deleteThread(ctx, thread);
   }
 
   async function cancelIfActive(runId: string) {
@@ -141,10 +127,7 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
   async function startStateless(c: Ctx, req: RunRequest): Promise<RunRecord> {
     const threadId = randomUUID();
     const run = await start(c, threadId, stateless(req), null);
-    if (req.on_completion !== "keep")
-      void waitForRun(ctx, run.run_id)
-        .then(() => dropThread(threadId))
-        .catch(dropFailed(threadId));
+    if (req.on_completion !== "keep") deleteWhenRunEnds(ctx, run.run_id, threadId);
     return run;
   }
 
