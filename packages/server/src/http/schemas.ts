@@ -304,21 +304,24 @@ export const StoreNamespacesBody = z.object({
 });
 
 /** The run fields a cron's runs are made from, as the SDK's crons.create sends them. */
-const cronRun = {
-  input: RunBody.shape.input,
-  config: RunBody.shape.config,
-  context: RunBody.shape.context,
-  metadata: RunBody.shape.metadata,
-  interrupt_before: RunBody.shape.interrupt_before,
-  interrupt_after: RunBody.shape.interrupt_after,
-  durability: RunBody.shape.durability,
-  checkpoint_during: RunBody.shape.checkpoint_during,
-  stream_mode: RunBody.shape.stream_mode,
-  stream_subgraphs: RunBody.shape.stream_subgraphs,
-  stream_resumable: RunBody.shape.stream_resumable,
-  webhook: RunBody.shape.webhook,
-  timeout_seconds: RunBody.shape.timeout_seconds,
-};
+const cronRun = RunBody.pick({
+  input: true,
+  config: true,
+  context: true,
+  metadata: true,
+  interrupt_before: true,
+  interrupt_after: true,
+  durability: true,
+  checkpoint_during: true,
+  stream_mode: true,
+  stream_subgraphs: true,
+  stream_resumable: true,
+  webhook: true,
+  timeout_seconds: true,
+}).shape;
+
+/** The fields a cron keeps as the payload of its runs (`webhook` is refused, so never among them). */
+export const CRON_PAYLOAD_FIELDS: readonly string[] = [...Object.keys(cronRun), "multitask_strategy"];
 
 const isoTime = z.string().refine((t) => !Number.isNaN(Date.parse(t)), "must be an ISO 8601 date-time");
 

@@ -9,31 +9,15 @@ import { checkSchedule, nextRun } from "../../crons/schedule.js";
 import { NotFoundError } from "../../errors.js";
 import { type CronRecord, deleteCron, findCrons, getCron, insertCron, newCronId, saveCron } from "../../store/crons.js";
 import type { AppEnv } from "../env.js";
-import { CronCountBody, CronCreateBody, CronSearchBody, CronUpdateBody } from "../schemas.js";
+import { CRON_PAYLOAD_FIELDS, CronCountBody, CronCreateBody, CronSearchBody, CronUpdateBody } from "../schemas.js";
 import { CRON_FIELDS, cut, selection } from "../select.js";
 import { body } from "../validate.js";
 import { requireThread } from "./threads.js";
 
-/** The run fields of a request body, as a cron's payload keeps them (unset ones left out). */
-const PAYLOAD_KEYS = [
-  "input",
-  "config",
-  "context",
-  "metadata",
-  "interrupt_before",
-  "interrupt_after",
-  "durability",
-  "checkpoint_during",
-  "stream_mode",
-  "stream_subgraphs",
-  "stream_resumable",
-  "timeout_seconds",
-  "multitask_strategy",
-] as const;
-
+/** The run fields of a request body, over `base` (an update's), as a cron's payload keeps them (unset ones left out). */
 function payloadOf(req: Record<string, unknown>, base: Record<string, unknown> = {}): Record<string, unknown> {
   const payload = { ...base };
-  for (const key of PAYLOAD_KEYS) if (req[key] !== undefined && req[key] !== null) payload[key] = req[key];
+  for (const key of CRON_PAYLOAD_FIELDS) if (req[key] !== undefined && req[key] !== null) payload[key] = req[key];
   return payload;
 }
 
