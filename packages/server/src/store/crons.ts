@@ -103,6 +103,11 @@ export async function saveCron(db: Db, cron: CronRecord): Promise<void> {
   ]);
 }
 
+/** An assistant's crons, which could make no run without it. */
+export async function deleteAssistantCrons(db: Db, assistantId: string): Promise<void> {
+  await db.run("DELETE FROM interlude_server_crons WHERE assistant_id = ?", [assistantId]);
+}
+
 export async function getCron(db: Db, cronId: string): Promise<CronRecord | undefined> {
   const [row] = await db.all<CronRow>(`SELECT ${COLUMNS} FROM interlude_server_crons WHERE cron_id = ?`, [cronId]);
   return row && fromRow(row);

@@ -4,6 +4,7 @@
  */
 import { addVersion, deleteVersions, nextVersion, versionsOf } from "./assistant-versions.js";
 import { answerOf, assistantColumns, assistantOf, json, matches, pendingOf, runOf, threadOf } from "./codec.js";
+import { deleteAssistantCrons } from "./crons.js";
 import type { Db, Statement, TxOptions } from "./db.js";
 import { countChanges, countedTotal, recountPending } from "./pending-counts.js";
 import { textFilter } from "./pending-search.js";
@@ -510,8 +511,7 @@ export class Store extends StoreTx {
 
   async deleteAssistant(id: string): Promise<boolean> {
     await deleteVersions(this.db, id);
-    // Its crons could make no run without it.
-    await this.db.run("DELETE FROM interlude_server_crons WHERE assistant_id = ?", [id]);
+    await deleteAssistantCrons(this.db, id);
     const deleted = (await this.db.run("DELETE FROM interlude_server_assistants WHERE assistant_id = ?", [id])) > 0;
     await this.assistantChanged(id);
     return deleted;
