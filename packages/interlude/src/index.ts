@@ -10,6 +10,13 @@ export {
   type CachePolicy,
 } from "./cache/base.js";
 export { InMemoryCache } from "./cache/memory.js";
+export {
+  GraphCallbackHandler,
+  type GraphInterruptEvent,
+  type GraphLifecycleEvent,
+  type GraphLifecycleStatus,
+  type GraphResumeEvent,
+} from "./callbacks/graph-lifecycle.js";
 export type { EventFilters, StreamEvent } from "./callbacks/stream-events.js";
 export * from "./channels/index.js";
 export * from "./checkpoint/index.js";

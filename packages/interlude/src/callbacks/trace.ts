@@ -50,6 +50,8 @@ export function addHandler(callbacks: unknown, handler: unknown): Callbacks {
 }
 
 export interface ChainRun {
+  /** The id handlers were told in `handleChainStart`. */
+  runId: string;
   /** The config for what runs inside: its callbacks are this run's children. */
   config: Config;
   /** Runs `body` with `config` as LangChain's ambient config: a model called without one still reports here. */
@@ -74,10 +76,11 @@ async function startChain(
     tags,
     metadata,
   );
+  const id = runId ?? newRunId();
   const run = await manager?.handleChainStart(
     serialized(name),
     asChainValues(input, "input"),
-    runId ?? newRunId(),
+    id,
     undefined,
     undefined,
     undefined,
@@ -87,6 +90,7 @@ async function startChain(
   delete inner.runId;
   delete inner.runName;
   return {
+    runId: id,
     config: inner,
     within: (body) => lc.runWithConfig(inner, body),
     end: async (output) => {

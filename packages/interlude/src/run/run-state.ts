@@ -3,10 +3,12 @@
  * working checkpoint and its channels, the step, the pending writes it started from; and how
  * it saves a checkpoint (`commit`). The start (`start.ts`) and the loop (`run.ts`) build on it.
  */
+
 import { type Breakpoints, breakpointsOf } from "../algo/breakpoints.js";
 import type { GraphInternals } from "../algo/spec.js";
 import { type PreparedTask, prepareNextTasks, readState, subgraphNamespace } from "../algo/tasks.js";
 import type { Write } from "../algo/writes.js";
+import type { GraphCallbackHandler, GraphLifecycleStatus } from "../callbacks/graph-lifecycle.js";
 import type { Channel } from "../channels/base.js";
 import { type BaseCheckpointSaver, checkpointIdOf, checkpointNsOf, threadIdOf } from "../checkpoint/base.js";
 import type { Checkpoint, CheckpointMetadata, ResumeRecord, RunnableConfig } from "../checkpoint/types.js";
@@ -53,6 +55,12 @@ export abstract class RunState {
   protected targetPending?: StoredInterrupt[];
   /** Loaded when the run has LangChain callbacks (the caller's, or those of the messages stream). */
   protected lc?: LangChain;
+  /** The caller's graph handlers, with the graph's chain run (callbacks/graph-lifecycle.ts). */
+  protected lifecycle?: { readonly handlers: readonly GraphCallbackHandler[]; readonly runId: string };
+  /** Continuing from a checkpoint (an answer, `invoke(null)`, a subgraph whose node runs again): handlers are told. */
+  protected resuming = false;
+  /** Where a paused run stopped, as the handlers are told. */
+  protected pausedAt: GraphLifecycleStatus = "pending";
 
   constructor(
     protected readonly graph: GraphInternals,

@@ -13,9 +13,15 @@ import {
   channelsFromCheckpoint,
   type TaskWrites,
 } from "../algo/writes.js";
+import {
+  type GraphLifecycleStatus,
+  type GraphResumeEvent,
+  graphHandlersOf,
+  tellLifecycle,
+} from "../callbacks/graph-lifecycle.js";
 import { startCallChain, startGraphChain, startNodeChain } from "../callbacks/trace.js";
 import type { CheckpointTuple } from "../checkpoint/types.js";
-import { START, TASK_RESULT } from "../constants.js";
+import { NS_SEP, START, TASK_RESULT } from "../constants.js";
 import { GraphRecursionError, MissingCheckpointerError, RunCancelledError } from "../errors/graph.js";
 import { answersFor } from "../interrupt/answers.js";
 import { publicInterrupt } from "../interrupt/record.js";
@@ -95,10 +101,17 @@ export class GraphRun extends RunStart {
   private async runTraced(): Promise<RunResult> {
     this.lc = await loadTypedLangChain("Callbacks");
     const chain = await startGraphChain(this.lc, this.config, this.graph.name, this.input);
+    const handlers = graphHandlersOf(this.config.callbacks);
+    if (handlers) this.lifecycle = { handlers, runId: chain.runId };
     this.config = chain.config;
     let result: RunResult;
     try {
       result = await this.runSteps();
+      if (this.lifecycle && result.paused && !this.parent)
+        await tellLifecycle(this.lifecycle.handlers, {
+          ...this.lifecycleAt(this.pausedAt),
+          interrupts: result.interrupts,
+        });
     } catch (error) {
       await chain.fail(error);
       throw error;
@@ -112,6 +125,7 @@ export class GraphRun extends RunStart {
     if (this.graph.spec.usesLangChain && !langchainLoaded()) await loadLangChain();
     const early = await this.start();
     if (early) return early;
+    if (this.lifecycle && this.resuming) await tellLifecycle(this.lifecycle.handlers, this.lifecycleAt("pending"));
     const result = await this.loop();
     this.events.flush();
     const flushing = this.persistence.flushUnsaved();
@@ -120,6 +134,16 @@ export class GraphRun extends RunStart {
     if (draining) await draining;
     if (this.options.onFinalState && !this.parent) await this.tellFinalState(this.options.onFinalState);
     return result;
+  }
+
+  /** What the graph handlers are told of where the run stands. */
+  private lifecycleAt(status: GraphLifecycleStatus): GraphResumeEvent {
+    return {
+      runId: this.lifecycle?.runId,
+      status,
+      checkpointId: this.checkpoint.id,
+      checkpointNs: this.ns ? this.ns.split(NS_SEP) : [],
+    };
   }
 
   /**
@@ -163,7 +187,7 @@ export class GraphRun extends RunStart {
       if (!onlyInput && stepsRun++ >= limit) throw new GraphRecursionError(limit);
       // The input task is not a node: breakpoints never stop at it.
       const nodes = onlyInput ? NO_TASKS : tasks;
-      if (shouldInterrupt(this.checkpoint, before, nodes)) return this.pauseAtBreakpoint();
+      if (shouldInterrupt(this.checkpoint, before, nodes)) return this.pauseAtBreakpoint("interrupt_before");
       let outcomes = this.runStep(tasks);
       if (outcomes instanceof Promise) outcomes = await outcomes;
       // A node that failed once the run was cancelled was most likely told to stop: not its failure to record.
@@ -185,11 +209,12 @@ export class GraphRun extends RunStart {
       await this.commit("loop", () => ((next = this.nextTasks(candidates)).length ? undefined : this.claimOwner));
       // As LangGraph: a step that changed no state key (its nodes returned nothing) streams no values.
       if (changesState(this.graph.spec, updated)) this.emit("values", () => this.values());
-      if (shouldInterrupt(this.checkpoint, after, nodes)) return this.pauseAtBreakpoint();
+      if (shouldInterrupt(this.checkpoint, after, nodes)) return this.pauseAtBreakpoint("interrupt_after");
     }
   }
 
-  private async pauseAtBreakpoint(): Promise<RunResult> {
+  private async pauseAtBreakpoint(at: GraphLifecycleStatus): Promise<RunResult> {
+    this.pausedAt = at;
     const flushing = this.persistence.flushUnsaved();
     if (flushing) await flushing;
     // A subgraph's breakpoint pauses the whole run: its parent task stops with no question,

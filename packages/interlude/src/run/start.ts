@@ -123,6 +123,7 @@ export abstract class RunStart extends RunState {
       // it becomes the thread's newest checkpoint, so that even a step that pauses at once
       // leaves the thread on the new branch.
       if (!this.reuseFinished) await this.commit("fork");
+      this.resuming = true;
       this.beginResume();
       this.emitResumedValues();
       return undefined;
@@ -140,6 +141,7 @@ export abstract class RunStart extends RunState {
       if (tasks.length > 0) {
         // Replaying an older checkpoint forks it; answering its questions continues it.
         if (!this.reuseFinished && this.scope.answers.size === 0) await this.commit("fork");
+        this.resuming = true;
         this.beginResume();
         this.emitResumedValues();
         return undefined;
@@ -165,6 +167,8 @@ export abstract class RunStart extends RunState {
       const resolved = resolveResume(this.threadId ?? "", pending, command, reason, this.graph.positional);
       this.scope.answers = resolved.answers;
       this.resumeRecord = resolved.record;
+      // As LangGraph: a null answer does not count as resuming.
+      this.resuming = command.resume !== null;
     } else if (!tuple) {
       throw new EmptyInputError(
         `Thread "${this.threadId ?? "(none)"}" has never run, so a Command without resume has nothing to act on. Start it with an input.`,
