@@ -513,4 +513,59 @@ compare("interrupts", {
       return { paused, done, seen };
     },
   },
+
+  "an answer that fails a zod responseSchema is an invalid resume, and the question can be answered again": async (
+    lib,
+  ) => {
+    const { z } = await import("zod");
+    const { Annotation, StateGraph, START, MemorySaver, Command, interrupt, isInvalidResume } = lib;
+    const State = Annotation.Root({ approved: Annotation() });
+    const graph = new StateGraph(State)
+      .addNode("review", () => ({ approved: interrupt("approve?", { responseSchema: z.boolean() }) }))
+      .addEdge(START, "review")
+      .compile({ checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "t" } };
+    await graph.invoke({}, config);
+    const refused = await graph.invoke(new Command({ resume: "yes" }), config).catch((e: unknown) => e);
+    const wrapped = new Error("middleware failed", { cause: refused });
+    const pending = (await graph.getState(config)).tasks.flatMap((t: any) => t.interrupts.map((i: any) => i.value));
+    return {
+      invalid: isInvalidResume(refused),
+      throughCause: isInvalidResume(wrapped),
+      otherError: isInvalidResume(new Error("boom")),
+      pending,
+      answered: await graph.invoke(new Command({ resume: true }), config),
+    };
+  },
+
+  "what a run throws, and what a node throws to stop, are BaseLangGraphErrors": async (lib) => {
+    const { Annotation, StateGraph, START, MemorySaver, BaseLangGraphError, GraphRecursionError, interrupt } = lib;
+    const State = Annotation.Root({ n: Annotation() });
+    let stop: unknown;
+    const asking = new StateGraph(State)
+      .addNode("ask", () => {
+        try {
+          interrupt("q");
+        } catch (e) {
+          stop = e;
+          throw e;
+        }
+        return {};
+      })
+      .addEdge(START, "ask")
+      .compile({ checkpointer: new MemorySaver() });
+    await asking.invoke({}, { configurable: { thread_id: "t" } });
+    const looping = new StateGraph(State)
+      .addNode("loop", (s: any) => ({ n: (s.n ?? 0) + 1 }))
+      .addEdge(START, "loop")
+      .addEdge("loop", "loop")
+      .compile();
+    const recursion = await looping.invoke({ n: 0 }, { recursionLimit: 3 }).catch((e: unknown) => e);
+    return {
+      interrupt: stop instanceof BaseLangGraphError,
+      recursion: recursion instanceof BaseLangGraphError && recursion instanceof GraphRecursionError,
+      plain: new Error("x") instanceof BaseLangGraphError,
+      own: new BaseLangGraphError("broken", { lc_error_code: "GRAPH_RECURSION_LIMIT" }).message,
+    };
+  },
 });

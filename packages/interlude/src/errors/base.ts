@@ -8,11 +8,36 @@ export interface InterludeErrorOptions {
   status?: number;
 }
 
+/** LangGraph.js's error fields: its troubleshooting code. */
+export interface BaseLangGraphErrorFields {
+  lc_error_code?: string;
+  cause?: unknown;
+}
+
+/**
+ * LangGraph.js's base error class. Every Interlude error, and what a node throws to stop
+ * (`GraphBubbleUp`), is one, so that code testing `instanceof BaseLangGraphError` works unchanged.
+ */
+export class BaseLangGraphError extends Error {
+  lc_error_code?: string;
+  constructor(message = "", fields?: BaseLangGraphErrorFields) {
+    const code = fields?.lc_error_code;
+    // As LangGraph.js words it, for code that shows these messages.
+    super(
+      code
+        ? `${message}\n\nTroubleshooting URL: https://docs.langchain.com/oss/javascript/langgraph/${code}/\n`
+        : message,
+      fields && "cause" in fields ? { cause: fields.cause } : undefined,
+    );
+    if (code) this.lc_error_code = code;
+  }
+}
+
 /**
  * Every error Interlude raises on purpose is an `InterludeError` with a stable `code`:
  * match on `code` (or `instanceof`), never on the message, which may be reworded.
  */
-export class InterludeError extends Error {
+export class InterludeError extends BaseLangGraphError {
   readonly code: ErrorCode;
   /** The structured facts of this error (snake case), as the server puts them in its bodies. */
   readonly details: Readonly<Record<string, unknown>>;

@@ -1,6 +1,7 @@
 export * from "./base.js";
 export * from "./codes.js";
 export * from "./graph.js";
+export * from "./langgraph.js";
 export * from "./node.js";
 export * from "./resume.js";
 export * from "./state.js";

@@ -96,6 +96,24 @@ export interface ResumeIssue {
   path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>;
 }
 
+/** LangGraph.js's mark of an error caused by an answer that failed its schema (shared, so either library's test sees the other's). */
+const INVALID_RESUME = Symbol.for("langgraph.invalid_resume");
+
+/** Marks `error` as caused by an answer that failed its `responseSchema` (LangGraph.js's agent middleware does this to errors it wraps). */
+export function _markInvalidResume(error: unknown): void {
+  if (typeof error === "object" && error !== null) Object.defineProperty(error, INVALID_RESUME, { value: true });
+}
+
+/** Whether `error`, or an error in its `cause` chain, is an answer that failed its schema: the question can be answered again. */
+export function isInvalidResume(error: unknown): boolean {
+  let current = error;
+  for (let depth = 0; depth < 10 && typeof current === "object" && current !== null; depth++) {
+    if ((current as Record<symbol, unknown>)[INVALID_RESUME] === true) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** An answer failed the interrupt's `responseSchema`. The interrupt stays pending, same id. */
 export class InvalidResumeError extends InterludeError {
   readonly interruptId: string;
@@ -117,6 +135,7 @@ export class InvalidResumeError extends InterludeError {
     );
     this.interruptId = interruptId;
     this.issues = issues;
+    _markInvalidResume(this);
   }
 }
 

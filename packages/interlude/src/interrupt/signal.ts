@@ -1,5 +1,6 @@
 import { interruptId, payloadDigest } from "../algo/hash.js";
 import { INTERRUPT } from "../constants.js";
+import { BaseLangGraphError } from "../errors/base.js";
 import { currentTask } from "../runner/scope.js";
 import type { Interrupt, StoredInterrupt } from "./record.js";
 
@@ -8,7 +9,7 @@ import type { Interrupt, StoredInterrupt } from "./record.js";
  * Code that catches errors in a node rethrows these (`if (isGraphBubbleUp(e)) throw e`), as
  * with LangGraph.
  */
-export class GraphBubbleUp extends Error {
+export class GraphBubbleUp extends BaseLangGraphError {
   get is_bubble_up(): true {
     return true;
   }
