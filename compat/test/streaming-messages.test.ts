@@ -393,4 +393,50 @@ compare("streaming messages, more", {
       return { events };
     },
   },
+
+  "pushMessage shows a message before the node returns, once, and writes it to state": async (lib) => {
+    const { StateGraph, START, MessagesAnnotation, pushMessage, MemorySaver } = lib;
+    const order: string[] = [];
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode("draft", async () => {
+        pushMessage(new AIMessage({ id: "draft-1", content: "drafting" }));
+        order.push("pushed");
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        // Returned again, updated: replaced by id, not streamed again.
+        return { messages: [new AIMessage({ id: "draft-1", content: "drafted" })] };
+      })
+      .addNode("quiet", async () => {
+        pushMessage(new AIMessage({ id: "note-1", content: "streamed only" }), { stateKey: null });
+        return {};
+      })
+      .addEdge(START, "draft")
+      .addEdge("draft", "quiet")
+      .compile({ checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "t" }, streamMode: ["messages", "updates"] };
+    const chunks = await collect(
+      await graph.stream({ messages: [new HumanMessage({ id: "h", content: "go" })] }, config),
+    );
+    const missingId = await new StateGraph(MessagesAnnotation)
+      .addNode("n", () => {
+        pushMessage(new AIMessage("no id"));
+        return {};
+      })
+      .addEdge(START, "n")
+      .compile()
+      .invoke({ messages: [] })
+      .then(
+        () => "ran",
+        () => "refused",
+      );
+    return {
+      order,
+      chunks: chunks.map(([mode, chunk]: [string, any]) =>
+        mode === "messages"
+          ? [mode, chunk[0].content, chunk[1].langgraph_node]
+          : [mode, Object.keys(chunk), JSON.stringify(chunk).includes("drafting")],
+      ),
+      state: (await graph.getState(config)).values.messages.map((m: BaseMessage) => [m.id, m.content]),
+      missingId,
+    };
+  },
 });

@@ -97,6 +97,7 @@ export {
 export { type TaskFunction, type TaskOptions, task } from "./interrupt/task.js";
 export { LangChainMissingError, loadLangChain } from "./langchain/load.js";
 export { MessagesAnnotation } from "./messages/annotation.js";
+export { MessageIdRequiredError, type PushMessageOptions, pushMessage } from "./messages/push.js";
 export {
   addMessages,
   type Messages,

@@ -5,8 +5,11 @@ import {
   interrupt,
   loadLangChain,
   MemorySaver,
+  MessageIdRequiredError,
   MessagesAnnotation,
   messagesStateReducer,
+  OutsideNodeError,
+  pushMessage,
   REMOVE_ALL_MESSAGES,
   START,
   StateGraph,
@@ -86,5 +89,39 @@ describe("MessagesAnnotation", () => {
     const { values } = await graph.getState(config);
     expect(values.messages[0]).toBeInstanceOf(HumanMessage);
     expect(values.messages[1]).toBeInstanceOf(AIMessage);
+  });
+});
+
+describe("pushMessage", () => {
+  it("is refused outside a node and without an id, with errors that say what to do", async () => {
+    expect(() => pushMessage(new AIMessage({ id: "m", content: "x" }))).toThrow(OutsideNodeError);
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode("n", () => {
+        pushMessage(new AIMessage("no id"));
+        return {};
+      })
+      .addEdge(START, "n")
+      .compile();
+    const error = await graph.invoke({ messages: [] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MessageIdRequiredError);
+    expect((error as MessageIdRequiredError).code).toBe("MESSAGE_ID_REQUIRED");
+  });
+
+  it("a pushed message is not written when the node then pauses; the answered run writes it once", async () => {
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode("ask", () => {
+        pushMessage(new AIMessage({ id: "q", content: "asking" }));
+        return { messages: [new AIMessage({ id: "a", content: interrupt<string, string>("ok?") })] };
+      })
+      .addEdge(START, "ask")
+      .compile({ checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "t" } };
+    await graph.invoke({ messages: [] }, config);
+    expect((await graph.getState(config)).values.messages).toEqual([]);
+    const done = await graph.invoke(new Command({ resume: "yes" }), config);
+    expect(done.messages.map((m: BaseMessage) => [m.id, m.content])).toEqual([
+      ["q", "asking"],
+      ["a", "yes"],
+    ]);
   });
 });

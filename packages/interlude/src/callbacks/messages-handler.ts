@@ -83,6 +83,14 @@ export function createMessagesHandler(
       emit(origin.ns, [message, origin.metadata]);
     }
 
+    /** A message a node pushed (messages/push.ts): shown at once, and not again when the node returns it. */
+    pushMessage(message: BaseMessage, metadata: Record<string, unknown>, tags?: string[]) {
+      const origin = originOf(metadata, tags, undefined);
+      if (!origin || !visible(origin.ns)) return;
+      this.seen.add(message.id!);
+      emit(origin.ns, [message, origin.metadata]);
+    }
+
     override handleChatModelStart(
       _llm: unknown,
       _messages: unknown,

@@ -101,9 +101,11 @@ function finish(
   task: PreparedTask,
   output: unknown,
   config: Record<string, unknown>,
+  pushed: Write[] | undefined,
 ): TaskOutcome | Promise<TaskOutcome> {
   if (isCommand(output) && output.graph === Command.PARENT) return { kind: "parent", task, command: output };
-  const writes: Write[] = outputWrites(env.spec, node.name, output);
+  const returned = outputWrites(env.spec, node.name, output);
+  const writes: Write[] = pushed ? [...pushed, ...returned] : returned;
   edgeWrites(node.edges, writes);
   const done: TaskOutcome = { kind: "done", task, writes, output };
   if (!node.branches.length) return done;
@@ -257,7 +259,7 @@ function afterReturn(at: Attempt, output: unknown): TaskOutcome | Promise<TaskOu
   if (scope.raised) return interrupted(task, scope, memory);
   const failed = (error: unknown): TaskOutcome => ({ kind: "failed", task, error });
   try {
-    const outcome = finish(at.env, at.node, task, output, at.config);
+    const outcome = finish(at.env, at.node, task, output, at.config, scope.pushed);
     return outcome instanceof Promise ? outcome.catch(failed) : outcome;
   } catch (error) {
     return failed(error);

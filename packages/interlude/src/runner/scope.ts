@@ -3,6 +3,7 @@
  * (`interrupt()`, `task()`, a subgraph's `invoke`) through AsyncLocalStorage.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { Write } from "../algo/writes.js";
 import type { BaseCache } from "../cache/base.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import type { FreshAnswer, GivenAnswer, StoredInterrupt, TaskCallRecord } from "../interrupt/record.js";
@@ -78,6 +79,8 @@ export interface TaskScope {
   resuming: boolean;
   /** The graph's cache of results, for `task()`s with a cache policy. */
   cache?: BaseCache;
+  /** Messages the node wrote with `pushMessage`, before its return's writes. */
+  pushed?: Write[];
 }
 
 /** The scope a `task()` call runs in: the node's, with its own count of interrupts. */
