@@ -337,4 +337,72 @@ compare("channels", {
       return { guarded: await run(true), open: await run(false) };
     },
   },
+
+  "a DeltaChannel folds each step's writes with its batch reducer, through pauses and history": async (lib) => {
+    const { Annotation, StateGraph, START, MemorySaver, Command, interrupt, DeltaChannel, Overwrite } = lib;
+    const batches: number[] = [];
+    const State = Annotation.Root({
+      log: new DeltaChannel((state: string[], writes: string[][]) => {
+        batches.push(writes.length);
+        return [...state, ...writes.flat()];
+      }),
+    });
+    const graph = new StateGraph(State)
+      .addNode("a", () => ({ log: ["a"] }))
+      .addNode("b", () => ({ log: ["b"] }))
+      .addNode("ask", () => ({ log: [`answer ${interrupt("?")}`] }))
+      .addNode("reset", () => ({ log: new Overwrite(["reset"]) }))
+      .addEdge(START, "a")
+      .addEdge(START, "b")
+      .addEdge(["a", "b"], "ask")
+      .addEdge("ask", "reset")
+      .compile({ checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "t" } };
+    const paused = await graph.invoke({ log: ["in"] }, config);
+    const done = await graph.invoke(new Command({ resume: "yes" }), config);
+    const history = [];
+    for await (const snapshot of graph.getStateHistory(config)) history.push(snapshot.values.log);
+    return { paused, done, history, batchesSeen: batches.includes(2) };
+  },
+
+  "MessagesDeltaValue keeps messages as MessagesValue does: by id, removals, message-likes": async (lib) => {
+    const { StateGraph, StateSchema, START, MemorySaver, MessagesDeltaValue, REMOVE_ALL_MESSAGES } = lib;
+    const { AIMessage, HumanMessage, RemoveMessage } = await import("@langchain/core/messages");
+    const State = new StateSchema({ messages: MessagesDeltaValue });
+    const graph = new StateGraph(State)
+      .addNode("reply", () => ({
+        messages: [new AIMessage({ id: "a1", content: "first" }), { role: "assistant", content: "a like" }],
+      }))
+      .addNode("edit", () => ({
+        messages: [new AIMessage({ id: "a1", content: "edited" }), new RemoveMessage({ id: "h1" })],
+      }))
+      .addEdge(START, "reply")
+      .addEdge("reply", "edit")
+      .compile({ checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "t" } };
+    const out = await graph.invoke({ messages: [new HumanMessage({ id: "h1", content: "hi" }), "plain"] }, config);
+    const shape = (messages: any[]) => messages.map((m) => [m.constructor.name, m.content, typeof m.id]);
+    const state = await graph.getState(config);
+    await graph.invoke({ messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), "after clear"] }, config);
+    return {
+      out: shape(out.messages),
+      state: shape(state.values.messages),
+      cleared: shape((await graph.getState(config)).values.messages),
+    };
+  },
+
+  "a DeltaChannel with messagesDeltaReducer in Annotation.Root, and updateState on it": async (lib) => {
+    const { Annotation, StateGraph, START, MemorySaver, DeltaChannel, messagesDeltaReducer } = lib;
+    const { AIMessage, HumanMessage } = await import("@langchain/core/messages");
+    const State = Annotation.Root({ messages: new DeltaChannel(messagesDeltaReducer) });
+    const graph = new StateGraph(State)
+      .addNode("reply", () => ({ messages: new AIMessage({ id: "a", content: "answer" }) }))
+      .addEdge(START, "reply")
+      .compile({ checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "t" } };
+    await graph.invoke({ messages: [new HumanMessage({ id: "q", content: "question" })] }, config);
+    await graph.updateState(config, { messages: [new AIMessage({ id: "a", content: "corrected" })] });
+    const state = await graph.getState(config);
+    return state.values.messages.map((m: any) => [m.id, m.content]);
+  },
 });

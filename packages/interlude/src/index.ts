@@ -70,6 +70,9 @@ export {
   type StateGraphInit,
 } from "./graph/state-graph.js";
 export {
+  DeltaValue,
+  type DeltaValueInit,
+  MessagesDeltaValue,
   MessagesValue,
   ReducedValue,
   type ReducedValueInit,
@@ -101,6 +104,7 @@ export { MessageIdRequiredError, type PushMessageOptions, pushMessage } from "./
 export {
   addMessages,
   type Messages,
+  messagesDeltaReducer,
   messagesStateReducer,
   REMOVE_ALL_MESSAGES,
   UnknownMessageIdError,

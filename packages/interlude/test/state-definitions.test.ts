@@ -1,6 +1,7 @@
 /** Point 3 of issue 12: state declared as LangGraph 1.x documents it (zod, StateSchema, input/output, context). */
 import {
   Annotation,
+  DeltaChannel,
   getJsonSchemaFromSchema,
   getSchemaDefaultGetter,
   InvalidContextError,
@@ -188,5 +189,29 @@ describe("input, output and context schemas", () => {
     for (const bad of [42, "state", new Config()]) {
       expect(() => new StateGraph(bad as never)).toThrow(StateGraphInputError);
     }
+  });
+});
+
+describe("DeltaChannel", () => {
+  it("refuses a snapshotFrequency that is not a positive integer", () => {
+    expect(() => new DeltaChannel((s: string[], w: string[]) => [...s, ...w], { snapshotFrequency: 0 })).toThrow(
+      /positive integer/,
+    );
+  });
+
+  it("a conditional edge sees the node's writes folded into the state", async () => {
+    const State = Annotation.Root({ log: new DeltaChannel((s: string[], w: string[][]) => [...s, ...w.flat()]) });
+    let seen: string[] = [];
+    const graph = new StateGraph(State)
+      .addNode("a", () => ({ log: ["a"] }))
+      .addNode("b", () => ({}))
+      .addEdge(START, "a")
+      .addConditionalEdges("a", (s) => {
+        seen = s.log;
+        return "b";
+      })
+      .compile();
+    expect(await graph.invoke({ log: ["in"] })).toEqual({ log: ["in", "a"] });
+    expect(seen).toEqual(["in", "a"]);
   });
 });

@@ -1,6 +1,7 @@
 export * from "./after-finish.js";
 export * from "./base.js";
 export * from "./binop.js";
+export * from "./delta.js";
 export * from "./ephemeral.js";
 export * from "./last-value.js";
 export * from "./named-barrier.js";

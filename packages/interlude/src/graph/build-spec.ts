@@ -15,6 +15,7 @@ import { AfterFinish } from "../channels/after-finish.js";
 import type { Channel } from "../channels/base.js";
 import type { Reducer } from "../channels/binop.js";
 import { BinaryOperatorAggregate } from "../channels/binop.js";
+import { isDeltaChannel } from "../channels/delta.js";
 import { EphemeralValue } from "../channels/ephemeral.js";
 import { LastValue } from "../channels/last-value.js";
 import { NamedBarrierValue } from "../channels/named-barrier.js";
@@ -104,6 +105,15 @@ function stateChannels(spec: Record<string, { reducer?: Reducer<any, any>; defau
   for (const [key, channel] of Object.entries(spec)) {
     if (isUntracked(channel)) {
       factories.set(key, () => channel.fromCheckpoint());
+      continue;
+    }
+    if (isDeltaChannel(channel)) {
+      factories.set(key, () => channel.fromCheckpoint(undefined));
+      // What a conditional edge sees of a node's writes: each folded on its own.
+      reducers.set(
+        key,
+        Object.assign((state: unknown, write: unknown) => channel.reducer(state, [write]), channel.reducer),
+      );
       continue;
     }
     const { reducer, default: initial } = channel ?? {};

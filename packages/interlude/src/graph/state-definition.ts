@@ -3,12 +3,13 @@
  * LangGraph metadata, `{ state, input, output, context }`) into one shape the builder uses:
  * the channels of every key, the input and output keys, and the validators of the input.
  */
+import { DeltaChannel } from "../channels/delta.js";
 import { UntrackedValueChannel } from "../channels/untracked.js";
 import { StateGraphInputError } from "../errors/state.js";
 import { isStandardSchema, type StandardSchemaV1 } from "../interrupt/standard-schema.js";
 import { type ChannelSpec, isAnnotationRoot, type StateSpec } from "./annotation.js";
 import { defaultOf, schemaMeta, zodObjectShape } from "./schema-meta.js";
-import { ReducedValue, StateSchema, UntrackedValue } from "./state-schema.js";
+import { DeltaValue, ReducedValue, StateSchema, UntrackedValue } from "./state-schema.js";
 
 export interface ResolvedState {
   spec: StateSpec;
@@ -53,6 +54,13 @@ function fromStateSchema(schema: StateSchema): Part {
       const initial = field.schema && defaultOf(field.schema);
       spec[key] = new UntrackedValueChannel({ guard: field.guard, initialValueFactory: initial as never });
       if (field.schema) validators.set(key, field.schema);
+    } else if (DeltaValue.isInstance(field)) {
+      const initial = defaultOf(field.valueSchema) as (() => unknown) | undefined;
+      spec[key] = new DeltaChannel(field.reducer, {
+        snapshotFrequency: field.snapshotFrequency,
+        initialValueFactory: initial,
+      });
+      validators.set(key, field.inputSchema as StandardSchemaV1);
     } else if (ReducedValue.isInstance(field)) {
       spec[key] = { lg_kind: "channel", reducer: field.reducer, default: defaultOf(field.valueSchema) as never };
       validators.set(key, field.inputSchema as StandardSchemaV1);

@@ -5,8 +5,9 @@
  */
 
 import type { Reducer } from "../channels/binop.js";
+import type { DeltaReducer } from "../channels/delta.js";
 import type { StandardSchemaV1 } from "../interrupt/standard-schema.js";
-import { type Messages, messagesStateReducer } from "../messages/reducer.js";
+import { type Messages, messagesDeltaReducer, messagesStateReducer } from "../messages/reducer.js";
 import type { BaseMessage } from "../messages/types.js";
 import type { ChannelSpec } from "./annotation.js";
 
@@ -44,6 +45,42 @@ export class ReducedValue<Value = unknown, Input = Value> {
   }
 }
 
+const DELTA_VALUE = Symbol.for("langgraph.state.delta_value");
+
+export interface DeltaValueInit<Value, Input> {
+  /** Folds a step's writes in one call (see `DeltaChannel`). */
+  reducer: DeltaReducer<Value, Input>;
+  /** What each write must be (default: the value's schema). */
+  inputSchema?: StandardSchemaV1<Input>;
+  snapshotFrequency?: number;
+  jsonSchemaExtra?: Record<string, unknown>;
+}
+
+/** A `StateSchema` field backed by a `DeltaChannel` (LangGraph.js's `DeltaValue`). */
+export class DeltaValue<Value = unknown, Input = Value> {
+  readonly [DELTA_VALUE] = true;
+  readonly reducer: DeltaReducer<Value, Input>;
+  readonly inputSchema: StandardSchemaV1<Input> | StandardSchemaV1<Value>;
+  readonly snapshotFrequency?: number;
+  readonly jsonSchemaExtra?: Record<string, unknown>;
+  declare ValueType: Value;
+  declare InputType: Input;
+
+  constructor(
+    readonly valueSchema: StandardSchemaV1<unknown, Value>,
+    init: DeltaValueInit<Value, Input>,
+  ) {
+    this.reducer = init.reducer;
+    this.inputSchema = init.inputSchema ?? (valueSchema as StandardSchemaV1<Value>);
+    this.snapshotFrequency = init.snapshotFrequency;
+    this.jsonSchemaExtra = init.jsonSchemaExtra;
+  }
+
+  static isInstance(value: unknown): value is DeltaValue {
+    return typeof value === "object" && value !== null && (value as { [DELTA_VALUE]?: boolean })[DELTA_VALUE] === true;
+  }
+}
+
 const UNTRACKED_VALUE = Symbol.for("langgraph.state.untracked_value");
 
 /** A `StateSchema` field that lives only as long as a run (see `UntrackedValueChannel`). */
@@ -66,21 +103,28 @@ export class UntrackedValue<Value = unknown> {
 type FieldValue<F> =
   F extends ReducedValue<infer V, any>
     ? V
-    : F extends UntrackedValue<infer V>
+    : F extends DeltaValue<infer V, any>
       ? V
-      : F extends StandardSchemaV1<any, infer O>
-        ? O
-        : never;
+      : F extends UntrackedValue<infer V>
+        ? V
+        : F extends StandardSchemaV1<any, infer O>
+          ? O
+          : never;
 type FieldUpdate<F> =
   F extends ReducedValue<any, infer I>
     ? I
-    : F extends UntrackedValue<infer V>
-      ? V
-      : F extends StandardSchemaV1<infer In, any>
-        ? In
-        : never;
+    : F extends DeltaValue<any, infer I>
+      ? I
+      : F extends UntrackedValue<infer V>
+        ? V
+        : F extends StandardSchemaV1<infer In, any>
+          ? In
+          : never;
 
-export type StateSchemaFields = Record<string, ReducedValue<any, any> | UntrackedValue<any> | StandardSchemaV1>;
+export type StateSchemaFields = Record<
+  string,
+  ReducedValue<any, any> | DeltaValue<any, any> | UntrackedValue<any> | StandardSchemaV1
+>;
 
 export class StateSchema<F extends StateSchemaFields = StateSchemaFields> {
   readonly [STATE_SCHEMA] = true;
@@ -117,4 +161,10 @@ export const MessagesValue: ReducedValue<BaseMessage[], Messages> = new ReducedV
       "~standard": { version: 1, vendor: "interlude", validate: (value) => ({ value: value as Messages }) },
     },
   },
+);
+
+/** `MessagesValue` on a `DeltaChannel` (LangGraph.js's `MessagesDeltaValue`, experimental there). */
+export const MessagesDeltaValue: DeltaValue<BaseMessage[], Messages> = new DeltaValue<BaseMessage[], Messages>(
+  MessagesValue.valueSchema,
+  { reducer: messagesDeltaReducer, inputSchema: MessagesValue.inputSchema as StandardSchemaV1<Messages> },
 );

@@ -115,6 +115,37 @@ function reduceMessages(left: Messages, right: Messages): BaseMessage[] {
 export const messagesStateReducer = Object.assign(reduceMessages, { [NEEDS_LANGCHAIN]: true as const });
 
 /**
+ * The messages reducer for a `DeltaChannel` (LangGraph.js's `messagesDeltaReducer`): folds a
+ * step's writes (each a message-like or a list) in one pass. A message whose id is there
+ * replaces it, `RemoveMessage` deletes by id (an unknown id is ignored, as in LangGraph.js) and
+ * `REMOVE_ALL_MESSAGES` clears what came before; a message without an id gets one.
+ */
+function reduceMessageBatch(state: BaseMessage[], writes: Messages[]): BaseMessage[] {
+  const result: (MessageShape | null)[] = (state as unknown as unknown[]).map(toMessage);
+  const indexById = new Map<unknown, number>();
+  for (const [i, message] of result.entries()) if (message!.id != null) indexById.set(message!.id, i);
+  for (const write of writes)
+    for (const like of Array.isArray(write) ? write : [write]) {
+      const message = withId(toMessage(like));
+      const at = indexById.get(message.id);
+      if (isRemove(message) && message.id === REMOVE_ALL_MESSAGES) {
+        result.length = 0;
+        indexById.clear();
+      } else if (isRemove(message)) {
+        if (at !== undefined) result[at] = null;
+        indexById.delete(message.id);
+      } else if (at !== undefined) result[at] = message;
+      else {
+        indexById.set(message.id, result.length);
+        result.push(message);
+      }
+    }
+  return result.filter((m) => m !== null) as unknown as BaseMessage[];
+}
+
+export const messagesDeltaReducer = Object.assign(reduceMessageBatch, { [NEEDS_LANGCHAIN]: true as const });
+
+/**
  * LangGraph's other name for `messagesStateReducer`.
  * @alias
  */
