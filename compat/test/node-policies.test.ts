@@ -486,4 +486,37 @@ compare("node policies", {
       return { error, packet };
     },
   },
+
+  "under refreshOn auto, task() calls and a chat model's tokens count as progress": {
+    from: "timeout.ts: refreshOn auto (writes, task calls and LangChain callback events refresh the idle clock)",
+    async run(lib) {
+      const { Annotation, StateGraph, START, task } = lib;
+      const { FakeListChatModel } = await import("@langchain/core/utils/testing");
+      const State = Annotation.Root({ log: list(lib) });
+      const step = task("step", async (n: number) => {
+        await pause(40);
+        return `step ${n}`;
+      });
+      const model = new FakeListChatModel({ responses: ["a b c d e f"], sleep: 25 });
+      const idle = { timeout: { idleTimeout: 80 } };
+      const graph = new StateGraph(State)
+        .addNode("calls", async () => ({ log: [await step(1), await step(2), await step(3)] }), idle)
+        .addNode(
+          "tokens",
+          async (_s: unknown, config: any) => {
+            let text = "";
+            for await (const chunk of await model.stream("hi", config)) text += chunk.content;
+            return { log: [text] };
+          },
+          idle,
+        )
+        .addNode("silent", async () => (await pause(150), { log: ["late"] }), idle)
+        .addEdge(START, "calls")
+        .addEdge("calls", "tokens")
+        .addEdge("tokens", "silent")
+        .compile();
+      const failure = await graph.invoke({ log: [] }).catch((e: unknown) => e);
+      return timeoutFacts(failure);
+    },
+  },
 });

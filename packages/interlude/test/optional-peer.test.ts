@@ -23,6 +23,13 @@ const graph = new StateGraph(State).addNode("add", () => ({ n: 1 })).addEdge(STA
 const out = { invoke: (await graph.invoke({ n: 1 })).n, updates: [] };
 for await (const chunk of await graph.stream({ n: 1 }, { streamMode: ["updates", "values", "custom"] })) out.updates.push(chunk[0]);
 const failure = async (body) => { try { await body(); return "no error"; } catch (e) { return e.code; } };
+// An idle timeout counts LangChain events through a handler of its own: no LangChain needed, even for a subgraph the node runs.
+const inner = new StateGraph(State).addNode("add", () => ({ n: 1 })).addEdge(START, "add").compile();
+const timed = new StateGraph(State)
+  .addNode("sub", async (s, config) => inner.invoke(s, config), { timeout: { idleTimeout: 5000 } })
+  .addEdge(START, "sub")
+  .compile();
+out.idleTimeout = (await timed.invoke({ n: 1 })).n;
 out.messages = await failure(() => graph.stream({ n: 1 }, { streamMode: "messages" }));
 out.callbacks = await failure(() => graph.invoke({ n: 1 }, { callbacks: [] }));
 out.events = await failure(async () => { for await (const _ of graph.streamEvents({ n: 1 }, { version: "v2" })); });
@@ -33,6 +40,7 @@ it("graphs run without @langchain/core; messages, callbacks and streamEvents the
   const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: process.cwd() });
   expect(JSON.parse(stdout)).toEqual({
     invoke: 2,
+    idleTimeout: 3,
     updates: ["values", "updates", "values"],
     messages: "LANGCHAIN_MISSING",
     callbacks: "LANGCHAIN_MISSING",

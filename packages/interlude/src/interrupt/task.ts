@@ -30,6 +30,7 @@ export function task<Args extends unknown[], Result>(
     if (!scope) return (await governed(options.name, policies, async () => fn(...args))()) as Awaited<Result>;
     const owner = scope.root ?? scope;
     const index = owner.taskCallCounter++;
+    scope.progress?.();
     const invoke = governed(
       options.name,
       policies,

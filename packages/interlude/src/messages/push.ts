@@ -55,6 +55,9 @@ export function pushMessage(message: BaseMessage | BaseMessageLike, options: Pus
   for (const handler of handlersOf(config.callbacks))
     if (isPushTarget(handler))
       handler.pushMessage(coerced, (config.metadata ?? {}) as Record<string, unknown>, config.tags as string[]);
-  if (stateKey !== null) ((scope.root ?? scope).pushed ??= []).push([stateKey, coerced]);
+  if (stateKey !== null) {
+    ((scope.root ?? scope).pushed ??= []).push([stateKey, coerced]);
+    scope.progress?.();
+  }
   return coerced;
 }

@@ -28,6 +28,7 @@ import { publicInterrupt } from "../interrupt/record.js";
 import { GraphInterrupt, ParentCommand } from "../interrupt/signal.js";
 import { langchainLoaded, loadLangChain } from "../langchain/load.js";
 import { loadTypedLangChain } from "../langchain/typed.js";
+import { hasCallerCallbacks } from "../runner/idle-progress.js";
 import type { TaskOutcome } from "../runner/outcome.js";
 import { runTask } from "../runner/policies.js";
 import type { TaskEnv } from "../runner/run-task.js";
@@ -94,7 +95,7 @@ export class GraphRun extends RunStart {
   }
 
   private run(): Promise<RunResult> {
-    return this.config.callbacks === undefined || this.config.callbacks === null ? this.runSteps() : this.runTraced();
+    return hasCallerCallbacks(this.config.callbacks) ? this.runTraced() : this.runSteps();
   }
 
   /** The run inside its chain run (a subgraph's is a child of the node that runs it). */

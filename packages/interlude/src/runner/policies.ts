@@ -7,9 +7,11 @@ import type { NodeSpec } from "../algo/spec.js";
 import type { PreparedTask } from "../algo/tasks.js";
 import type { Write } from "../algo/writes.js";
 import { cacheKey, nodeNamespace } from "../cache/key.js";
+import { addHandler } from "../callbacks/trace.js";
 import { NodeError } from "../errors/node.js";
 import type { AttemptInfo } from "../run/task-metadata.js";
 import { errorFromRecord } from "../thread/pending.js";
+import { idleProgressHandler } from "./idle-progress.js";
 import type { TaskOutcome } from "./outcome.js";
 import { retryDelay } from "./retry.js";
 import { attempt, type ConfigDecorator, type TaskEnv, type TaskMemory } from "./run-task.js";
@@ -90,6 +92,10 @@ function timedAttempt(
   const clock = new AttemptClock(node.name, policy);
   const abort = new AbortController();
   let over = false;
+  // Under "auto", what the node does counts as progress: its writer chunks, task() calls,
+  // pushed messages and LangChain events (runner/idle-progress.ts); else heartbeats only.
+  const auto = policy.refreshOn === "auto" && policy.idleTimeout !== undefined;
+  const progress = auto ? () => over || clock.progress() : undefined;
   const decorate: ConfigDecorator = (config) => {
     const outer = config.signal as AbortSignal | undefined;
     config.signal = outer ? AbortSignal.any([outer, abort.signal]) : abort.signal;
@@ -98,16 +104,17 @@ function timedAttempt(
     if (writer)
       config.writer = (chunk: unknown) => {
         if (over) return;
-        if (policy.refreshOn === "auto") clock.progress();
+        progress?.();
         writer(chunk);
       };
+    if (progress) config.callbacks = addHandler(config.callbacks, idleProgressHandler(progress));
     return config;
   };
   const expired = () => {
     over = true;
     abort.abort();
   };
-  const work = Promise.resolve(attempt(env, node, task, memory, { decorate, attempt: info }));
+  const work = Promise.resolve(attempt(env, node, task, memory, { decorate, attempt: info, progress }));
   return clock
     .race(work, (outcome) => outcome.kind === "done", expired)
     .catch((error: unknown): TaskOutcome => (expired(), { kind: "failed", task, error }));

@@ -184,6 +184,8 @@ export type ConfigDecorator = (config: Record<string, unknown>) => Record<string
 export interface AttemptOptions {
   decorate?: ConfigDecorator;
   attempt?: AttemptInfo;
+  /** Told when the node makes progress its idle clock counts (task() calls, pushed messages). */
+  progress?: () => void;
 }
 
 /**
@@ -202,6 +204,7 @@ export function attempt(
   const { decorate } = options;
   const config = decorate ? decorate(env.config(task, options.attempt)) : env.config(task, options.attempt);
   const scope = newScope(env, task, memory, config);
+  if (options.progress) scope.progress = options.progress;
   const at: Attempt = { env, node, task, memory, scope, config };
   let output: unknown;
   try {
@@ -222,11 +225,12 @@ async function tracedAttempt(
   node: NodeSpec,
   task: PreparedTask,
   memory: TaskMemory | undefined,
-  { decorate, attempt }: AttemptOptions,
+  { decorate, attempt, progress }: AttemptOptions,
 ): Promise<TaskOutcome> {
   const trace = await env.trace!(task, env.config(task, attempt));
   const config = decorate ? decorate(trace.config) : trace.config;
   const scope = newScope(env, task, memory, config);
+  if (progress) scope.progress = progress;
   if (env.traceCall) scope.traceCall = callTracer(env, task, config);
   const at: Attempt = { env, node, task, memory, scope, config };
   let output: unknown;

@@ -81,6 +81,8 @@ export interface TaskScope {
   cache?: BaseCache;
   /** Messages the node wrote with `pushMessage`, before its return's writes. */
   pushed?: Write[];
+  /** Set under an idle timeout counting the node's activity: told of a task() call or a pushed message. */
+  progress?: () => void;
 }
 
 /** The scope a `task()` call runs in: the node's, with its own count of interrupts. */

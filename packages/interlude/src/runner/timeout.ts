@@ -1,7 +1,8 @@
 /**
  * A node's `timeout`: a hard limit on each attempt (`runTimeout`) and one on the time without
- * progress (`idleTimeout`). Progress is the node's `writer` chunks and `heartbeat()` calls
- * (`refreshOn: "auto"`), or its `heartbeat()` calls only (`"heartbeat"`).
+ * progress (`idleTimeout`). Progress is what the node does (`refreshOn: "auto"`: its `writer`
+ * chunks, `task()` calls, pushed messages, LangChain events, see runner/policies.ts) and its
+ * `heartbeat()` calls, or its `heartbeat()` calls only (`"heartbeat"`).
  */
 import { GraphValidationError } from "../errors/graph.js";
 import { NodeTimeoutError, type TimeoutKind } from "../errors/node.js";
