@@ -19,6 +19,38 @@ function shape(drawing: any) {
 }
 
 compare("graph structure", {
+  "getGraph({ xray }) draws subgraphs inside their nodes, to the depth asked": async (lib) => {
+    const { Annotation, StateGraph, START, END } = lib;
+    const State = Annotation.Root({ x: Annotation() });
+    const leaf = new StateGraph(State)
+      .addNode("l1", () => ({}))
+      .addNode("l2", () => ({}))
+      .addEdge(START, "l1")
+      .addEdge("l1", "l2")
+      .compile();
+    const middle = new StateGraph(State)
+      .addNode("m", () => ({}))
+      .addNode("leaf", leaf)
+      .addNode("other", () => ({}))
+      .addEdge(START, "m")
+      .addConditionalEdges("m", (s: any) => (s.x ? "leaf" : "other"), ["leaf", "other"])
+      .addEdge("leaf", END)
+      .addEdge("other", END)
+      .compile();
+    const graph = new StateGraph(State)
+      .addNode("a", () => ({}))
+      .addNode("middle", middle)
+      .addEdge(START, "a")
+      .addEdge("a", "middle")
+      .addEdge("middle", END)
+      .compile();
+    return {
+      flat: shape(graph.getGraph()),
+      one: shape(await graph.getGraphAsync({ xray: 1 })),
+      all: shape(await graph.getGraphAsync({ xray: true })),
+    };
+  },
+
   "getGraph() of a chain: nodes and edges from START to END": {
     from: "graph.test.ts: should support addSequence",
     async run(lib) {

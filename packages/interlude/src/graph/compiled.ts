@@ -27,7 +27,7 @@ import { type StateSnapshot, snapshotOf, stateAt } from "../thread/snapshot.js";
 import { type Superstep, updateThreadState } from "../thread/update-state.js";
 import { type BatchOptions, inBatch } from "./batch.js";
 import type { GraphDeclaration } from "./declaration.js";
-import { drawingOf, type GraphDrawing } from "./drawing.js";
+import { type DrawingOptions, drawingOf, type GraphDrawing } from "./drawing.js";
 import { checkContext } from "./state-validation.js";
 
 export interface CompileOptions {
@@ -293,9 +293,13 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
     await this.cache?.clear([]);
   }
 
-  /** Nodes and edges, for drawing. */
-  getGraph(): GraphDrawing {
-    return drawingOf(this.builder);
+  /** Nodes and edges, for drawing; `xray` draws subgraphs inside their nodes. */
+  getGraph(options?: DrawingOptions): GraphDrawing {
+    return drawingOf(this.builder, options);
+  }
+
+  async getGraphAsync(options?: DrawingOptions): Promise<GraphDrawing> {
+    return this.getGraph(options);
   }
 }
 

@@ -18,7 +18,84 @@ function mermaid(nodes: GraphDrawing["nodes"], edges: GraphDrawing["edges"]): st
   return lines.join("\n");
 }
 
-export function drawingOf(builder: GraphDeclaration): GraphDrawing {
+/** `getGraph({ xray })`: subgraphs drawn inside their node, to this depth (`true`: all the way down). */
+export interface DrawingOptions {
+  xray?: boolean | number;
+}
+
+type Drawable = { getGraph(options?: DrawingOptions): GraphDrawing };
+
+function isDrawable(action: unknown): action is Drawable {
+  return typeof (action as Drawable | null)?.getGraph === "function";
+}
+
+type Edge = GraphDrawing["edges"][number];
+
+/** The one node no edge leads to (or from, `end`), leaving out `skip`; undefined when there is none or several. */
+function onlyOpenNode(drawing: Pick<GraphDrawing, "nodes" | "edges">, end: boolean, skip?: string): string | undefined {
+  const reached = new Set(
+    drawing.edges.filter((e) => (end ? e.target : e.source) !== skip).map((e) => (end ? e.source : e.target)),
+  );
+  const open = drawing.nodes.filter((n) => n.id !== skip && !reached.has(n.id));
+  return open.length === 1 ? open[0]!.id : undefined;
+}
+
+/** LangGraph's trimming of a subgraph drawn inside its node: START and END go when another node then stands alone first (last). */
+function trimmed(drawing: GraphDrawing): Pick<GraphDrawing, "nodes" | "edges"> {
+  let { nodes, edges } = drawing;
+  for (const end of [false, true]) {
+    const open = onlyOpenNode({ nodes, edges }, end);
+    if (open === undefined || onlyOpenNode({ nodes, edges }, end, open) === undefined) continue;
+    nodes = nodes.filter((n) => n.id !== open);
+    edges = edges.filter((e) => e.source !== open && e.target !== open);
+  }
+  return { nodes, edges };
+}
+
+/**
+ * The subgraphs of `drawing` drawn inside their nodes, as LangGraph draws them (`node:inner`
+ * ids): an edge into a subgraph's node goes to its first node, an edge out of it leaves from its
+ * last; START and END stay when the subgraph has no single first (last) node without them. A
+ * subgraph left with one node is drawn as its node.
+ */
+function expand(drawing: GraphDrawing, builder: GraphDeclaration, depth: number): GraphDrawing {
+  const nodes: GraphDrawing["nodes"] = [];
+  const inner: Edge[] = [];
+  const entry = new Map<string, string>();
+  const exit = new Map<string, string>();
+  for (const node of drawing.nodes) {
+    const action = builder.nodes.get(node.id)?.action;
+    const sub = isDrawable(action)
+      ? trimmed(action.getGraph({ xray: depth === Infinity ? true : depth - 1 }))
+      : undefined;
+    if (!sub || sub.nodes.length < 2) {
+      nodes.push(node);
+      continue;
+    }
+    const id = (name: string) => `${node.id}:${name}`;
+    for (const child of sub.nodes) nodes.push({ ...child, id: id(child.id) });
+    for (const edge of sub.edges) inner.push({ ...edge, source: id(edge.source), target: id(edge.target) });
+    const first = onlyOpenNode(sub, false);
+    const last = onlyOpenNode(sub, true);
+    if (first !== undefined) entry.set(node.id, id(first));
+    if (last !== undefined) exit.set(node.id, id(last));
+  }
+  const edges = drawing.edges.map((edge) => ({
+    ...edge,
+    source: exit.get(edge.source) ?? edge.source,
+    target: entry.get(edge.target) ?? edge.target,
+  }));
+  edges.push(...inner);
+  return { nodes, edges, drawMermaid: () => mermaid(nodes, edges) };
+}
+
+export function drawingOf(builder: GraphDeclaration, { xray = false }: DrawingOptions = {}): GraphDrawing {
+  const depth = xray === true ? Infinity : typeof xray === "number" ? xray : 0;
+  const drawing = flatDrawing(builder);
+  return depth > 0 ? expand(drawing, builder, depth) : drawing;
+}
+
+function flatDrawing(builder: GraphDeclaration): GraphDrawing {
   const nodes = [
     { id: START, subgraph: false },
     ...[...builder.nodes.values()].map((n) => ({ id: n.name, subgraph: typeof n.action !== "function" })),
