@@ -18,7 +18,56 @@ function shape(drawing: any) {
   };
 }
 
+/** Three nodes that take a while, run in one step under `maxConcurrency`: what they wrote and how many ran at once. */
+async function underLimit(lib: Runtime, maxConcurrency: number) {
+  const { Annotation, StateGraph, START } = lib;
+  let running = 0;
+  let peak = 0;
+  const node = (name: string) => async () => {
+    peak = Math.max(peak, ++running);
+    await new Promise((resolve) => setTimeout(resolve, 15));
+    running--;
+    return { log: [name] };
+  };
+  const graph = new StateGraph(Annotation.Root({ log: list(lib) }))
+    .addNode("a", node("a"))
+    .addNode("b", node("b"))
+    .addNode("c", node("c"))
+    .addEdge(START, "a")
+    .addEdge(START, "b")
+    .addEdge(START, "c")
+    .compile();
+  const out = await graph.invoke({ log: [] }, { maxConcurrency });
+  return { log: out.log, peak };
+}
+
 compare("graph structure", {
+  "maxConcurrency bounds how many tasks of a step run at once": (lib) => underLimit(lib, 2),
+
+  "maxConcurrency: 1 runs a step's tasks one at a time and keeps their writes": {
+    differs: "#maxconcurrency-1-keeps-the-steps-writes",
+    run: (lib) => underLimit(lib, 1),
+  },
+
+  "invoke with another stream mode, or subgraphs, returns what the stream gives": async (lib) => {
+    const { Annotation, StateGraph, START, MemorySaver, interrupt } = lib;
+    const State = Annotation.Root({ log: list(lib) });
+    const graph = new StateGraph(State)
+      .addNode("a", () => ({ log: ["a"] }))
+      .addNode("ask", () => ({ log: [interrupt("ok?")] }))
+      .addEdge(START, "a")
+      .addEdge("a", "ask")
+      .compile({ checkpointer: new MemorySaver() });
+    const run = (thread: string, options: object) =>
+      graph.invoke({ log: [] }, { configurable: { thread_id: thread }, ...options });
+    return {
+      updates: await run("1", { streamMode: "updates" }),
+      several: await run("2", { streamMode: ["values", "updates"] }),
+      subgraphs: await run("3", { subgraphs: true }),
+      values: await run("4", { streamMode: "values" }),
+    };
+  },
+
   "getGraph({ xray }) draws subgraphs inside their nodes, to the depth asked": async (lib) => {
     const { Annotation, StateGraph, START, END } = lib;
     const State = Annotation.Root({ x: Annotation() });

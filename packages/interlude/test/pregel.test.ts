@@ -4,6 +4,7 @@ import {
   Annotation,
   END,
   GraphRecursionError,
+  GraphValueError,
   InvalidUpdateError,
   MemorySaver,
   Send,
@@ -191,5 +192,24 @@ describe("super-steps", () => {
       .addEdge(START, "flaky")
       .compile();
     expect(await graph.invoke({})).toEqual({ v: 3 });
+  });
+});
+
+describe("maxConcurrency", () => {
+  it("is refused unless a whole number above 0, before anything runs", async () => {
+    let ran = false;
+    const graph = new StateGraph(Annotation.Root({ n: Annotation<number>() }))
+      .addNode("a", () => {
+        ran = true;
+        return { n: 1 };
+      })
+      .addEdge(START, "a")
+      .compile();
+    for (const maxConcurrency of [0, 1.5, "2"]) {
+      const error = await graph.invoke({ n: 0 }, { maxConcurrency } as never).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(GraphValueError);
+      expect((error as GraphValueError).message).toMatch(/maxConcurrency must be a whole number above 0/);
+    }
+    expect(ran).toBe(false);
   });
 });

@@ -1,3 +1,5 @@
+import { mapWithLimit } from "../runner/limit.js";
+
 /** A LangChain Runnable's `batch` for a compiled graph: many inputs, a bounded number at once. */
 export interface BatchOptions {
   /** A failed run gives its error in its place instead of failing the batch. */
@@ -18,19 +20,12 @@ export async function inBatch<I, O, C extends object>(
 ): Promise<Array<O | Error>> {
   const configOf = (i: number): C => (Array.isArray(options) ? (options[i] ?? {}) : (options ?? {})) as C;
   const limit = batchOptions.maxConcurrency ?? (configOf(0) as { maxConcurrency?: number }).maxConcurrency;
-  const results = new Array<O | Error>(inputs.length);
-  let next = 0;
-  const worker = async () => {
-    for (let i = next++; i < inputs.length; i = next++) {
-      try {
-        results[i] = await invoke(inputs[i]!, configOf(i));
-      } catch (error) {
-        if (!batchOptions.returnExceptions) throw error;
-        results[i] = error instanceof Error ? error : new Error(String(error));
-      }
+  return mapWithLimit(inputs, limit ?? inputs.length, async (input, i) => {
+    try {
+      return await invoke(input, configOf(i));
+    } catch (error) {
+      if (!batchOptions.returnExceptions) throw error;
+      return error instanceof Error ? error : new Error(String(error));
     }
-  };
-  const workers = Math.max(1, Math.min(limit ?? inputs.length, inputs.length));
-  await Promise.all(Array.from({ length: workers }, worker));
-  return results;
+  });
 }

@@ -112,7 +112,12 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
 
   /** Runs the graph until it finishes or pauses. A paused result carries `__interrupt__`. */
   async invoke(input: U | S | unknown, config: RunConfig = {}): Promise<InvokeResult<S>> {
+    const given = config;
     if (this.defaults) config = mergeConfig(this.defaults, config);
+    const { streamMode, subgraphs } = config as StreamConfig;
+    // As LangGraph.js: with another stream mode, or subgraphs, invoke returns what the stream gives.
+    if ((streamMode !== undefined && streamMode !== "values") || subgraphs === true)
+      return this.invokeAsStream(input, given, streamMode) as Promise<InvokeResult<S>>;
     if (this.builder.contextSchema) await checkContext(this.builder.contextSchema, config.context);
     const run = new GraphRun(this, input, configWithoutOptions(config), config);
     const result = await run.execute();
@@ -126,6 +131,17 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
       return out as InvokeResult<S>;
     }
     return values as InvokeResult<S>;
+  }
+
+  /** Every chunk of the stream, or for "values" the last (with subgraphs, a `[namespace, values]` pair). */
+  private async invokeAsStream(
+    input: unknown,
+    config: StreamConfig,
+    mode: StreamConfig["streamMode"],
+  ): Promise<unknown> {
+    const chunks: unknown[] = [];
+    for await (const chunk of await this.stream(input, { ...config, streamMode: mode ?? "values" })) chunks.push(chunk);
+    return mode === undefined || mode === "values" ? chunks.at(-1) : chunks;
   }
 
   /** Runs the graph and yields chunks as it goes (`for await (const chunk of await graph.stream(...))`). */

@@ -15,6 +15,8 @@ export interface RunOptions {
   interruptBefore?: string[] | "*";
   interruptAfter?: string[] | "*";
   signal?: AbortSignal;
+  /** The most tasks of a step that run at once (default: all). */
+  maxConcurrency?: number;
   /**
    * How long this run's claim on its thread lasts without renewal (default 30 s). A process
    * that dies while running leaves the thread busy for at most this long.
@@ -51,6 +53,7 @@ const OPTION_KEYS: Record<keyof StreamOptions, true> = {
   interruptBefore: true,
   interruptAfter: true,
   signal: true,
+  maxConcurrency: true,
   claimTtlMs: true,
   abortGraceMs: true,
   onFinalState: true,

@@ -22,13 +22,14 @@ import {
 import { startCallChain, startGraphChain, startNodeChain } from "../callbacks/trace.js";
 import type { CheckpointTuple } from "../checkpoint/types.js";
 import { NS_SEP, START, TASK_RESULT } from "../constants.js";
-import { GraphRecursionError, MissingCheckpointerError, RunCancelledError } from "../errors/graph.js";
+import { GraphRecursionError, GraphValueError, MissingCheckpointerError, RunCancelledError } from "../errors/graph.js";
 import { answersFor } from "../interrupt/answers.js";
 import { publicInterrupt } from "../interrupt/record.js";
 import { GraphInterrupt, ParentCommand } from "../interrupt/signal.js";
 import { langchainLoaded, loadLangChain } from "../langchain/load.js";
 import { loadTypedLangChain } from "../langchain/typed.js";
 import { hasCallerCallbacks } from "../runner/idle-progress.js";
+import { concurrencyLimit, mapWithLimit } from "../runner/limit.js";
 import type { TaskOutcome } from "../runner/outcome.js";
 import { runTask } from "../runner/policies.js";
 import type { TaskEnv } from "../runner/run-task.js";
@@ -77,6 +78,8 @@ function inTaskOrder(outcomes: readonly TaskOutcome[]): readonly TaskOutcome[] {
 }
 
 export class GraphRun extends RunStart {
+  /** The most tasks of a step run at once (`maxConcurrency`), checked before the run starts. */
+  private readonly maxConcurrency = concurrencyLimit(this.options.maxConcurrency, (m) => new GraphValueError(m));
   /** The config of each task, `config.writer` feeding the `custom` stream mode. */
   private nodeConfigs?: NodeConfigs;
   /** The claim this run holds on its thread (a subgraph runs inside its parent's: none). */
@@ -300,7 +303,11 @@ export class GraphRun extends RunStart {
     }
     // Each task started whatever another's start threw, as when they were async functions; not
     // async functions, which cost each task of a fan-out two more promises.
-    const all = Promise.all(tasks.map((task) => startedTask(run, task)));
+    const limit = this.maxConcurrency;
+    const all =
+      limit !== undefined && tasks.length > limit
+        ? mapWithLimit(tasks, limit, (task) => startedTask(run, task))
+        : Promise.all(tasks.map((task) => startedTask(run, task)));
     return signal ? abandonOnAbort(all, signal, this.options.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS) : all;
   }
 
