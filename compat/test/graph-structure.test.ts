@@ -42,6 +42,15 @@ async function underLimit(lib: Runtime, maxConcurrency: number) {
 }
 
 compare("graph structure", {
+  "compile({ name, description }) names and describes the compiled graph": (lib) => {
+    const { Annotation, StateGraph, START } = lib;
+    const graph = new StateGraph(Annotation.Root({ x: Annotation() }))
+      .addNode("a", () => ({}))
+      .addEdge(START, "a")
+      .compile({ name: "reviewer", description: "asks a person to approve" });
+    return Promise.resolve({ name: graph.getName(), description: graph.description });
+  },
+
   "maxConcurrency bounds how many tasks of a step run at once": (lib) => underLimit(lib, 2),
 
   "maxConcurrency: 1 runs a step's tasks one at a time and keeps their writes": {

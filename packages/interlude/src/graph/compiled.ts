@@ -43,6 +43,8 @@ export interface CompileOptions {
   interruptBefore?: string[] | "*";
   interruptAfter?: string[] | "*";
   name?: string;
+  /** What the graph does, for those who list graphs (kept as `graph.description`). */
+  description?: string;
   /**
    * How answers are matched to `interrupt()` calls when a node runs again. `"checked"`
    * (default): by position, refusing an answer whose question changed (InterruptMismatchError).
@@ -98,7 +100,10 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
     options: CompileOptions,
   ) {
     Object.assign(this, settingsOf(options));
+    this.description = options.description;
   }
+
+  readonly description?: string;
 
   /** Config merged under every call's own (`withConfig`). */
   private defaults?: RunConfig;
