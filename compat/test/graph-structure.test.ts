@@ -42,6 +42,42 @@ async function underLimit(lib: Runtime, maxConcurrency: number) {
 }
 
 compare("graph structure", {
+  "outputKeys picks what invoke returns and values chunks carry; one key gives its value": async (lib) => {
+    const { Annotation, StateGraph, START, MemorySaver, interrupt } = lib;
+    const State = Annotation.Root({ a: Annotation(), b: Annotation() });
+    const graph = new StateGraph(State)
+      .addNode("n", (s: any) => ({ a: s.a + 1, b: "set" }))
+      .addNode("ask", () => ({ b: interrupt("?") }))
+      .addEdge(START, "n")
+      .addEdge("n", "ask")
+      .compile({ checkpointer: new MemorySaver() });
+    const config = (thread: string, outputKeys: unknown) => ({ configurable: { thread_id: thread }, outputKeys });
+    return {
+      one: await graph.invoke({ a: 1 }, config("1", "a")),
+      some: await graph.invoke({ a: 1 }, config("2", ["b"])),
+      streamed: await collect(await graph.stream({ a: 1 }, { ...config("3", "a"), streamMode: "values" })),
+    };
+  },
+
+  "checkpointDuring: false saves only the run's last checkpoint, as durability exit": async (lib) => {
+    const { Annotation, StateGraph, START, MemorySaver } = lib;
+    const saver = new MemorySaver();
+    const graph = new StateGraph(Annotation.Root({ n: Annotation() }))
+      .addNode("a", () => ({ n: 1 }))
+      .addNode("b", () => ({ n: 2 }))
+      .addEdge(START, "a")
+      .addEdge("a", "b")
+      .compile({ checkpointer: saver });
+    const count = async (thread: string, checkpointDuring: boolean) => {
+      const config = { configurable: { thread_id: thread } };
+      await graph.invoke({ n: 0 }, { ...config, checkpointDuring });
+      let saved = 0;
+      for await (const _ of saver.list(config)) saved++;
+      return saved;
+    };
+    return { off: await count("off", false), on: await count("on", true) };
+  },
+
   "compile({ name, description }) names and describes the compiled graph": (lib) => {
     const { Annotation, StateGraph, START } = lib;
     const graph = new StateGraph(Annotation.Root({ x: Annotation() }))

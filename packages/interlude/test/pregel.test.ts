@@ -213,3 +213,15 @@ describe("maxConcurrency", () => {
     expect(ran).toBe(false);
   });
 });
+
+it("outputKeys naming a key the state does not have is refused, naming the keys it has", async () => {
+  const graph = new StateGraph(Annotation.Root({ n: Annotation<number>(), m: Annotation<number>() }))
+    .addNode("a", () => ({ n: 1 }))
+    .addEdge(START, "a")
+    .compile();
+  const error = await graph.invoke({ n: 0 }, { outputKeys: ["n", "total"] }).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(GraphValueError);
+  expect((error as Error).message).toBe(
+    'outputKeys names "total", which is not a key of the graph\'s state. Its keys: n, m.',
+  );
+});

@@ -3,6 +3,7 @@
  * `getStateHistory`) and write to it (`updateState`).
  */
 import { breakpointsOf } from "../algo/breakpoints.js";
+import { selectOutput } from "../algo/select-output.js";
 import type { GraphInternals, GraphSpec } from "../algo/spec.js";
 import type { BaseCache } from "../cache/base.js";
 import { createMessagesHandler } from "../callbacks/messages-handler.js";
@@ -127,9 +128,9 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
     const run = new GraphRun(this, input, configWithoutOptions(config), config);
     const result = await run.execute();
     const { interrupts, paused } = result;
-    const values = this.builder.outputKeys ? pick(result.values, this.builder.outputKeys) : result.values;
-    // Paused at a static breakpoint: an empty list, as LangGraph.js returns.
-    if (paused && !currentTask()) {
+    const values = selectOutput(result.values, config.outputKeys ?? this.builder.outputKeys);
+    // Paused at a static breakpoint: an empty list, as LangGraph.js returns (not added to one key's value).
+    if (paused && !currentTask() && typeof values === "object" && values !== null) {
       // As `{ ...values, [INTERRUPT]: interrupts }`, without a spread's slow path (see shallowCopy).
       const out = shallowCopy(values);
       out[INTERRUPT] = interrupts;
@@ -327,10 +328,4 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
 function mergeConfig<C extends RunConfig>(base: RunConfig | undefined, over: C): C {
   if (!base) return over;
   return { ...base, ...over, configurable: { ...base.configurable, ...over.configurable } } as C;
-}
-
-function pick(values: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of keys) if (key in values) out[key] = values[key];
-  return out;
 }

@@ -17,6 +17,10 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** The most tasks of a step that run at once (default: all). */
   maxConcurrency?: number;
+  /** What `invoke` returns and `values` chunks carry: one state key's value, or these keys (default: the output schema's). */
+  outputKeys?: string | string[];
+  /** @deprecated LangGraph's older spelling of `durability`: `false` is `"exit"`, `true` is `"async"`. */
+  checkpointDuring?: boolean;
   /**
    * How long this run's claim on its thread lasts without renewal (default 30 s). A process
    * that dies while running leaves the thread busy for at most this long.
@@ -54,12 +58,20 @@ const OPTION_KEYS: Record<keyof StreamOptions, true> = {
   interruptAfter: true,
   signal: true,
   maxConcurrency: true,
+  outputKeys: true,
+  checkpointDuring: true,
   claimTtlMs: true,
   abortGraceMs: true,
   onFinalState: true,
   streamMode: true,
   subgraphs: true,
 };
+
+/** The durability a run asked for, in either spelling. */
+export function durabilityOf(options: RunOptions): Durability | undefined {
+  if (options.durability !== undefined) return options.durability;
+  return options.checkpointDuring === undefined ? undefined : options.checkpointDuring ? "async" : "exit";
+}
 
 /** The caller's config without the run options: what nodes receive (and subgraphs inherit). */
 export function configWithoutOptions(config: RunnableConfig & StreamOptions): RunnableConfig {

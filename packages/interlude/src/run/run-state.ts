@@ -5,6 +5,7 @@
  */
 
 import { type Breakpoints, breakpointsOf } from "../algo/breakpoints.js";
+import { checkOutputKeys, selectOutput } from "../algo/select-output.js";
 import type { GraphInternals } from "../algo/spec.js";
 import { type PreparedTask, prepareNextTasks, readState, subgraphNamespace } from "../algo/tasks.js";
 import type { Write } from "../algo/writes.js";
@@ -20,7 +21,7 @@ import { NO_PENDING, type PendingIndex } from "../thread/pending.js";
 import { checkpointToSave } from "../thread/working-checkpoint.js";
 import type { Emitter, StreamMode } from "./emitter.js";
 import { RunEvents } from "./events.js";
-import type { RunOptions } from "./options.js";
+import { durabilityOf, type RunOptions } from "./options.js";
 import type { Persistence } from "./persist.js";
 import type { SubgraphTarget } from "./replay.js";
 
@@ -92,12 +93,13 @@ export abstract class RunState {
       answers: this.parent?.run.answers ?? new Map(),
       positional: graph.positional,
       emitter: this.parent?.run.emitter ?? emitter,
-      durability: options.durability ?? this.parent?.run.durability ?? "sync",
+      durability: durabilityOf(options) ?? this.parent?.run.durability ?? "sync",
       signal: options.signal,
       replay: this.parent?.run.replay,
       replayBefore: this.parent?.run.replayBefore,
       store: graph.store ?? this.parent?.run.store,
     };
+    checkOutputKeys(graph.spec, options.outputKeys);
     this.events = new RunEvents(this.scope.emitter, this.ns, graph.spec, () => this.step);
     this.before = breakpointsOf(options.interruptBefore) ?? graph.interruptBefore;
     this.after = breakpointsOf(options.interruptAfter) ?? graph.interruptAfter;
@@ -126,6 +128,11 @@ export abstract class RunState {
 
   protected values(): Record<string, unknown> {
     return readState(this.channels, this.graph.spec.stateKeys);
+  }
+
+  /** The state as `values` chunks show it: the run's `outputKeys`, else every key. */
+  protected output(): unknown {
+    return selectOutput(this.values(), this.options.outputKeys);
   }
 
   /** A saved checkpoint as the `checkpoints` stream mode (and `debug`) tells it, in LangGraph's shape. */

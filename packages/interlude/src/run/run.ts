@@ -212,7 +212,7 @@ export class GraphRun extends RunStart {
       // No step follows: this checkpoint is the run's last save and may carry its claim's release.
       await this.commit("loop", () => ((next = this.nextTasks(candidates)).length ? undefined : this.claimOwner));
       // As LangGraph: a step that changed no state key (its nodes returned nothing) streams no values.
-      if (changesState(this.graph.spec, updated)) this.emit("values", () => this.values());
+      if (changesState(this.graph.spec, updated)) this.emit("values", () => this.output());
       if (shouldInterrupt(this.checkpoint, after, nodes)) return this.pauseAtBreakpoint("interrupt_after");
     }
   }

@@ -183,7 +183,7 @@ export abstract class RunStart extends RunState {
   /** A resumed run streams the state it continues from first, as LangGraph.js does. */
   protected emitResumedValues(): void {
     // Held until the run says something else: a refused answer streams nothing.
-    this.events.hold("values", () => this.values());
+    this.events.hold("values", () => this.output());
   }
 
   /** Applies updates waiting with the checkpoint and those sent now, then passes its breakpoint. */
