@@ -275,4 +275,53 @@ compare("agents", {
     const out = await graph.invoke({ messages: [call] });
     return { sent, messages: conversation(out.messages) };
   },
+
+  'stream mode "tools": each tool call a node makes, started, ended or failed, with its call id': async (lib) => {
+    const { MessagesAnnotation, StateGraph, START } = lib;
+    const { ToolNode } = prebuiltOf(lib);
+    const add = tool(async ({ a, b }: { a: number; b: number }) => String(a + b), {
+      name: "add",
+      description: "adds",
+      schema: z.object({ a: z.number(), b: z.number() }),
+    });
+    const fail = tool(
+      async () => {
+        throw new Error("no such account");
+      },
+      { name: "fail", description: "fails", schema: z.object({}) },
+    );
+    const sub = new StateGraph(MessagesAnnotation)
+      .addNode("tools", new ToolNode([add, fail], { handleToolErrors: true }))
+      .addEdge(START, "tools")
+      .compile();
+    const graph = new StateGraph(MessagesAnnotation).addNode("sub", sub).addEdge(START, "sub").compile();
+    const input = {
+      messages: [
+        new AIMessage({
+          content: "",
+          tool_calls: [
+            { id: "c1", name: "add", args: { a: 1, b: 2 } },
+            { id: "c2", name: "fail", args: {} },
+          ],
+        }),
+      ],
+    };
+    const shape = (event: any) => ({
+      ...event,
+      output: event.output?.content,
+      error: event.error?.message,
+    });
+    const root = await collect(await graph.stream(input, { streamMode: "tools" }));
+    const nested = await collect(await graph.stream(input, { streamMode: ["tools"], subgraphs: true }));
+    return {
+      root: root.length,
+      nested: nested
+        .map(([ns, mode, event]: [string[], string, any]) => [
+          ns.map((part) => part.split(":")[0]).join("|"),
+          mode,
+          shape(event),
+        ])
+        .sort((a: any, b: any) => `${a[2].toolCallId}${a[2].event}`.localeCompare(`${b[2].toolCallId}${b[2].event}`)),
+    };
+  },
 });

@@ -5,9 +5,9 @@
  */
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { BaseMessage } from "@langchain/core/messages";
-import { NS_SEP, PUSH } from "../constants.js";
 import type { LangChain } from "../langchain/typed.js";
 import { isCommand } from "../primitives/command.js";
+import { eventNamespace } from "./namespace.js";
 
 /** `ns` is the stream namespace of the node that made the message ("" for the root graph). */
 export type EmitMessage = (ns: string, chunk: [message: BaseMessage, metadata: Record<string, unknown>]) => void;
@@ -17,27 +17,14 @@ interface Origin {
   metadata: Record<string, unknown>;
 }
 
-/**
- * The namespace of the graph a task runs in: its checkpoint namespace less the task's own
- * segment, and one more per `task()` call it is nested in (their paths end in `true`).
- */
-function streamNamespace(checkpointNs: string, path?: unknown): string {
-  let segments = 1;
-  while (Array.isArray(path) && path[0] === PUSH && path[path.length - 1] === true) {
-    segments++;
-    path = path[1];
-  }
-  return checkpointNs.split(NS_SEP).slice(0, -segments).join(NS_SEP);
-}
-
 function originOf(
   metadata: Record<string, unknown> | undefined,
   tags: string[] | undefined,
   name: string | undefined,
 ): Origin | undefined {
-  const ns = (metadata?.langgraph_checkpoint_ns ?? metadata?.checkpoint_ns) as string | undefined;
-  if (!ns) return undefined;
-  return { ns: streamNamespace(ns, metadata?.langgraph_path), metadata: { tags, name, ...metadata } };
+  const ns = eventNamespace(metadata);
+  if (ns === undefined) return undefined;
+  return { ns, metadata: { tags, name, ...metadata } };
 }
 
 /**

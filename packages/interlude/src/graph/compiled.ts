@@ -8,6 +8,7 @@ import type { GraphInternals, GraphSpec } from "../algo/spec.js";
 import type { BaseCache } from "../cache/base.js";
 import { createMessagesHandler } from "../callbacks/messages-handler.js";
 import { type EventFilters, type StreamEvent, streamGraphEvents } from "../callbacks/stream-events.js";
+import { createToolsHandler } from "../callbacks/tools-handler.js";
 import { addHandler } from "../callbacks/trace.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import { shallowCopy } from "../checkpoint/plain-copy.js";
@@ -170,6 +171,16 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
       const handler = createMessagesHandler(
         lc,
         (ns, chunk) => emitter.emit(ns, "messages", chunk),
+        (ns) => ns === "" || emitter.subgraphs,
+      );
+      base = { ...base, callbacks: addHandler(base.callbacks, handler) };
+    }
+    if (modes.includes("tools")) {
+      // Tool calls reach the stream through a callback handler, as chat models' tokens do.
+      const lc = await loadTypedLangChain('Stream mode "tools"');
+      const handler = createToolsHandler(
+        lc,
+        (ns, event) => emitter.emit(ns, "tools", event),
         (ns) => ns === "" || emitter.subgraphs,
       );
       base = { ...base, callbacks: addHandler(base.callbacks, handler) };

@@ -2,7 +2,7 @@
  * Stream plumbing: a run pushes chunks, the caller pulls them with `for await`. The run does
  * not wait for the reader; chunks queue until read.
  */
-export type StreamMode = "values" | "updates" | "custom" | "checkpoints" | "tasks" | "debug" | "messages";
+export type StreamMode = "values" | "updates" | "custom" | "checkpoints" | "tasks" | "debug" | "messages" | "tools";
 
 export interface Emitter {
   readonly modes: ReadonlySet<StreamMode>;

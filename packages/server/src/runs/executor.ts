@@ -4,7 +4,7 @@
  */
 
 import type { StateSnapshot } from "@interlude/core";
-import { type CompiledStateGraph, INTERRUPT } from "@interlude/core";
+import { type CompiledStateGraph, INTERRUPT, type ToolEvent } from "@interlude/core";
 import type { Execution, ServerContext, StopReason } from "../context.js";
 import type { RunRecord, RunStatus } from "../store/records.js";
 import { deleteRunStatement } from "../store/store.js";
@@ -22,7 +22,7 @@ import { MessageEvents } from "./message-events.js";
 import { errorBody, isRefusal, isThreadBusy } from "./outcome.js";
 import { SettleOnRequest } from "./settle-on-request.js";
 import { SubgraphLifecycle } from "./subgraph-lifecycle.js";
-import { createToolsHandler } from "./tools-handler.js";
+import { wireToolEvent } from "./tool-events.js";
 
 const BUSY_RETRY_MS = 500;
 
@@ -109,20 +109,13 @@ async function stream(
       continuing ? { ...run.kwargs, checkpoint_id: undefined } : run.kwargs,
       signal,
     );
-    // With only `events` or `tools` asked, the graph still streams something (nothing of it is sent).
+    // With only `events` asked, the graph still streams something (nothing of it is sent).
     const core = new Set(modes.length ? modes.map(([, core]) => core) : ["values" as const]);
     config.streamMode = [...(lifecycle ? core.add("tasks") : core)];
     if (ctx.claimTtlMs !== undefined) config.claimTtlMs = ctx.claimTtlMs;
     config.abortGraceMs = ctx.abortGraceMs;
     config.onFinalState = (state) => (final = state);
     const messages = new MessageEvents();
-    if (wantsMode(run.kwargs, "tools"))
-      config.callbacks = [
-        await createToolsHandler((ns, event) => {
-          if (ns.length === 0) side("tools", event);
-          else if (run.kwargs.stream_subgraphs) side(`tools|${ns.join("|")}`, event);
-        }),
-      ];
     const input = continuing ? null : graphInput(run.kwargs, run.identity);
     const chunks = wantsMode(run.kwargs, "events")
       ? chunksWithEvents(graph, input, config, (event) => side("events", event))
@@ -139,7 +132,8 @@ async function stream(
       const suffix = ns.length ? `|${ns.join("|")}` : "";
       for (const [name, core] of modes) {
         if (core !== mode) continue;
-        if (mode !== "messages") log.push(name + suffix, wire(chunk));
+        if (mode === "tools") log.push(name + suffix, wireToolEvent(chunk as ToolEvent));
+        else if (mode !== "messages") log.push(name + suffix, wire(chunk));
         else
           for (const [event, data] of messages.events(name as "messages" | "messages-tuple", chunk))
             log.push(event + suffix, data);

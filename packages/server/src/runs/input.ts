@@ -11,19 +11,20 @@ const CORE_MODES: Record<string, StreamMode | undefined> = {
   debug: "debug",
   messages: "messages",
   "messages-tuple": "messages",
+  tools: "tools",
 };
 
 /**
  * The stream modes a client asked for, as (API name, core mode) pairs (the request refused unknown
- * ones); `events` and `tools` have no core mode (runs/event-stream.ts, runs/tools-handler.ts).
+ * ones); `events` and `lifecycle` have no core mode (runs/event-stream.ts, runs/subgraph-lifecycle.ts).
  */
 export function streamModes(kwargs: RunKwargs): Array<[string, StreamMode]> {
   const asked = kwargs.stream_mode?.length ? kwargs.stream_mode : ["values"];
   return asked.flatMap((name) => (CORE_MODES[name] ? [[name, CORE_MODES[name]!] as [string, StreamMode]] : []));
 }
 
-/** Modes the server streams itself rather than through the core (`events`, `tools`, `lifecycle`). */
-export const wantsMode = (kwargs: RunKwargs, mode: "events" | "tools" | "lifecycle"): boolean =>
+/** Modes the server streams itself rather than through the core (`events`, `lifecycle`). */
+export const wantsMode = (kwargs: RunKwargs, mode: "events" | "lifecycle"): boolean =>
   kwargs.stream_mode?.includes(mode) === true;
 
 function gotoOf(goto: unknown): Array<string | Send> | undefined {
