@@ -224,4 +224,31 @@ compare("streaming", {
       return collect(await graph.stream({ v: "in" }, { streamMode: "values" }));
     },
   },
+
+  "leaving a stream early cancels the run: the node running then is not saved, the next never starts": async (lib) => {
+    const { Annotation, StateGraph, START, MemorySaver } = lib;
+    const started: string[] = [];
+    const node = (name: string) => async () => {
+      started.push(name);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return { log: [name] };
+    };
+    const graph = new StateGraph(Annotation.Root({ log: list(lib) }))
+      .addNode("a", node("a"))
+      .addNode("b", node("b"))
+      .addNode("c", node("c"))
+      .addEdge(START, "a")
+      .addEdge("a", "b")
+      .addEdge("b", "c")
+      .compile({ checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "t" } };
+    const seen = [];
+    for await (const chunk of await graph.stream({ log: [] }, config)) {
+      seen.push(chunk);
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    const state = await graph.getState(config);
+    return { seen, started: started.includes("c"), values: state.values, next: state.next };
+  },
 });

@@ -185,11 +185,24 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
       );
       base = { ...base, callbacks: addHandler(base.callbacks, handler) };
     }
-    const run = new GraphRun(this, input, base, config, emitter);
-    run.execute().then(
-      () => queue.close(),
-      (error) => queue.close(error),
-    );
+    // As LangGraph: a reader that stops early (`break`, `cancel()`) cancels the run. The caller's
+    // signal is forwarded by hand: AbortSignal.any costs ~20 µs.
+    const stop = new AbortController();
+    queue.onCancel = (reason) => stop.abort(reason ?? new Error("The stream's reader stopped reading."));
+    const outer = config.signal;
+    const forward = () => stop.abort(outer!.reason);
+    if (outer?.aborted) forward();
+    else outer?.addEventListener("abort", forward, { once: true });
+    const options = shallowCopy(config) as StreamConfig;
+    options.signal = stop.signal;
+    const run = new GraphRun(this, input, base, options, emitter);
+    run
+      .execute()
+      .then(
+        () => queue.close(),
+        (error) => queue.close(error),
+      )
+      .finally(() => outer?.removeEventListener("abort", forward));
     return queue;
   }
 

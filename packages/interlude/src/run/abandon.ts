@@ -14,9 +14,20 @@ export function abandonOnAbort<T>(work: Promise<T>, signal: AbortSignal, graceMs
     };
     if (signal.aborted) abandon();
     else signal.addEventListener("abort", abandon, { once: true });
-    work.then(resolve, reject).finally(() => {
+    // Two callbacks rather than then().finally(): every promise a run makes costs its async hooks.
+    const settled = () => {
       clearTimeout(timer);
       signal.removeEventListener("abort", abandon);
-    });
+    };
+    work.then(
+      (value) => {
+        settled();
+        resolve(value);
+      },
+      (error: unknown) => {
+        settled();
+        reject(error);
+      },
+    );
   });
 }

@@ -51,10 +51,22 @@ export class ChunkQueue<T> implements AsyncIterableIterator<T> {
       this.failWaiting = reject;
     });
   }
+  /** Told when the reader stops before the end (`break`, `cancel()`): the run it reads is cancelled. */
+  onCancel?: (reason?: unknown) => void;
+
+  /** Called by `for await` when the loop is left early. */
   return(): Promise<IteratorResult<T>> {
-    this.closed = true;
-    this.buffer.length = 0;
+    this.cancel();
     return Promise.resolve({ value: undefined as never, done: true });
+  }
+
+  /** Stops reading, as a ReadableStream's `cancel()`: what is queued is dropped and the run is cancelled. */
+  cancel(reason?: unknown): Promise<void> {
+    const stopping = !this.closed;
+    this.close();
+    this.buffer.length = 0;
+    if (stopping) this.onCancel?.(reason);
+    return Promise.resolve();
   }
   [Symbol.asyncIterator](): AsyncIterableIterator<T> {
     return this;

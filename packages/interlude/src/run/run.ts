@@ -297,18 +297,21 @@ export class GraphRun extends RunStart {
       return lone ? finished(outcome) : Promise.resolve(outcome).then(finished);
     };
     const signal = this.scope.signal;
-    if (!signal && lone) {
+    const abandoning = <T>(work: Promise<T>) =>
+      signal ? abandonOnAbort(work, signal, this.options.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS) : work;
+    if (lone) {
+      // A synchronous node cannot be abandoned: its outcome is taken as it is, without a turn.
       const outcome = run(tasks[0]!);
-      return outcome instanceof Promise ? outcome.then((o) => [o]) : [outcome];
+      return outcome instanceof Promise ? abandoning(outcome.then((o) => [o])) : [outcome];
     }
     // Each task started whatever another's start threw, as when they were async functions; not
     // async functions, which cost each task of a fan-out two more promises.
     const limit = this.maxConcurrency;
-    const all =
+    return abandoning(
       limit !== undefined && tasks.length > limit
         ? mapWithLimit(tasks, limit, (task) => startedTask(run, task))
-        : Promise.all(tasks.map((task) => startedTask(run, task)));
-    return signal ? abandonOnAbort(all, signal, this.options.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS) : all;
+        : Promise.all(tasks.map((task) => startedTask(run, task))),
+    );
   }
 
   /** After a step: stop the run when a task paused, failed or had its answer refused. */
