@@ -19,6 +19,7 @@ import { MissingCheckpointerError } from "../errors/graph.js";
 import type { Interrupt } from "../interrupt/record.js";
 import { loadLangChain } from "../langchain/load.js";
 import { loadTypedLangChain } from "../langchain/typed.js";
+import { forwardAbort } from "../run/abandon.js";
 import { ChunkQueue, queueEmitter } from "../run/emitter.js";
 import { configWithoutOptions, type RunOptions, type StreamOptions } from "../run/options.js";
 import { GraphRun } from "../run/run.js";
@@ -185,14 +186,10 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
       );
       base = { ...base, callbacks: addHandler(base.callbacks, handler) };
     }
-    // As LangGraph: a reader that stops early (`break`, `cancel()`) cancels the run. The caller's
-    // signal is forwarded by hand: AbortSignal.any costs ~20 µs.
+    // As LangGraph: a reader that stops early (`break`, `cancel()`) cancels the run.
     const stop = new AbortController();
     queue.onCancel = (reason) => stop.abort(reason ?? new Error("The stream's reader stopped reading."));
-    const outer = config.signal;
-    const forward = () => stop.abort(outer!.reason);
-    if (outer?.aborted) forward();
-    else outer?.addEventListener("abort", forward, { once: true });
+    const release = forwardAbort(config.signal, stop);
     const options = shallowCopy(config) as StreamConfig;
     options.signal = stop.signal;
     const run = new GraphRun(this, input, base, options, emitter);
@@ -202,7 +199,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
         () => queue.close(),
         (error) => queue.close(error),
       )
-      .finally(() => outer?.removeEventListener("abort", forward));
+      .finally(release);
     return queue;
   }
 

@@ -31,3 +31,15 @@ export function abandonOnAbort<T>(work: Promise<T>, signal: AbortSignal, graceMs
     );
   });
 }
+
+/**
+ * Aborts `to` when `from` aborts (now, if it has), and returns what stops that: AbortSignal.any
+ * would do the same at ~20 µs a call, where a listener costs well under one.
+ */
+export function forwardAbort(from: AbortSignal | undefined, to: AbortController): () => void {
+  if (!from) return () => undefined;
+  const forward = () => to.abort(from.reason);
+  if (from.aborted) forward();
+  else from.addEventListener("abort", forward, { once: true });
+  return () => from.removeEventListener("abort", forward);
+}

@@ -9,6 +9,7 @@ import type { Write } from "../algo/writes.js";
 import { cacheKey, nodeNamespace } from "../cache/key.js";
 import { addHandler } from "../callbacks/trace.js";
 import { NodeError } from "../errors/node.js";
+import { forwardAbort } from "../run/abandon.js";
 import type { AttemptInfo } from "../run/task-metadata.js";
 import { errorFromRecord } from "../thread/pending.js";
 import { idleProgressHandler } from "./idle-progress.js";
@@ -96,9 +97,10 @@ function timedAttempt(
   // pushed messages and LangChain events (runner/idle-progress.ts); else heartbeats only.
   const auto = policy.refreshOn === "auto" && policy.idleTimeout !== undefined;
   const progress = auto ? () => over || clock.progress() : undefined;
+  let release: () => void = () => undefined;
   const decorate: ConfigDecorator = (config) => {
-    const outer = config.signal as AbortSignal | undefined;
-    config.signal = outer ? AbortSignal.any([outer, abort.signal]) : abort.signal;
+    release = forwardAbort(config.signal as AbortSignal | undefined, abort);
+    config.signal = abort.signal;
     config.heartbeat = clock.progress;
     const writer = config.writer as ((chunk: unknown) => void) | undefined;
     if (writer)
@@ -117,7 +119,8 @@ function timedAttempt(
   const work = Promise.resolve(attempt(env, node, task, memory, { decorate, attempt: info, progress }));
   return clock
     .race(work, (outcome) => outcome.kind === "done", expired)
-    .catch((error: unknown): TaskOutcome => (expired(), { kind: "failed", task, error }));
+    .catch((error: unknown): TaskOutcome => (expired(), { kind: "failed", task, error }))
+    .finally(() => release());
 }
 
 /**
