@@ -251,4 +251,60 @@ compare("streaming", {
     const state = await graph.getState(config);
     return { seen, started: started.includes("c"), values: state.values, next: state.next };
   },
+
+  'encoding "text/event-stream": chunks as server-sent events, a failure as the last event': async (lib) => {
+    const { Annotation, StateGraph, START, MemorySaver } = lib;
+    const State = Annotation.Root({ log: list(lib) });
+    const sub = new StateGraph(State)
+      .addNode("inner", () => ({ log: ["inner"] }))
+      .addEdge(START, "inner")
+      .compile();
+    let fail = false;
+    const graph = new StateGraph(State)
+      .addNode("sub", sub)
+      .addNode("last", () => {
+        if (fail) throw new Error("broke");
+        return { log: ["last"] };
+      })
+      .addEdge(START, "sub")
+      .addEdge("sub", "last")
+      .compile({ checkpointer: new MemorySaver() });
+    /** The events, namespaces without task ids, checkpoints by their fields. */
+    const read = async (stream: AsyncIterable<Uint8Array>) => {
+      let text = "";
+      for await (const bytes of stream) text += new TextDecoder().decode(bytes);
+      return text
+        .split("\n\n")
+        .filter(Boolean)
+        .map((frame) => {
+          const [event, data] = frame.split("\n").map((line) => line.slice(line.indexOf(": ") + 2));
+          const parsed = JSON.parse(data!);
+          const name = event!.replace(/:[^|]+/g, "");
+          return name.startsWith("checkpoints")
+            ? [name, Object.keys(parsed).sort(), Object.keys(parsed.checkpoint ?? {}).sort(), parsed.values]
+            : [name, parsed];
+        });
+    };
+    const modes = { streamMode: ["values", "updates", "checkpoints"], encoding: "text/event-stream" };
+    // Grouped by event: a step's checkpoints and values events interleave in the other order
+    // (COMPATIBILITY.md, "Shapes that differ").
+    const byEvent = (events: unknown[][]) => [...events].sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    const nested = await read(
+      await graph.stream({ log: [] }, { configurable: { thread_id: "a" }, ...modes, subgraphs: true }),
+    );
+    const root = await read(
+      await graph.stream(
+        { log: [] },
+        { configurable: { thread_id: "b" }, streamMode: "updates", encoding: "text/event-stream" },
+      ),
+    );
+    fail = true;
+    const failed = await read(
+      await graph.stream(
+        { log: [] },
+        { configurable: { thread_id: "c" }, streamMode: "updates", encoding: "text/event-stream" },
+      ),
+    );
+    return { nested: byEvent(nested), root, failed };
+  },
 });

@@ -1,6 +1,14 @@
 /** stream(): modes, several modes at once, subgraph namespaces, interrupts. */
 
-import { Annotation, Command, interrupt, MemorySaver, START, StateGraph } from "@interlude/core";
+import {
+  Annotation,
+  Command,
+  interrupt,
+  MemorySaver,
+  START,
+  StateGraph,
+  UnsupportedFeatureError,
+} from "@interlude/core";
 import { describe, expect, it } from "vitest";
 
 const concat = { reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] };
@@ -149,4 +157,14 @@ describe("debug mode", () => {
     ]);
     expect(chunks.every((c) => typeof c.timestamp === "string" && typeof c.step === "number" && c.payload)).toBe(true);
   });
+});
+
+it('a stream encoding other than "text/event-stream" is refused, naming the one there is', async () => {
+  const graph = new StateGraph(Annotation.Root({ n: Annotation<number>() }))
+    .addNode("a", () => ({ n: 1 }))
+    .addEdge(START, "a")
+    .compile();
+  const error = await graph.stream({ n: 0 }, { encoding: "application/json" } as never).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(UnsupportedFeatureError);
+  expect((error as Error).message).toContain('"text/event-stream"');
 });

@@ -16,6 +16,7 @@ import { LangChainNotLoadedError } from "../checkpoint/serde-langchain.js";
 import type { CheckpointListOptions, RunnableConfig } from "../checkpoint/types.js";
 import { type COPY, type END, INTERRUPT, type START } from "../constants.js";
 import { MissingCheckpointerError } from "../errors/graph.js";
+import { UnsupportedFeatureError } from "../errors/unsupported.js";
 import type { Interrupt } from "../interrupt/record.js";
 import { loadLangChain } from "../langchain/load.js";
 import { loadTypedLangChain } from "../langchain/typed.js";
@@ -23,6 +24,7 @@ import { forwardAbort } from "../run/abandon.js";
 import { ChunkQueue, queueEmitter } from "../run/emitter.js";
 import { configWithoutOptions, type RunOptions, type StreamOptions } from "../run/options.js";
 import { GraphRun } from "../run/run.js";
+import { sseErrorFrame, sseFrame } from "../run/sse.js";
 import { currentTask } from "../runner/scope.js";
 import type { BaseStore } from "../store/base.js";
 import { graphAtNamespace } from "../thread/namespace.js";
@@ -164,7 +166,14 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
           ? config.streamMode
           : [config.streamMode];
     const queue = new ChunkQueue<unknown>();
-    const emitter = queueEmitter(queue, modes, Array.isArray(config.streamMode), config.subgraphs === true);
+    const encoding = encodingOf(config.encoding);
+    const emitter = queueEmitter(
+      queue,
+      modes,
+      Array.isArray(config.streamMode),
+      config.subgraphs === true,
+      encoding && sseFrame,
+    );
     let base = configWithoutOptions(config);
     if (modes.includes("messages")) {
       // Tokens reach the stream through a callback handler that chat models called with the node's config report to.
@@ -197,7 +206,8 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
       .execute()
       .then(
         () => queue.close(),
-        (error) => queue.close(error),
+        // Encoded, a failure is the stream's last event, as LangGraph.js sends it.
+        (error) => (encoding ? (queue.push(sseErrorFrame(error)), queue.close()) : queue.close(error)),
       )
       .finally(release);
     return queue;
@@ -344,6 +354,16 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
   async getGraphAsync(options?: DrawingOptions): Promise<GraphDrawing> {
     return this.getGraph(options);
   }
+}
+
+/** The stream's `encoding`: none, or server-sent events; anything else is refused. */
+function encodingOf(encoding: unknown): "text/event-stream" | undefined {
+  if (encoding === undefined || encoding === null) return undefined;
+  if (encoding === "text/event-stream") return encoding;
+  throw new UnsupportedFeatureError(
+    `encoding ${JSON.stringify(encoding)}`,
+    'The only stream encoding is "text/event-stream"; leave encoding out to get the chunks as objects.',
+  );
 }
 
 function mergeConfig<C extends RunConfig>(base: RunConfig | undefined, over: C): C {

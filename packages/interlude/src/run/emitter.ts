@@ -79,6 +79,8 @@ export function queueEmitter(
   modes: readonly StreamMode[],
   multiMode: boolean,
   subgraphs: boolean,
+  /** Pushes what this makes of each chunk instead of the chunk (an encoding, run/sse.ts). */
+  encode?: (ns: string, mode: StreamMode, chunk: unknown) => unknown,
 ): Emitter {
   const set = new Set(modes);
   return {
@@ -87,6 +89,7 @@ export function queueEmitter(
     emit(ns, mode, chunk) {
       if (!set.has(mode)) return;
       if (ns && !subgraphs) return;
+      if (encode) return queue.push(encode(ns, mode, chunk));
       const namespace = ns ? ns.split("|") : [];
       if (subgraphs) queue.push(multiMode ? [namespace, mode, chunk] : [namespace, chunk]);
       else queue.push(multiMode ? [mode, chunk] : chunk);

@@ -45,6 +45,8 @@ export interface RunOptions {
 export interface StreamOptions extends RunOptions {
   streamMode?: StreamMode | StreamMode[];
   subgraphs?: boolean;
+  /** `"text/event-stream"`: chunks as server-sent events (bytes), to serve as they come (run/sse.ts). */
+  encoding?: "text/event-stream";
 }
 
 export const DEFAULT_RECURSION_LIMIT = 25;
@@ -65,6 +67,7 @@ const OPTION_KEYS: Record<keyof StreamOptions, true> = {
   onFinalState: true,
   streamMode: true,
   subgraphs: true,
+  encoding: true,
 };
 
 /** The durability a run asked for, in either spelling. */
