@@ -568,4 +568,34 @@ compare("interrupts", {
       own: new BaseLangGraphError("broken", { lc_error_code: "GRAPH_RECURSION_LIMIT" }).message,
     };
   },
+
+  "RunControl.requestDrain stops the run at the next step boundary with GraphDrained; invoke(null) continues": async (
+    lib,
+  ) => {
+    const { Annotation, StateGraph, START, MemorySaver, RunControl, GraphDrained, GraphBubbleUp, isGraphDrained } = lib;
+    const control = new RunControl();
+    const graph = new StateGraph(Annotation.Root({ log: list(lib) }))
+      .addNode("a", async () => {
+        control.requestDrain("sigterm");
+        return { log: ["a"] };
+      })
+      .addNode("b", () => ({ log: ["b"] }))
+      .addEdge(START, "a")
+      .addEdge("a", "b")
+      .compile({ checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "t" } };
+    const drained = await graph.invoke({ log: [] }, { ...config, control }).catch((e: unknown) => e);
+    const state = await graph.getState(config);
+    return {
+      drained: {
+        is: isGraphDrained(drained),
+        cls: drained instanceof GraphDrained && drained instanceof GraphBubbleUp,
+        reason: drained.reason,
+        message: drained.message,
+      },
+      requested: [control.drainRequested, control.drainReason],
+      saved: { values: state.values, next: state.next },
+      continued: await graph.invoke(null, config),
+    };
+  },
 });

@@ -113,6 +113,7 @@ export {
 export type { BaseMessage, BaseMessageLike, MessageShape, MessageTypes } from "./messages/types.js";
 export { Command, type CommandParams, isCommand } from "./primitives/command.js";
 export { Overwrite } from "./primitives/overwrite.js";
+export { GraphDrained, isGraphDrained, RunControl } from "./primitives/run-control.js";
 export { isSend, Send } from "./primitives/send.js";
 export type { StreamMode } from "./run/emitter.js";
 export type { Durability } from "./run/persist.js";

@@ -16,7 +16,7 @@ export type ToolEvent =
 
 /** Interrupts and cancellations unwind through tools; they are not tool errors. */
 const isControlFlow = (error: unknown) =>
-  error instanceof Error && ["GraphInterrupt", "NodeInterrupt", "AbortError"].includes(error.name);
+  error instanceof Error && ["GraphInterrupt", "NodeInterrupt", "GraphDrained", "AbortError"].includes(error.name);
 
 /** `visible(ns)`: whether the stream shows that namespace. */
 export function createToolsHandler(

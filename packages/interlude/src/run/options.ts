@@ -3,6 +3,7 @@
  * run reads them as given, and `configWithoutOptions` tells them from the config nodes receive.
  */
 import type { RunnableConfig } from "../checkpoint/types.js";
+import type { RunControl } from "../primitives/run-control.js";
 import type { StateSnapshot } from "../thread/snapshot.js";
 import type { StreamMode } from "./emitter.js";
 import type { Durability } from "./persist.js";
@@ -15,6 +16,8 @@ export interface RunOptions {
   interruptBefore?: string[] | "*";
   interruptAfter?: string[] | "*";
   signal?: AbortSignal;
+  /** Asked to drain, the run stops at its next step boundary with `GraphDrained` (primitives/run-control.ts). */
+  control?: RunControl;
   /** The most tasks of a step that run at once (default: all). */
   maxConcurrency?: number;
   /** What `invoke` returns and `values` chunks carry: one state key's value, or these keys (default: the output schema's). */
@@ -60,6 +63,7 @@ const OPTION_KEYS: Record<keyof StreamOptions, true> = {
   interruptAfter: true,
   signal: true,
   maxConcurrency: true,
+  control: true,
   outputKeys: true,
   checkpointDuring: true,
   claimTtlMs: true,

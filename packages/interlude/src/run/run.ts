@@ -28,6 +28,7 @@ import { publicInterrupt } from "../interrupt/record.js";
 import { GraphInterrupt, ParentCommand } from "../interrupt/signal.js";
 import { langchainLoaded, loadLangChain } from "../langchain/load.js";
 import { loadTypedLangChain } from "../langchain/typed.js";
+import { GraphDrained } from "../primitives/run-control.js";
 import { hasCallerCallbacks } from "../runner/idle-progress.js";
 import { concurrencyLimit, mapWithLimit } from "../runner/limit.js";
 import type { TaskOutcome } from "../runner/outcome.js";
@@ -192,6 +193,7 @@ export class GraphRun extends RunStart {
       // The input task is not a node: breakpoints never stop at it.
       const nodes = onlyInput ? NO_TASKS : tasks;
       if (shouldInterrupt(this.checkpoint, before, nodes)) return this.pauseAtBreakpoint("interrupt_before");
+      if (this.options.control?.drainRequested) return this.drain(this.options.control.drainReason);
       let outcomes = this.runStep(tasks);
       if (outcomes instanceof Promise) outcomes = await outcomes;
       // A node that failed once the run was cancelled was most likely told to stop: not its failure to record.
@@ -215,6 +217,15 @@ export class GraphRun extends RunStart {
       if (changesState(this.graph.spec, updated)) this.emit("values", () => this.output());
       if (shouldInterrupt(this.checkpoint, after, nodes)) return this.pauseAtBreakpoint("interrupt_after");
     }
+  }
+
+  /** Stops at this step boundary for a drain, the checkpoint before the step saved. */
+  private async drain(reason: string | undefined): Promise<never> {
+    const flushing = this.persistence.flushUnsaved();
+    if (flushing) await flushing;
+    const draining = this.persistence.drain();
+    if (draining) await draining;
+    throw new GraphDrained(reason);
   }
 
   private async pauseAtBreakpoint(at: GraphLifecycleStatus): Promise<RunResult> {
