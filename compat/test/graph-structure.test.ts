@@ -3,7 +3,7 @@
  * schemas, values a run passes through `configurable`, Command.PARENT from a subgraph,
  * durability modes, interruptBefore "*".
  */
-import { collect, compare, type Runtime } from "./harness.js";
+import { collect, compare, type Runtime, slowNodes } from "./harness.js";
 
 const list = (lib: Runtime) =>
   lib.Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });
@@ -20,19 +20,13 @@ function shape(drawing: any) {
 
 /** Three nodes that take a while, run in one step under `maxConcurrency`: what they wrote and how many ran at once. */
 async function underLimit(lib: Runtime, maxConcurrency: number) {
-  const { Annotation, StateGraph, START } = lib;
+  const { START } = lib;
   let running = 0;
   let peak = 0;
-  const node = (name: string) => async () => {
+  const graph = slowNodes(lib, 15, () => {
     peak = Math.max(peak, ++running);
-    await new Promise((resolve) => setTimeout(resolve, 15));
-    running--;
-    return { log: [name] };
-  };
-  const graph = new StateGraph(Annotation.Root({ log: list(lib) }))
-    .addNode("a", node("a"))
-    .addNode("b", node("b"))
-    .addNode("c", node("c"))
+    setTimeout(() => running--, 15);
+  })
     .addEdge(START, "a")
     .addEdge(START, "b")
     .addEdge(START, "c")

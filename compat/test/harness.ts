@@ -92,3 +92,21 @@ export function compare(topic: string, scenarios: Record<string, Scenario | Scen
     }
   });
 }
+
+/**
+ * A state of one `log` list and three nodes a, b and c that each take `ms` and add their name;
+ * `started` is told as each starts. The caller adds the edges.
+ */
+export function slowNodes(lib: Runtime, ms: number, started: (name: string) => void = () => undefined) {
+  const { Annotation, StateGraph } = lib;
+  const log = Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });
+  const node = (name: string) => async () => {
+    started(name);
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    return { log: [name] };
+  };
+  return new StateGraph(Annotation.Root({ log }))
+    .addNode("a", node("a"))
+    .addNode("b", node("b"))
+    .addNode("c", node("c"));
+}

@@ -1,7 +1,7 @@
 /**
  * Stream modes: values, updates, debug, checkpoints, tasks, custom, several at once.
  */
-import { collect, compare, type Runtime } from "./harness.js";
+import { collect, compare, type Runtime, slowNodes } from "./harness.js";
 
 const list = (lib: Runtime) =>
   lib.Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });
@@ -226,17 +226,9 @@ compare("streaming", {
   },
 
   "leaving a stream early cancels the run: the node running then is not saved, the next never starts": async (lib) => {
-    const { Annotation, StateGraph, START, MemorySaver } = lib;
+    const { START, MemorySaver } = lib;
     const started: string[] = [];
-    const node = (name: string) => async () => {
-      started.push(name);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      return { log: [name] };
-    };
-    const graph = new StateGraph(Annotation.Root({ log: list(lib) }))
-      .addNode("a", node("a"))
-      .addNode("b", node("b"))
-      .addNode("c", node("c"))
+    const graph = slowNodes(lib, 20, (name) => started.push(name))
       .addEdge(START, "a")
       .addEdge("a", "b")
       .addEdge("b", "c")

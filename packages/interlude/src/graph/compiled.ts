@@ -19,9 +19,9 @@ import { MissingCheckpointerError } from "../errors/graph.js";
 import { UnsupportedFeatureError } from "../errors/unsupported.js";
 import type { Interrupt } from "../interrupt/record.js";
 import { loadLangChain } from "../langchain/load.js";
-import { loadTypedLangChain } from "../langchain/typed.js";
+import { type LangChain, loadTypedLangChain } from "../langchain/typed.js";
 import { forwardAbort } from "../run/abandon.js";
-import { ChunkQueue, queueEmitter } from "../run/emitter.js";
+import { ChunkQueue, queueEmitter, type StreamMode } from "../run/emitter.js";
 import { configWithoutOptions, type RunOptions, type StreamOptions } from "../run/options.js";
 import { GraphRun } from "../run/run.js";
 import { sseErrorFrame, sseFrame } from "../run/sse.js";
@@ -175,23 +175,14 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
       encoding && sseFrame,
     );
     let base = configWithoutOptions(config);
-    if (modes.includes("messages")) {
-      // Tokens reach the stream through a callback handler that chat models called with the node's config report to.
-      const lc = await loadTypedLangChain('Stream mode "messages"');
-      const handler = createMessagesHandler(
-        lc,
-        (ns, chunk) => emitter.emit(ns, "messages", chunk),
-        (ns) => ns === "" || emitter.subgraphs,
-      );
-      base = { ...base, callbacks: addHandler(base.callbacks, handler) };
-    }
-    if (modes.includes("tools")) {
-      // Tool calls reach the stream through a callback handler, as chat models' tokens do.
-      const lc = await loadTypedLangChain('Stream mode "tools"');
-      const handler = createToolsHandler(
-        lc,
-        (ns, event) => emitter.emit(ns, "tools", event),
-        (ns) => ns === "" || emitter.subgraphs,
+    // Tokens and tool calls reach the stream through callback handlers that the chat models and
+    // tools called with a node's config report to.
+    for (const [mode, create] of CALLBACK_MODES) {
+      if (!modes.includes(mode)) continue;
+      const handler = create(
+        await loadTypedLangChain(`Stream mode "${mode}"`),
+        (ns: string, chunk: unknown) => emitter.emit(ns, mode, chunk),
+        (ns: string) => ns === "" || emitter.subgraphs,
       );
       base = { ...base, callbacks: addHandler(base.callbacks, handler) };
     }
@@ -355,6 +346,19 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
     return this.getGraph(options);
   }
 }
+
+/** What makes the callback handler of a stream mode (its chunk type left open). */
+type CallbackHandlerFactory = (
+  lc: LangChain,
+  emit: (ns: string, chunk: any) => void,
+  visible: (ns: string) => boolean,
+) => unknown;
+
+/** The stream modes told by callback handlers, and what makes each handler. */
+const CALLBACK_MODES: ReadonlyArray<readonly [StreamMode, CallbackHandlerFactory]> = [
+  ["messages", createMessagesHandler],
+  ["tools", createToolsHandler],
+];
 
 /** The stream's `encoding`: none, or server-sent events; anything else is refused. */
 function encodingOf(encoding: unknown): "text/event-stream" | undefined {

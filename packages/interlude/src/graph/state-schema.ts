@@ -21,9 +21,9 @@ export interface ReducedValueInit<Value, Input> {
   jsonSchemaExtra?: Record<string, unknown>;
 }
 
-export class ReducedValue<Value = unknown, Input = Value> {
-  readonly [REDUCED_VALUE] = true;
-  readonly reducer: Reducer<Value, Input>;
+/** What `ReducedValue` and `DeltaValue` share: the value's schema, a reducer, and what a write must be. */
+abstract class ReducingField<Value, Input, R> {
+  readonly reducer: R;
   readonly inputSchema: StandardSchemaV1<Input> | StandardSchemaV1<Value>;
   readonly jsonSchemaExtra?: Record<string, unknown>;
   declare ValueType: Value;
@@ -31,17 +31,24 @@ export class ReducedValue<Value = unknown, Input = Value> {
 
   constructor(
     readonly valueSchema: StandardSchemaV1<unknown, Value>,
-    init: ReducedValueInit<Value, Input>,
+    init: { reducer: R; inputSchema?: StandardSchemaV1<Input>; jsonSchemaExtra?: Record<string, unknown> },
   ) {
     this.reducer = init.reducer;
     this.inputSchema = init.inputSchema ?? (valueSchema as StandardSchemaV1<Value>);
     this.jsonSchemaExtra = init.jsonSchemaExtra;
   }
+}
+
+/** Whether `value` carries the brand `symbol` (set by this library or LangGraph.js, which share them). */
+function branded(value: unknown, symbol: symbol): boolean {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[symbol] === true;
+}
+
+export class ReducedValue<Value = unknown, Input = Value> extends ReducingField<Value, Input, Reducer<Value, Input>> {
+  readonly [REDUCED_VALUE] = true;
 
   static isInstance(value: unknown): value is ReducedValue {
-    return (
-      typeof value === "object" && value !== null && (value as { [REDUCED_VALUE]?: boolean })[REDUCED_VALUE] === true
-    );
+    return branded(value, REDUCED_VALUE);
   }
 }
 
@@ -57,27 +64,21 @@ export interface DeltaValueInit<Value, Input> {
 }
 
 /** A `StateSchema` field backed by a `DeltaChannel` (LangGraph.js's `DeltaValue`). */
-export class DeltaValue<Value = unknown, Input = Value> {
+export class DeltaValue<Value = unknown, Input = Value> extends ReducingField<
+  Value,
+  Input,
+  DeltaReducer<Value, Input>
+> {
   readonly [DELTA_VALUE] = true;
-  readonly reducer: DeltaReducer<Value, Input>;
-  readonly inputSchema: StandardSchemaV1<Input> | StandardSchemaV1<Value>;
   readonly snapshotFrequency?: number;
-  readonly jsonSchemaExtra?: Record<string, unknown>;
-  declare ValueType: Value;
-  declare InputType: Input;
 
-  constructor(
-    readonly valueSchema: StandardSchemaV1<unknown, Value>,
-    init: DeltaValueInit<Value, Input>,
-  ) {
-    this.reducer = init.reducer;
-    this.inputSchema = init.inputSchema ?? (valueSchema as StandardSchemaV1<Value>);
+  constructor(valueSchema: StandardSchemaV1<unknown, Value>, init: DeltaValueInit<Value, Input>) {
+    super(valueSchema, init);
     this.snapshotFrequency = init.snapshotFrequency;
-    this.jsonSchemaExtra = init.jsonSchemaExtra;
   }
 
   static isInstance(value: unknown): value is DeltaValue {
-    return typeof value === "object" && value !== null && (value as { [DELTA_VALUE]?: boolean })[DELTA_VALUE] === true;
+    return branded(value, DELTA_VALUE);
   }
 }
 
