@@ -324,4 +324,11 @@ compare("agents", {
         .sort((a: any, b: any) => `${a[2].toolCallId}${a[2].event}`.localeCompare(`${b[2].toolCallId}${b[2].event}`)),
     };
   },
+
+  "isSerializableSchema: a Standard Schema that can give its JSON Schema": (lib) =>
+    Promise.resolve([
+      lib.isSerializableSchema(z.object({ a: z.string() })),
+      lib.isSerializableSchema({ "~standard": { version: 1, vendor: "x", validate: () => ({ value: 1 }) } }),
+      lib.isSerializableSchema({ type: "string" }),
+    ]),
 });

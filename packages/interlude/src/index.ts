@@ -95,6 +95,7 @@ export {
 } from "./interrupt/signal.js";
 export {
   describeSchema as getJsonSchemaFromSchema,
+  isSerializableSchema,
   isStandardSchema,
   type StandardSchemaV1,
 } from "./interrupt/standard-schema.js";

@@ -28,6 +28,14 @@ export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
   );
 }
 
+/** A Standard Schema that can also describe itself as JSON Schema (`~standard.jsonSchema`, zod 4.2+): what LangGraph calls serializable. */
+export function isSerializableSchema(value: unknown): value is StandardSchemaV1 {
+  return (
+    isStandardSchema(value) &&
+    typeof (value as { "~standard": { jsonSchema?: unknown } })["~standard"].jsonSchema === "object"
+  );
+}
+
 /**
  * JSON Schema of a validator, when it can describe itself: zod 4 (`z.toJSONSchema` via
  * `toJSONSchema()`), validators exposing the Standard JSON Schema `~standard.jsonSchema`, or
