@@ -30,10 +30,7 @@ export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
 
 /** A Standard Schema that can also describe itself as JSON Schema (`~standard.jsonSchema`, zod 4.2+): what LangGraph calls serializable. */
 export function isSerializableSchema(value: unknown): value is StandardSchemaV1 {
-  return (
-    isStandardSchema(value) &&
-    typeof (value as { "~standard": { jsonSchema?: unknown } })["~standard"].jsonSchema === "object"
-  );
+  return isStandardSchema(value) && "jsonSchema" in value["~standard"];
 }
 
 /**
