@@ -331,11 +331,4 @@ compare("agents", {
       lib.isSerializableSchema({ "~standard": { version: 1, vendor: "x", validate: () => ({ value: 1 }) } }),
       lib.isSerializableSchema({ type: "string" }),
     ]),
-
-  "isSerializableSchema: a Standard Schema that can give its JSON Schema": (lib) =>
-    Promise.resolve([
-      lib.isSerializableSchema(z.object({ a: z.string() })),
-      lib.isSerializableSchema({ "~standard": { version: 1, vendor: "x", validate: () => ({ value: 1 }) } }),
-      lib.isSerializableSchema({ type: "string" }),
-    ]),
 });
