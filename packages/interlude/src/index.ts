@@ -18,7 +18,7 @@ export {
   type GraphResumeEvent,
 } from "./callbacks/graph-lifecycle.js";
 export type { EventFilters, StreamEvent } from "./callbacks/stream-events.js";
-export type { ToolEvent } from "./callbacks/tools-handler.js";
+export type { ToolEvent } from "./callbacks/tool-event.js";
 export * from "./channels/index.js";
 export * from "./checkpoint/index.js";
 export { readingLangChain } from "./checkpoint/serde-langchain.js";

@@ -7,12 +7,7 @@
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { LangChain } from "../langchain/typed.js";
 import { eventNamespace } from "./namespace.js";
-
-export type ToolEvent =
-  | { event: "on_tool_start"; toolCallId?: string; name: string; input: unknown }
-  | { event: "on_tool_event"; toolCallId?: string; name: string; data: unknown }
-  | { event: "on_tool_end"; toolCallId?: string; name: string; output: unknown }
-  | { event: "on_tool_error"; toolCallId?: string; name: string; error: unknown };
+import type { ToolEvent } from "./tool-event.js";
 
 /** Interrupts and cancellations unwind through tools; they are not tool errors. */
 const isControlFlow = (error: unknown) =>
