@@ -299,4 +299,29 @@ compare("streaming", {
     );
     return { nested: byEvent(nested), root, failed };
   },
+
+  "the stream is also a ReadableStream: getReader, tee, pipeThrough": async (lib) => {
+    const { Annotation, StateGraph, START } = lib;
+    const graph = new StateGraph(Annotation.Root({ log: list(lib) }))
+      .addNode("a", () => ({ log: ["a"] }))
+      .addNode("b", () => ({ log: ["b"] }))
+      .addEdge(START, "a")
+      .addEdge("a", "b")
+      .compile();
+    const read = async (stream: any) => {
+      const reader = stream.getReader();
+      const out = [];
+      for (let r = await reader.read(); !r.done; r = await reader.read()) out.push(r.value);
+      return out;
+    };
+    const stream = await graph.stream({ log: [] }, { streamMode: "updates" });
+    const locked = [stream.locked];
+    const viaReader = await read(stream);
+    locked.push(stream.locked);
+    const [left, right] = (await graph.stream({ log: [] }, { streamMode: "values" })).tee();
+    const sse = (await graph.stream({ log: [] }, { streamMode: "updates", encoding: "text/event-stream" })).pipeThrough(
+      new TextDecoderStream(),
+    );
+    return { viaReader, locked, tee: [await read(left), await read(right)], text: (await read(sse)).join("") };
+  },
 });

@@ -155,7 +155,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
   }
 
   /** Runs the graph and yields chunks as it goes (`for await (const chunk of await graph.stream(...))`). */
-  async stream(input: U | S | unknown, config: StreamConfig = {}): Promise<AsyncIterableIterator<any>> {
+  async stream(input: U | S | unknown, config: StreamConfig = {}): Promise<ChunkQueue<any>> {
     if (this.defaults) config = mergeConfig(this.defaults, config);
     if (this.builder.contextSchema) await checkContext(this.builder.contextSchema, config.context);
     // LangGraph.js 1.7 streams "updates" when no mode is given (whatever its docs say).

@@ -2,6 +2,14 @@
  * Stream plumbing: a run pushes chunks, the caller pulls them with `for await`. The run does
  * not wait for the reader; chunks queue until read.
  */
+import {
+  ReadableStream,
+  type ReadableStreamDefaultReader,
+  type ReadableWritablePair,
+  type StreamPipeOptions,
+  type WritableStream,
+} from "node:stream/web";
+
 export type StreamMode = "values" | "updates" | "custom" | "checkpoints" | "tasks" | "debug" | "messages" | "tools";
 
 export interface Emitter {
@@ -70,6 +78,40 @@ export class ChunkQueue<T> implements AsyncIterableIterator<T> {
   }
   [Symbol.asyncIterator](): AsyncIterableIterator<T> {
     return this;
+  }
+
+  /** The queue as a web ReadableStream (LangGraph's stream is one), made on first use; cancelling it cancels the run. */
+  private readable?: ReadableStream<T>;
+  private asReadable(): ReadableStream<T> {
+    this.readable ??= new ReadableStream<T>({
+      pull: async (controller) => {
+        const { value, done } = await this.next();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      cancel: (reason) => this.cancel(reason),
+    });
+    return this.readable;
+  }
+
+  get locked(): boolean {
+    return this.readable?.locked ?? false;
+  }
+
+  getReader(): ReadableStreamDefaultReader<T> {
+    return this.asReadable().getReader();
+  }
+
+  pipeTo(destination: WritableStream<T>, options?: StreamPipeOptions): Promise<void> {
+    return this.asReadable().pipeTo(destination, options);
+  }
+
+  pipeThrough<O>(transform: ReadableWritablePair<O, T>, options?: StreamPipeOptions): ReadableStream<O> {
+    return this.asReadable().pipeThrough(transform, options);
+  }
+
+  tee(): [ReadableStream<T>, ReadableStream<T>] {
+    return this.asReadable().tee();
   }
 }
 
