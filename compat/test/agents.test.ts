@@ -331,4 +331,36 @@ compare("agents", {
       lib.isSerializableSchema({ "~standard": { version: 1, vendor: "x", validate: () => ({ value: 1 }) } }),
       lib.isSerializableSchema({ type: "string" }),
     ]),
+
+  "a compiled graph as a step of a LangChain sequence: invoked, streamed, piped, retried, as a tool": async (lib) => {
+    const { Annotation, StateGraph, START } = lib;
+    // Interlude loads @langchain/core lazily; the graph's own pipe() needs it loaded first.
+    await lib.loadLangChain?.();
+    const State = Annotation.Root({ topic: Annotation(), draft: Annotation() });
+    let failures = 1;
+    const graph = new StateGraph(State)
+      .addNode("write", (s: any) => {
+        if (failures-- > 0) throw new Error("flaky");
+        return { draft: `about ${s.topic}` };
+      })
+      .addEdge(START, "write")
+      .compile();
+    const steady = new StateGraph(State)
+      .addNode("write", (s: any) => ({ draft: `about ${s.topic}` }))
+      .addEdge(START, "write")
+      .compile();
+    const prompt = RunnableLambda.from((topic: string) => ({ topic }));
+    const chain = prompt.pipe(steady);
+    const streamed = [];
+    for await (const chunk of await chain.stream("cats")) streamed.push(chunk);
+    const tool = steady.asTool({ name: "writer", description: "writes", schema: z.object({ topic: z.string() }) });
+    return {
+      invoked: await chain.invoke("dogs"),
+      streamed,
+      piped: await steady.pipe(RunnableLambda.from((s: any) => s.draft.length)).invoke({ topic: "owls" }),
+      retried: await graph.withRetry({ stopAfterAttempt: 2 }).invoke({ topic: "bees" }),
+      picked: await steady.pick("draft").invoke({ topic: "ants" }),
+      tool: [tool.name, await tool.invoke({ topic: "fish" })],
+    };
+  },
 });

@@ -229,4 +229,13 @@ compare("functional API", {
       return out;
     },
   },
+
+  "an entrypoint's stream is also a ReadableStream": async (lib) => {
+    const { entrypoint, MemorySaver } = lib;
+    const workflow = entrypoint({ name: "double", checkpointer: new MemorySaver() }, async (n: number) => n * 2);
+    const reader = (await workflow.stream(21, { configurable: { thread_id: "t" } })).getReader();
+    const chunks = [];
+    for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
+    return chunks;
+  },
 });

@@ -49,6 +49,7 @@ export {
   getPreviousState,
 } from "./graph/entrypoint.js";
 export type { RunnableLike } from "./graph/runnable.js";
+export { LangChainNotReadyError } from "./graph/runnable-interop.js";
 export {
   getConfig,
   getCurrentTaskInput,
@@ -116,7 +117,7 @@ export { Command, type CommandParams, isCommand } from "./primitives/command.js"
 export { Overwrite } from "./primitives/overwrite.js";
 export { GraphDrained, isGraphDrained, RunControl } from "./primitives/run-control.js";
 export { isSend, Send } from "./primitives/send.js";
-export type { StreamMode } from "./run/emitter.js";
+export { asGraphStream, type GraphStream, type StreamMode } from "./run/emitter.js";
 export type { Durability } from "./run/persist.js";
 export type { RetryPolicy } from "./runner/retry.js";
 export type { TimeoutPolicy } from "./runner/timeout.js";

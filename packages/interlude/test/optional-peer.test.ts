@@ -30,6 +30,7 @@ const timed = new StateGraph(State)
   .addEdge(START, "sub")
   .compile();
 out.idleTimeout = (await timed.invoke({ n: 1 })).n;
+out.pipe = await failure(() => graph.pipe({ invoke: (x) => x }));
 out.messages = await failure(() => graph.stream({ n: 1 }, { streamMode: "messages" }));
 out.callbacks = await failure(() => graph.invoke({ n: 1 }, { callbacks: [] }));
 out.events = await failure(async () => { for await (const _ of graph.streamEvents({ n: 1 }, { version: "v2" })); });
@@ -41,6 +42,7 @@ it("graphs run without @langchain/core; messages, callbacks and streamEvents the
   expect(JSON.parse(stdout)).toEqual({
     invoke: 2,
     idleTimeout: 3,
+    pipe: "LANGCHAIN_NOT_LOADED",
     updates: ["values", "updates", "values"],
     messages: "LANGCHAIN_MISSING",
     callbacks: "LANGCHAIN_MISSING",

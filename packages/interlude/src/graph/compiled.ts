@@ -21,7 +21,7 @@ import type { Interrupt } from "../interrupt/record.js";
 import { loadLangChain } from "../langchain/load.js";
 import { type LangChain, loadTypedLangChain } from "../langchain/typed.js";
 import { forwardAbort } from "../run/abandon.js";
-import { ChunkQueue, queueEmitter, type StreamMode } from "../run/emitter.js";
+import { ChunkQueue, type GraphStream, queueEmitter, type StreamMode } from "../run/emitter.js";
 import { configWithoutOptions, type RunOptions, type StreamOptions } from "../run/options.js";
 import { GraphRun } from "../run/run.js";
 import { sseErrorFrame, sseFrame } from "../run/sse.js";
@@ -33,6 +33,7 @@ import { type Superstep, updateThreadState } from "../thread/update-state.js";
 import { type BatchOptions, inBatch } from "./batch.js";
 import type { GraphDeclaration } from "./declaration.js";
 import { type DrawingOptions, drawingOf, type GraphDrawing } from "./drawing.js";
+import { transformed, viaLangChain } from "./runnable-interop.js";
 import { checkContext } from "./state-validation.js";
 
 export interface CompileOptions {
@@ -110,6 +111,44 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
 
   readonly description?: string;
 
+  /** LangChain takes the graph as a Runnable (graph/runnable-interop.ts). */
+  readonly lc_runnable = true;
+  readonly lc_serializable = false;
+  readonly lc_namespace = ["langgraph", "pregel"];
+
+  /** What LangChain's tracers record of the graph (it is not serialisable). */
+  toJSON(): Record<string, unknown> {
+    return { lc: 1, type: "not_implemented", id: [...this.lc_namespace, this.getName()] };
+  }
+
+  /** A Runnable's `transform`: the input's chunks read whole, then the graph streamed. */
+  transform(chunks: AsyncIterable<unknown>, config?: StreamConfig): AsyncGenerator<unknown> {
+    return transformed((input, options) => this.stream(input, options), chunks, config);
+  }
+
+  /** LangChain's Runnable methods, applied to the graph (`@langchain/core` must be loaded). */
+  pipe(next: unknown): any {
+    return viaLangChain(this, "pipe", [next]);
+  }
+  withRetry(fields?: unknown): any {
+    return viaLangChain(this, "withRetry", [fields]);
+  }
+  withFallbacks(fields: unknown): any {
+    return viaLangChain(this, "withFallbacks", [fields]);
+  }
+  withListeners(params: unknown): any {
+    return viaLangChain(this, "withListeners", [params]);
+  }
+  asTool(fields: unknown): any {
+    return viaLangChain(this, "asTool", [fields]);
+  }
+  pick(keys: string | string[]): any {
+    return viaLangChain(this, "pick", [keys]);
+  }
+  assign(mapping: unknown): any {
+    return viaLangChain(this, "assign", [mapping]);
+  }
+
   /** Config merged under every call's own (`withConfig`). */
   private defaults?: RunConfig;
 
@@ -155,7 +194,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
   }
 
   /** Runs the graph and yields chunks as it goes (`for await (const chunk of await graph.stream(...))`). */
-  async stream(input: U | S | unknown, config: StreamConfig = {}): Promise<ChunkQueue<any>> {
+  async stream(input: U | S | unknown, config: StreamConfig = {}): Promise<GraphStream<any>> {
     if (this.defaults) config = mergeConfig(this.defaults, config);
     if (this.builder.contextSchema) await checkContext(this.builder.contextSchema, config.context);
     // LangGraph.js 1.7 streams "updates" when no mode is given (whatever its docs say).

@@ -18,7 +18,7 @@ import type { RunnableConfig } from "../checkpoint/types.js";
 import { INTERRUPT, START } from "../constants.js";
 import type { Interrupt } from "../interrupt/record.js";
 import { isCommand } from "../primitives/command.js";
-import type { StreamMode } from "../run/emitter.js";
+import { asGraphStream, type GraphStream, type StreamMode } from "../run/emitter.js";
 import type { TimeoutPolicy } from "../runner/timeout.js";
 import type { BaseStore } from "../store/base.js";
 import type { StateSnapshot } from "../thread/snapshot.js";
@@ -106,12 +106,12 @@ export class Entrypoint<Input, Output> {
    * Streams as LangGraph's functional API does: an `updates` chunk per `task()` call that
    * finished, then `{ [name]: output }`; `values` is the output, once.
    */
-  async stream(input: Input | unknown, config: StreamConfig = {}): Promise<AsyncIterableIterator<unknown>> {
+  async stream(input: Input | unknown, config: StreamConfig = {}): Promise<GraphStream<unknown>> {
     const asked = config.streamMode === undefined ? ["updates" as const] : [config.streamMode].flat();
     if (config.subgraphs) return this.graph.stream(this.wrap(input), config);
     const inner = [...new Set(asked.map((mode) => (mode === "values" ? "updates" : mode)))];
     const source = await this.graph.stream(this.wrap(input), { ...config, streamMode: inner });
-    return workflowChunks(source, this.name, asked, Array.isArray(config.streamMode));
+    return asGraphStream(workflowChunks(source, this.name, asked, Array.isArray(config.streamMode)));
   }
 
   /** LangChain's event stream of a run (`version: "v2"`), as for a graph; needs `@langchain/core`. */

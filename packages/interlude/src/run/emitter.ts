@@ -19,7 +19,40 @@ export interface Emitter {
   emit(ns: string, mode: StreamMode, chunk: unknown): void;
 }
 
-export class ChunkQueue<T> implements AsyncIterableIterator<T> {
+/**
+ * What `stream()` gives: chunks to read with `for await`, and the same as a web ReadableStream
+ * (LangGraph's stream is one). Leaving the loop early, or `cancel()`, cancels the run.
+ */
+export interface GraphStream<T> extends AsyncIterableIterator<T> {
+  cancel(reason?: unknown): Promise<void>;
+  readonly locked: boolean;
+  getReader(): ReadableStreamDefaultReader<T>;
+  pipeTo(destination: WritableStream<T>, options?: StreamPipeOptions): Promise<void>;
+  pipeThrough<O>(transform: ReadableWritablePair<O, T>, options?: StreamPipeOptions): ReadableStream<O>;
+  tee(): [ReadableStream<T>, ReadableStream<T>];
+}
+
+/** `chunks` (a generator that maps another stream's) as a GraphStream; its ReadableStream is made on first use. */
+export function asGraphStream<T>(chunks: AsyncIterableIterator<T>): GraphStream<T> {
+  let readable: ReadableStream<T> | undefined;
+  const stream = () => (readable ??= ReadableStream.from(chunks) as ReadableStream<T>);
+  return Object.assign(chunks, {
+    cancel: async (reason?: unknown) => {
+      if (readable) await readable.cancel(reason);
+      else await chunks.return?.();
+    },
+    get locked() {
+      return readable?.locked ?? false;
+    },
+    getReader: () => stream().getReader(),
+    pipeTo: (destination: WritableStream<T>, options?: StreamPipeOptions) => stream().pipeTo(destination, options),
+    pipeThrough: <O>(transform: ReadableWritablePair<O, T>, options?: StreamPipeOptions) =>
+      stream().pipeThrough(transform, options),
+    tee: () => stream().tee(),
+  });
+}
+
+export class ChunkQueue<T> implements GraphStream<T> {
   private readonly buffer: T[] = [];
   private waiting: ((result: IteratorResult<T>) => void) | undefined;
   private failWaiting: ((error: unknown) => void) | undefined;

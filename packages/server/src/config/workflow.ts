@@ -10,6 +10,7 @@
  * stream shape: a list of modes with subgraphs (chunks `[namespace, mode, chunk]`).
  */
 import {
+  asGraphStream,
   type CompiledStateGraph,
   INTERRUPT,
   isCommand,
@@ -103,7 +104,7 @@ export function serveWorkflow(workflow: Workflow, { saver, store }: GraphStorage
     async stream(input: unknown, config: StreamConfig = {}) {
       const asked = askedModes(config);
       const source = (await inner.stream(wrap(input), innerConfig(config, asked))) as AsyncIterable<Triple>;
-      return mapped(source, name, asked);
+      return asGraphStream(mapped(source, name, asked));
     },
     async *streamEvents(input: unknown, options: StreamConfig & { version: "v1" | "v2" }) {
       const asked = askedModes(options);
