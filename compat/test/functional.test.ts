@@ -233,9 +233,12 @@ compare("functional API", {
   "an entrypoint's stream is also a ReadableStream": async (lib) => {
     const { entrypoint, MemorySaver } = lib;
     const workflow = entrypoint({ name: "double", checkpointer: new MemorySaver() }, async (n: number) => n * 2);
-    const reader = (await workflow.stream(21, { configurable: { thread_id: "t" } })).getReader();
+    const stream = await workflow.stream(21, { configurable: { thread_id: "t" } });
+    const locked = [stream.locked];
+    const reader = stream.getReader();
+    locked.push(stream.locked);
     const chunks = [];
     for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
-    return chunks;
+    return { chunks, locked };
   },
 });

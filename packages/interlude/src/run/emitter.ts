@@ -36,13 +36,12 @@ export interface GraphStream<T> extends AsyncIterableIterator<T> {
 export function asGraphStream<T>(chunks: AsyncIterableIterator<T>): GraphStream<T> {
   let readable: ReadableStream<T> | undefined;
   const stream = () => (readable ??= ReadableStream.from(chunks) as ReadableStream<T>);
-  return Object.assign(chunks, {
+  // `locked` is a getter: Object.assign would copy its value once.
+  Object.defineProperty(chunks, "locked", { get: () => readable?.locked ?? false });
+  return Object.assign(chunks as AsyncIterableIterator<T> & { readonly locked: boolean }, {
     cancel: async (reason?: unknown) => {
       if (readable) await readable.cancel(reason);
       else await chunks.return?.();
-    },
-    get locked() {
-      return readable?.locked ?? false;
     },
     getReader: () => stream().getReader(),
     pipeTo: (destination: WritableStream<T>, options?: StreamPipeOptions) => stream().pipeTo(destination, options),
