@@ -193,7 +193,7 @@ export class GraphRun extends RunStart {
       // The input task is not a node: breakpoints never stop at it.
       const nodes = onlyInput ? NO_TASKS : tasks;
       if (shouldInterrupt(this.checkpoint, before, nodes)) return this.pauseAtBreakpoint("interrupt_before");
-      if (this.options.control?.drainRequested) return this.drain(this.options.control.drainReason);
+      if (this.options.control?.drainRequested) return this.stopForDrain(this.options.control.drainReason);
       let outcomes = this.runStep(tasks);
       if (outcomes instanceof Promise) outcomes = await outcomes;
       // A node that failed once the run was cancelled was most likely told to stop: not its failure to record.
@@ -220,7 +220,7 @@ export class GraphRun extends RunStart {
   }
 
   /** Stops at this step boundary for a drain, the checkpoint before the step saved. */
-  private async drain(reason: string | undefined): Promise<never> {
+  private async stopForDrain(reason: string | undefined): Promise<never> {
     const flushing = this.persistence.flushUnsaved();
     if (flushing) await flushing;
     const draining = this.persistence.drain();
