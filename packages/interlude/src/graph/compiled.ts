@@ -21,7 +21,7 @@ import type { Interrupt } from "../interrupt/record.js";
 import { loadLangChain } from "../langchain/load.js";
 import { type LangChain, loadTypedLangChain } from "../langchain/typed.js";
 import { forwardAbort } from "../run/abandon.js";
-import { ChunkQueue, type GraphStream, queueEmitter, type StreamMode } from "../run/emitter.js";
+import { asGraphStream, ChunkQueue, type GraphStream, queueEmitter, type StreamMode } from "../run/emitter.js";
 import { configWithoutOptions, type RunOptions, type StreamOptions } from "../run/options.js";
 import { GraphRun } from "../run/run.js";
 import { sseErrorFrame, sseFrame } from "../run/sse.js";
@@ -240,7 +240,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
         (error) => (encoding ? (queue.push(sseErrorFrame(error)), queue.close()) : queue.close(error)),
       )
       .finally(release);
-    return queue;
+    return asGraphStream(queue);
   }
 
   /**

@@ -32,7 +32,7 @@ export interface GraphStream<T> extends AsyncIterableIterator<T> {
   tee(): [ReadableStream<T>, ReadableStream<T>];
 }
 
-/** `chunks` (a generator that maps another stream's) as a GraphStream; its ReadableStream is made on first use. */
+/** `chunks` (a run's queue, or a generator that maps another stream's) as a GraphStream; its ReadableStream is made on first use. */
 export function asGraphStream<T>(chunks: AsyncIterableIterator<T>): GraphStream<T> {
   let readable: ReadableStream<T> | undefined;
   const stream = () => (readable ??= ReadableStream.from(chunks) as ReadableStream<T>);
@@ -41,7 +41,7 @@ export function asGraphStream<T>(chunks: AsyncIterableIterator<T>): GraphStream<
   return Object.assign(chunks as AsyncIterableIterator<T> & { readonly locked: boolean }, {
     cancel: async (reason?: unknown) => {
       if (readable) await readable.cancel(reason);
-      else await chunks.return?.();
+      else await chunks.return?.(reason);
     },
     getReader: () => stream().getReader(),
     pipeTo: (destination: WritableStream<T>, options?: StreamPipeOptions) => stream().pipeTo(destination, options),
@@ -51,7 +51,7 @@ export function asGraphStream<T>(chunks: AsyncIterableIterator<T>): GraphStream<
   });
 }
 
-export class ChunkQueue<T> implements GraphStream<T> {
+export class ChunkQueue<T> implements AsyncIterableIterator<T> {
   private readonly buffer: T[] = [];
   private waiting: ((result: IteratorResult<T>) => void) | undefined;
   private failWaiting: ((error: unknown) => void) | undefined;
@@ -94,56 +94,19 @@ export class ChunkQueue<T> implements GraphStream<T> {
   /** Told when the reader stops before the end (`break`, `cancel()`): the run it reads is cancelled. */
   onCancel?: (reason?: unknown) => void;
 
-  /** Called by `for await` when the loop is left early. */
-  return(): Promise<IteratorResult<T>> {
-    this.cancel();
-    return Promise.resolve({ value: undefined as never, done: true });
-  }
-
-  /** Stops reading, as a ReadableStream's `cancel()`: what is queued is dropped and the run is cancelled. */
-  cancel(reason?: unknown): Promise<void> {
+  /**
+   * The reader stops before the end: `for await` left early, or `cancel()` (asGraphStream). What
+   * is queued is dropped and the run is cancelled.
+   */
+  return(reason?: unknown): Promise<IteratorResult<T>> {
     const stopping = !this.closed;
     this.close();
     this.buffer.length = 0;
     if (stopping) this.onCancel?.(reason);
-    return Promise.resolve();
+    return Promise.resolve({ value: undefined as never, done: true });
   }
   [Symbol.asyncIterator](): AsyncIterableIterator<T> {
     return this;
-  }
-
-  /** The queue as a web ReadableStream (LangGraph's stream is one), made on first use; cancelling it cancels the run. */
-  private readable?: ReadableStream<T>;
-  private asReadable(): ReadableStream<T> {
-    this.readable ??= new ReadableStream<T>({
-      pull: async (controller) => {
-        const { value, done } = await this.next();
-        if (done) controller.close();
-        else controller.enqueue(value);
-      },
-      cancel: (reason) => this.cancel(reason),
-    });
-    return this.readable;
-  }
-
-  get locked(): boolean {
-    return this.readable?.locked ?? false;
-  }
-
-  getReader(): ReadableStreamDefaultReader<T> {
-    return this.asReadable().getReader();
-  }
-
-  pipeTo(destination: WritableStream<T>, options?: StreamPipeOptions): Promise<void> {
-    return this.asReadable().pipeTo(destination, options);
-  }
-
-  pipeThrough<O>(transform: ReadableWritablePair<O, T>, options?: StreamPipeOptions): ReadableStream<O> {
-    return this.asReadable().pipeThrough(transform, options);
-  }
-
-  tee(): [ReadableStream<T>, ReadableStream<T>] {
-    return this.asReadable().tee();
   }
 }
 
