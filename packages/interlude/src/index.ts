@@ -49,7 +49,6 @@ export {
   getPreviousState,
 } from "./graph/entrypoint.js";
 export type { RunnableLike } from "./graph/runnable.js";
-export { LangChainNotReadyError } from "./graph/runnable-interop.js";
 export {
   getConfig,
   getCurrentTaskInput,
@@ -101,7 +100,7 @@ export {
   type StandardSchemaV1,
 } from "./interrupt/standard-schema.js";
 export { type TaskFunction, type TaskOptions, task } from "./interrupt/task.js";
-export { LangChainMissingError, loadLangChain } from "./langchain/load.js";
+export { LangChainMissingError, LangChainNotReadyError, loadLangChain } from "./langchain/load.js";
 export { MessagesAnnotation } from "./messages/annotation.js";
 export { MessageIdRequiredError, type PushMessageOptions, pushMessage } from "./messages/push.js";
 export {
@@ -117,6 +116,49 @@ export { Command, type CommandParams, isCommand } from "./primitives/command.js"
 export { Overwrite } from "./primitives/overwrite.js";
 export { GraphDrained, isGraphDrained, RunControl } from "./primitives/run-control.js";
 export { isSend, Send } from "./primitives/send.js";
+export { type EventStreamOptions, StreamChannel, StreamChannel as EventLog } from "./protocol/channel.js";
+export {
+  type CheckpointEnvelope,
+  type ConvertToProtocolEventOptions,
+  convertToProtocolEvent,
+  isCheckpointEnvelope,
+  STREAM_EVENTS_V3_MODES,
+} from "./protocol/convert.js";
+export {
+  type CreateGraphRunStreamOptions,
+  createGraphRunStream,
+  GraphRunStream,
+  SubgraphRunStream,
+} from "./protocol/run-stream.js";
+export type { StreamEventsV3Options } from "./protocol/stream-events.js";
+export {
+  createLifecycleTransformer,
+  filterLifecycleEntries,
+  type LifecycleProjection,
+  type LifecycleTransformerOptions,
+} from "./protocol/transformers/lifecycle.js";
+export { createMessagesTransformer } from "./protocol/transformers/messages.js";
+export {
+  createSubgraphDiscoveryTransformer,
+  filterSubgraphHandles,
+  type SubgraphDiscoveryProjection,
+  type SubgraphDiscoveryTransformerOptions,
+} from "./protocol/transformers/subgraphs.js";
+export { createValuesTransformer } from "./protocol/transformers/values.js";
+export {
+  type ChatModelStreamHandle,
+  type InferExtensions,
+  type InterruptPayload,
+  isNativeTransformer,
+  type LifecycleEntry,
+  type LifecycleStatus,
+  type Namespace,
+  type NativeStreamTransformer,
+  type ProtocolEvent,
+  type ProtocolMethod,
+  type StreamEmitter,
+  type StreamTransformer,
+} from "./protocol/types.js";
 export { asGraphStream, type GraphStream, type StreamMode } from "./run/emitter.js";
 export type { Durability } from "./run/persist.js";
 export type { RetryPolicy } from "./runner/retry.js";

@@ -7,35 +7,33 @@ import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LangChain } from "../langchain/typed.js";
 import { isCommand } from "../primitives/command.js";
-import { eventNamespace } from "./namespace.js";
+import type { EventPlace } from "./namespace.js";
 
 /** `ns` is the stream namespace of the node that made the message ("" for the root graph). */
 export type EmitMessage = (ns: string, chunk: [message: BaseMessage, metadata: Record<string, unknown>]) => void;
 
-interface Origin {
+export interface Origin {
   ns: string;
   metadata: Record<string, unknown>;
 }
 
-function originOf(
+/** Where the stream tells an event, and the metadata it carries; undefined when the stream does not show it. */
+export function originOf(
+  place: EventPlace,
   metadata: Record<string, unknown> | undefined,
   tags: string[] | undefined,
   name: string | undefined,
 ): Origin | undefined {
-  const ns = eventNamespace(metadata);
+  const ns = place(metadata);
   if (ns === undefined) return undefined;
   return { ns, metadata: { tags, name, ...metadata } };
 }
 
 /**
- * `visible(ns)`: whether the stream shows that namespace. A hidden subgraph's tokens are not
+ * `place`: where the stream tells an event (callbacks/namespace.ts). A hidden subgraph's tokens are not
  * marked as sent, so its final message still shows once, as the output of the parent's node.
  */
-export function createMessagesHandler(
-  lc: LangChain,
-  emit: EmitMessage,
-  visible: (ns: string) => boolean,
-): BaseCallbackHandler {
+export function createMessagesHandler(lc: LangChain, emit: EmitMessage, place: EventPlace): BaseCallbackHandler {
   const { isBaseMessage, isBaseMessageChunk, isToolMessage, AIMessageChunk } = lc.messages;
 
   class StreamMessagesHandler extends lc.BaseCallbackHandler {
@@ -72,8 +70,8 @@ export function createMessagesHandler(
 
     /** A message a node pushed (messages/push.ts): shown at once, and not again when the node returns it. */
     pushMessage(message: BaseMessage, metadata: Record<string, unknown>, tags?: string[]) {
-      const origin = originOf(metadata, tags, undefined);
-      if (!origin || !visible(origin.ns)) return;
+      const origin = originOf(place, metadata, tags, undefined);
+      if (!origin) return;
       this.seen.add(message.id!);
       emit(origin.ns, [message, origin.metadata]);
     }
@@ -89,8 +87,8 @@ export function createMessagesHandler(
       name?: string,
     ) {
       if (tags?.includes("nostream") || tags?.includes("langsmith:nostream")) return;
-      const origin = originOf(metadata, tags, name);
-      if (origin && visible(origin.ns)) this.origins.set(runId, origin);
+      const origin = originOf(place, metadata, tags, name);
+      if (origin) this.origins.set(runId, origin);
     }
 
     override handleLLMNewToken(token: string, _idx: unknown, runId: string, _p?: string, _t?: string[], fields?: any) {
@@ -130,8 +128,8 @@ export function createMessagesHandler(
     ) {
       // Only the chain of a node (not chains the node runs itself) reports the node's output.
       if (!metadata || name !== metadata.langgraph_node || tags?.includes("langsmith:hidden")) return;
-      const origin = originOf(metadata, tags, name);
-      if (!origin || !visible(origin.ns)) return;
+      const origin = originOf(place, metadata, tags, name);
+      if (!origin) return;
       this.origins.set(runId, origin);
       // Messages the node was given are not news when it returns them.
       if (inputs && typeof inputs === "object")

@@ -6,18 +6,18 @@
  */
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { LangChain } from "../langchain/typed.js";
-import { eventNamespace } from "./namespace.js";
+import type { EventPlace } from "./namespace.js";
 import type { ToolEvent } from "./tool-event.js";
 
 /** Interrupts and cancellations unwind through tools; they are not tool errors. */
 const isControlFlow = (error: unknown) =>
   error instanceof Error && ["GraphInterrupt", "NodeInterrupt", "GraphDrained", "AbortError"].includes(error.name);
 
-/** `visible(ns)`: whether the stream shows that namespace. */
+/** `place`: where the stream tells a tool's events (callbacks/namespace.ts). */
 export function createToolsHandler(
   lc: LangChain,
   emit: (ns: string, event: ToolEvent) => void,
-  visible: (ns: string) => boolean,
+  place: EventPlace,
 ): BaseCallbackHandler {
   class StreamToolsHandler extends lc.BaseCallbackHandler {
     name = "StreamToolsHandler";
@@ -35,8 +35,8 @@ export function createToolsHandler(
       runName?: string,
       toolCallId?: string,
     ): void {
-      const ns = eventNamespace(metadata);
-      if (ns === undefined || tags?.includes("langsmith:hidden") || !visible(ns)) return;
+      const ns = place(metadata);
+      if (ns === undefined || tags?.includes("langsmith:hidden")) return;
       const call = { ns, toolCallId, name: runName ?? "unknown" };
       this.calls.set(runId, call);
       emit(ns, { event: "on_tool_start", toolCallId, name: call.name, input });

@@ -7,6 +7,8 @@ import { selectOutput } from "../algo/select-output.js";
 import type { GraphInternals, GraphSpec } from "../algo/spec.js";
 import type { BaseCache } from "../cache/base.js";
 import { createMessagesHandler } from "../callbacks/messages-handler.js";
+import { type EventPlace, graphPlace, nodePlace } from "../callbacks/namespace.js";
+import { createProtocolMessagesHandler } from "../callbacks/protocol-messages-handler.js";
 import { type EventFilters, type StreamEvent, streamGraphEvents } from "../callbacks/stream-events.js";
 import { createToolsHandler } from "../callbacks/tools-handler.js";
 import { addHandler } from "../callbacks/trace.js";
@@ -18,8 +20,11 @@ import { type COPY, type END, INTERRUPT, type START } from "../constants.js";
 import { MissingCheckpointerError } from "../errors/graph.js";
 import { UnsupportedFeatureError } from "../errors/unsupported.js";
 import type { Interrupt } from "../interrupt/record.js";
-import { loadLangChain } from "../langchain/load.js";
+import { LangChainMissingError, loadLangChain } from "../langchain/load.js";
 import { type LangChain, loadTypedLangChain } from "../langchain/typed.js";
+import type { GraphRunStream } from "../protocol/run-stream.js";
+import { PROTOCOL_STREAM, type StreamEventsV3Options, streamProtocolEvents } from "../protocol/stream-events.js";
+import type { InferExtensions, StreamTransformer } from "../protocol/types.js";
 import { forwardAbort } from "../run/abandon.js";
 import { asGraphStream, ChunkQueue, type GraphStream, queueEmitter, type StreamMode } from "../run/emitter.js";
 import { configWithoutOptions, type RunOptions, type StreamOptions } from "../run/options.js";
@@ -57,6 +62,8 @@ export interface CompileOptions {
    * `"positional"`: LangGraph's behaviour, by position only.
    */
   resumeMatching?: "checked" | "positional";
+  /** Transformer factories every `streamEvents(..., { version: "v3" })` run of the graph uses first. */
+  transformers?: ReadonlyArray<() => StreamTransformer<any>>;
 }
 
 /** The config of `invoke`: the config nodes receive, and the run's options. */
@@ -107,9 +114,12 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
   ) {
     Object.assign(this, settingsOf(options));
     this.description = options.description;
+    this.streamTransformers = options.transformers ?? [];
   }
 
   readonly description?: string;
+  /** Transformers of every v3 event stream of the graph (`compile({ transformers })`, `withConfig({ streamTransformers })`). */
+  readonly streamTransformers: ReadonlyArray<() => StreamTransformer<any>>;
 
   /** LangChain takes the graph as a Runnable (graph/runnable-interop.ts). */
   readonly lc_runnable = true;
@@ -153,9 +163,14 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
   private defaults?: RunConfig;
 
   /** A graph that runs with `config` under every call's own config, as a Runnable's `withConfig`. */
-  withConfig(config: RunConfig): this {
+  withConfig(config: RunConfig & { streamTransformers?: ReadonlyArray<() => StreamTransformer<any>> }): this {
+    const { streamTransformers, ...rest } = config;
     const bound = Object.create(this) as this;
-    bound.defaults = mergeConfig(this.defaults, config);
+    bound.defaults = mergeConfig(this.defaults, rest);
+    if (streamTransformers)
+      Object.defineProperty(bound, "streamTransformers", {
+        value: [...this.streamTransformers, ...streamTransformers],
+      });
     return bound;
   }
 
@@ -206,23 +221,26 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
           : [config.streamMode];
     const queue = new ChunkQueue<unknown>();
     const encoding = encodingOf(config.encoding);
+    const protocol = (config as Record<symbol, unknown>)[PROTOCOL_STREAM] === true;
     const emitter = queueEmitter(
       queue,
       modes,
       Array.isArray(config.streamMode),
       config.subgraphs === true,
       encoding && sseFrame,
+      protocol,
     );
     let base = configWithoutOptions(config);
     // Tokens and tool calls reach the stream through callback handlers that the chat models and
     // tools called with a node's config report to.
-    for (const [mode, create] of CALLBACK_MODES) {
+    const handlers = protocol ? PROTOCOL_CALLBACK_MODES : CALLBACK_MODES;
+    const place = protocol ? nodePlace : graphPlace(emitter.subgraphs);
+    for (const [mode, create] of handlers) {
       if (!modes.includes(mode)) continue;
-      const handler = create(
-        await loadTypedLangChain(`Stream mode "${mode}"`),
-        (ns: string, chunk: unknown) => emitter.emit(ns, mode, chunk),
-        (ns: string) => ns === "" || emitter.subgraphs,
-      );
+      const lc = await (protocol ? optionalLangChain() : loadTypedLangChain(`Stream mode "${mode}"`));
+      // A v3 stream without @langchain/core installed: no model or tool can be reporting.
+      if (!lc) break;
+      const handler = create(lc, (ns: string, chunk: unknown) => emitter.emit(ns, mode, chunk), place);
       base = { ...base, callbacks: addHandler(base.callbacks, handler) };
     }
     // As LangGraph: a reader that stops early (`break`, `cancel()`) cancels the run.
@@ -244,14 +262,32 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
   }
 
   /**
-   * LangChain's event stream of a run (`version: "v2"`): the graph, each node, and the chat
+   * `version: "v3"`: the run as protocol events, with projections (values, messages as they
+   * stream, subgraphs, lifecycle, interrupts) and the transformers' (protocol/run-stream.ts).
+   * `version: "v2"`: LangChain's event stream of a run: the graph, each node, and the chat
    * models and tools they call, started, streaming and ended. Needs `@langchain/core`.
    */
+  streamEvents<const T extends ReadonlyArray<() => StreamTransformer<any>> = []>(
+    input: U | S | unknown,
+    options: StreamConfig & StreamEventsV3Options & { transformers?: T; encoding: "text/event-stream" },
+  ): Promise<GraphStream<Uint8Array>>;
+  streamEvents<const T extends ReadonlyArray<() => StreamTransformer<any>> = []>(
+    input: U | S | unknown,
+    options: StreamConfig & StreamEventsV3Options & { transformers?: T; encoding?: undefined },
+  ): Promise<GraphRunStream<S, InferExtensions<T>>>;
   streamEvents(
     input: U | S | unknown,
     options: StreamConfig & { version: "v1" | "v2" },
     streamOptions?: EventFilters,
-  ): AsyncGenerator<StreamEvent> {
+  ): AsyncGenerator<StreamEvent>;
+  streamEvents(input: unknown, options: any, streamOptions?: EventFilters): any {
+    if (options?.version === "v3") {
+      try {
+        return Promise.resolve(streamProtocolEvents(this, input, options));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     return streamGraphEvents(this, input, options, streamOptions);
   }
 
@@ -387,17 +423,28 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
 }
 
 /** What makes the callback handler of a stream mode (its chunk type left open). */
-type CallbackHandlerFactory = (
-  lc: LangChain,
-  emit: (ns: string, chunk: any) => void,
-  visible: (ns: string) => boolean,
-) => unknown;
+type CallbackHandlerFactory = (lc: LangChain, emit: (ns: string, chunk: any) => void, place: EventPlace) => unknown;
 
 /** The stream modes told by callback handlers, and what makes each handler. */
 const CALLBACK_MODES: ReadonlyArray<readonly [StreamMode, CallbackHandlerFactory]> = [
   ["messages", createMessagesHandler],
   ["tools", createToolsHandler],
 ];
+/** The same for streamEvents v3: messages as protocol events. */
+const PROTOCOL_CALLBACK_MODES: ReadonlyArray<readonly [StreamMode, CallbackHandlerFactory]> = [
+  ["messages", createProtocolMessagesHandler],
+  ["tools", createToolsHandler],
+];
+
+/** `@langchain/core` if it is installed, else undefined. */
+async function optionalLangChain(): Promise<LangChain | undefined> {
+  try {
+    return await loadTypedLangChain("streamEvents v3");
+  } catch (error) {
+    if (error instanceof LangChainMissingError) return undefined;
+    throw error;
+  }
+}
 
 /** The stream's `encoding`: none, or server-sent events; anything else is refused. */
 function encodingOf(encoding: unknown): "text/event-stream" | undefined {

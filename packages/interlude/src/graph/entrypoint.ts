@@ -18,13 +18,16 @@ import type { RunnableConfig } from "../checkpoint/types.js";
 import { INTERRUPT, START } from "../constants.js";
 import type { Interrupt } from "../interrupt/record.js";
 import { isCommand } from "../primitives/command.js";
-import { asGraphStream, type GraphStream, type StreamMode } from "../run/emitter.js";
+import type { GraphRunStream } from "../protocol/run-stream.js";
+import { PROTOCOL_STREAM, type StreamEventsV3Options, streamProtocolEvents } from "../protocol/stream-events.js";
+import { asGraphStream, type GraphStream } from "../run/emitter.js";
 import type { TimeoutPolicy } from "../runner/timeout.js";
 import type { BaseStore } from "../store/base.js";
 import type { StateSnapshot } from "../thread/snapshot.js";
 import { Annotation } from "./annotation.js";
 import type { CompiledStateGraph, RunConfig, StreamConfig } from "./compiled.js";
 import { StateGraph } from "./state-graph.js";
+import { workflowChunks } from "./workflow-chunks.js";
 
 export interface EntrypointOptions {
   name: string;
@@ -104,23 +107,41 @@ export class Entrypoint<Input, Output> {
 
   /**
    * Streams as LangGraph's functional API does: an `updates` chunk per `task()` call that
-   * finished, then `{ [name]: output }`; `values` is the output, once.
+   * finished, then `{ [name]: output }`; `values` is the output, once (workflow-chunks.ts).
    */
   async stream(input: Input | unknown, config: StreamConfig = {}): Promise<GraphStream<unknown>> {
     const asked = config.streamMode === undefined ? ["updates" as const] : [config.streamMode].flat();
-    if (config.subgraphs) return this.graph.stream(this.wrap(input), config);
-    const inner = [...new Set(asked.map((mode) => (mode === "values" ? "updates" : mode)))];
+    // A v3 run needs the inner values, for the checkpoint envelope each one comes with.
+    const envelopes = (config as Record<symbol, unknown>)[PROTOCOL_STREAM] === true;
+    const inner = envelopes ? [...asked] : [...new Set(asked.map((mode) => (mode === "values" ? "updates" : mode)))];
     const source = await this.graph.stream(this.wrap(input), { ...config, streamMode: inner });
-    return asGraphStream(workflowChunks(source, this.name, asked, Array.isArray(config.streamMode)));
+    return asGraphStream(
+      workflowChunks(source, this.name, asked, {
+        multi: Array.isArray(config.streamMode),
+        subgraphs: config.subgraphs === true,
+        innerValues: envelopes,
+      }),
+    );
   }
 
-  /** LangChain's event stream of a run (`version: "v2"`), as for a graph; needs `@langchain/core`. */
+  /** `version: "v3"`: the run's protocol events and projections; `"v2"`: LangChain's event stream. */
+  streamEvents(
+    input: Input | unknown,
+    options: StreamConfig & StreamEventsV3Options,
+  ): Promise<GraphRunStream<any, any>>;
   streamEvents(
     input: Input | unknown,
     options: StreamConfig & { version: "v1" | "v2" },
     filters?: EventFilters,
-  ): AsyncGenerator<StreamEvent> {
-    return this.graph.streamEvents(this.wrap(input), options, filters);
+  ): AsyncGenerator<StreamEvent>;
+  streamEvents(input: Input | unknown, options: any, filters?: EventFilters): any {
+    if (options?.version !== "v3") return this.graph.streamEvents(this.wrap(input), options, filters);
+    const workflow = { streamTransformers: this.graph.streamTransformers, stream: this.stream.bind(this) };
+    try {
+      return Promise.resolve(streamProtocolEvents(workflow, input, options));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** The thread's state; its values are the workflow's last output. */
@@ -140,26 +161,6 @@ export class Entrypoint<Input, Output> {
 
 function outputSnapshot(snapshot: StateSnapshot): StateSnapshot {
   return { ...snapshot, values: snapshot.values.output as Record<string, unknown> };
-}
-
-async function* workflowChunks(
-  source: AsyncIterable<unknown>,
-  name: string,
-  asked: readonly StreamMode[],
-  multi: boolean,
-): AsyncIterableIterator<unknown> {
-  const wants = new Set(asked);
-  const shape = (mode: StreamMode, chunk: unknown) => (multi ? [mode, chunk] : chunk);
-  for await (const item of source) {
-    const [mode, chunk] = item as [StreamMode, Record<string, unknown>];
-    if (mode !== "updates") {
-      yield shape(mode, chunk);
-      continue;
-    }
-    const own = name in chunk ? (chunk[name] as { output?: unknown }) : undefined;
-    if (wants.has("updates")) yield shape("updates", own ? { [name]: own.output } : chunk);
-    if (own && wants.has("values")) yield shape("values", own.output);
-  }
 }
 
 type EntrypointFunction = <Input, Output>(

@@ -5,24 +5,12 @@
  * they build LangChain objects at once, so `@langchain/core` must be loaded by then (graphs load
  * it lazily, at their first run that needs it; `await loadLangChain()` loads it up front).
  */
-import { InterludeError } from "../errors/base.js";
-import { langchainLoaded } from "../langchain/load.js";
-
-/** A Runnable method of LangChain was called on a graph before `@langchain/core` was loaded. */
-export class LangChainNotReadyError extends InterludeError {
-  constructor(method: string) {
-    super(
-      "LANGCHAIN_NOT_LOADED",
-      `graph.${method}() builds a LangChain Runnable, and @langchain/core is not loaded in this process yet. ` +
-        "First await loadLangChain() from @interlude/core (once, at start-up).",
-    );
-  }
-}
+import { LangChainNotReadyError, langchainLoaded } from "../langchain/load.js";
 
 /** LangChain's own `Runnable.prototype[method]`, applied to `graph`. */
 export function viaLangChain(graph: object, method: string, args: unknown[]): any {
   const lc = langchainLoaded();
-  if (!lc) throw new LangChainNotReadyError(method);
+  if (!lc) throw new LangChainNotReadyError(`graph.${method}() (it builds a LangChain Runnable)`);
   return (lc.runnables.Runnable.prototype[method] as (...a: unknown[]) => unknown).apply(graph, args);
 }
 

@@ -3,9 +3,9 @@
  * runs again from its start on every resume. The result (or error) is saved with the task's
  * writes the moment it is known, and replayed on the next attempt instead of calling `fn`.
  */
-import { NS_SEP } from "../constants.js";
-import { callScope, currentTask, type TaskScope, taskStorage } from "../runner/scope.js";
+import { callScope, currentTask, taskStorage } from "../runner/scope.js";
 import { errorFromRecord, errorRecord } from "../thread/pending.js";
+import { callEnded, callFailed, callStarted } from "./call-events.js";
 import { isGraphInterrupt, ParentCommand } from "./signal.js";
 import { type CallPolicies, governed, policiesOf, throughCache } from "./task-policies.js";
 
@@ -40,12 +40,19 @@ export function task<Args extends unknown[], Result>(
       scope.traceCall ? scope.traceCall(options.name, index, args, invoke) : invoke();
     // The node's answers used so far: one used during the call makes its result a person's.
     const usedBefore = scope.used.length;
-    const run = () =>
-      throughCache(scope.cache, options.name, policies.cachePolicy, args, traced, () => scope.used.length > usedBefore);
-    if (!scope.run.saver) {
-      const { value, cached } = await run();
-      return told(scope, options.name, value, cached);
-    }
+    const usedAnswer = () => scope.used.length > usedBefore;
+    const run = async (): Promise<Awaited<Result>> => {
+      callStarted(scope, options.name, index, args);
+      try {
+        const result = await throughCache(scope.cache, options.name, policies.cachePolicy, args, traced, usedAnswer);
+        callEnded(scope, options.name, index, result.value, result.cached);
+        return result.value;
+      } catch (error) {
+        callFailed(scope, options.name, index, error);
+        throw error;
+      }
+    };
+    if (!scope.run.saver) return run();
     const saved = owner.taskCalls[index];
     if (saved && saved.name === options.name) {
       if (saved.ok) return saved.value as Awaited<Result>;
@@ -56,10 +63,10 @@ export function task<Args extends unknown[], Result>(
     // Records go to their call's position, not in completion order: calls started together
     // (Promise.all) finish in any order, and a replay looks each one up by position.
     try {
-      const { value, cached } = await run();
+      const value = await run();
       owner.taskCalls[index] = { name: options.name, ok: true, value };
       await owner.saveTaskCalls();
-      return told(scope, options.name, value, cached);
+      return value;
     } catch (error) {
       if (!options.retryable && !isControlFlow(error)) {
         owner.taskCalls[index] = { name: options.name, ok: false, value: errorRecord(error) };
@@ -69,21 +76,6 @@ export function task<Args extends unknown[], Result>(
     }
   };
   return Object.assign(call, { taskName: options.name });
-}
-
-/**
- * A call that ran streams its result as an update of its own (`{ [name]: result }`), as
- * LangGraph; one found in the cache says so (`__metadata__: { cached: true }`).
- */
-function told<T>(scope: TaskScope, name: string, value: T, cached = false): T {
-  const emitter = scope.run.emitter;
-  if (emitter?.modes.has("updates")) {
-    const cut = scope.ns.lastIndexOf(NS_SEP);
-    const chunk: Record<string, unknown> = { [name]: value };
-    if (cached) chunk.__metadata__ = { cached: true };
-    emitter.emit(cut < 0 ? "" : scope.ns.slice(0, cut), "updates", chunk);
-  }
-  return value;
 }
 
 function isControlFlow(error: unknown): boolean {

@@ -24,6 +24,8 @@ export interface LangChainModules {
   callbacksManager: Record<string, any>;
   callbacksBase: Record<string, any>;
   runnables: Record<string, any>;
+  /** `language_models/stream` (LangChain 1.3.4 and later), or undefined in older versions. */
+  modelStream: Record<string, any> | undefined;
   /** Makes a config the ambient one: runnables called without a config inherit it. */
   runWithConfig<T>(config: Record<string, unknown>, body: () => T): T;
 }
@@ -35,6 +37,17 @@ export class LangChainMissingError extends InterludeError {
       "LANGCHAIN_MISSING",
       `${feature} needs @langchain/core, which could not be imported. Install it next to @interlude/core: npm install @langchain/core`,
       { cause },
+    );
+  }
+}
+
+/** Something needs `@langchain/core` synchronously, and it has not been loaded in this process yet. */
+export class LangChainNotReadyError extends InterludeError {
+  constructor(feature: string) {
+    super(
+      "LANGCHAIN_NOT_LOADED",
+      `${feature} needs @langchain/core, which is not loaded in this process yet. ` +
+        "First await loadLangChain() from @interlude/core (once, at start-up).",
     );
   }
 }
@@ -54,11 +67,14 @@ const SPECIFIERS = [
   "@langchain/core/runnables",
   "@langchain/core/singletons",
 ];
+const MODEL_STREAM = "@langchain/core/language_models/stream";
 
 async function importAll(): Promise<LangChainModules> {
-  const [messages, documents, callbacksManager, callbacksBase, runnables, singletons] = await Promise.all(
-    SPECIFIERS.map((specifier) => import(specifier)),
-  );
+  const [messages, documents, callbacksManager, callbacksBase, runnables, singletons, modelStream] = await Promise.all([
+    ...SPECIFIERS.map((specifier) => import(specifier)),
+    // Newer than the rest: an older @langchain/core loads without it.
+    import(MODEL_STREAM).catch(() => undefined),
+  ]);
   for (const [name, value] of Object.entries(messages as Record<string, unknown>)) {
     if (typeof value === "function" && value.prototype)
       learnClass(["langchain_core", "messages", name], value as AnyClass);
@@ -74,6 +90,7 @@ async function importAll(): Promise<LangChainModules> {
     callbacksManager,
     callbacksBase,
     runnables,
+    modelStream,
     runWithConfig: ambientRunner(ambient),
   };
 }
@@ -100,6 +117,15 @@ export function loadLangChain(feature = "A LangChain object (a message, a docume
 /** The modules if `loadLangChain()` has finished, else undefined. */
 export function langchainLoaded(): LangChainModules | undefined {
   return loaded;
+}
+
+/** LangChain's `ChatModelStream` (an AI message as it streams), for `feature`. */
+export function chatModelStreamClass(feature: string): new (source: AsyncIterable<unknown>) => any {
+  if (!loaded) throw new LangChainNotReadyError(feature);
+  const Class = loaded.modelStream?.ChatModelStream;
+  if (!Class)
+    throw new LangChainMissingError(`${feature} (LangChain's ChatModelStream, @langchain/core 1.3.4 or later)`);
+  return Class;
 }
 
 export function learnClass(id: readonly string[], Class: AnyClass): void {

@@ -15,6 +15,11 @@ export type StreamMode = "values" | "updates" | "custom" | "checkpoints" | "task
 export interface Emitter {
   readonly modes: ReadonlySet<StreamMode>;
   readonly subgraphs: boolean;
+  /**
+   * A `checkpoints` chunk of the checkpoint's envelope (`{ id, parent_id, step, source }`) goes
+   * before each `values` chunk (streamEvents v3), whatever the modes.
+   */
+  readonly envelopes?: boolean;
   /** `ns` is empty for the root graph. */
   emit(ns: string, mode: StreamMode, chunk: unknown): void;
 }
@@ -118,13 +123,15 @@ export function queueEmitter(
   subgraphs: boolean,
   /** Pushes what this makes of each chunk instead of the chunk (an encoding, run/sse.ts). */
   encode?: (ns: string, mode: StreamMode, chunk: unknown) => unknown,
+  envelopes = false,
 ): Emitter {
   const set = new Set(modes);
   return {
     modes: set,
     subgraphs,
+    envelopes,
     emit(ns, mode, chunk) {
-      if (!set.has(mode)) return;
+      if (!set.has(mode) && !(envelopes && mode === "checkpoints")) return;
       if (ns && !subgraphs) return;
       if (encode) return queue.push(encode(ns, mode, chunk));
       const namespace = ns ? ns.split("|") : [];

@@ -5,12 +5,23 @@
 import type { GraphSpec } from "../algo/spec.js";
 import type { PreparedTask } from "../algo/tasks.js";
 import type { Write } from "../algo/writes.js";
+import type { RunnableConfig } from "../checkpoint/types.js";
 import { INTERRUPT, START } from "../constants.js";
 import type { Interrupt } from "../interrupt/record.js";
 import { publicInterrupt } from "../interrupt/record.js";
 import type { TaskOutcome } from "../runner/outcome.js";
+import { currentTask } from "../runner/scope.js";
 import { errorRecord } from "../thread/pending.js";
 import type { Emitter, StreamMode } from "./emitter.js";
+import { streamedTaskMetadata } from "./task-metadata.js";
+
+/** The checkpoint a `values` chunk shows, as streamEvents v3 tells it before the chunk. */
+export interface CheckpointEnvelope {
+  id: string;
+  parent_id?: string;
+  step: number;
+  source: string;
+}
 
 /**
  * Chunks held per stream (shared by a run and its subgraphs' runs), in the order they were
@@ -30,6 +41,8 @@ export class RunEvents {
     private readonly ns: string,
     private readonly spec: GraphSpec,
     private readonly step: () => number,
+    /** The checkpoint the state is at (v3's envelopes), if it has one. */
+    private readonly envelope: () => CheckpointEnvelope | undefined = () => undefined,
   ) {}
 
   wants(mode: StreamMode): boolean {
@@ -48,6 +61,8 @@ export class RunEvents {
     let held = heldChunks.get(emitter);
     if (!held) heldChunks.set(emitter, (held = []));
     // Built now: the state moves on before the chunk is told.
+    const envelope = mode === "values" && emitter.envelopes ? this.envelope() : undefined;
+    if (envelope) held.push([this.ns, "checkpoints", envelope]);
     held.push([this.ns, mode, chunk()]);
   }
 
@@ -69,6 +84,10 @@ export class RunEvents {
     if (!debug && !this.wants(mode)) return;
     this.flush();
     const value = chunk();
+    if (mode === "values" && this.emitter!.envelopes) {
+      const envelope = this.envelope();
+      if (envelope) this.emitter!.emit(this.ns, "checkpoints", envelope);
+    }
     if (this.wants(mode)) this.emitter!.emit(this.ns, mode, value);
     if (debug) {
       // As LangGraph: a checkpoint event carries its checkpoint's step, a task event the step it runs in.
@@ -81,6 +100,20 @@ export class RunEvents {
         payload: value,
       });
     }
+  }
+
+  /**
+   * A node's `custom` chunk. One written inside a `task()` call comes from the node's own
+   * namespace, one level below its graph (LangGraph runs a call as a task of its own).
+   */
+  custom(chunk: unknown): void {
+    const call = this.emitter?.subgraphs ? currentTask() : undefined;
+    if (call?.callSlot === undefined || !this.wants("custom")) {
+      this.emit("custom", () => chunk);
+      return;
+    }
+    this.flush();
+    this.emitter!.emit(call.ns, "custom", chunk);
   }
 
   /** The `__interrupt__` chunk of a run that stopped (in `updates` and `values`). */
@@ -110,11 +143,14 @@ export class RunEvents {
     return this.stateUpdate(writes);
   }
 
-  /** One `updates` chunk per finished node (the input task is not a node). */
-  updates(outcomes: readonly TaskOutcome[]): void {
-    if (!this.emitter) return;
-    for (const outcome of outcomes) {
-      if (outcome.kind !== "done" || outcome.task.name === START) continue;
+  /**
+   * A task ended, told as LangGraph tells it when the task's writes land: a node's update (or
+   * the questions it asked, as `__interrupt__` chunks), then its result (`tasks`). A result from
+   * the cache, or one a resumed step reuses, is told as an update marked `cached` only.
+   */
+  taskEnded(outcome: TaskOutcome): void {
+    if (!this.emitter || outcome.task.name === START) return;
+    if (outcome.kind === "done") {
       this.emit("updates", () => {
         const chunk: Record<string, unknown> = {
           [outcome.as ?? outcome.task.name]: this.streamedUpdate(outcome.writes),
@@ -122,10 +158,17 @@ export class RunEvents {
         if (outcome.cached) chunk.__metadata__ = { cached: true };
         return chunk;
       });
+      if (outcome.cached) return;
+    } else if (outcome.kind === "interrupted") {
+      const interrupts = outcome.interrupts.map(publicInterrupt);
+      // A subgraph stopped by a breakpoint further down has no question of its own to tell.
+      if (interrupts.length) this.interrupted(interrupts);
     }
+    this.taskFinished(outcome);
   }
 
-  taskStarted(task: PreparedTask): void {
+  /** `config`: the run's (its metadata and tags are the task's, with its node's `metadata`). */
+  taskStarted(task: PreparedTask, config: RunnableConfig, nodeMetadata: Record<string, unknown> | undefined): void {
     if (task.name !== START)
       this.emit("tasks", () => ({
         id: task.id,
@@ -133,18 +176,17 @@ export class RunEvents {
         input: task.input,
         triggers: task.triggers,
         interrupts: [],
+        metadata: streamedTaskMetadata(config, nodeMetadata),
       }));
   }
 
-  taskFinished(outcome: TaskOutcome): void {
-    // A result from the cache has no run to report the end of (as LangGraph streams it).
-    if (outcome.task.name === START || (outcome.kind === "done" && outcome.cached)) return;
+  private taskFinished(outcome: TaskOutcome): void {
     this.emit("tasks", () => ({
       id: outcome.task.id,
       name: outcome.task.name,
       result: outcome.kind === "done" ? this.stateUpdate(outcome.writes) : {},
-      error: outcome.kind === "failed" ? errorRecord(outcome.error) : null,
       interrupts: outcome.kind === "interrupted" ? outcome.interrupts.map(publicInterrupt) : [],
+      error: outcome.kind === "failed" ? errorRecord(outcome.error) : null,
     }));
   }
 }

@@ -20,7 +20,7 @@ import { currentTask, type RunScope, type TaskScope } from "../runner/scope.js";
 import { NO_PENDING, type PendingIndex } from "../thread/pending.js";
 import { checkpointToSave } from "../thread/working-checkpoint.js";
 import type { Emitter, StreamMode } from "./emitter.js";
-import { RunEvents } from "./events.js";
+import { type CheckpointEnvelope, RunEvents } from "./events.js";
 import { durabilityOf, type RunOptions } from "./options.js";
 import type { Persistence } from "./persist.js";
 import type { SubgraphTarget } from "./replay.js";
@@ -62,6 +62,8 @@ export abstract class RunState {
   protected resuming = false;
   /** Where a paused run stopped, as the handlers are told. */
   protected pausedAt: GraphLifecycleStatus = "pending";
+  /** The checkpoint the state is at, as v3 streams tell it (set when loaded and at each commit). */
+  protected envelope?: CheckpointEnvelope;
 
   constructor(
     protected readonly graph: GraphInternals,
@@ -100,7 +102,13 @@ export abstract class RunState {
       store: graph.store ?? this.parent?.run.store,
     };
     checkOutputKeys(graph.spec, options.outputKeys);
-    this.events = new RunEvents(this.scope.emitter, this.ns, graph.spec, () => this.step);
+    this.events = new RunEvents(
+      this.scope.emitter,
+      this.ns,
+      graph.spec,
+      () => this.step,
+      () => this.envelope,
+    );
     this.before = breakpointsOf(options.interruptBefore) ?? graph.interruptBefore;
     this.after = breakpointsOf(options.interruptAfter) ?? graph.interruptAfter;
   }
@@ -171,10 +179,18 @@ export abstract class RunState {
     this.checkpoint.ts = checkpoint.ts;
     this.commandWrites = [];
     this.pending = NO_PENDING;
+    if (this.scope.emitter?.envelopes)
+      this.envelope = envelopeOf(checkpoint.id, this.saver ? parentId : undefined, metadata);
     const saving = this.persistence.saveCheckpoint(checkpoint, metadata, { releaseClaim: lastSave?.(), withNext });
     // Not an async function: a run that streams no checkpoints gets the save's own promise (one
     // commit per step, and each promise a run makes costs its async-context hooks).
     if (!this.saver || !this.events.tells("checkpoints")) return saving;
     return saving.then(() => this.emit("checkpoints", () => this.checkpointEvent(checkpoint.id, metadata, parentId)));
   }
+}
+
+export function envelopeOf(id: string, parentId: string | undefined, metadata: CheckpointMetadata): CheckpointEnvelope {
+  return parentId
+    ? { id, parent_id: parentId, step: metadata.step, source: metadata.source }
+    : { id, step: metadata.step, source: metadata.source };
 }

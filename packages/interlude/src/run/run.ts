@@ -4,6 +4,7 @@
  * (`runner/`), settled (a pause or failure saves what the step did), writes applied, committed.
  */
 import { shouldInterrupt } from "../algo/breakpoints.js";
+import { selectOutput } from "../algo/select-output.js";
 import type { GraphSpec } from "../algo/spec.js";
 import { candidateNodes, compareTaskPaths, type PreparedTask, readState } from "../algo/tasks.js";
 import {
@@ -209,7 +210,6 @@ export class GraphRun extends RunStart {
         inTaskOrder(outcomes).map(stepWrites),
       );
       this.track(updated);
-      this.events.updates(outcomes);
       candidates = candidateNodes(this.graph.spec, updated);
       // No step follows: this checkpoint is the run's last save and may carry its claim's release.
       await this.commit("loop", () => ((next = this.nextTasks(candidates)).length ? undefined : this.claimOwner));
@@ -248,7 +248,7 @@ export class GraphRun extends RunStart {
     const configs = (this.nodeConfigs ??= new NodeConfigs(
       this.config,
       this.threadId,
-      (chunk) => this.emit("custom", () => chunk),
+      (chunk) => this.events.custom(chunk),
       this.scope.signal,
       this.scope.store,
     ));
@@ -278,7 +278,7 @@ export class GraphRun extends RunStart {
     const env = this.taskEnv(checkpointId);
     const several = tasks.length > 1 && this.scope.durability !== "exit";
     const finished = (outcome: TaskOutcome): TaskOutcome | Promise<TaskOutcome> => {
-      this.events.taskFinished(outcome);
+      this.events.taskEnded(outcome);
       // With siblings, a finished task's writes are saved at once: if the step is then
       // interrupted or the process dies, it is not run again.
       if (outcome.kind === "done" && several && !this.scope.signal?.aborted)
@@ -288,11 +288,14 @@ export class GraphRun extends RunStart {
       return outcome;
     };
     const lone = tasks.length === 1;
+    // Tasks a resumed step reuses are told first, as updates marked cached, and then started with
+    // the others but never finished (as LangGraph tells them).
+    const reused = this.reuseFinished ? this.reusedOutcomes(tasks) : undefined;
     const run = (task: PreparedTask): TaskOutcome | Promise<TaskOutcome> => {
+      this.events.taskStarted(task, this.config, this.graph.spec.nodes.get(task.name)?.metadata);
+      const reusedOutcome = reused?.get(task);
+      if (reusedOutcome) return reusedOutcome;
       const record = this.pending.tasks.get(task.id);
-      if (record?.done && this.reuseFinished)
-        return { kind: "done", task, writes: record.writes ?? [], output: undefined };
-      this.events.taskStarted(task);
       const outcome = runTask(
         env,
         task,
@@ -323,6 +326,19 @@ export class GraphRun extends RunStart {
         ? mapWithLimit(tasks, limit, (task) => startedTask(run, task))
         : Promise.all(tasks.map((task) => startedTask(run, task))),
     );
+  }
+
+  /** The step's tasks that finished before the run paused: their outcomes, told now. */
+  private reusedOutcomes(tasks: readonly PreparedTask[]): Map<PreparedTask, TaskOutcome> | undefined {
+    let reused: Map<PreparedTask, TaskOutcome> | undefined;
+    for (const task of tasks) {
+      const record = this.pending.tasks.get(task.id);
+      if (!record?.done) continue;
+      const outcome: TaskOutcome = { kind: "done", task, writes: record.writes ?? [], output: undefined };
+      this.events.taskEnded({ ...outcome, cached: true });
+      (reused ??= new Map()).set(task, outcome);
+    }
+    return reused;
   }
 
   /** After a step: stop the run when a task paused, failed or had its answer refused. */
@@ -356,14 +372,16 @@ export class GraphRun extends RunStart {
 
     const failed = outcomes.find((o) => o.kind === "failed");
     if (failed && failed.kind === "failed") throw failed.error;
+    // Each task's questions were told as it stopped (RunEvents.taskEnded).
     const interrupts = outcomes.flatMap((o) => (o.kind === "interrupted" ? o.interrupts : []));
-    const visible = interrupts.map(publicInterrupt);
-    // A subgraph stopped by a breakpoint further down has no question of its own to stream.
-    if (!this.parent || visible.length) {
-      this.events.interrupted(visible);
-    }
     if (this.parent) throw new GraphInterrupt(interrupts);
-    return { values: this.valuesWithFinished(outcomes), interrupts: visible, paused: true };
+    const values = this.valuesWithFinished(outcomes);
+    // As LangGraph: the state with the finished tasks' writes closes the stream of a paused step.
+    if (outcomes.some((o) => o.kind === "done" && o.writes.some(([key]) => this.graph.spec.stateKeySet.has(key))))
+      this.emit("values", () => selectOutput(values, this.options.outputKeys));
+    // A subgraph's breakpoint stopped the step: no task had a question to tell.
+    if (interrupts.length === 0) this.events.interrupted([]);
+    return { values, interrupts: interrupts.map(publicInterrupt), paused: true };
   }
 
   /**

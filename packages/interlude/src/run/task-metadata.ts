@@ -59,3 +59,39 @@ export function executionInfo(
     nodeFirstAttemptTime: attempt?.firstTime ?? Date.now(),
   };
 }
+
+/** Keys a `tasks` event leaves out of the task's metadata: the task's own fields and namespace say them. */
+const INTERNAL_KEYS = new Set([
+  "thread_id",
+  "checkpoint_id",
+  "checkpoint_ns",
+  "checkpoint_map",
+  "langgraph_step",
+  "langgraph_node",
+  "langgraph_triggers",
+  "langgraph_path",
+  "langgraph_checkpoint_ns",
+]);
+/** Run ids LangGraph copies from `configurable` into a run's metadata. */
+const PROPAGATED = ["task_id", "run_id", "assistant_id", "graph_id"];
+
+/**
+ * The `metadata` of a `tasks` event, as LangGraph 1.7 streams it: the run's and the node's
+ * metadata less the internal keys (`ls_integration`, `lc_agent_name` and the user's stay), and
+ * the caller's tags.
+ */
+export function streamedTaskMetadata(
+  config: { metadata?: unknown; configurable?: Record<string, unknown>; tags?: unknown },
+  own: Record<string, unknown> | undefined,
+): Record<string, unknown> {
+  const metadata: Record<string, unknown> = { ls_integration: "langgraph" };
+  for (const source of [config.metadata as Record<string, unknown> | undefined, own])
+    if (source) for (const key in source) if (!INTERNAL_KEYS.has(key)) metadata[key] = source[key];
+  const configurable = config.configurable;
+  if (configurable)
+    for (const key of PROPAGATED)
+      if (!(key in metadata) && configurable[key] !== undefined) metadata[key] = configurable[key];
+  const tags = Array.isArray(config.tags) ? config.tags.filter((tag) => !String(tag).startsWith("seq:step")) : [];
+  if (tags.length) metadata.tags = tags;
+  return metadata;
+}

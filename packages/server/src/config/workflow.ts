@@ -106,7 +106,8 @@ export function serveWorkflow(workflow: Workflow, { saver, store }: GraphStorage
       const source = (await inner.stream(wrap(input), innerConfig(config, asked))) as AsyncIterable<Triple>;
       return asGraphStream(mapped(source, name, asked));
     },
-    async *streamEvents(input: unknown, options: StreamConfig & { version: "v1" | "v2" }) {
+    // The server asks for LangChain's events (v2) only: the run's own stream serves the rest.
+    streamEvents: async function* (input: unknown, options: StreamConfig & { version: "v1" | "v2" }) {
       const asked = askedModes(options);
       let root: string | undefined;
       for await (const event of inner.streamEvents(wrap(input), {
@@ -119,7 +120,7 @@ export function serveWorkflow(workflow: Workflow, { saver, store }: GraphStorage
           for (const chunk of workflowChunks(name, asked, event.data.chunk as Triple))
             yield { ...event, data: { chunk } } as StreamEvent;
       }
-    },
+    } as CompiledStateGraph["streamEvents"],
     async getState(config: RunnableConfig, options?: { subgraphs?: boolean }) {
       return outputOf(await inner.getState(config, options));
     },

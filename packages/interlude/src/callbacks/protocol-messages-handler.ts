@@ -1,0 +1,235 @@
+/**
+ * Stream mode `"messages"` for streamEvents v3: messages as the protocol's events
+ * (`message-start`, `content-block-start`/`-delta`/`-finish`, `message-finish`) instead of
+ * message chunks. A chat model streams its own events (LangChain builds them, for a handler
+ * that prefers them); a model that did not stream, and a message a node returns or pushes, are
+ * told once as a whole message, each block in one delta.
+ */
+import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { LangChain } from "../langchain/typed.js";
+import { isCommand } from "../primitives/command.js";
+import { type Origin, originOf } from "./messages-handler.js";
+import type { EventPlace } from "./namespace.js";
+
+type Block = Record<string, any>;
+type EmitEvent = (ns: string, chunk: [event: Record<string, unknown>, metadata: Record<string, unknown>]) => void;
+
+/** A content block as it starts, before its content streams. */
+function startOf(block: Block): Block {
+  switch (block.type) {
+    case "text":
+      return { type: "text", text: "" };
+    case "reasoning":
+      return { type: "reasoning", reasoning: "" };
+    case "tool_call":
+    case "tool_call_chunk":
+      return {
+        type: "tool_call_chunk",
+        ...(block.id != null ? { id: block.id } : {}),
+        ...(block.name != null ? { name: block.name } : {}),
+        args: "",
+      };
+    default:
+      return block;
+  }
+}
+
+/** The whole of a block's content as one delta (none for an empty text, or a block that does not stream). */
+function deltaOf(block: Block, index: number): Record<string, unknown> | undefined {
+  const delta = (body: Record<string, unknown>) => ({ event: "content-block-delta", index, delta: body });
+  switch (block.type) {
+    case "text":
+      return typeof block.text === "string" && block.text ? delta({ type: "text-delta", text: block.text }) : undefined;
+    case "reasoning":
+      return typeof block.reasoning === "string" && block.reasoning
+        ? delta({ type: "reasoning-delta", reasoning: block.reasoning })
+        : undefined;
+    case "tool_call_chunk":
+      return delta({ type: "block-delta", fields: { ...block, type: "tool_call_chunk" } });
+    default:
+      return undefined;
+  }
+}
+
+const ROLES: Record<string, string> = { human: "human", system: "system", tool: "tool" };
+
+export function createProtocolMessagesHandler(lc: LangChain, emit: EmitEvent, place: EventPlace): BaseCallbackHandler {
+  const { isBaseMessage, isBaseMessageChunk, isToolMessage } = lc.messages;
+
+  class StreamProtocolMessagesHandler extends lc.BaseCallbackHandler {
+    name = "StreamProtocolMessagesHandler";
+    /** LangChain hands such a handler a chat model's own protocol events. */
+    lc_prefer_chat_model_stream_events = true;
+    override awaitHandlers = true;
+    private readonly origins = new Map<string, Origin>();
+    private readonly seen = new Set<string>();
+    private readonly streamed = new Set<string>();
+    /** One id for every event of a model call. */
+    private readonly callIds = new Map<string, string>();
+
+    private send(origin: Origin, event: Record<string, unknown>, runId: string | undefined) {
+      emit(origin.ns, [event, runId !== undefined ? { ...origin.metadata, run_id: runId } : origin.metadata]);
+    }
+
+    private idOf(message: BaseMessage, runId: string | undefined): string | undefined {
+      let id = message.id;
+      if (runId !== undefined) {
+        if (isToolMessage(message)) id ??= `run-${runId}-tool-${message.tool_call_id}`;
+        else {
+          if (id == null || id === `run-${runId}`) id = this.callIds.get(runId) ?? id ?? `run-${runId}`;
+          if (!this.callIds.has(runId)) this.callIds.set(runId, id);
+        }
+      }
+      if (id !== message.id) {
+        message.id = id;
+        message.lc_kwargs.id = id;
+      }
+      if (id != null) this.seen.add(id);
+      return id;
+    }
+
+    /** A whole message as its events: start, each block (start, one delta, finish), finish. */
+    private sendWhole(origin: Origin, message: BaseMessage, runId: string | undefined, dedupe: boolean) {
+      const known = message.id ?? (runId !== undefined ? this.callIds.get(runId) : undefined);
+      if (dedupe && known != null && this.seen.has(known)) return;
+      const id = this.idOf(message, runId);
+      const role = ROLES[message.getType()] ?? "ai";
+      this.send(
+        origin,
+        {
+          event: "message-start",
+          ...(id != null ? { id } : {}),
+          ...(role !== "ai" ? { role } : {}),
+          ...(role === "tool" && isToolMessage(message) ? { tool_call_id: message.tool_call_id } : {}),
+        },
+        runId,
+      );
+      const content = message.content;
+      const blocks: Block[] = Array.isArray(content)
+        ? (content as Block[])
+        : typeof content === "string" && content
+          ? [{ type: "text", text: content }]
+          : [];
+      blocks.forEach((block, offset) => {
+        const index = typeof block.index === "number" ? block.index : offset;
+        this.send(origin, { event: "content-block-start", index, content: startOf(block) }, runId);
+        const delta = deltaOf(block, index);
+        if (delta) this.send(origin, delta, runId);
+        this.send(origin, { event: "content-block-finish", index, content: block }, runId);
+      });
+      const { usage_metadata: usage, response_metadata: response } = message as BaseMessage & Record<string, any>;
+      this.send(
+        origin,
+        {
+          event: "message-finish",
+          ...(usage != null && typeof usage === "object" ? { usage } : {}),
+          ...(response != null && typeof response === "object" ? { responseMetadata: response } : {}),
+        },
+        runId,
+      );
+    }
+
+    /** A message a node pushed (messages/push.ts): told at once, and not again when the node returns it. */
+    pushMessage(message: BaseMessage, metadata: Record<string, unknown>, tags?: string[]) {
+      const origin = originOf(place, metadata, tags, undefined);
+      if (origin) this.sendWhole(origin, message, undefined, true);
+    }
+
+    override handleChatModelStart(
+      _llm: unknown,
+      _messages: unknown,
+      runId: string,
+      _parentRunId?: string,
+      _extra?: unknown,
+      tags?: string[],
+      metadata?: Record<string, unknown>,
+      name?: string,
+    ) {
+      if (tags?.includes("nostream") || tags?.includes("langsmith:nostream")) return;
+      const origin = originOf(place, metadata, tags, name);
+      if (origin) this.origins.set(runId, origin);
+    }
+
+    override handleChatModelStreamEvent(streamEvent: object, runId: string) {
+      const origin = this.origins.get(runId);
+      if (!origin) return;
+      let event = streamEvent as Record<string, unknown>;
+      if (event.event === "message-start") {
+        this.streamed.add(runId);
+        const id = (event.id as string | undefined) ?? `run-${runId}`;
+        this.seen.add(id);
+        if (!this.callIds.has(runId)) this.callIds.set(runId, id);
+        if (event.id == null) event = { ...event, id };
+      }
+      this.send(origin, event, runId);
+    }
+
+    override handleLLMEnd(output: any, runId: string) {
+      const origin = this.origins.get(runId);
+      const message = output?.generations?.[0]?.[0]?.message;
+      if (origin && isBaseMessage(message)) {
+        // A streamed message was told already: only its id is kept, so the node returning it tells nothing.
+        if (this.streamed.has(runId)) this.idOf(message, runId);
+        else this.sendWhole(origin, message, runId, true);
+      }
+      this.forget(runId);
+    }
+
+    override handleLLMError(_error: unknown, runId: string) {
+      this.forget(runId);
+    }
+
+    private forget(runId: string) {
+      this.origins.delete(runId);
+      this.streamed.delete(runId);
+      this.callIds.delete(runId);
+    }
+
+    override handleChainStart(
+      _chain: unknown,
+      inputs: Record<string, unknown>,
+      runId: string,
+      _parentRunId?: string,
+      tags?: string[],
+      metadata?: Record<string, unknown>,
+      _runType?: string,
+      name?: string,
+    ) {
+      // Only the chain of a node (not chains the node runs itself) reports the node's output.
+      if (!metadata || name !== metadata.langgraph_node || tags?.includes("langsmith:hidden")) return;
+      const origin = originOf(place, metadata, tags, name);
+      if (!origin) return;
+      this.origins.set(runId, origin);
+      // Messages the node was given are not news when it returns them.
+      if (inputs && typeof inputs === "object")
+        for (const value of Object.values(inputs))
+          for (const item of Array.isArray(value) ? value : [value])
+            if ((isBaseMessage(item) || isBaseMessageChunk(item)) && item.id !== undefined) this.seen.add(item.id);
+    }
+
+    override handleChainEnd(outputs: unknown, runId: string) {
+      const origin = this.origins.get(runId);
+      this.origins.delete(runId);
+      if (!origin) return;
+      const tell = (value: unknown) => {
+        if (isBaseMessage(value) && !isToolMessage(value)) this.sendWhole(origin, value, runId, true);
+      };
+      const walk = (output: unknown): void => {
+        if (isCommand(output)) walk(output.update);
+        else if (isBaseMessage(output)) tell(output);
+        else if (Array.isArray(output)) for (const value of output) isCommand(value) ? walk(value) : tell(value);
+        else if (output !== null && typeof output === "object")
+          for (const value of Object.values(output)) Array.isArray(value) ? value.forEach(tell) : tell(value);
+      };
+      walk(outputs);
+      this.callIds.delete(runId);
+    }
+
+    override handleChainError(_error: unknown, runId: string) {
+      this.origins.delete(runId);
+      this.callIds.delete(runId);
+    }
+  }
+  return new StreamProtocolMessagesHandler();
+}
