@@ -34,10 +34,15 @@ out.pipe = await failure(() => graph.pipe({ invoke: (x) => x }));
 out.messages = await failure(() => graph.stream({ n: 1 }, { streamMode: "messages" }));
 out.callbacks = await failure(() => graph.invoke({ n: 1 }, { callbacks: [] }));
 out.events = await failure(async () => { for await (const _ of graph.streamEvents({ n: 1 }, { version: "v2" })); });
+// streamEvents v3 needs LangChain only for what models and tools say: a plain graph streams all the rest.
+const v3 = await graph.streamEvents({ n: 1 }, { version: "v3" });
+const methods = new Set();
+for await (const event of v3) methods.add(event.method);
+out.v3 = { methods: [...methods], output: await v3.output };
 console.log(JSON.stringify(out));
 `;
 
-it("graphs run without @langchain/core; messages, callbacks and streamEvents then fail with LANGCHAIN_MISSING", async () => {
+it("graphs run without @langchain/core (streamEvents v3 too); messages, callbacks and streamEvents v2 then fail with LANGCHAIN_MISSING", async () => {
   const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: process.cwd() });
   expect(JSON.parse(stdout)).toEqual({
     invoke: 2,
@@ -47,5 +52,6 @@ it("graphs run without @langchain/core; messages, callbacks and streamEvents the
     messages: "LANGCHAIN_MISSING",
     callbacks: "LANGCHAIN_MISSING",
     events: "LANGCHAIN_MISSING",
+    v3: { methods: ["lifecycle", "checkpoints", "values", "tasks", "updates"], output: { n: 2 } },
   });
 });

@@ -168,7 +168,7 @@ export class RunEvents {
   }
 
   /** `config`: the run's (its metadata and tags are the task's, with its node's `metadata`). */
-  taskStarted(task: PreparedTask, config: RunnableConfig, nodeMetadata: Record<string, unknown> | undefined): void {
+  taskStarted(task: PreparedTask, config: RunnableConfig): void {
     if (task.name !== START)
       this.emit("tasks", () => ({
         id: task.id,
@@ -176,7 +176,7 @@ export class RunEvents {
         input: task.input,
         triggers: task.triggers,
         interrupts: [],
-        metadata: streamedTaskMetadata(config, nodeMetadata),
+        metadata: streamedTaskMetadata(config, this.spec.nodes.get(task.name)?.metadata),
       }));
   }
 

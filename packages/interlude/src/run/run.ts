@@ -292,7 +292,7 @@ export class GraphRun extends RunStart {
     // the others but never finished (as LangGraph tells them).
     const reused = this.reuseFinished ? this.reusedOutcomes(tasks) : undefined;
     const run = (task: PreparedTask): TaskOutcome | Promise<TaskOutcome> => {
-      this.events.taskStarted(task, this.config, this.graph.spec.nodes.get(task.name)?.metadata);
+      this.events.taskStarted(task, this.config);
       const reusedOutcome = reused?.get(task);
       if (reusedOutcome) return reusedOutcome;
       const record = this.pending.tasks.get(task.id);
