@@ -8,6 +8,21 @@ const list = (lib: Runtime) =>
   lib.Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });
 
 compare("graph building", {
+  "a Command is a CommandInstance holding its parameters under COMMAND_SYMBOL": async ({
+    Command,
+    CommandInstance,
+    COMMAND_SYMBOL,
+    isCommand,
+  }) => {
+    const command = new Command({ resume: "yes", goto: "b" });
+    return {
+      instance: command instanceof CommandInstance,
+      params: command[COMMAND_SYMBOL],
+      global: COMMAND_SYMBOL === Symbol.for("langgraph.command"),
+      isCommand: isCommand(command),
+    };
+  },
+
   "addNode with an object of nodes": {
     from: "python_port/graph_structure.test.ts: add nodes from a map",
     async run(lib) {

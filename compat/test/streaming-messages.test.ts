@@ -188,6 +188,25 @@ compare("streaming messages", {
 });
 
 compare("store", {
+  "AsyncBatchedStore, started: operations made together answered each with its own result": {
+    from: "store tests: AsyncBatchedStore batches operations",
+    async run({ AsyncBatchedStore, InMemoryStore }) {
+      const inner = new InMemoryStore();
+      const store = new AsyncBatchedStore(new AsyncBatchedStore(inner));
+      store.start();
+      await Promise.all([store.put(["a"], "1", { v: 1 }), store.put(["a"], "2", { v: 2 })]);
+      const [one, found] = await Promise.all([store.get(["a"], "1"), store.search(["a"])]);
+      await store.stop();
+      return {
+        unwrapped: store.store === inner,
+        one: one.value,
+        found: found.map((item: any) => item.key).sort(),
+        name: store.lg_name,
+        running: store.isRunning,
+      };
+    },
+  },
+
   "a search with a query": {
     differs: "#store-no-semantic-search",
     async run({ InMemoryStore }) {

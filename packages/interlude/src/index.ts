@@ -112,7 +112,7 @@ export {
   UnknownMessageIdError,
 } from "./messages/reducer.js";
 export type { BaseMessage, BaseMessageLike, MessageShape, MessageTypes } from "./messages/types.js";
-export { Command, type CommandParams, isCommand } from "./primitives/command.js";
+export { COMMAND_SYMBOL, Command, CommandInstance, type CommandParams, isCommand } from "./primitives/command.js";
 export { Overwrite } from "./primitives/overwrite.js";
 export { GraphDrained, isGraphDrained, RunControl } from "./primitives/run-control.js";
 export { isSend, Send } from "./primitives/send.js";

@@ -17,11 +17,26 @@ export interface CommandParams<Resume = unknown, Update = Record<string, unknown
   reason?: string;
 }
 
+/** LangGraph's brand of a command's parameters (`command[COMMAND_SYMBOL]`). */
+export const COMMAND_SYMBOL: unique symbol = Symbol.for("langgraph.command") as never;
+
+/** What every Command is, holding the parameters it was made with (LangGraph's base class). */
+export class CommandInstance<Resume = unknown, Update = Record<string, unknown>, Node extends string = string> {
+  readonly [COMMAND_SYMBOL]: CommandParams<Resume, Update, Node>;
+  constructor(params: CommandParams<Resume, Update, Node>) {
+    this[COMMAND_SYMBOL] = params;
+  }
+}
+
 /**
  * Input to `invoke` to resume a paused thread, or a node's return value to update the state
  * and choose where to go next.
  */
-export class Command<Resume = unknown, Update = Record<string, unknown>, Node extends string = string> {
+export class Command<
+  Resume = unknown,
+  Update = Record<string, unknown>,
+  Node extends string = string,
+> extends CommandInstance<Resume, Update, Node> {
   readonly lg_name = "Command";
   static readonly PARENT = PARENT;
 
@@ -33,6 +48,7 @@ export class Command<Resume = unknown, Update = Record<string, unknown>, Node ex
   readonly reason?: string;
 
   constructor(params: CommandParams<Resume, Update, Node> = {}) {
+    super(params);
     this.resume = params.resume;
     this.update = params.update;
     this.goto = params.goto === undefined ? [] : Array.isArray(params.goto) ? params.goto : [params.goto];
