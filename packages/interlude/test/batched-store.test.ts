@@ -13,7 +13,11 @@ class CountingStore extends InMemoryStore {
 it("operations made in one turn go to the wrapped store as one batch, each answered with its own result", async () => {
   const inner = new CountingStore();
   const store = new AsyncBatchedStore(inner);
-  await Promise.all([store.put(["a"], "1", { v: 1 }), store.put(["a"], "2", { v: 2 }), store.put(["b"], "3", { v: 3 })]);
+  await Promise.all([
+    store.put(["a"], "1", { v: 1 }),
+    store.put(["a"], "2", { v: 2 }),
+    store.put(["b"], "3", { v: 3 }),
+  ]);
   const [one, two, found] = await Promise.all([store.get(["a"], "1"), store.get(["a"], "2"), store.search(["a"])]);
   expect(one?.value).toEqual({ v: 1 });
   expect(two?.value).toEqual({ v: 2 });
