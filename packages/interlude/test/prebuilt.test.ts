@@ -84,7 +84,7 @@ describe("ToolNode", () => {
       ["2", "error"],
       ["3", "error"],
     ]);
-    expect(messages[1]!.content).toMatch(/"nope" does not exist.*send, lookup, broken/);
+    expect(messages[1]!.content).toBe('Error: Tool "nope" not found.\n Please fix your mistakes.');
     expect(messages[2]!.content).toMatch(/disk full/);
   });
 
@@ -172,8 +172,8 @@ describe("createReactAgent", () => {
     expect(done.messages.at(-1).content).toBe('sent to bob | {"found":"bob"}');
   });
 
-  it("refuses options it does not implement", () => {
-    expect(() => createReactAgent({ llm: twoCalls, tools: [], responseFormat: {} } as never)).toThrow(
+  it("refuses an option it does not know (a misspelling) instead of ignoring it", () => {
+    expect(() => createReactAgent({ llm: twoCalls, tools: [], responseFromat: {} } as never)).toThrow(
       UnsupportedAgentOptionError,
     );
   });

@@ -54,8 +54,9 @@ export function outputWrites(spec: GraphSpec, node: string, output: unknown): Wr
     gotoWrites(spec, node, (output as Command).goto, out);
     return out;
   }
-  if (Array.isArray(output) && output.every(isCommand)) {
-    for (const command of output) out.push(...outputWrites(spec, node, command));
+  // As LangGraph: a list holding a Command is a list of updates (a ToolNode's, when tools return Commands).
+  if (Array.isArray(output) && output.some(isCommand)) {
+    for (const item of output) out.push(...outputWrites(spec, node, item));
     return out;
   }
   if (typeof output !== "object" || Array.isArray(output)) {

@@ -82,8 +82,12 @@ export interface GraphSpec {
 }
 
 /** What a run, and a reader of its thread, need from a compiled graph (a subgraph's too). */
+/** What LangGraph calls a graph compiled without a name (its runs and traces). */
+export const DEFAULT_GRAPH_NAME = "LangGraph";
+
 export interface GraphInternals {
-  readonly name: string;
+  /** `compile({ name })`; runs and traces are named "LangGraph" when it was not given, as in LangGraph. */
+  readonly name: string | undefined;
   readonly spec: GraphSpec;
   readonly checkpointer?: BaseCheckpointSaver;
   /** Long-term memory given to nodes as `config.store` (a subgraph without one uses its parent's). */

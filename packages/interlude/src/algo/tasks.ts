@@ -25,7 +25,7 @@ export interface PreparedTask {
   path: TaskPath;
   /** The state (pull), the `Send` argument (push), or the run's input (`__start__`). */
   input: unknown;
-  /** The state at the step's start, when `input` is something else (for branches). */
+  /** The state at the step's start, when `input` is something else (a Send's argument, for its node's branches). */
   state?: Record<string, unknown>;
   /** Channels that triggered it; recorded as seen once it ran. */
   triggers: readonly string[];
@@ -90,6 +90,7 @@ export function prepareNextTasks(
   candidates?: Iterable<string>,
 ): PreparedTask[] {
   const tasks: PreparedTask[] = [];
+  let state: Record<string, unknown> | undefined;
   const sends = channels.get(TASKS)!;
   if (sends.isAvailable()) {
     const packets = sends.get() as SendPacket[];
@@ -106,10 +107,11 @@ export function prepareNextTasks(
         ns: taskNamespace(parentNs, packet.node, id),
       };
       if (packet.timeout) task.timeout = packet.timeout;
+      // A Send's node routes on the graph's state (with its own writes), not on what it was sent.
+      if (spec.nodes.get(packet.node)!.branches.length) task.state = state ??= readState(channels, spec.stateKeys);
       tasks.push(task);
     }
   }
-  let state: Record<string, unknown> | undefined;
   for (const name of candidates ?? spec.nodes.keys()) {
     const triggers = isTriggered(spec, checkpoint, channels, name);
     if (!triggers) continue;

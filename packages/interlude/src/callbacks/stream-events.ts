@@ -29,7 +29,7 @@ export interface EventFilters {
 }
 
 export interface StreamableGraph {
-  readonly name: string;
+  getName(): string;
   invoke(input: unknown, config?: any): Promise<unknown>;
   stream(input: unknown, config?: any): Promise<AsyncIterableIterator<unknown>>;
 }
@@ -46,7 +46,7 @@ function adapterFor(lc: LangChain) {
       super();
     }
     override getName(): string {
-      return this.graph.name;
+      return this.graph.getName();
     }
     override invoke(input: unknown, config?: any): Promise<unknown> {
       return this.graph.invoke(input, config);

@@ -4,7 +4,7 @@
  */
 import { breakpointsOf } from "../algo/breakpoints.js";
 import { selectOutput } from "../algo/select-output.js";
-import type { GraphInternals, GraphSpec } from "../algo/spec.js";
+import { DEFAULT_GRAPH_NAME, type GraphInternals, type GraphSpec } from "../algo/spec.js";
 import type { BaseCache } from "../cache/base.js";
 import { createMessagesHandler } from "../callbacks/messages-handler.js";
 import { type EventPlace, graphPlace, nodePlace } from "../callbacks/namespace.js";
@@ -84,7 +84,7 @@ type GraphSettings = Omit<GraphInternals, "spec">;
 function settingsOf(options: CompileOptions): GraphSettings {
   const saver = options.checkpointer;
   return {
-    name: options.name ?? "LangGraph",
+    name: options.name,
     checkpointer: typeof saver === "object" && saver !== null ? saver : undefined,
     store: options.store,
     cache: options.cache,
@@ -372,7 +372,8 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
   }
 
   getName(suffix?: string): string {
-    return suffix ? `${this.name}${suffix}` : this.name;
+    const name = this.name ?? DEFAULT_GRAPH_NAME;
+    return suffix ? `${name}${suffix}` : name;
   }
 
   /**

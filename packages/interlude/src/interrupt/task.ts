@@ -22,8 +22,23 @@ export function task<Args extends unknown[], Result>(
   nameOrOptions: string | ({ name: string } & TaskOptions),
   fn: (...args: Args) => Result,
 ): TaskFunction<Args, Result> {
-  const options: TaskOptions & { name: string } =
-    typeof nameOrOptions === "string" ? { name: nameOrOptions } : nameOrOptions;
+  return makeTask(typeof nameOrOptions === "string" ? { name: nameOrOptions } : nameOrOptions, fn, false);
+}
+
+/**
+ * A call recorded as `task()` records it (run once, its result replayed on resume), that is not
+ * a task to anyone watching: no stream events, no chain run of its own. ToolNode's tool calls
+ * are such: LangGraph runs them inside the node.
+ */
+export function recordedCall<Result>(name: string, fn: () => Result): Promise<Awaited<Result>> {
+  return makeTask({ name }, fn, true)();
+}
+
+function makeTask<Args extends unknown[], Result>(
+  options: TaskOptions & { name: string },
+  fn: (...args: Args) => Result,
+  quiet: boolean,
+): TaskFunction<Args, Result> {
   const policies = policiesOf(options.name, options);
   const call = async (...args: Args): Promise<Awaited<Result>> => {
     const scope = currentTask();
@@ -37,18 +52,18 @@ export function task<Args extends unknown[], Result>(
       () => taskStorage.run(callScope(scope, index), () => fn(...args)) as Promise<Awaited<Result>>,
     );
     const traced = (): Promise<Awaited<Result>> =>
-      scope.traceCall ? scope.traceCall(options.name, index, args, invoke) : invoke();
+      scope.traceCall && !quiet ? scope.traceCall(options.name, index, args, invoke) : invoke();
     // The node's answers used so far: one used during the call makes its result a person's.
     const usedBefore = scope.used.length;
     const usedAnswer = () => scope.used.length > usedBefore;
     const run = async (): Promise<Awaited<Result>> => {
-      callStarted(scope, options.name, index, args);
+      if (!quiet) callStarted(scope, options.name, index, args);
       try {
         const result = await throughCache(scope.cache, options.name, policies.cachePolicy, args, traced, usedAnswer);
-        callEnded(scope, options.name, index, result.value, result.cached);
+        if (!quiet) callEnded(scope, options.name, index, result.value, result.cached);
         return result.value;
       } catch (error) {
-        callFailed(scope, options.name, index, error);
+        if (!quiet) callFailed(scope, options.name, index, error);
         throw error;
       }
     };

@@ -4,14 +4,17 @@
  */
 import "../langchain/types.js";
 
+export { AgentModelError, type AgentPrompt } from "./agent-model.js";
+export { withAgentName } from "./agent-name.js";
 export {
   type ChatModelLike,
   type CreateReactAgentParams,
   createReactAgent,
   createReactAgentAnnotation,
+  type ResponseFormat,
   UnsupportedAgentOptionError,
 } from "./react-agent.js";
-export { type ToolLike, ToolNode, type ToolNodeOptions, ToolOutputError, toolsCondition } from "./tool-node.js";
+export { type ToolLike, ToolNode, ToolNodeInputError, type ToolNodeOptions, toolsCondition } from "./tool-node.js";
 export {
   type ActionRequest,
   createToolReviewNode,

@@ -40,6 +40,11 @@ export class Command<
   readonly lg_name = "Command";
   static readonly PARENT = PARENT;
 
+  /** LangChain's tools hand a Command back as it is (not as a ToolMessage's text). */
+  get lc_direct_tool_output(): true {
+    return true;
+  }
+
   readonly resume?: Resume;
   readonly update?: Update | [string, unknown][];
   readonly goto: Array<Node | Send>;

@@ -6,6 +6,7 @@
 import { shouldInterrupt } from "../algo/breakpoints.js";
 import { selectOutput } from "../algo/select-output.js";
 import type { GraphSpec } from "../algo/spec.js";
+import { DEFAULT_GRAPH_NAME } from "../algo/spec.js";
 import { candidateNodes, compareTaskPaths, type PreparedTask, readState } from "../algo/tasks.js";
 import {
   applyNullWrites,
@@ -106,7 +107,7 @@ export class GraphRun extends RunStart {
   /** The run inside its chain run (a subgraph's is a child of the node that runs it). */
   private async runTraced(): Promise<RunResult> {
     this.lc = await loadTypedLangChain("Callbacks");
-    const chain = await startGraphChain(this.lc, this.config, this.graph.name, this.input);
+    const chain = await startGraphChain(this.lc, this.config, this.graph.name ?? DEFAULT_GRAPH_NAME, this.input);
     const handlers = graphHandlersOf(this.config.callbacks);
     if (handlers) this.lifecycle = { handlers, runId: chain.runId };
     this.config = chain.config;

@@ -10,7 +10,6 @@ import type { PreparedTask } from "../algo/tasks.js";
 import type { Write } from "../algo/writes.js";
 import type { BaseCache } from "../cache/base.js";
 import type { ChainRun } from "../callbacks/trace.js";
-import { PULL } from "../constants.js";
 import { InterruptMismatchError, InvalidResumeError } from "../errors/resume.js";
 import type { GivenAnswer, TaskCallRecord } from "../interrupt/record.js";
 import { GraphInterrupt, isGraphInterrupt, ParentCommand } from "../interrupt/signal.js";
@@ -103,18 +102,24 @@ function finish(
   config: Record<string, unknown>,
   pushed: Write[] | undefined,
 ): TaskOutcome | Promise<TaskOutcome> {
-  if (isCommand(output) && output.graph === Command.PARENT) return { kind: "parent", task, command: output };
+  const parent = parentCommandOf(output);
+  if (parent) return { kind: "parent", task, command: parent };
   const returned = outputWrites(env.spec, node.name, output);
   const writes: Write[] = pushed ? [...pushed, ...returned] : returned;
   edgeWrites(node.edges, writes);
   const done: TaskOutcome = { kind: "done", task, writes, output };
   if (!node.branches.length) return done;
-  const state =
-    task.path[0] === PULL
-      ? stateAfterWrites(env.spec, task.state ?? (task.input as Record<string, unknown>), writes)
-      : (task.input as Record<string, unknown>);
+  // As LangGraph: the graph's state with the task's own writes, a Send's task's too.
+  const state = stateAfterWrites(env.spec, task.state ?? (task.input as Record<string, unknown>), writes);
   const branched = branchWrites(env.spec, node.name, node.branches, state, config, writes);
   return branched ? branched.then(() => done) : done;
+}
+
+/** A Command for the parent graph, returned alone or in a list (a ToolNode's, for a handoff). */
+function parentCommandOf(output: unknown): Command | undefined {
+  if (isCommand(output)) return output.graph === Command.PARENT ? output : undefined;
+  if (Array.isArray(output)) return output.find((item) => isCommand(item) && item.graph === Command.PARENT);
+  return undefined;
 }
 
 function callTracer(env: TaskEnv, task: PreparedTask, config: Record<string, unknown>): TaskScope["traceCall"] {
