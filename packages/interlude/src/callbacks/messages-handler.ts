@@ -30,14 +30,75 @@ export function originOf(
 }
 
 /**
+ * What both `"messages"` handlers share: the node (and model call) each callback run belongs
+ * to, where the stream tells it, and the ids of messages a node was given (not news when it
+ * returns them).
+ */
+export interface NodeOrigins {
+  readonly origins: Map<string, Origin>;
+  readonly seen: Set<string>;
+}
+
+export function nodeOriginHandler(
+  lc: LangChain,
+  place: EventPlace,
+): abstract new () => BaseCallbackHandler & NodeOrigins {
+  const { isBaseMessage, isBaseMessageChunk } = lc.messages;
+  abstract class NodeOriginHandler extends lc.BaseCallbackHandler {
+    /** Where each model call's and node chain's events are told, by run id. */
+    readonly origins = new Map<string, Origin>();
+    /** Ids of messages already told, or given to a node. */
+    readonly seen = new Set<string>();
+
+    override handleChatModelStart(
+      _llm: unknown,
+      _messages: unknown,
+      runId: string,
+      _parentRunId?: string,
+      _extra?: unknown,
+      tags?: string[],
+      metadata?: Record<string, unknown>,
+      name?: string,
+    ) {
+      if (tags?.includes("nostream") || tags?.includes("langsmith:nostream")) return;
+      const origin = originOf(place, metadata, tags, name);
+      if (origin) this.origins.set(runId, origin);
+    }
+
+    override handleChainStart(
+      _chain: unknown,
+      inputs: Record<string, unknown>,
+      runId: string,
+      _parentRunId?: string,
+      tags?: string[],
+      metadata?: Record<string, unknown>,
+      _runType?: string,
+      name?: string,
+    ) {
+      // Only the chain of a node (not chains the node runs itself) reports the node's output.
+      if (!metadata || name !== metadata.langgraph_node || tags?.includes("langsmith:hidden")) return;
+      const origin = originOf(place, metadata, tags, name);
+      if (!origin) return;
+      this.origins.set(runId, origin);
+      // Messages the node was given are not news when it returns them.
+      if (inputs && typeof inputs === "object")
+        for (const value of Object.values(inputs))
+          for (const item of Array.isArray(value) ? value : [value])
+            if ((isBaseMessage(item) || isBaseMessageChunk(item)) && item.id !== undefined) this.seen.add(item.id);
+    }
+  }
+  return NodeOriginHandler;
+}
+
+/**
  * `place`: where the stream tells an event (callbacks/namespace.ts). A hidden subgraph's tokens are not
  * marked as sent, so its final message still shows once, as the output of the parent's node.
  */
 export function createMessagesHandler(lc: LangChain, emit: EmitMessage, place: EventPlace): BaseCallbackHandler {
-  const { isBaseMessage, isBaseMessageChunk, isToolMessage, AIMessageChunk } = lc.messages;
+  const { isBaseMessage, isToolMessage, AIMessageChunk } = lc.messages;
 
-  class StreamMessagesHandler extends lc.BaseCallbackHandler {
-    name = "StreamMessagesHandler";
+  class StreamMessagesHandler extends nodeOriginHandler(lc, place) {
+    override name = "StreamMessagesHandler";
     /** Makes chat models stream even when the node calls `invoke()`. */
     lc_prefer_streaming = true;
     /**
@@ -45,8 +106,6 @@ export function createMessagesHandler(lc: LangChain, emit: EmitMessage, place: E
      * several promises per token); `send` is synchronous, so the model waits for nothing.
      */
     override awaitHandlers = true;
-    private readonly origins = new Map<string, Origin>();
-    private readonly seen = new Set<string>();
     private readonly streamed = new Set<string>();
     /** One id for every chunk of a model call, so a reader can join them. */
     private readonly callIds = new Map<string, string>();
@@ -76,21 +135,6 @@ export function createMessagesHandler(lc: LangChain, emit: EmitMessage, place: E
       emit(origin.ns, [message, origin.metadata]);
     }
 
-    override handleChatModelStart(
-      _llm: unknown,
-      _messages: unknown,
-      runId: string,
-      _parentRunId?: string,
-      _extra?: unknown,
-      tags?: string[],
-      metadata?: Record<string, unknown>,
-      name?: string,
-    ) {
-      if (tags?.includes("nostream") || tags?.includes("langsmith:nostream")) return;
-      const origin = originOf(place, metadata, tags, name);
-      if (origin) this.origins.set(runId, origin);
-    }
-
     override handleLLMNewToken(token: string, _idx: unknown, runId: string, _p?: string, _t?: string[], fields?: any) {
       this.streamed.add(runId);
       const origin = this.origins.get(runId);
@@ -114,31 +158,6 @@ export function createMessagesHandler(lc: LangChain, emit: EmitMessage, place: E
     override handleLLMError(_error: unknown, runId: string) {
       this.origins.delete(runId);
       this.streamed.delete(runId);
-    }
-
-    override handleChainStart(
-      _chain: unknown,
-      inputs: Record<string, unknown>,
-      runId: string,
-      _parentRunId?: string,
-      tags?: string[],
-      metadata?: Record<string, unknown>,
-      _runType?: string,
-      name?: string,
-    ) {
-      // Only the chain of a node (not chains the node runs itself) reports the node's output.
-      if (!metadata || name !== metadata.langgraph_node || tags?.includes("langsmith:hidden")) return;
-      const origin = originOf(place, metadata, tags, name);
-      if (!origin) return;
-      this.origins.set(runId, origin);
-      // Messages the node was given are not news when it returns them.
-      if (inputs && typeof inputs === "object")
-        for (const value of Object.values(inputs))
-          for (const item of Array.isArray(value) ? value : [value]) this.markSeen(item);
-    }
-
-    private markSeen(value: unknown) {
-      if ((isBaseMessage(value) || isBaseMessageChunk(value)) && value.id !== undefined) this.seen.add(value.id);
     }
 
     override handleChainEnd(outputs: unknown, runId: string) {

@@ -9,7 +9,7 @@ import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LangChain } from "../langchain/typed.js";
 import { isCommand } from "../primitives/command.js";
-import { type Origin, originOf } from "./messages-handler.js";
+import { nodeOriginHandler, type Origin, originOf } from "./messages-handler.js";
 import type { EventPlace } from "./namespace.js";
 
 type Block = Record<string, any>;
@@ -55,15 +55,13 @@ function deltaOf(block: Block, index: number): Record<string, unknown> | undefin
 const ROLES: Record<string, string> = { human: "human", system: "system", tool: "tool" };
 
 export function createProtocolMessagesHandler(lc: LangChain, emit: EmitEvent, place: EventPlace): BaseCallbackHandler {
-  const { isBaseMessage, isBaseMessageChunk, isToolMessage } = lc.messages;
+  const { isBaseMessage, isToolMessage } = lc.messages;
 
-  class StreamProtocolMessagesHandler extends lc.BaseCallbackHandler {
-    name = "StreamProtocolMessagesHandler";
+  class StreamProtocolMessagesHandler extends nodeOriginHandler(lc, place) {
+    override name = "StreamProtocolMessagesHandler";
     /** LangChain hands such a handler a chat model's own protocol events. */
     lc_prefer_chat_model_stream_events = true;
     override awaitHandlers = true;
-    private readonly origins = new Map<string, Origin>();
-    private readonly seen = new Set<string>();
     private readonly streamed = new Set<string>();
     /** One id for every event of a model call. */
     private readonly callIds = new Map<string, string>();
@@ -136,21 +134,6 @@ export function createProtocolMessagesHandler(lc: LangChain, emit: EmitEvent, pl
       if (origin) this.sendWhole(origin, message, undefined, true);
     }
 
-    override handleChatModelStart(
-      _llm: unknown,
-      _messages: unknown,
-      runId: string,
-      _parentRunId?: string,
-      _extra?: unknown,
-      tags?: string[],
-      metadata?: Record<string, unknown>,
-      name?: string,
-    ) {
-      if (tags?.includes("nostream") || tags?.includes("langsmith:nostream")) return;
-      const origin = originOf(place, metadata, tags, name);
-      if (origin) this.origins.set(runId, origin);
-    }
-
     override handleChatModelStreamEvent(streamEvent: object, runId: string) {
       const origin = this.origins.get(runId);
       if (!origin) return;
@@ -184,28 +167,6 @@ export function createProtocolMessagesHandler(lc: LangChain, emit: EmitEvent, pl
       this.origins.delete(runId);
       this.streamed.delete(runId);
       this.callIds.delete(runId);
-    }
-
-    override handleChainStart(
-      _chain: unknown,
-      inputs: Record<string, unknown>,
-      runId: string,
-      _parentRunId?: string,
-      tags?: string[],
-      metadata?: Record<string, unknown>,
-      _runType?: string,
-      name?: string,
-    ) {
-      // Only the chain of a node (not chains the node runs itself) reports the node's output.
-      if (!metadata || name !== metadata.langgraph_node || tags?.includes("langsmith:hidden")) return;
-      const origin = originOf(place, metadata, tags, name);
-      if (!origin) return;
-      this.origins.set(runId, origin);
-      // Messages the node was given are not news when it returns them.
-      if (inputs && typeof inputs === "object")
-        for (const value of Object.values(inputs))
-          for (const item of Array.isArray(value) ? value : [value])
-            if ((isBaseMessage(item) || isBaseMessageChunk(item)) && item.id !== undefined) this.seen.add(item.id);
     }
 
     override handleChainEnd(outputs: unknown, runId: string) {
