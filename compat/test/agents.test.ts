@@ -6,16 +6,14 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import * as interlude from "@interlude/core";
-import * as interludePrebuilt from "@interlude/core/prebuilt";
 import * as interludeZod from "@interlude/core/zod";
 import { AIMessage, type BaseMessage, HumanMessage, RemoveMessage } from "@langchain/core/messages";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
-import * as langgraphPrebuilt from "@langchain/langgraph/prebuilt";
 import * as langgraphZod from "@langchain/langgraph/zod";
 import { z } from "zod";
 import { emailScript, ScriptedChatModel } from "../../examples/agents/lib/scripted-model.mjs";
-import { collect, compare, type Runtime } from "./harness.js";
+import { collect, compare, prebuiltOf, type Runtime } from "./harness.js";
 
 const agentFile = fileURLToPath(new URL("../../examples/agents/lib/agent.mjs", import.meta.url));
 const generated = fileURLToPath(new URL("../../.tmp/compat/agent.langgraph.mjs", import.meta.url));
@@ -33,7 +31,6 @@ const agents = {
 };
 
 const isOurs = (lib: Runtime) => lib === interlude;
-const prebuiltOf = (lib: Runtime): Runtime => (isOurs(lib) ? interludePrebuilt : langgraphPrebuilt);
 const zodOf = (lib: Runtime): Runtime => (isOurs(lib) ? interludeZod : langgraphZod);
 
 /** What the two runtimes must agree on: each message's type, content, tool calls and tool status. */

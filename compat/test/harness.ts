@@ -10,7 +10,9 @@
 
 import { readFileSync } from "node:fs";
 import * as interlude from "@interlude/core";
+import * as interludePrebuilt from "@interlude/core/prebuilt";
 import * as langgraph from "@langchain/langgraph";
+import * as langgraphPrebuilt from "@langchain/langgraph/prebuilt";
 import { describe, expect, it } from "vitest";
 
 /** Either runtime's exports; scenarios destructure the names they need. */
@@ -37,6 +39,23 @@ export function normalise(value: unknown): unknown {
   return JSON.parse(
     JSON.stringify(value ?? null, (key, v) => (key === "id" || key === "checkpoint_id" ? undefined : v)),
   );
+}
+
+/** The runtime's own prebuilt entry (`@interlude/core/prebuilt` or `@langchain/langgraph/prebuilt`). */
+export const prebuiltOf = (lib: Runtime): Runtime => (lib === interlude ? interludePrebuilt : langgraphPrebuilt);
+
+/** ["agent:1f0c…"] -> ["agent"]: task ids differ by design (uuids against hashes). */
+export const cutIds = (namespace: string[]) => namespace.map((segment) => segment.split(":")[0]);
+
+/** Iterates to the end or the error: the items, then the error's name if it threw. */
+export async function drain(stream: AsyncIterable<unknown>, map: (item: any) => unknown = (item) => item) {
+  const items: unknown[] = [];
+  try {
+    for await (const item of stream) items.push(map(item));
+  } catch (error) {
+    items.push({ threw: error instanceof Error ? error.name : String(error) });
+  }
+  return items;
 }
 
 /** A runtime's streams are untyped here (`Runtime` is either library): chunks are `any` unless the caller says. */

@@ -1,12 +1,3 @@
-/**
- * createReactAgent's options, on both runtimes: name and description, prompt in its forms and its
- * deprecated aliases, returnDirect tools, version "v2", a ToolNode or Command-returning tools, state
- * and context schemas, a store, checkpointSaver, pre- and post-model hooks, responseFormat, a model
- * chosen per call, the graph's shape, and includeAgentName "inline". The model is a scripted fake
- * built on @langchain/core alone, so both runtimes get the same one; it logs what it was shown.
- */
-import * as interlude from "@interlude/core";
-import * as interludePrebuilt from "@interlude/core/prebuilt";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import {
   AIMessage,
@@ -22,11 +13,9 @@ import type { ChatResult } from "@langchain/core/outputs";
 import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
-import * as langgraphPrebuilt from "@langchain/langgraph/prebuilt";
 import { z } from "zod";
-import { collect, compare, type Runtime } from "./harness.js";
+import { collect, compare, prebuiltOf, type Runtime } from "./harness.js";
 
-const prebuiltOf = (lib: Runtime): Runtime => (lib === interlude ? interludePrebuilt : langgraphPrebuilt);
 /** createReactAgent of the runtime's own prebuilt entry. */
 const make = (lib: Runtime, options: Record<string, unknown>) => prebuiltOf(lib).createReactAgent(options);
 /** `fn` once per version, as { v1, v2 }. */

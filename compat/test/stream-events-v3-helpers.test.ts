@@ -6,7 +6,7 @@
  * `createMessagesTransformer`, `createLifecycleTransformer`, `filterLifecycleEntries`) and
  * `isNativeTransformer`. Nothing here is random: only timestamps are left out.
  */
-import { collect, compare, type Runtime } from "./harness.js";
+import { collect, compare, drain, type Runtime } from "./harness.js";
 
 /** An event without its timestamp. */
 const untimed = ({ params: { timestamp: _, ...params }, ...event }: any) => ({ ...event, params });
@@ -29,17 +29,6 @@ async function* source(chunks: unknown[], error?: Error) {
     yield chunk;
   }
   if (error) throw error;
-}
-
-/** Iterates to the end or the error: the items, then the error's name if it threw. */
-async function drain(stream: AsyncIterable<unknown>, map: (item: any) => unknown = (item) => item) {
-  const items: unknown[] = [];
-  try {
-    for await (const item of stream) items.push(map(item));
-  } catch (error) {
-    items.push({ threw: error instanceof Error ? error.name : String(error) });
-  }
-  return items;
 }
 
 /** What a ChatModelStream gives: node, namespace, text, event names. */

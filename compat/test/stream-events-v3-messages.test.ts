@@ -1,25 +1,8 @@
-/**
- * `graph.streamEvents(input, { version: "v3" })` with chat models and tools, on both runtimes:
- * `run.messages` (one ChatModelStream per message: node, namespace, text, events, the awaited
- * message), `messagesFrom(node)`, the `messages` protocol events (message-start, content blocks,
- * message-finish), messages a node returns without a model, a model in a subgraph, and the `tools`
- * events of a ToolNode. Uses @langchain/core's fake chat models.
- *
- * Compared without run ids, message ids made from them, task ids in namespaces and timestamps.
- */
-import * as interlude from "@interlude/core";
-import * as interludePrebuilt from "@interlude/core/prebuilt";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
-import * as langgraphPrebuilt from "@langchain/langgraph/prebuilt";
 import { z } from "zod";
-import { collect, compare, type Runtime } from "./harness.js";
-
-const prebuiltOf = (lib: Runtime): Runtime => (lib === interlude ? interludePrebuilt : langgraphPrebuilt);
-
-/** ["agent:1f0c…"] -> ["agent"]: task ids differ by design (uuids against hashes). */
-const cut = (namespace: string[]) => namespace.map((segment) => segment.split(":")[0]);
+import { collect, compare, cutIds, prebuiltOf, type Runtime } from "./harness.js";
 
 /** A messages event's payload without its run id (the message ids made from run ids go with `id`). */
 const withoutRunId = ({ run_id: _, ...data }: any) => data;
@@ -30,8 +13,8 @@ const withoutRunId = ({ run_id: _, ...data }: any) => data;
  */
 const outline = (event: any) =>
   event.method === "messages" || event.method === "lifecycle"
-    ? [event.method, cut(event.params.namespace), event.params.node ?? null, withoutRunId(event.params.data)]
-    : [event.method, cut(event.params.namespace)];
+    ? [event.method, cutIds(event.params.namespace), event.params.node ?? null, withoutRunId(event.params.data)]
+    : [event.method, cutIds(event.params.namespace)];
 
 /** A message as compared: its type and content. */
 const shown = (message: BaseMessage) => [message.getType(), message.content];
@@ -43,7 +26,7 @@ async function streamed(stream: any) {
   const message = await stream;
   return {
     node: stream.node,
-    namespace: cut(stream.namespace),
+    namespace: cutIds(stream.namespace),
     text: await stream.text,
     deltas,
     events: events.map(withoutRunId),
@@ -195,7 +178,7 @@ compare("streamEvents v3: messages", {
       return Promise.all(
         subgraphs.map(async (sub: any) => ({
           name: sub.name,
-          path: cut(sub.path),
+          path: cutIds(sub.path),
           methods: (await collect(sub)).map((e: any) => e.method),
           values: await collect(sub.values),
           output: (await sub.output) ?? "undefined",
@@ -242,7 +225,7 @@ compare("streamEvents v3: tools", {
       for (const event of events.filter((e: any) => e.method === "tools")) {
         const { output, ...data } = event.params.data;
         (byCall[data.tool_call_id] ??= []).push({
-          namespace: cut(event.params.namespace),
+          namespace: cutIds(event.params.namespace),
           ...data,
           ...(output ? { output: shown(output) } : {}),
         });

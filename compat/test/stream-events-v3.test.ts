@@ -9,10 +9,7 @@
  * 2, ... instead), task ids in namespaces, checkpoint ids, interrupt ids, and the tracing metadata
  * LangGraph.js adds to task events.
  */
-import { collect, compare, type Runtime } from "./harness.js";
-
-/** ["sub:1f0c…", "inner:9a2b…"] -> ["sub", "inner"]: task ids differ by design (uuids against hashes). */
-const cut = (namespace: string[]) => namespace.map((segment) => segment.split(":")[0]);
+import { collect, compare, cutIds, drain, type Runtime } from "./harness.js";
 
 /** An event's payload without ids: checkpoints keep step and source (and whether they name a parent). */
 function dataOf(method: string, data: any): unknown {
@@ -33,7 +30,7 @@ function plain(event: any) {
   return {
     type: event.type,
     method: event.method,
-    namespace: cut(namespace),
+    namespace: cutIds(namespace),
     ...("node" in event.params ? { node } : {}),
     data: dataOf(event.method, data),
   };
@@ -43,7 +40,7 @@ function plain(event: any) {
 const counted = (events: any[]) => events.every((event, index) => event.seq === index);
 
 /** A lifecycle entry without its timestamp, its namespace's ids cut. */
-const entry = ({ timestamp: _, namespace, ...rest }: any) => ({ ...rest, namespace: cut(namespace) });
+const entry = ({ timestamp: _, namespace, ...rest }: any) => ({ ...rest, namespace: cutIds(namespace) });
 
 const sum = (lib: Runtime) => lib.Annotation({ reducer: (a: number, b: number) => a + b, default: () => 0 });
 
@@ -99,17 +96,6 @@ const settled = (promise: PromiseLike<unknown>) =>
     (error: Error) => ({ rejected: error.name, message: error.message }),
   );
 
-/** Iterates a stream to its end or its error: the items, then the error's name if it threw. */
-async function drain(stream: AsyncIterable<unknown>, map: (item: any) => unknown = (item) => item) {
-  const items: unknown[] = [];
-  try {
-    for await (const item of stream) items.push(map(item));
-  } catch (error) {
-    items.push({ threw: error instanceof Error ? error.name : String(error) });
-  }
-  return items;
-}
-
 /** Splits server-sent events into [event name (ids cut), parsed data (ids dropped)]. */
 function frames(text: string) {
   return text
@@ -118,7 +104,7 @@ function frames(text: string) {
     .map((frame) => {
       const [event, data] = frame.split("\n");
       const [method, ...namespace] = event!.slice("event: ".length).split("|");
-      return [[method, ...cut(namespace)].join("|"), dataOf(method!, JSON.parse(data!.slice("data: ".length)))];
+      return [[method, ...cutIds(namespace)].join("|"), dataOf(method!, JSON.parse(data!.slice("data: ".length)))];
     });
 }
 
@@ -266,7 +252,7 @@ compare("streamEvents v3: the run", {
       const run = await workflow.streamEvents(3, { version: "v3" });
       const events = await collect(run);
       return {
-        events: events.map((e: any) => [e.method, cut(e.params.namespace), e.params.node ?? null]),
+        events: events.map((e: any) => [e.method, cutIds(e.params.namespace), e.params.node ?? null]),
         data: events.filter((e: any) => ["values", "updates", "custom"].includes(e.method)).map(plain),
         output: await run.output,
       };
@@ -279,7 +265,7 @@ compare("streamEvents v3: the run", {
       const run = await withSubgraph(lib).streamEvents({ count: 0 }, { version: "v3" });
       const [subgraphs, events] = await Promise.all([collect(run.subgraphs), collect(run)]);
       return {
-        subgraphs: subgraphs.map((sub: any) => ({ name: sub.name, index: sub.index, path: cut(sub.path) })),
+        subgraphs: subgraphs.map((sub: any) => ({ name: sub.name, index: sub.index, path: cutIds(sub.path) })),
         events: events.map(plain),
         output: await run.output,
       };

@@ -142,3 +142,22 @@ export class StreamChannel<T = unknown> implements AsyncIterable<T> {
     for (const wake of waiters) wake();
   }
 }
+
+/** The items of `channel` from `startAt` that `keep` takes, each as `map` makes it: a reader's view of a shared log. */
+export function selectItems<T, R = T>(
+  channel: StreamChannel<T>,
+  startAt: number,
+  keep: (item: T) => boolean,
+  map: (item: T) => R = (item) => item as unknown as R,
+): AsyncIterator<R> {
+  const items = channel.iterate(startAt);
+  return {
+    async next() {
+      for (;;) {
+        const result = await items.next();
+        if (result.done) return { value: undefined, done: true };
+        if (keep(result.value)) return { value: map(result.value), done: false };
+      }
+    },
+  };
+}

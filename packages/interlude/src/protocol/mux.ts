@@ -4,7 +4,7 @@
  * position. It also remembers what the run stopped at, and each namespace's last values.
  */
 import { INTERRUPT } from "../constants.js";
-import { StreamChannel } from "./channel.js";
+import { StreamChannel, selectItems } from "./channel.js";
 import { convertToProtocolEvent } from "./convert.js";
 import {
   hasPrefix,
@@ -152,15 +152,7 @@ export class StreamMux {
 
   /** The events at or below `path`, from position `startAt`. */
   subscribeEvents(path: Namespace, startAt = 0): AsyncIterator<ProtocolEvent> {
-    const events = this._events.iterate(startAt);
-    return {
-      async next() {
-        for (;;) {
-          const result = await events.next();
-          if (result.done || hasPrefix(result.value.params.namespace, path)) return result;
-        }
-      },
-    };
+    return selectItems(this._events, startAt, (event) => hasPrefix(event.params.namespace, path));
   }
 }
 

@@ -5,7 +5,7 @@
  * the lifecycle, the questions the run stopped at, and the user's transformers' projections
  * (`extensions`). The run is read once, into a log every projection reads from its own position.
  */
-import type { StreamChannel } from "./channel.js";
+import { type StreamChannel, selectItems } from "./channel.js";
 import { pump, REJECT_VALUES, RESOLVE_VALUES, type SettledStream, StreamMux } from "./mux.js";
 import { createLifecycleTransformer, filterLifecycleEntries } from "./transformers/lifecycle.js";
 import { createMessagesTransformer } from "./transformers/messages.js";
@@ -13,6 +13,7 @@ import { createSubgraphDiscoveryTransformer, filterSubgraphHandles } from "./tra
 import { createValuesTransformer } from "./transformers/values.js";
 import {
   type ChatModelStreamHandle,
+  hasPrefix,
   type InterruptPayload,
   isNativeTransformer,
   type LifecycleEntry,
@@ -91,23 +92,19 @@ export class GraphRunStream<
   }
 
   #ownValues(): AsyncIterable<TValues> {
-    const { _mux: mux, path } = this;
+    const depth = this.path.length;
+    const own = ({ method, params }: ProtocolEvent) => method === "values" && params.namespace.length === depth;
+    const events = this._mux._events;
     const start = this.#eventStart;
+    const path = this.path;
     return {
-      [Symbol.asyncIterator]() {
-        const events = mux.subscribeEvents(path, start);
-        return {
-          async next() {
-            for (;;) {
-              const result = await events.next();
-              if (result.done) return { value: undefined, done: true };
-              const { method, params } = result.value;
-              if (method === "values" && params.namespace.length === path.length)
-                return { value: params.data as TValues, done: false };
-            }
-          },
-        };
-      },
+      [Symbol.asyncIterator]: () =>
+        selectItems(
+          events,
+          start,
+          (event) => own(event) && hasPrefix(event.params.namespace, path),
+          (event) => event.params.data as TValues,
+        ),
     };
   }
 

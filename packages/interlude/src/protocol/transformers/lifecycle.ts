@@ -4,7 +4,7 @@
  * the node (or task) that ran it; at the end of the run every graph still running takes the
  * run's own end: `completed`, `interrupted` (questions asked), or `failed` with the error.
  */
-import { StreamChannel } from "../channel.js";
+import { StreamChannel, selectItems } from "../channel.js";
 import {
   hasPrefix,
   type LifecycleEntry,
@@ -42,20 +42,7 @@ export function filterLifecycleEntries(
   path: Namespace,
   startAt = 0,
 ): AsyncIterable<LifecycleEntry> {
-  return {
-    [Symbol.asyncIterator]() {
-      const entries = log.iterate(startAt);
-      return {
-        async next() {
-          for (;;) {
-            const result = await entries.next();
-            if (result.done) return { value: undefined, done: true };
-            if (hasPrefix(result.value.namespace, path)) return result;
-          }
-        },
-      };
-    },
-  };
+  return { [Symbol.asyncIterator]: () => selectItems(log, startAt, (entry) => hasPrefix(entry.namespace, path)) };
 }
 
 const segmentName = (segment: string) => {

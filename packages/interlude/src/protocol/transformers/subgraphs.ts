@@ -2,7 +2,7 @@
  * Subgraph discovery: the first event from below a graph's direct child namespace makes a
  * stream for that child (`run.subgraphs`), which reads the run's events from that point on.
  */
-import type { StreamChannel } from "../channel.js";
+import { type StreamChannel, selectItems } from "../channel.js";
 import type { Discovery, SettledStream, StreamMux } from "../mux.js";
 import { hasPrefix, type Namespace, type NativeStreamTransformer, nsKey } from "../types.js";
 
@@ -13,21 +13,8 @@ export function filterSubgraphHandles<S>(
   startAt = 0,
 ): AsyncIterable<S> {
   const depth = path.length + 1;
-  return {
-    [Symbol.asyncIterator]() {
-      const discoveries = log.iterate(startAt);
-      return {
-        async next() {
-          for (;;) {
-            const result = await discoveries.next();
-            if (result.done) return { value: undefined, done: true };
-            const { ns, stream } = result.value;
-            if (ns.length === depth && hasPrefix(ns, path)) return { value: stream, done: false };
-          }
-        },
-      };
-    },
-  };
+  const child = ({ ns }: Discovery<S>) => ns.length === depth && hasPrefix(ns, path);
+  return { [Symbol.asyncIterator]: () => selectItems(log, startAt, child, (discovery) => discovery.stream) };
 }
 
 export interface SubgraphDiscoveryTransformerOptions<S> {
