@@ -84,6 +84,8 @@ describe("the streaming protocol", () => {
     const second = await eventsUntilEnd(threadId, first.at(-1)!.seq);
     expect(second[0]!.seq).toBe(first.at(-1)!.seq + 1);
     expect(lifecycle(second)).toEqual(["running", "completed"]);
+    // Every client on the thread is told at once which questions this run answers.
+    expect(second[1]).toMatchObject({ method: "input.answered", params: { data: { interrupt_ids: [interruptId] } } });
     expect(second.filter((e) => e.method === "values").at(-1)!.params.data.answers).toEqual(["yes"]);
     const again = await command(threadId, "input.respond", {
       namespace: [],
@@ -92,6 +94,39 @@ describe("the streaming protocol", () => {
     });
     expect(again.body).toMatchObject({ type: "error", id: commandId, error: "invalid_argument" });
     expect((await json(`${server.url}/threads/${threadId}/state`)).body.values.answers).toEqual(["yes"]);
+  });
+
+  it("strict_resume: an answer to a question that is not waiting fails the run's lifecycle with the SDK's refusal; nothing runs", async () => {
+    const threadId = randomUUID();
+    await command(threadId, "run.start", { assistant_id: "loop", input: { rounds: 2 } });
+    const first = await eventsUntilEnd(threadId);
+    const waiting = first.find((e) => e.method === "input.requested")!.params.data.interrupt_id;
+    const stale = "0".repeat(32);
+    const refused = await command(threadId, "input.respond", {
+      namespace: [],
+      interrupt_id: stale,
+      response: "yes",
+      strict_resume: true,
+    });
+    expect(refused.body).toMatchObject({ type: "success" });
+    const events = await eventsUntilEnd(threadId, first.at(-1)!.seq);
+    expect(events.find((e) => e.method === "input.answered")!.params.data).toEqual({ interrupt_ids: [stale] });
+    expect(events.at(-1)!.params.data).toMatchObject({
+      event: "failed",
+      reason: "not_pending",
+      interrupt_ids: [stale],
+      pending_ids: [waiting],
+    });
+    // The question still waits, and takes its answer.
+    const state = (await json(`${server.url}/threads/${threadId}/state`)).body;
+    expect(state.tasks.flatMap((t: any) => t.interrupts.map((i: any) => i.id))).toEqual([waiting]);
+    const answered = await command(threadId, "input.respond", {
+      interrupt_id: waiting,
+      response: "ok",
+      strict_resume: true,
+    });
+    expect(answered.body).toMatchObject({ type: "success" });
+    expect(lifecycle(await eventsUntilEnd(threadId, events.at(-1)!.seq))).toEqual(["running", "interrupted"]);
   });
 
   it("a stream opened later replays the latest run; since skips what the client has", async () => {

@@ -7,7 +7,7 @@
  */
 import type { RunEvent, RunLog } from "../runs/broker.js";
 import { toWire } from "../wire/messages.js";
-import { type ProtocolEventBody, ProtocolTranslator } from "./translate.js";
+import { type ProtocolEventBody, ProtocolTranslator, strictResumeRefusal } from "./translate.js";
 
 export interface ProtocolEvent {
   type: "event";
@@ -28,8 +28,8 @@ type Sink = (event: ProtocolEvent) => void;
 /** How long a finished run's events stay for a client that reconnects, when nobody listens. */
 const KEEP_MS = 10 * 60_000;
 
-/** The channel a subscriber names for an event's method (`input` for `input.requested`). */
-const channelOf = (method: ProtocolEventBody["method"]) => (method === "input.requested" ? "input" : method);
+/** The channel a subscriber names for an event's method (`input` for `input.requested` and `input.answered`). */
+const channelOf = (method: ProtocolEventBody["method"]) => (method.startsWith("input.") ? "input" : method);
 
 function matches(filter: StreamFilter, event: ProtocolEvent): boolean {
   if (filter.since !== undefined && event.seq <= filter.since) return false;
@@ -71,21 +71,29 @@ export class ThreadStreams {
     return this.threads.has(threadId);
   }
 
-  /** Relays a run's log as the thread's events from now on (the previous run's events are dropped). */
-  follow(threadId: string, runId: string, log: RunLog, graphName: string): void {
+  /**
+   * Relays a run's log as the thread's events from now on (the previous run's events are
+   * dropped). `answered`: the interrupts the run answers by id, told at once (`input.answered`)
+   * so every client on the thread stops offering them, before the answers are checked.
+   */
+  follow(threadId: string, runId: string, log: RunLog, graphName: string, answered: readonly string[] = []): void {
     const stream = this.of(threadId);
     stream.stopFollowing?.();
     stream.events = [];
     stream.runId = runId;
     const translator = new ProtocolTranslator();
     for (const body of translator.start(graphName)) stream.emit(body);
+    if (answered.length) stream.emit({ method: "input.answered", data: { interrupt_ids: [...answered] } });
     stream.stopFollowing = log.follow((entry: RunEvent | null) => {
       if (stream.runId !== runId) return;
       const bodies =
         entry === null
           ? translator.finish(graphName)
           : entry.event === "error"
-            ? [...translator.translate("error", null), ...translator.finish(graphName, errorText(entry.data))]
+            ? [
+                ...translator.translate("error", null),
+                ...translator.finish(graphName, errorText(entry.data), strictResumeRefusal(entry.data, answered)),
+              ]
             : translator.translate(entry.event, toWire(entry.data));
       for (const body of bodies) stream.emit(body);
       if (entry === null) this.forgetLater(threadId, stream, runId);

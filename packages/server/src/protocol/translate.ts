@@ -8,12 +8,36 @@
 
 /** An event's method and data; the thread stream adds `seq`, `event_id`, namespace and time. */
 export interface ProtocolEventBody {
-  method: "values" | "updates" | "messages" | "tools" | "lifecycle" | "input.requested";
+  method: "values" | "updates" | "messages" | "tools" | "lifecycle" | "input.requested" | "input.answered";
   data: unknown;
   node?: string;
 }
 
 type RunStatus = "running" | "completed" | "interrupted" | "failed";
+
+/** A refused answer as the SDK's strict resume reads it from the `failed` lifecycle. */
+export interface StrictResumeRefusal {
+  reason: string;
+  interrupt_ids: string[];
+  pending_ids: string[];
+}
+
+/**
+ * Whether a run's error (its body, runs/outcome.ts) refused answers to interrupts that are not
+ * waiting: `answered` are the ids the run resumed.
+ */
+export function strictResumeRefusal(error: unknown, answered: readonly string[]): StrictResumeRefusal | undefined {
+  if (!isRecord(error)) return undefined;
+  if (error.code === "UNKNOWN_INTERRUPT") {
+    const unknown = Array.isArray(error.unknown_ids) ? (error.unknown_ids as string[]) : [...answered];
+    const pending = Array.isArray(error.pending) ? error.pending.filter(isRecord).map((p) => String(p.id)) : [];
+    return { reason: "not_pending", interrupt_ids: unknown, pending_ids: pending };
+  }
+  // The thread waits for nothing (finished, or at a breakpoint): none of the answered ids is open.
+  if (error.code === "NOTHING_TO_RESUME" && answered.length)
+    return { reason: "not_pending", interrupt_ids: [...answered], pending_ids: [] };
+  return undefined;
+}
 
 interface WireMessage {
   id?: string;
@@ -80,12 +104,18 @@ export class ProtocolTranslator {
   }
 
   /** The closing events once the run's stream ends. */
-  finish(graphName: string, error?: string): ProtocolEventBody[] {
+  /**
+   * The run's last `lifecycle` event. `refusal`: why a strict resume was refused (the answered
+   * interrupts that are not waiting, and those that are), which the SDK raises as its
+   * `UnknownInterruptError` and uses to show the waiting questions again.
+   */
+  finish(graphName: string, error?: string, refusal?: StrictResumeRefusal): ProtocolEventBody[] {
     if (this.finished) return [];
     this.finished = true;
     const status: RunStatus = this.failed || error ? "failed" : this.asked.size ? "interrupted" : "completed";
     const data: Record<string, unknown> = { event: status, graph_name: graphName };
     if (error) data.error = error;
+    if (refusal) Object.assign(data, refusal);
     return [...this.closeMessage(), { method: "lifecycle", data }];
   }
 

@@ -12,6 +12,7 @@
  * a stream opened on a thread whose run was started otherwise (`runs/stream`, a background run)
  * joins that run when it executes in this process.
  */
+import { isResumeMap } from "@interlude/core";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { ServerContext } from "../../context.js";
@@ -69,11 +70,18 @@ function resumeOf(params: Record<string, unknown>): Record<string, unknown> {
   return resume;
 }
 
+/** The interrupts a resume answers by id (none for a plain answer). */
+const answeredIds = (resume: unknown): string[] => (isResumeMap(resume) ? Object.keys(resume) : []);
+
 export function protocolRoutes(ctx: ServerContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const streams = new ThreadStreams();
 
-  async function startRun(c: Ctx, threadId: string, req: RunRequest): Promise<string> {
+  /**
+   * @param strict an answer naming interrupts that are not waiting is told as the run's `failed`
+   *   lifecycle (the SDK's strict resume), not as this command's error
+   */
+  async function startRun(c: Ctx, threadId: string, req: RunRequest, strict = false): Promise<string> {
     if (!ctx.executesRuns)
       throw new ProtocolCommandError(
         "not_supported",
@@ -82,8 +90,14 @@ export function protocolRoutes(ctx: ServerContext): Hono<AppEnv> {
     const received = { ...req, stream_mode: STREAM_MODES, received_at: c.get("receivedAt") };
     const { run, first } = await createRun(ctx, threadId, received, c.get("identity"), ctx.processId);
     const log = ctx.broker.open(run.run_id);
-    streams.follow(threadId, run.run_id, log, req.assistant_id);
-    if (first) await awaitAcceptance(ctx, run, true);
+    streams.follow(threadId, run.run_id, log, req.assistant_id, answeredIds(req.command?.resume));
+    try {
+      if (first) await awaitAcceptance(ctx, run, true);
+    } catch (error) {
+      const refused =
+        error instanceof ServerError && (error.code === "UNKNOWN_INTERRUPT" || error.code === "NOTHING_TO_RESUME");
+      if (!strict || !refused) throw error;
+    }
     return run.run_id;
   }
 
@@ -119,7 +133,7 @@ export function protocolRoutes(ctx: ServerContext): Hono<AppEnv> {
           ...(params.goto ? { goto: params.goto } : {}),
         };
         const req: RunRequest = { assistant_id: assistantId, command: { resume, ...extra }, ...common };
-        await startRun(c, threadId, req);
+        await startRun(c, threadId, req, params.strict_resume === true);
         return {};
       }
       case "state.get": {
@@ -161,7 +175,8 @@ export function protocolRoutes(ctx: ServerContext): Hono<AppEnv> {
   async function joinActiveRun(threadId: string): Promise<void> {
     const run = (await ctx.store.activeRuns(threadId))[0];
     const log = run && ctx.broker.get(run.run_id);
-    if (run && log && !streams.has(threadId)) streams.follow(threadId, run.run_id, log, run.assistant_id);
+    if (run && log && !streams.has(threadId))
+      streams.follow(threadId, run.run_id, log, run.assistant_id, answeredIds(run.kwargs.command?.resume));
   }
 
   app.post("/threads/:thread_id/stream/events", async (c) => {
