@@ -142,7 +142,7 @@ compare("streamEvents v3: the run", {
     },
   },
 
-  "a node's interrupt(): interrupted, interrupts, an __interrupt__ update and values event, lifecycle completed": {
+  "a node's interrupt(): interrupted, interrupts, an __interrupt__ update and values event": {
     from: "pregel.stream.test.ts: sets run.interrupted and run.interrupts when interrupt() is called",
     async run(lib) {
       const run = await asking(lib).streamEvents(
@@ -151,11 +151,34 @@ compare("streamEvents v3: the run", {
       );
       const events = await collect(run);
       return {
-        events: events.map(plain),
+        events: events.filter((event: any) => event.method !== "lifecycle").map(plain),
         interrupted: run.interrupted,
         interrupts: interruptsOf(run),
         output: await run.output,
-        lifecycle: (await collect(run.lifecycle)).map(entry),
+      };
+    },
+  },
+
+  "an interrupted run's lifecycle: LangGraph.js ends it completed, Interlude interrupted (a subgraph's too)": {
+    from: "lifecycle.test.ts: cascades interrupted when input.requested events are seen",
+    differs: "#an-interrupted-runs-lifecycle-ends-interrupted",
+    async run(lib) {
+      const { Annotation, StateGraph, START, interrupt, MemorySaver } = lib;
+      const State = Annotation.Root({ value: Annotation() });
+      const child = new StateGraph(State)
+        .addNode("ask", () => ({ value: interrupt("sub question") }))
+        .addEdge(START, "ask")
+        .compile();
+      const graph = new StateGraph(State)
+        .addNode("child", child)
+        .addEdge(START, "child")
+        .compile({ checkpointer: new MemorySaver() });
+      const config = { version: "v3", configurable: { thread_id: "t" } };
+      const root = await asking(lib).streamEvents({ value: "start" }, config);
+      const nested = await graph.streamEvents({ value: "start" }, config);
+      return {
+        root: (await collect(root.lifecycle)).map(entry),
+        nested: (await collect(nested.lifecycle)).map(entry),
       };
     },
   },
@@ -193,10 +216,9 @@ compare("streamEvents v3: the run", {
       const run = await graph.streamEvents({ value: "start" }, { version: "v3", configurable: { thread_id: "t" } });
       const events = await collect(run);
       return {
-        events: events.map(plain),
+        events: events.filter((event: any) => event.method !== "lifecycle").map(plain),
         interrupts: interruptsOf(run),
         sameId: new Set(run.interrupts.map((i: any) => i.interruptId)).size,
-        lifecycle: (await collect(run.lifecycle)).map(entry),
       };
     },
   },

@@ -213,7 +213,10 @@ export function createGraphRunStream<
 ): GraphRunStream<TValues, TExtensions> {
   const { abortController } = options instanceof AbortController ? { abortController: options } : options;
   const mux = new StreamMux();
-  const lifecycle = createLifecycleTransformer();
+  // A run that stopped for a human ends "interrupted" (LangGraph's own stream says "completed").
+  const lifecycle = createLifecycleTransformer({
+    getTerminalStatusOverride: () => (mux.interrupted ? "interrupted" : undefined),
+  });
   const lifecycleProjection = lifecycle.init();
   const lifecycleLog = lifecycleProjection._lifecycleLog;
   const discovery = createSubgraphDiscoveryTransformer<SubgraphRunStream>(mux, {

@@ -253,16 +253,18 @@ export function createLifecycleTransformer(
       if (ended) return;
       ended = true;
       flushCompletions();
-      if (!getTerminalStatusOverride) return end(defaultStatus());
-      return (async () => {
-        let status: LifecycleStatus;
-        try {
-          status = (await getTerminalStatusOverride()) ?? defaultStatus();
-        } catch {
-          status = defaultStatus();
-        }
-        end(status);
-      })().catch((error) => log.fail(error));
+      let status: ReturnType<NonNullable<typeof getTerminalStatusOverride>>;
+      try {
+        status = getTerminalStatusOverride?.();
+      } catch {
+        status = undefined;
+      }
+      // A status known at once ends the lifecycle at once; a promised one when it settles.
+      if (!(status instanceof Promise)) return end(status ?? defaultStatus());
+      return status.then(
+        (known) => end(known ?? defaultStatus()),
+        () => end(defaultStatus()),
+      );
     },
     fail(error) {
       if (ended) return;
