@@ -16,7 +16,16 @@ import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { log, markdownTable } from "./lib/harness.mjs";
 
-const WORKLOADS = ["1-chain", "2-loop", "3-roundtrip", "4-fanout", "5-storage", "6-memory", "7-postgres"];
+const WORKLOADS = [
+  "1-chain",
+  "2-loop",
+  "3-roundtrip",
+  "4-fanout",
+  "5-storage",
+  "6-memory",
+  "7-postgres",
+  "8-stream-events",
+];
 
 const args = process.argv.slice(2);
 const only = args
