@@ -498,7 +498,8 @@ compare("node policies", {
         return `step ${n}`;
       });
       const model = new FakeListChatModel({ responses: ["a b c d e f"], sleep: 25 });
-      const idle = { timeout: { idleTimeout: 80 } };
+      // Wide margins (a loaded machine delays timers): progress every 25-40 ms, silence 400 ms.
+      const idle = { timeout: { idleTimeout: 200 } };
       const graph = new StateGraph(State)
         .addNode("calls", async () => ({ log: [await step(1), await step(2), await step(3)] }), idle)
         .addNode(
@@ -510,7 +511,7 @@ compare("node policies", {
           },
           idle,
         )
-        .addNode("silent", async () => (await pause(150), { log: ["late"] }), idle)
+        .addNode("silent", async () => (await pause(400), { log: ["late"] }), idle)
         .addEdge(START, "calls")
         .addEdge("calls", "tokens")
         .addEdge("tokens", "silent")

@@ -6,12 +6,8 @@ import { breakpointsOf } from "../algo/breakpoints.js";
 import { selectOutput } from "../algo/select-output.js";
 import { DEFAULT_GRAPH_NAME, type GraphInternals, type GraphSpec } from "../algo/spec.js";
 import type { BaseCache } from "../cache/base.js";
-import { createMessagesHandler } from "../callbacks/messages-handler.js";
-import { type EventPlace, graphPlace, nodePlace } from "../callbacks/namespace.js";
-import { createProtocolMessagesHandler } from "../callbacks/protocol-messages-handler.js";
 import { type EventFilters, type StreamEvent, streamGraphEvents } from "../callbacks/stream-events.js";
-import { createToolsHandler } from "../callbacks/tools-handler.js";
-import { addHandler } from "../callbacks/trace.js";
+import { withStreamHandlers } from "../callbacks/stream-handlers.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import { shallowCopy } from "../checkpoint/plain-copy.js";
 import { LangChainNotLoadedError } from "../checkpoint/serde-langchain.js";
@@ -20,13 +16,12 @@ import { type COPY, type END, INTERRUPT, type START } from "../constants.js";
 import { MissingCheckpointerError } from "../errors/graph.js";
 import { UnsupportedFeatureError } from "../errors/unsupported.js";
 import type { Interrupt } from "../interrupt/record.js";
-import { LangChainMissingError, loadLangChain } from "../langchain/load.js";
-import { type LangChain, loadTypedLangChain } from "../langchain/typed.js";
+import { loadLangChain } from "../langchain/load.js";
 import type { GraphRunStream } from "../protocol/run-stream.js";
 import { PROTOCOL_STREAM, type StreamEventsV3Options, streamProtocolEvents } from "../protocol/stream-events.js";
 import type { InferExtensions, StreamTransformer } from "../protocol/types.js";
 import { forwardAbort } from "../run/abandon.js";
-import { asGraphStream, ChunkQueue, type GraphStream, queueEmitter, type StreamMode } from "../run/emitter.js";
+import { asGraphStream, ChunkQueue, type GraphStream, queueEmitter } from "../run/emitter.js";
 import { configWithoutOptions, type RunOptions, type StreamOptions } from "../run/options.js";
 import { GraphRun } from "../run/run.js";
 import { sseErrorFrame, sseFrame } from "../run/sse.js";
@@ -230,19 +225,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
       encoding && sseFrame,
       protocol,
     );
-    let base = configWithoutOptions(config);
-    // Tokens and tool calls reach the stream through callback handlers that the chat models and
-    // tools called with a node's config report to.
-    const handlers = protocol ? PROTOCOL_CALLBACK_MODES : CALLBACK_MODES;
-    const place = protocol ? nodePlace : graphPlace(emitter.subgraphs);
-    for (const [mode, create] of handlers) {
-      if (!modes.includes(mode)) continue;
-      const lc = await (protocol ? optionalLangChain() : loadTypedLangChain(`Stream mode "${mode}"`));
-      // A v3 stream without @langchain/core installed: no model or tool can be reporting.
-      if (!lc) break;
-      const handler = create(lc, (ns: string, chunk: unknown) => emitter.emit(ns, mode, chunk), place);
-      base = { ...base, callbacks: addHandler(base.callbacks, handler) };
-    }
+    const base = await withStreamHandlers(configWithoutOptions(config), modes, emitter, protocol);
     // As LangGraph: a reader that stops early (`break`, `cancel()`) cancels the run.
     const stop = new AbortController();
     queue.onCancel = (reason) => stop.abort(reason ?? new Error("The stream's reader stopped reading."));
@@ -420,30 +403,6 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
 
   async getGraphAsync(options?: DrawingOptions): Promise<GraphDrawing> {
     return this.getGraph(options);
-  }
-}
-
-/** What makes the callback handler of a stream mode (its chunk type left open). */
-type CallbackHandlerFactory = (lc: LangChain, emit: (ns: string, chunk: any) => void, place: EventPlace) => unknown;
-
-/** The stream modes told by callback handlers, and what makes each handler. */
-const CALLBACK_MODES: ReadonlyArray<readonly [StreamMode, CallbackHandlerFactory]> = [
-  ["messages", createMessagesHandler],
-  ["tools", createToolsHandler],
-];
-/** The same for streamEvents v3: messages as protocol events. */
-const PROTOCOL_CALLBACK_MODES: ReadonlyArray<readonly [StreamMode, CallbackHandlerFactory]> = [
-  ["messages", createProtocolMessagesHandler],
-  ["tools", createToolsHandler],
-];
-
-/** `@langchain/core` if it is installed, else undefined. */
-async function optionalLangChain(): Promise<LangChain | undefined> {
-  try {
-    return await loadTypedLangChain("streamEvents v3");
-  } catch (error) {
-    if (error instanceof LangChainMissingError) return undefined;
-    throw error;
   }
 }
 

@@ -5,8 +5,7 @@
  */
 import { shouldInterrupt } from "../algo/breakpoints.js";
 import { selectOutput } from "../algo/select-output.js";
-import type { GraphSpec } from "../algo/spec.js";
-import { DEFAULT_GRAPH_NAME } from "../algo/spec.js";
+import { DEFAULT_GRAPH_NAME, type GraphSpec } from "../algo/spec.js";
 import { candidateNodes, compareTaskPaths, type PreparedTask, readState } from "../algo/tasks.js";
 import {
   applyNullWrites,
