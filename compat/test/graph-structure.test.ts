@@ -139,6 +139,34 @@ compare("graph structure", {
     };
   },
 
+  "getGraph().drawMermaid() with @langchain/core loaded: LangChain's Graph, the same text (xray too)": async (lib) => {
+    const { Annotation, StateGraph, START, END } = lib;
+    await lib.loadLangChain?.();
+    const State = Annotation.Root({ v: Annotation() });
+    const inner = new StateGraph(State)
+      .addNode("x", () => ({}))
+      .addNode("y", () => ({}))
+      .addEdge(START, "x")
+      .addEdge("x", "y")
+      .compile();
+    const graph = new StateGraph(State)
+      .addNode("a", () => ({}))
+      .addNode("sub", inner)
+      .addEdge(START, "a")
+      .addConditionalEdges("a", (s: any) => (s.v ? "sub" : END), ["sub", END])
+      .addEdge("sub", END)
+      .compile();
+    const flat = graph.getGraph();
+    return {
+      kind: flat.constructor.name,
+      ids: Object.keys(flat.nodes),
+      mermaid: flat.drawMermaid(),
+      xray: graph.getGraph({ xray: true }).drawMermaid(),
+      first: flat.firstNode()?.id,
+      last: flat.lastNode()?.id,
+    };
+  },
+
   "getGraph() of a chain: nodes and edges from START to END": {
     from: "graph.test.ts: should support addSequence",
     async run(lib) {

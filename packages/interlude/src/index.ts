@@ -40,7 +40,7 @@ export {
   type StreamConfig,
 } from "./graph/compiled.js";
 export type { AddNodeOptions, NodeErrorHandler, NodePolicyOptions } from "./graph/declaration.js";
-export type { DrawingOptions, GraphDrawing } from "./graph/drawing.js";
+export type { DrawingOptions, DrawnEdge, DrawnNode, GraphDrawing } from "./graph/drawing.js";
 export {
   Entrypoint,
   type EntrypointFinal,

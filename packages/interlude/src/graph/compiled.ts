@@ -32,7 +32,7 @@ import { type StateSnapshot, snapshotOf, stateAt } from "../thread/snapshot.js";
 import { type Superstep, updateThreadState } from "../thread/update-state.js";
 import { type BatchOptions, inBatch } from "./batch.js";
 import type { GraphDeclaration } from "./declaration.js";
-import { type DrawingOptions, drawingOf, type GraphDrawing } from "./drawing.js";
+import { type Drawing, type DrawingOptions, drawingOf, type GraphDrawing, publicDrawing } from "./drawing.js";
 import { transformed, viaLangChain } from "./runnable-interop.js";
 import { checkContext } from "./state-validation.js";
 
@@ -398,6 +398,11 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
 
   /** Nodes and edges, for drawing; `xray` draws subgraphs inside their nodes. */
   getGraph(options?: DrawingOptions): GraphDrawing {
+    return publicDrawing(drawingOf(this.builder, options));
+  }
+
+  /** The drawing as its parent draws it inside the node that runs it (graph/drawing.ts). */
+  drawing(options?: DrawingOptions): Drawing {
     return drawingOf(this.builder, options);
   }
 

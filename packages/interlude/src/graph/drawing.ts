@@ -1,15 +1,42 @@
-/** `getGraph()`: a compiled graph's nodes and edges, for drawing (Mermaid, as LangGraph draws it). */
+/**
+ * `getGraph()`: a compiled graph's nodes and edges, for drawing. With `@langchain/core` loaded it
+ * is LangChain's own `Graph` (as LangGraph gives it: `drawMermaid`, `drawMermaidPng`, `toJSON`,
+ * ...); without it, the same nodes and edges with a plain Mermaid drawing.
+ */
 import { END, START } from "../constants.js";
+import { langchainLoaded } from "../langchain/load.js";
 import type { GraphDeclaration } from "./declaration.js";
 
-export interface GraphDrawing {
-  nodes: Array<{ id: string; subgraph: boolean }>;
-  edges: Array<{ source: string; target: string; conditional: boolean }>;
-  /** Mermaid flowchart source, as LangGraph's `getGraph().drawMermaid()`. */
-  drawMermaid(): string;
+/** A node as LangChain's `Graph` holds it. */
+export interface DrawnNode {
+  id: string;
+  name: string;
+  data: unknown;
+  metadata?: Record<string, unknown>;
 }
 
-function mermaid(nodes: GraphDrawing["nodes"], edges: GraphDrawing["edges"]): string {
+export interface DrawnEdge {
+  source: string;
+  target: string;
+  conditional?: boolean;
+  data?: string;
+}
+
+/** What `getGraph()` gives: LangChain's Graph, or this much of it. */
+export interface GraphDrawing {
+  nodes: Record<string, DrawnNode>;
+  edges: DrawnEdge[];
+  /** Mermaid flowchart source, as LangGraph's `getGraph().drawMermaid()`. */
+  drawMermaid(params?: Record<string, unknown>): string;
+}
+
+/** The nodes and edges as this file builds them: in order, with which nodes run subgraphs. */
+export interface Drawing {
+  nodes: Array<{ id: string; subgraph: boolean }>;
+  edges: Array<{ source: string; target: string; conditional: boolean }>;
+}
+
+function mermaid({ nodes, edges }: Drawing): string {
   const id = (name: string) => name.replace(/[^A-Za-z0-9_]/g, "_");
   const lines = ["graph TD;"];
   for (const node of nodes)
@@ -23,16 +50,17 @@ export interface DrawingOptions {
   xray?: boolean | number;
 }
 
-type Drawable = { getGraph(options?: DrawingOptions): GraphDrawing };
+/** A compiled graph run as a node: it draws itself inside it. */
+type Drawable = { drawing(options?: DrawingOptions): Drawing };
 
 function isDrawable(action: unknown): action is Drawable {
-  return typeof (action as Drawable | null)?.getGraph === "function";
+  return typeof (action as Drawable | null)?.drawing === "function";
 }
 
-type Edge = GraphDrawing["edges"][number];
+type Edge = Drawing["edges"][number];
 
 /** The one node no edge leads to (or from, `end`), leaving out `skip`; undefined when there is none or several. */
-function onlyOpenNode(drawing: Pick<GraphDrawing, "nodes" | "edges">, end: boolean, skip?: string): string | undefined {
+function onlyOpenNode(drawing: Drawing, end: boolean, skip?: string): string | undefined {
   const reached = new Set(
     drawing.edges.filter((e) => (end ? e.target : e.source) !== skip).map((e) => (end ? e.source : e.target)),
   );
@@ -41,7 +69,7 @@ function onlyOpenNode(drawing: Pick<GraphDrawing, "nodes" | "edges">, end: boole
 }
 
 /** LangGraph's trimming of a subgraph drawn inside its node: START and END go when another node then stands alone first (last). */
-function trimmed(drawing: GraphDrawing): Pick<GraphDrawing, "nodes" | "edges"> {
+function trimmed(drawing: Drawing): Drawing {
   let { nodes, edges } = drawing;
   for (const end of [false, true]) {
     const open = onlyOpenNode({ nodes, edges }, end);
@@ -58,15 +86,15 @@ function trimmed(drawing: GraphDrawing): Pick<GraphDrawing, "nodes" | "edges"> {
  * last; START and END stay when the subgraph has no single first (last) node without them. A
  * subgraph left with one node is drawn as its node.
  */
-function expand(drawing: GraphDrawing, builder: GraphDeclaration, depth: number): GraphDrawing {
-  const nodes: GraphDrawing["nodes"] = [];
+function expand(drawing: Drawing, builder: GraphDeclaration, depth: number): Drawing {
+  const nodes: Drawing["nodes"] = [];
   const inner: Edge[] = [];
   const entry = new Map<string, string>();
   const exit = new Map<string, string>();
   for (const node of drawing.nodes) {
     const action = builder.nodes.get(node.id)?.action;
     const sub = isDrawable(action)
-      ? trimmed(action.getGraph({ xray: depth === Infinity ? true : depth - 1 }))
+      ? trimmed(action.drawing({ xray: depth === Infinity ? true : depth - 1 }))
       : undefined;
     if (!sub || sub.nodes.length < 2) {
       nodes.push(node);
@@ -86,22 +114,22 @@ function expand(drawing: GraphDrawing, builder: GraphDeclaration, depth: number)
     target: entry.get(edge.target) ?? edge.target,
   }));
   edges.push(...inner);
-  return { nodes, edges, drawMermaid: () => mermaid(nodes, edges) };
+  return { nodes, edges };
 }
 
-export function drawingOf(builder: GraphDeclaration, { xray = false }: DrawingOptions = {}): GraphDrawing {
+export function drawingOf(builder: GraphDeclaration, { xray = false }: DrawingOptions = {}): Drawing {
   const depth = xray === true ? Infinity : typeof xray === "number" ? xray : 0;
   const drawing = flatDrawing(builder);
   return depth > 0 ? expand(drawing, builder, depth) : drawing;
 }
 
-function flatDrawing(builder: GraphDeclaration): GraphDrawing {
+function flatDrawing(builder: GraphDeclaration): Drawing {
   const nodes = [
     { id: START, subgraph: false },
     ...[...builder.nodes.values()].map((n) => ({ id: n.name, subgraph: typeof n.action !== "function" })),
     { id: END, subgraph: false },
   ];
-  const edges: GraphDrawing["edges"] = [];
+  const edges: Drawing["edges"] = [];
   for (const { sources, target } of builder.edges)
     for (const source of sources) edges.push({ source, target, conditional: false });
   for (const branch of builder.branches) {
@@ -117,5 +145,25 @@ function flatDrawing(builder: GraphDeclaration): GraphDrawing {
     edges.filter((e) => !e.conditional && e.target !== END && !sources.has(e.target)).map((e) => e.target),
   );
   for (const sink of [...sinks].sort()) edges.push({ source: sink, target: END, conditional: false });
-  return { nodes, edges, drawMermaid: () => mermaid(nodes, edges) };
+  return { nodes, edges };
+}
+
+/** `drawing` as `getGraph()` gives it: LangChain's Graph when `@langchain/core` is loaded. */
+export function publicDrawing(drawing: Drawing): GraphDrawing {
+  const Graph = langchainLoaded()?.runnablesGraph?.Graph;
+  if (Graph) {
+    const graph = new Graph();
+    const byId = new Map<string, unknown>();
+    for (const { id } of drawing.nodes) {
+      const boundary = id === START || id === END;
+      byId.set(id, graph.addNode({ name: id, schema: {} }, id, boundary ? undefined : {}));
+    }
+    for (const edge of drawing.edges)
+      graph.addEdge(byId.get(edge.source), byId.get(edge.target), undefined, edge.conditional);
+    return graph;
+  }
+  const nodes: Record<string, DrawnNode> = {};
+  for (const { id } of drawing.nodes) nodes[id] = { id, name: id, data: { name: id }, metadata: undefined };
+  const edges = drawing.edges.map((edge) => ({ ...edge }));
+  return { nodes, edges, drawMermaid: () => mermaid(drawing) };
 }

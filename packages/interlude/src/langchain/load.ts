@@ -26,6 +26,8 @@ export interface LangChainModules {
   runnables: Record<string, any>;
   /** `language_models/stream` (LangChain 1.3.4 and later), or undefined in older versions. */
   modelStream: Record<string, any> | undefined;
+  /** `runnables/graph`: the Graph a Runnable's `getGraph()` gives. */
+  runnablesGraph: Record<string, any> | undefined;
   /** Makes a config the ambient one: runnables called without a config inherit it. */
   runWithConfig<T>(config: Record<string, unknown>, body: () => T): T;
 }
@@ -68,13 +70,16 @@ const SPECIFIERS = [
   "@langchain/core/singletons",
 ];
 const MODEL_STREAM = "@langchain/core/language_models/stream";
+const RUNNABLES_GRAPH = "@langchain/core/runnables/graph";
 
 async function importAll(): Promise<LangChainModules> {
-  const [messages, documents, callbacksManager, callbacksBase, runnables, singletons, modelStream] = await Promise.all([
-    ...SPECIFIERS.map((specifier) => import(specifier)),
-    // Newer than the rest: an older @langchain/core loads without it.
-    import(MODEL_STREAM).catch(() => undefined),
-  ]);
+  const [messages, documents, callbacksManager, callbacksBase, runnables, singletons, modelStream, runnablesGraph] =
+    await Promise.all([
+      ...SPECIFIERS.map((specifier) => import(specifier)),
+      // Newer than the rest: an older @langchain/core loads without it.
+      import(MODEL_STREAM).catch(() => undefined),
+      import(RUNNABLES_GRAPH).catch(() => undefined),
+    ]);
   for (const [name, value] of Object.entries(messages as Record<string, unknown>)) {
     if (typeof value === "function" && value.prototype)
       learnClass(["langchain_core", "messages", name], value as AnyClass);
@@ -91,6 +96,7 @@ async function importAll(): Promise<LangChainModules> {
     callbacksBase,
     runnables,
     modelStream,
+    runnablesGraph,
     runWithConfig: ambientRunner(ambient),
   };
 }

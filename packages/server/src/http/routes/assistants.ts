@@ -130,13 +130,14 @@ export function assistantRoutes(ctx: ServerContext): Hono<AppEnv> {
   app.get("/assistants/:id/graph", async (c) => {
     const { graph } = await graphOf(c.req.param("id"));
     const drawing = graph.getGraph();
+    const subgraphs = new Set([...graph.getSubgraphs()].map(([name]) => name));
     return c.json({
-      nodes: drawing.nodes.map((n) => ({
+      nodes: Object.values(drawing.nodes).map((n) => ({
         id: n.id,
-        type: n.subgraph ? "graph" : "runnable",
+        type: subgraphs.has(n.id) ? "graph" : "runnable",
         data: { id: n.id, name: n.id },
       })),
-      edges: drawing.edges.map((e) => ({ source: e.source, target: e.target, conditional: e.conditional })),
+      edges: drawing.edges.map((e) => ({ source: e.source, target: e.target, conditional: e.conditional ?? false })),
     });
   });
 
