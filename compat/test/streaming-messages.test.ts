@@ -358,6 +358,24 @@ compare("streaming messages, more", {
     const show = (chunks: any[]) => chunks.map(([mode, c]: any) => (mode === "messages" ? c[0].content : c));
     return [show(first), show(second)];
   },
+  "streamLog: the run log's patches (the graph's run, then each node's run and its output)": async (lib) => {
+    const { Annotation, StateGraph, START } = lib;
+    const State = Annotation.Root({ v: Annotation() });
+    const graph = new StateGraph(State)
+      .addNode("a", (s: any) => ({ v: s.v + 1 }))
+      .addNode("b", (s: any) => ({ v: s.v * 10 }))
+      .addEdge(START, "a")
+      .addEdge("a", "b")
+      .compile();
+    const ops = (await collect(graph.streamLog({ v: 1 }))).flatMap((patch: any) => patch.ops);
+    // Where a streamed chunk falls among the next node's run is timing (the reader's pace): not compared.
+    return {
+      runs: ops.filter((op: any) => op.path.startsWith("/logs/")).map((op: any) => `${op.op} ${op.path}`),
+      streamed: ops.filter((op: any) => op.path === "/streamed_output/-").map((op: any) => op.value),
+      final: ops.filter((op: any) => op.path === "/final_output").map((op: any) => op.value),
+    };
+  },
+
   "streamEvents: a custom event a node dispatches": async ({ StateGraph, START, Annotation }) => {
     const { dispatchCustomEvent } = await import("@langchain/core/callbacks/dispatch");
     const graph = new StateGraph(Annotation.Root({ x: Annotation() }))

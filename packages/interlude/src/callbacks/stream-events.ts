@@ -36,6 +36,7 @@ export interface StreamableGraph {
 
 type Adapter = {
   streamEvents(input: unknown, options: any, filters?: EventFilters): AsyncIterable<StreamEvent>;
+  streamLog(input: unknown, options?: any, filters?: EventFilters): AsyncIterable<unknown>;
 };
 let adapterClass: ((graph: StreamableGraph) => Adapter) | undefined;
 
@@ -68,4 +69,19 @@ export async function* streamGraphEvents(
   const lc = await loadTypedLangChain("streamEvents()");
   adapterClass ??= adapterFor(lc);
   yield* adapterClass(graph).streamEvents(input, { ...options, version: "v2" }, filters);
+}
+
+/**
+ * `graph.streamLog(input)`: LangChain's run log of the graph (JSON patches of its runs and their
+ * outputs), as for any runnable. Needs `@langchain/core`.
+ */
+export async function* streamGraphLog(
+  graph: StreamableGraph,
+  input: unknown,
+  options?: unknown,
+  filters?: EventFilters,
+): AsyncGenerator<unknown> {
+  const lc = await loadTypedLangChain("streamLog()");
+  adapterClass ??= adapterFor(lc);
+  yield* adapterClass(graph).streamLog(input, options, filters);
 }

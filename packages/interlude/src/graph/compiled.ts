@@ -6,7 +6,7 @@ import { breakpointsOf } from "../algo/breakpoints.js";
 import { selectOutput } from "../algo/select-output.js";
 import { DEFAULT_GRAPH_NAME, type GraphInternals, type GraphSpec } from "../algo/spec.js";
 import type { BaseCache } from "../cache/base.js";
-import { type EventFilters, type StreamEvent, streamGraphEvents } from "../callbacks/stream-events.js";
+import { type EventFilters, type StreamEvent, streamGraphEvents, streamGraphLog } from "../callbacks/stream-events.js";
 import { withStreamHandlers } from "../callbacks/stream-handlers.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import { shallowCopy } from "../checkpoint/plain-copy.js";
@@ -272,6 +272,11 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
       }
     }
     return streamGraphEvents(this, input, options, streamOptions);
+  }
+
+  /** LangChain's run log of a run (`RunLogPatch`es of the graph's and its nodes' runs). Needs `@langchain/core`. */
+  streamLog(input: U | S | unknown, options?: StreamConfig, streamOptions?: EventFilters): AsyncGenerator<unknown> {
+    return streamGraphLog(this, input, options, streamOptions);
   }
 
   private saverFor(what: string): BaseCheckpointSaver {
