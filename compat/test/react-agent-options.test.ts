@@ -320,6 +320,26 @@ compare("createReactAgent options", {
         }),
     },
 
+  "a ToolNode's tags reach its tools' config, before the run's": async (lib) => {
+    const { AIMessage } = await import("@langchain/core/messages");
+    let seen: unknown;
+    const probe = tool(
+      async (_args: Record<string, never>, config: any) => {
+        seen = config.tags;
+        return "ok";
+      },
+      { name: "probe", schema: z.object({}) },
+    );
+    const node = new (prebuiltOf(lib).ToolNode)([probe], { tags: ["mine"] });
+    const graph = new lib.StateGraph(lib.MessagesAnnotation)
+      .addNode("tools", node)
+      .addEdge(lib.START, "tools")
+      .compile();
+    const call = { name: "probe", args: {}, id: "p1" };
+    await graph.invoke({ messages: [new AIMessage({ content: "", tool_calls: [call] })] }, { tags: ["outer"] });
+    return seen;
+  },
+
   "tools given as a ToolNode: its tools bound to the model and run": {
     from: `${PREBUILT} with ToolNode: Should work with ToolNode`,
     async run(lib) {

@@ -27,6 +27,7 @@ export interface ToolLike {
 
 export interface ToolNodeOptions {
   name?: string;
+  /** Tags added to the tools' runs (traces, stream events). */
   tags?: string[];
   /** Turn a tool's error into a ToolMessage the model can read (default true), or rethrow it. */
   handleToolErrors?: boolean;
@@ -119,6 +120,8 @@ export class ToolNode {
       // What LangChain's tools read as their runtime: the state, the call's id, context, store, writer.
       const runtime = {
         ...config,
+        // The node's own tags go to its tools' runs, as a Runnable's tags go to its children.
+        ...(this.tags?.length ? { tags: [...this.tags, ...(config?.tags ?? [])] } : {}),
         state,
         toolCallId: call.id ?? "",
         config,
