@@ -81,6 +81,20 @@ function asking(lib: Runtime) {
     .compile({ checkpointer: new MemorySaver() });
 }
 
+/** A parent whose one node is a subgraph that asks "sub question". */
+function askingInSubgraph(lib: Runtime) {
+  const { Annotation, StateGraph, START, interrupt, MemorySaver } = lib;
+  const State = Annotation.Root({ value: Annotation() });
+  const child = new StateGraph(State)
+    .addNode("ask", () => ({ value: interrupt("sub question") }))
+    .addEdge(START, "ask")
+    .compile();
+  return new StateGraph(State)
+    .addNode("child", child)
+    .addEdge(START, "child")
+    .compile({ checkpointer: new MemorySaver() });
+}
+
 /** Interrupts with their ids reduced to their type (they are hashes of random task ids on both sides). */
 const interruptsOf = (run: any) =>
   run.interrupts.map(({ interruptId, ...rest }: any) => ({ ...rest, interruptId: typeof interruptId }));
@@ -163,16 +177,7 @@ compare("streamEvents v3: the run", {
     from: "lifecycle.test.ts: cascades interrupted when input.requested events are seen",
     differs: "#an-interrupted-runs-lifecycle-ends-interrupted",
     async run(lib) {
-      const { Annotation, StateGraph, START, interrupt, MemorySaver } = lib;
-      const State = Annotation.Root({ value: Annotation() });
-      const child = new StateGraph(State)
-        .addNode("ask", () => ({ value: interrupt("sub question") }))
-        .addEdge(START, "ask")
-        .compile();
-      const graph = new StateGraph(State)
-        .addNode("child", child)
-        .addEdge(START, "child")
-        .compile({ checkpointer: new MemorySaver() });
+      const graph = askingInSubgraph(lib);
       const config = { version: "v3", configurable: { thread_id: "t" } };
       const root = await asking(lib).streamEvents({ value: "start" }, config);
       const nested = await graph.streamEvents({ value: "start" }, config);
@@ -203,16 +208,7 @@ compare("streamEvents v3: the run", {
   "an interrupt in a subgraph: run.interrupts has it once per values event that carries it": {
     from: "pregel.stream.test.ts: sets run.interrupted and run.interrupts when interrupt() is called",
     async run(lib) {
-      const { Annotation, StateGraph, START, interrupt, MemorySaver } = lib;
-      const State = Annotation.Root({ value: Annotation() });
-      const child = new StateGraph(State)
-        .addNode("ask", () => ({ value: interrupt("sub question") }))
-        .addEdge(START, "ask")
-        .compile();
-      const graph = new StateGraph(State)
-        .addNode("child", child)
-        .addEdge(START, "child")
-        .compile({ checkpointer: new MemorySaver() });
+      const graph = askingInSubgraph(lib);
       const run = await graph.streamEvents({ value: "start" }, { version: "v3", configurable: { thread_id: "t" } });
       const events = await collect(run);
       return {
