@@ -37,6 +37,9 @@ export function originOf(
 export interface NodeOrigins {
   readonly origins: Map<string, Origin>;
   readonly seen: Set<string>;
+  readonly streamed: Set<string>;
+  readonly callIds: Map<string, string>;
+  callMessageId(id: string | undefined, runId: string): string;
 }
 
 export function nodeOriginHandler(
@@ -49,6 +52,17 @@ export function nodeOriginHandler(
     readonly origins = new Map<string, Origin>();
     /** Ids of messages already told, or given to a node. */
     readonly seen = new Set<string>();
+    /** Model calls that streamed: their whole message is not told again at their end. */
+    readonly streamed = new Set<string>();
+    /** One id for every chunk (or event) of a model call, so a reader can join them. */
+    readonly callIds = new Map<string, string>();
+
+    /** The id a message of model call `runId` is told under: its own, else the call's. */
+    callMessageId(id: string | undefined, runId: string): string {
+      if (id == null || id === `run-${runId}`) id = this.callIds.get(runId) ?? id ?? `run-${runId}`;
+      if (!this.callIds.has(runId)) this.callIds.set(runId, id);
+      return id;
+    }
 
     override handleChatModelStart(
       _llm: unknown,
@@ -106,19 +120,13 @@ export function createMessagesHandler(lc: LangChain, emit: EmitMessage, place: E
      * several promises per token); `send` is synchronous, so the model waits for nothing.
      */
     override awaitHandlers = true;
-    private readonly streamed = new Set<string>();
-    /** One id for every chunk of a model call, so a reader can join them. */
-    private readonly callIds = new Map<string, string>();
 
     private send(origin: Origin, message: BaseMessage, runId: string, dedupe: boolean, outputIndex?: number) {
       if (dedupe && message.id !== undefined && this.seen.has(message.id)) return;
       let id = message.id;
       if (isToolMessage(message)) id ??= `run-${runId}-tool-${message.tool_call_id}`;
       else if (outputIndex !== undefined) id ??= `run-${runId}-out-${outputIndex}`;
-      else {
-        if (id == null || id === `run-${runId}`) id = this.callIds.get(runId) ?? id ?? `run-${runId}`;
-        if (!this.callIds.has(runId)) this.callIds.set(runId, id);
-      }
+      else id = this.callMessageId(id, runId);
       if (id !== message.id) {
         message.id = id;
         message.lc_kwargs.id = id;

@@ -62,9 +62,6 @@ export function createProtocolMessagesHandler(lc: LangChain, emit: EmitEvent, pl
     /** LangChain hands such a handler a chat model's own protocol events. */
     lc_prefer_chat_model_stream_events = true;
     override awaitHandlers = true;
-    private readonly streamed = new Set<string>();
-    /** One id for every event of a model call. */
-    private readonly callIds = new Map<string, string>();
 
     private send(origin: Origin, event: Record<string, unknown>, runId: string | undefined) {
       emit(origin.ns, [event, runId !== undefined ? { ...origin.metadata, run_id: runId } : origin.metadata]);
@@ -74,10 +71,7 @@ export function createProtocolMessagesHandler(lc: LangChain, emit: EmitEvent, pl
       let id = message.id;
       if (runId !== undefined) {
         if (isToolMessage(message)) id ??= `run-${runId}-tool-${message.tool_call_id}`;
-        else {
-          if (id == null || id === `run-${runId}`) id = this.callIds.get(runId) ?? id ?? `run-${runId}`;
-          if (!this.callIds.has(runId)) this.callIds.set(runId, id);
-        }
+        else id = this.callMessageId(id, runId);
       }
       if (id !== message.id) {
         message.id = id;
