@@ -103,9 +103,8 @@ export class ProtocolTranslator {
     }
   }
 
-  /** The closing events once the run's stream ends. */
   /**
-   * The run's last `lifecycle` event. `refusal`: why a strict resume was refused (the answered
+   * The closing events once the run's stream ends, its last `lifecycle` event among them. `refusal`: why a strict resume was refused (the answered
    * interrupts that are not waiting, and those that are), which the SDK raises as its
    * `UnknownInterruptError` and uses to show the waiting questions again.
    */
