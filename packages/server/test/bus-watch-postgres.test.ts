@@ -40,12 +40,17 @@ function heard(server: TestServer, match: (event: BusEvent) => boolean): Promise
 
 /** Whether `server` watches: its LISTEN connection holds the watch lock (events/notifications.ts WATCH_LOCK). */
 async function watching(server: TestServer): Promise<boolean> {
-  const { rows } = await stats.query(
-    `SELECT 1 FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+  return (await watchingPid(server)) !== undefined;
+}
+
+/** The backend pid of `server`'s LISTEN connection while it holds the watch lock. */
+async function watchingPid(server: TestServer): Promise<number | undefined> {
+  const { rows } = await stats.query<{ pid: number }>(
+    `SELECT a.pid FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
       WHERE a.application_name = $1 AND l.locktype = 'advisory' AND l.mode = 'ShareLock' AND l.granted`,
     [`interlude ${server.backend.ctx.processId}`],
   );
-  return rows.length > 0;
+  return rows[0]?.pid;
 }
 
 /** The backend pid of `server`'s LISTEN connection once its WATCH waits for the watch lock. */
@@ -193,11 +198,16 @@ describe("watched bus events across processes", () => {
   it("a process whose LISTEN connection is cut while watched watches again once reconnected", async () => {
     const unwatch = await b.backend.ctx.bus.watch();
     try {
-      expect(await watching(b)).toBe(true);
+      const cut = await watchingPid(b);
+      expect(cut).toBeDefined();
       await stats.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [
         `interlude ${b.backend.ctx.processId}`,
       ]);
-      await until(() => watching(b));
+      // The cut backend ends a moment after pg_terminate_backend returns: wait for the new one.
+      await until(async () => {
+        const pid = await watchingPid(b);
+        return pid !== undefined && pid !== cut;
+      });
       expect(await hearsQuestionsOf(b, a)).toBe(true);
     } finally {
       unwatch();
