@@ -40,6 +40,7 @@ export interface NodeOrigins {
   readonly streamed: Set<string>;
   readonly callIds: Map<string, string>;
   callMessageId(id: string | undefined, runId: string): string;
+  eachOutputMessage(output: unknown, visit: (message: BaseMessage) => void): void;
 }
 
 export function nodeOriginHandler(
@@ -56,6 +57,27 @@ export function nodeOriginHandler(
     readonly streamed = new Set<string>();
     /** One id for every chunk (or event) of a model call, so a reader can join them. */
     readonly callIds = new Map<string, string>();
+
+    /**
+     * The messages a node returned, in order: its return value itself, a list of them (or of
+     * Commands), each state key's value or list, and the updates of the Commands among them.
+     */
+    eachOutputMessage(output: unknown, visit: (message: BaseMessage) => void): void {
+      const walk = (value: unknown): void => {
+        if (isCommand(value)) walk(value.update);
+        else if (isBaseMessage(value)) visit(value);
+        else if (Array.isArray(value)) {
+          const commands = value.some(isCommand);
+          for (const item of value)
+            if (commands) walk(item);
+            else if (isBaseMessage(item)) visit(item);
+        } else if (value !== null && typeof value === "object")
+          for (const item of Object.values(value))
+            if (Array.isArray(item)) walk(item);
+            else if (isBaseMessage(item)) visit(item);
+      };
+      walk(output);
+    }
 
     /** The id a message of model call `runId` is told under: its own, else the call's. */
     callMessageId(id: string | undefined, runId: string): string {
@@ -173,19 +195,7 @@ export function createMessagesHandler(lc: LangChain, emit: EmitMessage, place: E
       this.origins.delete(runId);
       if (!origin) return;
       let index = 0;
-      const emitOne = (value: unknown) => {
-        if (isBaseMessage(value)) this.send(origin, value, runId, true, index++);
-      };
-      const walk = (output: unknown): void => {
-        if (isCommand(output)) walk(output.update);
-        else if (isBaseMessage(output)) emitOne(output);
-        else if (Array.isArray(output)) {
-          const commands = output.some(isCommand);
-          for (const value of output) commands ? walk(value) : emitOne(value);
-        } else if (output !== null && typeof output === "object")
-          for (const value of Object.values(output)) Array.isArray(value) ? walk(value) : emitOne(value);
-      };
-      walk(outputs);
+      this.eachOutputMessage(outputs, (message) => this.send(origin, message, runId, true, index++));
     }
 
     override handleChainError(_error: unknown, runId: string) {

@@ -8,7 +8,6 @@
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LangChain } from "../langchain/typed.js";
-import { isCommand } from "../primitives/command.js";
 import { nodeOriginHandler, type Origin, originOf } from "./messages-handler.js";
 import type { EventPlace } from "./namespace.js";
 
@@ -167,17 +166,9 @@ export function createProtocolMessagesHandler(lc: LangChain, emit: EmitEvent, pl
       const origin = this.origins.get(runId);
       this.origins.delete(runId);
       if (!origin) return;
-      const tell = (value: unknown) => {
-        if (isBaseMessage(value) && !isToolMessage(value)) this.sendWhole(origin, value, runId, true);
-      };
-      const walk = (output: unknown): void => {
-        if (isCommand(output)) walk(output.update);
-        else if (isBaseMessage(output)) tell(output);
-        else if (Array.isArray(output)) for (const value of output) isCommand(value) ? walk(value) : tell(value);
-        else if (output !== null && typeof output === "object")
-          for (const value of Object.values(output)) Array.isArray(value) ? value.forEach(tell) : tell(value);
-      };
-      walk(outputs);
+      this.eachOutputMessage(outputs, (message) => {
+        if (!isToolMessage(message)) this.sendWhole(origin, message, runId, true);
+      });
       this.callIds.delete(runId);
     }
 
