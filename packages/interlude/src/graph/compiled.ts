@@ -7,24 +7,21 @@ import { selectOutput } from "../algo/select-output.js";
 import { DEFAULT_GRAPH_NAME, type GraphInternals, type GraphSpec } from "../algo/spec.js";
 import type { BaseCache } from "../cache/base.js";
 import { type EventFilters, type StreamEvent, streamGraphEvents, streamGraphLog } from "../callbacks/stream-events.js";
-import { withStreamHandlers } from "../callbacks/stream-handlers.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import { shallowCopy } from "../checkpoint/plain-copy.js";
 import { LangChainNotLoadedError } from "../checkpoint/serde-langchain.js";
 import type { CheckpointListOptions, RunnableConfig } from "../checkpoint/types.js";
 import { type COPY, type END, INTERRUPT, type START } from "../constants.js";
 import { MissingCheckpointerError } from "../errors/graph.js";
-import { UnsupportedFeatureError } from "../errors/unsupported.js";
 import type { Interrupt } from "../interrupt/record.js";
 import { loadLangChain } from "../langchain/load.js";
 import type { GraphRunStream } from "../protocol/run-stream.js";
-import { PROTOCOL_STREAM, type StreamEventsV3Options, streamProtocolEvents } from "../protocol/stream-events.js";
+import { type StreamEventsV3Options, streamProtocolEvents } from "../protocol/stream-events.js";
 import type { InferExtensions, StreamTransformer } from "../protocol/types.js";
-import { forwardAbort } from "../run/abandon.js";
-import { asGraphStream, ChunkQueue, type GraphStream, queueEmitter } from "../run/emitter.js";
+import type { GraphStream } from "../run/emitter.js";
 import { configWithoutOptions, type RunOptions, type StreamOptions } from "../run/options.js";
 import { GraphRun } from "../run/run.js";
-import { sseErrorFrame, sseFrame } from "../run/sse.js";
+import { streamRun } from "../run/stream-run.js";
 import { currentTask } from "../runner/scope.js";
 import type { BaseStore } from "../store/base.js";
 import { graphAtNamespace } from "../thread/namespace.js";
@@ -207,41 +204,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
   async stream(input: U | S | unknown, config: StreamConfig = {}): Promise<GraphStream<any>> {
     if (this.defaults) config = mergeConfig(this.defaults, config);
     if (this.builder.contextSchema) await checkContext(this.builder.contextSchema, config.context);
-    // LangGraph.js 1.7 streams "updates" when no mode is given (whatever its docs say).
-    const modes =
-      config.streamMode === undefined
-        ? ["updates" as const]
-        : Array.isArray(config.streamMode)
-          ? config.streamMode
-          : [config.streamMode];
-    const queue = new ChunkQueue<unknown>();
-    const encoding = encodingOf(config.encoding);
-    const protocol = (config as Record<symbol, unknown>)[PROTOCOL_STREAM] === true;
-    const emitter = queueEmitter(
-      queue,
-      modes,
-      Array.isArray(config.streamMode),
-      config.subgraphs === true,
-      encoding && sseFrame,
-      protocol,
-    );
-    const base = await withStreamHandlers(configWithoutOptions(config), modes, emitter, protocol);
-    // As LangGraph: a reader that stops early (`break`, `cancel()`) cancels the run.
-    const stop = new AbortController();
-    queue.onCancel = (reason) => stop.abort(reason ?? new Error("The stream's reader stopped reading."));
-    const release = forwardAbort(config.signal, stop);
-    const options = shallowCopy(config) as StreamConfig;
-    options.signal = stop.signal;
-    const run = new GraphRun(this, input, base, options, emitter);
-    run
-      .execute()
-      .then(
-        () => queue.close(),
-        // Encoded, a failure is the stream's last event, as LangGraph.js sends it.
-        (error) => (encoding ? (queue.push(sseErrorFrame(error)), queue.close()) : queue.close(error)),
-      )
-      .finally(release);
-    return asGraphStream(queue);
+    return streamRun(this, input, config);
   }
 
   /**
@@ -414,16 +377,6 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
   async getGraphAsync(options?: DrawingOptions): Promise<GraphDrawing> {
     return this.getGraph(options);
   }
-}
-
-/** The stream's `encoding`: none, or server-sent events; anything else is refused. */
-function encodingOf(encoding: unknown): "text/event-stream" | undefined {
-  if (encoding === undefined || encoding === null) return undefined;
-  if (encoding === "text/event-stream") return encoding;
-  throw new UnsupportedFeatureError(
-    `encoding ${JSON.stringify(encoding)}`,
-    'The only stream encoding is "text/event-stream"; leave encoding out to get the chunks as objects.',
-  );
 }
 
 function mergeConfig<C extends RunConfig>(base: RunConfig | undefined, over: C): C {
