@@ -85,8 +85,10 @@ export { isResumeMap } from "./interrupt/match.js";
 export type { Interrupt } from "./interrupt/record.js";
 export {
   GraphBubbleUp,
+  GraphDrained,
   GraphInterrupt,
   isGraphBubbleUp,
+  isGraphDrained,
   isGraphInterrupt,
   isInterrupted,
   isParentCommand,
@@ -114,7 +116,7 @@ export {
 export type { BaseMessage, BaseMessageLike, MessageShape, MessageTypes } from "./messages/types.js";
 export { COMMAND_SYMBOL, Command, CommandInstance, type CommandParams, isCommand } from "./primitives/command.js";
 export { Overwrite } from "./primitives/overwrite.js";
-export { GraphDrained, isGraphDrained, RunControl } from "./primitives/run-control.js";
+export { RunControl } from "./primitives/run-control.js";
 export { isSend, Send } from "./primitives/send.js";
 export { type EventStreamOptions, StreamChannel, StreamChannel as EventLog } from "./protocol/channel.js";
 export {

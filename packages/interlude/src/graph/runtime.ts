@@ -4,6 +4,7 @@
  */
 import type { RunnableConfig } from "../checkpoint/types.js";
 import { OutsideNodeError } from "../errors/store.js";
+import type { RunControl } from "../primitives/run-control.js";
 import { currentTask } from "../runner/scope.js";
 import type { BaseStore } from "../store/base.js";
 
@@ -20,6 +21,8 @@ export interface Runtime<ContextType = Record<string, unknown>, WriterType = (ch
   interrupt: (value: unknown, options?: any) => any;
   /** Aborted when the run is cancelled. */
   signal: AbortSignal;
+  /** The run's drain switch: `control.requestDrain(reason)` stops the run at its next step boundary (`GraphDrained`). */
+  control?: RunControl;
 }
 
 /** The `config` a node gets as its second argument. */

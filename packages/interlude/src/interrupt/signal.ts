@@ -79,3 +79,15 @@ export class ParentCommand extends GraphBubbleUp {
 export function isParentCommand(error: unknown): error is ParentCommand {
   return error instanceof ParentCommand;
 }
+
+/** The run stopped because a drain was asked for (`RunControl`); its last step is saved. */
+export class GraphDrained extends GraphBubbleUp {
+  constructor(readonly reason = "shutdown") {
+    super(`Graph drained: ${reason}`);
+    this.name = "GraphDrained";
+  }
+}
+
+export function isGraphDrained(error: unknown): error is GraphDrained {
+  return (error as { name?: unknown } | null)?.name === "GraphDrained";
+}

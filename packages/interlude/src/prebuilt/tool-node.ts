@@ -11,10 +11,9 @@ import { type BaseMessage, isAIMessage, isBaseMessage, ToolMessage } from "@lang
 import type { ToolCall } from "@langchain/core/messages/tool";
 import { END } from "../constants.js";
 import { InterludeError } from "../errors/base.js";
-import { isGraphInterrupt } from "../interrupt/signal.js";
+import { isGraphDrained, isGraphInterrupt } from "../interrupt/signal.js";
 import { recordedCall } from "../interrupt/task.js";
 import { Command, isCommand } from "../primitives/command.js";
-import { isGraphDrained } from "../primitives/run-control.js";
 import { isSend, type Send } from "../primitives/send.js";
 import { currentTask } from "../runner/scope.js";
 

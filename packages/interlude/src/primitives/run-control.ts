@@ -2,9 +2,8 @@
  * LangGraph's drain API: `invoke(input, { control })`, then `control.requestDrain(reason)` (from
  * a SIGTERM handler, a supervisor) stops the run at its next step boundary with `GraphDrained`,
  * its last step saved: `invoke(null, config)` continues it later. Work already running finishes.
+ * (`GraphDrained` is in interrupt/signal.ts, with the other errors that stop a run.)
  */
-import { GraphBubbleUp } from "../interrupt/signal.js";
-
 export class RunControl {
   #reason: string | undefined;
 
@@ -20,16 +19,4 @@ export class RunControl {
   get drainReason(): string | undefined {
     return this.#reason;
   }
-}
-
-/** The run stopped because a drain was asked for (`RunControl`); its last step is saved. */
-export class GraphDrained extends GraphBubbleUp {
-  constructor(readonly reason = "shutdown") {
-    super(`Graph drained: ${reason}`);
-    this.name = "GraphDrained";
-  }
-}
-
-export function isGraphDrained(error: unknown): error is GraphDrained {
-  return (error as { name?: unknown } | null)?.name === "GraphDrained";
 }

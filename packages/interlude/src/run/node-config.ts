@@ -1,6 +1,7 @@
 /**
  * The `config` each node of a run is called with: the caller's config, plus the run's writer
- * (`custom` stream mode), `interrupt`, its AbortSignal, its store, the task's namespace, and
+ * (`custom` stream mode), `interrupt`, its AbortSignal, its drain switch (`control`), its store,
+ * the task's namespace, and
  * what LangGraph tells a node about itself (task-metadata.ts).
  */
 
@@ -8,6 +9,7 @@ import type { PreparedTask } from "../algo/tasks.js";
 import { shallowCopy } from "../checkpoint/plain-copy.js";
 import type { RunnableConfig } from "../checkpoint/types.js";
 import { interrupt } from "../interrupt/interrupt.js";
+import type { RunControl } from "../primitives/run-control.js";
 import { type AttemptInfo, executionInfo, taskMetadata } from "./task-metadata.js";
 
 export class NodeConfigs {
@@ -19,6 +21,7 @@ export class NodeConfigs {
     private readonly threadId: string | undefined,
     private readonly writer: (chunk: unknown) => void,
     private readonly signal: AbortSignal | undefined,
+    private readonly control: RunControl,
     private readonly store: unknown,
   ) {}
 
@@ -50,6 +53,7 @@ export class NodeConfigs {
     config.writer = this.writer;
     config.interrupt = interrupt;
     config.signal = this.signal;
+    config.control = this.control;
     config.metadata = undefined;
     config.executionInfo = undefined;
     config.runName = undefined;

@@ -16,6 +16,7 @@ import type { Checkpoint, CheckpointMetadata, ResumeRecord, RunnableConfig } fro
 import { MissingThreadIdError } from "../errors/graph.js";
 import type { Interrupt, StoredInterrupt } from "../interrupt/record.js";
 import type { LangChain } from "../langchain/typed.js";
+import { RunControl } from "../primitives/run-control.js";
 import { currentTask, type RunScope, type TaskScope } from "../runner/scope.js";
 import { NO_PENDING, type PendingIndex } from "../thread/pending.js";
 import { checkpointToSave } from "../thread/working-checkpoint.js";
@@ -97,6 +98,7 @@ export abstract class RunState {
       emitter: this.parent?.run.emitter ?? emitter,
       durability: durabilityOf(options) ?? this.parent?.run.durability ?? "sync",
       signal: options.signal,
+      control: options.control ?? this.parent?.run.control ?? new RunControl(),
       replay: this.parent?.run.replay,
       replayBefore: this.parent?.run.replayBefore,
       store: graph.store ?? this.parent?.run.store,

@@ -26,10 +26,9 @@ import { NS_SEP, START, TASK_RESULT } from "../constants.js";
 import { GraphRecursionError, GraphValueError, MissingCheckpointerError, RunCancelledError } from "../errors/graph.js";
 import { answersFor } from "../interrupt/answers.js";
 import { publicInterrupt } from "../interrupt/record.js";
-import { GraphInterrupt, ParentCommand } from "../interrupt/signal.js";
+import { GraphDrained, GraphInterrupt, ParentCommand } from "../interrupt/signal.js";
 import { langchainLoaded, loadLangChain } from "../langchain/load.js";
 import { loadTypedLangChain } from "../langchain/typed.js";
-import { GraphDrained } from "../primitives/run-control.js";
 import { hasCallerCallbacks } from "../runner/idle-progress.js";
 import { concurrencyLimit, mapWithLimit } from "../runner/limit.js";
 import type { TaskOutcome } from "../runner/outcome.js";
@@ -194,7 +193,7 @@ export class GraphRun extends RunStart {
       // The input task is not a node: breakpoints never stop at it.
       const nodes = onlyInput ? NO_TASKS : tasks;
       if (shouldInterrupt(this.checkpoint, before, nodes)) return this.pauseAtBreakpoint("interrupt_before");
-      if (this.options.control?.drainRequested) return this.stopForDrain(this.options.control.drainReason);
+      if (this.scope.control.drainRequested) return this.stopForDrain(this.scope.control.drainReason);
       let outcomes = this.runStep(tasks);
       if (outcomes instanceof Promise) outcomes = await outcomes;
       // A node that failed once the run was cancelled was most likely told to stop: not its failure to record.
@@ -250,6 +249,7 @@ export class GraphRun extends RunStart {
       this.threadId,
       (chunk) => this.events.custom(chunk),
       this.scope.signal,
+      this.scope.control,
       this.scope.store,
     ));
     return {
@@ -372,6 +372,9 @@ export class GraphRun extends RunStart {
 
     const failed = outcomes.find((o) => o.kind === "failed");
     if (failed && failed.kind === "failed") throw failed.error;
+    // A subgraph drained: the parent stops too, its task to run again (and the subgraph to go on) when continued.
+    const drained = outcomes.find((o) => o.kind === "interrupted" && o.drained !== undefined);
+    if (drained?.kind === "interrupted") throw new GraphDrained(drained.drained);
     // Each task's questions were told as it stopped (RunEvents.taskEnded).
     const interrupts = outcomes.flatMap((o) => (o.kind === "interrupted" ? o.interrupts : []));
     if (this.parent) throw new GraphInterrupt(interrupts);

@@ -22,6 +22,11 @@ export type TaskOutcome =
       taskCalls: TaskCallRecord[];
       /** Set when the node's error handler asked: the node's failure, so that resuming goes to the handler. */
       failure?: unknown;
+      /**
+       * Set when a subgraph run by the task stopped for a drain (`RunControl`), with its reason:
+       * the task stops with no question, as at a subgraph's breakpoint, and the run drains.
+       */
+      drained?: string;
     }
   | { kind: "failed"; task: PreparedTask; error: unknown }
   /** An answer sent to it was refused: the whole run is undone. */

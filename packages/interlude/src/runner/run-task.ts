@@ -12,7 +12,7 @@ import type { BaseCache } from "../cache/base.js";
 import type { ChainRun } from "../callbacks/trace.js";
 import { InterruptMismatchError, InvalidResumeError } from "../errors/resume.js";
 import type { GivenAnswer, TaskCallRecord } from "../interrupt/record.js";
-import { GraphInterrupt, isGraphInterrupt, ParentCommand } from "../interrupt/signal.js";
+import { GraphInterrupt, isGraphDrained, isGraphInterrupt, ParentCommand } from "../interrupt/signal.js";
 import { Command, isCommand } from "../primitives/command.js";
 import type { AttemptInfo } from "../run/task-metadata.js";
 import type { TaskOutcome } from "./outcome.js";
@@ -162,7 +162,7 @@ function interrupted(
   scope: TaskScope,
   memory: TaskMemory | undefined,
   interrupts = scope.raised!,
-): TaskOutcome {
+): Extract<TaskOutcome, { kind: "interrupted" }> {
   return {
     kind: "interrupted",
     task,
@@ -255,6 +255,7 @@ function afterThrow(at: Attempt, error: unknown): TaskOutcome | Promise<TaskOutc
   // A subgraph run by this task refused an answer: the whole run is refused.
   if (isResumeRejection(error)) return { kind: "rejected", task, error: error as Error };
   if (isGraphInterrupt(error)) return interrupted(task, scope, memory, error.interrupts);
+  if (isGraphDrained(error)) return { ...interrupted(task, scope, memory, []), drained: error.reason };
   if (scope.raised) return interrupted(task, scope, memory);
   // A subgraph run by this task routed in its parent, which is this graph.
   if (error instanceof ParentCommand) return afterReturn(at, asLocalCommand(error.command as Command));

@@ -7,6 +7,7 @@ import type { Write } from "../algo/writes.js";
 import type { BaseCache } from "../cache/base.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import type { FreshAnswer, GivenAnswer, StoredInterrupt, TaskCallRecord } from "../interrupt/record.js";
+import type { RunControl } from "../primitives/run-control.js";
 import type { Emitter } from "../run/emitter.js";
 import type { Durability } from "../run/persist.js";
 import type { BaseStore } from "../store/base.js";
@@ -22,6 +23,8 @@ export interface RunScope {
   emitter?: Emitter;
   durability: Durability;
   signal?: AbortSignal;
+  /** The drain switch of the whole run: a subgraph's steps check its parent's (nodes get it as `config.control`). */
+  control: RunControl;
   /**
    * Time travel into a subgraph: the checkpoint each subgraph namespace starts from instead of
    * its newest (taken once, by the first run in that namespace).
