@@ -63,8 +63,8 @@ export abstract class RunState {
   protected resuming = false;
   /** Where a paused run stopped, as the handlers are told. */
   protected pausedAt: GraphLifecycleStatus = "pending";
-  /** The checkpoint the state is at, as v3 streams tell it (set when loaded and at each commit). */
-  protected envelope?: CheckpointEnvelope;
+  /** The checkpoint the state is at (set when loaded and at each commit), as streams tell it. */
+  protected at?: CheckpointAt;
 
   constructor(
     protected readonly graph: GraphInternals,
@@ -109,7 +109,7 @@ export abstract class RunState {
       this.ns,
       graph.spec,
       () => this.step,
-      () => this.envelope,
+      () => (this.at ? envelopeOf(this.at) : undefined),
     );
     this.before = breakpointsOf(options.interruptBefore) ?? graph.interruptBefore;
     this.after = breakpointsOf(options.interruptAfter) ?? graph.interruptAfter;
@@ -145,18 +145,25 @@ export abstract class RunState {
     return selectOutput(this.values(), this.options.outputKeys);
   }
 
-  /** A saved checkpoint as the `checkpoints` stream mode (and `debug`) tells it, in LangGraph's shape. */
-  protected checkpointEvent(id: string, metadata: CheckpointMetadata, parentId: string | undefined) {
-    const tasks = this.nextTasks().map((t) => ({ id: t.id, name: t.name, path: t.path, interrupts: [] }));
-    const event: Record<string, unknown> = {
-      config: this.persistence.configFor(id),
-      values: this.values(),
-      metadata,
-      next: tasks.map((t) => t.name),
-      tasks,
-    };
-    if (parentId) event.parentConfig = this.persistence.configFor(parentId);
-    return event;
+  /**
+   * Tells the `checkpoints` stream mode (and `debug`) the checkpoint the run is at, with the
+   * tasks it runs next. As LangGraph: as a step starts from it, so after the values it holds and
+   * before its tasks' results (a resumed run tells the checkpoint it continues from).
+   */
+  protected tellCheckpoint(tasks: readonly PreparedTask[]): void {
+    const at = this.at;
+    if (!this.saver || !at || !this.events.tells("checkpoints")) return;
+    this.emit("checkpoints", () => {
+      const event: Record<string, unknown> = {
+        config: this.persistence.configFor(at.id),
+        values: this.values(),
+        metadata: at.metadata,
+        next: tasks.map((t) => t.name),
+        tasks: tasks.map((t) => ({ id: t.id, name: t.name, path: t.path, interrupts: [] })),
+      };
+      if (at.parentId) event.parentConfig = this.persistence.configFor(at.parentId);
+      return event;
+    });
   }
 
   /**
@@ -181,17 +188,19 @@ export abstract class RunState {
     this.checkpoint.ts = checkpoint.ts;
     this.commandWrites = [];
     this.pending = NO_PENDING;
-    if (this.scope.emitter?.envelopes)
-      this.envelope = envelopeOf(checkpoint.id, this.saver ? parentId : undefined, metadata);
-    const saving = this.persistence.saveCheckpoint(checkpoint, metadata, { releaseClaim: lastSave?.(), withNext });
-    // Not an async function: a run that streams no checkpoints gets the save's own promise (one
-    // commit per step, and each promise a run makes costs its async-context hooks).
-    if (!this.saver || !this.events.tells("checkpoints")) return saving;
-    return saving.then(() => this.emit("checkpoints", () => this.checkpointEvent(checkpoint.id, metadata, parentId)));
+    this.at = { id: checkpoint.id, parentId: this.saver ? parentId : undefined, metadata };
+    return this.persistence.saveCheckpoint(checkpoint, metadata, { releaseClaim: lastSave?.(), withNext });
   }
 }
 
-export function envelopeOf(id: string, parentId: string | undefined, metadata: CheckpointMetadata): CheckpointEnvelope {
+/** A checkpoint as streams name it. */
+export interface CheckpointAt {
+  id: string;
+  parentId: string | undefined;
+  metadata: CheckpointMetadata;
+}
+
+function envelopeOf({ id, parentId, metadata }: CheckpointAt): CheckpointEnvelope {
   return parentId
     ? { id, parent_id: parentId, step: metadata.step, source: metadata.source }
     : { id, step: metadata.step, source: metadata.source };

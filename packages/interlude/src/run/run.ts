@@ -179,6 +179,7 @@ export class GraphRun extends RunStart {
     for (let stepsRun = 0; ; ) {
       const tasks = next ?? this.nextTasks(candidates);
       next = undefined;
+      this.tellCheckpoint(tasks);
       if (tasks.length === 0) {
         // As in LangGraph, a run given input spends its last step finding nothing left to run:
         // one that needs exactly `limit` node steps is over the limit.

@@ -26,7 +26,7 @@ import {
   subgraphStart,
 } from "./replay.js";
 
-import { envelopeOf, type RunResult, RunState } from "./run-state.js";
+import { type RunResult, RunState } from "./run-state.js";
 
 /** The checkpoint a run starts from, and the id of the thread's newest (the head its first save replaces). */
 interface Loaded {
@@ -84,12 +84,12 @@ export abstract class RunStart extends RunState {
     this.checkpoint = tuple ? workingCopy(tuple.checkpoint) : emptyCheckpoint();
     this.channels = channelsFromCheckpoint(this.graph.spec, tuple?.checkpoint);
     this.step = tuple ? tuple.metadata.step : -2;
-    if (tuple && this.scope.emitter?.envelopes)
-      this.envelope = envelopeOf(
-        tuple.checkpoint.id,
-        tuple.parentConfig?.configurable?.checkpoint_id as string | undefined,
-        tuple.metadata,
-      );
+    if (tuple)
+      this.at = {
+        id: tuple.checkpoint.id,
+        parentId: tuple.parentConfig?.configurable?.checkpoint_id as string | undefined,
+        metadata: tuple.metadata,
+      };
     const origin = this.parent?.origin;
     this.parents = origin ? { ...origin.parents, [origin.ns]: origin.checkpointId } : (tuple?.metadata.parents ?? {});
     this.persistence = new Persistence(
