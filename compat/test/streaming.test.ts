@@ -208,31 +208,32 @@ compare("streaming", {
       return { first, second };
     },
   },
-  "values, checkpoints and updates together across a pause and a resume: each checkpoint as its step starts": {
-    from: "pregel.test.ts: multiple stream mode / checkpoint events",
-    async run(lib) {
-      const { Annotation, StateGraph, START, interrupt, Command, MemorySaver } = lib;
-      const State = Annotation.Root({ log: list(lib) });
-      const graph = new StateGraph(State)
-        .addNode("draft", () => ({ log: ["draft"] }))
-        .addNode("ask", () => ({ log: [`ask:${interrupt("q")}`] }))
-        .addNode("tidy", () => ({}))
-        .addEdge(START, "draft")
-        .addEdge("draft", "ask")
-        .addEdge("ask", "tidy")
-        .compile({ checkpointer: new MemorySaver() });
-      const config = { configurable: { thread_id: "t" }, streamMode: ["values", "checkpoints", "updates", "debug"] };
-      const told = ([mode, chunk]: [string, any]) =>
-        mode === "checkpoints"
-          ? [mode, chunk.metadata.source, chunk.metadata.step, chunk.next, chunk.values]
-          : mode === "debug"
-            ? [mode, chunk.type, chunk.step, chunk.payload.name ?? chunk.payload.next]
-            : [mode, chunk];
-      const first = (await collect(await graph.stream({ log: ["in"] }, config))).map(told);
-      const second = (await collect(await graph.stream(new Command({ resume: "yes" }), config))).map(told);
-      return { first, second };
+  "values, checkpoints and updates together across a pause and a resume: each checkpoint as its step starts, with its tasks' results and questions":
+    {
+      from: "pregel.test.ts: multiple stream mode / checkpoint events",
+      async run(lib) {
+        const { Annotation, StateGraph, START, interrupt, Command, MemorySaver } = lib;
+        const State = Annotation.Root({ log: list(lib) });
+        const graph = new StateGraph(State)
+          .addNode("draft", () => ({ log: ["draft"] }))
+          .addNode("ask", () => ({ log: [`ask:${interrupt("q")}`] }))
+          .addNode("tidy", () => ({}))
+          .addEdge(START, "draft")
+          .addEdge(START, "ask")
+          .addEdge("ask", "tidy")
+          .compile({ checkpointer: new MemorySaver() });
+        const config = { configurable: { thread_id: "t" }, streamMode: ["values", "checkpoints", "updates", "debug"] };
+        const told = ([mode, chunk]: [string, any]) =>
+          mode === "checkpoints"
+            ? [mode, chunk.metadata.source, chunk.metadata.step, chunk.next, chunk.values, chunk.tasks]
+            : mode === "debug"
+              ? [mode, chunk.type, chunk.step, chunk.payload.name ?? chunk.payload.next]
+              : [mode, chunk];
+        const first = (await collect(await graph.stream({ log: ["in"] }, config))).map(told);
+        const second = (await collect(await graph.stream(new Command({ resume: "yes" }), config))).map(told);
+        return { first, second };
+      },
     },
-  },
 
   "values mode: a step whose nodes change no state key streams no chunk": {
     from: "pregel.test.ts: should not emit values when no channel was updated",

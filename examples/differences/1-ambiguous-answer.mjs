@@ -17,7 +17,9 @@ try {
   assert.ok(error instanceof AmbiguousResumeError);
   console.log(`${error.code}: ${error.message}`);
 }
-const [transfer, newsletter] = paused.__interrupt__;
+// Each question by what it asks: a step's questions come in its tasks' order (nodes by name, as LangGraph).
+const asking = (text) => paused.__interrupt__.find((question) => question.value === text);
+const [transfer, newsletter] = [asking("Send 10,000 EUR?"), asking("Send the newsletter?")];
 const done = await graph.invoke(new Command({ resume: { [transfer.id]: "no", [newsletter.id]: "yes" } }), config);
 // One step's writes reach the reducer in task order: nodes by name (as LangGraph).
 assert.deepEqual(done.log, ["newsletter: yes", "transfer: no"]);

@@ -149,14 +149,18 @@ export function compareTaskPaths(a: TaskPath, b: TaskPath): number {
   return a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0;
 }
 
-/** Nodes that a set of updated channels may trigger, in graph order. */
-export function candidateNodes(spec: GraphSpec, updated: Iterable<string>): Set<string> {
+/**
+ * Nodes that a set of updated channels may trigger, by name: LangGraph prepares (and so starts,
+ * streams and lists) a step's pulled tasks in that order once a step has run; a step prepared
+ * from a loaded checkpoint lists them in graph order (`prepareNextTasks` without candidates).
+ */
+export function candidateNodes(spec: GraphSpec, updated: Iterable<string>): Iterable<string> {
   const nodes = new Set<string>();
   for (const channel of updated) {
     const triggered = spec.triggerIndex.get(channel);
     if (triggered) for (const name of triggered) nodes.add(name);
   }
-  return nodes;
+  return nodes.size > 1 ? [...nodes].sort() : nodes;
 }
 
 /** The keys of `state` that hold a value (a node's input schema's view, as LangGraph gives it). */

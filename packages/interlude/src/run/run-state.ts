@@ -19,6 +19,7 @@ import type { LangChain } from "../langchain/typed.js";
 import { RunControl } from "../primitives/run-control.js";
 import { currentTask, type RunScope, type TaskScope } from "../runner/scope.js";
 import { NO_PENDING, type PendingIndex } from "../thread/pending.js";
+import { describePendingTask } from "../thread/snapshot.js";
 import { checkpointToSave } from "../thread/working-checkpoint.js";
 import type { Emitter, StreamMode } from "./emitter.js";
 import { type CheckpointEnvelope, RunEvents } from "./events.js";
@@ -159,7 +160,7 @@ export abstract class RunState {
         values: this.values(),
         metadata: at.metadata,
         next: tasks.map((t) => t.name),
-        tasks: tasks.map((t) => ({ id: t.id, name: t.name, path: t.path, interrupts: [] })),
+        tasks: tasks.map((t) => describePendingTask(this.graph.spec, t, this.pending.tasks.get(t.id), this.threadId)),
       };
       if (at.parentId) event.parentConfig = this.persistence.configFor(at.parentId);
       return event;

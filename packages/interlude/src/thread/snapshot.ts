@@ -186,6 +186,16 @@ export function snapshotOf(graph: GraphInternals, tuple: CheckpointTuple, curren
   };
 }
 
+/** A task as a snapshot (and the `checkpoints` stream) describes it, from its pending writes. */
+export function describePendingTask(
+  spec: GraphInternals["spec"],
+  task: PreparedTask,
+  record: TaskRecord | undefined,
+  threadId: string | undefined,
+): PregelTaskDescription {
+  return describeTask(spec, task, record, record?.done ? [] : (record?.interrupts ?? []), threadId);
+}
+
 /** One task of the snapshot; built key by key, in the order LangGraph gives them. */
 function describeTask(
   spec: GraphInternals["spec"],
