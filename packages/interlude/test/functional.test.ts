@@ -12,7 +12,7 @@ describe("entrypoint", () => {
     });
     const workflow = entrypoint({ name: "essay", checkpointer: new MemorySaver() }, async (topic: string) => {
       const essay = await draft(topic);
-      const verdict = interrupt<string>({ essay, action: "approve?" });
+      const verdict = interrupt<unknown, string>({ essay, action: "approve?" });
       return { essay, verdict };
     });
     const config = { configurable: { thread_id: "essay-1" } };

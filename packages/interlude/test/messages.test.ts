@@ -75,7 +75,7 @@ describe("MessagesAnnotation", () => {
     const graph = new StateGraph(MessagesAnnotation)
       .addNode("draft", () => ({ messages: [new AIMessage({ content: "draft 1", id: "d" })] }))
       .addNode("review", (state) => {
-        const verdict = interrupt<string>(state.messages.at(-1)!.content);
+        const verdict = interrupt<unknown, string>(state.messages.at(-1)!.content);
         return { messages: [new AIMessage({ content: `draft 1 (${verdict})`, id: "d" })] };
       })
       .addEdge(START, "draft")

@@ -112,7 +112,7 @@ describe("ToolNode", () => {
     );
     const pay = tool(
       async ({ amount }: { amount: number }) => {
-        const ok = interrupt<boolean>(`pay ${amount}?`);
+        const ok = interrupt<unknown, boolean>(`pay ${amount}?`);
         log.push(`pay:${amount}:${ok}`);
         return ok ? "paid" : "not paid";
       },

@@ -63,7 +63,7 @@ describe("2. nothing to resume", () => {
   const State = Annotation.Root({ v: Annotation<string>() });
   const build = (interruptBefore?: string[]) =>
     new StateGraph(State)
-      .addNode("ask", () => ({ v: interrupt<string>("q") }))
+      .addNode("ask", () => ({ v: interrupt<unknown, string>("q") }))
       .addNode("after", () => ({}))
       .addEdge(START, "ask")
       .addEdge("ask", "after")
@@ -116,7 +116,7 @@ describe("3. an answer is bound to its question", () => {
     const graph = new StateGraph(State)
       .addNode("plan", () => {
         const plan = `plan #${++version}`;
-        return { approved: `${interrupt<string>({ approve: plan })} ${plan}` };
+        return { approved: `${interrupt<unknown, string>({ approve: plan })} ${plan}` };
       })
       .addEdge(START, "plan")
       .compile({ checkpointer: new MemorySaver() });
@@ -138,7 +138,7 @@ describe("3. an answer is bound to its question", () => {
     const graph = new StateGraph(State)
       .addNode("plan", async () => {
         const plan = await makePlan();
-        return { approved: `${interrupt<string>({ approve: plan })} ${plan}` };
+        return { approved: `${interrupt<unknown, string>({ approve: plan })} ${plan}` };
       })
       .addEdge(START, "plan")
       .compile({ checkpointer: new MemorySaver() });
@@ -152,7 +152,9 @@ describe("3. an answer is bound to its question", () => {
     const State = Annotation.Root({ order: Annotation<string[]>(), answers: Annotation<string>() });
     const graph = new StateGraph(State)
       .addNode("form", (s) => {
-        const got = s.order.map((field) => `${field}=${interrupt<string>(`what is your ${field}?`, { key: field })}`);
+        const got = s.order.map(
+          (field) => `${field}=${interrupt<unknown, string>(`what is your ${field}?`, { key: field })}`,
+        );
         return { answers: got.join(",") };
       })
       .addEdge(START, "form")
@@ -173,7 +175,7 @@ describe("4. a swallowed interrupt", () => {
     const graph = new StateGraph(State)
       .addNode("careless", () => {
         try {
-          return { ok: interrupt<boolean>("approve?") };
+          return { ok: interrupt<unknown, boolean>("approve?") };
         } catch {
           throw new Error("wrapped");
         }
@@ -203,7 +205,7 @@ describe("5. side effects in task()", () => {
         } catch (e) {
           outcome = `failed: ${(e as Error).message}`;
         }
-        return { outcome: `${outcome} / ${interrupt<string>("confirm")}` };
+        return { outcome: `${outcome} / ${interrupt<unknown, string>("confirm")}` };
       })
       .addEdge(START, "pay")
       .compile({ checkpointer: new MemorySaver() });
@@ -224,7 +226,7 @@ describe("5. side effects in task()", () => {
     const graph = new StateGraph(State)
       .addNode("n", async () => {
         const first = await flaky().catch(() => "error");
-        return { outcome: `${first} / ${interrupt<string>("go?")}` };
+        return { outcome: `${first} / ${interrupt<unknown, string>("go?")}` };
       })
       .addEdge(START, "n")
       .compile({ checkpointer: new MemorySaver() });
@@ -294,7 +296,7 @@ describe("7. one writer per thread", () => {
     const State = Annotation.Root({ v: Annotation<string>() });
     const graph = new StateGraph(State)
       .addNode("ask", async () => {
-        const answer = interrupt<string>("q");
+        const answer = interrupt<unknown, string>("q");
         entered++;
         running();
         await gate;
@@ -416,7 +418,7 @@ describe("4b. a swallowed interrupt without a checkpointer", () => {
     const graph = new StateGraph(State)
       .addNode("careless", () => {
         try {
-          return { ok: interrupt<boolean>("approve?") };
+          return { ok: interrupt<unknown, boolean>("approve?") };
         } catch {
           return { ok: false };
         }

@@ -33,7 +33,7 @@ describe("seed: validating human input with several interrupts in one node", () 
         let prompt = "请输入你的年龄 (必须是非负整数).";
         let age: number;
         for (;;) {
-          const userInput = interrupt<string>(prompt);
+          const userInput = interrupt<unknown, string>(prompt);
           const parsed = /^-?\d+$/.test(String(userInput).trim()) ? Number(userInput) : NaN;
           if (Number.isInteger(parsed) && parsed >= 0) {
             age = parsed;
@@ -74,7 +74,7 @@ describe("seed: the interrupted node runs again from its start", () => {
       .addNode("node", () => {
         counter += 1;
         printed.push(`> Entered the node: ${counter} # of times`);
-        const answer = interrupt<string>(undefined);
+        const answer = interrupt<unknown, string>(undefined);
         printed.push(`The value of counter is: ${counter}`);
         return { answer };
       })
@@ -155,8 +155,8 @@ describe("seed: several interrupts in one node, and a state update sent with the
   function build(printed: string[], resumeMatching?: "positional") {
     return new StateGraph(State)
       .addNode("human_node", (state) => {
-        const name = !state.name ? interrupt<string>("what is your name?") : "N/A";
-        const age = !state.age ? interrupt<string>("what is your age?") : "N/A";
+        const name = !state.name ? interrupt<unknown, string>("what is your name?") : "N/A";
+        const age = !state.age ? interrupt<unknown, string>("what is your age?") : "N/A";
         printed.push(`Name: ${name}. Age: ${age}`);
         return { age, name };
       })
@@ -248,7 +248,7 @@ describe("seed: the wrong way (interrupt inside try/catch) and the right way", (
       .addNode("approval_node", (state) => {
         let approved: boolean;
         try {
-          approved = interrupt<boolean>({ plan: state.plan });
+          approved = interrupt<unknown, boolean>({ plan: state.plan });
         } catch {
           return { approved: false };
         }
@@ -267,7 +267,7 @@ describe("seed: the wrong way (interrupt inside try/catch) and the right way", (
   it("the safe example validates after the interrupt", async () => {
     const graph = new StateGraph(State)
       .addNode("safe_approval_node", (state) => {
-        const approved = interrupt<unknown>({ question: "是否确认？", plan: state.plan });
+        const approved = interrupt<unknown, unknown>({ question: "是否确认？", plan: state.plan });
         if (typeof approved !== "boolean") return { approved: false };
         return { approved };
       })
@@ -291,7 +291,7 @@ describe("seed: side effects before interrupt()", () => {
     const graph = new StateGraph(State)
       .addNode("human_node", async (state) => {
         const context = await apiCall(state.question);
-        const answer = interrupt<string>({ question: state.question, context });
+        const answer = interrupt<unknown, string>({ question: state.question, context });
         return { answer: `${answer} (${context})` };
       })
       .addEdge(START, "human_node")
@@ -308,7 +308,7 @@ describe("seed: side effects before interrupt()", () => {
     let calls = 0;
     const State = Annotation.Root({ answer: Annotation<string>() });
     const graph = new StateGraph(State)
-      .addNode("human_node", () => ({ answer: interrupt<string>("question") }))
+      .addNode("human_node", () => ({ answer: interrupt<unknown, string>("question") }))
       .addNode("api_call_node", () => {
         calls += 1;
         return {};
@@ -330,7 +330,7 @@ describe("seed: approval flow (interrupt -> Command(resume=True) -> final node)"
       done: Annotation<boolean>(),
     });
     const graph = new StateGraph(State)
-      .addNode("approval_node", (state) => ({ approved: interrupt<boolean>({ plan: state.plan }) }))
+      .addNode("approval_node", (state) => ({ approved: interrupt<unknown, boolean>({ plan: state.plan }) }))
       .addNode("final_node", () => ({ done: true }))
       .addEdge(START, "approval_node")
       .addEdge("approval_node", "final_node")

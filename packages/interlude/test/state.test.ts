@@ -203,7 +203,7 @@ describe("history and time travel", () => {
   it("records who answered in the metadata of the checkpoint that follows", async () => {
     const State = Annotation.Root({ ok: Annotation<boolean>() });
     const graph = new StateGraph(State)
-      .addNode("ask", () => ({ ok: interrupt<boolean>("approve?") }))
+      .addNode("ask", () => ({ ok: interrupt<unknown, boolean>("approve?") }))
       .addEdge(START, "ask")
       .compile({ checkpointer: new MemorySaver() });
     const config = thread("audit");
@@ -262,7 +262,7 @@ describe("durability", () => {
     const State = Annotation.Root({ a: Annotation<string>(), b: Annotation<string>() });
     const graph = new StateGraph(State)
       .addNode("first", () => ({ a: "done" }))
-      .addNode("ask", () => ({ b: interrupt<string>("q") }))
+      .addNode("ask", () => ({ b: interrupt<unknown, string>("q") }))
       .addEdge(START, "first")
       .addEdge("first", "ask")
       .compile({ checkpointer: new MemorySaver() });

@@ -105,7 +105,7 @@ describe("stream", () => {
 
   it("yields { __interrupt__ } when the run pauses", async () => {
     const graph = new StateGraph(State)
-      .addNode("ask", () => ({ log: [interrupt<string>("q")] }))
+      .addNode("ask", () => ({ log: [interrupt<unknown, string>("q")] }))
       .addEdge(START, "ask")
       .compile({ checkpointer: new MemorySaver() });
     const chunks = await collect(await graph.stream({}, { ...thread("paused"), streamMode: "updates" }));

@@ -21,7 +21,7 @@ let during: () => unknown = () => undefined;
 /** Node "work" calls `during`; node "ask" then asks: the run saves a checkpoint between them. */
 const workThenAsk = new StateGraph(Annotation.Root({ done: Annotation<boolean>(), answer: Annotation<string>() }))
   .addNode("work", async () => (await during(), { done: true }))
-  .addNode("ask", () => ({ answer: interrupt<string>({ question: "ok?" }) }))
+  .addNode("ask", () => ({ answer: interrupt<unknown, string>({ question: "ok?" }) }))
   .addEdge(START, "work")
   .addEdge("work", "ask");
 

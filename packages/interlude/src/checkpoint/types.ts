@@ -57,7 +57,8 @@ export interface Configurable {
   thread_id?: string;
   checkpoint_id?: string;
   checkpoint_ns?: string;
-  [key: string]: unknown;
+  /** Typed `any`, as LangChain's: a node reads its own keys (`config.configurable?.user_id`) without casts. */
+  [key: string]: any;
 }
 
 export interface RunnableConfig {

@@ -39,9 +39,10 @@ export interface LangGraphRunnableConfig<ContextType extends Record<string, any>
 /**
  * The config of the node running now, or undefined outside a node (as in LangGraph.js, so code
  * shared between nodes and plain callers can test for it; `getStore()`/`getWriter()` throw there).
+ * Typed as LangGraph.js types it, for the code inside nodes that calls it.
  */
-export function getConfig(): LangGraphRunnableConfig | undefined {
-  return currentTask()?.config as LangGraphRunnableConfig | undefined;
+export function getConfig(): LangGraphRunnableConfig {
+  return currentTask()?.config as LangGraphRunnableConfig;
 }
 
 /** The graph's store (`compile({ store })`), or undefined when it has none. */

@@ -57,8 +57,10 @@ function checkSameQuestion(
 /**
  * Pauses the graph and hands `value` to the caller. When the thread is resumed with
  * `new Command({ resume })`, the node runs again from its start and this call returns the answer.
+ * Typed as LangGraph's `interrupt<I, R>`: the value's type, then the answer's (or the answer
+ * typed by `responseSchema`).
  */
-export function interrupt<Answer = any, Value = unknown>(value: Value, options: InterruptOptions<Answer> = {}): Answer {
+export function interrupt<Value = unknown, Answer = any>(value: Value, options: InterruptOptions<Answer> = {}): Answer {
   const scope = currentTask();
   if (!scope) throw new InterruptOutsideNodeError();
   // Refused (not just thrown) so that a node catching it cannot turn it into a silent success.

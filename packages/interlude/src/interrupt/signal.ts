@@ -61,7 +61,7 @@ export function isGraphInterrupt(error: unknown): error is GraphInterrupt {
 }
 
 /** True when a run result stopped at interrupts (`result.__interrupt__`). */
-export function isInterrupted<T>(value: T): value is T & { [INTERRUPT]: Interrupt[] } {
+export function isInterrupted<Value = unknown>(value: unknown): value is { [INTERRUPT]: Interrupt<Value>[] } {
   return typeof value === "object" && value !== null && Array.isArray((value as Record<string, unknown>)[INTERRUPT]);
 }
 

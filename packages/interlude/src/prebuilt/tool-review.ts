@@ -156,7 +156,9 @@ export function createToolReviewNode(options: ToolReviewOptions) {
       })),
       reviewConfigs,
     };
-    const { decisions } = interrupt<HITLResponse>(request, { responseSchema: decisionsSchema(reviewConfigs) });
+    const { decisions } = interrupt<HITLRequest, HITLResponse>(request, {
+      responseSchema: decisionsSchema(reviewConfigs),
+    });
     const decisionOf = new Map(reviewed.map(({ call }, i) => [call, decisions[i]!]));
     const rejected: ToolMessage[] = [];
     const revised = calls.map((call) => {

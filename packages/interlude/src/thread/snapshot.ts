@@ -37,8 +37,9 @@ export interface PregelTaskDescription {
 type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 export interface StateSnapshot {
-  readonly values: Record<string, any>;
-  readonly next: readonly string[];
+  /** Typed `any` and `string[]`, as LangGraph.js's snapshot. */
+  readonly values: any;
+  readonly next: string[];
   readonly config: RunnableConfig;
   readonly metadata?: CheckpointMetadata;
   readonly createdAt?: string;
