@@ -64,12 +64,14 @@ export {
   type SchemaMeta,
   withLangGraph,
 } from "./graph/schema-meta.js";
-export {
-  type NodeAction,
-  type StateDefinitionInit,
-  StateGraph,
-  type StateGraphInit,
-} from "./graph/state-graph.js";
+export type { NodeAction, StateDefinitionInit, StateGraphInit } from "./graph/state-graph.js";
+
+import type { START } from "./constants.js";
+import type { StateSpec } from "./graph/annotation.js";
+import { StateGraph as StateGraphClass, type StateGraphConstructor } from "./graph/state-graph.js";
+/** The graph builder (graph/state-graph.ts), typed so that `new StateGraph(zodObject)` types its state. */
+export const StateGraph = StateGraphClass as StateGraphConstructor;
+export type StateGraph<S extends StateSpec = StateSpec, N extends string = typeof START> = StateGraphClass<S, N>;
 export {
   DeltaValue,
   type DeltaValueInit,

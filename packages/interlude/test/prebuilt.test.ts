@@ -169,7 +169,7 @@ describe("createReactAgent", () => {
     expect(log).toEqual([]);
     const done = await agent.invoke(null, config);
     expect(log).toEqual(["send:bob", "lookup:bob"]);
-    expect(done.messages.at(-1).content).toBe('sent to bob | {"found":"bob"}');
+    expect(done.messages.at(-1)!.content).toBe('sent to bob | {"found":"bob"}');
   });
 
   it("refuses an option it does not know (a misspelling) instead of ignoring it", () => {
@@ -228,7 +228,7 @@ describe("tool review (humanInTheLoopMiddleware protocol)", () => {
       ["c1", "error", "not bob"],
       ["c2", "success", '{"found":"carol"}'],
     ]);
-    expect(done.messages.at(-1).content).toBe('not bob | {"found":"carol"}');
+    expect(done.messages.at(-1)!.content).toBe('not bob | {"found":"carol"}');
   });
 
   it("an approved call runs exactly once although the review node runs again on resume", async () => {

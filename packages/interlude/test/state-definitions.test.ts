@@ -57,7 +57,7 @@ describe("zod objects as state", () => {
       .addEdge(START, "reply")
       .compile();
     const out = await graph.invoke({ messages: [new HumanMessage("ping")] });
-    expect(out.messages.map((m: AIMessage) => m.content)).toEqual(["ping", "pong"]);
+    expect(out.messages.map((m) => m.content)).toEqual(["ping", "pong"]);
   });
 
   it("validates the input, naming the field, before any node runs", async () => {

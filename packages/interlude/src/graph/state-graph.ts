@@ -6,7 +6,7 @@ import { END, NS_END, NS_SEP, START } from "../constants.js";
 import { GraphValidationError } from "../errors/graph.js";
 import { UnsupportedFeatureError } from "../errors/unsupported.js";
 import type { StandardSchemaV1 } from "../interrupt/standard-schema.js";
-import type { AnnotationRoot, StateSpec, StateType, UpdateType } from "./annotation.js";
+import type { AnnotationRoot, ChannelSpec, StateSpec, StateType, UpdateType } from "./annotation.js";
 import { buildSpec } from "./build-spec.js";
 import { CompiledStateGraph, type CompileOptions } from "./compiled.js";
 import type {
@@ -54,6 +54,45 @@ export interface StateGraphInit {
   output?: StateDefinitionInit;
   /** Schema of `config.context`, the run's read-only context (checked when a run starts). */
   context?: unknown;
+}
+
+/** A state's values as channel specs: how a state declared by a validator (a zod object) types its nodes. */
+type SpecOfValues<V> = { [K in keyof V]-?: ChannelSpec<V[K], any> };
+
+/** The channels a state definition declares, as the type checker reads them (none for undefined). */
+export type SpecOfDefinition<D> =
+  D extends AnnotationRoot<infer S>
+    ? S
+    : D extends { "~spec": infer S extends StateSpec }
+      ? S
+      : D extends StandardSchemaV1<any, infer V>
+        ? SpecOfValues<V>
+        : D extends StateSpec
+          ? D
+          : {};
+
+/** A state definition whose channels the type checker can read. */
+type TypedDefinition<S extends StateSpec> = AnnotationRoot<S> | S | { channels: S } | { "~spec": S };
+
+/**
+ * `new StateGraph(...)` as the type checker sees it (the exported `StateGraph`): a zod object's
+ * state is typed by its output, as LangGraph.js types it, which a class's own constructor
+ * overloads (they take no type parameters of their own) cannot infer.
+ */
+export interface StateGraphConstructor {
+  new <S extends StateSpec>(state: TypedDefinition<S>, options?: StateGraphInit | unknown): StateGraph<S>;
+  new <V extends Record<string, unknown>>(
+    state: StandardSchemaV1<any, V>,
+    options?: StateGraphInit | unknown,
+  ): StateGraph<SpecOfValues<V>>;
+  new <S extends StateSpec>(
+    init: StateGraphInit & ({ state: TypedDefinition<S> } | { stateSchema: TypedDefinition<S> }),
+  ): StateGraph<S>;
+  new <V extends Record<string, unknown>>(
+    init: StateGraphInit & ({ state: StandardSchemaV1<any, V> } | { stateSchema: StandardSchemaV1<any, V> }),
+  ): StateGraph<SpecOfValues<V>>;
+  new (state: StateDefinitionInit | StateGraphInit, options?: StateGraphInit | unknown): StateGraph<StateSpec>;
+  readonly prototype: StateGraph<any, any>;
 }
 
 export class StateGraph<S extends StateSpec, N extends string = typeof START> implements GraphDeclaration {

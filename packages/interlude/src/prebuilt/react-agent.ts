@@ -11,9 +11,12 @@ import { Runnable } from "@langchain/core/runnables";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import { END, START } from "../constants.js";
 import { InterludeError } from "../errors/base.js";
+import type { StateType } from "../graph/annotation.js";
 import { Annotation } from "../graph/annotation.js";
+import type { CompiledStateGraph } from "../graph/compiled.js";
 import type { RunnableLike } from "../graph/runnable.js";
-import { type StateDefinitionInit, StateGraph } from "../graph/state-graph.js";
+import { type SpecOfDefinition, type StateDefinitionInit, StateGraph } from "../graph/state-graph.js";
+import type { StandardSchemaV1 } from "../interrupt/standard-schema.js";
 import { type Messages, messagesStateReducer } from "../messages/reducer.js";
 import { Send } from "../primitives/send.js";
 import type { BaseStore } from "../store/base.js";
@@ -36,10 +39,29 @@ export interface ChatModelLike {
   bindTools?(tools: any[]): { invoke(messages: BaseMessage[], config?: any): Promise<BaseMessage> | BaseMessage };
 }
 
-/** The structured response's schema, or it with the system prompt and options it is asked with. */
-export type ResponseFormat = unknown | { schema: unknown; prompt?: string; [option: string]: unknown };
+/**
+ * The structured response's schema (a validator such as zod, whose output types
+ * `structuredResponse`, or a JSON Schema), or it with the system prompt and options it is asked with.
+ */
+export type ResponseFormat<R = Record<string, any>> =
+  | StandardSchemaV1<any, R>
+  | { schema: StandardSchemaV1<any, R> | Record<string, unknown>; prompt?: string; [option: string]: unknown }
+  | Record<string, unknown>;
 
-export interface CreateReactAgentParams {
+/** The agent's state as `invoke` returns it: the state schema's keys, its messages and structured response. */
+export type AgentState<A, R> = Simplify<
+  Omit<StateType<SpecOfDefinition<A>>, "messages" | "structuredResponse"> & {
+    messages: BaseMessage[];
+    structuredResponse: R;
+  }
+>;
+
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
+/** The nodes `createReactAgent` may build. */
+type AgentNode = "agent" | "tools" | "review" | "pre_model_hook" | "post_model_hook" | "generate_structured_response";
+
+export interface CreateReactAgentParams<A = undefined, R extends Record<string, any> = Record<string, any>> {
   /** The model, or a function of the state and config that picks one for each call (tools bound by it). */
   llm: ChatModelLike | ModelLike | ((state: any, config: any) => ModelLike | Promise<ModelLike>);
   /** Tools (those that are not Runnables, a provider's built-in tools, are only bound), or a ToolNode. */
@@ -54,7 +76,7 @@ export interface CreateReactAgentParams {
     | SystemMessage
     | ((messages: BaseMessage[]) => BaseMessage[] | Promise<BaseMessage[]>)
     | Runnable;
-  stateSchema?: StateDefinitionInit;
+  stateSchema?: A & StateDefinitionInit;
   contextSchema?: unknown;
   checkpointer?: BaseCheckpointSaver | false;
   /** Former name of `checkpointer`. */
@@ -63,7 +85,7 @@ export interface CreateReactAgentParams {
   interruptAfter?: Array<"agent" | "tools" | "review" | "pre_model_hook" | "post_model_hook">;
   store?: BaseStore;
   /** Once the model answers without tool calls, a last call gives `structuredResponse` in this shape. */
-  responseFormat?: ResponseFormat;
+  responseFormat?: ResponseFormat<R>;
   /** Runs before each model call; may return `llmInputMessages` for the model to read instead of `messages`. */
   preModelHook?: RunnableLike;
   /** Runs after each model call, before routing to the tools or the end. */
@@ -123,7 +145,9 @@ export function createReactAgentAnnotation() {
 const llmInputMessages = () =>
   Annotation<BaseMessage[], Messages>({ reducer: (_, update) => messagesStateReducer([], update), default: () => [] });
 
-export function createReactAgent(params: CreateReactAgentParams) {
+export function createReactAgent<A = undefined, R extends Record<string, any> = Record<string, any>>(
+  params: CreateReactAgentParams<A, R>,
+): CompiledStateGraph<AgentState<A, R>, Partial<AgentState<A, R>>, AgentNode> {
   for (const key of Object.keys(params)) if (!OPTIONS.has(key)) throw new UnsupportedAgentOptionError(key);
   const { llm, responseFormat, preModelHook, postModelHook, name, version = "v1", includeAgentName } = params;
   const toolNode =
@@ -241,6 +265,7 @@ export function createReactAgent(params: CreateReactAgentParams) {
     );
   else graph.addEdge("tools", entry);
 
+  // The builder is typed loosely (above); the agent's own type says what invoke takes and returns.
   return graph.compile({
     checkpointer: params.checkpointer ?? params.checkpointSaver,
     interruptBefore: params.interruptBefore,
@@ -248,5 +273,5 @@ export function createReactAgent(params: CreateReactAgentParams) {
     store: params.store,
     name,
     description: params.description,
-  });
+  }) as CompiledStateGraph<any, any, any>;
 }
