@@ -1,6 +1,6 @@
 /** The functional API: entrypoint + task. */
 
-import { Command, entrypoint, interrupt, MemorySaver, task } from "@interlude/core";
+import { Command, entrypoint, interrupt, isInterrupted, MemorySaver, task } from "@interlude/core";
 import { describe, expect, it } from "vitest";
 
 describe("entrypoint", () => {
@@ -16,7 +16,9 @@ describe("entrypoint", () => {
       return { essay, verdict };
     });
     const config = { configurable: { thread_id: "essay-1" } };
-    const paused = (await workflow.invoke("cats", config)) as { __interrupt__: Array<{ value: unknown }> };
+    // Typed as LangGraph.js types it (the output); isInterrupted() tells a pause.
+    const paused = await workflow.invoke("cats", config);
+    if (!isInterrupted(paused)) throw new Error("the workflow should have paused");
     expect(paused.__interrupt__[0]!.value).toEqual({ essay: "An essay about cats", action: "approve?" });
     const done = await workflow.invoke(new Command({ resume: "approved" }), config);
     expect(done).toEqual({ essay: "An essay about cats", verdict: "approved" });

@@ -58,9 +58,21 @@ function annotation<Value, Update = Value>(
   return { lg_kind: "channel", reducer, default: options.default };
 }
 
+/** A key of `Annotation.Root`: a declared channel, or `Annotation<T>` itself, not called (a plain value, as LangGraph.js reads it). */
+type RootEntry = ChannelSpec<any, any> | (() => ChannelSpec<any, any>);
+
+/** The channels of `Annotation.Root(entries)`. */
+type RootSpec<D extends Record<string, RootEntry>> = {
+  [K in keyof D]: D[K] extends ChannelSpec<any, any>
+    ? D[K]
+    : D[K] extends () => ChannelSpec<infer V, any>
+      ? ChannelSpec<V, V>
+      : never;
+};
+
 export const Annotation = Object.assign(annotation, {
-  Root<S extends StateSpec>(spec: S): AnnotationRoot<S> {
-    return new AnnotationRoot(spec);
+  Root<D extends Record<string, RootEntry>>(spec: D): AnnotationRoot<RootSpec<D>> {
+    return new AnnotationRoot(spec as unknown as RootSpec<D>);
   },
 });
 

@@ -16,8 +16,7 @@ import type { EventFilters, StreamEvent } from "../callbacks/stream-events.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import type { RunnableConfig } from "../checkpoint/types.js";
 import { INTERRUPT, START } from "../constants.js";
-import type { Interrupt } from "../interrupt/record.js";
-import { isCommand } from "../primitives/command.js";
+import { type Command, isCommand } from "../primitives/command.js";
 import type { GraphRunStream } from "../protocol/run-stream.js";
 import { PROTOCOL_STREAM, type StreamEventsV3Options, streamProtocolEvents } from "../protocol/stream-events.js";
 import { asGraphStream, type GraphStream } from "../run/emitter.js";
@@ -49,6 +48,9 @@ const WorkflowState = Annotation.Root({
 const FINAL = Symbol.for("interlude.entrypoint.final");
 
 /** What `entrypoint.final` returns: `value` to the caller, `save` for the next run's `getPreviousState()`. */
+/** What a workflow returning `Output` gives its caller: an `entrypoint.final`'s value, else the output. */
+export type EntrypointResult<Output> = Output extends EntrypointFinal<infer Value, any> ? Value : Output;
+
 export interface EntrypointFinal<Value, Save> {
   readonly [FINAL]: true;
   readonly value: Value;
@@ -98,11 +100,14 @@ export class Entrypoint<Input, Output> {
     return isCommand(input) || input === null || input === undefined ? input : { input };
   }
 
-  /** Runs the workflow; returns its result, or `{ __interrupt__ }` when it paused. */
-  async invoke(input: Input | unknown, config: RunConfig = {}): Promise<Output | { [INTERRUPT]: Interrupt[] }> {
+  /**
+   * Runs the workflow; returns its result (an `entrypoint.final`'s value), or `{ __interrupt__ }`
+   * when it paused. Typed as LangGraph.js types it: the result (`isInterrupted()` tells a pause).
+   */
+  async invoke(input: Input | Command | null, config: RunConfig = {}): Promise<EntrypointResult<Output>> {
     const result = await this.graph.invoke(this.wrap(input), config);
-    if (result[INTERRUPT]) return { [INTERRUPT]: result[INTERRUPT] };
-    return result.output as Output;
+    if (result[INTERRUPT]) return { [INTERRUPT]: result[INTERRUPT] } as EntrypointResult<Output>;
+    return result.output as EntrypointResult<Output>;
   }
 
   /**

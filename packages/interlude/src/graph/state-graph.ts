@@ -69,7 +69,7 @@ export type SpecOfDefinition<D> =
         ? SpecOfValues<V>
         : D extends StateSpec
           ? D
-          : {};
+          : Record<never, never>;
 
 /** A state definition whose channels the type checker can read. */
 type TypedDefinition<S extends StateSpec> = AnnotationRoot<S> | S | { channels: S } | { "~spec": S };
