@@ -67,11 +67,15 @@ export {
 export type { NodeAction, StateDefinitionInit, StateGraphInit } from "./graph/state-graph.js";
 
 import type { START } from "./constants.js";
-import type { StateSpec } from "./graph/annotation.js";
+import type { StateSpec, StateType } from "./graph/annotation.js";
 import { StateGraph as StateGraphClass, type StateGraphConstructor } from "./graph/state-graph.js";
 /** The graph builder (graph/state-graph.ts), typed so that `new StateGraph(zodObject)` types its state. */
 export const StateGraph = StateGraphClass as StateGraphConstructor;
-export type StateGraph<S extends StateSpec = StateSpec, N extends string = typeof START> = StateGraphClass<S, N>;
+export type StateGraph<
+  S extends StateSpec = StateSpec,
+  N extends string = typeof START,
+  O = StateType<S>,
+> = StateGraphClass<S, N, O>;
 export {
   DeltaValue,
   type DeltaValueInit,

@@ -121,7 +121,7 @@ describe("StateSchema", () => {
 });
 
 describe("input, output and context schemas", () => {
-  const build = (init: ConstructorParameters<typeof StateGraph>[0], second?: unknown) =>
+  const build = (init: unknown, second?: unknown) =>
     new StateGraph(init as never, second)
       .addNode("think", (s: { question: string }) => ({ notes: `about ${s.question}` }))
       .addNode("respond", (s: { notes: string }) => ({ answer: `${s.notes}: 42` }))

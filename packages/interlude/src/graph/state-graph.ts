@@ -67,35 +67,55 @@ export type SpecOfDefinition<D> =
       ? S
       : D extends StandardSchemaV1<any, infer V>
         ? SpecOfValues<V>
-        : D extends StateSpec
-          ? D
-          : Record<never, never>;
+        : D extends { channels: infer S extends StateSpec }
+          ? S
+          : D extends StateSpec
+            ? D
+            : Record<never, never>;
 
-/** A state definition whose channels the type checker can read. */
-type TypedDefinition<S extends StateSpec> = AnnotationRoot<S> | S | { channels: S } | { "~spec": S };
+/** Where `new StateGraph(init)` declares its state. */
+type StateOfInit<I> = I extends { state: infer D }
+  ? D
+  : I extends { stateSchema: infer D }
+    ? D
+    : I extends { input: infer D }
+      ? D
+      : undefined;
+
+/** What `invoke` resolves to: the output schema's state when one is given, else the whole state. */
+type OutputOf<Options, S extends StateSpec> = Options extends { output: infer D }
+  ? D extends undefined
+    ? StateType<S>
+    : StateType<AsSpec<SpecOfDefinition<D>>>
+  : StateType<S>;
+
+type AsSpec<T> = T extends StateSpec ? T : StateSpec;
 
 /**
- * `new StateGraph(...)` as the type checker sees it (the exported `StateGraph`): a zod object's
- * state is typed by its output, as LangGraph.js types it, which a class's own constructor
+ * `new StateGraph(...)` as the type checker sees it (the exported `StateGraph`): the state typed
+ * from whatever declares it (an Annotation, a StateSchema, a zod object's output) and `invoke`'s
+ * result from the output schema, as LangGraph.js types them, which a class's own constructor
  * overloads (they take no type parameters of their own) cannot infer.
  */
 export interface StateGraphConstructor {
-  new <S extends StateSpec>(state: TypedDefinition<S>, options?: StateGraphInit | unknown): StateGraph<S>;
-  new <V extends Record<string, unknown>>(
-    state: StandardSchemaV1<any, V>,
-    options?: StateGraphInit | unknown,
-  ): StateGraph<SpecOfValues<V>>;
-  new <S extends StateSpec>(
-    init: StateGraphInit & ({ state: TypedDefinition<S> } | { stateSchema: TypedDefinition<S> }),
-  ): StateGraph<S>;
-  new <V extends Record<string, unknown>>(
-    init: StateGraphInit & ({ state: StandardSchemaV1<any, V> } | { stateSchema: StandardSchemaV1<any, V> }),
-  ): StateGraph<SpecOfValues<V>>;
-  new (state: StateDefinitionInit | StateGraphInit, options?: StateGraphInit | unknown): StateGraph<StateSpec>;
-  readonly prototype: StateGraph<any, any>;
+  new <D extends StateDefinitionInit | { channels: StateSpec }, O = undefined>(
+    state: D,
+    options?: O,
+  ): StateGraph<AsSpec<SpecOfDefinition<D>>, typeof START, OutputOf<O, AsSpec<SpecOfDefinition<D>>>>;
+  new <const I extends StateGraphInit>(
+    init: I,
+  ): StateGraph<
+    AsSpec<SpecOfDefinition<StateOfInit<I>>>,
+    typeof START,
+    OutputOf<I, AsSpec<SpecOfDefinition<StateOfInit<I>>>>
+  >;
+  readonly prototype: StateGraph<any, any, any>;
 }
 
-export class StateGraph<S extends StateSpec, N extends string = typeof START> implements GraphDeclaration {
+/** `O`: what `invoke` resolves to (the output schema's state, else the whole state). */
+export class StateGraph<S extends StateSpec, N extends string = typeof START, O = StateType<S>>
+  implements GraphDeclaration
+{
   /** The state's channels, and the private channels of nodes' input schemas. */
   spec: S;
   /** Keys taken from a run's input and returned by `invoke`, when input / output schemas or private channels were given. */
@@ -127,24 +147,24 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START> im
     name: K,
     action: NodeAction<StateType<S>, UpdateType<S>> | CompiledStateGraph<any, any, any> | RunnableLike,
     options?: AddNodeOptions,
-  ): StateGraph<S, N | K>;
+  ): StateGraph<S, N | K, O>;
   addNode<K extends string>(
     nodes:
       | Record<K, NodeAction<StateType<S>, UpdateType<S>> | CompiledStateGraph<any, any, any> | RunnableLike>
       | NodeEntry<S>[],
-  ): StateGraph<S, N | K>;
+  ): StateGraph<S, N | K, O>;
   addNode<K extends string>(
     name: K | Record<K, NodeEntry<S>[1]> | NodeEntry<S>[],
     action?: NodeEntry<S>[1],
     options: AddNodeOptions = {},
-  ): StateGraph<S, N | K> {
+  ): StateGraph<S, N | K, O> {
     if (typeof name !== "string") {
       const entries = Array.isArray(name) ? name : (Object.entries(name) as NodeEntry<S>[]);
       for (const [key, fn, opts] of entries) this.addOne(key, fn, opts ?? {});
-      return this as unknown as StateGraph<S, N | K>;
+      return this as unknown as StateGraph<S, N | K, O>;
     }
     this.addOne(name, action!, options);
-    return this as unknown as StateGraph<S, N | K>;
+    return this as unknown as StateGraph<S, N | K, O>;
   }
 
   private addOne(name: string, action: NodeEntry<S>[1], options: AddNodeOptions): void {
@@ -248,7 +268,7 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START> im
     nodes:
       | Array<[string, NodeAction<StateType<S>, UpdateType<S>>]>
       | Record<string, NodeAction<StateType<S>, UpdateType<S>>>,
-  ): StateGraph<S, string> {
+  ): StateGraph<S, string, O> {
     const list = Array.isArray(nodes) ? nodes : Object.entries(nodes);
     if (list.length === 0) throw new GraphValidationError("addSequence needs at least one node.");
     let previous: string | undefined;
@@ -257,7 +277,7 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START> im
       if (previous) this.edges.push({ sources: [previous], target: name });
       previous = name;
     }
-    return this as unknown as StateGraph<S, string>;
+    return this as unknown as StateGraph<S, string, O>;
   }
 
   /**
@@ -281,7 +301,7 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START> im
     return this.addEdge(name, END);
   }
 
-  compile(options: CompileOptions = {}): CompiledStateGraph<StateType<S>, UpdateType<S>, N> {
+  compile(options: CompileOptions = {}): CompiledStateGraph<O, UpdateType<S>, N> {
     const cache = options.cache as Partial<Record<string, unknown>> | undefined;
     if (cache && !["get", "set", "clear"].every((verb) => typeof cache[verb] === "function"))
       throw new GraphValidationError(
