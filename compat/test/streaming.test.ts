@@ -235,6 +235,46 @@ compare("streaming", {
       },
     },
 
+  "a subgraph's checkpoints carry their parents' checkpoint_map, in chunks and in server-sent events": {
+    from: "pregel.stream.test.ts: encodes checkpoints as text/event-stream",
+    async run(lib) {
+      const { Annotation, StateGraph, START, MemorySaver } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const child = new StateGraph(State)
+        .addNode("inner", () => ({ log: ["inner"] }))
+        .addEdge(START, "inner")
+        .compile();
+      const graph = new StateGraph(State)
+        .addNode("outer", () => ({ log: ["outer"] }))
+        .addNode("child", child)
+        .addEdge(START, "outer")
+        .addEdge("outer", "child")
+        .compile({ checkpointer: new MemorySaver() });
+      const options = { streamMode: "checkpoints", subgraphs: true };
+      // Which parent namespaces a map names (ids differ by design).
+      const mapOf = (configurable: any) =>
+        configurable.checkpoint_map ? Object.keys(configurable.checkpoint_map).map((ns) => ns.split(":")[0]) : null;
+      const chunks = (
+        await collect(await graph.stream({ log: [] }, { configurable: { thread_id: "a" }, ...options }))
+      ).map(([ns, chunk]: [string[], any]) => [
+        ns.map((segment) => segment.split(":")[0]),
+        mapOf(chunk.config.configurable),
+      ]);
+      const encoded = await collect(
+        await graph.stream(
+          { log: [] },
+          { configurable: { thread_id: "b" }, ...options, encoding: "text/event-stream" },
+        ),
+      );
+      const events = encoded.map((bytes: Uint8Array) => {
+        const [event, data] = new TextDecoder().decode(bytes).trim().split("\n");
+        const checkpoint = JSON.parse(data!.slice("data: ".length)).checkpoint;
+        return [event!.split("|")[0], checkpoint.checkpoint_ns.split(":")[0], mapOf(checkpoint)];
+      });
+      return { chunks, events };
+    },
+  },
+
   "values mode: a step whose nodes change no state key streams no chunk": {
     from: "pregel.test.ts: should not emit values when no channel was updated",
     async run(lib) {

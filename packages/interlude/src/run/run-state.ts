@@ -156,15 +156,22 @@ export abstract class RunState {
     if (!this.saver || !at || !this.events.tells("checkpoints")) return;
     this.emit("checkpoints", () => {
       const event: Record<string, unknown> = {
-        config: this.persistence.configFor(at.id),
+        config: this.eventConfig(at.id),
         values: this.values(),
         metadata: at.metadata,
         next: tasks.map((t) => t.name),
         tasks: tasks.map((t) => describePendingTask(this.graph.spec, t, this.pending.tasks.get(t.id), this.threadId)),
       };
-      if (at.parentId) event.parentConfig = this.persistence.configFor(at.parentId);
+      if (at.parentId) event.parentConfig = this.eventConfig(at.parentId);
       return event;
     });
+  }
+
+  /** A checkpoint's config as streams tell it: a subgraph's carries its parents' checkpoints (`checkpoint_map`), as LangGraph's. */
+  private eventConfig(checkpointId: string): RunnableConfig {
+    const config = this.persistence.configFor(checkpointId);
+    if (!this.ns) return config;
+    return { ...config, configurable: { ...config.configurable, checkpoint_map: { ...this.parents } } };
   }
 
   /**
