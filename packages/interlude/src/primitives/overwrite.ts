@@ -1,4 +1,5 @@
 import { registerSerializable } from "../checkpoint/serde-registry.js";
+import type { OverwriteValue } from "../graph/langgraph-types.js";
 
 const OVERWRITE = "__overwrite__";
 
@@ -9,7 +10,7 @@ export const NOT_OVERWRITE: unique symbol = Symbol("not an overwrite");
  * Written to a state key with a reducer, replaces its value instead of being reduced into it
  * (`{ messages: new Overwrite([]) }` empties a message list). One per key and step.
  */
-export class Overwrite<V = unknown> {
+export class Overwrite<V = unknown> implements OverwriteValue<V> {
   readonly lg_name = "Overwrite";
   readonly [OVERWRITE]: V;
   constructor(value: V) {
