@@ -50,13 +50,10 @@ describe("Annotation.Root state", () => {
     }>();
 
     expectTypeOf<typeof ilState.State>().toEqualTypeOf<{ count: number; title: string }>();
-    /* INTERLUDE-FAILS: no `OverwriteValue` type export, and a reducer channel's Update lacks
-       `| OverwriteValue<V>` (IL: { count?: number; title?: string })
     expectTypeOf<typeof ilState.Update>().toEqualTypeOf<{
       count?: number | IL.OverwriteValue<number> | undefined;
       title?: string | undefined;
     }>();
-    */
   });
 
   it("`Annotation<T>` uncalled declares a last-value channel", () => {
@@ -269,12 +266,9 @@ describe("MessagesAnnotation", () => {
     }>();
 
     expectTypeOf<typeof IL.MessagesAnnotation.State>().toEqualTypeOf<{ messages: BaseMessage[] }>();
-    /* INTERLUDE-FAILS: no `OverwriteValue` type export; Update is { messages?: Messages }
-       (LG: { messages?: OverwriteValue<BaseMessage[]> | Messages | undefined })
     expectTypeOf<typeof IL.MessagesAnnotation.Update>().toEqualTypeOf<{
       messages?: IL.OverwriteValue<BaseMessage[]> | IL.Messages | undefined;
     }>();
-    */
   });
 
   it("a chat graph: node state, message-like updates, invoke input and result", () => {
@@ -525,14 +519,11 @@ describe("StateSchema", () => {
     }>();
 
     expectTypeOf<typeof ilSchema.State>().toEqualTypeOf<Values>();
-    /* INTERLUDE-FAILS: no `OverwriteValue` type export; a ReducedValue's Update lacks
-       `| OverwriteValue<V>` (IL: { messages?: Messages; count?: number; items?: string })
     expectTypeOf<typeof ilSchema.Update>().toEqualTypeOf<{
       messages?: IL.OverwriteValue<BaseMessage[]> | IL.Messages | undefined;
       count?: number | undefined;
       items?: string | IL.OverwriteValue<string[]> | undefined;
     }>();
-    */
   });
 
   it("node state, reducer input in updates, invoke input and result", () => {
@@ -1061,12 +1052,10 @@ describe("exported type helpers", () => {
     expectTypeOf<IL.ExtractUpdateType<typeof ilSchema>>().toEqualTypeOf<{ question?: string | undefined }>();
     expectTypeOf<IL.ExtractUpdateType<{ plain: number }>>().toEqualTypeOf<{ plain?: number }>();
     expectTypeOf<IL.ExtractUpdateType<typeof ilState>>().toEqualTypeOf<typeof ilState.Update>();
-    /* INTERLUDE-FAILS: a reducer channel's Update lacks `| OverwriteValue<V>` (IL: { count?: number; title?: string })
     expectTypeOf<IL.ExtractUpdateType<typeof ilState>>().toEqualTypeOf<{
       count?: number | IL.OverwriteValue<number> | undefined;
       title?: string | undefined;
     }>();
-    */
   });
 
   it("OverwriteValue: an Overwrite is one, and so is its plain form", () => {

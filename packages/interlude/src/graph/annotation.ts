@@ -7,6 +7,7 @@
  *   });
  */
 import type { Reducer } from "../channels/binop.js";
+import type { OverwriteValue } from "../primitives/overwrite.js";
 
 export interface ChannelSpec<Value = unknown, Update = Value> {
   readonly lg_kind: "channel";
@@ -47,15 +48,17 @@ export class AnnotationRoot<S extends StateSpec> {
 }
 
 function annotation<Value>(): ChannelSpec<Value, Value>;
+/** A key with a reducer also takes an overwrite of its value (`Overwrite`), as LangGraph.js types it. */
 function annotation<Value, Update = Value>(
   options: ReducerOptions<Value, Update> | LegacyReducerOptions<Value, Update>,
-): ChannelSpec<Value, Update>;
+): ChannelSpec<Value, Update | OverwriteValue<Value>>;
 function annotation<Value, Update = Value>(
   options?: ReducerOptions<Value, Update> | LegacyReducerOptions<Value, Update>,
-): ChannelSpec<Value, Update> {
+): ChannelSpec<Value, any> {
   if (!options) return { lg_kind: "channel" };
+  // The reducer never sees an overwrite: the channel takes it first (channels/binop.ts).
   const reducer = "reducer" in options ? options.reducer : options.value;
-  return { lg_kind: "channel", reducer, default: options.default };
+  return { lg_kind: "channel", reducer, default: options.default } as ChannelSpec<Value, any>;
 }
 
 /** A key of `Annotation.Root`: a declared channel, or `Annotation<T>` itself, not called (a plain value, as LangGraph.js reads it). */

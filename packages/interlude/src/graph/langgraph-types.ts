@@ -264,10 +264,7 @@ export type GetStateOptions = NonNullable<Parameters<CompiledStateGraph["getStat
 
 export type SendOptions = NonNullable<ConstructorParameters<typeof Send>[2]>;
 
-/** A write that replaces a reducer's value instead of being reduced into it (`Overwrite` is one). */
-export interface OverwriteValue<ValueType> {
-  __overwrite__: ValueType;
-}
+export type { OverwriteValue } from "../primitives/overwrite.js";
 
 /** Which attempt of which task runs (`config.executionInfo`, set for every node). */
 export interface ExecutionInfo extends Readonly<TaskExecutionInfo> {

@@ -6,6 +6,8 @@
 import { DeltaChannel } from "../channels/delta.js";
 import { UntrackedValueChannel } from "../channels/untracked.js";
 import { StateGraphInputError } from "../errors/state.js";
+import { UnsupportedFeatureError } from "../errors/unsupported.js";
+import { interrupt } from "../interrupt/interrupt.js";
 import { isStandardSchema, type StandardSchemaV1 } from "../interrupt/standard-schema.js";
 import { type ChannelSpec, isAnnotationRoot, type StateSpec } from "./annotation.js";
 import { defaultOf, schemaMeta, zodObjectShape } from "./schema-meta.js";
@@ -27,7 +29,8 @@ export interface Part {
   validators: Map<string, StandardSchemaV1>;
 }
 
-const INIT_KEYS = ["state", "stateSchema", "input", "output", "context"];
+// `writer` and `nodes` only type the graph's nodes, in LangGraph.js too; `interrupt` is checked (customInterrupt).
+const INIT_KEYS = ["state", "stateSchema", "input", "output", "context", "interrupt", "writer", "nodes"];
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null) return false;
@@ -105,6 +108,7 @@ export function resolveState(first: unknown, second?: unknown): ResolvedState {
   const init = isInit(first) ? first : isInit(second) ? { ...second, state: first } : { state: first, context: second };
   const stateDef = init.state ?? init.stateSchema ?? init.input;
   if (stateDef === undefined) throw new StateGraphInputError("state", stateDef);
+  refuseCustomInterrupt(init.interrupt);
   const state = part(stateDef, "state");
   const input = init.input !== undefined && init.input !== stateDef ? part(init.input, "input") : undefined;
   const output = init.output !== undefined ? part(init.output, "output") : undefined;
@@ -118,4 +122,17 @@ export function resolveState(first: unknown, second?: unknown): ResolvedState {
     validators,
     contextSchema: init.context,
   };
+}
+
+/**
+ * LangGraph.js hands `new StateGraph(state, { interrupt })` to the nodes as `config.interrupt`,
+ * mostly `interrupt` itself, typed (`interrupt<Q, A>`). Interlude's nodes always get its own
+ * `interrupt()`, whose answers it checks; another function would be silently replaced.
+ */
+function refuseCustomInterrupt(given: unknown): void {
+  if (given === undefined || given === interrupt) return;
+  throw new UnsupportedFeatureError(
+    "a custom interrupt function (new StateGraph(state, { interrupt }))",
+    "Nodes call Interlude's own interrupt() (config.interrupt is that function): pass `interrupt` from @interlude/core, typed as you like, or leave the option out.",
+  );
 }

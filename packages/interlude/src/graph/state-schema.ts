@@ -9,6 +9,7 @@ import type { DeltaReducer } from "../channels/delta.js";
 import type { StandardSchemaV1 } from "../interrupt/standard-schema.js";
 import { type Messages, messagesDeltaReducer, messagesStateReducer } from "../messages/reducer.js";
 import type { BaseMessage } from "../messages/types.js";
+import type { OverwriteValue } from "../primitives/overwrite.js";
 import type { ChannelSpec } from "./annotation.js";
 
 /** The same symbols as LangGraph.js, so a value made by either library is recognised. */
@@ -112,8 +113,8 @@ type FieldValue<F> =
           ? O
           : never;
 type FieldUpdate<F> =
-  F extends ReducedValue<any, infer I>
-    ? I
+  F extends ReducedValue<infer V, infer I>
+    ? I | OverwriteValue<V>
     : F extends DeltaValue<any, infer I>
       ? I
       : F extends UntrackedValue<infer V>

@@ -1,10 +1,14 @@
 import { registerSerializable } from "../checkpoint/serde-registry.js";
-import type { OverwriteValue } from "../graph/langgraph-types.js";
 
 const OVERWRITE = "__overwrite__";
 
 /** What `overwritten` returns for a write that is not an overwrite. */
 export const NOT_OVERWRITE: unique symbol = Symbol("not an overwrite");
+
+/** A write that replaces a reducer's value instead of being reduced into it (`Overwrite` is one, and so is its plain form). */
+export interface OverwriteValue<ValueType> {
+  __overwrite__: ValueType;
+}
 
 /**
  * Written to a state key with a reducer, replaces its value instead of being reduced into it
