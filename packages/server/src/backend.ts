@@ -21,6 +21,7 @@ import { startCronSweeper } from "./crons/sweeper.js";
 import { type Bus, LocalBus, PgBus } from "./events/bus.js";
 import { RunBroker } from "./runs/broker.js";
 import { abortLocal } from "./runs/cancel.js";
+import { drainLocal } from "./runs/drain.js";
 import { RunEventRelay } from "./runs/event-relay.js";
 import { recoverLost, startLeases } from "./runs/lease.js";
 import { LocalDispatcher } from "./runs/local-dispatcher.js";
@@ -55,6 +56,11 @@ export interface BackendOptions {
    * them (ms; default INTERLUDE_ABORT_GRACE_MS, else 5 s). What an abandoned node returns later is dropped.
    */
   abortGraceMs?: number;
+  /**
+   * At shutdown, how long runs may take to reach their next step boundary, where they stop with
+   * the step saved, before they are aborted (ms; default INTERLUDE_DRAIN_GRACE_MS, else 10 s).
+   */
+  drainGraceMs?: number;
   /** Longest a run may execute (ms; default INTERLUDE_RUN_TIMEOUT_MS, else none); a run's own `timeout_seconds` wins. */
   runTimeoutMs?: number;
   /** PostgreSQL: runs this process executes at once (0: enqueue only). */
@@ -226,6 +232,7 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       runLeaseMs: options.runLeaseMs ?? msFromEnv("INTERLUDE_RUN_LEASE_MS") ?? 30_000,
       claimTtlMs: options.claimTtlMs ?? msFromEnv("INTERLUDE_CLAIM_TTL_MS"),
       abortGraceMs: options.abortGraceMs ?? msFromEnv("INTERLUDE_ABORT_GRACE_MS") ?? 5_000,
+      drainGraceMs: options.drainGraceMs ?? msFromEnv("INTERLUDE_DRAIN_GRACE_MS") ?? 10_000,
       runTimeoutMs: options.runTimeoutMs ?? msFromEnv("INTERLUDE_RUN_TIMEOUT_MS"),
       now: options.now ?? Date.now,
       threadTtl: options.threadTtl ?? options.config?.threadTtl ?? { sweepMs: DEFAULT_SWEEP_MS },
@@ -266,12 +273,9 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
         unsubscribe();
         // No new work first, so that none starts after the runs under way are told to stop.
         ctx.dispatcher.stopTaking();
-        // Each run stops (abandoning nodes that ignore the signal after the grace period) and
-        // records its outcome before storage closes.
-        const stopping = [...ctx.executing].map(
-          ([runId, entry]) => (abortLocal(ctx, runId, "interrupt"), entry.finished),
-        );
-        await Promise.all(stopping);
+        // Each run drains to its next step boundary (aborted if it takes too long) and records
+        // its outcome, or goes back to the queue, before storage closes.
+        await Promise.all([...ctx.executing].map(([runId, entry]) => drainLocal(ctx, runId, entry)));
         await ctx.dispatcher.close();
         await storage.close();
       },

@@ -2,9 +2,10 @@
  * What every part of the server shares: storage, the loaded graphs, the event bus, the
  * in-process run logs and the dispatcher that decides where runs execute.
  */
+
 import { randomUUID } from "node:crypto";
 import type { JoinedSaver } from "@interlude/checkpoint-postgres";
-import type { BaseCheckpointSaver, BaseStore, CompiledStateGraph } from "@interlude/core";
+import type { BaseCheckpointSaver, BaseStore, CompiledStateGraph, RunControl } from "@interlude/core";
 import type { GraphRegistry } from "./config/graphs.js";
 import type { Bus } from "./events/bus.js";
 import type { RunBroker } from "./runs/broker.js";
@@ -72,6 +73,8 @@ export interface ServerContext {
   readonly claimTtlMs?: number;
   /** How long a cancelled run waits for its nodes to honour the AbortSignal before abandoning them. */
   readonly abortGraceMs: number;
+  /** At shutdown, how long runs may take to reach a step boundary before they are aborted (runs/drain.ts). */
+  readonly drainGraceMs: number;
   /** Longest a run may execute before it is stopped (status `timeout`); undefined: no limit unless the run asks. */
   readonly runTimeoutMs?: number;
   /** The clock interrupts' ages and due deadlines are read against (Date.now but in tests). */
@@ -87,6 +90,8 @@ export type StopReason = "interrupt" | "rollback" | "timeout";
 
 export interface Execution {
   controller: AbortController;
+  /** Asked to drain at shutdown: the run stops at its next step boundary (runs/drain.ts). */
+  control: RunControl;
   action?: StopReason;
   /** Resolves once the run's outcome is recorded (or it was given back to the queue). */
   finished: Promise<void>;

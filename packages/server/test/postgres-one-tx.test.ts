@@ -5,7 +5,7 @@
  * their own when only the store's record failed, or at its last checkpoint when the writes
  * themselves could not be stored.
  */
-import { Annotation, interrupt, START, StateGraph } from "@interlude/core";
+import { Annotation, interrupt, type LangGraphRunnableConfig, START, StateGraph } from "@interlude/core";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { json, type TestServer, testServer, until } from "./helpers.js";
@@ -17,10 +17,10 @@ let db: pg.Client;
 let database: string;
 
 /** Called in `work_then_ask`'s first node (to switch a fault on mid-run). */
-let during: () => unknown = () => undefined;
+let during: (config: LangGraphRunnableConfig) => unknown = () => undefined;
 /** Node "work" calls `during`; node "ask" then asks: the run saves a checkpoint between them. */
 const workThenAsk = new StateGraph(Annotation.Root({ done: Annotation<boolean>(), answer: Annotation<string>() }))
-  .addNode("work", async () => (await during(), { done: true }))
+  .addNode("work", async (_state, config) => (await during(config), { done: true }))
   .addNode("ask", () => ({ answer: interrupt<unknown, string>({ question: "ok?" }) }))
   .addEdge(START, "work")
   .addEdge("work", "ask");
@@ -243,10 +243,18 @@ describe("a run's checkpoint held back (durability async) and its question parke
     await expectStoppedAfterWork(threadId);
   });
 
-  it("a server shut down mid-node: the checkpoint its run held back is stored with the claim's release before storage closes", async () => {
+  it("a server shut down mid-node drains its queued run: the node's work is saved, and the other server continues the run from there", async () => {
     const other = await testServer({ postgresUrl: database, graphs: { work_then_ask: workThenAsk } });
     const threadId = (await post("/threads", {})).body.thread_id;
-    const { inWork, proceed } = holdInWork();
+    let worked = 0;
+    let entered!: () => void;
+    const inWork = new Promise<void>((resolve) => (entered = resolve));
+    // "work" goes on once the shutdown has asked its run to drain (config.control).
+    during = async (config) => {
+      worked++;
+      entered();
+      await until(async () => config.control?.drainRequested === true);
+    };
     const run = (
       await json(`${other.url}/threads/${threadId}/runs`, {
         method: "POST",
@@ -254,11 +262,18 @@ describe("a run's checkpoint held back (durability async) and its question parke
       })
     ).body;
     await inWork;
-    // Shutting down tells the run to stop; "work" ends within the abort's grace, and the run stops before "ask".
-    const closing = other.dispose();
-    proceed();
-    await closing;
-    expect((await json(`${server.url}/threads/${threadId}/runs/${run.run_id}`)).body.status).toBe("interrupted");
-    await expectStoppedAfterWork(threadId);
+    // Shutting down asks the run to drain: "work" ends undisturbed, and the run stops before "ask"
+    // with the checkpoint between them stored (held back by durability async until then).
+    await other.dispose();
+    // Back in the queue, the run is taken by the server still up, which goes on from "ask" (not
+    // sending the input again, so "work" does not run twice).
+    const joined = (await json(`${server.url}/threads/${threadId}/runs/${run.run_id}/join`)).body;
+    expect(joined.__interrupt__[0].value).toEqual({ question: "ok?" });
+    expect((await json(`${server.url}/threads/${threadId}/runs/${run.run_id}`)).body.status).toBe("success");
+    expect(worked).toBe(1);
+    const state = (await json(`${server.url}/threads/${threadId}/state`)).body;
+    expect(state.values).toEqual({ done: true });
+    expect(state.next).toEqual(["ask"]);
+    expect(await claims(threadId)).toBe(0);
   });
 });

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { loadConfig, startServer } from "@interlude/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // The module the server loads through langgraph.json: same URL, same instance, same counter.
-import { hangStats } from "./fixtures/graphs.mjs";
+import { hangStats, hooks } from "./fixtures/graphs.mjs";
 import { FIXTURE_CONFIG, json, type TestServer, testServer, until } from "./helpers.js";
 
 let server: TestServer;
@@ -91,6 +91,8 @@ describe("a node that never returns", () => {
       port: 0,
       abortGraceMs: 50,
       runLeaseMs: 200,
+      // The hung run never reaches a step boundary: after this, shutting down aborts it.
+      drainGraceMs: 100,
     };
     try {
       const first = await startServer(options);
@@ -113,6 +115,56 @@ describe("a node that never returns", () => {
         await second.close();
       }
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("shutting down", () => {
+  it("drains a queued run: its step ends undisturbed, and the server started next continues it from there", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "interlude-drain-"));
+    const options = {
+      config: loadConfig(FIXTURE_CONFIG),
+      sqlitePath: join(dir, "db.sqlite"),
+      port: 0,
+      runLeaseMs: 200,
+    };
+    let worked = 0;
+    let after = 0;
+    try {
+      // "work" goes on once the shutdown has asked its run to drain (config.control), undisturbed:
+      // its signal is not aborted.
+      hooks.during = async (config: { control: { drainRequested: boolean }; signal: AbortSignal }) => {
+        worked++;
+        await until(async () => config.control.drainRequested);
+        if (config.signal.aborted) throw new Error("aborted at shutdown");
+      };
+      hooks.after = () => void after++;
+      const first = await startServer(options);
+      const thread = (await json(`${first.url}/threads`, { method: "POST", body: "{}" })).body;
+      const run = (
+        await json(`${first.url}/threads/${thread.thread_id}/runs`, {
+          method: "POST",
+          body: JSON.stringify({ assistant_id: "hooked", input: {} }),
+        })
+      ).body;
+      const runUrl = (url: string) => `${url}/threads/${thread.thread_id}/runs/${run.run_id}`;
+      await until(async () => worked === 1);
+      await first.close();
+      expect(after).toBe(0);
+      const second = await startServer(options);
+      try {
+        await json(`${runUrl(second.url)}/join`);
+        expect((await json(runUrl(second.url))).body.status).toBe("success");
+        // "work" ran once (its result kept at the drain), "after" in the next process.
+        expect([worked, after]).toEqual([1, 1]);
+        expect((await json(`${second.url}/threads/${thread.thread_id}/state`)).body.values.done).toBe(true);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      hooks.during = () => undefined;
+      hooks.after = () => undefined;
       rmSync(dir, { recursive: true, force: true });
     }
   });

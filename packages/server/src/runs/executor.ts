@@ -4,7 +4,7 @@
  */
 
 import type { StateSnapshot } from "@interlude/core";
-import { type CompiledStateGraph, INTERRUPT, type ToolEvent } from "@interlude/core";
+import { type CompiledStateGraph, INTERRUPT, isGraphDrained, RunControl, type ToolEvent } from "@interlude/core";
 import type { Execution, ServerContext, StopReason } from "../context.js";
 import type { RunRecord, RunStatus } from "../store/records.js";
 import { deleteRunStatement } from "../store/store.js";
@@ -13,6 +13,7 @@ import { apiInterrupt } from "../threads/state.js";
 import { type Announcements, announce, announceAtCommit, readSnapshot, syncThreadIn } from "../threads/sync.js";
 import type { RunLog } from "./broker.js";
 import { abortLocal } from "./cancel.js";
+import { handBack } from "./drain.js";
 import { chunksWithEvents, type Triple } from "./event-stream.js";
 import { failRun } from "./failure.js";
 import { graphConfig, graphInput, streamModes, wantsMode } from "./input.js";
@@ -89,6 +90,7 @@ async function stream(
   continuing: boolean,
   log: RunLog,
   signal: AbortSignal,
+  control: RunControl,
   answers: SettleOnRequest,
 ): Promise<Streamed> {
   let accepted = false;
@@ -114,6 +116,7 @@ async function stream(
     config.streamMode = [...(lifecycle ? core.add("tasks") : core)];
     if (ctx.claimTtlMs !== undefined) config.claimTtlMs = ctx.claimTtlMs;
     config.abortGraceMs = ctx.abortGraceMs;
+    config.control = control;
     config.onFinalState = (state) => (final = state);
     const messages = new MessageEvents();
     const input = continuing ? null : graphInput(run.kwargs, run.identity);
@@ -165,12 +168,14 @@ export async function executeRun(
   const answers = new SettleOnRequest(ctx, pending.run_id);
   const entry: Execution = {
     controller,
+    control: new RunControl(),
     finished: new Promise<void>((resolve) => (done = resolve)),
     askToSettle: () => answers.ask(),
   };
   ctx.executing.set(pending.run_id, entry);
   let timer: NodeJS.Timeout | undefined;
   let current = pending;
+  let drained = false;
   try {
     const taken: Taken | undefined = claimed ? { run: pending, continuing: false, handoff } : await claim(ctx, pending);
     if (!taken) return;
@@ -187,7 +192,7 @@ export async function executeRun(
     await withJoinedSaver(ctx, run.thread_id, taken.handoff, async () => {
       const streamed: Streamed = controller.signal.aborted
         ? { error: controller.signal.reason, accepted: false }
-        : await stream(ctx, run, continuing, log, controller.signal, answers);
+        : await stream(ctx, run, continuing, log, controller.signal, entry.control, answers);
       const { error, accepted } = streamed;
       if (error !== undefined && !accepted && isThreadBusy(error) && !controller.signal.aborted) {
         // Another writer (or a crashed process's claim, until it lapses) holds the thread: try again shortly.
@@ -198,8 +203,13 @@ export async function executeRun(
         ).unref();
         return;
       }
-      await finish(ctx, run, log, streamed, entry.action);
+      // Drained at shutdown: a queued run goes back to the queue (below, once its last writes are out).
+      const drainedHere = isGraphDrained(error) && !controller.signal.aborted;
+      drained = drainedHere && run.owner === null;
+      // A stream or wait run drained at shutdown ends as interrupted: its client goes with this process.
+      if (!drained) await finish(ctx, run, log, streamed, entry.action ?? (drainedHere ? "interrupt" : undefined));
     });
+    if (drained) await handBack(ctx, run);
   } catch (error) {
     failRun(ctx, current, error);
   } finally {
