@@ -187,7 +187,7 @@ describe("super-steps", () => {
           if (attempts < 3) throw new Error("transient");
           return { v: attempts };
         },
-        { retryPolicy: { maxAttempts: 3, initialInterval: 1 } },
+        { retryPolicy: { maxAttempts: 3, initialInterval: 1, jitter: false } },
       )
       .addEdge(START, "flaky")
       .compile();

@@ -62,6 +62,7 @@ export function outputWrites(spec: GraphSpec, node: string, output: unknown): Wr
   if (typeof output !== "object" || Array.isArray(output)) {
     throw new InvalidUpdateError(
       `Node "${node}" returned ${JSON.stringify(output)}; expected an object of state updates, a Command, or nothing.`,
+      "INVALID_GRAPH_NODE_RETURN_VALUE",
     );
   }
   // Own keys by for-in rather than Object.entries: no pair arrays for every update of every step.

@@ -105,6 +105,8 @@ export interface GraphInternals {
    * (`checkpointer: false`), no checkpoints at all.
    */
   readonly subgraphCheckpoints?: SubgraphCheckpoints;
+  /** The longest a step may take (ms), LangGraph's `graph.stepTimeout`: set on the compiled graph. */
+  readonly stepTimeout?: number;
 }
 
 type SubgraphCheckpoints = "persistent" | "none";

@@ -68,6 +68,7 @@ async function startChain(
   metadata: Record<string, unknown>,
   tags: string[],
   runId?: string,
+  tracerMetadata?: Record<string, unknown>,
 ): Promise<ChainRun> {
   const manager = lc.CallbackManager.configure(
     config.callbacks as Callbacks,
@@ -75,6 +76,8 @@ async function startChain(
     config.tags as string[] | undefined,
     tags,
     metadata,
+    undefined,
+    tracerMetadata && { tracerInheritableMetadata: tracerMetadata },
   );
   const id = runId ?? newRunId();
   const run = await manager?.handleChainStart(
@@ -109,7 +112,33 @@ export function startGraphChain(lc: LangChain, config: Config, graphName: string
   for (const key of PROPAGATED)
     if (!(key in metadata) && configurable[key] !== undefined) metadata[key] = configurable[key];
   const name = (config.runName as string | undefined) ?? graphName;
-  return startChain(lc, config, name, input, metadata, [], config.runId as string | undefined);
+  return startChain(lc, config, name, input, metadata, [], config.runId as string | undefined, tracerMetadata(config));
+}
+
+/** Parts of a key whose value never goes to a tracer. */
+const SECRET_LIKE = ["key", "token", "secret", "password", "auth"];
+
+/**
+ * What LangGraph.js gives LangSmith tracers (only them) of a run's `configurable`, in every run's
+ * metadata: its plain values, not private (`__`), nested or secret-like ones, and not those the
+ * run's `context` repeats (told as undefined, so a tracer does not keep an older value).
+ */
+function tracerMetadata(config: Config): Record<string, unknown> | undefined {
+  const configurable = config.configurable as Record<string, unknown> | undefined;
+  if (!configurable) return undefined;
+  const context = config.context as Record<string, unknown> | undefined;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(configurable)) {
+    if (context != null && Object.hasOwn(context, key) && Object.is(context[key], value)) {
+      if (!key.startsWith("__")) out[key] = undefined;
+      continue;
+    }
+    if (key.startsWith("__") || !["string", "number", "boolean"].includes(typeof value)) continue;
+    const lower = key.toLowerCase();
+    if (SECRET_LIKE.some((part) => lower.includes(part))) continue;
+    out[key] = value;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /** The chain run of one task, with the metadata LangGraph gives a node's callbacks. */

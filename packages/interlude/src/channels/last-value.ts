@@ -13,6 +13,7 @@ export class LastValue<V = unknown> extends HeldValue<V, V> {
       throw new InvalidUpdateError(
         `State key "${this.key}" received ${values.length} writes in one step, but it has no reducer to combine them. ` +
           `Give it one: Annotation<T>({ reducer: (current, update) => ..., default: () => ... }), or let only one node write it per step.`,
+        "INVALID_CONCURRENT_GRAPH_UPDATE",
       );
     }
     this.hold(values[0]!);

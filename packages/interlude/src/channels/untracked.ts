@@ -38,6 +38,7 @@ export class UntrackedValueChannel<V = unknown> extends HeldValue<V, V> {
       throw new InvalidUpdateError(
         `An untracked state key received ${values.length} writes in one step; it takes one. ` +
           "Declare it with { guard: false } to keep the last of them.",
+        "INVALID_CONCURRENT_GRAPH_UPDATE",
       );
     this.hold(values[values.length - 1]!);
     return true;

@@ -16,12 +16,18 @@ export class GraphValidationError extends InterludeError {
  * could never run, which is almost always a missing edge or a `Command({ goto })` target not
  * declared in `ends`.
  */
-export class UnreachableNodeError extends GraphValidationError {}
+export class UnreachableNodeError extends GraphValidationError {
+  override lc_error_code = "UNREACHABLE_NODE";
+}
+
+/** LangGraph.js's troubleshooting codes (`lc_error_code`) of the updates it refuses. */
+export type InvalidUpdateKind = "INVALID_CONCURRENT_GRAPH_UPDATE" | "INVALID_GRAPH_NODE_RETURN_VALUE";
 
 /** A node returned a value that cannot be applied to the state. */
 export class InvalidUpdateError extends InterludeError {
-  constructor(message: string) {
+  constructor(message: string, kind?: InvalidUpdateKind) {
     super("INVALID_UPDATE", message);
+    if (kind) this.lc_error_code = kind;
   }
 }
 
@@ -32,6 +38,7 @@ export class GraphRecursionError extends InterludeError {
       `Recursion limit of ${limit} reached without hitting a stop condition. ` +
         `Check the graph for a loop that never ends, or raise it: invoke(input, { recursionLimit: ${limit * 2} }).`,
     );
+    this.lc_error_code = "GRAPH_RECURSION_LIMIT";
   }
 }
 
@@ -50,6 +57,7 @@ export class MissingCheckpointerError extends GraphValueError {
         `Pass one to compile: builder.compile({ checkpointer: new MemorySaver() }) (or a SqliteSaver for durable threads).`,
       "MISSING_CHECKPOINTER",
     );
+    this.lc_error_code = "MISSING_CHECKPOINTER";
   }
 }
 

@@ -110,6 +110,8 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
   }
 
   readonly description?: string;
+  /** The longest a step may take (ms); a step over it cancels the run. LangGraph sets it on the compiled graph too. */
+  stepTimeout?: number;
   /** Transformers of every v3 event stream of the graph (`compile({ transformers })`, `withConfig({ streamTransformers })`). */
   readonly streamTransformers: ReadonlyArray<() => StreamTransformer<any>>;
 
@@ -379,7 +381,30 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
   }
 }
 
+/** `withConfig`'s config under a call's own, as LangChain merges them: tags, metadata and callbacks add up. */
 function mergeConfig<C extends RunConfig>(base: RunConfig | undefined, over: C): C {
   if (!base) return over;
-  return { ...base, ...over, configurable: { ...base.configurable, ...over.configurable } } as C;
+  const merged: RunConfig = { ...base, ...over, configurable: { ...base.configurable, ...over.configurable } };
+  if (base.metadata !== undefined && over.metadata !== undefined)
+    merged.metadata = { ...(base.metadata as object), ...(over.metadata as object) };
+  if (Array.isArray(base.tags) && Array.isArray(over.tags)) merged.tags = [...new Set([...base.tags, ...over.tags])];
+  if (base.callbacks !== undefined && over.callbacks !== undefined)
+    merged.callbacks = mergeCallbacks(base.callbacks, over.callbacks);
+  return merged as C;
+}
+
+interface HandlerList {
+  copy(): HandlerList;
+  addHandler(handler: unknown, inherit?: boolean): void;
+  handlers: unknown[];
+}
+
+/** Handlers from both: lists joined, or added to a copy of LangChain's CallbackManager. */
+function mergeCallbacks(base: unknown, over: unknown): unknown {
+  if (Array.isArray(base) && Array.isArray(over)) return [...base, ...over];
+  const manager = (Array.isArray(over) ? base : over) as HandlerList;
+  const extra = Array.isArray(over) ? over : Array.isArray(base) ? base : (base as HandlerList).handlers;
+  const merged = manager.copy();
+  for (const handler of extra) merged.addHandler(handler, true);
+  return merged;
 }

@@ -5,6 +5,7 @@
  */
 import { DeltaChannel } from "../channels/delta.js";
 import { UntrackedValueChannel } from "../channels/untracked.js";
+import { GraphValidationError } from "../errors/graph.js";
 import { StateGraphInputError } from "../errors/state.js";
 import { UnsupportedFeatureError } from "../errors/unsupported.js";
 import { interrupt } from "../interrupt/interrupt.js";
@@ -81,7 +82,8 @@ function fromZodShape(shape: Record<string, unknown>): Part {
   for (const [key, field] of Object.entries(shape)) {
     const meta = schemaMeta(field);
     const reducer = meta?.reducer?.fn;
-    spec[key] = { lg_kind: "channel", reducer, default: (meta?.default ?? defaultOf(field)) as never };
+    // zod's own `.default()` wins over the registry's, as in LangGraph.js.
+    spec[key] = { lg_kind: "channel", reducer, default: (defaultOf(field) ?? meta?.default) as never };
     // A reducer's input may differ from the stored value: validate against its own schema, if any.
     const validator = reducer ? meta?.reducer?.schema : field;
     if (isStandardSchema(validator)) validators.set(key, validator);
@@ -112,6 +114,8 @@ export function resolveState(first: unknown, second?: unknown): ResolvedState {
   const state = part(stateDef, "state");
   const input = init.input !== undefined && init.input !== stateDef ? part(init.input, "input") : undefined;
   const output = init.output !== undefined ? part(init.output, "output") : undefined;
+  refuseOtherReducers(state, input, "input");
+  refuseOtherReducers(state, output, "output");
   // Every key of the input and output is a channel too; the state's own declaration wins.
   const spec: StateSpec = { ...output?.spec, ...input?.spec, ...state.spec };
   const validators = new Map([...state.validators, ...(input?.validators ?? [])]);
@@ -135,4 +139,16 @@ function refuseCustomInterrupt(given: unknown): void {
     "a custom interrupt function (new StateGraph(state, { interrupt }))",
     "Nodes call Interlude's own interrupt() (config.interrupt is that function): pass `interrupt` from @interlude/core, typed as you like, or leave the option out.",
   );
+}
+
+/** A key an input or output schema declares with a reducer of its own: which one would apply is anyone's guess (LangGraph.js refuses it too). */
+function refuseOtherReducers(state: Part, other: Part | undefined, role: string): void {
+  for (const [key, spec] of Object.entries(other?.spec ?? {})) {
+    const own = state.spec[key];
+    if (own && spec.reducer && spec.reducer !== own.reducer)
+      throw new GraphValidationError(
+        `State key "${key}" has another reducer in the ${role} schema than in the state. Declare its reducer once, in the state, and use the same field (or none) in the ${role} schema.`,
+        key,
+      );
+  }
 }

@@ -5,7 +5,7 @@
  */
 import { InvalidContextError, StateInputError } from "../errors/state.js";
 import { isStandardSchema, type StandardIssue, type StandardSchemaV1 } from "../interrupt/standard-schema.js";
-import { isCommand } from "../primitives/command.js";
+import { type Command, isCommand } from "../primitives/command.js";
 import { NOT_OVERWRITE, Overwrite, overwritten } from "../primitives/overwrite.js";
 import type { GraphDeclaration } from "./declaration.js";
 
@@ -28,12 +28,17 @@ export function inputMapper(builder: GraphDeclaration): (input: unknown) => unkn
   };
 }
 
-/** A node whose returned update is validated field by field (Commands and lists pass as they are). */
+/** A node whose returned update (or Command update) is validated field by field; a list of updates passes as it is. */
 export function validatingNode(name: string, run: NodeRun, validators: Validators): NodeRun {
   if (validators.size === 0) return run;
   return async (input, config) => {
     const output = await run(input, config);
-    if (!isRecord(output) || isCommand(output)) return output;
+    // A Command's update is checked too (its values kept as given: it is applied as it is).
+    if (isCommand(output)) {
+      for (const [key, value] of (output as Command).updateEntries()) await validated(validators, key, value, name);
+      return output;
+    }
+    if (!isRecord(output)) return output;
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(output)) out[key] = await validated(validators, key, value, name);
     return out;

@@ -16,6 +16,8 @@ export interface RunOptions {
   interruptBefore?: string[] | "*";
   interruptAfter?: string[] | "*";
   signal?: AbortSignal;
+  /** The longest the run may take (ms), LangChain's `timeout`: then it stops as a cancelled run. */
+  timeout?: number;
   /** Asked to drain, the run stops at its next step boundary with `GraphDrained` (primitives/run-control.ts). */
   control?: RunControl;
   /** The most tasks of a step that run at once (default: all). */
@@ -62,6 +64,7 @@ const OPTION_KEYS: Record<keyof StreamOptions, true> = {
   interruptBefore: true,
   interruptAfter: true,
   signal: true,
+  timeout: true,
   maxConcurrency: true,
   control: true,
   outputKeys: true,

@@ -21,6 +21,7 @@ import { currentTask, type RunScope, type TaskScope } from "../runner/scope.js";
 import { NO_PENDING, type PendingIndex } from "../thread/pending.js";
 import { describePendingTask } from "../thread/snapshot.js";
 import { checkpointToSave } from "../thread/working-checkpoint.js";
+import { RunDeadline } from "./deadline.js";
 import type { Emitter, StreamMode } from "./emitter.js";
 import { type CheckpointEnvelope, RunEvents } from "./events.js";
 import { durabilityOf, type RunOptions } from "./options.js";
@@ -40,6 +41,7 @@ export abstract class RunState {
   protected readonly ns: string;
   protected readonly parent?: TaskScope;
   protected readonly scope: RunScope;
+  protected readonly deadline: RunDeadline;
   protected readonly events: RunEvents;
   /** Static breakpoints: the run's own, else the graph's. */
   protected readonly before?: Breakpoints;
@@ -75,6 +77,7 @@ export abstract class RunState {
     emitter?: Emitter,
   ) {
     this.parent = currentTask();
+    this.deadline = new RunDeadline(options.signal ?? this.parent?.run.signal, options.timeout, graph.stepTimeout);
     if (this.parent) {
       this.saver = graph.subgraphCheckpoints === "none" ? undefined : (this.parent.run.saver ?? graph.checkpointer);
       this.threadId = this.parent.run.threadId;
@@ -98,7 +101,8 @@ export abstract class RunState {
       positional: graph.positional,
       emitter: this.parent?.run.emitter ?? emitter,
       durability: durabilityOf(options) ?? this.parent?.run.durability ?? "sync",
-      signal: options.signal,
+      // A graph invoked inside a node without a config is still cancelled with its parent.
+      signal: this.deadline.signal,
       control: options.control ?? this.parent?.run.control ?? new RunControl(),
       replay: this.parent?.run.replay,
       replayBefore: this.parent?.run.replayBefore,

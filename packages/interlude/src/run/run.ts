@@ -3,6 +3,7 @@
  * pauses, saving as it goes. Each step: the next tasks (pure, `algo/`), run concurrently
  * (`runner/`), settled (a pause or failure saves what the step did), writes applied, committed.
  */
+import { setTimeout as wait } from "node:timers/promises";
 import { shouldInterrupt } from "../algo/breakpoints.js";
 import { selectOutput } from "../algo/select-output.js";
 import { DEFAULT_GRAPH_NAME, type GraphSpec } from "../algo/spec.js";
@@ -46,7 +47,9 @@ import { RunStart } from "./start.js";
 
 const NO_TASKS: readonly PreparedTask[] = [];
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`, or until `signal` aborts (a retry's wait in a cancelled run). */
+const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  wait(ms, undefined, { signal }).catch(() => undefined);
 
 function stepWrites(outcome: TaskOutcome): TaskWrites {
   return {
@@ -195,8 +198,10 @@ export class GraphRun extends RunStart {
       const nodes = onlyInput ? NO_TASKS : tasks;
       if (shouldInterrupt(this.checkpoint, before, nodes)) return this.pauseAtBreakpoint("interrupt_before");
       if (this.scope.control.drainRequested) return this.stopForDrain(this.scope.control.drainReason);
+      const timed = this.deadline.stepStarted();
       let outcomes = this.runStep(tasks);
       if (outcomes instanceof Promise) outcomes = await outcomes;
+      if (timed) this.deadline.stepEnded();
       // A node that failed once the run was cancelled was most likely told to stop: not its failure to record.
       if (this.scope.signal?.aborted && outcomes.some((o) => o.kind === "failed"))
         throw new RunCancelledError(this.scope.signal.reason);

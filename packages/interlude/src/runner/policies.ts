@@ -69,9 +69,10 @@ async function withPolicies(
       : attempt(env, node, task, memory, { attempt: info }));
     if (outcome.kind !== "failed") return outcome;
     const delay = retryDelay(node.retryPolicy, failures, outcome.error);
-    if (delay !== undefined) {
-      await env.sleep(delay);
-      continue;
+    // A cancelled run retries nothing, not even after a wait it was cancelled during.
+    if (delay !== undefined && !env.run.signal?.aborted) {
+      await env.sleep(delay, env.run.signal);
+      if (!env.run.signal?.aborted) continue;
     }
     return node.errorHandler ? handled(env, node, task, memory, outcome.error) : outcome;
   }
