@@ -15,7 +15,6 @@ import type { CommandInstance } from "../primitives/command.js";
 import type { Send } from "../primitives/send.js";
 import type { LifecycleEntry, StreamTransformer } from "../protocol/types.js";
 import type { StreamMode } from "../run/emitter.js";
-import type { ExecutionInfo as TaskExecutionInfo } from "../run/task-metadata.js";
 import type { PregelTaskDescription } from "../thread/snapshot.js";
 import type {
   AnnotationRoot,
@@ -266,18 +265,7 @@ export type SendOptions = NonNullable<ConstructorParameters<typeof Send>[2]>;
 
 export type { OverwriteValue } from "../primitives/overwrite.js";
 
-/** Which attempt of which task runs (`config.executionInfo`, set for every node). */
-export interface ExecutionInfo extends Readonly<TaskExecutionInfo> {
-  /** LangGraph.js copies `config.runId` here; Interlude does not. */
-  readonly runId?: undefined;
-}
-
-/** What LangGraph Server tells a node of its deployment. Interlude never sets it (`config.serverInfo` is undefined). */
-export interface ServerInfo {
-  readonly assistantId: string;
-  readonly graphId: string;
-  readonly user?: Record<string, any>;
-}
+export type { ExecutionInfo, ServerInfo } from "./runtime.js";
 
 type FilterAny<X> = (<T>() => T extends X ? 1 : 2) extends <T>() => T extends any ? 1 : 2 ? never : X;
 

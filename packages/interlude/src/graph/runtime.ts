@@ -5,6 +5,7 @@
 import type { RunnableConfig } from "../checkpoint/types.js";
 import { OutsideNodeError } from "../errors/store.js";
 import type { RunControl } from "../primitives/run-control.js";
+import type { ExecutionInfo as TaskExecutionInfo } from "../run/task-metadata.js";
 import { currentTask } from "../runner/scope.js";
 import type { BaseStore } from "../store/base.js";
 
@@ -21,8 +22,25 @@ export interface Runtime<ContextType = Record<string, unknown>, WriterType = (ch
   interrupt: (value: unknown, options?: any) => any;
   /** Aborted when the run is cancelled. */
   signal: AbortSignal;
+  /** Which attempt of which task this is, on which checkpoint (set for every node). */
+  executionInfo?: ExecutionInfo;
+  /** What LangGraph Server tells a node of its deployment; Interlude never sets it. */
+  serverInfo?: ServerInfo;
   /** The run's drain switch: `control.requestDrain(reason)` stops the run at its next step boundary (`GraphDrained`). */
   control?: RunControl;
+}
+
+/** Which attempt of which task runs (`config.executionInfo`, set for every node). */
+export interface ExecutionInfo extends Readonly<TaskExecutionInfo> {
+  /** LangGraph.js copies `config.runId` here; Interlude does not. */
+  readonly runId?: undefined;
+}
+
+/** What LangGraph Server tells a node of its deployment (LangGraph.js's type). */
+export interface ServerInfo {
+  readonly assistantId: string;
+  readonly graphId: string;
+  readonly user?: Record<string, any>;
 }
 
 /** The `config` a node gets as its second argument. */
