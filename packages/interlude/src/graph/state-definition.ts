@@ -30,7 +30,7 @@ export interface Part {
   validators: Map<string, StandardSchemaV1>;
 }
 
-// `writer` and `nodes` only type the graph's nodes, in LangGraph.js too; `interrupt` is checked (customInterrupt).
+// `writer` and `nodes` only type the graph's nodes, in LangGraph.js too; `interrupt` is checked (refuseCustomInterrupt).
 const INIT_KEYS = ["state", "stateSchema", "input", "output", "context", "interrupt", "writer", "nodes"];
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -141,7 +141,10 @@ function refuseCustomInterrupt(given: unknown): void {
   );
 }
 
-/** A key an input or output schema declares with a reducer of its own: which one would apply is anyone's guess (LangGraph.js refuses it too). */
+/**
+ * A key an input or output schema declares with a reducer of its own, other than the state's:
+ * which one would apply is anyone's guess (LangGraph.js refuses it too).
+ */
 function refuseOtherReducers(state: Part, other: Part | undefined, role: string): void {
   for (const [key, spec] of Object.entries(other?.spec ?? {})) {
     const own = state.spec[key];
