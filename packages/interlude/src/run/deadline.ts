@@ -14,6 +14,11 @@ export class RunDeadline {
     timeoutMs: number | undefined,
     private readonly stepMs: number | undefined,
   ) {
+    // Most runs have no limit: their signal is the caller's, with nothing built per run.
+    if (timeoutMs === undefined && stepMs === undefined) {
+      this.signal = given;
+      return;
+    }
     const signals: AbortSignal[] = given ? [given] : [];
     if (timeoutMs !== undefined) signals.push(AbortSignal.timeout(timeoutMs));
     if (stepMs !== undefined) {
