@@ -59,8 +59,11 @@ export interface StateGraphInit {
 /** A state's values as channel specs: how a state declared by a validator (a zod object) types its nodes. */
 type SpecOfValues<V> = { [K in keyof V]-?: ChannelSpec<V[K], any> };
 
+/** The type checker cannot tell a generic schema's channels are a StateSpec: said once, here. */
+type AsSpec<T> = T extends StateSpec ? T : StateSpec;
+
 /** The channels a state definition declares, as the type checker reads them (none for undefined). */
-export type SpecOfDefinition<D> =
+export type SpecOfDefinition<D> = AsSpec<
   D extends AnnotationRoot<infer S>
     ? S
     : D extends { "~spec": infer S extends StateSpec }
@@ -71,7 +74,8 @@ export type SpecOfDefinition<D> =
           ? S
           : D extends StateSpec
             ? D
-            : Record<never, never>;
+            : Record<never, never>
+>;
 
 /** Where `new StateGraph(init)` declares its state. */
 type StateOfInit<I> = I extends { state: infer D }
@@ -86,10 +90,8 @@ type StateOfInit<I> = I extends { state: infer D }
 type OutputOf<Options, S extends StateSpec> = Options extends { output: infer D }
   ? D extends undefined
     ? StateType<S>
-    : StateType<AsSpec<SpecOfDefinition<D>>>
+    : StateType<SpecOfDefinition<D>>
   : StateType<S>;
-
-type AsSpec<T> = T extends StateSpec ? T : StateSpec;
 
 /**
  * `new StateGraph(...)` as the type checker sees it (the exported `StateGraph`): the state typed
@@ -101,14 +103,10 @@ export interface StateGraphConstructor {
   new <D extends StateDefinitionInit | { channels: StateSpec }, O = undefined>(
     state: D,
     options?: O,
-  ): StateGraph<AsSpec<SpecOfDefinition<D>>, typeof START, OutputOf<O, AsSpec<SpecOfDefinition<D>>>>;
+  ): StateGraph<SpecOfDefinition<D>, typeof START, OutputOf<O, SpecOfDefinition<D>>>;
   new <const I extends StateGraphInit>(
     init: I,
-  ): StateGraph<
-    AsSpec<SpecOfDefinition<StateOfInit<I>>>,
-    typeof START,
-    OutputOf<I, AsSpec<SpecOfDefinition<StateOfInit<I>>>>
-  >;
+  ): StateGraph<SpecOfDefinition<StateOfInit<I>>, typeof START, OutputOf<I, SpecOfDefinition<StateOfInit<I>>>>;
   readonly prototype: StateGraph<any, any, any>;
 }
 
