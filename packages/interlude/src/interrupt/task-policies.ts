@@ -2,10 +2,10 @@
  * What `task({ name, retry, timeout, cachePolicy }, fn)` adds around a call: its retries, a
  * limit on each attempt, and its result kept in the graph's cache, keyed by its arguments.
  */
-import { setTimeout as sleep } from "node:timers/promises";
 import { type BaseCache, type CachePolicy, cachePolicyOf } from "../cache/base.js";
 import { cacheKey, taskNamespace } from "../cache/key.js";
-import { type RetryPolicy, retryDelay } from "../runner/retry.js";
+import { type RetryPolicy, waitToRetry } from "../runner/retry.js";
+import { currentTask } from "../runner/scope.js";
 import { AttemptClock, type TimeoutPolicy, timeoutPolicy } from "../runner/timeout.js";
 import { GraphBubbleUp } from "./signal.js";
 
@@ -29,9 +29,8 @@ export function governed<T>(name: string, policies: ResolvedPolicies, body: () =
         return await once();
       } catch (error) {
         if (error instanceof GraphBubbleUp) throw error;
-        const delay = retryDelay(retry, failures, error);
-        if (delay === undefined) throw error;
-        await sleep(delay);
+        // The calling node's run: a cancelled one retries nothing.
+        if (!(await waitToRetry(retry, failures, error, currentTask()?.run.signal))) throw error;
       }
     }
   };

@@ -3,7 +3,6 @@
  * pauses, saving as it goes. Each step: the next tasks (pure, `algo/`), run concurrently
  * (`runner/`), settled (a pause or failure saves what the step did), writes applied, committed.
  */
-import { setTimeout as wait } from "node:timers/promises";
 import { shouldInterrupt } from "../algo/breakpoints.js";
 import { selectOutput } from "../algo/select-output.js";
 import { DEFAULT_GRAPH_NAME, type GraphSpec } from "../algo/spec.js";
@@ -46,10 +45,6 @@ import type { RunResult } from "./run-state.js";
 import { RunStart } from "./start.js";
 
 const NO_TASKS: readonly PreparedTask[] = [];
-
-/** Waits `ms`, or until `signal` aborts (a retry's wait in a cancelled run). */
-const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  wait(ms, undefined, { signal }).catch(() => undefined);
 
 function stepWrites(outcome: TaskOutcome): TaskWrites {
   return {
@@ -264,7 +259,6 @@ export class GraphRun extends RunStart {
       config: (task, attempt) =>
         configs.for(task, this.step + 1, checkpointId, attempt, this.graph.spec.nodes.get(task.name)!.metadata),
       saveTaskCalls: (task, calls) => this.persistence.saveWrites(checkpointId, task.id, [[TASK_RESULT, calls]]),
-      sleep,
       origin: { ns: this.ns, checkpointId, parents: this.parents },
       cache: this.graph.cache,
       trace: this.lc && ((task, config) => startNodeChain(this.lc!, config, task, this.step + 1)),

@@ -14,7 +14,7 @@ import type { AttemptInfo } from "../run/task-metadata.js";
 import { errorFromRecord } from "../thread/pending.js";
 import { idleProgressHandler } from "./idle-progress.js";
 import type { TaskOutcome } from "./outcome.js";
-import { retryDelay } from "./retry.js";
+import { waitToRetry } from "./retry.js";
 import { attempt, type ConfigDecorator, type TaskEnv, type TaskMemory } from "./run-task.js";
 import { AttemptClock, type TimeoutPolicy } from "./timeout.js";
 
@@ -68,12 +68,7 @@ async function withPolicies(
       ? timedAttempt(env, node, task, memory, info, timeout)
       : attempt(env, node, task, memory, { attempt: info }));
     if (outcome.kind !== "failed") return outcome;
-    const delay = retryDelay(node.retryPolicy, failures, outcome.error);
-    // A cancelled run retries nothing, not even after a wait it was cancelled during.
-    if (delay !== undefined && !env.run.signal?.aborted) {
-      await env.sleep(delay, env.run.signal);
-      if (!env.run.signal?.aborted) continue;
-    }
+    if (await waitToRetry(node.retryPolicy, failures, outcome.error, env.run.signal)) continue;
     return node.errorHandler ? handled(env, node, task, memory, outcome.error) : outcome;
   }
 }

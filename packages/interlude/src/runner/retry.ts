@@ -1,3 +1,5 @@
+import { setTimeout as wait } from "node:timers/promises";
+
 /** LangGraph's retry policy for a node: how often and how long to wait before running it again. */
 export interface RetryPolicy {
   /** Total attempts including the first (default 3). */
@@ -40,7 +42,7 @@ function defaultRetryOn(error: unknown): boolean {
 }
 
 /** Delay before attempt `attempt` (1-based count of failures so far), or undefined to give up. */
-export function retryDelay(
+function retryDelay(
   policy: RetryPolicy | undefined,
   attempt: number,
   error: unknown,
@@ -53,4 +55,20 @@ export function retryDelay(
   const base = (policy.initialInterval ?? 500) * (policy.backoffFactor ?? 2) ** (attempt - 1);
   const capped = Math.min(base, policy.maxInterval ?? 128_000);
   return (policy.jitter ?? true) ? capped + random() * 1000 : capped;
+}
+
+/**
+ * Waits before the next attempt and says whether to make it: not when the policy gives up, nor
+ * in a cancelled run (`signal`), not even after a wait it was cancelled during.
+ */
+export async function waitToRetry(
+  policy: RetryPolicy | undefined,
+  attempt: number,
+  error: unknown,
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
+  const delay = retryDelay(policy, attempt, error);
+  if (delay === undefined || signal?.aborted) return false;
+  await wait(delay, undefined, { signal }).catch(() => undefined);
+  return !signal?.aborted;
 }

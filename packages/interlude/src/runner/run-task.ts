@@ -33,8 +33,6 @@ export interface TaskEnv {
   config: (task: PreparedTask, attempt?: AttemptInfo) => Record<string, unknown>;
   /** Persists `task()` results of a task as soon as they exist. */
   saveTaskCalls: (task: PreparedTask, calls: TaskCallRecord[]) => Promise<void>;
-  /** Waits `ms`, or until `signal` aborts. */
-  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   origin: StepOrigin;
   /** Set when the run has LangChain callbacks: opens the task's chain run (see callbacks/trace.ts). */
   trace?: (task: PreparedTask, config: Record<string, unknown>) => Promise<ChainRun>;
