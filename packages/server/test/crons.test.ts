@@ -78,14 +78,18 @@ describe.each(storages("interlude_crons"))("crons on %s", (_name, storage) => {
     expect(dropped).toMatchObject({ thread_id: null, on_run_completed: "delete" });
     expect(kept).toMatchObject({ thread_id: null, on_run_completed: "keep" });
     await sweepAt(61 * MINUTE);
-    // Each made a thread; the kept one stays, paused at its question.
-    await until(async () => (await threadCount()) === before + 1, 15_000);
-    const [thread] = await client.threads.search({
-      limit: 1,
-      metadata: { graph_id: "loop" },
-      sortBy: "created_at",
-      sortOrder: "desc",
-    });
+    // Each made a thread; the kept one stays, paused at its question. The two runs race: wait for
+    // the dropped thread to be gone and the one left to have paused, in whichever order they come.
+    const thread = await until(async () => {
+      if ((await threadCount()) !== before + 1) return undefined;
+      const [newest] = await client.threads.search({
+        limit: 1,
+        metadata: { graph_id: "loop" },
+        sortBy: "created_at",
+        sortOrder: "desc",
+      });
+      return newest && (await client.threads.getState(newest.thread_id)).next.length > 0 ? newest : undefined;
+    }, 15_000);
     expect((await client.threads.getState(thread!.thread_id)).next).toEqual(["ask"]);
     const [run] = await runsOf(thread!.thread_id);
     expect(run!.metadata).toMatchObject({ cron_id: kept.cron_id });
