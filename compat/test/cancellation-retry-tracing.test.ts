@@ -12,13 +12,14 @@ import { awaitAllCallbacks } from "@langchain/core/callbacks/promises";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
+import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { LangChainTracer } from "@langchain/core/tracers/tracer_langchain";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import * as langgraphZod from "@langchain/langgraph/zod";
 import { z } from "zod";
 import { z as z3 } from "zod/v3";
-import { collect, compare, prebuiltOf, type Runtime, type Scenario } from "./harness.js";
+import { collect, compare, drain, prebuiltOf, type Runtime, type Scenario } from "./harness.js";
 
 const list = (lib: Runtime) =>
   lib.Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });
@@ -488,7 +489,6 @@ compare("tracing", {
 
   "a conditional edge is a run under its node; chat models called without config are traced where they run": {
     from: "tracing.test.ts: stream events for a multi-node graph",
-    differs: "#a-conditional-edges-own-run",
     async run(lib) {
       const { Annotation, StateGraph, START, END } = lib;
       const graph = new StateGraph(Annotation.Root({ reply: Annotation() }))
@@ -513,7 +513,37 @@ compare("tracing", {
           [...e.tags].sort(),
           e.metadata.langgraph_node ?? null,
           e.data.chunk?.content,
+          // The edge's run is given the state with the node's writes, and ends with its route.
+          e.name === "RunnableLambda" ? (e.data.input ?? e.data.output) : null,
         ]);
+    },
+  },
+
+  "a conditional edge given as a Runnable reports its own run under its node; a failing edge fails the node's run": {
+    from: "tracing.test.ts: stream events for a multi-node graph",
+    async run(lib) {
+      const { Annotation, StateGraph, START, END } = lib;
+      const traced = async (path: unknown) => {
+        const graph = new StateGraph(Annotation.Root({ n: Annotation() }))
+          .addNode("add", (s: any) => ({ n: s.n + 1 }))
+          .addEdge(START, "add")
+          .addConditionalEdges("add", path)
+          .compile();
+        const events = await drain(graph.streamEvents({ n: 1 }, { version: "v2" }));
+        return events
+          .filter((e: any) => e.event !== "on_chain_stream")
+          .map((e: any) =>
+            e.threw ? e : [e.event, e.name, e.metadata.langgraph_node ?? null, e.data.input ?? e.data.output ?? null],
+          );
+      };
+      return {
+        runnable: await traced(
+          RunnableLambda.from((s: any) => (s.n > 1 ? END : "add")).withConfig({ runName: "route" }),
+        ),
+        failing: await traced(() => {
+          throw new Error("no route");
+        }),
+      };
     },
   },
 
@@ -639,7 +669,6 @@ compare("tracing", {
 
   "a graph streamed inside a node without config, in a traced run: its tokens come once, to both streams": {
     from: "tracing.test.ts: does not double stream tokens from a nested graph under tracing",
-    differs: "#a-graph-streamed-inside-a-node-without-a-config",
     async run(lib) {
       const { MessagesAnnotation, StateGraph, START } = lib;
       const answer = "Hello world";

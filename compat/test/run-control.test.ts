@@ -462,6 +462,118 @@ compare("a graph invoked inside a node", {
   },
 });
 
+/** `["values", { __interrupt__ }]`: a stream inside a node gives it last (COMPATIBILITY.md, "Shapes that differ"). */
+const isQuestionValues = (chunk: any) => Array.isArray(chunk) && chunk[0] === "values" && "__interrupt__" in chunk[1];
+
+/**
+ * A child graph (a node, then a subgraph node) streamed by hand inside the parent's node
+ * `delegate` with `options` (and the node's config when `withConfig`); `read` gets what the
+ * child's stream gives its reader, ids cut.
+ */
+function handStreamed(lib: Runtime, options: object, withConfig: boolean) {
+  const { Annotation, StateGraph, START, MemorySaver, interrupt } = lib;
+  const State = Annotation.Root({ log: list(lib) });
+  const leaf = new StateGraph(State)
+    .addNode("leaf", () => ({ log: [`leaf:${interrupt("go on?")}`] }))
+    .addEdge(START, "leaf")
+    .compile();
+  const child = new StateGraph(State)
+    .addNode("first", () => ({ log: ["first"] }))
+    .addNode("sub", leaf)
+    .addEdge(START, "first")
+    .addEdge("first", "sub")
+    .compile();
+  const read: unknown[] = [];
+  const parent = new StateGraph(State)
+    .addNode("delegate", async (_s: unknown, config: unknown) => {
+      const given = withConfig ? { ...(config as object), ...options } : options;
+      // Read by hand, not drained: the question must reach the parent (a caught one is lost on LangGraph.js).
+      try {
+        for await (const chunk of await child.stream({ log: ["asked"] }, given))
+          if (!isQuestionValues(chunk)) read.push(cut(chunk));
+      } catch (error) {
+        read.push({ threw: (error as Error).name });
+        throw error;
+      }
+      return { log: ["delegated"] };
+    })
+    .addEdge(START, "delegate")
+    .compile({ checkpointer: new MemorySaver() });
+  return { parent, read };
+}
+
+compare("a graph streamed inside a node", {
+  "its reader gets its chunks as a root graph's; with subgraphs, every namespace whole; the outer stream gets them too":
+    {
+      from: "tracing.test.ts: does not double stream tokens from a nested graph under tracing",
+      async run(lib) {
+        const { Command } = lib;
+        const out: Record<string, unknown> = {};
+        for (const [label, options, withConfig] of [
+          ["updates", { streamMode: "updates" }, false],
+          ["values and updates, with the node's config", { streamMode: ["values", "updates"] }, true],
+          ["subgraphs", { streamMode: "updates", subgraphs: true }, false],
+          ["tasks", { streamMode: "tasks" }, true],
+        ] as const) {
+          const { parent, read } = handStreamed(lib, options, withConfig);
+          const config = { configurable: { thread_id: label } };
+          const outer = { streamMode: ["updates"], subgraphs: true };
+          const asked = (await collect(await parent.stream({ log: [] }, { ...config, ...outer }))).map(cut);
+          const answered = (
+            await collect(await parent.stream(new Command({ resume: "yes" }), { ...config, ...outer }))
+          ).map(cut);
+          out[label] = {
+            read: JSON.parse(JSON.stringify(read, (k, v) => (k === "id" ? undefined : v))),
+            asked,
+            answered,
+          };
+        }
+        return out;
+      },
+    },
+
+  "without callbacks of its own, its nodes report under the calling node's run": {
+    from: "tracing.test.ts: does not double stream tokens from a nested graph under tracing",
+    async run(lib) {
+      const { Annotation, StateGraph, START } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const child = new StateGraph(State)
+        .addNode("worker", () => ({ log: ["worked"] }))
+        .addEdge(START, "worker")
+        .compile({ name: "Helper" });
+      const parent = new StateGraph(State)
+        .addNode("delegate", async () => {
+          await child.invoke({ log: [] });
+          for await (const _ of await child.stream({ log: [] }) /* read to the end */);
+          return { log: ["delegated"] };
+        })
+        .addEdge(START, "delegate")
+        .compile({ name: "Boss" });
+      const runs: string[] = [];
+      await parent.invoke(
+        { log: [] },
+        {
+          callbacks: [
+            {
+              handleChainStart: (
+                _c: unknown,
+                _i: unknown,
+                _id: string,
+                _p: unknown,
+                _t: unknown,
+                _m: unknown,
+                _r: unknown,
+                name: string,
+              ) => void runs.push(name),
+            },
+          ],
+        },
+      );
+      return runs;
+    },
+  },
+});
+
 compare("concurrent runs on one compiled graph", {
   "concurrent invokes on different threads keep their state, config and task input apart": {
     from: "concurrent-thread-isolation.test.ts: concurrent invokes keep checkpoint state isolated on a singleton graph",

@@ -22,6 +22,8 @@ export interface BranchSpec {
   path: (state: any, config: any) => unknown;
   /** Return value -> node name. */
   pathMap?: Record<string, string>;
+  /** A Runnable given as the path: it reports its own LangChain run (a function gets one made for it). */
+  runnable?: boolean;
 }
 
 export interface NodeSpec {

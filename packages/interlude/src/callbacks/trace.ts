@@ -58,6 +58,8 @@ export interface ChainRun {
   within<T>(body: () => T): T;
   end(output: unknown): Promise<void>;
   fail(error: unknown): Promise<void>;
+  /** A run inside this one (a conditional edge's function, as LangGraph runs it: a `RunnableLambda`). */
+  child(name: string, input: unknown): Promise<ChainRun>;
 }
 
 async function startChain(
@@ -102,6 +104,7 @@ async function startChain(
     fail: async (error) => {
       await run?.handleChainError(error);
     },
+    child: (childName, childInput) => startChain(lc, inner, childName, childInput, metadata, []),
   };
 }
 

@@ -170,7 +170,7 @@ export function buildSpec(builder: GraphDeclaration, options: CompileOptions): G
   const branchesOf = new Map<string, BranchSpec[]>();
   for (const branch of builder.branches) {
     const list = branchesOf.get(branch.source) ?? [];
-    list.push({ path: branch.path, pathMap: branch.pathMap });
+    list.push({ path: branch.path, pathMap: branch.pathMap, runnable: branch.runnable });
     branchesOf.set(branch.source, list);
   }
 

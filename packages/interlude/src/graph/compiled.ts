@@ -19,6 +19,7 @@ import type { GraphRunStream } from "../protocol/run-stream.js";
 import { type StreamEventsV3Options, streamProtocolEvents } from "../protocol/stream-events.js";
 import type { InferExtensions, StreamTransformer } from "../protocol/types.js";
 import type { GraphStream } from "../run/emitter.js";
+import { withNodeCallbacks } from "../run/nested-run.js";
 import { configWithoutOptions, type RunOptions, type StreamOptions } from "../run/options.js";
 import { GraphRun } from "../run/run.js";
 import { streamRun } from "../run/stream-run.js";
@@ -177,7 +178,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
     if ((streamMode !== undefined && streamMode !== "values") || subgraphs === true)
       return this.invokeAsStream(input, given, streamMode) as Promise<InvokeResult<S>>;
     if (this.builder.contextSchema) await checkContext(this.builder.contextSchema, config.context);
-    const run = new GraphRun(this, input, configWithoutOptions(config), config);
+    const run = new GraphRun(this, input, withNodeCallbacks(configWithoutOptions(config)), config);
     const result = await run.execute();
     const { interrupts, paused } = result;
     const values = selectOutput(result.values, config.outputKeys ?? this.builder.outputKeys);

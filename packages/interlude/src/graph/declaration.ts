@@ -59,6 +59,8 @@ export interface BranchDefinition {
   source: string;
   path: (state: any, config: any) => unknown;
   pathMap?: Record<string, string>;
+  /** The path was a Runnable (see BranchSpec.runnable). */
+  runnable?: boolean;
 }
 
 export interface GraphDeclaration {

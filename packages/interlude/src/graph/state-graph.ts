@@ -246,7 +246,8 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START, O 
       typeof sourceOrBranch === "object"
         ? sourceOrBranch
         : { source: sourceOrBranch, path: pathArg!, pathMap: pathMapArg };
-    if (typeof path !== "function") {
+    const runnable = typeof path !== "function";
+    if (runnable) {
       if (!isRunnable(path))
         throw new GraphValidationError(
           `The conditional edge from "${source}" needs a function or a Runnable (an object with invoke(input, config)) as its path.`,
@@ -257,7 +258,7 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START, O 
     const map = Array.isArray(pathMap)
       ? Object.fromEntries(pathMap.map((n) => [n, n]))
       : (pathMap as Record<string, string> | undefined);
-    this.branches.push({ source, path: path as BranchDefinition["path"], pathMap: map });
+    this.branches.push({ source, path: path as BranchDefinition["path"], pathMap: map, runnable });
     return this;
   }
 

@@ -24,6 +24,7 @@ import { checkpointToSave } from "../thread/working-checkpoint.js";
 import { RunDeadline } from "./deadline.js";
 import type { Emitter, StreamMode } from "./emitter.js";
 import { type CheckpointEnvelope, RunEvents } from "./events.js";
+import { nestedRunEmitter } from "./nested-run.js";
 import { durabilityOf, type RunOptions } from "./options.js";
 import type { Persistence } from "./persist.js";
 import type { SubgraphTarget } from "./replay.js";
@@ -99,7 +100,7 @@ export abstract class RunState {
       threadId: this.threadId,
       answers: this.parent?.run.answers ?? new Map(),
       positional: graph.positional,
-      emitter: this.parent?.run.emitter ?? emitter,
+      emitter: this.parent ? nestedRunEmitter(this.parent.run.emitter, emitter, this.ns) : emitter,
       durability: durabilityOf(options) ?? this.parent?.run.durability ?? "sync",
       // A graph invoked inside a node without a config is still cancelled with its parent.
       signal: this.deadline.signal,

@@ -9,8 +9,10 @@ import { shallowCopy } from "../checkpoint/plain-copy.js";
 import type { RunnableConfig } from "../checkpoint/types.js";
 import { UnsupportedFeatureError } from "../errors/unsupported.js";
 import { PROTOCOL_STREAM } from "../protocol/stream-events.js";
+import { currentTask } from "../runner/scope.js";
 import { forwardAbort } from "./abandon.js";
 import { asGraphStream, ChunkQueue, type GraphStream, queueEmitter, type StreamMode } from "./emitter.js";
+import { NestedStream, withNodeCallbacks } from "./nested-run.js";
 import { configWithoutOptions, type StreamOptions } from "./options.js";
 import { GraphRun } from "./run.js";
 import { sseErrorFrame, sseFrame } from "./sse.js";
@@ -24,7 +26,7 @@ export async function streamRun(
   const queue = new ChunkQueue<unknown>();
   const encoding = encodingOf(config.encoding);
   const protocol = (config as Record<symbol, unknown>)[PROTOCOL_STREAM] === true;
-  const emitter = queueEmitter(
+  const queued = queueEmitter(
     queue,
     modes,
     Array.isArray(config.streamMode),
@@ -32,7 +34,8 @@ export async function streamRun(
     encoding && sseFrame,
     protocol,
   );
-  const base = await withStreamHandlers(configWithoutOptions(config), modes, emitter, protocol);
+  const emitter = currentTask() && !protocol ? new NestedStream(queued) : queued;
+  const base = await withStreamHandlers(withNodeCallbacks(configWithoutOptions(config)), modes, emitter, protocol);
   // As LangGraph: a reader that stops early (`break`, `cancel()`) cancels the run.
   const stop = new AbortController();
   queue.onCancel = (reason) => stop.abort(reason ?? new Error("The stream's reader stopped reading."));

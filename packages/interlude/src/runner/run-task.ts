@@ -5,7 +5,7 @@
  * in policies.ts.
  */
 import { branchWrites, edgeWrites, outputWrites, stateAfterWrites } from "../algo/output.js";
-import type { GraphSpec, NodeSpec } from "../algo/spec.js";
+import type { BranchSpec, GraphSpec, NodeSpec } from "../algo/spec.js";
 import type { PreparedTask } from "../algo/tasks.js";
 import type { Write } from "../algo/writes.js";
 import type { BaseCache } from "../cache/base.js";
@@ -100,6 +100,7 @@ function finish(
   output: unknown,
   config: Record<string, unknown>,
   pushed: Write[] | undefined,
+  branches: readonly BranchSpec[],
 ): TaskOutcome | Promise<TaskOutcome> {
   const parent = parentCommandOf(output);
   if (parent) return { kind: "parent", task, command: parent };
@@ -107,10 +108,10 @@ function finish(
   const writes: Write[] = pushed ? [...pushed, ...returned] : returned;
   edgeWrites(node.edges, writes);
   const done: TaskOutcome = { kind: "done", task, writes, output };
-  if (!node.branches.length) return done;
+  if (!branches.length) return done;
   // As LangGraph: the graph's state with the task's own writes, a Send's task's too.
   const state = stateAfterWrites(env.spec, task.state ?? (task.input as Record<string, unknown>), writes);
-  const branched = branchWrites(env.spec, node.name, node.branches, state, config, writes);
+  const branched = branchWrites(env.spec, node.name, branches, state, config, writes);
   return branched ? branched.then(() => done) : done;
 }
 
@@ -136,10 +137,28 @@ function callTracer(env: TaskEnv, task: PreparedTask, config: Record<string, unk
   };
 }
 
-/** A node that paused or had its answer refused did not finish: its chain run ends in error. */
-function closeTrace(trace: ChainRun, scope: TaskScope, output: unknown): Promise<void> {
-  const stopped = scope.rejection ?? (scope.raised && new GraphInterrupt(scope.raised));
-  return stopped ? trace.fail(stopped) : trace.end(output);
+/**
+ * The node's branches as LangGraph traces them, inside the node's run: a function in a
+ * `RunnableLambda` run of its own (a chat model it calls without a config reports there); a
+ * Runnable path reports its own run.
+ */
+function tracedBranches(branches: readonly BranchSpec[], trace: ChainRun): readonly BranchSpec[] {
+  return branches.map((branch) =>
+    branch.runnable ? branch : { ...branch, path: (state: unknown) => inLambdaRun(trace, branch, state) },
+  );
+}
+
+async function inLambdaRun(trace: ChainRun, branch: BranchSpec, state: unknown): Promise<unknown> {
+  const run = await trace.child("RunnableLambda", state);
+  let result: unknown;
+  try {
+    result = await run.within(() => branch.path(state, run.config));
+  } catch (error) {
+    await run.fail(error);
+    throw error;
+  }
+  await run.end(result);
+  return result;
 }
 
 function isResumeRejection(error: unknown): boolean {
@@ -240,12 +259,20 @@ async function tracedAttempt(
   let output: unknown;
   try {
     output = await taskStorage.run(scope, () => trace.within(() => node.run(task.input, config)));
-    await closeTrace(trace, scope, output);
   } catch (error) {
     await (error instanceof ParentCommand ? trace.end(error.command) : trace.fail(error));
     return afterThrow(at, error);
   }
-  return afterReturn(at, output);
+  // A node that paused or had its answer refused did not finish: its chain run ends in error.
+  const stopped = scope.rejection ?? (scope.raised && new GraphInterrupt(scope.raised));
+  if (stopped) {
+    await trace.fail(stopped);
+    return afterReturn(at, output);
+  }
+  const branches = node.branches.length ? tracedBranches(node.branches, trace) : node.branches;
+  const outcome = await afterReturn(at, output, branches);
+  await (outcome.kind === "failed" ? trace.fail(outcome.error) : trace.end(output));
+  return outcome;
 }
 
 function afterThrow(at: Attempt, error: unknown): TaskOutcome | Promise<TaskOutcome> {
@@ -261,14 +288,14 @@ function afterThrow(at: Attempt, error: unknown): TaskOutcome | Promise<TaskOutc
   return { kind: "failed", task, error };
 }
 
-function afterReturn(at: Attempt, output: unknown): TaskOutcome | Promise<TaskOutcome> {
+function afterReturn(at: Attempt, output: unknown, branches = at.node.branches): TaskOutcome | Promise<TaskOutcome> {
   const { task, scope, memory } = at;
   if (scope.rejection) return { kind: "rejected", task, error: scope.rejection };
   // The node caught the interrupt and returned normally: the question still stands.
   if (scope.raised) return interrupted(task, scope, memory);
   const failed = (error: unknown): TaskOutcome => ({ kind: "failed", task, error });
   try {
-    const outcome = finish(at.env, at.node, task, output, at.config, scope.pushed);
+    const outcome = finish(at.env, at.node, task, output, at.config, scope.pushed, branches);
     return outcome instanceof Promise ? outcome.catch(failed) : outcome;
   } catch (error) {
     return failed(error);

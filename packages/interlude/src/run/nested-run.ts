@@ -1,0 +1,74 @@
+/**
+ * A graph run inside a node's function (`inner.invoke()` or `inner.stream()` in a node, with or
+ * without the node's config). It is a subgraph of the node's run (thread, namespace, saver,
+ * cancellation), and, as LangGraph.js's ambient config makes it:
+ * - without callbacks of its own it reports under the node's run, so the outer run's handlers
+ *   (its `messages` stream, tracers) see its nodes and chat models;
+ * - streamed, its reader gets its chunks as a root graph's, while the outer stream still gets
+ *   them under the node's namespace when it streams subgraphs.
+ */
+import type { RunnableConfig } from "../checkpoint/types.js";
+import { NS_SEP } from "../constants.js";
+import { currentTask } from "../runner/scope.js";
+import type { Emitter, StreamMode } from "./emitter.js";
+
+/** `config`, with the callbacks of the node it runs in when it has none. */
+export function withNodeCallbacks<C extends RunnableConfig>(config: C): C {
+  if (config.callbacks !== undefined) return config;
+  const callbacks = currentTask()?.config.callbacks;
+  return callbacks === undefined ? config : { ...config, callbacks };
+}
+
+/**
+ * The stream of a graph streamed inside a node: its run tells chunks under the node's namespace
+ * and below; its reader sees its own level as a root graph's, and with `subgraphs` every level
+ * under its whole namespace.
+ */
+export class NestedStream implements Emitter {
+  readonly modes: ReadonlySet<StreamMode>;
+  /** Every namespace comes here (callback handlers too): `emit` makes it relative, then the reader's emitter filters. */
+  readonly subgraphs = true;
+  readonly envelopes?: boolean;
+  private base: string | undefined;
+
+  constructor(private readonly reader: Emitter) {
+    this.modes = reader.modes;
+    this.envelopes = reader.envelopes;
+  }
+
+  /** Told by the run once it knows its namespace. */
+  at(ns: string): void {
+    this.base = ns;
+  }
+
+  emit(ns: string, mode: StreamMode, chunk: unknown): void {
+    const base = this.base;
+    if (base === undefined) return;
+    // As LangGraph.js: with subgraphs, the reader sees the namespaces whole (its own run's too).
+    if (ns === base) this.reader.emit(this.reader.subgraphs ? ns : "", mode, chunk);
+    else if (this.reader.subgraphs && ns.startsWith(base + NS_SEP)) this.reader.emit(ns, mode, chunk);
+  }
+}
+
+/** The emitter of a run inside a node: the outer run's, and its own reader's when it is streamed. */
+export function nestedRunEmitter(
+  outer: Emitter | undefined,
+  own: Emitter | undefined,
+  ns: string,
+): Emitter | undefined {
+  if (!(own instanceof NestedStream)) return outer;
+  own.at(ns);
+  if (!outer) return own;
+  const modes = new Set(own.modes);
+  // The outer stream takes a subgraph's chunks only when it streams subgraphs.
+  if (outer.subgraphs) for (const mode of outer.modes) modes.add(mode);
+  return {
+    modes,
+    subgraphs: true,
+    envelopes: outer.envelopes || own.envelopes,
+    emit(chunkNs, mode, chunk) {
+      outer.emit(chunkNs, mode, chunk);
+      own.emit(chunkNs, mode, chunk);
+    },
+  };
+}
