@@ -38,7 +38,6 @@ export class DeltaChannel<V = unknown, U = unknown> extends HeldValue<V, U> {
       throw new InvalidUpdateError(`DeltaChannel's snapshotFrequency must be a positive integer; got ${frequency}.`);
     this.snapshotFrequency = frequency;
     this.initialValueFactory = options.initialValueFactory ?? (() => [] as V);
-    this.hold(this.initialValueFactory());
   }
 
   /** As a state declaration: its default is its initial value. */
@@ -58,13 +57,14 @@ export class DeltaChannel<V = unknown, U = unknown> extends HeldValue<V, U> {
     }
     // As LangGraph.js: an overwrite replaces the value and the step's other writes are dropped.
     if (replacement !== NOT_OVERWRITE) this.hold((replacement ?? this.initialValueFactory()) as V);
-    else this.hold(this.reducer(this.value as V, values));
+    else this.hold(this.reducer(this.has ? (this.value as V) : this.initialValueFactory(), values));
     return true;
   }
 
+  /** As LangGraph.js: empty when made, its initial value once restored from nothing. */
   fromCheckpoint(saved: unknown): DeltaChannel<V, U> {
     const channel = new DeltaChannel<V, U>(this.reducer, this);
-    if (saved !== undefined) channel.hold(saved as V);
+    channel.hold(saved !== undefined ? (saved as V) : this.initialValueFactory());
     return channel;
   }
 }

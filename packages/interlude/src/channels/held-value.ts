@@ -1,3 +1,4 @@
+import { EmptyChannelError } from "../errors/langgraph.js";
 import type { Channel } from "./base.js";
 
 /**
@@ -12,6 +13,8 @@ export abstract class HeldValue<V, U> implements Channel<V, U> {
   abstract fromCheckpoint(saved: unknown): Channel<V, U>;
 
   get(): V {
+    // As LangGraph.js: reading a channel nothing was written to is an error (the engine asks isAvailable first).
+    if (!this.has) throw new EmptyChannelError("The channel is empty: nothing was written to it yet.");
     return this.value as V;
   }
   isAvailable(): boolean {

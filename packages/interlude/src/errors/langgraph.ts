@@ -1,9 +1,9 @@
 /**
- * Error classes LangGraph.js exports that Interlude never throws: kept so that code importing
- * them links and its `instanceof` tests stay false rather than failing to load. Interlude has no
- * custom channels (`EmptyChannelError`), allows several subgraphs per node (LangGraph.js no longer
- * throws `MultipleSubgraphsError` either) and reports a remote graph's failures as the server's
- * own errors (`RemoteException`).
+ * Error classes of LangGraph.js's. `EmptyChannelError` is what reading an empty channel throws
+ * (`channel.get()` used directly; graphs ask `isAvailable()` first). The others Interlude never
+ * throws, kept so that code importing them links and its `instanceof` tests stay false: it
+ * allows several subgraphs per node (LangGraph.js no longer throws `MultipleSubgraphsError`
+ * either) and reports a remote graph's failures as the server's own errors (`RemoteException`).
  */
 import { BaseLangGraphError, type BaseLangGraphErrorFields } from "./base.js";
 

@@ -3,7 +3,7 @@
  * LangGraph metadata, `{ state, input, output, context }`) into one shape the builder uses:
  * the channels of every key, the input and output keys, and the validators of the input.
  */
-import { DeltaChannel } from "../channels/delta.js";
+import { DeltaChannel, isDeltaChannel } from "../channels/delta.js";
 import { UntrackedValueChannel } from "../channels/untracked.js";
 import { GraphValidationError } from "../errors/graph.js";
 import { StateGraphInputError } from "../errors/state.js";
@@ -13,6 +13,7 @@ import { isStandardSchema, type StandardSchemaV1 } from "../interrupt/standard-s
 import { type ChannelSpec, isAnnotationRoot, type StateSpec } from "./annotation.js";
 import { defaultOf, schemaMeta, zodObjectShape } from "./schema-meta.js";
 import { DeltaValue, ReducedValue, StateSchema, UntrackedValue } from "./state-schema.js";
+import { reducedFieldValidator } from "./state-validation.js";
 
 export interface ResolvedState {
   spec: StateSpec;
@@ -64,10 +65,10 @@ function fromStateSchema(schema: StateSchema): Part {
         snapshotFrequency: field.snapshotFrequency,
         initialValueFactory: initial,
       });
-      validators.set(key, field.inputSchema as StandardSchemaV1);
+      validators.set(key, reducedFieldValidator(field));
     } else if (ReducedValue.isInstance(field)) {
       spec[key] = { lg_kind: "channel", reducer: field.reducer, default: defaultOf(field.valueSchema) as never };
-      validators.set(key, field.inputSchema as StandardSchemaV1);
+      validators.set(key, reducedFieldValidator(field));
     } else if (isStandardSchema(field)) {
       spec[key] = { lg_kind: "channel", default: defaultOf(field) as never };
       validators.set(key, field);
@@ -141,6 +142,12 @@ function refuseCustomInterrupt(given: unknown): void {
   );
 }
 
+/** Two declarations of one key with the same reducer: as delta channels, also the same snapshot frequency. */
+function sameDeltaOptions(a: unknown, b: unknown): boolean {
+  if (!isDeltaChannel(a) || !isDeltaChannel(b)) return isDeltaChannel(a) === isDeltaChannel(b);
+  return a.snapshotFrequency === b.snapshotFrequency;
+}
+
 /**
  * A key an input or output schema declares with a reducer of its own, other than the state's:
  * which one would apply is anyone's guess (LangGraph.js refuses it too).
@@ -148,9 +155,9 @@ function refuseCustomInterrupt(given: unknown): void {
 function refuseOtherReducers(state: Part, other: Part | undefined, role: string): void {
   for (const [key, spec] of Object.entries(other?.spec ?? {})) {
     const own = state.spec[key];
-    if (own && spec.reducer && spec.reducer !== own.reducer)
+    if (own && spec.reducer && (spec.reducer !== own.reducer || !sameDeltaOptions(own, spec)))
       throw new GraphValidationError(
-        `State key "${key}" has another reducer in the ${role} schema than in the state. Declare its reducer once, in the state, and use the same field (or none) in the ${role} schema.`,
+        `State key "${key}" has another reducer (or snapshot frequency) in the ${role} schema than in the state. Declare its reducer once, in the state, and use the same field (or none) in the ${role} schema.`,
         key,
       );
   }

@@ -12,6 +12,18 @@ import type { GraphDeclaration } from "./declaration.js";
 type Validators = ReadonlyMap<string, StandardSchemaV1>;
 type NodeRun = (input: any, config: any) => unknown;
 
+/** Where a reduced field's validator keeps the schema of its value (what an `Overwrite` carries). */
+const VALUE_SCHEMA = Symbol("interlude.valueSchema");
+
+/**
+ * The validator of a field with a reducer (`ReducedValue`, `DeltaValue`): a write is checked as
+ * an update (`inputSchema`), an `Overwrite` by the value it carries (`valueSchema`).
+ */
+export function reducedFieldValidator(field: { inputSchema: unknown; valueSchema: unknown }): StandardSchemaV1 {
+  const { inputSchema, valueSchema } = field as { inputSchema: StandardSchemaV1; valueSchema: StandardSchemaV1 };
+  return { "~standard": inputSchema["~standard"], [VALUE_SCHEMA]: valueSchema } as StandardSchemaV1;
+}
+
 /** The input task's function: only the input keys (with an input schema), each validated. */
 export function inputMapper(builder: GraphDeclaration): (input: unknown) => unknown {
   const keys = builder.inputKeys ? new Set(builder.inputKeys) : undefined;
@@ -52,9 +64,16 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 async function validated(validators: Validators, key: string, value: unknown, node?: string): Promise<unknown> {
   const schema = validators.get(key);
   if (!schema) return value;
-  // An overwrite is checked by what it carries, and stays an overwrite.
+  // An overwrite is checked by what it carries (a whole value), and stays an overwrite.
   const replacement = overwritten(value);
-  if (replacement !== NOT_OVERWRITE) return new Overwrite(await validated(validators, key, replacement, node));
+  if (replacement !== NOT_OVERWRITE) {
+    const valueSchema = (schema as { [VALUE_SCHEMA]?: StandardSchemaV1 })[VALUE_SCHEMA] ?? schema;
+    return new Overwrite(await check(valueSchema, key, replacement, node));
+  }
+  return check(schema, key, value, node);
+}
+
+async function check(schema: StandardSchemaV1, key: string, value: unknown, node?: string): Promise<unknown> {
   const result = await schema["~standard"].validate(value);
   if (!result.issues) return result.value;
   throw new StateInputError(key, describeIssues(result.issues), value, node);

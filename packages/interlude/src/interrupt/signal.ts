@@ -26,7 +26,8 @@ export function isGraphBubbleUp(error: unknown): error is GraphBubbleUp {
  */
 export class GraphInterrupt extends GraphBubbleUp {
   readonly interrupts: StoredInterrupt[];
-  constructor(interrupts: StoredInterrupt[]) {
+  /** Without interrupts (as LangGraph.js allows, e.g. a tool that stops its run): a pause with no question. */
+  constructor(interrupts: StoredInterrupt[] = []) {
     // A pause, not a failure: no stack trace. Capturing one (with async frames) cost ~10 us per
     // interrupt, ~5% of a fan-out whose tasks ask questions.
     const limit = Error.stackTraceLimit;

@@ -95,7 +95,11 @@ async function needsBinding(llm: ModelLike, tools: readonly ToolLike[]): Promise
     throw new AgentModelError(
       "Number of tools in the model.bindTools() and tools passed to createReactAgent must match",
     );
-  const missing = tools.map((tool) => tool.name).filter((name) => !bound.names.has(name));
+  // Server tools (plain objects the provider runs) are bound as they are, and not checked by name.
+  const missing = tools
+    .filter((tool) => Runnable.isRunnable(tool))
+    .map((tool) => tool.name)
+    .filter((name) => !bound.names.has(name));
   if (missing.length)
     throw new AgentModelError(
       `Missing tools '${missing}' in the model.bindTools().Tools in the model.bindTools() must match the tools passed to createReactAgent.`,

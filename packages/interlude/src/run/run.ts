@@ -178,14 +178,15 @@ export class GraphRun extends RunStart {
       const tasks = next ?? this.nextTasks(candidates);
       next = undefined;
       this.tellCheckpoint(tasks);
+      // A cancelled run stops at the next step boundary, its last checkpoint intact; cancelled
+      // during its last step, it is still cancelled (as on LangGraph.js, which does not wait).
+      if (this.scope.signal?.aborted) throw new RunCancelledError(this.scope.signal.reason);
       if (tasks.length === 0) {
         // As in LangGraph, a run given input spends its last step finding nothing left to run:
         // one that needs exactly `limit` node steps is over the limit.
         if (fromInput && stepsRun >= limit) throw new GraphRecursionError(limit);
         return { values: this.values(), interrupts: [], paused: false };
       }
-      // A cancelled run stops at the next step boundary, its last checkpoint intact.
-      if (this.scope.signal?.aborted) throw new RunCancelledError(this.scope.signal.reason);
       const onlyInput = tasks.length === 1 && tasks[0]!.name === START;
       fromInput ||= onlyInput;
       if (!onlyInput && stepsRun++ >= limit) throw new GraphRecursionError(limit);
