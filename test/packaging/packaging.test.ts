@@ -91,5 +91,6 @@ it("every package packs, installs into a fresh project, type-checks strictly and
     done: { plan: "refund", approved: true },
     server: true,
     kit: true,
+    entries: true,
   });
 });
