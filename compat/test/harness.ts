@@ -80,6 +80,15 @@ const documented = new Set(
     ),
 );
 
+/** The message of the error `body` throws (its class may differ: Interlude's are typed), or what it returned. */
+export async function refusal(body: () => unknown): Promise<{ refused: string } | { returned: unknown }> {
+  try {
+    return { returned: await body() };
+  } catch (error) {
+    return { refused: error instanceof Error ? error.message : String(error) };
+  }
+}
+
 /** Runs a scenario on one runtime; an error becomes its result, compared like any other value. */
 export async function outcome(scenario: Scenario, lib: Runtime): Promise<unknown> {
   try {

@@ -26,7 +26,8 @@ import { StructuredTool, tool } from "@langchain/core/tools";
 import * as langgraphZod from "@langchain/langgraph/zod";
 import { z } from "zod";
 import { z as z3 } from "zod/v3";
-import { compare, prebuiltOf, type Runtime } from "./harness.js";
+import { compare, prebuiltOf, type Runtime, refusal } from "./harness.js";
+import { view, views } from "./message-views.js";
 
 /** `registry`, `MessagesZodMeta` and `MessagesZodState`: Interlude's live in its zod entry (COMPATIBILITY.md). */
 const zodOf = (lib: Runtime): Runtime =>
@@ -42,31 +43,6 @@ const toolNode = (lib: Runtime, tools: unknown[], options?: Record<string, unkno
 const perVersion = async (fn: (version: string) => Promise<unknown>) => ({ v1: await fn("v1"), v2: await fn("v2") });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const PREBUILT = "prebuilt.test.ts";
-
-/** The message of the error `body` throws (its class may differ: Interlude's are typed). */
-async function refusal(body: () => unknown): Promise<{ refused: string } | { returned: unknown }> {
-  try {
-    return { returned: await body() };
-  } catch (error) {
-    return { refused: error instanceof Error ? error.message : String(error) };
-  }
-}
-
-/** A message as both runtimes must agree on it; tool call ids kept (they are the script's own). */
-function view(m: BaseMessage) {
-  const out: Record<string, unknown> = { type: m.getType(), content: m.content };
-  if (m.name !== undefined) out.name = m.name;
-  const calls = (m as AIMessage).tool_calls;
-  if (calls?.length) out.calls = calls.map((c) => [c.name, c.args, c.id]);
-  if (m.getType() === "tool") {
-    const t = m as ToolMessage;
-    out.for = t.tool_call_id;
-    out.status = t.status ?? null;
-    if (t.artifact !== undefined) out.artifact = t.artifact;
-  }
-  return out;
-}
-const views = (messages: BaseMessage[]) => messages.map(view);
 
 /** A ToolNode's output (messages, Commands and Sends, in lists and updates) with each message viewed. */
 function viewOutput(lib: Runtime, value: any): unknown {
@@ -368,28 +344,38 @@ compare("ToolNode", {
   },
 });
 
+/**
+ * A subgraph ("duper" echoes the messages, then `childSecond`, paused before it) as the node
+ * "duper" of a graph whose "duper2" echoes them: run until the pause, then resumed; each state's
+ * messages viewed. Re-sent messages must not be duplicated.
+ */
+async function dupers(lib: Runtime, State: unknown, childSecond: (state: { messages: BaseMessage[] }) => unknown) {
+  const { StateGraph, MemorySaver } = lib;
+  const echo = ({ messages }: { messages: BaseMessage[] }) => ({ messages });
+  const child = new StateGraph(State)
+    .addNode("duper", echo)
+    .addNode("duper2", childSecond)
+    .addEdge("__start__", "duper")
+    .addEdge("duper", "duper2")
+    .compile({ interruptBefore: ["duper2"] });
+  const graph = new StateGraph(State)
+    .addNode("duper", child)
+    .addNode("duper2", echo)
+    .addEdge("__start__", "duper")
+    .addEdge("duper", "duper2")
+    .compile({ checkpointer: new MemorySaver() });
+  const config = { configurable: { thread_id: "1" } };
+  const paused = await graph.invoke(hi("should be only one"), config);
+  const done = await graph.invoke(null, config);
+  return { paused: views(paused.messages), done: views(done.messages) };
+}
+
 compare("Messages state", {
   "MessagesAnnotation: a subgraph passing the messages on, paused and resumed, duplicates none": {
     from: `${PREBUILT}: MessagesAnnotation: should assign ids properly and avoid duping added messages`,
     async run(lib) {
-      const { MessagesAnnotation, StateGraph, MemorySaver } = lib;
       const echo = ({ messages }: { messages: BaseMessage[] }) => ({ messages });
-      const child = new StateGraph(MessagesAnnotation)
-        .addNode("duper", echo)
-        .addNode("duper2", echo)
-        .addEdge("__start__", "duper")
-        .addEdge("duper", "duper2")
-        .compile({ interruptBefore: ["duper2"] });
-      const graph = new StateGraph(MessagesAnnotation)
-        .addNode("duper", child)
-        .addNode("duper2", echo)
-        .addEdge("__start__", "duper")
-        .addEdge("duper", "duper2")
-        .compile({ checkpointer: new MemorySaver() });
-      const config = { configurable: { thread_id: "1" } };
-      const paused = await graph.invoke(hi("should be only one"), config);
-      const done = await graph.invoke(null, config);
-      return { paused: views(paused.messages), done: views(done.messages) };
+      return dupers(lib, lib.MessagesAnnotation, echo);
     },
   },
 
@@ -397,24 +383,9 @@ compare("Messages state", {
     {
       from: `${PREBUILT}: MessagesZodState: should assign ids properly and avoid duping added messages`,
       async run(lib) {
-        const { StateGraph, MemorySaver } = lib;
+        const { StateGraph } = lib;
         const { MessagesZodState } = zodOf(lib);
-        const echo = ({ messages }: { messages: BaseMessage[] }) => ({ messages });
-        const child = new StateGraph(MessagesZodState)
-          .addNode("duper", echo)
-          .addNode("duper2", () => ({ messages: [new AIMessage("duper2")] }))
-          .addEdge("__start__", "duper")
-          .addEdge("duper", "duper2")
-          .compile({ interruptBefore: ["duper2"] });
-        const graph = new StateGraph(MessagesZodState)
-          .addNode("duper", child)
-          .addNode("duper2", echo)
-          .addEdge("__start__", "duper")
-          .addEdge("duper", "duper2")
-          .compile({ checkpointer: new MemorySaver() });
-        const config = { configurable: { thread_id: "1" } };
-        const paused = await graph.invoke(hi("should be only one"), config);
-        const done = await graph.invoke(null, config);
+        const { paused, done } = await dupers(lib, MessagesZodState, () => ({ messages: [new AIMessage("duper2")] }));
 
         // "should handle message reducers correctly": the node re-sends the state and adds one.
         const removing = new StateGraph(MessagesZodState)
@@ -445,8 +416,8 @@ compare("Messages state", {
           .compile();
         const updated = await updating.invoke({ messages: [] });
         return {
-          paused: views(paused.messages),
-          done: views(done.messages),
+          paused,
+          done,
           removed: views(removed.messages),
           updated: updated.messages.map((m: BaseMessage) => [m.id, m.content]),
         };

@@ -14,36 +14,14 @@ import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { collect, compare, prebuiltOf, type Runtime } from "./harness.js";
+import { collect, compare, prebuiltOf, type Runtime, refusal } from "./harness.js";
+import { type view, views } from "./message-views.js";
 
 /** createReactAgent of the runtime's own prebuilt entry. */
 const make = (lib: Runtime, options: Record<string, unknown>) => prebuiltOf(lib).createReactAgent(options);
 /** `fn` once per version, as { v1, v2 }. */
 const perVersion = async (fn: (version: string) => Promise<unknown>) => ({ v1: await fn("v1"), v2: await fn("v2") });
 const PREBUILT = "prebuilt.test.ts: createReactAgent";
-
-/** The message of the error `body` throws (its class may differ: Interlude's are typed). */
-async function refusal(body: () => Promise<unknown>): Promise<{ refused: string } | { returned: unknown }> {
-  try {
-    return { returned: await body() };
-  } catch (error) {
-    return { refused: error instanceof Error ? error.message : String(error) };
-  }
-}
-
-/** A message as both runtimes must agree on it; tool call ids kept (they are the script's own). */
-function view(m: BaseMessage) {
-  const out: Record<string, unknown> = { type: m.getType(), content: m.content };
-  if (m.name !== undefined) out.name = m.name;
-  const calls = (m as AIMessage).tool_calls;
-  if (calls?.length) out.calls = calls.map((c) => [c.name, c.args, c.id]);
-  if (m.getType() === "tool") {
-    out.for = (m as ToolMessage).tool_call_id;
-    out.status = (m as ToolMessage).status ?? null;
-  }
-  return out;
-}
-const views = (messages: BaseMessage[]) => messages.map(view);
 
 type Call = [name: string, args: Record<string, unknown>, id: string];
 /** One model turn: text, or text and/or tool calls (and a name the model itself sets). */
