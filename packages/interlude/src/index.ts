@@ -36,6 +36,7 @@ export {
   CompiledStateGraph,
   type CompileOptions,
   type InvokeResult,
+  type NodeHandle,
   type RunConfig,
   type StreamConfig,
 } from "./graph/compiled.js";

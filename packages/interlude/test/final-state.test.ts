@@ -81,8 +81,8 @@ describe("onFinalState tells what getState reads back", () => {
 
   it("a question asked inside a subgraph", async () => {
     const inner = new StateGraph(Annotation.Root({ topic: Annotation<string>(), note: Annotation<string>() }))
-      .addNode("note", (s) => ({ note: interrupt({ about: s.topic }) as string }))
-      .addEdge(START, "note")
+      .addNode("ask", (s) => ({ note: interrupt({ about: s.topic }) as string }))
+      .addEdge(START, "ask")
       .compile();
     const graph = new StateGraph(Annotation.Root({ topic: Annotation<string>(), note: Annotation<string>() }))
       .addNode("child", inner)

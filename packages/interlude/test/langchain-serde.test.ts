@@ -114,7 +114,7 @@ describe("graphs without LangChain objects", () => {
       register(${JSON.stringify(hook)});
       const { Annotation, MessagesAnnotation, MemorySaver, START, StateGraph } = await import("@interlude/core");
       const State = ${state};
-      const graph = new StateGraph(State).addNode("n", () => ({})).addEdge(START, "n")
+      const graph = new StateGraph(State).addNode("node", () => ({})).addEdge(START, "node")
         .compile({ checkpointer: new MemorySaver() });
       try {
         await graph.invoke({}, { configurable: { thread_id: "t" } });

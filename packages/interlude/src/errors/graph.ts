@@ -118,3 +118,16 @@ export class UnsupportedEventsVersionError extends InterludeError {
     );
   }
 }
+
+/**
+ * Refuses a generator function as an entrypoint's or a task's body (as LangGraph.js does): its
+ * steps would not be recorded, so a resumed run could not replay them.
+ */
+export function refuseGenerator(fn: unknown, what: "an entrypoint" | "a task", name?: string): void {
+  const kind = (fn as { constructor?: { name?: string } } | null)?.constructor?.name;
+  if (kind === "GeneratorFunction" || kind === "AsyncGeneratorFunction")
+    throw new GraphValidationError(
+      `A generator function cannot be ${what}: return the result, and send partial results with config.writer (the "custom" stream mode).`,
+      name,
+    );
+}

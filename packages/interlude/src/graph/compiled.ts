@@ -88,6 +88,12 @@ function settingsOf(options: CompileOptions): GraphSettings {
   };
 }
 
+/** One node of a compiled graph, run on its own (`graph.nodes[name]`). */
+export interface NodeHandle {
+  readonly name: string;
+  invoke(input: unknown, config?: RunnableConfig): Promise<any>;
+}
+
 /**
  * The fields of GraphInternals are declared there, once; the constructor sets each of them.
  * `~types` exists only for the type checker (the state, update and node names of the graph).
@@ -154,6 +160,21 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
     return viaLangChain(this, "assign", [mapping]);
   }
 
+  private nodeHandles?: Record<string, NodeHandle>;
+
+  /**
+   * The graph's nodes by name, each runnable alone, as LangGraph.js's `graph.nodes` (to test
+   * one node): `graph.nodes.agent.invoke(state)` resolves to the update the node returns.
+   */
+  get nodes(): Record<string, NodeHandle> {
+    if (!this.nodeHandles) {
+      this.nodeHandles = {};
+      for (const [name, node] of this.spec.nodes)
+        this.nodeHandles[name] = { name, invoke: async (input, config = {}) => node.run(input, config) };
+    }
+    return this.nodeHandles;
+  }
+
   /** Config merged under every call's own (`withConfig`). */
   private defaults?: RunConfig;
 
@@ -177,7 +198,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
     // As LangGraph.js: with another stream mode, or subgraphs, invoke returns what the stream gives.
     if ((streamMode !== undefined && streamMode !== "values") || subgraphs === true)
       return this.invokeAsStream(input, given, streamMode) as Promise<InvokeResult<S>>;
-    if (this.builder.contextSchema) await checkContext(this.builder.contextSchema, config.context);
+    if (this.builder.contextSchema) await checkContext(this.builder.contextSchema, config);
     const run = new GraphRun(this, input, withNodeCallbacks(configWithoutOptions(config)), config);
     const result = await run.execute();
     const { interrupts, paused } = result;
@@ -206,7 +227,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
   /** Runs the graph and yields chunks as it goes (`for await (const chunk of await graph.stream(...))`). */
   async stream(input: U | S | unknown, config: StreamConfig = {}): Promise<GraphStream<any>> {
     if (this.defaults) config = mergeConfig(this.defaults, config);
-    if (this.builder.contextSchema) await checkContext(this.builder.contextSchema, config.context);
+    if (this.builder.contextSchema) await checkContext(this.builder.contextSchema, config);
     return streamRun(this, input, config);
   }
 
@@ -369,12 +390,12 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
 
   /** Nodes and edges, for drawing; `xray` draws subgraphs inside their nodes. */
   getGraph(options?: DrawingOptions): GraphDrawing {
-    return publicDrawing(drawingOf(this.builder, options));
+    return publicDrawing(this.drawing(options));
   }
 
   /** The drawing as its parent draws it inside the node that runs it (graph/drawing.ts). */
   drawing(options?: DrawingOptions): Drawing {
-    return drawingOf(this.builder, options);
+    return drawingOf(this.builder, options, { before: this.interruptBefore, after: this.interruptAfter });
   }
 
   async getGraphAsync(options?: DrawingOptions): Promise<GraphDrawing> {

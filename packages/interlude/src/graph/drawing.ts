@@ -3,9 +3,12 @@
  * is LangChain's own `Graph` (as LangGraph gives it: `drawMermaid`, `drawMermaidPng`, `toJSON`,
  * ...); without it, the same nodes and edges with a plain Mermaid drawing.
  */
+
+import type { Breakpoints } from "../algo/breakpoints.js";
 import { END, START } from "../constants.js";
 import { langchainLoaded } from "../langchain/load.js";
 import type { GraphDeclaration } from "./declaration.js";
+import { ERROR_HANDLER_PREFIX } from "./node-policies.js";
 
 /** A node as LangChain's `Graph` holds it. */
 export interface DrawnNode {
@@ -32,7 +35,8 @@ export interface GraphDrawing {
 
 /** The nodes and edges as this file builds them: in order, with which nodes run subgraphs. */
 export interface Drawing {
-  nodes: Array<{ id: string; subgraph: boolean }>;
+  /** `interrupt`: "before", "after" or "before,after" for a node behind a static breakpoint. */
+  nodes: Array<{ id: string; subgraph: boolean; interrupt?: string }>;
   edges: Array<{ source: string; target: string; conditional: boolean }>;
 }
 
@@ -108,27 +112,50 @@ function expand(drawing: Drawing, builder: GraphDeclaration, depth: number): Dra
     if (first !== undefined) entry.set(node.id, id(first));
     if (last !== undefined) exit.set(node.id, id(last));
   }
-  const edges = drawing.edges.map((edge) => ({
-    ...edge,
-    source: exit.get(edge.source) ?? edge.source,
-    target: entry.get(edge.target) ?? edge.target,
-  }));
+  const drawn = new Set(nodes.map((node) => node.id));
+  const edges = drawing.edges
+    .map((edge) => ({
+      ...edge,
+      source: exit.get(edge.source) ?? edge.source,
+      target: entry.get(edge.target) ?? edge.target,
+    }))
+    // An edge into or out of a subgraph with no single first (last) node has no end to draw (as LangGraph.js).
+    .filter((edge) => drawn.has(edge.source) && drawn.has(edge.target));
   edges.push(...inner);
   return { nodes, edges };
 }
 
-export function drawingOf(builder: GraphDeclaration, { xray = false }: DrawingOptions = {}): Drawing {
+/** The nodes a compiled graph stops before and after (`compile({ interruptBefore, interruptAfter })`). */
+export interface DrawnBreakpoints {
+  before?: Breakpoints;
+  after?: Breakpoints;
+}
+
+export function drawingOf(
+  builder: GraphDeclaration,
+  { xray = false }: DrawingOptions = {},
+  breakpoints: DrawnBreakpoints = {},
+): Drawing {
   const depth = xray === true ? Infinity : typeof xray === "number" ? xray : 0;
   const drawing = flatDrawing(builder);
+  for (const node of drawing.nodes) {
+    // As LangGraph.js labels them (a list of names only: "*" marks none).
+    const marks = (["before", "after"] as const).filter((when) => {
+      const nodes = breakpoints[when];
+      return nodes !== undefined && nodes !== "*" && nodes.has(node.id);
+    });
+    if (marks.length) node.interrupt = marks.join(",");
+  }
   return depth > 0 ? expand(drawing, builder, depth) : drawing;
 }
 
 function flatDrawing(builder: GraphDeclaration): Drawing {
-  const nodes = [
-    { id: START, subgraph: false },
-    ...[...builder.nodes.values()].map((n) => ({ id: n.name, subgraph: typeof n.action !== "function" })),
-    { id: END, subgraph: false },
-  ];
+  const nodes: Drawing["nodes"] = [{ id: START, subgraph: false }];
+  for (const node of builder.nodes.values()) {
+    // As LangGraph.js draws it: a node's own error handler, as a node of its own before it.
+    if (node.options.errorHandler) nodes.push({ id: `${ERROR_HANDLER_PREFIX}${node.name}`, subgraph: false });
+    nodes.push({ id: node.name, subgraph: typeof node.action !== "function" });
+  }
   const edges: Drawing["edges"] = [];
   for (const { sources, target } of builder.edges)
     for (const source of sources) edges.push({ source, target, conditional: false });
@@ -145,6 +172,8 @@ function flatDrawing(builder: GraphDeclaration): Drawing {
     edges.filter((e) => !e.conditional && e.target !== END && !sources.has(e.target)).map((e) => e.target),
   );
   for (const sink of [...sinks].sort()) edges.push({ source: sink, target: END, conditional: false });
+  // END is drawn only when something leads to it (a graph whose branches end in nodes has none).
+  if (edges.some((edge) => edge.target === END)) nodes.push({ id: END, subgraph: false });
   return { nodes, edges };
 }
 
@@ -154,16 +183,18 @@ export function publicDrawing(drawing: Drawing): GraphDrawing {
   if (Graph) {
     const graph = new Graph();
     const byId = new Map<string, unknown>();
-    for (const { id } of drawing.nodes) {
+    for (const { id, interrupt } of drawing.nodes) {
       const boundary = id === START || id === END;
-      byId.set(id, graph.addNode({ name: id, schema: {} }, id, boundary ? undefined : {}));
+      const metadata = boundary ? undefined : interrupt ? { __interrupt: interrupt } : {};
+      byId.set(id, graph.addNode({ name: id, schema: {} }, id, metadata));
     }
     for (const edge of drawing.edges)
       graph.addEdge(byId.get(edge.source), byId.get(edge.target), undefined, edge.conditional);
     return graph;
   }
   const nodes: Record<string, DrawnNode> = {};
-  for (const { id } of drawing.nodes) nodes[id] = { id, name: id, data: { name: id }, metadata: undefined };
+  for (const { id, interrupt } of drawing.nodes)
+    nodes[id] = { id, name: id, data: { name: id }, metadata: interrupt ? { __interrupt: interrupt } : undefined };
   const edges = drawing.edges.map((edge) => ({ ...edge }));
   return { nodes, edges, drawMermaid: () => mermaid(drawing) };
 }

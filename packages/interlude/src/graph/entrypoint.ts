@@ -16,10 +16,12 @@ import type { EventFilters, StreamEvent } from "../callbacks/stream-events.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import type { RunnableConfig } from "../checkpoint/types.js";
 import { INTERRUPT, START } from "../constants.js";
+import { refuseGenerator } from "../errors/graph.js";
 import { type Command, isCommand } from "../primitives/command.js";
 import type { GraphRunStream } from "../protocol/run-stream.js";
 import { PROTOCOL_STREAM, type StreamEventsV3Options, streamProtocolEvents } from "../protocol/stream-events.js";
 import { asGraphStream, type GraphStream } from "../run/emitter.js";
+import { defaultStreamMode } from "../run/stream-run.js";
 import type { TimeoutPolicy } from "../runner/timeout.js";
 import type { BaseStore } from "../store/base.js";
 import type { StateSnapshot } from "../thread/snapshot.js";
@@ -115,7 +117,7 @@ export class Entrypoint<Input, Output> {
    * finished, then `{ [name]: output }`; `values` is the output, once (workflow-chunks.ts).
    */
   async stream(input: Input | unknown, config: StreamConfig = {}): Promise<GraphStream<unknown>> {
-    const asked = config.streamMode === undefined ? ["updates" as const] : [config.streamMode].flat();
+    const asked = config.streamMode === undefined ? [defaultStreamMode()] : [config.streamMode].flat();
     // A v3 run needs the inner values, for the checkpoint envelope each one comes with.
     const envelopes = (config as Record<symbol, unknown>)[PROTOCOL_STREAM] === true;
     const inner = envelopes ? [...asked] : [...new Set(asked.map((mode) => (mode === "values" ? "updates" : mode)))];
@@ -181,7 +183,9 @@ export const entrypoint: EntrypointFunction & {
     options: EntrypointOptions | string,
     fn: (input: Input, config: RunnableConfig) => Output | Promise<Output>,
   ): Entrypoint<Input, Output> => {
-    return new Entrypoint(typeof options === "string" ? { name: options } : options, fn);
+    const settings = typeof options === "string" ? { name: options } : options;
+    refuseGenerator(fn, "an entrypoint", settings.name);
+    return new Entrypoint(settings, fn);
   },
   {
     final<Value, Save>(result: { value?: Value; save?: Save }): EntrypointFinal<Value, Save> {

@@ -10,6 +10,8 @@ import { type TimeoutPolicy, timeoutPolicy } from "../runner/timeout.js";
 import type { NodePolicyOptions } from "./declaration.js";
 
 const DEFAULT_HANDLER = "__default_error_handler__";
+/** A node's own error handler is named `__error_handler__<node>` (its writes stream under it). */
+export const ERROR_HANDLER_PREFIX = "__error_handler__";
 
 /** Refuses a malformed policy where it is given, naming the call. */
 export function checkPolicies(call: string, node: string | undefined, options: NodePolicyOptions): void {
@@ -42,7 +44,7 @@ export function resolvePolicies(name: string, own: NodePolicyOptions, defaults: 
     retryPolicy: own.retryPolicy ?? defaults.retryPolicy,
     timeout: timeoutPolicy(name, own.timeout ?? defaults.timeout),
     errorHandler: handler && {
-      name: own.errorHandler ? `__error_handler__${name}` : DEFAULT_HANDLER,
+      name: own.errorHandler ? `${ERROR_HANDLER_PREFIX}${name}` : DEFAULT_HANDLER,
       run: handler,
     },
     cachePolicy: cachePolicyOf(cache),

@@ -64,8 +64,13 @@ interface ZodLike {
   shape?: Record<string, unknown>;
 }
 
+/** Where a Standard Schema Interlude makes itself (not zod) keeps its default (`MessagesValue`'s `[]`). */
+export const SCHEMA_DEFAULT = Symbol.for("interlude.schemaDefault");
+
 /** The default of a zod field made with `.default(...)` (zod 4 or 3), as a getter. */
 export function defaultOf(schema: unknown): (() => unknown) | undefined {
+  const own = (schema as { [SCHEMA_DEFAULT]?: unknown } | null | undefined)?.[SCHEMA_DEFAULT];
+  if (typeof own === "function") return own as () => unknown;
   const zod = schema as ZodLike;
   if (zod?._zod?.def?.type === "default") {
     const def = zod._zod.def;

@@ -158,6 +158,8 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START, O 
   ): StateGraph<S, N | K, O> {
     if (typeof name !== "string") {
       const entries = Array.isArray(name) ? name : (Object.entries(name) as NodeEntry<S>[]);
+      if (entries.length === 0)
+        throw new GraphValidationError("addNode was given no nodes: pass at least one [name, node] entry.", "");
       for (const [key, fn, opts] of entries) this.addOne(key, fn, opts ?? {});
       return this as unknown as StateGraph<S, N | K, O>;
     }
@@ -175,6 +177,12 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START, O 
       );
     if (this.nodes.has(name))
       throw new GraphValidationError(`Node "${name}" is already defined. Node names must be unique.`, name);
+    // As LangGraph.js: a node and a state key of one name would share a channel.
+    if (Object.hasOwn(this.spec as object, name))
+      throw new GraphValidationError(
+        `"${name}" is already a key of the state: name the node something else (e.g. "${name}_node").`,
+        name,
+      );
     if (typeof action !== "function" && !(action instanceof CompiledStateGraph)) {
       if (!isRunnable(action))
         throw new GraphValidationError(

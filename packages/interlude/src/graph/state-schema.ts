@@ -11,6 +11,7 @@ import { type Messages, messagesDeltaReducer, messagesStateReducer } from "../me
 import type { BaseMessage } from "../messages/types.js";
 import type { OverwriteValue } from "../primitives/overwrite.js";
 import type { ChannelSpec } from "./annotation.js";
+import { SCHEMA_DEFAULT } from "./schema-meta.js";
 
 /** The same symbols as LangGraph.js, so a value made by either library is recognised. */
 const STATE_SCHEMA = Symbol.for("langgraph.state.state_schema");
@@ -146,16 +147,20 @@ export class StateSchema<F extends StateSchemaFields = StateSchemaFields> {
 /** A messages field for `StateSchema`: a list of messages combined by `messagesStateReducer`. */
 // Annotated, not inferred: the declaration must name `BaseMessage`, not what it resolves to here.
 export const MessagesValue: ReducedValue<BaseMessage[], Messages> = new ReducedValue<BaseMessage[], Messages>(
-  {
-    "~standard": {
-      version: 1,
-      vendor: "interlude",
-      validate: (value) =>
-        Array.isArray(value)
-          ? { value: value as BaseMessage[] }
-          : { issues: [{ message: "Expected a list of messages" }] },
-    },
-  },
+  Object.assign(
+    {
+      "~standard": {
+        version: 1,
+        vendor: "interlude",
+        validate: (value: unknown) =>
+          Array.isArray(value)
+            ? { value: value as BaseMessage[] }
+            : { issues: [{ message: "Expected a list of messages" }] },
+      },
+    } as StandardSchemaV1<unknown, BaseMessage[]>,
+    // As LangGraph.js's: an empty list to start from, so the first write goes through the reducer.
+    { [SCHEMA_DEFAULT]: () => [] },
+  ),
   {
     reducer: messagesStateReducer,
     // An update may be one message or a list of message-likes: the reducer coerces them.

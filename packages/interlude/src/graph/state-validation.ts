@@ -88,11 +88,16 @@ function describeIssues(issues: ReadonlyArray<StandardIssue>): string[] {
 
 /**
  * Checks the run's `config.context` against the graph's context schema (a Standard Schema
- * validator). As in LangGraph.js, nodes then see the context as given: the schema's defaults
- * are not filled in.
+ * validator); a run given no context has its `configurable` checked instead, as LangGraph.js
+ * does (graphs that read their settings from `configurable`). As in LangGraph.js, nodes then see
+ * the values as given: the schema's defaults are not filled in.
  */
-export async function checkContext(schema: unknown, context: unknown): Promise<void> {
+export async function checkContext(
+  schema: unknown,
+  config: { context?: unknown; configurable?: unknown },
+): Promise<void> {
   if (!isStandardSchema(schema)) return;
-  const result = await schema["~standard"].validate(context ?? {});
+  const given = config.context !== undefined ? config.context : config.configurable;
+  const result = await schema["~standard"].validate(given ?? {});
   if (result.issues) throw new InvalidContextError(describeIssues(result.issues));
 }

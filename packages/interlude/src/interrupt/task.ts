@@ -3,6 +3,8 @@
  * runs again from its start on every resume. The result (or error) is saved with the task's
  * writes the moment it is known, and replayed on the next attempt instead of calling `fn`.
  */
+
+import { refuseGenerator } from "../errors/graph.js";
 import { callScope, currentTask, taskStorage } from "../runner/scope.js";
 import { errorFromRecord, errorRecord } from "../thread/pending.js";
 import { callEnded, callFailed, callStarted } from "./call-events.js";
@@ -22,7 +24,9 @@ export function task<Args extends unknown[], Result>(
   nameOrOptions: string | ({ name: string } & TaskOptions),
   fn: (...args: Args) => Result,
 ): TaskFunction<Args, Result> {
-  return makeTask(typeof nameOrOptions === "string" ? { name: nameOrOptions } : nameOrOptions, fn, false);
+  const options = typeof nameOrOptions === "string" ? { name: nameOrOptions } : nameOrOptions;
+  refuseGenerator(fn, "a task", options.name);
+  return makeTask(options, fn, false);
 }
 
 /**

@@ -132,7 +132,8 @@ export function queueEmitter(
     envelopes,
     emit(ns, mode, chunk) {
       if (!set.has(mode) && !(envelopes && mode === "checkpoints")) return;
-      if (ns && !subgraphs) return;
+      // As LangGraph.js: a subgraph's `custom` chunks reach a stream without subgraphs too.
+      if (ns && !subgraphs && mode !== "custom") return;
       if (encode) return queue.push(encode(ns, mode, chunk));
       const namespace = ns ? ns.split("|") : [];
       if (subgraphs) queue.push(multiMode ? [namespace, mode, chunk] : [namespace, chunk]);

@@ -47,7 +47,7 @@ export class RunEvents {
 
   wants(mode: StreamMode): boolean {
     const emitter = this.emitter;
-    return emitter?.modes.has(mode) === true && (this.ns === "" || emitter.subgraphs);
+    return emitter?.modes.has(mode) === true && (this.ns === "" || emitter.subgraphs || mode === "custom");
   }
 
   /**

@@ -45,8 +45,11 @@ export class NestedStream implements Emitter {
     const base = this.base;
     if (base === undefined) return;
     // As LangGraph.js: with subgraphs, the reader sees the namespaces whole (its own run's too).
-    if (ns === base) this.reader.emit(this.reader.subgraphs ? ns : "", mode, chunk);
-    else if (this.reader.subgraphs && ns.startsWith(base + NS_SEP)) this.reader.emit(ns, mode, chunk);
+    const subgraphs = this.reader.subgraphs;
+    if (ns === base) this.reader.emit(subgraphs ? ns : "", mode, chunk);
+    // A deeper level's `custom` chunks reach a reader without subgraphs too (see queueEmitter).
+    else if ((subgraphs || mode === "custom") && ns.startsWith(base + NS_SEP))
+      this.reader.emit(subgraphs ? ns : "", mode, chunk);
   }
 }
 
@@ -60,8 +63,9 @@ export function nestedRunEmitter(
   own.at(ns);
   if (!outer) return own;
   const modes = new Set(own.modes);
-  // The outer stream takes a subgraph's chunks only when it streams subgraphs.
+  // The outer stream takes a subgraph's chunks only when it streams subgraphs (`custom` always).
   if (outer.subgraphs) for (const mode of outer.modes) modes.add(mode);
+  else if (outer.modes.has("custom")) modes.add("custom");
   return {
     modes,
     subgraphs: true,

@@ -53,9 +53,16 @@ export async function streamRun(
   return asGraphStream(queue);
 }
 
-/** LangGraph.js 1.7 streams "updates" when no mode is given (whatever its docs say). */
+/**
+ * LangGraph.js 1.7 streams "updates" when no mode is given (whatever its docs say), and "values"
+ * for a graph streamed inside a node.
+ */
+export function defaultStreamMode(): "updates" | "values" {
+  return currentTask() ? "values" : "updates";
+}
+
 function modesOf(mode: StreamOptions["streamMode"]): StreamMode[] {
-  return mode === undefined ? ["updates"] : Array.isArray(mode) ? mode : [mode];
+  return mode === undefined ? [defaultStreamMode()] : Array.isArray(mode) ? mode : [mode];
 }
 
 /** The stream's `encoding`: none, or server-sent events; anything else is refused. */

@@ -293,7 +293,16 @@ function afterReturn(at: Attempt, output: unknown, branches = at.node.branches):
   if (scope.rejection) return { kind: "rejected", task, error: scope.rejection };
   // The node caught the interrupt and returned normally: the question still stands.
   if (scope.raised) return interrupted(task, scope, memory);
-  const failed = (error: unknown): TaskOutcome => ({ kind: "failed", task, error });
+  const failed = (error: unknown): TaskOutcome => {
+    if (!isGraphInterrupt(error)) return { kind: "failed", task, error };
+    // A conditional edge that pauses: as LangGraph.js, a warning, and the task pauses (its
+    // writes wait with it, so they apply once, when it runs again).
+    console.warn(
+      "[WARN]: 'NodeInterrupt' thrown in a conditional edge. This is likely a bug in your graph: " +
+        "throw NodeInterrupt (or call interrupt()) inside a node, not in an edge's condition.",
+    );
+    return interrupted(task, scope, memory, error.interrupts);
+  };
   try {
     const outcome = finish(at.env, at.node, task, output, at.config, scope.pushed, branches);
     return outcome instanceof Promise ? outcome.catch(failed) : outcome;

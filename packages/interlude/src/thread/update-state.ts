@@ -90,6 +90,29 @@ async function updateWrites(
   return { name: node, triggers, writes };
 }
 
+/**
+ * A copy given task results (`updateState(config, [[values, node], ...], "__copy__")`, as in
+ * LangGraph.js): the fork, then a step in which each pair is that node's update. Other values
+ * given with a copy are refused (LangGraph.js drops them).
+ */
+function withCopiesExpanded(superstep: Superstep): Superstep[] {
+  const copy = superstep.updates.find((update) => update.asNode === COPY);
+  if (!copy) return [superstep];
+  if (superstep.updates.length > 1)
+    throw new GraphValidationError(`"${COPY}" copies a checkpoint: it cannot be one of several updates of a step.`);
+  const { values } = copy;
+  if (values === null || values === undefined) return [superstep];
+  const pairs = Array.isArray(values) && values.length > 0 && values.every((v) => Array.isArray(v) && v.length === 2);
+  if (!pairs)
+    throw new GraphValidationError(
+      `updateState(config, values, "${COPY}") takes null (a plain copy) or a list of [values, node] pairs (the copy's tasks' results).`,
+    );
+  return [
+    { updates: [{ values: null, asNode: COPY }] },
+    { updates: (values as Array<[unknown, string]>).map(([update, asNode]) => ({ values: update, asNode })) },
+  ];
+}
+
 export async function updateThreadState(
   graph: GraphInternals,
   saver: BaseCheckpointSaver,
@@ -105,7 +128,7 @@ export async function updateThreadState(
     let tuple = start.tuple;
     let head = latest?.checkpoint.id ?? null;
     let saved: RunnableConfig = config;
-    for (const superstep of supersteps) {
+    for (const superstep of supersteps.flatMap(withCopiesExpanded)) {
       const next = await applySuperstep(graph, tuple, superstep, config, ns);
       saved = await saver.put(
         { configurable: { ...base, checkpoint_id: tuple?.checkpoint.id } },
