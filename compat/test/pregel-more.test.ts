@@ -369,6 +369,7 @@ compare("pregel, more: building and routing", {
 
   "a node added under a name the state already uses for a key is refused": {
     from: "graph.test.ts: should validate a new node key correctly",
+    differs: "#a-node-may-share-a-state-keys-name",
     async run({ StateGraph }) {
       const graph = new StateGraph({ channels: { existingStateAttributeKey: null } });
       return {

@@ -177,12 +177,7 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START, O 
       );
     if (this.nodes.has(name))
       throw new GraphValidationError(`Node "${name}" is already defined. Node names must be unique.`, name);
-    // As LangGraph.js: a node and a state key of one name would share a channel.
-    if (Object.hasOwn(this.spec as object, name))
-      throw new GraphValidationError(
-        `"${name}" is already a key of the state: name the node something else (e.g. "${name}_node").`,
-        name,
-      );
+
     if (typeof action !== "function" && !(action instanceof CompiledStateGraph)) {
       if (!isRunnable(action))
         throw new GraphValidationError(
