@@ -21,12 +21,12 @@ export function withNodeCallbacks<C extends RunnableConfig>(config: C): C {
 
 /**
  * The stream of a graph streamed inside a node: its run tells chunks under the node's namespace
- * and below; its reader sees its own level as a root graph's, and with `subgraphs` every level
- * under its whole namespace.
+ * and below; its reader sees its own level as a root graph's (with `subgraphs`, every level
+ * under its namespace, each namespace whole), and `custom` chunks from every level.
  */
 export class NestedStream implements Emitter {
   readonly modes: ReadonlySet<StreamMode>;
-  /** Every namespace comes here (callback handlers too): `emit` makes it relative, then the reader's emitter filters. */
+  /** Every namespace comes here (callback handlers' too): `emit` picks what the reader sees. */
   readonly subgraphs = true;
   readonly envelopes?: boolean;
   private base: string | undefined;
