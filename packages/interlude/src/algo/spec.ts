@@ -58,6 +58,8 @@ export interface ErrorHandlerSpec {
   /** `__error_handler__<node>`, or `__default_error_handler__` for `setNodeDefaults`'s. */
   name: string;
   run: (state: any, error: NodeError, config: any) => unknown;
+  /** The default handler runs under the graph's default retry policy (as LangGraph.js's); a node's own, once. */
+  retryPolicy?: RetryPolicy;
 }
 
 export interface GraphSpec {

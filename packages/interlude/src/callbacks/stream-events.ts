@@ -4,7 +4,7 @@
  * graph is wrapped in a LangChain `Runnable` whose `stream()` is the graph's, so the events are
  * produced by the user's `@langchain/core` exactly as for any runnable.
  */
-import { UnsupportedEventsVersionError } from "../errors/graph.js";
+import { RunCancelledError, UnsupportedEventsVersionError } from "../errors/graph.js";
 import { type LangChain, loadTypedLangChain } from "../langchain/typed.js";
 
 /** One event of `streamEvents` v2, as LangChain shapes it (declared here so the core's types need no peer). */
@@ -53,10 +53,23 @@ function adapterFor(lc: LangChain) {
       return this.graph.invoke(input, config);
     }
     override async stream(input: unknown, config?: any): Promise<any> {
-      return this.graph.stream(input, config);
+      return asLangChainStops(await this.graph.stream(input, config), config?.signal);
     }
   }
   return (graph: StreamableGraph) => new GraphRunnable(graph);
+}
+
+/**
+ * The graph's chunks, a cancellation by `signal` thrown as its reason: LangChain aborts the
+ * signal it gives when the event stream's reader leaves, and ends quietly only on that reason.
+ */
+async function* asLangChainStops(chunks: AsyncIterable<unknown>, signal: AbortSignal | undefined) {
+  try {
+    yield* chunks;
+  } catch (error) {
+    if (signal?.aborted && error instanceof RunCancelledError) throw signal.reason;
+    throw error;
+  }
 }
 
 export async function* streamGraphEvents(

@@ -68,9 +68,39 @@ export class LangChainNotLoadedError extends SerializationError {
   }
 }
 
+/** LangChain's wrapper around a user's object that looks like a serialised one (`{ lc: ... }`) in `toJSON()`'s kwargs. */
+const ESCAPED = "__lc_escaped__";
+
+/**
+ * `kwargs` as the object's constructor takes them: LangChain's escape wrappers removed (its own
+ * `load()` does the same), their contents given back as they were, never revived.
+ */
+function unescaped(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
+  // Copied only where something changes: most kwargs have no wrapper, and messages are read often.
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item = unescaped(value[i]);
+      if (item !== value[i]) (out ??= [...value])[i] = item;
+    }
+    return out ?? value;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
+  const record = value as Record<string, unknown>;
+  let out: Record<string, unknown> | undefined;
+  for (const key in record) {
+    if (key === ESCAPED && Object.keys(record).length === 1) return record[ESCAPED];
+    const field = unescaped(record[key]);
+    if (field !== record[key]) (out ??= { ...record })[key] = field;
+  }
+  return out ?? value;
+}
+
 export function reviveLangChain(id: string[], kwargs: unknown): unknown {
   const Class = classById(id) ?? registeredByName(id.join("/"))?.Class;
-  if (Class) return new (Class as new (kwargs: unknown) => unknown)(kwargs);
+  if (Class) return new (Class as new (kwargs: unknown) => unknown)(unescaped(kwargs));
   if (!langchainLoaded()) throw new LangChainNotLoadedError(id.join("/"));
   throw new SerializationError(
     `Stored value is a LangChain "${id.join("/")}", a class @langchain/core does not export from messages or documents. ` +

@@ -90,12 +90,15 @@ export class CheckpointNotFoundError extends InterludeError {
 
 /** The run was cancelled through its AbortSignal; the thread keeps its last saved checkpoint. */
 export class RunCancelledError extends InterludeError {
+  /** What the run's signal was aborted with (its `reason`), if anything. */
+  readonly reason?: unknown;
   constructor(reason?: unknown) {
     super(
       "RUN_CANCELLED",
       `The run was cancelled${reason instanceof Error ? `: ${reason.message}` : typeof reason === "string" ? `: ${reason}` : ""}. ` +
         `The thread is unchanged since its last saved checkpoint; continue it with invoke(null, config).`,
     );
+    this.reason = reason;
   }
 }
 

@@ -19,7 +19,12 @@ export class NodeTimeoutError extends InterludeError {
   readonly idleTimeout?: number;
   constructor(fields: { node: string; kind: TimeoutKind; elapsed: number; runTimeout?: number; idleTimeout?: number }) {
     const { node, kind, elapsed, runTimeout, idleTimeout } = fields;
-    const timeout = (kind === "idle" ? idleTimeout : runTimeout) ?? 0;
+    const timeout = kind === "idle" ? idleTimeout : runTimeout;
+    // As LangGraph.js: the error names the limit that ran out, so it must be given.
+    if (timeout === undefined)
+      throw new TypeError(
+        `NodeTimeoutError of kind "${kind}" needs ${kind === "idle" ? "idleTimeout" : "runTimeout"}.`,
+      );
     super(
       "NODE_TIMEOUT",
       kind === "idle"

@@ -27,7 +27,7 @@ import { GraphValidationError, UnreachableNodeError } from "../errors/graph.js";
 import { needsLangChain } from "../messages/reducer.js";
 import type { CompileOptions } from "./compiled.js";
 import type { GraphDeclaration } from "./declaration.js";
-import { hasErrorHandler, resolvePolicies } from "./node-policies.js";
+import { DEFAULT_HANDLER, hasErrorHandler, resolvePolicies } from "./node-policies.js";
 import { inputMapper, validatingNode } from "./state-validation.js";
 
 function known(builder: GraphDeclaration, name: string, role: string): void {
@@ -40,6 +40,12 @@ function known(builder: GraphDeclaration, name: string, role: string): void {
 function validate(builder: GraphDeclaration, options: CompileOptions): void {
   if (builder.nodes.size === 0)
     throw new GraphValidationError("The graph has no nodes. Add one with addNode(name, fn).");
+  // As LangGraph.js: the default error handler's updates stream under this name.
+  if (builder.nodeDefaults?.errorHandler && builder.nodes.has(DEFAULT_HANDLER))
+    throw new GraphValidationError(
+      `"${DEFAULT_HANDLER}" names the default error handler (setNodeDefaults({ errorHandler })): give the node another name.`,
+      DEFAULT_HANDLER,
+    );
   for (const { sources, target } of builder.edges) {
     for (const source of sources) {
       if (source === END) throw new GraphValidationError(`An edge starts at END; END has no outgoing edges.`, source);

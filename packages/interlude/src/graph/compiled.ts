@@ -5,7 +5,7 @@
 import { breakpointsOf } from "../algo/breakpoints.js";
 import { selectOutput } from "../algo/select-output.js";
 import { DEFAULT_GRAPH_NAME, type GraphInternals, type GraphSpec } from "../algo/spec.js";
-import type { BaseCache } from "../cache/base.js";
+import type { BaseCache, CachePolicy } from "../cache/base.js";
 import { type EventFilters, type StreamEvent, streamGraphEvents, streamGraphLog } from "../callbacks/stream-events.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import { shallowCopy } from "../checkpoint/plain-copy.js";
@@ -18,12 +18,14 @@ import { loadLangChain } from "../langchain/load.js";
 import type { GraphRunStream } from "../protocol/run-stream.js";
 import { type StreamEventsV3Options, streamProtocolEvents } from "../protocol/stream-events.js";
 import type { InferExtensions, StreamTransformer } from "../protocol/types.js";
-import type { GraphStream } from "../run/emitter.js";
+import { asGraphStream, type GraphStream } from "../run/emitter.js";
 import { withNodeCallbacks } from "../run/nested-run.js";
 import { configWithoutOptions, type RunOptions, type StreamOptions } from "../run/options.js";
 import { GraphRun } from "../run/run.js";
 import { streamRun } from "../run/stream-run.js";
+import type { RetryPolicy } from "../runner/retry.js";
 import { currentTask } from "../runner/scope.js";
+import type { TimeoutPolicy } from "../runner/timeout.js";
 import type { BaseStore } from "../store/base.js";
 import { graphAtNamespace } from "../thread/namespace.js";
 import { type StateSnapshot, snapshotOf, stateAt } from "../thread/snapshot.js";
@@ -91,6 +93,9 @@ function settingsOf(options: CompileOptions): GraphSettings {
 /** One node of a compiled graph, run on its own (`graph.nodes[name]`). */
 export interface NodeHandle {
   readonly name: string;
+  readonly retryPolicy?: RetryPolicy;
+  readonly cachePolicy?: CachePolicy;
+  readonly timeout?: TimeoutPolicy;
   invoke(input: unknown, config?: RunnableConfig): Promise<any>;
 }
 
@@ -170,7 +175,14 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
     if (!this.nodeHandles) {
       this.nodeHandles = {};
       for (const [name, node] of this.spec.nodes)
-        this.nodeHandles[name] = { name, invoke: async (input, config = {}) => node.run(input, config) };
+        this.nodeHandles[name] = {
+          name,
+          // The policies it runs with (its own, else the graph's defaults), as LangGraph.js shows them.
+          retryPolicy: node.retryPolicy,
+          cachePolicy: node.cachePolicy,
+          timeout: node.timeout,
+          invoke: async (input, config = {}) => node.run(input, config),
+        };
     }
     return this.nodeHandles;
   }
@@ -249,7 +261,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
     input: U | S | unknown,
     options: StreamConfig & { version: "v1" | "v2" },
     streamOptions?: EventFilters,
-  ): AsyncGenerator<StreamEvent>;
+  ): AsyncGenerator<StreamEvent> & GraphStream<StreamEvent>;
   streamEvents(input: unknown, options: any, streamOptions?: EventFilters): any {
     if (options?.version === "v3") {
       try {
@@ -258,7 +270,8 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
         return Promise.reject(error);
       }
     }
-    return streamGraphEvents(this, input, options, streamOptions);
+    // A web stream too, as LangChain's (`cancel()`, `getReader()`).
+    return asGraphStream(streamGraphEvents(this, input, options, streamOptions));
   }
 
   /** LangChain's run log of a run (`RunLogPatch`es of the graph's and its nodes' runs). Needs `@langchain/core`. */

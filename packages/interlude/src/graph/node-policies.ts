@@ -9,7 +9,8 @@ import type { RetryPolicy } from "../runner/retry.js";
 import { type TimeoutPolicy, timeoutPolicy } from "../runner/timeout.js";
 import type { NodePolicyOptions } from "./declaration.js";
 
-const DEFAULT_HANDLER = "__default_error_handler__";
+/** The name `setNodeDefaults`' error handler runs (and streams) under. */
+export const DEFAULT_HANDLER = "__default_error_handler__";
 /** A node's own error handler is named `__error_handler__<node>` (its writes stream under it). */
 export const ERROR_HANDLER_PREFIX = "__error_handler__";
 
@@ -46,6 +47,7 @@ export function resolvePolicies(name: string, own: NodePolicyOptions, defaults: 
     errorHandler: handler && {
       name: own.errorHandler ? `${ERROR_HANDLER_PREFIX}${name}` : DEFAULT_HANDLER,
       run: handler,
+      retryPolicy: own.errorHandler ? undefined : defaults.retryPolicy,
     },
     cachePolicy: cachePolicyOf(cache),
   };

@@ -24,7 +24,7 @@ export interface Runtime<ContextType = Record<string, unknown>, WriterType = (ch
   signal: AbortSignal;
   /** Which attempt of which task this is, on which checkpoint (set for every node). */
   executionInfo?: ExecutionInfo;
-  /** What LangGraph Server tells a node of its deployment; Interlude never sets it. */
+  /** The assistant, graph and user the run is for, from the run's configurable or metadata (as LangGraph.js builds it). */
   serverInfo?: ServerInfo;
   /** The run's drain switch: `control.requestDrain(reason)` stops the run at its next step boundary (`GraphDrained`). */
   control?: RunControl;

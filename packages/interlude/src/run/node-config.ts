@@ -8,6 +8,7 @@
 import type { PreparedTask } from "../algo/tasks.js";
 import { shallowCopy } from "../checkpoint/plain-copy.js";
 import type { RunnableConfig } from "../checkpoint/types.js";
+import type { ServerInfo } from "../graph/runtime.js";
 import { interrupt } from "../interrupt/interrupt.js";
 import type { RunControl } from "../primitives/run-control.js";
 import { type AttemptInfo, executionInfo, taskMetadata } from "./task-metadata.js";
@@ -57,6 +58,7 @@ export class NodeConfigs {
     config.metadata = undefined;
     config.executionInfo = undefined;
     config.runName = undefined;
+    config.serverInfo ??= serverInfoOf(this.config);
     const configurable = shallowCopy(this.config.configurable);
     configurable.thread_id = this.threadId;
     configurable.checkpoint_ns = "";
@@ -65,6 +67,27 @@ export class NodeConfigs {
     if (this.threadId !== undefined) metadata.thread_id = this.threadId;
     return { config: withStore(config, this.store), configurable, metadata };
   }
+}
+
+/**
+ * What LangGraph Server tells a node of its deployment (`config.serverInfo`), as LangGraph.js
+ * builds it: the assistant and graph ids (configurable first, then metadata) and the
+ * authenticated user; undefined when none is given.
+ */
+function serverInfoOf(config: RunnableConfig): ServerInfo | undefined {
+  const metadata = (config.metadata ?? {}) as Record<string, unknown>;
+  const configurable = (config.configurable ?? {}) as Record<string, unknown>;
+  const assistantId = configurable.assistant_id ?? metadata.assistant_id;
+  const graphId = configurable.graph_id ?? metadata.graph_id;
+  const auth = configurable.langgraph_auth_user;
+  const user =
+    auth !== null && typeof auth === "object" && "identity" in auth ? (auth as Record<string, any>) : undefined;
+  if (assistantId == null && graphId == null && user === undefined) return undefined;
+  const info: ServerInfo = {
+    assistantId: assistantId == null ? "" : String(assistantId),
+    graphId: graphId == null ? "" : String(graphId),
+  };
+  return user ? { ...info, user } : info;
 }
 
 /** `config.store` only for graphs that have one (LangGraph's nodes see no `store` key otherwise). */

@@ -123,7 +123,8 @@ function timedAttempt(
  * The node's error handler, called with its input and a NodeError. Its writes stand for the
  * node's, without the node's edges (only its `Command({ goto })` routes on), streamed under
  * its name. If it asks a question, the answer goes to the handler again (with the failure as
- * it was stored), not to a new run of the node.
+ * it was stored), not to a new run of the node. The default handler (`setNodeDefaults`) is
+ * retried under the graph's default retry policy, as LangGraph.js's.
  */
 function handled(
   env: TaskEnv,
@@ -141,8 +142,21 @@ function handled(
     edges: [],
     branches: [],
   };
-  const outcome = attempt(env, asHandler, task, memory);
   const named = (o: TaskOutcome): TaskOutcome =>
     o.kind === "done" ? { ...o, as: handler.name } : o.kind === "interrupted" ? { ...o, failure: error } : o;
-  return outcome instanceof Promise ? outcome.then(named) : named(outcome);
+  if (!handler.retryPolicy) {
+    const outcome = attempt(env, asHandler, task, memory);
+    return outcome instanceof Promise ? outcome.then(named) : named(outcome);
+  }
+  return (async () => {
+    for (let failures = 1; ; failures++) {
+      const outcome = await attempt(env, asHandler, task, memory);
+      if (
+        outcome.kind === "failed" &&
+        (await waitToRetry(handler.retryPolicy, failures, outcome.error, env.run.signal))
+      )
+        continue;
+      return named(outcome);
+    }
+  })();
 }
