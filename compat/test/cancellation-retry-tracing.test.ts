@@ -14,12 +14,12 @@ import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
-import { LangChainTracer } from "@langchain/core/tracers/tracer_langchain";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import * as langgraphZod from "@langchain/langgraph/zod";
 import { z } from "zod";
 import { z as z3 } from "zod/v3";
 import { collect, compare, drain, prebuiltOf, type Runtime, type Scenario } from "./harness.js";
+import { offlineTracer } from "./offline-tracer.js";
 
 const list = (lib: Runtime) =>
   lib.Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });
@@ -424,19 +424,6 @@ function chainRecorder(metadataKeys: string[] = []) {
     },
   };
   return { handler, runs };
-}
-
-/** A LangSmith tracer whose client keeps the runs it is sent instead of posting them. */
-function offlineTracer() {
-  const traces: { name: string; metadata: Record<string, unknown> }[] = [];
-  const client = {
-    createRun: async (run: { name?: string; extra?: { metadata?: Record<string, unknown> } }) => {
-      traces.push({ name: run.name ?? "", metadata: run.extra?.metadata ?? {} });
-    },
-    updateRun: async () => undefined,
-    batchIngestRuns: async () => undefined,
-  };
-  return { tracer: new LangChainTracer({ client: client as never, projectName: "compat" }), traces };
 }
 
 /** A chat model that asks for `get_items` once, then answers "done". */

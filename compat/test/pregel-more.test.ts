@@ -1046,6 +1046,18 @@ compare("pregel, more: forks", {
 
 // --- diagrams.test.ts --------------------------------------------------------------------------
 
+/** inner1, then a branch to inner2 or inner3, and no edge to END: a graph with two sinks. */
+function twoSinks(lib: Runtime) {
+  const { Annotation, StateGraph } = lib;
+  return new StateGraph(Annotation.Root({}))
+    .addNode("inner1", async () => {})
+    .addNode("inner2", async () => {})
+    .addNode("inner3", async () => {})
+    .addEdge("__start__", "inner1")
+    .addConditionalEdges("inner1", async () => "inner2", ["inner2", "inner3"])
+    .compile();
+}
+
 compare("pregel, more: Mermaid drawings", {
   "a node whose error handler routes with a Command: implicit edges to __end__ drawn": {
     from: "diagrams.test.ts: implicit end edge for terminal nodes",
@@ -1073,16 +1085,8 @@ compare("pregel, more: Mermaid drawings", {
   "a graph whose conditional edge ends in two sinks, with no edge to __end__": {
     from: "diagrams.test.ts: graph with multiple sinks",
     async run(lib) {
-      const { Annotation, StateGraph } = lib;
       await lib.loadLangChain?.();
-      const graph = new StateGraph(Annotation.Root({}))
-        .addNode("inner1", async () => {})
-        .addNode("inner2", async () => {})
-        .addNode("inner3", async () => {})
-        .addEdge("__start__", "inner1")
-        .addConditionalEdges("inner1", async () => "inner2", ["inner2", "inner3"])
-        .compile();
-      return graph.getGraph().drawMermaid();
+      return twoSinks(lib).getGraph().drawMermaid();
     },
   },
 
@@ -1091,13 +1095,7 @@ compare("pregel, more: Mermaid drawings", {
     async run(lib) {
       const { Annotation, StateGraph } = lib;
       await lib.loadLangChain?.();
-      const subgraph = new StateGraph(Annotation.Root({}))
-        .addNode("inner1", async () => {})
-        .addNode("inner2", async () => {})
-        .addNode("inner3", async () => {})
-        .addEdge("__start__", "inner1")
-        .addConditionalEdges("inner1", async () => "inner2", ["inner2", "inner3"])
-        .compile();
+      const subgraph = twoSinks(lib);
       const graph = new StateGraph(Annotation.Root({}))
         .addNode("starter", async () => {})
         .addNode("inner", subgraph)

@@ -11,10 +11,10 @@ import * as interludeZod from "@interlude/core/zod";
 import { awaitAllCallbacks } from "@langchain/core/callbacks/promises";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
-import { LangChainTracer } from "@langchain/core/tracers/tracer_langchain";
 import * as langgraphZod from "@langchain/langgraph/zod";
 import { z } from "zod";
 import { collect, compare, type Runtime } from "./harness.js";
+import { offlineTracer } from "./offline-tracer.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -401,19 +401,6 @@ compare("streams cancelled or left hanging", {
 
 /** `[type, content, has an id]` of each message. */
 const conversation = (messages: BaseMessage[]) => messages.map((m) => [m.getType(), m.content, typeof m.id]);
-
-/** A LangSmith tracer whose client keeps each run's name and metadata instead of sending them. */
-function offlineTracer() {
-  const traces: { name: string; metadata: Record<string, unknown> }[] = [];
-  const client = {
-    createRun: async (run: { name?: string; extra?: { metadata?: Record<string, unknown> } }) => {
-      traces.push({ name: run.name ?? "", metadata: run.extra?.metadata ?? {} });
-    },
-    updateRun: async () => undefined,
-    batchIngestRuns: async () => undefined,
-  };
-  return { tracer: new LangChainTracer({ client: client as never, projectName: "compat" }), traces };
-}
 
 /**
  * A serialised LangChain constructor record that, if revived, would run code setting
