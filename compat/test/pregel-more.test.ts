@@ -796,45 +796,34 @@ compare("pregel, more: streaming", {
 
 // --- pregel.test.ts: zod states ----------------------------------------------------------------
 
+/** `{ foo, items }` in zod `zz` (3 or 4), `items` a list appended to by its reducer (a string or a list). */
+function listState(lib: Runtime, zz: any) {
+  const { withLangGraph } = zodOf(lib);
+  return zz.object({
+    foo: zz.string(),
+    items: withLangGraph(zz.array(zz.string()), {
+      reducer: {
+        schema: zz.union([zz.string(), zz.array(zz.string())]),
+        fn: (a: string[], b: string | string[]) => a.concat(Array.isArray(b) ? b : [b]),
+      },
+      default: (): string[] => [],
+    }),
+  });
+}
+
 compare("pregel, more: zod states", {
   "zod 4 state: a subgraph's question answered with Command({ resume }); its whole state goes back through the reducer":
     {
       from: "pregel.test.ts: with zod v4 schemas",
-      async run(lib) {
-        const { withLangGraph } = zodOf(lib);
-        const schema = z.object({
-          foo: z.string(),
-          items: withLangGraph(z.array(z.string()), {
-            reducer: {
-              schema: z.union([z.string(), z.array(z.string())]),
-              fn: (a: string[], b: string | string[]) => a.concat(Array.isArray(b) ? b : [b]),
-            },
-            default: (): string[] => [],
-          }),
-        });
-        return zodSubgraphInterrupt(lib, schema);
-      },
+      run: (lib) => zodSubgraphInterrupt(lib, listState(lib, z)),
     },
 
   "zod 3 state: a subgraph's question answered with Command({ resume }); its whole state goes back through the reducer":
     {
       from: "pregel.test.ts: with zod v3 schemas",
-      async run(lib) {
-        // LangGraph's test uses zod 3's `.langgraph.reducer()`, which only importing
-        // @langchain/langgraph/zod installs; withLangGraph is the name both runtimes export.
-        const { withLangGraph } = zodOf(lib);
-        const schema = z3.object({
-          foo: z3.string(),
-          items: withLangGraph(z3.array(z3.string()), {
-            reducer: {
-              schema: z3.union([z3.string(), z3.array(z3.string())]),
-              fn: (a: string[], b: string | string[]) => a.concat(Array.isArray(b) ? b : [b]),
-            },
-            default: (): string[] => [],
-          }),
-        });
-        return zodSubgraphInterrupt(lib, schema);
-      },
+      // LangGraph's test uses zod 3's `.langgraph.reducer()`, which only importing
+      // @langchain/langgraph/zod installs; withLangGraph is the name both runtimes export.
+      run: (lib) => zodSubgraphInterrupt(lib, listState(lib, z3)),
     },
 
   "zod 4 state: a reducer whose default starts the list": {
