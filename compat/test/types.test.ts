@@ -251,10 +251,8 @@ describe("node names", () => {
     const lgNode: LG.GraphNode<typeof lgState> = (state) => ({ step: state.step + 1 });
     expectTypeOf(lgNode).parameter(0).toEqualTypeOf<{ step: number }>();
 
-    /* INTERLUDE-FAILS: no `GraphNode` type export (LG: parameter 0 is { step: number })
     const ilNode: IL.GraphNode<typeof ilState> = (state) => ({ step: state.step + 1 });
     expectTypeOf(ilNode).parameter(0).toEqualTypeOf<{ step: number }>();
-    */
   });
 });
 
@@ -561,10 +559,8 @@ describe("StateSchema", () => {
     const lgNode: typeof lgSchema.Node = (state) => ({ count: state.count + 1 });
     expectTypeOf(lgNode).parameter(0).toEqualTypeOf<Values>();
 
-    /* INTERLUDE-FAILS: StateSchema has no `Node` helper (LG: parameter 0 is Values)
     const ilNode: typeof ilSchema.Node = (state) => ({ count: state.count + 1 });
     expectTypeOf(ilNode).parameter(0).toEqualTypeOf<Values>();
-    */
   });
 });
 

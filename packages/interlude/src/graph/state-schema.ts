@@ -133,6 +133,16 @@ export class StateSchema<F extends StateSchemaFields = StateSchemaFields> {
   readonly [STATE_SCHEMA] = true;
   declare State: { [K in keyof F]: FieldValue<F[K]> };
   declare Update: { [K in keyof F]?: FieldUpdate<F[K]> };
+  /**
+   * Type only: a node of this state, to type nodes apart from the graph (`typeof State.Node`).
+   * Declared as a method's type, so that a schema stays assignable to a wider one.
+   */
+  declare Node: {
+    node(
+      state: { [K in keyof F]: FieldValue<F[K]> },
+      config?: any,
+    ): { [K in keyof F]?: FieldUpdate<F[K]> } | Promise<{ [K in keyof F]?: FieldUpdate<F[K]> }>;
+  }["node"];
   /** Phantom: the fields as channel specs, so that `new StateGraph(schema)` types its nodes. */
   declare "~spec": { [K in keyof F]: ChannelSpec<FieldValue<F[K]>, FieldUpdate<F[K]>> };
   constructor(readonly fields: F) {}
