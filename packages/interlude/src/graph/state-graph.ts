@@ -159,7 +159,7 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START, O 
     if (typeof name !== "string") {
       const entries = Array.isArray(name) ? name : (Object.entries(name) as NodeEntry<S>[]);
       if (entries.length === 0)
-        throw new GraphValidationError("addNode was given no nodes: pass at least one [name, node] entry.", "");
+        throw new GraphValidationError("addNode was given no nodes: pass at least one [name, node] entry.");
       for (const [key, fn, opts] of entries) this.addOne(key, fn, opts ?? {});
       return this as unknown as StateGraph<S, N | K, O>;
     }

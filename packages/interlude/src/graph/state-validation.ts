@@ -21,7 +21,8 @@ const VALUE_SCHEMA = Symbol("interlude.valueSchema");
  */
 export function reducedFieldValidator(field: { inputSchema: unknown; valueSchema: unknown }): StandardSchemaV1 {
   const { inputSchema, valueSchema } = field as { inputSchema: StandardSchemaV1; valueSchema: StandardSchemaV1 };
-  return { "~standard": inputSchema["~standard"], [VALUE_SCHEMA]: valueSchema } as StandardSchemaV1;
+  // The input schema itself underneath (its JSON Schema, zod's own fields), with the value's beside it.
+  return Object.assign(Object.create(inputSchema), { [VALUE_SCHEMA]: valueSchema });
 }
 
 /** The input task's function: only the input keys (with an input schema), each validated. */
