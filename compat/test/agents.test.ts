@@ -10,10 +10,9 @@ import * as interludeZod from "@interlude/core/zod";
 import { AIMessage, type BaseMessage, HumanMessage, RemoveMessage } from "@langchain/core/messages";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
-import * as langgraphZod from "@langchain/langgraph/zod";
 import { z } from "zod";
 import { emailScript, ScriptedChatModel } from "../../examples/agents/lib/scripted-model.mjs";
-import { collect, compare, prebuiltOf, type Runtime } from "./harness.js";
+import { collect, compare, prebuiltOf, type Runtime, zodOf } from "./harness.js";
 
 const agentFile = fileURLToPath(new URL("../../examples/agents/lib/agent.mjs", import.meta.url));
 const generated = fileURLToPath(new URL("../../.tmp/compat/agent.langgraph.mjs", import.meta.url));
@@ -31,7 +30,6 @@ const agents = {
 };
 
 const isOurs = (lib: Runtime) => lib === interlude;
-const zodOf = (lib: Runtime): Runtime => (isOurs(lib) ? interludeZod : langgraphZod);
 
 /** What the two runtimes must agree on: each message's type, content, tool calls and tool status. */
 function conversation(messages: BaseMessage[]) {

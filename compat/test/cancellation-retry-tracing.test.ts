@@ -15,16 +15,10 @@ import { ChatPromptTemplate } from "@langchain/core/prompts";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
-import * as langgraphZod from "@langchain/langgraph/zod";
 import { z } from "zod";
 import { z as z3 } from "zod/v3";
-import { collect, compare, drain, prebuiltOf, type Runtime, type Scenario } from "./harness.js";
+import { collect, compare, drain, list, prebuiltOf, type Runtime, type Scenario, sleep, zodOf } from "./harness.js";
 import { offlineTracer } from "./offline-tracer.js";
-
-const list = (lib: Runtime) =>
-  lib.Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A promise and the function that settles it. */
 function latch() {
@@ -41,8 +35,6 @@ const settle = (run: Promise<unknown>) =>
     (returned) => ({ returned }),
     (error: Error) => ({ rejected: true, saysAborted: /abort/i.test(String(error?.message)) }),
   );
-
-const zodOf = (lib: Runtime): Runtime => (lib === interlude ? interludeZod : langgraphZod);
 
 // --- Cancellation ------------------------------------------------------------------------------
 

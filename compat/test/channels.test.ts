@@ -2,10 +2,7 @@
  * State channels through whole graphs: reducers and their defaults, map-reduce with Send, loops
  * routed by a path map to END, writes that clash, the custom stream written from nodes.
  */
-import { collect, compare, type Runtime } from "./harness.js";
-
-const list = (lib: Runtime) =>
-  lib.Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });
+import { collect, compare, list } from "./harness.js";
 
 compare("channels", {
   "a reducer's default fills a key the input leaves out": {

@@ -25,12 +25,11 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { afterAll, beforeAll, describe } from "vitest";
 import { z } from "zod";
-import { collect, compare, type Runtime } from "./harness.js";
+import { collect, compare, type Runtime, thread } from "./harness.js";
 
 /** LangGraph.js's test reducer: every write of a step is a list, appended in order. */
 const listReducer = (state: unknown[], writes: unknown[][]) => [...state, ...writes.flat()];
 
-const thread = (thread_id = "t") => ({ configurable: { thread_id } });
 const contents = (messages: BaseMessage[]) => messages.map((m) => m.content);
 const messagesModule = () => import("@langchain/core/messages");
 

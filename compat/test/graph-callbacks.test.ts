@@ -6,10 +6,7 @@
 import { Annotation, Command, GraphCallbackHandler, interrupt, MemorySaver, START, StateGraph } from "@interlude/core";
 import { GraphCallbackHandler as LangGraphHandler } from "@langchain/langgraph";
 import { expect, it } from "vitest";
-import { collect, compare, type Runtime } from "./harness.js";
-
-const list = (lib: Runtime) =>
-  lib.Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });
+import { collect, compare, list, type Runtime } from "./harness.js";
 
 /**
  * A handler recording what it is told, with ids named by what they are: the root graph's chain

@@ -3,10 +3,7 @@
  * schemas, values a run passes through `configurable`, Command.PARENT from a subgraph,
  * durability modes, interruptBefore "*".
  */
-import { collect, compare, type Runtime, slowNodes } from "./harness.js";
-
-const list = (lib: Runtime) =>
-  lib.Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });
+import { collect, compare, list, type Runtime, slowNodes } from "./harness.js";
 
 /** What a drawing says, in a form both runtimes give alike: node ids and [source, target, conditional]. */
 function shape(drawing: any) {

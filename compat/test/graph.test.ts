@@ -2,10 +2,7 @@
  * Building graphs: call shapes of addNode, addConditionalEdges, addSequence; Send; Command
  * routing; options Interlude refuses instead of ignoring.
  */
-import { collect, compare, type Runtime } from "./harness.js";
-
-const list = (lib: Runtime) =>
-  lib.Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });
+import { collect, compare, list, type Runtime } from "./harness.js";
 
 compare("graph building", {
   "a Command is a CommandInstance holding its parameters under COMMAND_SYMBOL": async ({

@@ -11,8 +11,10 @@
 import { readFileSync } from "node:fs";
 import * as interlude from "@interlude/core";
 import * as interludePrebuilt from "@interlude/core/prebuilt";
+import * as interludeZod from "@interlude/core/zod";
 import * as langgraph from "@langchain/langgraph";
 import * as langgraphPrebuilt from "@langchain/langgraph/prebuilt";
+import * as langgraphZod from "@langchain/langgraph/zod";
 import { describe, expect, it } from "vitest";
 
 /** Either runtime's exports; scenarios destructure the names they need. */
@@ -43,6 +45,24 @@ export function normalise(value: unknown): unknown {
 
 /** The runtime's own prebuilt entry (`@interlude/core/prebuilt` or `@langchain/langgraph/prebuilt`). */
 export const prebuiltOf = (lib: Runtime): Runtime => (lib === interlude ? interludePrebuilt : langgraphPrebuilt);
+
+/**
+ * The runtime's zod helpers (`withLangGraph`, `registry`, `MessagesZodState`, `MessagesZodMeta`):
+ * Interlude's zod entry, or LangGraph.js's with the two it exports from its root (COMPATIBILITY.md).
+ */
+export const zodOf = (lib: Runtime): Runtime =>
+  lib === interlude
+    ? interludeZod
+    : { ...langgraphZod, MessagesZodState: langgraph.MessagesZodState, MessagesZodMeta: langgraph.MessagesZodMeta };
+
+/** A state key holding a list that each write appends to. */
+export const list = (lib: Runtime) =>
+  lib.Annotation({ reducer: (a: unknown[], b: unknown[]) => a.concat(b), default: () => [] as unknown[] });
+
+/** A run's config on thread `id`. */
+export const thread = (id = "t") => ({ configurable: { thread_id: id } });
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** ["agent:1f0c…"] -> ["agent"]: task ids differ by design (uuids against hashes). */
 export const cutIds = (namespace: string[]) => namespace.map((segment) => segment.split(":")[0]);

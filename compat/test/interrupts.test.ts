@@ -1,10 +1,7 @@
 /**
  * interrupt(), resume, failures and what a stopped step leaves behind.
  */
-import { collect, compare, type Runtime } from "./harness.js";
-
-const list = (lib: Runtime) =>
-  lib.Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });
+import { collect, compare, list } from "./harness.js";
 
 compare("interrupts", {
   "after a node failed, new input on the thread runs from the new input": {

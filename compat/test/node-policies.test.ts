@@ -2,10 +2,7 @@
  * What addNode's and setNodeDefaults' policies do: timeouts, error handlers, retries and the
  * node cache, with task()'s own policies in the functional API.
  */
-import { collect, compare, type Runtime } from "./harness.js";
-
-const list = (lib: Runtime) =>
-  lib.Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });
+import { collect, compare, list, type Runtime } from "./harness.js";
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -4,10 +4,7 @@
  * NodeTimeoutError itself, idle clocks, synchronous nodes, the functional API), and what a node
  * is told of where it runs (executionInfo, serverInfo).
  */
-import { compare, cutIds, type Runtime } from "./harness.js";
-
-const list = (lib: Runtime) =>
-  lib.Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });
+import { compare, cutIds, list, type Runtime, thread } from "./harness.js";
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -60,7 +57,6 @@ const failWith = (message: string) => () => {
 };
 
 const retryFast = { maxAttempts: 3, initialInterval: 1, jitter: false };
-const thread = (id: string) => ({ configurable: { thread_id: id } });
 
 compare("node defaults and error handlers, more", {
   "setNodeDefaults({ cachePolicy: { ttl } }): a node's own ttl wins over the default": {

@@ -1,13 +1,3 @@
-/**
- * The prebuilt agent and ToolNode as LangGraph.js's `prebuilt.test.ts` and
- * `prebuilt/agentName.test.ts` check them, for what react-agent-options.test.ts and
- * agents.test.ts leave out: ToolNode on its own (errors, the state its tools read, Commands,
- * interrupts, callbacks), the messages reducer and states, models already bound to their tools,
- * the tool kinds LangChain has, a passed signal, `withAgentName`, zod state schemas and dynamic
- * models.
- */
-import * as interlude from "@interlude/core";
-import * as interludeZod from "@interlude/core/zod";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { CallbackManager } from "@langchain/core/callbacks/manager";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
@@ -23,17 +13,11 @@ import {
 import type { ChatResult } from "@langchain/core/outputs";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { StructuredTool, tool } from "@langchain/core/tools";
-import * as langgraphZod from "@langchain/langgraph/zod";
 import { z } from "zod";
 import { z as z3 } from "zod/v3";
-import { compare, prebuiltOf, type Runtime, refusal } from "./harness.js";
+import { compare, prebuiltOf, type Runtime, refusal, sleep, zodOf } from "./harness.js";
 import { view, views } from "./message-views.js";
 
-/** `registry`, `MessagesZodMeta` and `MessagesZodState`: Interlude's live in its zod entry (COMPATIBILITY.md). */
-const zodOf = (lib: Runtime): Runtime =>
-  lib === interlude
-    ? interludeZod
-    : { registry: langgraphZod.registry, MessagesZodMeta: lib.MessagesZodMeta, MessagesZodState: lib.MessagesZodState };
 /** createReactAgent of the runtime's own prebuilt entry. */
 const make = (lib: Runtime, options: Record<string, unknown>) => prebuiltOf(lib).createReactAgent(options);
 /** A ToolNode of the runtime's own prebuilt entry. */
@@ -41,7 +25,6 @@ const toolNode = (lib: Runtime, tools: unknown[], options?: Record<string, unkno
   new (prebuiltOf(lib).ToolNode)(tools, options);
 /** `fn` once per version, as { v1, v2 }. */
 const perVersion = async (fn: (version: string) => Promise<unknown>) => ({ v1: await fn("v1"), v2: await fn("v2") });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const PREBUILT = "prebuilt.test.ts";
 
 /** A ToolNode's output (messages, Commands and Sends, in lists and updates) with each message viewed. */

@@ -6,28 +6,16 @@
  * forks that rewrite a task's result, a run-scoped context object, and Mermaid drawings.
  */
 
-import * as interlude from "@interlude/core";
-import * as interludeZod from "@interlude/core/zod";
 import { awaitAllCallbacks } from "@langchain/core/callbacks/promises";
 import { AIMessage, type BaseMessage, HumanMessage, isAIMessage, ToolMessage } from "@langchain/core/messages";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
-import * as langgraphZod from "@langchain/langgraph/zod";
 import { z } from "zod";
 import { z as z3 } from "zod/v3";
-import { collect, compare, cutIds, prebuiltOf, type Runtime } from "./harness.js";
+import { collect, compare, cutIds, list, prebuiltOf, type Runtime, sleep, thread, zodOf } from "./harness.js";
 
 // --- Helpers -----------------------------------------------------------------------------------
-
-const list = (lib: Runtime) =>
-  lib.Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });
-
-const thread = (id: string) => ({ configurable: { thread_id: id } });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const zodOf = (lib: Runtime): Runtime => (lib === interlude ? interludeZod : langgraphZod);
 
 /**
  * Whether building something is refused. The error's class and wording are not compared:

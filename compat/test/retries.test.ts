@@ -2,13 +2,10 @@
  * Failures: retry policies on nodes (attempts, which errors), errors thrown by nodes, what a
  * failed step leaves in the checkpoint and how the thread goes on from it, recursion limits.
  */
-import { compare, type Runtime } from "./harness.js";
+import { compare, list, type Runtime } from "./harness.js";
 
 /** Fast retries: the scenarios test how often a node runs, not how long the waits are. */
 const quick = { initialInterval: 1, maxInterval: 1, jitter: false };
-
-const list = (lib: Runtime) =>
-  lib.Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });
 
 class FlakyError extends Error {
   override name = "FlakyError";

@@ -4,12 +4,7 @@
  * and in the functional API), a compiled graph invoked by hand inside another graph's node (its
  * namespace and its streamed chunks), and concurrent runs of one compiled graph on several threads.
  */
-import { collect, compare, cutIds, drain, prebuiltOf, type Runtime } from "./harness.js";
-
-const list = (lib: Runtime) =>
-  lib.Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });
-
-const thread = (id: string) => ({ configurable: { thread_id: id } });
+import { collect, compare, cutIds, drain, list, prebuiltOf, type Runtime, sleep, thread } from "./harness.js";
 
 /** A promise and the function that settles it: a latch a node waits on, or tells. */
 function latch<T = void>() {
@@ -19,8 +14,6 @@ function latch<T = void>() {
   });
   return { opened, open };
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** "opened" once `promise` settles, or "timed out" after `ms` (the timer then cleared). */
 async function within(promise: Promise<unknown>, ms: number) {

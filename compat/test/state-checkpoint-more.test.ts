@@ -7,26 +7,12 @@
  */
 
 import * as interlude from "@interlude/core";
-import * as interludeZod from "@interlude/core/zod";
 import { awaitAllCallbacks } from "@langchain/core/callbacks/promises";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
-import * as langgraphZod from "@langchain/langgraph/zod";
 import { z } from "zod";
-import { collect, compare, type Runtime } from "./harness.js";
+import { collect, compare, list, type Runtime, sleep, thread, zodOf } from "./harness.js";
 import { offlineTracer } from "./offline-tracer.js";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const thread = (id = "t") => ({ configurable: { thread_id: id } });
-
-/** A list key that adds what each write gives. */
-const list = (lib: Runtime) =>
-  lib.Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });
-
-/** `registry` and `MessagesZodMeta`: Interlude's live in its zod entry (COMPATIBILITY.md, import specifiers). */
-const zodOf = (lib: Runtime): Runtime =>
-  lib === interlude ? interludeZod : { registry: langgraphZod.registry, MessagesZodMeta: lib.MessagesZodMeta };
 
 /** How a run ended: "completed", or the message of the error it threw. */
 const ending = (run: () => Promise<unknown>) =>

@@ -1,10 +1,7 @@
 /**
  * updateState, bulkUpdateState and Command({ update }): writing to a thread from outside a run.
  */
-import { collect, compare, type Runtime } from "./harness.js";
-
-const list = (lib: Runtime) =>
-  lib.Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });
+import { collect, compare, list } from "./harness.js";
 
 compare("state updates", {
   "updateState while paused at an interrupt: the answer resumes the node, which sees the edit": {

@@ -1,10 +1,7 @@
 /**
  * Stream modes: values, updates, debug, checkpoints, tasks, custom, several at once.
  */
-import { collect, compare, type Runtime, slowNodes } from "./harness.js";
-
-const list = (lib: Runtime) =>
-  lib.Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });
+import { collect, compare, list, type Runtime, slowNodes } from "./harness.js";
 
 function twoSteps(lib: Runtime, compileOptions: Record<string, unknown> = {}) {
   const { Annotation, StateGraph, START } = lib;

@@ -8,14 +8,7 @@
 import { AIMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { collect, compare, cutIds, drain, prebuiltOf, type Runtime } from "./harness.js";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const list = (lib: Runtime) =>
-  lib.Annotation({ reducer: (a: unknown[], b: unknown[]) => a.concat(b), default: () => [] as unknown[] });
-
-const thread = (id = "t") => ({ configurable: { thread_id: id } });
+import { collect, compare, cutIds, drain, list, prebuiltOf, type Runtime, sleep, thread } from "./harness.js";
 
 /** The values an invoke result asks about (interrupt ids are random on both sides). */
 const interrupts = (result: any) => result?.__interrupt__?.map((i: any) => i.value);

@@ -3,9 +3,7 @@
  * during a subgraph, and replaying, forking or resuming a subgraph from one of its own
  * checkpoints (the config `getState(cfg, { subgraphs: true })` gives for its task).
  */
-import { compare, type Runtime } from "./harness.js";
-
-const thread = (id = "t") => ({ configurable: { thread_id: id } });
+import { compare, type Runtime, thread } from "./harness.js";
 
 /**
  * Parent: START → executor (a subgraph: step_a → ask_1 → ask_2, two questions) [→ post].

@@ -3,14 +3,12 @@
  * with `checkpointer: true` keeps its own state across the parent's runs, snapshots and streams
  * name the child's namespace, and `Command.PARENT` routes in the caller.
  */
-import { collect, compare, type Runtime } from "./harness.js";
+import { collect, compare, type Runtime, thread } from "./harness.js";
 
 /** A namespace segment is `node:<task id>`; the task id differs between runtimes. */
 const nodeOf = (segment: string) => segment.split(":")[0];
 const namespaces = (chunks: unknown[]) =>
   chunks.map((c) => (Array.isArray(c) && Array.isArray(c[0]) ? [c[0].map(nodeOf), ...c.slice(1)] : c));
-
-const thread = (id = "t") => ({ configurable: { thread_id: id } });
 
 const concat = (lib: Runtime) =>
   lib.Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });

@@ -2,10 +2,7 @@
  * History, replay and fork from a checkpoint of a thread (subgraphs are in subgraphs tests),
  * and the deliberate differences around resuming.
  */
-import { compare, type Runtime } from "./harness.js";
-
-const list = (lib: Runtime) =>
-  lib.Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] });
+import { compare, list, type Runtime } from "./harness.js";
 
 function askPipeline(lib: Runtime, called: string[]) {
   const { Annotation, StateGraph, START, interrupt, MemorySaver } = lib;
