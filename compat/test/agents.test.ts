@@ -6,7 +6,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import * as interlude from "@interlude/core";
-import * as interludeZod from "@interlude/core/zod";
 import { AIMessage, type BaseMessage, HumanMessage, RemoveMessage } from "@langchain/core/messages";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
@@ -159,7 +158,7 @@ compare("agents", {
 
   async "zod state with a reducer registered the LangGraph way"(lib) {
     const { registry } = zodOf(lib);
-    const { MessagesZodMeta } = isOurs(lib) ? interludeZod : lib;
+    const { MessagesZodMeta } = zodOf(lib);
     const State = z.object({
       messages: z.custom<BaseMessage[]>().register(registry, MessagesZodMeta),
       items: z

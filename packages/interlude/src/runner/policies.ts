@@ -60,16 +60,25 @@ async function withPolicies(
   task: PreparedTask,
   memory: TaskMemory | undefined,
 ): Promise<TaskOutcome> {
+  const timeout = task.timeout ?? node.timeout;
+  const outcome = await withRetries(node.retryPolicy, env.run.signal, (info) =>
+    timeout
+      ? timedAttempt(env, node, task, memory, info, timeout)
+      : attempt(env, node, task, memory, { attempt: info }),
+  );
+  return outcome.kind === "failed" && node.errorHandler ? handled(env, node, task, memory, outcome.error) : outcome;
+}
+
+/** `once` until it does not fail or `policy` gives up (no policy: once). */
+async function withRetries(
+  policy: NodeSpec["retryPolicy"],
+  signal: AbortSignal | undefined,
+  once: (info: AttemptInfo) => TaskOutcome | Promise<TaskOutcome>,
+): Promise<TaskOutcome> {
   const firstTime = Date.now();
   for (let failures = 1; ; failures++) {
-    const info = { number: failures, firstTime };
-    const timeout = task.timeout ?? node.timeout;
-    const outcome = await (timeout
-      ? timedAttempt(env, node, task, memory, info, timeout)
-      : attempt(env, node, task, memory, { attempt: info }));
-    if (outcome.kind !== "failed") return outcome;
-    if (await waitToRetry(node.retryPolicy, failures, outcome.error, env.run.signal)) continue;
-    return node.errorHandler ? handled(env, node, task, memory, outcome.error) : outcome;
+    const outcome = await once({ number: failures, firstTime });
+    if (outcome.kind !== "failed" || !(await waitToRetry(policy, failures, outcome.error, signal))) return outcome;
   }
 }
 
@@ -144,19 +153,8 @@ function handled(
   };
   const named = (o: TaskOutcome): TaskOutcome =>
     o.kind === "done" ? { ...o, as: handler.name } : o.kind === "interrupted" ? { ...o, failure: error } : o;
-  if (!handler.retryPolicy) {
-    const outcome = attempt(env, asHandler, task, memory);
-    return outcome instanceof Promise ? outcome.then(named) : named(outcome);
-  }
-  return (async () => {
-    for (let failures = 1; ; failures++) {
-      const outcome = await attempt(env, asHandler, task, memory);
-      if (
-        outcome.kind === "failed" &&
-        (await waitToRetry(handler.retryPolicy, failures, outcome.error, env.run.signal))
-      )
-        continue;
-      return named(outcome);
-    }
-  })();
+  if (handler.retryPolicy)
+    return withRetries(handler.retryPolicy, env.run.signal, () => attempt(env, asHandler, task, memory)).then(named);
+  const outcome = attempt(env, asHandler, task, memory);
+  return outcome instanceof Promise ? outcome.then(named) : named(outcome);
 }
