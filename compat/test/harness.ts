@@ -10,10 +10,14 @@
 
 import { readFileSync } from "node:fs";
 import * as interlude from "@interlude/core";
+import * as interludeChannels from "@interlude/core/channels";
 import * as interludePrebuilt from "@interlude/core/prebuilt";
+import * as interludePregel from "@interlude/core/pregel";
 import * as interludeZod from "@interlude/core/zod";
 import * as langgraph from "@langchain/langgraph";
+import * as langgraphChannels from "@langchain/langgraph/channels";
 import * as langgraphPrebuilt from "@langchain/langgraph/prebuilt";
+import * as langgraphPregel from "@langchain/langgraph/pregel";
 import * as langgraphZod from "@langchain/langgraph/zod";
 import { describe, expect, it } from "vitest";
 
@@ -45,6 +49,12 @@ export function normalise(value: unknown): unknown {
 
 /** The runtime's own prebuilt entry (`@interlude/core/prebuilt` or `@langchain/langgraph/prebuilt`). */
 export const prebuiltOf = (lib: Runtime): Runtime => (lib === interlude ? interludePrebuilt : langgraphPrebuilt);
+
+/** The runtime's low-level entry: `Pregel` and `Channel` (`@interlude/core/pregel`, `@langchain/langgraph/pregel`). */
+export const pregelOf = (lib: Runtime): Runtime => (lib === interlude ? interludePregel : langgraphPregel);
+
+/** The runtime's channels entry (`LastValue`, `EphemeralValue`, `Topic`, `BinaryOperatorAggregate`, ...). */
+export const channelsOf = (lib: Runtime): Runtime => (lib === interlude ? interludeChannels : langgraphChannels);
 
 /**
  * The runtime's zod helpers (`withLangGraph`, `registry`, `MessagesZodState`, `MessagesZodMeta`):

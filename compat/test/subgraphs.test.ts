@@ -211,7 +211,7 @@ compare("subgraph breakpoints", {
   },
   "a child's breakpoint without a parent checkpointer fails": {
     from: "pregel.test.ts: nested graph state",
-    differs: "#a-subgraphs-breakpoint-with-no-checkpointer",
+    differs: "#a-breakpoint-with-no-checkpointer",
     async run(lib) {
       const { Annotation, StateGraph, START } = lib;
       const State = Annotation.Root({ log: concat(lib) });

@@ -49,6 +49,8 @@ export {
   entrypoint,
   getPreviousState,
 } from "./graph/entrypoint.js";
+export { Graph } from "./graph/graph.js";
+export { MessageGraph } from "./graph/message-graph.js";
 export type { RunnableLike } from "./graph/runnable.js";
 export {
   getConfig,

@@ -49,6 +49,8 @@ function gotoWrites(spec: GraphSpec, node: string, targets: readonly unknown[], 
 export function outputWrites(spec: GraphSpec, node: string, output: unknown): Write[] {
   const out: Write[] = [];
   if (output === undefined || output === null) return out;
+  // A one-channel state (MessageGraph): whatever is returned is its update.
+  if (spec.rootKey && !isCommand(output)) return [[spec.rootKey, output]];
   if (isCommand(output)) {
     stateWrites(spec, (output as Command).updateEntries(), out);
     gotoWrites(spec, node, (output as Command).goto, out);

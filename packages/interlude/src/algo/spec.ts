@@ -12,6 +12,9 @@ import type { TimeoutPolicy } from "../runner/timeout.js";
 import type { BaseStore } from "../store/base.js";
 import type { Breakpoints } from "./breakpoints.js";
 
+/** A value written to a channel by a task, an input or an update. */
+export type Write = readonly [channel: string, value: unknown];
+
 /** A channel write decided at compile time (an edge). */
 export interface StaticWrite {
   channel: string;
@@ -52,6 +55,10 @@ export interface NodeSpec {
   declaredSubgraphs?: readonly unknown[];
   /** The node's own `metadata`, added to its config's. */
   metadata?: Record<string, unknown>;
+  /** A low-level node's input from the state (the channels it reads), instead of the state itself. */
+  readInput?: (state: Readonly<Record<string, unknown>>) => unknown;
+  /** What `updateState(values, node)` writes for a low-level node: its writers run on the values. */
+  updateWrites?: (values: unknown, config: unknown) => Promise<Write[]>;
 }
 
 export interface ErrorHandlerSpec {
@@ -80,7 +87,16 @@ export interface GraphSpec {
   /** channel -> nodes it triggers. */
   triggerIndex: ReadonlyMap<string, readonly string[]>;
   /** The input node (`__start__`), also in `nodes`: maps the run's input to writes. */
-  start: NodeSpec;
+  start?: NodeSpec;
+  /**
+   * A low-level graph's input, written straight to its input channels in the "input"
+   * checkpoint (it has no `__start__` node); else the input waits in `__start__`.
+   */
+  inputWrites?: (input: unknown) => Write[];
+  /** What a snapshot's values show, when not every state key (a low-level graph: its stream channels). */
+  snapshotKeys?: readonly string[];
+  /** The state is this one channel (`__root__`): values read and written are its value itself. */
+  rootKey?: string;
   /** A reducer needs `@langchain/core` (messages state): runs load it before their first step. */
   usesLangChain: boolean;
 }

@@ -129,9 +129,12 @@ export function prepareNextTasks(
       task.input = channels.get(START)!.get();
       task.state = state;
     }
-    const inputKeys = spec.nodes.get(name)!.inputKeys;
-    if (inputKeys) {
-      task.input = withValues(state, inputKeys);
+    const node = spec.nodes.get(name)!;
+    if (node.readInput) {
+      task.input = node.readInput(state);
+      task.state = state;
+    } else if (node.inputKeys) {
+      task.input = withValues(state, node.inputKeys);
       task.state = state;
     }
     tasks.push(task);

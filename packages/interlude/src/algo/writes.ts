@@ -7,9 +7,9 @@ import type { Channel } from "../channels/base.js";
 import { isUntracked } from "../channels/untracked.js";
 import type { ChannelVersions, Checkpoint } from "../checkpoint/types.js";
 import { TASKS } from "../constants.js";
-import type { GraphSpec } from "./spec.js";
+import type { GraphSpec, Write } from "./spec.js";
 
-export type Write = readonly [channel: string, value: unknown];
+export type { Write } from "./spec.js";
 
 export interface TaskWrites {
   name: string;

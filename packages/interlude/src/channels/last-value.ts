@@ -3,8 +3,11 @@ import { HeldValue } from "./held-value.js";
 
 /** A state key without a reducer: the last write wins, and only one write per step is allowed. */
 export class LastValue<V = unknown> extends HeldValue<V, V> {
-  constructor(readonly key: string) {
+  /** The channel's name in its graph, for errors (a low-level graph names the channels it is given). */
+  key: string;
+  constructor(key = "") {
     super();
+    this.key = key;
   }
 
   update(values: V[]): boolean {

@@ -39,6 +39,11 @@ export abstract class BaseCheckpointSaver {
   /** The checkpoint named by `configurable.checkpoint_id`, or the thread's newest one. */
   abstract getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined>;
 
+  /** The checkpoint alone (LangGraph's `saver.get(config)`): `getTuple`'s without its metadata and writes. */
+  async get(config: RunnableConfig): Promise<Checkpoint | undefined> {
+    return (await this.getTuple(config))?.checkpoint;
+  }
+
   /**
    * The id of the thread's newest checkpoint in `checkpoint_ns` (default ""), or undefined when
    * it has none. Savers override it to read the id alone instead of the whole checkpoint.

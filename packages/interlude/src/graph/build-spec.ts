@@ -37,7 +37,11 @@ function known(builder: GraphDeclaration, name: string, role: string): void {
   }
 }
 
-function validate(builder: GraphDeclaration, options: CompileOptions): void {
+/** Refuses a declaration that could not run (unknown nodes, no entry point, unreachable nodes, bad breakpoints). */
+export function validateDeclaration(
+  builder: GraphDeclaration,
+  options: Pick<CompileOptions, "interruptBefore" | "interruptAfter">,
+): void {
   if (builder.nodes.size === 0)
     throw new GraphValidationError("The graph has no nodes. Add one with addNode(name, fn).");
   // As LangGraph.js: the default error handler's updates stream under this name.
@@ -134,7 +138,7 @@ function stateChannels(spec: Record<string, { reducer?: Reducer<any, any>; defau
 }
 
 export function buildSpec(builder: GraphDeclaration, options: CompileOptions): GraphSpec {
-  validate(builder, options);
+  validateDeclaration(builder, options);
   const stateKeys = Object.keys(builder.spec);
   const { factories, reducers } = stateChannels(builder.spec);
   const ephemeral: string[] = [TASKS, START];
@@ -173,10 +177,16 @@ export function buildSpec(builder: GraphDeclaration, options: CompileOptions): G
     triggers.get(target)!.push(channel);
     for (const source of sources) writesOf.get(source)!.push({ channel, value: source });
   }
+  const root = builder.rootKey;
   const branchesOf = new Map<string, BranchSpec[]>();
   for (const branch of builder.branches) {
     const list = branchesOf.get(branch.source) ?? [];
-    list.push({ path: branch.path, pathMap: branch.pathMap, runnable: branch.runnable });
+    const { path } = branch;
+    list.push({
+      path: root ? (state, config) => path(state[root], config) : path,
+      pathMap: branch.pathMap,
+      runnable: branch.runnable,
+    });
     branchesOf.set(branch.source, list);
   }
 
@@ -208,6 +218,7 @@ export function buildSpec(builder: GraphDeclaration, options: CompileOptions): G
       declaredSubgraphs: definition.options.subgraphs,
       metadata: definition.options.metadata,
     };
+    if (root) node.readInput = (state) => state[root];
     nodes.set(name, node);
     for (const channel of node.triggers) {
       const list = triggerIndex.get(channel) ?? [];
@@ -228,5 +239,6 @@ export function buildSpec(builder: GraphDeclaration, options: CompileOptions): G
     triggerIndex,
     start,
     usesLangChain: [...reducers.values()].some(needsLangChain),
+    rootKey: root,
   };
 }

@@ -188,7 +188,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
   }
 
   /** Config merged under every call's own (`withConfig`). */
-  private defaults?: RunConfig;
+  protected defaults?: RunConfig;
 
   /** A graph that runs with `config` under every call's own config, as a Runnable's `withConfig`. */
   withConfig(config: RunConfig & { streamTransformers?: ReadonlyArray<() => StreamTransformer<any>> }): this {
@@ -214,7 +214,16 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
     const run = new GraphRun(this, input, withNodeCallbacks(configWithoutOptions(config)), config);
     const result = await run.execute();
     const { interrupts, paused } = result;
-    const values = selectOutput(result.values, config.outputKeys ?? this.builder.outputKeys);
+    // As LangGraph.js: the last values the run told; one that changed no output key returns none.
+    const keys = config.outputKeys ?? this.builder.outputKeys;
+    const values = run.lastValues
+      ? (run.lastValues.chunk as Record<string, unknown>)
+      : run.valuesTold
+        ? selectOutput(result.values, keys)
+        : undefined;
+    // Paused with nothing to return yet (one output channel, still empty): the interrupts alone, as LangGraph.js.
+    if (paused && !currentTask() && (values === undefined || values === null))
+      return { [INTERRUPT]: interrupts } as never;
     // Paused at a static breakpoint: an empty list, as LangGraph.js returns (not added to one key's value).
     if (paused && !currentTask() && typeof values === "object" && values !== null) {
       // As `{ ...values, [INTERRUPT]: interrupts }`, without a spread's slow path (see shallowCopy).
@@ -239,6 +248,8 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
   /** Runs the graph and yields chunks as it goes (`for await (const chunk of await graph.stream(...))`). */
   async stream(input: U | S | unknown, config: StreamConfig = {}): Promise<GraphStream<any>> {
     if (this.defaults) config = mergeConfig(this.defaults, config);
+    // A one-channel state streams that channel's value itself, as LangGraph.js.
+    if (this.spec.rootKey && config.outputKeys === undefined) config = { ...config, outputKeys: this.spec.rootKey };
     if (this.builder.contextSchema) await checkContext(this.builder.contextSchema, config);
     return streamRun(this, input, config);
   }

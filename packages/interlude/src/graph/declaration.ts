@@ -1,10 +1,12 @@
 /**
- * What a `StateGraph` declares (its state, nodes, edges and branches), as `compile()`, the
- * compiled graph and its drawing read it. Kept apart from the builder so that they need not
- * import it (the builder imports them).
+ * What a `StateGraph` (or a non-state `Graph`) declares (its state, nodes, edges and branches),
+ * as `compile()`, the compiled graph and its drawing read it. Kept apart from the builders so
+ * that they need not import them (the builders import them).
  */
 import type { GraphInternals } from "../algo/spec.js";
 import type { CachePolicy } from "../cache/base.js";
+import { END, NS_END, NS_SEP, START } from "../constants.js";
+import { GraphValidationError } from "../errors/graph.js";
 import type { NodeError } from "../errors/node.js";
 import type { StandardSchemaV1 } from "../interrupt/standard-schema.js";
 import type { RetryPolicy } from "../runner/retry.js";
@@ -67,7 +69,13 @@ export interface GraphDeclaration {
   readonly spec: StateSpec;
   /** Keys taken from a run's input and returned by `invoke`, when input / output schemas were given. */
   readonly inputKeys?: readonly string[];
-  readonly outputKeys?: readonly string[];
+  /** One key: `invoke` returns that key's value (a low-level graph with one output channel). */
+  readonly outputKeys?: string | readonly string[];
+  /**
+   * The state is one channel, `__root__` (a `MessageGraph`'s messages): the input, what nodes
+   * and branches are given, what they return and what a reader sees are its value itself.
+   */
+  readonly rootKey?: string;
   /** Validators of state keys (zod and StateSchema fields): inputs and node updates are checked. */
   readonly validators: ReadonlyMap<string, StandardSchemaV1>;
   readonly contextSchema?: unknown;
@@ -78,4 +86,17 @@ export interface GraphDeclaration {
   readonly nodeDefaults?: NodePolicyOptions;
   readonly edges: ReadonlyArray<{ sources: string[]; target: string }>;
   readonly branches: readonly BranchDefinition[];
+}
+
+/** Refuses a name that cannot be a new node of `nodes`: reserved, holding a namespace separator, or taken. */
+export function checkNewNodeName(nodes: ReadonlyMap<string, unknown>, name: string): void {
+  if (name === START || name === END)
+    throw new GraphValidationError(`"${name}" is reserved and cannot be a node name.`, name);
+  if (name.includes(NS_SEP) || name.includes(NS_END))
+    throw new GraphValidationError(
+      `Node name "${name}" may not contain "${NS_SEP}" or "${NS_END}" (they separate checkpoint namespaces).`,
+      name,
+    );
+  if (nodes.has(name))
+    throw new GraphValidationError(`Node "${name}" is already defined. Node names must be unique.`, name);
 }

@@ -31,13 +31,16 @@ export interface GraphDrawing {
   edges: DrawnEdge[];
   /** Mermaid flowchart source, as LangGraph's `getGraph().drawMermaid()`. */
   drawMermaid(params?: Record<string, unknown>): string;
+  /** The nodes and edges as plain data, as LangChain's `Graph.toJSON()`. */
+  toJSON(): { nodes: Array<{ id: string; type: string; data: unknown }>; edges: DrawnEdge[] };
 }
 
 /** The nodes and edges as this file builds them: in order, with which nodes run subgraphs. */
 export interface Drawing {
   /** `interrupt`: "before", "after" or "before,after" for a node behind a static breakpoint. */
   nodes: Array<{ id: string; subgraph: boolean; interrupt?: string }>;
-  edges: Array<{ source: string; target: string; conditional: boolean }>;
+  /** `label`: the path map's key of a conditional edge, when it is not the target's name. */
+  edges: Array<{ source: string; target: string; conditional: boolean; label?: string }>;
 }
 
 function mermaid({ nodes, edges }: Drawing): string {
@@ -45,7 +48,16 @@ function mermaid({ nodes, edges }: Drawing): string {
   const lines = ["graph TD;"];
   for (const node of nodes)
     lines.push(`\t${id(node.id)}${node.id === START || node.id === END ? `([${node.id}])` : `[${node.id}]`};`);
-  for (const edge of edges) lines.push(`\t${id(edge.source)} ${edge.conditional ? "-.->" : "-->"} ${id(edge.target)};`);
+  for (const edge of edges) {
+    const arrow = edge.conditional
+      ? edge.label
+        ? `-. &nbsp;${edge.label}&nbsp; .->`
+        : "-.->"
+      : edge.label
+        ? `-- &nbsp;${edge.label}&nbsp; -->`
+        : "-->";
+    lines.push(`\t${id(edge.source)} ${arrow} ${id(edge.target)};`);
+  }
   return lines.join("\n");
 }
 
@@ -160,8 +172,17 @@ function flatDrawing(builder: GraphDeclaration): Drawing {
   for (const { sources, target } of builder.edges)
     for (const source of sources) edges.push({ source, target, conditional: false });
   for (const branch of builder.branches) {
-    const targets = branch.pathMap ? [...new Set(Object.values(branch.pathMap))] : [...builder.nodes.keys(), END];
-    for (const target of targets) edges.push({ source: branch.source, target, conditional: true });
+    if (!branch.pathMap) {
+      for (const target of [...builder.nodes.keys(), END])
+        edges.push({ source: branch.source, target, conditional: true });
+      continue;
+    }
+    // As LangGraph.js: one edge per path map entry, labelled with its key when that is not the target.
+    for (const [key, target] of Object.entries(branch.pathMap)) {
+      const edge: Edge = { source: branch.source, target, conditional: true };
+      if (key !== target) edge.label = key;
+      edges.push(edge);
+    }
   }
   for (const node of builder.nodes.values())
     for (const end of node.options.ends ?? []) edges.push({ source: node.name, target: end, conditional: true });
@@ -189,12 +210,27 @@ export function publicDrawing(drawing: Drawing): GraphDrawing {
       byId.set(id, graph.addNode({ name: id, schema: {} }, id, metadata));
     }
     for (const edge of drawing.edges)
-      graph.addEdge(byId.get(edge.source), byId.get(edge.target), undefined, edge.conditional);
+      graph.addEdge(byId.get(edge.source), byId.get(edge.target), edge.label, edge.conditional);
     return graph;
   }
   const nodes: Record<string, DrawnNode> = {};
   for (const { id, interrupt } of drawing.nodes)
     nodes[id] = { id, name: id, data: { name: id }, metadata: interrupt ? { __interrupt: interrupt } : undefined };
-  const edges = drawing.edges.map((edge) => ({ ...edge }));
-  return { nodes, edges, drawMermaid: () => mermaid(drawing) };
+  const edges: DrawnEdge[] = drawing.edges.map(({ source, target, conditional, label }) =>
+    label === undefined ? { source, target, conditional } : { source, target, conditional, data: label },
+  );
+  return {
+    nodes,
+    edges,
+    drawMermaid: () => mermaid(drawing),
+    // LangChain's Graph's JSON (its node types: "schema" for START and END, "runnable" for the others).
+    toJSON: () => ({
+      nodes: drawing.nodes.map(({ id }) => ({
+        id,
+        type: id === START || id === END ? "schema" : "runnable",
+        data: id === START || id === END ? {} : { name: id },
+      })),
+      edges,
+    }),
+  };
 }

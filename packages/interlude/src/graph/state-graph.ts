@@ -2,19 +2,20 @@
  * The graph builder: nodes over a typed state, edges, conditional edges; `compile()` turns
  * it into a runnable graph.
  */
-import { END, NS_END, NS_SEP, START } from "../constants.js";
+import { END, ROOT, START } from "../constants.js";
 import { GraphValidationError } from "../errors/graph.js";
 import { UnsupportedFeatureError } from "../errors/unsupported.js";
 import type { StandardSchemaV1 } from "../interrupt/standard-schema.js";
 import type { AnnotationRoot, ChannelSpec, StateSpec, StateType, UpdateType } from "./annotation.js";
 import { buildSpec } from "./build-spec.js";
 import { CompiledStateGraph, type CompileOptions } from "./compiled.js";
-import type {
-  AddNodeOptions,
-  BranchDefinition,
-  GraphDeclaration,
-  NodeDefinition,
-  NodePolicyOptions,
+import {
+  type AddNodeOptions,
+  type BranchDefinition,
+  checkNewNodeName,
+  type GraphDeclaration,
+  type NodeDefinition,
+  type NodePolicyOptions,
 } from "./declaration.js";
 import { checkPolicies } from "./node-policies.js";
 import { asRunnable, isRunnable, type RunnableLike } from "./runnable.js";
@@ -118,7 +119,8 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START, O 
   spec: S;
   /** Keys taken from a run's input and returned by `invoke`, when input / output schemas or private channels were given. */
   inputKeys?: readonly string[];
-  outputKeys?: readonly string[];
+  outputKeys?: string | readonly string[];
+  rootKey?: string;
   /** Once a node's input schema added private channels: the state's own keys, which other nodes are called with. */
   sharedKeys?: readonly string[];
   /** Validators of state keys (zod and StateSchema fields): inputs and node updates are checked. */
@@ -138,6 +140,9 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START, O 
     this.outputKeys = resolved.outputKeys;
     this.validators = new Map(resolved.validators);
     this.contextSchema = resolved.contextSchema;
+    // As LangGraph: a state of the one channel `__root__` is that channel's value (MessageGraph's).
+    const keys = Object.keys(this.spec);
+    if (keys.length === 1 && keys[0] === ROOT) this.outputKeys = this.rootKey = ROOT;
   }
 
   /** One node, or several: `addNode({ a: fn, b: fn })`, `addNode([["a", fn, options], ...])`. */
@@ -168,15 +173,7 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START, O 
   }
 
   private addOne(name: string, action: NodeEntry<S>[1], options: AddNodeOptions): void {
-    if (name === START || name === END)
-      throw new GraphValidationError(`"${name}" is reserved and cannot be a node name.`, name);
-    if (name.includes(NS_SEP) || name.includes(NS_END))
-      throw new GraphValidationError(
-        `Node name "${name}" may not contain "${NS_SEP}" or "${NS_END}" (they separate checkpoint namespaces).`,
-        name,
-      );
-    if (this.nodes.has(name))
-      throw new GraphValidationError(`Node "${name}" is already defined. Node names must be unique.`, name);
+    checkNewNodeName(this.nodes, name);
 
     if (typeof action !== "function" && !(action instanceof CompiledStateGraph)) {
       if (!isRunnable(action))

@@ -2,6 +2,7 @@
  * What a run tells its stream: chunks are built only for modes someone reads, subgraph runs
  * emit under their namespace, and `debug` wraps checkpoint and task events.
  */
+import type { OutputKeys } from "../algo/select-output.js";
 import type { GraphSpec } from "../algo/spec.js";
 import type { PreparedTask } from "../algo/tasks.js";
 import type { Write } from "../algo/writes.js";
@@ -43,7 +44,19 @@ export class RunEvents {
     private readonly step: () => number,
     /** The checkpoint the state is at (v3's envelopes), if it has one. */
     private readonly envelope: () => CheckpointEnvelope | undefined = () => undefined,
+    /** The run's `outputKeys`: as in LangGraph, `updates` show writes to these only (one key: its value alone). */
+    private readonly outputKeys?: OutputKeys,
   ) {}
+
+  /** Whether a write to `key` is part of a node's streamed update. */
+  private streams(key: string): boolean {
+    const keys = this.outputKeys;
+    return keys === undefined
+      ? this.spec.stateKeySet.has(key)
+      : typeof keys === "string"
+        ? keys === key
+        : keys.includes(key);
+  }
 
   wants(mode: StreamMode): boolean {
     const emitter = this.emitter;
@@ -127,17 +140,21 @@ export class RunEvents {
 
   private stateUpdate(writes: readonly Write[]): Record<string, unknown> {
     const update: Record<string, unknown> = {};
-    for (const [key, value] of writes) if (this.spec.stateKeySet.has(key)) update[key] = value;
+    for (const [key, value] of writes) if (this.streams(key)) update[key] = value;
     return update;
   }
 
-  /** A node's update as LangGraph streams it: one object, or one per write when it wrote a key twice. */
+  /**
+   * A node's update as LangGraph streams it: one object, or one per write when it wrote a key
+   * twice; with one output key, the value written to it.
+   */
   private streamedUpdate(writes: readonly Write[]): unknown {
+    const keys = this.outputKeys;
+    if (typeof keys === "string") return writes.findLast(([key]) => key === keys)?.[1];
     const seen = new Set<string>();
     for (const [key] of writes) {
-      if (!this.spec.stateKeySet.has(key)) continue;
-      if (seen.has(key))
-        return writes.filter(([k]) => this.spec.stateKeySet.has(k)).map(([k, value]) => ({ [k]: value }));
+      if (!this.streams(key)) continue;
+      if (seen.has(key)) return writes.filter(([k]) => this.streams(k)).map(([k, value]) => ({ [k]: value }));
       seen.add(key);
     }
     return this.stateUpdate(writes);

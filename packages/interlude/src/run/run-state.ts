@@ -116,6 +116,7 @@ export abstract class RunState {
       graph.spec,
       () => this.step,
       () => (this.at ? envelopeOf(this.at) : undefined),
+      options.outputKeys,
     );
     this.before = breakpointsOf(options.interruptBefore) ?? graph.interruptBefore;
     this.after = breakpointsOf(options.interruptAfter) ?? graph.interruptAfter;
@@ -123,6 +124,26 @@ export abstract class RunState {
 
   protected emit(mode: StreamMode, chunk: () => unknown): void {
     this.events.emit(mode, chunk);
+  }
+
+  /**
+   * Whether the run told a `values` chunk (streamed or not): LangGraph's `invoke` returns the
+   * last one, so a run that changed none of its output keys returns nothing of them.
+   */
+  valuesTold = false;
+  /**
+   * The last values told, kept for a low-level graph: its output channels may be cleared by the
+   * step after (one-step channels), and `invoke` returns what was told, not what is left.
+   */
+  lastValues?: { chunk: unknown };
+
+  protected tellValues(chunk: () => unknown): void {
+    this.valuesTold = true;
+    if (this.graph.spec.inputWrites) {
+      const told = chunk();
+      this.lastValues = { chunk: told };
+      this.events.emit("values", () => told);
+    } else this.events.emit("values", chunk);
   }
 
   protected nextTasks(candidates?: Iterable<string>): PreparedTask[] {

@@ -4,7 +4,7 @@
  * (`runner/`), settled (a pause or failure saves what the step did), writes applied, committed.
  */
 import { shouldInterrupt } from "../algo/breakpoints.js";
-import { selectOutput } from "../algo/select-output.js";
+import { type OutputKeys, selectOutput } from "../algo/select-output.js";
 import { DEFAULT_GRAPH_NAME, type GraphSpec } from "../algo/spec.js";
 import { candidateNodes, compareTaskPaths, type PreparedTask, readState } from "../algo/tasks.js";
 import {
@@ -13,6 +13,7 @@ import {
   changedChannelValues,
   channelsFromCheckpoint,
   type TaskWrites,
+  type Write,
 } from "../algo/writes.js";
 import {
   type GraphLifecycleStatus,
@@ -204,18 +205,14 @@ export class GraphRun extends RunStart {
       // Settling is for a step that did not simply finish: skipped (a turn saved) when every task is done.
       const stop = outcomes.every(isDone) ? undefined : await this.settle(tasks, outcomes);
       if (stop) return stop;
-      const updated = applyWrites(
-        this.graph.spec,
-        this.checkpoint,
-        this.channels,
-        inTaskOrder(outcomes).map(stepWrites),
-      );
+      const stepTasks = inTaskOrder(outcomes).map(stepWrites);
+      const updated = applyWrites(this.graph.spec, this.checkpoint, this.channels, stepTasks);
       this.track(updated);
       candidates = candidateNodes(this.graph.spec, updated);
       // No step follows: this checkpoint is the run's last save and may carry its claim's release.
       await this.commit("loop", () => ((next = this.nextTasks(candidates)).length ? undefined : this.claimOwner));
       // As LangGraph: a step that changed no state key (its nodes returned nothing) streams no values.
-      if (changesState(this.graph.spec, updated)) this.emit("values", () => this.output());
+      if (writesOutput(this.graph.spec, stepTasks, this.options.outputKeys)) this.tellValues(() => this.output());
       if (shouldInterrupt(this.checkpoint, after, nodes)) return this.pauseAtBreakpoint("interrupt_after");
     }
   }
@@ -382,7 +379,7 @@ export class GraphRun extends RunStart {
     const values = this.valuesWithFinished(outcomes);
     // As LangGraph: the state with the finished tasks' writes closes the stream of a paused step.
     if (outcomes.some((o) => o.kind === "done" && o.writes.some(([key]) => this.graph.spec.stateKeySet.has(key))))
-      this.emit("values", () => selectOutput(values, this.options.outputKeys));
+      this.tellValues(() => selectOutput(values, this.options.outputKeys));
     // A subgraph's breakpoint stopped the step: no task had a question to tell.
     if (interrupts.length === 0) this.events.interrupted([]);
     return { values, interrupts: interrupts.map(publicInterrupt), paused: true };
@@ -408,7 +405,23 @@ export class GraphRun extends RunStart {
   }
 }
 
-function changesState(spec: GraphSpec, updated: ReadonlySet<string>): boolean {
-  for (const channel of updated) if (spec.stateKeySet.has(channel)) return true;
+/**
+ * As LangGraph: a step streams values when a task wrote what the caller reads (its `outputKeys`,
+ * else the state); a one-step channel cleared for want of writes does not count.
+ */
+function writesOutput(
+  spec: GraphSpec,
+  tasks: ReadonlyArray<{ writes: readonly Write[] }>,
+  outputKeys: OutputKeys | undefined,
+): boolean {
+  for (const { writes } of tasks)
+    for (const [channel] of writes) {
+      if (
+        outputKeys === undefined
+          ? spec.stateKeySet.has(channel)
+          : outputKeys === channel || (typeof outputKeys !== "string" && outputKeys.includes(channel))
+      )
+        return true;
+    }
   return false;
 }

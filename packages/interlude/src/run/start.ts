@@ -152,8 +152,11 @@ export abstract class RunStart extends RunState {
         this.emitResumedValues();
         return undefined;
       }
-      if (this.graph.subgraphCheckpoints !== "persistent" || this.parent!.resuming)
+      if (this.graph.subgraphCheckpoints !== "persistent" || this.parent!.resuming) {
+        // Its values stand as told, as a resumed run's do.
+        this.valuesTold = true;
         return { values: this.values(), interrupts: [], paused: false };
+      }
     }
     await this.startInput(this.input, tuple !== undefined);
     return undefined;
@@ -189,6 +192,7 @@ export abstract class RunStart extends RunState {
   /** A resumed run streams the state it continues from first, as LangGraph.js does. */
   protected emitResumedValues(): void {
     // Held until the run says something else: a refused answer streams nothing.
+    this.valuesTold = true;
     this.events.hold("values", () => this.output());
   }
 
@@ -201,11 +205,12 @@ export abstract class RunStart extends RunState {
     markInterruptSeen(this.checkpoint);
   }
 
-  /** Saves the input checkpoint: the input waits in the `__start__` channel for the first step. */
+  /** Saves the input checkpoint: the input waits in the `__start__` channel (or a low-level graph's input channels) for the first step. */
   protected async startInput(input: unknown, hadCheckpoint: boolean): Promise<void> {
     if (!hadCheckpoint) this.checkpoint = emptyCheckpoint();
     else this.discardPendingTasks();
-    this.track(applyNullWrites(this.checkpoint, this.channels, [[START, input]]));
+    const writes: readonly Write[] = this.graph.spec.inputWrites?.(input) ?? [[START, input]];
+    this.track(applyNullWrites(this.checkpoint, this.channels, writes));
     this.pending = NO_PENDING;
     this.reuseFinished = false;
     // The input task's checkpoint is saved next, before any node runs: one commit for both.

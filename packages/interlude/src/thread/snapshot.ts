@@ -176,7 +176,9 @@ export function snapshotOf(graph: GraphInternals, tuple: CheckpointTuple, curren
     applyNullWrites(checkpoint, channels, extra);
   }
   return {
-    values: readState(channels, spec.stateKeys),
+    values: spec.rootKey
+      ? readState(channels, spec.stateKeys)[spec.rootKey]
+      : readState(channels, spec.snapshotKeys ?? spec.stateKeys),
     next,
     config: ns ? withCheckpointMap(tuple, ns) : tuple.config,
     metadata: threadId === undefined ? tuple.metadata : withThreadId(tuple.metadata, threadId),

@@ -73,8 +73,14 @@ async function updateWrites(
       node,
     );
   }
-  const writes = outputWrites(spec, node, update.values);
   const writer = node === END ? { edges: [], branches: [] } : spec.nodes.get(node)!;
+  const triggers =
+    node === START || node === END ? [] : spec.nodes.get(node)!.triggers.filter((c) => channels.get(c)!.isAvailable());
+  // As LangGraph.js: an update marks none of a low-level node's triggers seen, so a node whose
+  // trigger still holds an unseen value (not a one-step channel) is still to run.
+  if ("updateWrites" in writer && writer.updateWrites)
+    return { name: node, triggers: [], writes: await writer.updateWrites(update.values, config) };
+  const writes = outputWrites(spec, node, update.values);
   edgeWrites(writer.edges, writes);
   if (writer.branches.length)
     await branchWrites(
@@ -85,8 +91,6 @@ async function updateWrites(
       config,
       writes,
     );
-  const triggers =
-    node === START || node === END ? [] : spec.nodes.get(node)!.triggers.filter((c) => channels.get(c)!.isAvailable());
   return { name: node, triggers, writes };
 }
 

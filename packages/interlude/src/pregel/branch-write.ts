@@ -1,0 +1,46 @@
+/**
+ * A conditional edge of a non-state `Graph`: a writer that asks its path where the node's
+ * output goes, and writes it to those nodes' branch channels (or END, or as `Send`s).
+ */
+import type { Write } from "../algo/writes.js";
+import { END } from "../constants.js";
+import { InvalidUpdateError } from "../errors/graph.js";
+import { isSend } from "../primitives/send.js";
+import { ChannelWrite, PASSTHROUGH, type WriteTarget } from "./channel-write.js";
+
+/** The channel a branch of `source` writes to reach `target`. */
+export function branchChannel(source: string, target: string): string {
+  return `branch:${source}:condition:${target}`;
+}
+
+export class BranchWrite extends ChannelWrite {
+  constructor(
+    private readonly source: string,
+    private readonly path: (value: unknown, config: unknown) => unknown,
+    private readonly pathMap: Readonly<Record<string, string>> | undefined,
+    /** Every node the branch may lead to. */
+    readonly targets: readonly string[],
+  ) {
+    super(
+      targets.map((target) => ({ channel: target === END ? END : branchChannel(source, target), value: PASSTHROUGH })),
+    );
+  }
+
+  override async writesFor(input: unknown, config?: unknown): Promise<Write[]> {
+    const result = await this.path(input, config);
+    const entries: WriteTarget[] = [];
+    for (const chosen of Array.isArray(result) ? result : [result]) {
+      if (isSend(chosen)) {
+        entries.push(chosen);
+        continue;
+      }
+      const target = this.pathMap ? this.pathMap[String(chosen)] : (chosen as string);
+      if (typeof target !== "string" || !this.targets.includes(target))
+        throw new InvalidUpdateError(
+          `The conditional edge from "${this.source}" chose ${JSON.stringify(chosen)}, which is not one of its targets (${this.targets.join(", ")}).`,
+        );
+      entries.push({ channel: target === END ? END : branchChannel(this.source, target), value: PASSTHROUGH });
+    }
+    return new ChannelWrite(entries).writesFor(input, config);
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * An actor of the low-level API: it subscribes to channels (its triggers), reads some channels
+ * as its input, runs a chain of steps, and writes through its `ChannelWrite`s. Built with
+ * `Channel.subscribeTo(...)` and `.pipe(...)`; immutable, as LangGraph.js's `PregelNode`.
+ */
+import type { CachePolicy } from "../cache/base.js";
+import { isRunnable, type RunnableLike } from "../graph/runnable.js";
+import type { RetryPolicy } from "../runner/retry.js";
+import type { TimeoutPolicy } from "../runner/timeout.js";
+import { ChannelWrite } from "./channel-write.js";
+
+/** A step of a node's chain: a function of the previous step's output, or a Runnable. */
+export type NodeStep = RunnableLike | ((input: any, config?: any) => unknown);
+
+export interface PregelNodeFields {
+  /**
+   * What the node reads: a list (the first of them that holds a value is the input) or named
+   * channels (`{ key: channel }`: the input is an object of those holding a value).
+   */
+  channels: readonly string[] | Readonly<Record<string, string>>;
+  /** Channels whose update makes the node run. */
+  triggers: readonly string[];
+  steps?: readonly NodeStep[];
+  /** Run after the steps, each given the previous one's output (a `ChannelWrite` passes its input on). */
+  writers?: readonly (ChannelWrite | RunnableLike)[];
+  tags?: readonly string[];
+  metadata?: Record<string, unknown>;
+  retryPolicy?: RetryPolicy;
+  cachePolicy?: CachePolicy;
+  timeout?: TimeoutPolicy;
+  /** Compiled graphs the node runs, for `getSubgraphs()`. */
+  subgraphs?: readonly unknown[];
+}
+
+function runStep(step: NodeStep | ChannelWrite, input: unknown, config: unknown): unknown {
+  return isRunnable(step) ? step.invoke(input, config) : (step as (i: unknown, c: unknown) => unknown)(input, config);
+}
+
+export class PregelNode {
+  readonly lg_name = "PregelNode";
+  readonly channels: readonly string[] | Readonly<Record<string, string>>;
+  readonly triggers: readonly string[];
+  readonly steps: readonly NodeStep[];
+  readonly writers: readonly (ChannelWrite | RunnableLike)[];
+  readonly tags: readonly string[];
+  readonly metadata: Record<string, unknown>;
+  readonly retryPolicy?: RetryPolicy;
+  readonly cachePolicy?: CachePolicy;
+  readonly timeout?: TimeoutPolicy;
+  readonly subgraphs?: readonly unknown[];
+
+  constructor(fields: PregelNodeFields) {
+    this.channels = fields.channels;
+    this.triggers = fields.triggers;
+    this.steps = fields.steps ?? [];
+    this.writers = fields.writers ?? [];
+    this.tags = fields.tags ?? [];
+    this.metadata = fields.metadata ?? {};
+    this.retryPolicy = fields.retryPolicy;
+    this.cachePolicy = fields.cachePolicy;
+    this.timeout = fields.timeout;
+    this.subgraphs = fields.subgraphs;
+  }
+
+  private with(changes: Partial<PregelNodeFields>): PregelNode {
+    return new PregelNode({ ...this, ...changes });
+  }
+
+  /** A node that also runs `next`: a writer joins the writers, anything else the steps (before the writers). */
+  pipe(next: NodeStep | ChannelWrite): PregelNode {
+    if (ChannelWrite.isWriter(next)) return this.with({ writers: [...this.writers, next] });
+    return this.with({ steps: [...this.steps, next] });
+  }
+
+  /** A node that also reads `channels` (without being triggered by them); its channels must be named. */
+  join(channels: readonly string[]): PregelNode {
+    if (Array.isArray(this.channels))
+      throw new TypeError("join() needs named channels: subscribe with Channel.subscribeTo([...channels]) or { key }.");
+    return this.with({
+      channels: { ...this.channels, ...Object.fromEntries(channels.map((channel) => [channel, channel])) },
+    });
+  }
+
+  /** The node's input from the state (every channel holding a value, by name). */
+  readInput(state: Readonly<Record<string, unknown>>): unknown {
+    if (Array.isArray(this.channels)) {
+      for (const channel of this.channels as readonly string[]) if (channel in state) return state[channel];
+      return undefined;
+    }
+    const input: Record<string, unknown> = {};
+    for (const [key, channel] of Object.entries(this.channels)) if (channel in state) input[key] = state[channel];
+    return input;
+  }
+
+  /** Runs the steps, then the writers, each on the previous output; resolves to the last output. */
+  async invoke(input: unknown, config?: unknown): Promise<unknown> {
+    let value = input;
+    for (const step of this.steps) value = await runStep(step, value, config);
+    for (const writer of this.writers) value = await runStep(writer, value, config);
+    return value;
+  }
+}

@@ -1,0 +1,198 @@
+/**
+ * A low-level graph (`new Pregel({ nodes, channels, ... })`) as the runtime's `GraphSpec`: the
+ * channels given are the state, each node runs its chain on the channels it reads and writes
+ * through its `ChannelWrite`s, and the input is written straight to the input channels.
+ */
+import type { GraphSpec, NodeSpec } from "../algo/spec.js";
+import type { Write } from "../algo/writes.js";
+import type { Channel } from "../channels/base.js";
+import { EphemeralValue } from "../channels/ephemeral.js";
+import { LastValue } from "../channels/last-value.js";
+import { Topic } from "../channels/topic.js";
+import { INTERRUPT, TASKS } from "../constants.js";
+import { EmptyInputError, GraphValidationError, InvalidUpdateError } from "../errors/graph.js";
+import { UnsupportedFeatureError } from "../errors/unsupported.js";
+import { currentTask } from "../runner/scope.js";
+import { ChannelWrite } from "./channel-write.js";
+import { PregelNode } from "./node.js";
+
+export type ChannelKeys = string | readonly string[];
+
+/** What a low-level graph is made of (the part of `new Pregel(...)`'s params that shapes its runs). */
+export interface PregelShape {
+  nodes: Readonly<Record<string, PregelNode>>;
+  channels: Readonly<Record<string, Channel>>;
+  inputChannels: ChannelKeys;
+  outputChannels: ChannelKeys;
+  streamChannels?: ChannelKeys;
+  interruptBefore?: readonly string[] | "*";
+  interruptAfter?: readonly string[] | "*";
+}
+
+const listOf = (keys: ChannelKeys): readonly string[] => (typeof keys === "string" ? [keys] : keys);
+
+function isChannel(value: unknown): value is Channel {
+  const channel = value as Channel | null;
+  return (
+    typeof channel === "object" &&
+    channel !== null &&
+    typeof channel.update === "function" &&
+    typeof channel.fromCheckpoint === "function"
+  );
+}
+
+/** Refuses what could never run, as LangGraph.js's `validateGraph`, naming what to fix. */
+function validateShape(shape: PregelShape): void {
+  const { nodes, channels } = shape;
+  if (!channels || typeof channels !== "object")
+    throw new GraphValidationError("new Pregel({ channels }): channels are required (an object of channel instances).");
+  for (const [name, channel] of Object.entries(channels))
+    if (!isChannel(channel))
+      throw new GraphValidationError(
+        `Channel "${name}" is not a channel: give an instance such as new LastValue() or new Topic() from @interlude/core/channels.`,
+      );
+  const subscribed = new Set<string>();
+  for (const [name, node] of Object.entries(nodes)) {
+    if (name === INTERRUPT) throw new GraphValidationError(`Node name "${INTERRUPT}" is reserved.`, name);
+    if (!(node instanceof PregelNode))
+      throw new GraphValidationError(
+        `Node "${name}" is not a PregelNode: build it with Channel.subscribeTo(...).pipe(...).`,
+        name,
+      );
+    for (const trigger of node.triggers) subscribed.add(trigger);
+    const read = Array.isArray(node.channels) ? node.channels : Object.values(node.channels);
+    const written = node.writers.flatMap((writer) => (writer instanceof ChannelWrite ? writer.channels : []));
+    for (const channel of [...node.triggers, ...read, ...written])
+      if (!(channel in channels))
+        throw new GraphValidationError(
+          `Node "${name}" uses channel "${channel}", which is not in channels. Channels: ${Object.keys(channels).join(", ")}.`,
+          name,
+        );
+  }
+  const inputs = listOf(shape.inputChannels);
+  if (!inputs.some((channel) => subscribed.has(channel)))
+    throw new GraphValidationError(
+      `No node subscribes to the input channel${inputs.length > 1 ? "s" : ""} ${inputs.join(", ")}: nothing would run.`,
+    );
+  for (const channel of [...inputs, ...listOf(shape.outputChannels), ...listOf(shape.streamChannels ?? [])])
+    if (!(channel in channels))
+      throw new GraphValidationError(
+        `Input or output channel "${channel}" is not in channels. Channels: ${Object.keys(channels).join(", ")}.`,
+      );
+  for (const list of [shape.interruptBefore, shape.interruptAfter])
+    if (list && list !== "*")
+      for (const name of list)
+        if (!(name in nodes)) throw new GraphValidationError(`Breakpoint node "${name}" is not in nodes.`, name);
+}
+
+/** A fresh channel like `channel`; one made without its name (`new LastValue()`) takes its key in the graph, for errors. */
+function factory(channel: Channel, name: string): () => Channel {
+  return () => {
+    const fresh = channel.fromCheckpoint(undefined);
+    if ((fresh instanceof LastValue || fresh instanceof EphemeralValue) && !fresh.key) fresh.key = name;
+    return fresh;
+  };
+}
+
+/** Channels a step without writes changes (so they are cleared): one-step values and non-accumulating topics. */
+function isEphemeral(channel: Channel): boolean {
+  return channel instanceof EphemeralValue || (channel instanceof Topic && !channel.accumulate);
+}
+
+/** The run's input as writes to the input channels (one channel takes the input itself). */
+function inputWriter(inputChannels: ChannelKeys): (input: unknown) => Write[] {
+  return (input) => {
+    if (typeof inputChannels === "string") return [[inputChannels, input]];
+    if (typeof input !== "object" || input === null || Array.isArray(input))
+      throw new InvalidUpdateError(
+        `The input must be an object keyed by input channel (${inputChannels.join(", ")}), got ${JSON.stringify(input)}.`,
+      );
+    const writes: Write[] = [];
+    for (const [key, value] of Object.entries(input)) if (inputChannels.includes(key)) writes.push([key, value]);
+    if (writes.length === 0)
+      throw new EmptyInputError(
+        `The input names none of the input channels (${inputChannels.join(", ")}): nothing would run.`,
+      );
+    return writes;
+  };
+}
+
+/** A node's writers run on `values`, as `updateState(config, values, node)` asks. */
+function updateWriter(name: string, node: PregelNode): NodeSpec["updateWrites"] {
+  return async (values, config) => {
+    const writes: Write[] = [];
+    for (const writer of node.writers) {
+      if (!(writer instanceof ChannelWrite))
+        throw new UnsupportedFeatureError(
+          `updateState as node "${name}", whose writer is not a ChannelWrite`,
+          "Write the channels directly: updateState as a node whose writers are Channel.writeTo(...).",
+        );
+      // A writer passes its input on: each is given the values.
+      writes.push(...(await writer.writesFor(values, config)));
+    }
+    return writes;
+  };
+}
+
+/** Runs the node's chain; its writes are those its writers pushed, checked against the graph's channels. */
+function nodeRunner(name: string, node: PregelNode, known: ReadonlySet<string>): NodeSpec["run"] {
+  return async (input, config) => {
+    await node.invoke(input, config);
+    for (const [channel] of currentTask()?.pushed ?? [])
+      if (!known.has(channel))
+        throw new InvalidUpdateError(`Node "${name}" wrote to "${channel}", which is not one of the graph's channels.`);
+    // Its writes are the writers'; what the chain returned is not an update.
+    return undefined;
+  };
+}
+
+export function pregelSpec(shape: PregelShape): GraphSpec {
+  validateShape(shape);
+  const stateKeys = Object.keys(shape.channels);
+  const channelFactories = new Map<string, () => Channel>();
+  const ephemeral: string[] = [TASKS];
+  for (const [name, channel] of Object.entries(shape.channels)) {
+    channelFactories.set(name, factory(channel, name));
+    if (isEphemeral(channel)) ephemeral.push(name);
+  }
+  channelFactories.set(TASKS, () => new Topic());
+  const known = new Set(channelFactories.keys());
+  const nodes = new Map<string, NodeSpec>();
+  const triggerIndex = new Map<string, string[]>();
+  for (const [name, node] of Object.entries(shape.nodes)) {
+    nodes.set(name, {
+      name,
+      run: nodeRunner(name, node, known),
+      triggers: node.triggers,
+      edges: [],
+      branches: [],
+      retryPolicy: node.retryPolicy,
+      cachePolicy: node.cachePolicy,
+      timeout: node.timeout,
+      metadata: node.metadata,
+      declaredSubgraphs: node.subgraphs,
+      readInput: (state) => node.readInput(state),
+      updateWrites: updateWriter(name, node),
+    });
+    for (const channel of node.triggers) {
+      const list = triggerIndex.get(channel) ?? [];
+      list.push(name);
+      triggerIndex.set(channel, list);
+    }
+  }
+  return {
+    nodes,
+    channelFactories,
+    stateKeys,
+    stateKeySet: new Set(stateKeys),
+    untrackedKeys: new Set(),
+    reducers: new Map(),
+    ephemeralChannels: ephemeral,
+    ephemeralSet: new Set(ephemeral),
+    finishChannels: [],
+    triggerIndex,
+    inputWrites: inputWriter(shape.inputChannels),
+    snapshotKeys: listOf(shape.streamChannels ?? stateKeys),
+    usesLangChain: false,
+  };
+}
