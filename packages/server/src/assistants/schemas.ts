@@ -33,7 +33,11 @@ export function graphSchemas(graph: CompiledStateGraph, graphId: string) {
   return {
     graph_id: graphId,
     input_schema: objectOf(graph, builder.inputKeys ?? spec.stateKeys),
-    output_schema: objectOf(graph, builder.outputKeys ?? spec.stateKeys),
+    // One output key (a one-channel state, a low-level graph's one output channel): its value is the output.
+    output_schema:
+      typeof builder.outputKeys === "string"
+        ? fieldSchema(graph, builder.outputKeys)
+        : objectOf(graph, builder.outputKeys ?? spec.stateKeys),
     state_schema: objectOf(graph, spec.stateKeys),
     config_schema: { type: "object" },
     context_schema: context,
