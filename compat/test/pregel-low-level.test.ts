@@ -187,7 +187,90 @@ function messageAgent(lib: Runtime) {
 
 // --- pregel.test.ts: Channel -------------------------------------------------------------------
 
+/** A channel of one's own: it keeps the largest number written (a `BaseChannel` subclass). */
+function maxChannel(lib: Runtime) {
+  class Max extends lib.BaseChannel {
+    lc_graph_name = "Max";
+    value: number | undefined;
+    fromCheckpoint(saved?: number) {
+      const channel = new Max();
+      channel.value = saved;
+      return channel;
+    }
+    update(values: number[]) {
+      if (values.length === 0) return false;
+      const next = Math.max(this.value ?? Number.NEGATIVE_INFINITY, ...values);
+      const changed = next !== this.value;
+      this.value = next;
+      return changed;
+    }
+    get() {
+      if (this.value === undefined) throw new lib.EmptyChannelError("empty");
+      return this.value;
+    }
+    checkpoint() {
+      return this.value;
+    }
+  }
+  return new Max();
+}
+
 compare("pregel low level: Channel", {
+  "channel instances as keys of Annotation.Root: an accumulating Topic, an EphemeralValue, a reducer": {
+    from: "pregel.test.ts: StateGraph channels given as BaseChannel instances",
+    async run(lib) {
+      const { Annotation, StateGraph, START, END, MemorySaver } = lib;
+      const { Topic, EphemeralValue, BinaryOperatorAggregate, LastValue } = channelsOf(lib);
+      const State = Annotation.Root({
+        items: new Topic({ accumulate: true }),
+        once: new EphemeralValue(),
+        total: new BinaryOperatorAggregate(
+          (a: number, b: number) => a + b,
+          () => 0,
+        ),
+        last: new LastValue(),
+      });
+      const graph = new StateGraph(State)
+        .addNode("a", () => ({ items: [1, 2], once: "x", total: 5, last: "a" }))
+        .addNode("b", (state: any) => ({ items: 3, total: 1, last: `saw ${state.once}` }))
+        .addEdge(START, "a")
+        .addEdge("a", "b")
+        .addEdge("b", END)
+        .compile({ checkpointer: new MemorySaver() });
+      const result = await graph.invoke({ total: 1 }, thread("instances"));
+      const state = await graph.getState(thread("instances"));
+      return { result, values: state.values };
+    },
+  },
+
+  "a channel class of one's own (a BaseChannel subclass) in a Pregel and in a state": {
+    from: "pregel.test.ts: custom BaseChannel",
+    async run(lib) {
+      const { Pregel, Channel, LastValue } = low(lib);
+      const { Annotation, StateGraph, START, MemorySaver } = lib;
+      const app = new Pregel({
+        nodes: {
+          one: Channel.subscribeTo("input")
+            .pipe((x: number) => x * 2)
+            .pipe(Channel.writeTo(["best"])),
+        },
+        channels: { input: new LastValue(), best: maxChannel(lib) },
+        inputChannels: "input",
+        outputChannels: "best",
+        checkpointer: new MemorySaver(),
+      });
+      const runs = [];
+      for (const input of [3, 10, 4]) runs.push(await app.invoke(input, thread("max")));
+      const graph = new StateGraph(Annotation.Root({ best: maxChannel(lib) }))
+        .addNode("a", () => ({ best: 7 }))
+        .addNode("b", () => ({ best: 2 }))
+        .addEdge(START, "a")
+        .addEdge(START, "b")
+        .compile();
+      return { runs, state: await graph.invoke({ best: 1 }) };
+    },
+  },
+
   "an EphemeralValue input is not kept in the checkpoint; LastValue input and output are": {
     from: "pregel.test.ts: obtain correct channel values from checkpointer",
     async run(lib) {

@@ -14,3 +14,36 @@ export interface Channel<Value = unknown, Update = unknown> {
   /** Marks the value as used by the tasks it triggered. Returns true when that changed it. */
   consume(): boolean;
 }
+
+/**
+ * The base of a channel class of your own (LangGraph.js's `BaseChannel`): give `update`, `get`,
+ * `checkpoint` and `fromCheckpoint`; `get` throws `EmptyChannelError` while there is no value.
+ * Its instances go in a low-level graph's `channels` or as keys of `Annotation.Root`.
+ */
+export abstract class BaseChannel<Value = unknown, Update = unknown, Saved = unknown>
+  implements Channel<Value, Update>
+{
+  readonly lg_is_channel = true;
+  abstract fromCheckpoint(saved?: Saved): this;
+  abstract update(values: Update[]): boolean;
+  abstract get(): Value;
+  abstract checkpoint(): Saved | undefined;
+
+  consume(): boolean {
+    return false;
+  }
+
+  finish(): boolean {
+    return false;
+  }
+
+  isAvailable(): boolean {
+    try {
+      this.get();
+      return true;
+    } catch (error) {
+      if ((error as Error | null)?.name === "EmptyChannelError") return false;
+      throw error;
+    }
+  }
+}

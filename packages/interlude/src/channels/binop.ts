@@ -7,7 +7,8 @@ export type Reducer<V, U> = (current: V, update: U) => V;
 /** A state key with a reducer: every write of a step is folded into the value in task order. */
 export class BinaryOperatorAggregate<V = unknown, U = V> extends HeldValue<V, U> {
   constructor(
-    private readonly reducer: Reducer<V, U>,
+    /** Folds one write into the value (what a conditional edge's view of a node's writes uses too). */
+    readonly reducer: Reducer<V, U>,
     private readonly initial?: () => V,
   ) {
     super();

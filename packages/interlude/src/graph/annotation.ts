@@ -6,6 +6,7 @@
  *     log: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
  *   });
  */
+import type { Channel } from "../channels/base.js";
 import type { Reducer } from "../channels/binop.js";
 import type { OverwriteValue } from "../primitives/overwrite.js";
 
@@ -61,8 +62,11 @@ function annotation<Value, Update = Value>(
   return { lg_kind: "channel", reducer, default: options.default } as ChannelSpec<Value, any>;
 }
 
-/** A key of `Annotation.Root`: a declared channel, or `Annotation<T>` itself, not called (a plain value, as LangGraph.js reads it). */
-type RootEntry = ChannelSpec<any, any> | (() => ChannelSpec<any, any>);
+/**
+ * A key of `Annotation.Root`: a declared channel, `Annotation<T>` itself, not called (a plain
+ * value, as LangGraph.js reads it), or a channel instance (`new Topic()`, a `BaseChannel` of your own).
+ */
+type RootEntry = ChannelSpec<any, any> | (() => ChannelSpec<any, any>) | Channel<any, any>;
 
 /** The channels of `Annotation.Root(entries)`. */
 type RootSpec<D extends Record<string, RootEntry>> = {
@@ -70,7 +74,9 @@ type RootSpec<D extends Record<string, RootEntry>> = {
     ? D[K]
     : D[K] extends () => ChannelSpec<infer V, any>
       ? ChannelSpec<V, V>
-      : never;
+      : D[K] extends Channel<infer V, infer U>
+        ? ChannelSpec<V, U>
+        : never;
 };
 
 export const Annotation = Object.assign(annotation, {

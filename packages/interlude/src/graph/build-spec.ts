@@ -17,6 +17,7 @@ import type { Reducer } from "../channels/binop.js";
 import { BinaryOperatorAggregate } from "../channels/binop.js";
 import { isDeltaChannel } from "../channels/delta.js";
 import { EphemeralValue } from "../channels/ephemeral.js";
+import { channelFactory, clearsEachStep, isChannel } from "../channels/instance.js";
 import { LastValue } from "../channels/last-value.js";
 import { NamedBarrierValue } from "../channels/named-barrier.js";
 import { Topic } from "../channels/topic.js";
@@ -112,6 +113,8 @@ function refuseUnreachable(builder: GraphDeclaration): void {
 function stateChannels(spec: Record<string, { reducer?: Reducer<any, any>; default?: () => unknown }>) {
   const factories = new Map<string, () => Channel>();
   const reducers = new Map<string, Reducer<any, any>>();
+  /** Keys whose channel (given as an instance) is cleared by a step that does not write it. */
+  const clearing: string[] = [];
   for (const [key, channel] of Object.entries(spec)) {
     if (isUntracked(channel)) {
       factories.set(key, () => channel.fromCheckpoint());
@@ -126,6 +129,13 @@ function stateChannels(spec: Record<string, { reducer?: Reducer<any, any>; defau
       );
       continue;
     }
+    // A channel instance (`new Topic()`, `new EphemeralValue()`, ...) is the key's channel, as in LangGraph.js.
+    if (isChannel(channel)) {
+      factories.set(key, channelFactory(channel, key));
+      if (channel instanceof BinaryOperatorAggregate) reducers.set(key, channel.reducer);
+      if (clearsEachStep(channel)) clearing.push(key);
+      continue;
+    }
     const { reducer, default: initial } = channel ?? {};
     if (reducer) {
       reducers.set(key, reducer);
@@ -134,14 +144,14 @@ function stateChannels(spec: Record<string, { reducer?: Reducer<any, any>; defau
       factories.set(key, () => new LastValue(key).fromCheckpoint(initial()));
     } else factories.set(key, () => new LastValue(key));
   }
-  return { factories, reducers };
+  return { factories, reducers, clearing };
 }
 
 export function buildSpec(builder: GraphDeclaration, options: CompileOptions): GraphSpec {
   validateDeclaration(builder, options);
   const stateKeys = Object.keys(builder.spec);
-  const { factories, reducers } = stateChannels(builder.spec);
-  const ephemeral: string[] = [TASKS, START];
+  const { factories, reducers, clearing } = stateChannels(builder.spec);
+  const ephemeral: string[] = [TASKS, START, ...clearing];
   factories.set(TASKS, () => new Topic());
   factories.set(START, () => new EphemeralValue(START));
 

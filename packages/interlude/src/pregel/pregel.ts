@@ -95,10 +95,11 @@ export class Pregel extends CompiledStateGraph<any, any, string> {
   constructor(params: PregelParams, declaration?: GraphDeclaration & { compile(options?: CompileOptions): Pregel }) {
     if (params.debug)
       throw new UnsupportedFeatureError("new Pregel({ debug: true })", 'Stream with streamMode "debug" instead.');
-    const shape = { ...params, nodes: withDefaultRetry(params.nodes, params.retryPolicy) };
+    // Checked first: the drawing's declaration reads the nodes' triggers and writers.
+    const spec = pregelSpec({ ...params, nodes: withDefaultRetry(params.nodes, params.retryPolicy) });
     const builder =
       declaration ?? declarationOf(params, (options = {}) => new Pregel({ ...params, ...options } as PregelParams));
-    super(builder, pregelSpec(shape), {
+    super(builder, spec, {
       checkpointer: params.checkpointer,
       store: params.store,
       cache: params.cache,

@@ -6,8 +6,7 @@
 import type { GraphSpec, NodeSpec } from "../algo/spec.js";
 import type { Write } from "../algo/writes.js";
 import type { Channel } from "../channels/base.js";
-import { EphemeralValue } from "../channels/ephemeral.js";
-import { LastValue } from "../channels/last-value.js";
+import { channelFactory, clearsEachStep, isChannel } from "../channels/instance.js";
 import { Topic } from "../channels/topic.js";
 import { INTERRUPT, TASKS } from "../constants.js";
 import { EmptyInputError, GraphValidationError, InvalidUpdateError } from "../errors/graph.js";
@@ -30,16 +29,6 @@ export interface PregelShape {
 }
 
 const listOf = (keys: ChannelKeys): readonly string[] => (typeof keys === "string" ? [keys] : keys);
-
-function isChannel(value: unknown): value is Channel {
-  const channel = value as Channel | null;
-  return (
-    typeof channel === "object" &&
-    channel !== null &&
-    typeof channel.update === "function" &&
-    typeof channel.fromCheckpoint === "function"
-  );
-}
 
 /** Refuses what could never run, as LangGraph.js's `validateGraph`, naming what to fix. */
 function validateShape(shape: PregelShape): void {
@@ -83,20 +72,6 @@ function validateShape(shape: PregelShape): void {
     if (list && list !== "*")
       for (const name of list)
         if (!(name in nodes)) throw new GraphValidationError(`Breakpoint node "${name}" is not in nodes.`, name);
-}
-
-/** A fresh channel like `channel`; one made without its name (`new LastValue()`) takes its key in the graph, for errors. */
-function factory(channel: Channel, name: string): () => Channel {
-  return () => {
-    const fresh = channel.fromCheckpoint(undefined);
-    if ((fresh instanceof LastValue || fresh instanceof EphemeralValue) && !fresh.key) fresh.key = name;
-    return fresh;
-  };
-}
-
-/** Channels a step without writes changes (so they are cleared): one-step values and non-accumulating topics. */
-function isEphemeral(channel: Channel): boolean {
-  return channel instanceof EphemeralValue || (channel instanceof Topic && !channel.accumulate);
 }
 
 /** The run's input as writes to the input channels (one channel takes the input itself). */
@@ -152,8 +127,8 @@ export function pregelSpec(shape: PregelShape): GraphSpec {
   const channelFactories = new Map<string, () => Channel>();
   const ephemeral: string[] = [TASKS];
   for (const [name, channel] of Object.entries(shape.channels)) {
-    channelFactories.set(name, factory(channel, name));
-    if (isEphemeral(channel)) ephemeral.push(name);
+    channelFactories.set(name, channelFactory(channel, name));
+    if (clearsEachStep(channel)) ephemeral.push(name);
   }
   channelFactories.set(TASKS, () => new Topic());
   const known = new Set(channelFactories.keys());

@@ -1,0 +1,33 @@
+/**
+ * Channels given as instances (`new Topic()` in `Annotation.Root`, a low-level graph's
+ * `channels`): each run starts from a fresh copy, named after its key for its errors.
+ */
+import type { Channel } from "./base.js";
+import { EphemeralValue } from "./ephemeral.js";
+import { LastValue } from "./last-value.js";
+import { Topic } from "./topic.js";
+
+export function isChannel(value: unknown): value is Channel {
+  const channel = value as Channel | null;
+  return (
+    typeof channel === "object" &&
+    channel !== null &&
+    typeof channel.update === "function" &&
+    typeof channel.get === "function" &&
+    typeof channel.fromCheckpoint === "function"
+  );
+}
+
+/** A fresh, empty copy of `channel` for each run; one made without a name (`new LastValue()`) takes `key`. */
+export function channelFactory(channel: Channel, key: string): () => Channel {
+  return () => {
+    const fresh = channel.fromCheckpoint(undefined);
+    if ((fresh instanceof LastValue || fresh instanceof EphemeralValue) && !fresh.key) fresh.key = key;
+    return fresh;
+  };
+}
+
+/** Whether a step that does not write the channel clears it: one-step values and non-accumulating topics. */
+export function clearsEachStep(channel: Channel): boolean {
+  return channel instanceof EphemeralValue || (channel instanceof Topic && !channel.accumulate);
+}
