@@ -26,8 +26,14 @@ export class BranchWrite extends ChannelWrite {
     );
   }
 
-  override async writesFor(input: unknown, config?: unknown): Promise<Write[]> {
-    const result = await this.path(input, config);
+  override writesFor(input: unknown, config?: unknown): Write[] | Promise<Write[]> {
+    const result = this.path(input, config);
+    return result instanceof Promise
+      ? result.then((chosen) => this.writesOf(chosen, input, config))
+      : this.writesOf(result, input, config);
+  }
+
+  private writesOf(result: unknown, input: unknown, config: unknown): Write[] | Promise<Write[]> {
     const entries: WriteTarget[] = [];
     for (const chosen of Array.isArray(result) ? result : [result]) {
       if (isSend(chosen)) {

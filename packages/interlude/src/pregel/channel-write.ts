@@ -20,7 +20,7 @@ export interface ChannelWriteEntry {
   channel: string;
   /** `PASSTHROUGH`, or a value written as is. */
   value: unknown;
-  /** Nothing is written when the (mapped) value is null or undefined. */
+  /** Nothing is written when the (mapped) value is undefined. */
   skipNone?: boolean;
   mapper?: WriteMapper;
 }
@@ -48,29 +48,41 @@ export class ChannelWrite {
     return this.writes.flatMap((entry) => (isSend(entry) ? [] : [(entry as ChannelWriteEntry).channel]));
   }
 
-  /** Writes `input` as its entries say, into the running task's writes, and passes it on. */
-  async invoke(input: unknown, config?: unknown): Promise<unknown> {
+  /**
+   * Writes `input` as its entries say, into the running task's writes, and passes it on.
+   * Synchronous unless a mapper returns a promise (a step then saves its turns).
+   */
+  invoke(input: unknown, config?: unknown): unknown {
     const scope = currentTask();
-    if (!scope) throw new OutsideNodeError("A ChannelWrite (Channel.writeTo)");
-    ((scope.root ?? scope).pushed ??= []).push(...(await this.writesFor(input, config)));
-    return input;
+    if (!scope) return Promise.reject(new OutsideNodeError("A ChannelWrite (Channel.writeTo)"));
+    const push = (writes: Write[]) => {
+      ((scope.root ?? scope).pushed ??= []).push(...writes);
+      return input;
+    };
+    const writes = this.writesFor(input, config);
+    return writes instanceof Promise ? writes.then(push) : push(writes);
   }
 
-  /** The writes of `input` (mappers called), without making them. */
-  async writesFor(input: unknown, config?: unknown): Promise<Write[]> {
-    const writes: Write[] = [];
+  /** The writes of `input` (mappers called), without making them; in entry order. */
+  writesFor(input: unknown, config?: unknown): Write[] | Promise<Write[]> {
+    const writes: Array<Write | Promise<Write | undefined>> = [];
+    let waiting = false;
     for (const entry of this.writes) {
       if (isSend(entry)) {
         writes.push([TASKS, { node: entry.node, args: entry.args }]);
         continue;
       }
       const { channel, value, skipNone, mapper } = entry as ChannelWriteEntry;
-      let written = value === PASSTHROUGH ? input : value;
-      if (mapper) written = await mapped(mapper, written, config);
-      if (skipNone && (written === undefined || written === null)) continue;
-      writes.push([channel, written]);
+      const given = value === PASSTHROUGH ? input : value;
+      const written = mapper ? mapped(mapper, given, config) : given;
+      // As LangGraph.js: a mapper giving undefined writes nothing (null is a value).
+      if (written instanceof Promise) {
+        waiting = true;
+        writes.push(written.then((v): Write | undefined => (skipNone && v === undefined ? undefined : [channel, v])));
+      } else if (!(skipNone && written === undefined)) writes.push([channel, written]);
     }
-    return writes;
+    if (!waiting) return writes as Write[];
+    return Promise.all(writes).then((all) => all.filter((write): write is Write => write !== undefined));
   }
 
   /** As a LangChain Runnable's `batch` (a `RunnableEach` over a writer calls it). */

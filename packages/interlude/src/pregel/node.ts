@@ -48,6 +48,8 @@ export class PregelNode {
   readonly cachePolicy?: CachePolicy;
   readonly timeout?: TimeoutPolicy;
   readonly subgraphs?: readonly unknown[];
+  /** The steps, then the writers: what a run of the node calls in turn. */
+  private readonly chain: ReadonlyArray<NodeStep | ChannelWrite>;
 
   constructor(fields: PregelNodeFields) {
     this.channels = fields.channels;
@@ -60,6 +62,7 @@ export class PregelNode {
     this.cachePolicy = fields.cachePolicy;
     this.timeout = fields.timeout;
     this.subgraphs = fields.subgraphs;
+    this.chain = [...this.steps, ...this.writers];
   }
 
   private with(changes: Partial<PregelNodeFields>): PregelNode {
@@ -92,11 +95,22 @@ export class PregelNode {
     return input;
   }
 
-  /** Runs the steps, then the writers, each on the previous output; resolves to the last output. */
-  async invoke(input: unknown, config?: unknown): Promise<unknown> {
+  /**
+   * Runs the steps, then the writers, each on the previous output; gives the last output.
+   * Synchronous while the steps are (a step of synchronous functions saves its turns).
+   */
+  invoke(input: unknown, config?: unknown): unknown {
+    return this.runFrom(0, input, config);
+  }
+
+  private runFrom(index: number, input: unknown, config: unknown): unknown {
+    const chain = this.chain;
     let value = input;
-    for (const step of this.steps) value = await runStep(step, value, config);
-    for (const writer of this.writers) value = await runStep(writer, value, config);
+    for (let i = index; i < chain.length; i++) {
+      const output = runStep(chain[i]!, value, config);
+      if (output instanceof Promise) return output.then((resolved) => this.runFrom(i + 1, resolved, config));
+      value = output;
+    }
     return value;
   }
 }

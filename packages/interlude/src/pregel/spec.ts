@@ -111,13 +111,16 @@ function updateWriter(name: string, node: PregelNode): NodeSpec["updateWrites"] 
 
 /** Runs the node's chain; its writes are those its writers pushed, checked against the graph's channels. */
 function nodeRunner(name: string, node: PregelNode, known: ReadonlySet<string>): NodeSpec["run"] {
-  return async (input, config) => {
-    await node.invoke(input, config);
+  // Its writes are the writers'; what the chain returned is not an update.
+  const checked = (): undefined => {
     for (const [channel] of currentTask()?.pushed ?? [])
       if (!known.has(channel))
         throw new InvalidUpdateError(`Node "${name}" wrote to "${channel}", which is not one of the graph's channels.`);
-    // Its writes are the writers'; what the chain returned is not an update.
     return undefined;
+  };
+  return (input, config) => {
+    const ran = node.invoke(input, config);
+    return ran instanceof Promise ? ran.then(checked) : checked();
   };
 }
 
