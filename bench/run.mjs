@@ -25,6 +25,7 @@ const WORKLOADS = [
   "6-memory",
   "7-postgres",
   "8-stream-events",
+  "9-pregel",
 ];
 
 const args = process.argv.slice(2);

@@ -14,6 +14,38 @@ export function chain(lib, length, checkpointer) {
   return builder.compile({ checkpointer });
 }
 
+/**
+ * The same chain in the low-level API: `length` actors, each subscribed to the channel the one
+ * before writes, adding one (`new Pregel({ nodes, channels })`).
+ */
+export function pregelChain(lib, length, checkpointer) {
+  const { Pregel, Channel, LastValue } = lib.low;
+  const nodes = {};
+  const channels = { c0: new LastValue() };
+  for (let i = 0; i < length; i++) {
+    nodes[`n${i}`] = Channel.subscribeTo(`c${i}`)
+      .pipe((count) => count + 1)
+      .pipe(Channel.writeTo([`c${i + 1}`]));
+    channels[`c${i + 1}`] = new LastValue();
+  }
+  return new Pregel({ nodes, channels, inputChannels: "c0", outputChannels: `c${length}`, checkpointer });
+}
+
+/** The low-level loop: one actor that reads and writes one channel, adding one until `steps`. */
+export function pregelLoop(lib, steps, checkpointer) {
+  const { Pregel, Channel, LastValue } = lib.low;
+  const tick = Channel.subscribeTo("count")
+    .pipe((count) => count + 1)
+    .pipe(Channel.writeTo([], { count: (count) => (count <= steps ? count : undefined) }));
+  return new Pregel({
+    nodes: { tick },
+    channels: { count: new LastValue() },
+    inputChannels: "count",
+    outputChannels: "count",
+    checkpointer,
+  });
+}
+
 /** One node that routes back to itself until the counter reaches `steps`. */
 export function loop(lib, steps, checkpointer) {
   const State = lib.Annotation.Root({ count: lib.Annotation() });

@@ -22,6 +22,13 @@ import { channelsOf, collect, compare, cutIds, drain, pregelOf, type Runtime, sl
 const low = (lib: Runtime) => ({ ...channelsOf(lib), ...pregelOf(lib) });
 
 const addOne = (x: number) => x + 1;
+const twice = (x: string) => x + x;
+
+/** Adds one after 15 ms per unit of `x`: the larger inputs of a batch finish last. */
+async function slowAddOne(x: number) {
+  await sleep(x * 15);
+  return x + 1;
+}
 
 /** The class name of what `body` throws, or what it returned. */
 async function errorName(body: () => unknown): Promise<{ threw: string } | { returned: unknown }> {
@@ -72,22 +79,112 @@ const debugEvent = (e: any) => ({ ...e, timestamp: typeof e.timestamp });
 /** A message as both runtimes can give it: its type, content, and whether it has an id. */
 const plain = (m: BaseMessage) => [m.getType(), m.content, typeof m.id];
 
-/** input -> one (+1) -> inbox -> two (+1) -> output, on LastValue channels. */
-function twoProcesses(lib: Runtime, options: Record<string, unknown> = {}) {
-  const { Pregel, Channel, LastValue } = low(lib);
+/**
+ * The node shape nearly every low-level example is made of: read `from`, pass the value through
+ * `step`, write it to the `to` channels (and to those of `writes`, `Channel.writeTo`'s second argument).
+ */
+function relay(lib: Runtime, from: string | string[], step: unknown, to: string[], writes?: Record<string, unknown>) {
+  const { Channel } = pregelOf(lib);
+  const write = writes === undefined ? Channel.writeTo(to) : Channel.writeTo(to, writes);
+  return Channel.subscribeTo(from).pipe(step).pipe(write);
+}
+
+/** A LastValue channel for each name, in the order given. */
+function lastValues(lib: Runtime, ...names: string[]) {
+  const { LastValue } = channelsOf(lib);
+  return Object.fromEntries(names.map((name) => [name, new LastValue()]));
+}
+
+/** A Pregel of `nodes` over `channels`, fed through `input` and answering with `output`, as most in pregel.test.ts. */
+function inputToOutput(
+  lib: Runtime,
+  nodes: Record<string, unknown>,
+  channels: Record<string, unknown>,
+  options: Record<string, unknown> = {},
+) {
+  const { Pregel } = low(lib);
+  return new Pregel({ nodes, channels, inputChannels: "input", outputChannels: "output", ...options });
+}
+
+interface SingleProcessOptions {
+  /** The node's name (its tasks, `next` and updates carry it). */
+  name?: string;
+  /** The channel it subscribes to. */
+  reads?: string;
+  /** Hands the node `{ [key]: value }` (`Channel.subscribeTo`'s key option). */
+  key?: string;
+  /** What the node's value is piped through between reading and writing: none, a function, a Pregel... */
+  steps?: unknown[];
+  /** The rest go to the Pregel (`checkpointer`, `store`, `interruptBefore`, `inputChannels`...). */
+  [option: string]: unknown;
+}
+
+/** input -> one (+1 unless `steps` say otherwise) -> output, on LastValue channels. */
+function singleProcess(
+  lib: Runtime,
+  { name = "one", reads = "input", key, steps = [addOne], ...options }: SingleProcessOptions = {},
+) {
+  const { Channel } = low(lib);
+  let node = key === undefined ? Channel.subscribeTo(reads) : Channel.subscribeTo(reads, { key });
+  for (const step of steps) node = node.pipe(step);
+  return inputToOutput(
+    lib,
+    { [name]: node.pipe(Channel.writeTo(["output"])) },
+    lastValues(lib, "input", "output"),
+    options,
+  );
+}
+
+/**
+ * input -> one (+1) -> inbox -> two (+1) -> output. The inbox is a LastValue, or a Topic as in
+ * pregel.test.ts's "object input and output" case: there the input may write the inbox too, the
+ * inbox is streamed with the output, and `two`, handed a list, adds one to each value and writes each.
+ */
+function twoProcesses(
+  lib: Runtime,
+  { inbox = "last", ...options }: { inbox?: "last" | "topic"; [option: string]: unknown } = {},
+) {
+  const { Channel, Topic } = low(lib);
+  const one = relay(lib, "input", addOne, ["inbox"]);
+  if (inbox === "last") {
+    const two = relay(lib, "inbox", addOne, ["output"]);
+    return inputToOutput(lib, { one, two }, lastValues(lib, "inbox", "output", "input"), options);
+  }
+  const two = Channel.subscribeTo("inbox")
+    .pipe(new RunnableEach({ bound: new RunnableLambda({ func: addOne }) }))
+    .pipe(new RunnableEach({ bound: Channel.writeTo(["output"]) }));
+  return inputToOutput(
+    lib,
+    { one, two },
+    { inbox: new Topic(), ...lastValues(lib, "input", "output") },
+    { inputChannels: ["input", "inbox"], streamChannels: ["output", "inbox"], ...options },
+  );
+}
+
+/** Nodes one and two, both adding one to `input` and writing `output` in the same step. */
+const sameStepWriters = (lib: Runtime) => ({
+  one: relay(lib, "input", addOne, ["output"]),
+  two: relay(lib, "input", addOne, ["output"]),
+});
+
+/** A non-state Graph running `nodes` one after the other, in the order they are given, from START to END. */
+function graphInARow({ Graph, START, END }: Runtime, nodes: Record<string, unknown>, compileOptions?: unknown) {
+  const names = Object.keys(nodes);
+  let graph = new Graph();
+  for (const name of names) graph = graph.addNode(name, nodes[name]);
+  const stops = [START, ...names, END];
+  for (let i = 1; i < stops.length; i += 1) graph = graph.addEdge(stops[i - 1], stops[i]);
+  return compileOptions === undefined ? graph.compile() : graph.compile(compileOptions);
+}
+
+/** The docs' two nodes over EphemeralValue `a` and `b`: node1 doubles `a` into `b` and `c`, node2 `b` into `c`. */
+function doublingIntoC(lib: Runtime, c: unknown) {
+  const { Pregel, EphemeralValue } = low(lib);
   return new Pregel({
-    nodes: {
-      one: Channel.subscribeTo("input")
-        .pipe(addOne)
-        .pipe(Channel.writeTo(["inbox"])),
-      two: Channel.subscribeTo("inbox")
-        .pipe(addOne)
-        .pipe(Channel.writeTo(["output"])),
-    },
-    channels: { inbox: new LastValue(), output: new LastValue(), input: new LastValue() },
-    inputChannels: "input",
-    outputChannels: "output",
-    ...options,
+    nodes: { node1: relay(lib, "a", twice, ["b", "c"]), node2: relay(lib, "b", twice, ["c"]) },
+    channels: { a: new EphemeralValue(), b: new EphemeralValue(), c },
+    inputChannels: ["a"],
+    outputChannels: ["c"],
   });
 }
 
@@ -97,7 +194,7 @@ function twoProcesses(lib: Runtime, options: Record<string, unknown> = {}) {
  * are made, so a failed step must not keep them. `startsAtZero` gives `total` an initial value.
  */
 function runningTotal(lib: Runtime, checkpointer: unknown, { startsAtZero = false } = {}) {
-  const { Pregel, Channel, LastValue, BinaryOperatorAggregate } = low(lib);
+  const { Channel, BinaryOperatorAggregate } = low(lib);
   const one = Channel.subscribeTo(["input"])
     .join(["total"])
     .pipe((x: { input: number; total?: number }) => (x.total ?? 0) + x.input)
@@ -106,37 +203,26 @@ function runningTotal(lib: Runtime, checkpointer: unknown, { startsAtZero = fals
       if (sum > 10) throw new Error("Input is too large");
       return sum;
     });
-  return new Pregel({
-    nodes: { one },
-    channels: {
+  return inputToOutput(
+    lib,
+    { one },
+    {
       total: startsAtZero
         ? new BinaryOperatorAggregate(
             (a: number, b: number) => a + b,
             () => 0,
           )
         : new BinaryOperatorAggregate((a: number, b: number) => a + b),
-      input: new LastValue(),
-      output: new LastValue(),
+      ...lastValues(lib, "input", "output"),
     },
-    inputChannels: "input",
-    outputChannels: "output",
-    checkpointer,
-  });
+    { checkpointer },
+  );
 }
 
 /** An inner Pregel adding one, called by `RunnableEach` on each value of a topic, joined and summed. */
 function joinThenCallOther(lib: Runtime, outbox: "topic" | "last") {
-  const { Pregel, Channel, LastValue, Topic } = low(lib);
-  const inner = new Pregel({
-    nodes: {
-      one: Channel.subscribeTo("input")
-        .pipe(addOne)
-        .pipe(Channel.writeTo(["output"])),
-    },
-    channels: { output: new LastValue(), input: new LastValue() },
-    inputChannels: "input",
-    outputChannels: "output",
-  });
+  const { Channel, LastValue, Topic } = low(lib);
+  const inner = singleProcess(lib);
   const one = Channel.subscribeTo("input")
     .pipe((xs: number[]) => xs.map((x) => x + 10))
     .pipe(new RunnableEach({ bound: Channel.writeTo(["inbox_one"]) }));
@@ -144,20 +230,16 @@ function joinThenCallOther(lib: Runtime, outbox: "topic" | "last") {
     .pipe(new RunnableEach({ bound: inner }))
     .pipe((xs: number[]) => [...xs].sort())
     .pipe(Channel.writeTo(["outbox_one"]));
-  const three = Channel.subscribeTo("outbox_one")
-    .pipe((xs: number[]) => xs.reduce((a, b) => a + b, 0))
-    .pipe(Channel.writeTo(["output"]));
-  const app = new Pregel({
-    nodes: { one, two, chain_three: three },
-    channels: {
+  const three = relay(lib, "outbox_one", (xs: number[]) => xs.reduce((a, b) => a + b, 0), ["output"]);
+  const app = inputToOutput(
+    lib,
+    { one, two, chain_three: three },
+    {
       inbox_one: new Topic(),
       outbox_one: outbox === "topic" ? new Topic() : new LastValue(),
-      output: new LastValue(),
-      input: new LastValue(),
+      ...lastValues(lib, "output", "input"),
     },
-    inputChannels: "input",
-    outputChannels: "output",
-  });
+  );
   return { app, inner };
 }
 
@@ -246,15 +328,11 @@ compare("pregel low level: Channel", {
   "a channel class of one's own (a BaseChannel subclass) in a Pregel and in a state": {
     from: "pregel.test.ts: custom BaseChannel",
     async run(lib) {
-      const { Pregel, Channel, LastValue } = low(lib);
+      const { Pregel } = low(lib);
       const { Annotation, StateGraph, START, MemorySaver } = lib;
       const app = new Pregel({
-        nodes: {
-          one: Channel.subscribeTo("input")
-            .pipe((x: number) => x * 2)
-            .pipe(Channel.writeTo(["best"])),
-        },
-        channels: { input: new LastValue(), best: maxChannel(lib) },
+        nodes: { one: relay(lib, "input", (x: number) => x * 2, ["best"]) },
+        channels: { ...lastValues(lib, "input"), best: maxChannel(lib) },
         inputChannels: "input",
         outputChannels: "best",
         checkpointer: new MemorySaver(),
@@ -274,12 +352,12 @@ compare("pregel low level: Channel", {
   "an EphemeralValue input is not kept in the checkpoint; LastValue input and output are": {
     from: "pregel.test.ts: obtain correct channel values from checkpointer",
     async run(lib) {
-      const { Pregel, Channel, LastValue, EphemeralValue } = low(lib);
+      const { Pregel, Channel, EphemeralValue } = low(lib);
       const { MemorySaver } = lib;
       const checkpointer = new MemorySaver();
       const app = new Pregel({
         nodes: { one: Channel.subscribeTo("input").pipe(Channel.writeTo(["output"])) },
-        channels: { ephemeral: new EphemeralValue(), input: new LastValue(), output: new LastValue() },
+        channels: { ephemeral: new EphemeralValue(), ...lastValues(lib, "input", "output") },
         inputChannels: ["input", "ephemeral"],
         outputChannels: "output",
         checkpointer,
@@ -295,7 +373,7 @@ compare("pregel low level: Channel", {
   "writeTo: named channels get the input, fixed values are written as they are, functions and runnables map it": {
     from: "pregel.test.ts: should return a ChannelWrite instance with the expected writes / should process input and write kwargs correctly",
     async run(lib) {
-      const { Pregel, Channel, LastValue } = low(lib);
+      const { Pregel, Channel } = low(lib);
       const write = Channel.writeTo(["foo", "bar"], {
         fixed: 6,
         func: () => 42,
@@ -303,29 +381,13 @@ compare("pregel low level: Channel", {
       });
       const app = new Pregel({
         nodes: { one: Channel.subscribeTo("input").pipe(write) },
-        channels: {
-          input: new LastValue(),
-          foo: new LastValue(),
-          bar: new LastValue(),
-          fixed: new LastValue(),
-          func: new LastValue(),
-          runnable: new LastValue(),
-        },
+        channels: lastValues(lib, "input", "foo", "bar", "fixed", "func", "runnable"),
         inputChannels: "input",
         outputChannels: ["foo", "bar", "fixed", "func", "runnable"],
       });
       const kwargs = new Pregel({
-        nodes: {
-          one: Channel.subscribeTo("input")
-            .pipe(addOne)
-            .pipe(Channel.writeTo(["output"], { fixed: 5, outputPlusOne: (x: number) => x + 1 })),
-        },
-        channels: {
-          input: new LastValue(),
-          output: new LastValue(),
-          fixed: new LastValue(),
-          outputPlusOne: new LastValue(),
-        },
+        nodes: { one: relay(lib, "input", addOne, ["output"], { fixed: 5, outputPlusOne: (x: number) => x + 1 }) },
+        channels: lastValues(lib, "input", "output", "fixed", "outputPlusOne"),
         outputChannels: ["output", "fixed", "outputPlusOne"],
         inputChannels: "input",
       });
@@ -348,24 +410,12 @@ compare("pregel low level: Channel", {
   "subscribeTo with a key hands the node { key: value }; with a list, an object of the channels": {
     from: "pregel.test.ts: Channel.subscribeTo (its key option and list form)",
     async run(lib) {
-      const { Pregel, Channel, LastValue } = low(lib);
-      const keyed = new Pregel({
-        nodes: {
-          one: Channel.subscribeTo("input", { key: "k" })
-            .pipe((x: unknown) => JSON.stringify(x))
-            .pipe(Channel.writeTo(["output"])),
-        },
-        channels: { input: new LastValue(), output: new LastValue() },
-        inputChannels: "input",
-        outputChannels: "output",
-      });
+      const { Pregel } = low(lib);
+      const asJson = (x: unknown) => JSON.stringify(x);
+      const keyed = singleProcess(lib, { key: "k", steps: [asJson] });
       const listed = new Pregel({
-        nodes: {
-          one: Channel.subscribeTo(["a", "b"])
-            .pipe((x: unknown) => JSON.stringify(x))
-            .pipe(Channel.writeTo(["output"])),
-        },
-        channels: { a: new LastValue(), b: new LastValue(), output: new LastValue() },
+        nodes: { one: relay(lib, ["a", "b"], asJson, ["output"]) },
+        channels: lastValues(lib, "a", "b", "output"),
         inputChannels: ["a", "b"],
         outputChannels: "output",
       });
@@ -380,18 +430,8 @@ compare("pregel low level: processes", {
   "a single process: invoke gives the output channel's value, or an object with outputKeys or list channels": {
     from: "pregel.test.ts: can invoke pregel with a single process / should process input and output as objects",
     async run(lib) {
-      const { Pregel, Channel, LastValue } = low(lib);
       const make = (inputChannels: string | string[], outputChannels: string | string[]) =>
-        new Pregel({
-          nodes: {
-            one: Channel.subscribeTo("input")
-              .pipe(addOne)
-              .pipe(Channel.writeTo(["output"])),
-          },
-          channels: { input: new LastValue(), output: new LastValue() },
-          inputChannels,
-          outputChannels,
-        });
+        singleProcess(lib, { inputChannels, outputChannels });
       const app = make("input", "output");
       return {
         plain: await app.invoke(2),
@@ -421,21 +461,7 @@ compare("pregel low level: processes", {
   "two processes over a Topic, fed from the input too: streamed by output key, as updates, as values": {
     from: "pregel.test.ts: should process two processes with object input and output",
     async run(lib) {
-      const { Pregel, Channel, LastValue, Topic } = low(lib);
-      const app = new Pregel({
-        nodes: {
-          one: Channel.subscribeTo("input")
-            .pipe(addOne)
-            .pipe(Channel.writeTo(["inbox"])),
-          two: Channel.subscribeTo("inbox")
-            .pipe(new RunnableEach({ bound: new RunnableLambda({ func: addOne }) }))
-            .pipe(new RunnableEach({ bound: Channel.writeTo(["output"]) })),
-        },
-        channels: { inbox: new Topic(), input: new LastValue(), output: new LastValue() },
-        inputChannels: ["input", "inbox"],
-        streamChannels: ["output", "inbox"],
-        outputChannels: "output",
-      });
+      const app = twoProcesses(lib, { inbox: "topic" });
       const input = { input: 2, inbox: 12 };
       return {
         byKey: await collect(await app.stream(input, { outputKeys: "output" })),
@@ -448,21 +474,7 @@ compare("pregel low level: processes", {
   "the debug stream of two processes over a Topic: a task and a task_result per node and step": {
     from: "pregel.test.ts: should process two processes with object input and output",
     async run(lib) {
-      const { Pregel, Channel, LastValue, Topic } = low(lib);
-      const app = new Pregel({
-        nodes: {
-          one: Channel.subscribeTo("input")
-            .pipe(addOne)
-            .pipe(Channel.writeTo(["inbox"])),
-          two: Channel.subscribeTo("inbox")
-            .pipe(new RunnableEach({ bound: new RunnableLambda({ func: addOne }) }))
-            .pipe(new RunnableEach({ bound: Channel.writeTo(["output"]) })),
-        },
-        channels: { inbox: new Topic(), input: new LastValue(), output: new LastValue() },
-        inputChannels: ["input", "inbox"],
-        streamChannels: ["output", "inbox"],
-        outputChannels: "output",
-      });
+      const app = twoProcesses(lib, { inbox: "topic" });
       const events = await collect(await app.stream({ input: 2, inbox: 12 }, { streamMode: "debug" }));
       return events.map(debugEvent);
     },
@@ -471,20 +483,7 @@ compare("pregel low level: processes", {
   "two nodes writing one LastValue channel in the same step is an InvalidUpdateError": {
     from: "pregel.test.ts: should raise InvalidUpdateError when the same LastValue channel is updated twice in one iteration",
     async run(lib) {
-      const { Pregel, Channel, LastValue } = low(lib);
-      const app = new Pregel({
-        nodes: {
-          one: Channel.subscribeTo("input")
-            .pipe(addOne)
-            .pipe(Channel.writeTo(["output"])),
-          two: Channel.subscribeTo("input")
-            .pipe(addOne)
-            .pipe(Channel.writeTo(["output"])),
-        },
-        channels: { output: new LastValue(), input: new LastValue() },
-        inputChannels: "input",
-        outputChannels: "output",
-      });
+      const app = inputToOutput(lib, sameStepWriters(lib), lastValues(lib, "output", "input"));
       const { InvalidUpdateError } = lib;
       try {
         await app.invoke(2);
@@ -498,39 +497,23 @@ compare("pregel low level: processes", {
   "two writers to a Topic, one reader: the reader runs once on both values, also in concurrent runs": {
     from: "pregel.test.ts: should process two inputs joined into one topic and produce two outputs / should process two inputs to two outputs validly",
     async run(lib) {
-      const { Pregel, Channel, LastValue, Topic } = low(lib);
-      const app = new Pregel({
-        nodes: {
-          one: Channel.subscribeTo("input")
-            .pipe(addOne)
-            .pipe(Channel.writeTo(["inbox"])),
-          chainThree: Channel.subscribeTo("input")
-            .pipe(addOne)
-            .pipe(Channel.writeTo(["inbox"])),
-          chainFour: Channel.subscribeTo("inbox")
-            .pipe((xs: number[]) => xs.map((y) => y + 10).sort())
-            .pipe(Channel.writeTo(["output"])),
+      const { Topic } = low(lib);
+      const app = inputToOutput(
+        lib,
+        {
+          one: relay(lib, "input", addOne, ["inbox"]),
+          chainThree: relay(lib, "input", addOne, ["inbox"]),
+          chainFour: relay(lib, "inbox", (xs: number[]) => xs.map((y) => y + 10).sort(), ["output"]),
         },
-        channels: { inbox: new Topic(), output: new LastValue(), input: new LastValue() },
-        inputChannels: "input",
-        outputChannels: "output",
-      });
+        { inbox: new Topic(), ...lastValues(lib, "output", "input") },
+      );
       const sequential = [];
       for (let i = 0; i < 5; i += 1) sequential.push(await app.invoke(2));
       const concurrent = await Promise.all(Array.from({ length: 10 }, () => app.invoke(2)));
       // Two nodes writing a Topic output in the same step: it holds both values.
-      const both = new Pregel({
-        nodes: {
-          one: Channel.subscribeTo("input")
-            .pipe(addOne)
-            .pipe(Channel.writeTo(["output"])),
-          two: Channel.subscribeTo("input")
-            .pipe(addOne)
-            .pipe(Channel.writeTo(["output"])),
-        },
-        channels: { output: new Topic(), input: new LastValue(), output2: new LastValue() },
-        inputChannels: "input",
-        outputChannels: "output",
+      const both = inputToOutput(lib, sameStepWriters(lib), {
+        output: new Topic(),
+        ...lastValues(lib, "input", "output2"),
       });
       return { sequential, concurrent, bothWriters: await both.invoke(2) };
     },
@@ -539,21 +522,18 @@ compare("pregel low level: processes", {
   "writeTo with no named channel and two runnables: one process feeds two channels": {
     from: "pregel.test.ts: should handle two processes with one input and two outputs",
     async run(lib) {
-      const { Pregel, Channel, LastValue } = low(lib);
-      const app = new Pregel({
-        nodes: {
-          one: Channel.subscribeTo("input")
-            .pipe(addOne)
-            .pipe(Channel.writeTo([], { output: new RunnablePassthrough(), between: new RunnablePassthrough() })),
-          two: Channel.subscribeTo("between")
-            .pipe(addOne)
-            .pipe(Channel.writeTo(["output"])),
+      const app = inputToOutput(
+        lib,
+        {
+          one: relay(lib, "input", addOne, [], {
+            output: new RunnablePassthrough(),
+            between: new RunnablePassthrough(),
+          }),
+          two: relay(lib, "between", addOne, ["output"]),
         },
-        channels: { input: new LastValue(), output: new LastValue(), between: new LastValue() },
-        inputChannels: "input",
-        outputChannels: "output",
-        streamChannels: ["output", "between"],
-      });
+        lastValues(lib, "input", "output", "between"),
+        { streamChannels: ["output", "between"] },
+      );
       return {
         values: await collect(await app.stream(2)),
         updates: await collect(await app.stream(2, { streamMode: "updates" })),
@@ -565,22 +545,19 @@ compare("pregel low level: processes", {
   "a run whose nodes never write the output channel finishes with nothing": {
     from: "pregel.test.ts: should finish executing without output",
     async run(lib) {
-      const { Pregel, Channel, LastValue } = low(lib);
+      const { Channel } = low(lib);
       let ran = 0;
-      const app = new Pregel({
-        nodes: {
-          one: Channel.subscribeTo("input")
-            .pipe(addOne)
-            .pipe(Channel.writeTo(["between"])),
+      const app = inputToOutput(
+        lib,
+        {
+          one: relay(lib, "input", addOne, ["between"]),
           two: Channel.subscribeTo("between").pipe((x: number) => {
             ran += 1;
             return x + 1;
           }),
         },
-        channels: { input: new LastValue(), between: new LastValue(), output: new LastValue() },
-        inputChannels: "input",
-        outputChannels: "output",
-      });
+        lastValues(lib, "input", "between", "output"),
+      );
       const result = await app.invoke(2);
       return { undefined: result === undefined, result: result ?? null, ran };
     },
@@ -589,18 +566,11 @@ compare("pregel low level: processes", {
   "a Pregel without channels, or naming a channel it does not declare, is refused when it is made": {
     from: "pregel.test.ts: should throw an error when no input channel is provided",
     async run(lib) {
-      const { Pregel, Channel, LastValue } = low(lib);
-      const one = Channel.subscribeTo("between")
-        .pipe(addOne)
-        .pipe(Channel.writeTo(["output"]));
+      const { Pregel, Channel } = low(lib);
+      const one = relay(lib, "between", addOne, ["output"]);
       const two = Channel.subscribeTo("between").pipe(addOne);
       const make = (subscribed: string, input: string, output: string) => () =>
-        new Pregel({
-          nodes: { one: Channel.subscribeTo(subscribed).pipe(Channel.writeTo(["output"])) },
-          channels: { input: new LastValue(), output: new LastValue() },
-          inputChannels: input,
-          outputChannels: output,
-        });
+        singleProcess(lib, { reads: subscribed, steps: [], inputChannels: input, outputChannels: output });
       return {
         noChannels: await throwsAtAll(() => new Pregel({ nodes: { one, two } })),
         unknownSubscription: await throwsAtAll(make("missing", "input", "output")),
@@ -618,24 +588,11 @@ compare("pregel low level: batch", {
   "batch of two processes whose nodes take time in proportion to their input: results keep the input order": {
     from: "pregel.test.ts: should process batch with two processes and delays",
     async run(lib) {
-      const { Pregel, Channel, LastValue } = low(lib);
-      const slowAddOne = async (x: number) => {
-        await sleep(x * 15);
-        return x + 1;
-      };
-      const app = new Pregel({
-        nodes: {
-          one: Channel.subscribeTo("input")
-            .pipe(slowAddOne)
-            .pipe(Channel.writeTo(["one"])),
-          two: Channel.subscribeTo("one")
-            .pipe(slowAddOne)
-            .pipe(Channel.writeTo(["output"])),
-        },
-        channels: { one: new LastValue(), output: new LastValue(), input: new LastValue() },
-        inputChannels: "input",
-        outputChannels: "output",
-      });
+      const app = inputToOutput(
+        lib,
+        { one: relay(lib, "input", slowAddOne, ["one"]), two: relay(lib, "one", slowAddOne, ["output"]) },
+        lastValues(lib, "one", "output", "input"),
+      );
       return {
         plain: await app.batch([3, 2, 1, 3, 5]),
         withKeys: await app.batch([3, 2, 1, 3, 5], { outputKeys: ["output"] }),
@@ -646,28 +603,13 @@ compare("pregel low level: batch", {
   "a chain of 100 processes, batched three times with a recursion limit of 100": {
     from: "pregel.test.ts: should batch many processes with input and output",
     async run(lib) {
-      const { Pregel, Channel, LastValue } = low(lib);
       const size = 100;
-      const channels: Record<string, unknown> = {
-        input: new LastValue(),
-        output: new LastValue(),
-        "-1": new LastValue(),
-      };
-      const nodes: Record<string, unknown> = {
-        "-1": Channel.subscribeTo("input")
-          .pipe(addOne)
-          .pipe(Channel.writeTo(["-1"])),
-      };
-      for (let i = 0; i < size - 2; i += 1) {
-        channels[String(i)] = new LastValue();
-        nodes[String(i)] = Channel.subscribeTo(String(i - 1))
-          .pipe(addOne)
-          .pipe(Channel.writeTo([String(i)]));
-      }
-      nodes.last = Channel.subscribeTo(String(size - 3))
-        .pipe(addOne)
-        .pipe(Channel.writeTo(["output"]));
-      const app = new Pregel({ nodes, channels, inputChannels: "input", outputChannels: "output" });
+      const links = Array.from({ length: size - 2 }, (_, i) => String(i));
+      const channels = lastValues(lib, "input", "output", "-1", ...links);
+      const nodes: Record<string, unknown> = { "-1": relay(lib, "input", addOne, ["-1"]) };
+      for (let i = 0; i < size - 2; i += 1) nodes[String(i)] = relay(lib, String(i - 1), addOne, [String(i)]);
+      nodes.last = relay(lib, String(size - 3), addOne, ["output"]);
+      const app = inputToOutput(lib, nodes, channels);
       const runs = [];
       for (let i = 0; i < 3; i += 1) runs.push(await app.batch([2, 1, 3, 4, 5], { recursionLimit: size }));
       return { runs, tooFew: await errorName(() => app.invoke(2, { recursionLimit: size - 1 })) };
@@ -699,8 +641,7 @@ compare("pregel low level: checkpoints and interrupts", {
   "interruptAfter one: getState while paused, updateState as node one, resume": {
     from: "pregel.test.ts: should invoke two processes with input/output and interrupt",
     async run(lib) {
-      const { MemorySaver } = lib;
-      const app = twoProcesses(lib, { checkpointer: new MemorySaver(), interruptAfter: ["one"] });
+      const app = twoProcesses(lib, { checkpointer: new lib.MemorySaver(), interruptAfter: ["one"] });
       const two = thread("2");
       const paused = await app.invoke(20, two);
       const before = snap(await app.getState(two));
@@ -714,8 +655,7 @@ compare("pregel low level: checkpoints and interrupts", {
   "interruptAfter one: the thread's history, newest first, and running again from its earlier checkpoints": {
     from: "pregel.test.ts: should invoke two processes with input/output and interrupt",
     async run(lib) {
-      const { MemorySaver } = lib;
-      const app = twoProcesses(lib, { checkpointer: new MemorySaver(), interruptAfter: ["one"] });
+      const app = twoProcesses(lib, { checkpointer: new lib.MemorySaver(), interruptAfter: ["one"] });
       const one = thread("1");
       await app.invoke(2, one);
       await app.invoke(null, one);
@@ -739,8 +679,7 @@ compare("pregel low level: checkpoints and interrupts", {
   "interruptBefore a node: the run stops before it; getState names it; null resumes": {
     from: "pregel.test.ts: should invoke two processes with input/output and interrupt (interruptBefore)",
     async run(lib) {
-      const { MemorySaver } = lib;
-      const app = twoProcesses(lib, { checkpointer: new MemorySaver(), interruptBefore: ["two"] });
+      const app = twoProcesses(lib, { checkpointer: new lib.MemorySaver(), interruptBefore: ["two"] });
       const config = thread("b");
       const paused = await app.invoke(5, config);
       const state = snap(await app.getState(config));
@@ -768,7 +707,7 @@ compare("pregel low level: checkpoints and interrupts", {
   "a running total with a retry policy: a failure is retried; one that keeps failing ends the run after the attempts": {
     from: "python_port/checkpoint.test.ts: Pregel with retryPolicy (test_invoke_checkpoint_two)",
     async run(lib) {
-      const { Pregel, Channel, LastValue, BinaryOperatorAggregate } = low(lib);
+      const { Channel, BinaryOperatorAggregate } = low(lib);
       const { MemorySaver } = lib;
       let failedOnce = false;
       let attempts = 0;
@@ -786,21 +725,21 @@ compare("pregel low level: checkpoints and interrupts", {
           if (sum > 10) throw new Error("ValueError: Input is too large");
           return sum;
         });
-      const app = new Pregel({
-        nodes: { one },
-        channels: {
+      const app = inputToOutput(
+        lib,
+        { one },
+        {
           total: new BinaryOperatorAggregate(
             (a: number, b: number) => a + b,
             () => 0,
           ),
-          input: new LastValue(),
-          output: new LastValue(),
+          ...lastValues(lib, "input", "output"),
         },
-        inputChannels: "input",
-        outputChannels: "output",
-        checkpointer,
-        retryPolicy: { maxAttempts: 3, initialInterval: 10, maxInterval: 40, backoffFactor: 2, logWarning: false },
-      });
+        {
+          checkpointer,
+          retryPolicy: { maxAttempts: 3, initialInterval: 10, maxInterval: 40, backoffFactor: 2, logWarning: false },
+        },
+      );
       const total = async (id: string) => (await checkpointer.get(thread(id)))?.channel_values.total;
       const out: unknown[] = [];
       out.push(await app.invoke(2, thread("1")), await total("1"));
@@ -849,24 +788,14 @@ compare("pregel low level: checkpoints and interrupts", {
   "an interrupt() inside a Pregel node: the run pauses with it, Command resume finishes the node": {
     from: "pregel.test.ts: should throw when resuming without a checkpointer (with a checkpointer)",
     async run(lib) {
-      const { Pregel, Channel, LastValue } = low(lib);
       const { MemorySaver, Command, interrupt } = lib;
       let entered = 0;
-      const app = new Pregel({
-        nodes: {
-          ask: Channel.subscribeTo("input")
-            .pipe((x: number) => {
-              entered += 1;
-              const answer = interrupt(`add to ${x}?`) as number;
-              return x + answer;
-            })
-            .pipe(Channel.writeTo(["output"])),
-        },
-        channels: { input: new LastValue(), output: new LastValue() },
-        inputChannels: "input",
-        outputChannels: "output",
-        checkpointer: new MemorySaver(),
-      });
+      const ask = (x: number) => {
+        entered += 1;
+        const answer = interrupt(`add to ${x}?`) as number;
+        return x + answer;
+      };
+      const app = singleProcess(lib, { name: "ask", steps: [ask], checkpointer: new MemorySaver() });
       const config = thread("i");
       const paused = await app.invoke(1, config);
       const state = snap(await app.getState(config));
@@ -879,16 +808,8 @@ compare("pregel low level: checkpoints and interrupts", {
     from: "pregel.test.ts: should throw when resuming without a checkpointer",
     differs: "#a-breakpoint-with-no-checkpointer",
     async run(lib) {
-      const { Pregel, Channel, LastValue } = low(lib);
       const { Command } = lib;
-      const app = new Pregel({
-        nodes: { chain: Channel.subscribeTo("input").pipe(Channel.writeTo(["output"])) },
-        inputChannels: "input",
-        outputChannels: "output",
-        interruptBefore: ["chain"],
-        streamMode: "values",
-        channels: { input: new LastValue(), output: new LastValue() },
-      });
+      const app = singleProcess(lib, { name: "chain", steps: [], interruptBefore: ["chain"], streamMode: "values" });
       const paused = await app.invoke("a");
       try {
         await app.invoke(new Command({ resume: "hello" }));
@@ -902,21 +823,11 @@ compare("pregel low level: checkpoints and interrupts", {
   "a store passed to the Pregel reaches its nodes through the config": {
     from: "pregel.test.ts: Pregel params (store)",
     async run(lib) {
-      const { Pregel, Channel, LastValue } = low(lib);
       const { InMemoryStore } = lib;
       const store = new InMemoryStore();
       await store.put(["numbers"], "seven", { n: 7 });
-      const app = new Pregel({
-        nodes: {
-          one: Channel.subscribeTo("input")
-            .pipe(async (x: number, config: any) => x + (await config.store.get(["numbers"], "seven")).value.n)
-            .pipe(Channel.writeTo(["output"])),
-        },
-        channels: { input: new LastValue(), output: new LastValue() },
-        inputChannels: "input",
-        outputChannels: "output",
-        store,
-      });
+      const addSeven = async (x: number, config: any) => x + (await config.store.get(["numbers"], "seven")).value.n;
+      const app = singleProcess(lib, { steps: [addSeven], store });
       return app.invoke(1);
     },
   },
@@ -952,28 +863,8 @@ compare("pregel low level: subgraphs", {
   "a Pregel piped after a node's function, inside another Pregel, with the updates stream and subgraphs": {
     from: "python_port/graph_structure.test.ts: should invoke join then call other app (a Pregel as a step)",
     async run(lib) {
-      const { Pregel, Channel, LastValue } = low(lib);
-      const inner = new Pregel({
-        nodes: {
-          double: Channel.subscribeTo("input")
-            .pipe((x: number) => x * 2)
-            .pipe(Channel.writeTo(["output"])),
-        },
-        channels: { input: new LastValue(), output: new LastValue() },
-        inputChannels: "input",
-        outputChannels: "output",
-      });
-      const app = new Pregel({
-        nodes: {
-          outer: Channel.subscribeTo("input")
-            .pipe(addOne)
-            .pipe(inner)
-            .pipe(Channel.writeTo(["output"])),
-        },
-        channels: { input: new LastValue(), output: new LastValue() },
-        inputChannels: "input",
-        outputChannels: "output",
-      });
+      const inner = singleProcess(lib, { name: "double", steps: [(x: number) => x * 2] });
+      const app = singleProcess(lib, { name: "outer", steps: [addOne, inner] });
       return {
         result: await app.invoke(3),
         updates: await collect(await app.stream(3, { streamMode: "updates" })),
@@ -987,21 +878,8 @@ compare("pregel low level: subgraphs", {
   "a compiled Graph as a node of another Graph": {
     from: "pregel.test.ts: Graph subgraphs",
     async run(lib) {
-      const { Graph, START, END } = lib;
-      const inner = new Graph()
-        .addNode("double", (x: number) => x * 2)
-        .addEdge(START, "double")
-        .addEdge("double", END)
-        .compile();
-      const outer = new Graph()
-        .addNode("add_one", addOne)
-        .addNode("inner", inner)
-        .addNode("last", (x: number) => x - 1)
-        .addEdge(START, "add_one")
-        .addEdge("add_one", "inner")
-        .addEdge("inner", "last")
-        .addEdge("last", END)
-        .compile();
+      const inner = graphInARow(lib, { double: (x: number) => x * 2 });
+      const outer = graphInARow(lib, { add_one: addOne, inner, last: (x: number) => x - 1 });
       return {
         result: await outer.invoke(3),
         updates: await collect(await outer.stream(3, { streamMode: "updates" })),
@@ -1016,13 +894,9 @@ compare("pregel low level: the docs' examples", {
   "a single node between two EphemeralValue channels": {
     from: "docs (Pregel): single node application",
     async run(lib) {
-      const { Pregel, Channel, EphemeralValue } = low(lib);
+      const { Pregel, EphemeralValue } = low(lib);
       const app = new Pregel({
-        nodes: {
-          node1: Channel.subscribeTo("a")
-            .pipe((x: string) => x + x)
-            .pipe(Channel.writeTo(["b"])),
-        },
+        nodes: { node1: relay(lib, "a", twice, ["b"]) },
         channels: { a: new EphemeralValue(), b: new EphemeralValue() },
         inputChannels: ["a"],
         outputChannels: ["b"],
@@ -1037,17 +911,10 @@ compare("pregel low level: the docs' examples", {
   "two nodes in a row, LastValue channels and an EphemeralValue output": {
     from: "docs (Pregel): multiple nodes",
     async run(lib) {
-      const { Pregel, Channel, LastValue, EphemeralValue } = low(lib);
+      const { Pregel, EphemeralValue } = low(lib);
       const app = new Pregel({
-        nodes: {
-          node1: Channel.subscribeTo("a")
-            .pipe((x: string) => x + x)
-            .pipe(Channel.writeTo(["b"])),
-          node2: Channel.subscribeTo("b")
-            .pipe((x: string) => x + x)
-            .pipe(Channel.writeTo(["c"])),
-        },
-        channels: { a: new LastValue(), b: new LastValue(), c: new EphemeralValue() },
+        nodes: { node1: relay(lib, "a", twice, ["b"]), node2: relay(lib, "b", twice, ["c"]) },
+        channels: { ...lastValues(lib, "a", "b"), c: new EphemeralValue() },
         inputChannels: ["a"],
         outputChannels: ["b", "c"],
       });
@@ -1061,21 +928,8 @@ compare("pregel low level: the docs' examples", {
   "a Topic with accumulate: true keeps the values of every step": {
     from: "docs (Pregel): Topic",
     async run(lib) {
-      const { Pregel, Channel, EphemeralValue, Topic } = low(lib);
-      const make = (accumulate: boolean) =>
-        new Pregel({
-          nodes: {
-            node1: Channel.subscribeTo("a")
-              .pipe((x: string) => x + x)
-              .pipe(Channel.writeTo(["b", "c"])),
-            node2: Channel.subscribeTo("b")
-              .pipe((x: string) => x + x)
-              .pipe(Channel.writeTo(["c"])),
-          },
-          channels: { a: new EphemeralValue(), b: new EphemeralValue(), c: new Topic({ accumulate }) },
-          inputChannels: ["a"],
-          outputChannels: ["c"],
-        });
+      const { Topic } = low(lib);
+      const make = (accumulate: boolean) => doublingIntoC(lib, new Topic({ accumulate }));
       return {
         accumulated: await make(true).invoke({ a: "foo" }),
         notAccumulated: await make(false).invoke({ a: "foo" }),
@@ -1088,20 +942,8 @@ compare("pregel low level: the docs' examples", {
     // LangGraph.js hands out the Topic's own list, which the next step appends to.
     differs: "#a-streamed-value-is-a-snapshot",
     async run(lib) {
-      const { Pregel, Channel, EphemeralValue, Topic } = low(lib);
-      const app = new Pregel({
-        nodes: {
-          node1: Channel.subscribeTo("a")
-            .pipe((x: string) => x + x)
-            .pipe(Channel.writeTo(["b", "c"])),
-          node2: Channel.subscribeTo("b")
-            .pipe((x: string) => x + x)
-            .pipe(Channel.writeTo(["c"])),
-        },
-        channels: { a: new EphemeralValue(), b: new EphemeralValue(), c: new Topic({ accumulate: true }) },
-        inputChannels: ["a"],
-        outputChannels: ["c"],
-      });
+      const { Topic } = low(lib);
+      const app = doublingIntoC(lib, new Topic({ accumulate: true }));
       return collect(await app.stream({ a: "foo" }, { streamMode: "values" }));
     },
   },
@@ -1109,41 +951,22 @@ compare("pregel low level: the docs' examples", {
   "a BinaryOperatorAggregate joins the writes of every step with its reducer": {
     from: "docs (Pregel): BinaryOperatorAggregate",
     async run(lib) {
-      const { Pregel, Channel, EphemeralValue, BinaryOperatorAggregate } = low(lib);
-      const app = new Pregel({
-        nodes: {
-          node1: Channel.subscribeTo("a")
-            .pipe((x: string) => x + x)
-            .pipe(Channel.writeTo(["b", "c"])),
-          node2: Channel.subscribeTo("b")
-            .pipe((x: string) => x + x)
-            .pipe(Channel.writeTo(["c"])),
-        },
-        channels: {
-          a: new EphemeralValue(),
-          b: new EphemeralValue(),
-          c: new BinaryOperatorAggregate(
-            (current: string, update: string) => (current ? `${current} | ${update}` : update),
-            () => "",
-          ),
-        },
-        inputChannels: ["a"],
-        outputChannels: ["c"],
-      });
-      return app.invoke({ a: "foo" });
+      const { BinaryOperatorAggregate } = low(lib);
+      const joined = new BinaryOperatorAggregate(
+        (current: string, update: string) => (current ? `${current} | ${update}` : update),
+        () => "",
+      );
+      return doublingIntoC(lib, joined).invoke({ a: "foo" });
     },
   },
 
   "a cycle: a node that writes the channel it reads until a function mapper gives undefined": {
     from: "docs (Pregel): cycle",
     async run(lib) {
-      const { Pregel, Channel, EphemeralValue } = low(lib);
+      const { Pregel, EphemeralValue } = low(lib);
+      const untilTen = (x: string) => (x.length < 10 ? x + x : undefined);
       const app = new Pregel({
-        nodes: {
-          node1: Channel.subscribeTo("value")
-            .pipe((x: string) => (x.length < 10 ? x + x : undefined))
-            .pipe(Channel.writeTo([], { value: (x: string | undefined) => x })),
-        },
+        nodes: { node1: relay(lib, "value", untilTen, [], { value: (x: string | undefined) => x }) },
         channels: { value: new EphemeralValue() },
         inputChannels: ["value"],
         outputChannels: ["value"],
@@ -1162,8 +985,8 @@ compare("pregel low level: the docs' examples", {
 compare("pregel low level: Graph", {
   "a Graph of one node: its output is the run's output": {
     from: "pregel.test.ts: can invoke graph with a single process",
-    async run({ Graph, START, END }) {
-      const graph = new Graph().addNode("add_one", addOne).addEdge(START, "add_one").addEdge("add_one", END).compile();
+    async run(lib) {
+      const graph = graphInARow(lib, { add_one: addOne });
       return {
         result: await graph.invoke(2),
         updates: await collect(await graph.stream(2, { streamMode: "updates" })),
@@ -1173,14 +996,10 @@ compare("pregel low level: Graph", {
 
   "a Graph node returning a falsy value: null, 0, '', [], {} and an empty Set come back as they are": {
     from: "pregel.test.ts: should process falsey value",
-    async run({ Graph, START, END }) {
+    async run(lib) {
       const out = [];
       for (const falsy of [null, 0, "", [], {}, new Set()]) {
-        const graph = new Graph()
-          .addNode("return_falsy_const", () => falsy)
-          .addEdge(START, "return_falsy_const")
-          .addEdge("return_falsy_const", END)
-          .compile();
+        const graph = graphInARow(lib, { return_falsy_const: () => falsy });
         const result = await graph.invoke(1);
         out.push({ same: result === falsy, isSet: result instanceof Set, result: result ?? "nullish" });
       }
@@ -1190,19 +1009,8 @@ compare("pregel low level: Graph", {
 
   "batch on a Graph of two slow nodes keeps the input order": {
     from: "pregel.test.ts: should process batch with two processes and delays with graph",
-    async run({ Graph, START, END }) {
-      const slowAddOne = async (x: number) => {
-        await sleep(x * 15);
-        return x + 1;
-      };
-      const graph = new Graph()
-        .addNode("add_one", slowAddOne)
-        .addNode("add_one_more", slowAddOne)
-        .addEdge(START, "add_one")
-        .addEdge("add_one", "add_one_more")
-        .addEdge("add_one_more", END)
-        .compile();
-      return graph.batch([3, 2, 1, 3, 5]);
+    async run(lib) {
+      return graphInARow(lib, { add_one: slowAddOne, add_one_more: slowAddOne }).batch([3, 2, 1, 3, 5]);
     },
   },
 
@@ -1267,14 +1075,12 @@ compare("pregel low level: Graph", {
 
   "a Graph with interruptBefore and a checkpointer: pause, getState, resume with null": {
     from: "python_port/checkpoint.test.ts: Graph with a checkpointer",
-    async run({ Graph, START, END, MemorySaver }) {
-      const graph = new Graph()
-        .addNode("a", addOne)
-        .addNode("b", (x: number) => x * 10)
-        .addEdge(START, "a")
-        .addEdge("a", "b")
-        .addEdge("b", END)
-        .compile({ checkpointer: new MemorySaver(), interruptBefore: ["b"] });
+    async run(lib) {
+      const graph = graphInARow(
+        lib,
+        { a: addOne, b: (x: number) => x * 10 },
+        { checkpointer: new lib.MemorySaver(), interruptBefore: ["b"] },
+      );
       const config = thread("g");
       const paused = await graph.invoke(1, config);
       const state = await graph.getState(config);
@@ -1304,7 +1110,7 @@ compare("pregel low level: Graph", {
 
   "a Graph run with a timeout: the node is told through its signal and the run rejects": {
     from: "python_port/interrupt.test.ts: should cancel node task on timeout",
-    async run({ Graph, START, END }) {
+    async run(lib) {
       let started = false;
       let cancelled = false;
       const awhile = (_: unknown, config: any) =>
@@ -1320,7 +1126,7 @@ compare("pregel low level: Graph", {
           if (config?.signal?.aborted) stop();
           else config?.signal?.addEventListener("abort", stop, { once: true });
         });
-      const graph = new Graph().addNode("agent", awhile).addEdge(START, "agent").addEdge("agent", END).compile();
+      const graph = graphInARow(lib, { agent: awhile });
       const rejected = await throwsAtAll(() => graph.invoke(1, { timeout: 20 }));
       return { rejected, started, cancelled };
     },
@@ -1328,7 +1134,7 @@ compare("pregel low level: Graph", {
 
   "a Graph run aborted through a signal while streaming: the node is told, a checkpoint was written": {
     from: "python_port/checkpoint.test.ts: should not cancel checkpoint put operation when streaming is cancelled",
-    async run({ Graph, START, END, MemorySaver }) {
+    async run(lib) {
       let cancelled = false;
       const awhile = (_: unknown, config: any) =>
         new Promise<void>((resolve, reject) => {
@@ -1343,12 +1149,8 @@ compare("pregel low level: Graph", {
             { once: true },
           );
         });
-      const checkpointer = new MemorySaver();
-      const graph = new Graph()
-        .addNode("agent", awhile)
-        .addEdge(START, "agent")
-        .addEdge("agent", END)
-        .compile({ checkpointer });
+      const checkpointer = new lib.MemorySaver();
+      const graph = graphInARow(lib, { agent: awhile }, { checkpointer });
       const controller = new AbortController();
       const config = { ...thread("1"), signal: controller.signal };
       setTimeout(() => controller.abort(), 40);

@@ -55,8 +55,8 @@ export interface NodeSpec {
   declaredSubgraphs?: readonly unknown[];
   /** The node's own `metadata`, added to its config's. */
   metadata?: Record<string, unknown>;
-  /** A low-level node's input from the state (the channels it reads), instead of the state itself. */
-  readInput?: (state: Readonly<Record<string, unknown>>) => unknown;
+  /** A node's input read from the channels it reads (a low-level node's, a one-channel state's), instead of the state. */
+  readInput?: (channels: ReadonlyMap<string, Channel>) => unknown;
   /** What `updateState(values, node)` writes for a low-level node: its writers run on the values. */
   updateWrites?: (values: unknown, config: unknown) => Promise<Write[]>;
 }
@@ -130,6 +130,19 @@ export interface GraphInternals {
 }
 
 type SubgraphCheckpoints = "persistent" | "none";
+
+/** channel -> the nodes it triggers (`GraphSpec.triggerIndex`), in node order. */
+export function indexTriggers(nodes: Iterable<NodeSpec>): Map<string, string[]> {
+  const index = new Map<string, string[]>();
+  for (const node of nodes) {
+    for (const channel of node.triggers) {
+      const list = index.get(channel);
+      if (list) list.push(node.name);
+      else index.set(channel, [node.name]);
+    }
+  }
+  return index;
+}
 
 export function triggerChannel(node: string): string {
   return `branch:to:${node}`;

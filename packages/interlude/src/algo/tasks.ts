@@ -115,23 +115,27 @@ export function prepareNextTasks(
   for (const name of candidates ?? spec.nodes.keys()) {
     const triggers = isTriggered(spec, checkpoint, channels, name);
     if (!triggers) continue;
-    state ??= readState(channels, spec.stateKeys);
+    const node = spec.nodes.get(name)!;
     const id = fastId(`${checkpoint.id}|${parentNs}|${step}|pull|${name}`);
     const task: PreparedTask = {
       id,
       name,
       path: [PULL, name],
-      input: state,
+      input: undefined,
       triggers,
       ns: taskNamespace(parentNs, name, id),
     };
+    // A node reading its own channels (a low-level graph's) needs the state only to route.
+    if (node.readInput) {
+      task.input = node.readInput(channels);
+      if (node.branches.length) task.state = state ??= readState(channels, spec.stateKeys);
+      tasks.push(task);
+      continue;
+    }
+    state ??= readState(channels, spec.stateKeys);
+    task.input = state;
     if (name === START) {
       task.input = channels.get(START)!.get();
-      task.state = state;
-    }
-    const node = spec.nodes.get(name)!;
-    if (node.readInput) {
-      task.input = node.readInput(state);
       task.state = state;
     } else if (node.inputKeys) {
       task.input = withValues(state, node.inputKeys);

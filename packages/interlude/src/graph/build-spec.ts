@@ -6,6 +6,7 @@
 import {
   type BranchSpec,
   type GraphSpec,
+  indexTriggers,
   joinChannel,
   type NodeSpec,
   type StaticWrite,
@@ -211,7 +212,6 @@ export function buildSpec(builder: GraphDeclaration, options: CompileOptions): G
     branches: branchesOf.get(START) ?? [],
   };
   const nodes = new Map<string, NodeSpec>([[START, start]]);
-  const triggerIndex = new Map<string, string[]>([[START, [START]]]);
   for (const [name, definition] of builder.nodes) {
     const action = definition.action;
     const isGraph = typeof action !== "function";
@@ -228,13 +228,12 @@ export function buildSpec(builder: GraphDeclaration, options: CompileOptions): G
       declaredSubgraphs: definition.options.subgraphs,
       metadata: definition.options.metadata,
     };
-    if (root) node.readInput = (state) => state[root];
+    if (root)
+      node.readInput = (channels) => {
+        const channel = channels.get(root)!;
+        return channel.isAvailable() ? channel.get() : undefined;
+      };
     nodes.set(name, node);
-    for (const channel of node.triggers) {
-      const list = triggerIndex.get(channel) ?? [];
-      list.push(name);
-      triggerIndex.set(channel, list);
-    }
   }
   return {
     nodes,
@@ -246,7 +245,7 @@ export function buildSpec(builder: GraphDeclaration, options: CompileOptions): G
     ephemeralChannels: ephemeral,
     ephemeralSet: new Set(ephemeral),
     finishChannels,
-    triggerIndex,
+    triggerIndex: indexTriggers(nodes.values()),
     start,
     usesLangChain: [...reducers.values()].some(needsLangChain),
     rootKey: root,

@@ -4,6 +4,7 @@
  * `Channel.subscribeTo(...)` and `.pipe(...)`; immutable, as LangGraph.js's `PregelNode`.
  */
 import type { CachePolicy } from "../cache/base.js";
+import type { Channel } from "../channels/base.js";
 import { isRunnable, type RunnableLike } from "../graph/runnable.js";
 import type { RetryPolicy } from "../runner/retry.js";
 import type { TimeoutPolicy } from "../runner/timeout.js";
@@ -84,14 +85,20 @@ export class PregelNode {
     });
   }
 
-  /** The node's input from the state (every channel holding a value, by name). */
-  readInput(state: Readonly<Record<string, unknown>>): unknown {
+  /** The node's input: the first of its channels holding a value, or those holding one by key. */
+  readInput(channels: ReadonlyMap<string, Channel>): unknown {
     if (Array.isArray(this.channels)) {
-      for (const channel of this.channels as readonly string[]) if (channel in state) return state[channel];
+      for (const name of this.channels as readonly string[]) {
+        const channel = channels.get(name);
+        if (channel?.isAvailable()) return channel.get();
+      }
       return undefined;
     }
     const input: Record<string, unknown> = {};
-    for (const [key, channel] of Object.entries(this.channels)) if (channel in state) input[key] = state[channel];
+    for (const [key, name] of Object.entries(this.channels)) {
+      const channel = channels.get(name);
+      if (channel?.isAvailable()) input[key] = channel.get();
+    }
     return input;
   }
 

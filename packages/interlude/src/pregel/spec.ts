@@ -3,7 +3,7 @@
  * channels given are the state, each node runs its chain on the channels it reads and writes
  * through its `ChannelWrite`s, and the input is written straight to the input channels.
  */
-import type { GraphSpec, NodeSpec } from "../algo/spec.js";
+import { type GraphSpec, indexTriggers, type NodeSpec } from "../algo/spec.js";
 import type { Write } from "../algo/writes.js";
 import type { Channel } from "../channels/base.js";
 import { channelFactory, clearsEachStep, isChannel } from "../channels/instance.js";
@@ -136,7 +136,6 @@ export function pregelSpec(shape: PregelShape): GraphSpec {
   channelFactories.set(TASKS, () => new Topic());
   const known = new Set(channelFactories.keys());
   const nodes = new Map<string, NodeSpec>();
-  const triggerIndex = new Map<string, string[]>();
   for (const [name, node] of Object.entries(shape.nodes)) {
     nodes.set(name, {
       name,
@@ -149,14 +148,9 @@ export function pregelSpec(shape: PregelShape): GraphSpec {
       timeout: node.timeout,
       metadata: node.metadata,
       declaredSubgraphs: node.subgraphs,
-      readInput: (state) => node.readInput(state),
+      readInput: (channels) => node.readInput(channels),
       updateWrites: updateWriter(name, node),
     });
-    for (const channel of node.triggers) {
-      const list = triggerIndex.get(channel) ?? [];
-      list.push(name);
-      triggerIndex.set(channel, list);
-    }
   }
   return {
     nodes,
@@ -168,7 +162,7 @@ export function pregelSpec(shape: PregelShape): GraphSpec {
     ephemeralChannels: ephemeral,
     ephemeralSet: new Set(ephemeral),
     finishChannels: [],
-    triggerIndex,
+    triggerIndex: indexTriggers(nodes.values()),
     inputWrites: inputWriter(shape.inputChannels),
     snapshotKeys: listOf(shape.streamChannels ?? stateKeys),
     usesLangChain: false,
