@@ -112,7 +112,7 @@ export class Graph<N extends string = typeof START> implements GraphDeclaration 
     return this.addEdge(name, END);
   }
 
-  compile(options: Omit<CompileOptions, "resumeMatching" | "transformers"> = {}): Pregel {
+  compile(options: CompileOptions = {}): Pregel {
     validateDeclaration(this, options);
     const channels: Record<string, EphemeralValue> = { [START]: new EphemeralValue(), [END]: new EphemeralValue() };
     for (const name of this.nodes.keys()) channels[name] = new EphemeralValue();
@@ -153,22 +153,8 @@ export class Graph<N extends string = typeof START> implements GraphDeclaration 
         timeout: timeoutPolicy(name, timeout),
       });
     }
-    const saver = options.checkpointer;
     return new Pregel(
-      {
-        nodes,
-        channels,
-        inputChannels: START,
-        outputChannels: END,
-        streamChannels: [...this.nodes.keys()],
-        checkpointer: saver,
-        interruptBefore: options.interruptBefore,
-        interruptAfter: options.interruptAfter,
-        store: options.store,
-        cache: options.cache,
-        name: options.name,
-        description: options.description,
-      },
+      { ...options, nodes, channels, inputChannels: START, outputChannels: END, streamChannels: [...this.nodes.keys()] },
       this,
     );
   }

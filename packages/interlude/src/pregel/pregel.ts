@@ -1,28 +1,16 @@
-/**
- * `new Pregel({ nodes, channels, inputChannels, outputChannels })`: LangGraph.js's low-level
- * graph, run by the same loop, checkpoints and streams as a compiled `StateGraph` (it is one,
- * built from channels and actors instead of a builder).
- */
-import type { BaseCache } from "../cache/base.js";
 import type { Channel as ChannelType } from "../channels/base.js";
-import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import { END, START } from "../constants.js";
 import { UnsupportedFeatureError } from "../errors/unsupported.js";
 import { CompiledStateGraph, type CompileOptions, type RunConfig, type StreamConfig } from "../graph/compiled.js";
 import type { GraphDeclaration, NodeDefinition } from "../graph/declaration.js";
 import type { StreamMode } from "../run/emitter.js";
 import type { RetryPolicy } from "../runner/retry.js";
-import type { BaseStore } from "../store/base.js";
 import { ChannelWrite } from "./channel-write.js";
 import type { PregelNode } from "./node.js";
 import { type ChannelKeys, type PregelShape, pregelSpec } from "./spec.js";
 
-export interface PregelParams extends PregelShape {
-  checkpointer?: BaseCheckpointSaver | boolean;
-  store?: BaseStore;
-  cache?: BaseCache;
-  name?: string;
-  description?: string;
+/** What `new Pregel(...)` takes: its shape, and what `compile()` takes for a StateGraph (saver, store, breakpoints, ...). */
+export interface PregelParams extends PregelShape, Omit<CompileOptions, "interruptBefore" | "interruptAfter"> {
   /** The stream mode of `stream()` calls that name none ("values" by default). */
   streamMode?: StreamMode | StreamMode[];
   /** The longest a step may take (ms). */
@@ -99,12 +87,15 @@ export class Pregel extends CompiledStateGraph<any, any, string> {
     const spec = pregelSpec({ ...params, nodes: withDefaultRetry(params.nodes, params.retryPolicy) });
     const builder =
       declaration ?? declarationOf(params, (options = {}) => new Pregel({ ...params, ...options } as PregelParams));
+    const { checkpointer, store, cache, name, description, resumeMatching, transformers } = params;
     super(builder, spec, {
-      checkpointer: params.checkpointer,
-      store: params.store,
-      cache: params.cache,
-      name: params.name,
-      description: params.description,
+      checkpointer,
+      store,
+      cache,
+      name,
+      description,
+      resumeMatching,
+      transformers,
       interruptBefore: params.interruptBefore as string[] | "*" | undefined,
       interruptAfter: params.interruptAfter as string[] | "*" | undefined,
     });
