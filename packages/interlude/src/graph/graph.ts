@@ -154,7 +154,14 @@ export class Graph<N extends string = typeof START> implements GraphDeclaration 
       });
     }
     return new Pregel(
-      { ...options, nodes, channels, inputChannels: START, outputChannels: END, streamChannels: [...this.nodes.keys()] },
+      {
+        ...options,
+        nodes,
+        channels,
+        inputChannels: START,
+        outputChannels: END,
+        streamChannels: [...this.nodes.keys()],
+      },
       this,
     );
   }
