@@ -12,7 +12,7 @@ import {
 } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import { RunnableLambda } from "@langchain/core/runnables";
-import { StructuredTool, tool } from "@langchain/core/tools";
+import { DynamicTool, StructuredTool, tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { z as z3 } from "zod/v3";
 import { compare, prebuiltOf, type Runtime, refusal, sleep, zodOf } from "./harness.js";
@@ -717,6 +717,85 @@ compare("createReactAgent (prebuilt.test.ts)", {
       const b = await agent.invoke({ messages: "use_b" });
       const failed = await refusal(() => agent.invoke(hi("fail now")));
       return { given, a: views(a.messages), b: views(b.messages), failed, bound: [modelA.toolsSeen, modelB.toolsSeen] };
+    },
+  },
+});
+
+// --- The first prebuilt agents (deprecated in LangGraph.js, still exported) -------------------
+
+/** A tool that answers `result for <query>`. */
+const searchTool = () =>
+  tool(async ({ query }: { query: string }) => `result for ${query}`, {
+    name: "search_api",
+    description: "Looks the query up.",
+    schema: z.object({ query: z.string() }),
+  });
+
+compare("prebuilt: ToolExecutor, createAgentExecutor, createFunctionCallingExecutor", {
+  "ToolExecutor runs the tool an invocation names; an unknown name gives a message": {
+    from: "prebuilt.test.ts: ToolExecutor (pregel.test.ts: MessageGraph can invoke a single message)",
+    async run(lib) {
+      const { ToolExecutor } = prebuiltOf(lib);
+      const executor = new ToolExecutor({ tools: [searchTool()] });
+      const custom = new ToolExecutor({ tools: [searchTool()], invalidToolMsgTemplate: "no {requestedToolName}" });
+      return {
+        known: await executor.invoke({ tool: "search_api", toolInput: { query: "owls" } }),
+        unknown: await executor.invoke({ tool: "weather", toolInput: {} }),
+        custom: await custom.invoke({ tool: "weather", toolInput: {} }),
+        batch: await executor.batch([
+          { tool: "search_api", toolInput: { query: "a" } },
+          { tool: "search_api", toolInput: { query: "b" } },
+        ]),
+      };
+    },
+  },
+
+  "createAgentExecutor runs the agent's actions until it finishes, recording each step": {
+    from: "pregel.test.ts: Can invoke createAgentExecutor",
+    async run(lib) {
+      const { createAgentExecutor } = prebuiltOf(lib);
+      let calls = 0;
+      const agentRunnable = RunnableLambda.from((state: { input: string; steps: unknown[] }) => {
+        calls += 1;
+        return state.steps.length < 2
+          ? { tool: "search_api", toolInput: { query: `${state.input} ${state.steps.length}` }, log: "" }
+          : { returnValues: { answer: `done after ${state.steps.length}` }, log: "" };
+      });
+      const app = createAgentExecutor({ agentRunnable, tools: [searchTool()] });
+      const result = await app.invoke({ input: "owls" });
+      return { result, calls, nodes: Object.keys(app.getGraph().nodes).sort() };
+    },
+  },
+
+  "createFunctionCallingExecutor: a model without bind() is refused; one with it calls its functions": {
+    from: "prebuilt.test.ts: createFunctionCallingExecutor",
+    async run(lib) {
+      const { createFunctionCallingExecutor } = prebuiltOf(lib);
+      const refused = await refusal(() => createFunctionCallingExecutor({ model: {}, tools: [searchTool()] }));
+      const bound: unknown[] = [];
+      let turn = 0;
+      const model = {
+        bind(args: { functions: Array<{ name: string }> }) {
+          bound.push(args.functions.map((f) => f.name));
+          return RunnableLambda.from(() =>
+            turn++ === 0
+              ? new AIMessage({
+                  content: "",
+                  additional_kwargs: { function_call: { name: "search_api", arguments: "owls" } },
+                })
+              : new AIMessage("owls are birds"),
+          );
+        },
+      };
+      // The executor passes the call's arguments JSON-encoded: a string tool takes them as they are.
+      const lookup = new DynamicTool({
+        name: "search_api",
+        description: "Looks up.",
+        func: async (q) => `result for ${q}`,
+      });
+      const app = createFunctionCallingExecutor({ model, tools: [lookup] });
+      const result = await app.invoke({ messages: [new HumanMessage("what are owls?")] });
+      return { refused: "refused" in refused, bound, messages: views(result.messages) };
     },
   },
 });

@@ -7,6 +7,14 @@ import "../langchain/types.js";
 export { AgentModelError, type AgentPrompt } from "./agent-model.js";
 export { withAgentName } from "./agent-name.js";
 export {
+  type AgentStep,
+  createAgentExecutor,
+  createFunctionCallingExecutor,
+  ToolExecutor,
+  type ToolExecutorArgs,
+  type ToolInvocation,
+} from "./legacy-executors.js";
+export {
   type ChatModelLike,
   type CreateReactAgentParams,
   createReactAgent,
