@@ -98,3 +98,18 @@ describe("issue 14, item 8", () => {
     }
   });
 });
+
+describe("threads.patchState", () => {
+  it("is refused with 501 UNSUPPORTED_FEATURE naming what to use instead, not ignored; an unknown thread is 404", async () => {
+    const threadId = (await post("/threads", {})).body.thread_id as string;
+    const patched = await json(`${server.url}/threads/${threadId}/state`, {
+      method: "PATCH",
+      body: JSON.stringify({ metadata: { label: "reviewed" } }),
+    });
+    expect(patched.status).toBe(501);
+    expect(patched.body).toMatchObject({ code: "UNSUPPORTED_FEATURE", thread_id: threadId });
+    expect(patched.body.message).toMatch(/PATCH \/threads\/:id\b/);
+    const unknown = await json(`${server.url}/threads/nope/state`, { method: "PATCH", body: "{}" });
+    expect(unknown.status).toBe(404);
+  });
+});

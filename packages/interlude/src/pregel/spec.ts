@@ -6,11 +6,13 @@
 import { type GraphSpec, indexTriggers, type NodeSpec } from "../algo/spec.js";
 import type { Write } from "../algo/writes.js";
 import type { Channel } from "../channels/base.js";
+import { BinaryOperatorAggregate } from "../channels/binop.js";
 import { channelFactory, clearsEachStep, isChannel } from "../channels/instance.js";
 import { Topic } from "../channels/topic.js";
 import { INTERRUPT, TASKS } from "../constants.js";
 import { EmptyInputError, GraphValidationError, InvalidUpdateError } from "../errors/graph.js";
 import { UnsupportedFeatureError } from "../errors/unsupported.js";
+import { needsLangChain } from "../messages/reducer.js";
 import { currentTask } from "../runner/scope.js";
 import { ChannelWrite } from "./channel-write.js";
 import { PregelNode } from "./node.js";
@@ -52,7 +54,7 @@ function validateShape(shape: PregelShape): void {
     const read = Array.isArray(node.channels) ? node.channels : Object.values(node.channels);
     const written = node.writers.flatMap((writer) => (writer instanceof ChannelWrite ? writer.channels : []));
     for (const channel of [...node.triggers, ...read, ...written])
-      if (!(channel in channels))
+      if (!Object.hasOwn(channels, channel))
         throw new GraphValidationError(
           `Node "${name}" uses channel "${channel}", which is not in channels. Channels: ${Object.keys(channels).join(", ")}.`,
           name,
@@ -64,14 +66,14 @@ function validateShape(shape: PregelShape): void {
       `No node subscribes to the input channel${inputs.length > 1 ? "s" : ""} ${inputs.join(", ")}: nothing would run.`,
     );
   for (const channel of [...inputs, ...listOf(shape.outputChannels), ...listOf(shape.streamChannels ?? [])])
-    if (!(channel in channels))
+    if (!Object.hasOwn(channels, channel))
       throw new GraphValidationError(
         `Input or output channel "${channel}" is not in channels. Channels: ${Object.keys(channels).join(", ")}.`,
       );
   for (const list of [shape.interruptBefore, shape.interruptAfter])
     if (list && list !== "*")
       for (const name of list)
-        if (!(name in nodes)) throw new GraphValidationError(`Breakpoint node "${name}" is not in nodes.`, name);
+        if (!Object.hasOwn(nodes, name)) throw new GraphValidationError(`Breakpoint node "${name}" is not in nodes.`, name);
 }
 
 /** The run's input as writes to the input channels (one channel takes the input itself). */
@@ -129,9 +131,12 @@ export function pregelSpec(shape: PregelShape): GraphSpec {
   const stateKeys = Object.keys(shape.channels);
   const channelFactories = new Map<string, () => Channel>();
   const ephemeral: string[] = [TASKS];
+  let usesLangChain = false;
   for (const [name, channel] of Object.entries(shape.channels)) {
     channelFactories.set(name, channelFactory(channel, name));
     if (clearsEachStep(channel)) ephemeral.push(name);
+    // A messages reducer coerces message-likes with @langchain/core: runs load it first.
+    if (channel instanceof BinaryOperatorAggregate && needsLangChain(channel.reducer)) usesLangChain = true;
   }
   channelFactories.set(TASKS, () => new Topic());
   const known = new Set(channelFactories.keys());
@@ -165,6 +170,6 @@ export function pregelSpec(shape: PregelShape): GraphSpec {
     triggerIndex: indexTriggers(nodes.values()),
     inputWrites: inputWriter(shape.inputChannels),
     snapshotKeys: listOf(shape.streamChannels ?? stateKeys),
-    usesLangChain: false,
+    usesLangChain,
   };
 }

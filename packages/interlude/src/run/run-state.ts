@@ -132,14 +132,17 @@ export abstract class RunState {
    */
   valuesTold = false;
   /**
-   * The last values told, kept for a low-level graph: its output channels may be cleared by the
-   * step after (one-step channels), and `invoke` returns what was told, not what is left.
+   * The last values told, kept when the state has one-step channels (an `EphemeralValue`, a
+   * `Topic`): a later step may clear them, and `invoke` returns what was told, not what is left.
    */
   lastValues?: { chunk: unknown };
+  private keepsToldValues?: boolean;
 
   protected tellValues(chunk: () => unknown): void {
     this.valuesTold = true;
-    if (this.graph.spec.inputWrites) {
+    const spec = this.graph.spec;
+    this.keepsToldValues ??= spec.stateKeys.some((key) => spec.ephemeralSet.has(key));
+    if (this.keepsToldValues) {
       const told = chunk();
       this.lastValues = { chunk: told };
       this.events.emit("values", () => told);

@@ -378,7 +378,8 @@ export class GraphRun extends RunStart {
     if (this.parent) throw new GraphInterrupt(interrupts);
     const values = this.valuesWithFinished(outcomes);
     // As LangGraph: the state with the finished tasks' writes closes the stream of a paused step.
-    if (outcomes.some((o) => o.kind === "done" && o.writes.some(([key]) => this.graph.spec.stateKeySet.has(key))))
+    const finished = outcomes.filter((o) => o.kind === "done");
+    if (writesOutput(this.graph.spec, finished, this.options.outputKeys))
       this.tellValues(() => selectOutput(values, this.options.outputKeys));
     // A subgraph's breakpoint stopped the step: no task had a question to tell.
     if (interrupts.length === 0) this.events.interrupted([]);

@@ -67,6 +67,19 @@ export function stateRoutes(ctx: ServerContext): Hono<AppEnv> {
     return c.json(cut(await stateAt(c.req.param("thread_id"), req.checkpoint, req.subgraphs === true), fields));
   });
 
+  // threads.patchState: refused, not ignored. Checkpoints are records of what ran; labels go on the thread.
+  app.patch("/threads/:thread_id/state", async (c) => {
+    const threadId = c.req.param("thread_id");
+    await requireThread(ctx, threadId);
+    throw new ServerError(
+      "UNSUPPORTED_FEATURE",
+      "PATCH /threads/:id/state (threads.patchState) is not supported: checkpoints are not edited in place. " +
+        "Keep labels in the thread's metadata (PATCH /threads/:id), or write a new checkpoint (POST /threads/:id/state).",
+      { thread_id: threadId },
+      501,
+    );
+  });
+
   app.post("/threads/:thread_id/state", async (c) => {
     const req = await body(c, StateUpdateBody);
     const threadId = c.req.param("thread_id");
