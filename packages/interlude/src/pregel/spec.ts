@@ -73,7 +73,8 @@ function validateShape(shape: PregelShape): void {
   for (const list of [shape.interruptBefore, shape.interruptAfter])
     if (list && list !== "*")
       for (const name of list)
-        if (!Object.hasOwn(nodes, name)) throw new GraphValidationError(`Breakpoint node "${name}" is not in nodes.`, name);
+        if (!Object.hasOwn(nodes, name))
+          throw new GraphValidationError(`Breakpoint node "${name}" is not in nodes.`, name);
 }
 
 /** The run's input as writes to the input channels (one channel takes the input itself). */
