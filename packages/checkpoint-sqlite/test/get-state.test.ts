@@ -3,24 +3,13 @@
  * holding LangChain messages, read by a process that has not loaded @langchain/core yet, still
  * loads it and reads again.
  */
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
+import { childProcesses } from "./child-node.js";
 
-const dir = mkdtempSync(join(tmpdir(), "interlude-get-state-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const node = (script: string) =>
-  execFileSync(process.execPath, ["--input-type=module", "-e", script], {
-    cwd: fileURLToPath(new URL(".", import.meta.url)),
-    encoding: "utf8",
-  });
+const { sqliteFile, node } = childProcesses("interlude-get-state-");
 
 it("reads a thread holding a message in a process that has not loaded @langchain/core", () => {
-  const file = JSON.stringify(join(dir, "messages.sqlite"));
+  const file = sqliteFile("messages.sqlite");
   const graph = `
     const { Annotation, START, StateGraph, interrupt } = await import("@interlude/core");
     const { SqliteSaver } = await import("@interlude/checkpoint-sqlite");

@@ -2,24 +2,13 @@
  * A low-level graph (`Pregel`, the non-state `Graph`) on a SQLite file: it pauses in one process
  * and is answered in another, which builds the same graph and finds the thread where it stopped.
  */
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
+import { childProcesses } from "./child-node.js";
 
-const dir = mkdtempSync(join(tmpdir(), "interlude-low-level-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const node = (script: string) =>
-  execFileSync(process.execPath, ["--input-type=module", "-e", script], {
-    cwd: fileURLToPath(new URL(".", import.meta.url)),
-    encoding: "utf8",
-  });
+const { sqliteFile, node } = childProcesses("interlude-low-level-");
 
 it("a Pregel paused by interrupt() in one process is answered in another", () => {
-  const file = JSON.stringify(join(dir, "pregel.sqlite"));
+  const file = sqliteFile("pregel.sqlite");
   const app = `
     const { Command, interrupt } = await import("@interlude/core");
     const { Pregel, Channel } = await import("@interlude/core/pregel");
@@ -51,7 +40,7 @@ it("a Pregel paused by interrupt() in one process is answered in another", () =>
 });
 
 it("a non-state Graph stopped at a breakpoint in one process goes on in another", () => {
-  const file = JSON.stringify(join(dir, "graph.sqlite"));
+  const file = sqliteFile("graph.sqlite");
   const graph = `
     const { Graph, START, END } = await import("@interlude/core");
     const { SqliteSaver } = await import("@interlude/checkpoint-sqlite");
