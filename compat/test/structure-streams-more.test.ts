@@ -252,6 +252,49 @@ async function branchFacts(graph: any, original: any[], from: any, source: strin
 }
 
 compare("graph structure, continued", {
+  "a join that heard from one source before a pause fires once the other arrives after it": {
+    from: "pregel.test.ts: in one fan out state graph waiting edge (a breakpoint between the sources)",
+    async run(lib) {
+      const { Annotation, StateGraph, START, MemorySaver } = lib;
+      const node = (name: string) => () => ({ log: [name] });
+      const graph = new StateGraph(Annotation.Root({ log: list(lib) }))
+        .addNode("a", node("a"))
+        .addNode("x", node("x"))
+        .addNode("b", node("b"))
+        .addNode("c", node("c"))
+        .addEdge(START, "a")
+        .addEdge(START, "x")
+        .addEdge("x", "b")
+        .addEdge(["a", "b"], "c")
+        .compile({ checkpointer: new MemorySaver(), interruptAfter: ["x"] });
+      const paused = await graph.invoke({ log: [] }, thread("join"));
+      const state = await graph.getState(thread("join"));
+      const done = await graph.invoke(null, thread("join"));
+      return { paused: paused.log, next: state.next, done: done.log };
+    },
+  },
+
+  "a deferred node waiting for the run to finish still runs after a pause": {
+    from: "pregel.test.ts: in_one_fan_out_state_graph_defer_node (a breakpoint before the run finishes)",
+    async run(lib) {
+      const { Annotation, StateGraph, START, MemorySaver } = lib;
+      const node = (name: string) => () => ({ log: [name] });
+      const graph = new StateGraph(Annotation.Root({ log: list(lib) }))
+        .addNode("a", node("a"))
+        .addNode("x", node("x"))
+        .addNode("y", node("y"))
+        .addNode("d", node("d"), { defer: true })
+        .addEdge(START, "a")
+        .addEdge(START, "x")
+        .addEdge("x", "y")
+        .addEdge("a", "d")
+        .compile({ checkpointer: new MemorySaver(), interruptAfter: ["x"] });
+      await graph.invoke({ log: [] }, thread("deferred"));
+      const done = await graph.invoke(null, thread("deferred"));
+      return done.log;
+    },
+  },
+
   "two Sends from a node, each routed on by a conditional edge: the target runs once": {
     from: "python_port/graph_structure.test.ts: should handle conditional edges after send",
     async run(lib) {

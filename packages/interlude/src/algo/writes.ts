@@ -199,7 +199,9 @@ export function channelsFromCheckpoint(spec: GraphSpec, checkpoint: Checkpoint |
 
 /**
  * The values of some channels only (those changed since the last save): what a saver needs,
- * since it stores a checkpoint's values per (channel, version) and shares the others.
+ * since it stores a checkpoint's values per (channel, version) and shares the others. A channel
+ * is stored whenever it has something to keep, available or not yet: a join that has heard from
+ * some of its sources, a deferred node's trigger held back, a unique topic's seen values.
  */
 export function changedChannelValues(
   channels: ReadonlyMap<string, Channel>,
@@ -209,7 +211,9 @@ export function changedChannelValues(
   for (const name of changed) {
     const channel = channels.get(name);
     // An untracked key is left out, not stored as empty: the checkpoint knows nothing of it.
-    if (channel?.isAvailable() && !isUntracked(channel)) values[name] = channel.checkpoint();
+    if (!channel || isUntracked(channel)) continue;
+    const saved = channel.checkpoint();
+    if (saved !== undefined) values[name] = saved;
   }
   return values;
 }
