@@ -251,22 +251,30 @@ async function branchFacts(graph: any, original: any[], from: any, source: strin
   };
 }
 
+/**
+ * Two branches from START, `a` and `x` then `b`, paused after `x` (so between `a` and `b`);
+ * `finish` adds what waits on them. Each node logs its name.
+ */
+function pausedBetweenBranches(lib: Runtime, finish: (builder: any, node: (name: string) => () => unknown) => any) {
+  const { Annotation, StateGraph, START, MemorySaver } = lib;
+  const node = (name: string) => () => ({ log: [name] });
+  const builder = new StateGraph(Annotation.Root({ log: list(lib) }))
+    .addNode("a", node("a"))
+    .addNode("x", node("x"))
+    .addNode("b", node("b"))
+    .addEdge(START, "a")
+    .addEdge(START, "x")
+    .addEdge("x", "b");
+  return finish(builder, node).compile({ checkpointer: new MemorySaver(), interruptAfter: ["x"] });
+}
+
 compare("graph structure, continued", {
   "a join that heard from one source before a pause fires once the other arrives after it": {
     from: "pregel.test.ts: in one fan out state graph waiting edge (a breakpoint between the sources)",
     async run(lib) {
-      const { Annotation, StateGraph, START, MemorySaver } = lib;
-      const node = (name: string) => () => ({ log: [name] });
-      const graph = new StateGraph(Annotation.Root({ log: list(lib) }))
-        .addNode("a", node("a"))
-        .addNode("x", node("x"))
-        .addNode("b", node("b"))
-        .addNode("c", node("c"))
-        .addEdge(START, "a")
-        .addEdge(START, "x")
-        .addEdge("x", "b")
-        .addEdge(["a", "b"], "c")
-        .compile({ checkpointer: new MemorySaver(), interruptAfter: ["x"] });
+      const graph = pausedBetweenBranches(lib, (builder, node) =>
+        builder.addNode("c", node("c")).addEdge(["a", "b"], "c"),
+      );
       const paused = await graph.invoke({ log: [] }, thread("join"));
       const state = await graph.getState(thread("join"));
       const done = await graph.invoke(null, thread("join"));
@@ -277,21 +285,11 @@ compare("graph structure, continued", {
   "a deferred node waiting for the run to finish still runs after a pause": {
     from: "pregel.test.ts: in_one_fan_out_state_graph_defer_node (a breakpoint before the run finishes)",
     async run(lib) {
-      const { Annotation, StateGraph, START, MemorySaver } = lib;
-      const node = (name: string) => () => ({ log: [name] });
-      const graph = new StateGraph(Annotation.Root({ log: list(lib) }))
-        .addNode("a", node("a"))
-        .addNode("x", node("x"))
-        .addNode("y", node("y"))
-        .addNode("d", node("d"), { defer: true })
-        .addEdge(START, "a")
-        .addEdge(START, "x")
-        .addEdge("x", "y")
-        .addEdge("a", "d")
-        .compile({ checkpointer: new MemorySaver(), interruptAfter: ["x"] });
+      const graph = pausedBetweenBranches(lib, (builder, node) =>
+        builder.addNode("d", node("d"), { defer: true }).addEdge("a", "d"),
+      );
       await graph.invoke({ log: [] }, thread("deferred"));
-      const done = await graph.invoke(null, thread("deferred"));
-      return done.log;
+      return (await graph.invoke(null, thread("deferred"))).log;
     },
   },
 
