@@ -15,6 +15,12 @@ export function selectOutput(values: Record<string, unknown>, keys: OutputKeys |
   return out;
 }
 
+/** Whether the caller reads `key`: one of the run's `outputKeys`, else any key of the state. */
+export function isOutputKey(spec: GraphSpec, keys: OutputKeys | undefined, key: string): boolean {
+  if (keys === undefined) return spec.stateKeySet.has(key);
+  return typeof keys === "string" ? keys === key : keys.includes(key);
+}
+
 /** A run's `outputKeys`, refused when it names a key the state does not have. */
 export function checkOutputKeys(spec: GraphSpec, keys: OutputKeys | undefined): void {
   if (keys === undefined) return;

@@ -12,6 +12,7 @@ import type { StandardSchemaV1 } from "../interrupt/standard-schema.js";
 import type { RetryPolicy } from "../runner/retry.js";
 import type { TimeoutPolicy } from "../runner/timeout.js";
 import type { StateSpec } from "./annotation.js";
+import { asRunnable, isRunnable, type RunnableLike } from "./runnable.js";
 
 /** Called with the failed node's input once its retries are spent; returns an update or a Command instead. */
 export type NodeErrorHandler = (state: any, error: NodeError, config: any) => unknown;
@@ -86,6 +87,27 @@ export interface GraphDeclaration {
   readonly nodeDefaults?: NodePolicyOptions;
   readonly edges: ReadonlyArray<{ sources: string[]; target: string }>;
   readonly branches: readonly BranchDefinition[];
+}
+
+/** Where a conditional edge may lead: return value -> node, or the node names themselves. */
+export type PathMap = Record<string, string> | readonly string[];
+
+/** A conditional edge as a builder keeps it: a function or a Runnable's `invoke`, and its path map as an object. */
+export function branchDefinition(source: string, path: unknown, pathMap?: PathMap): BranchDefinition {
+  const runnable = typeof path !== "function";
+  if (runnable && !isRunnable(path))
+    throw new GraphValidationError(
+      `The conditional edge from "${source}" needs a function or a Runnable (an object with invoke(input, config)) as its path.`,
+      source,
+    );
+  return {
+    source,
+    path: runnable ? asRunnable(path as RunnableLike) : (path as BranchDefinition["path"]),
+    pathMap: Array.isArray(pathMap)
+      ? Object.fromEntries(pathMap.map((name) => [name, name]))
+      : (pathMap as Record<string, string> | undefined),
+    runnable,
+  };
 }
 
 /** Refuses a name that cannot be a new node of `nodes`: reserved, holding a namespace separator, or taken. */

@@ -20,12 +20,13 @@ import type { CompileOptions } from "./compiled.js";
 import {
   type AddNodeOptions,
   type BranchDefinition,
+  branchDefinition,
   checkNewNodeName,
   type GraphDeclaration,
   type NodeDefinition,
+  type PathMap,
 } from "./declaration.js";
 import { asRunnable, isRunnable, type RunnableLike } from "./runnable.js";
-import type { PathMap } from "./state-graph.js";
 
 type GraphNodeAction = ((input: any, config?: any) => unknown) | RunnableLike;
 
@@ -92,15 +93,9 @@ export class Graph<N extends string = typeof START> implements GraphDeclaration 
 
   /** After `source`, `path` (given its output) names the next node(s), through `pathMap` when given. */
   addConditionalEdges(source: N | typeof START, path: GraphNodeAction, pathMap?: PathMap): this {
-    if (typeof path !== "function" && !isRunnable(path))
-      throw new GraphValidationError(`The conditional edge from "${source}" needs a function or a Runnable.`, source);
     if (this.branches.some((branch) => branch.source === source))
       throw new GraphValidationError(`"${source}" already has a conditional edge.`, source);
-    const map = Array.isArray(pathMap)
-      ? Object.fromEntries(pathMap.map((name) => [name, name]))
-      : (pathMap as Record<string, string> | undefined);
-    const run = typeof path === "function" ? path : asRunnable(path);
-    this.branches.push({ source, path: run, pathMap: map, runnable: typeof path !== "function" });
+    this.branches.push(branchDefinition(source, path, pathMap));
     return this;
   }
 

@@ -12,10 +12,12 @@ import { CompiledStateGraph, type CompileOptions } from "./compiled.js";
 import {
   type AddNodeOptions,
   type BranchDefinition,
+  branchDefinition,
   checkNewNodeName,
   type GraphDeclaration,
   type NodeDefinition,
   type NodePolicyOptions,
+  type PathMap,
 } from "./declaration.js";
 import { checkPolicies } from "./node-policies.js";
 import { asRunnable, isRunnable, type RunnableLike } from "./runnable.js";
@@ -41,7 +43,7 @@ function checkOptions(name: string, options: AddNodeOptions): void {
     );
 }
 
-export type PathMap = Record<string, string> | readonly string[];
+export type { PathMap } from "./declaration.js";
 
 /** Any schema LangGraph 1.x accepts as a state, input or output definition. */
 export type StateDefinitionInit = AnnotationRoot<any> | StateSchema<StateSchemaFields> | StandardSchemaV1 | StateSpec;
@@ -242,23 +244,11 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START, O 
     pathArg?: ((state: StateType<S>, config: any) => unknown) | RunnableLike,
     pathMapArg?: PathMap,
   ): this {
-    let { source, path, pathMap } =
+    const { source, path, pathMap } =
       typeof sourceOrBranch === "object"
         ? sourceOrBranch
         : { source: sourceOrBranch, path: pathArg!, pathMap: pathMapArg };
-    const runnable = typeof path !== "function";
-    if (runnable) {
-      if (!isRunnable(path))
-        throw new GraphValidationError(
-          `The conditional edge from "${source}" needs a function or a Runnable (an object with invoke(input, config)) as its path.`,
-          source,
-        );
-      path = asRunnable(path);
-    }
-    const map = Array.isArray(pathMap)
-      ? Object.fromEntries(pathMap.map((n) => [n, n]))
-      : (pathMap as Record<string, string> | undefined);
-    this.branches.push({ source, path: path as BranchDefinition["path"], pathMap: map, runnable });
+    this.branches.push(branchDefinition(source, path, pathMap));
     return this;
   }
 

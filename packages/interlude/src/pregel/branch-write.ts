@@ -8,9 +8,9 @@ import { InvalidUpdateError } from "../errors/graph.js";
 import { isSend } from "../primitives/send.js";
 import { ChannelWrite, PASSTHROUGH, type WriteTarget } from "./channel-write.js";
 
-/** The channel a branch of `source` writes to reach `target`. */
+/** The channel a branch of `source` writes to reach `target` (END is reached through END's own). */
 export function branchChannel(source: string, target: string): string {
-  return `branch:${source}:condition:${target}`;
+  return target === END ? END : `branch:${source}:condition:${target}`;
 }
 
 export class BranchWrite extends ChannelWrite {
@@ -21,9 +21,7 @@ export class BranchWrite extends ChannelWrite {
     /** Every node the branch may lead to. */
     readonly targets: readonly string[],
   ) {
-    super(
-      targets.map((target) => ({ channel: target === END ? END : branchChannel(source, target), value: PASSTHROUGH })),
-    );
+    super(targets.map((target) => ({ channel: branchChannel(source, target), value: PASSTHROUGH })));
   }
 
   override writesFor(input: unknown, config?: unknown): Write[] | Promise<Write[]> {
@@ -45,7 +43,7 @@ export class BranchWrite extends ChannelWrite {
         throw new InvalidUpdateError(
           `The conditional edge from "${this.source}" chose ${JSON.stringify(chosen)}, which is not one of its targets (${this.targets.join(", ")}).`,
         );
-      entries.push({ channel: target === END ? END : branchChannel(this.source, target), value: PASSTHROUGH });
+      entries.push({ channel: branchChannel(this.source, target), value: PASSTHROUGH });
     }
     return new ChannelWrite(entries).writesFor(input, config);
   }

@@ -37,7 +37,7 @@ export class Channel {
 
   /**
    * A writer of what it receives to each of `channels`, and of `writes`: a function or Runnable
-   * maps the received value (nothing is written when it gives null or undefined); anything else
+   * maps the received value (nothing is written when it gives undefined); anything else
    * is written as is.
    */
   static writeTo(channels: string[], writes: Record<string, unknown> = {}): ChannelWrite {

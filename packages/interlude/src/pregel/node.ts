@@ -85,6 +85,11 @@ export class PregelNode {
     });
   }
 
+  /** The channels its writers may write, known before it runs (what validation and drawing read). */
+  get writtenChannels(): string[] {
+    return this.writers.flatMap((writer) => (writer instanceof ChannelWrite ? writer.channels : []));
+  }
+
   /** The node's input: the first of its channels holding a value, or those holding one by key. */
   readInput(channels: ReadonlyMap<string, Channel>): unknown {
     if (Array.isArray(this.channels)) {

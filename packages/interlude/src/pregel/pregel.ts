@@ -5,7 +5,6 @@ import { CompiledStateGraph, type CompileOptions, type RunConfig, type StreamCon
 import type { GraphDeclaration, NodeDefinition } from "../graph/declaration.js";
 import type { StreamMode } from "../run/emitter.js";
 import type { RetryPolicy } from "../runner/retry.js";
-import { ChannelWrite } from "./channel-write.js";
 import type { PregelNode } from "./node.js";
 import { type ChannelKeys, type PregelShape, pregelSpec } from "./spec.js";
 
@@ -46,8 +45,7 @@ function declarationOf(params: PregelParams, compile: (options?: CompileOptions)
   for (const channel of listOf(params.inputChannels)) for (const target of subscribers(channel)) add(START, target);
   for (const [name, node] of Object.entries(params.nodes)) {
     nodes.set(name, { name, action: (input, config) => node.invoke(input, config), options: {} });
-    const written = node.writers.flatMap((writer) => (writer instanceof ChannelWrite ? writer.channels : []));
-    for (const channel of written) {
+    for (const channel of node.writtenChannels) {
       for (const target of subscribers(channel)) add(name, target);
       if (outputs.has(channel)) add(name, END);
     }

@@ -52,8 +52,7 @@ function validateShape(shape: PregelShape): void {
       );
     for (const trigger of node.triggers) subscribed.add(trigger);
     const read = Array.isArray(node.channels) ? node.channels : Object.values(node.channels);
-    const written = node.writers.flatMap((writer) => (writer instanceof ChannelWrite ? writer.channels : []));
-    for (const channel of [...node.triggers, ...read, ...written])
+    for (const channel of [...node.triggers, ...read, ...node.writtenChannels])
       if (!Object.hasOwn(channels, channel))
         throw new GraphValidationError(
           `Node "${name}" uses channel "${channel}", which is not in channels. Channels: ${Object.keys(channels).join(", ")}.`,

@@ -2,7 +2,7 @@
  * What a run tells its stream: chunks are built only for modes someone reads, subgraph runs
  * emit under their namespace, and `debug` wraps checkpoint and task events.
  */
-import type { OutputKeys } from "../algo/select-output.js";
+import { isOutputKey, type OutputKeys } from "../algo/select-output.js";
 import type { GraphSpec } from "../algo/spec.js";
 import type { PreparedTask } from "../algo/tasks.js";
 import type { Write } from "../algo/writes.js";
@@ -50,12 +50,7 @@ export class RunEvents {
 
   /** Whether a write to `key` is part of a node's streamed update. */
   private streams(key: string): boolean {
-    const keys = this.outputKeys;
-    return keys === undefined
-      ? this.spec.stateKeySet.has(key)
-      : typeof keys === "string"
-        ? keys === key
-        : keys.includes(key);
+    return isOutputKey(this.spec, this.outputKeys, key);
   }
 
   wants(mode: StreamMode): boolean {

@@ -4,7 +4,7 @@
  * (`runner/`), settled (a pause or failure saves what the step did), writes applied, committed.
  */
 import { shouldInterrupt } from "../algo/breakpoints.js";
-import { type OutputKeys, selectOutput } from "../algo/select-output.js";
+import { isOutputKey, type OutputKeys, selectOutput } from "../algo/select-output.js";
 import { DEFAULT_GRAPH_NAME, type GraphSpec } from "../algo/spec.js";
 import { candidateNodes, compareTaskPaths, type PreparedTask, readState } from "../algo/tasks.js";
 import {
@@ -416,13 +416,6 @@ function writesOutput(
   outputKeys: OutputKeys | undefined,
 ): boolean {
   for (const { writes } of tasks)
-    for (const [channel] of writes) {
-      if (
-        outputKeys === undefined
-          ? spec.stateKeySet.has(channel)
-          : outputKeys === channel || (typeof outputKeys !== "string" && outputKeys.includes(channel))
-      )
-        return true;
-    }
+    for (const [channel] of writes) if (isOutputKey(spec, outputKeys, channel)) return true;
   return false;
 }
