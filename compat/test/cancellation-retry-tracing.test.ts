@@ -48,7 +48,7 @@ const placements = [
 type Placement = (typeof placements)[number];
 
 /**
- * START -> one (400 ms) -> two, placed as `placement` says, with a checkpointer. `one` either
+ * START -> one (700 ms) -> two, placed as `placement` says, with a checkpointer. `one` either
  * ignores its signal or (`listens`) gives up when it aborts; `started` is opened as `one` starts
  * and `settled` once it has finished or given up (replace them between runs).
  */
@@ -70,7 +70,7 @@ function cancellable(lib: Runtime, placement: Placement, listens: boolean) {
           happened.push("one finished");
           settled.open();
           resolve();
-        }, 400);
+        }, 700);
         if (listens)
           config.signal?.addEventListener(
             "abort",
@@ -133,7 +133,7 @@ function cancellation(placement: Placement): Record<string, Scenario> {
       from: from("should cancel when step timeout is triggered"),
       async run(lib) {
         const timedOut = cancellable(lib, placement, false);
-        timedOut.graph.stepTimeout = 150;
+        timedOut.graph.stepTimeout = 250;
         const outcome = await settle(timedOut.graph.invoke({ run: "r", log: [] }, config("t")));
         await afterwards(timedOut.latches);
 
@@ -159,7 +159,7 @@ function cancellation(placement: Placement): Record<string, Scenario> {
       ),
       async run(lib) {
         const c = cancellable(lib, placement, true);
-        const outcome = await settle(c.graph.invoke({ run: "r", log: [] }, config("t", { timeout: 150 })));
+        const outcome = await settle(c.graph.invoke({ run: "r", log: [] }, config("t", { timeout: 250 })));
         await afterwards(c.latches);
         return { outcome, counts: c.counts, happened: c.happened };
       },
@@ -173,7 +173,7 @@ function cancellation(placement: Placement): Record<string, Scenario> {
         const first = cancellable(lib, placement, true);
         const unused = new AbortController();
         const timeoutFirst = await settle(
-          first.graph.invoke({ run: "r", log: [] }, config("t", { signal: unused.signal, timeout: 150 })),
+          first.graph.invoke({ run: "r", log: [] }, config("t", { signal: unused.signal, timeout: 250 })),
         );
         await afterwards(first.latches);
 
@@ -206,7 +206,7 @@ function cancellation(placement: Placement): Record<string, Scenario> {
             c.latches.started = latch();
             c.latches.settled = latch();
             const controller = new AbortController();
-            const options = cause === "timeout" ? { timeout: 150 } : { signal: controller.signal };
+            const options = cause === "timeout" ? { timeout: 250 } : { signal: controller.signal };
             const running = settle(c.graph.invoke({ run: "second" }, { ...thread, ...options }));
             if (cause === "external abort") {
               await Promise.race([c.latches.started.opened, running]);

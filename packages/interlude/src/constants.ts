@@ -6,6 +6,8 @@ export const START = "__start__";
 export const END = "__end__";
 export const INTERRUPT = "__interrupt__";
 
+/** `updateState(config, input, INPUT)`: an input checkpoint, as a run's input makes (its `__start__` still to run). */
+export const INPUT = "__input__";
 /** `updateState(config, null, COPY)`: a copy of the checkpoint, its next tasks to run again. */
 export const COPY = "__copy__";
 /** `Command({ graph: PARENT })` routes in the graph that called this subgraph. */

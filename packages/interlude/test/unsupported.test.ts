@@ -1,4 +1,12 @@
-import { Annotation, END, START, StateGraph, UnsupportedFeatureError } from "@interlude/core";
+import {
+  Annotation,
+  END,
+  InvalidCheckpointerError,
+  MemorySaver,
+  START,
+  StateGraph,
+  UnsupportedFeatureError,
+} from "@interlude/core";
 import { describe, expect, it } from "vitest";
 
 const State = Annotation.Root({ v: Annotation<number>() });
@@ -16,6 +24,41 @@ describe("compile({ cache })", () => {
   it("refuses what is not a cache instead of failing at the first cached node", () => {
     const builder = new StateGraph(State).addNode("n", () => ({ v: 1 })).addEdge(START, "n");
     expect(() => builder.compile({ cache: {} } as never)).toThrow(/compile\(\{ cache \}\) needs a BaseCache/);
+  });
+});
+
+describe("compile({ checkpointer })", () => {
+  const builder = () => new StateGraph(State).addNode("n", () => ({ v: 1 })).addEdge(START, "n");
+  /** LangGraph.js's saver contract: reads and writes, no thread claims. */
+  const langgraphLike = {
+    getTuple: async () => undefined,
+    list: async function* () {},
+    put: async () => ({}),
+    putWrites: async () => undefined,
+    deleteThread: async () => undefined,
+    getNextVersion: (current?: number) => (current ?? 0) + 1,
+  };
+
+  it("refuses a saver without thread claims at compile, naming what it lacks and what to use", () => {
+    const compile = () => builder().compile({ checkpointer: langgraphLike as never });
+    expect(compile).toThrow(InvalidCheckpointerError);
+    expect(compile).toThrow(/no claimThread, releaseThread.*@interlude\/checkpoint-sqlite/);
+  });
+
+  it("refuses a saver of Interlude's whose getNextVersion would never be called", () => {
+    class Numbered extends MemorySaver {
+      getNextVersion(current?: number) {
+        return (current ?? 0) + 10;
+      }
+    }
+    const compile = () => builder().compile({ checkpointer: new Numbered() });
+    expect(compile).toThrow(expect.objectContaining({ code: "INVALID_CHECKPOINTER" }));
+    expect(compile).toThrow(/Numbered defines getNextVersion/);
+  });
+
+  it("takes Interlude's own savers, true and false", () => {
+    for (const checkpointer of [new MemorySaver(), true, false])
+      expect(() => builder().compile({ checkpointer })).not.toThrow();
   });
 });
 

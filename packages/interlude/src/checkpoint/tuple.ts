@@ -20,13 +20,33 @@ export function requireThreadId(config: RunnableConfig): string {
   return threadId;
 }
 
-/** A checkpoint's config; `threadId` is undefined only for a run without a checkpointer. */
+/**
+ * A checkpoint's config; `threadId` is undefined only for a run without a checkpointer. `keys`
+ * are the caller's own configurable keys (`callerKeys`), which a saver is handed too.
+ */
 export function checkpointConfig(
   threadId: string | undefined,
   ns: string,
   checkpointId: string | undefined,
+  keys?: Record<string, unknown>,
 ): RunnableConfig {
+  if (keys) return { configurable: { ...keys, thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpointId } };
   return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpointId } };
+}
+
+/** The keys of a checkpoint's address, which a run sets itself. */
+const ADDRESS = new Set(["thread_id", "checkpoint_ns", "checkpoint_id", "checkpoint_map"]);
+
+/**
+ * The caller's configurable keys besides a checkpoint's address (a tenant id, say): a run hands
+ * them to every saver call, as LangGraph.js does, so a saver of one's own can read them.
+ * Undefined when there are none (most runs), so that a save builds no bigger config.
+ */
+export function callerKeys(config: RunnableConfig | undefined): Record<string, unknown> | undefined {
+  const configurable = config?.configurable;
+  let keys: Record<string, unknown> | undefined;
+  for (const key in configurable) if (!ADDRESS.has(key)) (keys ??= {})[key] = configurable[key];
+  return keys;
 }
 
 export interface TupleParts {

@@ -61,6 +61,16 @@ export class MissingCheckpointerError extends GraphValueError {
   }
 }
 
+/**
+ * `compile({ checkpointer })` was given a saver Interlude cannot run on: LangGraph.js's own (it
+ * has no thread claims), or one whose `getNextVersion` Interlude would never call.
+ */
+export class InvalidCheckpointerError extends GraphValueError {
+  constructor(message: string) {
+    super(message, "INVALID_CHECKPOINTER");
+  }
+}
+
 export class MissingThreadIdError extends InterludeError {
   constructor() {
     super(

@@ -33,8 +33,8 @@ import { DEFAULT_HANDLER, hasErrorHandler, resolvePolicies } from "./node-polici
 import { inputMapper, validatingNode } from "./state-validation.js";
 
 function known(builder: GraphDeclaration, name: string, role: string): void {
-  if (!builder.nodes.has(name)) {
-    const list = [...builder.nodes.keys()].join(", ") || "(none)";
+  if (!Object.hasOwn(builder.nodes, name)) {
+    const list = Object.keys(builder.nodes).join(", ") || "(none)";
     throw new GraphValidationError(`${role} "${name}" is not a node of this graph. Nodes: ${list}.`, name);
   }
 }
@@ -44,10 +44,10 @@ export function validateDeclaration(
   builder: GraphDeclaration,
   options: Pick<CompileOptions, "interruptBefore" | "interruptAfter">,
 ): void {
-  if (builder.nodes.size === 0)
+  if (Object.keys(builder.nodes).length === 0)
     throw new GraphValidationError("The graph has no nodes. Add one with addNode(name, fn).");
   // As LangGraph.js: the default error handler's updates stream under this name.
-  if (builder.nodeDefaults?.errorHandler && builder.nodes.has(DEFAULT_HANDLER))
+  if (builder.nodeDefaults?.errorHandler && Object.hasOwn(builder.nodes, DEFAULT_HANDLER))
     throw new GraphValidationError(
       `"${DEFAULT_HANDLER}" names the default error handler (setNodeDefaults({ errorHandler })): give the node another name.`,
       DEFAULT_HANDLER,
@@ -74,7 +74,7 @@ export function validateDeclaration(
     builder.edges.some((e) => e.sources.includes(START)) || builder.branches.some((b) => b.source === START);
   if (!hasEntry) {
     throw new GraphValidationError(
-      `The graph has no entry point. Add an edge from START: addEdge(START, "${[...builder.nodes.keys()][0]}").`,
+      `The graph has no entry point. Add an edge from START: addEdge(START, "${Object.keys(builder.nodes)[0]}").`,
       START,
     );
   }
@@ -85,7 +85,7 @@ export function validateDeclaration(
     if (!list || list === "*") continue;
     for (const name of list) known(builder, name, `${which} breakpoint`);
   }
-  for (const [name, node] of builder.nodes) {
+  for (const [name, node] of Object.entries(builder.nodes)) {
     for (const end of node.options.ends ?? []) if (end !== END) known(builder, end, `"ends" of node "${name}"`);
   }
   refuseUnreachable(builder);
@@ -93,15 +93,15 @@ export function validateDeclaration(
 
 /** As LangGraph does: a node that nothing leads to could never run. A branch without a path map may lead anywhere. */
 function refuseUnreachable(builder: GraphDeclaration): void {
-  if (hasErrorHandler(builder.nodes.values(), builder.nodeDefaults)) return;
+  if (hasErrorHandler(Object.values(builder.nodes), builder.nodeDefaults)) return;
   const reached = new Set<string>();
   for (const { target } of builder.edges) reached.add(target);
   for (const branch of builder.branches) {
     if (branch.pathMap) for (const target of Object.values(branch.pathMap)) reached.add(target);
-    else for (const name of builder.nodes.keys()) if (name !== branch.source) reached.add(name);
+    else for (const name of Object.keys(builder.nodes)) if (name !== branch.source) reached.add(name);
   }
-  for (const node of builder.nodes.values()) for (const end of node.options.ends ?? []) reached.add(end);
-  for (const name of builder.nodes.keys()) {
+  for (const node of Object.values(builder.nodes)) for (const end of node.options.ends ?? []) reached.add(end);
+  for (const name of Object.keys(builder.nodes)) {
     if (reached.has(name)) continue;
     throw new UnreachableNodeError(
       `Node "${name}" is not reachable: no edge or conditional edge leads to it. Add one, or, if a node ` +
@@ -158,9 +158,13 @@ export function buildSpec(builder: GraphDeclaration, options: CompileOptions): G
 
   const triggers = new Map<string, string[]>();
   const writesOf = new Map<string, StaticWrite[]>([[START, []]]);
-  const deferred = new Set([...builder.nodes.values()].filter((n) => n.options.defer).map((n) => n.name));
+  const deferred = new Set(
+    Object.values(builder.nodes)
+      .filter((n) => n.options.defer)
+      .map((n) => n.name),
+  );
   const finishChannels: string[] = [];
-  for (const name of builder.nodes.keys()) {
+  for (const name of Object.keys(builder.nodes)) {
     const channel = triggerChannel(name);
     if (deferred.has(name)) {
       // Not ephemeral: the trigger waits, possibly several steps, for the run to finish.
@@ -212,7 +216,7 @@ export function buildSpec(builder: GraphDeclaration, options: CompileOptions): G
     branches: branchesOf.get(START) ?? [],
   };
   const nodes = new Map<string, NodeSpec>([[START, start]]);
-  for (const [name, definition] of builder.nodes) {
+  for (const [name, definition] of Object.entries(builder.nodes)) {
     const action = definition.action;
     const isGraph = typeof action !== "function";
     const node: NodeSpec = {

@@ -8,6 +8,7 @@ import { DEFAULT_GRAPH_NAME, type GraphInternals, type GraphSpec } from "../algo
 import type { BaseCache, CachePolicy } from "../cache/base.js";
 import { type EventFilters, type StreamEvent, streamGraphEvents, streamGraphLog } from "../callbacks/stream-events.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
+import { checkCheckpointer } from "../checkpoint/contract.js";
 import { shallowCopy } from "../checkpoint/plain-copy.js";
 import { LangChainNotLoadedError } from "../checkpoint/serde-langchain.js";
 import type { CheckpointListOptions, RunnableConfig } from "../checkpoint/types.js";
@@ -78,6 +79,7 @@ type GraphSettings = Omit<GraphInternals, "spec">;
 
 function settingsOf(options: CompileOptions): GraphSettings {
   const saver = options.checkpointer;
+  if (typeof saver === "object" && saver !== null) checkCheckpointer(saver);
   return {
     name: options.name,
     checkpointer: typeof saver === "object" && saver !== null ? saver : undefined,

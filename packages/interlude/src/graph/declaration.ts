@@ -10,7 +10,7 @@ import { GraphValidationError } from "../errors/graph.js";
 import type { NodeError } from "../errors/node.js";
 import type { StandardSchemaV1 } from "../interrupt/standard-schema.js";
 import type { RetryPolicy } from "../runner/retry.js";
-import type { TimeoutPolicy } from "../runner/timeout.js";
+import { type TimeoutPolicy, timeoutPolicy } from "../runner/timeout.js";
 import type { StateSpec } from "./annotation.js";
 import { asRunnable, isRunnable, type RunnableLike } from "./runnable.js";
 
@@ -50,12 +50,55 @@ interface SubgraphNode extends GraphInternals {
   invoke(input: unknown, config?: any): Promise<unknown>;
 }
 
+/**
+ * A node as the builder keeps it (`builder.nodes[name]`): what compile reads, and the fields of
+ * LangGraph.js's node spec a program may read (the node's own options, never the defaults of
+ * `setNodeDefaults`, which compile applies without writing them here).
+ */
 export interface NodeDefinition {
-  name: string;
-  action: ((state: any, config: any) => unknown) | SubgraphNode;
-  options: AddNodeOptions;
+  readonly name: string;
+  readonly action: ((state: any, config: any) => unknown) | SubgraphNode;
+  readonly options: AddNodeOptions;
   /** The keys of its `input` schema, when it has one. */
-  inputKeys?: readonly string[];
+  readonly inputKeys?: readonly string[];
+  /** What was added (LangGraph.js's name): `action`, or the Runnable `action` calls. */
+  readonly runnable: unknown;
+  readonly retryPolicy?: RetryPolicy;
+  /** As LangGraph.js keeps it: `true` is `{}`, `false` stays `false` (the node opts out of a default). */
+  readonly cachePolicy?: CachePolicy | false;
+  readonly timeout?: TimeoutPolicy;
+  readonly metadata?: Record<string, unknown>;
+  readonly subgraphs?: readonly unknown[];
+  readonly ends?: readonly string[];
+  readonly defer?: boolean;
+  readonly input?: unknown;
+}
+
+/** The builder's record of a node added with `addNode(name, runnable, options)`, run through `action`. */
+export function nodeDefinition(
+  name: string,
+  action: NodeDefinition["action"],
+  options: AddNodeOptions,
+  inputKeys?: readonly string[],
+  runnable: unknown = action,
+): NodeDefinition {
+  const { retryPolicy, cachePolicy, metadata, ends, defer, input } = options;
+  const subgraphs = typeof action === "function" ? options.subgraphs : [action];
+  return {
+    name,
+    action,
+    options,
+    inputKeys,
+    runnable,
+    retryPolicy,
+    cachePolicy: cachePolicy === true ? {} : cachePolicy,
+    timeout: timeoutPolicy(name, options.timeout),
+    metadata,
+    subgraphs,
+    ends,
+    defer,
+    input,
+  };
 }
 
 export interface BranchDefinition {
@@ -80,7 +123,8 @@ export interface GraphDeclaration {
   /** Validators of state keys (zod and StateSchema fields): inputs and node updates are checked. */
   readonly validators: ReadonlyMap<string, StandardSchemaV1>;
   readonly contextSchema?: unknown;
-  readonly nodes: ReadonlyMap<string, NodeDefinition>;
+  /** By name, in the order they were added (LangGraph.js's `builder.nodes`). */
+  readonly nodes: Readonly<Record<string, NodeDefinition>>;
   /** Set once a node's input schema added private channels: the keys the other nodes are called with. */
   readonly sharedKeys?: readonly string[];
   /** `setNodeDefaults`: what nodes without their own value get. */
@@ -111,7 +155,7 @@ export function branchDefinition(source: string, path: unknown, pathMap?: PathMa
 }
 
 /** Refuses a name that cannot be a new node of `nodes`: reserved, holding a namespace separator, or taken. */
-export function checkNewNodeName(nodes: ReadonlyMap<string, unknown>, name: string): void {
+export function checkNewNodeName(nodes: Readonly<Record<string, unknown>>, name: string): void {
   if (name === START || name === END)
     throw new GraphValidationError(`"${name}" is reserved and cannot be a node name.`, name);
   if (name.includes(NS_SEP) || name.includes(NS_END))
@@ -119,6 +163,6 @@ export function checkNewNodeName(nodes: ReadonlyMap<string, unknown>, name: stri
       `Node name "${name}" may not contain "${NS_SEP}" or "${NS_END}" (they separate checkpoint namespaces).`,
       name,
     );
-  if (nodes.has(name))
+  if (Object.hasOwn(nodes, name))
     throw new GraphValidationError(`Node "${name}" is already defined. Node names must be unique.`, name);
 }

@@ -7,7 +7,7 @@
 import type { Breakpoints } from "../algo/breakpoints.js";
 import { END, START } from "../constants.js";
 import { langchainLoaded } from "../langchain/load.js";
-import type { GraphDeclaration } from "./declaration.js";
+import type { GraphDeclaration, NodeDefinition } from "./declaration.js";
 import { ERROR_HANDLER_PREFIX } from "./node-policies.js";
 
 /** A node as LangChain's `Graph` holds it. */
@@ -37,8 +37,11 @@ export interface GraphDrawing {
 
 /** The nodes and edges as this file builds them: in order, with which nodes run subgraphs. */
 export interface Drawing {
-  /** `interrupt`: "before", "after" or "before,after" for a node behind a static breakpoint. */
-  nodes: Array<{ id: string; subgraph: boolean; interrupt?: string }>;
+  /**
+   * `metadata`, as LangGraph.js draws it: the node's own, `__interrupt` ("before", "after" or
+   * "before,after" for a node behind a static breakpoint) and `__tools` (a tools node's tool names).
+   */
+  nodes: Array<{ id: string; subgraph: boolean; metadata?: Record<string, unknown> }>;
   /** `label`: the path map's key of a conditional edge, when it is not the target's name. */
   edges: Array<{ source: string; target: string; conditional: boolean; label?: string }>;
 }
@@ -108,7 +111,7 @@ function expand(drawing: Drawing, builder: GraphDeclaration, depth: number): Dra
   const entry = new Map<string, string>();
   const exit = new Map<string, string>();
   for (const node of drawing.nodes) {
-    const action = builder.nodes.get(node.id)?.action;
+    const action = (Object.hasOwn(builder.nodes, node.id) ? builder.nodes[node.id] : undefined)?.action;
     const sub = isDrawable(action)
       ? trimmed(action.drawing({ xray: depth === Infinity ? true : depth - 1 }))
       : undefined;
@@ -156,25 +159,41 @@ export function drawingOf(
       const nodes = breakpoints[when];
       return nodes !== undefined && nodes !== "*" && nodes.has(node.id);
     });
-    if (marks.length) node.interrupt = marks.join(",");
+    if (!marks.length) continue;
+    // In LangGraph.js's order: the node's own keys, __interrupt, then __tools.
+    const { __tools, ...own } = node.metadata ?? {};
+    node.metadata = { ...own, __interrupt: marks.join(","), ...(__tools === undefined ? {} : { __tools }) };
   }
   return depth > 0 ? expand(drawing, builder, depth) : drawing;
 }
 
+/** A node's metadata in the drawing: its own, and the names of the tools it runs (a ToolNode's). */
+function nodeMetadata({ options, runnable }: NodeDefinition): Record<string, unknown> | undefined {
+  const tools = (runnable as { tools?: unknown } | null)?.tools;
+  const names =
+    Array.isArray(tools) && tools.length > 0 && tools.every((tool) => typeof tool?.name === "string")
+      ? tools.map((tool) => tool.name as string)
+      : undefined;
+  if (!names) return options.metadata && { ...options.metadata };
+  return { ...options.metadata, __tools: names };
+}
+
 function flatDrawing(builder: GraphDeclaration): Drawing {
   const nodes: Drawing["nodes"] = [{ id: START, subgraph: false }];
-  for (const node of builder.nodes.values()) {
+  for (const node of Object.values(builder.nodes)) {
     // As LangGraph.js draws it: a node's own error handler, as a node of its own before it.
     if (node.options.errorHandler) nodes.push({ id: `${ERROR_HANDLER_PREFIX}${node.name}`, subgraph: false });
-    nodes.push({ id: node.name, subgraph: typeof node.action !== "function" });
+    nodes.push({ id: node.name, subgraph: typeof node.action !== "function", metadata: nodeMetadata(node) });
   }
   const edges: Drawing["edges"] = [];
   for (const { sources, target } of builder.edges)
     for (const source of sources) edges.push({ source, target, conditional: false });
   for (const branch of builder.branches) {
     if (!branch.pathMap) {
-      for (const target of [...builder.nodes.keys(), END])
-        edges.push({ source: branch.source, target, conditional: true });
+      // As LangGraph.js: a branch without a path map may lead to any node but its own source.
+      for (const { id } of nodes)
+        if (id !== START && id !== branch.source) edges.push({ source: branch.source, target: id, conditional: true });
+      edges.push({ source: branch.source, target: END, conditional: true });
       continue;
     }
     // As LangGraph.js: one edge per path map entry, labelled with its key when that is not the target.
@@ -184,7 +203,7 @@ function flatDrawing(builder: GraphDeclaration): Drawing {
       edges.push(edge);
     }
   }
-  for (const node of builder.nodes.values())
+  for (const node of Object.values(builder.nodes))
     for (const end of node.options.ends ?? []) edges.push({ source: node.name, target: end, conditional: true });
   // A node reached by a plain edge and leading nowhere ends the run: drawn with an edge to END, as
   // LangGraph draws it (branch targets are left as they are).
@@ -204,9 +223,9 @@ export function publicDrawing(drawing: Drawing): GraphDrawing {
   if (Graph) {
     const graph = new Graph();
     const byId = new Map<string, unknown>();
-    for (const { id, interrupt } of drawing.nodes) {
+    for (const { id, metadata: own } of drawing.nodes) {
       const boundary = id === START || id === END;
-      const metadata = boundary ? undefined : interrupt ? { __interrupt: interrupt } : {};
+      const metadata = boundary ? undefined : (own ?? {});
       byId.set(id, graph.addNode({ name: id, schema: {} }, id, metadata));
     }
     for (const edge of drawing.edges)
@@ -214,8 +233,7 @@ export function publicDrawing(drawing: Drawing): GraphDrawing {
     return graph;
   }
   const nodes: Record<string, DrawnNode> = {};
-  for (const { id, interrupt } of drawing.nodes)
-    nodes[id] = { id, name: id, data: { name: id }, metadata: interrupt ? { __interrupt: interrupt } : undefined };
+  for (const { id, metadata } of drawing.nodes) nodes[id] = { id, name: id, data: { name: id }, metadata };
   const edges: DrawnEdge[] = drawing.edges.map(({ source, target, conditional, label }) =>
     label === undefined ? { source, target, conditional } : { source, target, conditional, data: label },
   );

@@ -14,7 +14,6 @@ import { BranchWrite, branchChannel } from "../pregel/branch-write.js";
 import { ChannelWrite, PASSTHROUGH } from "../pregel/channel-write.js";
 import { PregelNode } from "../pregel/node.js";
 import { Pregel } from "../pregel/pregel.js";
-import { timeoutPolicy } from "../runner/timeout.js";
 import { validateDeclaration } from "./build-spec.js";
 import type { CompileOptions } from "./compiled.js";
 import {
@@ -24,6 +23,7 @@ import {
   checkNewNodeName,
   type GraphDeclaration,
   type NodeDefinition,
+  nodeDefinition,
   type PathMap,
 } from "./declaration.js";
 import { asRunnable, isRunnable, type RunnableLike } from "./runnable.js";
@@ -41,7 +41,7 @@ const UNSUPPORTED_OPTIONS = ["errorHandler", "defer", "input", "tracePolicy"] as
 export class Graph<N extends string = typeof START> implements GraphDeclaration {
   readonly spec = {};
   readonly validators = new Map();
-  readonly nodes = new Map<string, NodeDefinition>();
+  readonly nodes: Record<string, NodeDefinition> = {};
   readonly edges: Array<{ sources: string[]; target: string }> = [];
   readonly branches: BranchDefinition[] = [];
 
@@ -73,7 +73,7 @@ export class Graph<N extends string = typeof START> implements GraphDeclaration 
     if (typeof action !== "function" && !isRunnable(action))
       throw new GraphValidationError(`Node "${name}" must be a function or a Runnable (an object with invoke).`, name);
     const run = typeof action === "function" ? action : asRunnable(action);
-    this.nodes.set(name, { name, action: run, options });
+    this.nodes[name] = nodeDefinition(name, run, options, undefined, action);
     return this;
   }
 
@@ -110,11 +110,11 @@ export class Graph<N extends string = typeof START> implements GraphDeclaration 
   compile(options: CompileOptions = {}): Pregel {
     validateDeclaration(this, options);
     const channels: Record<string, EphemeralValue> = { [START]: new EphemeralValue(), [END]: new EphemeralValue() };
-    for (const name of this.nodes.keys()) channels[name] = new EphemeralValue();
-    const reads = new Map<string, string[]>([...this.nodes.keys()].map((name) => [name, []]));
+    for (const name of Object.keys(this.nodes)) channels[name] = new EphemeralValue();
+    const reads = new Map<string, string[]>(Object.keys(this.nodes).map((name) => [name, []]));
     const writers = new Map<string, ChannelWrite[]>([
       [START, []],
-      ...[...this.nodes.keys()].map((name) => [name, []] as [string, ChannelWrite[]]),
+      ...Object.keys(this.nodes).map((name) => [name, []] as [string, ChannelWrite[]]),
     ]);
     for (const { sources, target } of this.edges) {
       const source = sources[0]!;
@@ -122,7 +122,7 @@ export class Graph<N extends string = typeof START> implements GraphDeclaration 
       else reads.get(target)!.push(source);
     }
     for (const { source, path, pathMap } of this.branches) {
-      const targets = pathMap ? [...new Set(Object.values(pathMap))] : [...this.nodes.keys(), END];
+      const targets = pathMap ? [...new Set(Object.values(pathMap))] : [...Object.keys(this.nodes), END];
       for (const target of targets) {
         if (target === END) continue;
         channels[branchChannel(source, target)] = new EphemeralValue();
@@ -134,8 +134,9 @@ export class Graph<N extends string = typeof START> implements GraphDeclaration 
     // A conditional edge from START runs in a node of its own, which streams nothing (as in LangGraph.js).
     if (writers.get(START)!.length)
       nodes[START] = new PregelNode({ channels: [START], triggers: [START], writers: writers.get(START) });
-    for (const [name, { action, options }] of this.nodes) {
-      const { metadata, subgraphs, retryPolicy, cachePolicy, timeout } = options;
+    for (const [name, { action, metadata, subgraphs, retryPolicy, cachePolicy, timeout }] of Object.entries(
+      this.nodes,
+    )) {
       nodes[name] = new PregelNode({
         channels: reads.get(name)!,
         triggers: reads.get(name)!,
@@ -145,7 +146,7 @@ export class Graph<N extends string = typeof START> implements GraphDeclaration 
         subgraphs,
         retryPolicy,
         cachePolicy: cachePolicyOf(cachePolicy),
-        timeout: timeoutPolicy(name, timeout),
+        timeout,
       });
     }
     return new Pregel(
@@ -155,7 +156,7 @@ export class Graph<N extends string = typeof START> implements GraphDeclaration 
         channels,
         inputChannels: START,
         outputChannels: END,
-        streamChannels: [...this.nodes.keys()],
+        streamChannels: Object.keys(this.nodes),
       },
       this,
     );

@@ -123,7 +123,7 @@ export type StateGraphAddNodeOptions<
   ) => GraphNodeReturnValue<Update, Nodes>;
 };
 
-/** A node as the builder keeps it (`builder.nodes.get(name)`); the builder keeps actions untyped. */
+/** A node as the builder keeps it (`builder.nodes[name]`); the builder keeps actions untyped. */
 export type StateGraphNodeSpec<_RunInput, _RunOutput> = NodeDefinition;
 
 // ---- StateSchema ----

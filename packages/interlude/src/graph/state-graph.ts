@@ -17,6 +17,7 @@ import {
   type GraphDeclaration,
   type NodeDefinition,
   type NodePolicyOptions,
+  nodeDefinition,
   type PathMap,
 } from "./declaration.js";
 import { checkPolicies } from "./node-policies.js";
@@ -128,7 +129,7 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START, O 
   /** Validators of state keys (zod and StateSchema fields): inputs and node updates are checked. */
   readonly validators: Map<string, StandardSchemaV1>;
   readonly contextSchema?: unknown;
-  readonly nodes = new Map<string, NodeDefinition>();
+  readonly nodes: Record<string, NodeDefinition> = {};
   readonly edges: Array<{ sources: string[]; target: string }> = [];
   readonly branches: BranchDefinition[] = [];
   nodeDefaults?: NodePolicyOptions;
@@ -184,11 +185,11 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START, O 
           name,
         );
       checkOptions(name, options);
-      this.nodes.set(name, { name, action: asRunnable(action), options, inputKeys: this.nodeInput(name, options) });
+      this.nodes[name] = nodeDefinition(name, asRunnable(action), options, this.nodeInput(name, options), action);
       return;
     }
     checkOptions(name, options);
-    this.nodes.set(name, { name, action, options, inputKeys: this.nodeInput(name, options) });
+    this.nodes[name] = nodeDefinition(name, action, options, this.nodeInput(name, options));
   }
 
   /**

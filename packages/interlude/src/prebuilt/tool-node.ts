@@ -167,6 +167,8 @@ function withCommands(outputs: readonly ToolOutput[], list: boolean): unknown[] 
 
 /** Routes to "tools" when the last message is an AI message with tool calls, else to END. */
 export function toolsCondition(state: MessagesInput): "tools" | typeof END {
-  const last = (messagesOf(state) ?? []).at(-1) as { tool_calls?: unknown[] } | undefined;
+  // Any message shape, as LangGraph.js: a plain `{ role, tool_calls }` object asks for tools too.
+  const messages = Array.isArray(state) ? state : (state as { messages?: unknown } | null)?.messages;
+  const last = (Array.isArray(messages) ? messages.at(-1) : undefined) as { tool_calls?: unknown[] } | undefined;
   return last && Array.isArray(last.tool_calls) && last.tool_calls.length > 0 ? "tools" : END;
 }

@@ -2,7 +2,7 @@ import type { Channel as ChannelType } from "../channels/base.js";
 import { END, START } from "../constants.js";
 import { UnsupportedFeatureError } from "../errors/unsupported.js";
 import { CompiledStateGraph, type CompileOptions, type RunConfig, type StreamConfig } from "../graph/compiled.js";
-import type { GraphDeclaration, NodeDefinition } from "../graph/declaration.js";
+import { type GraphDeclaration, type NodeDefinition, nodeDefinition } from "../graph/declaration.js";
 import type { StreamMode } from "../run/emitter.js";
 import type { RetryPolicy } from "../runner/retry.js";
 import type { PregelNode } from "./node.js";
@@ -31,7 +31,7 @@ const listOf = (keys: ChannelKeys): string[] => (typeof keys === "string" ? [key
  * those subscribed to a channel it writes, and to END when it writes an output channel.
  */
 function declarationOf(params: PregelParams, compile: (options?: CompileOptions) => Pregel) {
-  const nodes = new Map<string, NodeDefinition>();
+  const nodes: Record<string, NodeDefinition> = {};
   const edges: Array<{ sources: string[]; target: string }> = [];
   const subscribers = (channel: string) =>
     Object.entries(params.nodes)
@@ -44,7 +44,7 @@ function declarationOf(params: PregelParams, compile: (options?: CompileOptions)
   };
   for (const channel of listOf(params.inputChannels)) for (const target of subscribers(channel)) add(START, target);
   for (const [name, node] of Object.entries(params.nodes)) {
-    nodes.set(name, { name, action: (input, config) => node.invoke(input, config), options: {} });
+    nodes[name] = nodeDefinition(name, (input, config) => node.invoke(input, config), {});
     for (const channel of node.writtenChannels) {
       for (const target of subscribers(channel)) add(name, target);
       if (outputs.has(channel)) add(name, END);

@@ -72,6 +72,8 @@ export class Persistence {
     private readonly saver: BaseCheckpointSaver | undefined,
     private readonly threadId: string | undefined,
     private readonly ns: string,
+    /** The caller's own configurable keys, handed to every save (`callerKeys`). */
+    private readonly keys: Record<string, unknown> | undefined,
     readonly durability: Durability,
     head: string | null,
     parentId: string | undefined,
@@ -84,7 +86,7 @@ export class Persistence {
   }
 
   configFor(checkpointId: string | undefined): RunnableConfig {
-    return checkpointConfig(this.threadId, this.ns, checkpointId);
+    return checkpointConfig(this.threadId, this.ns, checkpointId, this.keys);
   }
 
   private enqueue(operation: string, work: () => Promise<unknown>): Promise<void> {

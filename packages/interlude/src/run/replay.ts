@@ -38,8 +38,9 @@ export async function resolveSubgraphTarget(
   saver: BaseCheckpointSaver,
   threadId: string,
   target: SubgraphTarget,
+  keys?: Record<string, unknown>,
 ): Promise<ResolvedTarget> {
-  const configurable: Record<string, unknown> = { thread_id: threadId, checkpoint_ns: target.ns };
+  const configurable: Record<string, unknown> = { ...keys, thread_id: threadId, checkpoint_ns: target.ns };
   if (target.checkpointId) configurable.checkpoint_id = target.checkpointId;
   const tuple = await saver.getTuple({ configurable });
   if (!tuple) throw new CheckpointNotFoundError(threadId, target.checkpointId ?? target.ns);

@@ -12,6 +12,7 @@ import type { Write } from "../algo/writes.js";
 import type { GraphCallbackHandler, GraphLifecycleStatus } from "../callbacks/graph-lifecycle.js";
 import type { Channel } from "../channels/base.js";
 import { type BaseCheckpointSaver, checkpointIdOf, checkpointNsOf, threadIdOf } from "../checkpoint/base.js";
+import { callerKeys } from "../checkpoint/tuple.js";
 import type { Checkpoint, CheckpointMetadata, ResumeRecord, RunnableConfig } from "../checkpoint/types.js";
 import { MissingThreadIdError } from "../errors/graph.js";
 import type { Interrupt, StoredInterrupt } from "../interrupt/record.js";
@@ -39,6 +40,8 @@ export interface RunResult {
 export abstract class RunState {
   protected readonly saver?: BaseCheckpointSaver;
   protected readonly threadId?: string;
+  /** The caller's own configurable keys, which every saver call is handed (`callerKeys`). */
+  protected readonly saverKeys?: Record<string, unknown>;
   protected readonly ns: string;
   protected readonly parent?: TaskScope;
   protected readonly scope: RunScope;
@@ -95,6 +98,7 @@ export abstract class RunState {
       this.ns = "";
     }
     if (this.saver && this.threadId === undefined) throw new MissingThreadIdError();
+    if (this.saver) this.saverKeys = callerKeys(config);
     this.scope = {
       saver: this.saver,
       threadId: this.threadId,

@@ -50,7 +50,8 @@ export abstract class RunStart extends RunState {
 
   private loadFrom(saver: BaseCheckpointSaver, from: StartPoint | undefined): Promise<Loaded> {
     const threadId = this.threadId as string; // a run with a checkpointer has a thread
-    const loading = loadStart(saver, threadId, this.ns, from && "at" in from ? from.at : undefined);
+    const at = from && "at" in from ? from.at : undefined;
+    const loading = loadStart(saver, threadId, this.ns, at, this.saverKeys);
     if (!from || !("before" in from))
       return loading.then(({ latest, tuple }) => ({ tuple, head: latest?.checkpoint.id ?? null }));
     return loading.then(({ latest }) => this.loadBefore(saver, from.before, latest?.checkpoint.id ?? null));
@@ -58,7 +59,7 @@ export abstract class RunStart extends RunState {
 
   private async loadBefore(saver: BaseCheckpointSaver, before: string, head: string | null): Promise<Loaded> {
     const threadId = this.threadId as string;
-    const base = { thread_id: threadId, checkpoint_ns: this.ns };
+    const base = { ...this.saverKeys, thread_id: threadId, checkpoint_ns: this.ns };
     return { tuple: await readingLangChain(() => newestBefore(saver, base, before)), head };
   }
 
@@ -73,7 +74,7 @@ export abstract class RunStart extends RunState {
     saver: BaseCheckpointSaver,
     subgraphTarget: SubgraphTarget,
   ): Promise<StartPoint | undefined> {
-    const target = await resolveSubgraphTarget(saver, this.threadId!, subgraphTarget);
+    const target = await resolveSubgraphTarget(saver, this.threadId!, subgraphTarget, this.saverKeys);
     this.scope.replay = target.replay;
     this.events.interruptNs = subgraphTarget.ns;
     this.targetPending = target.pending;
@@ -96,6 +97,7 @@ export abstract class RunStart extends RunState {
       this.saver,
       this.threadId,
       this.ns,
+      this.saverKeys,
       this.scope.durability,
       head,
       tuple?.checkpoint.id,

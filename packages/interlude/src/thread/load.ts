@@ -14,8 +14,10 @@ export function loadStart(
   threadId: string,
   ns: string,
   wanted: string | undefined,
+  /** The caller's own configurable keys (`callerKeys`). */
+  keys?: Record<string, unknown>,
 ): Promise<{ latest?: CheckpointTuple; tuple?: CheckpointTuple }> {
-  const base = { thread_id: threadId, checkpoint_ns: ns };
+  const base = keys ? { ...keys, thread_id: threadId, checkpoint_ns: ns } : { thread_id: threadId, checkpoint_ns: ns };
   const reading = readingLangChain(() => saver.getTuple({ configurable: base }));
   // Not an async function: a run's start waits on one promise, not three.
   if (!wanted) return reading.then((latest) => ({ latest, tuple: latest }));

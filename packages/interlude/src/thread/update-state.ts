@@ -9,7 +9,7 @@ import { type PreparedTask, prepareNextTasks, readState } from "../algo/tasks.js
 import { applyNullWrites, applyWrites, channelsFromCheckpoint, type TaskWrites } from "../algo/writes.js";
 import type { Channel } from "../channels/base.js";
 import { type BaseCheckpointSaver, checkpointIdOf, checkpointNsOf } from "../checkpoint/base.js";
-import { requireThreadId } from "../checkpoint/tuple.js";
+import { callerKeys, requireThreadId } from "../checkpoint/tuple.js";
 import type {
   ChannelVersions,
   Checkpoint,
@@ -17,8 +17,8 @@ import type {
   CheckpointTuple,
   RunnableConfig,
 } from "../checkpoint/types.js";
-import { COPY, END, INTERRUPT, START } from "../constants.js";
-import { GraphValidationError } from "../errors/graph.js";
+import { COPY, END, INPUT, INTERRUPT, START } from "../constants.js";
+import { GraphValidationError, InvalidUpdateError } from "../errors/graph.js";
 import { carriedInterrupts } from "../interrupt/carry.js";
 import { DEFAULT_CLAIM_TTL_MS, withThreadClaim } from "./claim.js";
 import { loadStart } from "./load.js";
@@ -125,9 +125,10 @@ export async function updateThreadState(
 ): Promise<RunnableConfig> {
   const threadId = requireThreadId(config);
   const ns = checkpointNsOf(config);
-  const base = { thread_id: threadId, checkpoint_ns: ns };
+  const keys = callerKeys(config);
+  const base = { ...keys, thread_id: threadId, checkpoint_ns: ns };
   return withThreadClaim(saver, threadId, DEFAULT_CLAIM_TTL_MS, async () => {
-    const start = await loadStart(saver, threadId, ns, checkpointIdOf(config));
+    const start = await loadStart(saver, threadId, ns, checkpointIdOf(config), keys);
     const latest = start.latest;
     let tuple = start.tuple;
     let head = latest?.checkpoint.id ?? null;
@@ -176,6 +177,8 @@ async function applySuperstep(
     const copy = checkpointToSave(checkpoint, channels, []);
     return { checkpoint: copy, metadata: { source: "fork", step, parents }, versions: {}, carried: new Map() };
   }
+  if (superstep.updates.some((update) => update.asNode === INPUT))
+    return inputSuperstep(graph, tuple, superstep, config);
   const pending = indexPendingWrites(tuple?.pendingWrites);
   const before: readonly PreparedTask[] = saved ? prepareNextTasks(spec, saved, channels, step, ns) : [];
   // The update sent with an answer, pending on the source checkpoint, becomes part of the new one.
@@ -203,6 +206,43 @@ async function applySuperstep(
     metadata: { ...callerMetadata(config), source: "update", step, parents },
     versions,
     carried: carriedInterrupts(pending, before, after),
+  };
+}
+
+/**
+ * `asNode: "__input__"`: the checkpoint a run's input makes, its `__start__` task still to run
+ * (as in LangGraph.js, the tasks that were next are not dropped: a thread's history is cloned
+ * by replaying its input, then its nodes' updates).
+ */
+function inputSuperstep(
+  graph: GraphInternals,
+  tuple: CheckpointTuple | undefined,
+  superstep: Superstep,
+  config: RunnableConfig,
+): UpdatedCheckpoint {
+  if (superstep.updates.length > 1)
+    throw new InvalidUpdateError(
+      `An update as "${INPUT}" is a run's input: it cannot be one of several updates of a step.`,
+    );
+  const spec = graph.spec;
+  const checkpoint = tuple ? workingCopy(tuple.checkpoint) : emptyCheckpoint();
+  const channels = channelsFromCheckpoint(spec, tuple?.checkpoint);
+  const input = superstep.updates[0]!.values;
+  const writes = spec.inputWrites?.(input) ?? [[START, input]];
+  if (writes.length === 0)
+    throw new InvalidUpdateError(`updateState as "${INPUT}" was given no value for the graph's input channels.`);
+  const changed = applyNullWrites(checkpoint, channels, writes);
+  const next = checkpointToSave(checkpoint, channels, changed);
+  const versions: ChannelVersions = {};
+  for (const channel of changed)
+    if (next.channel_versions[channel] !== undefined) versions[channel] = next.channel_versions[channel]!;
+  const step = tuple ? tuple.metadata.step + 1 : -1;
+  const parents = tuple?.metadata.parents ?? {};
+  return {
+    checkpoint: next,
+    metadata: { ...callerMetadata(config), source: "input", step, parents },
+    versions,
+    carried: new Map(),
   };
 }
 
