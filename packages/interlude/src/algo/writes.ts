@@ -197,6 +197,16 @@ export function channelsFromCheckpoint(spec: GraphSpec, checkpoint: Checkpoint |
   return channels;
 }
 
+/** What a channel stores; undefined when empty, also for a channel of one's own written as LangGraph.js's throw. */
+function savedValue(channel: Channel): unknown {
+  try {
+    return channel.checkpoint();
+  } catch (error) {
+    if ((error as Error | null)?.name === "EmptyChannelError") return undefined;
+    throw error;
+  }
+}
+
 /**
  * The values of some channels only (those changed since the last save): what a saver needs,
  * since it stores a checkpoint's values per (channel, version) and shares the others. A channel
@@ -212,7 +222,7 @@ export function changedChannelValues(
     const channel = channels.get(name);
     // An untracked key is left out, not stored as empty: the checkpoint knows nothing of it.
     if (!channel || isUntracked(channel)) continue;
-    const saved = channel.checkpoint();
+    const saved = savedValue(channel);
     if (saved !== undefined) values[name] = saved;
   }
   return values;

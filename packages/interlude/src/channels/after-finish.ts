@@ -1,13 +1,16 @@
-import type { Channel } from "./base.js";
+import { BaseChannel, type Channel } from "./base.js";
 
 /**
  * Holds another channel's value back until the run would otherwise finish: the trigger of a
  * node added with `{ defer: true }`, which so runs once, after everything else. `finish()` is
  * called when a step triggers no node; the value is then available for one step.
  */
-export class AfterFinish<Value, Update> implements Channel<Value, Update> {
+export class AfterFinish<Value, Update> extends BaseChannel<Value, Update> {
+  override readonly lc_graph_name: string = "AfterFinish";
   private finished = false;
-  constructor(private inner: Channel<Value, Update>) {}
+  constructor(private inner: Channel<Value, Update>) {
+    super();
+  }
 
   update(values: Update[]): boolean {
     if (values.length === 0) return false;
@@ -18,16 +21,16 @@ export class AfterFinish<Value, Update> implements Channel<Value, Update> {
   get(): Value {
     return this.inner.get();
   }
-  isAvailable(): boolean {
+  override isAvailable(): boolean {
     return this.finished && this.inner.isAvailable();
   }
   /** Releases the value held back. Returns true when there was one. */
-  finish(): boolean {
+  override finish(): boolean {
     if (this.finished || !this.inner.isAvailable()) return false;
     this.finished = true;
     return true;
   }
-  consume(): boolean {
+  override consume(): boolean {
     if (!this.finished) return false;
     this.finished = false;
     this.inner = this.inner.fromCheckpoint(undefined);

@@ -24,10 +24,17 @@ export abstract class BaseChannel<Value = unknown, Update = unknown, Saved = unk
   implements Channel<Value, Update>
 {
   readonly lg_is_channel = true;
-  abstract fromCheckpoint(saved?: Saved): this;
+  /** The class's name as LangGraph.js gives it (each channel class sets its own). */
+  readonly lc_graph_name: string = "BaseChannel";
+  abstract fromCheckpoint(saved?: Saved): Channel<Value, Update>;
   abstract update(values: Update[]): boolean;
   abstract get(): Value;
   abstract checkpoint(): Saved | undefined;
+
+  /** Whether `other` is the same channel (subclasses with settings compare them). */
+  equals(other: unknown): boolean {
+    return this === other;
+  }
 
   consume(): boolean {
     return false;

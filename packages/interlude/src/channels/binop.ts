@@ -6,6 +6,7 @@ export type Reducer<V, U> = (current: V, update: U) => V;
 
 /** A state key with a reducer: every write of a step is folded into the value in task order. */
 export class BinaryOperatorAggregate<V = unknown, U = V> extends HeldValue<V, U> {
+  override readonly lc_graph_name: string = "BinaryOperatorAggregate";
   constructor(
     /** Folds one write into the value (what a conditional edge's view of a node's writes uses too). */
     readonly reducer: Reducer<V, U>,

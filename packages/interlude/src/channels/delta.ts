@@ -22,7 +22,7 @@ export interface DeltaChannelOptions<V> {
  */
 export class DeltaChannel<V = unknown, U = unknown> extends HeldValue<V, U> {
   readonly lg_kind = "channel";
-  readonly lc_graph_name = "DeltaChannel";
+  override readonly lc_graph_name = "DeltaChannel";
   readonly snapshotFrequency: number;
   readonly initialValueFactory: () => V;
   declare ValueType: V;

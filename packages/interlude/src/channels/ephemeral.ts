@@ -3,6 +3,7 @@ import { HeldValue } from "./held-value.js";
 
 /** Holds a value for the one step after it was written (the run's input, read by `__start__`). */
 export class EphemeralValue<V = unknown> extends HeldValue<V, V> {
+  override readonly lc_graph_name: string = "EphemeralValue";
   /** The channel's name in its graph, for errors (a low-level graph names the channels it is given). */
   key: string;
   /** Several writes in one step are refused; without the guard (LangGraph.js's `new EphemeralValue(false)`) the last wins. */

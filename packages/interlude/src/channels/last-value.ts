@@ -3,11 +3,18 @@ import { HeldValue } from "./held-value.js";
 
 /** A state key without a reducer: the last write wins, and only one write per step is allowed. */
 export class LastValue<V = unknown> extends HeldValue<V, V> {
+  override readonly lc_graph_name: string = "LastValue";
   /** The channel's name in its graph, for errors (a low-level graph names the channels it is given). */
   key: string;
-  constructor(key = "") {
+  /** LangGraph.js's `new LastValue(() => initial)`: the value it holds until written, in every copy. */
+  private readonly initial?: () => V;
+  constructor(keyOrInitial: string | (() => V) = "") {
     super();
-    this.key = key;
+    if (typeof keyOrInitial === "function") {
+      this.key = "";
+      this.initial = keyOrInitial;
+      this.hold(keyOrInitial());
+    } else this.key = keyOrInitial;
   }
 
   update(values: V[]): boolean {
@@ -23,7 +30,8 @@ export class LastValue<V = unknown> extends HeldValue<V, V> {
     return true;
   }
   fromCheckpoint(saved: unknown): LastValue<V> {
-    const channel = new LastValue<V>(this.key);
+    const channel = new LastValue<V>(this.initial ?? this.key);
+    channel.key = this.key;
     if (saved !== undefined) channel.hold(saved as V);
     return channel;
   }

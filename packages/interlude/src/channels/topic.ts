@@ -1,4 +1,4 @@
-import type { Channel } from "./base.js";
+import { BaseChannel } from "./base.js";
 
 export interface TopicOptions {
   /** A value already received (in any step) is not added again. */
@@ -11,13 +11,15 @@ export interface TopicOptions {
  * Collects every write of a step as a list (the `Send` packets of the next step); cleared the
  * step after unless it accumulates. A written list adds its items, as LangGraph.js's Topic.
  */
-export class Topic<V = unknown> implements Channel<V[], V | V[]> {
+export class Topic<V = unknown> extends BaseChannel<V[], V | V[]> {
+  override readonly lc_graph_name = "Topic";
   private values: V[] = [];
   private seen?: Set<V>;
   readonly unique: boolean;
   readonly accumulate: boolean;
 
   constructor(options: TopicOptions = {}) {
+    super();
     this.unique = options.unique ?? false;
     this.accumulate = options.accumulate ?? false;
     if (this.unique) this.seen = new Set();
@@ -44,7 +46,7 @@ export class Topic<V = unknown> implements Channel<V[], V | V[]> {
   get(): V[] {
     return this.values;
   }
-  isAvailable(): boolean {
+  override isAvailable(): boolean {
     return this.values.length > 0;
   }
   /** A unique topic stores `[seen, values]`, so a restored one still refuses what it saw. */
@@ -63,8 +65,5 @@ export class Topic<V = unknown> implements Channel<V[], V | V[]> {
       if (channel.seen) for (const value of channel.values) channel.seen.add(value);
     }
     return channel;
-  }
-  consume(): boolean {
-    return false;
   }
 }

@@ -1,10 +1,11 @@
-import type { Channel } from "./base.js";
+import { BaseChannel } from "./base.js";
 
 /**
  * Says "run this node next step": written by edges, branches and `Command({ goto })`.
  * Any number of writes per step collapse into one trigger; it clears itself the step after.
  */
-export class Trigger implements Channel<true, unknown> {
+export class Trigger extends BaseChannel<true, unknown> {
+  override readonly lc_graph_name: string = "Trigger";
   private set = false;
 
   update(values: unknown[]): boolean {
@@ -19,7 +20,7 @@ export class Trigger implements Channel<true, unknown> {
   get(): true {
     return true;
   }
-  isAvailable(): boolean {
+  override isAvailable(): boolean {
     return this.set;
   }
   checkpoint(): unknown {
@@ -29,8 +30,5 @@ export class Trigger implements Channel<true, unknown> {
     const channel = new Trigger();
     channel.set = saved === true;
     return channel;
-  }
-  consume(): boolean {
-    return false;
   }
 }

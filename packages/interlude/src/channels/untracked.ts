@@ -14,7 +14,7 @@ export interface UntrackedValueInit<V> {
  */
 export class UntrackedValueChannel<V = unknown> extends HeldValue<V, V> {
   readonly lg_kind = "channel";
-  readonly lc_graph_name = "UntrackedValue";
+  override readonly lc_graph_name = "UntrackedValue";
   readonly guard: boolean;
   readonly initialValueFactory?: () => V;
   declare ValueType: V;

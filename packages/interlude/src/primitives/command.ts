@@ -1,14 +1,31 @@
 import { registerSerializable } from "../checkpoint/serde-registry.js";
 import { PARENT, ROOT } from "../constants.js";
-import type { Send } from "./send.js";
+import { isSend, Send } from "./send.js";
+
+/** A `Send` written as plain data (`{ node, args }`, with a `timeout` if any). */
+interface SendShape {
+  node: string;
+  args: unknown;
+  timeout?: number;
+}
+
+function isPlainObject(value: object): boolean {
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+function isSendShape(value: unknown): value is SendShape {
+  if (typeof value !== "object" || value === null || isSend(value) || !isPlainObject(value)) return false;
+  return typeof (value as SendShape).node === "string" && "args" in value;
+}
 
 export interface CommandParams<Resume = unknown, Update = Record<string, unknown>, Node extends string = string> {
   /** Answer to the pending interrupt, or `{ [interruptId]: answer }` for several. */
   resume?: Resume;
   /** State update applied before the run continues (as if written by the paused node's predecessor). */
   update?: Update | [string, unknown][];
-  /** Node(s) to run next. */
-  goto?: Node | Send | Array<Node | Send>;
+  /** Node(s) to run next; a plain `{ node, args }` is taken as a `Send`, as LangGraph.js takes it. */
+  goto?: Node | Send | SendShape | Array<Node | Send | SendShape>;
   /** `Command.PARENT` to route in the graph that called this subgraph. */
   graph?: string;
   /** Who answered: recorded with the resume in the checkpoint's metadata. */
@@ -56,7 +73,10 @@ export class Command<
     super(params);
     this.resume = params.resume;
     this.update = params.update;
-    this.goto = params.goto === undefined ? [] : Array.isArray(params.goto) ? params.goto : [params.goto];
+    const goto = params.goto === undefined ? [] : Array.isArray(params.goto) ? params.goto : [params.goto];
+    this.goto = goto.map((target) =>
+      isSendShape(target) ? new Send(target.node as Node, target.args, target) : target,
+    );
     this.graph = params.graph;
     this.by = params.by;
     this.reason = params.reason;
@@ -72,10 +92,14 @@ export class Command<
   }
 }
 
+/**
+ * A Command, or one made by another copy of this package (its `lg_name`). As in LangGraph.js, a
+ * plain object is never one: `{ lg_name: "Command", ... }` returned by a node is a state update.
+ */
 export function isCommand(value: unknown): value is Command {
+  if (value instanceof Command) return true;
   return (
-    value instanceof Command ||
-    (typeof value === "object" && value !== null && (value as Command).lg_name === "Command")
+    typeof value === "object" && value !== null && !isPlainObject(value) && (value as Command).lg_name === "Command"
   );
 }
 

@@ -26,6 +26,11 @@ export class Overwrite<V = unknown> implements OverwriteValue<V> {
   toJSON(): { [OVERWRITE]: V } {
     return { [OVERWRITE]: this[OVERWRITE] };
   }
+  /** Whether `value` is an overwrite: an `Overwrite`, its JSON `{ __overwrite__ }`, or tagged `lg_name: "Overwrite"`. */
+  static isInstance(value: unknown): value is Overwrite | OverwriteValue<unknown> {
+    if (typeof value !== "object" || value === null) return false;
+    return OVERWRITE in value || (value as { lg_name?: unknown }).lg_name === "Overwrite";
+  }
 }
 
 /**
