@@ -12,6 +12,11 @@ export interface AppEnv {
      * then turns back into a plain record, on every request that sets one.
      */
     contentLocation?: string;
+    /**
+     * The response's Location on a run's event stream: where the SDK reconnects (GET, with
+     * Last-Event-ID) when the stream is cut before the run ends. Sent by the SSE writer.
+     */
+    streamLocation?: string;
   };
 }
 

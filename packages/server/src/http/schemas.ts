@@ -3,6 +3,7 @@
  * dropped; a wrong one is answered with 422 naming it (see validate.ts).
  */
 import { z } from "zod";
+import { ASSISTANT_SORT_FIELDS } from "../store/store.js";
 
 /**
  * A JSON object, kept as parsed: z.record copies keys into a new object, where a `__proto__`
@@ -202,9 +203,69 @@ export const AssistantSearchBody = z.object({
   graph_id: z.string().nullish(),
   name: z.string().nullish(),
   metadata: json.nullish(),
-  sort_by: z.string().nullish(),
+  sort_by: z.enum(ASSISTANT_SORT_FIELDS).nullish(),
   sort_order: z.enum(["asc", "desc"]).nullish(),
   ...page,
+});
+
+/** A yes/no query parameter, as the SDK sends one: `true`/`false` (JSON) or `1`/`0`. */
+const flag = z.enum(["0", "1", "true", "false"]).optional();
+
+/** Whether a `flag` query parameter says yes. */
+export function isOn(value: z.infer<typeof flag>): boolean {
+  return value === "1" || value === "true";
+}
+
+/** `DELETE /assistants/:id`: `delete_threads` also deletes the threads whose `metadata.assistant_id` is it. */
+export const AssistantDeleteQuery = z.object({ delete_threads: flag });
+
+/**
+ * `GET /assistants/:id/graph`: `xray` draws subgraphs inside their nodes, `true` all the way
+ * down, a number to that depth (the SDK sends `xray: true` as "true", `xray: 2` as "2").
+ */
+export const GraphQuery = z.object({
+  xray: z
+    .string()
+    .regex(/^(true|false|\d{1,4})$/, "must be true, false or a depth (a whole number)")
+    .transform((x) => (x === "true" ? true : x === "false" ? false : Number(x)))
+    .optional(),
+});
+
+/** Why the thread stream modes this server does not serve are refused. */
+const THREAD_STREAM_REFUSALS = new Map([
+  [
+    "lifecycle",
+    "The thread stream's lifecycle events (runs starting and ending on the thread) are not sent by this server; stream run_modes and read a run's status with runs.get.",
+  ],
+  [
+    "state_update",
+    "State edits made outside runs are not streamed by this server; stream run_modes and read the state with threads.getState.",
+  ],
+]);
+
+/**
+ * `GET /threads/:id/stream`'s `stream_mode` (the SDK's ThreadStreamMode, repeatable): `run_modes`
+ * (the default), the events of the thread's run in the modes that run streams. LangGraph Server's
+ * two other thread modes are refused, not dropped.
+ */
+export const ThreadStreamModes = z.array(
+  z.string().superRefine((mode, issues) => {
+    if (mode === "run_modes") return;
+    const why =
+      THREAD_STREAM_REFUSALS.get(mode) ??
+      `Unknown thread stream mode "${mode}"; this stream takes run_modes (the run's own modes).`;
+    issues.addIssue({ code: "custom", message: why });
+  }),
+);
+
+/** `GET .../runs/:run_id/join`: `cancel_on_disconnect` cancels the run when the client goes away first. */
+export const JoinQuery = z.object({ cancel_on_disconnect: flag });
+
+/** `GET /threads/:id`: `include` names extra fields; none is served (see the route). */
+export const ThreadGetQuery = z.object({
+  include: refused(
+    "No extra thread fields (include) are served by this server: a thread's TTL is set with threads.create or threads.update and is not read back; leave include out.",
+  ),
 });
 
 /** Largest offset a listing takes (beyond it there is nothing to list, and SQL would be given 1e+21). */

@@ -45,6 +45,8 @@ export const CRON_FIELDS = [
   "next_run_date",
   "metadata",
   "enabled",
+  // Not a field of the cron: the time the search answered, given when selected (the SDK's CronSelectField has it).
+  "now",
 ] as const;
 export const RUN_FIELDS = [
   "run_id",

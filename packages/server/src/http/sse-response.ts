@@ -33,6 +33,8 @@ function nodeResponse(c: Ctx): ServerResponse | undefined {
 export function sseResponse(c: Ctx, body: (sink: EventSink) => Promise<void>): Response {
   const location = c.get("contentLocation");
   if (location !== undefined) c.header("Content-Location", location);
+  const reconnect = c.get("streamLocation");
+  if (reconnect !== undefined) c.header("Location", reconnect);
   const outgoing = nodeResponse(c);
   if (!outgoing)
     return streamSSE(c, (stream) =>

@@ -74,3 +74,10 @@ export function query<S extends z.ZodType>(c: Ctx, schema: S): z.infer<S> {
   if (!parsed.success) fail(parsed.error.issues);
   return parsed.data;
 }
+
+/** A repeatable query parameter (`name=a&name=b`, none: `[]`), validated; a wrong value is a 422 naming `name`. */
+export function queryList<S extends z.ZodType>(c: Ctx, name: string, schema: S): z.infer<S> {
+  const parsed = schema.safeParse(c.req.queries(name) ?? []);
+  if (!parsed.success) fail(parsed.error.issues.map((issue) => ({ ...issue, path: [name] })));
+  return parsed.data;
+}

@@ -497,8 +497,14 @@ export class Store extends StoreTx {
     return found;
   }
 
-  async assistants(filter: { graph_id?: string; name?: string; metadata?: Json } = {}): Promise<AssistantRecord[]> {
-    const rows = await this.db.all("SELECT * FROM interlude_server_assistants ORDER BY created_at, assistant_id");
+  /** The assistants `filter` matches, in `order` (oldest first when not given). */
+  async assistants(
+    filter: { graph_id?: string; name?: string; metadata?: Json } = {},
+    order: AssistantOrder = { sort_by: "created_at", sort_order: "asc" },
+  ): Promise<AssistantRecord[]> {
+    const rows = await this.db.all(
+      `SELECT * FROM interlude_server_assistants ${assistantOrder(this.db.dialect, order)}`,
+    );
     return rows
       .map(assistantOf)
       .filter(
@@ -516,6 +522,27 @@ export class Store extends StoreTx {
     await this.assistantChanged(id);
     return deleted;
   }
+}
+
+/** LangGraph Server's sort fields of an assistant search (the SDK's `AssistantSortBy`): columns of the same names. */
+export const ASSISTANT_SORT_FIELDS = ["assistant_id", "graph_id", "name", "created_at", "updated_at"] as const;
+
+export interface AssistantOrder {
+  sort_by: (typeof ASSISTANT_SORT_FIELDS)[number];
+  sort_order: "asc" | "desc";
+}
+
+/**
+ * The ORDER BY of an assistant search, ties broken by id in the same direction (a page never
+ * repeats or skips one). Text compares by code point on both databases: SQLite does by default,
+ * PostgreSQL follows the database's locale unless told `COLLATE "C"` (and would put "B" after "a").
+ */
+function assistantOrder(dialect: Db["dialect"], { sort_by, sort_order }: AssistantOrder): string {
+  // Spelled into the SQL, so checked against the columns even though the type allows no other.
+  if (!ASSISTANT_SORT_FIELDS.includes(sort_by)) throw new Error(`Not a sort field of assistants: ${sort_by}`);
+  const collate = dialect === "postgres" ? ' COLLATE "C"' : "";
+  const direction = sort_order === "asc" ? "ASC" : "DESC";
+  return `ORDER BY ${sort_by}${collate} ${direction}, assistant_id${collate} ${direction}`;
 }
 
 export interface MoveExtra {

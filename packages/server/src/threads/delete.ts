@@ -26,6 +26,29 @@ export async function deleteThread(ctx: ServerContext, thread: ThreadRecord): Pr
     });
 }
 
+/** Threads read at a time while deleting an assistant's. */
+const BATCH = 100;
+
+/**
+ * `assistants.delete(id, { deleteThreads: true })`: every thread whose `metadata.assistant_id` is
+ * the assistant, deleted as `DELETE /threads/:id` deletes one (its runs in progress cancelled
+ * first), as LangGraph Server deletes them with the assistant. Read in batches: a thread's state
+ * may be large, and an assistant may have many threads.
+ */
+export async function deleteAssistantThreads(ctx: ServerContext, assistantId: string): Promise<void> {
+  const seen = new Set<string>();
+  for (;;) {
+    const found = await ctx.store.threads({ metadata: { assistant_id: assistantId }, limit: BATCH });
+    // A thread found again was not deleted (created anew meanwhile): left, so this cannot loop forever.
+    const batch = found.filter((thread) => !seen.has(thread.thread_id));
+    if (!batch.length) return;
+    for (const thread of batch) {
+      seen.add(thread.thread_id);
+      await deleteThread(ctx, thread);
+    }
+  }
+}
+
 /** Deletes the thread if it is still there. */
 export async function deleteThreadIfThere(ctx: ServerContext, threadId: string): Promise<void> {
   const thread = await ctx.store.getThread(threadId);

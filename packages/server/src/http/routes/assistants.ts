@@ -6,16 +6,21 @@ import { graphSchemas, subgraphSchemas } from "../../assistants/schemas.js";
 import type { ServerContext } from "../../context.js";
 import { ConflictError, NotFoundError, ServerError } from "../../errors.js";
 import type { AssistantRecord } from "../../store/records.js";
+import { deleteAssistantThreads } from "../../threads/delete.js";
 import type { AppEnv, Ctx } from "../env.js";
+import { nextPageHeader } from "../pagination.js";
 import {
   AssistantCreateBody,
+  AssistantDeleteQuery,
   AssistantLatestBody,
   AssistantPatchBody,
   AssistantSearchBody,
   AssistantVersionsBody,
+  GraphQuery,
+  isOn,
 } from "../schemas.js";
 import { ASSISTANT_FIELDS, cut, selection } from "../select.js";
-import { body, given } from "../validate.js";
+import { body, given, query } from "../validate.js";
 
 /** A version as the SDK's `AssistantVersion` has it (when it was made: `created_at`). */
 function versionJson({ updated_at: _made, ...version }: AssistantRecord): Record<string, unknown> {
@@ -63,9 +68,15 @@ export function assistantRoutes(ctx: ServerContext): Hono<AppEnv> {
   app.post("/assistants/search", async (c) => {
     const req = await body(c, AssistantSearchBody);
     const fields = selection(req.select, ASSISTANT_FIELDS);
-    const all = await ctx.store.assistants(given(req, ASSISTANT_FILTERS));
+    // LangGraph Server's order unless asked otherwise: newest first.
+    const all = await ctx.store.assistants(given(req, ASSISTANT_FILTERS), {
+      sort_by: req.sort_by ?? "created_at",
+      sort_order: req.sort_order ?? "desc",
+    });
     const offset = req.offset ?? 0;
-    return c.json(all.slice(offset, offset + (req.limit ?? 10)).map((assistant) => cut({ ...assistant }, fields)));
+    const limit = req.limit ?? 10;
+    const page = all.slice(offset, offset + limit).map((assistant) => cut({ ...assistant }, fields));
+    return c.json(page, 200, nextPageHeader(offset, limit, all.length > offset + limit));
   });
 
   app.post("/assistants/count", async (c) => {
@@ -122,15 +133,19 @@ export function assistantRoutes(ctx: ServerContext): Hono<AppEnv> {
   });
 
   app.delete("/assistants/:id", async (c) => {
+    const q = query(c, AssistantDeleteQuery);
     const current = await resolveAssistant(ctx, c.req.param("id"));
+    if (isOn(q.delete_threads)) await deleteAssistantThreads(ctx, current.assistant_id);
     await ctx.store.deleteAssistant(current.assistant_id);
     return c.body(null, 204);
   });
 
   app.get("/assistants/:id/graph", async (c) => {
+    const { xray } = query(c, GraphQuery);
     const { graph } = await graphOf(c.req.param("id"));
-    const drawing = graph.getGraph();
-    const subgraphs = new Set([...graph.getSubgraphs()].map(([name]) => name));
+    const drawing = graph.getGraph({ xray });
+    // Drawn inside its node, a subgraph's own subgraphs are `node:inner` (namespaces `node|inner`).
+    const subgraphs = new Set([...graph.getSubgraphs(undefined, true)].map(([name]) => name.replaceAll("|", ":")));
     return c.json({
       nodes: Object.values(drawing.nodes).map((n) => ({
         id: n.id,

@@ -103,11 +103,9 @@ export function cronRoutes(ctx: ServerContext): Hono<AppEnv> {
         direction * String(a[key] ?? "").localeCompare(String(b[key] ?? "")) || a.cron_id.localeCompare(b.cron_id),
     );
     const offset = req.offset ?? 0;
-    return c.json(
-      found
-        .slice(offset, offset + (req.limit ?? 10))
-        .map((cron) => cut(cron as unknown as Record<string, unknown>, fields)),
-    );
+    // Against the time of the answer, a reader tells how far off each next_run_date is.
+    const now = fields?.includes("now") ? { now: new Date(ctx.now()).toISOString() } : {};
+    return c.json(found.slice(offset, offset + (req.limit ?? 10)).map((cron) => cut({ ...cron, ...now }, fields)));
   });
 
   app.post("/runs/crons/count", async (c) => {

@@ -11,11 +11,21 @@ import { isActive } from "../../runs/lifecycle.js";
 import type { RunRecord, ThreadRecord } from "../../store/records.js";
 import { deleteThreadIfThere, deleteWhenRunEnds, retryDeleting } from "../../threads/delete.js";
 import { awaitAcceptance } from "../acceptance.js";
+import { onClientGone } from "../client-gone.js";
 import type { AppEnv, Ctx } from "../env.js";
-import { CancelQuery, RunBatchBody, RunBody, RunListQuery, RunsCancelBody } from "../schemas.js";
+import {
+  CancelQuery,
+  isOn,
+  JoinQuery,
+  RunBatchBody,
+  RunBody,
+  RunListQuery,
+  RunsCancelBody,
+  ThreadStreamModes,
+} from "../schemas.js";
 import { cut, RUN_FIELDS, selectionOf } from "../select.js";
 import { type FollowOptions, sseFromLog, sseFromStore, sseOf } from "../sse.js";
-import { body, query } from "../validate.js";
+import { body, query, queryList } from "../validate.js";
 import { requireThread } from "./threads.js";
 
 function runJson(r: RunRecord): Record<string, unknown> {
@@ -31,6 +41,11 @@ function runJson(r: RunRecord): Record<string, unknown> {
     multitask_strategy: r.multitask_strategy,
     kwargs,
   };
+}
+
+/** A run's URL path. Percent-encoded: header values are Latin-1, and thread ids are any string. */
+function runPath(run: RunRecord): string {
+  return `/threads/${encodeURIComponent(run.thread_id)}/runs/${encodeURIComponent(run.run_id)}`;
 }
 
 function requestOf(req: RunBody): RunRequest {
@@ -61,9 +76,7 @@ function valuesOf(run: RunRecord | undefined, thread: ThreadRecord | undefined):
 
 export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const locate = (c: Ctx, run: RunRecord) =>
-    // Percent-encoded: header values are Latin-1, and thread ids are any string.
-    c.set("contentLocation", `/threads/${encodeURIComponent(run.thread_id)}/runs/${encodeURIComponent(run.run_id)}`);
+  const locate = (c: Ctx, run: RunRecord) => c.set("contentLocation", runPath(run));
 
   async function start(c: Ctx, threadId: string, req: RunRequest, owner: string | null) {
     const received = { ...req, received_at: c.get("receivedAt") };
@@ -79,6 +92,8 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
 
   async function stream(c: Ctx, threadId: string, req: RunRequest, stateless: boolean) {
     const run = await start(c, threadId, req, here);
+    // A stream cut before the run ends is resumed there by the SDK (the run goes on unless on_disconnect is cancel).
+    c.set("streamLocation", `${runPath(run)}/stream`);
     if (stateless && req.on_completion !== "keep") deleteWhenRunEnds(ctx, run.run_id, threadId);
     const onDisconnect = req.on_disconnect === "cancel" ? () => void cancelIfActive(run.run_id) : undefined;
     if (here === null) return followRun(c, run.run_id, threadId, { onDisconnect });
@@ -187,16 +202,26 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
   });
 
   app.get("/threads/:thread_id/runs/:run_id/join", async (c) => {
+    const q = query(c, JoinQuery);
     const threadId = c.req.param("thread_id");
     const run = await requireRun(threadId, c.req.param("run_id"));
-    return c.json(await finalValues(ctx, await waitForRun(ctx, run.run_id), threadId));
+    const stopWatching = isOn(q.cancel_on_disconnect)
+      ? onClientGone(c, () => void cancelIfActive(run.run_id))
+      : () => {};
+    try {
+      return c.json(await finalValues(ctx, await waitForRun(ctx, run.run_id), threadId));
+    } finally {
+      stopWatching();
+    }
   });
 
   app.get("/threads/:thread_id/runs/:run_id/stream", async (c) => {
+    const q = query(c, JoinQuery);
     const threadId = c.req.param("thread_id");
     const run = await requireRun(threadId, c.req.param("run_id"));
-    const onDisconnect =
-      c.req.query("cancel_on_disconnect") === "1" ? () => void cancelIfActive(run.run_id) : undefined;
+    const onDisconnect = isOn(q.cancel_on_disconnect) ? () => void cancelIfActive(run.run_id) : undefined;
+    // Reconnected to itself (the SDK sends its query again, and Last-Event-ID).
+    c.set("streamLocation", `${runPath(run)}/stream`);
     return followRun(c, run.run_id, threadId, {
       lastEventId: c.req.header("last-event-id"),
       modes: c.req.queries("stream_mode"),
@@ -205,14 +230,13 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
   });
 
   app.get("/threads/:thread_id/stream", async (c) => {
+    // run_modes (the only mode served, and the default): the run's events in its own modes, unfiltered.
+    queryList(c, "stream_mode", ThreadStreamModes);
     const threadId = c.req.param("thread_id");
     await requireThread(ctx, threadId);
     const active = (await ctx.store.activeRuns(threadId))[0];
     if (!active) return sseOf(c, [{ event: "end", data: null }]);
-    return followRun(c, active.run_id, threadId, {
-      lastEventId: c.req.header("last-event-id"),
-      modes: c.req.queries("stream_mode"),
-    });
+    return followRun(c, active.run_id, threadId, { lastEventId: c.req.header("last-event-id") });
   });
 
   /**

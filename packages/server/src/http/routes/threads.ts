@@ -14,9 +14,10 @@ import { applySupersteps } from "../../threads/supersteps.js";
 import { syncThread } from "../../threads/sync.js";
 import { type ThreadTtl, ttlOf } from "../../threads/ttl.js";
 import type { AppEnv } from "../env.js";
-import { ThreadCreateBody, ThreadPatchBody, ThreadPruneBody, ThreadSearchBody } from "../schemas.js";
+import { nextPageHeader } from "../pagination.js";
+import { ThreadCreateBody, ThreadGetQuery, ThreadPatchBody, ThreadPruneBody, ThreadSearchBody } from "../schemas.js";
 import { cut, selection, THREAD_FIELDS } from "../select.js";
-import { body, given } from "../validate.js";
+import { body, given, query } from "../validate.js";
 
 /** The thread as the API shows it. */
 function threadJson(t: ThreadRecord): Record<string, unknown> {
@@ -74,12 +75,16 @@ export function threadRoutes(ctx: ServerContext): Hono<AppEnv> {
   app.post("/threads/search", async (c) => {
     const req = await body(c, ThreadSearchBody);
     const fields = selection(req.select, THREAD_FIELDS);
+    const limit = req.limit ?? 10;
+    const offset = req.offset ?? 0;
+    // One more than the page: whether there is a next one (X-Pagination-Next).
     const threads = await ctx.store.threads({
       ...given(req, ["ids", "status", "metadata", "values", "sort_by", "sort_order"]),
-      limit: req.limit ?? 10,
-      offset: req.offset ?? 0,
+      limit: limit + 1,
+      offset,
     });
-    return c.json(threads.map((thread) => cut(threadJson(thread), fields)));
+    const page = threads.slice(0, limit).map((thread) => cut(threadJson(thread), fields));
+    return c.json(page, 200, nextPageHeader(offset, limit, threads.length > limit));
   });
 
   app.post("/threads/prune", async (c) => {
@@ -97,7 +102,10 @@ export function threadRoutes(ctx: ServerContext): Hono<AppEnv> {
     return c.json(await ctx.store.countThreads(given(req, ["status", "metadata", "values"])));
   });
 
-  app.get("/threads/:thread_id", async (c) => c.json(threadJson(await requireThread(ctx, c.req.param("thread_id")))));
+  app.get("/threads/:thread_id", async (c) => {
+    query(c, ThreadGetQuery);
+    return c.json(threadJson(await requireThread(ctx, c.req.param("thread_id"))));
+  });
 
   app.patch("/threads/:thread_id", async (c) => {
     const req = await body(c, ThreadPatchBody);
