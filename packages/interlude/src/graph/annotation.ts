@@ -7,7 +7,8 @@
  *   });
  */
 import type { Channel } from "../channels/base.js";
-import type { Reducer } from "../channels/binop.js";
+import type { BinaryOperatorAggregate, Reducer } from "../channels/binop.js";
+import type { DeltaChannel } from "../channels/delta.js";
 import type { OverwriteValue } from "../primitives/overwrite.js";
 
 export interface ChannelSpec<Value = unknown, Update = Value> {
@@ -68,15 +69,22 @@ function annotation<Value, Update = Value>(
  */
 type RootEntry = ChannelSpec<any, any> | (() => ChannelSpec<any, any>) | Channel<any, any>;
 
-/** The channels of `Annotation.Root(entries)`. */
+/**
+ * The channels of `Annotation.Root(entries)`. A channel instance is read first (some are channel
+ * specs too): one with a reducer also takes an overwrite of its value, as LangGraph.js types it.
+ */
 type RootSpec<D extends Record<string, RootEntry>> = {
-  [K in keyof D]: D[K] extends ChannelSpec<any, any>
-    ? D[K]
-    : D[K] extends () => ChannelSpec<infer V, any>
-      ? ChannelSpec<V, V>
+  [K in keyof D]: D[K] extends BinaryOperatorAggregate<infer V, infer U>
+    ? ChannelSpec<V, U | OverwriteValue<V>>
+    : D[K] extends DeltaChannel<infer V, infer U>
+      ? ChannelSpec<V, U | OverwriteValue<V>>
       : D[K] extends Channel<infer V, infer U>
         ? ChannelSpec<V, U>
-        : never;
+        : D[K] extends ChannelSpec<any, any>
+          ? D[K]
+          : D[K] extends () => ChannelSpec<infer V, any>
+            ? ChannelSpec<V, V>
+            : never;
 };
 
 export const Annotation = Object.assign(annotation, {

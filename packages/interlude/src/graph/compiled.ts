@@ -16,10 +16,11 @@ import { type COPY, type END, INTERRUPT, type START } from "../constants.js";
 import { MissingCheckpointerError } from "../errors/graph.js";
 import type { Interrupt } from "../interrupt/record.js";
 import { loadLangChain } from "../langchain/load.js";
+import type { CommandInstance } from "../primitives/command.js";
 import type { GraphRunStream } from "../protocol/run-stream.js";
 import { type StreamEventsV3Options, streamProtocolEvents } from "../protocol/stream-events.js";
 import type { InferExtensions, StreamTransformer } from "../protocol/types.js";
-import { asGraphStream, type GraphStream } from "../run/emitter.js";
+import { asGraphStream, type GraphStream, type StreamMode } from "../run/emitter.js";
 import { withNodeCallbacks } from "../run/nested-run.js";
 import { configWithoutOptions, type RunOptions, type StreamOptions } from "../run/options.js";
 import { GraphRun } from "../run/run.js";
@@ -36,6 +37,7 @@ import type { GraphDeclaration } from "./declaration.js";
 import { type Drawing, type DrawingOptions, drawingOf, type GraphDrawing, publicDrawing } from "./drawing.js";
 import { transformed, viaLangChain } from "./runnable-interop.js";
 import { checkContext } from "./state-validation.js";
+import type { StreamOutputMap } from "./stream-output.js";
 
 export interface CompileOptions {
   /**
@@ -66,6 +68,19 @@ export interface CompileOptions {
 export interface RunConfig extends RunnableConfig, RunOptions {}
 
 export interface StreamConfig extends RunConfig, StreamOptions {}
+
+/** What `invoke` and `stream` take besides the input's update: a Command (to resume, or route), or null. */
+type ResumeInput = CommandInstance<any, any, any> | null;
+
+/** `stream`'s config: the stream mode, subgraphs and encoding as given, which type the chunks. */
+type TypedStreamConfig<M, Sub, E> = StreamConfig & {
+  streamMode?: M;
+  subgraphs?: Sub;
+  encoding?: E;
+};
+
+/** True for `any`: a graph whose input is `any` (typed loosely, as a Pregel or a bare `CompiledStateGraph`) streams `any` chunks. */
+type IsAny<T> = 0 extends 1 & T ? true : false;
 
 /** The builder a compiled graph keeps (`graph.builder`), to compile it again with other options. */
 interface GraphBuilder extends GraphDeclaration {
@@ -103,15 +118,22 @@ export interface NodeHandle {
 
 /**
  * The fields of GraphInternals are declared there, once; the constructor sets each of them.
- * `~types` exists only for the type checker (the state, update and node names of the graph).
+ * `~types` exists only for the type checker: the state `invoke` resolves to, the update, the node
+ * names, what `invoke` takes (`I`: `any` unless given, as LangGraph.js's `CompiledGraph`) and each
+ * node's update (`R`, which types `updates` chunks).
  */
-export interface CompiledStateGraph<S, U, N extends string> extends GraphSettings {
-  readonly "~types": { state: S; update: U; nodes: N };
+export interface CompiledStateGraph<S, U, N extends string, I, R> extends GraphSettings {
+  readonly "~types": { state: S; update: U; nodes: N; input: I; nodeReturns: R };
 }
 
 // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor assigns every field the interface adds (settingsOf)
-export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N extends string = string>
-  implements GraphInternals
+export class CompiledStateGraph<
+  S = Record<string, unknown>,
+  U = Partial<S>,
+  N extends string = string,
+  I = any,
+  R = unknown,
+> implements GraphInternals
 {
   constructor(
     readonly builder: GraphBuilder,
@@ -141,7 +163,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
 
   /** A Runnable's `transform`: the input's chunks read whole, then the graph streamed. */
   transform(chunks: AsyncIterable<unknown>, config?: StreamConfig): AsyncGenerator<unknown> {
-    return transformed((input, options) => this.stream(input, options), chunks, config);
+    return transformed((input, options) => this.stream(input as I, options), chunks, config);
   }
 
   /** LangChain's Runnable methods, applied to the graph (`@langchain/core` must be loaded). */
@@ -204,8 +226,11 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
     return bound;
   }
 
-  /** Runs the graph until it finishes or pauses. A paused result carries `__interrupt__`. */
-  async invoke(input: U | S | unknown, config: RunConfig = {}): Promise<InvokeResult<S>> {
+  /**
+   * Runs the graph until it finishes or pauses. A paused result carries `__interrupt__`. Takes,
+   * as LangGraph.js types it, an update of the input schema, a Command, or null.
+   */
+  async invoke(input: I | ResumeInput, config: RunConfig = {}): Promise<InvokeResult<S>> {
     const given = config;
     if (this.defaults) config = mergeConfig(this.defaults, config);
     const { streamMode, subgraphs } = config as StreamConfig;
@@ -243,17 +268,28 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
     mode: StreamConfig["streamMode"],
   ): Promise<unknown> {
     const chunks: unknown[] = [];
-    for await (const chunk of await this.stream(input, { ...config, streamMode: mode ?? "values" })) chunks.push(chunk);
+    for await (const chunk of await this.stream(input as I, { ...config, streamMode: mode ?? "values" }))
+      chunks.push(chunk);
     return mode === undefined || mode === "values" ? chunks.at(-1) : chunks;
   }
 
-  /** Runs the graph and yields chunks as it goes (`for await (const chunk of await graph.stream(...))`). */
-  async stream(input: U | S | unknown, config: StreamConfig = {}): Promise<GraphStream<any>> {
+  /**
+   * Runs the graph and yields chunks as it goes (`for await (const chunk of await graph.stream(...))`),
+   * typed by the stream mode as LangGraph.js types them (`StreamOutputMap`).
+   */
+  async stream<
+    M extends StreamMode | StreamMode[] | undefined,
+    Sub extends boolean,
+    E extends "text/event-stream" | undefined,
+  >(
+    input: I | ResumeInput,
+    config: TypedStreamConfig<M, Sub, E> = {},
+  ): Promise<GraphStream<IsAny<I> extends true ? any : StreamOutputMap<M, Sub, I, S, N, R, any, E>>> {
     if (this.defaults) config = mergeConfig(this.defaults, config);
     // A one-channel state streams that channel's value itself, as LangGraph.js.
     if (this.spec.rootKey && config.outputKeys === undefined) config = { ...config, outputKeys: this.spec.rootKey };
     if (this.builder.contextSchema) await checkContext(this.builder.contextSchema, config);
-    return streamRun(this, input, config);
+    return streamRun(this, input, config) as Promise<GraphStream<any>>;
   }
 
   /**
@@ -365,7 +401,7 @@ export class CompiledStateGraph<S = Record<string, unknown>, U = Partial<S>, N e
    * or one per input; with `returnExceptions` a failed run gives its error in its place.
    */
   batch(
-    inputs: ReadonlyArray<U | S | unknown>,
+    inputs: ReadonlyArray<I | ResumeInput>,
     options?: RunConfig | readonly RunConfig[],
     batchOptions?: BatchOptions,
   ): Promise<Array<InvokeResult<S> | Error>> {

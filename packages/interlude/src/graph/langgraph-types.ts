@@ -4,18 +4,13 @@
  * parameters, stated over Interlude's own types: what Interlude passes, accepts and returns.
  * Types only; none of them imports `@langchain/core`, so the root entry stays free of it.
  */
-import type { ToolEvent } from "../callbacks/tool-event.js";
-import type { CheckpointMetadata, RunnableConfig } from "../checkpoint/types.js";
 import type { END } from "../constants.js";
 import type { NodeError } from "../errors/node.js";
 import type { interrupt } from "../interrupt/interrupt.js";
 import type { StandardSchemaV1 } from "../interrupt/standard-schema.js";
-import type { BaseMessage } from "../messages/types.js";
 import type { CommandInstance } from "../primitives/command.js";
 import type { Send } from "../primitives/send.js";
 import type { LifecycleEntry, StreamTransformer } from "../protocol/types.js";
-import type { StreamMode } from "../run/emitter.js";
-import type { PregelTaskDescription } from "../thread/snapshot.js";
 import type {
   AnnotationRoot,
   ChannelSpec,
@@ -237,20 +232,20 @@ export type ConditionalEdgeRouter<
 
 /**
  * LangGraph.js's base class of compiled graphs. Interlude has one compiled graph, typed by its
- * state, update and node names; the other parameters are accepted and not used.
+ * state, update, node names, input and nodes' updates; the other parameters are accepted and not used.
  */
 export type CompiledGraph<
   N extends string,
   State = any,
   Update = any,
   _ContextType extends Record<string, any> = Record<string, any>,
-  _InputType = any,
+  InputType = any,
   _OutputType = any,
-  _NodeReturnType = unknown,
+  NodeReturnType = unknown,
   _CommandType = unknown,
   _StreamCustomType = any,
   _TStreamTransformers extends ReadonlyArray<() => StreamTransformer<any>> = [],
-> = CompiledStateGraph<State, Update, N>;
+> = CompiledStateGraph<State, Update, N, InputType, NodeReturnType>;
 
 /** A compiled graph named by slots: `CompiledGraphType<{ state: S; update: U; node: N }>`. */
 export type CompiledGraphType<Spec extends object = object> = CompiledStateGraph<
@@ -264,8 +259,8 @@ export type GetStateOptions = NonNullable<Parameters<CompiledStateGraph["getStat
 export type SendOptions = NonNullable<ConstructorParameters<typeof Send>[2]>;
 
 export type { OverwriteValue } from "../primitives/overwrite.js";
-
 export type { ExecutionInfo, ServerInfo } from "./runtime.js";
+export type { StreamOutputMap } from "./stream-output.js";
 
 type FilterAny<X> = (<T>() => T extends X ? 1 : 2) extends <T>() => T extends any ? 1 : 2 ? never : X;
 
@@ -288,81 +283,6 @@ export type InferInterruptResumeType<T, TInner = false> = T extends typeof inter
 
 /** The chunk type of a writer function (`(chunk: C) => void`). */
 export type InferWriterType<T> = T extends (chunk: infer C) => void ? C : any;
-
-/** A chunk of each stream mode, as Interlude's runs tell them (run/events.ts, run/run-state.ts). */
-type ModeChunks<Values, Updates, Nodes, NodeReturn, Custom> = {
-  values: Values;
-  updates: NodeReturn extends Record<string, unknown>
-    ? { [K in keyof NodeReturn]?: NodeReturn[K] }
-    : Record<Nodes extends string ? Nodes : string, Updates>;
-  messages: [BaseMessage, Record<string, any>];
-  custom: Custom;
-  checkpoints: {
-    values: Values;
-    next: string[];
-    config: RunnableConfig;
-    metadata?: CheckpointMetadata;
-    parentConfig?: RunnableConfig;
-    tasks: PregelTaskDescription[];
-  };
-  tasks:
-    | {
-        id: string;
-        name: Nodes;
-        input: Values;
-        triggers: string[];
-        interrupts: unknown[];
-        metadata: Record<string, any>;
-      }
-    | { id: string; name: Nodes; result: Record<string, unknown>; interrupts: unknown[]; error: unknown };
-  tools: ToolEvent;
-  debug: Record<string, any>;
-};
-
-/** The modes of a `streamMode` given as a list (none when it is one mode or absent). */
-type ListedModes<M> = undefined extends M
-  ? never
-  : StreamMode | StreamMode[] extends M
-    ? M extends StreamMode[]
-      ? M[number]
-      : M
-    : M extends StreamMode[]
-      ? M[number]
-      : never;
-
-/**
- * What `stream()` yields for a `streamMode`, `subgraphs` and `encoding`: the chunk, `[mode,
- * chunk]` for a list of modes, with the namespace first for subgraphs; bytes for server-sent events.
- */
-export type StreamOutputMap<
-  TStreamMode extends StreamMode | StreamMode[] | undefined,
-  TStreamSubgraphs extends boolean,
-  StreamUpdates,
-  StreamValues,
-  Nodes,
-  NodeReturnType,
-  StreamCustom,
-  TEncoding extends "text/event-stream" | undefined,
-> = [TEncoding] extends ["text/event-stream"]
-  ? Uint8Array
-  : ModeChunks<StreamValues, StreamUpdates, Nodes, NodeReturnType, StreamCustom> extends infer Chunks extends Record<
-        StreamMode,
-        unknown
-      >
-    ? [ListedModes<TStreamMode>] extends [never]
-      ? (undefined extends TStreamMode ? "updates" : TStreamMode) extends infer Mode extends StreamMode
-        ? [TStreamSubgraphs] extends [true]
-          ? [string[], Chunks[Mode]]
-          : Chunks[Mode]
-        : never
-      : ListedModes<TStreamMode> extends infer Listed extends StreamMode
-        ? {
-            [Mode in StreamMode]: [TStreamSubgraphs] extends [true]
-              ? [string[], Mode, Chunks[Mode]]
-              : [Mode, Chunks[Mode]];
-          }[Listed]
-        : never
-    : never;
 
 // ---- streamEvents v3: the data of protocol events ----
 

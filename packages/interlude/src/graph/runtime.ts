@@ -9,17 +9,23 @@ import type { ExecutionInfo as TaskExecutionInfo } from "../run/task-metadata.js
 import { currentTask } from "../runner/scope.js";
 import type { BaseStore } from "../store/base.js";
 
-/** The run-time services of a node, as LangGraph 1.x types them. */
-export interface Runtime<ContextType = Record<string, unknown>, WriterType = (chunk: unknown) => void> {
+/** `true` when `A` and `B` are the same type (as LangGraph.js tells a type parameter left to its default). */
+type IsEqual<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+/**
+ * The run-time services of a node, as LangGraph 1.x types them: `Runtime<Context, Interrupt, Writer>`,
+ * where `Interrupt` and `Writer` type `interrupt` and `writer` when given.
+ */
+export interface Runtime<ContextType = Record<string, unknown>, InterruptType = unknown, WriterType = unknown> {
   configurable?: ContextType;
   /** The run's context (`invoke(input, { context })`), typed by the graph's context schema. */
   context?: ContextType;
   /** The store given to `compile({ store })`. */
   store?: BaseStore;
   /** Sends a chunk to the `custom` stream mode (dropped when nobody streams it). */
-  writer: WriterType;
+  writer: IsEqual<WriterType, unknown> extends true ? (chunk: unknown) => void : WriterType;
   /** `interrupt()`, handed to the node (the same function as the exported one). */
-  interrupt: (value: unknown, options?: any) => any;
+  interrupt: IsEqual<InterruptType, unknown> extends true ? (value: unknown, options?: any) => any : InterruptType;
   /** Aborted when the run is cancelled. */
   signal: AbortSignal;
   /** Which attempt of which task this is, on which checkpoint (set for every node). */
@@ -49,10 +55,30 @@ export interface LangGraphRunnableConfig<ContextType extends Record<string, any>
     Partial<Omit<Runtime<ContextType>, "configurable">> {
   tags?: string[];
   metadata?: Record<string, unknown>;
-  callbacks?: unknown;
+  /** LangChain's callbacks (typed loosely: so that a node's config is a LangChain `RunnableConfig`). */
+  callbacks?: any;
   runName?: string;
   runId?: string;
 }
+
+/**
+ * The `config` a node function written inline in `addNode` is given, as LangGraph.js types it
+ * (its `Runtime`): `writer`, `interrupt` and `signal` are there, `context` is typed by the graph's
+ * context schema (`any` without one). It is a `LangGraphRunnableConfig` too, and a LangChain
+ * `RunnableConfig`. The context is typed as given, since a run checks it against the schema
+ * before it starts (LangGraph.js types it optional: a run given none, whose `configurable`
+ * passed the check instead, leaves it undefined). `signal` is typed as there, as LangGraph.js
+ * gives every run one; Interlude's runs have one when given a `signal`, a `timeout` or a
+ * `stepTimeout`.
+ */
+export type NodeRuntime<ContextType extends Record<string, any> = any> = LangGraphRunnableConfig<ContextType> & {
+  // `any`, as a node typed `(state, runtime: Runtime<Context>)` declares `configurable?: Context`.
+  configurable: any;
+  context: ContextType;
+  writer: (chunk: unknown) => void;
+  interrupt: (value: unknown, options?: any) => any;
+  signal: AbortSignal;
+};
 
 /**
  * The config of the node running now, or undefined outside a node (as in LangGraph.js, so code

@@ -6,6 +6,7 @@ import { END, ROOT, START } from "../constants.js";
 import { GraphValidationError } from "../errors/graph.js";
 import { UnsupportedFeatureError } from "../errors/unsupported.js";
 import type { StandardSchemaV1 } from "../interrupt/standard-schema.js";
+import type { CommandInstance } from "../primitives/command.js";
 import type { AnnotationRoot, ChannelSpec, StateSpec, StateType, UpdateType } from "./annotation.js";
 import { buildSpec } from "./build-spec.js";
 import { CompiledStateGraph, type CompileOptions } from "./compiled.js";
@@ -22,16 +23,55 @@ import {
 } from "./declaration.js";
 import { checkPolicies } from "./node-policies.js";
 import { asRunnable, isRunnable, type RunnableLike } from "./runnable.js";
+import type { NodeRuntime } from "./runtime.js";
 import { part, resolveState } from "./state-definition.js";
 import type { StateSchema, StateSchemaFields } from "./state-schema.js";
 
-export type NodeAction<S, U> = (state: S, config: any) => U | undefined | unknown | Promise<U | undefined | unknown>;
+/**
+ * What a node function may return: an update (as LangGraph.js types it, keys the state lacks are
+ * let through, and ignored), a Command, a list holding Commands, or nothing.
+ */
+// biome-ignore lint/suspicious/noConfusingVoidType: a node function with no `return` (`() => {}`) returns void
+export type NodeReturn<U> = (U & Record<string, any>) | CommandInstance<any, any, any> | null | undefined | void;
 
-type NodeEntry<S extends StateSpec> = [
+/** A node function: the state and the node's runtime config in, an update (or a Command) out. */
+export type NodeAction<S, U, C extends Record<string, any> = any> = (
+  state: S,
+  config: NodeRuntime<C>,
+) => NodeReturn<U> | Promise<NodeReturn<U>>;
+
+/** A node function whose update `Out` is inferred (for the `updates` stream chunks' types). */
+type NodeFunction<S, Out, C extends Record<string, any>> = (state: S, config: NodeRuntime<C>) => Out | Promise<Out>;
+
+/**
+ * The update a node function adds to the `updates` chunks' types, as LangGraph.js infers it:
+ * what it returns, else (a Command, or updates of several shapes) the state's update type.
+ */
+type NodeUpdateOf<Out, U> = [Out] extends [U] ? Out : U;
+
+/** What a node of `addNode({ a: fn, ... })` returns, as LangGraph.js infers it there. */
+type ReturnOfNode<T> = T extends (...args: any[]) => infer Out
+  ? Awaited<Out>
+  : T extends CompiledStateGraph<infer Out, any, any, any, any>
+    ? Out
+    : T extends RunnableLike<any, infer Out>
+      ? Awaited<Out>
+      : never;
+
+/** Any node of a state `S`, as `addNode` takes it in a record or a list. */
+type AnyNode<S extends StateSpec, C extends Record<string, any>> =
+  | NodeAction<StateType<S>, UpdateType<S>, C>
+  | CompiledStateGraph<any, any, any, any, any>
+  | RunnableLike;
+
+type NodeEntry<S extends StateSpec, C extends Record<string, any>> = [
   name: string,
-  action: NodeAction<StateType<S>, UpdateType<S>> | CompiledStateGraph<any, any, any> | RunnableLike,
+  action: AnyNode<S, C>,
   options?: AddNodeOptions,
 ];
+
+/** The update each node returns, by name, as LangGraph.js collects them (the `updates` stream chunks' types). */
+type MergeReturn<Prev, Curr> = Prev & Curr extends infer T ? { [K in keyof T]: T[K] } & unknown : never;
 
 /** LangGraph options Interlude refuses, with what to do instead; policies checked as they are given. */
 function checkOptions(name: string, options: AddNodeOptions): void {
@@ -97,26 +137,71 @@ type OutputOf<Options, S extends StateSpec> = Options extends { output: infer D 
     : StateType<SpecOfDefinition<D>>
   : StateType<S>;
 
+/** What `invoke` takes: the input schema's update when one is given, else the whole state's. */
+type InputOf<Options, S extends StateSpec> = Options extends { input: infer D }
+  ? D extends undefined
+    ? UpdateType<S>
+    : UpdateType<SpecOfDefinition<D>>
+  : UpdateType<S>;
+
+/** The run's context as a context schema (an Annotation or a validator) declares it; `any` without one. */
+type ContextOfSchema<D> =
+  D extends AnnotationRoot<infer Spec>
+    ? StateType<Spec>
+    : D extends StandardSchemaV1<any, infer V extends Record<string, any>>
+      ? V
+      : any;
+
+/** The context schema of `new StateGraph(state, options)` (`{ context }`, or the schema itself) or of `{ state, context }`. */
+type ContextOf<Options> = Options extends { context: infer D }
+  ? ContextOfSchema<D>
+  : Options extends AnnotationRoot<any> | StandardSchemaV1
+    ? ContextOfSchema<Options>
+    : any;
+
 /**
  * `new StateGraph(...)` as the type checker sees it (the exported `StateGraph`): the state typed
- * from whatever declares it (an Annotation, a StateSchema, a zod object's output) and `invoke`'s
- * result from the output schema, as LangGraph.js types them, which a class's own constructor
- * overloads (they take no type parameters of their own) cannot infer.
+ * from whatever declares it (an Annotation, a StateSchema, a zod object's output), `invoke`'s
+ * input and result from the input and output schemas and the nodes' `context` from the context
+ * schema, as LangGraph.js types them, which a class's own constructor overloads (they take no
+ * type parameters of their own) cannot infer.
  */
 export interface StateGraphConstructor {
   new <D extends StateDefinitionInit | { channels: StateSpec }, O = undefined>(
     state: D,
     options?: O,
-  ): StateGraph<SpecOfDefinition<D>, typeof START, OutputOf<O, SpecOfDefinition<D>>>;
+  ): StateGraph<
+    SpecOfDefinition<D>,
+    typeof START,
+    OutputOf<O, SpecOfDefinition<D>>,
+    InputOf<O, SpecOfDefinition<D>>,
+    ContextOf<O>
+  >;
   new <const I extends StateGraphInit>(
     init: I,
-  ): StateGraph<SpecOfDefinition<StateOfInit<I>>, typeof START, OutputOf<I, SpecOfDefinition<StateOfInit<I>>>>;
-  readonly prototype: StateGraph<any, any, any>;
+  ): StateGraph<
+    SpecOfDefinition<StateOfInit<I>>,
+    typeof START,
+    OutputOf<I, SpecOfDefinition<StateOfInit<I>>>,
+    InputOf<I, SpecOfDefinition<StateOfInit<I>>>,
+    ContextOf<I>
+  >;
+  readonly prototype: StateGraph<any, any, any, any, any, any>;
 }
 
-/** `O`: what `invoke` resolves to (the output schema's state, else the whole state). */
-export class StateGraph<S extends StateSpec, N extends string = typeof START, O = StateType<S>>
-  implements GraphDeclaration
+/**
+ * `O`: what `invoke` resolves to (the output schema's state, else the whole state); `I`: what it
+ * takes (the input schema's update, else the state's); `C`: the nodes' `context`; `R`: the update
+ * each node returns, by name (the `updates` stream chunks' types). Types only.
+ */
+export class StateGraph<
+  S extends StateSpec,
+  N extends string = typeof START,
+  O = StateType<S>,
+  I = UpdateType<S>,
+  C extends Record<string, any> = any,
+  R = unknown,
+> implements GraphDeclaration
 {
   /** The state's channels, and the private channels of nodes' input schemas. */
   spec: S;
@@ -148,34 +233,46 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START, O 
     if (keys.length === 1 && keys[0] === ROOT) this.outputKeys = this.rootKey = ROOT;
   }
 
-  /** One node, or several: `addNode({ a: fn, b: fn })`, `addNode([["a", fn, options], ...])`. */
+  /**
+   * One node, or several: `addNode({ a: fn, b: fn })`, `addNode([["a", fn, options], ...])`. A
+   * function's update is checked against the state's update type, as LangGraph.js checks it.
+   */
+  addNode<K extends string, D extends StateDefinitionInit, Out extends NodeReturn<UpdateType<S>> = UpdateType<S>>(
+    name: K,
+    action: NodeFunction<StateType<SpecOfDefinition<D>>, Out, C>,
+    options: AddNodeOptions & { input: D },
+  ): StateGraph<S, N | K, O, I, C, MergeReturn<R, { [key in K]: NodeUpdateOf<Out, UpdateType<S>> }>>;
+  addNode<K extends string, Out extends NodeReturn<UpdateType<S>> = UpdateType<S>>(
+    name: K,
+    action: NodeFunction<StateType<S>, Out, C>,
+    options?: AddNodeOptions,
+  ): StateGraph<S, N | K, O, I, C, MergeReturn<R, { [key in K]: NodeUpdateOf<Out, UpdateType<S>> }>>;
   addNode<K extends string>(
     name: K,
-    action: NodeAction<StateType<S>, UpdateType<S>> | CompiledStateGraph<any, any, any> | RunnableLike,
+    action: CompiledStateGraph<any, any, any, any, any> | RunnableLike,
     options?: AddNodeOptions,
-  ): StateGraph<S, N | K, O>;
+  ): StateGraph<S, N | K, O, I, C, R>;
+  addNode<M extends Record<string, AnyNode<S, C>>>(
+    nodes: M,
+  ): StateGraph<S, N | (keyof M & string), O, I, C, MergeReturn<R, { [key in keyof M]: ReturnOfNode<M[key]> }>>;
+  addNode<K extends string>(nodes: NodeEntry<S, C>[]): StateGraph<S, N | K, O, I, C, R>;
   addNode<K extends string>(
-    nodes:
-      | Record<K, NodeAction<StateType<S>, UpdateType<S>> | CompiledStateGraph<any, any, any> | RunnableLike>
-      | NodeEntry<S>[],
-  ): StateGraph<S, N | K, O>;
-  addNode<K extends string>(
-    name: K | Record<K, NodeEntry<S>[1]> | NodeEntry<S>[],
-    action?: NodeEntry<S>[1],
+    name: K | Record<K, AnyNode<S, C>> | NodeEntry<S, C>[],
+    action?: AnyNode<S, C>,
     options: AddNodeOptions = {},
-  ): StateGraph<S, N | K, O> {
+  ): StateGraph<S, N | K, O, I, C, any> {
     if (typeof name !== "string") {
-      const entries = Array.isArray(name) ? name : (Object.entries(name) as NodeEntry<S>[]);
+      const entries = Array.isArray(name) ? name : (Object.entries(name) as NodeEntry<S, C>[]);
       if (entries.length === 0)
         throw new GraphValidationError("addNode was given no nodes: pass at least one [name, node] entry.");
       for (const [key, fn, opts] of entries) this.addOne(key, fn, opts ?? {});
-      return this as unknown as StateGraph<S, N | K, O>;
+      return this as never;
     }
     this.addOne(name, action!, options);
-    return this as unknown as StateGraph<S, N | K, O>;
+    return this as never;
   }
 
-  private addOne(name: string, action: NodeEntry<S>[1], options: AddNodeOptions): void {
+  private addOne(name: string, action: AnyNode<S, C>, options: AddNodeOptions): void {
     checkNewNodeName(this.nodes, name);
 
     if (typeof action !== "function" && !(action instanceof CompiledStateGraph)) {
@@ -256,9 +353,9 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START, O 
   /** Adds nodes and chains them with edges in order. */
   addSequence(
     nodes:
-      | Array<[string, NodeAction<StateType<S>, UpdateType<S>>]>
-      | Record<string, NodeAction<StateType<S>, UpdateType<S>>>,
-  ): StateGraph<S, string, O> {
+      | Array<[string, NodeAction<StateType<S>, UpdateType<S>, C>]>
+      | Record<string, NodeAction<StateType<S>, UpdateType<S>, C>>,
+  ): StateGraph<S, string, O, I, C, MergeReturn<R, Record<string, UpdateType<S>>>> {
     const list = Array.isArray(nodes) ? nodes : Object.entries(nodes);
     if (list.length === 0) throw new GraphValidationError("addSequence needs at least one node.");
     let previous: string | undefined;
@@ -267,7 +364,7 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START, O 
       if (previous) this.edges.push({ sources: [previous], target: name });
       previous = name;
     }
-    return this as unknown as StateGraph<S, string, O>;
+    return this as never;
   }
 
   /**
@@ -291,7 +388,7 @@ export class StateGraph<S extends StateSpec, N extends string = typeof START, O 
     return this.addEdge(name, END);
   }
 
-  compile(options: CompileOptions = {}): CompiledStateGraph<O, UpdateType<S>, N> {
+  compile(options: CompileOptions = {}): CompiledStateGraph<O, UpdateType<S>, N, I, R> {
     const cache = options.cache as Partial<Record<string, unknown>> | undefined;
     if (cache && !["get", "set", "clear"].every((verb) => typeof cache[verb] === "function"))
       throw new GraphValidationError(

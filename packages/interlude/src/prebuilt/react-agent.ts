@@ -11,13 +11,14 @@ import { Runnable } from "@langchain/core/runnables";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import { END, START } from "../constants.js";
 import { InterludeError } from "../errors/base.js";
-import type { StateType } from "../graph/annotation.js";
+import type { StateType, UpdateType } from "../graph/annotation.js";
 import { Annotation } from "../graph/annotation.js";
 import type { CompiledStateGraph } from "../graph/compiled.js";
 import type { RunnableLike } from "../graph/runnable.js";
 import { type SpecOfDefinition, type StateDefinitionInit, StateGraph } from "../graph/state-graph.js";
 import type { StandardSchemaV1 } from "../interrupt/standard-schema.js";
 import { type Messages, messagesStateReducer } from "../messages/reducer.js";
+import type { OverwriteValue } from "../primitives/overwrite.js";
 import { Send } from "../primitives/send.js";
 import type { BaseStore } from "../store/base.js";
 import {
@@ -54,6 +55,11 @@ export type AgentState<A, R> = Simplify<
     messages: BaseMessage[];
     structuredResponse: R;
   }
+>;
+
+/** What the agent's `invoke` takes, as LangGraph.js types it: an update of the state schema's keys and its messages. */
+export type AgentUpdate<A> = Simplify<
+  Omit<UpdateType<SpecOfDefinition<A>>, "messages"> & { messages?: Messages | OverwriteValue<BaseMessage[]> }
 >;
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
@@ -147,7 +153,7 @@ const llmInputMessages = () =>
 
 export function createReactAgent<A = undefined, R extends Record<string, any> = Record<string, any>>(
   params: CreateReactAgentParams<A, R>,
-): CompiledStateGraph<AgentState<A, R>, Partial<AgentState<A, R>>, AgentNode> {
+): CompiledStateGraph<AgentState<A, R>, AgentUpdate<A>, AgentNode, AgentUpdate<A>> {
   for (const key of Object.keys(params)) if (!OPTIONS.has(key)) throw new UnsupportedAgentOptionError(key);
   const { llm, responseFormat, preModelHook, postModelHook, name, version = "v1", includeAgentName } = params;
   const toolNode =

@@ -53,7 +53,10 @@ export class NodeConfigs {
     config.configurable = undefined;
     config.writer = this.writer;
     config.interrupt = interrupt;
-    config.signal = this.signal;
+    // As in LangGraph.js, a node always has a signal (one that never aborts when the run has none),
+    // so `config.signal.aborted` and LangChain's listeners need no guard. One per run, not shared:
+    // listeners added to it go with the run.
+    config.signal = this.signal ?? new AbortController().signal;
     config.control = this.control;
     config.metadata = undefined;
     config.executionInfo = undefined;
