@@ -124,6 +124,14 @@ export abstract class BaseCheckpointSaver {
     return Promise.resolve(0);
   }
 
+  /**
+   * `"[ClassName]"`: a config holding a saver (a node's `config`, a traced run's) is written out
+   * without walking its connections, which may hold timers or refer to themselves.
+   */
+  toJSON(): string {
+    return `[${this.constructor.name}]`;
+  }
+
   /** Stops timers and closes connections the saver opened itself (never ones it was given). */
   close(): Promise<void> {
     return Promise.resolve();

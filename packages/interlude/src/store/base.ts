@@ -26,7 +26,8 @@ export abstract class BaseStore {
   abstract batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>>;
 
   async get(namespace: string[], key: string): Promise<Item | null> {
-    validateNamespace(namespace, { allowEmpty: true });
+    // No item is stored at the empty namespace: asking there is a mistake, as in LangGraph.js.
+    validateNamespace(namespace);
     const [item] = await this.batch([{ namespace, key }]);
     return item;
   }

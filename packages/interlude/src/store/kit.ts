@@ -95,7 +95,7 @@ function checkOperation(op: Operation): void {
         "index (fields to embed)",
         "Semantic search needs an embeddings index, which Interlude's stores do not have; pass no index or false.",
       );
-  } else if (isGet(op)) validateNamespace(op.namespace, { allowEmpty: true });
+  } else if (isGet(op)) validateNamespace(op.namespace);
   else if (isSearch(op)) {
     validateNamespace(op.namespacePrefix, { allowEmpty: true });
     if (op.query !== undefined)

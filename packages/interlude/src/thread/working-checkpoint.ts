@@ -22,12 +22,13 @@ export function emptyCheckpoint(): Checkpoint {
 
 /** A copy whose maps may be changed without touching `checkpoint` (the channel values are shared). */
 export function copyCheckpoint(checkpoint: Checkpoint): Checkpoint {
+  // A map left out (a checkpoint written by hand) is copied as empty, as LangGraph.js does.
   return {
     ...checkpoint,
     channel_values: { ...checkpoint.channel_values },
     channel_versions: { ...checkpoint.channel_versions },
     versions_seen: Object.fromEntries(
-      Object.entries(checkpoint.versions_seen).map(([node, versions]) => [node, { ...versions }]),
+      Object.entries(checkpoint.versions_seen ?? {}).map(([node, versions]) => [node, { ...versions }]),
     ),
   };
 }

@@ -131,7 +131,9 @@ export abstract class SaverKit<Kept = string | Uint8Array> extends BaseCheckpoin
     options?: PutOptions,
   ): Promise<RunnableConfig> {
     const target = putTarget(config, options);
-    let put = preparePut(this.serde, this.planner, target, checkpoint, metadata, newVersions, this.keeper);
+    // A put called without newVersions (as LangGraph.js's savers allow): every value it carries.
+    const versions = newVersions ?? versionsOfValues(checkpoint);
+    let put = preparePut(this.serde, this.planner, target, checkpoint, metadata, versions, this.keeper);
     // Awaited only when the backend is asynchronous: a synchronous put costs no extra turn.
     let outcome = this.storePut(put);
     if (outcome instanceof Promise) outcome = await outcome;
@@ -262,4 +264,14 @@ export abstract class SaverKit<Kept = string | Uint8Array> extends BaseCheckpoin
 /** Interlude's own errors pass through; anything a driver throws becomes a StorageError naming the operation. */
 export function storageError(operation: string, error: unknown): Error {
   return error instanceof InterludeError ? error : new StorageError(operation, error);
+}
+
+/** The versions of the channels a checkpoint carries values of. */
+function versionsOfValues(checkpoint: Checkpoint): ChannelVersions {
+  const versions: ChannelVersions = {};
+  for (const channel in checkpoint.channel_values) {
+    const version = checkpoint.channel_versions[channel];
+    if (version !== undefined) versions[channel] = version;
+  }
+  return versions;
 }
