@@ -654,7 +654,7 @@ describe("runs", () => {
     expect(((await client.runs.join(thread.thread_id, run.run_id)) as any).log).toEqual(["first:held", "second:held"]);
   });
 
-  it('joinStream with lastEventId "-1" and a checkpointId replays the whole run; streamNamespaces is ignored', async () => {
+  it('joinStream with lastEventId "-1" replays the whole run; the namespace and checkpoint filters are refused', async () => {
     const thread = await client.threads.create();
     const run = await client.runs.create(thread.thread_id, "slow", {
       input: { tag: "j", delay: 1 },
@@ -664,14 +664,17 @@ describe("runs", () => {
     const whole = await collect(client.runs.joinStream(thread.thread_id, run.run_id));
     expect(whole.map((e) => e.event)).toEqual(["metadata", "updates", "updates", "end"]);
     const head = await client.threads.getState(thread.thread_id);
-    const replayed = await collect(
-      client.runs.joinStream(thread.thread_id, run.run_id, {
-        lastEventId: "-1",
-        checkpointId: head.checkpoint.checkpoint_id!,
-        streamNamespaces: [""],
-      }),
-    );
+    const replayed = await collect(client.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: "-1" }));
     expect(replayed).toEqual(whole);
+    const join = (options: object) => collect(client.runs.joinStream(thread.thread_id, run.run_id, options));
+    expect(await refusal(join({ checkpointId: head.checkpoint.checkpoint_id! }))).toMatchObject({
+      status: 422,
+      body: { field: "checkpoint_id" },
+    });
+    expect(await refusal(join({ streamNamespaces: ["outer"] }))).toMatchObject({
+      status: 422,
+      body: { field: "namespace" },
+    });
   });
 
   it("joinStream with cancelOnDisconnect: the follower going away cancels the run", async () => {

@@ -17,6 +17,7 @@ import {
   CancelQuery,
   isOn,
   JoinQuery,
+  JoinStreamQuery,
   RunBatchBody,
   RunBody,
   RunListQuery,
@@ -216,7 +217,7 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
   });
 
   app.get("/threads/:thread_id/runs/:run_id/stream", async (c) => {
-    const q = query(c, JoinQuery);
+    const q = query(c, JoinStreamQuery);
     const threadId = c.req.param("thread_id");
     const run = await requireRun(threadId, c.req.param("run_id"));
     const onDisconnect = isOn(q.cancel_on_disconnect) ? () => void cancelIfActive(run.run_id) : undefined;
