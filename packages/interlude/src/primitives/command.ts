@@ -98,8 +98,9 @@ export class Command<
  */
 export function isCommand(value: unknown): value is Command {
   if (value instanceof Command) return true;
+  // The tag first: a node's plain update (the common case) is told apart without its prototype.
   return (
-    typeof value === "object" && value !== null && !isPlainObject(value) && (value as Command).lg_name === "Command"
+    typeof value === "object" && value !== null && (value as Command).lg_name === "Command" && !isPlainObject(value)
   );
 }
 
