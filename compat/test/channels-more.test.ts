@@ -242,6 +242,45 @@ compare("channel classes of the /channels entry, used on their own", {
       return app.invoke(1);
     },
   },
+
+  "in a Pregel: a LastValueAfterFinish trigger runs its node once the rest is done; an AnyValue takes several writes": {
+    from: "channels.test.ts: LastValueAfterFinish, AnyValue (through Pregel)",
+    async run(lib) {
+      const { LastValue, LastValueAfterFinish, AnyValue, Topic } = channelsOf(lib);
+      const { Pregel, Channel } = pregelOf(lib);
+      const log = (name: string) => (x: unknown) => `${name}:${JSON.stringify(x)}`;
+      const nodes = {
+        first: Channel.subscribeTo("input")
+          .pipe(log("first"))
+          .pipe(Channel.writeTo(["log", "later", "any"])),
+        second: Channel.subscribeTo("input")
+          .pipe(log("second"))
+          .pipe(Channel.writeTo(["any"])),
+        chain: Channel.subscribeTo("any")
+          .pipe(log("chain"))
+          .pipe(Channel.writeTo(["log", "next"])),
+        tail: Channel.subscribeTo("next")
+          .pipe(log("tail"))
+          .pipe(Channel.writeTo(["log"])),
+        summary: Channel.subscribeTo("later")
+          .pipe(log("summary"))
+          .pipe(Channel.writeTo(["log"])),
+      };
+      const app = new Pregel({
+        nodes,
+        channels: {
+          input: new LastValue(),
+          later: new LastValueAfterFinish(),
+          any: new AnyValue(),
+          next: new LastValue(),
+          log: new Topic({ accumulate: true }),
+        },
+        inputChannels: "input",
+        outputChannels: ["log"],
+      });
+      return app.invoke(1);
+    },
+  },
 });
 
 compare("Overwrite, Command and Send through their public names", {

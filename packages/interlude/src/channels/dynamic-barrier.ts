@@ -1,6 +1,7 @@
 import { InvalidUpdateError } from "../errors/graph.js";
 import { EmptyChannelError } from "../errors/langgraph.js";
 import { BaseChannel } from "./base.js";
+import { collectNames } from "./named-barrier.js";
 
 /** The write that tells a `DynamicBarrierValue` which names to wait for. */
 export interface WaitForNames<Value = string> {
@@ -29,14 +30,7 @@ export class DynamicBarrierValue<Value = string> extends BaseChannel<undefined, 
       return true;
     }
     if (this.names === undefined) return false;
-    let changed = false;
-    for (const name of values as Value[]) {
-      if (this.names.has(name) && !this.seen.has(name)) {
-        this.seen.add(name);
-        changed = true;
-      }
-    }
-    return changed;
+    return collectNames(this.names, this.seen, values as Value[], false);
   }
   get(): undefined {
     if (!this.isAvailable()) throw new EmptyChannelError("The barrier is waiting for some of its names.");

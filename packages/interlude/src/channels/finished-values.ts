@@ -3,9 +3,9 @@
  * (`finish()`), for a low-level graph's deferred nodes: `LastValueAfterFinish` and
  * `NamedBarrierValueAfterFinish`. A StateGraph's `defer` uses `AfterFinish` around its trigger.
  */
-import { InvalidUpdateError } from "../errors/graph.js";
 import { EmptyChannelError } from "../errors/langgraph.js";
 import { BaseChannel } from "./base.js";
+import { NamedBarrierValue } from "./named-barrier.js";
 
 /** The last value written, readable once the run has finished everything else; read once. */
 export class LastValueAfterFinish<V = unknown> extends BaseChannel<V, V> {
@@ -55,35 +55,14 @@ export class LastValueAfterFinish<V = unknown> extends BaseChannel<V, V> {
 }
 
 /** Waits until every name has written and the run has finished everything else; then triggers once. */
-export class NamedBarrierValueAfterFinish extends BaseChannel<undefined, string> {
+export class NamedBarrierValueAfterFinish extends NamedBarrierValue {
   override readonly lc_graph_name: string = "NamedBarrierValueAfterFinish";
-  private seen = new Set<string>();
   private finished = false;
-  constructor(private readonly names: ReadonlySet<string>) {
-    super();
-  }
 
-  update(values: string[]): boolean {
-    let changed = false;
-    for (const name of values) {
-      if (!this.names.has(name))
-        throw new InvalidUpdateError(
-          `"${name}" is not one of the names this barrier waits for: ${[...this.names].join(", ")}.`,
-        );
-      if (!this.seen.has(name)) {
-        this.seen.add(name);
-        changed = true;
-      }
-    }
-    return changed;
-  }
-  get(): undefined {
+  override get(): undefined {
     if (!this.isAvailable())
       throw new EmptyChannelError("The barrier is waiting for its names or for the run to finish.");
     return undefined;
-  }
-  private complete(): boolean {
-    return this.seen.size === this.names.size;
   }
   override isAvailable(): boolean {
     return this.finished && this.complete();
@@ -94,15 +73,14 @@ export class NamedBarrierValueAfterFinish extends BaseChannel<undefined, string>
     return true;
   }
   override consume(): boolean {
-    if (!this.finished || !this.complete()) return false;
-    this.seen = new Set();
+    if (!this.finished || !super.consume()) return false;
     this.finished = false;
     return true;
   }
-  checkpoint(): unknown {
+  override checkpoint(): unknown {
     return this.seen.size || this.finished ? [[...this.seen], this.finished] : undefined;
   }
-  fromCheckpoint(saved: unknown): NamedBarrierValueAfterFinish {
+  override fromCheckpoint(saved: unknown): NamedBarrierValueAfterFinish {
     const channel = new NamedBarrierValueAfterFinish(this.names);
     if (Array.isArray(saved)) {
       channel.seen = new Set(saved[0] as string[]);

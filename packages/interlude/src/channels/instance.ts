@@ -2,7 +2,6 @@
  * Channels given as instances (`new Topic()` in `Annotation.Root`, a low-level graph's
  * `channels`): each run starts from a fresh copy, named after its key for its errors.
  */
-import { AnyValue } from "./any-value.js";
 import { BaseChannel, type Channel } from "./base.js";
 import { EphemeralValue } from "./ephemeral.js";
 import { LastValue } from "./last-value.js";
@@ -28,13 +27,9 @@ export function channelFactory(channel: Channel, key: string): () => Channel {
   };
 }
 
-/** Whether a step that does not write the channel clears it: one-step values and non-accumulating topics. */
+/** Whether a step that does not write the channel clears it: one-step values (AnyValue too) and non-accumulating topics. */
 export function clearsEachStep(channel: Channel): boolean {
-  return (
-    channel instanceof EphemeralValue ||
-    channel instanceof AnyValue ||
-    (channel instanceof Topic && !channel.accumulate)
-  );
+  return channel instanceof EphemeralValue || (channel instanceof Topic && !channel.accumulate);
 }
 
 /** Whether the channel holds its value back until the run would finish (its class has a `finish()` of its own). */
