@@ -654,7 +654,7 @@ describe("runs", () => {
     expect(((await client.runs.join(thread.thread_id, run.run_id)) as any).log).toEqual(["first:held", "second:held"]);
   });
 
-  it('joinStream with lastEventId "-1" replays the whole run; the namespace and checkpoint filters are refused', async () => {
+  it('joinStream with lastEventId "-1", or a checkpointId (as useStream rejoins), replays the whole run; a namespace filter is refused', async () => {
     const thread = await client.threads.create();
     const run = await client.runs.create(thread.thread_id, "slow", {
       input: { tag: "j", delay: 1 },
@@ -667,10 +667,7 @@ describe("runs", () => {
     const replayed = await collect(client.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: "-1" }));
     expect(replayed).toEqual(whole);
     const join = (options: object) => collect(client.runs.joinStream(thread.thread_id, run.run_id, options));
-    expect(await refusal(join({ checkpointId: head.checkpoint.checkpoint_id! }))).toMatchObject({
-      status: 422,
-      body: { field: "checkpoint_id" },
-    });
+    expect(await join({ checkpointId: head.checkpoint.checkpoint_id! })).toEqual(whole);
     expect(await refusal(join({ streamNamespaces: ["outer"] }))).toMatchObject({
       status: 422,
       body: { field: "namespace" },

@@ -261,14 +261,16 @@ export const ThreadStreamModes = z.array(
 /** `GET .../runs/:run_id/join`: `cancel_on_disconnect` cancels the run when the client goes away first. */
 export const JoinQuery = z.object({ cancel_on_disconnect: flag });
 
-/** `GET .../runs/:id/stream`: the SDK's `streamNamespaces` and `checkpointId` filters are not applied, so refused. */
+/**
+ * `GET .../runs/:id/stream`: the SDK's `streamNamespaces` filter is not applied, so refused.
+ * `checkpoint_id` is taken (useStream sends the thread's head when it rejoins after a reload) and
+ * the run is replayed whole, or from `Last-Event-ID` (API.md).
+ */
 export const JoinStreamQuery = JoinQuery.extend({
   namespace: refused(
     "A joined stream is not filtered by subgraph namespace (streamNamespaces) here: leave it out and read each event's namespace from its name (updates|node:task).",
   ),
-  checkpoint_id: refused(
-    "A joined stream does not start from a checkpoint (checkpointId) here: leave it out; lastEventId replays from an event.",
-  ),
+  checkpoint_id: z.string().optional(),
 });
 
 /** `GET /threads/:id`: `include` names extra fields; none is served (see the route). */
