@@ -23,17 +23,7 @@ import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { ChatResult } from "@langchain/core/outputs";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { channelsOf, compare, list, prebuiltOf, pregelOf, type Runtime, thread } from "./harness.js";
-
-/** Runs `act` and gives its result ("undefined" spelled out, as JSON drops it), or the name of the error it threw. */
-function attempt(act: () => unknown): unknown {
-  try {
-    const value = act();
-    return value === undefined ? "undefined" : value;
-  } catch (error) {
-    return { threw: error instanceof Error ? error.name : String(error) };
-  }
-}
+import { attempt, channelsOf, compare, list, prebuiltOf, pregelOf, type Runtime, thread } from "./harness.js";
 
 /**
  * What a channel holds (a copy: LangGraph.js's Topic hands out its own list), without calling

@@ -25,23 +25,13 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { afterAll, beforeAll, describe } from "vitest";
 import { z } from "zod";
-import { collect, compare, type Runtime, thread } from "./harness.js";
+import { attempt, collect, compare, type Runtime, thread } from "./harness.js";
 
 /** LangGraph.js's test reducer: every write of a step is a list, appended in order. */
 const listReducer = (state: unknown[], writes: unknown[][]) => [...state, ...writes.flat()];
 
 const contents = (messages: BaseMessage[]) => messages.map((m) => m.content);
 const messagesModule = () => import("@langchain/core/messages");
-
-/** Runs `act` and gives its result ("undefined" spelled out, as JSON drops it), or the name of the error it threw. */
-function attempt(act: () => unknown): unknown {
-  try {
-    const value = act();
-    return value === undefined ? "undefined" : value;
-  } catch (error) {
-    return { threw: error instanceof Error ? error.name : String(error) };
-  }
-}
 
 /** `pick` of every checkpoint's values, newest first: each one must read as LangGraph.js rebuilds it. */
 async function history(graph: any, config: object, pick: (values: any) => unknown) {

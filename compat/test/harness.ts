@@ -77,6 +77,43 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 /** ["agent:1f0c…"] -> ["agent"]: task ids differ by design (uuids against hashes). */
 export const cutIds = (namespace: string[]) => namespace.map((segment) => segment.split(":")[0]);
 
+/** Runs `act` and gives its result ("undefined" spelled out, as JSON drops it), or the name of the error it threw. */
+export function attempt(act: () => unknown): unknown {
+  try {
+    const value = act();
+    return value === undefined ? "undefined" : value;
+  } catch (error) {
+    return { threw: error instanceof Error ? error.name : String(error) };
+  }
+}
+
+/** A graph's whole history, newest first. */
+export function historyOf(graph: any, config: unknown): Promise<any[]> {
+  return collect(graph.getStateHistory(config));
+}
+
+/** An empty `InMemoryCache`: LangGraph.js keeps its cache classes in @langchain/langgraph-checkpoint, Interlude in its core. */
+export async function inMemoryCache(lib: Runtime) {
+  const Cache = lib.InMemoryCache ?? (await import("@langchain/langgraph-checkpoint")).InMemoryCache;
+  return new Cache();
+}
+
+/**
+ * A serialised LangChain constructor record that, if revived, would run code setting
+ * `globalThis[markerKey].invoked`: a checkpoint holding it must be read back as plain data.
+ */
+export function forgedConstructorRecord(markerKey: string) {
+  const forgedCallback = {
+    lc: 2,
+    type: "constructor",
+    id: ["Uint8Array"],
+    method: "constructor",
+    args: [`globalThis.${markerKey}.invoked = true`],
+    kwargs: {},
+  };
+  return { lc: 2, type: "constructor", id: ["Uint8Array"], method: "from", args: [[1], forgedCallback], kwargs: {} };
+}
+
 /** Iterates to the end or the error: the items, then the error's name if it threw. */
 export async function drain(stream: AsyncIterable<unknown>, map: (item: any) => unknown = (item) => item) {
   const items: unknown[] = [];

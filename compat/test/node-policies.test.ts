@@ -2,15 +2,9 @@
  * What addNode's and setNodeDefaults' policies do: timeouts, error handlers, retries and the
  * node cache, with task()'s own policies in the functional API.
  */
-import { collect, compare, list, type Runtime } from "./harness.js";
+import { collect, compare, inMemoryCache, list } from "./harness.js";
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** LangGraph.js keeps its cache classes in @langchain/langgraph-checkpoint; Interlude in its core. */
-async function inMemoryCache(lib: Runtime) {
-  const Cache = lib.InMemoryCache ?? (await import("@langchain/langgraph-checkpoint")).InMemoryCache;
-  return new Cache();
-}
 
 /** The parts of a NodeTimeoutError both runtimes promise. */
 function timeoutFacts(error: any) {

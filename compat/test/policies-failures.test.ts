@@ -6,7 +6,7 @@
  * with a key the state does not have, the builder's `nodes` (an object of node specs) and the
  * error handlers, which are no nodes of their own here (COMPATIBILITY.md).
  */
-import { compare, list, type Runtime, refusal, type Scenario, thread } from "./harness.js";
+import { compare, inMemoryCache, list, type Runtime, refusal, type Scenario, thread } from "./harness.js";
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -27,12 +27,6 @@ function listening(ms: number, signal: AbortSignal | undefined, seen: string[]):
       { once: true },
     );
   });
-}
-
-/** LangGraph.js keeps its cache classes in @langchain/langgraph-checkpoint; Interlude in its core. */
-async function inMemoryCache(lib: Runtime) {
-  const Cache = lib.InMemoryCache ?? (await import("@langchain/langgraph-checkpoint")).InMemoryCache;
-  return new Cache();
 }
 
 /** What a run ended with: its result, or that it was rejected and whether the error says "abort" or "timeout". */

@@ -4,7 +4,7 @@
  * NodeTimeoutError itself, idle clocks, synchronous nodes, the functional API), and what a node
  * is told of where it runs (executionInfo, serverInfo).
  */
-import { compare, cutIds, list, type Runtime, thread } from "./harness.js";
+import { compare, cutIds, inMemoryCache, list, thread } from "./harness.js";
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -29,12 +29,6 @@ function busyWait(ms: number): void {
   while (Date.now() < end) {
     // spin
   }
-}
-
-/** LangGraph.js keeps its cache classes in @langchain/langgraph-checkpoint; Interlude in its core. */
-async function inMemoryCache(lib: Runtime) {
-  const Cache = lib.InMemoryCache ?? (await import("@langchain/langgraph-checkpoint")).InMemoryCache;
-  return new Cache();
 }
 
 /** The parts of a NodeTimeoutError both runtimes promise (elapsed is a duration: left out). */

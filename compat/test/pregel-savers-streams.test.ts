@@ -18,7 +18,18 @@ import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { channelsOf, collect, compare, cutIds, prebuiltOf, pregelOf, type Runtime, sleep, thread } from "./harness.js";
+import {
+  channelsOf,
+  collect,
+  compare,
+  cutIds,
+  historyOf,
+  prebuiltOf,
+  pregelOf,
+  type Runtime,
+  sleep,
+  thread,
+} from "./harness.js";
 
 // --- Helpers -----------------------------------------------------------------------------------
 
@@ -37,10 +48,6 @@ function refused(build: () => unknown) {
   } catch (error) {
     return error instanceof Error;
   }
-}
-
-async function historyOf(graph: any, config: unknown): Promise<any[]> {
-  return collect(graph.getStateHistory(config));
 }
 
 const interrupts = (result: any) => result?.__interrupt__?.map((i: any) => i.value);

@@ -13,7 +13,7 @@
 import { isDeepStrictEqual } from "node:util";
 import * as interlude from "@interlude/core";
 import { HumanMessage } from "@langchain/core/messages";
-import { compare, type Runtime, type Scenario, sleep } from "./harness.js";
+import { compare, forgedConstructorRecord, type Runtime, type Scenario, sleep } from "./harness.js";
 
 // --- Savers -------------------------------------------------------------------------------------
 
@@ -172,19 +172,6 @@ async function parentAndChild(kit: SaverKit, thread: string, ns: string) {
   });
   await saver.putWrites(childConfig, [["animals", ["dog", "fish"]]], "add_fish");
   return { parent, child, parentConfig, childConfig };
-}
-
-/** A forged LangChain constructor record: if revived, it would set `globalThis[markerKey].invoked`. */
-function forgedRecord(markerKey: string) {
-  const callback = {
-    lc: 2,
-    type: "constructor",
-    id: ["Uint8Array"],
-    method: "constructor",
-    args: [`globalThis.${markerKey}.invoked = true`],
-    kwargs: {},
-  };
-  return { lc: 2, type: "constructor", id: ["Uint8Array"], method: "from", args: [[1], callback], kwargs: {} };
 }
 
 /** put and getTuple on odd thread ids; whether Object.prototype gained a property meanwhile. */
@@ -454,7 +441,7 @@ compare(
         const marker = { invoked: false };
         (globalThis as Record<string, unknown>)[markerKey] = marker;
         try {
-          const forged = forgedRecord(markerKey);
+          const forged = forgedConstructorRecord(markerKey);
           const config = await saver.put(at("security"), kit.checkpoint(), meta("update", -1, { forged }), {});
           const message = new HumanMessage({ content: "ordinary message", additional_kwargs: { forged } });
           await saver.putWrites(config, [["messages", message]], "message-task");

@@ -11,7 +11,7 @@ import { awaitAllCallbacks } from "@langchain/core/callbacks/promises";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { collect, compare, list, type Runtime, sleep, thread, zodOf } from "./harness.js";
+import { collect, compare, forgedConstructorRecord, list, type Runtime, sleep, thread, zodOf } from "./harness.js";
 import { offlineTracer } from "./offline-tracer.js";
 
 /** How a run ended: "completed", or the message of the error it threw. */
@@ -387,22 +387,6 @@ compare("streams cancelled or left hanging", {
 
 /** `[type, content, has an id]` of each message. */
 const conversation = (messages: BaseMessage[]) => messages.map((m) => [m.getType(), m.content, typeof m.id]);
-
-/**
- * A serialised LangChain constructor record that, if revived, would run code setting
- * `globalThis[markerKey].invoked`: a checkpoint holding it must be read back as plain data.
- */
-function forgedConstructorRecord(markerKey: string) {
-  const forgedCallback = {
-    lc: 2,
-    type: "constructor",
-    id: ["Uint8Array"],
-    method: "constructor",
-    args: [`globalThis.${markerKey}.invoked = true`],
-    kwargs: {},
-  };
-  return { lc: 2, type: "constructor", id: ["Uint8Array"], method: "from", args: [[1], forgedCallback], kwargs: {} };
-}
 
 /** Runs `body` with `globalThis[markerKey]` set to a marker; whether anything set `invoked`, and what body returned. */
 async function withMarker(markerKey: string, body: () => Promise<unknown>) {

@@ -8,16 +8,21 @@
 import { AIMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { collect, compare, cutIds, drain, list, prebuiltOf, type Runtime, sleep, thread } from "./harness.js";
+import {
+  collect,
+  compare,
+  cutIds,
+  drain,
+  historyOf,
+  list,
+  prebuiltOf,
+  type Runtime,
+  sleep,
+  thread,
+} from "./harness.js";
 
 /** The values an invoke result asks about (interrupt ids are random on both sides). */
 const interrupts = (result: any) => result?.__interrupt__?.map((i: any) => i.value);
-
-async function historyOf(graph: any, config: unknown): Promise<any[]> {
-  const out: any[] = [];
-  for await (const snapshot of graph.getStateHistory(config)) out.push(snapshot);
-  return out;
-}
 
 /** A snapshot as compared: where it came from, what runs next, its values. */
 const summary = (history: any[]) => history.map((s) => [s.metadata?.source, s.next, s.values]);

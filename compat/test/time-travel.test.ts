@@ -2,7 +2,7 @@
  * History, replay and fork from a checkpoint of a thread (subgraphs are in subgraphs tests),
  * and the deliberate differences around resuming.
  */
-import { compare, list, type Runtime } from "./harness.js";
+import { compare, historyOf, list, type Runtime } from "./harness.js";
 
 function askPipeline(lib: Runtime, called: string[]) {
   const { Annotation, StateGraph, START, interrupt, MemorySaver } = lib;
@@ -24,12 +24,6 @@ function askPipeline(lib: Runtime, called: string[]) {
     .addEdge("a", "ask")
     .addEdge("ask", "b")
     .compile({ checkpointer: new MemorySaver() });
-}
-
-async function historyOf(graph: any, config: unknown): Promise<any[]> {
-  const out: any[] = [];
-  for await (const s of graph.getStateHistory(config)) out.push(s);
-  return out;
 }
 
 compare("time travel", {
