@@ -273,6 +273,27 @@ compare("channel classes of the /channels entry, used on their own", {
   },
 });
 
+compare("channel instances as a StateGraph's keys", {
+  "a LastValueAfterFinish key is read once the rest of the run is done": {
+    from: "channels.test.ts: LastValueAfterFinish (as a state key)",
+    async run(lib) {
+      const { LastValueAfterFinish } = channelsOf(lib);
+      const { Annotation, StateGraph, START } = lib;
+      const seen: unknown[] = [];
+      const graph = new StateGraph(Annotation.Root({ log: list(lib), later: new LastValueAfterFinish() }))
+        .addNode("a", () => ({ log: ["a"], later: "from a" }))
+        .addNode("b", (s: any) => {
+          seen.push(s.later ?? "none");
+          return { log: ["b"] };
+        })
+        .addEdge(START, "a")
+        .addEdge("a", "b")
+        .compile();
+      return { out: await graph.invoke({ log: [] }), seen };
+    },
+  },
+});
+
 compare("Overwrite, Command and Send through their public names", {
   "an Overwrite's other wire forms in a node's update: JSON round trip and { type, value }": {
     from: "constants.test.ts: recognizes the discriminator form from another runtime",

@@ -18,7 +18,7 @@ import type { Reducer } from "../channels/binop.js";
 import { BinaryOperatorAggregate } from "../channels/binop.js";
 import { isDeltaChannel } from "../channels/delta.js";
 import { EphemeralValue } from "../channels/ephemeral.js";
-import { channelFactory, clearsEachStep, isChannel } from "../channels/instance.js";
+import { channelFactory, clearsEachStep, finishes, isChannel } from "../channels/instance.js";
 import { LastValue } from "../channels/last-value.js";
 import { NamedBarrierValue } from "../channels/named-barrier.js";
 import { Topic } from "../channels/topic.js";
@@ -116,6 +116,8 @@ function stateChannels(spec: Record<string, { reducer?: Reducer<any, any>; defau
   const reducers = new Map<string, Reducer<any, any>>();
   /** Keys whose channel (given as an instance) is cleared by a step that does not write it. */
   const clearing: string[] = [];
+  /** Keys whose channel (given as an instance) holds its value until the run would finish. */
+  const finishing: string[] = [];
   for (const [key, channel] of Object.entries(spec)) {
     if (isUntracked(channel)) {
       factories.set(key, () => channel.fromCheckpoint());
@@ -135,6 +137,7 @@ function stateChannels(spec: Record<string, { reducer?: Reducer<any, any>; defau
       factories.set(key, channelFactory(channel, key));
       if (channel instanceof BinaryOperatorAggregate) reducers.set(key, channel.reducer);
       if (clearsEachStep(channel)) clearing.push(key);
+      if (finishes(channel)) finishing.push(key);
       continue;
     }
     const { reducer, default: initial } = channel ?? {};
@@ -145,13 +148,13 @@ function stateChannels(spec: Record<string, { reducer?: Reducer<any, any>; defau
       factories.set(key, () => new LastValue(key).fromCheckpoint(initial()));
     } else factories.set(key, () => new LastValue(key));
   }
-  return { factories, reducers, clearing };
+  return { factories, reducers, clearing, finishing };
 }
 
 export function buildSpec(builder: GraphDeclaration, options: CompileOptions): GraphSpec {
   validateDeclaration(builder, options);
   const stateKeys = Object.keys(builder.spec);
-  const { factories, reducers, clearing } = stateChannels(builder.spec);
+  const { factories, reducers, clearing, finishing } = stateChannels(builder.spec);
   const ephemeral: string[] = [TASKS, START, ...clearing];
   factories.set(TASKS, () => new Topic());
   factories.set(START, () => new EphemeralValue(START));
@@ -163,7 +166,7 @@ export function buildSpec(builder: GraphDeclaration, options: CompileOptions): G
       .filter((n) => n.options.defer)
       .map((n) => n.name),
   );
-  const finishChannels: string[] = [];
+  const finishChannels: string[] = [...finishing];
   for (const name of Object.keys(builder.nodes)) {
     const channel = triggerChannel(name);
     if (deferred.has(name)) {
