@@ -1,18 +1,26 @@
 /**
- * Interlude alone on one workload's graph, for `node --cpu-prof bench/profile.mjs <1|2|3|4|4i|3s>`.
+ * Interlude alone on one workload's graph, for `node --cpu-prof bench/profile.mjs <1|2|3|4|4i|3s|9|9l>`.
  * Then `node bench/lib/top.mjs <file.cpuprofile>` lists the hottest functions.
  * `3s` is workload 3's getState alone: threads paused 50 at a time, then one getState each (the
  * first after the run, as workload 3 times it), CPU counted over those calls only; profile it
  * with `node bench/lib/top.mjs <file> 40 "getState|thread/snapshot"`.
  */
-import { approval, chain, fanout, loop } from "./lib/graphs.mjs";
+import { approval, chain, fanout, loop, pregelChain, pregelLoop } from "./lib/graphs.mjs";
 
 // IL_ROOT=/path/to/another/checkout compares against another build of the core (MemorySaver only).
-const IL = await import(
-  process.env.IL_ROOT ? `${process.env.IL_ROOT}/packages/interlude/dist/index.js` : "@interlude/core"
-);
+const dist = (file, specifier) =>
+  process.env.IL_ROOT ? `${process.env.IL_ROOT}/packages/interlude/dist/${file}` : specifier;
+const IL = await import(dist("index.js", "@interlude/core"));
 const sqlite = async (path) => (await import("@interlude/checkpoint-sqlite")).SqliteSaver.fromConnString(path);
-const lib = { ...IL, sqlite };
+const lib = {
+  ...IL,
+  sqlite,
+  // The low-level API, as bench/lib/libs.mjs puts it together.
+  low: {
+    ...(await import(dist("channels/index.js", "@interlude/core/channels"))),
+    ...(await import(dist("pregel/index.js", "@interlude/core/pregel"))),
+  },
+};
 
 const which = process.argv[2] ?? "1";
 const seconds = Number(process.argv[3] ?? 5);
@@ -32,6 +40,8 @@ const graphs = {
   3: [approval(lib, await saver()), () => ({ request: { customer: "ACME", amount: 1 } })],
   4: [fanout(lib, 100, await saver()), () => ({ items })],
   "4i": [fanout(lib, 100, await saver(), 10), () => ({ items })],
+  9: [pregelChain(lib, 100, await saver()), () => 0],
+  "9l": [pregelLoop(lib, 1000, await saver()), () => 0],
 };
 graphs["3s"] = graphs[3];
 const [graph, input] = graphs[which];

@@ -343,6 +343,43 @@ describe("MemorySaver records", () => {
     expect((await readBack(new MemorySaver(), cases[1]!()))!.metadata.when).toBeInstanceOf(Date);
   });
 
+  it("reads back each record's own keys when their key sequences look alike: same hash, many names, frozen", async () => {
+    // One live thread: reading a thread thaws it, putting another freezes it (layouts by index or inline).
+    const saver = new MemorySaver({ liveThreads: 1 });
+    const put = async (thread: string, channels: string[], seen: Record<string, string[]> = {}) => {
+      const checkpoint = {
+        ...emptyCheckpoint(),
+        channel_versions: Object.fromEntries(channels.map((c, i) => [c, i + 1])),
+        versions_seen: Object.fromEntries(
+          Object.entries(seen).map(([node, keys]) => [node, Object.fromEntries(keys.map((c, i) => [c, i + 0.5]))]),
+        ),
+      };
+      const config = await saver.put(
+        { configurable: { thread_id: thread } },
+        checkpoint,
+        { source: "loop", step: 0, parents: {} },
+        {},
+      );
+      return { config, checkpoint };
+    };
+    // Names are numbered as first met (x1 -> 1, ..., x32 -> 32): [x1, x32] and [x2, x1] hash alike (31 + 32 = 62 + 1).
+    const numbered = Array.from({ length: 32 }, (_, i) => `x${i + 1}`);
+    const puts = [await put("numbering", numbered)];
+    puts.push(await put("a", ["x1", "x32"]), await put("b", ["x2", "x1"]));
+    puts.push(await put("c", ["x1"], { n: ["x32"] }), await put("d", ["x1"], { x32: [] }));
+    // More names than a saver numbers: those records get layouts of their own.
+    for (let i = 0; i < 900; i++) {
+      const names = Array.from({ length: 100 }, (_, j) => `many-${i}-${j}`);
+      const put_ = await put(`many-${i}`, names.slice(0, 90), { node: names.slice(90) });
+      if (i % 100 === 0 || i === 899) puts.push(put_);
+    }
+    for (const { config, checkpoint } of puts) {
+      const read = await saver.getTuple(config);
+      expect(Object.entries(read!.checkpoint.channel_versions)).toEqual(Object.entries(checkpoint.channel_versions));
+      expect(read!.checkpoint.versions_seen).toEqual(checkpoint.versions_seen);
+    }
+  });
+
   it("refuses a record or metadata it cannot store, as serialising does", async () => {
     const saver = new MemorySaver();
     const cyclic: Record<string, unknown> = {};

@@ -18,6 +18,8 @@ import type { ChannelVersions, Checkpoint, CheckpointMetadata } from "./types.js
 export class RecordLayout {
   /** Position in the packer's layouts (-1: not interned). */
   index = -1;
+  /** The numbered key sequence an interned layout is found by (compact-records' LayoutIndex). */
+  sequence?: Int32Array;
 
   constructor(
     readonly v: number,
@@ -38,10 +40,12 @@ export class PackedRecord {
 
 /** Layouts (and metadata sources) interned at most: beyond, a record of a new shape gets a layout of its own. */
 const MAX_LAYOUTS = 10_000;
+/** Channel and node names numbered at most: a record with a name beyond gets a layout of its own. */
+const MAX_KEYS = MAX_LAYOUTS * 8;
 /** Steps whose common metadata is shared. */
 const MAX_SHARED_STEP = 100_000;
-/** In the key trie, ends one version map and starts the next node's seen map. */
-const NEXT_NODE = Symbol("next node");
+/** In a key sequence, ends one version map and starts the next node's seen map (names are numbered from 1). */
+const NEXT_NODE = 0;
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null) return false;
@@ -61,35 +65,83 @@ function keyCount(object: object): number {
 }
 
 /**
- * Layouts by their key sequence (v, channels, then NEXT_NODE, node, its channels per node): a
- * record finds its layout by one map lookup per key, without building a key list or string.
+ * Interned layouts by their key sequence (channels, then NEXT_NODE, node and its channels per
+ * node), each name numbered once: a record's sequence is numbered and hashed as its versions
+ * are read, then compared with the layouts of that hash in one flat array. A trie with a node
+ * per key cost a pointer chase per key: with a hundred channels, half of a Pregel step.
  */
-class LayoutTrie {
-  private readonly next = new Map<unknown, LayoutTrie>();
-  /** The child found last: the records of one run mostly follow the same path. */
-  private lastKey: unknown;
-  private lastChild: LayoutTrie | undefined;
-  layout: RecordLayout | undefined;
+class LayoutIndex {
+  private readonly names = new Map<string, number>();
+  private readonly byHash = new Map<number, RecordLayout[]>();
+  /** The sequence being read (reused: one record is packed at a time). */
+  private sequence = new Int32Array(64);
+  private length = 0;
+  private hash = 0;
+  /** A name of the sequence went unnumbered (too many names): its record cannot be interned. */
+  private unnumbered = false;
 
-  /** `undefined` when the trie is full (the record then gets a layout of its own). */
-  child(key: unknown, budget: { nodes: number }): LayoutTrie | undefined {
-    if (key === this.lastKey && this.lastChild) return this.lastChild;
-    let child = this.next.get(key);
-    if (!child) {
-      if (budget.nodes <= 0) return undefined;
-      budget.nodes--;
-      child = new LayoutTrie();
-      this.next.set(key, child);
+  start(v: number): void {
+    this.length = 0;
+    this.hash = v | 0;
+    this.unnumbered = false;
+  }
+
+  add(name: string): void {
+    let id = this.names.get(name);
+    if (id === undefined) {
+      if (this.names.size >= MAX_KEYS) {
+        this.unnumbered = true;
+        return;
+      }
+      id = this.names.size + 1;
+      this.names.set(name, id);
     }
-    this.lastKey = key;
-    this.lastChild = child;
-    return child;
+    this.push(id);
+  }
+
+  nextNode(): void {
+    this.push(NEXT_NODE);
+  }
+
+  private push(id: number): void {
+    if (this.length === this.sequence.length) {
+      const grown = new Int32Array(this.sequence.length * 2);
+      grown.set(this.sequence);
+      this.sequence = grown;
+    }
+    this.sequence[this.length++] = id;
+    this.hash = (Math.imul(this.hash, 31) + id) | 0;
+  }
+
+  /** The interned layout of the sequence read, if any; `v` compared too (hashed lossily). */
+  find(v: number): RecordLayout | undefined {
+    if (this.unnumbered) return undefined;
+    const candidates = this.byHash.get(this.hash);
+    if (!candidates) return undefined;
+    const { sequence, length } = this;
+    for (const layout of candidates) {
+      const keys = layout.sequence!;
+      if (!Object.is(layout.v, v) || keys.length !== length) continue;
+      let i = 0;
+      while (i < length && keys[i] === sequence[i]) i++;
+      if (i === length) return layout;
+    }
+    return undefined;
+  }
+
+  /** Interns `layout` as the sequence read; false when it cannot be (a name went unnumbered). */
+  intern(layout: RecordLayout): boolean {
+    if (this.unnumbered) return false;
+    layout.sequence = this.sequence.slice(0, this.length);
+    const candidates = this.byHash.get(this.hash);
+    if (candidates) candidates.push(layout);
+    else this.byHash.set(this.hash, [layout]);
+    return true;
   }
 }
 
 class RecordPacker {
-  private readonly trie = new LayoutTrie();
-  private readonly budget = { nodes: MAX_LAYOUTS * 8 };
+  private readonly index = new LayoutIndex();
   /** Interned layouts by index (what a frozen thread refers to). */
   readonly layoutList: RecordLayout[] = [];
   private readonly metadata = new Map<string, CheckpointMetadata[]>();
@@ -101,31 +153,30 @@ class RecordPacker {
     if (keyCount(checkpoint) !== 6 || !isPlainObject(channel_versions) || !isPlainObject(versions_seen))
       return undefined;
     const versions: number[] = [];
-    let at: LayoutTrie | undefined = this.trie.child(v, this.budget);
+    const index = this.index;
+    index.start(v);
     for (const channel in channel_versions) {
       const version = channel_versions[channel];
       if (!isVersion(version) || channel === "__proto__") return undefined;
       versions.push(version);
-      at = at?.child(channel, this.budget);
+      index.add(channel);
     }
     for (const node in versions_seen) {
       const seen = versions_seen[node];
       if (node === "__proto__" || !isPlainObject(seen)) return undefined;
-      at = at?.child(NEXT_NODE, this.budget)?.child(node, this.budget);
+      index.nextNode();
+      index.add(node);
       for (const channel in seen) {
         const version = seen[channel];
         if (!isVersion(version) || channel === "__proto__") return undefined;
         versions.push(version);
-        at = at?.child(channel, this.budget);
+        index.add(channel);
       }
     }
-    let layout = at?.layout;
+    let layout = index.find(v);
     if (!layout) {
       layout = layoutOf(v, channel_versions, versions_seen as Record<string, ChannelVersions>);
-      if (at) {
-        at.layout = layout;
-        layout.index = this.layoutList.push(layout) - 1;
-      }
+      if (this.layoutList.length < MAX_LAYOUTS && index.intern(layout)) layout.index = this.layoutList.push(layout) - 1;
     }
     // A copy of the exact length: an array grown by push keeps ~16 spare slots.
     return new PackedRecord(layout, id, ts, versions.slice());
