@@ -294,6 +294,152 @@ compare("channel instances as a StateGraph's keys", {
   },
 });
 
+/**
+ * A channel class of one's own that forgets its value after two steps that did not write it:
+ * it counts the empty updates each runtime sends it (`update([])`) at every step it is not written.
+ */
+function expiringChannel(lib: Runtime) {
+  const { BaseChannel } = channelsOf(lib);
+  const { EmptyChannelError } = lib;
+  class Expiring extends BaseChannel {
+    lc_graph_name = "Expiring";
+    value: unknown = undefined;
+    quiet = 0;
+    fromCheckpoint(saved?: [unknown, number]) {
+      const channel = new Expiring();
+      if (saved) [channel.value, channel.quiet] = saved;
+      return channel as any;
+    }
+    update(values: unknown[]) {
+      if (values.length > 0) {
+        this.value = values.at(-1);
+        this.quiet = 0;
+        return true;
+      }
+      if (this.value === undefined) return false;
+      this.quiet += 1;
+      if (this.quiet >= 2) this.value = undefined;
+      return true;
+    }
+    get() {
+      if (this.value === undefined) throw new EmptyChannelError();
+      return this.value;
+    }
+    checkpoint() {
+      return this.value === undefined ? undefined : [this.value, this.quiet];
+    }
+    isAvailable() {
+      return this.value !== undefined;
+    }
+  }
+  return new Expiring();
+}
+
+compare("a channel class of one's own hears of every step", {
+  "as a StateGraph key, with a checkpointer: its value is gone after two steps that did not write it": {
+    from: "pregel/algo.ts _applyWrites: channels not updated in a step are notified of it (update([]))",
+    async run(lib) {
+      const { Annotation, StateGraph, START, MemorySaver } = lib;
+      const seen: unknown[] = [];
+      const look = (name: string) => (s: any) => {
+        seen.push([name, s.note ?? "gone"]);
+        return { log: [name] };
+      };
+      const graph = new StateGraph(Annotation.Root({ log: list(lib), note: expiringChannel(lib) }))
+        .addNode("write", () => ({ note: "hello", log: ["write"] }))
+        .addNode("one", look("one"))
+        .addNode("two", look("two"))
+        .addNode("three", look("three"))
+        .addEdge(START, "write")
+        .addEdge("write", "one")
+        .addEdge("one", "two")
+        .addEdge("two", "three")
+        .compile({ checkpointer: new MemorySaver() });
+      const config = thread();
+      const out = await graph.invoke({ log: [] }, config);
+      const history = [];
+      for await (const snapshot of graph.getStateHistory(config))
+        history.push([snapshot.next, snapshot.values.note ?? "gone"]);
+      return { out, seen, history };
+    },
+  },
+  "in a Pregel: an actor joining it reads it until it expires": {
+    from: "pregel/algo.ts _applyWrites: channels not updated in a step are notified of it (update([]))",
+    async run(lib) {
+      const { Pregel, Channel } = pregelOf(lib);
+      const { LastValue } = channelsOf(lib);
+      const seen: unknown[] = [];
+      const app = new Pregel({
+        nodes: {
+          tick: Channel.subscribeTo("count")
+            .pipe((count: number) => count + 1)
+            .pipe(Channel.writeTo([], { count: (count: number) => (count <= 4 ? count : undefined) })),
+          seed: Channel.subscribeTo("input")
+            .pipe(() => "hello")
+            .pipe(Channel.writeTo(["note"])),
+          watcher: Channel.subscribeTo(["count"])
+            .join(["note"])
+            .pipe((s: any) => seen.push([s.count, s.note ?? "gone"])),
+        },
+        channels: { input: new LastValue(), count: new LastValue(), note: expiringChannel(lib) },
+        inputChannels: ["input", "count"],
+        outputChannels: ["count"],
+      });
+      return { out: await app.invoke({ input: 1, count: 0 }), seen };
+    },
+  },
+});
+
+compare("a low-level node triggered by one of several channels", {
+  // LangGraph.js's _procInput: a channel the node subscribes to (and so is triggered by) that is
+  // empty when another one triggers it means no task for that step.
+  "runs only in steps where each of the channels it subscribes to holds a value": {
+    from: "pregel/algo.ts _procInput: an empty trigger channel makes no task",
+    async run(lib) {
+      const { Pregel, Channel } = pregelOf(lib);
+      const { LastValue, EphemeralValue } = channelsOf(lib);
+      const seen: unknown[] = [];
+      const app = new Pregel({
+        nodes: {
+          tick: Channel.subscribeTo("count")
+            .pipe((count: number) => count + 1)
+            .pipe(
+              Channel.writeTo([], {
+                count: (count: number) => (count <= 4 ? count : undefined),
+                odd: (count: number) => (count % 2 === 1 ? count : undefined),
+              }),
+            ),
+          watcher: Channel.subscribeTo(["count", "odd"]).pipe((s: any) => seen.push({ ...s })),
+        },
+        channels: { count: new LastValue(), odd: new EphemeralValue() },
+        inputChannels: ["count"],
+        outputChannels: ["count"],
+      });
+      return { out: await app.invoke({ count: 0 }), seen };
+    },
+  },
+});
+
+compare("joining channels to a node that reads one", {
+  "Channel.subscribeTo(one channel).join([...])": {
+    differs: "#refused-instead-of-ignored",
+    from: "pregel/read.ts PregelNode.join",
+    async run(lib) {
+      const { Pregel, Channel } = pregelOf(lib);
+      const { LastValue } = channelsOf(lib);
+      const made = attempt(() => Channel.subscribeTo("a").join(["b"]));
+      if (!(made instanceof Object) || "threw" in made) return { made };
+      const app = new Pregel({
+        nodes: { reader: (made as any).pipe(Channel.writeTo(["out"])) },
+        channels: { a: new LastValue(), b: new LastValue(), out: new LastValue() },
+        inputChannels: ["a", "b"],
+        outputChannels: ["out"],
+      });
+      return { read: await app.invoke({ a: 1, b: 2 }) };
+    },
+  },
+});
+
 compare("Overwrite, Command and Send through their public names", {
   "an Overwrite's other wire forms in a node's update: JSON round trip and { type, value }": {
     from: "constants.test.ts: recognizes the discriminator form from another runtime",

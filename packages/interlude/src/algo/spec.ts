@@ -16,6 +16,12 @@ import type { Breakpoints } from "./breakpoints.js";
 export type Write = readonly [channel: string, value: unknown];
 
 /** A channel write decided at compile time (an edge). */
+/**
+ * What a node's `readInput` gives when the node is not to run though triggered: a channel it is
+ * triggered by is empty (a low-level node triggered by one of several channels), as in LangGraph.js.
+ */
+export const NO_TASK: unique symbol = Symbol("interlude.noTask");
+
 export interface StaticWrite {
   channel: string;
   value: unknown;
@@ -55,7 +61,10 @@ export interface NodeSpec {
   declaredSubgraphs?: readonly unknown[];
   /** The node's own `metadata`, added to its config's. */
   metadata?: Record<string, unknown>;
-  /** A node's input read from the channels it reads (a low-level node's, a one-channel state's), instead of the state. */
+  /**
+   * A node's input read from the channels it reads (a low-level node's, a one-channel state's),
+   * instead of the state; NO_TASK when the node is not to run.
+   */
   readInput?: (channels: ReadonlyMap<string, Channel>) => unknown;
   /** What `updateState(values, node)` writes for a low-level node: its writers run on the values. */
   updateWrites?: (values: unknown, config: unknown) => Promise<Write[]>;
@@ -84,6 +93,8 @@ export interface GraphSpec {
   ephemeralSet: ReadonlySet<string>;
   /** Triggers of deferred nodes (`AfterFinish`): released when a step triggers no other node. */
   finishChannels: readonly string[];
+  /** Channels of one's own, told of each step that does not update them (channels/instance.ts, `noticesSteps`). */
+  noticingChannels: readonly string[];
   /** channel -> nodes it triggers. */
   triggerIndex: ReadonlyMap<string, readonly string[]>;
   /** The input node (`__start__`), also in `nodes`: maps the run's input to writes. */

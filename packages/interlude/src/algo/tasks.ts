@@ -6,7 +6,7 @@ import type { Checkpoint } from "../checkpoint/types.js";
 import { NS_END, NS_SEP, PULL, PUSH, START, TASKS } from "../constants.js";
 import type { TimeoutPolicy } from "../runner/timeout.js";
 import { fastId } from "./hash.js";
-import type { GraphSpec } from "./spec.js";
+import { type GraphSpec, NO_TASK } from "./spec.js";
 
 /** `[PULL, node]` for a node triggered by edges, `[PUSH, index]` for a `Send`. */
 export type TaskPath = readonly [typeof PULL, string] | readonly [typeof PUSH, number];
@@ -116,6 +116,8 @@ export function prepareNextTasks(
     const triggers = isTriggered(spec, checkpoint, channels, name);
     if (!triggers) continue;
     const node = spec.nodes.get(name)!;
+    const input = node.readInput?.(channels);
+    if (input === NO_TASK) continue;
     const id = fastId(`${checkpoint.id}|${parentNs}|${step}|pull|${name}`);
     const task: PreparedTask = {
       id,
@@ -127,7 +129,7 @@ export function prepareNextTasks(
     };
     // A node reading its own channels (a low-level graph's) needs the state only to route.
     if (node.readInput) {
-      task.input = node.readInput(channels);
+      task.input = input;
       if (node.branches.length) task.state = state ??= readState(channels, spec.stateKeys);
       tasks.push(task);
       continue;

@@ -29,14 +29,18 @@ function nextVersion(versions: ChannelVersions): number {
   return Math.floor(max) + 1 + Math.random() * 0.999;
 }
 
-/** Assigns the step's version to updated channels, computing it on first use. */
+/**
+ * Assigns the step's version to updated channels, computing it on first use. It writes to the
+ * checkpoint's current version map: forgetting cleared channels replaces that map mid-step.
+ */
 class Bumper {
   private version: number | undefined;
   readonly updated = new Set<string>();
-  constructor(private readonly versions: ChannelVersions) {}
+  constructor(private readonly checkpoint: Checkpoint) {}
   bump(channel: string): void {
-    this.version ??= nextVersion(this.versions);
-    this.versions[channel] = this.version;
+    const versions = this.checkpoint.channel_versions;
+    this.version ??= nextVersion(versions);
+    versions[channel] = this.version;
     this.updated.add(channel);
   }
 }
@@ -52,7 +56,7 @@ export function applyWrites(
   tasks: readonly TaskWrites[],
 ): Set<string> {
   const versions = checkpoint.channel_versions;
-  const bumper = new Bumper(versions);
+  const bumper = new Bumper(checkpoint);
 
   for (const task of tasks) {
     const seen = { ...checkpoint.versions_seen[task.name] };
@@ -68,6 +72,7 @@ export function applyWrites(
   const grouped = groupByChannel(tasks.map((task) => task.writes));
   updateChannels(channels, grouped, bumper);
   clearEphemerals(spec, checkpoint, channels, grouped, bumper);
+  if (spec.noticingChannels.length) noticeStep(spec, channels, bumper);
   if (spec.finishChannels.length && !triggersNextStep(spec, channels, bumper.updated))
     finishDeferred(spec, channels, bumper);
   return bumper.updated;
@@ -82,6 +87,14 @@ function triggersNextStep(
     if ((channel === TASKS || spec.triggerIndex.has(channel)) && channels.get(channel)!.isAvailable()) return true;
   }
   return false;
+}
+
+/** Channels of one's own hear of a step that did not update them, as LangGraph.js tells every channel. */
+function noticeStep(spec: GraphSpec, channels: ReadonlyMap<string, Channel>, bumper: Bumper): void {
+  for (const name of spec.noticingChannels) {
+    const channel = channels.get(name)!;
+    if (channel.isAvailable() && !bumper.updated.has(name) && channel.update([])) bumper.bump(name);
+  }
 }
 
 /** The run would finish here: deferred nodes waiting for it are released. */
@@ -157,7 +170,7 @@ export function applyNullWrites(
   channels: ReadonlyMap<string, Channel>,
   writes: readonly Write[],
 ): Set<string> {
-  const bumper = new Bumper(checkpoint.channel_versions);
+  const bumper = new Bumper(checkpoint);
   updateChannels(channels, groupByChannel([writes]), bumper);
   return bumper.updated;
 }

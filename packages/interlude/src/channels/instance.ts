@@ -2,10 +2,18 @@
  * Channels given as instances (`new Topic()` in `Annotation.Root`, a low-level graph's
  * `channels`): each run starts from a fresh copy, named after its key for its errors.
  */
+import { AfterFinish } from "./after-finish.js";
 import { BaseChannel, type Channel } from "./base.js";
+import { BinaryOperatorAggregate } from "./binop.js";
+import { DeltaChannel } from "./delta.js";
+import { DynamicBarrierValue } from "./dynamic-barrier.js";
 import { EphemeralValue } from "./ephemeral.js";
+import { LastValueAfterFinish, NamedBarrierValueAfterFinish } from "./finished-values.js";
 import { LastValue } from "./last-value.js";
+import { NamedBarrierValue } from "./named-barrier.js";
 import { Topic } from "./topic.js";
+import { Trigger } from "./trigger.js";
+import { UntrackedValueChannel } from "./untracked.js";
 
 export function isChannel(value: unknown): value is Channel {
   const channel = value as Channel | null;
@@ -36,4 +44,31 @@ export function clearsEachStep(channel: Channel): boolean {
 export function finishes(channel: Channel): boolean {
   const finish = (channel as { finish?: unknown }).finish;
   return typeof finish === "function" && finish !== BaseChannel.prototype.finish;
+}
+
+/** Interlude's own `update` methods: an empty update changes none of them but the one-step ones'. */
+const OWN_UPDATES: ReadonlySet<unknown> = new Set(
+  [
+    AfterFinish,
+    BinaryOperatorAggregate,
+    DeltaChannel,
+    DynamicBarrierValue,
+    EphemeralValue,
+    LastValue,
+    LastValueAfterFinish,
+    NamedBarrierValue,
+    NamedBarrierValueAfterFinish,
+    Topic,
+    Trigger,
+    UntrackedValueChannel,
+  ].map((channel) => channel.prototype.update),
+);
+
+/**
+ * Whether the channel is to be told of each step that does not update it (`update([])`), as
+ * LangGraph.js tells every channel: a class of one's own may count steps or expire a value.
+ * Interlude's own classes are not told (nothing would change; the one-step ones are cleared).
+ */
+export function noticesSteps(channel: Channel): boolean {
+  return !clearsEachStep(channel) && !OWN_UPDATES.has(channel.update);
 }

@@ -18,7 +18,7 @@ import type { Reducer } from "../channels/binop.js";
 import { BinaryOperatorAggregate } from "../channels/binop.js";
 import { isDeltaChannel } from "../channels/delta.js";
 import { EphemeralValue } from "../channels/ephemeral.js";
-import { channelFactory, clearsEachStep, finishes, isChannel } from "../channels/instance.js";
+import { channelFactory, clearsEachStep, finishes, isChannel, noticesSteps } from "../channels/instance.js";
 import { LastValue } from "../channels/last-value.js";
 import { NamedBarrierValue } from "../channels/named-barrier.js";
 import { Topic } from "../channels/topic.js";
@@ -118,6 +118,8 @@ function stateChannels(spec: Record<string, { reducer?: Reducer<any, any>; defau
   const clearing: string[] = [];
   /** Keys whose channel (given as an instance) holds its value until the run would finish. */
   const finishing: string[] = [];
+  /** Keys whose channel (an instance of a class of one's own) is told of each step. */
+  const noticing: string[] = [];
   for (const [key, channel] of Object.entries(spec)) {
     if (isUntracked(channel)) {
       factories.set(key, () => channel.fromCheckpoint());
@@ -138,6 +140,7 @@ function stateChannels(spec: Record<string, { reducer?: Reducer<any, any>; defau
       if (channel instanceof BinaryOperatorAggregate) reducers.set(key, channel.reducer);
       if (clearsEachStep(channel)) clearing.push(key);
       if (finishes(channel)) finishing.push(key);
+      if (noticesSteps(channel)) noticing.push(key);
       continue;
     }
     const { reducer, default: initial } = channel ?? {};
@@ -148,13 +151,13 @@ function stateChannels(spec: Record<string, { reducer?: Reducer<any, any>; defau
       factories.set(key, () => new LastValue(key).fromCheckpoint(initial()));
     } else factories.set(key, () => new LastValue(key));
   }
-  return { factories, reducers, clearing, finishing };
+  return { factories, reducers, clearing, finishing, noticing };
 }
 
 export function buildSpec(builder: GraphDeclaration, options: CompileOptions): GraphSpec {
   validateDeclaration(builder, options);
   const stateKeys = Object.keys(builder.spec);
-  const { factories, reducers, clearing, finishing } = stateChannels(builder.spec);
+  const { factories, reducers, clearing, finishing, noticing } = stateChannels(builder.spec);
   const ephemeral: string[] = [TASKS, START, ...clearing];
   factories.set(TASKS, () => new Topic());
   factories.set(START, () => new EphemeralValue(START));
@@ -252,6 +255,7 @@ export function buildSpec(builder: GraphDeclaration, options: CompileOptions): G
     ephemeralChannels: ephemeral,
     ephemeralSet: new Set(ephemeral),
     finishChannels,
+    noticingChannels: noticing,
     triggerIndex: indexTriggers(nodes.values()),
     start,
     usesLangChain: [...reducers.values()].some(needsLangChain),

@@ -3,8 +3,10 @@
  * as its input, runs a chain of steps, and writes through its `ChannelWrite`s. Built with
  * `Channel.subscribeTo(...)` and `.pipe(...)`; immutable, as LangGraph.js's `PregelNode`.
  */
+import { NO_TASK } from "../algo/spec.js";
 import type { CachePolicy } from "../cache/base.js";
 import type { Channel } from "../channels/base.js";
+import { GraphValidationError } from "../errors/graph.js";
 import { isRunnable, type RunnableLike } from "../graph/runnable.js";
 import type { RetryPolicy } from "../runner/retry.js";
 import type { TimeoutPolicy } from "../runner/timeout.js";
@@ -76,10 +78,16 @@ export class PregelNode {
     return this.with({ steps: [...this.steps, next] });
   }
 
-  /** A node that also reads `channels` (without being triggered by them); its channels must be named. */
+  /**
+   * A node that also reads `channels` (without being triggered by them); its channels must be
+   * named (LangGraph.js would spread a one-channel node's list into keys "0", "1", ...).
+   */
   join(channels: readonly string[]): PregelNode {
     if (Array.isArray(this.channels))
-      throw new TypeError("join() needs named channels: subscribe with Channel.subscribeTo([...channels]) or { key }.");
+      throw new GraphValidationError(
+        `join() needs named channels, and this node reads "${this.channels.join('", "')}" as its input value: ` +
+          `subscribe with a list, Channel.subscribeTo(["${this.channels.join('", "')}"]), to read them by name.`,
+      );
     return this.with({
       channels: { ...this.channels, ...Object.fromEntries(channels.map((channel) => [channel, channel])) },
     });
@@ -90,19 +98,24 @@ export class PregelNode {
     return this.writers.flatMap((writer) => (writer instanceof ChannelWrite ? writer.channels : []));
   }
 
-  /** The node's input: the first of its channels holding a value, or those holding one by key. */
+  /**
+   * The node's input: the first of its channels holding a value, or those holding one by key;
+   * NO_TASK when none holds one, or when a channel it is triggered by is empty.
+   */
   readInput(channels: ReadonlyMap<string, Channel>): unknown {
     if (Array.isArray(this.channels)) {
       for (const name of this.channels as readonly string[]) {
         const channel = channels.get(name);
         if (channel?.isAvailable()) return channel.get();
       }
-      return undefined;
+      return NO_TASK;
     }
     const input: Record<string, unknown> = {};
     for (const [key, name] of Object.entries(this.channels)) {
       const channel = channels.get(name);
       if (channel?.isAvailable()) input[key] = channel.get();
+      // Triggered by another of its channels while this one is empty: LangGraph.js runs no task.
+      else if (this.triggers.includes(name)) return NO_TASK;
     }
     return input;
   }

@@ -7,7 +7,7 @@ import { type GraphSpec, indexTriggers, type NodeSpec } from "../algo/spec.js";
 import type { Write } from "../algo/writes.js";
 import type { Channel } from "../channels/base.js";
 import { BinaryOperatorAggregate } from "../channels/binop.js";
-import { channelFactory, clearsEachStep, finishes, isChannel } from "../channels/instance.js";
+import { channelFactory, clearsEachStep, finishes, isChannel, noticesSteps } from "../channels/instance.js";
 import { Topic } from "../channels/topic.js";
 import { INTERRUPT, TASKS } from "../constants.js";
 import { EmptyInputError, GraphValidationError, InvalidUpdateError } from "../errors/graph.js";
@@ -132,11 +132,13 @@ export function pregelSpec(shape: PregelShape): GraphSpec {
   const channelFactories = new Map<string, () => Channel>();
   const ephemeral: string[] = [TASKS];
   const finishChannels: string[] = [];
+  const noticingChannels: string[] = [];
   let usesLangChain = false;
   for (const [name, channel] of Object.entries(shape.channels)) {
     channelFactories.set(name, channelFactory(channel, name));
     if (clearsEachStep(channel)) ephemeral.push(name);
     if (finishes(channel)) finishChannels.push(name);
+    if (noticesSteps(channel)) noticingChannels.push(name);
     // A messages reducer coerces message-likes with @langchain/core: runs load it first.
     if (channel instanceof BinaryOperatorAggregate && needsLangChain(channel.reducer)) usesLangChain = true;
   }
@@ -169,6 +171,7 @@ export function pregelSpec(shape: PregelShape): GraphSpec {
     ephemeralChannels: ephemeral,
     ephemeralSet: new Set(ephemeral),
     finishChannels,
+    noticingChannels,
     triggerIndex: indexTriggers(nodes.values()),
     inputWrites: inputWriter(shape.inputChannels),
     snapshotKeys: listOf(shape.streamChannels ?? stateKeys),
