@@ -1,6 +1,8 @@
 /**
  * Interlude alone on one workload's graph, for `node --cpu-prof bench/profile.mjs <1|2|3|4|4i|3s|9|9l>`.
  * Then `node bench/lib/top.mjs <file.cpuprofile>` lists the hottest functions.
+ * A third argument picks the saver: `memory` (MemorySaver, the default), `sqlite-memory`,
+ * `sqlite-file` or `postgres` (a throwaway PostgreSQL with fsync on, as workload 7's).
  * `3s` is workload 3's getState alone: threads paused 50 at a time, then one getState each (the
  * first after the run, as workload 3 times it), CPU counted over those calls only; profile it
  * with `node bench/lib/top.mjs <file> 40 "getState|thread/snapshot"`.
@@ -25,12 +27,16 @@ const lib = {
 const which = process.argv[2] ?? "1";
 const seconds = Number(process.argv[3] ?? 5);
 const saverKind = process.argv[4] ?? "memory";
+// `postgres`: a throwaway PostgreSQL (fsync on, as workload 7's), one pool of 20 for the saver.
+const postgres = saverKind === "postgres" ? await startPostgresSaver() : undefined;
 const saver = () =>
   saverKind === "memory"
     ? new lib.MemorySaver()
-    : lib.sqlite(
-        saverKind === "sqlite-memory" ? ":memory:" : `/tmp/interlude-profile-${process.pid}-${Math.random()}.sqlite`,
-      );
+    : postgres
+      ? postgres.saver
+      : lib.sqlite(
+          saverKind === "sqlite-memory" ? ":memory:" : `/tmp/interlude-profile-${process.pid}-${Math.random()}.sqlite`,
+        );
 let thread = 0;
 const config = () => ({ configurable: { thread_id: `p${thread++}` }, recursionLimit: 2000 });
 const items = Array.from({ length: 100 }, (_, i) => i);
@@ -61,7 +67,10 @@ while (Date.now() < end) {
 }
 const cpu = process.cpuUsage(cpu0);
 // CPU time, not wall time: other processes on the machine barely move it.
-console.log(`${which}: ${runs} runs, ${((cpu.user + cpu.system) / 1000 / runs).toFixed(3)} ms CPU per run`);
+console.log(
+  `${which}: ${runs} runs, ${((cpu.user + cpu.system) / 1000 / runs).toFixed(3)} ms CPU per run (${(cpu.system / 1000 / runs).toFixed(3)} ms of it in the kernel)`,
+);
+if (postgres) await postgres.stop();
 
 /** Workload 3's getState on a freshly paused thread, CPU per call (GC included). */
 async function readPausedThreads() {
@@ -80,4 +89,22 @@ async function readPausedThreads() {
   }
   console.log(`3s: ${calls} getState calls, ${(used / calls).toFixed(1)} µs CPU per call`);
   process.exit(0);
+}
+
+async function startPostgresSaver() {
+  const { startPostgres } = await import("./lib/postgres.mjs");
+  const cluster = await startPostgres();
+  if (cluster.skip) throw new Error(cluster.skip);
+  const { default: pg } = await import("pg");
+  const pool = new pg.Pool({ connectionString: cluster.url, max: 20 });
+  const { PostgresSaver } = await import("@interlude/checkpoint-postgres");
+  const saver = new PostgresSaver(pool);
+  await saver.setup();
+  return {
+    saver,
+    async stop() {
+      await pool.end();
+      cluster.stop();
+    },
+  };
 }
