@@ -395,6 +395,29 @@ function handInvoked(lib: Runtime, childConfig?: object) {
   return { parent, seen };
 }
 
+/**
+ * A child graph invoked by hand in the parent's node `delegate` with `childConfig`; `seen` gets
+ * the thread and the `tenant` and `tag` keys the child's node was given.
+ */
+function childSeeing(lib: Runtime, childConfig?: object, checkpointer?: unknown) {
+  const { Annotation, StateGraph, START } = lib;
+  const State = Annotation.Root({ log: list(lib) });
+  const seen: unknown[] = [];
+  const child = new StateGraph(State)
+    .addNode("worker", (_s: unknown, config: any) => {
+      const { thread_id = null, tenant = null, tag = null } = config.configurable ?? {};
+      seen.push({ thread_id, tenant, tag });
+      return { log: ["worked"] };
+    })
+    .addEdge(START, "worker")
+    .compile();
+  const parent = new StateGraph(State)
+    .addNode("delegate", async () => ({ log: (await child.invoke({ log: [] }, childConfig)).log }))
+    .addEdge(START, "delegate")
+    .compile(checkpointer ? { checkpointer } : {});
+  return { parent, seen };
+}
+
 /** A `[namespace, mode, data]` chunk with the task ids cut from its namespace. */
 const cut = (chunk: any) =>
   Array.isArray(chunk) && Array.isArray(chunk[0]) ? [cutIds(chunk[0]), ...chunk.slice(1)] : chunk;
@@ -415,6 +438,34 @@ compare("a graph invoked inside a node", {
       const { parent, seen } = handInvoked(lib, { configurable: { tag: "weather" } });
       const result = await parent.invoke({ log: [] });
       return { result, seen };
+    },
+  },
+
+  "its nodes see the configurable keys the parent's run was given, under the child's own": {
+    from: "pregel/utils/config.ts ensureLangGraphConfig: a nested invoke merges the ambient configurable",
+    async run(lib) {
+      const run = async (childConfig?: object) => {
+        const { parent, seen } = childSeeing(lib, childConfig);
+        await parent.invoke({ log: [] }, { configurable: { tenant: "acme", tag: "outer" } });
+        return seen;
+      };
+      return { plain: await run(), explicit: await run({ configurable: { tag: "weather" } }) };
+    },
+  },
+
+  "with a thread_id of its own: where the child's checkpoints go, and the thread its nodes see": {
+    differs: "#a-graph-invoked-inside-a-node-runs-in-the-calling-thread",
+    from: "pregel/utils/config.ts ensureLangGraphConfig: a nested invoke merges the ambient configurable",
+    async run(lib) {
+      const checkpointer = new lib.MemorySaver();
+      const { parent, seen } = childSeeing(lib, { configurable: { thread_id: "other" } }, checkpointer);
+      await parent.invoke({ log: [] }, { configurable: { thread_id: "main", tenant: "acme" } });
+      const saved = new Set<string>();
+      for await (const tuple of checkpointer.list({})) {
+        const { thread_id, checkpoint_ns } = tuple.config.configurable;
+        saved.add(`${thread_id} ${checkpoint_ns ? cutIds(checkpoint_ns.split("|")).join("|") : "(root)"}`);
+      }
+      return { seen, saved: [...saved].sort() };
     },
   },
 

@@ -21,7 +21,7 @@ import type { GraphRunStream } from "../protocol/run-stream.js";
 import { type StreamEventsV3Options, streamProtocolEvents } from "../protocol/stream-events.js";
 import type { InferExtensions, StreamTransformer } from "../protocol/types.js";
 import { asGraphStream, type GraphStream, type StreamMode } from "../run/emitter.js";
-import { withNodeCallbacks } from "../run/nested-run.js";
+import { withNodeConfig } from "../run/nested-run.js";
 import { configWithoutOptions, type RunOptions, type StreamOptions } from "../run/options.js";
 import { GraphRun } from "../run/run.js";
 import { streamRun } from "../run/stream-run.js";
@@ -238,7 +238,7 @@ export class CompiledStateGraph<
     if ((streamMode !== undefined && streamMode !== "values") || subgraphs === true)
       return this.invokeAsStream(input, given, streamMode) as Promise<InvokeResult<S>>;
     if (this.builder.contextSchema) await checkContext(this.builder.contextSchema, config);
-    const run = new GraphRun(this, input, withNodeCallbacks(configWithoutOptions(config)), config);
+    const run = new GraphRun(this, input, withNodeConfig(configWithoutOptions(config)), config);
     const result = await run.execute();
     const { interrupts, paused } = result;
     // As LangGraph.js: the last values the run told; one that changed no output key returns none.

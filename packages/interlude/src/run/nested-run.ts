@@ -4,19 +4,31 @@
  * cancellation), and, as LangGraph.js's ambient config makes it:
  * - without callbacks of its own it reports under the node's run, so the outer run's handlers
  *   (its `messages` stream, tracers) see its nodes and chat models;
+ * - its nodes see the keys the outer run was given in `configurable`, under its own;
  * - streamed, its reader gets its chunks as a root graph's, while the outer stream still gets
  *   them under the node's namespace when it streams subgraphs.
  */
+import { callerKeys } from "../checkpoint/tuple.js";
 import type { RunnableConfig } from "../checkpoint/types.js";
 import { NS_SEP } from "../constants.js";
 import { currentTask } from "../runner/scope.js";
 import type { Emitter, StreamMode } from "./emitter.js";
 
-/** `config`, with the callbacks of the node it runs in when it has none. */
-export function withNodeCallbacks<C extends RunnableConfig>(config: C): C {
-  if (config.callbacks !== undefined) return config;
-  const callbacks = currentTask()?.config.callbacks;
-  return callbacks === undefined ? config : { ...config, callbacks };
+/**
+ * `config`, with what the node it runs in was given, as LangGraph.js's ambient config adds it:
+ * the node's callbacks when it has none of its own, and the caller's configurable keys (a tenant,
+ * a user id) under its own. Its thread and namespace stay the node's run's (RunState).
+ */
+export function withNodeConfig<C extends RunnableConfig>(config: C): C {
+  const node = currentTask()?.config as RunnableConfig | undefined;
+  if (!node) return config;
+  const callbacks = config.callbacks === undefined ? node.callbacks : undefined;
+  const keys = callerKeys(node);
+  if (callbacks === undefined && !keys) return config;
+  const merged: RunnableConfig = { ...config };
+  if (callbacks !== undefined) merged.callbacks = callbacks;
+  if (keys) merged.configurable = { ...keys, ...config.configurable };
+  return merged as C;
 }
 
 /**

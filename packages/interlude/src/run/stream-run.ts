@@ -12,7 +12,7 @@ import { PROTOCOL_STREAM } from "../protocol/stream-events.js";
 import { currentTask } from "../runner/scope.js";
 import { forwardAbort } from "./abandon.js";
 import { asGraphStream, ChunkQueue, type GraphStream, queueEmitter, type StreamMode } from "./emitter.js";
-import { NestedStream, withNodeCallbacks } from "./nested-run.js";
+import { NestedStream, withNodeConfig } from "./nested-run.js";
 import { configWithoutOptions, type StreamOptions } from "./options.js";
 import { GraphRun } from "./run.js";
 import { sseErrorFrame, sseFrame } from "./sse.js";
@@ -35,7 +35,7 @@ export async function streamRun(
     protocol,
   );
   const emitter = currentTask() && !protocol ? new NestedStream(queued) : queued;
-  const base = await withStreamHandlers(withNodeCallbacks(configWithoutOptions(config)), modes, emitter, protocol);
+  const base = await withStreamHandlers(withNodeConfig(configWithoutOptions(config)), modes, emitter, protocol);
   // As LangGraph: a reader that stops early (`break`, `cancel()`) cancels the run.
   const stop = new AbortController();
   queue.onCancel = (reason) => stop.abort(reason ?? new Error("The stream's reader stopped reading."));
