@@ -48,15 +48,20 @@ const placements = [
 type Placement = (typeof placements)[number];
 
 /**
- * START -> one (700 ms) -> two, placed as `placement` says, with a checkpointer. `one` either
- * ignores its signal or (`listens`) gives up when it aborts; `started` is opened as `one` starts
- * and `settled` once it has finished or given up (replace them between runs).
+ * START -> one -> two, placed as `placement` says, with a checkpointer. `one` takes `timing.ms`
+ * and either ignores its signal or (`listens`) gives up when it aborts; `started` is opened as
+ * `one` starts and `settled` once it has finished or given up (replace them between runs).
+ *
+ * A node that gives up takes 5 s unless aborted, and one that ignores its signal 1.5 s, against
+ * timeouts of 250 ms: a loaded machine that stalls the event loop past both timers would leave
+ * which one a runtime sees first to the order it handles promises in, not to time.
  */
 function cancellable(lib: Runtime, placement: Placement, listens: boolean) {
   const { Annotation, StateGraph, START, MemorySaver } = lib;
   const counts = { one: 0, two: 0 };
   const happened: string[] = [];
   const latches = { started: latch(), settled: latch() };
+  const timing = { ms: listens ? 5000 : 1500 };
   // A set-like log (as the original's): a subgraph's result, which holds its input's log, adds nothing twice.
   const log = Annotation({ reducer: (a: string[], b: string[]) => [...new Set([...a, ...b])], default: () => [] });
   const State = Annotation.Root({ run: Annotation(), log });
@@ -70,7 +75,7 @@ function cancellable(lib: Runtime, placement: Placement, listens: boolean) {
           happened.push("one finished");
           settled.open();
           resolve();
-        }, 700);
+        }, timing.ms);
         if (listens)
           config.signal?.addEventListener(
             "abort",
@@ -92,7 +97,7 @@ function cancellable(lib: Runtime, placement: Placement, listens: boolean) {
     .addEdge(START, "one")
     .addEdge("one", "two");
   const checkpointer = new MemorySaver();
-  if (placement === "a graph") return { graph: inner.compile({ checkpointer }), counts, happened, latches };
+  if (placement === "a graph") return { graph: inner.compile({ checkpointer }), counts, happened, latches, timing };
   const sub = inner.compile();
   const node =
     placement === "a subgraph run as a node"
@@ -101,7 +106,7 @@ function cancellable(lib: Runtime, placement: Placement, listens: boolean) {
         ? async (s: unknown, config: unknown) => sub.invoke(s, config)
         : async (s: unknown) => sub.invoke(s);
   const graph = new StateGraph(State).addNode("sub", node).addEdge(START, "sub").compile({ checkpointer });
-  return { graph, counts, happened, latches };
+  return { graph, counts, happened, latches, timing };
 }
 
 /** Waits for `one` to finish or give up, then long enough for `two` to have run if it was going to. */
@@ -202,9 +207,12 @@ function cancellation(placement: Placement): Record<string, Scenario> {
           async run(lib: Runtime) {
             const c = cancellable(lib, placement, true);
             const thread = config("t");
+            // Only the second run is cancelled: the others need not wait.
+            c.timing.ms = 20;
             const first = await c.graph.invoke({ run: "first", log: [] }, thread);
             c.latches.started = latch();
             c.latches.settled = latch();
+            c.timing.ms = 5000;
             const controller = new AbortController();
             const options = cause === "timeout" ? { timeout: 250 } : { signal: controller.signal };
             const running = settle(c.graph.invoke({ run: "second" }, { ...thread, ...options }));
@@ -215,6 +223,7 @@ function cancellation(placement: Placement): Record<string, Scenario> {
             const outcome = await running;
             await afterwards(c.latches);
             const stopped = await c.graph.getState(thread);
+            c.timing.ms = 20;
             const again = await c.graph.invoke({ run: "second" }, thread);
             return {
               first,
