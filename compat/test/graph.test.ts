@@ -230,6 +230,36 @@ compare("graph building", {
     },
   },
 
+  "a subgraph takes its parent's recursion limit, run as a node or invoked in one, unless given its own": {
+    from: "pregel/utils/config.ts ensureLangGraphConfig: recursionLimit comes from the ambient config",
+    async run({ Annotation, StateGraph, START, END }) {
+      const State = Annotation.Root({ n: Annotation() });
+      const counter = new StateGraph(State)
+        .addNode("tick", (s: any) => ({ n: s.n + 1 }))
+        .addEdge(START, "tick")
+        .addConditionalEdges("tick", (s: any) => (s.n < 30 ? "tick" : END))
+        .compile();
+      const around = (node: any) => new StateGraph(State).addNode("sub", node).addEdge(START, "sub").compile();
+      const graphs = {
+        asNode: around(counter),
+        invoked: around(async (s: any) => counter.invoke(s)),
+        ownLimit: around(async (s: any) => counter.invoke(s, { recursionLimit: 10 })),
+      };
+      const outcomes: Record<string, unknown> = {};
+      for (const [name, graph] of Object.entries(graphs)) {
+        outcomes[name] = await graph.invoke({ n: 0 }, { recursionLimit: 100 }).then(
+          (out: any) => out.n,
+          (error: Error) => error.name,
+        );
+      }
+      outcomes.defaultLimit = await graphs.asNode.invoke({ n: 0 }).then(
+        (out: any) => out.n,
+        (error: Error) => error.name,
+      );
+      return outcomes;
+    },
+  },
+
   "recursion limit reached": {
     from: "pregel.test.ts: should raise error if less than 1 step",
     throws: true,

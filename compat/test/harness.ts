@@ -165,12 +165,19 @@ export async function outcome(scenario: Scenario, lib: Runtime): Promise<unknown
   }
 }
 
-/** Registers one `it` per scenario under a topic. */
-export function compare(topic: string, scenarios: Record<string, Scenario | Scenario["run"]>): void {
+/**
+ * Registers one `it` per scenario under a topic. `retry`: attempts again after a failure, for
+ * scenarios where LangGraph.js itself is not reliable (say why where it is given).
+ */
+export function compare(
+  topic: string,
+  scenarios: Record<string, Scenario | Scenario["run"]>,
+  { retry = 0 }: { retry?: number } = {},
+): void {
   describe(`${topic}: the same code on LangGraph.js and on Interlude`, () => {
     for (const [name, entry] of Object.entries(scenarios)) {
       const scenario = typeof entry === "function" ? { run: entry } : entry;
-      it(name, async () => {
+      it(name, { retry }, async () => {
         const [theirs, ours] = await Promise.all(runtimes.map(([, lib]) => outcome(scenario, lib)));
         // A scenario that breaks on both runtimes alike must not pass by accident.
         if (!scenario.throws)

@@ -453,6 +453,34 @@ compare("a graph invoked inside a node", {
     },
   },
 
+  "its nodes get the calling node's tags, metadata, context and recursion limit, unless given their own": {
+    from: "pregel/utils/config.ts ensureLangGraphConfig: a nested invoke starts from the ambient config",
+    async run(lib) {
+      const { Annotation, StateGraph, START } = lib;
+      const State = Annotation.Root({ log: list(lib) });
+      const seen: unknown[] = [];
+      const child = new StateGraph(State)
+        .addNode("worker", (_s: unknown, config: any) => {
+          const { outer = null, own = null } = config.metadata ?? {};
+          const context = config.context ?? null;
+          seen.push({ tags: config.tags ?? null, outer, own, context, recursionLimit: config.recursionLimit ?? null });
+          return { log: ["worked"] };
+        })
+        .addEdge(START, "worker")
+        .compile();
+      const parentWith = (childConfig?: object) =>
+        new StateGraph(State)
+          .addNode("delegate", async () => ({ log: (await child.invoke({ log: [] }, childConfig)).log }))
+          .addEdge(START, "delegate")
+          .compile();
+      const outer = { tags: ["outer-tag"], metadata: { outer: 1 }, context: { user: "u1" }, recursionLimit: 42 };
+      await parentWith().invoke({ log: [] }, outer);
+      const own = { tags: ["own-tag"], metadata: { own: 2 }, context: { user: "u2" }, recursionLimit: 7 };
+      await parentWith(own).invoke({ log: [] }, outer);
+      return seen;
+    },
+  },
+
   "with a thread_id of its own: where the child's checkpoints go, and the thread its nodes see": {
     differs: "#a-graph-invoked-inside-a-node-runs-in-the-calling-thread",
     from: "pregel/utils/config.ts ensureLangGraphConfig: a nested invoke merges the ambient configurable",

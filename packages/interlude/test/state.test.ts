@@ -1,5 +1,7 @@
 /** Breakpoints, getState, updateState, history, replay and fork. */
 
+import v8 from "node:v8";
+import vm from "node:vm";
 import { Annotation, Command, interrupt, MemorySaver, START, StateGraph } from "@interlude/core";
 import { describe, expect, it } from "vitest";
 
@@ -294,6 +296,37 @@ describe("cancellation", () => {
     expect(error.code).toBe("RUN_CANCELLED");
     expect((await graph.getState(config)).next).toEqual(["two"]);
     expect((await graph.invoke(null, config)).log).toEqual(["one", "two"]);
+  });
+
+  it("a run's timeout fires while the garbage collector runs, with or without a signal of the caller's", async () => {
+    v8.setFlagsFromString("--expose-gc");
+    const gc = vm.runInNewContext("gc") as () => void;
+    const State = Annotation.Root({ log: Annotation<string[]>(concat) });
+    const graph = new StateGraph(State)
+      // Gives up when its signal aborts, else takes 5 s: the test ends as soon as the timeout works.
+      .addNode("slow", (_s, config) => {
+        return new Promise<{ log: string[] }>((resolve, reject) => {
+          const timer = setTimeout(() => resolve({ log: ["slow"] }), 5000);
+          config.signal?.addEventListener("abort", () => {
+            clearTimeout(timer);
+            reject(new Error("gave up"));
+          });
+        });
+      })
+      .addEdge(START, "slow")
+      .compile();
+    const collecting = setInterval(gc, 10);
+    try {
+      for (const signal of [undefined, new AbortController().signal]) {
+        const started = performance.now();
+        const error = await graph.invoke({}, { timeout: 100, signal }).catch((e) => e);
+        expect(error.code).toBe("RUN_CANCELLED");
+        expect(error.message).toMatch(/timeout/);
+        expect(performance.now() - started).toBeLessThan(4000);
+      }
+    } finally {
+      clearInterval(collecting);
+    }
   });
 
   it("a node that ignores the signal is abandoned after the grace period; what it returns later is dropped", async () => {

@@ -237,8 +237,9 @@ export class CompiledStateGraph<
     // As LangGraph.js: with another stream mode, or subgraphs, invoke returns what the stream gives.
     if ((streamMode !== undefined && streamMode !== "values") || subgraphs === true)
       return this.invokeAsStream(input, given, streamMode) as Promise<InvokeResult<S>>;
-    if (this.builder.contextSchema) await checkContext(this.builder.contextSchema, config);
-    const run = new GraphRun(this, input, withNodeConfig(configWithoutOptions(config)), config);
+    const runConfig = withNodeConfig(configWithoutOptions(config));
+    if (this.builder.contextSchema) await checkContext(this.builder.contextSchema, runConfig);
+    const run = new GraphRun(this, input, runConfig, config);
     const result = await run.execute();
     const { interrupts, paused } = result;
     // As LangGraph.js: the last values the run told; one that changed no output key returns none.
@@ -288,7 +289,7 @@ export class CompiledStateGraph<
     if (this.defaults) config = mergeConfig(this.defaults, config);
     // A one-channel state streams that channel's value itself, as LangGraph.js.
     if (this.spec.rootKey && config.outputKeys === undefined) config = { ...config, outputKeys: this.spec.rootKey };
-    if (this.builder.contextSchema) await checkContext(this.builder.contextSchema, config);
+    if (this.builder.contextSchema) await checkContext(this.builder.contextSchema, withNodeConfig(config));
     return streamRun(this, input, config) as Promise<GraphStream<any>>;
   }
 

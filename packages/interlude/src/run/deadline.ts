@@ -6,8 +6,15 @@
 export class RunDeadline {
   /** The run's signal: the caller's, bounded by the limits. */
   readonly signal: AbortSignal | undefined;
-  private readonly step?: AbortController;
-  private timer?: NodeJS.Timeout;
+  /**
+   * Aborted by the limits, and held here with their timers for as long as the run lasts. Not
+   * `AbortSignal.timeout`: inside `AbortSignal.any` (a run with a signal of its own too), Node
+   * 20 may collect it before it fires, and the run would never time out (COMPATIBILITY.md, "A
+   * run's timeout holds under garbage collection").
+   */
+  private readonly limits?: AbortController;
+  private runTimer?: NodeJS.Timeout;
+  private stepTimer?: NodeJS.Timeout;
 
   constructor(
     given: AbortSignal | undefined,
@@ -19,28 +26,43 @@ export class RunDeadline {
       this.signal = given;
       return;
     }
-    const signals: AbortSignal[] = given ? [given] : [];
-    if (timeoutMs !== undefined) signals.push(AbortSignal.timeout(timeoutMs));
-    if (stepMs !== undefined) {
-      this.step = new AbortController();
-      signals.push(this.step.signal);
+    const limits = new AbortController();
+    this.limits = limits;
+    if (timeoutMs !== undefined) {
+      // The reason AbortSignal.timeout gives.
+      this.runTimer = setTimeout(
+        () => limits.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError")),
+        timeoutMs,
+      );
+      this.runTimer.unref();
     }
-    this.signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    this.signal = given ? AbortSignal.any([given, limits.signal]) : limits.signal;
+  }
+
+  /** True when the run has a limit (then `end()` stops its clocks). */
+  get timed(): boolean {
+    return this.limits !== undefined;
   }
 
   /** True when the step is timed (then `stepEnded()` stops its clock). */
   stepStarted(): boolean {
-    if (!this.step) return false;
-    this.timer = setTimeout(
-      () =>
-        this.step!.abort(new Error(`Aborted: a step took longer than the graph's stepTimeout (${this.stepMs} ms).`)),
+    if (this.stepMs === undefined) return false;
+    const limits = this.limits!;
+    this.stepTimer = setTimeout(
+      () => limits.abort(new Error(`Aborted: a step took longer than the graph's stepTimeout (${this.stepMs} ms).`)),
       this.stepMs,
     );
-    this.timer.unref();
+    this.stepTimer.unref();
     return true;
   }
 
   stepEnded(): void {
-    clearTimeout(this.timer);
+    clearTimeout(this.stepTimer);
+  }
+
+  /** The run is over: its clocks stop. */
+  end(): void {
+    clearTimeout(this.runTimer);
+    clearTimeout(this.stepTimer);
   }
 }

@@ -4,7 +4,8 @@
  * cancellation), and, as LangGraph.js's ambient config makes it:
  * - without callbacks of its own it reports under the node's run, so the outer run's handlers
  *   (its `messages` stream, tracers) see its nodes and chat models;
- * - its nodes see the keys the outer run was given in `configurable`, under its own;
+ * - its nodes see the keys the outer run was given in `configurable`, under its own, and the
+ *   node's tags, metadata and context unless it was given its own;
  * - streamed, its reader gets its chunks as a root graph's, while the outer stream still gets
  *   them under the node's namespace when it streams subgraphs.
  */
@@ -16,20 +17,23 @@ import type { Emitter, StreamMode } from "./emitter.js";
 
 /**
  * `config`, with what the node it runs in was given, as LangGraph.js's ambient config adds it:
- * the node's callbacks when it has none of its own, and the caller's configurable keys (a tenant,
- * a user id) under its own. Its thread and namespace stay the node's run's (RunState).
+ * the node's callbacks, tags, metadata and runtime context where it has none of its own, and
+ * the caller's configurable keys (a tenant, a user id) under its own. (Its thread, namespace
+ * and recursion limit come from the node's run: RunState.)
  */
 export function withNodeConfig<C extends RunnableConfig>(config: C): C {
   const node = currentTask()?.config as RunnableConfig | undefined;
   if (!node) return config;
-  const callbacks = config.callbacks === undefined ? node.callbacks : undefined;
   const keys = callerKeys(node);
-  if (callbacks === undefined && !keys) return config;
   const merged: RunnableConfig = { ...config };
-  if (callbacks !== undefined) merged.callbacks = callbacks;
+  for (const field of INHERITED)
+    if (merged[field] === undefined && node[field] !== undefined) merged[field] = node[field];
   if (keys) merged.configurable = { ...keys, ...config.configurable };
   return merged as C;
 }
+
+/** What a graph invoked inside a node takes from the node's config when its own config has none. */
+const INHERITED = ["callbacks", "tags", "metadata", "context"] as const;
 
 /**
  * The stream of a graph streamed inside a node: its run tells chunks under the node's namespace

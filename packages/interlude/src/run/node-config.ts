@@ -1,7 +1,7 @@
 /**
  * The `config` each node of a run is called with: the caller's config, plus the run's writer
  * (`custom` stream mode), `interrupt`, its AbortSignal, its drain switch (`control`), its store,
- * the task's namespace, and
+ * its recursion limit, the task's namespace, and
  * what LangGraph tells a node about itself (task-metadata.ts).
  */
 
@@ -24,6 +24,7 @@ export class NodeConfigs {
     private readonly signal: AbortSignal | undefined,
     private readonly control: RunControl,
     private readonly store: unknown,
+    private readonly recursionLimit: number,
   ) {}
 
   /** The config of a task of step `step` (which started from checkpoint `checkpointId`). */
@@ -59,6 +60,7 @@ export class NodeConfigs {
     // lazily per task instead (an accessor), it cost as much, and slowed every task's config.
     config.signal = this.signal ?? new AbortController().signal;
     config.control = this.control;
+    config.recursionLimit = this.recursionLimit;
     config.metadata = undefined;
     config.executionInfo = undefined;
     config.runName = undefined;

@@ -26,7 +26,7 @@ import { RunDeadline } from "./deadline.js";
 import type { Emitter, StreamMode } from "./emitter.js";
 import { type CheckpointEnvelope, RunEvents } from "./events.js";
 import { nestedRunEmitter } from "./nested-run.js";
-import { durabilityOf, type RunOptions } from "./options.js";
+import { DEFAULT_RECURSION_LIMIT, durabilityOf, type RunOptions } from "./options.js";
 import type { Persistence } from "./persist.js";
 import type { SubgraphTarget } from "./replay.js";
 
@@ -106,6 +106,7 @@ export abstract class RunState {
       positional: graph.positional,
       emitter: this.parent ? nestedRunEmitter(this.parent.run.emitter, emitter, this.ns) : emitter,
       durability: durabilityOf(options) ?? this.parent?.run.durability ?? "sync",
+      recursionLimit: options.recursionLimit ?? this.parent?.run.recursionLimit ?? DEFAULT_RECURSION_LIMIT,
       // A graph invoked inside a node without a config is still cancelled with its parent.
       signal: this.deadline.signal,
       control: options.control ?? this.parent?.run.control ?? new RunControl(),

@@ -40,7 +40,7 @@ import { type StateSnapshot, snapshotOf } from "../thread/snapshot.js";
 import { workingCopy } from "../thread/working-checkpoint.js";
 import { abandonOnAbort } from "./abandon.js";
 import { NodeConfigs } from "./node-config.js";
-import { DEFAULT_ABORT_GRACE_MS, DEFAULT_RECURSION_LIMIT } from "./options.js";
+import { DEFAULT_ABORT_GRACE_MS } from "./options.js";
 import { finishedWrites, saveStoppedStep } from "./outcomes.js";
 import type { RunResult } from "./run-state.js";
 import { RunStart } from "./start.js";
@@ -87,6 +87,11 @@ export class GraphRun extends RunStart {
 
   /** Not an async function: the run's own promise is handed back (every promise a run makes costs its async-context hooks). */
   execute(): Promise<RunResult> {
+    const running = this.executeClaimed();
+    return this.deadline.timed ? running.finally(() => this.deadline.end()) : running;
+  }
+
+  private executeClaimed(): Promise<RunResult> {
     if (!this.saver && (this.before || this.after))
       return Promise.reject(new MissingCheckpointerError("interruptBefore/interruptAfter"));
     // A subgraph runs inside its parent's claim.
@@ -169,7 +174,7 @@ export class GraphRun extends RunStart {
   }
 
   private async loop(): Promise<RunResult> {
-    const limit = this.options.recursionLimit ?? DEFAULT_RECURSION_LIMIT;
+    const limit = this.scope.recursionLimit;
     const { before, after } = this;
     let candidates: Iterable<string> | undefined;
     // The next step's tasks, prepared once the checkpoint before it is built.
@@ -250,6 +255,7 @@ export class GraphRun extends RunStart {
       this.scope.signal,
       this.scope.control,
       this.scope.store,
+      this.scope.recursionLimit,
     ));
     return {
       spec: this.graph.spec,

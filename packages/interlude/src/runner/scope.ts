@@ -22,6 +22,8 @@ export interface RunScope {
   /** The caller's stream, shared with subgraph runs (which emit under their namespace). */
   emitter?: Emitter;
   durability: Durability;
+  /** Steps a run may take; a subgraph takes its parent's unless invoked with its own, as in LangGraph.js. */
+  recursionLimit: number;
   signal?: AbortSignal;
   /** The drain switch of the whole run: a subgraph's steps check its parent's (nodes get it as `config.control`). */
   control: RunControl;
