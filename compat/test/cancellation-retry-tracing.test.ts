@@ -55,8 +55,9 @@ type Placement = (typeof placements)[number];
  * `one` starts and `settled` once it has finished or given up (replace them between runs).
  *
  * A node that gives up takes 5 s unless aborted, and one that ignores its signal 1.5 s, against
- * timeouts of 250 ms: a loaded machine that stalls the event loop past both timers would leave
- * which one a runtime sees first to the order it handles promises in, not to time.
+ * timeouts of 250 ms, so that a timeout delayed by a loaded machine still lands while the node
+ * runs. (What made these scenarios fail under load was LangGraph.js's own timeout, lost to the
+ * garbage collector: see the retry below.)
  */
 function cancellable(lib: Runtime, placement: Placement, listens: boolean) {
   const { Annotation, StateGraph, START, MemorySaver } = lib;
