@@ -68,8 +68,10 @@ export class NodeConfigs {
     const configurable = shallowCopy(this.config.configurable);
     configurable.thread_id = this.threadId;
     configurable.checkpoint_ns = "";
-    // LangGraph's node metadata carries the thread, as its graph run's does.
-    const metadata = shallowCopy(this.config.metadata as object | undefined);
+    // LangGraph's node metadata names the integration first (LangSmith files the node's chat model
+    // and tool runs under it), then the caller's, and carries the thread, as its graph run's does.
+    const metadata: Record<string, unknown> = { ls_integration: "langgraph" };
+    Object.assign(metadata, shallowCopy(this.config.metadata as object | undefined));
     if (this.threadId !== undefined) metadata.thread_id = this.threadId;
     return { config: withStore(config, this.store), configurable, metadata };
   }
