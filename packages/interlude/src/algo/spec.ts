@@ -15,13 +15,13 @@ import type { Breakpoints } from "./breakpoints.js";
 /** A value written to a channel by a task, an input or an update. */
 export type Write = readonly [channel: string, value: unknown];
 
-/** A channel write decided at compile time (an edge). */
 /**
  * What a node's `readInput` gives when the node is not to run though triggered: a channel it is
  * triggered by is empty (a low-level node triggered by one of several channels), as in LangGraph.js.
  */
 export const NO_TASK: unique symbol = Symbol("interlude.noTask");
 
+/** A channel write decided at compile time (an edge). */
 export interface StaticWrite {
   channel: string;
   value: unknown;

@@ -24,12 +24,13 @@ import type { Emitter, StreamMode } from "./emitter.js";
 export function withNodeConfig<C extends RunnableConfig>(config: C): C {
   const node = currentTask()?.config as RunnableConfig | undefined;
   if (!node) return config;
-  const keys = callerKeys(node);
-  const merged: RunnableConfig = { ...config };
+  // Copied only when something is added (a subgraph run as a node is given the node's config whole).
+  let merged: RunnableConfig | undefined;
   for (const field of INHERITED)
-    if (merged[field] === undefined && node[field] !== undefined) merged[field] = node[field];
-  if (keys) merged.configurable = { ...keys, ...config.configurable };
-  return merged as C;
+    if (config[field] === undefined && node[field] !== undefined) (merged ??= { ...config })[field] = node[field];
+  const keys = callerKeys(node);
+  if (keys) (merged ??= { ...config }).configurable = { ...keys, ...config.configurable };
+  return (merged ?? config) as C;
 }
 
 /** What a graph invoked inside a node takes from the node's config when its own config has none. */
