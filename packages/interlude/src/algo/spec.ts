@@ -93,7 +93,7 @@ export interface GraphSpec {
   ephemeralSet: ReadonlySet<string>;
   /** Triggers of deferred nodes (`AfterFinish`): released when a step triggers no other node. */
   finishChannels: readonly string[];
-  /** Channels of one's own, told of each step that does not update them (channels/instance.ts, `noticesSteps`). */
+  /** Channels of one's own, told of each step that does not update them (channels/instance.ts, `InstanceRoles`). */
   noticingChannels: readonly string[];
   /** channel -> nodes it triggers. */
   triggerIndex: ReadonlyMap<string, readonly string[]>;

@@ -36,12 +36,12 @@ export function channelFactory(channel: Channel, key: string): () => Channel {
 }
 
 /** Whether a step that does not write the channel clears it: one-step values (AnyValue too) and non-accumulating topics. */
-export function clearsEachStep(channel: Channel): boolean {
+function clearsEachStep(channel: Channel): boolean {
   return channel instanceof EphemeralValue || (channel instanceof Topic && !channel.accumulate);
 }
 
 /** Whether the channel holds its value back until the run would finish (its class has a `finish()` of its own). */
-export function finishes(channel: Channel): boolean {
+function finishes(channel: Channel): boolean {
   const finish = (channel as { finish?: unknown }).finish;
   return typeof finish === "function" && finish !== BaseChannel.prototype.finish;
 }
@@ -69,6 +69,23 @@ const OWN_UPDATES: ReadonlySet<unknown> = new Set(
  * LangGraph.js tells every channel: a class of one's own may count steps or expire a value.
  * Interlude's own classes are not told (nothing would change; the one-step ones are cleared).
  */
-export function noticesSteps(channel: Channel): boolean {
+function noticesSteps(channel: Channel): boolean {
   return !clearsEachStep(channel) && !OWN_UPDATES.has(channel.update);
+}
+
+/**
+ * The channels given as instances that the loop treats apart, by name: those a step that does
+ * not write them clears, those held back until the run would finish, and those told of each
+ * step (a StateGraph's keys and a low-level graph's channels alike).
+ */
+export class InstanceRoles {
+  readonly clearing: string[] = [];
+  readonly finishing: string[] = [];
+  readonly noticing: string[] = [];
+
+  add(name: string, channel: Channel): void {
+    if (clearsEachStep(channel)) this.clearing.push(name);
+    if (finishes(channel)) this.finishing.push(name);
+    if (noticesSteps(channel)) this.noticing.push(name);
+  }
 }

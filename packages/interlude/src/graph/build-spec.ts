@@ -18,7 +18,7 @@ import type { Reducer } from "../channels/binop.js";
 import { BinaryOperatorAggregate } from "../channels/binop.js";
 import { isDeltaChannel } from "../channels/delta.js";
 import { EphemeralValue } from "../channels/ephemeral.js";
-import { channelFactory, clearsEachStep, finishes, isChannel, noticesSteps } from "../channels/instance.js";
+import { channelFactory, InstanceRoles, isChannel } from "../channels/instance.js";
 import { LastValue } from "../channels/last-value.js";
 import { NamedBarrierValue } from "../channels/named-barrier.js";
 import { Topic } from "../channels/topic.js";
@@ -114,12 +114,8 @@ function refuseUnreachable(builder: GraphDeclaration): void {
 function stateChannels(spec: Record<string, { reducer?: Reducer<any, any>; default?: () => unknown }>) {
   const factories = new Map<string, () => Channel>();
   const reducers = new Map<string, Reducer<any, any>>();
-  /** Keys whose channel (given as an instance) is cleared by a step that does not write it. */
-  const clearing: string[] = [];
-  /** Keys whose channel (given as an instance) holds its value until the run would finish. */
-  const finishing: string[] = [];
-  /** Keys whose channel (an instance of a class of one's own) is told of each step. */
-  const noticing: string[] = [];
+  /** Keys whose channel, given as an instance, the loop treats apart. */
+  const roles = new InstanceRoles();
   for (const [key, channel] of Object.entries(spec)) {
     if (isUntracked(channel)) {
       factories.set(key, () => channel.fromCheckpoint());
@@ -138,9 +134,7 @@ function stateChannels(spec: Record<string, { reducer?: Reducer<any, any>; defau
     if (isChannel(channel)) {
       factories.set(key, channelFactory(channel, key));
       if (channel instanceof BinaryOperatorAggregate) reducers.set(key, channel.reducer);
-      if (clearsEachStep(channel)) clearing.push(key);
-      if (finishes(channel)) finishing.push(key);
-      if (noticesSteps(channel)) noticing.push(key);
+      roles.add(key, channel);
       continue;
     }
     const { reducer, default: initial } = channel ?? {};
@@ -151,14 +145,14 @@ function stateChannels(spec: Record<string, { reducer?: Reducer<any, any>; defau
       factories.set(key, () => new LastValue(key).fromCheckpoint(initial()));
     } else factories.set(key, () => new LastValue(key));
   }
-  return { factories, reducers, clearing, finishing, noticing };
+  return { factories, reducers, roles };
 }
 
 export function buildSpec(builder: GraphDeclaration, options: CompileOptions): GraphSpec {
   validateDeclaration(builder, options);
   const stateKeys = Object.keys(builder.spec);
-  const { factories, reducers, clearing, finishing, noticing } = stateChannels(builder.spec);
-  const ephemeral: string[] = [TASKS, START, ...clearing];
+  const { factories, reducers, roles } = stateChannels(builder.spec);
+  const ephemeral: string[] = [TASKS, START, ...roles.clearing];
   factories.set(TASKS, () => new Topic());
   factories.set(START, () => new EphemeralValue(START));
 
@@ -169,7 +163,7 @@ export function buildSpec(builder: GraphDeclaration, options: CompileOptions): G
       .filter((n) => n.options.defer)
       .map((n) => n.name),
   );
-  const finishChannels: string[] = [...finishing];
+  const finishChannels: string[] = [...roles.finishing];
   for (const name of Object.keys(builder.nodes)) {
     const channel = triggerChannel(name);
     if (deferred.has(name)) {
@@ -255,7 +249,7 @@ export function buildSpec(builder: GraphDeclaration, options: CompileOptions): G
     ephemeralChannels: ephemeral,
     ephemeralSet: new Set(ephemeral),
     finishChannels,
-    noticingChannels: noticing,
+    noticingChannels: roles.noticing,
     triggerIndex: indexTriggers(nodes.values()),
     start,
     usesLangChain: [...reducers.values()].some(needsLangChain),

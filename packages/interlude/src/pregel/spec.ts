@@ -7,7 +7,7 @@ import { type GraphSpec, indexTriggers, type NodeSpec } from "../algo/spec.js";
 import type { Write } from "../algo/writes.js";
 import type { Channel } from "../channels/base.js";
 import { BinaryOperatorAggregate } from "../channels/binop.js";
-import { channelFactory, clearsEachStep, finishes, isChannel, noticesSteps } from "../channels/instance.js";
+import { channelFactory, InstanceRoles, isChannel } from "../channels/instance.js";
 import { Topic } from "../channels/topic.js";
 import { INTERRUPT, TASKS } from "../constants.js";
 import { EmptyInputError, GraphValidationError, InvalidUpdateError } from "../errors/graph.js";
@@ -130,19 +130,16 @@ export function pregelSpec(shape: PregelShape): GraphSpec {
   validateShape(shape);
   const stateKeys = Object.keys(shape.channels);
   const channelFactories = new Map<string, () => Channel>();
-  const ephemeral: string[] = [TASKS];
-  const finishChannels: string[] = [];
-  const noticingChannels: string[] = [];
+  const roles = new InstanceRoles();
   let usesLangChain = false;
   for (const [name, channel] of Object.entries(shape.channels)) {
     channelFactories.set(name, channelFactory(channel, name));
-    if (clearsEachStep(channel)) ephemeral.push(name);
-    if (finishes(channel)) finishChannels.push(name);
-    if (noticesSteps(channel)) noticingChannels.push(name);
+    roles.add(name, channel);
     // A messages reducer coerces message-likes with @langchain/core: runs load it first.
     if (channel instanceof BinaryOperatorAggregate && needsLangChain(channel.reducer)) usesLangChain = true;
   }
   channelFactories.set(TASKS, () => new Topic());
+  const ephemeral = [TASKS, ...roles.clearing];
   const known = new Set(channelFactories.keys());
   const nodes = new Map<string, NodeSpec>();
   for (const [name, node] of Object.entries(shape.nodes)) {
@@ -170,8 +167,8 @@ export function pregelSpec(shape: PregelShape): GraphSpec {
     reducers: new Map(),
     ephemeralChannels: ephemeral,
     ephemeralSet: new Set(ephemeral),
-    finishChannels,
-    noticingChannels,
+    finishChannels: roles.finishing,
+    noticingChannels: roles.noticing,
     triggerIndex: indexTriggers(nodes.values()),
     inputWrites: inputWriter(shape.inputChannels),
     snapshotKeys: listOf(shape.streamChannels ?? stateKeys),
