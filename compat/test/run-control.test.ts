@@ -363,22 +363,28 @@ compare("RunControl drain", {
   },
 });
 
+/** What `handInvoked`'s child node records of its config by default: its namespace (ids cut) and its `tag` key. */
+function namespaceAndTag(config: any) {
+  const ns = config.configurable?.checkpoint_ns;
+  return { ns: typeof ns === "string" ? cutIds(ns.split("|")) : null, tag: config.configurable?.tag ?? null };
+}
+
 /**
  * A child graph invoked by hand inside the parent's node `delegate` (not added as a node), with
- * `childConfig` as the invoke's config; `seen` gets the child node's namespace (ids cut) and the
- * configurable keys it was given.
+ * `childConfig` as the invoke's config; `seen` gets what `see` picks of the child node's config.
+ * The parent has `checkpointer` when one is given.
  */
-function handInvoked(lib: Runtime, childConfig?: object) {
+function handInvoked(
+  lib: Runtime,
+  childConfig?: object,
+  { see = namespaceAndTag, checkpointer }: { see?: (config: any) => unknown; checkpointer?: unknown } = {},
+) {
   const { Annotation, StateGraph, START } = lib;
   const State = Annotation.Root({ log: list(lib), note: Annotation() });
   const seen: unknown[] = [];
   const child = new StateGraph(State)
     .addNode("worker", (_s: unknown, config: any) => {
-      const ns = config.configurable?.checkpoint_ns;
-      seen.push({
-        ns: typeof ns === "string" ? cutIds(ns.split("|")) : null,
-        tag: config.configurable?.tag ?? null,
-      });
+      seen.push(see(config));
       return { log: ["worked"] };
     })
     .addEdge(START, "worker")
@@ -391,31 +397,14 @@ function handInvoked(lib: Runtime, childConfig?: object) {
     .addNode("wrap", () => ({ log: ["wrapped"] }))
     .addEdge(START, "delegate")
     .addEdge("delegate", "wrap")
-    .compile({ name: "Boss" });
+    .compile(checkpointer ? { name: "Boss", checkpointer } : { name: "Boss" });
   return { parent, seen };
 }
 
-/**
- * A child graph invoked by hand in the parent's node `delegate` with `childConfig`; `seen` gets
- * the thread and the `tenant` and `tag` keys the child's node was given.
- */
-function childSeeing(lib: Runtime, childConfig?: object, checkpointer?: unknown) {
-  const { Annotation, StateGraph, START } = lib;
-  const State = Annotation.Root({ log: list(lib) });
-  const seen: unknown[] = [];
-  const child = new StateGraph(State)
-    .addNode("worker", (_s: unknown, config: any) => {
-      const { thread_id = null, tenant = null, tag = null } = config.configurable ?? {};
-      seen.push({ thread_id, tenant, tag });
-      return { log: ["worked"] };
-    })
-    .addEdge(START, "worker")
-    .compile();
-  const parent = new StateGraph(State)
-    .addNode("delegate", async () => ({ log: (await child.invoke({ log: [] }, childConfig)).log }))
-    .addEdge(START, "delegate")
-    .compile(checkpointer ? { checkpointer } : {});
-  return { parent, seen };
+/** The thread and the `tenant` and `tag` keys a node was given. */
+function threadAndKeys(config: any) {
+  const { thread_id = null, tenant = null, tag = null } = config.configurable ?? {};
+  return { thread_id, tenant, tag };
 }
 
 /** A `[namespace, mode, data]` chunk with the task ids cut from its namespace. */
@@ -445,7 +434,7 @@ compare("a graph invoked inside a node", {
     from: "pregel/utils/config.ts ensureLangGraphConfig: a nested invoke merges the ambient configurable",
     async run(lib) {
       const run = async (childConfig?: object) => {
-        const { parent, seen } = childSeeing(lib, childConfig);
+        const { parent, seen } = handInvoked(lib, childConfig, { see: threadAndKeys });
         await parent.invoke({ log: [] }, { configurable: { tenant: "acme", tag: "outer" } });
         return seen;
       };
@@ -456,28 +445,18 @@ compare("a graph invoked inside a node", {
   "its nodes get the calling node's tags, metadata, context and recursion limit, unless given their own": {
     from: "pregel/utils/config.ts ensureLangGraphConfig: a nested invoke starts from the ambient config",
     async run(lib) {
-      const { Annotation, StateGraph, START } = lib;
-      const State = Annotation.Root({ log: list(lib) });
-      const seen: unknown[] = [];
-      const child = new StateGraph(State)
-        .addNode("worker", (_s: unknown, config: any) => {
-          const { outer = null, own = null } = config.metadata ?? {};
-          const context = config.context ?? null;
-          seen.push({ tags: config.tags ?? null, outer, own, context, recursionLimit: config.recursionLimit ?? null });
-          return { log: ["worked"] };
-        })
-        .addEdge(START, "worker")
-        .compile();
-      const parentWith = (childConfig?: object) =>
-        new StateGraph(State)
-          .addNode("delegate", async () => ({ log: (await child.invoke({ log: [] }, childConfig)).log }))
-          .addEdge(START, "delegate")
-          .compile();
+      const see = (config: any) => {
+        const { outer = null, own = null } = config.metadata ?? {};
+        const context = config.context ?? null;
+        return { tags: config.tags ?? null, outer, own, context, recursionLimit: config.recursionLimit ?? null };
+      };
       const outer = { tags: ["outer-tag"], metadata: { outer: 1 }, context: { user: "u1" }, recursionLimit: 42 };
-      await parentWith().invoke({ log: [] }, outer);
+      const plain = handInvoked(lib, undefined, { see });
+      await plain.parent.invoke({ log: [] }, outer);
       const own = { tags: ["own-tag"], metadata: { own: 2 }, context: { user: "u2" }, recursionLimit: 7 };
-      await parentWith(own).invoke({ log: [] }, outer);
-      return seen;
+      const given = handInvoked(lib, own, { see });
+      await given.parent.invoke({ log: [] }, outer);
+      return [...plain.seen, ...given.seen];
     },
   },
 
@@ -486,7 +465,11 @@ compare("a graph invoked inside a node", {
     from: "pregel/utils/config.ts ensureLangGraphConfig: a nested invoke merges the ambient configurable",
     async run(lib) {
       const checkpointer = new lib.MemorySaver();
-      const { parent, seen } = childSeeing(lib, { configurable: { thread_id: "other" } }, checkpointer);
+      const { parent, seen } = handInvoked(
+        lib,
+        { configurable: { thread_id: "other" } },
+        { see: threadAndKeys, checkpointer },
+      );
       await parent.invoke({ log: [] }, { configurable: { thread_id: "main", tenant: "acme" } });
       const saved = new Set<string>();
       for await (const tuple of checkpointer.list({})) {
