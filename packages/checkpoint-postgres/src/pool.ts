@@ -1,6 +1,7 @@
 /** One pooled connection for one unit of work, shared by the saver and the store. */
 import { InterludeError, StorageError } from "@interlude/core";
 import type pg from "pg";
+import { type PipelinedStatement, type PipelineResult, pipelined } from "./pipeline.js";
 
 /** Interlude's own errors pass through; a driver's becomes a StorageError naming the operation. */
 export function storageError(operation: string, error: unknown): Error {
@@ -33,3 +34,37 @@ export async function withPoolClient<T>(
 }
 
 const ignore = () => undefined;
+
+/** Connections that carry `ignore` as their 'error' listener for good (see `statementOn`). */
+const listened = new WeakSet<pg.PoolClient>();
+
+/**
+ * One statement on a pooled connection of its own, as `pool.query` runs it but for less of
+ * the client's CPU: node-postgres's query path copies the config's property descriptors and
+ * builds a Query emitter per call; the saver runs a statement or two per step. Through
+ * pg-pool's callback form (its promise form adds two promises per checkout). A connection the
+ * server cuts while checked out fails the statement instead of raising an unhandled 'error'
+ * (the listener stays on it in the pool, whose own listener still drops it there); one whose
+ * statement failed is dropped, as `pool.query` does.
+ */
+export function statementOn(pool: pg.Pool, statement: PipelinedStatement): Promise<PipelineResult> {
+  return new Promise((resolve, reject) =>
+    pool.connect((error, client) => {
+      if (error || !client) return reject(error);
+      if (!listened.has(client)) {
+        listened.add(client);
+        client.on("error", ignore);
+      }
+      pipelined(client, [statement]).then(
+        (results) => {
+          client.release();
+          resolve(results[0]!);
+        },
+        (failure: unknown) => {
+          client.release(failure as Error);
+          reject(failure);
+        },
+      );
+    }),
+  );
+}

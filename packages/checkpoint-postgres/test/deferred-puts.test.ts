@@ -2,21 +2,10 @@ import { makeCheckpoint, ThreadWriter } from "@interlude/checkpoint-conformance"
 import { PostgresSaver } from "@interlude/checkpoint-postgres";
 import { Annotation, Command, END, interrupt, START, StateGraph } from "@interlude/core";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { watchStatements } from "./fixtures/statements.js";
 
 const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
 if (!url) throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");
-
-/** The statements `saver` sends from now on, by name (or the start of their text). */
-function watchStatements(saver: PostgresSaver): string[] {
-  const sent: string[] = [];
-  const query = saver.pool.query.bind(saver.pool);
-  saver.pool.query = ((...args: Parameters<typeof query>) => {
-    const [first] = args as unknown as [string | { name?: string; text: string }];
-    sent.push(typeof first === "string" ? first.slice(0, 30) : (first.name ?? first.text.slice(0, 30)));
-    return query(...args);
-  }) as typeof query;
-  return sent;
-}
 
 const ids = (saver: PostgresSaver, threadId: string) =>
   saver.pool

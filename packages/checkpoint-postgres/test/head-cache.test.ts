@@ -3,6 +3,7 @@ import { PostgresSaver, type PostgresSaverOptions } from "@interlude/checkpoint-
 import { InvalidSaverOptionError } from "@interlude/core";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { wrapStatements } from "./fixtures/statements.js";
 import { untilWaitingForLocks } from "./locks.js";
 
 const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
@@ -25,14 +26,12 @@ describe("PostgresSaver's head cache", () => {
   /** The kinds of rows each load of `saver` got back ('c': the whole checkpoint, 's': "the one you hold"). */
   const watchLoads = (saver: PostgresSaver) => {
     const heads: string[] = [];
-    const query = saver.pool.query.bind(saver.pool);
-    saver.pool.query = (async (...args: Parameters<typeof query>) => {
-      const result = await query(...args);
-      const rows = (result as unknown as { rows?: Array<{ kind?: string }> }).rows ?? [];
-      const head = rows.find((r) => r.kind === "c" || r.kind === "s");
-      if (head) heads.push(head.kind!);
+    wrapStatements(saver, async (statement, send) => {
+      const result = await send(statement);
+      const head = result.rows.find((r) => r.kind === "c" || r.kind === "s");
+      if (head) heads.push(head.kind as string);
       return result;
-    }) as typeof query;
+    });
     return heads;
   };
   const claimAndLoad = async (saver: PostgresSaver, threadId: string, owner: string) => {

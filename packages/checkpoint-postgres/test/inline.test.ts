@@ -3,6 +3,7 @@ import { PostgresSaver, type PostgresSaverOptions } from "@interlude/checkpoint-
 import { decodeInline, INLINE_ROW_CHARS, INLINE_VALUE_CHARS } from "@interlude/core/saver-kit";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { watchStatements } from "./fixtures/statements.js";
 
 const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
 if (!url) throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");
@@ -17,13 +18,8 @@ function saverOn(options?: PostgresSaverOptions) {
   const pool = new pg.Pool({ connectionString: url, max: 3 });
   pool.on("error", () => {});
   pools.push(pool);
-  const sent: string[] = [];
-  const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-  pool.query = ((config: unknown, ...rest: unknown[]) => {
-    sent.push((config as { name?: string }).name ?? "");
-    return query(config, ...rest);
-  }) as typeof pool.query;
-  return { saver: new PostgresSaver(pool, options), sent };
+  const saver = new PostgresSaver(pool, options);
+  return { saver, sent: watchStatements(saver) };
 }
 
 /** Each checkpoint row's inline values (channel -> serialised value), oldest first, and the channels with blob rows. */

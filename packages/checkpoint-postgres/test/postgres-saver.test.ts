@@ -4,6 +4,7 @@ import { CheckpointConflictError, StorageError } from "@interlude/core";
 import { decodeInline } from "@interlude/core/saver-kit";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { watchStatements, wrapStatements } from "./fixtures/statements.js";
 import { untilWaitingForLocks } from "./locks.js";
 
 const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
@@ -120,26 +121,23 @@ describe("PostgresSaver setup", () => {
  * same) and the session's after the commit, into `seen`. Returns the undo.
  */
 function runClaimsInTransactions(saver: PostgresSaver, seen: Array<[string, string]>): () => void {
-  const query = saver.pool.query.bind(saver.pool);
   const setting = async (client: pg.PoolClient) =>
     (await client.query("SHOW synchronous_commit")).rows[0].synchronous_commit as string;
-  saver.pool.query = (async (config: pg.QueryConfig) => {
-    if (!config.name?.includes("claim")) return query(config);
+  return wrapStatements(saver, async (statement, send) => {
+    const { name } = statement;
+    if (!name?.includes("claim")) return send(statement);
     const client = await saver.pool.connect();
     try {
       await client.query("BEGIN");
-      const result = await client.query(config);
-      seen.push([config.name, await setting(client)]);
+      const result = await client.query({ name, text: statement.text, values: [...statement.values] });
+      seen.push([name, await setting(client)]);
       await client.query("COMMIT");
       seen.push(["after", await setting(client)]);
-      return result;
+      return { rows: result.rows, rowCount: result.rowCount ?? 0 };
     } finally {
       client.release();
     }
-  }) as typeof query;
-  return () => {
-    saver.pool.query = query;
-  };
+  });
 }
 
 describe("PostgresSaver's one-call put and claim-load", () => {
@@ -220,13 +218,12 @@ describe("PostgresSaver's one-call put and claim-load", () => {
     const first = await thread.write({ answer: ["a"] });
     await thread.write({ other: "x" });
     const failed: string[] = [];
-    const original = saver.pool.query;
-    const query = original.bind(saver.pool) as unknown as (...args: unknown[]) => Promise<unknown>;
-    saver.pool.query = ((...args: unknown[]) =>
-      query(...args).catch((error: { code?: string }) => {
+    const unwrap = wrapStatements(saver, (statement, send) =>
+      send(statement).catch((error: { code?: string }) => {
         failed.push(error.code ?? "");
         throw error;
-      })) as unknown as typeof original;
+      }),
+    );
     // The first checkpoint again, with another value at the same version, naming the head as a run would.
     const id = first.configurable!.checkpoint_id as string;
     await saver.put(
@@ -236,7 +233,7 @@ describe("PostgresSaver's one-call put and claim-load", () => {
       { answer: 1 },
       { expectedHead: thread.head! },
     );
-    saver.pool.query = original;
+    unwrap();
     expect(failed).toEqual(["23505"]);
     const fresh = new PostgresSaver(saver.pool, { cachedThreads: 0 });
     expect((await fresh.getTuple(thread.config))?.checkpoint.channel_values).toEqual({
@@ -284,12 +281,9 @@ describe("PostgresSaver's one-call put and claim-load", () => {
     expect(await saver.claimHolder(threadId)).toBeUndefined();
     // A late heartbeat does not take the claim back; the run's releaseThread sends nothing.
     expect(await saver.claimThread(threadId, { owner: "run-1", ttlMs: 60_000 })).toBe(false);
-    const sent: unknown[] = [];
-    const query = saver.pool.query.bind(saver.pool);
-    saver.pool.query = ((...args: Parameters<typeof query>) => (sent.push(args[0]), query(...args))) as typeof query;
+    const sent = watchStatements(saver);
     await saver.releaseThread(threadId, "run-1");
     expect(sent).toEqual([]);
-    saver.pool.query = query;
     expect((await saver.getTuple(thread.config))?.pendingWrites).toEqual([["task-1", "answer", "last"]]);
     expect(await saver.claimThread(threadId, { owner: "run-2", ttlMs: 60_000 })).toBe(true);
     await saver.releaseThread(threadId, "run-2");

@@ -5,10 +5,10 @@
  */
 
 import { createHash } from "node:crypto";
+import { type PipelinedStatement, pipelined } from "@interlude/checkpoint-postgres/pipeline";
 import { GroupCommit } from "@interlude/checkpoint-sqlite";
 import type Database from "better-sqlite3";
 import type pg from "pg";
-import { type PipelinedStatement, pipelined } from "./pg-pipeline.js";
 
 export type Row = Record<string, unknown>;
 
@@ -184,7 +184,7 @@ interface QueryResult {
 /**
  * Statements go out as prepared statements with their parameters. In a transaction, the
  * statements whose results are not read yet (BEGIN, the thread's lock, `write`s) wait in `held`
- * and go out with the next statement or the COMMIT, in one exchange (pg-pipeline.ts): a
+ * and go out with the next statement or the COMMIT, in one exchange (@interlude/checkpoint-postgres/pipeline): a
  * transaction of a lock, two reads and three writes is three round trips instead of eight, and
  * PostgreSQL parses and plans none of them after their first use on a connection.
  */

@@ -84,7 +84,12 @@ class Pipeline implements pg.Submittable {
   constructor(
     private readonly statements: readonly PipelinedStatement[],
     private readonly unread: number,
-    private readonly done: (error: Error | undefined, results: PipelineResult[]) => void,
+    /**
+     * Called once the exchange is answered or fails. Public under node-postgres's name for it: a
+     * client with `query_timeout` wraps it with the timer that fails the exchange when it runs
+     * too long, and which it clears when called.
+     */
+    public callback: (error: Error | undefined, results: PipelineResult[]) => void,
   ) {}
 
   /**
@@ -172,11 +177,11 @@ class Pipeline implements pg.Submittable {
         unsure.add(name);
       }
     }
-    this.done(error, []);
+    this.callback(error, []);
   }
 
   handleReadyForQuery(): void {
-    this.done(undefined, this.unread ? this.results.slice(this.unread) : this.results);
+    this.callback(undefined, this.unread ? this.results.slice(this.unread) : this.results);
   }
 
   handlePortalSuspended(): void {}
