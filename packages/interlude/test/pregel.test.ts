@@ -176,6 +176,31 @@ describe("super-steps", () => {
     expect(await graph.invoke({ v: 1 })).toEqual({ v: 2 });
   });
 
+  it("gives each step's writes a version above every earlier one, however many keys the state has", async () => {
+    // Thirty keys written one per step, and the loop's route forgotten after each step: the
+    // version map grows past the size at which it is no longer scanned for its newest version.
+    const keys = Array.from({ length: 30 }, (_, i) => `k${i}`);
+    const State = Annotation.Root({
+      i: Annotation<number>(),
+      ...Object.fromEntries(keys.map((key) => [key, Annotation<number>()])),
+    });
+    const saver = new MemorySaver();
+    const graph = new StateGraph(State)
+      .addNode("step", (s) => ({ i: s.i + 1, [`k${s.i}`]: s.i }))
+      .addEdge(START, "step")
+      .addConditionalEdges("step", (s) => (s.i < keys.length ? "step" : END))
+      .compile({ checkpointer: saver });
+    const config = { configurable: { thread_id: "versions" }, recursionLimit: 100 };
+    await graph.invoke({ i: 0 }, config);
+    const newest: number[] = [];
+    for await (const { checkpoint } of saver.list(config)) {
+      const versions = Object.values(checkpoint.channel_versions) as number[];
+      if (versions.length) newest.unshift(Math.max(...versions));
+    }
+    expect(newest.length).toBeGreaterThan(keys.length);
+    for (let n = 1; n < newest.length; n++) expect(Math.floor(newest[n]!)).toBe(Math.floor(newest[n - 1]!) + 1);
+  });
+
   it("retries a failing node per its retry policy", async () => {
     const State = Annotation.Root({ v: Annotation<number>() });
     let attempts = 0;
