@@ -20,6 +20,11 @@ function fnvOver(h: number, text: string): number {
   return h;
 }
 
+const SEED_A = 0x811c9dc5;
+const SEED_B = PRIME ^ 0x5bd1e995;
+const SEED_C = 0x2545f491;
+const SEED_D = 0x9e3779b9;
+
 /**
  * 32 hex chars, UUID-shaped: four FNV-1a lanes with different seeds, over the text, over the
  * text again, over hex(lane 2) + text, and over text + hex(lane 1). Computed in two passes
@@ -27,18 +32,59 @@ function fnvOver(h: number, text: string): number {
  * writes are keyed by them.
  */
 export function fastId(text: string): string {
-  let a = 0x811c9dc5;
-  let b = PRIME ^ 0x5bd1e995;
-  let d = 0x9e3779b9;
+  let a = SEED_A;
+  let b = SEED_B;
+  let d = SEED_D;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     a = Math.imul(a ^ code, PRIME);
     b = Math.imul(b ^ code, PRIME);
     d = Math.imul(d ^ code, PRIME);
   }
+  return idOf(a, b, d, "", text);
+}
+
+/**
+ * `fastId(prefix + suffix)` for many suffixes after one prefix (a step's task ids share all
+ * but their end): the first pass over the prefix is made once, not once per id.
+ */
+export class FastIdsAfter {
+  private readonly a: number;
+  private readonly b: number;
+  private readonly d: number;
+
+  constructor(private readonly prefix: string) {
+    let a = SEED_A;
+    let b = SEED_B;
+    let d = SEED_D;
+    for (let i = 0; i < prefix.length; i++) {
+      const code = prefix.charCodeAt(i);
+      a = Math.imul(a ^ code, PRIME);
+      b = Math.imul(b ^ code, PRIME);
+      d = Math.imul(d ^ code, PRIME);
+    }
+    this.a = a;
+    this.b = b;
+    this.d = d;
+  }
+
+  id(suffix: string): string {
+    let { a, b, d } = this;
+    for (let i = 0; i < suffix.length; i++) {
+      const code = suffix.charCodeAt(i);
+      a = Math.imul(a ^ code, PRIME);
+      b = Math.imul(b ^ code, PRIME);
+      d = Math.imul(d ^ code, PRIME);
+    }
+    return idOf(a, b, d, this.prefix, suffix);
+  }
+}
+
+/** The id from the first pass's lanes over `prefix + suffix`; the second pass reads the text again. */
+function idOf(a: number, b: number, d: number, prefix: string, suffix: string): string {
   const ha = hex8(a >>> 0);
   const hb = hex8(b >>> 0);
-  const hc = hex8(fnvOver(fnvOver(0x2545f491, hb), text) >>> 0);
+  const hc = hex8(fnvOver(fnvOver(fnvOver(SEED_C, hb), prefix), suffix) >>> 0);
   const hd = hex8(fnvOver(d, ha) >>> 0);
   return `${ha}-${hb.slice(0, 4)}-${hb.slice(4)}-${hc.slice(0, 4)}-${hc.slice(4)}${hd}`;
 }

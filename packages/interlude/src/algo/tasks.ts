@@ -5,7 +5,7 @@ import type { Channel } from "../channels/base.js";
 import type { Checkpoint } from "../checkpoint/types.js";
 import { NS_END, NS_SEP, PULL, PUSH, START, TASKS } from "../constants.js";
 import type { TimeoutPolicy } from "../runner/timeout.js";
-import { fastId } from "./hash.js";
+import { FastIdsAfter } from "./hash.js";
 import { type GraphSpec, NO_TASK } from "./spec.js";
 
 /** `[PULL, node]` for a node triggered by edges, `[PUSH, index]` for a `Send`. */
@@ -94,10 +94,11 @@ export function prepareNextTasks(
   const sends = channels.get(TASKS)!;
   if (sends.isAvailable()) {
     const packets = sends.get() as SendPacket[];
+    const ids = new FastIdsAfter(`${checkpoint.id}|${parentNs}|${step}|push|`);
     for (let i = 0; i < packets.length; i++) {
       const packet = packets[i]!;
       if (!spec.nodes.has(packet.node)) continue;
-      const id = fastId(`${checkpoint.id}|${parentNs}|${step}|push|${i}|${packet.node}`);
+      const id = ids.id(`${i}|${packet.node}`);
       const task: PreparedTask = {
         id,
         name: packet.node,
@@ -112,13 +113,15 @@ export function prepareNextTasks(
       tasks.push(task);
     }
   }
+  let pulled: FastIdsAfter | undefined;
   for (const name of candidates ?? spec.nodes.keys()) {
     const triggers = isTriggered(spec, checkpoint, channels, name);
     if (!triggers) continue;
     const node = spec.nodes.get(name)!;
     const input = node.readInput?.(channels);
     if (input === NO_TASK) continue;
-    const id = fastId(`${checkpoint.id}|${parentNs}|${step}|pull|${name}`);
+    pulled ??= new FastIdsAfter(`${checkpoint.id}|${parentNs}|${step}|pull|`);
+    const id = pulled.id(name);
     const task: PreparedTask = {
       id,
       name,
