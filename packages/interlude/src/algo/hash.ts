@@ -26,25 +26,6 @@ const SEED_C = 0x2545f491;
 const SEED_D = 0x9e3779b9;
 
 /**
- * 32 hex chars, UUID-shaped: four FNV-1a lanes with different seeds, over the text, over the
- * text again, over hex(lane 2) + text, and over text + hex(lane 1). Computed in two passes
- * without building the concatenated strings. The ids must never change: stored pending
- * writes are keyed by them.
- */
-export function fastId(text: string): string {
-  let a = SEED_A;
-  let b = SEED_B;
-  let d = SEED_D;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    a = Math.imul(a ^ code, PRIME);
-    b = Math.imul(b ^ code, PRIME);
-    d = Math.imul(d ^ code, PRIME);
-  }
-  return idOf(a, b, d, "", text);
-}
-
-/**
  * `fastId(prefix + suffix)` for many suffixes after one prefix (a step's task ids share all
  * but their end): the first pass over the prefix is made once, not once per id.
  */
@@ -54,31 +35,43 @@ export class FastIdsAfter {
   private readonly d: number;
 
   constructor(private readonly prefix: string) {
-    let a = SEED_A;
-    let b = SEED_B;
-    let d = SEED_D;
-    for (let i = 0; i < prefix.length; i++) {
-      const code = prefix.charCodeAt(i);
-      a = Math.imul(a ^ code, PRIME);
-      b = Math.imul(b ^ code, PRIME);
-      d = Math.imul(d ^ code, PRIME);
-    }
-    this.a = a;
-    this.b = b;
-    this.d = d;
+    firstPass(prefix, SEED_A, SEED_B, SEED_D);
+    [this.a, this.b, this.d] = LANES;
   }
 
   id(suffix: string): string {
-    let { a, b, d } = this;
-    for (let i = 0; i < suffix.length; i++) {
-      const code = suffix.charCodeAt(i);
-      a = Math.imul(a ^ code, PRIME);
-      b = Math.imul(b ^ code, PRIME);
-      d = Math.imul(d ^ code, PRIME);
-    }
-    return idOf(a, b, d, this.prefix, suffix);
+    firstPass(suffix, this.a, this.b, this.d);
+    return idOf(LANES[0]!, LANES[1]!, LANES[2]!, this.prefix, suffix);
   }
 }
+
+/** Where `firstPass` leaves its three lanes (one buffer: an id allocates nothing for them). */
+const LANES = new Int32Array(3);
+
+/** Continues the first pass's three lanes over `text`, into LANES. */
+function firstPass(text: string, a: number, b: number, d: number): void {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    a = Math.imul(a ^ code, PRIME);
+    b = Math.imul(b ^ code, PRIME);
+    d = Math.imul(d ^ code, PRIME);
+  }
+  LANES[0] = a;
+  LANES[1] = b;
+  LANES[2] = d;
+}
+
+/**
+ * 32 hex chars, UUID-shaped: four FNV-1a lanes with different seeds, over the text, over the
+ * text again, over hex(lane 2) + text, and over text + hex(lane 1). Computed in two passes
+ * without building the concatenated strings. The ids must never change: stored pending
+ * writes are keyed by them.
+ */
+export function fastId(text: string): string {
+  return FROM_START.id(text);
+}
+
+const FROM_START = new FastIdsAfter("");
 
 /** The id from the first pass's lanes over `prefix + suffix`; the second pass reads the text again. */
 function idOf(a: number, b: number, d: number, prefix: string, suffix: string): string {
