@@ -36,7 +36,9 @@ export class FastIdsAfter {
 
   constructor(private readonly prefix: string) {
     firstPass(prefix, SEED_A, SEED_B, SEED_D);
-    [this.a, this.b, this.d] = LANES;
+    this.a = LANES[0]!;
+    this.b = LANES[1]!;
+    this.d = LANES[2]!;
   }
 
   id(suffix: string): string {
