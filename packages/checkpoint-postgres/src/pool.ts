@@ -55,10 +55,10 @@ export function statementOn(pool: pg.Pool, statement: PipelinedStatement): Promi
         listened.add(client);
         client.on("error", ignore);
       }
-      pipelined(client, [statement]).then(
-        (results) => {
+      sendOne(client, statement).then(
+        (result) => {
           client.release();
-          resolve(results[0]!);
+          resolve(result);
         },
         (failure: unknown) => {
           client.release(failure as Error);
@@ -67,4 +67,16 @@ export function statementOn(pool: pg.Pool, statement: PipelinedStatement): Promi
       );
     }),
   );
+}
+
+/**
+ * The statement on `client`: in one exchange on node-postgres's own client, as a plain query on
+ * another (pg-native's client runs no custom exchanges).
+ */
+function sendOne(client: pg.PoolClient, statement: PipelinedStatement): Promise<PipelineResult> {
+  if ((client as { connection?: { parsedStatements?: object } }).connection?.parsedStatements)
+    return pipelined(client, [statement]).then((results) => results[0]!);
+  return client
+    .query({ ...statement, values: [...statement.values] })
+    .then((result) => ({ rows: result.rows, rowCount: result.rowCount ?? 0 }));
 }
