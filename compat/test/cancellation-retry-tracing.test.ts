@@ -5,8 +5,6 @@
  * updates) and the errors a graph throws for bad writes.
  */
 
-import v8 from "node:v8";
-import vm from "node:vm";
 import * as interlude from "@interlude/core";
 import * as interludeZod from "@interlude/core/zod";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
@@ -19,6 +17,7 @@ import { tool } from "@langchain/core/tools";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { z } from "zod";
 import { z as z3 } from "zod/v3";
+import { collector } from "../../test/setup/collector.js";
 import { collect, compare, drain, list, prebuiltOf, type Runtime, type Scenario, sleep, zodOf } from "./harness.js";
 import { offlineTracer } from "./offline-tracer.js";
 
@@ -247,12 +246,6 @@ function cancellation(placement: Placement): Record<string, Scenario> {
 // it fires when the collector runs during the run (the run then never times out: "A run's timeout
 // holds under garbage collection" below); on a loaded machine that failed one run in four.
 compare("cancellation", Object.assign({}, ...placements.map(cancellation)), { retry: 2 });
-
-/** The collector, callable in this worker (node --expose-gc, turned on at run time). */
-function collector(): () => void {
-  v8.setFlagsFromString("--expose-gc");
-  return vm.runInNewContext("gc") as () => void;
-}
 
 compare("a run's timeout while the garbage collector runs", {
   "a node taking 1.5 s under a 250 ms timeout, with and without a signal, the collector running every 20 ms": {

@@ -1,9 +1,8 @@
 /** Breakpoints, getState, updateState, history, replay and fork. */
 
-import v8 from "node:v8";
-import vm from "node:vm";
 import { Annotation, Command, interrupt, MemorySaver, START, StateGraph } from "@interlude/core";
 import { describe, expect, it } from "vitest";
+import { collector } from "../../../test/setup/collector.js";
 
 const concat = { reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] as string[] };
 const thread = (id: string) => ({ configurable: { thread_id: id } });
@@ -299,8 +298,7 @@ describe("cancellation", () => {
   });
 
   it("a run's timeout fires while the garbage collector runs, with or without a signal of the caller's", async () => {
-    v8.setFlagsFromString("--expose-gc");
-    const gc = vm.runInNewContext("gc") as () => void;
+    const gc = collector();
     const State = Annotation.Root({ log: Annotation<string[]>(concat) });
     const graph = new StateGraph(State)
       // Gives up when its signal aborts, else takes 5 s: the test ends as soon as the timeout works.
