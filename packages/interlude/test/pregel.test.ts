@@ -177,9 +177,9 @@ describe("super-steps", () => {
   });
 
   it("gives each step's writes a version above every earlier one, however many keys the state has", async () => {
-    // Thirty keys written one per step, and the loop's route forgotten after each step: the
+    // Forty keys written one per step, and the loop's route forgotten after each step: the
     // version map grows past the size at which it is no longer scanned for its newest version.
-    const keys = Array.from({ length: 30 }, (_, i) => `k${i}`);
+    const keys = Array.from({ length: 40 }, (_, i) => `k${i}`);
     const State = Annotation.Root({
       i: Annotation<number>(),
       ...Object.fromEntries(keys.map((key) => [key, Annotation<number>()])),

@@ -25,20 +25,29 @@ export interface TaskWrites {
  */
 function nextVersion(versions: ChannelVersions): number {
   let max = newestVersion.get(versions);
+  scanned = 0;
   if (max === undefined) {
     max = 0;
-    for (const channel in versions) if (versions[channel]! > max) max = versions[channel]!;
+    for (const channel in versions) {
+      scanned++;
+      if (versions[channel]! > max) max = versions[channel]!;
+    }
   }
   return Math.floor(max) + 1 + Math.random() * 0.999;
 }
 
 /**
- * The newest version in a version map that a step bumped, so that the next step need not scan
- * it: a scan costs ~6 µs per step in a map of 100 channels (a dictionary by then), a lookup
+ * The newest version in a large version map that a step bumped, so that the next step need not
+ * scan it: a scan costs ~6 µs per step in a map of 100 channels (a dictionary by then), a lookup
  * ~0.1 µs. Only the Bumper writes into a map in place (every other change makes a new map),
- * and what it writes is above everything in the map, so the entry stays right.
+ * and what it writes is above everything in the map, so the entry stays right. Small maps are
+ * scanned: remembering each one (a new map whenever cleared channels are forgotten) cost more.
  */
 const newestVersion = new WeakMap<ChannelVersions, number>();
+/** Keys the last `nextVersion` scanned (0: the map's newest was remembered). */
+let scanned = 0;
+/** From this many channels on, a map's newest version is remembered. */
+const REMEMBERED_FROM = 32;
 
 /**
  * Assigns the step's version to updated channels, computing it on first use. It writes to the
@@ -46,15 +55,19 @@ const newestVersion = new WeakMap<ChannelVersions, number>();
  */
 class Bumper {
   private version: number | undefined;
-  /** The map whose newest version is known to be this step's. */
+  /** The map whose newest version is known to be this step's (or that is too small to remember it). */
   private marked: ChannelVersions | undefined;
+  private remembers = false;
   readonly updated = new Set<string>();
   constructor(private readonly checkpoint: Checkpoint) {}
   bump(channel: string): void {
     const versions = this.checkpoint.channel_versions;
     if (versions !== this.marked) {
-      this.version ??= nextVersion(versions);
-      newestVersion.set(versions, this.version);
+      if (this.version === undefined) {
+        this.version = nextVersion(versions);
+        this.remembers = scanned === 0 || scanned >= REMEMBERED_FROM;
+      }
+      if (this.remembers) newestVersion.set(versions, this.version);
       this.marked = versions;
     }
     versions[channel] = this.version!;
