@@ -18,25 +18,6 @@ export interface TaskWrites {
 }
 
 /**
- * The version given to every channel a step updates: one more than the newest version in the
- * checkpoint (so versions order steps across channels, and the node that wrote last can be
- * found), plus a random fraction, because savers key stored values by (channel, version) and
- * two forks of one checkpoint must not produce the same version for different values.
- */
-function nextVersion(versions: ChannelVersions): number {
-  let max = newestVersion.get(versions);
-  scanned = 0;
-  if (max === undefined) {
-    max = 0;
-    for (const channel in versions) {
-      scanned++;
-      if (versions[channel]! > max) max = versions[channel]!;
-    }
-  }
-  return Math.floor(max) + 1 + Math.random() * 0.999;
-}
-
-/**
  * The newest version in a large version map that a step bumped, so that the next step need not
  * scan it: a scan costs ~6 µs per step in a map of 100 channels (a dictionary by then), a lookup
  * ~0.1 µs. Only the Bumper writes into a map in place (every other change makes a new map),
@@ -44,8 +25,6 @@ function nextVersion(versions: ChannelVersions): number {
  * scanned: remembering each one (a new map whenever cleared channels are forgotten) cost more.
  */
 const newestVersion = new WeakMap<ChannelVersions, number>();
-/** Keys the last `nextVersion` scanned (0: the map's newest was remembered). */
-let scanned = 0;
 /** From this many channels on, a map's newest version is remembered. */
 const REMEMBERED_FROM = 32;
 
@@ -57,21 +36,40 @@ class Bumper {
   private version: number | undefined;
   /** The map whose newest version is known to be this step's (or that is too small to remember it). */
   private marked: ChannelVersions | undefined;
+  /** The step's maps are large enough for their newest version to be remembered. */
   private remembers = false;
   readonly updated = new Set<string>();
   constructor(private readonly checkpoint: Checkpoint) {}
   bump(channel: string): void {
     const versions = this.checkpoint.channel_versions;
     if (versions !== this.marked) {
-      if (this.version === undefined) {
-        this.version = nextVersion(versions);
-        this.remembers = scanned === 0 || scanned >= REMEMBERED_FROM;
-      }
+      this.version ??= this.nextVersion(versions);
       if (this.remembers) newestVersion.set(versions, this.version);
       this.marked = versions;
     }
     versions[channel] = this.version!;
     this.updated.add(channel);
+  }
+
+  /**
+   * One more than the newest version in the checkpoint (so versions order steps across
+   * channels, and the node that wrote last can be found), plus a random fraction, because savers
+   * key stored values by (channel, version) and two forks of one checkpoint must not produce the
+   * same version for different values.
+   */
+  private nextVersion(versions: ChannelVersions): number {
+    let max = newestVersion.get(versions);
+    this.remembers = max !== undefined;
+    if (max === undefined) {
+      max = 0;
+      let count = 0;
+      for (const channel in versions) {
+        count++;
+        if (versions[channel]! > max) max = versions[channel]!;
+      }
+      this.remembers = count >= REMEMBERED_FROM;
+    }
+    return Math.floor(max) + 1 + Math.random() * 0.999;
   }
 }
 
