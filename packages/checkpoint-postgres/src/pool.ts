@@ -18,16 +18,12 @@ export async function withPoolClient<T>(
   let broken = false;
   try {
     client = await pool.connect();
-    // A checked-out client has no listener of the pool's: the server cutting the connection
-    // mid-body would be an uncaught 'error' event that ends the process. The body's query
-    // fails with it instead.
-    client.on("error", ignore);
+    listenForErrors(client);
     return await body(client);
   } catch (error) {
     broken = !(error instanceof InterludeError);
     throw storageError(operation, error);
   } finally {
-    client?.off("error", ignore);
     // A client whose transaction died mid-way may be unusable: do not give it back to the pool.
     client?.release(broken ? true : undefined);
   }
@@ -35,26 +31,33 @@ export async function withPoolClient<T>(
 
 const ignore = () => undefined;
 
-/** Connections that carry `ignore` as their 'error' listener for good (see `statementOn`). */
+/** Connections that carry `ignore` as their 'error' listener for good. */
 const listened = new WeakSet<pg.PoolClient>();
+
+/**
+ * A checked-out client has no listener of the pool's: the server cutting the connection while
+ * it is out would be an uncaught 'error' event that ends the process. The statement under way
+ * fails with it instead. The listener is added once and stays on the connection in the pool,
+ * whose own listener still drops it there.
+ */
+function listenForErrors(client: pg.PoolClient): void {
+  if (listened.has(client)) return;
+  listened.add(client);
+  client.on("error", ignore);
+}
 
 /**
  * One statement on a pooled connection of its own, as `pool.query` runs it but for less of
  * the client's CPU: node-postgres's query path copies the config's property descriptors and
  * builds a Query emitter per call; the saver runs a statement or two per step. Through
- * pg-pool's callback form (its promise form adds two promises per checkout). A connection the
- * server cuts while checked out fails the statement instead of raising an unhandled 'error'
- * (the listener stays on it in the pool, whose own listener still drops it there); one whose
+ * pg-pool's callback form (its promise form adds two promises per checkout). A connection whose
  * statement failed is dropped, as `pool.query` does.
  */
 export function statementOn(pool: pg.Pool, statement: PipelinedStatement): Promise<PipelineResult> {
   return new Promise((resolve, reject) =>
     pool.connect((error, client) => {
       if (error || !client) return reject(error);
-      if (!listened.has(client)) {
-        listened.add(client);
-        client.on("error", ignore);
-      }
+      listenForErrors(client);
       sendOne(client, statement).then(
         (result) => {
           client.release();
