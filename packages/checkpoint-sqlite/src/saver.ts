@@ -1,4 +1,10 @@
-import { type CheckpointMetadata, type ClaimHolder, JsonSerializer, type ThreadClaim } from "@interlude/core";
+import {
+  type CheckpointMetadata,
+  type ClaimHolder,
+  InvalidSaverOptionError,
+  JsonSerializer,
+  type ThreadClaim,
+} from "@interlude/core";
 import type * as Kit from "@interlude/core/saver-kit";
 import {
   blobKey,
@@ -20,6 +26,8 @@ import { ACTIVITY_GRAIN_MS, SqlitePutSteps } from "./put-steps.js";
 import { fullRecord, slimKeeper } from "./record.js";
 import { migrate } from "./schema.js";
 import { type CheckpointRow, prepareStatements, type Statements } from "./statements.js";
+import { type WalCheckpointerOptions, walCheckpointable } from "./wal-checkpointer.js";
+import { WalCheckpointerOnDemand } from "./wal-checkpointer-on-demand.js";
 
 export interface SqliteSaverOptions extends Kit.SaverKitOptions {
   /** How long a write waits for another process's transaction before failing (default 5000 ms). */
@@ -39,6 +47,14 @@ export interface SqliteSaverOptions extends Kit.SaverKitOptions {
   cachedThreads?: number;
   /** Bytes of stored data that cache keeps at most (default 32 MiB). */
   cachedBytes?: number;
+  /**
+   * Copy the write-ahead log back into the file from a worker thread (wal-checkpointer.ts),
+   * started once the saver has written a few dozen times, instead of inside whichever commit
+   * crosses SQLite's automatic checkpoint. Default: on when the saver opened the file from a
+   * path, off for a connection passed in (its owner may run one: `startWalCheckpointer`).
+   * Stopped by `close()`. Only for a file in WAL mode opened for writing.
+   */
+  walCheckpointer?: boolean | WalCheckpointerOptions;
 }
 
 /** A write of a saver without group commit: committed at once, or (a claim, a release) with the next one. */
@@ -80,6 +96,7 @@ export class SqliteSaver extends SaverKit {
   private unflushedSince: number | undefined;
   /** The open batch in which the cache was last checked (see checkCache). */
   private checkedInBatch: number | undefined;
+  private readonly walCheckpointer: WalCheckpointerOnDemand | undefined;
 
   /** `SqliteSaver.fromConnString("checkpoints.sqlite")`; ":memory:" gives a private in-memory database. */
   static fromConnString(path: string, options?: SqliteSaverOptions): SqliteSaver {
@@ -89,8 +106,9 @@ export class SqliteSaver extends SaverKit {
   constructor(db: Database.Database | string, options: SqliteSaverOptions = {}) {
     super(options, slimKeeper);
     this.ownsDb = typeof db === "string";
+    let opened: Database.Database | undefined;
     try {
-      this.db = typeof db === "string" ? new Database(db) : db;
+      this.db = opened = typeof db === "string" ? new Database(db) : db;
       this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
       if (this.db.name !== ":memory:" && !this.db.readonly) this.db.pragma("journal_mode = WAL");
       this.db.pragma("synchronous = NORMAL");
@@ -104,12 +122,28 @@ export class SqliteSaver extends SaverKit {
       // A failed batch took the releases with it: releaseThread must then release for real.
       this.group.onFailure(() => this.releasedWith.clear());
       this.copies = this.serde instanceof JsonSerializer && this.cache.enabled;
+      this.walCheckpointer = this.checkpointerFor(options.walCheckpointer);
     } catch (error) {
+      // A connection this saver opened is its own to close: nobody else holds it.
+      if (this.ownsDb && opened?.open) opened.close();
       throw storageError("open", error);
     }
     const versionsOf = (record: string | Uint8Array) => (this.read(record) as Kit.CheckpointRecord).channel_versions;
     this.steps = new SqlitePutSteps(this.sql, this.cache, this.now, versionsOf);
     this.sweepPeriodically(options);
+  }
+
+  private checkpointerFor(option: SqliteSaverOptions["walCheckpointer"]): WalCheckpointerOnDemand | undefined {
+    const wanted = option ?? this.ownsDb;
+    if (!wanted) return undefined;
+    if (walCheckpointable(this.db)) return new WalCheckpointerOnDemand(this.db, wanted === true ? {} : wanted);
+    // Left to its default, it simply does not apply to an in-memory or read-only database.
+    if (option === undefined) return undefined;
+    throw new InvalidSaverOptionError(
+      "walCheckpointer",
+      JSON.stringify(option),
+      "false or left out for an in-memory or read-only database, or one not in WAL mode",
+    );
   }
 
   protected storePut(put: Kit.PreparedPut): Kit.PutOutcome | Promise<Kit.PutOutcome> {
@@ -337,6 +371,7 @@ export class SqliteSaver extends SaverKit {
   override async close(): Promise<void> {
     await super.close();
     if (this.db.open) await this.group.flush();
+    await this.walCheckpointer?.stop();
     if (this.ownsDb && this.db.open) this.db.close();
   }
 
@@ -362,6 +397,7 @@ export class SqliteSaver extends SaverKit {
       throw storageError(operation, error);
     };
     if (options?.durable === false) this.unflushedSince ??= this.group.mark();
+    this.walCheckpointer?.wrote();
     try {
       const done = this.group.run(body, this.batched ? options : options?.durable === false ? LAZY : NOW);
       return done instanceof Promise ? done.catch(fail) : done;

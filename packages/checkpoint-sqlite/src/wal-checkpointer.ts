@@ -34,6 +34,11 @@ export interface WalCheckpointer {
   stop(): Promise<void>;
 }
 
+/** Whether `db` is a file in WAL mode open for writing: the only kind a checkpointer works on. */
+export function walCheckpointable(db: Database.Database): boolean {
+  return !db.memory && !db.readonly && String(db.pragma("journal_mode", { simple: true })).toLowerCase() === "wal";
+}
+
 /**
  * Checkpoints the file of `db` from a worker thread, leaving `db` only the backstop automatic checkpoint.
  * Only for a file in WAL mode; an in-memory or read-only database is left alone (returns undefined).
@@ -42,8 +47,7 @@ export function startWalCheckpointer(
   db: Database.Database,
   options: WalCheckpointerOptions = {},
 ): WalCheckpointer | undefined {
-  if (db.memory || db.readonly || String(db.pragma("journal_mode", { simple: true })).toLowerCase() !== "wal")
-    return undefined;
+  if (!walCheckpointable(db)) return undefined;
   const truncateAfterPages = options.truncateAfterPages ?? 4096;
   const worker = new Worker(new URL("./wal-worker.js", import.meta.url), {
     workerData: {
