@@ -14,12 +14,15 @@
  * the stamp and send everything. Pending writes are not kept: they always come from the
  * database.
  *
+ * Under the JSON serializer a head also keeps private plain copies of what it holds (the kit's
+ * private-copies.ts), so that such a load copies instead of parsing.
+ *
  * Bounded: least recently used threads go first, by count and by bytes. Pure bookkeeping: the
  * saver runs the statements.
  */
 import type { ChannelVersion } from "@interlude/core";
 import type * as Kit from "@interlude/core/saver-kit";
-import { blobKey, type HeadCacheLimits } from "@interlude/core/saver-kit";
+import { blobKey, type HeadCacheLimits, parsedAfter } from "@interlude/core/saver-kit";
 import type { InlineValues } from "./inline-values.js";
 
 type Kept = string | Uint8Array;
@@ -36,6 +39,8 @@ export interface CachedHead {
   readonly blobs: ReadonlyMap<string, Kit.StoredBlob | null>;
   /** The values its row holds (inline-values.ts), which the thread's next put carries. */
   readonly inline: InlineValues;
+  /** Private plain copies of it, under the JSON serializer (the kit's private-copies.ts). */
+  parsed?: Kit.ParsedHead;
   readonly bytes: number;
 }
 
@@ -47,8 +52,14 @@ export class HeadCache {
   private readonly heads = new Map<string, CachedHead>();
   private bytes = 0;
 
-  /** `limits` as `headCacheLimits` checked them. */
-  constructor(private readonly limits: HeadCacheLimits) {}
+  /**
+   * `limits` as `headCacheLimits` checked them. `copies`: heads also keep private plain copies,
+   * which take about as much again as their stored form.
+   */
+  constructor(
+    private readonly limits: HeadCacheLimits,
+    private readonly copies = false,
+  ) {}
 
   /** The head held for the thread, made the most recently used. */
   get(threadId: string): CachedHead | undefined {
@@ -70,8 +81,8 @@ export class HeadCache {
     head: Omit<CachedHead, "blobs" | "bytes">,
     versions: Record<string, ChannelVersion>,
     blobs: ReadonlyMap<string, Kit.StoredBlob | null>,
-  ): void {
-    this.set(threadId, head, versions, blobs, undefined, null);
+  ): CachedHead | undefined {
+    return this.set(threadId, head, versions, blobs, undefined, null);
   }
 
   /**
@@ -80,7 +91,7 @@ export class HeadCache {
    * that head is the one held here (the put's compare-and-swap expected it, so nothing was
    * written in between); otherwise the thread is dropped and its next load reads everything.
    */
-  put(put: Kit.PreparedPut, stamp: string, inline: InlineValues): void {
+  put(put: Kit.PreparedPut, stamp: string, inline: InlineValues, seed?: Kit.PutSeed): void {
     const previous = this.heads.get(put.threadId);
     const chained = previous ? put.expectedHead === previous.id : put.expectedHead === null;
     if (!chained || (previous && previous.id > put.id)) {
@@ -96,6 +107,7 @@ export class HeadCache {
       record: put.record,
       metadata: put.metadata,
       inline,
+      parsed: seed && parsedAfter(put, seed, previous?.parsed),
     };
     this.set(put.threadId, head, put.versions, written, previous?.blobs);
   }
@@ -127,9 +139,9 @@ export class HeadCache {
     blobs: ReadonlyMap<string, Kit.StoredBlob | null>,
     before: ReadonlyMap<string, Kit.StoredBlob | null> | undefined,
     missing?: null,
-  ): void {
+  ): CachedHead | undefined {
     this.forget(threadId);
-    if (this.limits.threads <= 0) return;
+    if (this.limits.threads <= 0) return undefined;
     const kept = new Map<string, Kit.StoredBlob | null>();
     let bytes = OVERHEAD + sizeOf(head.record) + sizeOf(head.metadata);
     for (const channel in versions) {
@@ -139,7 +151,7 @@ export class HeadCache {
         const key = blobKey(channel, version);
         if (kept.has(key)) break;
         const blob = blobs.has(key) ? blobs.get(key) : before?.has(key) ? before.get(key) : missing;
-        if (blob === undefined) return;
+        if (blob === undefined) return undefined;
         // Only what a load reads: a prepared blob carries more.
         const stored = blob && { base: blob.base, data: blob.data };
         kept.set(key, stored);
@@ -147,11 +159,14 @@ export class HeadCache {
         version = blob?.base ?? null;
       }
     }
+    if (this.copies) bytes *= 2;
     // Fields listed, not spread: a spread of the caller's object costs ~20 µs here.
-    const { id, stamp, parentId, record, metadata, inline } = head;
-    this.heads.set(threadId, { id, stamp, parentId, record, metadata, inline, blobs: kept, bytes });
+    const { id, stamp, parentId, record, metadata, inline, parsed } = head;
+    const entry: CachedHead = { id, stamp, parentId, record, metadata, inline, parsed, blobs: kept, bytes };
+    this.heads.set(threadId, entry);
     this.bytes += bytes;
     this.trim();
+    return this.heads.get(threadId) === entry ? entry : undefined;
   }
 
   /** Least recently used threads go first; a thread bigger than the whole budget is not kept. */

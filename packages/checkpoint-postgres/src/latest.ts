@@ -25,6 +25,8 @@ export interface Loaded {
   stamp?: string;
   /** Taken from the head cache, whose `blobs` hold the row's inline values too: nothing to keep. */
   cached?: InlineValues;
+  /** The cached head it was taken from (with its private copies, if any). */
+  head?: CachedHead;
 }
 
 /** One row of interlude_read_head. */
@@ -64,7 +66,7 @@ export function latestOf(rows: readonly LatestRow[], held: CachedHead | undefine
       throw new Error(`PostgreSQL reported checkpoint ${head.id} unchanged, which this saver did not send`);
     const { id, parentId, record, metadata } = held;
     const row = { id, parentId, record, metadata, inline: null };
-    return { row, blobs: held.blobs, writes, stamp: held.stamp, cached: held.inline };
+    return { row, blobs: held.blobs, writes, stamp: held.stamp, cached: held.inline, head: held };
   }
   const row: CheckpointRow = {
     id: head.id!,

@@ -1,13 +1,27 @@
 import {
   type ChannelVersions,
   CheckpointConflictError,
+  type CheckpointMetadata,
   type CheckpointTuple,
   type ClaimHolder,
+  JsonSerializer,
+  type PendingWrite,
   StorageError,
   type ThreadClaim,
 } from "@interlude/core";
 import type * as Kit from "@interlude/core/saver-kit";
-import { BASE_MISSING, blobKey, headCacheLimits, listSql, SaverKit, STORED } from "@interlude/core/saver-kit";
+import {
+  BASE_MISSING,
+  blobKey,
+  buildTuple,
+  copiedParts,
+  headCacheLimits,
+  listSql,
+  parsedOf,
+  SaverKit,
+  STORED,
+  seedOf,
+} from "@interlude/core/saver-kit";
 import pg from "pg";
 import { DeferredPuts } from "./deferred-puts.js";
 import { HeadCache } from "./head-cache.js";
@@ -59,6 +73,10 @@ export class PostgresSaver extends SaverKit {
   /** Threads this saver holds a claim on. */
   private readonly claimed = new Map<string, Claimed>();
   private readonly cache: HeadCache;
+  /** The cache also keeps private plain copies of what it holds (JSON serializer only, the kit's private-copies.ts). */
+  private readonly copies: boolean;
+  /** Copies of what root puts carried, taken when `put` was called (a held put is stored later). */
+  private readonly seeds = new WeakMap<Kit.PreparedPut, Kit.PutSeed>();
   /** Puts made with `durable: false`, waiting to go with the thread's next put. */
   private readonly deferred = new DeferredPuts();
   /** Threads whose run's last writes are held for a caller's transaction (joined.ts). */
@@ -77,7 +95,9 @@ export class PostgresSaver extends SaverKit {
   constructor(pool: pg.Pool | string, options: PostgresSaverOptions = {}) {
     super(options);
     // First: it refuses bad limits, before a pool is made.
-    this.cache = new HeadCache(headCacheLimits(options));
+    const limits = headCacheLimits(options);
+    this.copies = this.serde instanceof JsonSerializer && limits.threads > 0;
+    this.cache = new HeadCache(limits, this.copies);
     this.ownsPool = typeof pool === "string";
     this.pool = typeof pool === "string" ? new pg.Pool({ connectionString: pool }) : pool;
     if (this.ownsPool) this.pool.on("error", () => {}); // idle clients dying is reported on their next use
@@ -168,6 +188,10 @@ export class PostgresSaver extends SaverKit {
     // The head moves: a checkpoint read with the claim is no longer the newest.
     const held = this.claimed.get(put.threadId);
     if (held) held.latest = undefined;
+    if (this.copies && put.ns === "") {
+      const seed = seedOf(put);
+      if (seed) this.seeds.set(put, seed);
+    }
     if (this.deferred.hold(put)) return Promise.resolve(STORED);
     return this.guard("put", async () => {
       const before = this.deferred.size > 0 ? await this.deferred.takeFor(put, this.sendAlone) : undefined;
@@ -193,8 +217,8 @@ export class PostgresSaver extends SaverKit {
       }
       stored ??= (await this.query<{ stamp: string }>(putQuery(planned, releaseAs))).rows[0]!;
       if (put.ns === "") {
-        if (earlier) this.cache.put(before!, stored.stamp, earlier.plan.values);
-        this.cache.put(put, stored.stamp, planned.plan.values);
+        if (earlier) this.cache.put(before!, stored.stamp, earlier.plan.values, this.seeds.get(before!));
+        this.cache.put(put, stored.stamp, planned.plan.values, this.seeds.get(put));
       }
       if (put.releaseClaim !== undefined) this.releasedWith(put.threadId, put.releaseClaim);
       return STORED;
@@ -430,6 +454,9 @@ export class PostgresSaver extends SaverKit {
   /** Reads what was not read along with the row, keeps a newest root checkpoint in the cache, and assembles it. */
   private async load(threadId: string, ns: string, loaded: Loaded): Promise<CheckpointTuple> {
     const { row } = loaded;
+    const parsed = loaded.head?.parsed;
+    // The writes come with a cached head's "unchanged" (latestOf): copies and those are all it takes.
+    if (parsed && loaded.writes) return this.copiedTuple(threadId, ns, row, parsed, loaded.writes);
     const record = this.read(row.record) as Kit.CheckpointRecord;
     const versions = record.channel_versions;
     // Most often both came with the row (a claim's load, the head cache): nothing to wait for.
@@ -443,12 +470,39 @@ export class PostgresSaver extends SaverKit {
           ]);
     const inline = loaded.cached ?? inlineValues(row.inline, versions);
     const blobs = loaded.cached ? stored : withInline(stored, inline);
+    let head = loaded.head;
     if (ns === "" && loaded.stamp !== undefined && !loaded.cached) {
       const { id, parentId, record, metadata } = row;
-      this.cache.read(threadId, { id, parentId, record, metadata, inline, stamp: loaded.stamp }, versions, blobs);
+      head = this.cache.read(
+        threadId,
+        { id, parentId, record, metadata, inline, stamp: loaded.stamp },
+        versions,
+        blobs,
+      );
     }
     const lookup = (channel: string, version: number) => blobs.get(blobKey(channel, version)) ?? undefined;
-    return this.tupleOf(threadId, ns, row, lookup, writes, record);
+    const tuple = this.tupleOf(threadId, ns, row, lookup, writes, record);
+    // Copied before it is handed out: the caller may change it.
+    if (this.copies && head) head.parsed = parsedOf(tuple);
+    return tuple;
+  }
+
+  /** A cached head's checkpoint from its private copies (no parsing but of its pending writes). */
+  private copiedTuple(
+    threadId: string,
+    ns: string,
+    row: Loaded["row"],
+    parsed: Kit.ParsedHead,
+    stored: readonly Kit.StoredWrite[],
+  ): CheckpointTuple {
+    const versions = parsed.record.channel_versions;
+    const learn = (channel: string, value: unknown) =>
+      this.planner.learn(threadId, ns, channel, versions[channel]!, value);
+    const readMetadata = () => this.read(row.metadata) as CheckpointMetadata;
+    const { record, values, metadata } = copiedParts(parsed, learn, readMetadata);
+    const writes: PendingWrite[] = [];
+    for (const write of stored) writes.push([write.taskId, write.channel, this.serde.loads(write.data)]);
+    return buildTuple({ threadId, ns, record, values, metadata, parentId: row.parentId, writes });
   }
 
   /** The blobs of these channel versions, delta bases included. */

@@ -1,8 +1,8 @@
 import { makeCheckpoint, ThreadWriter } from "@interlude/checkpoint-conformance";
 import { PostgresSaver, type PostgresSaverOptions } from "@interlude/checkpoint-postgres";
-import { InvalidSaverOptionError } from "@interlude/core";
+import { InvalidSaverOptionError, JsonSerializer } from "@interlude/core";
 import pg from "pg";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, inject, it, vi } from "vitest";
 import { wrapStatements } from "./fixtures/statements.js";
 import { untilWaitingForLocks } from "./locks.js";
 
@@ -190,6 +190,44 @@ describe("PostgresSaver's head cache", () => {
     }
     expect(a.stats.deltaBlobsWritten + b.stats.deltaBlobsWritten).toBeGreaterThan(20);
     expect((await claimAndLoad(a, writer.threadId, "last"))?.checkpoint.channel_values.messages).toEqual(messages);
+  });
+
+  it("serves a head it holds from private copies: a load parses only the pending writes", async () => {
+    const serde = new JsonSerializer();
+    const a = saverOn({ serde });
+    const thread = new ThreadWriter(a);
+    await step(thread, { answers: ["a"], request: { amount: 120 } });
+    const saved = await step(thread, { answers: ["a", "b"] });
+    await a.putWrites(saved, [["answers", "pending"]], "task-1");
+    const loads = vi.spyOn(serde, "loads");
+    for (let read = 0; read < 3; read++) {
+      const tuple = await latest(a, thread.threadId);
+      expect(tuple?.checkpoint.channel_values).toEqual({ answers: ["a", "b"], request: { amount: 120 } });
+      expect(tuple?.pendingWrites).toEqual([["task-1", "answers", "pending"]]);
+      expect(tuple?.metadata.step).toBe(0);
+    }
+    // One per read: the pending write. Parsing the record, the metadata and the values would be more.
+    expect(loads).toHaveBeenCalledTimes(3);
+    loads.mockRestore();
+  });
+
+  it("hands out fresh objects: changing what it put or returned changes no later read", async () => {
+    const a = saverOn();
+    const thread = new ThreadWriter(a);
+    const values = { request: { amount: 120, items: [1, 2] }, list: ["a"] };
+    // A Date in the metadata is not plain data: it is parsed at every read instead of copied.
+    await step(thread, values);
+    await thread.write({ list: ["a", "b"] }, { at: new Date(5) } as never, { expectedHead: thread.head ?? null });
+    values.request.items.push(3); // the caller reusing what it put
+    for (let read = 0; read < 3; read++) {
+      const tuple = await latest(a, thread.threadId);
+      expect(tuple?.checkpoint.channel_values).toEqual({ request: { amount: 120, items: [1, 2] }, list: ["a", "b"] });
+      expect((tuple!.metadata as unknown as { at: Date }).at).toEqual(new Date(5));
+      (tuple!.checkpoint.channel_values.request as { items: number[] }).items.push(4);
+      (tuple!.checkpoint.channel_values.list as string[]).length = 0;
+      tuple!.checkpoint.channel_versions.list = 99;
+      tuple!.metadata.step = 99;
+    }
   });
 
   it("keeps at most cachedThreads threads, and none with cachedThreads 0", async () => {

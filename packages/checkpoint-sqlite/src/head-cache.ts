@@ -15,9 +15,9 @@
  *
  * Pure bookkeeping: the saver reads data_version and runs the statements.
  */
-import type { ChannelVersion, CheckpointMetadata } from "@interlude/core";
+import type { ChannelVersion } from "@interlude/core";
 import type * as Kit from "@interlude/core/saver-kit";
-import { blobKey, type HeadCacheLimits } from "@interlude/core/saver-kit";
+import { blobKey, type HeadCacheLimits, parsedAfter } from "@interlude/core/saver-kit";
 import type Database from "better-sqlite3";
 
 type Kept = string | Uint8Array;
@@ -27,26 +27,6 @@ export interface CachedWrite extends Kit.StoredWrite {
   idx: number;
   /** Its value once read, as a private plain copy (`NOT_PLAIN`: it is not plain data and is parsed every time). */
   parsed?: unknown;
-}
-
-/**
- * Private plain copies of a head's record, values and metadata, kept when the serializer is
- * the JSON one: a read then copies them (~25x cheaper than parsing) instead of parsing the
- * stored form. Never handed out; nothing changes them.
- */
-export interface ParsedHead {
-  readonly record: Kit.CheckpointRecord;
-  readonly values: Readonly<Record<string, unknown>>;
-  /** Undefined until the first read when the put's metadata was not plain data (parsed then from its stored form). */
-  metadata?: CheckpointMetadata;
-}
-
-/** What a put's own objects give: the record, the metadata and the values of the channels it wrote. */
-export interface PutSeed {
-  readonly record: Kit.CheckpointRecord;
-  readonly metadata: CheckpointMetadata | undefined;
-  /** Written channels that have a value; a written channel missing here has none. */
-  readonly values: Readonly<Record<string, unknown>>;
 }
 
 /** The newest checkpoint of one (thread, namespace), as its rows hold it. */
@@ -59,7 +39,7 @@ export interface CachedHead {
   /** channel + version -> blob, `null` where the checkpoint names a version with no blob. */
   readonly blobs: Map<string, Kit.StoredBlob | null>;
   readonly writes: CachedWrite[];
-  parsed?: ParsedHead;
+  parsed?: Kit.ParsedHead;
   bytes: number;
   /** `heads.updated_at` of the (thread, namespace) as this connection last wrote it (undefined: not known). */
   activityAt?: number;
@@ -133,7 +113,7 @@ export class HeadCache {
    * wrote and those of the previous head it still names. Without a previous head the cache
    * knows the put is the newest only from its compare-and-swap (`expectedHead`, older than it).
    */
-  put(put: Kit.PreparedPut, seed?: PutSeed, activityAt?: number): void {
+  put(put: Kit.PreparedPut, seed?: Kit.PutSeed, activityAt?: number): void {
     if (this.isEmpty(put.threadId, put.ns)) this.empty = undefined;
     const previous = this.threads.get(put.threadId)?.get(put.ns);
     if (previous && previous.id > put.id) return; // an older checkpoint (a fork): the newest is unchanged
@@ -164,7 +144,7 @@ export class HeadCache {
     const writes = same ? previous.writes : [];
     const seq = same ? previous.seq : 0;
     const { id, createdAt, record, metadata } = put;
-    const parsed = seed && parsedAfter(put, seed, previous);
+    const parsed = seed && parsedAfter(put, seed, previous?.parsed);
     const parentId = put.parentId ?? null;
     const head = { id, parentId, createdAt, record, metadata, blobs, writes, parsed, bytes: 0, activityAt, seq };
     this.set(put.threadId, put.ns, head);
@@ -272,24 +252,6 @@ export class HeadCache {
     this.threads.set(threadId, heads);
     this.newest = threadId;
   }
-}
-
-/** The new head's private copies: the put's own, and the previous head's for channels it did not write. */
-function parsedAfter(put: Kit.PreparedPut, seed: PutSeed, previous: CachedHead | undefined): ParsedHead | undefined {
-  const values: Record<string, unknown> = {};
-  const written = new Set<string>();
-  for (const blob of put.blobs) written.add(blob.channel);
-  for (const channel in put.versions) {
-    if (written.has(channel)) {
-      if (Object.hasOwn(seed.values, channel)) values[channel] = seed.values[channel];
-      continue;
-    }
-    // Kept from the previous head only at the very version it had there (a fork starts elsewhere).
-    const before = previous?.parsed;
-    if (!before || before.record.channel_versions[channel] !== put.versions[channel]) return undefined;
-    if (Object.hasOwn(before.values, channel)) values[channel] = before.values[channel];
-  }
-  return { record: seed.record, values, metadata: seed.metadata };
 }
 
 function sizeOf(kept: Kept | null): number {

@@ -11,9 +11,11 @@ import {
   decodeInline,
   headCacheLimits,
   listSql,
+  parsedOf,
   putInSteps,
   SaverKit,
   STORED,
+  seedOf,
   storageError,
 } from "@interlude/core/saver-kit";
 import Database from "better-sqlite3";
@@ -21,7 +23,7 @@ import { GroupCommit, type WriteOptions } from "./group-commit.js";
 import { type CachedHead, type CachedWrite, HeadCache } from "./head-cache.js";
 import { readBlob } from "./packing.js";
 import { parentOf } from "./parent-link.js";
-import { copiedTuple, parsedOf, seedOf, writeSeed } from "./private-copies.js";
+import { copiedTuple, writeSeed } from "./private-copies.js";
 import { ACTIVITY_GRAIN_MS, SqlitePutSteps } from "./put-steps.js";
 import { fullRecord, slimKeeper } from "./record.js";
 import { migrate } from "./schema.js";

@@ -70,7 +70,8 @@ for (const groupCommit of [false, true]) {
       const saver = new SqliteSaver(newFile(), { groupCommit });
       const writer = new ThreadWriter(saver);
       const values = { request: { amount: 120, items: [1, 2] }, list: ["a"] };
-      const config = await writer.write(values, {}, { expectedHead: null });
+      // A Date in the metadata is not plain data: it is parsed at every read instead of copied.
+      const config = await writer.write(values, { at: new Date(5) } as never, { expectedHead: null });
       const written = { extra: [1] };
       await saver.putWrites(config, [["list", written]], "task");
       values.request.items.push(3); // the caller reusing what it put
@@ -80,6 +81,7 @@ for (const groupCommit of [false, true]) {
         expect(tuple?.checkpoint.channel_values).toEqual({ request: { amount: 120, items: [1, 2] }, list: ["a"] });
         expect(tuple?.pendingWrites).toEqual([["task", "list", { extra: [1] }]]);
         expect(tuple?.metadata.step).toBe(-1);
+        expect((tuple!.metadata as unknown as { at: Date }).at).toEqual(new Date(5));
         (tuple!.checkpoint.channel_values.request as { items: number[] }).items.push(4);
         (tuple!.checkpoint.channel_values.list as string[]).length = 0;
         (tuple!.pendingWrites![0]![2] as { extra: number[] }).extra.push(2);

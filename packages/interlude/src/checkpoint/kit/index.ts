@@ -21,6 +21,15 @@ export {
   inlinableBlob,
 } from "./inline.js";
 export { type ListCandidate, type ListScope, listSql } from "./list-scope.js";
+export {
+  copiedParts,
+  copyValue,
+  type ParsedHead,
+  type PutSeed,
+  parsedAfter,
+  parsedOf,
+  seedOf,
+} from "./private-copies.js";
 export type { PruneCandidate, PrunePlan, StoredBlobRef } from "./prune-plan.js";
 export { BASE_MISSING, type HeadMoved, type PutOutcome, type PutSteps, putInSteps, STORED } from "./put-steps.js";
 export {
