@@ -1,7 +1,6 @@
 import {
   type ChannelVersions,
   CheckpointConflictError,
-  type CheckpointMetadata,
   type CheckpointTuple,
   type ClaimHolder,
   JsonSerializer,
@@ -13,8 +12,6 @@ import type * as Kit from "@interlude/core/saver-kit";
 import {
   BASE_MISSING,
   blobKey,
-  buildTuple,
-  copiedParts,
   headCacheLimits,
   listSql,
   parsedOf,
@@ -456,7 +453,10 @@ export class PostgresSaver extends SaverKit {
     const { row } = loaded;
     const parsed = loaded.head?.parsed;
     // The writes come with a cached head's "unchanged" (latestOf): copies and those are all it takes.
-    if (parsed && loaded.writes) return this.copiedTuple(threadId, ns, row, parsed, loaded.writes);
+    if (parsed && loaded.writes) {
+      const writes: PendingWrite[] = loaded.writes.map((w) => [w.taskId, w.channel, this.serde.loads(w.data)]);
+      return this.tupleFromCopies(threadId, ns, parsed, row, writes);
+    }
     const record = this.read(row.record) as Kit.CheckpointRecord;
     const versions = record.channel_versions;
     // Most often both came with the row (a claim's load, the head cache): nothing to wait for.
@@ -485,24 +485,6 @@ export class PostgresSaver extends SaverKit {
     // Copied before it is handed out: the caller may change it.
     if (this.copies && head) head.parsed = parsedOf(tuple);
     return tuple;
-  }
-
-  /** A cached head's checkpoint from its private copies (no parsing but of its pending writes). */
-  private copiedTuple(
-    threadId: string,
-    ns: string,
-    row: Loaded["row"],
-    parsed: Kit.ParsedHead,
-    stored: readonly Kit.StoredWrite[],
-  ): CheckpointTuple {
-    const versions = parsed.record.channel_versions;
-    const learn = (channel: string, value: unknown) =>
-      this.planner.learn(threadId, ns, channel, versions[channel]!, value);
-    const readMetadata = () => this.read(row.metadata) as CheckpointMetadata;
-    const { record, values, metadata } = copiedParts(parsed, learn, readMetadata);
-    const writes: PendingWrite[] = [];
-    for (const write of stored) writes.push([write.taskId, write.channel, this.serde.loads(write.data)]);
-    return buildTuple({ threadId, ns, record, values, metadata, parentId: row.parentId, writes });
   }
 
   /** The blobs of these channel versions, delta bases included. */

@@ -1,10 +1,4 @@
-import {
-  type CheckpointMetadata,
-  type ClaimHolder,
-  InvalidSaverOptionError,
-  JsonSerializer,
-  type ThreadClaim,
-} from "@interlude/core";
+import { type ClaimHolder, InvalidSaverOptionError, JsonSerializer, type ThreadClaim } from "@interlude/core";
 import type * as Kit from "@interlude/core/saver-kit";
 import {
   blobKey,
@@ -23,7 +17,7 @@ import { GroupCommit, type WriteOptions } from "./group-commit.js";
 import { type CachedHead, type CachedWrite, HeadCache } from "./head-cache.js";
 import { readBlob } from "./packing.js";
 import { parentOf } from "./parent-link.js";
-import { copiedTuple, writeSeed } from "./private-copies.js";
+import { copiedWrites, writeSeed } from "./private-copies.js";
 import { ACTIVITY_GRAIN_MS, SqlitePutSteps } from "./put-steps.js";
 import { fullRecord, slimKeeper } from "./record.js";
 import { migrate } from "./schema.js";
@@ -202,13 +196,8 @@ export class SqliteSaver extends SaverKit {
     // Nothing kept for the thread: no data_version check here (readTuple makes its own).
     const head = this.cache.get(threadId, ns);
     if (!head || this.checkCache() || (id !== undefined && id !== head.id)) return undefined;
-    if (this.copies && head.parsed) {
-      const versions = head.parsed.record.channel_versions;
-      const learn = (channel: string, value: unknown) =>
-        this.planner.learn(threadId, ns, channel, versions[channel]!, value);
-      const readMetadata = (kept: string | Uint8Array) => this.read(kept) as CheckpointMetadata;
-      return copiedTuple(threadId, ns, head, head.parsed, this.serde, learn, readMetadata);
-    }
+    if (this.copies && head.parsed)
+      return this.tupleFromCopies(threadId, ns, head.parsed, head, copiedWrites(head, this.serde));
     const lookup = (channel: string, version: number) => {
       const blob = head.blobs.get(blobKey(channel, version));
       if (blob === undefined) throw NOT_CACHED;

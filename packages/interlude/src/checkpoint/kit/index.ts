@@ -22,7 +22,6 @@ export {
 } from "./inline.js";
 export { type ListCandidate, type ListScope, listSql } from "./list-scope.js";
 export {
-  copiedParts,
   copyValue,
   type ParsedHead,
   type PutSeed,

@@ -33,6 +33,7 @@ import type {
   RunnableConfig,
 } from "../types.js";
 import { type ListCandidate, type ListScope, listScope } from "./list-scope.js";
+import { copiedParts, type ParsedHead } from "./private-copies.js";
 import { type PruneCandidate, type PrunePlan, planPrune, type StoredBlobRef } from "./prune-plan.js";
 import { BASE_MISSING, type PutOutcome, STORED } from "./put-steps.js";
 
@@ -246,6 +247,27 @@ export abstract class SaverKit<Kept = string | Uint8Array> extends BaseCheckpoin
     for (const write of writes) pending.push([write.taskId, write.channel, this.serde.loads(write.data)]);
     const metadata = this.read(stored.metadata) as CheckpointMetadata;
     return buildTuple({ threadId, ns, record, values, metadata, parentId: stored.parentId, writes: pending });
+  }
+
+  /**
+   * The same tuple from a head cache's private copies (private-copies.ts) instead of the stored
+   * form: `stored` gives the parent id and, the first time it is needed, the metadata to parse;
+   * `writes` are the pending writes, read.
+   */
+  protected tupleFromCopies(
+    threadId: string,
+    ns: string,
+    parsed: ParsedHead,
+    stored: Pick<StoredCheckpoint<Kept>, "parentId" | "metadata">,
+    writes: PendingWrite[],
+  ): CheckpointTuple {
+    const versions = parsed.record.channel_versions;
+    const { record, values, metadata } = copiedParts(
+      parsed,
+      (channel, value) => this.planner.learn(threadId, ns, channel, versions[channel]!, value),
+      () => this.read(stored.metadata) as CheckpointMetadata,
+    );
+    return buildTuple({ threadId, ns, record, values, metadata, parentId: stored.parentId, writes });
   }
 
   /** What a prune of one thread removes, from all its checkpoint rows and blobs. */
