@@ -380,6 +380,67 @@ describe("MemorySaver records", () => {
     }
   });
 
+  it("reads back a pending write exactly as serialising it would, live and frozen, unaffected by later changes", async () => {
+    const values = (): unknown[] => [
+      {
+        odd: { undef: undefined, negZero: -0, nan: Number.NaN, big: 12n, holes: [1, undefined, 3], __t: "d" },
+        list: [{ a: [1] }],
+      },
+      { plain: { list: [{ a: [1] }], n: 1.5, s: "x" } },
+      [{ when: new Date(0) }],
+      { deep: { l1: { l2: { l3: { l4: { l5: { l6: 1 } } } } } } },
+      "text",
+      7,
+      null,
+    ];
+    const readBack = async (saver: MemorySaver) => {
+      const written = values();
+      const config = await saver.put(
+        { configurable: { thread_id: "t" } },
+        emptyCheckpoint(),
+        { source: "loop", step: 0, parents: {} },
+        {},
+      );
+      await saver.putWrites(
+        config,
+        written.map((value, i) => [`c${i}`, value]),
+        "task",
+      );
+      ((written[1] as { plain: { list: Array<{ a: number[] }> } }).plain.list[0]!.a as number[]).push(2);
+      // Another thread: with one live thread, this freezes "t", and the reads below thaw it.
+      await saver.put(
+        { configurable: { thread_id: "other" } },
+        emptyCheckpoint(),
+        { source: "loop", step: 0, parents: {} },
+        {},
+      );
+      const first = (await saver.getTuple(config))!.pendingWrites!;
+      (first[1]![2] as { plain: { n: number } }).plain.n = 9;
+      return (await saver.getTuple(config))!.pendingWrites!;
+    };
+    const serialised = await readBack(serialising());
+    for (const saver of [new MemorySaver(), new MemorySaver({ liveThreads: 1 })]) {
+      const read = await readBack(saver);
+      expect(read).toEqual(serialised);
+      expect(read[1]![2]).toEqual({ plain: { list: [{ a: [1] }], n: 1.5, s: "x" } });
+      const odd = (read[0]![2] as { odd: Record<string, unknown> }).odd;
+      expect(
+        Object.is(odd.negZero, -0) && Number.isNaN(odd.nan) && odd.big === 12n && Object.hasOwn(odd, "undef"),
+      ).toBe(true);
+      expect(1 in (odd.holes as unknown[])).toBe(true);
+      expect((read[2]![2] as Array<{ when: unknown }>)[0]!.when).toBeInstanceOf(Date);
+    }
+    const saver = new MemorySaver();
+    const config = await saver.put(
+      { configurable: { thread_id: "t" } },
+      emptyCheckpoint(),
+      { source: "loop", step: 0, parents: {} },
+      {},
+    );
+    await expect(saver.putWrites(config, [["c", { f: () => 1 }]], "task")).rejects.toThrow(/writes\.c/);
+    await expect(saver.putWrites(config, [["c", { f: () => 1 }]], "task")).rejects.toThrow(SerializationError);
+  });
+
   it("refuses a record or metadata it cannot store, as serialising does", async () => {
     const saver = new MemorySaver();
     const cyclic: Record<string, unknown> = {};

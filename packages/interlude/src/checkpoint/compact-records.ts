@@ -239,10 +239,10 @@ function layoutOf(v: number, channelVersions: ChannelVersions, versionsSeen: Rec
 }
 
 /**
- * Records and metadata when the serde is the JSON one (they are plain data): records packed
- * and metadata shared (`compact-records.ts`), else private copies (a copy is ~25x cheaper than
- * JSON there and back). Anything a copy cannot hold exactly, and everything under a custom
- * serde, is serialised.
+ * Records, metadata and pending writes when the serde is the JSON one (they are plain data):
+ * records packed and metadata shared (`compact-records.ts`), else private copies (a copy is
+ * ~25x cheaper than JSON there and back). Anything a copy cannot hold exactly, and everything
+ * under a custom serde, is serialised.
  */
 export class KeptRecords {
   /** Records and metadata are plain data (the JSON serde): kept packed, shared or copied. */
@@ -259,6 +259,16 @@ export class KeptRecords {
 
   metadata(metadata: CheckpointMetadata): Kept {
     return (this.copies && this.packer.sharedMetadata(metadata)) || this.keep(metadata, "metadata");
+  }
+
+  /**
+   * A pending write's value: an object as a private copy (a string is serialised: a kept string
+   * is always a serialised form), anything else serialised.
+   */
+  write(value: unknown, path: string): Kept {
+    if (!this.copies || typeof value !== "object" || value === null) return this.serde.dumps(value, path);
+    const copy = copyPlain(value);
+    return copy === NOT_PLAIN ? this.serde.dumps(value, path) : copy;
   }
 
   /** A fresh object each time: the caller may change what it is given. */

@@ -16,14 +16,17 @@
  *   record:   the serialised record, or [layout, ts, ...version refs]; ts 0: the previous row's,
  *             else like an id, relative to it
  *   metadata: the serialised metadata, or [source, step] (the shared one)
- *   writes:   0, or (task (0: the previous write's), idx, channel, data) per write
+ *   writes:   0, or (task (0: the previous write's), idx, channel, data) per write; data is
+ *             the serialised value, or the private copy as JSON
  *   blobs:    (version ref, count, then (channel, base ref or null, data) per blob) per group
  */
 import { type KeptRecords, PackedRecord, type RecordLayout } from "./compact-records.js";
 import { type CheckpointRow, type Kept, type TableParts, ThreadTables } from "./memory-tables.js";
+import { isJsonExact } from "./serde.js";
 import type { ChannelVersion, CheckpointMetadata } from "./types.js";
 
-type Json = null | number | string | Json[];
+/** What the frozen text holds; a write's value may be any JSON (a private copy). */
+type Json = null | number | string | Json[] | { [key: string]: Json };
 
 /** Thrown inside `freeze` when the thread holds something JSON cannot. */
 const UNFREEZABLE = Symbol("unfreezable");
@@ -179,10 +182,20 @@ export class ThreadFreezer {
       frozen[i] = task === pass.task ? 0 : task;
       frozen[i + 1] = writes[i + 1] as number;
       frozen[i + 2] = this.name(writes[i + 2] as string);
-      frozen[i + 3] = data(writes[i + 3]);
+      frozen[i + 3] = this.frozenWrite(writes[i + 3] as Kept);
       pass.task = task;
     }
     return frozen;
+  }
+
+  /**
+   * A write's value: a private copy as is when JSON holds it exactly (it thaws as the copy it
+   * was), else serialised as records and metadata are (JSON alone would lose what the serde's
+   * tags keep: undefined, -0, NaN, BigInt). A serialised form is a string, a copy never is.
+   */
+  private frozenWrite(kept: Kept): Json {
+    if (typeof kept === "object" && !(kept instanceof Uint8Array) && isJsonExact(kept)) return kept as Json;
+    return this.serialised(kept);
   }
 
   private thawWrites(frozen: readonly Json[], pass: Pass): unknown[] {
@@ -230,7 +243,7 @@ export class ThreadFreezer {
     return typeof frozen === "number" ? this.names[frozen]! : (frozen as string);
   }
 
-  /** A kept record or metadata as its serialised form (a copy is plain data under the JSON serde). */
+  /** A kept record, metadata or write as its serialised form (a copy is plain data under the JSON serde). */
   private serialised(kept: Kept): string {
     if (typeof kept === "string") return kept;
     if (kept instanceof Uint8Array) throw UNFREEZABLE;

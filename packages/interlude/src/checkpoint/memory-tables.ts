@@ -177,12 +177,12 @@ export class NamespaceTables<Kept> {
   }
 
   /** The writes saved against a checkpoint, in first-write order. */
-  writesOf(row: CheckpointRow<Kept>): StoredWrite[] {
+  writesOf(row: CheckpointRow<Kept>): Array<StoredWrite<Kept>> {
     const writes = row.writes;
-    const out: StoredWrite[] = [];
+    const out: Array<StoredWrite<Kept>> = [];
     if (writes)
       for (let i = 0; i < writes.length; i += WRITE_STRIDE)
-        out.push({ taskId: writes[i] as string, channel: writes[i + 2] as string, data: writes[i + 3] as string });
+        out.push({ taskId: writes[i] as string, channel: writes[i + 2] as string, data: writes[i + 3] as Kept });
     return out;
   }
 

@@ -22,9 +22,9 @@ export interface MemorySaverOptions extends DeltaOptions, RetentionOptions {
 }
 
 /**
- * Checkpoints in process memory, for tests, demos and single-process apps. Values are stored
- * serialised and records packed or as private copies, so changing a state object after it was
- * saved cannot change history. Threads beyond the `liveThreads` most recently used are frozen
+ * Checkpoints in process memory, for tests, demos and single-process apps. Channel values are
+ * stored serialised, records packed, and metadata and pending writes as private copies (or
+ * serialised), so changing a state object after it was saved cannot change history. Threads beyond the `liveThreads` most recently used are frozen
  * into one string each (memory-threads.ts): a paused thread costs ~1 kB.
  */
 export class MemorySaver extends SaverKit<Kept> {
@@ -47,7 +47,7 @@ export class MemorySaver extends SaverKit<Kept> {
     return putInSteps(put, this.steps);
   }
 
-  protected storeWrites({ threadId, ns, checkpointId, taskId, rows }: PreparedWrites): void {
+  protected storeWrites({ threadId, ns, checkpointId, taskId, rows }: PreparedWrites<Kept>): void {
     const tables = this.threads.toWrite(threadId, this.clock ? this.clock() : 0).namespaceToWrite(ns);
     for (const row of rows) tables.putWrite(checkpointId, taskId, row.idx, row.channel, row.data, row.replace);
   }

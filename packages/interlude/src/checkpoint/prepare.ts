@@ -55,6 +55,11 @@ export interface RecordKeeper<Kept> {
   metadata(metadata: CheckpointMetadata): Kept;
 }
 
+/** How a saver keeps a pending write's value; without `write` it is serialised with its serde. */
+export interface WriteKeeper<Kept> {
+  write?(value: unknown, path: string): Kept;
+}
+
 /** Where a `put(config, checkpoint, ...)` writes, and on what condition. */
 export interface PutTarget {
   threadId: string;
@@ -195,7 +200,6 @@ function dumpsPlanned(serde: Serializer, plan: BlobPlan, value: unknown): string
 }
 
 function countPut(stats: SaverStats, prepared: PreparedPut<unknown>): void {
-  // A record or metadata kept unserialised (MemorySaver's private copies) counts no bytes.
   let bytes = sizeOf(prepared.record) + sizeOf(prepared.metadata);
   for (const blob of prepared.blobs) {
     bytes += blob.data?.length ?? 0;
@@ -206,34 +210,34 @@ function countPut(stats: SaverStats, prepared: PreparedPut<unknown>): void {
   stats.bytesWritten += bytes;
 }
 
+/** The bytes of what was serialised: a private copy (MemorySaver's records, metadata and writes) counts none. */
 function sizeOf(kept: unknown): number {
   return typeof kept === "string" || kept instanceof Uint8Array ? kept.length : 0;
 }
 
-export interface PreparedWrite {
+export interface PreparedWrite<Kept = string | Uint8Array> {
   taskId: string;
   idx: number;
   channel: string;
-  data: string | Uint8Array;
+  data: Kept;
   replace: boolean;
   /** The value as the caller wrote it (theirs: copy it before keeping it), e.g. for a read cache. */
   value: unknown;
 }
 
-export function prepareWrites(
+export function prepareWrites<Kept = string | Uint8Array>(
   serde: Serializer,
   stats: SaverStats,
   taskId: string,
   writes: ReadonlyArray<readonly [string, unknown]>,
-): PreparedWrite[] {
-  const rows = writeRows(writes).map((row) => ({
-    taskId,
-    idx: row.idx,
-    channel: row.channel,
-    data: serde.dumps(row.value, `writes.${row.channel}`),
-    replace: row.replace,
-    value: row.value,
-  }));
-  for (const row of rows) stats.bytesWritten += row.data.length;
+  keeper?: WriteKeeper<Kept>,
+): Array<PreparedWrite<Kept>> {
+  const rows = writeRows(writes).map((row) => {
+    const path = `writes.${row.channel}`;
+    // Without a keeper's `write`, Kept is the default `string | Uint8Array`.
+    const data = keeper?.write ? keeper.write(row.value, path) : (serde.dumps(row.value, path) as Kept);
+    return { taskId, idx: row.idx, channel: row.channel, data, replace: row.replace, value: row.value };
+  });
+  for (const row of rows) stats.bytesWritten += sizeOf(row.data);
   return rows;
 }

@@ -45,6 +45,11 @@ const TAG = "__t";
 const MAX_PLAIN_DEPTH = 64;
 const decoder = new TextDecoder();
 
+/** `JSON.parse(JSON.stringify(value))` gives `value` back exactly (what `JsonSerializer` writes untagged). */
+export function isJsonExact(value: unknown): boolean {
+  return isPlain(value, 0);
+}
+
 function isPlain(value: unknown, depth: number): boolean {
   switch (typeof value) {
     case "string":

@@ -52,28 +52,32 @@ export interface StoredCheckpoint<Kept> {
 }
 
 /** A pending write as stored, in the order it was first written. */
-export interface StoredWrite {
+export interface StoredWrite<Kept = string | Uint8Array> {
   taskId: string;
   channel: string;
-  data: string | Uint8Array;
+  data: Kept;
 }
 
 /** What one `putWrites` stores: rows already serialised and numbered (`WRITES_IDX_MAP`). */
-export interface PreparedWrites {
+export interface PreparedWrites<Kept = string | Uint8Array> {
   threadId: string;
   ns: string;
   checkpointId: string;
   taskId: string;
-  rows: PreparedWrite[];
+  rows: Array<PreparedWrite<Kept>>;
   durable: boolean;
   /** The claim the caller releases next (`PutWritesOptions.releaseClaim`): a backend may release it with the writes. */
   releaseClaim?: string;
 }
 
-/** How a kit saver keeps a checkpoint's record and metadata (default: serialised with its serde). */
+/**
+ * How a kit saver keeps a checkpoint's record and metadata, and with `write` its pending writes'
+ * values, each read back with `read` (default: serialised with its serde).
+ */
 export interface Keeper<Kept> {
   record(checkpoint: Checkpoint): Kept;
   metadata(metadata: CheckpointMetadata): Kept;
+  write?(value: unknown, path: string): Kept;
   read(kept: Kept): unknown;
 }
 
@@ -108,7 +112,7 @@ export abstract class SaverKit<Kept = string | Uint8Array> extends BaseCheckpoin
 
   /** Applies one prepared put atomically: check the head and the delta bases, then write everything or nothing. */
   protected abstract storePut(put: PreparedPut<Kept>): MaybePromise<PutOutcome>;
-  protected abstract storeWrites(writes: PreparedWrites): MaybePromise<void>;
+  protected abstract storeWrites(writes: PreparedWrites<Kept>): MaybePromise<void>;
   /** The checkpoint `id` (undefined: the newest) of (thread, namespace), assembled with `tupleOf`. */
   protected abstract loadTuple(
     threadId: string,
@@ -157,7 +161,7 @@ export abstract class SaverKit<Kept = string | Uint8Array> extends BaseCheckpoin
     options?: PutWritesOptions,
   ): Promise<void> {
     const { threadId, ns, checkpointId } = writesTarget(config);
-    const rows = prepareWrites(this.serde, this.stats, taskId, writes);
+    const rows = prepareWrites(this.serde, this.stats, taskId, writes, this.keeper);
     const durable = options?.durable !== false;
     await this.storeWrites({ threadId, ns, checkpointId, taskId, rows, durable, releaseClaim: options?.releaseClaim });
   }
@@ -231,7 +235,7 @@ export abstract class SaverKit<Kept = string | Uint8Array> extends BaseCheckpoin
     ns: string,
     stored: StoredCheckpoint<Kept>,
     lookup: BlobLookup,
-    writes: Iterable<StoredWrite>,
+    writes: Iterable<StoredWrite<Kept>>,
     record = this.read(stored.record) as CheckpointRecord,
   ): CheckpointTuple {
     const values: Record<string, unknown> = {};
@@ -244,7 +248,9 @@ export abstract class SaverKit<Kept = string | Uint8Array> extends BaseCheckpoin
       this.planner.learn(threadId, ns, channel, versions[channel]!, loaded.value);
     }
     const pending: PendingWrite[] = [];
-    for (const write of writes) pending.push([write.taskId, write.channel, this.serde.loads(write.data)]);
+    const keptWrites = this.keeper?.write !== undefined;
+    for (const { taskId, channel, data } of writes)
+      pending.push([taskId, channel, keptWrites ? this.read(data) : this.serde.loads(data as string | Uint8Array)]);
     const metadata = this.read(stored.metadata) as CheckpointMetadata;
     return buildTuple({ threadId, ns, record, values, metadata, parentId: stored.parentId, writes: pending });
   }
