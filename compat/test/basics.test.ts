@@ -5,6 +5,23 @@
 import { collect, compare, type Runtime } from "./harness.js";
 
 compare("basics", {
+  "getSubgraphsSeenSet: one process-wide set, the same each call, which running a subgraph leaves as it was": {
+    async run({ Annotation, StateGraph, START, MemorySaver, getSubgraphsSeenSet }) {
+      const seen = getSubgraphsSeenSet();
+      const before = seen.size;
+      const State = Annotation.Root({ v: Annotation() });
+      const inner = new StateGraph(State)
+        .addNode("leaf", () => ({ v: 2 }))
+        .addEdge(START, "leaf")
+        .compile();
+      const outer = new StateGraph(State)
+        .addNode("sub", inner)
+        .addEdge(START, "sub")
+        .compile({ checkpointer: new MemorySaver() });
+      const result = await outer.invoke({ v: 1 }, { configurable: { thread_id: "t" } });
+      return { isSet: seen instanceof Set, same: seen === getSubgraphsSeenSet(), grew: seen.size - before, result };
+    },
+  },
   async "validate input with a loop of interrupts"({ Annotation, StateGraph, START, interrupt, Command, MemorySaver }) {
     const State = Annotation.Root({ age: Annotation() });
     const graph = new StateGraph(State)

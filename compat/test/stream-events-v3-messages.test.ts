@@ -65,6 +65,29 @@ compare("streamEvents v3: messages", {
     },
   },
 
+  "ChatModelStreamImpl: run.messages gives instances of it, and one built from a stream's events reads the same": {
+    async run(lib) {
+      const { StateGraph, START, ChatModelStreamImpl } = lib;
+      const graph = new StateGraph(messagesState(lib))
+        .addNode("agent", calling(new FakeListChatModel({ responses: ["hi there"] })))
+        .addEdge(START, "agent")
+        .compile();
+      const run = await graph.streamEvents(hello, { version: "v3" });
+      const [streams] = await Promise.all([collect(run.messages), collect(run)]);
+      const events = await collect(streams[0] as AsyncIterable<unknown>);
+      const rebuilt = new ChatModelStreamImpl(
+        (async function* () {
+          yield* events;
+        })(),
+      );
+      return {
+        instances: streams.map((stream) => stream instanceof ChatModelStreamImpl),
+        plainObject: {} instanceof ChatModelStreamImpl,
+        rebuilt: { isOne: rebuilt instanceof ChatModelStreamImpl, text: await rebuilt.text },
+      };
+    },
+  },
+
   "the messages events in the iteration: under the node's task namespace, which lifecycle starts and completes": {
     async run(lib) {
       const { StateGraph, START } = lib;

@@ -160,6 +160,7 @@ export {
 } from "./interrupt/standard-schema.js";
 export { type TaskFunction, type TaskOptions, task } from "./interrupt/task.js";
 export { LangChainMissingError, LangChainNotReadyError, loadLangChain } from "./langchain/load.js";
+export { ChatModelStreamImpl } from "./langchain/model-stream.js";
 export { MessagesAnnotation } from "./messages/annotation.js";
 export { MessageIdRequiredError, type PushMessageOptions, pushMessage } from "./messages/push.js";
 export {

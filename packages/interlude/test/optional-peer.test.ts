@@ -17,7 +17,7 @@ const blockLangChain = `export async function resolve(specifier, context, next) 
 const script = `
 import { register } from "node:module";
 register("data:text/javascript," + encodeURIComponent(${JSON.stringify(blockLangChain)}));
-const { Annotation, InMemoryStore, START, StateGraph } = await import("@interlude/core");
+const { Annotation, ChatModelStreamImpl, InMemoryStore, START, StateGraph } = await import("@interlude/core");
 const State = Annotation.Root({ n: Annotation({ reducer: (a, b) => a + b, default: () => 0 }) });
 const graph = new StateGraph(State).addNode("add", () => ({ n: 1 })).addEdge(START, "add").compile({ store: new InMemoryStore() });
 const out = { invoke: (await graph.invoke({ n: 1 })).n, updates: [] };
@@ -31,6 +31,8 @@ const timed = new StateGraph(State)
   .compile();
 out.idleTimeout = (await timed.invoke({ n: 1 })).n;
 out.pipe = await failure(() => graph.pipe({ invoke: (x) => x }));
+out.modelStream = await failure(() => new ChatModelStreamImpl([]));
+out.isModelStream = {} instanceof ChatModelStreamImpl;
 out.messages = await failure(() => graph.stream({ n: 1 }, { streamMode: "messages" }));
 out.callbacks = await failure(() => graph.invoke({ n: 1 }, { callbacks: [] }));
 out.events = await failure(async () => { for await (const _ of graph.streamEvents({ n: 1 }, { version: "v2" })); });
@@ -48,6 +50,8 @@ it("graphs run without @langchain/core (streamEvents v3 too); messages, callback
     invoke: 2,
     idleTimeout: 3,
     pipe: "LANGCHAIN_NOT_LOADED",
+    modelStream: "LANGCHAIN_NOT_LOADED",
+    isModelStream: false,
     updates: ["values", "updates", "values"],
     messages: "LANGCHAIN_MISSING",
     callbacks: "LANGCHAIN_MISSING",

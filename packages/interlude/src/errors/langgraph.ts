@@ -3,7 +3,8 @@
  * (`channel.get()` used directly; graphs ask `isAvailable()` first). The others Interlude never
  * throws, kept so that code importing them links and its `instanceof` tests stay false: it
  * allows several subgraphs per node (LangGraph.js no longer throws `MultipleSubgraphsError`
- * either) and reports a remote graph's failures as the server's own errors (`RemoteException`).
+ * either, nor fills the set `getSubgraphsSeenSet` gives) and reports a remote graph's failures
+ * as the server's own errors (`RemoteException`).
  */
 import { BaseLangGraphError, type BaseLangGraphErrorFields } from "./base.js";
 
@@ -20,6 +21,18 @@ export class MultipleSubgraphsError extends BaseLangGraphError {
     super(message, fields);
     this.name = "MultipleSubgraphsError";
   }
+}
+
+/**
+ * @deprecated The process-wide set of subgraph namespaces LangGraph.js once filled to raise
+ * `MultipleSubgraphsError`; it no longer does. The same set under the same global key, so code
+ * that reads or clears it sees what it would see with LangGraph.js, in one process with both.
+ */
+export function getSubgraphsSeenSet(): Set<unknown> {
+  const global = globalThis as unknown as Record<symbol, Set<unknown> | undefined>;
+  const key = Symbol.for("LG_CHECKPOINT_SEEN_NS_SET");
+  global[key] ??= new Set();
+  return global[key];
 }
 
 export class RemoteException extends BaseLangGraphError {
