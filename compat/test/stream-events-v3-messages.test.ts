@@ -51,15 +51,17 @@ const calling =
 
 const hello = { messages: [new HumanMessage({ content: "hello", id: "h1" })] };
 
+/** START -> agent, whose model replies "hi there". */
+const oneReply = (lib: Runtime) =>
+  new lib.StateGraph(messagesState(lib))
+    .addNode("agent", calling(new FakeListChatModel({ responses: ["hi there"] })))
+    .addEdge(lib.START, "agent")
+    .compile();
+
 compare("streamEvents v3: messages", {
   "run.messages: a chat model's reply as one stream with its node, namespace, text, events and message": {
     async run(lib) {
-      const { StateGraph, START } = lib;
-      const graph = new StateGraph(messagesState(lib))
-        .addNode("agent", calling(new FakeListChatModel({ responses: ["hi there"] })))
-        .addEdge(START, "agent")
-        .compile();
-      const run = await graph.streamEvents(hello, { version: "v3" });
+      const run = await oneReply(lib).streamEvents(hello, { version: "v3" });
       const [messages] = await Promise.all([readAll(run.messages), collect(run)]);
       return { messages, output: (await run.output).messages.map(shown) };
     },
@@ -67,12 +69,8 @@ compare("streamEvents v3: messages", {
 
   "ChatModelStreamImpl: run.messages gives instances of it, and one built from a stream's events reads the same": {
     async run(lib) {
-      const { StateGraph, START, ChatModelStreamImpl } = lib;
-      const graph = new StateGraph(messagesState(lib))
-        .addNode("agent", calling(new FakeListChatModel({ responses: ["hi there"] })))
-        .addEdge(START, "agent")
-        .compile();
-      const run = await graph.streamEvents(hello, { version: "v3" });
+      const { ChatModelStreamImpl } = lib;
+      const run = await oneReply(lib).streamEvents(hello, { version: "v3" });
       const [streams] = await Promise.all([collect(run.messages), collect(run)]);
       const events = await collect(streams[0] as AsyncIterable<unknown>);
       const rebuilt = new ChatModelStreamImpl(
