@@ -158,7 +158,8 @@ compare("agents", {
 
   async "zod state with a reducer registered the LangGraph way"(lib) {
     const { registry } = zodOf(lib);
-    const { MessagesZodMeta } = zodOf(lib);
+    // As LangGraph.js's documentation imports it: from the root entry.
+    const { MessagesZodMeta } = lib;
     const State = z.object({
       messages: z.custom<BaseMessage[]>().register(registry, MessagesZodMeta),
       items: z

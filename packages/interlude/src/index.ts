@@ -172,6 +172,7 @@ export {
   UnknownMessageIdError,
 } from "./messages/reducer.js";
 export type { BaseMessage, BaseMessageLike, MessageShape, MessageTypes } from "./messages/types.js";
+export { MessagesZodMeta } from "./messages/zod-meta.js";
 export { COMMAND_SYMBOL, Command, CommandInstance, type CommandParams, isCommand } from "./primitives/command.js";
 export { Overwrite } from "./primitives/overwrite.js";
 export { RunControl } from "./primitives/run-control.js";
