@@ -24,8 +24,9 @@ export interface MemorySaverOptions extends DeltaOptions, RetentionOptions {
 /**
  * Checkpoints in process memory, for tests, demos and single-process apps. Channel values are
  * stored serialised, records packed, and metadata and pending writes as private copies (or
- * serialised), so changing a state object after it was saved cannot change history. Threads beyond the `liveThreads` most recently used are frozen
- * into one string each (memory-threads.ts): a paused thread costs ~1 kB.
+ * serialised), so changing a state object after it was saved cannot change history. Threads
+ * beyond the `liveThreads` most recently used are frozen into one string each
+ * (memory-threads.ts): a paused thread costs ~1 kB.
  */
 export class MemorySaver extends SaverKit<Kept> {
   private readonly threads: MemoryThreads;
