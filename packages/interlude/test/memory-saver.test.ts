@@ -406,7 +406,7 @@ describe("MemorySaver records", () => {
         written.map((value, i) => [`c${i}`, value]),
         "task",
       );
-      ((written[1] as { plain: { list: Array<{ a: number[] }> } }).plain.list[0]!.a as number[]).push(2);
+      (written[1] as { plain: { list: Array<{ a: number[] }> } }).plain.list[0]!.a.push(2);
       // Another thread: with one live thread, this freezes "t", and the reads below thaw it.
       await saver.put(
         { configurable: { thread_id: "other" } },
