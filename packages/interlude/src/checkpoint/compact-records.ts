@@ -266,9 +266,7 @@ export class KeptRecords {
    * is always a serialised form), anything else serialised.
    */
   write(value: unknown, path: string): Kept {
-    if (!this.copies || typeof value !== "object" || value === null) return this.serde.dumps(value, path);
-    const copy = copyPlain(value);
-    return copy === NOT_PLAIN ? this.serde.dumps(value, path) : copy;
+    return typeof value === "object" && value !== null ? this.keep(value, path) : this.serde.dumps(value, path);
   }
 
   /** A fresh object each time: the caller may change what it is given. */
