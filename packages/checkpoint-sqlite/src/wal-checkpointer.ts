@@ -56,7 +56,6 @@ export function startWalCheckpointer(
       truncateAfterPages,
     },
   });
-  worker.unref();
   const group = GroupCommit.of(db);
   // The backstop holds from now on, the worker being up or not; if it fails, the setting is restored.
   const previous = Number(db.pragma("wal_autocheckpoint", { simple: true }));
@@ -87,6 +86,9 @@ export function startWalCheckpointer(
   };
   worker.once("error", restore);
   worker.once("exit", restore);
+  // Last: a "message" listener added after unref() refs the worker's port again, and a script
+  // that never closes its saver would then never exit.
+  worker.unref();
   return {
     async stop() {
       restore();

@@ -1,6 +1,8 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { SqliteSaver } from "@interlude/checkpoint-sqlite";
 import { Annotation, END, InvalidSaverOptionError, START, StateGraph } from "@interlude/core";
 import Database from "better-sqlite3";
@@ -10,6 +12,7 @@ const dir = mkdtempSync(join(tmpdir(), "interlude-wal-saver-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let files = 0;
 const newFile = () => join(dir, `checkpoints-${files++}.sqlite`);
+const unclosed = fileURLToPath(new URL("./fixtures/unclosed-saver.mjs", import.meta.url));
 
 /** SQLite's own automatic checkpoint, in pages: 1000 until a checkpointer takes over (then its backstop). */
 const autocheckpoint = (db: Database.Database) => Number(db.pragma("wal_autocheckpoint", { simple: true }));
@@ -87,6 +90,16 @@ describe("SqliteSaver's WAL checkpointer", () => {
     await run(off, "t", 100);
     expect(autocheckpoint(off.db)).toBe(SQLITE_DEFAULT);
     await off.close();
+  });
+
+  it("lets a script that never closes its saver exit once its work is done, its worker running", async () => {
+    const file = newFile();
+    // Killed (and the call throws) if the worker keeps the process alive.
+    const printed = execFileSync(process.execPath, [unclosed, file], { encoding: "utf8", timeout: 30_000 });
+    expect(Number(printed.trim())).toBe(BACKSTOP);
+    const next = SqliteSaver.fromConnString(file, { walCheckpointer: false });
+    expect((await counter(next, 100).getState({ configurable: { thread_id: "t" } })).values).toEqual({ count: 100 });
+    await next.close();
   });
 
   it("refuses to be asked for on a database it cannot work on, and is simply off there by default", async () => {
