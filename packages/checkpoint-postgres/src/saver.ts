@@ -439,6 +439,7 @@ export class PostgresSaver extends SaverKit {
     return idle.length;
   }
 
+  /** Stops the saver's timers, saves what is held back, and ends its pool if the saver made it. */
   override async close(): Promise<void> {
     await super.close();
     try {
@@ -446,6 +447,12 @@ export class PostgresSaver extends SaverKit {
     } finally {
       if (this.ownsPool) await this.pool.end();
     }
+  }
+
+  /** LangGraph's way to close: as `close()`, then the pool is ended even if it was passed in, as LangGraph's `end()` ends it. */
+  async end(): Promise<void> {
+    await this.close();
+    if (!this.pool.ended && !this.pool.ending) await this.pool.end();
   }
 
   /** Reads what was not read along with the row, keeps a newest root checkpoint in the cache, and assembles it. */

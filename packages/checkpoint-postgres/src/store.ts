@@ -155,6 +155,42 @@ export class PostgresStore extends StoreKit {
     });
   }
 
+  /** LangGraph's store statistics. Items never expire here (`ttl` is refused), so none is expired. */
+  async getStats(): Promise<{
+    totalItems: number;
+    expiredItems: number;
+    namespaceCount: number;
+    oldestItem: Date | null;
+    newestItem: Date | null;
+  }> {
+    const [row] = await this.withClient("store getStats", async (client) => {
+      const result = await client.query<{
+        total: string;
+        namespaces: string;
+        oldest: Date | null;
+        newest: Date | null;
+      }>(
+        `SELECT count(*) AS total, count(DISTINCT namespace) AS namespaces,
+                min(created_at) AS oldest, max(created_at) AS newest
+           FROM interlude_store_items`,
+      );
+      return result.rows;
+    });
+    return {
+      totalItems: Number(row!.total),
+      expiredItems: 0,
+      namespaceCount: Number(row!.namespaces),
+      oldestItem: row!.oldest,
+      newestItem: row!.newest,
+    };
+  }
+
+  /** LangGraph's manual TTL sweep: items never expire here (`ttl` is refused), so it removes none. */
+  async sweepExpiredItems(): Promise<number> {
+    if (this.autoSetup) await this.setup();
+    return 0;
+  }
+
   /** Ends the pool if the store made it. */
   override async stop(): Promise<void> {
     if (this.ownsPool) await this.pool.end();

@@ -76,6 +76,19 @@ describe("PostgresSaver setup", () => {
     await Promise.all(savers.map((saver) => saver.close()));
   });
 
+  it("end() closes as LangGraph's does: what was saved stays, and the pool is ended, even one passed in", async () => {
+    const owned = PostgresSaver.fromConnString(dbUrl);
+    const thread = new ThreadWriter(owned);
+    await thread.write({ a: 1 });
+    await owned.end();
+    expect(owned.pool.ended).toBe(true);
+    const pool = new pg.Pool({ connectionString: dbUrl, max: 2 });
+    const passedIn = new PostgresSaver(pool);
+    expect((await passedIn.getTuple(thread.config))?.checkpoint.channel_values).toEqual({ a: 1 });
+    await passedIn.end();
+    expect(pool.ended).toBe(true);
+  });
+
   it("reports an unreachable server as StorageError", async () => {
     const saver = PostgresSaver.fromConnString("postgres://postgres@127.0.0.1:1/nowhere");
     const failure = await saver.getTuple({ configurable: { thread_id: "x" } }).catch((error: unknown) => error);

@@ -46,3 +46,49 @@ describe("PostgresStore as LangGraph builds it", () => {
     expect(() => new PostgresStore({ connectionOptions: url, index: {} } as never)).toThrow(/index/);
   });
 });
+
+describe("PostgresStore's LangGraph maintenance calls, side by side with LangGraph's", () => {
+  it("getStats counts items and namespaces as LangGraph's does; sweepExpiredItems removes none, items never expiring", async () => {
+    const { PostgresStore: LangGraphStore } = await import("@langchain/langgraph-checkpoint-postgres/store");
+    const stores = { langgraph: new LangGraphStore({ connectionOptions: url }), interlude: new PostgresStore(url) };
+    const seen: Record<string, unknown> = {};
+    for (const [name, store] of Object.entries(stores)) {
+      await store.start();
+      const before = await store.getStats();
+      const started = Date.now();
+      const run = `${name}-${started}`;
+      await store.put(["stats", run, "a"], "k1", { n: 1 });
+      await store.put(["stats", run, "a"], "k2", { n: 2 });
+      await store.put(["stats", run, "b"], "k1", { n: 3 });
+      const after = await store.getStats();
+      seen[name] = {
+        added: after.totalItems - before.totalItems,
+        newNamespaces: after.namespaceCount - before.namespaceCount,
+        expired: after.expiredItems,
+        newestIsDate: after.newestItem instanceof Date,
+        newestIsRecent: (after.newestItem?.getTime() ?? 0) >= started - 1000,
+        oldestNoLater: (after.oldestItem?.getTime() ?? 0) <= (after.newestItem?.getTime() ?? 0),
+        swept: await store.sweepExpiredItems(),
+        keptAfterSweep: (await store.getStats()).totalItems - before.totalItems,
+      };
+      for (const [namespace, key] of [
+        ["a", "k1"],
+        ["a", "k2"],
+        ["b", "k1"],
+      ] as const)
+        await store.delete(["stats", run, namespace], key);
+      await store.stop();
+    }
+    const expected = {
+      added: 3,
+      newNamespaces: 2,
+      expired: 0,
+      newestIsDate: true,
+      newestIsRecent: true,
+      oldestNoLater: true,
+      swept: 0,
+      keptAfterSweep: 3,
+    };
+    expect(seen).toEqual({ langgraph: expected, interlude: expected });
+  });
+});
