@@ -15,6 +15,7 @@ import type { CheckpointListOptions, RunnableConfig } from "../checkpoint/types.
 import { type COPY, type END, INTERRUPT, type START } from "../constants.js";
 import { MissingCheckpointerError } from "../errors/graph.js";
 import type { Interrupt } from "../interrupt/record.js";
+import { isInterrupted } from "../interrupt/signal.js";
 import { loadLangChain } from "../langchain/load.js";
 import type { CommandInstance } from "../primitives/command.js";
 import type { GraphRunStream } from "../protocol/run-stream.js";
@@ -187,6 +188,27 @@ export class CompiledStateGraph<
   }
   assign(mapping: unknown): any {
     return viaLangChain(this, "assign", [mapping]);
+  }
+
+  /** The graph was checked when it was compiled: LangGraph's `validate()`, kept for its callers. */
+  validate(): this {
+    return this;
+  }
+
+  /** The channels `values` streams, as given (LangGraph's `streamChannelsAsIs`): the state's keys. */
+  get streamChannelsAsIs(): string | readonly string[] {
+    return this.spec.rootKey ?? [...this.spec.stateKeys];
+  }
+
+  /** The channels `values` streams, as a list (LangGraph's `streamChannelsList`). */
+  get streamChannelsList(): string[] {
+    const keys = this.streamChannelsAsIs;
+    return typeof keys === "string" ? [keys] : [...keys];
+  }
+
+  /** Whether `input` is an output that paused at an interrupt (LangGraph's method; the root's `isInterrupted`). */
+  isInterrupted(input: unknown): input is { [INTERRUPT]: Interrupt[] } {
+    return isInterrupted(input);
   }
 
   private nodeHandles?: Record<string, NodeHandle>;

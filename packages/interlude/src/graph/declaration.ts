@@ -166,3 +166,10 @@ export function checkNewNodeName(nodes: Readonly<Record<string, unknown>>, name:
   if (Object.hasOwn(nodes, name))
     throw new GraphValidationError(`Node "${name}" is already defined. Node names must be unique.`, name);
 }
+
+/** LangGraph's `allEdges`: each edge as `[source, target]`, an edge that waits for several sources once per source. */
+export function allEdgesOf(declaration: GraphDeclaration): Set<[string, string]> {
+  const edges = new Set<[string, string]>();
+  for (const { sources, target } of declaration.edges) for (const source of sources) edges.add([source, target]);
+  return edges;
+}

@@ -18,6 +18,7 @@ import { validateDeclaration } from "./build-spec.js";
 import type { CompileOptions } from "./compiled.js";
 import {
   type AddNodeOptions,
+  allEdgesOf,
   type BranchDefinition,
   branchDefinition,
   checkNewNodeName,
@@ -105,6 +106,16 @@ export class Graph<N extends string = typeof START> implements GraphDeclaration 
 
   setFinishPoint(name: N): this {
     return this.addEdge(name, END);
+  }
+
+  /** Each edge as `[source, target]` (LangGraph's `allEdges`). */
+  get allEdges(): Set<[string, string]> {
+    return allEdgesOf(this);
+  }
+
+  /** Checks the graph as `compile()` does, and that the `interrupt` nodes exist; throws what compile would (LangGraph's `validate`). */
+  validate(interrupt?: string[]): void {
+    validateDeclaration(this, { interruptBefore: interrupt });
   }
 
   compile(options: CompileOptions = {}): Pregel {

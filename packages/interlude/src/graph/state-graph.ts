@@ -8,10 +8,11 @@ import { UnsupportedFeatureError } from "../errors/unsupported.js";
 import type { StandardSchemaV1 } from "../interrupt/standard-schema.js";
 import type { CommandInstance } from "../primitives/command.js";
 import type { AnnotationRoot, ChannelSpec, StateSpec, StateType, UpdateType } from "./annotation.js";
-import { buildSpec } from "./build-spec.js";
+import { buildSpec, validateDeclaration } from "./build-spec.js";
 import { CompiledStateGraph, type CompileOptions } from "./compiled.js";
 import {
   type AddNodeOptions,
+  allEdgesOf,
   type BranchDefinition,
   branchDefinition,
   checkNewNodeName,
@@ -386,6 +387,16 @@ export class StateGraph<
 
   setFinishPoint(name: N): this {
     return this.addEdge(name, END);
+  }
+
+  /** Each edge as `[source, target]` (LangGraph's `allEdges`). */
+  get allEdges(): Set<[string, string]> {
+    return allEdgesOf(this);
+  }
+
+  /** Checks the graph as `compile()` does, and that the `interrupt` nodes exist; throws what compile would (LangGraph's `validate`). */
+  validate(interrupt?: string[]): void {
+    validateDeclaration(this, { interruptBefore: interrupt });
   }
 
   compile(options: CompileOptions = {}): CompiledStateGraph<O, UpdateType<S>, N, I, R> {

@@ -107,12 +107,8 @@ export class Pregel extends CompiledStateGraph<any, any, string> {
   }
 
   /** What `stream()` reads by default: the stream channels, else every channel. */
-  get streamChannelsAsIs(): ChannelKeys {
+  override get streamChannelsAsIs(): ChannelKeys {
     return this.streamChannels ?? Object.keys(this.channels);
-  }
-
-  get streamChannelsList(): string[] {
-    return listOf(this.streamChannelsAsIs);
   }
 
   /** Returns the output channels' values (one channel's value itself), unless `outputKeys` says otherwise. */

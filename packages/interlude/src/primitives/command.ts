@@ -82,6 +82,19 @@ export class Command<
     this.reason = params.reason;
   }
 
+  /** As LangGraph.js writes a Command as JSON (no `graph`); `by` and `reason` only when given. */
+  toJSON(): Record<string, unknown> {
+    const json: Record<string, unknown> = {
+      lg_name: this.lg_name,
+      update: this.update,
+      resume: this.resume,
+      goto: this.goto.map((target) => (typeof target === "string" ? target : target.toJSON())),
+    };
+    if (this.by !== undefined) json.by = this.by;
+    if (this.reason !== undefined) json.reason = this.reason;
+    return json;
+  }
+
   /** The update as `[key, value]` pairs. */
   updateEntries(): [string, unknown][] {
     const update = this.update as unknown;

@@ -8,6 +8,11 @@ export class InMemoryStore extends StoreKit {
   /** Namespace (joined) -> key -> item; Map order keeps items oldest first. */
   private readonly data = new Map<string, Map<string, Item>>();
 
+  /** LangGraph's semantic-search config: none, as `index` is refused. */
+  get indexConfig(): undefined {
+    return undefined;
+  }
+
   constructor(options?: { index?: unknown }) {
     super();
     if (options?.index !== undefined)
