@@ -1,10 +1,32 @@
 /**
  * Public methods of LangGraph.js's classes that callers use outside a run: a builder's
  * `allEdges` and `validate()`, a compiled graph's `validate()`, `streamChannelsList`,
- * `streamChannelsAsIs` and `isInterrupted()`, a Command written as JSON, and InMemoryStore's
- * `indexConfig`.
+ * `streamChannelsAsIs` and `isInterrupted()`, a Command written as JSON, InMemoryStore's
+ * `indexConfig`, and what a `StateSchema` tells about itself.
  */
+import { z } from "zod";
 import { attempt, compare, type Runtime, thread } from "./harness.js";
+
+/** A StateSchema of each kind of field: plain, defaulted, reduced (its update a string), untracked. */
+function schemaOf({ StateSchema, ReducedValue, UntrackedValue }: Runtime) {
+  return new StateSchema({
+    topic: z.string(),
+    count: z.number().default(0),
+    notes: new ReducedValue(
+      z.array(z.string()).default(() => []),
+      {
+        inputSchema: z.string(),
+        reducer: (all: string[], note: string) => [...all, note],
+      },
+    ),
+    scratch: new UntrackedValue(z.string()),
+  });
+}
+
+/** What a channel is and holds when new (or the error reading it). */
+async function channelView(channel: any) {
+  return { kind: channel.lc_graph_name, value: attempt(() => channel.get()) };
+}
 
 /** A state graph a -> b (b also waiting on a, as a join), built but not compiled. */
 function builder({ Annotation, StateGraph, START }: Runtime) {
@@ -76,6 +98,41 @@ compare("public methods", {
     from: "store/memory.ts (indexConfig)",
     async run({ InMemoryStore }) {
       return attempt(() => new InMemoryStore().indexConfig);
+    },
+  },
+
+  "a StateSchema's keys, channels and JSON Schemas (draft-07, as getJsonSchemaFromSchema gives a field's)": {
+    from: "state/schema.ts (getChannels, getJsonSchema, getInputJsonSchema, getChannelKeys, getAllKeys)",
+    async run(lib) {
+      const schema = schemaOf(lib);
+      const channels = schema.getChannels();
+      const views: Record<string, unknown> = {};
+      for (const [key, channel] of Object.entries(channels)) views[key] = await channelView(channel);
+      return {
+        keys: schema.getChannelKeys(),
+        all: schema.getAllKeys(),
+        channels: views,
+        state: schema.getJsonSchema(),
+        update: schema.getInputJsonSchema(),
+        field: lib.getJsonSchemaFromSchema(z.object({ a: z.string() })),
+      };
+    },
+  },
+
+  "a StateSchema's validateInput: fields checked and coerced, other keys passed, a bad field refused": {
+    from: "state/schema.ts (validateInput)",
+    async run(lib) {
+      const schema = schemaOf(lib);
+      const refused = await schema.validateInput({ topic: 7 }).then(
+        () => false,
+        () => true,
+      );
+      return {
+        ok: await schema.validateInput({ topic: "a", notes: "n1", extra: 1 }),
+        overwrite: await schema.validateInput({ notes: new lib.Overwrite(["x"]) }),
+        notObject: await schema.validateInput(null),
+        refused,
+      };
     },
   },
 });

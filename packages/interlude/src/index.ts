@@ -153,7 +153,7 @@ export {
   ParentCommand,
 } from "./interrupt/signal.js";
 export {
-  describeSchema as getJsonSchemaFromSchema,
+  getJsonSchemaFromSchema,
   isSerializableSchema,
   isStandardSchema,
   type StandardSchemaV1,

@@ -4,6 +4,7 @@
  * (writes are combined by its reducer).
  */
 
+import type { Channel } from "../channels/base.js";
 import type { Reducer } from "../channels/binop.js";
 import type { DeltaReducer } from "../channels/delta.js";
 import type { StandardSchemaV1 } from "../interrupt/standard-schema.js";
@@ -12,6 +13,7 @@ import type { BaseMessage } from "../messages/types.js";
 import type { OverwriteValue } from "../primitives/overwrite.js";
 import type { ChannelSpec } from "./annotation.js";
 import { SCHEMA_DEFAULT } from "./schema-meta.js";
+import { schemaChannels, schemaJson, validatedState } from "./state-schema-views.js";
 
 /** The same symbols as LangGraph.js, so a value made by either library is recognised. */
 const STATE_SCHEMA = Symbol.for("langgraph.state.state_schema");
@@ -146,6 +148,35 @@ export class StateSchema<F extends StateSchemaFields = StateSchemaFields> {
   /** Phantom: the fields as channel specs, so that `new StateGraph(schema)` types its nodes. */
   declare "~spec": { [K in keyof F]: ChannelSpec<FieldValue<F[K]>, FieldUpdate<F[K]>> };
   constructor(readonly fields: F) {}
+
+  /** A new channel per field, as a graph of this state starts with. */
+  getChannels(): Record<string, Channel> {
+    return schemaChannels(this);
+  }
+
+  /** The state's JSON Schema: fields without a default are required. */
+  getJsonSchema(): Record<string, unknown> {
+    return schemaJson(this.fields, "value");
+  }
+
+  /** An update's JSON Schema: every field optional, a reduced field as its reducer takes it. */
+  getInputJsonSchema(): Record<string, unknown> {
+    return schemaJson(this.fields, "input");
+  }
+
+  getChannelKeys(): string[] {
+    return Object.keys(this.fields);
+  }
+
+  /** The same as `getChannelKeys()`: a StateSchema has no managed values. */
+  getAllKeys(): string[] {
+    return Object.keys(this.fields);
+  }
+
+  /** `data` with each field checked (and coerced) by its schema; a failure is a `StateInputError`. */
+  validateInput<T>(data: T): Promise<T> {
+    return validatedState(this, data);
+  }
 
   static isInstance(value: unknown): value is StateSchema {
     return (

@@ -62,7 +62,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-async function validated(validators: Validators, key: string, value: unknown, node?: string): Promise<unknown> {
+/** `value` checked by `key`'s validator, if any. */
+export async function validated(validators: Validators, key: string, value: unknown, node?: string): Promise<unknown> {
   const schema = validators.get(key);
   if (!schema) return value;
   // An overwrite is checked by what it carries (a whole value), and stays an overwrite.

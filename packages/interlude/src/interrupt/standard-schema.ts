@@ -36,16 +36,26 @@ export function isSerializableSchema(value: unknown): value is StandardSchemaV1 
 /**
  * JSON Schema of a validator, when it can describe itself: zod 4 (`z.toJSONSchema` via
  * `toJSONSchema()`), validators exposing the Standard JSON Schema `~standard.jsonSchema`, or
- * a plain JSON Schema passed alongside as `jsonSchema`.
+ * a plain JSON Schema passed alongside as `jsonSchema`. `target`: the draft asked of
+ * `~standard.jsonSchema` (an interrupt's response schema is 2020-12, as LangChain's
+ * `toJsonSchema` writes it).
  */
-export function describeSchema(schema: unknown): Record<string, unknown> | undefined {
+export function describeSchema(
+  schema: unknown,
+  target: "draft-07" | "draft-2020-12" = "draft-2020-12",
+): Record<string, unknown> | undefined {
   const std = (schema as { "~standard"?: { jsonSchema?: { input?: (o: unknown) => unknown } } })?.["~standard"];
   try {
-    if (std?.jsonSchema?.input) return std.jsonSchema.input({ target: "draft-2020-12" }) as Record<string, unknown>;
+    if (std?.jsonSchema?.input) return std.jsonSchema.input({ target }) as Record<string, unknown>;
     const own = (schema as { toJSONSchema?: () => unknown }).toJSONSchema;
     if (typeof own === "function") return own.call(schema) as Record<string, unknown>;
   } catch {
     return undefined;
   }
   return undefined;
+}
+
+/** LangGraph's `getJsonSchemaFromSchema`: a state field's or context's JSON Schema, draft-07 as LangGraph.js writes it. */
+export function getJsonSchemaFromSchema(schema: unknown): Record<string, unknown> | undefined {
+  return describeSchema(schema, "draft-07");
 }
