@@ -13,8 +13,10 @@ import {
   BASE_MISSING,
   blobKey,
   headCacheLimits,
+  KIT_OPTIONS,
   listSql,
   parsedOf,
+  refuseUnknownOptions,
   SaverKit,
   STORED,
   seedOf,
@@ -55,6 +57,14 @@ export interface PostgresSaverOptions extends Omit<Kit.SaverKitOptions, "now"> {
   cachedBytes?: number;
 }
 
+/** The database's clock decides claims and expiry: no `now`. */
+const POSTGRES_OPTIONS = [
+  ...KIT_OPTIONS.filter((option) => option !== "now"),
+  "autoSetup",
+  "cachedThreads",
+  "cachedBytes",
+];
+
 /**
  * Durable checkpoints in PostgreSQL, shared by any number of processes. `put` is a
  * compare-and-swap under a row lock on the (thread, namespace) head; claims and idle-thread
@@ -91,7 +101,10 @@ export class PostgresSaver extends SaverKit {
 
   constructor(pool: pg.Pool | string, options: PostgresSaverOptions = {}) {
     super(options);
-    // First: it refuses bad limits, before a pool is made.
+    // First: it refuses unknown options and bad limits, before a pool is made.
+    refuseUnknownOptions("PostgresSaver", options, POSTGRES_OPTIONS, {
+      schema: "the tables live in the connection's search_path; set it there (options: '-c search_path=...')",
+    });
     const limits = headCacheLimits(options);
     this.copies = this.serde instanceof JsonSerializer && limits.threads > 0;
     this.cache = new HeadCache(limits, this.copies);

@@ -89,6 +89,13 @@ describe("PostgresSaver setup", () => {
     expect(pool.ended).toBe(true);
   });
 
+  it("refuses LangGraph's schema option, and any other it does not take, before making a pool", () => {
+    expect(() => PostgresSaver.fromConnString(dbUrl, { schema: "custom" } as never)).toThrow(
+      expect.objectContaining({ code: "INVALID_SAVER_OPTION", message: expect.stringContaining("search_path") }),
+    );
+    expect(() => new PostgresSaver(dbUrl, { now: () => 0 } as never)).toThrow(/now .*PostgresSaver takes/);
+  });
+
   it("reports an unreachable server as StorageError", async () => {
     const saver = PostgresSaver.fromConnString("postgres://postgres@127.0.0.1:1/nowhere");
     const failure = await saver.getTuple({ configurable: { thread_id: "x" } }).catch((error: unknown) => error);

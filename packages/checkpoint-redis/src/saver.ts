@@ -1,6 +1,19 @@
-import type { CheckpointTuple, ClaimHolder, ThreadClaim } from "@interlude/core";
+import {
+  type CheckpointTuple,
+  type ClaimHolder,
+  InvalidSaverOptionError,
+  type ThreadClaim,
+  UnsupportedFeatureError,
+} from "@interlude/core";
 import type * as Kit from "@interlude/core/saver-kit";
-import { BASE_MISSING, SaverKit, STORED, storageError } from "@interlude/core/saver-kit";
+import {
+  BASE_MISSING,
+  KIT_OPTIONS,
+  refuseUnknownOptions,
+  SaverKit,
+  STORED,
+  storageError,
+} from "@interlude/core/saver-kit";
 import { createClient } from "redis";
 import {
   blobPrefix,
@@ -22,6 +35,41 @@ type Client = ReturnType<typeof createClient>;
 export interface RedisSaverOptions extends Omit<Kit.SaverKitOptions, "now" | "sweepIntervalMs"> {
   /** Prefix of every key (default "@interlude/core"). */
   prefix?: string;
+  /** LangGraph's TTL, in minutes: `ttlMs` in minutes (give one or the other). */
+  defaultTTL?: number;
+  /** LangGraph's renewal on reads: only false (a thread's expiry is renewed by its writes). */
+  refreshOnRead?: false;
+}
+
+const REDIS_OPTIONS = [
+  ...KIT_OPTIONS.filter((option) => option !== "now" && option !== "sweepIntervalMs"),
+  "prefix",
+  "defaultTTL",
+  "refreshOnRead",
+];
+
+/** The kit's options, LangGraph's TTL config (`{ defaultTTL, refreshOnRead }`) taken as Interlude's. */
+function kitOptions(options: RedisSaverOptions): Kit.SaverKitOptions {
+  refuseUnknownOptions("RedisSaver", options, REDIS_OPTIONS, {
+    now: "Redis expires threads on its own clock",
+    sweepIntervalMs: "Redis expires threads itself",
+  });
+  const { defaultTTL, refreshOnRead, ...rest } = options;
+  if (refreshOnRead)
+    throw new InvalidSaverOptionError(
+      "refreshOnRead",
+      refreshOnRead,
+      "false or left out: a thread's expiry is renewed by its writes, not its reads",
+    );
+  if (defaultTTL === undefined) return rest;
+  if (rest.ttlMs !== undefined)
+    throw new InvalidSaverOptionError(
+      "defaultTTL",
+      defaultTTL,
+      "left out when ttlMs is given (they say the same, in minutes and in ms)",
+    );
+  if (!(defaultTTL > 0)) throw new InvalidSaverOptionError("defaultTTL", defaultTTL, "a number of minutes above 0");
+  return { ...rest, ttlMs: defaultTTL * 60_000 };
 }
 
 /**
@@ -42,8 +90,17 @@ export class RedisSaver extends SaverKit {
     return new RedisSaver(url, options);
   }
 
+  /** LangGraph's saver on a Redis Cluster: refused, this saver talks to one Redis server. */
+  static fromCluster(_rootNodes: unknown, _options?: unknown): never {
+    throw new UnsupportedFeatureError(
+      "RedisSaver.fromCluster",
+      "This saver talks to one Redis server (a primary with its replicas): use RedisSaver.fromUrl(url).",
+    );
+  }
+
   constructor(client: Client | string, options: RedisSaverOptions = {}) {
-    super(options);
+    const kit = kitOptions(options);
+    super(kit);
     this.ownsClient = typeof client === "string";
     this.client =
       typeof client === "string"
@@ -51,7 +108,7 @@ export class RedisSaver extends SaverKit {
         : client;
     if (this.ownsClient) this.client.on("error", () => {}); // reported to the caller of the failing command
     this.prefix = options.prefix ?? "@interlude/core";
-    this.expiryMs = options.ttlMs ?? 0;
+    this.expiryMs = kit.ttlMs ?? 0;
   }
 
   protected loadTuple(threadId: string, ns: string, id: string | undefined): Promise<CheckpointTuple | undefined> {
@@ -170,9 +227,16 @@ export class RedisSaver extends SaverKit {
     );
   }
 
+  /** Stops the saver's timers and closes its client if the saver made it. */
   override async close(): Promise<void> {
     await super.close();
     if (this.ownsClient && this.client.isOpen) await this.client.close();
+  }
+
+  /** LangGraph's way to close: as `close()`, then the client is closed even if it was passed in, as LangGraph's `end()` quits it. */
+  async end(): Promise<void> {
+    await this.close();
+    if (this.client.isOpen) await this.client.close();
   }
 
   private get threadsKey(): string {

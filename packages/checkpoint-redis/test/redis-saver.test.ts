@@ -1,6 +1,6 @@
 import { describeSaverConformance, ThreadWriter } from "@interlude/checkpoint-conformance";
 import { RedisSaver } from "@interlude/checkpoint-redis";
-import { StorageError } from "@interlude/core";
+import { InvalidSaverOptionError, StorageError, UnsupportedFeatureError } from "@interlude/core";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 
@@ -64,6 +64,42 @@ describe("RedisSaver", () => {
       expect(ttl).toBeLessThanOrEqual(5_000);
     }
     await saver.close();
+  });
+
+  it("takes LangGraph's TTL config: defaultTTL in minutes expires a thread's keys; what it cannot do is refused", async () => {
+    const saver = RedisSaver.fromUrl(url, { defaultTTL: 2, prefix: "langgraph-ttl-test" });
+    const thread = new ThreadWriter(saver);
+    await thread.write({ a: 1 });
+    const keys = await admin.keys(`langgraph-ttl-test:{${thread.threadId}}:*`);
+    expect(keys.length).toBeGreaterThan(0);
+    for (const key of keys) {
+      const ttl = await admin.pTTL(key);
+      expect(ttl).toBeGreaterThan(60_000);
+      expect(ttl).toBeLessThanOrEqual(120_000);
+    }
+    await saver.close();
+    expect(() => RedisSaver.fromUrl(url, { defaultTTL: 2, refreshOnRead: true } as never)).toThrow(
+      InvalidSaverOptionError,
+    );
+    expect(() => RedisSaver.fromUrl(url, { defaultTTL: 2, ttlMs: 1_000 })).toThrow(/defaultTTL .*ttlMs/);
+    expect(() => RedisSaver.fromUrl(url, { ttlMinutes: 2 } as never)).toThrow(
+      expect.objectContaining({ code: "INVALID_SAVER_OPTION", message: expect.stringContaining("ttlMinutes") }),
+    );
+    expect(() => RedisSaver.fromCluster([{ url }])).toThrow(UnsupportedFeatureError);
+  });
+
+  it("end() closes as LangGraph's does: what was saved stays, and the client is closed, even one passed in", async () => {
+    const owned = RedisSaver.fromUrl(url, { prefix: "end-test" });
+    const thread = new ThreadWriter(owned);
+    await thread.write({ a: 1 });
+    await owned.end();
+    expect(owned.client.isOpen).toBe(false);
+    const client = createClient({ url });
+    await client.connect();
+    const passedIn = new RedisSaver(client, { prefix: "end-test" });
+    expect((await passedIn.getTuple(thread.config))?.checkpoint.channel_values).toEqual({ a: 1 });
+    await passedIn.end();
+    expect(client.isOpen).toBe(false);
   });
 
   it("says who holds a thread's claim, and lets only the owner it names as replaced be taken over", async () => {

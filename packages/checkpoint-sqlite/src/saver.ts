@@ -4,9 +4,11 @@ import {
   blobKey,
   decodeInline,
   headCacheLimits,
+  KIT_OPTIONS,
   listSql,
   parsedOf,
   putInSteps,
+  refuseUnknownOptions,
   SaverKit,
   STORED,
   seedOf,
@@ -54,6 +56,14 @@ export interface SqliteSaverOptions extends Kit.SaverKitOptions {
 }
 
 /** A write of a saver without group commit: committed at once, or (a claim, a release) with the next one. */
+const SQLITE_OPTIONS = [
+  ...KIT_OPTIONS,
+  "busyTimeoutMs",
+  "groupCommit",
+  "cachedThreads",
+  "cachedBytes",
+  "walCheckpointer",
+];
 const NOW: WriteOptions = { unbatched: true };
 const LAZY: WriteOptions = { unbatched: true, durable: false };
 
@@ -101,6 +111,7 @@ export class SqliteSaver extends SaverKit {
 
   constructor(db: Database.Database | string, options: SqliteSaverOptions = {}) {
     super(options, slimKeeper);
+    refuseUnknownOptions("SqliteSaver", options, SQLITE_OPTIONS);
     this.ownsDb = typeof db === "string";
     let opened: Database.Database | undefined;
     try {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { describeSaverConformance, makeCheckpoint, ThreadWriter } from "@interlude/checkpoint-conformance";
@@ -48,6 +48,17 @@ for (const groupCommit of [false, true]) {
 }
 
 describe("SqliteSaver on a file", () => {
+  it("refuses an option it does not take before opening anything, naming what it takes", () => {
+    const file = newFile();
+    expect(() => SqliteSaver.fromConnString(file, { journalMode: "wal" } as never)).toThrow(
+      expect.objectContaining({
+        code: "INVALID_SAVER_OPTION",
+        message: expect.stringMatching(/journalMode .*walCheckpointer/),
+      }),
+    );
+    expect(existsSync(file)).toBe(false);
+  });
+
   it("opens in WAL mode with the current schema version, from a path or a connection string", async () => {
     const file = newFile();
     const saver = SqliteSaver.fromConnString(file);

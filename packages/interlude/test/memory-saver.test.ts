@@ -44,6 +44,14 @@ function emptyCheckpoint() {
 }
 
 describe("MemorySaver", () => {
+  it("refuses an option it does not take, and a serializer where its options go, naming what it takes", () => {
+    expect(() => new MemorySaver({ tll: 5 } as never)).toThrow(
+      expect.objectContaining({ code: "INVALID_SAVER_OPTION", message: expect.stringMatching(/tll .*ttlMs/) }),
+    );
+    expect(() => new MemorySaver(new JsonSerializer() as never)).toThrow(/as \{ serde \}/);
+    expect(() => new MemorySaver({ ttlMs: undefined, liveThreads: 10, serde: new JsonSerializer() })).not.toThrow();
+  });
+
   it("keeps a task's first write in a slot and replaces its reserved ones, among the many writes of a fan-out step", async () => {
     const saver = new MemorySaver();
     const config = await saver.put(

@@ -1,5 +1,6 @@
 import { KeptRecords } from "./compact-records.js";
 import type { DeltaOptions } from "./delta.js";
+import { KIT_OPTIONS, refuseUnknownOptions } from "./kit/known-options.js";
 import type { ListCandidate, ListScope } from "./kit/list-scope.js";
 import { type PutOutcome, type PutSteps, putInSteps } from "./kit/put-steps.js";
 import { type PreparedWrites, SaverKit } from "./kit/saver-kit.js";
@@ -37,6 +38,7 @@ export class MemorySaver extends SaverKit<Kept> {
 
   constructor(options: MemorySaverOptions = {}) {
     super(options, (serde) => new KeptRecords(serde));
+    refuseUnknownOptions("MemorySaver", options, [...KIT_OPTIONS, "liveThreads"]);
     this.threads = new MemoryThreads(this.keeper as KeptRecords, options.liveThreads);
     this.claims = new MemoryClaims(this.now);
     this.clock = this.ttlMs !== undefined && this.ttlMs > 0 ? this.now : undefined;

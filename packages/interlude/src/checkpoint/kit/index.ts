@@ -20,6 +20,7 @@ export {
   inlinable,
   inlinableBlob,
 } from "./inline.js";
+export { KIT_OPTIONS, refuseUnknownOptions } from "./known-options.js";
 export { type ListCandidate, type ListScope, listSql } from "./list-scope.js";
 export {
   copyValue,

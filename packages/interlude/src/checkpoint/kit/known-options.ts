@@ -1,0 +1,50 @@
+/**
+ * A saver's options checked by name. One it does not take (a misspelling, or an option of
+ * LangGraph's own saver, such as the Redis saver's `defaultTTL`) is refused with what it takes,
+ * instead of being ignored: a TTL nobody applies loses nothing at once, and everything later.
+ */
+import { InvalidSaverOptionError } from "../../errors/storage.js";
+
+/** What every kit saver takes (`SaverKitOptions`). */
+export const KIT_OPTIONS = [
+  "serde",
+  "appendDeltas",
+  "fanout",
+  "maxTrackedThreads",
+  "ttlMs",
+  "sweepIntervalMs",
+  "now",
+] as const;
+
+/** A serializer passed where options go (LangGraph's savers take one there). */
+function isSerializer(value: object): boolean {
+  const serde = value as Record<string, unknown>;
+  return ["dumps", "loads", "dumpsTyped", "loadsTyped"].some((name) => typeof serde[name] === "function");
+}
+
+/**
+ * Throws `InvalidSaverOptionError` for an option of `options` that is not `known` (one set to
+ * undefined passes). `hints`: what to do instead of an option, by name.
+ */
+export function refuseUnknownOptions(
+  saver: string,
+  options: unknown,
+  known: readonly string[],
+  hints: Readonly<Record<string, string>> = {},
+): void {
+  if (options === undefined || options === null) return;
+  if (typeof options !== "object" || Array.isArray(options) || isSerializer(options))
+    throw new InvalidSaverOptionError(
+      `${saver}'s options`,
+      typeof options === "object" && isSerializer(options) ? "a serializer" : JSON.stringify(options),
+      `an object of options (a serializer goes in it as { serde })`,
+    );
+  for (const [name, value] of Object.entries(options)) {
+    if (value === undefined || known.includes(name)) continue;
+    throw new InvalidSaverOptionError(
+      name,
+      JSON.stringify(value) ?? String(value),
+      `left out: ${hints[name] ?? `${saver} takes ${known.join(", ")}`}`,
+    );
+  }
+}
