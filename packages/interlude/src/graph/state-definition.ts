@@ -3,8 +3,7 @@
  * LangGraph metadata, `{ state, input, output, context }`) into one shape the builder uses:
  * the channels of every key, the input and output keys, and the validators of the input.
  */
-import { DeltaChannel, isDeltaChannel } from "../channels/delta.js";
-import { UntrackedValueChannel } from "../channels/untracked.js";
+import { isDeltaChannel } from "../channels/delta.js";
 import { GraphValidationError } from "../errors/graph.js";
 import { StateGraphInputError } from "../errors/state.js";
 import { UnsupportedFeatureError } from "../errors/unsupported.js";
@@ -12,8 +11,8 @@ import { interrupt } from "../interrupt/interrupt.js";
 import { isStandardSchema, type StandardSchemaV1 } from "../interrupt/standard-schema.js";
 import { type ChannelSpec, isAnnotationRoot, type StateSpec } from "./annotation.js";
 import { defaultOf, schemaMeta, zodObjectShape } from "./schema-meta.js";
-import { DeltaValue, ReducedValue, StateSchema, UntrackedValue } from "./state-schema.js";
-import { reducedFieldValidator } from "./state-validation.js";
+import { StateSchema } from "./state-schema.js";
+import { partOfFields } from "./state-schema-views.js";
 
 export interface ResolvedState {
   spec: StateSpec;
@@ -51,32 +50,6 @@ function isInit(value: unknown): value is Record<string, unknown> {
   return keys.some((k) => INIT_KEYS.includes(k)) && !Object.values(value).some(isChannelSpec);
 }
 
-function fromStateSchema(schema: StateSchema): Part {
-  const spec: StateSpec = {};
-  const validators = new Map<string, StandardSchemaV1>();
-  for (const [key, field] of Object.entries(schema.fields)) {
-    if (UntrackedValue.isInstance(field)) {
-      const initial = field.schema && defaultOf(field.schema);
-      spec[key] = new UntrackedValueChannel({ guard: field.guard, initialValueFactory: initial as never });
-      if (field.schema) validators.set(key, field.schema);
-    } else if (DeltaValue.isInstance(field)) {
-      const initial = defaultOf(field.valueSchema) as (() => unknown) | undefined;
-      spec[key] = new DeltaChannel(field.reducer, {
-        snapshotFrequency: field.snapshotFrequency,
-        initialValueFactory: initial,
-      });
-      validators.set(key, reducedFieldValidator(field));
-    } else if (ReducedValue.isInstance(field)) {
-      spec[key] = { lg_kind: "channel", reducer: field.reducer, default: defaultOf(field.valueSchema) as never };
-      validators.set(key, reducedFieldValidator(field));
-    } else if (isStandardSchema(field)) {
-      spec[key] = { lg_kind: "channel", default: defaultOf(field) as never };
-      validators.set(key, field);
-    } else throw new StateGraphInputError(`"${key}" field of the StateSchema`, field);
-  }
-  return { spec, validators };
-}
-
 function fromZodShape(shape: Record<string, unknown>): Part {
   const spec: StateSpec = {};
   const validators = new Map<string, StandardSchemaV1>();
@@ -95,7 +68,7 @@ function fromZodShape(shape: Record<string, unknown>): Part {
 /** The channels (and validators) one schema declares, in any of the shapes a state may have. */
 export function part(value: unknown, role: string): Part {
   if (isAnnotationRoot(value)) return { spec: value.spec, validators: new Map() };
-  if (StateSchema.isInstance(value)) return fromStateSchema(value);
+  if (StateSchema.isInstance(value)) return partOfFields(value.fields);
   const shape = zodObjectShape(value);
   if (shape) return fromZodShape(shape);
   if (isPlainObject(value)) {
