@@ -11,7 +11,7 @@ import {
   ToolMessage,
 } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
-import { RunnableLambda } from "@langchain/core/runnables";
+import { Runnable, RunnableLambda, RunnableSequence } from "@langchain/core/runnables";
 import { DynamicTool, StructuredTool, tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { z as z3 } from "zod/v3";
@@ -153,6 +153,25 @@ const add = () =>
   });
 
 compare("ToolNode", {
+  "a ToolNode is a LangChain Runnable: batch, stream, withConfig, withRetry and a sequence take it": {
+    from: `${PREBUILT}: ToolNode (a RunnableCallable)`,
+    async run(lib) {
+      const node = toolNode(lib, [new SearchAPI()]);
+      const input = (query: string) => ({ messages: [calling(["search_api", { query }, `c-${query}`])] });
+      const chunks: unknown[] = [];
+      for await (const chunk of await node.stream(input("s"))) chunks.push(viewOutput(lib, chunk));
+      const sequence = RunnableSequence.from([node, (out: { messages: ToolMessage[] }) => out.messages.length]);
+      return {
+        runnable: Runnable.isRunnable(node),
+        batch: viewOutput(lib, await node.batch([input("a"), input("b")])),
+        chunks,
+        configured: viewOutput(lib, await node.withConfig({ runName: "my-tools" }).invoke(input("c"))),
+        retried: viewOutput(lib, await node.withRetry({ stopAfterAttempt: 2 }).invoke(input("d"))),
+        sequence: await sequence.invoke(input("e")),
+      };
+    },
+  },
+
   "an unknown tool and a failing one become error ToolMessages: a list for a list, { messages } for a state": {
     from: `${PREBUILT}: ToolNode: Should support graceful error handling`,
     async run(lib) {

@@ -9,6 +9,7 @@
  */
 import { type BaseMessage, isAIMessage, isBaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
+import { Runnable } from "@langchain/core/runnables";
 import { END } from "../constants.js";
 import { InterludeError } from "../errors/base.js";
 import { isGraphDrained, isGraphInterrupt } from "../interrupt/signal.js";
@@ -66,14 +67,20 @@ export function pendingToolCalls(messages: readonly BaseMessage[]): ToolCall[] {
 
 type ToolOutput = ToolMessage | Command;
 
-export class ToolNode {
-  readonly name: string;
+/**
+ * A LangChain Runnable, as LangGraph.js's ToolNode is: `batch`, `stream`, `pipe`, `withConfig`,
+ * `withRetry` and LCEL sequences take it as they take any Runnable.
+ */
+export class ToolNode extends Runnable<any, any> {
+  lc_namespace = ["langgraph", "prebuilt"];
+  override readonly name: string;
   readonly tags?: string[];
   readonly tools: readonly ToolLike[];
   readonly handleToolErrors: boolean;
   private readonly byName: ReadonlyMap<string, ToolLike>;
 
   constructor(tools: readonly ToolLike[], options: ToolNodeOptions = {}) {
+    super();
     this.name = options.name ?? "tools";
     this.tags = options.tags;
     this.tools = tools;
