@@ -55,7 +55,7 @@ export interface SqliteSaverOptions extends Kit.SaverKitOptions {
   walCheckpointer?: boolean | WalCheckpointerOptions;
 }
 
-/** A write of a saver without group commit: committed at once, or (a claim, a release) with the next one. */
+/** What `SqliteSaverOptions` names: any other option is refused. */
 const SQLITE_OPTIONS = [
   ...KIT_OPTIONS,
   "busyTimeoutMs",
@@ -64,6 +64,8 @@ const SQLITE_OPTIONS = [
   "cachedBytes",
   "walCheckpointer",
 ];
+
+/** A write of a saver without group commit: committed at once, or (a claim, a release) with the next one. */
 const NOW: WriteOptions = { unbatched: true };
 const LAZY: WriteOptions = { unbatched: true, durable: false };
 
