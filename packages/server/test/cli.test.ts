@@ -183,6 +183,16 @@ describe("against a local storage file (--db)", () => {
     }
   });
 
+  it("names itself as its binary does: interlude", async () => {
+    const help = await runCli(["--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: interlude \[options\] \[command\]/);
+    const unknown = await runCli(["thread"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("Did you mean threads?");
+    expect(unknown.stderr).toContain("Usage: interlude [options] [command]");
+  });
+
   it("says what to pass when there is no target", async () => {
     const result = await runCli(["threads"], { INTERLUDE_URL: "" });
     expect(result.code).toBe(1);

@@ -15,7 +15,7 @@ const POSTGRES_CONNECTIONS = "--postgres-connections <n>";
 const POSTGRES_CONNECTIONS_HELP =
   "PostgreSQL: the most connections this process opens (default 25, at least 7; or set INTERLUDE_POSTGRES_CONNECTIONS)";
 
-const program = new Command("@interlude/core")
+const program = new Command("interlude")
   .description("Interlude: graphs that pause for humans, served over the LangGraph Server API.")
   .showHelpAfterError();
 
