@@ -17,6 +17,7 @@ import { MissingCheckpointerError } from "../errors/graph.js";
 import type { Interrupt } from "../interrupt/record.js";
 import { isInterrupted } from "../interrupt/signal.js";
 import { loadLangChain } from "../langchain/load.js";
+import { listOf } from "../pregel/spec.js";
 import type { CommandInstance } from "../primitives/command.js";
 import type { GraphRunStream } from "../protocol/run-stream.js";
 import { type StreamEventsV3Options, streamProtocolEvents } from "../protocol/stream-events.js";
@@ -202,8 +203,7 @@ export class CompiledStateGraph<
 
   /** The channels `values` streams, as a list (LangGraph's `streamChannelsList`). */
   get streamChannelsList(): string[] {
-    const keys = this.streamChannelsAsIs;
-    return typeof keys === "string" ? [keys] : [...keys];
+    return listOf(this.streamChannelsAsIs);
   }
 
   /** Whether `input` is an output that paused at an interrupt (LangGraph's method; the root's `isInterrupted`). */

@@ -6,7 +6,7 @@ import { type GraphDeclaration, type NodeDefinition, nodeDefinition } from "../g
 import type { StreamMode } from "../run/emitter.js";
 import type { RetryPolicy } from "../runner/retry.js";
 import type { PregelNode } from "./node.js";
-import { type ChannelKeys, type PregelShape, pregelSpec } from "./spec.js";
+import { type ChannelKeys, listOf, type PregelShape, pregelSpec } from "./spec.js";
 
 /** What `new Pregel(...)` takes: its shape, and what `compile()` takes for a StateGraph (saver, store, breakpoints, ...). */
 export interface PregelParams extends PregelShape, Omit<CompileOptions, "interruptBefore" | "interruptAfter"> {
@@ -23,8 +23,6 @@ export interface PregelParams extends PregelShape, Omit<CompileOptions, "interru
   /** Accepted for compatibility: Interlude always validates the graph when it is built. */
   autoValidate?: boolean;
 }
-
-const listOf = (keys: ChannelKeys): string[] => (typeof keys === "string" ? [keys] : [...keys]);
 
 /**
  * Who reaches whom, for drawing: START leads to nodes subscribed to an input channel, a node to

@@ -30,7 +30,8 @@ export interface PregelShape {
   interruptAfter?: readonly string[] | "*";
 }
 
-const listOf = (keys: ChannelKeys): readonly string[] => (typeof keys === "string" ? [keys] : keys);
+/** One channel key or several, as a list of its own. */
+export const listOf = (keys: ChannelKeys): string[] => (typeof keys === "string" ? [keys] : [...keys]);
 
 /** Refuses what could never run, as LangGraph.js's `validateGraph`, naming what to fix. */
 function validateShape(shape: PregelShape): void {
