@@ -2,10 +2,11 @@
  * Public methods of LangGraph.js's classes that callers use outside a run: a builder's
  * `allEdges` and `validate()`, a compiled graph's `validate()`, `streamChannelsList`,
  * `streamChannelsAsIs` and `isInterrupted()`, a Command written as JSON, InMemoryStore's
- * `indexConfig`, and what a `StateSchema` tells about itself.
+ * `indexConfig`, what a `StateSchema` tells about itself, and the error classes' static
+ * `unminifiable_name`.
  */
 import { z } from "zod";
-import { attempt, compare, type Runtime, thread } from "./harness.js";
+import { attempt, channelsOf, compare, type Runtime, thread } from "./harness.js";
 
 /** A StateSchema of each kind of field: plain, defaulted, reduced (its update a string), untracked. */
 function schemaOf({ StateSchema, ReducedValue, UntrackedValue }: Runtime) {
@@ -135,4 +136,40 @@ compare("public methods", {
       };
     },
   },
+  "the error classes' unminifiable_name, and the idiom that compares an error's name with it": {
+    from: "errors.ts (static unminifiable_name), channels/base.ts (isAvailable)",
+    async run(lib) {
+      const names = Object.fromEntries(
+        ERROR_CLASSES.map((name) => [name, (lib[name] as { unminifiable_name?: string }).unminifiable_name]),
+      );
+      const empty = new (channelsOf(lib).LastValue)();
+      let idiom: unknown;
+      try {
+        empty.get();
+      } catch (error) {
+        idiom = (error as Error).name === lib.EmptyChannelError.unminifiable_name;
+      }
+      return { names, idiom };
+    },
+  },
 });
+
+/** The error classes both runtimes export by these names. */
+const ERROR_CLASSES = [
+  "EmptyChannelError",
+  "EmptyInputError",
+  "GraphDrained",
+  "GraphInterrupt",
+  "GraphRecursionError",
+  "GraphValueError",
+  "InvalidUpdateError",
+  "MultipleSubgraphsError",
+  "NodeError",
+  "NodeInterrupt",
+  "NodeTimeoutError",
+  "ParentCommand",
+  "RemoteException",
+  "StateGraphInputError",
+  "UnknownInterruptError",
+  "UnreachableNodeError",
+];

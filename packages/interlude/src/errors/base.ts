@@ -17,6 +17,9 @@ export interface BaseLangGraphErrorFields {
 /**
  * LangGraph.js's base error class. Every Interlude error, and what a node throws to stop
  * (`GraphBubbleUp`), is one, so that code testing `instanceof BaseLangGraphError` works unchanged.
+ * Each class LangGraph.js exports too has its static `unminifiable_name`: LangGraph.js's idiom
+ * compares `error.name` with it (`e.name === EmptyChannelError.unminifiable_name`), which
+ * survives a minifier renaming the class.
  */
 export class BaseLangGraphError extends Error {
   lc_error_code?: string;

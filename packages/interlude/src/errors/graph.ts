@@ -17,6 +17,9 @@ export class GraphValidationError extends InterludeError {
  * declared in `ends`.
  */
 export class UnreachableNodeError extends GraphValidationError {
+  static get unminifiable_name(): string {
+    return "UnreachableNodeError";
+  }
   override lc_error_code = "UNREACHABLE_NODE";
 }
 
@@ -25,6 +28,9 @@ export type InvalidUpdateKind = "INVALID_CONCURRENT_GRAPH_UPDATE" | "INVALID_GRA
 
 /** A node returned a value that cannot be applied to the state. */
 export class InvalidUpdateError extends InterludeError {
+  static get unminifiable_name(): string {
+    return "InvalidUpdateError";
+  }
   constructor(message: string, kind?: InvalidUpdateKind) {
     super("INVALID_UPDATE", message);
     if (kind) this.lc_error_code = kind;
@@ -32,6 +38,9 @@ export class InvalidUpdateError extends InterludeError {
 }
 
 export class GraphRecursionError extends InterludeError {
+  static get unminifiable_name(): string {
+    return "GraphRecursionError";
+  }
   constructor(limit: number) {
     super(
       "GRAPH_RECURSION_LIMIT",
@@ -44,6 +53,9 @@ export class GraphRecursionError extends InterludeError {
 
 /** LangGraph's class for a graph used with what it cannot work with; Interlude raises its subclasses. */
 export class GraphValueError extends InterludeError {
+  static get unminifiable_name(): string {
+    return "GraphValueError";
+  }
   constructor(message: string, code: ErrorCode = "GRAPH_VALUE") {
     super(code, message);
   }
@@ -83,6 +95,9 @@ export class MissingThreadIdError extends InterludeError {
 
 /** Input that a graph cannot start from (for example `null` on a thread that never ran). */
 export class EmptyInputError extends InterludeError {
+  static get unminifiable_name(): string {
+    return "EmptyInputError";
+  }
   constructor(message: string) {
     super("EMPTY_INPUT", message);
   }

@@ -9,6 +9,9 @@
 import { BaseLangGraphError, type BaseLangGraphErrorFields } from "./base.js";
 
 export class EmptyChannelError extends BaseLangGraphError {
+  static get unminifiable_name(): string {
+    return "EmptyChannelError";
+  }
   constructor(message?: string, fields?: BaseLangGraphErrorFields) {
     super(message, fields);
     this.name = "EmptyChannelError";
@@ -17,6 +20,10 @@ export class EmptyChannelError extends BaseLangGraphError {
 
 /** @deprecated LangGraph.js no longer throws it either. */
 export class MultipleSubgraphsError extends BaseLangGraphError {
+  /** Spelt as LangGraph.js spells it, without the "s". */
+  static get unminifiable_name(): string {
+    return "MultipleSubgraphError";
+  }
   constructor(message?: string, fields?: BaseLangGraphErrorFields) {
     super(message, fields);
     this.name = "MultipleSubgraphsError";
@@ -36,6 +43,9 @@ export function getSubgraphsSeenSet(): Set<unknown> {
 }
 
 export class RemoteException extends BaseLangGraphError {
+  static get unminifiable_name(): string {
+    return "RemoteException";
+  }
   constructor(message?: string, fields?: BaseLangGraphErrorFields) {
     super(message, fields);
     this.name = "RemoteException";

@@ -9,6 +9,9 @@ export type TimeoutKind = "run" | "idle";
  * decides whether it runs again. Fields and message as LangGraph's.
  */
 export class NodeTimeoutError extends InterludeError {
+  static get unminifiable_name(): string {
+    return "NodeTimeoutError";
+  }
   readonly node: string;
   readonly kind: TimeoutKind;
   /** The limit that ran out, in ms. */
@@ -47,6 +50,9 @@ export function isNodeTimeoutError(error: unknown): error is NodeTimeoutError {
 
 /** What a node's `errorHandler` receives: the node that failed, and its error (after its retries). */
 export class NodeError {
+  static get unminifiable_name(): string {
+    return "NodeError";
+  }
   constructor(
     readonly node: string,
     readonly error: Error,

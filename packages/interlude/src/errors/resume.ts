@@ -39,6 +39,9 @@ export class NothingToResumeError extends InterludeError {
 }
 
 export class UnknownInterruptError extends InterludeError {
+  static get unminifiable_name(): string {
+    return "UnknownInterruptError";
+  }
   readonly unknownIds: readonly string[];
   readonly pending: readonly PendingInterruptInfo[];
   constructor(unknownIds: readonly string[], pending: readonly PendingInterruptInfo[]) {

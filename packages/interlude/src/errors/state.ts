@@ -25,6 +25,9 @@ export class StateInputError extends InterludeError {
 
 /** What was passed to `new StateGraph(...)` is not a state definition (LangGraph.js's name for it). */
 export class StateGraphInputError extends InterludeError {
+  static get unminifiable_name(): string {
+    return "StateGraphInputError";
+  }
   constructor(role: string, value: unknown) {
     const kind =
       value === null ? "null" : typeof value === "object" ? (value.constructor?.name ?? "object") : typeof value;

@@ -25,6 +25,9 @@ export function isGraphBubbleUp(error: unknown): error is GraphBubbleUp {
  * task. (Named as in LangGraph so code that checks for it keeps working.)
  */
 export class GraphInterrupt extends GraphBubbleUp {
+  static get unminifiable_name(): string {
+    return "GraphInterrupt";
+  }
   readonly interrupts: StoredInterrupt[];
   /** Without interrupts (as LangGraph.js allows, e.g. a tool that stops its run): a pause with no question. */
   constructor(interrupts: StoredInterrupt[] = []) {
@@ -48,6 +51,9 @@ export class GraphInterrupt extends GraphBubbleUp {
  * `updateState`, and the node runs again.
  */
 export class NodeInterrupt extends GraphInterrupt {
+  static override get unminifiable_name(): string {
+    return "NodeInterrupt";
+  }
   constructor(value: unknown) {
     const scope = currentTask();
     const ns = scope?.ns ?? "";
@@ -71,6 +77,9 @@ export function isInterrupted<Value = unknown>(value: unknown): value is { [INTE
  * runner catches it and applies the command as the output of the task that ran the subgraph.
  */
 export class ParentCommand extends GraphBubbleUp {
+  static get unminifiable_name(): string {
+    return "ParentCommand";
+  }
   constructor(readonly command: unknown) {
     super("Command for the parent graph");
     this.name = "ParentCommand";
@@ -83,6 +92,9 @@ export function isParentCommand(error: unknown): error is ParentCommand {
 
 /** The run stopped because a drain was asked for (`RunControl`); its last step is saved. */
 export class GraphDrained extends GraphBubbleUp {
+  static get unminifiable_name(): string {
+    return "GraphDrained";
+  }
   constructor(readonly reason = "shutdown") {
     super(`Graph drained: ${reason}`);
     this.name = "GraphDrained";
