@@ -3,7 +3,7 @@
  * `compile({ store })`. Items live in one table keyed by namespace and key; the batch sequence,
  * filters and namespace listings are the core's `StoreKit`, so every store answers alike.
  */
-import { type Item, type ItemRow, type PutOperation, StoreKit, UnsupportedStoreOptionError } from "@interlude/core";
+import { type Item, type ItemRow, type PutOperation, StoreKit } from "@interlude/core";
 import pg from "pg";
 import { applyMigrations } from "./migrate.js";
 import { withPoolClient } from "./pool.js";
@@ -45,7 +45,9 @@ export interface PostgresStoreConfig {
   textSearchLanguage?: never;
 }
 
-const UNSUPPORTED: Record<string, string> = {
+/** What to do instead of an option: LangGraph.js's that this store does not do, and a pool option given at the top. */
+const INSTEAD: Record<string, string> = {
+  connectionString: "Give it as connectionOptions: { connectionOptions: 'postgres://...' }, or pass the string alone.",
   schema: "Tables live in the connection's search_path; set it in connectionOptions (options: '-c search_path=...').",
   ttl: "Items do not expire; delete them with store.delete().",
   index: "Semantic search needs an embeddings index, which Interlude's stores do not have.",
@@ -70,9 +72,7 @@ export class PostgresStore extends StoreKit {
   constructor(pool: pg.Pool | string | PostgresStoreConfig) {
     super();
     const config = typeof pool === "string" ? { connectionOptions: pool } : pool instanceof pg.Pool ? undefined : pool;
-    for (const option of Object.keys(UNSUPPORTED))
-      if (config && (config as unknown as Record<string, unknown>)[option] !== undefined)
-        throw new UnsupportedStoreOptionError(option, UNSUPPORTED[option]!);
+    this.refuseOptions(config, ["connectionOptions", "ensureTables"], INSTEAD);
     this.ownsPool = config !== undefined;
     this.autoSetup = config?.ensureTables ?? true;
     if (config === undefined) this.pool = pool as pg.Pool;

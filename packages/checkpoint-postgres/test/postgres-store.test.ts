@@ -45,6 +45,19 @@ describe("PostgresStore as LangGraph builds it", () => {
     );
     expect(() => new PostgresStore({ connectionOptions: url, index: {} } as never)).toThrow(/index/);
   });
+
+  it("refuses an option it does not know instead of opening a pool on the default server", () => {
+    // A pool's config given at the top: ignored, the pool would connect to PGHOST or localhost.
+    expect(() => new PostgresStore({ connectionString: url } as never)).toThrow(
+      expect.objectContaining({
+        code: "UNSUPPORTED_STORE_OPTION",
+        message: expect.stringContaining("connectionOptions:"),
+      }),
+    );
+    expect(() => PostgresStore.fromConnString(url, { ensureTable: false } as never)).toThrow(
+      /ensureTable .*PostgresStore takes connectionOptions, ensureTables/,
+    );
+  });
 });
 
 describe("PostgresStore's LangGraph maintenance calls, side by side with LangGraph's", () => {

@@ -55,6 +55,7 @@ export class SqliteStore extends StoreKit {
   /** A file path (the store opens and closes it) or an open better-sqlite3 handle (shared with a saver, say). */
   constructor(db: Database.Database | string, options: SqliteStoreOptions = {}) {
     super();
+    this.refuseOptions(options, ["busyTimeoutMs"]);
     this.ownsDb = typeof db === "string";
     try {
       this.db = typeof db === "string" ? new Database(db) : db;

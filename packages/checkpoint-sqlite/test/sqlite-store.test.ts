@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describeStoreConformance } from "@interlude/checkpoint-conformance";
@@ -28,6 +28,19 @@ describeStoreConformance(
   },
   { durable: true },
 );
+
+describe("SqliteStore's options", () => {
+  it("refuses one it does not take before opening the file", () => {
+    const file = join(dir, "refused.db");
+    expect(() => new SqliteStore(file, { busyTimeout: 100 } as never)).toThrow(
+      expect.objectContaining({
+        code: "UNSUPPORTED_STORE_OPTION",
+        message: expect.stringContaining("SqliteStore takes busyTimeoutMs"),
+      }),
+    );
+    expect(existsSync(file)).toBe(false);
+  });
+});
 
 describe("SqliteStore beside a saver of the same process", () => {
   it("waits without blocking for the batch a saver's claim holds open on the file, then commits at once", async () => {

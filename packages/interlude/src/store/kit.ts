@@ -5,6 +5,7 @@
  */
 import { UnsupportedStoreOptionError } from "../errors/store.js";
 import { BaseStore } from "./base.js";
+import { refuseStoreOptions } from "./known-options.js";
 import { hasPrefix, listNamespaces, matchesFilter, NS_JOIN, validateNamespace } from "./match.js";
 import {
   type Item,
@@ -39,6 +40,18 @@ export abstract class StoreKit extends BaseStore {
   protected abstract readNamespaces(): Promise<string[][]>;
   /** Applies the writes atomically; a `null` value deletes. Keys are distinct. */
   protected abstract writeItems(puts: PutOperation[], now: Date): Promise<void>;
+
+  /**
+   * For a store's constructor: refuses an option it does not take (`UnsupportedStoreOptionError`).
+   * `unsupported`: LangGraph.js's options the store refuses, each with what to do instead.
+   */
+  protected refuseOptions(
+    options: object | undefined,
+    known: readonly string[],
+    unsupported: Readonly<Record<string, string>> = {},
+  ): void {
+    refuseStoreOptions(this.constructor.name, options, known, unsupported);
+  }
 
   /** An item from its stored row (see `ItemRow`). */
   protected itemOf(row: ItemRow): Item {

@@ -1,5 +1,4 @@
 /** `InMemoryStore`: the store in a Map, for tests and single-process use; gone when the process exits. */
-import { UnsupportedStoreOptionError } from "../errors/store.js";
 import { StoreKit } from "./kit.js";
 import { copyItem, NS_JOIN } from "./match.js";
 import type { Item, PutOperation } from "./types.js";
@@ -15,11 +14,10 @@ export class InMemoryStore extends StoreKit {
 
   constructor(options?: { index?: unknown }) {
     super();
-    if (options?.index !== undefined)
-      throw new UnsupportedStoreOptionError(
-        "index (embeddings for semantic search)",
-        "Create the store without `index`; search by namespace prefix and `filter`.",
-      );
+    this.refuseOptions(options, [], {
+      index:
+        "Semantic search needs embeddings; create the store without `index` and search by namespace prefix and `filter`.",
+    });
   }
 
   protected async readItem(namespace: string[], key: string): Promise<Item | null> {

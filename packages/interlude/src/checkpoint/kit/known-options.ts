@@ -39,12 +39,18 @@ export function refuseUnknownOptions(
       typeof options === "object" && isSerializer(options) ? "a serializer" : JSON.stringify(options),
       `an object of options (a serializer goes in it as { serde })`,
     );
-  for (const [name, value] of Object.entries(options)) {
-    if (value === undefined || known.includes(name)) continue;
+  const unknown = unknownOption(options, known);
+  if (unknown)
     throw new InvalidSaverOptionError(
-      name,
-      JSON.stringify(value) ?? String(value),
-      `left out: ${hints[name] ?? `${saver} takes ${known.join(", ")}`}`,
+      unknown.name,
+      JSON.stringify(unknown.value) ?? String(unknown.value),
+      `left out: ${hints[unknown.name] ?? `${saver} takes ${known.join(", ")}`}`,
     );
-  }
+}
+
+/** The first option of `options` that is not `known` (one set to undefined passes), if any. */
+export function unknownOption(options: object, known: readonly string[]): { name: string; value: unknown } | undefined {
+  for (const [name, value] of Object.entries(options))
+    if (value !== undefined && !known.includes(name)) return { name, value };
+  return undefined;
 }
