@@ -2,7 +2,7 @@
  * What addNode's and setNodeDefaults' policies do: timeouts, error handlers, retries and the
  * node cache, with task()'s own policies in the functional API.
  */
-import { collect, compare, inMemoryCache, list } from "./harness.js";
+import { attempt, collect, compare, inMemoryCache, list } from "./harness.js";
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -290,6 +290,35 @@ compare("node policies", {
         await workflow.stream(1, { configurable: { thread_id: "c" }, streamMode: "updates" }),
       );
       return { a, b, updates, runs };
+    },
+  },
+
+  "a task() given its cache policy as `cache`, LangGraph.js's older name": {
+    from: "func/index.ts (task: cachePolicy ?? cache)",
+    async run(lib) {
+      const { entrypoint, task } = lib;
+      let runs = 0;
+      const double = task({ name: "double", cache: { ttl: 1000 } }, async (x: number) => {
+        runs++;
+        return x * 2;
+      });
+      const workflow = entrypoint({ name: "workflow", cache: await inMemoryCache(lib) }, (n: number) => double(n));
+      // The second run's call is served from the cache: one run of the task in all.
+      return { results: [await workflow.invoke(2), await workflow.invoke(2)], runs };
+    },
+  },
+
+  "a misspelt option of compile(), addNode() or task()": {
+    differs: "#misspelt-options-are-refused",
+    async run(lib) {
+      const { Annotation, StateGraph, START, task } = lib;
+      const State = Annotation.Root({ v: Annotation() });
+      const builder = () => new StateGraph(State).addNode("n", () => ({ v: 1 })).addEdge(START, "n");
+      return {
+        compile: attempt(() => typeof builder().compile({ interruptBefor: ["n"] })),
+        addNode: attempt(() => typeof builder().addNode("m", () => ({}), { retry: { maxAttempts: 2 } })),
+        task: attempt(() => typeof task({ name: "t", retryPolicy: {} }, async () => 1)),
+      };
     },
   },
 

@@ -26,6 +26,7 @@ import { Trigger } from "../channels/trigger.js";
 import { isUntracked } from "../channels/untracked.js";
 import { END, START, TASKS } from "../constants.js";
 import { GraphValidationError, UnreachableNodeError } from "../errors/graph.js";
+import { refuseUnknownGraphOptions } from "../errors/options.js";
 import { needsLangChain } from "../messages/reducer.js";
 import type { CompileOptions } from "./compiled.js";
 import type { GraphDeclaration } from "./declaration.js";
@@ -40,6 +41,24 @@ function known(builder: GraphDeclaration, name: string, role: string): void {
 }
 
 /** Refuses a declaration that could not run (unknown nodes, no entry point, unreachable nodes, bad breakpoints). */
+/** `compile()`'s options by name (every key of CompileOptions: the compiler checks the list). */
+const COMPILE_OPTIONS = Object.keys({
+  checkpointer: 1,
+  store: 1,
+  cache: 1,
+  interruptBefore: 1,
+  interruptAfter: 1,
+  name: 1,
+  description: 1,
+  resumeMatching: 1,
+  transformers: 1,
+} satisfies Record<keyof CompileOptions, 1>);
+
+/** Refuses an option `compile()` does not take (GraphValidationError). */
+export function checkCompileOptions(options: CompileOptions): void {
+  refuseUnknownGraphOptions("compile()", options, COMPILE_OPTIONS);
+}
+
 export function validateDeclaration(
   builder: GraphDeclaration,
   options: Pick<CompileOptions, "interruptBefore" | "interruptAfter">,
@@ -149,6 +168,7 @@ function stateChannels(spec: Record<string, { reducer?: Reducer<any, any>; defau
 }
 
 export function buildSpec(builder: GraphDeclaration, options: CompileOptions): GraphSpec {
+  checkCompileOptions(options);
   validateDeclaration(builder, options);
   const stateKeys = Object.keys(builder.spec);
   const { factories, reducers, roles } = stateChannels(builder.spec);

@@ -17,6 +17,7 @@ import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import type { RunnableConfig } from "../checkpoint/types.js";
 import { INTERRUPT, START } from "../constants.js";
 import { refuseGenerator } from "../errors/graph.js";
+import { refuseUnknownGraphOptions } from "../errors/options.js";
 import { type Command, isCommand } from "../primitives/command.js";
 import type { GraphRunStream } from "../protocol/run-stream.js";
 import { PROTOCOL_STREAM, type StreamEventsV3Options, streamProtocolEvents } from "../protocol/stream-events.js";
@@ -40,6 +41,15 @@ export interface EntrypointOptions {
   /** Limits on each attempt of the workflow, as a node's `timeout`. */
   timeout?: number | TimeoutPolicy;
 }
+
+/** `entrypoint()`'s options by name (every key of EntrypointOptions: the compiler checks the list). */
+const ENTRYPOINT_OPTIONS = Object.keys({
+  name: 1,
+  checkpointer: 1,
+  store: 1,
+  cache: 1,
+  timeout: 1,
+} satisfies Record<keyof EntrypointOptions, 1>);
 
 const WorkflowState = Annotation.Root({
   input: Annotation<unknown>(),
@@ -184,6 +194,7 @@ export const entrypoint: EntrypointFunction & {
     fn: (input: Input, config: RunnableConfig) => Output | Promise<Output>,
   ): Entrypoint<Input, Output> => {
     const settings = typeof options === "string" ? { name: options } : options;
+    refuseUnknownGraphOptions(`entrypoint("${settings.name}")`, settings, ENTRYPOINT_OPTIONS);
     refuseGenerator(fn, "an entrypoint", settings.name);
     return new Entrypoint(settings, fn);
   },

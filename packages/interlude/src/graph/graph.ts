@@ -14,7 +14,7 @@ import { BranchWrite, branchChannel } from "../pregel/branch-write.js";
 import { ChannelWrite, PASSTHROUGH } from "../pregel/channel-write.js";
 import { PregelNode } from "../pregel/node.js";
 import { Pregel } from "../pregel/pregel.js";
-import { validateDeclaration } from "./build-spec.js";
+import { checkCompileOptions, validateDeclaration } from "./build-spec.js";
 import type { CompileOptions } from "./compiled.js";
 import {
   type AddNodeOptions,
@@ -27,6 +27,7 @@ import {
   nodeDefinition,
   type PathMap,
 } from "./declaration.js";
+import { ADD_NODE_OPTIONS, checkPolicies } from "./node-policies.js";
 import { asRunnable, isRunnable, type RunnableLike } from "./runnable.js";
 
 type GraphNodeAction = ((input: any, config?: any) => unknown) | RunnableLike;
@@ -71,6 +72,7 @@ export class Graph<N extends string = typeof START> implements GraphDeclaration 
           `Graph.addNode("${name}", fn, { ${option} })`,
           "A Graph without state has no updates for it to act on: use a StateGraph.",
         );
+    checkPolicies(`Graph.addNode("${name}")`, name, options, ADD_NODE_OPTIONS);
     if (typeof action !== "function" && !isRunnable(action))
       throw new GraphValidationError(`Node "${name}" must be a function or a Runnable (an object with invoke).`, name);
     const run = typeof action === "function" ? action : asRunnable(action);
@@ -119,6 +121,7 @@ export class Graph<N extends string = typeof START> implements GraphDeclaration 
   }
 
   compile(options: CompileOptions = {}): Pregel {
+    checkCompileOptions(options);
     validateDeclaration(this, options);
     const channels: Record<string, EphemeralValue> = { [START]: new EphemeralValue(), [END]: new EphemeralValue() };
     for (const name of Object.keys(this.nodes)) channels[name] = new EphemeralValue();

@@ -5,17 +5,44 @@
 import type { ErrorHandlerSpec } from "../algo/spec.js";
 import { type CachePolicy, cachePolicyOf } from "../cache/base.js";
 import { GraphValidationError } from "../errors/graph.js";
+import { refuseUnknownGraphOptions } from "../errors/options.js";
 import type { RetryPolicy } from "../runner/retry.js";
 import { type TimeoutPolicy, timeoutPolicy } from "../runner/timeout.js";
-import type { NodePolicyOptions } from "./declaration.js";
+import type { AddNodeOptions, NodePolicyOptions } from "./declaration.js";
 
 /** The name `setNodeDefaults`' error handler runs (and streams) under. */
 export const DEFAULT_HANDLER = "__default_error_handler__";
 /** A node's own error handler is named `__error_handler__<node>` (its writes stream under it). */
 export const ERROR_HANDLER_PREFIX = "__error_handler__";
 
-/** Refuses a malformed policy where it is given, naming the call. */
-export function checkPolicies(call: string, node: string | undefined, options: NodePolicyOptions): void {
+/** `setNodeDefaults`' options by name (every key of NodePolicyOptions: the compiler checks the list). */
+const POLICY_OPTIONS = { retryPolicy: 1, cachePolicy: 1, timeout: 1, errorHandler: 1 } satisfies Record<
+  keyof NodePolicyOptions,
+  1
+>;
+
+/** `addNode`'s options by name (every key of AddNodeOptions). */
+export const ADD_NODE_OPTIONS = Object.keys({
+  ...POLICY_OPTIONS,
+  ends: 1,
+  metadata: 1,
+  subgraphs: 1,
+  tracePolicy: 1,
+  defer: 1,
+  input: 1,
+} satisfies Record<keyof AddNodeOptions, 1>);
+
+/**
+ * Refuses an option the call does not take (`known`: a node's policies unless said), and a
+ * malformed policy, where it is given, naming the call.
+ */
+export function checkPolicies(
+  call: string,
+  node: string | undefined,
+  options: NodePolicyOptions,
+  known: readonly string[] = Object.keys(POLICY_OPTIONS),
+): void {
+  refuseUnknownGraphOptions(call, options, known, node);
   timeoutPolicy(node ?? call, options.timeout);
   if (options.errorHandler !== undefined && typeof options.errorHandler !== "function")
     throw new GraphValidationError(

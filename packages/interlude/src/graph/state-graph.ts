@@ -22,7 +22,7 @@ import {
   nodeDefinition,
   type PathMap,
 } from "./declaration.js";
-import { checkPolicies } from "./node-policies.js";
+import { ADD_NODE_OPTIONS, checkPolicies } from "./node-policies.js";
 import { asRunnable, isRunnable, type RunnableLike } from "./runnable.js";
 import type { NodeRuntime } from "./runtime.js";
 import { part, resolveState } from "./state-definition.js";
@@ -76,7 +76,7 @@ type MergeReturn<Prev, Curr> = Prev & Curr extends infer T ? { [K in keyof T]: T
 
 /** LangGraph options Interlude refuses, with what to do instead; policies checked as they are given. */
 function checkOptions(name: string, options: AddNodeOptions): void {
-  checkPolicies(`addNode("${name}")`, name, options);
+  checkPolicies(`addNode("${name}")`, name, options, ADD_NODE_OPTIONS);
   // Ignoring it would send to tracers what the option says to redact.
   if (options.tracePolicy !== undefined)
     throw new UnsupportedFeatureError(

@@ -16,6 +16,8 @@ export interface CallPolicies {
   timeout?: number | TimeoutPolicy;
   /** Keep the result in the graph's cache (`compile({ cache })`) for calls with the same arguments. */
   cachePolicy?: CachePolicy | boolean;
+  /** LangGraph.js's older name of `cachePolicy`, read as it reads it: when `cachePolicy` is not given. */
+  cache?: CachePolicy | boolean;
 }
 
 /** `body` under the call's policies; checked when the task is declared (`policiesOf`). */
@@ -46,7 +48,7 @@ export function policiesOf(name: string, options: CallPolicies): ResolvedPolicie
   return {
     retry: options.retry,
     timeout: timeoutPolicy(name, options.timeout),
-    cachePolicy: cachePolicyOf(options.cachePolicy),
+    cachePolicy: cachePolicyOf(options.cachePolicy ?? options.cache),
   };
 }
 

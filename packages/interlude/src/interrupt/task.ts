@@ -5,6 +5,7 @@
  */
 
 import { refuseGenerator } from "../errors/graph.js";
+import { refuseUnknownGraphOptions } from "../errors/options.js";
 import { callScope, currentTask, taskStorage } from "../runner/scope.js";
 import { errorFromRecord, errorRecord } from "../thread/pending.js";
 import { callEnded, callFailed, callStarted } from "./call-events.js";
@@ -20,11 +21,22 @@ export type TaskFunction<Args extends unknown[], Result> = ((...args: Args) => P
   readonly taskName: string;
 };
 
+/** `task()`'s options by name (every key of its options: the compiler checks the list). */
+const TASK_OPTIONS = Object.keys({
+  name: 1,
+  retry: 1,
+  timeout: 1,
+  cachePolicy: 1,
+  cache: 1,
+  retryable: 1,
+} satisfies Record<keyof ({ name: string } & TaskOptions), 1>);
+
 export function task<Args extends unknown[], Result>(
   nameOrOptions: string | ({ name: string } & TaskOptions),
   fn: (...args: Args) => Result,
 ): TaskFunction<Args, Result> {
   const options = typeof nameOrOptions === "string" ? { name: nameOrOptions } : nameOrOptions;
+  refuseUnknownGraphOptions(`task("${options.name}")`, options, TASK_OPTIONS);
   refuseGenerator(fn, "a task", options.name);
   return makeTask(options, fn, false);
 }

@@ -1,5 +1,6 @@
 import type { Channel as ChannelType } from "../channels/base.js";
 import { END, START } from "../constants.js";
+import { refuseUnknownGraphOptions } from "../errors/options.js";
 import { UnsupportedFeatureError } from "../errors/unsupported.js";
 import { CompiledStateGraph, type CompileOptions, type RunConfig, type StreamConfig } from "../graph/compiled.js";
 import { type GraphDeclaration, type NodeDefinition, nodeDefinition } from "../graph/declaration.js";
@@ -22,7 +23,37 @@ export interface PregelParams extends PregelShape, Omit<CompileOptions, "interru
   debug?: boolean;
   /** Accepted for compatibility: Interlude always validates the graph when it is built. */
   autoValidate?: boolean;
+  /** LangGraph.js's name for `transformers` on a Pregel (both may be given: these run after). */
+  streamTransformers?: CompileOptions["transformers"];
+  /** LangGraph.js's index of the nodes each channel triggers: accepted, unused (Interlude derives its own). */
+  triggerToNodes?: Readonly<Record<string, readonly string[]>>;
 }
+
+/** `new Pregel()`'s options by name (every key of PregelParams: the compiler checks the list). */
+const PREGEL_PARAMS = Object.keys({
+  nodes: 1,
+  channels: 1,
+  inputChannels: 1,
+  outputChannels: 1,
+  streamChannels: 1,
+  interruptBefore: 1,
+  interruptAfter: 1,
+  checkpointer: 1,
+  store: 1,
+  cache: 1,
+  name: 1,
+  description: 1,
+  resumeMatching: 1,
+  transformers: 1,
+  streamMode: 1,
+  stepTimeout: 1,
+  retryPolicy: 1,
+  config: 1,
+  debug: 1,
+  autoValidate: 1,
+  streamTransformers: 1,
+  triggerToNodes: 1,
+} satisfies Record<keyof PregelParams, 1>);
 
 /**
  * Who reaches whom, for drawing: START leads to nodes subscribed to an input channel, a node to
@@ -77,13 +108,17 @@ export class Pregel extends CompiledStateGraph<any, any, string> {
 
   /** `declaration`: what the graph was built from, when a builder made it (a non-state `Graph`), for drawing. */
   constructor(params: PregelParams, declaration?: GraphDeclaration & { compile(options?: CompileOptions): Pregel }) {
+    refuseUnknownGraphOptions("new Pregel()", params, PREGEL_PARAMS);
     if (params.debug)
       throw new UnsupportedFeatureError("new Pregel({ debug: true })", 'Stream with streamMode "debug" instead.');
     // Checked first: the drawing's declaration reads the nodes' triggers and writers.
     const spec = pregelSpec({ ...params, nodes: withDefaultRetry(params.nodes, params.retryPolicy) });
     const builder =
       declaration ?? declarationOf(params, (options = {}) => new Pregel({ ...params, ...options } as PregelParams));
-    const { checkpointer, store, cache, name, description, resumeMatching, transformers } = params;
+    const { checkpointer, store, cache, name, description, resumeMatching, streamTransformers } = params;
+    const transformers = streamTransformers
+      ? [...(params.transformers ?? []), ...streamTransformers]
+      : params.transformers;
     super(builder, spec, {
       checkpointer,
       store,

@@ -4,7 +4,7 @@
  * instead; any other unknown one (a misspelling) with the options the store takes. Ignored, either
  * would lose its behaviour without a word: items that never expire, a pool on the wrong server.
  */
-import { unknownOption } from "../checkpoint/kit/known-options.js";
+import { unknownOption } from "../errors/options.js";
 import { UnsupportedStoreOptionError } from "../errors/store.js";
 
 /**

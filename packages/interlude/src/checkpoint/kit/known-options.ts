@@ -3,6 +3,7 @@
  * LangGraph's own saver, such as the Redis saver's `defaultTTL`) is refused with what it takes,
  * instead of being ignored: a TTL nobody applies loses nothing at once, and everything later.
  */
+import { unknownOption } from "../../errors/options.js";
 import { InvalidSaverOptionError } from "../../errors/storage.js";
 
 /** What every kit saver takes (`SaverKitOptions`). */
@@ -46,11 +47,4 @@ export function refuseUnknownOptions(
       JSON.stringify(unknown.value) ?? String(unknown.value),
       `left out: ${hints[unknown.name] ?? `${saver} takes ${known.join(", ")}`}`,
     );
-}
-
-/** The first option of `options` that is not `known` (one set to undefined passes), if any. */
-export function unknownOption(options: object, known: readonly string[]): { name: string; value: unknown } | undefined {
-  for (const [name, value] of Object.entries(options))
-    if (value !== undefined && !known.includes(name)) return { name, value };
-  return undefined;
 }

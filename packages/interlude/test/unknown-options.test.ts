@@ -1,0 +1,111 @@
+/**
+ * Options checked by name where a graph is built: a misspelt one is refused, naming what the
+ * call takes. LangGraph.js ignores it, so `interruptBefor` would run past its breakpoint.
+ */
+import { Annotation, entrypoint, Graph, InMemoryCache, MemorySaver, START, StateGraph, task } from "@interlude/core";
+import { LastValue } from "@interlude/core/channels";
+import { Channel, Pregel } from "@interlude/core/pregel";
+import { describe, expect, it } from "vitest";
+
+const State = Annotation.Root({ v: Annotation<number>() });
+const builder = () => new StateGraph(State).addNode("n", () => ({ v: 1 })).addEdge(START, "n");
+const pregelOf = (extra: Record<string, unknown>) =>
+  new Pregel({
+    nodes: {
+      n: Channel.subscribeTo("in")
+        .pipe((v: number) => v + 1)
+        .pipe(Channel.writeTo(["out"])),
+    },
+    channels: { in: new LastValue<number>(), out: new LastValue<number>() },
+    inputChannels: "in",
+    outputChannels: "out",
+    ...extra,
+  });
+
+/** What a refusal of `option` by `call` says: the code, the call, the option, and an option it takes. */
+const refusal = (call: string, option: string, takes: string) =>
+  expect.objectContaining({
+    code: "GRAPH_VALIDATION",
+    message: expect.stringMatching(
+      new RegExp(`^${escapeRegExp(`${call} has no option "${option}". It takes `)}.*\\b${escapeRegExp(takes)}\\b`),
+    ) as unknown,
+  });
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+describe("an option a graph-building call does not take", () => {
+  it("compile() refuses a misspelt breakpoint or saver, on a StateGraph and a Graph", () => {
+    expect(() => builder().compile({ interruptBefor: ["n"] } as never)).toThrow(
+      refusal("compile()", "interruptBefor", "interruptBefore"),
+    );
+    expect(() => builder().compile({ checkpointor: new MemorySaver() } as never)).toThrow(
+      refusal("compile()", "checkpointor", "checkpointer"),
+    );
+    const graph = new Graph().addNode("n", (v: number) => v).addEdge(START, "n");
+    expect(() => graph.compile({ debug: true } as never)).toThrow(refusal("compile()", "debug", "checkpointer"));
+  });
+
+  it("compile() takes every option it documents, and one set to undefined", async () => {
+    const graph = builder().compile({
+      checkpointer: new MemorySaver(),
+      store: undefined,
+      cache: new InMemoryCache(),
+      interruptBefore: ["n"],
+      interruptAfter: [],
+      name: "g",
+      description: "d",
+      resumeMatching: "checked",
+      transformers: [],
+    });
+    // The breakpoint was kept: the run stops before n.
+    const config = { configurable: { thread_id: "t" } };
+    expect(await graph.invoke({ v: 0 }, config)).toEqual({ v: 0, __interrupt__: [] });
+    expect((await graph.getState(config)).next).toEqual(["n"]);
+  });
+
+  it("addNode and setNodeDefaults refuse LangGraph's task option names for a node's policies", () => {
+    expect(() => builder().addNode("m", () => ({}), { retry: { maxAttempts: 2 } } as never)).toThrow(
+      refusal('addNode("m")', "retry", "retryPolicy"),
+    );
+    expect(() => new Graph().addNode("m", (v: number) => v, { retry: {} } as never)).toThrow(
+      refusal('Graph.addNode("m")', "retry", "retryPolicy"),
+    );
+    expect(() => builder().setNodeDefaults({ retry: {} } as never)).toThrow(
+      refusal("setNodeDefaults", "retry", "retryPolicy"),
+    );
+  });
+
+  it("new Pregel() refuses a misspelt option, and takes LangGraph's streamTransformers after transformers", () => {
+    expect(() => pregelOf({ checkpointor: new MemorySaver() })).toThrow(
+      refusal("new Pregel()", "checkpointor", "checkpointer"),
+    );
+    const first = () => ({ init: () => ({}), process: () => true });
+    const second = () => ({ init: () => ({}), process: () => true });
+    const graph = pregelOf({ transformers: [first], streamTransformers: [second], triggerToNodes: { in: ["n"] } });
+    expect(graph.streamTransformers).toEqual([first, second]);
+  });
+
+  it("task() and entrypoint() refuse a misspelt option", () => {
+    expect(() => task({ name: "t", retryPolicy: {} } as never, async () => 1)).toThrow(
+      refusal('task("t")', "retryPolicy", "retry"),
+    );
+    expect(() => entrypoint({ name: "e", checkpoint: new MemorySaver() } as never, async () => 1)).toThrow(
+      refusal('entrypoint("e")', "checkpoint", "checkpointer"),
+    );
+  });
+});
+
+describe("task({ cache })", () => {
+  it("is LangGraph.js's older name of cachePolicy: a second call with the same argument is served from the cache", async () => {
+    let calls = 0;
+    const double = task({ name: "double", cache: { ttl: 60 } }, async (v: number) => {
+      calls++;
+      return v * 2;
+    });
+    const workflow = entrypoint({ name: "w", cache: new InMemoryCache() }, async (v: number) => {
+      return (await double(v)) + (await double(v));
+    });
+    expect(await workflow.invoke(3)).toBe(12);
+    expect(await workflow.invoke(3)).toBe(12);
+    expect(calls).toBe(1);
+  });
+});
