@@ -1,9 +1,22 @@
 /**
- * Options checked by name where a graph is built: a misspelt one is refused, naming what the
- * call takes. LangGraph.js ignores it, so `interruptBefor` would run past its breakpoint.
+ * Options checked by name where a graph is built or steered: a misspelt one is refused, naming
+ * what the call takes, and a run option's value is checked. LangGraph.js ignores both, so
+ * `interruptBefor` would run past its breakpoint and `streamMode: "update"` stream nothing.
  */
-import { Annotation, entrypoint, Graph, InMemoryCache, MemorySaver, START, StateGraph, task } from "@interlude/core";
+import {
+  Annotation,
+  Command,
+  entrypoint,
+  Graph,
+  InMemoryCache,
+  InvalidRunOptionError,
+  MemorySaver,
+  START,
+  StateGraph,
+  task,
+} from "@interlude/core";
 import { LastValue } from "@interlude/core/channels";
+import { ToolNode } from "@interlude/core/prebuilt";
 import { Channel, Pregel } from "@interlude/core/pregel";
 import { describe, expect, it } from "vitest";
 
@@ -91,6 +104,54 @@ describe("an option a graph-building call does not take", () => {
     expect(() => entrypoint({ name: "e", checkpoint: new MemorySaver() } as never, async () => 1)).toThrow(
       refusal('entrypoint("e")', "checkpoint", "checkpointer"),
     );
+  });
+});
+
+describe("a misspelt key of what a graph is built from, or steered with", () => {
+  it("Annotation(), new Command() and new ToolNode() refuse it, naming what they take", () => {
+    expect(() => Annotation({ reduce: (a: number, b: number) => a + b } as never)).toThrow(
+      refusal("Annotation()", "reduce", "reducer"),
+    );
+    expect(() => new Command({ resum: "yes" } as never)).toThrow(refusal("new Command()", "resum", "resume"));
+    expect(() => new ToolNode([], { handleToolError: false } as never)).toThrow(
+      refusal("new ToolNode()", "handleToolError", "handleToolErrors"),
+    );
+  });
+
+  it("a Command spread into another keeps working (its lg_name tag comes along)", () => {
+    const answer = new Command({ resume: "yes", update: { v: 1 } });
+    expect(new Command({ ...answer, goto: "n" })).toMatchObject({ resume: "yes", update: { v: 1 }, goto: ["n"] });
+  });
+});
+
+describe("a run option given a value that is not one", () => {
+  const graph = () => builder().compile({ checkpointer: new MemorySaver() });
+
+  it("a misspelt stream mode is refused, not streamed as nothing, and the thread runs after", async () => {
+    const compiled = graph();
+    const config = { configurable: { thread_id: "modes" } };
+    await expect(async () => {
+      for await (const _ of await compiled.stream({ v: 0 }, { ...config, streamMode: "update" as never }));
+    }).rejects.toThrow(
+      expect.objectContaining({
+        code: "INVALID_RUN_OPTION",
+        message: expect.stringMatching(/streamMode is "update"; it must be one of .*"updates"/) as unknown,
+      }),
+    );
+    await expect(compiled.invoke({ v: 0 }, { ...config, streamMode: ["values", "updat"] as never })).rejects.toThrow(
+      InvalidRunOptionError,
+    );
+    expect(await compiled.invoke({ v: 0 }, config)).toEqual({ v: 1 });
+  });
+
+  it("a misspelt durability is refused before anything is saved", async () => {
+    const compiled = graph();
+    const config = { configurable: { thread_id: "durability" } };
+    await expect(compiled.invoke({ v: 0 }, { ...config, durability: "synch" as never })).rejects.toThrow(
+      /durability is "synch"; it must be one of "sync", "async", "exit"/,
+    );
+    expect((await compiled.getState(config)).values).toEqual({});
+    expect(await compiled.invoke({ v: 0 }, { ...config, durability: "exit" })).toEqual({ v: 1 });
   });
 });
 

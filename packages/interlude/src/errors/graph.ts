@@ -1,4 +1,4 @@
-import { InterludeError } from "./base.js";
+import { InterludeError, preview } from "./base.js";
 import type { ErrorCode } from "./codes.js";
 
 /** The graph definition is wrong; raised by `compile()` or the builder. */
@@ -34,6 +34,19 @@ export class InvalidUpdateError extends InterludeError {
   constructor(message: string, kind?: InvalidUpdateKind) {
     super("INVALID_UPDATE", message);
     if (kind) this.lc_error_code = kind;
+  }
+}
+
+/** A run option given a value the run cannot use (`streamMode: "update"`, `durability: "synch"`). Nothing was run. */
+export class InvalidRunOptionError extends InterludeError {
+  readonly option: string;
+  constructor(option: string, value: unknown, expected: readonly string[]) {
+    super(
+      "INVALID_RUN_OPTION",
+      `The run option ${option} is ${preview(value)}; it must be one of ${expected.map((e) => JSON.stringify(e)).join(", ")}. Nothing was run.`,
+      { details: { option } },
+    );
+    this.option = option;
   }
 }
 

@@ -9,6 +9,7 @@
 import type { Channel } from "../channels/base.js";
 import type { BinaryOperatorAggregate, Reducer } from "../channels/binop.js";
 import type { DeltaChannel } from "../channels/delta.js";
+import { refuseUnknownGraphOptions } from "../errors/options.js";
 import type { OverwriteValue } from "../primitives/overwrite.js";
 
 export interface ChannelSpec<Value = unknown, Update = Value> {
@@ -58,6 +59,8 @@ function annotation<Value, Update = Value>(
   options?: ReducerOptions<Value, Update> | LegacyReducerOptions<Value, Update>,
 ): ChannelSpec<Value, any> {
   if (!options) return { lg_kind: "channel" };
+  // A misspelt `reducer` would leave the key a plain last value, its updates overwriting.
+  refuseUnknownGraphOptions("Annotation()", options, ["reducer", "value", "default"]);
   // The reducer never sees an overwrite: the channel takes it first (channels/binop.ts).
   const reducer = "reducer" in options ? options.reducer : options.value;
   return { lg_kind: "channel", reducer, default: options.default } as ChannelSpec<Value, any>;

@@ -12,6 +12,7 @@ import type { ToolCall } from "@langchain/core/messages/tool";
 import { Runnable } from "@langchain/core/runnables";
 import { END } from "../constants.js";
 import { InterludeError } from "../errors/base.js";
+import { refuseUnknownGraphOptions } from "../errors/options.js";
 import { isGraphDrained, isGraphInterrupt } from "../interrupt/signal.js";
 import { recordedCall } from "../interrupt/task.js";
 import { Command, isCommand } from "../primitives/command.js";
@@ -81,6 +82,7 @@ export class ToolNode extends Runnable<any, any> {
 
   constructor(tools: readonly ToolLike[], options: ToolNodeOptions = {}) {
     super();
+    refuseUnknownGraphOptions("new ToolNode()", options, ["name", "tags", "handleToolErrors"]);
     this.name = options.name ?? "tools";
     this.tags = options.tags;
     this.tools = tools;

@@ -1,5 +1,6 @@
 import { registerSerializable } from "../checkpoint/serde-registry.js";
 import { PARENT, ROOT } from "../constants.js";
+import { refuseUnknownGraphOptions } from "../errors/options.js";
 import { isSend, Send } from "./send.js";
 
 /** A `Send` written as plain data (`{ node, args }`, with a `timeout` if any). */
@@ -46,6 +47,18 @@ export class CommandInstance<Resume = unknown, Update = Record<string, unknown>,
 }
 
 /**
+ * `new Command()`'s parameters by name (every key of CommandParams: the compiler checks the
+ * list), and the tag a spread Command carries along.
+ */
+const COMMAND_PARAMS = [
+  ...Object.keys({ resume: 1, update: 1, goto: 1, graph: 1, by: 1, reason: 1 } satisfies Record<
+    keyof CommandParams,
+    1
+  >),
+  "lg_name",
+];
+
+/**
  * Input to `invoke` to resume a paused thread, or a node's return value to update the state
  * and choose where to go next.
  */
@@ -70,6 +83,8 @@ export class Command<
   readonly reason?: string;
 
   constructor(params: CommandParams<Resume, Update, Node> = {}) {
+    // A misspelt `resume` would resume nothing (NothingToResumeError at best, a run at worst).
+    refuseUnknownGraphOptions("new Command()", params, COMMAND_PARAMS);
     super(params);
     this.resume = params.resume;
     this.update = params.update;

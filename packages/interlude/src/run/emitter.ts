@@ -12,6 +12,18 @@ import {
 
 export type StreamMode = "values" | "updates" | "custom" | "checkpoints" | "tasks" | "debug" | "messages" | "tools";
 
+/** Every stream mode (every member of StreamMode: the compiler checks the list). */
+export const STREAM_MODES = Object.keys({
+  values: 1,
+  updates: 1,
+  custom: 1,
+  checkpoints: 1,
+  tasks: 1,
+  debug: 1,
+  messages: 1,
+  tools: 1,
+} satisfies Record<StreamMode, 1>) as StreamMode[];
+
 export interface Emitter {
   readonly modes: ReadonlySet<StreamMode>;
   readonly subgraphs: boolean;

@@ -3,6 +3,7 @@
  * run reads them as given, and `configWithoutOptions` tells them from the config nodes receive.
  */
 import type { RunnableConfig } from "../checkpoint/types.js";
+import { InvalidRunOptionError } from "../errors/graph.js";
 import type { RunControl } from "../primitives/run-control.js";
 import type { StateSnapshot } from "../thread/snapshot.js";
 import type { StreamMode } from "./emitter.js";
@@ -55,6 +56,7 @@ export interface StreamOptions extends RunOptions {
 }
 
 export const DEFAULT_RECURSION_LIMIT = 25;
+const DURABILITIES = Object.keys({ sync: 1, async: 1, exit: 1 } satisfies Record<Durability, 1>) as Durability[];
 export const DEFAULT_ABORT_GRACE_MS = 5_000;
 
 /** Every option's key: the compiler refuses this record until an option added above is listed here. */
@@ -77,9 +79,13 @@ const OPTION_KEYS: Record<keyof StreamOptions, true> = {
   encoding: true,
 };
 
-/** The durability a run asked for, in either spelling. */
+/** The durability a run asked for, in either spelling; a value that is none (a misspelling) is refused. */
 export function durabilityOf(options: RunOptions): Durability | undefined {
-  if (options.durability !== undefined) return options.durability;
+  if (options.durability !== undefined) {
+    if (!DURABILITIES.includes(options.durability))
+      throw new InvalidRunOptionError("durability", options.durability, DURABILITIES);
+    return options.durability;
+  }
   return options.checkpointDuring === undefined ? undefined : options.checkpointDuring ? "async" : "exit";
 }
 

@@ -7,11 +7,12 @@ import type { GraphInternals } from "../algo/spec.js";
 import { withStreamHandlers } from "../callbacks/stream-handlers.js";
 import { shallowCopy } from "../checkpoint/plain-copy.js";
 import type { RunnableConfig } from "../checkpoint/types.js";
+import { InvalidRunOptionError } from "../errors/graph.js";
 import { UnsupportedFeatureError } from "../errors/unsupported.js";
 import { PROTOCOL_STREAM } from "../protocol/stream-events.js";
 import { currentTask } from "../runner/scope.js";
 import { forwardAbort } from "./abandon.js";
-import { asGraphStream, ChunkQueue, type GraphStream, queueEmitter, type StreamMode } from "./emitter.js";
+import { asGraphStream, ChunkQueue, type GraphStream, queueEmitter, STREAM_MODES, type StreamMode } from "./emitter.js";
 import { NestedStream, withNodeConfig } from "./nested-run.js";
 import { configWithoutOptions, type StreamOptions } from "./options.js";
 import { GraphRun } from "./run.js";
@@ -61,8 +62,12 @@ export function defaultStreamMode(): "updates" | "values" {
   return currentTask() ? "values" : "updates";
 }
 
+/** The modes asked for; one that is not a stream mode (a misspelling) is refused, not streamed as nothing. */
 function modesOf(mode: StreamOptions["streamMode"]): StreamMode[] {
-  return mode === undefined ? [defaultStreamMode()] : Array.isArray(mode) ? mode : [mode];
+  const modes = mode === undefined ? [defaultStreamMode()] : Array.isArray(mode) ? mode : [mode];
+  for (const each of modes)
+    if (!STREAM_MODES.includes(each)) throw new InvalidRunOptionError("streamMode", each, STREAM_MODES);
+  return modes;
 }
 
 /** The stream's `encoding`: none, or server-sent events; anything else is refused. */
