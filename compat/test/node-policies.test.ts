@@ -308,32 +308,39 @@ compare("node policies", {
     },
   },
 
-  "a misspelt option of compile(), addNode(), task(), Annotation() or Command, or a misspelt stream mode": {
-    differs: "#misspelt-options-are-refused",
-    async run(lib) {
-      const { Annotation, Command, MemorySaver, StateGraph, START, task } = lib;
-      const State = Annotation.Root({ v: Annotation() });
-      const builder = () => new StateGraph(State).addNode("n", () => ({ v: 1 })).addEdge(START, "n");
-      const graph = builder().compile({ checkpointer: new MemorySaver() });
-      const streamed = async (streamMode: string) => {
-        const chunks: unknown[] = [];
-        for await (const chunk of await graph.stream({ v: 0 }, { configurable: { thread_id: streamMode }, streamMode }))
-          chunks.push(chunk);
-        return chunks;
-      };
-      return {
-        compile: attempt(() => typeof builder().compile({ interruptBefor: ["n"] })),
-        addNode: attempt(() => typeof builder().addNode("m", () => ({}), { retry: { maxAttempts: 2 } })),
-        task: attempt(() => typeof task({ name: "t", retryPolicy: {} }, async () => 1)),
-        annotation: attempt(() => typeof Annotation({ reduce: (a: number, b: number) => a + b })),
-        command: attempt(() => typeof new Command({ resum: "yes" })),
-        streamMode: await streamed("update").catch((error: Error) => ({ threw: error.name })),
-        durability: await graph
-          .invoke({ v: 0 }, { configurable: { thread_id: "d" }, durability: "synch" })
-          .catch((error: Error) => ({ threw: error.name })),
-      };
+  "a misspelt option of compile(), addNode(), task(), Annotation() or Command, a misspelt stream mode, or a recursion limit as text":
+    {
+      differs: "#misspelt-options-are-refused",
+      async run(lib) {
+        const { Annotation, Command, MemorySaver, StateGraph, START, task } = lib;
+        const State = Annotation.Root({ v: Annotation() });
+        const builder = () => new StateGraph(State).addNode("n", () => ({ v: 1 })).addEdge(START, "n");
+        const graph = builder().compile({ checkpointer: new MemorySaver() });
+        const streamed = async (streamMode: string) => {
+          const chunks: unknown[] = [];
+          for await (const chunk of await graph.stream(
+            { v: 0 },
+            { configurable: { thread_id: streamMode }, streamMode },
+          ))
+            chunks.push(chunk);
+          return chunks;
+        };
+        return {
+          compile: attempt(() => typeof builder().compile({ interruptBefor: ["n"] })),
+          addNode: attempt(() => typeof builder().addNode("m", () => ({}), { retry: { maxAttempts: 2 } })),
+          task: attempt(() => typeof task({ name: "t", retryPolicy: {} }, async () => 1)),
+          annotation: attempt(() => typeof Annotation({ reduce: (a: number, b: number) => a + b })),
+          command: attempt(() => typeof new Command({ resum: "yes" })),
+          streamMode: await streamed("update").catch((error: Error) => ({ threw: error.name })),
+          durability: await graph
+            .invoke({ v: 0 }, { configurable: { thread_id: "d" }, durability: "synch" })
+            .catch((error: Error) => ({ threw: error.name })),
+          recursionLimit: await graph
+            .invoke({ v: 0 }, { configurable: { thread_id: "r" }, recursionLimit: "10" })
+            .catch((error: Error) => ({ threw: error.name })),
+        };
+      },
     },
-  },
 
   "a task() with a retry policy and a timeout": {
     from: "timeout.test.ts: task() enforces a per-attempt timeout",

@@ -155,6 +155,23 @@ describe("a run option given a value that is not one", () => {
   });
 });
 
+describe("a run's limits", () => {
+  const graph = () => builder().compile({ checkpointer: new MemorySaver() });
+
+  it("a recursion limit or timeout that is not one is refused", async () => {
+    const compiled = graph();
+    const config = { configurable: { thread_id: "limits" } };
+    for (const recursionLimit of [0, 2.5, "10"])
+      await expect(compiled.invoke({ v: 0 }, { ...config, recursionLimit: recursionLimit as never })).rejects.toThrow(
+        /recursionLimit is .*; it must be a whole number of 1 or more/,
+      );
+    await expect(compiled.invoke({ v: 0 }, { ...config, timeout: -5 })).rejects.toThrow(
+      /timeout is -5; it must be a number of milliseconds, 0 or more/,
+    );
+    expect(await compiled.invoke({ v: 0 }, { ...config, recursionLimit: 5, timeout: 5_000 })).toEqual({ v: 1 });
+  });
+});
+
 describe("task({ cache })", () => {
   it("is LangGraph.js's older name of cachePolicy: a second call with the same argument is served from the cache", async () => {
     let calls = 0;

@@ -37,15 +37,19 @@ export class InvalidUpdateError extends InterludeError {
   }
 }
 
-/** A run option given a value the run cannot use (`streamMode: "update"`, `durability: "synch"`). Nothing was run. */
+/**
+ * A run option given a value the run cannot use (`streamMode: "update"`, `durability: "synch"`,
+ * `interruptBefore` naming no node). Nothing was run.
+ */
 export class InvalidRunOptionError extends InterludeError {
   readonly option: string;
-  constructor(option: string, value: unknown, expected: readonly string[]) {
-    super(
-      "INVALID_RUN_OPTION",
-      `The run option ${option} is ${preview(value)}; it must be one of ${expected.map((e) => JSON.stringify(e)).join(", ")}. Nothing was run.`,
-      { details: { option } },
-    );
+  /** @param expected what it must be: a phrase, or the values it may take */
+  constructor(option: string, value: unknown, expected: string | readonly string[]) {
+    const must =
+      typeof expected === "string" ? expected : `one of ${expected.map((e) => JSON.stringify(e)).join(", ")}`;
+    super("INVALID_RUN_OPTION", `The run option ${option} is ${preview(value)}; it must be ${must}. Nothing was run.`, {
+      details: { option },
+    });
     this.option = option;
   }
 }

@@ -79,6 +79,18 @@ const OPTION_KEYS: Record<keyof StreamOptions, true> = {
   encoding: true,
 };
 
+/**
+ * The run's limits, checked before anything runs. Its breakpoints are not checked against the
+ * graph's nodes: LangGraph.js's own tests name a subgraph's node there, which the run ignores.
+ */
+export function checkRunOptions(options: RunOptions): void {
+  const { recursionLimit, timeout } = options;
+  if (recursionLimit !== undefined && !(Number.isInteger(recursionLimit) && recursionLimit >= 1))
+    throw new InvalidRunOptionError("recursionLimit", recursionLimit, "a whole number of 1 or more");
+  if (timeout !== undefined && !(typeof timeout === "number" && timeout >= 0))
+    throw new InvalidRunOptionError("timeout", timeout, "a number of milliseconds, 0 or more");
+}
+
 /** The durability a run asked for, in either spelling; a value that is none (a misspelling) is refused. */
 export function durabilityOf(options: RunOptions): Durability | undefined {
   if (options.durability !== undefined) {

@@ -26,7 +26,7 @@ import { RunDeadline } from "./deadline.js";
 import type { Emitter, StreamMode } from "./emitter.js";
 import { type CheckpointEnvelope, RunEvents } from "./events.js";
 import { nestedRunEmitter } from "./nested-run.js";
-import { DEFAULT_RECURSION_LIMIT, durabilityOf, type RunOptions } from "./options.js";
+import { checkRunOptions, DEFAULT_RECURSION_LIMIT, durabilityOf, type RunOptions } from "./options.js";
 import type { Persistence } from "./persist.js";
 import type { SubgraphTarget } from "./replay.js";
 
@@ -115,6 +115,7 @@ export abstract class RunState {
       store: graph.store ?? this.parent?.run.store,
     };
     checkOutputKeys(graph.spec, options.outputKeys);
+    checkRunOptions(options);
     this.events = new RunEvents(
       this.scope.emitter,
       this.ns,
