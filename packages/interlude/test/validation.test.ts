@@ -140,6 +140,14 @@ describe("running", () => {
     const error = await graph.invoke({}).catch((e) => e);
     expect(error).toBeInstanceOf(MissingThreadIdError);
     expect(error.message).toMatch(/thread_id/);
+    // A thread id under LangGraph's other spellings, or in the wrong place, is pointed at.
+    await expect(graph.invoke({}, { configurable: { threadId: "t" } })).rejects.toThrow(
+      /configurable has "threadId": the key is thread_id\./,
+    );
+    await expect(graph.invoke({}, { thread_id: "t" } as never)).rejects.toThrow(
+      /"thread_id" at its top level: it goes in configurable/,
+    );
+    await expect(graph.invoke({}, { configurable: { "thread-id": "t" } })).rejects.toThrow(/has "thread-id"/);
   });
   it("invoke(null) on a thread that never ran is an EmptyInputError", async () => {
     const graph = new StateGraph(State)

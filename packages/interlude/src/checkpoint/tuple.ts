@@ -16,7 +16,7 @@ export function recordOf(checkpoint: Checkpoint): CheckpointRecord {
 
 export function requireThreadId(config: RunnableConfig): string {
   const threadId = threadIdOf(config);
-  if (threadId === undefined) throw new MissingThreadIdError();
+  if (threadId === undefined) throw new MissingThreadIdError(config);
   return threadId;
 }
 

@@ -101,13 +101,25 @@ export class InvalidCheckpointerError extends GraphValueError {
 }
 
 export class MissingThreadIdError extends InterludeError {
-  constructor() {
+  /** @param config the config given, to point at a thread id given under another name or place */
+  constructor(config?: { configurable?: Record<string, unknown> }) {
     super(
       "MISSING_THREAD_ID",
       `This graph has a checkpointer, so every run needs a thread: ` +
-        `invoke(input, { configurable: { thread_id: "some-id" } }).`,
+        `invoke(input, { configurable: { thread_id: "some-id" } }).${misplacedThreadId(config)}`,
     );
   }
+}
+
+/** Where the config has a thread id that is not `configurable.thread_id` (`threadId`, or at its top level), said so. */
+function misplacedThreadId(config: { configurable?: Record<string, unknown> } | undefined): string {
+  if (config === undefined || config === null) return "";
+  const spelt = (keys: object) =>
+    Object.keys(keys).find((key) => key.replace(/[-_]/g, "").toLowerCase() === "threadid");
+  const top = spelt(config);
+  if (top !== undefined) return ` The config has "${top}" at its top level: it goes in configurable, as thread_id.`;
+  const inner = spelt(config.configurable ?? {});
+  return inner === undefined ? "" : ` The config's configurable has "${inner}": the key is thread_id.`;
 }
 
 /** Input that a graph cannot start from (for example `null` on a thread that never ran). */

@@ -97,7 +97,7 @@ export abstract class RunState {
       if (ns) this.subgraphTarget = { ns, checkpointId: checkpointIdOf(config) };
       this.ns = "";
     }
-    if (this.saver && this.threadId === undefined) throw new MissingThreadIdError();
+    if (this.saver && this.threadId === undefined) throw new MissingThreadIdError(config);
     if (this.saver) this.saverKeys = callerKeys(config);
     this.scope = {
       saver: this.saver,
