@@ -63,7 +63,7 @@ compare("public methods", {
     },
   },
 
-  "a compiled graph's validate(), streamChannelsList, streamChannelsAsIs and isInterrupted()": {
+  "a compiled graph's validate(), streamChannelsList, streamChannelsAsIs, isInterrupted() and lg_is_pregel": {
     from: "pregel/index.ts (validate, streamChannelsList), graph/state.ts (isInterrupted)",
     async run(lib) {
       const { interrupt, MemorySaver } = lib;
@@ -79,6 +79,7 @@ compare("public methods", {
         asIs: graph.streamChannelsAsIs,
         paused: graph.isInterrupted(paused),
         done: graph.isInterrupted(done),
+        pregel: graph.lg_is_pregel,
       };
     },
   },

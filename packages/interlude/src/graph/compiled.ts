@@ -137,6 +137,9 @@ export class CompiledStateGraph<
   R = unknown,
 > implements GraphInternals
 {
+  /** LangGraph.js's brand of a compiled graph, which code telling graphs from other runnables reads (`isPregelLike`). */
+  readonly lg_is_pregel = true;
+
   constructor(
     readonly builder: GraphBuilder,
     readonly spec: GraphSpec,
