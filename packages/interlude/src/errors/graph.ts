@@ -39,7 +39,7 @@ export class InvalidUpdateError extends InterludeError {
 
 /**
  * A run option given a value the run cannot use (`streamMode: "update"`, `durability: "synch"`,
- * `interruptBefore` naming no node). Nothing was run.
+ * `recursionLimit: "10"`). Nothing was run.
  */
 export class InvalidRunOptionError extends InterludeError {
   readonly option: string;

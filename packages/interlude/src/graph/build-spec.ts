@@ -40,7 +40,6 @@ function known(builder: GraphDeclaration, name: string, role: string): void {
   }
 }
 
-/** Refuses a declaration that could not run (unknown nodes, no entry point, unreachable nodes, bad breakpoints). */
 /** `compile()`'s options by name (every key of CompileOptions: the compiler checks the list). */
 const COMPILE_OPTIONS = Object.keys({
   checkpointer: 1,
@@ -59,6 +58,7 @@ export function checkCompileOptions(options: CompileOptions): void {
   refuseUnknownGraphOptions("compile()", options, COMPILE_OPTIONS);
 }
 
+/** Refuses a declaration that could not run (unknown nodes, no entry point, unreachable nodes, bad breakpoints). */
 export function validateDeclaration(
   builder: GraphDeclaration,
   options: Pick<CompileOptions, "interruptBefore" | "interruptAfter">,
