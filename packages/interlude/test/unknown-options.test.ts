@@ -108,6 +108,18 @@ describe("an option a graph-building call does not take", () => {
 });
 
 describe("a misspelt key of what a graph is built from, or steered with", () => {
+  it("new StateGraph() refuses a misspelt key of its options object, first argument or second", () => {
+    const Output = Annotation.Root({ v: Annotation<number>() });
+    expect(() => new StateGraph({ state: State, ouput: Output } as never)).toThrow(
+      refusal("new StateGraph()", "ouput", "output"),
+    );
+    expect(() => new StateGraph(State, { input: State, ouput: Output } as never)).toThrow(
+      refusal("new StateGraph()", "ouput", "output"),
+    );
+    // Spelt right, the output schema is kept: the graph's output keys are its.
+    expect(new StateGraph({ state: State, output: Output }).outputKeys).toEqual(["v"]);
+  });
+
   it("Annotation(), new Command() and new ToolNode() refuse it, naming what they take", () => {
     expect(() => Annotation({ reduce: (a: number, b: number) => a + b } as never)).toThrow(
       refusal("Annotation()", "reduce", "reducer"),

@@ -5,6 +5,7 @@
  */
 import { isDeltaChannel } from "../channels/delta.js";
 import { GraphValidationError } from "../errors/graph.js";
+import { refuseUnknownGraphOptions } from "../errors/options.js";
 import { StateGraphInputError } from "../errors/state.js";
 import { UnsupportedFeatureError } from "../errors/unsupported.js";
 import { interrupt } from "../interrupt/interrupt.js";
@@ -81,6 +82,9 @@ export function part(value: unknown, role: string): Part {
 
 /** `new StateGraph(first, second)` in any of the shapes LangGraph.js 1.7 accepts. */
 export function resolveState(first: unknown, second?: unknown): ResolvedState {
+  // An options object with a misspelt key (`ouput`) would lose that schema without a word.
+  for (const given of [first, second])
+    if (isInit(given)) refuseUnknownGraphOptions("new StateGraph()", given, INIT_KEYS);
   const init = isInit(first) ? first : isInit(second) ? { ...second, state: first } : { state: first, context: second };
   const stateDef = init.state ?? init.stateSchema ?? init.input;
   if (stateDef === undefined) throw new StateGraphInputError("state", stateDef);
