@@ -15,6 +15,24 @@ compare("functional API", {
     },
   },
 
+  "an entrypoint's history, with the list options": {
+    from: "func.test.ts (the entrypoint is a Pregel: getStateHistory(config, options))",
+    async run({ entrypoint, MemorySaver }) {
+      const graph = entrypoint({ name: "g", checkpointer: new MemorySaver() }, async (n: number) => n + 1);
+      const config = { configurable: { thread_id: "t" } };
+      for (const n of [1, 2, 3]) await graph.invoke(n, config);
+      const history = async (options?: Record<string, unknown>) => {
+        const steps: unknown[] = [];
+        for await (const snapshot of graph.getStateHistory(config, options)) steps.push(snapshot.metadata?.step);
+        return steps;
+      };
+      // Interlude records one more checkpoint per run (COMPATIBILITY.md, "Shapes that differ"):
+      // compared are the limit and the order, newest first.
+      const two = (await history({ limit: 2 })) as number[];
+      return { two: two.length, newestFirst: two[0]! > two[1]!, more: (await history()).length > 2 };
+    },
+  },
+
   "an entrypoint without a checkpointer runs its tasks": {
     from: "func.test.ts: basic task and entrypoint",
     async run({ entrypoint, task }) {

@@ -136,6 +136,21 @@ describe("a misspelt key of what a graph is built from, or steered with", () => 
   });
 });
 
+describe("getStateHistory()'s options", () => {
+  it("a misspelt limit is refused rather than listing the whole history", async () => {
+    const compiled = builder().compile({ checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "history" } };
+    await compiled.invoke({ v: 0 }, config);
+    const list = async (options: Record<string, unknown>) => {
+      const snapshots = [];
+      for await (const snapshot of compiled.getStateHistory(config, options)) snapshots.push(snapshot);
+      return snapshots;
+    };
+    await expect(list({ limt: 1 })).rejects.toThrow(refusal("getStateHistory()", "limt", "limit"));
+    expect(await list({ limit: 1 })).toHaveLength(1);
+  });
+});
+
 describe("a run option given a value that is not one", () => {
   const graph = () => builder().compile({ checkpointer: new MemorySaver() });
 

@@ -1,7 +1,10 @@
 import { InterludeError, preview } from "./base.js";
 import type { ErrorCode } from "./codes.js";
 
-/** The graph definition is wrong; raised by `compile()` or the builder. */
+/**
+ * The graph definition is wrong (raised by `compile()` or the builder), or a call that builds,
+ * steers or reads a graph was given an option it does not take (`errors/options.ts`).
+ */
 export class GraphValidationError extends InterludeError {
   /** The node, edge or breakpoint name at fault, when there is one. */
   readonly node?: string;

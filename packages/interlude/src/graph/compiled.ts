@@ -14,6 +14,7 @@ import { LangChainNotLoadedError } from "../checkpoint/serde-langchain.js";
 import type { CheckpointListOptions, RunnableConfig } from "../checkpoint/types.js";
 import { type COPY, type END, INTERRUPT, type START } from "../constants.js";
 import { MissingCheckpointerError } from "../errors/graph.js";
+import { refuseUnknownGraphOptions } from "../errors/options.js";
 import type { Interrupt } from "../interrupt/record.js";
 import { isInterrupted } from "../interrupt/signal.js";
 import { loadLangChain } from "../langchain/load.js";
@@ -65,6 +66,9 @@ export interface CompileOptions {
   /** Transformer factories every `streamEvents(..., { version: "v3" })` run of the graph uses first. */
   transformers?: ReadonlyArray<() => StreamTransformer<any>>;
 }
+
+/** `getStateHistory()`'s options by name (every key of CheckpointListOptions: the compiler checks the list). */
+const LIST_OPTIONS = Object.keys({ limit: 1, before: 1, filter: 1 } satisfies Record<keyof CheckpointListOptions, 1>);
 
 /** The config of `invoke`: the config nodes receive, and the run's options. */
 export interface RunConfig extends RunnableConfig, RunOptions {}
@@ -376,6 +380,8 @@ export class CompiledStateGraph<
   }
 
   async *getStateHistory(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<StateSnapshot> {
+    // A misspelt `limit` would list the whole history.
+    refuseUnknownGraphOptions("getStateHistory()", options, LIST_OPTIONS);
     const saver = this.saverFor("getStateHistory()");
     if (this.spec.usesLangChain) await loadLangChain();
     const scoped: RunnableConfig = { ...config, configurable: { checkpoint_ns: "", ...config.configurable } };

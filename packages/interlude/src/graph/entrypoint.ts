@@ -14,7 +14,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { BaseCache } from "../cache/base.js";
 import type { EventFilters, StreamEvent } from "../callbacks/stream-events.js";
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
-import type { RunnableConfig } from "../checkpoint/types.js";
+import type { CheckpointListOptions, RunnableConfig } from "../checkpoint/types.js";
 import { INTERRUPT, START } from "../constants.js";
 import { refuseGenerator } from "../errors/graph.js";
 import { refuseUnknownGraphOptions } from "../errors/options.js";
@@ -166,8 +166,8 @@ export class Entrypoint<Input, Output> {
     return outputSnapshot(await this.graph.getState(config));
   }
 
-  async *getStateHistory(config: RunnableConfig): AsyncGenerator<StateSnapshot> {
-    for await (const snapshot of this.graph.getStateHistory(config)) yield outputSnapshot(snapshot);
+  async *getStateHistory(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<StateSnapshot> {
+    for await (const snapshot of this.graph.getStateHistory(config, options)) yield outputSnapshot(snapshot);
   }
 
   /** Sets what the next run's `getPreviousState()` returns. */
