@@ -56,7 +56,6 @@ export interface StreamOptions extends RunOptions {
 }
 
 export const DEFAULT_RECURSION_LIMIT = 25;
-const DURABILITIES = Object.keys({ sync: 1, async: 1, exit: 1 } satisfies Record<Durability, 1>) as Durability[];
 export const DEFAULT_ABORT_GRACE_MS = 5_000;
 
 /** Every option's key: the compiler refuses this record until an option added above is listed here. */
@@ -90,6 +89,9 @@ export function checkRunOptions(options: RunOptions): void {
   if (timeout !== undefined && !(typeof timeout === "number" && timeout >= 0))
     throw new InvalidRunOptionError("timeout", timeout, "a number of milliseconds, 0 or more");
 }
+
+/** Every durability (every member of Durability: the compiler checks the list). */
+const DURABILITIES = Object.keys({ sync: 1, async: 1, exit: 1 } satisfies Record<Durability, 1>) as Durability[];
 
 /** The durability a run asked for, in either spelling; a value that is none (a misspelling) is refused. */
 export function durabilityOf(options: RunOptions): Durability | undefined {
