@@ -5,6 +5,14 @@
  */
 import { GraphValidationError } from "./graph.js";
 
+/**
+ * Every member of `K`, listed. With `K` given, the compiler refuses a record that misses a member
+ * or adds one: a list of option names cannot drift from the options' type.
+ */
+export function everyName<K extends string>(names: Record<K, 1>): K[] {
+  return Object.keys(names) as K[];
+}
+
 /** The first option of `options` that is not `known` (one set to undefined passes), if any. */
 export function unknownOption(options: object, known: readonly string[]): { name: string; value: unknown } | undefined {
   for (const [name, value] of Object.entries(options))

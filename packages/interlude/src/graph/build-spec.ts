@@ -26,7 +26,7 @@ import { Trigger } from "../channels/trigger.js";
 import { isUntracked } from "../channels/untracked.js";
 import { END, START, TASKS } from "../constants.js";
 import { GraphValidationError, UnreachableNodeError } from "../errors/graph.js";
-import { refuseUnknownGraphOptions } from "../errors/options.js";
+import { everyName, refuseUnknownGraphOptions } from "../errors/options.js";
 import { needsLangChain } from "../messages/reducer.js";
 import type { CompileOptions } from "./compiled.js";
 import type { GraphDeclaration } from "./declaration.js";
@@ -40,8 +40,8 @@ function known(builder: GraphDeclaration, name: string, role: string): void {
   }
 }
 
-/** `compile()`'s options by name (every key of CompileOptions: the compiler checks the list). */
-const COMPILE_OPTIONS = Object.keys({
+/** `compile()`'s options by name. */
+export const COMPILE_OPTIONS = everyName<keyof CompileOptions>({
   checkpointer: 1,
   store: 1,
   cache: 1,
@@ -51,7 +51,7 @@ const COMPILE_OPTIONS = Object.keys({
   description: 1,
   resumeMatching: 1,
   transformers: 1,
-} satisfies Record<keyof CompileOptions, 1>);
+});
 
 /** Refuses an option `compile()` does not take (GraphValidationError). */
 export function checkCompileOptions(options: CompileOptions): void {

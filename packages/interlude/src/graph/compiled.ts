@@ -14,7 +14,7 @@ import { LangChainNotLoadedError } from "../checkpoint/serde-langchain.js";
 import type { CheckpointListOptions, RunnableConfig } from "../checkpoint/types.js";
 import { type COPY, type END, INTERRUPT, type START } from "../constants.js";
 import { MissingCheckpointerError } from "../errors/graph.js";
-import { refuseUnknownGraphOptions } from "../errors/options.js";
+import { everyName, refuseUnknownGraphOptions } from "../errors/options.js";
 import type { Interrupt } from "../interrupt/record.js";
 import { isInterrupted } from "../interrupt/signal.js";
 import { loadLangChain } from "../langchain/load.js";
@@ -67,8 +67,8 @@ export interface CompileOptions {
   transformers?: ReadonlyArray<() => StreamTransformer<any>>;
 }
 
-/** `getStateHistory()`'s options by name (every key of CheckpointListOptions: the compiler checks the list). */
-const LIST_OPTIONS = Object.keys({ limit: 1, before: 1, filter: 1 } satisfies Record<keyof CheckpointListOptions, 1>);
+/** `getStateHistory()`'s options by name. */
+const LIST_OPTIONS = everyName<keyof CheckpointListOptions>({ limit: 1, before: 1, filter: 1 });
 
 /** The config of `invoke`: the config nodes receive, and the run's options. */
 export interface RunConfig extends RunnableConfig, RunOptions {}

@@ -17,7 +17,7 @@ import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import type { CheckpointListOptions, RunnableConfig } from "../checkpoint/types.js";
 import { INTERRUPT, START } from "../constants.js";
 import { refuseGenerator } from "../errors/graph.js";
-import { refuseUnknownGraphOptions } from "../errors/options.js";
+import { everyName, refuseUnknownGraphOptions } from "../errors/options.js";
 import { type Command, isCommand } from "../primitives/command.js";
 import type { GraphRunStream } from "../protocol/run-stream.js";
 import { PROTOCOL_STREAM, type StreamEventsV3Options, streamProtocolEvents } from "../protocol/stream-events.js";
@@ -42,14 +42,14 @@ export interface EntrypointOptions {
   timeout?: number | TimeoutPolicy;
 }
 
-/** `entrypoint()`'s options by name (every key of EntrypointOptions: the compiler checks the list). */
-const ENTRYPOINT_OPTIONS = Object.keys({
+/** `entrypoint()`'s options by name. */
+const ENTRYPOINT_OPTIONS = everyName<keyof EntrypointOptions>({
   name: 1,
   checkpointer: 1,
   store: 1,
   cache: 1,
   timeout: 1,
-} satisfies Record<keyof EntrypointOptions, 1>);
+});
 
 const WorkflowState = Annotation.Root({
   input: Annotation<unknown>(),

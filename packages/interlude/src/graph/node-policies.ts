@@ -5,7 +5,7 @@
 import type { ErrorHandlerSpec } from "../algo/spec.js";
 import { type CachePolicy, cachePolicyOf } from "../cache/base.js";
 import { GraphValidationError } from "../errors/graph.js";
-import { refuseUnknownGraphOptions } from "../errors/options.js";
+import { everyName, refuseUnknownGraphOptions } from "../errors/options.js";
 import type { RetryPolicy } from "../runner/retry.js";
 import { type TimeoutPolicy, timeoutPolicy } from "../runner/timeout.js";
 import type { AddNodeOptions, NodePolicyOptions } from "./declaration.js";
@@ -15,22 +15,26 @@ export const DEFAULT_HANDLER = "__default_error_handler__";
 /** A node's own error handler is named `__error_handler__<node>` (its writes stream under it). */
 export const ERROR_HANDLER_PREFIX = "__error_handler__";
 
-/** `setNodeDefaults`' options by name (every key of NodePolicyOptions: the compiler checks the list). */
-const POLICY_OPTIONS = { retryPolicy: 1, cachePolicy: 1, timeout: 1, errorHandler: 1 } satisfies Record<
-  keyof NodePolicyOptions,
-  1
->;
+/** `setNodeDefaults`' options by name. */
+const POLICY_OPTIONS = everyName<keyof NodePolicyOptions>({
+  retryPolicy: 1,
+  cachePolicy: 1,
+  timeout: 1,
+  errorHandler: 1,
+});
 
-/** `addNode`'s options by name (every key of AddNodeOptions). */
-export const ADD_NODE_OPTIONS = Object.keys({
+/** `addNode`'s options by name: the policies, and the node's own. */
+export const ADD_NODE_OPTIONS = [
   ...POLICY_OPTIONS,
-  ends: 1,
-  metadata: 1,
-  subgraphs: 1,
-  tracePolicy: 1,
-  defer: 1,
-  input: 1,
-} satisfies Record<keyof AddNodeOptions, 1>);
+  ...everyName<Exclude<keyof AddNodeOptions, keyof NodePolicyOptions>>({
+    ends: 1,
+    metadata: 1,
+    subgraphs: 1,
+    tracePolicy: 1,
+    defer: 1,
+    input: 1,
+  }),
+];
 
 /**
  * Refuses an option the call does not take (`known`: a node's policies unless said), and a
@@ -40,7 +44,7 @@ export function checkPolicies(
   call: string,
   node: string | undefined,
   options: NodePolicyOptions,
-  known: readonly string[] = Object.keys(POLICY_OPTIONS),
+  known: readonly string[] = POLICY_OPTIONS,
 ): void {
   refuseUnknownGraphOptions(call, options, known, node);
   timeoutPolicy(node ?? call, options.timeout);

@@ -5,7 +5,7 @@
  */
 
 import { refuseGenerator } from "../errors/graph.js";
-import { refuseUnknownGraphOptions } from "../errors/options.js";
+import { everyName, refuseUnknownGraphOptions } from "../errors/options.js";
 import { callScope, currentTask, taskStorage } from "../runner/scope.js";
 import { errorFromRecord, errorRecord } from "../thread/pending.js";
 import { callEnded, callFailed, callStarted } from "./call-events.js";
@@ -21,15 +21,15 @@ export type TaskFunction<Args extends unknown[], Result> = ((...args: Args) => P
   readonly taskName: string;
 };
 
-/** `task()`'s options by name (every key of its options: the compiler checks the list). */
-const TASK_OPTIONS = Object.keys({
+/** `task()`'s options by name. */
+const TASK_OPTIONS = everyName<keyof ({ name: string } & TaskOptions)>({
   name: 1,
   retry: 1,
   timeout: 1,
   cachePolicy: 1,
   cache: 1,
   retryable: 1,
-} satisfies Record<keyof ({ name: string } & TaskOptions), 1>);
+});
 
 export function task<Args extends unknown[], Result>(
   nameOrOptions: string | ({ name: string } & TaskOptions),

@@ -1,7 +1,8 @@
 import type { Channel as ChannelType } from "../channels/base.js";
 import { END, START } from "../constants.js";
-import { refuseUnknownGraphOptions } from "../errors/options.js";
+import { everyName, refuseUnknownGraphOptions } from "../errors/options.js";
 import { UnsupportedFeatureError } from "../errors/unsupported.js";
+import { COMPILE_OPTIONS } from "../graph/build-spec.js";
 import { CompiledStateGraph, type CompileOptions, type RunConfig, type StreamConfig } from "../graph/compiled.js";
 import { type GraphDeclaration, type NodeDefinition, nodeDefinition } from "../graph/declaration.js";
 import type { StreamMode } from "../run/emitter.js";
@@ -29,31 +30,25 @@ export interface PregelParams extends PregelShape, Omit<CompileOptions, "interru
   triggerToNodes?: Readonly<Record<string, readonly string[]>>;
 }
 
-/** `new Pregel()`'s options by name (every key of PregelParams: the compiler checks the list). */
-const PREGEL_PARAMS = Object.keys({
-  nodes: 1,
-  channels: 1,
-  inputChannels: 1,
-  outputChannels: 1,
-  streamChannels: 1,
-  interruptBefore: 1,
-  interruptAfter: 1,
-  checkpointer: 1,
-  store: 1,
-  cache: 1,
-  name: 1,
-  description: 1,
-  resumeMatching: 1,
-  transformers: 1,
-  streamMode: 1,
-  stepTimeout: 1,
-  retryPolicy: 1,
-  config: 1,
-  debug: 1,
-  autoValidate: 1,
-  streamTransformers: 1,
-  triggerToNodes: 1,
-} satisfies Record<keyof PregelParams, 1>);
+/** `new Pregel()`'s options by name: `compile()`'s, and its shape's and defaults'. */
+const PREGEL_PARAMS = [
+  ...COMPILE_OPTIONS,
+  ...everyName<Exclude<keyof PregelParams, keyof CompileOptions>>({
+    nodes: 1,
+    channels: 1,
+    inputChannels: 1,
+    outputChannels: 1,
+    streamChannels: 1,
+    streamMode: 1,
+    stepTimeout: 1,
+    retryPolicy: 1,
+    config: 1,
+    debug: 1,
+    autoValidate: 1,
+    streamTransformers: 1,
+    triggerToNodes: 1,
+  }),
+];
 
 /**
  * Who reaches whom, for drawing: START leads to nodes subscribed to an input channel, a node to

@@ -1,6 +1,6 @@
 import { registerSerializable } from "../checkpoint/serde-registry.js";
 import { PARENT, ROOT } from "../constants.js";
-import { refuseUnknownGraphOptions } from "../errors/options.js";
+import { everyName, refuseUnknownGraphOptions } from "../errors/options.js";
 import { isSend, Send } from "./send.js";
 
 /** A `Send` written as plain data (`{ node, args }`, with a `timeout` if any). */
@@ -46,15 +46,9 @@ export class CommandInstance<Resume = unknown, Update = Record<string, unknown>,
   }
 }
 
-/**
- * `new Command()`'s parameters by name (every key of CommandParams: the compiler checks the
- * list), and the tag a spread Command carries along.
- */
+/** `new Command()`'s parameters by name, and the tag a spread Command carries along. */
 const COMMAND_PARAMS = [
-  ...Object.keys({ resume: 1, update: 1, goto: 1, graph: 1, by: 1, reason: 1 } satisfies Record<
-    keyof CommandParams,
-    1
-  >),
+  ...everyName<keyof CommandParams>({ resume: 1, update: 1, goto: 1, graph: 1, by: 1, reason: 1 }),
   "lg_name",
 ];
 

@@ -9,11 +9,12 @@ import {
   type StreamPipeOptions,
   type WritableStream,
 } from "node:stream/web";
+import { everyName } from "../errors/options.js";
 
 export type StreamMode = "values" | "updates" | "custom" | "checkpoints" | "tasks" | "debug" | "messages" | "tools";
 
-/** Every stream mode (every member of StreamMode: the compiler checks the list). */
-export const STREAM_MODES = Object.keys({
+/** Every stream mode. */
+export const STREAM_MODES = everyName<StreamMode>({
   values: 1,
   updates: 1,
   custom: 1,
@@ -22,7 +23,7 @@ export const STREAM_MODES = Object.keys({
   debug: 1,
   messages: 1,
   tools: 1,
-} satisfies Record<StreamMode, 1>) as StreamMode[];
+});
 
 export interface Emitter {
   readonly modes: ReadonlySet<StreamMode>;

@@ -4,6 +4,7 @@
  */
 import type { RunnableConfig } from "../checkpoint/types.js";
 import { InvalidRunOptionError } from "../errors/graph.js";
+import { everyName } from "../errors/options.js";
 import type { RunControl } from "../primitives/run-control.js";
 import type { StateSnapshot } from "../thread/snapshot.js";
 import type { StreamMode } from "./emitter.js";
@@ -90,8 +91,8 @@ export function checkRunOptions(options: RunOptions): void {
     throw new InvalidRunOptionError("timeout", timeout, "a number of milliseconds, 0 or more");
 }
 
-/** Every durability (every member of Durability: the compiler checks the list). */
-const DURABILITIES = Object.keys({ sync: 1, async: 1, exit: 1 } satisfies Record<Durability, 1>) as Durability[];
+/** Every durability. */
+const DURABILITIES = everyName<Durability>({ sync: 1, async: 1, exit: 1 });
 
 /** The durability a run asked for, in either spelling; a value that is none (a misspelling) is refused. */
 export function durabilityOf(options: RunOptions): Durability | undefined {
