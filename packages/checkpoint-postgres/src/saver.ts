@@ -12,6 +12,7 @@ import type * as Kit from "@interlude/core/saver-kit";
 import {
   BASE_MISSING,
   blobKey,
+  everyName,
   headCacheLimits,
   KIT_OPTIONS,
   listSql,
@@ -60,9 +61,11 @@ export interface PostgresSaverOptions extends Omit<Kit.SaverKitOptions, "now"> {
 /** The database's clock decides claims and expiry: no `now`. */
 const POSTGRES_OPTIONS = [
   ...KIT_OPTIONS.filter((option) => option !== "now"),
-  "autoSetup",
-  "cachedThreads",
-  "cachedBytes",
+  ...everyName<Exclude<keyof PostgresSaverOptions, keyof Kit.SaverKitOptions>>({
+    autoSetup: 1,
+    cachedThreads: 1,
+    cachedBytes: 1,
+  }),
 ];
 
 /**

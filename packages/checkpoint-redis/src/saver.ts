@@ -8,6 +8,7 @@ import {
 import type * as Kit from "@interlude/core/saver-kit";
 import {
   BASE_MISSING,
+  everyName,
   KIT_OPTIONS,
   refuseUnknownOptions,
   SaverKit,
@@ -43,9 +44,11 @@ export interface RedisSaverOptions extends Omit<Kit.SaverKitOptions, "now" | "sw
 
 const REDIS_OPTIONS = [
   ...KIT_OPTIONS.filter((option) => option !== "now" && option !== "sweepIntervalMs"),
-  "prefix",
-  "defaultTTL",
-  "refreshOnRead",
+  ...everyName<Exclude<keyof RedisSaverOptions, keyof Kit.SaverKitOptions>>({
+    prefix: 1,
+    defaultTTL: 1,
+    refreshOnRead: 1,
+  }),
 ];
 
 /** The kit's options, LangGraph's TTL config (`{ defaultTTL, refreshOnRead }`) taken as Interlude's. */

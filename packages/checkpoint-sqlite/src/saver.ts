@@ -3,6 +3,7 @@ import type * as Kit from "@interlude/core/saver-kit";
 import {
   blobKey,
   decodeInline,
+  everyName,
   headCacheLimits,
   KIT_OPTIONS,
   listSql,
@@ -58,11 +59,13 @@ export interface SqliteSaverOptions extends Kit.SaverKitOptions {
 /** What `SqliteSaverOptions` names: any other option is refused. */
 const SQLITE_OPTIONS = [
   ...KIT_OPTIONS,
-  "busyTimeoutMs",
-  "groupCommit",
-  "cachedThreads",
-  "cachedBytes",
-  "walCheckpointer",
+  ...everyName<Exclude<keyof SqliteSaverOptions, keyof Kit.SaverKitOptions>>({
+    busyTimeoutMs: 1,
+    groupCommit: 1,
+    cachedThreads: 1,
+    cachedBytes: 1,
+    walCheckpointer: 1,
+  }),
 ];
 
 /** A write of a saver without group commit: committed at once, or (a claim, a release) with the next one. */

@@ -1,9 +1,10 @@
+import { everyName } from "../errors/options.js";
 import { KeptRecords } from "./compact-records.js";
 import type { DeltaOptions } from "./delta.js";
 import { KIT_OPTIONS, refuseUnknownOptions } from "./kit/known-options.js";
 import type { ListCandidate, ListScope } from "./kit/list-scope.js";
 import { type PutOutcome, type PutSteps, putInSteps } from "./kit/put-steps.js";
-import { type PreparedWrites, SaverKit } from "./kit/saver-kit.js";
+import { type PreparedWrites, SaverKit, type SaverKitOptions } from "./kit/saver-kit.js";
 import { MemoryClaims } from "./memory-claims.js";
 import type { Kept } from "./memory-tables.js";
 import { MemoryThreads } from "./memory-threads.js";
@@ -22,6 +23,12 @@ export interface MemorySaverOptions extends DeltaOptions, RetentionOptions {
   liveThreads?: number;
 }
 
+/** What `MemorySaverOptions` names: any other option is refused. */
+const MEMORY_OPTIONS = [
+  ...KIT_OPTIONS,
+  ...everyName<Exclude<keyof MemorySaverOptions, keyof SaverKitOptions>>({ liveThreads: 1 }),
+];
+
 /**
  * Checkpoints in process memory, for tests, demos and single-process apps. Channel values are
  * stored serialised, records packed, and metadata and pending writes as private copies (or
@@ -38,7 +45,7 @@ export class MemorySaver extends SaverKit<Kept> {
 
   constructor(options: MemorySaverOptions = {}) {
     super(options, (serde) => new KeptRecords(serde));
-    refuseUnknownOptions("MemorySaver", options, [...KIT_OPTIONS, "liveThreads"]);
+    refuseUnknownOptions("MemorySaver", options, MEMORY_OPTIONS);
     this.threads = new MemoryThreads(this.keeper as KeptRecords, options.liveThreads);
     this.claims = new MemoryClaims(this.now);
     this.clock = this.ttlMs !== undefined && this.ttlMs > 0 ? this.now : undefined;

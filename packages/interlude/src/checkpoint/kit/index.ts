@@ -4,6 +4,7 @@
  * and `@interlude/checkpoint-conformance` checks the result.
  */
 
+export { everyName } from "../../errors/options.js";
 export { DEFAULT_CLAIM_TTL_MS } from "../../thread/claim.js";
 export { newClaimOwner } from "../../thread/claim-owner.js";
 export { type BlobLookup, blobKey, type StoredBlob } from "../delta.js";

@@ -3,19 +3,20 @@
  * LangGraph's own saver, such as the Redis saver's `defaultTTL`) is refused with what it takes,
  * instead of being ignored: a TTL nobody applies loses nothing at once, and everything later.
  */
-import { unknownOption } from "../../errors/options.js";
+import { everyName, unknownOption } from "../../errors/options.js";
 import { InvalidSaverOptionError } from "../../errors/storage.js";
+import type { SaverKitOptions } from "./saver-kit.js";
 
 /** What every kit saver takes (`SaverKitOptions`). */
-export const KIT_OPTIONS = [
-  "serde",
-  "appendDeltas",
-  "fanout",
-  "maxTrackedThreads",
-  "ttlMs",
-  "sweepIntervalMs",
-  "now",
-] as const;
+export const KIT_OPTIONS = everyName<keyof SaverKitOptions>({
+  serde: 1,
+  appendDeltas: 1,
+  fanout: 1,
+  maxTrackedThreads: 1,
+  ttlMs: 1,
+  sweepIntervalMs: 1,
+  now: 1,
+});
 
 /** A serializer passed where options go (LangGraph's savers take one there). */
 function isSerializer(value: object): boolean {
