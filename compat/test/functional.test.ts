@@ -21,11 +21,8 @@ compare("functional API", {
       const graph = entrypoint({ name: "g", checkpointer: new MemorySaver() }, async (n: number) => n + 1);
       const config = { configurable: { thread_id: "t" } };
       for (const n of [1, 2, 3]) await graph.invoke(n, config);
-      const history = async (options?: Record<string, unknown>) => {
-        const steps: unknown[] = [];
-        for await (const snapshot of graph.getStateHistory(config, options)) steps.push(snapshot.metadata?.step);
-        return steps;
-      };
+      const history = async (options?: Record<string, unknown>) =>
+        (await collect(graph.getStateHistory(config, options))).map((snapshot) => snapshot.metadata?.step);
       // Interlude records one more checkpoint per run (COMPATIBILITY.md, "Shapes that differ"):
       // compared are the limit and the order, newest first.
       const two = (await history({ limit: 2 })) as number[];

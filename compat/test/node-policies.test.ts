@@ -316,15 +316,8 @@ compare("node policies", {
         const State = Annotation.Root({ v: Annotation() });
         const builder = () => new StateGraph(State).addNode("n", () => ({ v: 1 })).addEdge(START, "n");
         const graph = builder().compile({ checkpointer: new MemorySaver() });
-        const streamed = async (streamMode: string) => {
-          const chunks: unknown[] = [];
-          for await (const chunk of await graph.stream(
-            { v: 0 },
-            { configurable: { thread_id: streamMode }, streamMode },
-          ))
-            chunks.push(chunk);
-          return chunks;
-        };
+        const streamed = async (streamMode: string) =>
+          collect(await graph.stream({ v: 0 }, { configurable: { thread_id: streamMode }, streamMode }));
         return {
           compile: attempt(() => typeof builder().compile({ interruptBefor: ["n"] })),
           addNode: attempt(() => typeof builder().addNode("m", () => ({}), { retry: { maxAttempts: 2 } })),
