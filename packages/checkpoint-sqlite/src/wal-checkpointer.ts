@@ -65,10 +65,16 @@ export function startWalCheckpointer(
   worker.on("message", (message) => {
     if (message === "hold writes") {
       // Writes queue (asynchronously) until the log is emptied: a few ms, the log being kept short.
+      // The worker is referenced while writes wait for its answer: a script whose only work left
+      // is those writes would otherwise exit with its run unsettled (exit code 13).
       void group.exclusive(
         () =>
           new Promise<void>((resolve) => {
-            truncated = resolve;
+            worker.ref();
+            truncated = () => {
+              worker.unref();
+              resolve();
+            };
             worker.postMessage("truncate");
           }),
       );

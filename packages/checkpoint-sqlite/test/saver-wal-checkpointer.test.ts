@@ -12,7 +12,8 @@ const dir = mkdtempSync(join(tmpdir(), "interlude-wal-saver-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let files = 0;
 const newFile = () => join(dir, `checkpoints-${files++}.sqlite`);
-const unclosed = fileURLToPath(new URL("./fixtures/unclosed-saver.mjs", import.meta.url));
+const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+const unclosed = fixture("unclosed-saver.mjs");
 
 /** SQLite's own automatic checkpoint, in pages: 1000 until a checkpointer takes over (then its backstop). */
 const autocheckpoint = (db: Database.Database) => Number(db.pragma("wal_autocheckpoint", { simple: true }));
@@ -99,6 +100,22 @@ describe("SqliteSaver's WAL checkpointer", () => {
     expect(Number(printed.trim())).toBe(BACKSTOP);
     const next = SqliteSaver.fromConnString(file, { walCheckpointer: false });
     expect((await counter(next, 100).getState({ configurable: { thread_id: "t" } })).values).toEqual({ count: 100 });
+    await next.close();
+  });
+
+  it("keeps a script alive while its writes wait for the worker to empty the log", async () => {
+    const file = newFile();
+    // Writes held for the worker's TRUNCATE used to wait on an unreferenced worker: a script with
+    // nothing else to do exited in the middle of a run (exit code 13, the run unsettled).
+    const printed = execFileSync(process.execPath, [fixture("truncating-script.mjs"), file, "300"], {
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    const [finished, emptied] = printed.trim().split(" ").map(Number);
+    expect(finished).toBe(300);
+    expect(emptied).toBeGreaterThan(0);
+    const next = SqliteSaver.fromConnString(file, { walCheckpointer: false });
+    expect((await counter(next, 5).getState({ configurable: { thread_id: "t299" } })).values).toEqual({ count: 5 });
     await next.close();
   });
 
