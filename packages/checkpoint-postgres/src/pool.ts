@@ -83,3 +83,8 @@ function sendOne(client: pg.PoolClient, statement: PipelinedStatement): Promise<
     .query({ ...statement, values: [...statement.values] })
     .then((result) => ({ rows: result.rows, rowCount: result.rowCount ?? 0 }));
 }
+
+/** Ends `pool` unless that is done or under way: pg throws when a pool is ended twice, and closing twice should not. */
+export async function endPool(pool: pg.Pool): Promise<void> {
+  if (!pool.ended && !pool.ending) await pool.end();
+}

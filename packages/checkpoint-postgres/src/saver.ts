@@ -39,7 +39,7 @@ import {
 import { type Claimed, JoinedSaver, ownerInDatabase } from "./joined.js";
 import { type CheckpointRow, type LatestRow, type Loaded, latestOf } from "./latest.js";
 import type { PipelinedStatement } from "./pipeline.js";
-import { statementOn, storageError, withPoolClient } from "./pool.js";
+import { endPool, statementOn, storageError, withPoolClient } from "./pool.js";
 import { oneStatementPut, putQuery, toBytes } from "./put-query.js";
 import { migrate } from "./schema.js";
 import { HEAD, named, SQL } from "./sql.js";
@@ -455,20 +455,23 @@ export class PostgresSaver extends SaverKit {
     return idle.length;
   }
 
-  /** Stops the saver's timers, saves what is held back, and ends its pool if the saver made it. */
+  /**
+   * Stops the saver's timers, saves what is held back, and ends its pool if the saver made it.
+   * A second call (or `end()` after it) does nothing more.
+   */
   override async close(): Promise<void> {
     await super.close();
     try {
       await this.flush();
     } finally {
-      if (this.ownsPool) await this.pool.end();
+      if (this.ownsPool) await endPool(this.pool);
     }
   }
 
   /** LangGraph's way to close: as `close()`, then the pool is ended even if it was passed in, as LangGraph's `end()` ends it. */
   async end(): Promise<void> {
     await this.close();
-    if (!this.pool.ended && !this.pool.ending) await this.pool.end();
+    await endPool(this.pool);
   }
 
   /** Reads what was not read along with the row, keeps a newest root checkpoint in the cache, and assembles it. */

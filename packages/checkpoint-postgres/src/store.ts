@@ -6,7 +6,7 @@
 import { type Item, type ItemRow, type PutOperation, StoreKit } from "@interlude/core";
 import pg from "pg";
 import { applyMigrations } from "./migrate.js";
-import { withPoolClient } from "./pool.js";
+import { endPool, withPoolClient } from "./pool.js";
 
 /** Labels cannot contain ".", so the joined namespace splits back exactly. */
 const JOIN = ".";
@@ -191,9 +191,9 @@ export class PostgresStore extends StoreKit {
     return 0;
   }
 
-  /** Ends the pool if the store made it. */
+  /** Ends the pool if the store made it (once: stopping again does nothing more). */
   override async stop(): Promise<void> {
-    if (this.ownsPool) await this.pool.end();
+    if (this.ownsPool) await endPool(this.pool);
   }
 
   close(): Promise<void> {

@@ -89,6 +89,15 @@ describe("PostgresSaver setup", () => {
     expect(pool.ended).toBe(true);
   });
 
+  it("closes once however often it is told to: close() twice, or end() after close(), does not throw", async () => {
+    const saver = PostgresSaver.fromConnString(dbUrl);
+    await new ThreadWriter(saver).write({ a: 1 });
+    await saver.close();
+    await expect(saver.close()).resolves.toBeUndefined();
+    await expect(saver.end()).resolves.toBeUndefined();
+    expect(saver.pool.ended).toBe(true);
+  });
+
   it("refuses LangGraph's schema option, and any other it does not take, before making a pool", () => {
     expect(() => PostgresSaver.fromConnString(dbUrl, { schema: "custom" } as never)).toThrow(
       expect.objectContaining({ code: "INVALID_SAVER_OPTION", message: expect.stringContaining("search_path") }),
