@@ -274,6 +274,60 @@ compare("a run's timeout while the garbage collector runs", {
   },
 });
 
+compare("a stream left while a node runs", {
+  "break out of stream() or streamEvents v2 while a node runs: it is cancelled at once, and invoke(null) continues the thread":
+    {
+      from: "python_port/interrupt.test.ts: should handle cancellation of stream",
+      async run(lib) {
+        const { Annotation, StateGraph, START, MemorySaver } = lib;
+        const results: Record<string, unknown> = {};
+        for (const how of ["stream", "streamEvents v2"] as const) {
+          const runs = { a: 0, slow: 0, b: 0 };
+          const started = latch();
+          const graph = new StateGraph(Annotation.Root({ log: list(lib) }))
+            .addNode("a", () => (runs.a++, { log: ["a"] }))
+            .addNode("slow", async (_state: unknown, config: { signal?: AbortSignal }) => {
+              runs.slow++;
+              started.open();
+              // As a model call does: stops when the run's signal aborts.
+              await new Promise((resolve, reject) => {
+                const timer = setTimeout(resolve, 3000);
+                config.signal?.addEventListener("abort", () => (clearTimeout(timer), reject(new Error("aborted"))));
+              });
+              return { log: ["slow"] };
+            })
+            .addNode("b", () => (runs.b++, { log: ["b"] }))
+            .addEdge(START, "a")
+            .addEdge("a", "slow")
+            .addEdge("slow", "b")
+            .compile({ checkpointer: new MemorySaver() });
+          const config = { configurable: { thread_id: how } };
+          const begun = Date.now();
+          const reading =
+            how === "stream"
+              ? await graph.stream({ log: [] }, { ...config, streamMode: "updates" })
+              : graph.streamEvents({ log: [] }, { ...config, version: "v2" });
+          // Left once slow runs: after a's update, or at slow's start event. Leaving LangGraph.js's
+          // event stream sometimes throws AbortError (its abort racing LangChain's), so whether
+          // leaving threw is not compared; Interlude's does not throw.
+          try {
+            for await (const item of reading as AsyncIterable<{ event?: string; name?: string }>) {
+              if (how !== "stream" && !(item.event === "on_chain_start" && item.name === "slow")) continue;
+              await started.opened;
+              break;
+            }
+          } catch (error) {
+            if (lib === interlude || (error as Error).name !== "AbortError") throw error;
+          }
+          const leftWithin1s = Date.now() - begun < 1000;
+          const continued = await graph.invoke(null, config);
+          results[how] = { leftWithin1s, continued, runs };
+        }
+        return results;
+      },
+    },
+});
+
 // --- Retries -----------------------------------------------------------------------------------
 
 class FlakyError extends Error {

@@ -7,6 +7,7 @@ import {
   AmbiguousResumeError,
   Annotation,
   Command,
+  END,
   InterruptMismatchError,
   InvalidResumeError,
   interrupt,
@@ -95,6 +96,27 @@ describe("2. nothing to resume", () => {
     expect(error.message).toMatch(/invoke\(null, config\)/);
     const resumed = await graph.invoke(null, thread("bp"));
     expect(resumed.__interrupt__![0]!.value).toBe("q");
+  });
+
+  it("on a thread whose last run failed before a step, saying so and to use invoke(null)", async () => {
+    const State = Annotation.Root({ n: Annotation<number>() });
+    let fail = true;
+    const graph = new StateGraph(State)
+      .addNode("flaky", () => {
+        if (fail) throw new Error("the model is down");
+        return { n: 1 };
+      })
+      .addEdge(START, "flaky")
+      .addEdge("flaky", END)
+      .compile({ checkpointer: new MemorySaver() });
+    await expect(graph.invoke({ n: 0 }, thread("failed"))).rejects.toThrow("the model is down");
+    const error = await graph.invoke(new Command({ resume: "x" }), thread("failed")).catch((e) => e);
+    expect(error).toBeInstanceOf(NothingToResumeError);
+    expect(error.reason).toBe("breakpoint");
+    // Not told it is at a breakpoint it never had: either cause is named.
+    expect(error.message).toMatch(/static breakpoint .*or its last run stopped before those steps \(an error/);
+    fail = false;
+    expect(await graph.invoke(null, thread("failed"))).toEqual({ n: 1 });
   });
 
   it("a map naming an id that is not pending raises UnknownInterruptError with the pending ids", async () => {

@@ -6,6 +6,7 @@
  */
 import { RunCancelledError, UnsupportedEventsVersionError } from "../errors/graph.js";
 import { type LangChain, loadTypedLangChain } from "../langchain/typed.js";
+import { forwardAbort } from "../run/abandon.js";
 
 /** One event of `streamEvents` v2, as LangChain shapes it (declared here so the core's types need no peer). */
 export interface StreamEvent {
@@ -59,29 +60,67 @@ function adapterFor(lc: LangChain) {
   return (graph: StreamableGraph) => new GraphRunnable(graph);
 }
 
+/** The reason a run is cancelled with when the reader of its event stream leaves. */
+class ReaderLeft extends Error {
+  constructor() {
+    super("The event stream's reader stopped reading.");
+  }
+}
+
 /**
  * The graph's chunks, a cancellation by `signal` thrown as its reason: LangChain aborts the
  * signal it gives when the event stream's reader leaves, and ends quietly only on that reason.
+ * Cancelled because the reader left (streamGraphEvents), the chunks simply end.
  */
 async function* asLangChainStops(chunks: AsyncIterable<unknown>, signal: AbortSignal | undefined) {
   try {
     yield* chunks;
   } catch (error) {
-    if (signal?.aborted && error instanceof RunCancelledError) throw signal.reason;
+    if (signal?.aborted && error instanceof RunCancelledError) {
+      if (signal.reason instanceof ReaderLeft) return;
+      throw signal.reason;
+    }
     throw error;
   }
 }
 
-export async function* streamGraphEvents(
+/**
+ * `streamEvents(input, { version: "v2" })`. A reader that leaves (`break`, `return()`) cancels
+ * the run first: LangChain's event stream reads ahead, and its own cancellation waits for the
+ * event being read, which may come only when the running node ends (a whole model call).
+ */
+export function streamGraphEvents(
   graph: StreamableGraph,
   input: unknown,
-  options: { version?: string },
+  options: { version?: string; signal?: AbortSignal },
   filters?: EventFilters,
 ): AsyncGenerator<StreamEvent> {
-  if (options?.version !== "v2") throw new UnsupportedEventsVersionError(options?.version);
-  const lc = await loadTypedLangChain("streamEvents()");
-  adapterClass ??= adapterFor(lc);
-  yield* adapterClass(graph).streamEvents(input, { ...options, version: "v2" }, filters);
+  const left = new AbortController();
+  const release = forwardAbort(options?.signal, left);
+  const events = langChainEvents(graph, input, { ...options, signal: left.signal }, filters, release);
+  const leave = events.return.bind(events);
+  events.return = (value) => {
+    left.abort(new ReaderLeft());
+    return leave(value);
+  };
+  return events;
+}
+
+async function* langChainEvents(
+  graph: StreamableGraph,
+  input: unknown,
+  options: { version?: string; signal: AbortSignal },
+  filters: EventFilters | undefined,
+  release: () => void,
+): AsyncGenerator<StreamEvent> {
+  try {
+    if (options.version !== "v2") throw new UnsupportedEventsVersionError(options.version);
+    const lc = await loadTypedLangChain("streamEvents()");
+    adapterClass ??= adapterFor(lc);
+    yield* adapterClass(graph).streamEvents(input, { ...options, version: "v2" }, filters);
+  } finally {
+    release();
+  }
 }
 
 /**

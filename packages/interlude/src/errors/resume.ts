@@ -23,6 +23,11 @@ export class AmbiguousResumeError extends InterludeError {
   }
 }
 
+/**
+ * Why no answer is taken: the thread never ran, it finished, or (`breakpoint`) it has steps to
+ * run and none of them asks a question: it stopped at a static breakpoint, or its last run
+ * stopped before them (a failure, a cancellation, the recursion limit, a process that ended).
+ */
 export type NothingToResumeReason = "unknown_thread" | "finished" | "breakpoint";
 
 export class NothingToResumeError extends InterludeError {
@@ -31,7 +36,7 @@ export class NothingToResumeError extends InterludeError {
     const why = {
       unknown_thread: `thread "${threadId}" has never run. Start it with invoke(input, config) first.`,
       finished: `thread "${threadId}" has finished and waits for no answer. Start a new run with invoke(input, config).`,
-      breakpoint: `thread "${threadId}" is paused at a static breakpoint (interruptBefore/After), which takes no answer. Continue it with invoke(null, config).`,
+      breakpoint: `thread "${threadId}" has steps to run, but no interrupt() waits for an answer: it stopped at a static breakpoint (interruptBefore/After), or its last run stopped before those steps (an error, a cancellation, the recursion limit, or a process that ended). Continue it with invoke(null, config).`,
     }[reason];
     super("NOTHING_TO_RESUME", `Nothing to resume: ${why}`, { details: { reason } });
     this.reason = reason;

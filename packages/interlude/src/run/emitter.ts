@@ -69,6 +69,8 @@ export function asGraphStream<T>(chunks: AsyncIterableIterator<T>): GraphStream<
   });
 }
 
+const DONE: IteratorReturnResult<never> = { value: undefined as never, done: true };
+
 export class ChunkQueue<T> implements AsyncIterableIterator<T> {
   private readonly buffer: T[] = [];
   private waiting: ((result: IteratorResult<T>) => void) | undefined;
@@ -109,19 +111,23 @@ export class ChunkQueue<T> implements AsyncIterableIterator<T> {
       this.failWaiting = reject;
     });
   }
-  /** Told when the reader stops before the end (`break`, `cancel()`): the run it reads is cancelled. */
-  onCancel?: (reason?: unknown) => void;
+  /**
+   * Told when the reader stops before the end (`break`, `cancel()`): the run it reads is
+   * cancelled. What it returns settles once that run has stopped.
+   */
+  onCancel?: (reason?: unknown) => Promise<void> | void;
 
   /**
    * The reader stops before the end: `for await` left early, or `cancel()` (asGraphStream). What
-   * is queued is dropped and the run is cancelled.
+   * is queued is dropped and the run is cancelled; this settles once the run has stopped, so the
+   * thread is free for the reader's next call when its loop is left.
    */
   return(reason?: unknown): Promise<IteratorResult<T>> {
     const stopping = !this.closed;
     this.close();
     this.buffer.length = 0;
-    if (stopping) this.onCancel?.(reason);
-    return Promise.resolve({ value: undefined as never, done: true });
+    const stopped = stopping ? this.onCancel?.(reason) : undefined;
+    return stopped ? stopped.then(() => DONE) : Promise.resolve(DONE);
   }
   [Symbol.asyncIterator](): AsyncIterableIterator<T> {
     return this;

@@ -37,13 +37,11 @@ export async function streamRun(
   );
   const emitter = currentTask() && !protocol ? new NestedStream(queued) : queued;
   const base = await withStreamHandlers(withNodeConfig(configWithoutOptions(config)), modes, emitter, protocol);
-  // As LangGraph: a reader that stops early (`break`, `cancel()`) cancels the run.
   const stop = new AbortController();
-  queue.onCancel = (reason) => stop.abort(reason ?? new Error("The stream's reader stopped reading."));
   const release = forwardAbort(config.signal, stop);
   const options = shallowCopy(config) as StreamOptions;
   options.signal = stop.signal;
-  new GraphRun(graph, input, base, options, emitter)
+  const ended = new GraphRun(graph, input, base, options, emitter)
     .execute()
     .then(
       () => queue.close(),
@@ -51,6 +49,13 @@ export async function streamRun(
       (error) => (encoding ? (queue.push(sseErrorFrame(error)), queue.close()) : queue.close(error)),
     )
     .finally(release);
+  // As LangGraph: a reader that stops early (`break`, `cancel()`) cancels the run. Unlike it,
+  // leaving the loop waits for the run to stop (its nodes, within abortGraceMs) and release the
+  // thread: the reader's next call on the thread is not refused as busy, nor raced by this run.
+  queue.onCancel = (reason) => {
+    stop.abort(reason ?? new Error("The stream's reader stopped reading."));
+    return ended;
+  };
   return asGraphStream(queue);
 }
 
