@@ -10,6 +10,7 @@ import {
   Graph,
   InMemoryCache,
   InvalidRunOptionError,
+  InvalidSaverOptionError,
   MemorySaver,
   START,
   StateGraph,
@@ -148,6 +149,22 @@ describe("getStateHistory()'s options", () => {
     };
     await expect(list({ limt: 1 })).rejects.toThrow(refusal("getStateHistory()", "limt", "limit"));
     expect(await list({ limit: 1 })).toHaveLength(1);
+  });
+
+  it("a saver's own list() refuses it too, with InvalidSaverOptionError", async () => {
+    const saver = new MemorySaver();
+    const config = { configurable: { thread_id: "saver-list" } };
+    await builder().compile({ checkpointer: saver }).invoke({ v: 0 }, config);
+    const list = async (options: Record<string, unknown>) => {
+      const tuples = [];
+      for await (const tuple of saver.list(config, options)) tuples.push(tuple);
+      return tuples;
+    };
+    const refused = await list({ limt: 1 }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(InvalidSaverOptionError);
+    expect((refused as Error).message).toMatch(/limt .*list\(\) takes limit, before, filter/);
+    expect(await list({ limit: 1 })).toHaveLength(1);
+    expect((await list({})).length).toBeGreaterThan(1);
   });
 });
 

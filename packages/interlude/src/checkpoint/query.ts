@@ -1,5 +1,10 @@
+import { everyName, unknownOption } from "../errors/options.js";
+import { InvalidSaverOptionError } from "../errors/storage.js";
 import { checkpointIdOf } from "./base.js";
 import type { CheckpointListOptions, CheckpointMetadata, CheckpointTuple } from "./types.js";
+
+/** `list()`'s options (and `getStateHistory()`'s) by name. */
+export const LIST_OPTIONS = everyName<keyof CheckpointListOptions>({ limit: 1, before: 1, filter: 1 });
 
 /** `list` options in the form every saver applies them. */
 export interface ListQuery {
@@ -9,7 +14,10 @@ export interface ListQuery {
   filter?: Record<string, unknown>;
 }
 
+/** A misspelt option (`{ limt: 1 }`) is refused: it would list the whole history. */
 export function listQuery(options: CheckpointListOptions = {}): ListQuery {
+  const unknown = unknownOption(options, LIST_OPTIONS);
+  if (unknown) throw InvalidSaverOptionError.notTaken(unknown, `list() takes ${LIST_OPTIONS.join(", ")}`);
   const before = options.before ? checkpointIdOf(options.before) : undefined;
   const limit = options.limit === undefined || options.limit < 0 ? Number.POSITIVE_INFINITY : options.limit;
   const filter = options.filter && Object.keys(options.filter).length > 0 ? options.filter : undefined;

@@ -50,9 +50,18 @@ export class SerializationError extends InterludeError {
   }
 }
 
-/** A saver was constructed with an option value it cannot use. */
+/** A saver was constructed (or called) with an option value it cannot use. */
 export class InvalidSaverOptionError extends InterludeError {
   constructor(option: string, value: unknown, expected: string) {
     super("INVALID_SAVER_OPTION", `${option} is ${String(value)}; it must be ${expected}.`);
+  }
+
+  /** An option the saver does not take at all; `instead` says what it takes, or what to do. */
+  static notTaken(option: { name: string; value: unknown }, instead: string): InvalidSaverOptionError {
+    return new InvalidSaverOptionError(
+      option.name,
+      JSON.stringify(option.value) ?? String(option.value),
+      `left out: ${instead}`,
+    );
   }
 }

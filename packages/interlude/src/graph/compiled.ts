@@ -10,11 +10,12 @@ import { type EventFilters, type StreamEvent, streamGraphEvents, streamGraphLog 
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
 import { checkCheckpointer } from "../checkpoint/contract.js";
 import { shallowCopy } from "../checkpoint/plain-copy.js";
+import { LIST_OPTIONS } from "../checkpoint/query.js";
 import { LangChainNotLoadedError } from "../checkpoint/serde-langchain.js";
 import type { CheckpointListOptions, RunnableConfig } from "../checkpoint/types.js";
 import { type COPY, type END, INTERRUPT, type START } from "../constants.js";
 import { MissingCheckpointerError } from "../errors/graph.js";
-import { everyName, refuseUnknownGraphOptions } from "../errors/options.js";
+import { refuseUnknownGraphOptions } from "../errors/options.js";
 import type { Interrupt } from "../interrupt/record.js";
 import { isInterrupted } from "../interrupt/signal.js";
 import { loadLangChain } from "../langchain/load.js";
@@ -66,9 +67,6 @@ export interface CompileOptions {
   /** Transformer factories every `streamEvents(..., { version: "v3" })` run of the graph uses first. */
   transformers?: ReadonlyArray<() => StreamTransformer<any>>;
 }
-
-/** `getStateHistory()`'s options by name. */
-const LIST_OPTIONS = everyName<keyof CheckpointListOptions>({ limit: 1, before: 1, filter: 1 });
 
 /** The config of `invoke`: the config nodes receive, and the run's options. */
 export interface RunConfig extends RunnableConfig, RunOptions {}

@@ -43,9 +43,5 @@ export function refuseUnknownOptions(
     );
   const unknown = unknownOption(options, known);
   if (unknown)
-    throw new InvalidSaverOptionError(
-      unknown.name,
-      JSON.stringify(unknown.value) ?? String(unknown.value),
-      `left out: ${hints[unknown.name] ?? `${saver} takes ${known.join(", ")}`}`,
-    );
+    throw InvalidSaverOptionError.notTaken(unknown, hints[unknown.name] ?? `${saver} takes ${known.join(", ")}`);
 }
