@@ -328,6 +328,26 @@ compare("a stream left while a node runs", {
     },
 });
 
+compare("a signal aborted before the run", {
+  "the run is rejected before anything runs or is saved": {
+    from: "pregel/pregel.cancellation.test.ts: should cancel when signal is aborted",
+    async run(lib) {
+      const { Annotation, StateGraph, START, MemorySaver } = lib;
+      let ran = 0;
+      const graph = new StateGraph(Annotation.Root({ log: list(lib) }))
+        .addNode("one", () => (ran++, { log: ["one"] }))
+        .addEdge(START, "one")
+        .compile({ checkpointer: new MemorySaver() });
+      const controller = new AbortController();
+      controller.abort(new Error("the user left"));
+      const config = { configurable: { thread_id: "aborted" } };
+      const outcome = await settle(graph.invoke({ log: ["in"] }, { ...config, signal: controller.signal }));
+      const state = await graph.getState(config);
+      return { outcome, ran, next: state.next, values: state.values };
+    },
+  },
+});
+
 // --- Retries -----------------------------------------------------------------------------------
 
 class FlakyError extends Error {

@@ -278,6 +278,25 @@ describe("durability", () => {
 });
 
 describe("cancellation", () => {
+  it("a signal aborted before the run begins: RunCancelledError, and nothing is claimed or saved", async () => {
+    const State = Annotation.Root({ log: Annotation<string[]>(concat) });
+    let ran = 0;
+    const graph = new StateGraph(State)
+      .addNode("one", () => (ran++, { log: ["one"] }))
+      .addEdge(START, "one")
+      .compile({ checkpointer: new MemorySaver() });
+    const config = thread("aborted-before");
+    const controller = new AbortController();
+    controller.abort("the user left");
+    const error = await graph.invoke({ log: ["in"] }, { ...config, signal: controller.signal }).catch((e) => e);
+    expect(error.code).toBe("RUN_CANCELLED");
+    expect(error.reason).toBe("the user left");
+    expect(ran).toBe(0);
+    // No input checkpoint either: the thread has never run.
+    expect((await graph.getState(config)).values).toEqual({});
+    expect(await graph.invoke({ log: ["in"] }, config)).toEqual({ log: ["in", "one"] });
+  });
+
   it("an aborted run stops at the next step with RunCancelledError; the thread continues from its last checkpoint", async () => {
     const controller = new AbortController();
     const State = Annotation.Root({ log: Annotation<string[]>(concat) });

@@ -94,6 +94,8 @@ export class GraphRun extends RunStart {
   private executeClaimed(): Promise<RunResult> {
     if (!this.saver && (this.before || this.after))
       return Promise.reject(new MissingCheckpointerError("interruptBefore/interruptAfter"));
+    // Cancelled before it began: nothing is claimed or saved (not even the input).
+    if (this.scope.signal?.aborted) return Promise.reject(new RunCancelledError(this.scope.signal.reason));
     // A subgraph runs inside its parent's claim.
     if (!this.saver || this.parent) return this.run();
     return withThreadClaim(this.saver, this.threadId!, this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS, (owner) => {
