@@ -258,4 +258,42 @@ compare("failed steps", {
       return { error, stopped: { values: stopped.values, next: stopped.next }, result };
     },
   },
+
+  "a run that continues a thread, resumes it, or sends it a Command: the steps its recursion limit allows": {
+    from: "pregel.test.ts: should invoke two processes and get correct output",
+    async run(lib) {
+      const { Annotation, StateGraph, START, END, MemorySaver, Command, interrupt } = lib;
+      const State = Annotation.Root({
+        n: Annotation({ reducer: (a: number, b: number) => a + b }),
+        stopAt: Annotation(),
+      });
+      const results: unknown[] = [];
+      // The thread stops before `ask` at n = 2, then goes on counting until n reaches stopAt.
+      for (const how of ["invoke(null)", "resume", "goto"] as const)
+        for (const more of [2, 3, 4, 5]) {
+          const graph = new StateGraph(State)
+            .addNode("ask", () => (how === "resume" ? interrupt("go on?") : {}) && {})
+            .addNode("inc", () => ({ n: 1 }))
+            .addEdge(START, "inc")
+            .addConditionalEdges("inc", (s: any) => (s.n === 2 ? "ask" : s.n < s.stopAt ? "inc" : END))
+            .addEdge("ask", "inc")
+            .compile({ checkpointer: new MemorySaver(), interruptBefore: how === "resume" ? [] : ["ask"] });
+          const config = { configurable: { thread_id: "t" } };
+          await graph.invoke({ n: 0, stopAt: 2 + more }, config);
+          const input =
+            how === "invoke(null)"
+              ? null
+              : how === "resume"
+                ? new Command({ resume: "yes" })
+                : new Command({ goto: "inc" });
+          const outcome = await graph.invoke(input, { ...config, recursionLimit: 2 }).then(
+            () => "finished",
+            (e: Error) => e.name,
+          );
+          const state = await graph.getState(config);
+          results.push({ how, more, outcome, n: state.values.n, next: state.next });
+        }
+      return results;
+    },
+  },
 });

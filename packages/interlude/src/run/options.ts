@@ -11,7 +11,11 @@ import type { StreamMode } from "./emitter.js";
 import type { Durability } from "./persist.js";
 
 export interface RunOptions {
-  /** The most node steps a run takes before GraphRecursionError (default 25). */
+  /**
+   * The steps a run may take before GraphRecursionError (default 25), counted as LangGraph.js
+   * counts them: a run given input has `recursionLimit` node steps, and needing all of them is
+   * over the limit; a continued or resumed run has two more (run.ts, `loop`).
+   */
   recursionLimit?: number;
   durability?: Durability;
   /** Pause before these nodes run (over the graph's own `compile({ interruptBefore })`). */

@@ -53,6 +53,8 @@ export abstract class RunState {
   protected checkpoint!: Checkpoint;
   protected channels!: Map<string, Channel>;
   protected step = -1;
+  /** The step of the checkpoint the run began at (-2 on a new thread, whose input is step -1). */
+  protected startStep = -2;
   protected persistence!: Persistence;
   protected pending: PendingIndex = NO_PENDING;
   protected reuseFinished = false;

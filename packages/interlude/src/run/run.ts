@@ -177,27 +177,26 @@ export class GraphRun extends RunStart {
 
   private async loop(): Promise<RunResult> {
     const limit = this.scope.recursionLimit;
+    // As LangGraph.js's loop: the run may reach step `limit + 2` past the checkpoint it began at.
+    // A run given input (or a Command without an answer) spends one of those steps on it, and one
+    // on its START step when the thread is new; a continued or resumed run has them all for nodes.
+    const lastStep = this.startStep + limit + 2;
     const { before, after } = this;
     let candidates: Iterable<string> | undefined;
     // The next step's tasks, prepared once the checkpoint before it is built.
     let next: PreparedTask[] | undefined;
-    let fromInput = false;
-    for (let stepsRun = 0; ; ) {
+    for (;;) {
       const tasks = next ?? this.nextTasks(candidates);
       next = undefined;
       this.tellCheckpoint(tasks);
       // A cancelled run stops at the next step boundary, its last checkpoint intact; cancelled
       // during its last step, it is still cancelled (as on LangGraph.js, which does not wait).
       if (this.scope.signal?.aborted) throw new RunCancelledError(this.scope.signal.reason);
-      if (tasks.length === 0) {
-        // As in LangGraph, a run given input spends its last step finding nothing left to run:
-        // one that needs exactly `limit` node steps is over the limit.
-        if (fromInput && stepsRun >= limit) throw new GraphRecursionError(limit);
-        return { values: this.values(), interrupts: [], paused: false };
-      }
+      // As in LangGraph, finding nothing left to run takes a step too: a run that needs every
+      // step it may reach is over the limit.
+      if (this.step + 1 > lastStep) throw new GraphRecursionError(limit);
+      if (tasks.length === 0) return { values: this.values(), interrupts: [], paused: false };
       const onlyInput = tasks.length === 1 && tasks[0]!.name === START;
-      fromInput ||= onlyInput;
-      if (!onlyInput && stepsRun++ >= limit) throw new GraphRecursionError(limit);
       // The input task is not a node: breakpoints never stop at it.
       const nodes = onlyInput ? NO_TASKS : tasks;
       if (shouldInterrupt(this.checkpoint, before, nodes)) return this.pauseAtBreakpoint("interrupt_before");

@@ -84,7 +84,7 @@ export abstract class RunStart extends RunState {
   protected adopt(tuple: CheckpointTuple | undefined, head: string | null): void {
     this.checkpoint = tuple ? workingCopy(tuple.checkpoint) : emptyCheckpoint();
     this.channels = channelsFromCheckpoint(this.graph.spec, tuple?.checkpoint);
-    this.step = tuple ? tuple.metadata.step : -2;
+    this.step = this.startStep = tuple ? tuple.metadata.step : -2;
     if (tuple)
       this.at = {
         id: tuple.checkpoint.id,
