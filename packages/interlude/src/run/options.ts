@@ -14,7 +14,8 @@ export interface RunOptions {
   /**
    * The steps a run may take before GraphRecursionError (default 25), counted as LangGraph.js
    * counts them: a run given input has `recursionLimit` node steps, and needing all of them is
-   * over the limit; a continued or resumed run has two more (run.ts, `loop`).
+   * over the limit; a Command without an answer has one more, a continued or resumed run two more
+   * (run.ts, `loop`).
    */
   recursionLimit?: number;
   durability?: Durability;

@@ -178,8 +178,9 @@ export class GraphRun extends RunStart {
   private async loop(): Promise<RunResult> {
     const limit = this.scope.recursionLimit;
     // As LangGraph.js's loop: the run may reach step `limit + 2` past the checkpoint it began at.
-    // A run given input (or a Command without an answer) spends one of those steps on it, and one
-    // on its START step when the thread is new; a continued or resumed run has them all for nodes.
+    // A run given input spends two of those steps before its nodes (its input checkpoint and its
+    // START step), a Command without an answer one (its input checkpoint); a continued or resumed
+    // run has them all for its nodes.
     const lastStep = this.startStep + limit + 2;
     const { before, after } = this;
     let candidates: Iterable<string> | undefined;
