@@ -268,11 +268,15 @@ compare("failed steps", {
         stopAt: Annotation(),
       });
       const results: unknown[] = [];
-      // The thread stops before `ask` at n = 2, then goes on counting until n reaches stopAt.
+      // The thread pauses at `ask` when n = 2 (before it, or in it at an interrupt), then goes on
+      // counting until n reaches stopAt, under a limit of 2.
       for (const how of ["invoke(null)", "resume", "goto"] as const)
         for (const more of [2, 3, 4, 5]) {
           const graph = new StateGraph(State)
-            .addNode("ask", () => (how === "resume" ? interrupt("go on?") : {}) && {})
+            .addNode("ask", () => {
+              if (how === "resume") interrupt("go on?");
+              return {};
+            })
             .addNode("inc", () => ({ n: 1 }))
             .addEdge(START, "inc")
             .addConditionalEdges("inc", (s: any) => (s.n === 2 ? "ask" : s.n < s.stopAt ? "inc" : END))
