@@ -148,6 +148,8 @@ describe("running", () => {
       /"thread_id" at its top level: it goes in configurable/,
     );
     await expect(graph.invoke({}, { configurable: { "thread-id": "t" } })).rejects.toThrow(/has "thread-id"/);
+    // Reading or editing the state without one says the same, naming those calls too.
+    await expect(graph.updateState({ configurable: {} }, {})).rejects.toThrow(/updateState\(config, values\)/);
   });
   it("invoke(null) on a thread that never ran is an EmptyInputError", async () => {
     const graph = new StateGraph(State)

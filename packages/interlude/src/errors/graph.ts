@@ -108,8 +108,9 @@ export class MissingThreadIdError extends InterludeError {
   constructor(config?: { configurable?: Record<string, unknown> }) {
     super(
       "MISSING_THREAD_ID",
-      `This graph has a checkpointer, so every run needs a thread: ` +
-        `invoke(input, { configurable: { thread_id: "some-id" } }).${misplacedThreadId(config)}`,
+      `This graph has a checkpointer, so every run, and every read or edit of its state, needs a thread: ` +
+        `pass { configurable: { thread_id: "some-id" } } as the config (invoke(input, config), ` +
+        `getState(config), updateState(config, values)).${misplacedThreadId(config)}`,
     );
   }
 }
