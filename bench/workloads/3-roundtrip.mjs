@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { approval } from "../lib/graphs.mjs";
-import { alternate, now, row, scaled } from "../lib/harness.mjs";
+import { alternate, now, row, scaled, summary } from "../lib/harness.mjs";
 import { interlude, langgraph } from "../lib/libs.mjs";
 
 export const title = "Interrupt-and-resume round trip, 3-node approval graph";
@@ -26,7 +26,6 @@ const SAVERS = [
     label: 'SQLite file, both at durability "async"',
     make: (lib, dir) => lib.sqlite(join(dir, `${lib.name}-async.sqlite`)),
     run: { durability: "async" },
-    roundTripOnly: true,
   },
 ];
 
@@ -63,11 +62,19 @@ export async function run() {
         il: sample(interlude, "il"),
         lg: sample(langgraph, "lg"),
       });
-      // The issue's target is for each runtime's default; the like-for-like row has none.
-      const target = saver.run ? undefined : 10;
-      rows.push(row({ workload: 3, metric: `round trip, ${saver.label}`, unit: "ms", ...stats, target }));
-      const { summary } = await import("../lib/harness.mjs");
-      if (!saver.roundTripOnly)
+      // The issue's targets are for each runtime's default. The like-for-like row (run options
+      // given) has none, and times the round trip only: getState does not depend on durability.
+      const likeForLike = saver.run !== undefined;
+      rows.push(
+        row({
+          workload: 3,
+          metric: `round trip, ${saver.label}`,
+          unit: "ms",
+          ...stats,
+          target: likeForLike ? undefined : 10,
+        }),
+      );
+      if (!likeForLike)
         rows.push(
           row({
             workload: 3,
