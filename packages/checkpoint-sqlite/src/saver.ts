@@ -369,7 +369,8 @@ export class SqliteSaver extends SaverKit {
     const since = this.unflushedSince;
     this.unflushedSince = undefined;
     try {
-      await this.group.settled(since);
+      // Without group commit no other thread's writes wait to share the batch: it commits now.
+      await (this.batched ? this.group.settled(since) : this.group.commitNow(since));
     } catch (error) {
       throw storageError("flush", error);
     }

@@ -83,6 +83,55 @@ describe("GroupCommit", () => {
     other.close();
     db.close();
   });
+
+  it("commits the open batch at once on commitNow, not at the end of the event-loop turn", async () => {
+    const { db, path } = open();
+    const group = GroupCommit.of(db);
+    const reader = new Database(path, { readonly: true });
+    const count = () => reader.prepare("SELECT COUNT(*) FROM t").pluck().get() as number;
+    await group.write(() => db.prepare("INSERT INTO t (v) VALUES ('a')").run(), { durable: false });
+    expect(count()).toBe(0);
+    const committed = group.commitNow();
+    // Committed before the caller awaits: no turn of the event loop in between.
+    expect(db.inTransaction).toBe(false);
+    expect(count()).toBe(1);
+    await committed;
+    reader.close();
+    db.close();
+  });
+
+  it("leaves a logical transaction under way to finish before its batch commits", async () => {
+    const { db } = open();
+    const group = GroupCommit.of(db);
+    const insert = db.prepare("INSERT INTO t (v) VALUES (?)");
+    let go!: () => void;
+    const gate = new Promise<void>((resolve) => (go = resolve));
+    let started!: () => void;
+    const halfway = new Promise<void>((resolve) => (started = resolve));
+    const writing = group.write(async () => {
+      insert.run("first half");
+      started();
+      await gate;
+      insert.run("second half");
+    });
+    await halfway;
+    const committed = group.commitNow();
+    expect(db.inTransaction).toBe(true);
+    go();
+    await Promise.all([writing, committed]);
+    expect(db.inTransaction).toBe(false);
+    expect(db.prepare("SELECT v FROM t ORDER BY id").pluck().all()).toEqual(["first half", "second half"]);
+    db.close();
+  });
+
+  it("rejects commitNow when the batch it commits fails", async () => {
+    const { db, group, spoil } = failingAtCommit();
+    const mark = group.mark();
+    await spoil();
+    await expect(group.commitNow(mark)).rejects.toThrow(/FOREIGN KEY/);
+    expect(db.prepare("SELECT COUNT(*) FROM child").pluck().get()).toBe(0);
+    db.close();
+  });
 });
 
 describe("startWalCheckpointer", () => {
@@ -176,6 +225,19 @@ describe("startWalCheckpointer", () => {
     expect(await saver.claimHolder("t")).toBeUndefined();
     // Reported once: the next flush covers only what was written since.
     await expect(saver.flush()).resolves.toBeUndefined();
+    await saver.close();
+    db.close();
+  });
+
+  it("commits a saver's writes made without waiting on its flush, without a turn of the event loop", async () => {
+    const { db } = open();
+    const saver = new SqliteSaver(db);
+    expect(await saver.claimThread("t", { owner: "me", ttlMs: 60_000 })).toBe(true);
+    expect(db.inTransaction).toBe(true);
+    const flushed = saver.flush();
+    expect(db.inTransaction).toBe(false);
+    await flushed;
+    expect((await saver.claimHolder("t"))?.owner).toBe("me");
     await saver.close();
     db.close();
   });
