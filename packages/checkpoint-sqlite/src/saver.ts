@@ -35,7 +35,9 @@ export interface SqliteSaverOptions extends Kit.SaverKitOptions {
    * Commit writes in batches, once per event-loop turn, shared with everything else that uses
    * `GroupCommit.of(db)` on the same connection (see group-commit.ts). For a process serving many
    * threads at once; each write still resolves only once it is committed. Default false: a
-   * durable write commits at once (with a claim or release made before it, which waits for it).
+   * durable write commits at once (with a claim or release made before it, which waits for it),
+   * and writes not waited for (durability "async" or "exit") commit at the end of the event-loop
+   * turn or at `flush()`, whichever comes first.
    */
   groupCommit?: boolean;
   /**
