@@ -12,14 +12,18 @@
 import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseArgs } from "node:util";
 import { SqliteSaver } from "@interlude/checkpoint-sqlite";
 import { approval } from "./lib/graphs.mjs";
+import { summary } from "./lib/harness.mjs";
 import { interlude } from "./lib/libs.mjs";
 
-const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=")));
-const roundTrips = Number(args["round-trips"] ?? 3000);
+const { values: args } = parseArgs({
+  options: { memory: { type: "boolean", default: false }, "round-trips": { type: "string", default: "3000" } },
+});
+const roundTrips = Number(args["round-trips"]);
 const file = join(tmpdir(), `interlude-sqlite-floor-${process.pid}.sqlite`);
-const saver = SqliteSaver.fromConnString("memory" in args ? ":memory:" : file);
+const saver = SqliteSaver.fromConnString(args.memory ? ":memory:" : file);
 const graph = approval(interlude, saver);
 const db = saver.db;
 
@@ -94,11 +98,10 @@ for (let pass = 0; pass < 3; pass++) {
 
 const commits = recorded.filter(({ source }) => source === "COMMIT").length;
 console.log(
-  `SQLite ${"memory" in args ? ":memory:" : "file"}: ${recorded.length} statements and ${commits} commits per round trip (${roundTrips} round trips per measure)`,
+  `SQLite ${args.memory ? ":memory:" : "file"}: ${recorded.length} statements and ${commits} commits per round trip (${roundTrips} round trips per measure)`,
 );
 for (const [name, values] of Object.entries(samples)) {
-  const median = [...values].sort((a, b) => a - b)[1];
-  console.log(`  ${name}: ${median.toFixed(0)} µs (${values.map((v) => v.toFixed(0)).join(", ")})`);
+  console.log(`  ${name}: ${summary(values).median.toFixed(0)} µs (${values.map((v) => v.toFixed(0)).join(", ")})`);
 }
 await saver.close();
 rmSync(file, { force: true });

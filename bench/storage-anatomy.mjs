@@ -11,12 +11,19 @@
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseArgs } from "node:util";
 import { SqliteSaver } from "@interlude/checkpoint-sqlite";
 import { chat } from "./lib/graphs.mjs";
 import { interlude } from "./lib/libs.mjs";
 
-const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=")));
-const steps = Number(args.steps ?? 500);
+const { values: args } = parseArgs({
+  options: {
+    text: { type: "string", default: "padded" },
+    steps: { type: "string", default: "500" },
+    fanout: { type: "string" },
+  },
+});
+const steps = Number(args.steps);
 const options = args.fanout ? { fanout: Number(args.fanout) } : {};
 
 // A fixed pseudo-random sequence of common English words, so that every run stores the same bytes.
@@ -70,7 +77,7 @@ try {
   const before = await thread(dir, 200);
   const after = await thread(dir, steps);
   console.log(
-    `${args.text ?? "padded"} messages: ${after.bytes} B after ${steps} steps, ` +
+    `${args.text} messages: ${after.bytes} B after ${steps} steps, ` +
       `${((after.bytes - before.bytes) / (steps - 200)).toFixed(0)} B per step over steps 200-${steps}`,
   );
   // The saver's own connection, so that the bench needs no driver of its own.
