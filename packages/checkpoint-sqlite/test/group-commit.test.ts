@@ -132,6 +132,21 @@ describe("GroupCommit", () => {
     expect(db.prepare("SELECT COUNT(*) FROM child").pluck().get()).toBe(0);
     db.close();
   });
+
+  it("reports a write made with durable: false whose end-of-turn commit failed, after that batch is gone", async () => {
+    const { db, group, failed, spoil } = failingAtCommit();
+    const mark = group.mark();
+    await spoil();
+    await failed;
+    await expect(group.settled(mark)).rejects.toThrow(/FOREIGN KEY/);
+    // A later batch that commits: writes made since then are durable, earlier ones were lost.
+    const later = group.mark();
+    await group.write(() => db.prepare("INSERT INTO parent (id) VALUES (1)").run());
+    await expect(group.settled(later)).resolves.toBeUndefined();
+    await expect(group.settled(mark)).rejects.toThrow(/FOREIGN KEY/);
+    expect(db.prepare("SELECT COUNT(*) FROM child").pluck().get()).toBe(0);
+    db.close();
+  });
 });
 
 describe("startWalCheckpointer", () => {
@@ -198,22 +213,9 @@ describe("startWalCheckpointer", () => {
     expect(startWalCheckpointer(db)).toBeUndefined();
     db.close();
   });
+});
 
-  it("reports a write made with durable: false whose end-of-turn commit failed, after that batch is gone", async () => {
-    const { db, group, failed, spoil } = failingAtCommit();
-    const mark = group.mark();
-    await spoil();
-    await failed;
-    await expect(group.settled(mark)).rejects.toThrow(/FOREIGN KEY/);
-    // A later batch that commits: writes made since then are durable, earlier ones were lost.
-    const later = group.mark();
-    await group.write(() => db.prepare("INSERT INTO parent (id) VALUES (1)").run());
-    await expect(group.settled(later)).resolves.toBeUndefined();
-    await expect(group.settled(mark)).rejects.toThrow(/FOREIGN KEY/);
-    expect(db.prepare("SELECT COUNT(*) FROM child").pluck().get()).toBe(0);
-    db.close();
-  });
-
+describe("SqliteSaver's flush", () => {
   it("fails a saver's flush when a claim it made without waiting was lost with its batch", async () => {
     const { db, failed, spoil } = failingAtCommit();
     const saver = new SqliteSaver(db);
