@@ -117,6 +117,34 @@ export function deltasSuite(make: MakeSaver, sharedStorage: boolean): void {
         ]);
         await second.close();
       });
+
+      it("stores appends as deltas when two savers take turns on a thread (servers behind a balancer)", async () => {
+        const savers = [h.current.saver, await h.current.makeSecondSaver!()];
+        let writer = new ThreadWriter(savers[0]!);
+        const ids: string[] = [];
+        for (let i = 0; i < 80; i++) {
+          const saver = savers[i % 2]!;
+          // Each step starts from a read of the head through the saver that runs it, as a run does.
+          const read = i === 0 ? [] : (await saver.getTuple(writer.config))!.checkpoint.channel_values.messages;
+          writer = writer.through(saver);
+          ids.push(
+            (await writer.write({ messages: [...(read as unknown[]), message(i)] })).configurable!.checkpoint_id!,
+          );
+        }
+        // Each saver's first write is a full copy; every later one continues the chain the other wrote.
+        const deltas = savers[0]!.stats.deltaBlobsWritten + savers[1]!.stats.deltaBlobsWritten;
+        expect(deltas).toBe(78);
+        for (const at of [0, 1, 2, 30, 31, 32, 33, 63, 64, 79])
+          for (const saver of savers) {
+            const tuple = await saver.getTuple({
+              configurable: { thread_id: writer.threadId, checkpoint_id: ids[at] },
+            });
+            expect(tuple?.checkpoint.channel_values.messages).toEqual(
+              Array.from({ length: at + 1 }, (_, i) => message(i)),
+            );
+          }
+        await savers[1]!.close();
+      }, 60_000);
     }
   });
 }

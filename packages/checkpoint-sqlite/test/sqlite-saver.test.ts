@@ -231,7 +231,7 @@ describe("SqliteSaver on a file", () => {
       return messages;
     };
 
-    // Repetitive messages: the segments at links 32 and 64 (32 messages of ~200 bytes) deflate to a few hundred bytes.
+    // Repetitive messages: the segments where the list reaches 32 and 64 messages (~200 bytes each) deflate to a few hundred bytes.
     const repetitive = new ThreadWriter(saver);
     const same = await write(repetitive, (i) => `message ${i} `.padEnd(180, "lorem ipsum "));
     expect(packed()).toHaveLength(2);

@@ -1,4 +1,5 @@
 import { StorageError } from "../errors/storage.js";
+import { baseIndex, type ChainLink, extendable, extendChain } from "./delta-chain.js";
 import type { Serializer } from "./serde.js";
 import type { ChannelVersion } from "./types.js";
 
@@ -7,17 +8,18 @@ import type { ChannelVersion } from "./types.js";
  *
  * A checkpoint stores only the channels in `newVersions`; the rest are shared with its
  * ancestors through (channel, version) blobs. On top of that, a channel whose new value is an
- * array that extends the value this saver last wrote for it (same element objects, in order:
- * an append reducer) is stored as `{ base version, appended items }`.
+ * array that extends the value this saver last wrote or read for it (same element objects, in
+ * order: an append reducer) is stored as `{ base version, appended items }`.
  *
  * Why not "a full copy every N links": for a list growing by one item per step, a full copy
- * every N steps costs length/N bytes per step, which grows with the thread. Instead, every
- * N-th link is a segment holding the last N links' items (based N links back), every N²-th a
- * segment of the last N², and so on, like carries in a base-N counter. Each item is then
- * written about 1 + log_N(steps) times (2 for the first N² steps) and a read follows at most
- * (N - 1) links per level, so both stay bounded while the thread grows.
+ * every N steps costs length/N bytes per step, which grows with the thread. Instead the base is
+ * usually the version before, and every time the list's length crosses a multiple of N^j the
+ * write is a segment holding the items since the last such crossing (delta-chain.ts), like
+ * carries in a base-N counter. Each item is then written about 1 + log_N(length) times and a read
+ * follows at most (N - 1) links per level, so both stay bounded while the thread grows.
  *
- * A new process knows nothing of earlier writes and simply writes a full copy first.
+ * A process that never wrote a thread writes a full copy first. One that did, and reads a newer
+ * version another process wrote, goes on with that version's chain.
  */
 
 /** A stored channel value. `base === null`: `data` is the whole value; else the items appended to version `base`. */
@@ -41,32 +43,26 @@ export interface BlobPlan {
   readonly value: unknown;
   /** The lineage a delta extends (undefined: a full copy). */
   readonly previous: Lineage | undefined;
-  readonly link: number;
+  /** Where in `previous.chain` the base is. */
+  readonly baseAt: number;
 }
 
 export interface DeltaOptions {
   /** Store appends to arrays as deltas (default true). */
   appendDeltas?: boolean;
-  /** Links per segment level (default 32). */
+  /** Items per segment level: a segment of level j holds about fanout^j appended items (default 32). */
   fanout?: number;
   /** Threads whose last written values are remembered for append detection (default 1000). */
   maxTrackedThreads?: number;
 }
 
-interface Mark {
-  version: ChannelVersion;
-  length: number;
-}
-
-/** What this process last wrote for one (thread, namespace, channel). */
+/** What this process last wrote, or read of another's writes, for one (thread, namespace, channel). */
 export interface Lineage {
   version: ChannelVersion;
   /** Shallow copy: the caller may push onto the array it handed us. */
   items: readonly unknown[];
-  /** Links since the last full copy (0: the last write was the full copy). */
-  link: number;
-  /** link -> version and length there, kept only while a later link may use it as a base. */
-  marks: Map<number, Mark>;
+  /** The stored versions a read of `version` goes through, the full copy first and `version` last. */
+  chain: readonly ChainLink[];
 }
 
 export class DeltaPlanner {
@@ -93,12 +89,13 @@ export class DeltaPlanner {
     const key = ns ? `${ns}\u0000${channel}` : channel;
     const previous =
       this.enabled && present && Array.isArray(value) ? this.lineages(threadId, false)?.get(key) : undefined;
-    const delta = previous && this.deltaFrom(previous, value as unknown[]);
-    if (delta) {
-      const payload = (value as unknown[]).slice(delta.base.length);
-      return { channel, version, base: delta.base.version, present, payload, key, value, previous, link: delta.link };
+    const baseAt = previous ? this.baseFor(previous, value as unknown[]) : -1;
+    if (baseAt >= 0) {
+      const base = previous!.chain[baseAt]!;
+      const payload = (value as unknown[]).slice(base.length);
+      return { channel, version, base: base.version, present, payload, key, value, previous, baseAt };
     }
-    return { channel, version, base: null, present, payload: value, key, value, previous: undefined, link: 0 };
+    return { channel, version, base: null, present, payload: value, key, value, previous: undefined, baseAt: -1 };
   }
 
   /** Remembers what a plan wrote, for append detection in later puts; call once its write is durable. */
@@ -106,28 +103,46 @@ export class DeltaPlanner {
     if (!this.enabled) return;
     const value = plan.value;
     if (plan.previous) {
-      this.remember(
-        threadId,
-        plan.key,
-        advance(plan.previous, plan.version, value as unknown[], plan.link, this.fanout),
-      );
+      const items = value as unknown[];
+      const link = { version: plan.version, length: items.length };
+      this.remember(threadId, plan.key, lineage(items, extendChain(plan.previous.chain, plan.baseAt, link)));
     } else if (plan.present && Array.isArray(value)) {
-      this.remember(threadId, plan.key, start(plan.version, value));
+      this.remember(threadId, plan.key, lineage(value, [{ version: plan.version, length: value.length }]));
     } else {
       this.threads.get(threadId)?.delete(plan.key);
     }
   }
 
   /**
-   * A value read back at the version this process last wrote for the channel: later puts
-   * that append to the read items (the next run of a thread, which starts from a read) are
-   * stored as deltas, instead of a full copy per run. The items are the stored ones, so they
-   * stand for that version as well as the written ones did.
+   * A value read back. At the version this process last wrote for the channel, later puts that
+   * append to the read items (the next run of a thread, which starts from a read) are stored as
+   * deltas, instead of a full copy per run. At a newer version, written by another process (or
+   * another saver on the same storage), they continue that version's `chain` (from
+   * `assembleValue`) instead of writing a full copy: with servers taking turns on a thread, a
+   * full copy at every step. A thread this process does not write is not tracked for a read.
    */
-  learn(threadId: string, ns: string, channel: string, version: ChannelVersion, value: unknown): void {
+  learn(
+    threadId: string,
+    ns: string,
+    channel: string,
+    version: ChannelVersion,
+    value: unknown,
+    chain?: readonly ChainLink[],
+  ): void {
     if (!Array.isArray(value)) return; // only arrays are appended to (most values of a read are not)
-    const previous = this.threads.get(threadId)?.get(ns ? `${ns}\u0000${channel}` : channel);
-    if (previous?.version === version && value.length === previous.items.length) previous.items = value.slice();
+    const lineages = this.threads.get(threadId);
+    const key = ns ? `${ns}\u0000${channel}` : channel;
+    const previous = lineages?.get(key);
+    if (previous?.version === version) {
+      if (value.length === previous.items.length) previous.items = value.slice();
+    } else if (previous && chain && version > previous.version && extendable(chain)) {
+      lineages!.set(key, lineage(value, chain));
+    }
+  }
+
+  /** Whether reads of this thread may teach anything: only then is a read's chain worth collecting. */
+  tracks(threadId: string): boolean {
+    return this.threads.has(threadId);
   }
 
   /** The next put of these channels writes a full copy (after a failed write, or when the base may be gone). */
@@ -139,13 +154,12 @@ export class DeltaPlanner {
     this.lineages(threadId, false)?.delete(ns ? `${ns}\u0000${channel}` : channel);
   }
 
-  private deltaFrom(previous: Lineage, value: readonly unknown[]): { base: Mark; link: number } | undefined {
+  /** Where in `previous.chain` an append of `value` is based; -1: not an append, or a full copy is due. */
+  private baseFor(previous: Lineage, value: readonly unknown[]): number {
     const prior = previous.items;
-    if (value.length < prior.length) return undefined;
-    for (let i = 0; i < prior.length; i++) if (value[i] !== prior[i]) return undefined;
-    const link = previous.link + 1;
-    const base = previous.marks.get(link - segmentSpan(link, this.fanout));
-    return base && { base, link };
+    if (value.length < prior.length) return -1;
+    for (let i = 0; i < prior.length; i++) if (value[i] !== prior[i]) return -1;
+    return baseIndex(previous.chain, value.length, this.fanout);
   }
 
   private lineages(threadId: string, create: boolean): Map<string, Lineage> | undefined {
@@ -169,30 +183,8 @@ export class DeltaPlanner {
   }
 }
 
-/** How many links back the base of `link` is: fanout^j for the largest j with fanout^j | link. */
-function segmentSpan(link: number, fanout: number): number {
-  let span = 1;
-  while (link % (span * fanout) === 0) span *= fanout;
-  return span;
-}
-
-function start(version: ChannelVersion, value: readonly unknown[]): Lineage {
-  return { version, items: value.slice(), link: 0, marks: new Map([[0, { version, length: value.length }]]) };
-}
-
-function advance(
-  previous: Lineage,
-  version: ChannelVersion,
-  value: readonly unknown[],
-  link: number,
-  fanout: number,
-): Lineage {
-  const marks = previous.marks;
-  marks.set(link, { version, length: value.length });
-  for (const at of marks.keys()) {
-    if (at !== 0 && at + segmentSpan(at, fanout) < link) marks.delete(at);
-  }
-  return { version, items: value.slice(), link, marks };
+function lineage(value: readonly unknown[], chain: readonly ChainLink[]): Lineage {
+  return { version: chain[chain.length - 1]!.version, items: value.slice(), chain };
 }
 
 export type BlobLookup = (channel: string, version: ChannelVersion) => StoredBlob | undefined;
@@ -203,21 +195,30 @@ const MAX_CHAIN = 100_000;
 /**
  * Rebuilds a channel's value at `version` from its blob and, for deltas, its bases.
  * `undefined`: no blob at `version` at all (the checkpoint never stored that channel).
+ * `chain`, when given and the value is a list, receives the links read, the full copy first
+ * (what `DeltaPlanner.learn` continues).
  */
 export function assembleValue(
   channel: string,
   version: ChannelVersion,
   lookup: BlobLookup,
   serde: Serializer,
+  chain?: ChainLink[],
 ): { present: boolean; value: unknown } | undefined {
   let blob = lookup(channel, version);
   if (!blob) return undefined;
-  if (blob.base === null)
-    return blob.data === null ? { present: false, value: undefined } : { present: true, value: serde.loads(blob.data) };
+  if (blob.base === null) {
+    if (blob.data === null) return { present: false, value: undefined };
+    const value = serde.loads(blob.data);
+    if (chain && Array.isArray(value)) chain.push({ version, length: value.length });
+    return { present: true, value };
+  }
   const deltas: Array<string | Uint8Array> = [];
+  const versions: ChannelVersion[] = [];
   let at = version;
   while (blob.base !== null) {
     deltas.push(blob.data!);
+    versions.push(at);
     if (deltas.length > MAX_CHAIN)
       throw new StorageError("read", new Error(`channel "${channel}" has a delta chain longer than ${MAX_CHAIN}`));
     at = blob.base;
@@ -230,9 +231,11 @@ export function assembleValue(
     blob = next;
   }
   const value = serde.loads(blob.data!) as unknown[];
+  chain?.push({ version: at, length: value.length });
   for (let i = deltas.length - 1; i >= 0; i--) {
     const items = serde.loads(deltas[i]!) as unknown[];
     for (const item of items) value.push(item);
+    chain?.push({ version: versions[i]!, length: value.length });
   }
   return { present: true, value };
 }

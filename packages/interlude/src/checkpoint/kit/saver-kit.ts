@@ -2,6 +2,7 @@ import { InterludeError } from "../../errors/base.js";
 import { CheckpointConflictError, StorageError } from "../../errors/storage.js";
 import { BaseCheckpointSaver, checkpointIdOf, checkpointNsOf, threadIdOf } from "../base.js";
 import { assembleValue, type BlobLookup, type DeltaOptions, DeltaPlanner } from "../delta.js";
+import type { ChainLink } from "../delta-chain.js";
 import {
   type PreparedPut,
   type PreparedWrite,
@@ -240,12 +241,14 @@ export abstract class SaverKit<Kept = string | Uint8Array> extends BaseCheckpoin
   ): CheckpointTuple {
     const values: Record<string, unknown> = {};
     const versions = record.channel_versions;
+    // A list's chain of bases, for a thread this process writes: later appends continue it.
+    const tracked = this.planner.tracks(threadId);
     for (const channel in versions) {
-      const loaded = assembleValue(channel, versions[channel]!, lookup, this.serde);
+      const chain: ChainLink[] | undefined = tracked ? [] : undefined;
+      const loaded = assembleValue(channel, versions[channel]!, lookup, this.serde, chain);
       if (!loaded?.present) continue;
       values[channel] = loaded.value;
-      // A read at the version this process last wrote is a base later appends can be deltas on.
-      this.planner.learn(threadId, ns, channel, versions[channel]!, loaded.value);
+      this.planner.learn(threadId, ns, channel, versions[channel]!, loaded.value, chain);
     }
     const pending: PendingWrite[] = [];
     const keptWrites = this.keeper?.write !== undefined;
