@@ -111,3 +111,33 @@ export function chat(lib, steps, checkpointer, onStep) {
     .addConditionalEdges("say", (s) => (s.messages.length < steps ? "say" : lib.END))
     .compile({ checkpointer });
 }
+
+const WORDS = "the of and to in is you that it he was for on are as with his they at be this have from".split(" ");
+
+/** ~`chars` characters of words picked by a seeded generator: text that compresses as prose does, not as padding. */
+function prose(seed, chars) {
+  let state = seed;
+  let text = "";
+  while (text.length < chars) {
+    state = (Math.imul(state, 1103515245) + 12345) & 0x7fffffff;
+    text += `${WORDS[state % WORDS.length]} `;
+  }
+  return text.slice(0, chars);
+}
+
+/**
+ * A chat that waits for each message: every resume appends one 200-byte message of varied words
+ * (a padded one would compress to nothing in PostgreSQL's TOAST and hide full copies). Resumed by
+ * turns through two savers, it is a thread answered through two servers behind a balancer.
+ */
+export function askEachTurn(lib, checkpointer) {
+  const State = lib.Annotation.Root({ messages: lib.Annotation({ reducer: concat, default: () => [] }) });
+  return new lib.StateGraph(State)
+    .addNode("ask", (s) => {
+      const answer = lib.interrupt({ after: s.messages.length });
+      return { messages: [{ role: "user", text: `${answer} ${prose(s.messages.length + 1, MESSAGE_BYTES - 40)}` }] };
+    })
+    .addEdge(lib.START, "ask")
+    .addEdge("ask", "ask")
+    .compile({ checkpointer });
+}

@@ -12,7 +12,9 @@
  *    default, "sync", commits every step's checkpoint before the next step runs).
  *  - Storage: one chat thread appending a 200-byte message per step, 100 and then 500 steps;
  *    bytes its tables grew by (pg_total_relation_size of each runtime's own tables: tables,
- *    TOAST and indexes, so page-granular), and bytes per step between the two points.
+ *    TOAST and indexes, so page-granular), and bytes per step between the two points. Then a
+ *    thread of 200 messages, each the answer to an interrupt, resumed by turns through two
+ *    savers on their own pools: two servers behind a balancer without thread affinity.
  *  - Work per round trip: WAL records, WAL flushes to disk, rows inserted, and shared buffers
  *    of the runtime's own tables touched by the round trips of one batch (pg_stat_wal,
  *    pg_stat_database, pg_statio_user_tables), each runtime alone on the server. Counted, not
@@ -24,7 +26,7 @@
  */
 
 import { reportCounters } from "../../test/setup/postgres-counters.mjs";
-import { approval, chat, loop } from "../lib/graphs.mjs";
+import { approval, askEachTurn, chat, loop } from "../lib/graphs.mjs";
 import { alternate, now, row, scaled, summary } from "../lib/harness.mjs";
 import { interlude, langgraph } from "../lib/libs.mjs";
 import { startPostgres } from "../lib/postgres.mjs";
@@ -73,7 +75,13 @@ export async function run() {
       pool.on("error", () => {});
       pools.push(pool);
       const saver = await lib.postgres(pool);
+      // A second process's saver on its own pool, for the thread answered by turns.
+      const otherPool = new pg.Pool({ connectionString: server.url, max: 2 });
+      otherPool.on("error", () => {});
+      pools.push(otherPool);
+      const other = await lib.postgres(otherPool);
       graphs[lib.name] = {
+        turns: [askEachTurn(lib, saver), askEachTurn(lib, other)],
         approval: approval(lib, saver),
         loop: loop(lib, LOOP_STEPS, saver),
         chat: (steps) => chat(lib, steps, saver),
@@ -124,7 +132,7 @@ export async function run() {
       }),
       sps: await alternate({ ...RATES, il: steps(interlude, ASYNC), lg: steps(langgraph) }),
     };
-    const storage = await storageGrowth(pools[0], graphs, tag);
+    const storage = [...(await storageGrowth(pools[0], graphs, tag)), ...(await storageByTurns(pools[0], graphs, tag))];
     const work = {
       il: await workPerRoundTrip(pools, roundTrips(interlude, "work", perBatch), perBatch, TABLES.Interlude),
     };
@@ -210,6 +218,34 @@ async function workPerRoundTrip(pools, batch, count, tables) {
 
 /** Each runtime's own tables: Interlude's are prefixed `interlude_`, LangGraph.js's `checkpoint`. */
 const TABLES = { Interlude: "interlude\\_%", "LangGraph.js": "checkpoint%" };
+
+/** Messages of the thread answered by turns through two savers (two processes). */
+const TURNS = 200;
+
+/** Bytes a chat thread adds when its answers alternate between two savers, each on its own pool. */
+async function storageByTurns(pool, graphs, tag) {
+  const grown = {};
+  for (const lib of [interlude, langgraph]) {
+    const config = { configurable: { thread_id: `pg-turns-${tag}` } };
+    const before = await tableBytes(pool, TABLES[lib.name]);
+    const [first, second] = graphs[lib.name].turns;
+    await first.invoke({ messages: [] }, config);
+    let state;
+    for (let i = 0; i < TURNS; i++)
+      state = await (i % 2 ? second : first).invoke(new lib.Command({ resume: `answer ${i}` }), config);
+    if (state.messages.length !== TURNS) throw new Error(`${lib.name}: the thread answered by turns did not finish`);
+    grown[lib.name] = (await tableBytes(pool, TABLES[lib.name])) - before;
+  }
+  return [
+    row({
+      workload: 7,
+      metric: `Postgres: bytes a ${TURNS}-message thread adds, answered by turns through two processes`,
+      unit: "B",
+      il: once(grown[interlude.name]),
+      lg: once(grown[langgraph.name]),
+    }),
+  ];
+}
 
 async function tableBytes(pool, pattern) {
   const { rows } = await pool.query(
