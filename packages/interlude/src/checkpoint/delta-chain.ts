@@ -19,8 +19,8 @@ export interface ChainLink {
 
 /**
  * Longest chain (links from the full copy) an append extends; beyond it the next write is a full
- * copy. Appends of at least one item never get near it (at most fanout - 1 links per level); a
- * list rewritten with the same items at every step would otherwise lengthen its chain forever.
+ * copy. Chains this module builds stay far below it (at most fanout - 1 links per level); one read
+ * back may not, if an earlier package chose its bases otherwise.
  */
 const MAX_LINKS = 128;
 

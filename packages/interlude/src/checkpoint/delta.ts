@@ -214,11 +214,12 @@ export function assembleValue(
     return { present: true, value };
   }
   const deltas: Array<string | Uint8Array> = [];
-  const versions: ChannelVersion[] = [];
+  // The versions of the deltas, only when the caller collects the chain.
+  const versions: ChannelVersion[] | undefined = chain && [];
   let at = version;
   while (blob.base !== null) {
     deltas.push(blob.data!);
-    versions.push(at);
+    versions?.push(at);
     if (deltas.length > MAX_CHAIN)
       throw new StorageError("read", new Error(`channel "${channel}" has a delta chain longer than ${MAX_CHAIN}`));
     at = blob.base;
@@ -235,7 +236,7 @@ export function assembleValue(
   for (let i = deltas.length - 1; i >= 0; i--) {
     const items = serde.loads(deltas[i]!) as unknown[];
     for (const item of items) value.push(item);
-    chain?.push({ version: versions[i]!, length: value.length });
+    chain?.push({ version: versions![i]!, length: value.length });
   }
   return { present: true, value };
 }
