@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { assembleValue, DeltaPlanner, type StoredBlob } from "../src/checkpoint/delta.js";
-import type { ChainLink } from "../src/checkpoint/delta-chain.js";
 import { JsonSerializer } from "../src/checkpoint/serde.js";
 
 const serde = new JsonSerializer();
@@ -23,10 +22,10 @@ function grow(steps: number, growBy: (step: number) => number, savers = 1) {
   for (let step = 0; step < steps; step++) {
     const planner = planners[step % savers]!;
     if (version > 0) {
-      const chain: ChainLink[] | undefined = planner.tracks("t") ? [] : undefined;
-      list = assembleValue("messages", version, lookup, serde, chain)!.value as unknown[];
-      planner.learn("t", "", "messages", version, list, chain);
-      longestRead = Math.max(longestRead, (chain?.length ?? 1) - 1);
+      const read = assembleValue("messages", version, lookup, serde, planner.tracks("t"))!;
+      list = read.value as unknown[];
+      planner.learn("t", "", "messages", version, list, read.chain);
+      longestRead = Math.max(longestRead, (read.chain?.length ?? 1) - 1);
     }
     list = [...list];
     for (let i = growBy(step); i > 0; i--) list.push({ n: items++ });

@@ -192,30 +192,36 @@ export type BlobLookup = (channel: string, version: ChannelVersion) => StoredBlo
 /** Longest delta chain a read follows before declaring the store corrupt. */
 const MAX_CHAIN = 100_000;
 
+/** A channel's value as read back; `chain`: the links read, the full copy first, when asked for and the value is a list. */
+export interface AssembledValue {
+  present: boolean;
+  value: unknown;
+  chain?: ChainLink[];
+}
+
 /**
  * Rebuilds a channel's value at `version` from its blob and, for deltas, its bases.
  * `undefined`: no blob at `version` at all (the checkpoint never stored that channel).
- * `chain`, when given and the value is a list, receives the links read, the full copy first
- * (what `DeltaPlanner.learn` continues).
+ * `withChain`: also the chain read, which `DeltaPlanner.learn` continues.
  */
 export function assembleValue(
   channel: string,
   version: ChannelVersion,
   lookup: BlobLookup,
   serde: Serializer,
-  chain?: ChainLink[],
-): { present: boolean; value: unknown } | undefined {
+  withChain = false,
+): AssembledValue | undefined {
   let blob = lookup(channel, version);
   if (!blob) return undefined;
   if (blob.base === null) {
     if (blob.data === null) return { present: false, value: undefined };
     const value = serde.loads(blob.data);
-    if (chain && Array.isArray(value)) chain.push({ version, length: value.length });
-    return { present: true, value };
+    if (!withChain || !Array.isArray(value)) return { present: true, value };
+    return { present: true, value, chain: [{ version, length: value.length }] };
   }
   const deltas: Array<string | Uint8Array> = [];
-  // The versions of the deltas, only when the caller collects the chain.
-  const versions: ChannelVersion[] | undefined = chain && [];
+  // The versions of the deltas, only when the caller wants the chain.
+  const versions: ChannelVersion[] | undefined = withChain ? [] : undefined;
   let at = version;
   while (blob.base !== null) {
     deltas.push(blob.data!);
@@ -232,13 +238,13 @@ export function assembleValue(
     blob = next;
   }
   const value = serde.loads(blob.data!) as unknown[];
-  chain?.push({ version: at, length: value.length });
+  const chain: ChainLink[] | undefined = versions && [{ version: at, length: value.length }];
   for (let i = deltas.length - 1; i >= 0; i--) {
     const items = serde.loads(deltas[i]!) as unknown[];
     for (const item of items) value.push(item);
     chain?.push({ version: versions![i]!, length: value.length });
   }
-  return { present: true, value };
+  return { present: true, value, chain };
 }
 
 /**

@@ -2,7 +2,6 @@ import { InterludeError } from "../../errors/base.js";
 import { CheckpointConflictError, StorageError } from "../../errors/storage.js";
 import { BaseCheckpointSaver, checkpointIdOf, checkpointNsOf, threadIdOf } from "../base.js";
 import { assembleValue, type BlobLookup, type DeltaOptions, DeltaPlanner } from "../delta.js";
-import type { ChainLink } from "../delta-chain.js";
 import {
   type PreparedPut,
   type PreparedWrite,
@@ -244,11 +243,10 @@ export abstract class SaverKit<Kept = string | Uint8Array> extends BaseCheckpoin
     // A list's chain of bases, for a thread this process writes: later appends continue it.
     const tracked = this.planner.tracks(threadId);
     for (const channel in versions) {
-      const chain: ChainLink[] | undefined = tracked ? [] : undefined;
-      const loaded = assembleValue(channel, versions[channel]!, lookup, this.serde, chain);
+      const loaded = assembleValue(channel, versions[channel]!, lookup, this.serde, tracked);
       if (!loaded?.present) continue;
       values[channel] = loaded.value;
-      this.planner.learn(threadId, ns, channel, versions[channel]!, loaded.value, chain);
+      this.planner.learn(threadId, ns, channel, versions[channel]!, loaded.value, loaded.chain);
     }
     const pending: PendingWrite[] = [];
     const keptWrites = this.keeper?.write !== undefined;
