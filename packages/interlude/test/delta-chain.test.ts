@@ -5,7 +5,7 @@ import { JsonSerializer } from "../src/checkpoint/serde.js";
 const serde = new JsonSerializer();
 
 /**
- * A list grown `steps` times by `grow(step)` items, each step run by the next of `savers`
+ * A list grown `steps` times by `growBy(step)` items, each step run by the next of `savers`
  * planners (processes) after a read of the newest version, as a run reads its thread first.
  * Returns what was stored and read: items written, full copies, the longest chain a read followed.
  */
