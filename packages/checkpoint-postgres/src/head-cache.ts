@@ -14,6 +14,11 @@
  * the stamp and send everything. Pending writes are not kept: they always come from the
  * database.
  *
+ * A head another process has replaced since is not thrown away: its blob rows are named by
+ * (channel, version, xmin) in the next load (interlude_read_since), which sends only the rows not
+ * held, so a list appended to elsewhere comes back as its new links. A row rewritten in place
+ * has another xmin and comes back whole.
+ *
  * Under the JSON serializer a head also keeps private plain copies of what it holds (the kit's
  * private-copies.ts), so that such a load copies instead of parsing.
  *
@@ -27,6 +32,14 @@ import type { InlineValues } from "./inline-values.js";
 
 type Kept = string | Uint8Array;
 
+/** A blob as a head keeps it: with its row version's xmin when it has a row of its own (not inline). */
+export interface HeldBlob extends Kit.StoredBlob {
+  readonly stamp?: string;
+}
+
+/** The blob rows a head holds, as interlude_read_since's arguments: channels, versions, xmins. */
+export type HeldRows = readonly [channels: string[], versions: number[], stamps: string[]];
+
 /** The newest root checkpoint of one thread, as its rows hold it. */
 export interface CachedHead {
   readonly id: string;
@@ -36,7 +49,9 @@ export interface CachedHead {
   readonly record: Kept;
   readonly metadata: Kept;
   /** channel + version -> blob, `null` where the checkpoint names a version with no blob; inline values too. */
-  readonly blobs: ReadonlyMap<string, Kit.StoredBlob | null>;
+  readonly blobs: ReadonlyMap<string, HeldBlob | null>;
+  /** Those of `blobs` that have rows, for a load to name (interlude_read_since). */
+  readonly rows: HeldRows;
   /** The values its row holds (inline-values.ts), which the thread's next put carries. */
   readonly inline: InlineValues;
   /** Private plain copies of it, under the JSON serializer (the kit's private-copies.ts). */
@@ -78,9 +93,9 @@ export class HeadCache {
    */
   read(
     threadId: string,
-    head: Omit<CachedHead, "blobs" | "bytes">,
+    head: Omit<CachedHead, "blobs" | "rows" | "bytes">,
     versions: Record<string, ChannelVersion>,
-    blobs: ReadonlyMap<string, Kit.StoredBlob | null>,
+    blobs: ReadonlyMap<string, HeldBlob | null>,
   ): CachedHead | undefined {
     return this.set(threadId, head, versions, blobs, undefined, null);
   }
@@ -98,8 +113,10 @@ export class HeadCache {
       this.forget(put.threadId);
       return;
     }
-    const written = new Map<string, Kit.StoredBlob | null>();
-    for (const blob of put.blobs) written.set(blobKey(blob.channel, blob.version), blob);
+    // Every row the put wrote has its transaction's id as xmin: the stamp.
+    const written = new Map<string, HeldBlob | null>();
+    for (const blob of put.blobs)
+      written.set(blobKey(blob.channel, blob.version), { base: blob.base, data: blob.data, stamp });
     const head = {
       id: put.id,
       stamp,
@@ -134,15 +151,16 @@ export class HeadCache {
    */
   private set(
     threadId: string,
-    head: Omit<CachedHead, "blobs" | "bytes">,
+    head: Omit<CachedHead, "blobs" | "rows" | "bytes">,
     versions: Record<string, ChannelVersion>,
-    blobs: ReadonlyMap<string, Kit.StoredBlob | null>,
-    before: ReadonlyMap<string, Kit.StoredBlob | null> | undefined,
+    blobs: ReadonlyMap<string, HeldBlob | null>,
+    before: ReadonlyMap<string, HeldBlob | null> | undefined,
     missing?: null,
   ): CachedHead | undefined {
     this.forget(threadId);
     if (this.limits.threads <= 0) return undefined;
-    const kept = new Map<string, Kit.StoredBlob | null>();
+    const kept = new Map<string, HeldBlob | null>();
+    const rows: HeldRows = [[], [], []];
     let bytes = OVERHEAD + sizeOf(head.record) + sizeOf(head.metadata);
     for (const channel in versions) {
       // Each value's delta chain, down to its full copy.
@@ -153,8 +171,13 @@ export class HeadCache {
         const blob = blobs.has(key) ? blobs.get(key) : before?.has(key) ? before.get(key) : missing;
         if (blob === undefined) return undefined;
         // Only what a load reads: a prepared blob carries more.
-        const stored = blob && { base: blob.base, data: blob.data };
+        const stored = blob && { base: blob.base, data: blob.data, stamp: blob.stamp };
         kept.set(key, stored);
+        if (blob?.stamp !== undefined && !head.inline.has(key)) {
+          rows[0].push(channel);
+          rows[1].push(version);
+          rows[2].push(blob.stamp);
+        }
         bytes += OVERHEAD + sizeOf(blob?.data ?? null);
         version = blob?.base ?? null;
       }
@@ -162,7 +185,7 @@ export class HeadCache {
     if (this.copies) bytes *= 2;
     // Fields listed, not spread: a spread of the caller's object costs ~20 µs here.
     const { id, stamp, parentId, record, metadata, inline, parsed } = head;
-    const entry: CachedHead = { id, stamp, parentId, record, metadata, inline, parsed, blobs: kept, bytes };
+    const entry: CachedHead = { id, stamp, parentId, record, metadata, inline, parsed, blobs: kept, rows, bytes };
     this.heads.set(threadId, entry);
     this.bytes += bytes;
     this.trim();

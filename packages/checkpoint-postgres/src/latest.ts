@@ -1,7 +1,7 @@
 /** The rows of interlude_read_head (schema.ts) and of a claim with it (SQL.claimLatest), as the checkpoint they hold. */
 import type * as Kit from "@interlude/core/saver-kit";
 import { blobKey } from "@interlude/core/saver-kit";
-import type { CachedHead } from "./head-cache.js";
+import type { CachedHead, HeldBlob } from "./head-cache.js";
 import type { InlineValues } from "./inline-values.js";
 
 /** A checkpoint row as a load needs it. */
@@ -18,7 +18,7 @@ export interface CheckpointRow {
 export interface Loaded {
   row: CheckpointRow;
   /** channel + version -> blob (`null`: no blob); undefined: not read yet. */
-  blobs?: ReadonlyMap<string, Kit.StoredBlob | null>;
+  blobs?: ReadonlyMap<string, HeldBlob | null>;
   /** undefined: not read yet. */
   writes?: Kit.StoredWrite[];
   /** The head row's stamp, when the newest checkpoint was read (a head the cache may keep). */
@@ -44,7 +44,10 @@ export interface LatestRow {
   data: Buffer | null;
   extra: Buffer | null;
   complete: boolean;
-  /** pg returns bigint as text: the head row's stamp (null: the thread has no head row), or a write's place in order. */
+  /**
+   * pg returns bigint as text: the head row's stamp (null: the thread has no head row), a blob
+   * row's xmin, or a write's place in order.
+   */
   stamp: string | null;
   /** The 'c' row's inline values. */
   inline: string | null;
@@ -78,7 +81,15 @@ export function latestOf(rows: readonly LatestRow[], held: CachedHead | undefine
   // Written before the checkpoint rows listed their versions: load() reads the blobs itself.
   const stamp = head.stamp ?? undefined;
   if (!head.complete) return { row, writes, stamp };
-  const blobs = new Map<string, Kit.StoredBlob>();
-  for (const r of rows) if (r.kind === "b") blobs.set(blobKey(r.channel!, r.version!), { base: r.base, data: r.data });
+  const blobs = new Map<string, HeldBlob | null>();
+  for (const r of rows)
+    if (r.kind === "b") blobs.set(blobKey(r.channel!, r.version!), { base: r.base, data: r.data, stamp: r.stamp! });
+  // The rows of the head sent with the query were not sent back unless rewritten (interlude_read_since).
+  if (held) for (const [key, blob] of held.blobs) if (!blobs.has(key)) blobs.set(key, blob);
   return { row, blobs, writes, stamp };
+}
+
+/** The arguments naming the head a load holds (readLatest's $3-$7, claimLatest's $4-$8). */
+export function heldArguments(held: CachedHead | undefined): unknown[] {
+  return held ? [held.id, held.stamp, ...held.rows] : [null, null, null, null, null];
 }

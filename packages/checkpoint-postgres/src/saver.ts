@@ -37,7 +37,7 @@ import {
   withInline,
 } from "./inline-values.js";
 import { type Claimed, JoinedSaver, ownerInDatabase } from "./joined.js";
-import { type CheckpointRow, type LatestRow, type Loaded, latestOf } from "./latest.js";
+import { type CheckpointRow, heldArguments, type LatestRow, type Loaded, latestOf } from "./latest.js";
 import type { PipelinedStatement } from "./pipeline.js";
 import { endPool, statementOn, storageError, withPoolClient } from "./pool.js";
 import { oneStatementPut, putQuery, toBytes } from "./put-query.js";
@@ -146,9 +146,7 @@ export class PostgresSaver extends SaverKit {
       await this.settle(threadId);
       if (id === undefined) {
         const held = this.heldHead(threadId, ns);
-        const { rows } = await this.query<LatestRow>(
-          named("readLatest", [threadId, ns, held?.id ?? null, held?.stamp ?? null]),
-        );
+        const { rows } = await this.query<LatestRow>(named("readLatest", [threadId, ns, ...heldArguments(held)]));
         const latest = latestOf(rows, held);
         return latest ? this.load(threadId, ns, latest) : undefined;
       }
@@ -376,9 +374,7 @@ export class PostgresSaver extends SaverKit {
     await this.settle(threadId);
     const cached = this.cache.get(threadId);
     const { rows } = await this.guard("claimThread", () =>
-      this.query<LatestRow>(
-        named("claimLatest", [threadId, claim.owner, claim.ttlMs, cached?.id ?? null, cached?.stamp ?? null]),
-      ),
+      this.query<LatestRow>(named("claimLatest", [threadId, claim.owner, claim.ttlMs, ...heldArguments(cached)])),
     );
     if (rows[0]?.kind === "n") return false;
     // Taken from an owner that let go after the statement began: the read may have missed its last writes.

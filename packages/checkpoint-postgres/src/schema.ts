@@ -298,6 +298,62 @@ const MIGRATIONS: readonly string[] = [
      UPDATE interlude_heads SET head_id = GREATEST(head_id, p_id), updated_at = now()
        WHERE thread_id = p_thread AND checkpoint_ns = p_ns;
    END $$;`,
+  // interlude_read_since: interlude_read_newest for a caller whose held head is no longer the
+  // newest (another process wrote the thread since). It also names the blob rows it holds
+  // (channel, version, and the row version's xmin), and the delta chains stop at those: a list
+  // another process appended to comes back as its new links, not as every link down to the full
+  // copy. A held row rewritten in place has another xmin, and is sent again. 'b' rows carry
+  // their xmin as their stamp, for the caller to name them next time. The checkpoint's own
+  // blobs are looked up by key too (LIMIT 1), as their bases were: as a join, the planner
+  // scanned every blob of the thread (all 600 rows of a 600-answer thread) at every load.
+  `CREATE OR REPLACE FUNCTION interlude_read_since(p_thread text, p_ns text, p_known text, p_stamp bigint,
+       p_held_channels text[], p_held_versions float8[], p_held_stamps bigint[])
+     RETURNS TABLE (kind text, id text, parent text, channel text, version float8, base float8,
+       data bytea, extra bytea, complete boolean, stamp bigint, inline text)
+   LANGUAGE sql STABLE AS $$
+     WITH RECURSIVE head AS (
+         SELECT x.checkpoint_id, x.parent_id, x.checkpoint_record, x.metadata, x.channels, x.versions, x.inline, h.stamp,
+           coalesce(x.checkpoint_id = p_known AND h.stamp = p_stamp, false) AS held
+         FROM interlude_checkpoints x
+         LEFT JOIN (SELECT hr.xmin::text::bigint AS stamp FROM interlude_heads hr
+           WHERE hr.thread_id = p_thread AND hr.checkpoint_ns = p_ns) h ON true
+         WHERE x.thread_id = p_thread AND x.checkpoint_ns = p_ns
+         ORDER BY x.checkpoint_id DESC LIMIT 1),
+       kept AS (SELECT * FROM unnest(p_held_channels, p_held_versions, p_held_stamps) AS k(channel, version, stamp)),
+       chain AS (
+         SELECT b.channel, b.version, b.base, b.stamp, b.kept, CASE WHEN b.kept THEN NULL ELSE b.data END AS data
+         FROM head CROSS JOIN LATERAL unnest(head.channels, head.versions) AS q(channel, version)
+         CROSS JOIN LATERAL (
+           SELECT b.channel, b.version, b.base, b.data, b.xmin::text::bigint AS stamp,
+             EXISTS (SELECT FROM kept k WHERE k.channel = b.channel AND k.version = b.version
+               AND k.stamp = b.xmin::text::bigint) AS kept
+           FROM interlude_blobs b
+           WHERE b.thread_id = p_thread AND b.checkpoint_ns = p_ns AND b.channel = q.channel AND b.version = q.version
+           LIMIT 1) b
+         WHERE NOT head.held
+         UNION
+         SELECT b.channel, b.version, b.base, b.stamp, b.kept, CASE WHEN b.kept THEN NULL ELSE b.data END
+         FROM chain c CROSS JOIN LATERAL (
+           SELECT b.channel, b.version, b.base, b.data, b.xmin::text::bigint AS stamp,
+             EXISTS (SELECT FROM kept k WHERE k.channel = b.channel AND k.version = b.version
+               AND k.stamp = b.xmin::text::bigint) AS kept
+           FROM interlude_blobs b
+           WHERE b.thread_id = p_thread AND b.checkpoint_ns = p_ns AND b.channel = c.channel AND b.version = c.base
+           LIMIT 1) b
+         WHERE NOT c.kept)
+     SELECT CASE WHEN head.held THEN 's' ELSE 'c' END, head.checkpoint_id, head.parent_id, NULL::text,
+       NULL::float8, NULL::float8, CASE WHEN head.held THEN NULL ELSE head.checkpoint_record END,
+       CASE WHEN head.held THEN NULL ELSE head.metadata END, head.channels IS NOT NULL, head.stamp,
+       CASE WHEN head.held THEN NULL ELSE head.inline END
+     FROM head
+     UNION ALL
+     SELECT 'b', NULL, NULL, chain.channel, chain.version, chain.base, chain.data, NULL, true, chain.stamp, NULL
+     FROM chain WHERE NOT chain.kept
+     UNION ALL
+     SELECT 'w', w.task_id, NULL, w.channel, NULL, NULL, w.data, NULL, true, w.seq, NULL
+     FROM interlude_writes w WHERE w.thread_id = p_thread AND w.checkpoint_ns = p_ns
+       AND w.checkpoint_id = (SELECT head.checkpoint_id FROM head)
+   $$;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -123,7 +123,7 @@ const RELAXED = "relaxed AS (SELECT set_config('synchronous_commit', 'off', true
 
 /**
  * A first claim ($1 thread, $2 owner, $3 ttl ms) and, when it is taken, the newest root
- * checkpoint as readLatest reads it ($4, $5: the head held), in one plain statement. One 'n'
+ * checkpoint as readLatest reads it ($4-$8: the head held), in one plain statement. One 'n'
  * row: not claimed. The read shares the statement's snapshot, taken before the claim: it
  * misses what a previous owner committed with its release after that, but the snapshot then
  * still shows that owner's claim (\`prior\`), and the one 'r' row says to read again.
@@ -143,7 +143,8 @@ function claimLatest(relaxed: boolean): string {
     NULL::text AS inline
   FROM outcome WHERE outcome.kind IS NOT NULL
   UNION ALL
-  SELECT * FROM interlude_read_newest($1, '', $4::text, $5::bigint) WHERE (SELECT kind FROM outcome) IS NULL`;
+  SELECT * FROM interlude_read_since($1, '', $4::text, $5::bigint, $6::text[], $7::float8[], $8::bigint[])
+  WHERE (SELECT kind FROM outcome) IS NULL`;
 }
 
 /** The statements the saver runs. `$1, $2` are always thread id and namespace where both appear. */
@@ -168,16 +169,24 @@ export const SQL = {
   checkpoint: `SELECT checkpoint_id AS id, parent_id AS "parentId", checkpoint_record AS record, metadata, inline
     FROM interlude_checkpoints
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
-  /** The newest checkpoint with its blobs and writes, or only "unchanged" and its writes when it is the one held ($3, $4; schema.ts). */
-  readLatest: "SELECT * FROM interlude_read_newest($1, $2, $3, $4)",
+  /**
+   * The newest checkpoint with its blobs and writes, or only "unchanged" and its writes when it
+   * is the one held ($3, $4); blob rows held ($5-$7) are not sent again (schema.ts).
+   */
+  readLatest: "SELECT * FROM interlude_read_since($1, $2, $3, $4, $5, $6, $7)",
   /** A checkpoint's small values, for a put that carries them and does not hold its parent (inline-values.ts). */
   inlineOf: `SELECT channels, versions, inline FROM interlude_checkpoints
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
-  /** Each requested blob and, for deltas, its bases down to the full copy (each looked up by its key: schema.ts, interlude_read_head). */
+  /**
+   * Each requested blob and, for deltas, its bases down to the full copy, each looked up by its
+   * key (LIMIT 1 keeps it a lookup: as a join, the planner scanned every blob of the thread).
+   */
   blobChains: `WITH RECURSIVE chain AS (
-      SELECT b.channel, b.version, b.base, b.data FROM interlude_blobs b
-      JOIN unnest($3::text[], $4::float8[]) AS q(channel, version) ON b.channel = q.channel AND b.version = q.version
-      WHERE b.thread_id = $1 AND b.checkpoint_ns = $2
+      SELECT b.channel, b.version, b.base, b.data FROM unnest($3::text[], $4::float8[]) AS q(channel, version)
+      CROSS JOIN LATERAL (
+        SELECT b.channel, b.version, b.base, b.data FROM interlude_blobs b
+        WHERE b.thread_id = $1 AND b.checkpoint_ns = $2 AND b.channel = q.channel AND b.version = q.version
+        LIMIT 1) b
       UNION
       SELECT b.channel, b.version, b.base, b.data FROM chain c CROSS JOIN LATERAL (
         SELECT b.channel, b.version, b.base, b.data FROM interlude_blobs b

@@ -192,6 +192,45 @@ describe("PostgresSaver's head cache", () => {
     expect((await claimAndLoad(a, writer.threadId, "last"))?.checkpoint.channel_values.messages).toEqual(messages);
   });
 
+  it("loads a head another saver appended to as the rows it does not hold: the new link, not the whole chain", async () => {
+    const [a, b] = [saverOn(), saverOn()];
+    let writer = new ThreadWriter(a);
+    // Longer than a value the checkpoint row keeps inline: each delta is a blob row.
+    const message = (text: string) => ({ text: text.padEnd(300, ".") });
+    let messages: Array<{ text: string }> = [];
+    for (let n = 0; n < 40; n++) {
+      messages = [...messages, message(`m${n}`)];
+      await step(writer, { messages, settings: { tone: "plain" } });
+    }
+    // The blob rows each load of `a` got back.
+    const blobRows: number[] = [];
+    wrapStatements(a, async (statement, send) => {
+      const result = await send(statement);
+      if (result.rows.some((r) => r.kind === "c" || r.kind === "s"))
+        blobRows.push(result.rows.filter((r) => r.kind === "b").length);
+      return result;
+    });
+    // Each saver appends to the very list it loaded, as a run does: then it writes a delta.
+    const append = async (saver: PostgresSaver, turn: string) => {
+      const loaded = await claimAndLoad(saver, writer.threadId, turn);
+      expect(loaded?.checkpoint.channel_values).toEqual({ messages, settings: { tone: "plain" } });
+      messages = [...(loaded!.checkpoint.channel_values.messages as typeof messages), message(turn)];
+      writer = writer.through(saver);
+      await step(writer, { messages });
+    };
+    for (let turn = 0; turn < 4; turn++) {
+      await append(b, `b-${turn}`);
+      await append(a, `a-${turn}`);
+    }
+    // b's first append is a full copy (it had not written the thread); then a's loads get b's one delta.
+    // The other links of the chain, and `settings`, a holds.
+    expect(blobRows).toEqual([1, 1, 1, 1]);
+    expect(a.stats.deltaBlobsWritten + b.stats.deltaBlobsWritten).toBeGreaterThan(40);
+    expect((await latest(saverOn({ cachedThreads: 0 }), writer.threadId))?.checkpoint.channel_values.messages).toEqual(
+      messages,
+    );
+  });
+
   it("serves a head it holds from private copies: a load parses only the pending writes", async () => {
     const serde = new JsonSerializer();
     const a = saverOn({ serde });
