@@ -20,7 +20,7 @@
 import { DEFAULT_CLAIM_TTL_MS, newClaimOwner } from "@interlude/core/saver-kit";
 import type { QueryConfig } from "pg";
 import type { CachedHead, HeadCache } from "./head-cache.js";
-import { heldArguments, type LatestRow, type Loaded, latestOf } from "./latest.js";
+import { type LatestRow, type Loaded, latestOf, latestQuery } from "./latest.js";
 import { named } from "./sql.js";
 
 /** A statement as the caller sends it (`$n` placeholders). */
@@ -94,7 +94,7 @@ export class JoinedSaver {
   claimIn(threadId: string, ttlMs = DEFAULT_CLAIM_TTL_MS): ClaimInTransaction {
     const owner = newClaimOwner();
     const cached = this.state.cache.get(threadId);
-    const { text, values } = named("claimLatestIn", [threadId, owner, ttlMs, ...heldArguments(cached)]);
+    const { text, values } = latestQuery("claimLatestIn", [threadId, owner, ttlMs], cached);
     return {
       statement: [text, values!],
       owner,

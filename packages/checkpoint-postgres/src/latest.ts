@@ -1,8 +1,10 @@
 /** The rows of interlude_read_head (schema.ts) and of a claim with it (SQL.claimLatest), as the checkpoint they hold. */
 import type * as Kit from "@interlude/core/saver-kit";
 import { blobKey } from "@interlude/core/saver-kit";
+import type { QueryConfig } from "pg";
 import type { CachedHead, HeldBlob } from "./head-cache.js";
 import type { InlineValues } from "./inline-values.js";
+import { named } from "./sql.js";
 
 /** A checkpoint row as a load needs it. */
 export interface CheckpointRow {
@@ -27,6 +29,8 @@ export interface Loaded {
   cached?: InlineValues;
   /** The cached head it was taken from (with its private copies, if any). */
   head?: CachedHead;
+  /** The head held when it was read, replaced since, with none of its blob rows rewritten: its rows fill in `blobs`. */
+  since?: CachedHead;
 }
 
 /** One row of interlude_read_head. */
@@ -82,14 +86,28 @@ export function latestOf(rows: readonly LatestRow[], held: CachedHead | undefine
   const stamp = head.stamp ?? undefined;
   if (!head.complete) return { row, writes, stamp };
   const blobs = new Map<string, HeldBlob | null>();
-  for (const r of rows)
-    if (r.kind === "b") blobs.set(blobKey(r.channel!, r.version!), { base: r.base, data: r.data, stamp: r.stamp! });
-  // The rows of the head sent with the query were not sent back unless rewritten (interlude_read_since).
-  if (held) for (const [key, blob] of held.blobs) if (!blobs.has(key)) blobs.set(key, blob);
-  return { row, blobs, writes, stamp };
+  // The rows the query named come back only when one of them was rewritten, and then all do
+  // (interlude_read_since): nothing of the held head is used.
+  let since = held?.rows && held;
+  for (const r of rows) {
+    if (r.kind !== "b") continue;
+    const key = blobKey(r.channel!, r.version!);
+    if (since?.blobs.get(key)?.stamp !== undefined) since = undefined;
+    blobs.set(key, { base: r.base, data: r.data, stamp: r.stamp ?? undefined });
+  }
+  if (since) for (const [key, blob] of since.blobs) if (!blobs.has(key)) blobs.set(key, blob);
+  return { row, blobs, writes, stamp, since };
 }
 
-/** The arguments naming the head a load holds (readLatest's $3-$7, claimLatest's $4-$8). */
-export function heldArguments(held: CachedHead | undefined): unknown[] {
-  return held ? [held.id, held.stamp, ...held.rows] : [null, null, null, null, null];
+/**
+ * The statement that loads the newest root checkpoint (`statement`, with its own leading
+ * arguments), naming the head `held`: its blob rows too when it has any (the `Since` statements).
+ */
+export function latestQuery(
+  statement: "readLatest" | "claimLatest" | "claimLatestIn",
+  leading: unknown[],
+  held: CachedHead | undefined,
+): QueryConfig {
+  if (held?.rows) return named(`${statement}Since`, [...leading, held.id, held.stamp, ...held.rows]);
+  return named(statement, [...leading, held?.id ?? null, held?.stamp ?? null]);
 }

@@ -24,7 +24,7 @@ import {
 } from "@interlude/core/saver-kit";
 import pg from "pg";
 import { DeferredPuts } from "./deferred-puts.js";
-import { HeadCache } from "./head-cache.js";
+import { type CachedHead, HeadCache, type HeldBlob } from "./head-cache.js";
 import {
   type InlineValues,
   inlineValues,
@@ -37,7 +37,7 @@ import {
   withInline,
 } from "./inline-values.js";
 import { type Claimed, JoinedSaver, ownerInDatabase } from "./joined.js";
-import { type CheckpointRow, heldArguments, type LatestRow, type Loaded, latestOf } from "./latest.js";
+import { type CheckpointRow, type LatestRow, type Loaded, latestOf, latestQuery } from "./latest.js";
 import type { PipelinedStatement } from "./pipeline.js";
 import { endPool, statementOn, storageError, withPoolClient } from "./pool.js";
 import { oneStatementPut, putQuery, toBytes } from "./put-query.js";
@@ -146,7 +146,7 @@ export class PostgresSaver extends SaverKit {
       await this.settle(threadId);
       if (id === undefined) {
         const held = this.heldHead(threadId, ns);
-        const { rows } = await this.query<LatestRow>(named("readLatest", [threadId, ns, ...heldArguments(held)]));
+        const { rows } = await this.query<LatestRow>(latestQuery("readLatest", [threadId, ns], held));
         const latest = latestOf(rows, held);
         return latest ? this.load(threadId, ns, latest) : undefined;
       }
@@ -374,7 +374,7 @@ export class PostgresSaver extends SaverKit {
     await this.settle(threadId);
     const cached = this.cache.get(threadId);
     const { rows } = await this.guard("claimThread", () =>
-      this.query<LatestRow>(named("claimLatest", [threadId, claim.owner, claim.ttlMs, ...heldArguments(cached)])),
+      this.query<LatestRow>(latestQuery("claimLatest", [threadId, claim.owner, claim.ttlMs], cached)),
     );
     if (rows[0]?.kind === "n") return false;
     // Taken from an owner that let go after the statement began: the read may have missed its last writes.
@@ -503,7 +503,7 @@ export class PostgresSaver extends SaverKit {
       );
     }
     const lookup = (channel: string, version: number) => blobs.get(blobKey(channel, version)) ?? undefined;
-    const tuple = this.tupleOf(threadId, ns, row, lookup, writes, record);
+    const tuple = this.tupleOf(threadId, ns, row, lookup, writes, record, replacedHead(loaded.since));
     // Copied before it is handed out: the caller may change it.
     if (this.copies && head) head.parsed = parsedOf(tuple);
     return tuple;
@@ -514,8 +514,8 @@ export class PostgresSaver extends SaverKit {
     const channels = Object.keys(versions);
     const query = named("blobChains", [threadId, ns, channels, channels.map((c) => versions[c])]);
     const { rows } = await this.query<BlobRow>(query);
-    return new Map<string, Kit.StoredBlob>(
-      rows.map((b) => [blobKey(b.channel, b.version), { base: b.base, data: b.data }]),
+    return new Map<string, HeldBlob>(
+      rows.map((b) => [blobKey(b.channel, b.version), { base: b.base, data: b.data, stamp: b.stamp }]),
     );
   }
 
@@ -570,6 +570,8 @@ interface BlobRow {
   version: number;
   base: number | null;
   data: Buffer | null;
+  /** The row version's xmin (head-cache.ts). */
+  stamp: string;
 }
 
 /** SQLSTATEs raised by interlude_put (schema.ts). */
@@ -584,4 +586,19 @@ const UNIQUE_VIOLATION = "23505";
 function rewritten(error: unknown): { rows: Array<{ stamp: string }> } {
   if ((error as { code?: string }).code === UNIQUE_VIOLATION) return { rows: [] };
   throw error;
+}
+
+/**
+ * A head replaced since it was held, as `tupleOf` copies from it: the values at versions whose
+ * blob rows PostgreSQL did not send again (unchanged), not those kept inline, which the new row
+ * carries itself.
+ */
+function replacedHead(since: CachedHead | undefined) {
+  const parsed = since?.parsed;
+  if (!parsed) return undefined;
+  const holds = (channel: string, version: number) => {
+    const key = blobKey(channel, version);
+    return since.blobs.get(key)?.stamp !== undefined && !since.inline.has(key);
+  };
+  return { parsed, holds };
 }

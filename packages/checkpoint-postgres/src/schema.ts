@@ -302,10 +302,11 @@ const MIGRATIONS: readonly string[] = [
   // newest (another process wrote the thread since). It also names the blob rows it holds
   // (channel, version, and the row version's xmin), and the delta chains stop at those: a list
   // another process appended to comes back as its new links, not as every link down to the full
-  // copy. A held row rewritten in place has another xmin, and is sent again. 'b' rows carry
-  // their xmin as their stamp, for the caller to name them next time. The checkpoint's own
-  // blobs are looked up by key too (LIMIT 1), as their bases were: as a join, the planner
-  // scanned every blob of the thread (all 600 rows of a 600-answer thread) at every load.
+  // copy. A held row rewritten in place has another xmin: then nothing is taken as held (a
+  // delta's value is its bases' too) and every row is sent. 'b' rows carry their xmin as their
+  // stamp, for the caller to name them next time. The checkpoint's own blobs are looked up by
+  // key too (LIMIT 1), as their bases were: as a join, the planner scanned every blob of the
+  // thread (all 600 rows of a 600-answer thread) at every load.
   `CREATE OR REPLACE FUNCTION interlude_read_since(p_thread text, p_ns text, p_known text, p_stamp bigint,
        p_held_channels text[], p_held_versions float8[], p_held_stamps bigint[])
      RETURNS TABLE (kind text, id text, parent text, channel text, version float8, base float8,
@@ -319,7 +320,13 @@ const MIGRATIONS: readonly string[] = [
            WHERE hr.thread_id = p_thread AND hr.checkpoint_ns = p_ns) h ON true
          WHERE x.thread_id = p_thread AND x.checkpoint_ns = p_ns
          ORDER BY x.checkpoint_id DESC LIMIT 1),
-       kept AS (SELECT * FROM unnest(p_held_channels, p_held_versions, p_held_stamps) AS k(channel, version, stamp)),
+       named AS (SELECT * FROM unnest(p_held_channels, p_held_versions, p_held_stamps) AS k(channel, version, stamp)),
+       kept AS (SELECT * FROM named WHERE NOT (SELECT held FROM head) AND NOT EXISTS (
+         SELECT FROM named n CROSS JOIN LATERAL (
+           SELECT b.xmin FROM interlude_blobs b
+           WHERE b.thread_id = p_thread AND b.checkpoint_ns = p_ns AND b.channel = n.channel AND b.version = n.version
+           LIMIT 1) b
+         WHERE b.xmin::text::bigint <> n.stamp)),
        chain AS (
          SELECT b.channel, b.version, b.base, b.stamp, b.kept, CASE WHEN b.kept THEN NULL ELSE b.data END AS data
          FROM head CROSS JOIN LATERAL unnest(head.channels, head.versions) AS q(channel, version)

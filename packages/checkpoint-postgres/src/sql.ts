@@ -123,14 +123,18 @@ const RELAXED = "relaxed AS (SELECT set_config('synchronous_commit', 'off', true
 
 /**
  * A first claim ($1 thread, $2 owner, $3 ttl ms) and, when it is taken, the newest root
- * checkpoint as readLatest reads it ($4-$8: the head held), in one plain statement. One 'n'
+ * checkpoint as readLatest reads it ($4, $5: the head held; `since`: as readLatestSince, $6-$8
+ * its blob rows), in one plain statement. One 'n'
  * row: not claimed. The read shares the statement's snapshot, taken before the claim: it
  * misses what a previous owner committed with its release after that, but the snapshot then
  * still shows that owner's claim (\`prior\`), and the one 'r' row says to read again.
  * `relaxed`: a statement of its own, which commits relaxed (RELAXED; `outcome` is always read);
  * else sent in a caller's transaction, whose durability is the caller's to choose.
  */
-function claimLatest(relaxed: boolean): string {
+function claimLatest(relaxed: boolean, since: boolean): string {
+  const read = since
+    ? "interlude_read_since($1, '', $4::text, $5::bigint, $6::text[], $7::float8[], $8::bigint[])"
+    : "interlude_read_since($1, '', $4::text, $5::bigint, NULL, NULL, NULL)";
   return `WITH ${relaxed ? `${RELAXED}, ` : ""}prior AS (SELECT owner FROM interlude_claims WHERE thread_id = $1 AND expires_at > ${RELEASED}),
     taken AS (INSERT INTO interlude_claims AS c (thread_id, owner, expires_at)
       VALUES ($1, $2, now() + $3::float8 * interval '1 millisecond')
@@ -143,8 +147,7 @@ function claimLatest(relaxed: boolean): string {
     NULL::text AS inline
   FROM outcome WHERE outcome.kind IS NOT NULL
   UNION ALL
-  SELECT * FROM interlude_read_since($1, '', $4::text, $5::bigint, $6::text[], $7::float8[], $8::bigint[])
-  WHERE (SELECT kind FROM outcome) IS NULL`;
+  SELECT * FROM ${read} WHERE (SELECT kind FROM outcome) IS NULL`;
 }
 
 /** The statements the saver runs. `$1, $2` are always thread id and namespace where both appear. */
@@ -171,9 +174,16 @@ export const SQL = {
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
   /**
    * The newest checkpoint with its blobs and writes, or only "unchanged" and its writes when it
-   * is the one held ($3, $4); blob rows held ($5-$7) are not sent again (schema.ts).
+   * is the one held ($3, $4; schema.ts). No blob rows named, as constants: the same plan at every call.
    */
-  readLatest: "SELECT * FROM interlude_read_since($1, $2, $3, $4, $5, $6, $7)",
+  readLatest: "SELECT * FROM interlude_read_since($1, $2, $3, $4, NULL, NULL, NULL)",
+  /**
+   * The same, but the blob rows held ($5-$7) are not sent again (schema.ts). A statement of its
+   * own, always with rows: with empty or null arrays as parameters, PostgreSQL went on planning
+   * the prepared statement anew at every call (~0.5 ms), because those calls' plans, folded
+   * down, cost less than its generic plan.
+   */
+  readLatestSince: "SELECT * FROM interlude_read_since($1, $2, $3, $4, $5, $6, $7)",
   /** A checkpoint's small values, for a put that carries them and does not hold its parent (inline-values.ts). */
   inlineOf: `SELECT channels, versions, inline FROM interlude_checkpoints
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
@@ -182,17 +192,17 @@ export const SQL = {
    * key (LIMIT 1 keeps it a lookup: as a join, the planner scanned every blob of the thread).
    */
   blobChains: `WITH RECURSIVE chain AS (
-      SELECT b.channel, b.version, b.base, b.data FROM unnest($3::text[], $4::float8[]) AS q(channel, version)
+      SELECT b.channel, b.version, b.base, b.data, b.stamp FROM unnest($3::text[], $4::float8[]) AS q(channel, version)
       CROSS JOIN LATERAL (
-        SELECT b.channel, b.version, b.base, b.data FROM interlude_blobs b
+        SELECT b.channel, b.version, b.base, b.data, b.xmin::text AS stamp FROM interlude_blobs b
         WHERE b.thread_id = $1 AND b.checkpoint_ns = $2 AND b.channel = q.channel AND b.version = q.version
         LIMIT 1) b
       UNION
-      SELECT b.channel, b.version, b.base, b.data FROM chain c CROSS JOIN LATERAL (
-        SELECT b.channel, b.version, b.base, b.data FROM interlude_blobs b
+      SELECT b.channel, b.version, b.base, b.data, b.stamp FROM chain c CROSS JOIN LATERAL (
+        SELECT b.channel, b.version, b.base, b.data, b.xmin::text AS stamp FROM interlude_blobs b
         WHERE b.thread_id = $1 AND b.checkpoint_ns = $2 AND b.channel = c.channel AND b.version = c.base
         LIMIT 1) b)
-    SELECT channel, version, base, data FROM chain`,
+    SELECT channel, version, base, data, stamp FROM chain`,
   writes: `SELECT task_id AS "taskId", channel, data FROM interlude_writes
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3 ORDER BY seq`,
   putWrites: INSERT_WRITES,
@@ -209,9 +219,11 @@ export const SQL = {
     ON CONFLICT (thread_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
     WHERE interlude_claims.owner = EXCLUDED.owner OR interlude_claims.expires_at <= now() OR interlude_claims.owner = $4
     RETURNING owner`,
-  claimLatest: claimLatest(true),
+  claimLatest: claimLatest(true, false),
+  claimLatestSince: claimLatest(true, true),
   /** The same in a caller's transaction (joined.ts). */
-  claimLatestIn: claimLatest(false),
+  claimLatestIn: claimLatest(false, false),
+  claimLatestInSince: claimLatest(false, true),
   claimHolder:
     "SELECT owner, (extract(epoch FROM expires_at) * 1000)::float8 AS expires_at FROM interlude_claims WHERE thread_id = $1 AND expires_at > now()",
   release: releaseBy("$2"),

@@ -231,6 +231,74 @@ describe("PostgresSaver's head cache", () => {
     );
   });
 
+  it("builds a list another saver appended to on its private copy: a load parses the record, metadata and new items only", async () => {
+    const serde = new JsonSerializer();
+    const [a, b] = [saverOn({ serde }), saverOn()];
+    let writer = new ThreadWriter(a);
+    const message = (text: string) => ({ text: text.padEnd(300, ".") });
+    let messages: Array<{ text: string }> = [];
+    for (let n = 0; n < 40; n++) {
+      messages = [...messages, message(`m${n}`)];
+      await step(writer, { messages, settings: { tone: "plain", long: "x".repeat(400) } });
+    }
+    const appendThrough = async (saver: PostgresSaver, turn: string) => {
+      const loaded = await claimAndLoad(saver, writer.threadId, turn);
+      expect(loaded?.checkpoint.channel_values).toEqual({
+        messages,
+        settings: { tone: "plain", long: "x".repeat(400) },
+      });
+      messages = [...(loaded!.checkpoint.channel_values.messages as typeof messages), message(turn)];
+      writer = writer.through(saver);
+      await step(writer, { messages });
+    };
+    // b's first write is a full copy; a then continues b's list, and b continues a's.
+    await appendThrough(b, "b-0");
+    await appendThrough(a, "a-0");
+    await appendThrough(b, "b-1");
+    const loads = vi.spyOn(serde, "loads");
+    await appendThrough(a, "a-1");
+    // The record, the metadata and b's one delta: not the 40 links below it, nor `settings`.
+    expect(loads).toHaveBeenCalledTimes(3);
+    loads.mockRestore();
+    // a continued the chain it built on: its next write was a delta, and every saver reads it back.
+    await appendThrough(b, "b-2");
+    expect(a.stats.deltaBlobsWritten).toBeGreaterThan(40);
+    expect((await latest(saverOn({ cachedThreads: 0 }), writer.threadId))?.checkpoint.channel_values.messages).toEqual(
+      messages,
+    );
+  });
+
+  it("reads everything again when a blob row below the ones it holds was rewritten in place", async () => {
+    const [a, b] = [saverOn({ serde: new JsonSerializer() }), saverOn()];
+    const thread = new ThreadWriter(a);
+    const long = (text: string) => text.padEnd(300, ".");
+    // Three checkpoints: the list's full copy, then two appends, each a blob row based on the one before.
+    const first = await step(thread, { list: [long("a")] });
+    const loaded = await latest(a, thread.threadId);
+    const items = loaded!.checkpoint.channel_values.list as string[];
+    await step(thread, { list: [...items, long("b")] });
+    const held = (await latest(a, thread.threadId))!.checkpoint.channel_values.list as string[];
+    await step(thread, { list: [...held, long("c")] });
+    expect(a.stats.deltaBlobsWritten).toBe(2);
+    // b writes the first checkpoint again with another value at the same version (the bottom of
+    // the chain), then a step on top, so that a's head is replaced but the rows a holds above the
+    // rewritten one are not.
+    const id = first.configurable!.checkpoint_id as string;
+    const version = (await latest(a, thread.threadId))!.checkpoint.channel_versions.list!;
+    const bottom = (await b.getTuple(first))!.checkpoint.channel_versions.list!;
+    expect(bottom).not.toBe(version);
+    await b.put(
+      { configurable: { thread_id: thread.threadId } },
+      { ...makeCheckpoint({ list: [long("rewritten")] }, { list: bottom }), id },
+      { source: "update", step: 0, parents: {} },
+      { list: bottom },
+    );
+    await thread.through(b).write({ other: "x" }, {}, { expectedHead: thread.head ?? null });
+    const fresh = (await latest(saverOn({ cachedThreads: 0 }), thread.threadId))?.checkpoint.channel_values;
+    expect(fresh?.list).toEqual([long("rewritten"), long("b"), long("c")]);
+    expect((await claimAndLoad(a, thread.threadId, "run-1"))?.checkpoint.channel_values).toEqual(fresh);
+  });
+
   it("serves a head it holds from private copies: a load parses only the pending writes", async () => {
     const serde = new JsonSerializer();
     const a = saverOn({ serde });

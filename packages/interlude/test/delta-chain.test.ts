@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { assembleValue, DeltaPlanner, type StoredBlob } from "../src/checkpoint/delta.js";
 import { JsonSerializer } from "../src/checkpoint/serde.js";
 
@@ -80,5 +80,34 @@ describe("the chain of deltas a list is stored in", () => {
     planner.learn("t", "", "messages", 1, old, [{ version: 1, length: 1 }]);
     expect(planner.plan("t", "", "messages", 3, { messages: [...old, { n: 2 }] }).base).toBeNull();
     expect(planner.plan("t", "", "messages", 3, { messages: [...second, { n: 2 }] }).base).toBe(2);
+  });
+
+  it("builds a read on a value already held at a base version: the same value and chain, only the new items parsed", () => {
+    const blobs = new Map<number, StoredBlob>();
+    const lookup = (_channel: string, version: number) => blobs.get(version);
+    const planner = new DeltaPlanner();
+    let list: unknown[] = [];
+    for (let version = 1; version <= 40; version++) {
+      list = [...list, { n: version }];
+      const plan = planner.plan("t", "", "messages", version, { messages: list });
+      blobs.set(version, { base: plan.base, data: serde.dumps(plan.payload, "messages") as string });
+      planner.commit("t", plan);
+    }
+    // Another process appends to version 40.
+    blobs.set(41, { base: 40, data: serde.dumps([{ n: 41 }], "messages") as string });
+    const fromBlobs = assembleValue("messages", 41, lookup, serde, true)!;
+    const held = (chain: boolean) => (_channel: string, version: number) =>
+      version === 40
+        ? { value: structuredClone(list), chain: chain ? planner.chainAt("t", "", "messages", 40) : undefined }
+        : undefined;
+    const loads = vi.spyOn(serde, "loads");
+    const built = assembleValue("messages", 41, lookup, serde, true, held(true))!;
+    expect(loads).toHaveBeenCalledTimes(1);
+    expect(built).toEqual(fromBlobs);
+    // Without the held value's chain, a caller that wants the chain gets it from the blobs.
+    loads.mockClear();
+    expect(assembleValue("messages", 41, lookup, serde, true, held(false))).toEqual(fromBlobs);
+    expect(loads.mock.calls.length).toBeGreaterThan(2);
+    loads.mockRestore();
   });
 });

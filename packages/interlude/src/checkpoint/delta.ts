@@ -140,6 +140,12 @@ export class DeltaPlanner {
     }
   }
 
+  /** The chain a read of `version` goes through, when that is the version tracked for the channel. */
+  chainAt(threadId: string, ns: string, channel: string, version: ChannelVersion): readonly ChainLink[] | undefined {
+    const lineage = this.threads.get(threadId)?.get(ns ? `${ns}\u0000${channel}` : channel);
+    return lineage?.version === version ? lineage.chain : undefined;
+  }
+
   /** Whether reads of this thread may teach anything: only then is a read's chain worth collecting. */
   tracks(threadId: string): boolean {
     return this.threads.has(threadId);
@@ -200,9 +206,21 @@ export interface AssembledValue {
 }
 
 /**
+ * A value the caller already holds at a version of a channel, as a fresh copy it may hand out,
+ * with the chain a read of that version goes through when it knows it; undefined: not held.
+ */
+export type KnownValue = (
+  channel: string,
+  version: ChannelVersion,
+) => { value: unknown; chain?: readonly ChainLink[] } | undefined;
+
+/**
  * Rebuilds a channel's value at `version` from its blob and, for deltas, its bases.
  * `undefined`: no blob at `version` at all (the checkpoint never stored that channel).
  * `withChain`: also the chain read, which `DeltaPlanner.learn` continues.
+ * `known`: values already held, which the walk stops at instead of parsing their blobs (a list
+ * another process appended to is then the held copy plus the new items). A held list is used
+ * only with its chain when the chain is wanted.
  */
 export function assembleValue(
   channel: string,
@@ -210,35 +228,45 @@ export function assembleValue(
   lookup: BlobLookup,
   serde: Serializer,
   withChain = false,
+  known?: KnownValue,
 ): AssembledValue | undefined {
-  let blob = lookup(channel, version);
-  if (!blob) return undefined;
-  if (blob.base === null) {
-    if (blob.data === null) return { present: false, value: undefined };
-    const value = serde.loads(blob.data);
-    if (!withChain || !Array.isArray(value)) return { present: true, value };
-    return { present: true, value, chain: [{ version, length: value.length }] };
-  }
   const deltas: Array<string | Uint8Array> = [];
   // The versions of the deltas, only when the caller wants the chain.
   const versions: ChannelVersion[] | undefined = withChain ? [] : undefined;
   let at = version;
-  while (blob.base !== null) {
+  let start: { value: unknown; chain: ChainLink[] | undefined };
+  for (;;) {
+    const held = known?.(channel, at);
+    if (held && (!withChain || held.chain || !Array.isArray(held.value))) {
+      start = { value: held.value, chain: held.chain && Array.isArray(held.value) ? [...held.chain] : undefined };
+      break;
+    }
+    const blob = lookup(channel, at);
+    if (!blob) {
+      if (deltas.length === 0) return undefined;
+      throw new StorageError(
+        "read",
+        new Error(`channel "${channel}" version ${version} is stored as an append to version ${at}, which is missing`),
+      );
+    }
+    if (blob.base === null) {
+      if (blob.data === null) {
+        if (deltas.length === 0) return { present: false, value: undefined };
+        throw new StorageError("read", new Error(`channel "${channel}" version ${version} appends to a cleared value`));
+      }
+      const value = serde.loads(blob.data);
+      start = { value, chain: versions && Array.isArray(value) ? [{ version: at, length: value.length }] : undefined };
+      break;
+    }
     deltas.push(blob.data!);
     versions?.push(at);
     if (deltas.length > MAX_CHAIN)
       throw new StorageError("read", new Error(`channel "${channel}" has a delta chain longer than ${MAX_CHAIN}`));
     at = blob.base;
-    const next = lookup(channel, at);
-    if (!next)
-      throw new StorageError(
-        "read",
-        new Error(`channel "${channel}" version ${version} is stored as an append to version ${at}, which is missing`),
-      );
-    blob = next;
   }
-  const value = serde.loads(blob.data!) as unknown[];
-  const chain: ChainLink[] | undefined = versions && [{ version: at, length: value.length }];
+  if (deltas.length === 0) return { present: true, value: start.value, chain: start.chain };
+  const value = start.value as unknown[];
+  const chain = start.chain;
   for (let i = deltas.length - 1; i >= 0; i--) {
     const items = serde.loads(deltas[i]!) as unknown[];
     for (const item of items) value.push(item);

@@ -5,10 +5,13 @@
  * exactly (plain-copy.ts); anything that is not plain data is parsed from its stored form instead.
  * Never handed out; nothing changes them.
  */
+
+import type { KnownValue } from "../delta.js";
+import type { ChainLink } from "../delta-chain.js";
 import { copyPlain, NOT_PLAIN } from "../plain-copy.js";
 import type { PreparedPut } from "../prepare.js";
 import { type CheckpointRecord, recordOf } from "../tuple.js";
-import type { CheckpointMetadata, CheckpointTuple } from "../types.js";
+import type { ChannelVersion, CheckpointMetadata, CheckpointTuple } from "../types.js";
 
 /** Private plain copies of a head's record, values and metadata. */
 export interface ParsedHead {
@@ -112,4 +115,24 @@ export function copiedParts(
   const kept = copyValue(metadata);
   if (kept !== NOT_PLAIN) parsed.metadata = kept;
   return { record, values, metadata };
+}
+
+/**
+ * The values of a head replaced since (another process wrote the thread), as values already
+ * read at the versions it had: a load of the newest checkpoint copies those instead of parsing
+ * them, and builds a list appended to since on a copy of the held one (assembleValue's `known`).
+ * `holds`: the versions whose stored form is known to be unchanged; `chainAt`: the chain a read
+ * of a version goes through, where the caller knows it.
+ */
+export function knownValues(
+  parsed: ParsedHead,
+  holds: (channel: string, version: ChannelVersion) => boolean,
+  chainAt: (channel: string, version: ChannelVersion) => readonly ChainLink[] | undefined,
+): KnownValue {
+  const versions = parsed.record.channel_versions;
+  return (channel, version) => {
+    if (versions[channel] !== version || !Object.hasOwn(parsed.values, channel) || !holds(channel, version))
+      return undefined;
+    return { value: copyValue(parsed.values[channel]), chain: chainAt(channel, version) };
+  };
 }

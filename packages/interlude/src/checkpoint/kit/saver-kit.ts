@@ -22,6 +22,7 @@ import {
 import { defaultSerializer, type Serializer } from "../serde.js";
 import { buildTuple, type CheckpointRecord, checkpointConfig } from "../tuple.js";
 import type {
+  ChannelVersion,
   ChannelVersions,
   Checkpoint,
   CheckpointListOptions,
@@ -33,7 +34,7 @@ import type {
   RunnableConfig,
 } from "../types.js";
 import { type ListCandidate, type ListScope, listScope } from "./list-scope.js";
-import { copiedParts, type ParsedHead } from "./private-copies.js";
+import { copiedParts, knownValues, type ParsedHead } from "./private-copies.js";
 import { type PruneCandidate, type PrunePlan, planPrune, type StoredBlobRef } from "./prune-plan.js";
 import { BASE_MISSING, type PutOutcome, STORED } from "./put-steps.js";
 
@@ -229,7 +230,12 @@ export abstract class SaverKit<Kept = string | Uint8Array> extends BaseCheckpoin
     return this.keeper ? this.keeper.read(kept) : this.serde.loads(kept as string | Uint8Array);
   }
 
-  /** A checkpoint as `getTuple` returns it, from its row, its blobs (`lookup`, delta bases included) and its writes. */
+  /**
+   * A checkpoint as `getTuple` returns it, from its row, its blobs (`lookup`, delta bases
+   * included) and its writes. `replaced`: private copies of a head of the thread that this one
+   * replaced, copied (instead of parsed) at the versions whose stored form `holds` says is
+   * unchanged, there or as the base of an append.
+   */
   protected tupleOf(
     threadId: string,
     ns: string,
@@ -237,13 +243,19 @@ export abstract class SaverKit<Kept = string | Uint8Array> extends BaseCheckpoin
     lookup: BlobLookup,
     writes: Iterable<StoredWrite<Kept>>,
     record = this.read(stored.record) as CheckpointRecord,
+    replaced?: { parsed: ParsedHead; holds: (channel: string, version: ChannelVersion) => boolean },
   ): CheckpointTuple {
     const values: Record<string, unknown> = {};
     const versions = record.channel_versions;
     // A list's chain of bases, for a thread this process writes: later appends continue it.
     const tracked = this.planner.tracks(threadId);
+    const known =
+      replaced &&
+      knownValues(replaced.parsed, replaced.holds, (channel, version) =>
+        this.planner.chainAt(threadId, ns, channel, version),
+      );
     for (const channel in versions) {
-      const loaded = assembleValue(channel, versions[channel]!, lookup, this.serde, tracked);
+      const loaded = assembleValue(channel, versions[channel]!, lookup, this.serde, tracked, known);
       if (!loaded?.present) continue;
       values[channel] = loaded.value;
       this.planner.learn(threadId, ns, channel, versions[channel]!, loaded.value, loaded.chain);
