@@ -14,10 +14,11 @@
  * the stamp and send everything. Pending writes are not kept: they always come from the
  * database.
  *
- * A head another process has replaced since is not thrown away: its blob rows are named by
- * (channel, version, xmin) in the next load (interlude_read_since), which sends only the rows not
- * held, so a list appended to elsewhere comes back as its new links. A row rewritten in place
- * has another xmin and comes back whole.
+ * A head another process has replaced since is not thrown away. Once another process has
+ * written a thread (`contested`), its loads name the blob rows held by (channel, version, xmin)
+ * (interlude_read_since), and PostgreSQL sends only the rows not held: a list appended to
+ * elsewhere comes back as its new links, and is built on the private copy of the held list. A
+ * held row rewritten in place has another xmin, and then every row comes back.
  *
  * Under the JSON serializer a head also keeps private plain copies of what it holds (the kit's
  * private-copies.ts), so that such a load copies instead of parsing.
@@ -56,6 +57,11 @@ export interface CachedHead {
   readonly blobs: ReadonlyMap<string, HeldBlob | null>;
   /** Those of `blobs` that have rows, for a load to name (interlude_read_since); undefined: none. */
   readonly rows: HeldRows | undefined;
+  /**
+   * Another process has written the thread since this one held it: its loads name `rows`. A
+   * thread only this process writes is not named, which would only cost its loads the arrays.
+   */
+  readonly contested: boolean;
   /** The values its row holds (inline-values.ts), which the thread's next put carries. */
   readonly inline: InlineValues;
   /** Private plain copies of it, under the JSON serializer (the kit's private-copies.ts). */
@@ -129,6 +135,7 @@ export class HeadCache {
       metadata: put.metadata,
       inline,
       parsed: seed && parsedAfter(put, seed, previous?.parsed),
+      contested: previous?.contested ?? false,
     };
     this.set(put.threadId, head, put.versions, written, previous?.blobs);
   }
@@ -193,8 +200,20 @@ export class HeadCache {
     bytes += (rows?.[0].length ?? 0) + (rows?.[1].length ?? 0) + (rows?.[2].length ?? 0);
     if (this.copies) bytes *= 2;
     // Fields listed, not spread: a spread of the caller's object costs ~20 µs here.
-    const { id, stamp, parentId, record, metadata, inline, parsed } = head;
-    const entry: CachedHead = { id, stamp, parentId, record, metadata, inline, parsed, blobs: kept, rows, bytes };
+    const { id, stamp, parentId, record, metadata, inline, parsed, contested } = head;
+    const entry: CachedHead = {
+      id,
+      stamp,
+      parentId,
+      record,
+      metadata,
+      inline,
+      parsed,
+      blobs: kept,
+      rows,
+      contested,
+      bytes,
+    };
     this.heads.set(threadId, entry);
     this.bytes += bytes;
     this.trim();

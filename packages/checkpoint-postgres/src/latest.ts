@@ -31,6 +31,8 @@ export interface Loaded {
   head?: CachedHead;
   /** The head held when it was read, replaced since, with none of its blob rows rewritten: its rows fill in `blobs`. */
   since?: CachedHead;
+  /** A head was held, and another process had replaced it. */
+  contested?: boolean;
 }
 
 /** One row of interlude_read_head. */
@@ -88,7 +90,7 @@ export function latestOf(rows: readonly LatestRow[], held: CachedHead | undefine
   const blobs = new Map<string, HeldBlob | null>();
   // The rows the query named come back only when one of them was rewritten, and then all do
   // (interlude_read_since): nothing of the held head is used.
-  let since = held?.rows && held;
+  let since = held?.rows && held.contested ? held : undefined;
   for (const r of rows) {
     if (r.kind !== "b") continue;
     const key = blobKey(r.channel!, r.version!);
@@ -96,7 +98,7 @@ export function latestOf(rows: readonly LatestRow[], held: CachedHead | undefine
     blobs.set(key, { base: r.base, data: r.data, stamp: r.stamp ?? undefined });
   }
   if (since) for (const [key, blob] of since.blobs) if (!blobs.has(key)) blobs.set(key, blob);
-  return { row, blobs, writes, stamp, since };
+  return { row, blobs, writes, stamp, since, contested: held !== undefined };
 }
 
 /**
@@ -108,6 +110,6 @@ export function latestQuery(
   leading: unknown[],
   held: CachedHead | undefined,
 ): QueryConfig {
-  if (held?.rows) return named(`${statement}Since`, [...leading, held.id, held.stamp, ...held.rows]);
+  if (held?.rows && held.contested) return named(`${statement}Since`, [...leading, held.id, held.stamp, ...held.rows]);
   return named(statement, [...leading, held?.id ?? null, held?.stamp ?? null]);
 }

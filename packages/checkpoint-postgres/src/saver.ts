@@ -497,7 +497,7 @@ export class PostgresSaver extends SaverKit {
       const { id, parentId, record, metadata } = row;
       head = this.cache.read(
         threadId,
-        { id, parentId, record, metadata, inline, stamp: loaded.stamp },
+        { id, parentId, record, metadata, inline, stamp: loaded.stamp, contested: loaded.contested ?? false },
         versions,
         blobs,
       );

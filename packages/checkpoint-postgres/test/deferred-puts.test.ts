@@ -151,8 +151,7 @@ describe("PostgresSaver's puts not waited for (durable: false)", () => {
       "interlude_put_first_pair",
       "interlude_put_whole",
       "interlude_putWritesRelease",
-      // The head this process wrote is held: the claim names it and the blob rows it holds.
-      "interlude_claimLatestSince",
+      "interlude_claimLatest",
       "interlude_put_whole_release",
     ]);
     const history = [];

@@ -280,6 +280,12 @@ describe("PostgresSaver's head cache", () => {
     const held = (await latest(a, thread.threadId))!.checkpoint.channel_values.list as string[];
     await step(thread, { list: [...held, long("c")] });
     expect(a.stats.deltaBlobsWritten).toBe(2);
+    // b writes a step and a loads it: a now names the rows it holds when it loads the thread.
+    let writer = thread.through(b);
+    await step(writer, { other: "b" });
+    expect((await claimAndLoad(a, thread.threadId, "run-0"))?.checkpoint.channel_values.other).toBe("b");
+    writer = writer.through(a);
+    await step(writer, { other: "a" });
     // b writes the first checkpoint again with another value at the same version (the bottom of
     // the chain), then a step on top, so that a's head is replaced but the rows a holds above the
     // rewritten one are not.
@@ -293,7 +299,7 @@ describe("PostgresSaver's head cache", () => {
       { source: "update", step: 0, parents: {} },
       { list: bottom },
     );
-    await thread.through(b).write({ other: "x" }, {}, { expectedHead: thread.head ?? null });
+    await step(writer.through(b), { other: "x" });
     const fresh = (await latest(saverOn({ cachedThreads: 0 }), thread.threadId))?.checkpoint.channel_values;
     expect(fresh?.list).toEqual([long("rewritten"), long("b"), long("c")]);
     expect((await claimAndLoad(a, thread.threadId, "run-1"))?.checkpoint.channel_values).toEqual(fresh);
