@@ -39,6 +39,18 @@ export interface HeldBlob extends Kit.StoredBlob {
 }
 
 /**
+ * Whether a load names this blob of a head (interlude_read_since): it has a row of its own (not a
+ * value kept inline in the checkpoint row) and the xmin that row had when read or written.
+ */
+export function namesRow(
+  blob: HeldBlob | null | undefined,
+  inline: InlineValues,
+  key: string,
+): blob is HeldBlob & { stamp: string } {
+  return blob?.stamp !== undefined && !inline.has(key);
+}
+
+/**
  * The blob rows a head holds, as interlude_read_since's arguments (channels, versions, xmins):
  * array literals made once per head, which cost a fraction of what the driver spends turning
  * arrays into them at every load.
@@ -186,7 +198,7 @@ export class HeadCache {
         // Only what a load reads: a prepared blob carries more.
         const stored = blob && { base: blob.base, data: blob.data, stamp: blob.stamp };
         kept.set(key, stored);
-        if (blob?.stamp !== undefined && !head.inline.has(key)) {
+        if (namesRow(blob, head.inline, key)) {
           const comma = channels ? "," : "";
           channels += `${comma}"${channel.replace(/["\\]/g, "\\$&")}"`;
           numbers += `${comma}${version}`;

@@ -2,7 +2,7 @@
 import type * as Kit from "@interlude/core/saver-kit";
 import { blobKey } from "@interlude/core/saver-kit";
 import type { QueryConfig } from "pg";
-import type { CachedHead, HeldBlob } from "./head-cache.js";
+import { type CachedHead, type HeldBlob, namesRow } from "./head-cache.js";
 import type { InlineValues } from "./inline-values.js";
 import { named } from "./sql.js";
 
@@ -90,11 +90,11 @@ export function latestOf(rows: readonly LatestRow[], held: CachedHead | undefine
   const blobs = new Map<string, HeldBlob | null>();
   // The rows the query named come back only when one of them was rewritten, and then all do
   // (interlude_read_since): nothing of the held head is used.
-  let since = held?.rows && held.contested ? held : undefined;
+  let since = namesRows(held) ? held : undefined;
   for (const r of rows) {
     if (r.kind !== "b") continue;
     const key = blobKey(r.channel!, r.version!);
-    if (since?.blobs.get(key)?.stamp !== undefined) since = undefined;
+    if (since && namesRow(since.blobs.get(key), since.inline, key)) since = undefined;
     blobs.set(key, { base: r.base, data: r.data, stamp: r.stamp ?? undefined });
   }
   if (since) for (const [key, blob] of since.blobs) if (!blobs.has(key)) blobs.set(key, blob);
@@ -110,6 +110,11 @@ export function latestQuery(
   leading: unknown[],
   held: CachedHead | undefined,
 ): QueryConfig {
-  if (held?.rows && held.contested) return named(`${statement}Since`, [...leading, held.id, held.stamp, ...held.rows]);
+  if (namesRows(held)) return named(`${statement}Since`, [...leading, held.id, held.stamp, ...held.rows]);
   return named(statement, [...leading, held?.id ?? null, held?.stamp ?? null]);
+}
+
+/** Whether a load names the blob rows of the head it holds: it has some, and another process writes the thread. */
+function namesRows(held: CachedHead | undefined): held is CachedHead & { rows: NonNullable<CachedHead["rows"]> } {
+  return held?.rows !== undefined && held.contested;
 }

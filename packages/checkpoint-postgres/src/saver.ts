@@ -24,7 +24,7 @@ import {
 } from "@interlude/core/saver-kit";
 import pg from "pg";
 import { DeferredPuts } from "./deferred-puts.js";
-import { type CachedHead, HeadCache, type HeldBlob } from "./head-cache.js";
+import { type CachedHead, HeadCache, type HeldBlob, namesRow } from "./head-cache.js";
 import {
   type InlineValues,
   inlineValues,
@@ -598,7 +598,7 @@ function replacedHead(since: CachedHead | undefined) {
   if (!parsed) return undefined;
   const holds = (channel: string, version: number) => {
     const key = blobKey(channel, version);
-    return since.blobs.get(key)?.stamp !== undefined && !since.inline.has(key);
+    return namesRow(since.blobs.get(key), since.inline, key);
   };
   return { parsed, holds };
 }

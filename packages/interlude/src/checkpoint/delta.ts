@@ -86,7 +86,7 @@ export class DeltaPlanner {
   ): BlobPlan {
     const present = Object.hasOwn(values, channel);
     const value = present ? values[channel] : undefined;
-    const key = ns ? `${ns}\u0000${channel}` : channel;
+    const key = lineageKey(ns, channel);
     const previous =
       this.enabled && present && Array.isArray(value) ? this.lineages(threadId, false)?.get(key) : undefined;
     const baseAt = previous ? this.baseFor(previous, value as unknown[]) : -1;
@@ -131,7 +131,7 @@ export class DeltaPlanner {
   ): void {
     if (!Array.isArray(value)) return; // only arrays are appended to (most values of a read are not)
     const lineages = this.threads.get(threadId);
-    const key = ns ? `${ns}\u0000${channel}` : channel;
+    const key = lineageKey(ns, channel);
     const previous = lineages?.get(key);
     if (previous?.version === version) {
       if (value.length === previous.items.length) previous.items = value.slice();
@@ -142,7 +142,7 @@ export class DeltaPlanner {
 
   /** The chain a read of `version` goes through, when that is the version tracked for the channel. */
   chainAt(threadId: string, ns: string, channel: string, version: ChannelVersion): readonly ChainLink[] | undefined {
-    const lineage = this.threads.get(threadId)?.get(ns ? `${ns}\u0000${channel}` : channel);
+    const lineage = this.threads.get(threadId)?.get(lineageKey(ns, channel));
     return lineage?.version === version ? lineage.chain : undefined;
   }
 
@@ -157,7 +157,7 @@ export class DeltaPlanner {
       this.threads.delete(threadId);
       return;
     }
-    this.lineages(threadId, false)?.delete(ns ? `${ns}\u0000${channel}` : channel);
+    this.lineages(threadId, false)?.delete(lineageKey(ns, channel));
   }
 
   /** Where in `previous.chain` an append of `value` is based; -1: not an append, or a full copy is due. */
@@ -187,6 +187,11 @@ export class DeltaPlanner {
       this.threads.set(threadId, lineages);
     }
   }
+}
+
+/** A channel's key among a thread's lineages: the namespace goes in front, outside the root. */
+function lineageKey(ns: string, channel: string): string {
+  return ns ? `${ns}\u0000${channel}` : channel;
 }
 
 function lineage(value: readonly unknown[], chain: readonly ChainLink[]): Lineage {
