@@ -192,16 +192,36 @@ describe("PostgresSaver's head cache", () => {
     expect((await claimAndLoad(a, writer.threadId, "last"))?.checkpoint.channel_values.messages).toEqual(messages);
   });
 
-  it("loads a head another saver appended to as the rows it does not hold: the new link, not the whole chain", async () => {
-    const [a, b] = [saverOn(), saverOn()];
+  /**
+   * A thread of 40 messages `a` wrote (each longer than a value the checkpoint row keeps inline,
+   * so each delta is a blob row), and `append`: a saver loads it and appends to the very list it
+   * loaded, as a run does (then it writes a delta), checking it read what was written last.
+   */
+  const messagesThread = async (a: PostgresSaver, settings: Record<string, string>) => {
     let writer = new ThreadWriter(a);
-    // Longer than a value the checkpoint row keeps inline: each delta is a blob row.
     const message = (text: string) => ({ text: text.padEnd(300, ".") });
     let messages: Array<{ text: string }> = [];
     for (let n = 0; n < 40; n++) {
       messages = [...messages, message(`m${n}`)];
-      await step(writer, { messages, settings: { tone: "plain" } });
+      await step(writer, { messages, settings });
     }
+    const append = async (saver: PostgresSaver, turn: string) => {
+      const loaded = await claimAndLoad(saver, writer.threadId, turn);
+      expect(loaded?.checkpoint.channel_values).toEqual({ messages, settings });
+      messages = [...(loaded!.checkpoint.channel_values.messages as typeof messages), message(turn)];
+      writer = writer.through(saver);
+      await step(writer, { messages });
+    };
+    const readByAnother = async () =>
+      expect(
+        (await latest(saverOn({ cachedThreads: 0 }), writer.threadId))?.checkpoint.channel_values.messages,
+      ).toEqual(messages);
+    return { append, readByAnother };
+  };
+
+  it("loads a head another saver appended to as the rows it does not hold: the new link, not the whole chain", async () => {
+    const [a, b] = [saverOn(), saverOn()];
+    const thread = await messagesThread(a, { tone: "plain" });
     // The blob rows each load of `a` got back.
     const blobRows: number[] = [];
     wrapStatements(a, async (statement, send) => {
@@ -210,62 +230,34 @@ describe("PostgresSaver's head cache", () => {
         blobRows.push(result.rows.filter((r) => r.kind === "b").length);
       return result;
     });
-    // Each saver appends to the very list it loaded, as a run does: then it writes a delta.
-    const append = async (saver: PostgresSaver, turn: string) => {
-      const loaded = await claimAndLoad(saver, writer.threadId, turn);
-      expect(loaded?.checkpoint.channel_values).toEqual({ messages, settings: { tone: "plain" } });
-      messages = [...(loaded!.checkpoint.channel_values.messages as typeof messages), message(turn)];
-      writer = writer.through(saver);
-      await step(writer, { messages });
-    };
     for (let turn = 0; turn < 4; turn++) {
-      await append(b, `b-${turn}`);
-      await append(a, `a-${turn}`);
+      await thread.append(b, `b-${turn}`);
+      await thread.append(a, `a-${turn}`);
     }
     // b's first append is a full copy (it had not written the thread); then a's loads get b's one delta.
     // The other links of the chain, and `settings`, a holds.
     expect(blobRows).toEqual([1, 1, 1, 1]);
     expect(a.stats.deltaBlobsWritten + b.stats.deltaBlobsWritten).toBeGreaterThan(40);
-    expect((await latest(saverOn({ cachedThreads: 0 }), writer.threadId))?.checkpoint.channel_values.messages).toEqual(
-      messages,
-    );
+    await thread.readByAnother();
   });
 
   it("builds a list another saver appended to on its private copy: a load parses the record, metadata and new items only", async () => {
     const serde = new JsonSerializer();
     const [a, b] = [saverOn({ serde }), saverOn()];
-    let writer = new ThreadWriter(a);
-    const message = (text: string) => ({ text: text.padEnd(300, ".") });
-    let messages: Array<{ text: string }> = [];
-    for (let n = 0; n < 40; n++) {
-      messages = [...messages, message(`m${n}`)];
-      await step(writer, { messages, settings: { tone: "plain", long: "x".repeat(400) } });
-    }
-    const appendThrough = async (saver: PostgresSaver, turn: string) => {
-      const loaded = await claimAndLoad(saver, writer.threadId, turn);
-      expect(loaded?.checkpoint.channel_values).toEqual({
-        messages,
-        settings: { tone: "plain", long: "x".repeat(400) },
-      });
-      messages = [...(loaded!.checkpoint.channel_values.messages as typeof messages), message(turn)];
-      writer = writer.through(saver);
-      await step(writer, { messages });
-    };
+    const thread = await messagesThread(a, { tone: "plain", long: "x".repeat(400) });
     // b's first write is a full copy; a then continues b's list, and b continues a's.
-    await appendThrough(b, "b-0");
-    await appendThrough(a, "a-0");
-    await appendThrough(b, "b-1");
+    await thread.append(b, "b-0");
+    await thread.append(a, "a-0");
+    await thread.append(b, "b-1");
     const loads = vi.spyOn(serde, "loads");
-    await appendThrough(a, "a-1");
+    await thread.append(a, "a-1");
     // The record, the metadata and b's one delta: not the 40 links below it, nor `settings`.
     expect(loads).toHaveBeenCalledTimes(3);
     loads.mockRestore();
     // a continued the chain it built on: its next write was a delta, and every saver reads it back.
-    await appendThrough(b, "b-2");
+    await thread.append(b, "b-2");
     expect(a.stats.deltaBlobsWritten).toBeGreaterThan(40);
-    expect((await latest(saverOn({ cachedThreads: 0 }), writer.threadId))?.checkpoint.channel_values.messages).toEqual(
-      messages,
-    );
+    await thread.readByAnother();
   });
 
   it("reads everything again when a blob row below the ones it holds was rewritten in place", async () => {
