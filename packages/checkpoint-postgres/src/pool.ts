@@ -40,7 +40,7 @@ const listened = new WeakSet<pg.PoolClient>();
  * fails with it instead. The listener is added once and stays on the connection in the pool,
  * whose own listener still drops it there.
  */
-function listenForErrors(client: pg.PoolClient): void {
+export function listenForErrors(client: pg.PoolClient): void {
   if (listened.has(client)) return;
   listened.add(client);
   client.on("error", ignore);
@@ -77,11 +77,15 @@ export function statementOn(pool: pg.Pool, statement: PipelinedStatement): Promi
  * another (pg-native's client runs no custom exchanges).
  */
 function sendOne(client: pg.PoolClient, statement: PipelinedStatement): Promise<PipelineResult> {
-  if ((client as { connection?: { parsedStatements?: object } }).connection?.parsedStatements)
-    return pipelined(client, [statement]).then((results) => results[0]!);
+  if (runsPipelines(client)) return pipelined(client, [statement]).then((results) => results[0]!);
   return client
     .query({ ...statement, values: [...statement.values] })
     .then((result) => ({ rows: result.rows, rowCount: result.rowCount ?? 0 }));
+}
+
+/** Whether `client` is node-postgres's own, which runs the pipeline's exchanges (pg-native's does not). */
+export function runsPipelines(client: pg.PoolClient): boolean {
+  return (client as { connection?: { parsedStatements?: object } }).connection?.parsedStatements !== undefined;
 }
 
 /** Ends `pool` unless that is done or under way: pg throws when a pool is ended twice, and closing twice should not. */

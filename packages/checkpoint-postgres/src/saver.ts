@@ -3,6 +3,7 @@ import {
   CheckpointConflictError,
   type CheckpointTuple,
   type ClaimHolder,
+  InvalidSaverOptionError,
   JsonSerializer,
   type PendingWrite,
   StorageError,
@@ -39,10 +40,11 @@ import {
 import { type Claimed, JoinedSaver, ownerInDatabase } from "./joined.js";
 import { type CheckpointRow, type LatestRow, type Loaded, latestOf, latestQuery } from "./latest.js";
 import type { PipelinedStatement } from "./pipeline.js";
+import { GroupCommit } from "./group-commit.js";
 import { endPool, statementOn, storageError, withPoolClient } from "./pool.js";
 import { oneStatementPut, putQuery, toBytes } from "./put-query.js";
 import { migrate } from "./schema.js";
-import { HEAD, named, SQL } from "./sql.js";
+import { GROUPED, HEAD, named, SQL } from "./sql.js";
 
 /** Claims and idle threads run on the database clock: no `now` option. */
 export interface PostgresSaverOptions extends Omit<Kit.SaverKitOptions, "now"> {
@@ -56,6 +58,12 @@ export interface PostgresSaverOptions extends Omit<Kit.SaverKitOptions, "now"> {
   cachedThreads?: number;
   /** Bytes of stored data that cache keeps at most (default 32 MiB). */
   cachedBytes?: number;
+  /**
+   * Send the saves and claims of different threads that are ready in the same event-loop turn
+   * in one exchange and one transaction (see group-commit.ts; default true). False: each in a
+   * transaction of its own.
+   */
+  groupCommit?: boolean;
 }
 
 /** The database's clock decides claims and expiry: no `now`. */
@@ -65,6 +73,7 @@ const POSTGRES_OPTIONS = [
     autoSetup: 1,
     cachedThreads: 1,
     cachedBytes: 1,
+    groupCommit: 1,
   }),
 ];
 
@@ -89,6 +98,8 @@ export class PostgresSaver extends SaverKit {
   private readonly seeds = new WeakMap<Kit.PreparedPut, Kit.PutSeed>();
   /** Puts made with `durable: false`, waiting to go with the thread's next put. */
   private readonly deferred = new DeferredPuts();
+  /** Statements of concurrent runs sent together; undefined with `groupCommit: false`. */
+  private readonly commits: GroupCommit | undefined;
   /** Threads whose run's last writes are held for a caller's transaction (joined.ts). */
   private readonly parked = new Map<string, pg.QueryConfig>();
   /**
@@ -109,12 +120,15 @@ export class PostgresSaver extends SaverKit {
       schema: "the tables live in the connection's search_path; set it there (options: '-c search_path=...')",
     });
     const limits = headCacheLimits(options);
+    const grouped = options.groupCommit ?? true;
+    if (typeof grouped !== "boolean") throw new InvalidSaverOptionError("groupCommit", grouped, "true or false");
     this.copies = this.serde instanceof JsonSerializer && limits.threads > 0;
     this.cache = new HeadCache(limits, this.copies);
     this.ownsPool = typeof pool === "string";
     this.pool = typeof pool === "string" ? new pg.Pool({ connectionString: pool }) : pool;
     if (this.ownsPool) this.pool.on("error", () => {}); // idle clients dying is reported on their next use
     this.autoSetup = options.autoSetup ?? true;
+    this.commits = grouped ? new GroupCommit(this.pool, GROUPED) : undefined;
     this.sweepPeriodically(options);
     this.joined = new JoinedSaver({
       claimed: this.claimed,
@@ -544,14 +558,17 @@ export class PostgresSaver extends SaverKit {
     return this.autoSetup && !this.isSetUp ? this.setup() : undefined;
   }
 
-  /** One statement on a pooled connection (pool.ts, `statementOn`): `pool.query`'s result, for less CPU. */
+  /**
+   * One statement on a pooled connection (pool.ts, `statementOn`): `pool.query`'s result, for
+   * less CPU; a run's saves and claims with other threads' (group-commit.ts).
+   */
   private query<R = Record<string, unknown>>(
     statement: pg.QueryConfig | string,
     values: unknown[] = [],
   ): Promise<{ rows: R[]; rowCount: number }> {
     const sent: PipelinedStatement =
       typeof statement === "string" ? { text: statement, values } : { ...statement, values: statement.values ?? [] };
-    return statementOn(this.pool, sent) as Promise<{ rows: R[]; rowCount: number }>;
+    return (this.commits?.send(sent) ?? statementOn(this.pool, sent)) as Promise<{ rows: R[]; rowCount: number }>;
   }
 
   private async guard<T>(operation: string, body: () => Promise<T>): Promise<T> {

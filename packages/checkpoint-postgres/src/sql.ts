@@ -1,4 +1,5 @@
 import type { QueryConfig } from "pg";
+import type { Commit } from "./group-commit.js";
 
 /**
  * A put's stamp: the xmin of the head row it wrote, which every put of the (thread, namespace)
@@ -241,6 +242,21 @@ export const SQL = {
   deleteBlobs: `DELETE FROM interlude_blobs b USING unnest($3::text[], $4::float8[]) AS q(channel, version)
     WHERE b.thread_id = $1 AND b.checkpoint_ns = $2 AND b.channel = q.channel AND b.version = q.version`,
 } as const;
+
+/**
+ * The statements a group commit may send along with other threads' (group-commit.ts), by their
+ * prepared names, and how each commits: a run's one-statement puts and its writes, durable; a
+ * first claim with its load, relaxed. Not the long way's put (interlude_put_inline): it refuses
+ * by raising an error, which would send its whole group again, statement by statement.
+ */
+export const GROUPED: ReadonlyMap<string, Commit> = new Map(
+  Object.keys(SQL).flatMap((statement): Array<[string, Commit]> => {
+    if (statement.startsWith("put_") || statement.startsWith("putWrites"))
+      return [[`interlude_${statement}`, "durable"]];
+    if (statement === "claimLatest" || statement === "claimLatestSince") return [[`interlude_${statement}`, "relaxed"]];
+    return [];
+  }),
+);
 
 /** A hot statement, prepared once per connection under its name. */
 export function named(statement: keyof typeof SQL, values: unknown[]): QueryConfig {
