@@ -79,7 +79,10 @@ export class GroupCommit {
   };
 
   private commit(group: Waiting[]): void {
-    if (group.length === 1) return this.alone(group[0]!);
+    if (group.length === 1) {
+      this.alone(group[0]!);
+      return;
+    }
     group.sort((a, b) => (a.thread < b.thread ? -1 : a.thread > b.thread ? 1 : 0));
     this.pool.connect((error, client) => {
       if (error || !client) {
@@ -99,7 +102,7 @@ export class GroupCommit {
       ).then(
         (results) => {
           client.release();
-          group.forEach((waiting, index) => waiting.resolve(results[index]!));
+          for (const [index, waiting] of group.entries()) waiting.resolve(results[index]!);
         },
         (failure: unknown) => {
           // As for a statement alone: a connection whose exchange failed is not reused.

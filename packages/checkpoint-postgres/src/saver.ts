@@ -25,6 +25,7 @@ import {
 } from "@interlude/core/saver-kit";
 import pg from "pg";
 import { DeferredPuts } from "./deferred-puts.js";
+import { GroupCommit } from "./group-commit.js";
 import { type CachedHead, HeadCache, type HeldBlob, namesRow } from "./head-cache.js";
 import {
   type InlineValues,
@@ -40,7 +41,6 @@ import {
 import { type Claimed, JoinedSaver, ownerInDatabase } from "./joined.js";
 import { type CheckpointRow, type LatestRow, type Loaded, latestOf, latestQuery } from "./latest.js";
 import type { PipelinedStatement } from "./pipeline.js";
-import { GroupCommit } from "./group-commit.js";
 import { endPool, statementOn, storageError, withPoolClient } from "./pool.js";
 import { oneStatementPut, putQuery, toBytes } from "./put-query.js";
 import { migrate } from "./schema.js";
