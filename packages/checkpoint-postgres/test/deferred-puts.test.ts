@@ -1,7 +1,8 @@
 import { makeCheckpoint, ThreadWriter } from "@interlude/checkpoint-conformance";
 import { PostgresSaver } from "@interlude/checkpoint-postgres";
-import { Annotation, Command, END, interrupt, START, StateGraph } from "@interlude/core";
+import { Command } from "@interlude/core";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { approvalGraph } from "./fixtures/approval.js";
 import { watchStatements } from "./fixtures/statements.js";
 
 const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
@@ -134,14 +135,7 @@ describe("PostgresSaver's puts not waited for (durable: false)", () => {
   it("runs an approval round trip with its input checkpoint and first step in one statement, history intact", async () => {
     const saver = saverOn();
     await saver.setup();
-    const State = Annotation.Root({ draft: Annotation<string>(), decision: Annotation<string>() });
-    const graph = new StateGraph(State)
-      .addNode("propose", () => ({ draft: "refund" }))
-      .addNode("review", () => ({ decision: interrupt<string, string>("approve?") }))
-      .addEdge(START, "propose")
-      .addEdge("propose", "review")
-      .addEdge("review", END)
-      .compile({ checkpointer: saver });
+    const graph = approvalGraph(saver);
     const config = { configurable: { thread_id: `approval-${Date.now()}` } };
     const sent = watchStatements(saver);
     await graph.invoke({ draft: "" }, config);

@@ -6,9 +6,10 @@
  */
 import { PostgresSaver } from "@interlude/checkpoint-postgres";
 import { type Commit, GroupCommit } from "@interlude/checkpoint-postgres/group-commit";
-import { Annotation, Command, END, InvalidSaverOptionError, interrupt, START, StateGraph } from "@interlude/core";
+import { Command, InvalidSaverOptionError } from "@interlude/core";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { approvalGraph } from "./fixtures/approval.js";
 
 const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
 if (!url) throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");
@@ -102,22 +103,12 @@ describe("GroupCommit", () => {
 });
 
 describe("the saver's saves with group commit", () => {
-  const State = Annotation.Root({ draft: Annotation<string>(), decision: Annotation<string>() });
-  const approval = (saver: PostgresSaver) =>
-    new StateGraph(State)
-      .addNode("propose", () => ({ draft: "refund" }))
-      .addNode("review", () => ({ decision: interrupt<string, string>("approve?") }))
-      .addEdge(START, "propose")
-      .addEdge("propose", "review")
-      .addEdge("review", END)
-      .compile({ checkpointer: saver });
-
   /** Runs `count` approval round trips at once; returns how many transactions wrote checkpoints of more than one thread. */
   async function concurrentRoundTrips(groupCommit: boolean, count: number) {
     const saver = new PostgresSaver(url!, { groupCommit });
     savers.push(saver);
     await saver.setup();
-    const graph = approval(saver);
+    const graph = approvalGraph(saver);
     const threads = Array.from({ length: count }, (_, i) => `gc-${groupCommit}-${Date.now()}-${i}`);
     await Promise.all(
       threads.map(async (thread_id) => {
