@@ -1,7 +1,8 @@
 /**
  * Group commit (src/group-commit.ts): statements of different threads ready in one turn share a
  * transaction; a thread's second statement, and statements that commit the other way, do not;
- * a refused statement fails alone; a backend that ends fails its whole group. Then the saver's
+ * a refused statement fails alone; a backend that ends fails its whole group; two processes' groups
+ * on the same rows do not deadlock. Then the saver's
  * own saves, with and without `groupCommit`.
  */
 import { PostgresSaver } from "@interlude/checkpoint-postgres";
@@ -32,6 +33,7 @@ const STATEMENTS = {
   relax: "SELECT $1::text AS thread, set_config('synchronous_commit', 'off', true) AS mode, txid_current()::text AS tx",
   mode: "SELECT $1::text AS thread, current_setting('synchronous_commit') AS mode, txid_current()::text AS tx",
   end: "SELECT $1::text AS thread, pg_terminate_backend(pg_backend_pid())",
+  bump: `UPDATE ${table} SET value = value + 1 WHERE thread = $1 RETURNING txid_current()::text AS tx, pg_sleep(0.2)`,
 };
 type Name = keyof typeof STATEMENTS;
 const KINDS = new Map<string, Commit>([
@@ -39,6 +41,7 @@ const KINDS = new Map<string, Commit>([
   ["relax", "relaxed"],
   ["mode", "durable"],
   ["end", "durable"],
+  ["bump", "durable"],
 ]);
 const group = new GroupCommit(pool, KINDS);
 const send = (name: Name, ...values: unknown[]) => group.send({ name, text: STATEMENTS[name], values });
@@ -99,6 +102,30 @@ describe("GroupCommit", () => {
     expect(await stored("e3")).toEqual([]);
     // The pool goes on with a new connection.
     expect(tx(await send("insert", "e4", 4))).toMatch(/^\d+$/);
+  });
+});
+
+describe("two processes' groups that lock the same threads", () => {
+  it("take them in one order: neither group waits for the other in a cycle, so neither is rolled back", async () => {
+    await Promise.all([send("insert", "f1", 0), send("insert", "f2", 0)]);
+    const otherPool = new pg.Pool({ connectionString: url, max: 2 });
+    try {
+      const other = new GroupCommit(otherPool, KINDS);
+      const bump = (by: GroupCommit, thread: string) =>
+        by.send({ name: "bump", text: STATEMENTS.bump, values: [thread] });
+      // Sent in opposite orders; each statement holds its row for 0.2 s before the next.
+      const [mine, theirs] = await Promise.all([
+        Promise.all([bump(group, "f2"), bump(group, "f1")]),
+        Promise.all([bump(other, "f1"), bump(other, "f2")]),
+      ]);
+      // A deadlock would roll one group back and send its statements alone: two transactions.
+      expect(tx(mine[0]!)).toBe(tx(mine[1]!));
+      expect(tx(theirs[0]!)).toBe(tx(theirs[1]!));
+      expect(await stored("f1")).toEqual([2]);
+      expect(await stored("f2")).toEqual([2]);
+    } finally {
+      await otherPool.end();
+    }
   });
 });
 
