@@ -1,9 +1,9 @@
 /**
  * Group commit (src/group-commit.ts): statements of different threads ready in one turn share a
  * transaction; a thread's second statement, and statements that commit the other way, do not;
- * a refused statement fails alone; a backend that ends fails its whole group; two processes' groups
- * on the same rows do not deadlock. Then the saver's
- * own saves, with and without `groupCommit`.
+ * a refused statement fails alone; a backend that ends fails its whole group; two processes'
+ * groups on the same rows do not deadlock. Then the saver's own saves, with and without
+ * `groupCommit`.
  */
 import { PostgresSaver } from "@interlude/checkpoint-postgres";
 import { type Commit, GroupCommit } from "@interlude/checkpoint-postgres/group-commit";
