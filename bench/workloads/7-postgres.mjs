@@ -14,7 +14,8 @@
  *    bytes its tables grew by (pg_total_relation_size of each runtime's own tables: tables,
  *    TOAST and indexes, so page-granular), and bytes per step between the two points. Then a
  *    thread of 200 messages, each the answer to an interrupt, resumed by turns through two
- *    savers on their own pools: two servers behind a balancer without thread affinity.
+ *    savers on their own pools: two servers behind a balancer without thread affinity. Each
+ *    runtime's storage rows are measured in a new database of their own.
  *  - Work per round trip: WAL records, WAL flushes to disk, rows inserted, and shared buffers
  *    of the runtime's own tables touched by the round trips of one batch (pg_stat_wal,
  *    pg_stat_database, pg_statio_user_tables), each runtime alone on the server. Counted, not
@@ -75,17 +76,7 @@ export async function run() {
       pool.on("error", () => {});
       pools.push(pool);
       const saver = await lib.postgres(pool);
-      // A second process's saver on its own pool, for the thread answered by turns.
-      const otherPool = new pg.Pool({ connectionString: server.url, max: 2 });
-      otherPool.on("error", () => {});
-      pools.push(otherPool);
-      const other = await lib.postgres(otherPool);
-      graphs[lib.name] = {
-        turns: [askEachTurn(lib, saver), askEachTurn(lib, other)],
-        approval: approval(lib, saver),
-        loop: loop(lib, LOOP_STEPS, saver),
-        chat: (steps) => chat(lib, steps, saver),
-      };
+      graphs[lib.name] = { approval: approval(lib, saver), loop: loop(lib, LOOP_STEPS, saver) };
     }
     const tag = `${Date.now().toString(36)}`;
     let batch = 0;
@@ -132,7 +123,7 @@ export async function run() {
       }),
       sps: await alternate({ ...RATES, il: steps(interlude, ASYNC), lg: steps(langgraph) }),
     };
-    const storage = [...(await storageGrowth(pools[0], graphs, tag)), ...(await storageByTurns(pools[0], graphs, tag))];
+    const storage = [...(await storageGrowth(pg, server.url)), ...(await storageByTurns(pg, server.url))];
     const work = {
       il: await workPerRoundTrip(pools, roundTrips(interlude, "work", perBatch), perBatch, TABLES.Interlude),
     };
@@ -219,23 +210,35 @@ async function workPerRoundTrip(pools, batch, count, tables) {
 /** Each runtime's own tables: Interlude's are prefixed `interlude_`, LangGraph.js's `checkpoint`. */
 const TABLES = { Interlude: "interlude\\_%", "LangGraph.js": "checkpoint%" };
 
+/** Steps of the thread written before a storage row's measurement, in its new database. */
+const WARM_UP = 4;
+
 /** Messages of the thread answered by turns through two savers (two processes). */
 const TURNS = 200;
 
 /** Bytes a chat thread adds when its answers alternate between two savers, each on its own pool. */
-async function storageByTurns(pool, graphs, tag) {
+async function storageByTurns(pg, url) {
   const grown = {};
-  for (const lib of [interlude, langgraph]) {
-    const config = { configurable: { thread_id: `pg-turns-${tag}` } };
-    const before = await tableBytes(pool, TABLES[lib.name]);
-    const [first, second] = graphs[lib.name].turns;
-    await first.invoke({ messages: [] }, config);
-    let state;
-    for (let i = 0; i < TURNS; i++)
-      state = await (i % 2 ? second : first).invoke(new lib.Command({ resume: `answer ${i}` }), config);
-    if (state.messages.length !== TURNS) throw new Error(`${lib.name}: the thread answered by turns did not finish`);
-    grown[lib.name] = (await tableBytes(pool, TABLES[lib.name])) - before;
-  }
+  for (const lib of [interlude, langgraph])
+    grown[lib.name] = await inDatabaseOfItsOwn(pg, url, lib, async (pool, otherPool) => {
+      const [first, second] = [
+        askEachTurn(lib, await lib.postgres(pool)),
+        askEachTurn(lib, await lib.postgres(otherPool)),
+      ];
+      const byTurns = async (thread_id, turns) => {
+        const config = { configurable: { thread_id } };
+        await first.invoke({ messages: [] }, config);
+        let state;
+        for (let i = 0; i < turns; i++)
+          state = await (i % 2 ? second : first).invoke(new lib.Command({ resume: `answer ${i}` }), config);
+        if (state.messages.length !== turns)
+          throw new Error(`${lib.name}: the thread answered by turns did not finish`);
+      };
+      await byTurns("pg-turns-first", WARM_UP);
+      const before = await tableBytes(pool, TABLES[lib.name]);
+      await byTurns("pg-turns", TURNS);
+      return (await tableBytes(pool, TABLES[lib.name])) - before;
+    });
   return [
     row({
       workload: 7,
@@ -245,6 +248,38 @@ async function storageByTurns(pool, graphs, tag) {
       lg: once(grown[langgraph.name]),
     }),
   ];
+}
+
+/**
+ * `measure(pool, otherPool)` in a new database of the server, dropped after: a storage row
+ * counts relation pages, so it must not take in what the rate phases left in the shared
+ * database (pages that concurrent inserts added ahead of need, dead rows, autovacuum's timing).
+ * The 500-step thread's growth read 278 to 549 kB across runs of one build there. Each
+ * measurement first writes a short thread of WARM_UP steps, so that the first pages of every
+ * table and index (which a new database creates with its first row) are not counted either.
+ */
+async function inDatabaseOfItsOwn(pg, url, lib, measure) {
+  const name = `bench_storage_${lib.name === interlude.name ? "interlude" : "langgraph"}_${process.pid}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+    const own = new URL(url);
+    own.pathname = `/${name}`;
+    const pools = [1, 2].map(() => {
+      const pool = new pg.Pool({ connectionString: own.toString(), max: 2 });
+      pool.on("error", () => {});
+      return pool;
+    });
+    try {
+      return await measure(...pools);
+    } finally {
+      for (const pool of pools) await pool.end().catch(() => {});
+      await admin.query(`DROP DATABASE ${name}`);
+    }
+  } finally {
+    await admin.end();
+  }
 }
 
 async function tableBytes(pool, pattern) {
@@ -257,24 +292,25 @@ async function tableBytes(pool, pattern) {
   return Number(rows[0].bytes);
 }
 
-async function storageGrowth(pool, graphs, tag) {
+async function storageGrowth(pg, url) {
   const grown = { il: {}, lg: {} };
   for (const [key, lib] of [
     ["il", interlude],
     ["lg", langgraph],
-  ]) {
-    for (const steps of [100, 500]) {
-      const before = await tableBytes(pool, TABLES[lib.name]);
-      const result = await graphs[lib.name]
-        .chat(steps)
-        .invoke(
+  ])
+    await inDatabaseOfItsOwn(pg, url, lib, async (pool) => {
+      const saver = await lib.postgres(pool);
+      await chat(lib, WARM_UP, saver).invoke({ messages: [] }, { configurable: { thread_id: "pg-chat-first" } });
+      for (const steps of [100, 500]) {
+        const before = await tableBytes(pool, TABLES[lib.name]);
+        const result = await chat(lib, steps, saver).invoke(
           { messages: [] },
-          { configurable: { thread_id: `pg-chat-${tag}-${steps}` }, recursionLimit: steps + 10 },
+          { configurable: { thread_id: `pg-chat-${steps}` }, recursionLimit: steps + 10 },
         );
-      if (result.messages.length !== steps) throw new Error(`${lib.name}: chat did not finish`);
-      grown[key][steps] = (await tableBytes(pool, TABLES[lib.name])) - before;
-    }
-  }
+        if (result.messages.length !== steps) throw new Error(`${lib.name}: chat did not finish`);
+        grown[key][steps] = (await tableBytes(pool, TABLES[lib.name])) - before;
+      }
+    });
   return [
     row({
       workload: 7,
