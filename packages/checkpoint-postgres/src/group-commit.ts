@@ -22,10 +22,12 @@
  */
 import pg from "pg";
 import { type PipelinedStatement, type PipelineResult, pipelined } from "./pipeline.js";
-import { listenForErrors, runsPipelines, statementOn } from "./pool.js";
+import { onPooledClient, runsPipelines, statementOn } from "./pool.js";
 
 /** How a grouped statement commits: with the WAL flushed, or without waiting for it. */
 export type Commit = "durable" | "relaxed";
+
+const NO_PIPELINE = Promise.resolve(undefined);
 
 /** Statements per group at most: a group is one transaction, whose row locks are held until it commits. */
 const MOST = 64;
@@ -86,34 +88,18 @@ export class GroupCommit {
       return;
     }
     group.sort((a, b) => (a.thread < b.thread ? -1 : a.thread > b.thread ? 1 : 0));
-    this.pool.connect((error, client) => {
-      if (error || !client) {
-        for (const waiting of group) waiting.reject(error);
-        return;
-      }
-      listenForErrors(client);
-      // pg-native's client runs no pipeline: each goes alone.
-      if (!runsPipelines(client)) {
-        client.release();
-        for (const waiting of group) this.alone(waiting);
-        return;
-      }
-      pipelined(
-        client,
-        group.map((waiting) => waiting.statement),
-      ).then(
-        (results) => {
-          client.release();
-          for (const [index, waiting] of group.entries()) waiting.resolve(results[index]!);
-        },
-        (failure: unknown) => {
-          // As for a statement alone: a connection whose exchange failed is not reused.
-          client.release(failure as Error);
-          if (rolledBack(failure)) for (const waiting of group) this.alone(waiting);
-          else for (const waiting of group) waiting.reject(failure);
-        },
-      );
-    });
+    const statements = group.map((waiting) => waiting.statement);
+    // pg-native's client runs no pipeline (undefined): each goes alone.
+    onPooledClient(this.pool, (client) => (runsPipelines(client) ? pipelined(client, statements) : NO_PIPELINE)).then(
+      (results) => {
+        if (!results) for (const waiting of group) this.alone(waiting);
+        else for (const [index, waiting] of group.entries()) waiting.resolve(results[index]!);
+      },
+      (failure: unknown) => {
+        if (rolledBack(failure)) for (const waiting of group) this.alone(waiting);
+        else for (const waiting of group) waiting.reject(failure);
+      },
+    );
   }
 
   private alone(waiting: Waiting): void {

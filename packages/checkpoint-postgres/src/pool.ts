@@ -40,7 +40,7 @@ const listened = new WeakSet<pg.PoolClient>();
  * fails with it instead. The listener is added once and stays on the connection in the pool,
  * whose own listener still drops it there.
  */
-export function listenForErrors(client: pg.PoolClient): void {
+function listenForErrors(client: pg.PoolClient): void {
   if (listened.has(client)) return;
   listened.add(client);
   client.on("error", ignore);
@@ -49,16 +49,23 @@ export function listenForErrors(client: pg.PoolClient): void {
 /**
  * One statement on a pooled connection of its own, as `pool.query` runs it but for less of
  * the client's CPU: node-postgres's query path copies the config's property descriptors and
- * builds a Query emitter per call; the saver runs a statement or two per step. Through
- * pg-pool's callback form (its promise form adds two promises per checkout). A connection whose
- * statement failed is dropped, as `pool.query` does.
+ * builds a Query emitter per call; the saver runs a statement or two per step.
  */
 export function statementOn(pool: pg.Pool, statement: PipelinedStatement): Promise<PipelineResult> {
+  return onPooledClient(pool, (client) => sendOne(client, statement));
+}
+
+/**
+ * `use` of a pooled connection, given back when it settles. Through pg-pool's callback form (its
+ * promise form adds two promises per checkout). A connection whose use failed is dropped, as
+ * `pool.query` does.
+ */
+export function onPooledClient<T>(pool: pg.Pool, use: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   return new Promise((resolve, reject) =>
     pool.connect((error, client) => {
       if (error || !client) return reject(error);
       listenForErrors(client);
-      sendOne(client, statement).then(
+      use(client).then(
         (result) => {
           client.release();
           resolve(result);
