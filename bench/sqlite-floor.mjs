@@ -8,8 +8,11 @@
  * one, on new threads: SQLite's own time, without the runtime's or the saver's JavaScript. Then
  * the same statements with their commits merged into one per 100 round trips: what the commits
  * cost. Each measure three times, alternated; medians, in µs per round trip.
+ * On a file, last, the pages those commits write: a round trip's WAL frames by table and kind of
+ * page (a leaf, or an interior page a split changed), read from the log of a second file whose
+ * log is never copied back, so that every frame stays in it.
  */
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -105,3 +108,44 @@ for (const [name, values] of Object.entries(samples)) {
 }
 await saver.close();
 rmSync(file, { force: true });
+if (!args.memory) await walFrames();
+
+/** WAL frames per round trip by table and page kind, on a file of its own. */
+async function walFrames(warmup = 300, measured = 200) {
+  const path = join(tmpdir(), `interlude-sqlite-floor-frames-${process.pid}.sqlite`);
+  const census = SqliteSaver.fromConnString(path, { walCheckpointer: false });
+  census.db.pragma("wal_autocheckpoint = 0");
+  const countedGraph = approval(interlude, census);
+  const roundTrip = async (threadId) => {
+    const config = { configurable: { thread_id: threadId } };
+    await countedGraph.invoke({ request: { customer: "ACME", amount: 1 } }, config);
+    await countedGraph.invoke(new interlude.Command({ resume: "yes" }), config);
+  };
+  // Thread ids as workload 3's: where a new thread's rows land in the tables decides the splits.
+  for (let i = 0; i < warmup; i++) await roundTrip(`rt-${i}`);
+  census.db.pragma("wal_checkpoint(TRUNCATE)");
+  for (let i = warmup; i < warmup + measured; i++) await roundTrip(`rt-${i}`);
+  // The log's format: a 32-byte header, then frames of a 24-byte header (page number first) and a page.
+  const log = readFileSync(`${path}-wal`);
+  const pageSize = log.readUInt32BE(8);
+  const pageOf = new Map(
+    census.db
+      .prepare("SELECT pageno, name, pagetype FROM dbstat")
+      .all()
+      .map((page) => [page.pageno, `${page.name} ${page.pagetype}`]),
+  );
+  const frames = new Map();
+  for (let at = 32; at + 24 + pageSize <= log.length; at += 24 + pageSize) {
+    const page = log.readUInt32BE(at);
+    // Page 1 holds the file's header too (page count, free list): a split that adds a page writes it.
+    const kind = page === 1 ? "page 1" : (pageOf.get(page) ?? "freed");
+    frames.set(kind, (frames.get(kind) ?? 0) + 1);
+  }
+  const total = [...frames.values()].reduce((sum, count) => sum + count, 0);
+  const parts = [...frames]
+    .sort((a, b) => b[1] - a[1])
+    .map(([kind, count]) => `${kind} ${(count / measured).toFixed(2)}`);
+  console.log(`  WAL frames per round trip: ${(total / measured).toFixed(1)} (${parts.join(", ")})`);
+  await census.close();
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+}
