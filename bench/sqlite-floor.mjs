@@ -43,11 +43,11 @@ for (const method of ["run", "get", "all"]) {
 }
 
 let threads = 0;
-async function roundTrip(threadId = `t${threads++}`) {
+async function roundTrip(threadId = `t${threads++}`, on = graph) {
   const config = { configurable: { thread_id: threadId } };
-  await graph.invoke({ request: { customer: "ACME", amount: 1 } }, config);
-  await graph.getState(config);
-  const done = await graph.invoke(new interlude.Command({ resume: "yes" }), config);
+  await on.invoke({ request: { customer: "ACME", amount: 1 } }, config);
+  await on.getState(config);
+  const done = await on.invoke(new interlude.Command({ resume: "yes" }), config);
   if (done.result !== "sent") throw new Error("the round trip did not finish");
 }
 
@@ -115,16 +115,11 @@ async function walFrames(warmup = 300, measured = 200) {
   const path = join(tmpdir(), `interlude-sqlite-floor-frames-${process.pid}.sqlite`);
   const census = SqliteSaver.fromConnString(path, { walCheckpointer: false });
   census.db.pragma("wal_autocheckpoint = 0");
-  const countedGraph = approval(interlude, census);
-  const roundTrip = async (threadId) => {
-    const config = { configurable: { thread_id: threadId } };
-    await countedGraph.invoke({ request: { customer: "ACME", amount: 1 } }, config);
-    await countedGraph.invoke(new interlude.Command({ resume: "yes" }), config);
-  };
+  const counted = approval(interlude, census);
   // Thread ids as workload 3's: where a new thread's rows land in the tables decides the splits.
-  for (let i = 0; i < warmup; i++) await roundTrip(`rt-${i}`);
+  for (let i = 0; i < warmup; i++) await roundTrip(`rt-${i}`, counted);
   census.db.pragma("wal_checkpoint(TRUNCATE)");
-  for (let i = warmup; i < warmup + measured; i++) await roundTrip(`rt-${i}`);
+  for (let i = warmup; i < warmup + measured; i++) await roundTrip(`rt-${i}`, counted);
   // The log's format: a 32-byte header, then frames of a 24-byte header (page number first) and a page.
   const log = readFileSync(`${path}-wal`);
   const pageSize = log.readUInt32BE(8);
