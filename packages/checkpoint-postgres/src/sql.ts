@@ -250,15 +250,20 @@ export const SQL = {
  * by raising an error, which would send its whole group again, statement by statement.
  */
 export const GROUPED: ReadonlyMap<string, Commit> = new Map(
-  Object.keys(SQL).flatMap((statement): Array<[string, Commit]> => {
+  (Object.keys(SQL) as Array<keyof typeof SQL>).flatMap((statement): Array<[string, Commit]> => {
     if (statement.startsWith("put_") || statement.startsWith("putWrites"))
-      return [[`interlude_${statement}`, "durable"]];
-    if (statement === "claimLatest" || statement === "claimLatestSince") return [[`interlude_${statement}`, "relaxed"]];
+      return [[preparedName(statement), "durable"]];
+    if (statement === "claimLatest" || statement === "claimLatestSince") return [[preparedName(statement), "relaxed"]];
     return [];
   }),
 );
 
 /** A hot statement, prepared once per connection under its name. */
 export function named(statement: keyof typeof SQL, values: unknown[]): QueryConfig {
-  return { name: `interlude_${statement}`, text: SQL[statement], values };
+  return { name: preparedName(statement), text: SQL[statement], values };
+}
+
+/** The name a statement of `SQL` is prepared under: what `GROUPED` looks statements up by. */
+function preparedName(statement: keyof typeof SQL): string {
+  return `interlude_${statement}`;
 }
