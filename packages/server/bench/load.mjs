@@ -184,9 +184,29 @@ function postgresCpuMs(postmaster) {
 }
 
 /** The machine's idle and total CPU time so far (/proc/stat, clock ticks, all cores). */
-function machineTicks() {
+export function machineTicks() {
   const cpu = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
   return { idle: cpu[3] + cpu[4], total: cpu.reduce((a, b) => a + b, 0) };
+}
+
+/**
+ * The CPU time (ms) so far of the PostgreSQL at `url` (which must run on this machine), as a
+ * function; undefined when its postmaster cannot be found.
+ */
+export async function postgresCpuOf(url) {
+  const { default: pg } = await import("pg");
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  try {
+    const postmaster = await postmasterOf(pool);
+    return postmaster === undefined ? undefined : () => postgresCpuMs(postmaster);
+  } finally {
+    await pool.end();
+  }
+}
+
+/** The machine's share of idle CPU between two `machineTicks()`. */
+export function idleShare(before, after) {
+  return (after.idle - before.idle) / (after.total - before.total);
 }
 
 /** The postmaster's pid: the parent of a backend of the pool's server (which must run on this machine). */
@@ -515,8 +535,7 @@ async function main() {
           (s.voluntary - switchesBefore[i].voluntary) / result.roundTrips,
           (s.involuntary - switchesBefore[i].involuntary) / result.roundTrips,
         ]);
-    const machine = machineTicks();
-    result.machineIdle = (machine.idle - machineBefore.idle) / (machine.total - machineBefore.total);
+    result.machineIdle = idleShare(machineBefore, machineTicks());
     if (byProcessBefore && byProcessBefore.length > 1)
       result.cpuMsPerRoundTripByProcess = deployment
         .cpuByProcess()

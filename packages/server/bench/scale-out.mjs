@@ -8,12 +8,28 @@
  * measured in different runs says little: here the two alternate (who goes first alternates
  * too) and the ratio is of their medians.
  *
+ * Each sample also prints what the deployment and PostgreSQL spent in CPU per round trip, and
+ * the share of the machine left idle, and the last line their medians: the second server can
+ * only add throughput with CPU the first leaves idle, so where one server already leaves little
+ * (a 2-core machine running PostgreSQL and the clients too), what two servers cost more per
+ * round trip is what the ratio shows.
+ *
  * `node packages/server/bench/scale-out.mjs [--clients 20] [--rounds 60] [--warmup 250] [--samples 6] [--sticky] [--no-fsync]`
  * (`--sticky`: each client sends all its answers to one of the two servers, as a balancer routing by
  * thread would)
  */
 import { summary } from "../../../bench/lib/harness.mjs";
-import { arg, describeLoad, postgresDurability, runLoad, startProcesses, throwawayDatabase } from "./load.mjs";
+import {
+  arg,
+  describeLoad,
+  idleShare,
+  machineTicks,
+  postgresCpuOf,
+  postgresDurability,
+  runLoad,
+  startProcesses,
+  throwawayDatabase,
+} from "./load.mjs";
 
 const clients = Number(arg("clients", 20));
 const rounds = Number(arg("rounds", 60));
@@ -29,15 +45,31 @@ async function deploy(database, servers) {
     urls: processes.filter((p) => p.url).map((p) => p.url),
     cpuMs: () => processes.reduce((sum, p) => sum + p.cpuMs(), 0),
     samples: [],
+    /** Per sample: the deployment's, PostgreSQL's and the clients' CPU per round trip (ms), and the idle share. */
+    costs: [],
     stop: async () => {
       for (const p of processes) await p.stop();
     },
   };
 }
 
+/** The medians of a deployment's CPU per round trip and of the machine's idle share. */
+function describeCosts(d) {
+  const median = (key) => summary(d.costs.map((c) => c[key]).filter((v) => v !== undefined)).median;
+  const postgres = d.costs.some((c) => c.postgres !== undefined)
+    ? `, PostgreSQL ${median("postgres").toFixed(2)} ms`
+    : "";
+  return (
+    `${d.label}: its CPU ${median("servers").toFixed(2)} ms${postgres}, the clients' ${median("clients").toFixed(2)} ms, ` +
+    `machine idle ${(100 * median("machineIdle")).toFixed(0)}%`
+  );
+}
+
 const first = await throwawayDatabase("interlude_one");
 const second = await throwawayDatabase("interlude_two", { on: first });
 const deployments = [await deploy(first, 1), await deploy(second, 2)];
+// One PostgreSQL holds both databases; the deployment not measured is idle meanwhile.
+const postgresCpuMs = await postgresCpuOf(first.server);
 try {
   for (const d of deployments) await runLoad({ urls: d.urls, clients, rounds: Number(arg("warmup", 250)), sticky });
   for (let i = 0; i < samples; i++) {
@@ -45,11 +77,23 @@ try {
     for (const d of order) {
       const idle = deployments.find((other) => other !== d);
       const idleBefore = idle.cpuMs();
+      const postgresBefore = postgresCpuMs?.();
+      const machineBefore = machineTicks();
       const result = await runLoad({ urls: d.urls, clients, rounds, cpuMs: d.cpuMs, sticky });
+      const machineIdle = idleShare(machineBefore, machineTicks());
+      const postgresCpu = postgresCpuMs && (postgresCpuMs() - postgresBefore) / result.roundTrips;
       d.samples.push(result.perSecond);
+      d.costs.push({
+        servers: result.serverCpuMsPerRoundTrip,
+        postgres: postgresCpu,
+        clients: result.clientsCpuMsPerRoundTrip,
+        machineIdle,
+      });
       const idleCpu = (idle.cpuMs() - idleBefore) / result.roundTrips;
       console.log(
-        `${describeLoad(`${d.label}, ${clients} clients, saturation`, result)}; the idle deployment's CPU ${idleCpu.toFixed(2)} ms per round trip`,
+        `${describeLoad(`${d.label}, ${clients} clients, saturation`, result)}; the idle deployment's CPU ${idleCpu.toFixed(2)} ms per round trip` +
+          (postgresCpu === undefined ? "" : `; PostgreSQL CPU ${postgresCpu.toFixed(2)} ms per round trip`) +
+          `; machine idle ${(100 * machineIdle).toFixed(0)}%`,
       );
     }
   }
@@ -59,6 +103,7 @@ try {
       `2 servers + a worker ${two.toFixed(0)}/s, ratio ${(two / one).toFixed(2)}; ` +
       `target (two at least as fast as one): ${two >= one ? "met" : "NOT met"}`,
   );
+  console.log(`[scale-out] medians per round trip: ${deployments.map(describeCosts).join("; ")}`);
 } finally {
   for (const d of deployments) await d.stop();
   first.stop();
