@@ -1,4 +1,5 @@
 export type { ClaimInTransaction, JoinedSaver, JoinedStatement } from "./joined.js";
-export { PostgresSaver, type PostgresSaverOptions } from "./saver.js";
+export { PostgresSaver } from "./saver.js";
+export type { PostgresSaverOptions } from "./saver-options.js";
 export { SCHEMA_VERSION } from "./schema.js";
 export { PostgresStore, type PostgresStoreConfig, STORE_SCHEMA_VERSION } from "./store.js";

@@ -118,3 +118,28 @@ export function latestQuery(
 function namesRows(held: CachedHead | undefined): held is CachedHead & { rows: NonNullable<CachedHead["rows"]> } {
   return held?.rows !== undefined && held.contested;
 }
+
+/** A blob row of a load (SQL.blobChains), delta bases included. */
+export interface BlobRow {
+  channel: string;
+  version: number;
+  base: number | null;
+  data: Buffer | null;
+  /** The row version's xmin (head-cache.ts). */
+  stamp: string;
+}
+
+/**
+ * A head replaced since it was held (`Loaded.since`), as `tupleOf` copies from it: the values at
+ * versions whose blob rows PostgreSQL did not send again (unchanged), not those kept inline,
+ * which the new row carries itself.
+ */
+export function replacedHead(since: CachedHead | undefined) {
+  const parsed = since?.parsed;
+  if (!parsed) return undefined;
+  const holds = (channel: string, version: number) => {
+    const key = blobKey(channel, version);
+    return namesRow(since.blobs.get(key), since.inline, key);
+  };
+  return { parsed, holds };
+}

@@ -91,3 +91,17 @@ export function toBytes(data: string | Uint8Array | null): Buffer | null {
     ? Buffer.from(data, "utf8")
     : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 }
+
+/** SQLSTATEs raised by interlude_put (schema.ts): the head moved (its DETAIL holds the head), a delta's base is gone. */
+export const HEAD_MOVED = "IL409";
+export const BASE_GONE = "IL412";
+const UNIQUE_VIOLATION = "23505";
+
+/**
+ * A one-statement put that found its checkpoint or a blob stored already (sql.ts, putStatement)
+ * stored nothing: as a refusal, no row, so that the put goes through interlude_put.
+ */
+export function rewritten(error: unknown): { rows: Array<{ stamp: string }> } {
+  if ((error as { code?: string }).code === UNIQUE_VIOLATION) return { rows: [] };
+  throw error;
+}

@@ -3,30 +3,18 @@ import {
   CheckpointConflictError,
   type CheckpointTuple,
   type ClaimHolder,
-  InvalidSaverOptionError,
   JsonSerializer,
   type PendingWrite,
   StorageError,
   type ThreadClaim,
 } from "@interlude/core";
 import type * as Kit from "@interlude/core/saver-kit";
-import {
-  BASE_MISSING,
-  blobKey,
-  everyName,
-  headCacheLimits,
-  KIT_OPTIONS,
-  listSql,
-  parsedOf,
-  refuseUnknownOptions,
-  SaverKit,
-  STORED,
-  seedOf,
-} from "@interlude/core/saver-kit";
-import pg from "pg";
+import { BASE_MISSING, blobKey, listSql, parsedOf, SaverKit, STORED, seedOf } from "@interlude/core/saver-kit";
+import type pg from "pg";
+import { Database } from "./database.js";
 import { DeferredPuts } from "./deferred-puts.js";
 import { GroupCommit } from "./group-commit.js";
-import { type CachedHead, HeadCache, type HeldBlob, namesRow } from "./head-cache.js";
+import { HeadCache, type HeldBlob } from "./head-cache.js";
 import {
   type InlineValues,
   inlineValues,
@@ -39,43 +27,21 @@ import {
   withInline,
 } from "./inline-values.js";
 import { type Claimed, JoinedSaver, ownerInDatabase } from "./joined.js";
-import { type CheckpointRow, type LatestRow, type Loaded, latestOf, latestQuery } from "./latest.js";
+import {
+  type BlobRow,
+  type CheckpointRow,
+  type LatestRow,
+  type Loaded,
+  latestOf,
+  latestQuery,
+  replacedHead,
+} from "./latest.js";
 import type { PipelinedStatement } from "./pipeline.js";
-import { endPool, statementOn, storageError, withPoolClient } from "./pool.js";
-import { oneStatementPut, putQuery, toBytes } from "./put-query.js";
+import { statementOn, storageError } from "./pool.js";
+import { BASE_GONE, HEAD_MOVED, oneStatementPut, putQuery, rewritten, toBytes } from "./put-query.js";
+import { type PostgresSaverOptions, settingsOf } from "./saver-options.js";
 import { migrate } from "./schema.js";
 import { GROUPED, HEAD, named, SQL } from "./sql.js";
-
-/** Claims and idle threads run on the database clock: no `now` option. */
-export interface PostgresSaverOptions extends Omit<Kit.SaverKitOptions, "now"> {
-  /** Run `setup()` on first use (default true). Set false when migrations are run separately. */
-  autoSetup?: boolean;
-  /**
-   * Threads whose newest checkpoint the saver keeps in memory, as stored, so that loading one
-   * again reads only its pending writes and a "still the newest" from PostgreSQL (see
-   * head-cache.ts; default 1000, 0 turns it off).
-   */
-  cachedThreads?: number;
-  /** Bytes of stored data that cache keeps at most (default 32 MiB). */
-  cachedBytes?: number;
-  /**
-   * Send the saves and claims of different threads that are ready in the same event-loop turn
-   * in one exchange and one transaction (see group-commit.ts; default true). False: each in a
-   * transaction of its own.
-   */
-  groupCommit?: boolean;
-}
-
-/** The database's clock decides claims and expiry: no `now`. */
-const POSTGRES_OPTIONS = [
-  ...KIT_OPTIONS.filter((option) => option !== "now"),
-  ...everyName<Exclude<keyof PostgresSaverOptions, keyof Kit.SaverKitOptions>>({
-    autoSetup: 1,
-    cachedThreads: 1,
-    cachedBytes: 1,
-    groupCommit: 1,
-  }),
-];
 
 /**
  * Durable checkpoints in PostgreSQL, shared by any number of processes. `put` is a
@@ -84,11 +50,7 @@ const POSTGRES_OPTIONS = [
  */
 export class PostgresSaver extends SaverKit {
   readonly pool: pg.Pool;
-  private readonly ownsPool: boolean;
-  private readonly autoSetup: boolean;
-  private ready: Promise<void> | undefined;
-  /** `ready` has resolved: no call waits for it any more (an await costs a promise and a turn on every statement). */
-  private isSetUp = false;
+  private readonly database: Database;
   /** Threads this saver holds a claim on. */
   private readonly claimed = new Map<string, Claimed>();
   private readonly cache: HeadCache;
@@ -116,47 +78,31 @@ export class PostgresSaver extends SaverKit {
   constructor(pool: pg.Pool | string, options: PostgresSaverOptions = {}) {
     super(options);
     // First: it refuses unknown options and bad limits, before a pool is made.
-    refuseUnknownOptions("PostgresSaver", options, POSTGRES_OPTIONS, {
-      schema: "the tables live in the connection's search_path; set it there (options: '-c search_path=...')",
-    });
-    const limits = headCacheLimits(options);
-    const grouped = options.groupCommit ?? true;
-    if (typeof grouped !== "boolean") throw new InvalidSaverOptionError("groupCommit", grouped, "true or false");
+    const { limits, groupCommit: grouped, autoSetup } = settingsOf(options);
     this.copies = this.serde instanceof JsonSerializer && limits.threads > 0;
     this.cache = new HeadCache(limits, this.copies);
-    this.ownsPool = typeof pool === "string";
-    this.pool = typeof pool === "string" ? new pg.Pool({ connectionString: pool }) : pool;
-    if (this.ownsPool) this.pool.on("error", () => {}); // idle clients dying is reported on their next use
-    this.autoSetup = options.autoSetup ?? true;
+    this.database = new Database(pool, { migrate, setupOperation: "setup", autoSetup });
+    this.pool = this.database.pool;
     this.commits = grouped ? new GroupCommit(this.pool, GROUPED) : undefined;
     this.sweepPeriodically(options);
     this.joined = new JoinedSaver({
       claimed: this.claimed,
       cache: this.cache,
       parked: this.parked,
-      send: async (operation, query) => void (await this.guard(operation, () => this.query(query))),
+      send: async (operation, query) => void (await this.database.guard(operation, () => this.query(query))),
     });
   }
 
   /** Creates or upgrades the tables. Idempotent, and safe to call from several processes at once. */
   setup(): Promise<void> {
-    this.ready ??= this.withClient("setup", migrate).then(
-      () => {
-        this.isSetUp = true;
-      },
-      (error: unknown) => {
-        this.ready = undefined;
-        throw error;
-      },
-    );
-    return this.ready;
+    return this.database.setup();
   }
 
   protected loadTuple(threadId: string, ns: string, id: string | undefined): Promise<CheckpointTuple | undefined> {
     const claimed = id === undefined && ns === "" ? this.takeClaimedLatest(threadId) : undefined;
     if (claimed !== undefined)
-      return this.guard("getTuple", async () => (claimed ? this.load(threadId, ns, claimed) : undefined));
-    return this.guard("getTuple", async () => {
+      return this.database.guard("getTuple", async () => (claimed ? this.load(threadId, ns, claimed) : undefined));
+    return this.database.guard("getTuple", async () => {
       await this.settle(threadId);
       if (id === undefined) {
         const held = this.heldHead(threadId, ns);
@@ -185,7 +131,7 @@ export class PostgresSaver extends SaverKit {
   }
 
   override async getHeadId(threadId: string, checkpointNs = ""): Promise<string | undefined> {
-    return this.guard("getHeadId", async () => {
+    return this.database.guard("getHeadId", async () => {
       await this.settle(threadId);
       const { rows } = await this.query<{ head_id: string | null }>(named("head", [threadId, checkpointNs]));
       return rows[0]?.head_id ?? undefined;
@@ -194,7 +140,7 @@ export class PostgresSaver extends SaverKit {
 
   protected listCandidates(scope: Kit.ListScope): Promise<Array<Kit.ListCandidate<Buffer>>> {
     const { text, params } = listSql("interlude_checkpoints", scope, (n) => `$${n}`);
-    return this.guard("list", async () => {
+    return this.database.guard("list", async () => {
       if (scope.threadId !== undefined) await this.settle(scope.threadId);
       else await this.deferred.sendAll(this.sendAlone).catch(() => undefined);
       return (await this.query<Kit.ListCandidate<Buffer>>(text, params)).rows;
@@ -218,7 +164,7 @@ export class PostgresSaver extends SaverKit {
       if (seed) this.seeds.set(put, seed);
     }
     if (this.deferred.hold(put)) return Promise.resolve(STORED);
-    return this.guard("put", async () => {
+    return this.database.guard("put", async () => {
       const before = this.deferred.size > 0 ? await this.deferred.takeFor(put, this.sendAlone) : undefined;
       return this.store(put, before);
     });
@@ -302,7 +248,7 @@ export class PostgresSaver extends SaverKit {
   /** Stores the puts held back (`durable: false`); rejects with the first refusal. */
   override flush(): Promise<void> {
     if (this.deferred.size === 0) return Promise.resolve();
-    return this.guard("flush", () => this.deferred.sendAll(this.sendAlone));
+    return this.database.guard("flush", () => this.deferred.sendAll(this.sendAlone));
   }
 
   /**
@@ -330,7 +276,7 @@ export class PostgresSaver extends SaverKit {
       this.parked.set(threadId, query);
       return this.releasedWith(threadId, releaseClaim);
     }
-    await this.guard("putWrites", async () => {
+    await this.database.guard("putWrites", async () => {
       await this.settleFor(threadId, checkpointId);
       return this.query(query);
     });
@@ -358,7 +304,7 @@ export class PostgresSaver extends SaverKit {
     if (held) held.latest = undefined;
     this.cache.forget(threadId);
     this.deferred.drop(threadId);
-    await this.guard("deleteThread", () => this.query(SQL.deleteThread, [threadId]));
+    await this.database.guard("deleteThread", () => this.query(SQL.deleteThread, [threadId]));
   }
 
   /**
@@ -377,7 +323,7 @@ export class PostgresSaver extends SaverKit {
     // Renewing our own claim, or taking over a dead holder's: no checkpoint comes with it.
     if (held?.owner === claim.owner || claim.replaces !== undefined) {
       const owner = ownerInDatabase(this.claimed, threadId, claim.owner);
-      const result = await this.guard("claimThread", () =>
+      const result = await this.database.guard("claimThread", () =>
         this.query(named("claim", [threadId, owner, claim.ttlMs, claim.replaces ?? null])),
       );
       if (result.rowCount !== 1) return false;
@@ -387,7 +333,7 @@ export class PostgresSaver extends SaverKit {
     // A run's held put (one that failed before its next put) is stored before the thread is read.
     await this.settle(threadId);
     const cached = this.cache.get(threadId);
-    const { rows } = await this.guard("claimThread", () =>
+    const { rows } = await this.database.guard("claimThread", () =>
       this.query<LatestRow>(latestQuery("claimLatest", [threadId, claim.owner, claim.ttlMs], cached)),
     );
     if (rows[0]?.kind === "n") return false;
@@ -398,7 +344,7 @@ export class PostgresSaver extends SaverKit {
   }
 
   override async claimHolder(threadId: string): Promise<ClaimHolder | undefined> {
-    const result = await this.guard("claimHolder", () => this.query(SQL.claimHolder, [threadId]));
+    const result = await this.database.guard("claimHolder", () => this.query(SQL.claimHolder, [threadId]));
     const row = result.rows[0] as { owner: string; expires_at: number } | undefined;
     return row && { owner: row.owner, expiresAt: Number(row.expires_at) };
   }
@@ -412,7 +358,7 @@ export class PostgresSaver extends SaverKit {
       held.latest = undefined;
     }
     const heldAs = ownerInDatabase(this.claimed, threadId, owner);
-    await this.guard("releaseThread", () => this.query(named("release", [threadId, heldAs])));
+    await this.database.guard("releaseThread", () => this.query(named("release", [threadId, heldAs])));
     // Forgotten once released: a release that failed is tried again under the same name.
     if (held?.owner === owner && this.claimed.get(threadId) === held) this.claimed.delete(threadId);
   }
@@ -427,7 +373,7 @@ export class PostgresSaver extends SaverKit {
   }
 
   protected threadsCreatedBefore(cutoff: number): Promise<string[]> {
-    return this.guard("prune", async () =>
+    return this.database.guard("prune", async () =>
       (await this.query<{ thread_id: string }>(SQL.threadsWithOld, [cutoff])).rows.map((r) => r.thread_id),
     );
   }
@@ -435,7 +381,7 @@ export class PostgresSaver extends SaverKit {
   protected async pruneThread(threadId: string, request: Kit.PruneRequest): Promise<number> {
     await this.settle(threadId);
     this.cache.forget(threadId);
-    return this.transaction("prune", async (client) => {
+    return this.database.transaction("prune", async (client) => {
       await client.query(SQL.lockThread, [threadId]);
       const rows = (await client.query<Kit.PruneCandidate<Buffer>>(SQL.pruneRows, [threadId])).rows;
       const blobs = (await client.query<Kit.StoredBlobRef>(SQL.blobBases, [threadId])).rows;
@@ -455,9 +401,9 @@ export class PostgresSaver extends SaverKit {
   }
 
   override async sweep(): Promise<number> {
-    await this.guard("sweep", () => this.query(SQL.expiredClaims));
+    await this.database.guard("sweep", () => this.query(SQL.expiredClaims));
     if (!this.ttlMs) return 0;
-    const idle = await this.guard(
+    const idle = await this.database.guard(
       "sweep",
       async () => (await this.query<{ thread_id: string }>(SQL.idleThreads, [this.ttlMs])).rows,
     );
@@ -474,14 +420,14 @@ export class PostgresSaver extends SaverKit {
     try {
       await this.flush();
     } finally {
-      if (this.ownsPool) await endPool(this.pool);
+      await this.database.close();
     }
   }
 
   /** LangGraph's way to close: as `close()`, then the pool is ended even if it was passed in, as LangGraph's `end()` ends it. */
   async end(): Promise<void> {
     await this.close();
-    await endPool(this.pool);
+    await this.database.close(true);
   }
 
   /** Reads what was not read along with the row, keeps a newest root checkpoint in the cache, and assembles it. */
@@ -533,31 +479,6 @@ export class PostgresSaver extends SaverKit {
     );
   }
 
-  private async transaction<T>(operation: string, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    return this.withClient(operation, async (client) => {
-      await client.query("BEGIN");
-      try {
-        const result = await body(client);
-        await client.query("COMMIT");
-        return result;
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => {});
-        throw error;
-      }
-    });
-  }
-
-  private async withClient<T>(operation: string, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const ready = operation === "setup" ? undefined : this.ensureReady();
-    if (ready) await ready;
-    return withPoolClient(this.pool, operation, body);
-  }
-
-  /** The tables' setup to wait for; undefined once it is done (or left to the caller: autoSetup off). */
-  private ensureReady(): Promise<void> | undefined {
-    return this.autoSetup && !this.isSetUp ? this.setup() : undefined;
-  }
-
   /**
    * One statement on a pooled connection (pool.ts, `statementOn`): `pool.query`'s result, for
    * less CPU; a run's saves and claims with other threads' (group-commit.ts).
@@ -570,52 +491,4 @@ export class PostgresSaver extends SaverKit {
       typeof statement === "string" ? { text: statement, values } : { ...statement, values: statement.values ?? [] };
     return (this.commits?.send(sent) ?? statementOn(this.pool, sent)) as Promise<{ rows: R[]; rowCount: number }>;
   }
-
-  private async guard<T>(operation: string, body: () => Promise<T>): Promise<T> {
-    try {
-      const ready = this.ensureReady();
-      if (ready) await ready;
-      return await body();
-    } catch (error) {
-      throw storageError(operation, error);
-    }
-  }
-}
-
-interface BlobRow {
-  channel: string;
-  version: number;
-  base: number | null;
-  data: Buffer | null;
-  /** The row version's xmin (head-cache.ts). */
-  stamp: string;
-}
-
-/** SQLSTATEs raised by interlude_put (schema.ts). */
-const HEAD_MOVED = "IL409";
-const BASE_GONE = "IL412";
-const UNIQUE_VIOLATION = "23505";
-
-/**
- * A one-statement put that found its checkpoint or a blob stored already (sql.ts, putStatement)
- * stored nothing: as a refusal, no row, so that the put goes through interlude_put.
- */
-function rewritten(error: unknown): { rows: Array<{ stamp: string }> } {
-  if ((error as { code?: string }).code === UNIQUE_VIOLATION) return { rows: [] };
-  throw error;
-}
-
-/**
- * A head replaced since it was held, as `tupleOf` copies from it: the values at versions whose
- * blob rows PostgreSQL did not send again (unchanged), not those kept inline, which the new row
- * carries itself.
- */
-function replacedHead(since: CachedHead | undefined) {
-  const parsed = since?.parsed;
-  if (!parsed) return undefined;
-  const holds = (channel: string, version: number) => {
-    const key = blobKey(channel, version);
-    return namesRow(since.blobs.get(key), since.inline, key);
-  };
-  return { parsed, holds };
 }

@@ -5,8 +5,8 @@
  */
 import { type Item, type ItemRow, type PutOperation, StoreKit } from "@interlude/core";
 import pg from "pg";
+import { Database } from "./database.js";
 import { applyMigrations } from "./migrate.js";
-import { endPool, withPoolClient } from "./pool.js";
 
 /** Labels cannot contain ".", so the joined namespace splits back exactly. */
 const JOIN = ".";
@@ -56,9 +56,7 @@ const INSTEAD: Record<string, string> = {
 
 export class PostgresStore extends StoreKit {
   readonly pool: pg.Pool;
-  private readonly ownsPool: boolean;
-  private readonly autoSetup: boolean;
-  private ready: Promise<void> | undefined;
+  private readonly database: Database;
 
   /** `PostgresStore.fromConnString("postgres://user@host/db")`: the store owns (and ends) the pool. */
   static fromConnString(connectionString: string, options: Omit<PostgresStoreConfig, "connectionOptions"> = {}) {
@@ -73,36 +71,25 @@ export class PostgresStore extends StoreKit {
     super();
     const config = typeof pool === "string" ? { connectionOptions: pool } : pool instanceof pg.Pool ? undefined : pool;
     this.refuseOptions(config, ["connectionOptions", "ensureTables"], INSTEAD);
-    this.ownsPool = config !== undefined;
-    this.autoSetup = config?.ensureTables ?? true;
-    if (config === undefined) this.pool = pool as pg.Pool;
-    else {
-      const options = config.connectionOptions;
-      this.pool = new pg.Pool(typeof options === "string" ? { connectionString: options } : options);
-      this.pool.on("error", () => {});
-    }
+    this.database = new Database(config === undefined ? (pool as pg.Pool) : config.connectionOptions, {
+      migrate,
+      setupOperation: "store setup",
+      autoSetup: config?.ensureTables ?? true,
+    });
+    this.pool = this.database.pool;
   }
 
   /** Creates the table; run on first use, safe to call from several processes at once. */
   setup(): Promise<void> {
-    this.ready ??= this.withClient("store setup", migrate).catch((error: unknown) => {
-      this.ready = undefined;
-      throw error;
-    });
-    return this.ready;
+    return this.database.setup();
   }
 
   override start(): Promise<void> {
     return this.setup();
   }
 
-  private async withClient<T>(operation: string, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    if (operation !== "store setup" && this.autoSetup) await this.setup();
-    return withPoolClient(this.pool, operation, body);
-  }
-
   private async rows(operation: string, sql: string, params: unknown[]): Promise<ItemRow[]> {
-    return this.withClient(operation, async (client) => (await client.query<ItemRow>(sql, params)).rows);
+    return this.database.withClient(operation, async (client) => (await client.query<ItemRow>(sql, params)).rows);
   }
 
   protected async readItem(namespace: string[], key: string): Promise<Item | null> {
@@ -133,7 +120,7 @@ export class PostgresStore extends StoreKit {
   }
 
   protected async writeItems(puts: PutOperation[], now: Date): Promise<void> {
-    await this.withClient("store put", async (client) => {
+    await this.database.withClient("store put", async (client) => {
       await client.query("BEGIN");
       try {
         for (const { namespace, key, value } of puts) {
@@ -163,7 +150,7 @@ export class PostgresStore extends StoreKit {
     oldestItem: Date | null;
     newestItem: Date | null;
   }> {
-    const [row] = await this.withClient("store getStats", async (client) => {
+    const [row] = await this.database.withClient("store getStats", async (client) => {
       const result = await client.query<{
         total: string;
         namespaces: string;
@@ -187,13 +174,13 @@ export class PostgresStore extends StoreKit {
 
   /** LangGraph's manual TTL sweep: items never expire here (`ttl` is refused), so it removes none. */
   async sweepExpiredItems(): Promise<number> {
-    if (this.autoSetup) await this.setup();
+    await this.database.ready();
     return 0;
   }
 
   /** Ends the pool if the store made it (once: stopping again does nothing more). */
   override async stop(): Promise<void> {
-    if (this.ownsPool) await endPool(this.pool);
+    await this.database.close();
   }
 
   close(): Promise<void> {

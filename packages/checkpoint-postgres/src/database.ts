@@ -1,0 +1,94 @@
+/**
+ * The database a saver or a store works in: its pool, and its tables, set up once before first
+ * use. A pool made from a connection string belongs to its user, which ends it when it closes; a
+ * pool passed in is left open for whoever passed it (the server shares one between the store and
+ * the saver).
+ */
+import pg from "pg";
+import { endPool, storageError, withPoolClient } from "./pool.js";
+
+export interface DatabaseOptions {
+  /** Sets up the tables (migrations, schema.ts): idempotent, safe from several processes at once. */
+  migrate: (client: pg.PoolClient) => Promise<void>;
+  /** The operation a failed setup is reported as (a StorageError naming it). */
+  setupOperation: string;
+  /** Set the tables up on first use (false: the caller runs `setup()`, or migrations run separately). */
+  autoSetup: boolean;
+}
+
+export class Database {
+  readonly pool: pg.Pool;
+  private readonly ownsPool: boolean;
+  private setupDone: Promise<void> | undefined;
+  /** `setupDone` has resolved: no call waits for it any more (an await costs a promise and a turn on every statement). */
+  private isSetUp = false;
+
+  /** `pool`: a pool passed in, or what to make one of (a connection string, or pg's pool options). */
+  constructor(
+    pool: pg.Pool | string | pg.PoolConfig,
+    private readonly options: DatabaseOptions,
+  ) {
+    this.ownsPool = !(pool instanceof pg.Pool);
+    this.pool =
+      pool instanceof pg.Pool ? pool : new pg.Pool(typeof pool === "string" ? { connectionString: pool } : pool);
+    // Idle clients dying is reported on their next use.
+    if (this.ownsPool) this.pool.on("error", () => {});
+  }
+
+  /** Creates or upgrades the tables, once; a setup that failed is tried again by the next call. */
+  setup(): Promise<void> {
+    this.setupDone ??= withPoolClient(this.pool, this.options.setupOperation, this.options.migrate).then(
+      () => {
+        this.isSetUp = true;
+      },
+      (error: unknown) => {
+        this.setupDone = undefined;
+        throw error;
+      },
+    );
+    return this.setupDone;
+  }
+
+  /** The setup to wait for before a statement; undefined once it is done (or left to the caller: autoSetup off). */
+  ready(): Promise<void> | undefined {
+    return this.options.autoSetup && !this.isSetUp ? this.setup() : undefined;
+  }
+
+  /** Runs `body` on a pooled connection of its own once the tables are set up (pool.ts, `withPoolClient`). */
+  async withClient<T>(operation: string, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const ready = this.ready();
+    if (ready) await ready;
+    return withPoolClient(this.pool, operation, body);
+  }
+
+  /** Runs `body` once the tables are set up; a failure becomes a StorageError naming `operation`. */
+  async guard<T>(operation: string, body: () => Promise<T>): Promise<T> {
+    try {
+      const ready = this.ready();
+      if (ready) await ready;
+      return await body();
+    } catch (error) {
+      throw storageError(operation, error);
+    }
+  }
+
+  /** Runs `body` in a transaction on a pooled connection of its own: committed if it resolves, rolled back if not. */
+  transaction<T>(operation: string, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.withClient(operation, async (client) => {
+      await client.query("BEGIN");
+      try {
+        const result = await body(client);
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw error;
+      }
+    });
+  }
+
+  /** Ends the pool if it was made here (`always`: even one passed in, as LangGraph's `end()` does). */
+  async close(always = false): Promise<void> {
+    if (always || this.ownsPool) await endPool(this.pool);
+  }
+}
