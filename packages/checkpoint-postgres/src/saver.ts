@@ -11,6 +11,7 @@ import {
 import type * as Kit from "@interlude/core/saver-kit";
 import { BASE_MISSING, blobKey, listSql, parsedOf, SaverKit, STORED, seedOf } from "@interlude/core/saver-kit";
 import type pg from "pg";
+import { HeldClaims } from "./claims.js";
 import { Database } from "./database.js";
 import { DeferredPuts } from "./deferred-puts.js";
 import { GroupCommit } from "./group-commit.js";
@@ -26,7 +27,7 @@ import {
   planInline,
   withInline,
 } from "./inline-values.js";
-import { type Claimed, JoinedSaver, ownerInDatabase } from "./joined.js";
+import { JoinedSaver } from "./joined.js";
 import {
   type BlobRow,
   type CheckpointRow,
@@ -51,8 +52,7 @@ import { GROUPED, HEAD, named, SQL } from "./sql.js";
 export class PostgresSaver extends SaverKit {
   readonly pool: pg.Pool;
   private readonly database: Database;
-  /** Threads this saver holds a claim on. */
-  private readonly claimed = new Map<string, Claimed>();
+  private readonly claims: HeldClaims;
   private readonly cache: HeadCache;
   /** The cache also keeps private plain copies of what it holds (JSON serializer only, the kit's private-copies.ts). */
   private readonly copies: boolean;
@@ -81,12 +81,17 @@ export class PostgresSaver extends SaverKit {
     const { limits, groupCommit: grouped, autoSetup } = settingsOf(options);
     this.copies = this.serde instanceof JsonSerializer && limits.threads > 0;
     this.cache = new HeadCache(limits, this.copies);
+    this.claims = new HeldClaims({
+      cache: this.cache,
+      send: (operation, statement, values) => this.database.guard(operation, () => this.query(statement, values)),
+      settle: (threadId) => this.settle(threadId),
+    });
     this.database = new Database(pool, { migrate, setupOperation: "setup", autoSetup });
     this.pool = this.database.pool;
     this.commits = grouped ? new GroupCommit(this.pool, GROUPED) : undefined;
     this.sweepPeriodically(options);
     this.joined = new JoinedSaver({
-      claimed: this.claimed,
+      claimed: this.claims.byThread,
       cache: this.cache,
       parked: this.parked,
       send: async (operation, query) => void (await this.database.guard(operation, () => this.query(query))),
@@ -99,7 +104,7 @@ export class PostgresSaver extends SaverKit {
   }
 
   protected loadTuple(threadId: string, ns: string, id: string | undefined): Promise<CheckpointTuple | undefined> {
-    const claimed = id === undefined && ns === "" ? this.takeClaimedLatest(threadId) : undefined;
+    const claimed = id === undefined && ns === "" ? this.claims.takeLatest(threadId) : undefined;
     if (claimed !== undefined)
       return this.database.guard("getTuple", async () => (claimed ? this.load(threadId, ns, claimed) : undefined));
     return this.database.guard("getTuple", async () => {
@@ -156,9 +161,7 @@ export class PostgresSaver extends SaverKit {
    * statement (deferred-puts.ts).
    */
   protected storePut(put: Kit.PreparedPut): Promise<Kit.PutOutcome> {
-    // The head moves: a checkpoint read with the claim is no longer the newest.
-    const held = this.claimed.get(put.threadId);
-    if (held) held.latest = undefined;
+    this.claims.headMoved(put.threadId);
     if (this.copies && put.ns === "") {
       const seed = seedOf(put);
       if (seed) this.seeds.set(put, seed);
@@ -173,7 +176,7 @@ export class PostgresSaver extends SaverKit {
   /** Stores `put`, and with it `before`, a put held back until now (deferred-puts.ts). */
   private async store(put: Kit.PreparedPut, before?: Kit.PreparedPut): Promise<Kit.PutOutcome> {
     try {
-      const releaseAs = put.releaseClaim && ownerInDatabase(this.claimed, put.threadId, put.releaseClaim);
+      const releaseAs = put.releaseClaim && this.claims.ownerInDatabase(put.threadId, put.releaseClaim);
       // Most often planned from memory: no turn spent waiting for it.
       const planning = before && this.planned(before);
       const earlier = planning instanceof Promise ? await planning : planning;
@@ -191,7 +194,7 @@ export class PostgresSaver extends SaverKit {
         if (earlier) this.cache.put(before!, stored.stamp, earlier.plan.values, this.seeds.get(before!));
         this.cache.put(put, stored.stamp, planned.plan.values, this.seeds.get(put));
       }
-      if (put.releaseClaim !== undefined) this.releasedWith(put.threadId, put.releaseClaim);
+      if (put.releaseClaim !== undefined) this.claims.releasedWith(put.threadId, put.releaseClaim);
       return STORED;
     } catch (error) {
       const code = (error as { code?: string }).code;
@@ -268,19 +271,18 @@ export class PostgresSaver extends SaverKit {
     const query =
       releaseClaim === undefined
         ? named("putWrites", values)
-        : named("putWritesRelease", [...values, ownerInDatabase(this.claimed, threadId, releaseClaim)]);
-    const held = this.claimed.get(threadId);
-    if (releaseClaim !== undefined && held?.owner === releaseClaim && held.parks) {
+        : named("putWritesRelease", [...values, this.claims.ownerInDatabase(threadId, releaseClaim)]);
+    if (releaseClaim !== undefined && this.claims.parks(threadId, releaseClaim)) {
       // A held checkpoint goes first: the parked writes belong to it.
       await this.settleFor(threadId, checkpointId);
       this.parked.set(threadId, query);
-      return this.releasedWith(threadId, releaseClaim);
+      return this.claims.releasedWith(threadId, releaseClaim);
     }
     await this.database.guard("putWrites", async () => {
       await this.settleFor(threadId, checkpointId);
       return this.query(query);
     });
-    if (releaseClaim !== undefined) this.releasedWith(threadId, releaseClaim);
+    if (releaseClaim !== undefined) this.claims.releasedWith(threadId, releaseClaim);
   }
 
   /**
@@ -294,82 +296,24 @@ export class PostgresSaver extends SaverKit {
     if (refusal !== undefined) throw storageError("putWrites", refusal);
   }
 
-  /** The claim went with a run's last save: its releaseThread, next, sends nothing, and a late renewal takes nothing. */
-  private releasedWith(threadId: string, owner: string): void {
-    this.claimed.set(threadId, { owner, latest: undefined, released: true });
-  }
-
   protected async removeThread(threadId: string): Promise<void> {
-    const held = this.claimed.get(threadId);
-    if (held) held.latest = undefined;
+    this.claims.headMoved(threadId);
     this.cache.forget(threadId);
     this.deferred.drop(threadId);
     await this.database.guard("deleteThread", () => this.query(SQL.deleteThread, [threadId]));
   }
 
-  /**
-   * A first claim also loads the thread's newest checkpoint, which the run that claims it reads
-   * next (getTuple takes it from `claimed` instead of asking again). A renewal only renews.
-   */
-  async claimThread(threadId: string, claim: ThreadClaim): Promise<boolean> {
-    const held = this.claimed.get(threadId);
-    // Released with the run's last writes: a heartbeat's late renewal is refused.
-    if (held?.owner === claim.owner && held.released) return false;
-    // Taken in a caller's transaction for the run that claims it next (joined.ts): no round trip.
-    if (held?.handoff && claim.replaces === undefined) {
-      this.claimed.set(threadId, { owner: claim.owner, latest: held.latest, heldAs: held.owner, parks: true });
-      return true;
-    }
-    // Renewing our own claim, or taking over a dead holder's: no checkpoint comes with it.
-    if (held?.owner === claim.owner || claim.replaces !== undefined) {
-      const owner = ownerInDatabase(this.claimed, threadId, claim.owner);
-      const result = await this.database.guard("claimThread", () =>
-        this.query(named("claim", [threadId, owner, claim.ttlMs, claim.replaces ?? null])),
-      );
-      if (result.rowCount !== 1) return false;
-      if (claim.replaces !== undefined) this.claimed.set(threadId, { owner: claim.owner, latest: undefined });
-      return true;
-    }
-    // A run's held put (one that failed before its next put) is stored before the thread is read.
-    await this.settle(threadId);
-    const cached = this.cache.get(threadId);
-    const { rows } = await this.database.guard("claimThread", () =>
-      this.query<LatestRow>(latestQuery("claimLatest", [threadId, claim.owner, claim.ttlMs], cached)),
-    );
-    if (rows[0]?.kind === "n") return false;
-    // Taken from an owner that let go after the statement began: the read may have missed its last writes.
-    const latest = rows[0]?.kind === "r" ? undefined : latestOf(rows, cached);
-    this.claimed.set(threadId, { owner: claim.owner, latest });
-    return true;
+  /** A first claim also loads the thread's newest checkpoint (claims.ts). */
+  claimThread(threadId: string, claim: ThreadClaim): Promise<boolean> {
+    return this.claims.claim(threadId, claim);
   }
 
-  override async claimHolder(threadId: string): Promise<ClaimHolder | undefined> {
-    const result = await this.database.guard("claimHolder", () => this.query(SQL.claimHolder, [threadId]));
-    const row = result.rows[0] as { owner: string; expires_at: number } | undefined;
-    return row && { owner: row.owner, expiresAt: Number(row.expires_at) };
+  override claimHolder(threadId: string): Promise<ClaimHolder | undefined> {
+    return this.claims.holder(threadId);
   }
 
-  async releaseThread(threadId: string, owner: string): Promise<void> {
-    // What the run held back is stored before its claim goes.
-    await this.settle(threadId);
-    const held = this.claimed.get(threadId);
-    if (held?.owner === owner) {
-      if (held.released) return void this.claimed.delete(threadId);
-      held.latest = undefined;
-    }
-    const heldAs = ownerInDatabase(this.claimed, threadId, owner);
-    await this.database.guard("releaseThread", () => this.query(named("release", [threadId, heldAs])));
-    // Forgotten once released: a release that failed is tried again under the same name.
-    if (held?.owner === owner && this.claimed.get(threadId) === held) this.claimed.delete(threadId);
-  }
-
-  /** The newest root checkpoint loaded with this process's claim, if nothing was written since. */
-  private takeClaimedLatest(threadId: string): Loaded | null | undefined {
-    const held = this.claimed.get(threadId);
-    if (!held || held.latest === undefined) return undefined;
-    const latest = held.latest;
-    held.latest = undefined;
-    return latest;
+  releaseThread(threadId: string, owner: string): Promise<void> {
+    return this.claims.release(threadId, owner);
   }
 
   protected threadsCreatedBefore(cutoff: number): Promise<string[]> {
