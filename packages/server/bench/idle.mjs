@@ -5,7 +5,9 @@
  * the statements per second the database executed while they sat idle (pg_stat_statements),
  * most frequent first. Polling shows here as a steady rate; `BENCH_CLI` runs another build.
  */
-import { arg, startProcesses, throwawayDatabase } from "./load.mjs";
+import { arg } from "./args.mjs";
+import { throwawayDatabase } from "./postgres-stats.mjs";
+import { startProcesses } from "./processes.mjs";
 
 const servers = Number(arg("servers", 1));
 const seconds = Number(arg("seconds", 30));

@@ -23,7 +23,8 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startServerProcess, throwawayDatabase } from "./load.mjs";
+import { throwawayDatabase } from "./postgres-stats.mjs";
+import { startServerProcess } from "./processes.mjs";
 import { seedPostgres, seedSqlite } from "./seed-paused.mjs";
 
 const COUNT = Number(process.env.PAUSED_THREADS ?? 100_000);

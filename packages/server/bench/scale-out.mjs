@@ -19,17 +19,11 @@
  * thread would)
  */
 import { summary } from "../../../bench/lib/harness.mjs";
-import {
-  arg,
-  describeLoad,
-  idleShare,
-  machineTicks,
-  postgresCpuOf,
-  postgresDurability,
-  runLoad,
-  startProcesses,
-  throwawayDatabase,
-} from "./load.mjs";
+import { arg } from "./args.mjs";
+import { describeLoad, runLoad } from "./http-load.mjs";
+import { postgresDurability, throwawayDatabase } from "./postgres-stats.mjs";
+import { idleShare, machineTicks, postgresCpuOf } from "./proc.mjs";
+import { startProcesses } from "./processes.mjs";
 
 const clients = Number(arg("clients", 20));
 const rounds = Number(arg("rounds", 60));

@@ -10,7 +10,10 @@
  * per answer (main thread and other threads) and answers per second.
  */
 import { fileURLToPath } from "node:url";
-import { arg, runLoad, startServerProcess, throwawayDatabase } from "./load.mjs";
+import { arg } from "./args.mjs";
+import { runLoad } from "./http-load.mjs";
+import { throwawayDatabase } from "./postgres-stats.mjs";
+import { startServerProcess } from "./processes.mjs";
 
 const clients = Number(arg("clients", 20));
 const rounds = Number(arg("rounds", 30));

@@ -17,7 +17,7 @@ import { MessagesAnnotation, START, StateGraph } from "@interlude/core";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, AIMessageChunk } from "@langchain/core/messages";
 import { ChatGenerationChunk } from "@langchain/core/outputs";
-import { arg } from "./load.mjs";
+import { arg } from "./args.mjs";
 
 let calledAt = 0;
 let cpuAtCall;

@@ -15,7 +15,10 @@
  */
 import http from "node:http";
 import { fileURLToPath } from "node:url";
-import { arg, httpClient, percentile, startServerProcess, throwawayDatabase } from "./load.mjs";
+import { arg } from "./args.mjs";
+import { httpClient, percentile } from "./http-load.mjs";
+import { throwawayDatabase } from "./postgres-stats.mjs";
+import { startServerProcess } from "./processes.mjs";
 
 const CONFIG = fileURLToPath(new URL("./fixtures/ttft.json", import.meta.url));
 

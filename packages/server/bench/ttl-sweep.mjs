@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadConfig, startServer } from "../dist/index.js";
 import { sweep } from "../dist/threads/ttl-sweeper.js";
-import { postgresDurability, throwawayDatabase } from "./load.mjs";
+import { postgresDurability, throwawayDatabase } from "./postgres-stats.mjs";
 import { seedPostgres, seedSqlite } from "./seed-paused.mjs";
 
 const COUNT = Number(process.env.TTL_THREADS ?? 10_000);

@@ -10,7 +10,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { heapBuffersRead } from "../../../test/setup/postgres-counters.mjs";
 // @ts-expect-error: a plain ESM script without types, shared with `npm run bench:server`.
-import { runLoad } from "../bench/load.mjs";
+import { runLoad } from "../bench/http-load.mjs";
 import type { PgDb } from "../dist/store/db.js";
 import { type TestServer, testServer } from "./helpers.js";
 import { testDatabase } from "./processes.js";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 // @ts-expect-error: a plain ESM script without types, shared with `npm run bench:server`.
-import { startServerProcess } from "../bench/load.mjs";
+import { startServerProcess } from "../bench/processes.mjs";
 import { json, until } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "interlude-kill-node-"));

@@ -13,7 +13,9 @@
 import pg from "pg";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 // @ts-expect-error: a plain ESM script without types, shared with `npm run bench:server`.
-import { runLoad, startServerProcess } from "../bench/load.mjs";
+import { runLoad } from "../bench/http-load.mjs";
+// @ts-expect-error: a plain ESM script without types, shared with `npm run bench:server`.
+import { startServerProcess } from "../bench/processes.mjs";
 import { json } from "./helpers.js";
 import { freshDatabase } from "./processes.js";
 

@@ -7,7 +7,9 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 // @ts-expect-error: a plain ESM script without types, shared with `npm run bench:server`.
-import { describeLoad, runLoad, startServerProcess } from "../bench/load.mjs";
+import { describeLoad, runLoad } from "../bench/http-load.mjs";
+// @ts-expect-error: a plain ESM script without types, shared with `npm run bench:server`.
+import { startServerProcess } from "../bench/processes.mjs";
 import { json } from "./helpers.js";
 
 const CLIENTS = 20;

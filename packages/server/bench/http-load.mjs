@@ -1,0 +1,142 @@
+/**
+ * The load: clients that each own a thread of the `loop` fixture graph and answer its interrupts
+ * one after another through `POST /threads/{id}/runs/wait`, over one keep-alive `node:http`
+ * agent (the SDK's fetch-based client costs ~2 ms of CPU per request, as much as the server's
+ * whole round trip, and on a 2-core machine would measure itself).
+ */
+import http from "node:http";
+
+/** JSON requests over one keep-alive agent: `{ request(method, path, body), close() }`. */
+export function httpClient(url, sockets) {
+  const { hostname, port } = new URL(url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
+  const request = (method, path, body, retried = false) =>
+    new Promise((resolve, reject) => {
+      const data = body === undefined ? undefined : JSON.stringify(body);
+      const headers =
+        data === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(data) };
+      const req = http.request({ host: hostname, port, path, method, agent, headers }, (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => (text += chunk));
+        res.on("end", () =>
+          res.statusCode < 300
+            ? resolve(JSON.parse(text))
+            : reject(new Error(`${method} ${path}: ${res.statusCode} ${text}`)),
+        );
+      });
+      // A kept-alive socket the server closed as the request went out (its keep-alive timeout, with
+      // the bench's event loop late on a loaded machine): the request was not received; send it again.
+      req.on("error", (error) =>
+        req.reusedSocket && error.code === "ECONNRESET" && !retried
+          ? request(method, path, body, true).then(resolve, reject)
+          : reject(error),
+      );
+      req.end(data);
+    });
+  return { request, close: () => agent.destroy() };
+}
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/**
+ * `clients` threads, each paused and resumed `rounds` times. Returns the figures and, per
+ * client, its thread and final values (answers `c<client>-<round>` in order when nothing was
+ * lost or applied twice).
+ */
+export async function runLoad({
+  url,
+  urls = [url],
+  clients = 20,
+  rounds = 100,
+  paceMs = 0,
+  cpuMs,
+  cpuSplit,
+  durability,
+  sticky = false,
+}) {
+  const extra = durability ? { durability } : {};
+  // Several servers on one database: each answer goes to the next server in turn, so a thread
+  // paused through one is resumed through another; `sticky`: each client's answers all go to one
+  // server (a balancer routing by thread), so its saver finds the thread's head it wrote.
+  const https = urls.map((u) => httpClient(u, clients));
+  const http = { request: (method, path, body, turn = 0) => https[turn % https.length].request(method, path, body) };
+  const latencies = [];
+  const client = async (c) => {
+    const thread = await http.request("POST", "/threads", { metadata: { load: true } });
+    const path = `/threads/${thread.thread_id}/runs/wait`;
+    let state = await http.request("POST", path, { assistant_id: "loop", input: { rounds }, ...extra });
+    // Paced clients are spread over the period, as independent reviewers would be, not all due at once.
+    if (paceMs) await sleep((c * paceMs) / clients);
+    let due = performance.now();
+    for (let n = 0; n < rounds; n++) {
+      const question = state.__interrupt__?.[0];
+      if (!question || question.value.n !== n)
+        throw new Error(
+          `thread ${thread.thread_id}: expected question ${n}, got ${JSON.stringify(state.__interrupt__)}`,
+        );
+      if (paceMs) {
+        due += paceMs;
+        const wait = due - performance.now();
+        if (wait > 0) await sleep(wait);
+      }
+      const started = performance.now();
+      state = await http.request(
+        "POST",
+        path,
+        { assistant_id: "loop", command: { resume: { [question.id]: `c${c}-${n}` } }, ...extra },
+        sticky ? c : c + n + 1,
+      );
+      latencies.push(performance.now() - started);
+    }
+    return { threadId: thread.thread_id, final: state };
+  };
+  const cpuBefore = cpuMs?.();
+  const splitBefore = cpuSplit?.();
+  const clientsBefore = process.cpuUsage();
+  const started = performance.now();
+  try {
+    const threads = await Promise.all(Array.from({ length: clients }, (_, c) => client(c)));
+    const seconds = (performance.now() - started) / 1000;
+    const clientsCpu = process.cpuUsage(clientsBefore);
+    const sorted = latencies.sort((a, b) => a - b);
+    const roundTrips = clients * rounds;
+    return {
+      threads,
+      roundTrips,
+      seconds,
+      perSecond: roundTrips / seconds,
+      p50: percentile(sorted, 50),
+      p99: percentile(sorted, 99),
+      max: sorted.at(-1),
+      serverCpuMsPerRoundTrip: cpuBefore === undefined ? undefined : (cpuMs() - cpuBefore) / roundTrips,
+      serverSystemMsPerRoundTrip:
+        splitBefore === undefined ? undefined : (cpuSplit().system - splitBefore.system) / roundTrips,
+      serverHelperMsPerRoundTrip:
+        splitBefore?.helpers === undefined ? undefined : (cpuSplit().helpers - splitBefore.helpers) / roundTrips,
+      // The load's own share of the machine: the clients run on the same cores as the servers.
+      clientsCpuMsPerRoundTrip: (clientsCpu.user + clientsCpu.system) / 1000 / roundTrips,
+    };
+  } finally {
+    for (const client of https) client.close();
+  }
+}
+
+export function describeLoad(label, r) {
+  const cpu =
+    r.serverCpuMsPerRoundTrip === undefined
+      ? ""
+      : `, server CPU ${r.serverCpuMsPerRoundTrip.toFixed(2)} ms per round trip` +
+        (r.serverSystemMsPerRoundTrip === undefined
+          ? ""
+          : ` (${r.serverSystemMsPerRoundTrip.toFixed(2)} ms of it in the kernel` +
+            (r.serverHelperMsPerRoundTrip === undefined
+              ? ")"
+              : `, ${r.serverHelperMsPerRoundTrip.toFixed(2)} ms in other threads: JIT, GC, WAL)`)) +
+        `, the clients' CPU ${r.clientsCpuMsPerRoundTrip.toFixed(2)} ms`;
+  return `[load] ${label}: ${r.roundTrips} round trips in ${r.seconds.toFixed(1)} s = ${r.perSecond.toFixed(0)}/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, max ${r.max.toFixed(1)} ms${cpu}`;
+}
