@@ -120,24 +120,17 @@ export class PostgresStore extends StoreKit {
   }
 
   protected async writeItems(puts: PutOperation[], now: Date): Promise<void> {
-    await this.database.withClient("store put", async (client) => {
-      await client.query("BEGIN");
-      try {
-        for (const { namespace, key, value } of puts) {
-          const joined = namespace.join(JOIN);
-          if (value === null)
-            await client.query("DELETE FROM interlude_store_items WHERE namespace = $1 AND key = $2", [joined, key]);
-          else
-            await client.query(
-              `INSERT INTO interlude_store_items (${COLUMNS}) VALUES ($1, $2, $3, $4, $4)
-               ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-              [joined, key, JSON.stringify(value), now],
-            );
-        }
-        await client.query("COMMIT");
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => {});
-        throw error;
+    await this.database.transaction("store put", async (client) => {
+      for (const { namespace, key, value } of puts) {
+        const joined = namespace.join(JOIN);
+        if (value === null)
+          await client.query("DELETE FROM interlude_store_items WHERE namespace = $1 AND key = $2", [joined, key]);
+        else
+          await client.query(
+            `INSERT INTO interlude_store_items (${COLUMNS}) VALUES ($1, $2, $3, $4, $4)
+             ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+            [joined, key, JSON.stringify(value), now],
+          );
       }
     });
   }
