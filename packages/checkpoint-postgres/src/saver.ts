@@ -83,7 +83,7 @@ export class PostgresSaver extends SaverKit {
     this.cache = new HeadCache(limits, this.copies);
     this.claims = new HeldClaims({
       cache: this.cache,
-      send: (operation, statement, values) => this.database.guard(operation, () => this.query(statement, values)),
+      send: (operation, statement, values) => this.send(operation, statement, values),
       settle: (threadId) => this.settle(threadId),
     });
     this.database = new Database(pool, { migrate, setupOperation: "setup", autoSetup });
@@ -94,7 +94,7 @@ export class PostgresSaver extends SaverKit {
       claimed: this.claims.byThread,
       cache: this.cache,
       parked: this.parked,
-      send: async (operation, query) => void (await this.database.guard(operation, () => this.query(query))),
+      send: async (operation, query) => void (await this.send(operation, query)),
     });
   }
 
@@ -300,7 +300,7 @@ export class PostgresSaver extends SaverKit {
     this.claims.headMoved(threadId);
     this.cache.forget(threadId);
     this.deferred.drop(threadId);
-    await this.database.guard("deleteThread", () => this.query(SQL.deleteThread, [threadId]));
+    await this.send("deleteThread", SQL.deleteThread, [threadId]);
   }
 
   /** A first claim also loads the thread's newest checkpoint (claims.ts). */
@@ -317,8 +317,8 @@ export class PostgresSaver extends SaverKit {
   }
 
   protected threadsCreatedBefore(cutoff: number): Promise<string[]> {
-    return this.database.guard("prune", async () =>
-      (await this.query<{ thread_id: string }>(SQL.threadsWithOld, [cutoff])).rows.map((r) => r.thread_id),
+    return this.send<{ thread_id: string }>("prune", SQL.threadsWithOld, [cutoff]).then(({ rows }) =>
+      rows.map((r) => r.thread_id),
     );
   }
 
@@ -345,12 +345,9 @@ export class PostgresSaver extends SaverKit {
   }
 
   override async sweep(): Promise<number> {
-    await this.database.guard("sweep", () => this.query(SQL.expiredClaims));
+    await this.send("sweep", SQL.expiredClaims);
     if (!this.ttlMs) return 0;
-    const idle = await this.database.guard(
-      "sweep",
-      async () => (await this.query<{ thread_id: string }>(SQL.idleThreads, [this.ttlMs])).rows,
-    );
+    const { rows: idle } = await this.send<{ thread_id: string }>("sweep", SQL.idleThreads, [this.ttlMs]);
     for (const { thread_id } of idle) await this.deleteThread(thread_id);
     return idle.length;
   }
@@ -427,6 +424,15 @@ export class PostgresSaver extends SaverKit {
    * One statement on a pooled connection (pool.ts, `statementOn`): `pool.query`'s result, for
    * less CPU; a run's saves and claims with other threads' (group-commit.ts).
    */
+  /** One statement (`query`), failing with a StorageError naming `operation`. */
+  private send<R = Record<string, unknown>>(
+    operation: string,
+    statement: pg.QueryConfig | string,
+    values?: unknown[],
+  ): Promise<{ rows: R[]; rowCount: number }> {
+    return this.database.guard(operation, () => this.query<R>(statement, values));
+  }
+
   private query<R = Record<string, unknown>>(
     statement: pg.QueryConfig | string,
     values: unknown[] = [],
