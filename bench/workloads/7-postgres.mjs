@@ -72,8 +72,7 @@ export async function run() {
   try {
     const graphs = {};
     for (const lib of [interlude, langgraph]) {
-      const pool = new pg.Pool({ connectionString: server.url, max: 20 });
-      pool.on("error", () => {});
+      const pool = benchPool(pg, server.url, 20);
       pools.push(pool);
       const saver = await lib.postgres(pool);
       graphs[lib.name] = { approval: approval(lib, saver), loop: loop(lib, LOOP_STEPS, saver) };
@@ -266,11 +265,7 @@ async function inDatabaseOfItsOwn(pg, url, lib, measure) {
     await admin.query(`CREATE DATABASE ${name}`);
     const own = new URL(url);
     own.pathname = `/${name}`;
-    const pools = [1, 2].map(() => {
-      const pool = new pg.Pool({ connectionString: own.toString(), max: 2 });
-      pool.on("error", () => {});
-      return pool;
-    });
+    const pools = [1, 2].map(() => benchPool(pg, own.toString(), 2));
     try {
       return await measure(...pools);
     } finally {
@@ -280,6 +275,13 @@ async function inDatabaseOfItsOwn(pg, url, lib, measure) {
   } finally {
     await admin.end();
   }
+}
+
+/** A pool of `max` connections to `url`; an idle connection that dies fails its next use instead of the benchmark. */
+function benchPool(pg, url, max) {
+  const pool = new pg.Pool({ connectionString: url, max });
+  pool.on("error", () => {});
+  return pool;
 }
 
 async function tableBytes(pool, pattern) {
