@@ -12,7 +12,9 @@
  * the share of the machine left idle, and the last line their medians: the second server can
  * only add throughput with CPU the first leaves idle, so where one server already leaves little
  * (a 2-core machine running PostgreSQL and the clients too), what two servers cost more per
- * round trip is what the ratio shows.
+ * round trip is what the ratio shows. The servers' main threads' CPU and how often they were
+ * preempted (involuntary context switches) per round trip say where that extra cost lands: a
+ * server preempted more often finds its caches taken by whoever ran meanwhile.
  *
  * `node packages/server/bench/scale-out.mjs [--clients 20] [--rounds 60] [--warmup 250] [--samples 6] [--sticky] [--no-fsync]`
  * (`--sticky`: each client sends all its answers to one of the two servers, as a balancer routing by
@@ -38,6 +40,17 @@ async function deploy(database, servers) {
     label,
     urls: processes.filter((p) => p.url).map((p) => p.url),
     cpuMs: () => processes.reduce((sum, p) => sum + p.cpuMs(), 0),
+    /** The servers' main threads' CPU (ms) and their preemptions (involuntary context switches) so far. */
+    mainThreads: () =>
+      processes
+        .filter((p) => p.url)
+        .reduce(
+          (sum, p) => {
+            const { user, system, helpers } = p.cpuSplit();
+            return { cpuMs: sum.cpuMs + user + system - helpers, preempted: sum.preempted + p.switches().involuntary };
+          },
+          { cpuMs: 0, preempted: 0 },
+        ),
     samples: [],
     /** Per sample: the deployment's, PostgreSQL's and the clients' CPU per round trip (ms), and the idle share. */
     costs: [],
@@ -47,14 +60,15 @@ async function deploy(database, servers) {
   };
 }
 
-/** The medians of a deployment's CPU per round trip and of the machine's idle share. */
+/** The medians of a deployment's CPU and preemptions per round trip and of the machine's idle share. */
 function describeCosts(d) {
   const median = (key) => summary(d.costs.map((c) => c[key]).filter((v) => v !== undefined)).median;
   const postgres = d.costs.some((c) => c.postgres !== undefined)
     ? `, PostgreSQL ${median("postgres").toFixed(2)} ms`
     : "";
   return (
-    `${d.label}: its CPU ${median("servers").toFixed(2)} ms${postgres}, the clients' ${median("clients").toFixed(2)} ms, ` +
+    `${d.label}: its CPU ${median("servers").toFixed(2)} ms (servers' main threads ${median("mainThreads").toFixed(2)} ms, ` +
+    `preempted ${median("preempted").toFixed(1)} times)${postgres}, the clients' ${median("clients").toFixed(2)} ms, ` +
     `machine idle ${(100 * median("machineIdle")).toFixed(0)}%`
   );
 }
@@ -73,20 +87,27 @@ try {
       const idleBefore = idle.cpuMs();
       const postgresBefore = postgresCpuMs?.();
       const machineBefore = machineTicks();
+      const mainBefore = d.mainThreads();
       const result = await runLoad({ urls: d.urls, clients, rounds, cpuMs: d.cpuMs, sticky });
       const machineIdle = idleShare(machineBefore, machineTicks());
+      const main = d.mainThreads();
+      const mainThreads = (main.cpuMs - mainBefore.cpuMs) / result.roundTrips;
+      const preempted = (main.preempted - mainBefore.preempted) / result.roundTrips;
       const postgresCpu = postgresCpuMs && (postgresCpuMs() - postgresBefore) / result.roundTrips;
       d.samples.push(result.perSecond);
       d.costs.push({
         servers: result.serverCpuMsPerRoundTrip,
         postgres: postgresCpu,
         clients: result.clientsCpuMsPerRoundTrip,
+        mainThreads,
+        preempted,
         machineIdle,
       });
       const idleCpu = (idle.cpuMs() - idleBefore) / result.roundTrips;
       console.log(
         `${describeLoad(`${d.label}, ${clients} clients, saturation`, result)}; the idle deployment's CPU ${idleCpu.toFixed(2)} ms per round trip` +
           (postgresCpu === undefined ? "" : `; PostgreSQL CPU ${postgresCpu.toFixed(2)} ms per round trip`) +
+          `; the servers' main threads ${mainThreads.toFixed(2)} ms, preempted ${preempted.toFixed(1)} times per round trip` +
           `; machine idle ${(100 * machineIdle).toFixed(0)}%`,
       );
     }
