@@ -163,7 +163,7 @@ async function openPostgres(url: string, processId: string, connections: Postgre
     assistantCacheMs: ASSISTANT_CACHE_MS,
     onAssistantChange: (id) => bus.publish({ type: "assistant.changed", assistant_id: id }),
   });
-  bus.subscribe((event) => event.type === "assistant.changed" && store.forgetAssistant(event.assistant_id));
+  bus.subscribe((event) => event.type === "assistant.changed" && store.assistants.forget(event.assistant_id));
   await store.setup();
   // Events left by runs whose process died before it could delete them.
   await deleteOldRunEvents(store.db, new Date(Date.now() - 10 * 60_000).toISOString());

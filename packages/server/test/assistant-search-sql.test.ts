@@ -64,15 +64,15 @@ describe.each(["sqlite", "postgres"] as const)("%s", (dialect) => {
       assistant("id-3", "alpha", "g1", 2),
       assistant("id-4", "_under", "g2", 2),
     ])
-      await store.insertAssistant(a);
+      await store.assistants.insert(a);
     const ids = async (sort_by: "name" | "graph_id" | "created_at", sort_order: "asc" | "desc") =>
-      (await store.assistants({}, { sort_by, sort_order })).map((a) => a.assistant_id);
+      (await store.assistants.search({}, { sort_by, sort_order })).map((a) => a.assistant_id);
     // Code points: "B" (66) < "_" (95) < "a" (97) < "b" (98).
     expect(await ids("name", "asc")).toEqual(["id-2", "id-4", "id-3", "id-1"]);
     expect(await ids("name", "desc")).toEqual(["id-1", "id-3", "id-4", "id-2"]);
     expect(await ids("graph_id", "asc")).toEqual(["id-2", "id-3", "id-1", "id-4"]);
     expect(await ids("created_at", "desc")).toEqual(["id-1", "id-4", "id-3", "id-2"]);
     // Oldest first when no order is asked (counting, and callers that do not sort).
-    expect((await store.assistants()).map((a) => a.assistant_id)).toEqual(["id-2", "id-3", "id-4", "id-1"]);
+    expect((await store.assistants.search()).map((a) => a.assistant_id)).toEqual(["id-2", "id-3", "id-4", "id-1"]);
   });
 });

@@ -198,9 +198,9 @@ describe.each(["sqlite", "postgres"] as const)("%s, the upgrade that records ass
       [at, at],
     );
     await store.setup();
-    const [first] = await store.assistantVersions("a");
+    const [first] = await store.assistants.versions("a");
     expect(first).toMatchObject({ ...edited, version: 3, created_at: at });
-    expect(await store.nextAssistantVersion(first!)).toBe(4);
+    expect(await store.assistants.nextVersion(first!)).toBe(4);
   });
 });
 

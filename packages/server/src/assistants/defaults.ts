@@ -45,14 +45,14 @@ export async function ensureDefaultAssistants(ctx: ServerContext): Promise<void>
       created_at: now,
       updated_at: now,
     };
-    await ctx.store.insertAssistant(assistant);
+    await ctx.store.assistants.insert(assistant);
   }
 }
 
 /** An assistant by id, or the default assistant of a graph id. */
 export async function resolveAssistant(ctx: ServerContext, idOrGraph: string): Promise<AssistantRecord> {
-  let found = await ctx.store.getAssistant(idOrGraph);
-  if (!found && ctx.graphs.get(idOrGraph)) found = await ctx.store.getAssistant(defaultAssistantId(idOrGraph));
+  let found = await ctx.store.assistants.get(idOrGraph);
+  if (!found && ctx.graphs.get(idOrGraph)) found = await ctx.store.assistants.get(defaultAssistantId(idOrGraph));
   if (!found) throw new NotFoundError("assistant", idOrGraph);
   return found;
 }

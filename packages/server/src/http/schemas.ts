@@ -3,7 +3,7 @@
  * dropped; a wrong one is answered with 422 naming it (see validate.ts).
  */
 import { z } from "zod";
-import { ASSISTANT_SORT_FIELDS } from "../store/store.js";
+import { ASSISTANT_SORT_FIELDS } from "../store/assistants.js";
 
 /**
  * A JSON object, kept as parsed: z.record copies keys into a new object, where a `__proto__`

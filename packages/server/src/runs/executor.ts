@@ -102,7 +102,7 @@ async function stream(
   // Subgraphs' starts and ends are read from the tasks they run (runs/subgraph-lifecycle.ts).
   const lifecycle = wantsMode(run.kwargs, "lifecycle") ? new SubgraphLifecycle() : undefined;
   try {
-    const assistant = await ctx.store.getAssistant(run.assistant_id);
+    const assistant = await ctx.store.assistants.get(run.assistant_id);
     graph = assistant && ctx.graphs.get(assistant.graph_id);
     if (!graph) throw new Error(`Graph of assistant "${run.assistant_id}" is not loaded by this server.`);
     const modes = streamModes(run.kwargs);

@@ -1,22 +1,14 @@
 /**
- * The server's records in SQL, one implementation for SQLite and PostgreSQL (see db.ts).
- * Filters on assistants' metadata run in JS (assistants are few); thread searches run in SQL.
+ * The server's records in SQL, one implementation for SQLite and PostgreSQL (see db.ts):
+ * threads, runs, pending interrupts and answers here, assistants in assistants.ts. Thread
+ * searches run in SQL.
  */
-import { addVersion, deleteVersions, nextVersion, versionsOf } from "./assistant-versions.js";
-import { answerOf, assistantColumns, assistantOf, json, matches, pendingOf, runOf, threadOf } from "./codec.js";
-import { deleteAssistantCrons } from "./crons.js";
+import { type AssistantOptions, Assistants } from "./assistants.js";
+import { answerOf, json, pendingOf, runOf, threadOf } from "./codec.js";
 import type { Db, Statement, TxOptions } from "./db.js";
 import { countChanges, countedTotal, recountPending } from "./pending-counts.js";
 import { textFilter } from "./pending-search.js";
-import type {
-  AnswerRecord,
-  AssistantRecord,
-  Json,
-  PendingInterrupt,
-  RunRecord,
-  RunStatus,
-  ThreadRecord,
-} from "./records.js";
+import type { AnswerRecord, PendingInterrupt, RunRecord, RunStatus, ThreadRecord } from "./records.js";
 import { deleteThreadRunEvents } from "./run-events.js";
 import { migrate } from "./schema.js";
 import { type ThreadQuery, threadCount, threadSearch } from "./thread-search.js";
@@ -34,17 +26,7 @@ export interface PendingQuery extends Page {
   thread_id?: string;
 }
 
-export interface StoreOptions {
-  /**
-   * Keep assistants in memory (read up to three times per run) for this long (ms; Infinity when
-   * this process is the only writer of the assistants table, as on SQLite). With several
-   * processes, each change is told to the others (`onAssistantChange`, the bus) and they call
-   * `forgetAssistant`; the age limit covers a notification lost while the bus reconnected.
-   */
-  assistantCacheMs?: number;
-  /** Called after this store changed an assistant (to tell the other processes). */
-  onAssistantChange?: (assistantId: string) => Promise<void>;
-}
+export type StoreOptions = AssistantOptions;
 
 /**
  * The records of threads, runs, pending interrupts and answers, bound to one database handle:
@@ -397,27 +379,11 @@ export class StoreTx {
 }
 
 export class Store extends StoreTx {
-  /** Assistants by id (undefined: no such assistant), with when they were read. */
-  private readonly assistantCache = new Map<string, { found: AssistantRecord | undefined; at: number }>();
-  /** Counts the assistants forgotten, so that a read overtaken by a change is not cached. */
-  private forgotten = 0;
+  readonly assistants: Assistants;
 
-  constructor(
-    db: Db,
-    private readonly options: StoreOptions = {},
-  ) {
+  constructor(db: Db, options: StoreOptions = {}) {
     super(db);
-  }
-
-  /** Drops an assistant from the cache (another process changed it). */
-  forgetAssistant(id: string): void {
-    this.forgotten++;
-    this.assistantCache.delete(id);
-  }
-
-  private async assistantChanged(id: string): Promise<void> {
-    this.forgetAssistant(id);
-    await this.options.onAssistantChange?.(id);
+    this.assistants = new Assistants(db, options);
   }
 
   setup(): Promise<void> {
@@ -439,110 +405,6 @@ export class Store extends StoreTx {
   tx<T>(body: (tx: StoreTx) => Promise<T>, threadId?: string, options?: TxOptions): Promise<T> {
     return this.db.tx((db) => body(new StoreTx(db)), threadId, options);
   }
-
-  // ---- assistants ----
-
-  async insertAssistant(a: AssistantRecord): Promise<boolean> {
-    const changes = await this.db.run(
-      `INSERT INTO interlude_server_assistants (assistant_id, created_at, graph_id, name, description, config, context, metadata, version, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (assistant_id) DO NOTHING`,
-      [a.assistant_id, a.created_at, ...assistantColumns(a)],
-    );
-    if (changes > 0) {
-      await addVersion(this.db, a);
-      await this.assistantChanged(a.assistant_id);
-    }
-    return changes > 0;
-  }
-
-  /** `a`, a new version of its assistant (assistant-versions.ts), recorded and made current. */
-  async saveAssistantVersion(a: AssistantRecord): Promise<void> {
-    await this.db.tx(async (db) => {
-      await addVersion(db, a);
-      await db.write(...saveAssistantStatement(a));
-    });
-    await this.assistantChanged(a.assistant_id);
-  }
-
-  /** The assistant's versions, newest first: that one only (`version`), or those whose metadata holds `metadata`. */
-  async assistantVersions(
-    assistantId: string,
-    filter: { version?: number; metadata?: Json } = {},
-  ): Promise<AssistantRecord[]> {
-    const versions = await versionsOf(this.db, assistantId, filter.version);
-    return versions.filter((v) => matches(v.metadata, filter.metadata));
-  }
-
-  /** The number the assistant's next version takes. */
-  nextAssistantVersion(current: AssistantRecord): Promise<number> {
-    return nextVersion(this.db, current);
-  }
-
-  /** Makes `a` (one of its assistant's versions) current again. */
-  async saveAssistant(a: AssistantRecord): Promise<void> {
-    await this.db.run(...saveAssistantStatement(a));
-    await this.assistantChanged(a.assistant_id);
-  }
-
-  async getAssistant(id: string): Promise<AssistantRecord | undefined> {
-    const cached = this.assistantCache.get(id);
-    const maxAge = this.options.assistantCacheMs ?? 0;
-    if (cached && Date.now() - cached.at < maxAge) return cached.found;
-    const at = Date.now();
-    const forgotten = this.forgotten;
-    const rows = await this.db.all("SELECT * FROM interlude_server_assistants WHERE assistant_id = ?", [id]);
-    const found = rows[0] && assistantOf(rows[0]);
-    // Misses too (a run naming its graph id first looks for an assistant of that id): insertAssistant forgets them.
-    if (maxAge > 0 && forgotten === this.forgotten) this.assistantCache.set(id, { found, at });
-    return found;
-  }
-
-  /** The assistants `filter` matches, in `order` (oldest first when not given). */
-  async assistants(
-    filter: { graph_id?: string; name?: string; metadata?: Json } = {},
-    order: AssistantOrder = { sort_by: "created_at", sort_order: "asc" },
-  ): Promise<AssistantRecord[]> {
-    const rows = await this.db.all(
-      `SELECT * FROM interlude_server_assistants ${assistantOrder(this.db.dialect, order)}`,
-    );
-    return rows
-      .map(assistantOf)
-      .filter(
-        (a) =>
-          (!filter.graph_id || a.graph_id === filter.graph_id) &&
-          (!filter.name || a.name.includes(filter.name)) &&
-          matches(a.metadata, filter.metadata),
-      );
-  }
-
-  async deleteAssistant(id: string): Promise<boolean> {
-    await deleteVersions(this.db, id);
-    await deleteAssistantCrons(this.db, id);
-    const deleted = (await this.db.run("DELETE FROM interlude_server_assistants WHERE assistant_id = ?", [id])) > 0;
-    await this.assistantChanged(id);
-    return deleted;
-  }
-}
-
-/** LangGraph Server's sort fields of an assistant search (the SDK's `AssistantSortBy`): columns of the same names. */
-export const ASSISTANT_SORT_FIELDS = ["assistant_id", "graph_id", "name", "created_at", "updated_at"] as const;
-
-export interface AssistantOrder {
-  sort_by: (typeof ASSISTANT_SORT_FIELDS)[number];
-  sort_order: "asc" | "desc";
-}
-
-/**
- * The ORDER BY of an assistant search, ties broken by id in the same direction (a page never
- * repeats or skips one). Text compares by code point on both databases: SQLite does by default,
- * PostgreSQL follows the database's locale unless told `COLLATE "C"` (and would put "B" after "a").
- */
-function assistantOrder(dialect: Db["dialect"], { sort_by, sort_order }: AssistantOrder): string {
-  // Spelled into the SQL, so checked against the columns even though the type allows no other.
-  if (!ASSISTANT_SORT_FIELDS.includes(sort_by)) throw new Error(`Not a sort field of assistants: ${sort_by}`);
-  const collate = dialect === "postgres" ? ' COLLATE "C"' : "";
-  const direction = sort_order === "asc" ? "ASC" : "DESC";
-  return `ORDER BY ${sort_by}${collate} ${direction}, assistant_id${collate} ${direction}`;
 }
 
 export interface MoveExtra {
@@ -595,13 +457,5 @@ function threadColumns(t: ThreadRecord): unknown[] {
     json(t.config),
     t.graph_id,
     t.assistant_id,
-  ];
-}
-
-/** An assistant's columns from graph_id to updated_at, in the order the statements list them. */
-function saveAssistantStatement(a: AssistantRecord): [string, unknown[]] {
-  return [
-    "UPDATE interlude_server_assistants SET graph_id = ?, name = ?, description = ?, config = ?, context = ?, metadata = ?, version = ?, updated_at = ? WHERE assistant_id = ?",
-    [...assistantColumns(a), a.assistant_id],
   ];
 }

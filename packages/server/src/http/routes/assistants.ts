@@ -55,7 +55,7 @@ export function assistantRoutes(ctx: ServerContext): Hono<AppEnv> {
       created_at: now,
       updated_at: now,
     };
-    if (!(await ctx.store.insertAssistant(assistant))) {
+    if (!(await ctx.store.assistants.insert(assistant))) {
       if (req.if_exists !== "do_nothing")
         throw new ConflictError(`Assistant "${assistant.assistant_id}" already exists.`, {
           assistant_id: assistant.assistant_id,
@@ -69,7 +69,7 @@ export function assistantRoutes(ctx: ServerContext): Hono<AppEnv> {
     const req = await body(c, AssistantSearchBody);
     const fields = selection(req.select, ASSISTANT_FIELDS);
     // LangGraph Server's order unless asked otherwise: newest first.
-    const all = await ctx.store.assistants(given(req, ASSISTANT_FILTERS), {
+    const all = await ctx.store.assistants.search(given(req, ASSISTANT_FILTERS), {
       sort_by: req.sort_by ?? "created_at",
       sort_order: req.sort_order ?? "desc",
     });
@@ -81,7 +81,7 @@ export function assistantRoutes(ctx: ServerContext): Hono<AppEnv> {
 
   app.post("/assistants/count", async (c) => {
     const req = await body(c, AssistantSearchBody);
-    return c.json((await ctx.store.assistants(given(req, ASSISTANT_FILTERS))).length);
+    return c.json((await ctx.store.assistants.search(given(req, ASSISTANT_FILTERS))).length);
   });
 
   app.get("/assistants/:id", async (c) => c.json(await resolveAssistant(ctx, c.req.param("id"))));
@@ -98,17 +98,17 @@ export function assistantRoutes(ctx: ServerContext): Hono<AppEnv> {
       config: req.config ?? current.config,
       context: req.context ?? current.context,
       metadata: req.metadata ? { ...current.metadata, ...req.metadata } : current.metadata,
-      version: await ctx.store.nextAssistantVersion(current),
+      version: await ctx.store.assistants.nextVersion(current),
       updated_at: new Date().toISOString(),
     };
-    await ctx.store.saveAssistantVersion(next);
+    await ctx.store.assistants.saveVersion(next);
     return c.json(next);
   });
 
   app.post("/assistants/:id/versions", async (c) => {
     const req = await body(c, AssistantVersionsBody);
     const current = await resolveAssistant(ctx, c.req.param("id"));
-    const versions = await ctx.store.assistantVersions(current.assistant_id, given(req, ["metadata"]));
+    const versions = await ctx.store.assistants.versions(current.assistant_id, given(req, ["metadata"]));
     const offset = req.offset ?? 0;
     return c.json(versions.slice(offset, offset + (req.limit ?? 10)).map(versionJson));
   });
@@ -116,7 +116,7 @@ export function assistantRoutes(ctx: ServerContext): Hono<AppEnv> {
   app.post("/assistants/:id/latest", async (c) => {
     const req = await body(c, AssistantLatestBody);
     const current = await resolveAssistant(ctx, c.req.param("id"));
-    const [version] = await ctx.store.assistantVersions(current.assistant_id, { version: req.version });
+    const [version] = await ctx.store.assistants.versions(current.assistant_id, { version: req.version });
     if (!version)
       throw new ServerError(
         "NOT_FOUND",
@@ -128,7 +128,7 @@ export function assistantRoutes(ctx: ServerContext): Hono<AppEnv> {
       created_at: current.created_at,
       updated_at: new Date().toISOString(),
     };
-    await ctx.store.saveAssistant(latest);
+    await ctx.store.assistants.makeCurrent(latest);
     return c.json(latest);
   });
 
@@ -136,7 +136,7 @@ export function assistantRoutes(ctx: ServerContext): Hono<AppEnv> {
     const q = query(c, AssistantDeleteQuery);
     const current = await resolveAssistant(ctx, c.req.param("id"));
     if (isOn(q.delete_threads)) await deleteAssistantThreads(ctx, current.assistant_id);
-    await ctx.store.deleteAssistant(current.assistant_id);
+    await ctx.store.assistants.delete(current.assistant_id);
     return c.body(null, 204);
   });
 
