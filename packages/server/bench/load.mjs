@@ -27,7 +27,7 @@ import { arg } from "./args.mjs";
 import { describeLoad, runLoad, sleep } from "./http-load.mjs";
 import { commits, postgresDurability, statementCount, statementProfile, throwawayDatabase } from "./postgres-stats.mjs";
 import { idleShare, machineTicks, postgresCpuMs, postgresSwitches, postmasterOf } from "./proc.mjs";
-import { startProcesses, startServerProcess } from "./processes.mjs";
+import { serversCpu, startProcesses, startServerProcess } from "./processes.mjs";
 import { countRoundTrips } from "./round-trips.mjs";
 
 /**
@@ -58,16 +58,7 @@ async function startDeployment({ postgres, servers, countingRoundTrips }) {
       ...processes.map((p) => p.switches()),
       postmaster === undefined ? { voluntary: 0, involuntary: 0 } : postgresSwitches(postmaster),
     ],
-    cpuSplit: () =>
-      processes
-        .filter((p) => p.url)
-        .reduce(
-          (sum, p) => {
-            const { user, system, helpers } = p.cpuSplit();
-            return { user: sum.user + user, system: sum.system + system, helpers: sum.helpers + helpers };
-          },
-          { user: 0, system: 0, helpers: 0 },
-        ),
+    cpuSplit: () => serversCpu(processes),
     commits: () => commits(stats),
     databaseCpuMs: postmaster === undefined ? undefined : () => postgresCpuMs(postmaster),
     statements: () => statementCount(stats),

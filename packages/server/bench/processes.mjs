@@ -81,3 +81,25 @@ export async function startProcesses({ postgres, servers, nodeArgs = [], process
   if (servers > 1) processes.push(await startServerProcess({ postgres, worker: true, nodeArgs }));
   return processes;
 }
+
+/**
+ * The server processes' (those with a URL) CPU so far, split as `cpuSplit` gives it (ms), summed,
+ * with their main threads' share (`main`) and how often they were preempted so far.
+ */
+export function serversCpu(processes) {
+  return processes
+    .filter((p) => p.url)
+    .reduce(
+      (sum, p) => {
+        const { user, system, helpers } = p.cpuSplit();
+        return {
+          user: sum.user + user,
+          system: sum.system + system,
+          helpers: sum.helpers + helpers,
+          main: sum.main + user + system - helpers,
+          preempted: sum.preempted + p.switches().involuntary,
+        };
+      },
+      { user: 0, system: 0, helpers: 0, main: 0, preempted: 0 },
+    );
+}

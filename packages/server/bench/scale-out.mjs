@@ -25,7 +25,7 @@ import { arg } from "./args.mjs";
 import { describeLoad, runLoad } from "./http-load.mjs";
 import { postgresDurability, throwawayDatabase } from "./postgres-stats.mjs";
 import { idleShare, machineTicks, postgresCpuOf } from "./proc.mjs";
-import { startProcesses } from "./processes.mjs";
+import { serversCpu, startProcesses } from "./processes.mjs";
 
 const clients = Number(arg("clients", 20));
 const rounds = Number(arg("rounds", 60));
@@ -40,17 +40,8 @@ async function deploy(database, servers) {
     label,
     urls: processes.filter((p) => p.url).map((p) => p.url),
     cpuMs: () => processes.reduce((sum, p) => sum + p.cpuMs(), 0),
-    /** The servers' main threads' CPU (ms) and their preemptions (involuntary context switches) so far. */
-    mainThreads: () =>
-      processes
-        .filter((p) => p.url)
-        .reduce(
-          (sum, p) => {
-            const { user, system, helpers } = p.cpuSplit();
-            return { cpuMs: sum.cpuMs + user + system - helpers, preempted: sum.preempted + p.switches().involuntary };
-          },
-          { cpuMs: 0, preempted: 0 },
-        ),
+    /** The servers' CPU so far, their main threads' share and their preemptions (processes.mjs). */
+    serversCpu: () => serversCpu(processes),
     samples: [],
     /** Per sample: the deployment's, PostgreSQL's and the clients' CPU per round trip (ms), and the idle share. */
     costs: [],
@@ -87,12 +78,12 @@ try {
       const idleBefore = idle.cpuMs();
       const postgresBefore = postgresCpuMs?.();
       const machineBefore = machineTicks();
-      const mainBefore = d.mainThreads();
+      const serversBefore = d.serversCpu();
       const result = await runLoad({ urls: d.urls, clients, rounds, cpuMs: d.cpuMs, sticky });
       const machineIdle = idleShare(machineBefore, machineTicks());
-      const main = d.mainThreads();
-      const mainThreads = (main.cpuMs - mainBefore.cpuMs) / result.roundTrips;
-      const preempted = (main.preempted - mainBefore.preempted) / result.roundTrips;
+      const servers = d.serversCpu();
+      const mainThreads = (servers.main - serversBefore.main) / result.roundTrips;
+      const preempted = (servers.preempted - serversBefore.preempted) / result.roundTrips;
       const postgresCpu = postgresCpuMs && (postgresCpuMs() - postgresBefore) / result.roundTrips;
       d.samples.push(result.perSecond);
       d.costs.push({
