@@ -378,7 +378,9 @@ export class StoreTx {
   }
 }
 
+/** The store's own handle: each call a transaction of its own, `tx` for several in one. */
 export class Store extends StoreTx {
+  /** The assistants' records (assistants.ts), outside any thread's transaction. */
   readonly assistants: Assistants;
 
   constructor(db: Db, options: StoreOptions = {}) {
