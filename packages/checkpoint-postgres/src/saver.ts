@@ -420,10 +420,6 @@ export class PostgresSaver extends SaverKit {
     );
   }
 
-  /**
-   * One statement on a pooled connection (pool.ts, `statementOn`): `pool.query`'s result, for
-   * less CPU; a run's saves and claims with other threads' (group-commit.ts).
-   */
   /** One statement (`query`), failing with a StorageError naming `operation`. */
   private send<R = Record<string, unknown>>(
     operation: string,
@@ -433,6 +429,10 @@ export class PostgresSaver extends SaverKit {
     return this.database.guard(operation, () => this.query<R>(statement, values));
   }
 
+  /**
+   * One statement on a pooled connection (pool.ts, `statementOn`): `pool.query`'s result, for
+   * less CPU; a run's saves and claims with other threads' (group-commit.ts).
+   */
   private query<R = Record<string, unknown>>(
     statement: pg.QueryConfig | string,
     values: unknown[] = [],
