@@ -105,6 +105,10 @@ export async function runLoad({
     const clientsCpu = process.cpuUsage(clientsBefore);
     const sorted = latencies.sort((a, b) => a - b);
     const roundTrips = clients * rounds;
+    const split = splitBefore && cpuSplit();
+    // What a field of the split (processes.mjs, serversCpu; proc.mjs, cpuOf) grew by per round trip, if it has it.
+    const splitPerRoundTrip = (key) =>
+      split?.[key] === undefined ? undefined : (split[key] - splitBefore[key]) / roundTrips;
     return {
       threads,
       roundTrips,
@@ -114,10 +118,11 @@ export async function runLoad({
       p99: percentile(sorted, 99),
       max: sorted.at(-1),
       serverCpuMsPerRoundTrip: cpuBefore === undefined ? undefined : (cpuMs() - cpuBefore) / roundTrips,
-      serverSystemMsPerRoundTrip:
-        splitBefore === undefined ? undefined : (cpuSplit().system - splitBefore.system) / roundTrips,
-      serverHelperMsPerRoundTrip:
-        splitBefore?.helpers === undefined ? undefined : (cpuSplit().helpers - splitBefore.helpers) / roundTrips,
+      serverSystemMsPerRoundTrip: splitPerRoundTrip("system"),
+      serverHelperMsPerRoundTrip: splitPerRoundTrip("helpers"),
+      // The servers' main threads: their CPU, and how often they were preempted.
+      serverMainMsPerRoundTrip: splitPerRoundTrip("main"),
+      serverPreemptionsPerRoundTrip: splitPerRoundTrip("preempted"),
       // The load's own share of the machine: the clients run on the same cores as the servers.
       clientsCpuMsPerRoundTrip: (clientsCpu.user + clientsCpu.system) / 1000 / roundTrips,
     };

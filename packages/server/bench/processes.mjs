@@ -53,7 +53,7 @@ export async function startServerProcess({
       const { user, system } = cpuOf(child.pid);
       return user + system;
     },
-    /** The same, split: `{ user, system }` (ms). */
+    /** The same, split: `{ user, system, helpers }` (ms; proc.mjs, cpuOf). */
     cpuSplit: () => cpuOf(child.pid),
     /** Context switches of all its threads so far (voluntary: it waited; involuntary: it was preempted). */
     switches: () => switchesOf(child.pid),

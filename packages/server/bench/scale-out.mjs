@@ -40,10 +40,13 @@ async function deploy(database, servers) {
     label,
     urls: processes.filter((p) => p.url).map((p) => p.url),
     cpuMs: () => processes.reduce((sum, p) => sum + p.cpuMs(), 0),
-    /** The servers' CPU so far, their main threads' share and their preemptions (processes.mjs). */
-    serversCpu: () => serversCpu(processes),
+    /** The servers' CPU so far, split, with their main threads' share and their preemptions (processes.mjs). */
+    cpuSplit: () => serversCpu(processes),
     samples: [],
-    /** Per sample: the deployment's, PostgreSQL's and the clients' CPU per round trip (ms), and the idle share. */
+    /**
+     * Per sample, per round trip: the deployment's, PostgreSQL's and the clients' CPU (ms), the
+     * servers' main threads' CPU (ms) and preemptions; and the idle share.
+     */
     costs: [],
     stop: async () => {
       for (const p of processes) await p.stop();
@@ -78,12 +81,10 @@ try {
       const idleBefore = idle.cpuMs();
       const postgresBefore = postgresCpuMs?.();
       const machineBefore = machineTicks();
-      const serversBefore = d.serversCpu();
-      const result = await runLoad({ urls: d.urls, clients, rounds, cpuMs: d.cpuMs, sticky });
+      const result = await runLoad({ urls: d.urls, clients, rounds, cpuMs: d.cpuMs, cpuSplit: d.cpuSplit, sticky });
       const machineIdle = idleShare(machineBefore, machineTicks());
-      const servers = d.serversCpu();
-      const mainThreads = (servers.main - serversBefore.main) / result.roundTrips;
-      const preempted = (servers.preempted - serversBefore.preempted) / result.roundTrips;
+      const mainThreads = result.serverMainMsPerRoundTrip;
+      const preempted = result.serverPreemptionsPerRoundTrip;
       const postgresCpu = postgresCpuMs && (postgresCpuMs() - postgresBefore) / result.roundTrips;
       d.samples.push(result.perSecond);
       d.costs.push({
