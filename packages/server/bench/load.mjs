@@ -159,11 +159,10 @@ async function main() {
         trips === undefined
           ? ""
           : ` (${((deployment.roundTrips() - trips) / profiled.roundTrips).toFixed(1)} database round trips each)`;
-      console.log(`[statements] per round trip, one client, ${profiled.roundTrips} round trips${perTrip}:`);
-      for (const s of await deployment.profile(profiled.roundTrips))
-        console.log(
-          `  ${s.perRoundTrip.toFixed(2).padStart(6)} ${s.usPerRoundTrip.toFixed(0).padStart(5)} us ${s.walPerRoundTrip.toFixed(1).padStart(5)} WAL  ${s.query.slice(0, 150)}`,
-        );
+      listStatements(
+        `per round trip, one client, ${profiled.roundTrips} round trips${perTrip}`,
+        await deployment.profile(profiled.roundTrips),
+      );
     }
     // Warm-up: the figures are for a server past most of its JIT warm-up (V8 still optimises
     // functions for a few thousand answers: `--warmup 250` for a server near its steady state).
@@ -185,12 +184,8 @@ async function main() {
         `[load] saturation, median of ${repeats}: ${saturated.perSecond.toFixed(0)}/s (${byRate[0].perSecond.toFixed(0)}-${byRate.at(-1).perSecond.toFixed(0)}/s)`,
       );
     if (listing) {
-      console.log(`[statements] per round trip, ${clients} clients, saturation:`);
       const roundTrips = saturations.reduce((sum, one) => sum + one.roundTrips, 0);
-      for (const s of await deployment.profile(roundTrips))
-        console.log(
-          `  ${s.perRoundTrip.toFixed(2).padStart(6)} ${s.usPerRoundTrip.toFixed(0).padStart(5)} us ${s.walPerRoundTrip.toFixed(1).padStart(5)} WAL  ${s.query.slice(0, 150)}`,
-        );
+      listStatements(`per round trip, ${clients} clients, saturation`, await deployment.profile(roundTrips));
     }
     const paced = await phase({ paceMs });
     console.log(
@@ -207,6 +202,15 @@ async function main() {
   } finally {
     await deployment.stop();
   }
+}
+
+/** Prints statementProfile's rows (postgres-stats.mjs): calls, time and WAL records per round trip, and the statement. */
+function listStatements(heading, rows) {
+  console.log(`[statements] ${heading}:`);
+  for (const s of rows)
+    console.log(
+      `  ${s.perRoundTrip.toFixed(2).padStart(6)} ${s.usPerRoundTrip.toFixed(0).padStart(5)} us ${s.walPerRoundTrip.toFixed(1).padStart(5)} WAL  ${s.query.slice(0, 150)}`,
+    );
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();
