@@ -2,7 +2,7 @@
  * The store's SQL on SQLite and on PostgreSQL: the answers a thread's sync reads, upgrading a
  * populated database to the cheaper writes (fillfactor, lz4), and recounting the pending
  * interrupts after servers of an earlier version wrote some without counting them (a rolling
- * upgrade).
+ * upgrade), and reads that keep working when a later version adds columns.
  */
 import Database from "better-sqlite3";
 import pg from "pg";
@@ -14,7 +14,7 @@ import { PENDING_RECOUNTED } from "../dist/store/pending-counts.js";
 import type { PendingInterrupt } from "../dist/store/records.js";
 import { MIGRATIONS, migrate } from "../dist/store/schema.js";
 import { Store } from "../dist/store/store.js";
-import { syncView } from "../dist/store/views.js";
+import { queueView, syncView } from "../dist/store/views.js";
 import { newThread } from "../dist/threads/new-thread.js";
 import { freshDatabase } from "./processes.js";
 
@@ -24,13 +24,14 @@ afterAll(async () => {
 });
 
 let databases = 0;
-const opened: Record<Db["dialect"], () => Promise<Db>> = {
+const opened: Record<Db["dialect"], (connections?: number) => Promise<Db>> = {
   sqlite: async () => new SqliteDb(new Database(":memory:")),
-  postgres: async () => {
+  /** `connections`: 1 to have every statement run, and stay prepared, on one connection. */
+  postgres: async (connections = 4) => {
     const url = inject("postgresUrl");
     if (!url) throw new Error("PostgreSQL test server not available");
     const name = `interlude_upgrade_${process.pid}_${Date.now() % 1e6}_${databases++}`;
-    const pool = new pg.Pool({ connectionString: await freshDatabase(url, name), max: 4 });
+    const pool = new pg.Pool({ connectionString: await freshDatabase(url, name), max: connections });
     pools.push(pool);
     return new PgDb(pool);
   },
@@ -201,6 +202,103 @@ describe.each(["sqlite", "postgres"] as const)("%s, the upgrade that records ass
     const [first] = await store.assistants.versions("a");
     expect(first).toMatchObject({ ...edited, version: 3, created_at: at });
     expect(await store.assistants.nextVersion(first!)).toBe(4);
+  });
+});
+
+describe.each(["sqlite", "postgres"] as const)("%s, a column added by a later version", (dialect) => {
+  /** Every read of whole records the store makes, as plain values to compare. */
+  async function readEverything(store: Store, db: Db) {
+    const sync = await syncView(db, "t", { values: true, asked: ["asked"] });
+    const queue = await queueView(db, "t", { pending: true });
+    const answering = await queueView(db, "t", { answerIds: ["q1"] });
+    return {
+      thread: await store.getThread("t"),
+      threadButValues: await store.getThread("t", { values: false }),
+      threads: await store.threads({}),
+      run: await store.getRun("r"),
+      runs: await store.runs("t"),
+      active: await store.activeRuns("t"),
+      stale: await store.staleRuns("9999"),
+      runsIn: await store.runsIn("all"),
+      pending: await store.pendingOf("t"),
+      inbox: await store.pending({}),
+      answer: await store.answer("t", "q1"),
+      latest: await store.latestAnswer("t"),
+      sync: { ...sync, answers: [...sync.answers] },
+      queue: { ...queue, answers: [...queue.answers] },
+      answering: [...answering.answers],
+      assistant: await store.assistants.get("a"),
+      assistants: await store.assistants.search({}),
+      versions: await store.assistants.versions("a"),
+    };
+  }
+
+  // A rolling upgrade: servers of the previous version keep running on connections whose
+  // statements were prepared before the next version's migration added columns.
+  it("leaves every read of a running server working, on the connection that prepared it", async () => {
+    const db = await opened[dialect](1);
+    const store = new Store(db);
+    await store.setup();
+    const at = "2026-12-01T00:00:00.000Z";
+    await store.assistants.insert({
+      assistant_id: "a",
+      graph_id: "g",
+      name: "a",
+      description: null,
+      config: {},
+      context: {},
+      metadata: {},
+      version: 1,
+      created_at: at,
+      updated_at: at,
+    });
+    await store.insertThread({ ...newThread("t", { user: "u1" }), values: { n: 1 } });
+    await store.insertRun({
+      run_id: "r",
+      thread_id: "t",
+      assistant_id: "a",
+      created_at: at,
+      updated_at: at,
+      status: "running",
+      metadata: {},
+      multitask_strategy: "reject",
+      kwargs: { input: { n: 1 } },
+      identity: "u1",
+      owner: null,
+      attempt: 1,
+      error: null,
+    });
+    await store.tx((tx) => tx.replacePending("t", [], [pending("t", "g", "q1"), pending("t", "g", "q2")]));
+    await store.reserveAnswer({
+      thread_id: "t",
+      interrupt_id: "q1",
+      by: "u1",
+      answer: "yes",
+      at,
+      run_id: "r",
+      state: "reserved",
+    });
+    // Six times: PostgreSQL plans a prepared statement generically from its sixth run on.
+    for (let i = 0; i < 6; i++) await readEverything(store, db);
+    const before = await readEverything(store, db);
+    expect(before.inbox.total).toBe(2);
+    expect(before.answer?.answer).toBe("yes");
+    expect(before.versions).toHaveLength(1);
+
+    const tables = [
+      "interlude_server_threads",
+      "interlude_server_runs",
+      "interlude_server_pending",
+      "interlude_server_answers",
+      "interlude_server_assistants",
+      "interlude_server_assistant_versions",
+    ];
+    for (const table of tables) {
+      const alter = `ALTER TABLE ${table} ADD COLUMN added_later text`;
+      if (db instanceof PgDb) await db.pool.query(alter);
+      else await db.run(alter);
+    }
+    expect(await readEverything(store, db)).toEqual(before);
   });
 });
 

@@ -4,6 +4,7 @@
  * version; this table holds them all, that one included.
  */
 import { assistantColumns, assistantOf } from "./codec.js";
+import { ASSISTANT_VERSION_COLUMNS } from "./columns.js";
 import type { Db } from "./db.js";
 import type { AssistantRecord } from "./records.js";
 
@@ -36,7 +37,7 @@ export async function nextVersion(db: Db, current: AssistantRecord): Promise<num
 /** An assistant's versions, newest first; as assistant records (`updated_at`: when the version was made). */
 export async function versionsOf(db: Db, assistantId: string, version?: number): Promise<AssistantRecord[]> {
   const rows = await db.all(
-    `SELECT *, created_at AS updated_at FROM interlude_server_assistant_versions WHERE assistant_id = ?${version === undefined ? "" : " AND version = ?"} ORDER BY version DESC`,
+    `SELECT ${ASSISTANT_VERSION_COLUMNS} FROM interlude_server_assistant_versions WHERE assistant_id = ?${version === undefined ? "" : " AND version = ?"} ORDER BY version DESC`,
     version === undefined ? [assistantId] : [assistantId, version],
   );
   return rows.map(assistantOf);

@@ -5,6 +5,7 @@
  */
 import { addVersion, deleteVersions, nextVersion, versionsOf } from "./assistant-versions.js";
 import { assistantColumns, assistantOf, matches } from "./codec.js";
+import { ASSISTANT_COLUMNS } from "./columns.js";
 import { deleteAssistantCrons } from "./crons.js";
 import type { Db } from "./db.js";
 import type { AssistantRecord, Json } from "./records.js";
@@ -97,7 +98,10 @@ export class Assistants {
     if (cached && Date.now() - cached.at < maxAge) return cached.found;
     const at = Date.now();
     const forgotten = this.forgotten;
-    const rows = await this.db.all("SELECT * FROM interlude_server_assistants WHERE assistant_id = ?", [id]);
+    const rows = await this.db.all(
+      `SELECT ${ASSISTANT_COLUMNS} FROM interlude_server_assistants WHERE assistant_id = ?`,
+      [id],
+    );
     const found = rows[0] && assistantOf(rows[0]);
     // Misses too (a run naming its graph id first looks for an assistant of that id): insert forgets them.
     if (maxAge > 0 && forgotten === this.forgotten) this.cache.set(id, { found, at });
@@ -109,7 +113,9 @@ export class Assistants {
     filter: { graph_id?: string; name?: string; metadata?: Json } = {},
     order: AssistantOrder = { sort_by: "created_at", sort_order: "asc" },
   ): Promise<AssistantRecord[]> {
-    const rows = await this.db.all(`SELECT * FROM interlude_server_assistants ${orderBy(this.db.dialect, order)}`);
+    const rows = await this.db.all(
+      `SELECT ${ASSISTANT_COLUMNS} FROM interlude_server_assistants ${orderBy(this.db.dialect, order)}`,
+    );
     return rows
       .map(assistantOf)
       .filter(

@@ -18,14 +18,18 @@ const jsonList = (value: unknown): any => parse(value) ?? [];
 /** A value stored as it is typed (an enum's text). */
 const stored = <T>(value: unknown): T => value as T;
 
+/** Reads a record from a row; `columns` names the columns it reads (columns.ts selects them). */
+export type Decoder<T> = ((row: Row) => T) & { readonly columns: readonly string[] };
+
 /** A record read from a row, each field by its column's reader (in the record's field order). */
-function decoder<T>(columns: { [K in keyof T]: (value: unknown) => T[K] }): (row: Row) => T {
+function decoder<T>(columns: { [K in keyof T]: (value: unknown) => T[K] }): Decoder<T> {
   const fields = Object.entries(columns) as Array<[string, (value: unknown) => unknown]>;
-  return (row) => {
+  const read = (row: Row) => {
     const out: Record<string, unknown> = {};
     for (const [field, read] of fields) out[field] = read(row[field]);
     return out as T;
   };
+  return Object.assign(read, { columns: fields.map(([field]) => field) });
 }
 
 export const assistantOf = decoder<AssistantRecord>({

@@ -5,6 +5,7 @@
  */
 import { type AssistantOptions, Assistants } from "./assistants.js";
 import { answerOf, json, pendingOf, runOf, threadOf } from "./codec.js";
+import { ANSWER_COLUMNS, PENDING_COLUMNS, RUN_COLUMNS, THREAD_COLUMNS, THREAD_COLUMNS_BUT_VALUES } from "./columns.js";
 import type { Db, Statement, TxOptions } from "./db.js";
 import { countChanges, countedTotal, recountPending } from "./pending-counts.js";
 import { textFilter } from "./pending-search.js";
@@ -12,7 +13,7 @@ import type { AnswerRecord, PendingInterrupt, RunRecord, RunStatus, ThreadRecord
 import { deleteThreadRunEvents } from "./run-events.js";
 import { migrate } from "./schema.js";
 import { type ThreadQuery, threadCount, threadSearch } from "./thread-search.js";
-import { ACTIVE_RUNS, PENDING_OF, THREAD_COLUMNS_BUT_VALUES } from "./views.js";
+import { ACTIVE_RUNS, PENDING_OF } from "./views.js";
 
 export interface Page {
   limit?: number;
@@ -85,7 +86,7 @@ export class StoreTx {
 
   /** `values: false` leaves the state out (null), for callers about to replace it: it is the largest column to parse. */
   async getThread(id: string, options: { values?: boolean } = {}): Promise<ThreadRecord | undefined> {
-    const columns = options.values === false ? THREAD_COLUMNS_BUT_VALUES : "*";
+    const columns = options.values === false ? THREAD_COLUMNS_BUT_VALUES : THREAD_COLUMNS;
     const rows = await this.db.all(`SELECT ${columns} FROM interlude_server_threads WHERE thread_id = ?`, [id]);
     return rows[0] && threadOf(rows[0]);
   }
@@ -151,13 +152,13 @@ export class StoreTx {
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
-    const rows = await this.db.all("SELECT * FROM interlude_server_runs WHERE run_id = ?", [runId]);
+    const rows = await this.db.all(`SELECT ${RUN_COLUMNS} FROM interlude_server_runs WHERE run_id = ?`, [runId]);
     return rows[0] && runOf(rows[0]);
   }
 
   async runs(threadId: string, filter: Page & { status?: RunStatus } = {}): Promise<RunRecord[]> {
     const params: unknown[] = [threadId];
-    let sql = "SELECT * FROM interlude_server_runs WHERE thread_id = ?";
+    let sql = `SELECT ${RUN_COLUMNS} FROM interlude_server_runs WHERE thread_id = ?`;
     if (filter.status) (sql += " AND status = ?"), params.push(filter.status);
     sql += ` ORDER BY created_at DESC, run_id DESC LIMIT ${Math.floor(filter.limit ?? 10)} OFFSET ${Math.floor(filter.offset ?? 0)}`;
     return (await this.db.all(sql, params)).map(runOf);
@@ -195,7 +196,7 @@ export class StoreTx {
     // The IN term lets the planner scan the partial index of active runs.
     return (
       await this.db.all(
-        "SELECT * FROM interlude_server_runs WHERE status IN ('pending', 'running') AND status = 'running' AND updated_at < ?",
+        `SELECT ${RUN_COLUMNS} FROM interlude_server_runs WHERE status IN ('pending', 'running') AND status = 'running' AND updated_at < ?`,
         [before],
       )
     ).map(runOf);
@@ -207,7 +208,7 @@ export class StoreTx {
     const only = status === "all" ? "" : ` AND status = '${status}'`;
     return (
       await this.db.all(
-        `SELECT * FROM interlude_server_runs WHERE status IN ('pending', 'running')${only} ORDER BY created_at, run_id`,
+        `SELECT ${RUN_COLUMNS} FROM interlude_server_runs WHERE status IN ('pending', 'running')${only} ORDER BY created_at, run_id`,
       )
     ).map(runOf);
   }
@@ -281,7 +282,10 @@ export class StoreTx {
       params,
     };
     const statements: Statement[] = [
-      [`SELECT * FROM interlude_server_pending${filter} ORDER BY created_at, thread_id, interrupt_id${page}`, params],
+      [
+        `SELECT ${PENDING_COLUMNS} FROM interlude_server_pending${filter} ORDER BY created_at, thread_id, interrupt_id${page}`,
+        params,
+      ],
       [total.sql, total.params],
     ];
     // A text search is planned for the text given (Db.search, as the thread search): a prepared
@@ -331,17 +335,17 @@ export class StoreTx {
   }
 
   async answer(threadId: string, interruptId: string): Promise<AnswerRecord | undefined> {
-    const rows = await this.db.all("SELECT * FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id = ?", [
-      threadId,
-      interruptId,
-    ]);
+    const rows = await this.db.all(
+      `SELECT ${ANSWER_COLUMNS} FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id = ?`,
+      [threadId, interruptId],
+    );
     return rows[0] && answerOf(rows[0]);
   }
 
   /** The thread's most recent answer (applied or reserved). */
   async latestAnswer(threadId: string): Promise<AnswerRecord | undefined> {
     const rows = await this.db.all(
-      "SELECT * FROM interlude_server_answers WHERE thread_id = ? ORDER BY at DESC, interrupt_id DESC LIMIT 1",
+      `SELECT ${ANSWER_COLUMNS} FROM interlude_server_answers WHERE thread_id = ? ORDER BY at DESC, interrupt_id DESC LIMIT 1`,
       [threadId],
     );
     return rows[0] && answerOf(rows[0]);

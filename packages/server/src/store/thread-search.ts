@@ -14,6 +14,7 @@
  * is indexed (the default order). The other sort columns change at every run, and an index on
  * them would be written at every run for a listing seldom asked for: they sort in the database.
  */
+import { THREAD_COLUMNS } from "./columns.js";
 import type { Db, Statement } from "./db.js";
 import type { Json, ThreadStatus } from "./records.js";
 import type { Page } from "./store.js";
@@ -67,7 +68,7 @@ export function threadSearch(dialect: Db["dialect"], query: ThreadQuery): Statem
   const all = dialect === "sqlite" ? "-1" : "ALL";
   const page = `LIMIT ${query.limit === undefined ? all : Math.floor(query.limit)} OFFSET ${Math.floor(query.offset ?? 0)}`;
   return [
-    `SELECT * FROM ${THREADS}${where} ORDER BY ${query.sort_by ?? "created_at"} ${order}, thread_id ${order} ${page}`,
+    `SELECT ${THREAD_COLUMNS} FROM ${THREADS}${where} ORDER BY ${query.sort_by ?? "created_at"} ${order}, thread_id ${order} ${page}`,
     params,
   ];
 }

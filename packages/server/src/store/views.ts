@@ -3,22 +3,21 @@
  * run being queued and a thread being brought up to date each read a few small things.
  */
 import { answerOf, pendingOf, runOf, threadOf } from "./codec.js";
+import {
+  ANSWER_COLUMNS,
+  ANSWER_COLUMNS_OF_A,
+  PENDING_COLUMNS,
+  RUN_COLUMNS,
+  THREAD_SYNC_COLUMNS,
+  THREAD_SYNC_COLUMNS_AND_VALUES,
+} from "./columns.js";
 import type { Db, Row, Statement } from "./db.js";
 import type { AnswerRecord, PendingInterrupt, RunRecord, ThreadRecord } from "./records.js";
 
-export const THREAD_COLUMNS_BUT_VALUES =
-  "thread_id, created_at, updated_at, state_updated_at, metadata, status, interrupts, error, config, graph_id, assistant_id";
 /** A thread's pending and running runs, oldest first. Statuses written out: the planner picks the partial index interlude_server_runs_active only for these literals. */
-/**
- * The thread's columns a sync reads: not its pending interrupts, which the sync replaces
- * without looking at them (parsing them was wasted), nor its values unless asked.
- */
-const SYNC_THREAD_COLUMNS =
-  "thread_id, created_at, updated_at, state_updated_at, metadata, status, error, config, graph_id, assistant_id";
-export const ACTIVE_RUNS = `SELECT * FROM interlude_server_runs WHERE thread_id = ? AND status IN ('pending', 'running') ORDER BY created_at, run_id`;
-export const PENDING_OF = "SELECT * FROM interlude_server_pending WHERE thread_id = ? ORDER BY created_at";
-const ANSWERS_TO_PENDING =
-  "SELECT a.* FROM interlude_server_answers a JOIN interlude_server_pending p ON p.thread_id = a.thread_id AND p.interrupt_id = a.interrupt_id WHERE p.thread_id = ?";
+export const ACTIVE_RUNS = `SELECT ${RUN_COLUMNS} FROM interlude_server_runs WHERE thread_id = ? AND status IN ('pending', 'running') ORDER BY created_at, run_id`;
+export const PENDING_OF = `SELECT ${PENDING_COLUMNS} FROM interlude_server_pending WHERE thread_id = ? ORDER BY created_at`;
+const ANSWERS_TO_PENDING = `SELECT ${ANSWER_COLUMNS_OF_A} FROM interlude_server_answers a JOIN interlude_server_pending p ON p.thread_id = a.thread_id AND p.interrupt_id = a.interrupt_id WHERE p.thread_id = ?`;
 
 /**
  * The answers to a thread's pending interrupts and to the interrupts `asked` (which may not be
@@ -33,12 +32,12 @@ const ANSWERS_TO_PENDING =
 function answersTo(dialect: Db["dialect"], threadId: string, asked: readonly string[]): Statement {
   if (dialect === "postgres")
     return [
-      "SELECT * FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id = ANY (ARRAY(SELECT interrupt_id FROM interlude_server_pending WHERE thread_id = ?) || ?::text[])",
+      `SELECT ${ANSWER_COLUMNS} FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id = ANY (ARRAY(SELECT interrupt_id FROM interlude_server_pending WHERE thread_id = ?) || ?::text[])`,
       [threadId, threadId, asked],
     ];
   if (!asked.length) return [ANSWERS_TO_PENDING, [threadId]];
   return [
-    `${ANSWERS_TO_PENDING} UNION SELECT * FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id IN (${asked.map(() => "?").join(", ")})`,
+    `${ANSWERS_TO_PENDING} UNION SELECT ${ANSWER_COLUMNS} FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id IN (${asked.map(() => "?").join(", ")})`,
     [threadId, threadId, ...asked],
   ];
 }
@@ -69,7 +68,7 @@ export async function syncView(
   threadId: string,
   options: { values: boolean; asked: readonly string[]; first?: Statement },
 ): Promise<SyncView> {
-  const columns = options.values ? `${SYNC_THREAD_COLUMNS}, "values"` : SYNC_THREAD_COLUMNS;
+  const columns = options.values ? THREAD_SYNC_COLUMNS_AND_VALUES : THREAD_SYNC_COLUMNS;
   const statements: Statement[] = [
     [`SELECT ${columns} FROM interlude_server_threads WHERE thread_id = ?`, [threadId]],
     [ACTIVE_RUNS, [threadId]],
@@ -118,7 +117,7 @@ export async function queueView(
     statements.push([PENDING_OF, [threadId]], answersTo(db.dialect, threadId, []));
   else if (answering?.answerIds.length)
     statements.push([
-      `SELECT * FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id IN (${answering.answerIds.map(() => "?").join(", ")})`,
+      `SELECT ${ANSWER_COLUMNS} FROM interlude_server_answers WHERE thread_id = ? AND interrupt_id IN (${answering.answerIds.map(() => "?").join(", ")})`,
       [threadId, ...answering.answerIds],
     ]);
   const [graphs, active, ...rest] = await db.reads(head ? [...statements, head] : statements);
