@@ -43,8 +43,50 @@ export function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
+const SYLLABLES = [
+  "ra",
+  "fun",
+  "de",
+  "cus",
+  "to",
+  "mer",
+  "ac",
+  "count",
+  "in",
+  "voi",
+  "ce",
+  "pay",
+  "ment",
+  "or",
+  "der",
+  "ship",
+  "ping",
+  "re",
+  "view",
+  "ap",
+  "pro",
+  "val",
+];
+
 /**
- * `clients` threads, each paused and resumed `rounds` times. Returns the figures and, per
+ * About `bytes` of prose-like text, different for each `seed`: words made of syllables, so that
+ * it holds as many distinct trigrams as a reviewer's context would (a repeated character holds one).
+ */
+export function reviewText(bytes, seed) {
+  let state = (seed + 1) * 2654435761;
+  const next = (n) => ((state = (state * 1103515245 + 12345) % 2147483648), state % n);
+  let text = "";
+  while (text.length < bytes) {
+    let word = "";
+    for (let i = 1 + next(3); i > 0; i--) word += SYLLABLES[next(SYLLABLES.length)];
+    text += `${word}${next(8) === 0 ? `-${next(1000)}. ` : " "}`;
+  }
+  return text.slice(0, bytes);
+}
+
+/**
+ * `clients` threads, each paused and resumed `rounds` times. `payload`: bytes of text carried
+ * in every question (the loop graph's `detail`), as a reviewer's context would be. Returns the figures and, per
  * client, its thread and final values (answers `c<client>-<round>` in order when nothing was
  * lost or applied twice).
  */
@@ -58,6 +100,7 @@ export async function runLoad({
   cpuSplit,
   durability,
   sticky = false,
+  payload = 0,
 }) {
   const extra = durability ? { durability } : {};
   // Several servers on one database: each answer goes to the next server in turn, so a thread
@@ -69,7 +112,11 @@ export async function runLoad({
   const client = async (c) => {
     const thread = await http.request("POST", "/threads", { metadata: { load: true } });
     const path = `/threads/${thread.thread_id}/runs/wait`;
-    let state = await http.request("POST", path, { assistant_id: "loop", input: { rounds }, ...extra });
+    let state = await http.request("POST", path, {
+      assistant_id: "loop",
+      input: { rounds, ...(payload ? { detail: reviewText(payload, c) } : {}) },
+      ...extra,
+    });
     // Paced clients are spread over the period, as independent reviewers would be, not all due at once.
     if (paceMs) await sleep((c * paceMs) / clients);
     let due = performance.now();

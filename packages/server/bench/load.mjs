@@ -12,14 +12,15 @@
  *   so latency is measured at a given rate, not at the queue length the saturation phase builds.
  *
  * `node packages/server/bench/load.mjs [--clients 20] [--rounds 100] [--warmup 50] [--pace 40] [--durability async]
- * [--repeat 1] [--postgres [--servers 2 [--sticky]] [--statements] [--round-trips] [--no-fsync]]` prints both
+ * [--payload 0] [--repeat 1] [--postgres [--servers 2 [--sticky]] [--statements] [--round-trips] [--no-fsync]]` prints both
  * (`--repeat N`: N saturation phases in a row, each printed, the target checked against their
  * median: on a shared machine one phase can read 30% above or below the next; on PostgreSQL also the database
  * transactions committed and the statements executed per round trip, from pg_stat_database and
  * pg_stat_statements, PostgreSQL's CPU and context switches, and with two servers each process's
  * CPU; `--statements` first lists a one-client round trip's statements; `--round-trips` puts a
  * counting proxy between the servers and the database, see round-trips.mjs; `--sticky` sends
- * each client's answers to one server instead of to each in turn);
+ * each client's answers to one server instead of to each in turn; `--payload N`: N bytes of text
+ * in every question);
  * test/load.test.ts runs the same phases shorter and checks every answer.
  */
 import { fileURLToPath } from "node:url";
@@ -84,12 +85,15 @@ async function main() {
   const durability = arg("durability", undefined);
   const servers = Number(arg("servers", 1));
   const sticky = process.argv.includes("--sticky");
+  // Bytes of text in every question (a reviewer's context): what the inbox's text index extracts.
+  const payload = Number(arg("payload", 0));
   const countingRoundTrips = process.argv.includes("--round-trips");
   const deployment = await startDeployment({ postgres, servers, countingRoundTrips });
   const { urls, cpuMs, cpuSplit } = deployment;
   const where = postgres
     ? `PostgreSQL (${postgresDurability()}), ${servers} server process(es)${servers > 1 ? " + a worker" : ""}`
     : "SQLite file";
+  const carrying = payload ? `, ${payload}-byte questions` : "";
   /** Runs a phase; on PostgreSQL also counts the database's commits and statements per round trip. */
   const phase = async (options) => {
     const before = await deployment.commits?.();
@@ -99,7 +103,7 @@ async function main() {
     const byProcessBefore = deployment.cpuByProcess?.();
     const machineBefore = machineTicks();
     const switchesBefore = deployment.switches?.();
-    const result = await runLoad({ urls, clients, rounds, cpuMs, cpuSplit, durability, sticky, ...options });
+    const result = await runLoad({ urls, clients, rounds, cpuMs, cpuSplit, durability, sticky, payload, ...options });
     if (switchesBefore)
       result.switchesPerRoundTrip = deployment
         .switches()
@@ -166,7 +170,7 @@ async function main() {
     }
     // Warm-up: the figures are for a server past most of its JIT warm-up (V8 still optimises
     // functions for a few thousand answers: `--warmup 250` for a server near its steady state).
-    await runLoad({ urls, clients, rounds: Number(arg("warmup", 50)), durability, sticky });
+    await runLoad({ urls, clients, rounds: Number(arg("warmup", 50)), durability, sticky, payload });
     const listing = process.argv.includes("--statements") && deployment.profile;
     if (listing) await deployment.resetProfile();
     const repeats = Number(arg("repeat", 1));
@@ -175,7 +179,7 @@ async function main() {
       const one = await phase({});
       saturations.push(one);
       const which = repeats > 1 ? ` (${n} of ${repeats})` : "";
-      console.log(describeLoad(`${where}, ${clients} clients, saturation${which}`, one) + txs(one));
+      console.log(describeLoad(`${where}, ${clients} clients${carrying}, saturation${which}`, one) + txs(one));
     }
     const byRate = [...saturations].sort((a, b) => a.perSecond - b.perSecond);
     const saturated = byRate[Math.floor((byRate.length - 1) / 2)];
@@ -190,7 +194,7 @@ async function main() {
     const paced = await phase({ paceMs });
     console.log(
       describeLoad(
-        `${where}, ${clients} clients, one answer each per ${paceMs} ms (${((1000 / paceMs) * clients).toFixed(0)}/s offered)`,
+        `${where}, ${clients} clients${carrying}, one answer each per ${paceMs} ms (${((1000 / paceMs) * clients).toFixed(0)}/s offered)`,
         paced,
       ) + txs(paced),
     );
