@@ -7,8 +7,8 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { type Db, PgDb, SqliteDb } from "../dist/store/db.js";
-import type { AssistantRecord } from "../dist/store/records.js";
 import { Store } from "../dist/store/store.js";
+import { assistantRecord as assistant } from "./helpers.js";
 
 const pools: pg.Pool[] = [];
 afterAll(async () => {
@@ -37,22 +37,6 @@ const opened: Record<Db["dialect"], () => Promise<Db>> = {
     return new PgDb(pool);
   },
 };
-
-function assistant(id: string, name: string, graph: string, created: number): AssistantRecord {
-  const at = new Date(Date.UTC(2026, 0, 1, 0, 0, created)).toISOString();
-  return {
-    assistant_id: id,
-    graph_id: graph,
-    name,
-    description: null,
-    config: {},
-    context: {},
-    metadata: {},
-    version: 1,
-    created_at: at,
-    updated_at: at,
-  };
-}
 
 describe.each(["sqlite", "postgres"] as const)("%s", (dialect) => {
   it("assistants sort by the field asked, ties by id in the same direction, text by code point", async () => {

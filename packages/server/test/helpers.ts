@@ -7,6 +7,7 @@ import { loadConfig, type RunningServer, type ServeOptions, startServer } from "
 import { Client } from "@langchain/langgraph-sdk";
 // The CLI's SSE reader, so the tests read events exactly as the CLI does.
 import { sseEvents } from "../dist/cli/sse.js";
+import type { AssistantRecord } from "../dist/store/records.js";
 
 export const FIXTURE_CONFIG = fileURLToPath(new URL("./fixtures/langgraph.json", import.meta.url));
 
@@ -90,4 +91,21 @@ export async function followSse(
     })();
   }
   return { events, status: response.status, close: () => controller.abort() };
+}
+
+/** An assistant's record as the store keeps it, made `created` seconds into 2026. */
+export function assistantRecord(id: string, name: string, graph: string, created = 0): AssistantRecord {
+  const at = new Date(Date.UTC(2026, 0, 1, 0, 0, created)).toISOString();
+  return {
+    assistant_id: id,
+    graph_id: graph,
+    name,
+    description: null,
+    config: {},
+    context: {},
+    metadata: {},
+    version: 1,
+    created_at: at,
+    updated_at: at,
+  };
 }

@@ -16,6 +16,7 @@ import { MIGRATIONS, migrate } from "../dist/store/schema.js";
 import { Store } from "../dist/store/store.js";
 import { queueView, syncView } from "../dist/store/views.js";
 import { newThread } from "../dist/threads/new-thread.js";
+import { assistantRecord } from "./helpers.js";
 import { freshDatabase } from "./processes.js";
 
 const pools: pg.Pool[] = [];
@@ -240,18 +241,7 @@ describe.each(["sqlite", "postgres"] as const)("%s, a column added by a later ve
     const store = new Store(db);
     await store.setup();
     const at = "2026-12-01T00:00:00.000Z";
-    await store.assistants.insert({
-      assistant_id: "a",
-      graph_id: "g",
-      name: "a",
-      description: null,
-      config: {},
-      context: {},
-      metadata: {},
-      version: 1,
-      created_at: at,
-      updated_at: at,
-    });
+    await store.assistants.insert(assistantRecord("a", "a", "g"));
     await store.insertThread({ ...newThread("t", { user: "u1" }), values: { n: 1 } });
     await store.insertRun({
       run_id: "r",
