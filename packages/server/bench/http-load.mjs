@@ -73,8 +73,9 @@ const SYLLABLES = [
  * it holds as many distinct trigrams as a reviewer's context would (a repeated character holds one).
  */
 export function reviewText(bytes, seed) {
-  let state = (seed + 1) * 2654435761;
-  const next = (n) => ((state = (state * 1103515245 + 12345) % 2147483648), state % n);
+  // A 32-bit linear congruential generator; its high bits, as its low ones repeat with short periods.
+  let state = Math.imul(seed + 1, 2654435761) >>> 0;
+  const next = (n) => ((state = (Math.imul(state, 1103515245) + 12345) >>> 0), (state >>> 16) % n);
   let text = "";
   while (text.length < bytes) {
     let word = "";

@@ -30,7 +30,7 @@ export const THREAD_COLUMNS_BUT_VALUES = selectList(threadOf.columns, { without:
  * (parsing them was wasted), nor the values unless asked (`THREAD_SYNC_COLUMNS_AND_VALUES`).
  */
 export const THREAD_SYNC_COLUMNS = selectList(threadOf.columns, { without: ["values", "interrupts"] });
-export const THREAD_SYNC_COLUMNS_AND_VALUES = `${THREAD_SYNC_COLUMNS}, "values"`;
+export const THREAD_SYNC_COLUMNS_AND_VALUES = selectList(threadOf.columns, { without: ["interrupts"] });
 export const RUN_COLUMNS = selectList(runOf.columns);
 export const PENDING_COLUMNS = selectList(pendingOf.columns);
 export const ANSWER_COLUMNS = selectList(answerOf.columns);
