@@ -31,6 +31,7 @@ import { deleteOldRunEvents } from "./store/run-events.js";
 import { Store } from "./store/store.js";
 import { DEFAULT_SWEEP_MS, type TtlPolicy } from "./threads/ttl.js";
 import { startTtlSweeper } from "./threads/ttl-sweeper.js";
+import { checkpointValues } from "./threads/values.js";
 
 export interface BackendOptions {
   /** The loaded langgraph.json (its graphs are imported; its directory holds the default SQLite file). */
@@ -41,6 +42,11 @@ export interface BackendOptions {
   sqlitePath?: string;
   /** PostgreSQL connection string: shared storage for several processes. */
   postgresUrl?: string;
+  /**
+   * A thread's state larger than this (bytes of JSON; default 16 kB) is read from its newest
+   * checkpoint instead of being copied into the thread's row at every answer (store/thread-values.ts).
+   */
+  rowValuesLimit?: number;
   /**
    * Lease of a running run (ms; default INTERLUDE_RUN_LEASE_MS, else 30 s): a run silent for
    * longer belongs to a dead process and is taken over.
@@ -199,6 +205,11 @@ function refusePostgresOnly(options: BackendOptions): void {
 
 export async function openBackend(options: BackendOptions): Promise<Backend> {
   refusePostgresOnly(options);
+  const limit = options.rowValuesLimit;
+  if (limit !== undefined && !(limit >= 0))
+    throw new ConfigError(
+      `rowValuesLimit must be a number of bytes, 0 or more (Infinity keeps every state in the thread's row); got ${limit}.`,
+    );
   const processId = newProcessId();
   // The environment's count is read (and checked) only for PostgreSQL; SQLite opens no pool.
   const connections = shareConnections(
@@ -240,6 +251,10 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       // Several processes: a run's stream may be followed from any of them.
       runEvents: options.postgresUrl ? new RunEventRelay(storage.store.db, storage.bus) : undefined,
     };
+    ctx.store.threadValues.readFromCheckpoints(
+      (thread, checkpointId) => checkpointValues(ctx, thread, checkpointId),
+      options.rowValuesLimit,
+    );
     const unsubscribe = ctx.bus.subscribe((event) => {
       if (event.type === "run.cancel") abortLocal(ctx, event.run_id, event.action);
       if (event.type === "answers.settle") ctx.executing.get(event.run_id)?.askToSettle();

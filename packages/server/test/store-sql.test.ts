@@ -136,7 +136,7 @@ describe.each(["sqlite", "postgres"] as const)("%s", (dialect) => {
 
     expect((await store.getThread("before"))?.values).toEqual(values);
     const after = { ...values, messages: [...values.messages, { id: "new", content: "after the upgrade" }] };
-    await store.saveThread({ ...(await store.getThread("before"))!, values: after });
+    await store.saveThreadSync({ ...(await store.getThread("before"))!, values: after }, { values: true });
     expect((await store.getThread("before"))?.values).toEqual(after);
     expect((await store.pending({ q: "approve before" })).total).toBe(1);
     expect((await store.pending({})).total).toBe(1);

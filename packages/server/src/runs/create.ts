@@ -52,7 +52,7 @@ async function threadFor(
   }
   if (!graph) return false;
   if (graph.graph_id !== assistant.graph_id || graph.assistant_id !== assistant.assistant_id) {
-    const thread = (await tx.getThread(threadId))!;
+    const thread = (await tx.getThread(threadId, { values: false }))!;
     const metadata = { ...thread.metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id };
     await tx.saveThread({ ...thread, metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id });
   }

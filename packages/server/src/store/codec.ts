@@ -53,6 +53,8 @@ export const threadOf = decoder<ThreadRecord>({
   metadata: jsonObject,
   status: stored,
   values: jsonValue,
+  // Only when set: a record's readers never see it (the store loads those values).
+  values_checkpoint_id: (value) => (value as string | null) ?? undefined,
   interrupts: jsonObject,
   error: jsonValue,
   config: jsonObject,

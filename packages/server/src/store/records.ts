@@ -39,6 +39,11 @@ export interface ThreadRecord {
   metadata: Json;
   status: ThreadStatus;
   values: Json | null;
+  /**
+   * As read: the values are not in the row but in this checkpoint (thread-values.ts); as
+   * synced: the checkpoint they were read from.
+   */
+  values_checkpoint_id?: string;
   /** task id -> interrupts pending in that task */
   interrupts: Record<string, ApiInterrupt[]>;
   error: unknown;

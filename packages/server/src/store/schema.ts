@@ -6,6 +6,7 @@ import { PENDING_COUNTED_BY_STORE, PENDING_COUNTS, PENDING_RECOUNTED } from "./p
 import { PENDING_TEXT } from "./pending-search.js";
 import { THREAD_METADATA } from "./thread-metadata.js";
 import { THREAD_TTL } from "./thread-ttl.js";
+import { VALUES_CHECKPOINT } from "./thread-values.js";
 
 /**
  * The server's own tables, beside the checkpoint tables in the same database. Migrations run
@@ -68,6 +69,7 @@ export const MIGRATIONS: readonly (string | Record<Db["dialect"], string>)[] = [
   THREAD_TTL,
   ASSISTANT_VERSIONS,
   CRONS,
+  VALUES_CHECKPOINT,
 ];
 
 /** Applies the migrations before index `target` (default: all); tests stop earlier to upgrade a populated database. */

@@ -12,7 +12,8 @@ import { textFilter } from "./pending-search.js";
 import type { AnswerRecord, PendingInterrupt, RunRecord, RunStatus, ThreadRecord } from "./records.js";
 import { deleteThreadRunEvents } from "./run-events.js";
 import { migrate } from "./schema.js";
-import { type ThreadQuery, threadCount, threadSearch } from "./thread-search.js";
+import { filtersValues, type ThreadQuery, threadCount, threadSearch } from "./thread-search.js";
+import { matchesValues, ThreadValues } from "./thread-values.js";
 import { ACTIVE_RUNS, PENDING_OF } from "./views.js";
 
 export interface Page {
@@ -35,7 +36,11 @@ export type StoreOptions = AssistantOptions;
  * so a call inside a transaction cannot forget to go through it.
  */
 export class StoreTx {
-  constructor(readonly db: Db) {}
+  /** @param threadValues where large states are read from (thread-values.ts), shared by the store and its transactions */
+  constructor(
+    readonly db: Db,
+    readonly threadValues: ThreadValues = new ThreadValues(),
+  ) {}
 
   // ---- threads ----
 
@@ -48,10 +53,26 @@ export class StoreTx {
     return changes > 0;
   }
 
+  /**
+   * An edit of the thread's metadata, status, config, graph or assistant. Its state is the
+   * sync's to write (`saveThreadSync`): left as stored, so that an edit never copies a state
+   * kept in the checkpoint back into the row.
+   */
   async saveThread(t: ThreadRecord): Promise<void> {
     await this.db.write(
-      `UPDATE interlude_server_threads SET updated_at = ?, state_updated_at = ?, metadata = ?, status = ?, "values" = ?, interrupts = ?, error = ?, config = ?, graph_id = ?, assistant_id = ? WHERE thread_id = ?`,
-      [...threadColumns(t), t.thread_id],
+      `UPDATE interlude_server_threads SET updated_at = ?, state_updated_at = ?, metadata = ?, status = ?, interrupts = ?, error = ?, config = ?, graph_id = ?, assistant_id = ? WHERE thread_id = ?`,
+      [
+        t.updated_at,
+        t.state_updated_at,
+        json(t.metadata),
+        t.status,
+        json(t.interrupts),
+        json(t.error),
+        json(t.config),
+        t.graph_id,
+        t.assistant_id,
+        t.thread_id,
+      ],
     );
   }
 
@@ -62,7 +83,8 @@ export class StoreTx {
    * PostgreSQL the bytes sent and the metadata trigger's check).
    */
   async saveThreadSync(t: ThreadRecord, options: { values: boolean }): Promise<void> {
-    const values = options.values ? ', "values" = ?' : "";
+    const values = options.values ? ', "values" = ?, values_checkpoint_id = ?' : "";
+    const stored = options.values ? this.threadValues.stored(t.values, t.values_checkpoint_id) : undefined;
     await this.db.write(
       `UPDATE interlude_server_threads SET updated_at = ?, state_updated_at = ?, status = ?, interrupts = ?, error = ?${values} WHERE thread_id = ?`,
       [
@@ -71,7 +93,7 @@ export class StoreTx {
         t.status,
         json(t.interrupts),
         json(t.error),
-        ...(options.values ? [json(t.values)] : []),
+        ...(stored ? [stored.text, stored.checkpointId] : []),
         t.thread_id,
       ],
     );
@@ -88,7 +110,9 @@ export class StoreTx {
   async getThread(id: string, options: { values?: boolean } = {}): Promise<ThreadRecord | undefined> {
     const columns = options.values === false ? THREAD_COLUMNS_BUT_VALUES : THREAD_COLUMNS;
     const rows = await this.db.all(`SELECT ${columns} FROM interlude_server_threads WHERE thread_id = ?`, [id]);
-    return rows[0] && threadOf(rows[0]);
+    if (!rows[0]) return undefined;
+    const [thread] = await this.threadValues.fill([threadOf(rows[0])]);
+    return thread;
   }
 
   /** Which graph and assistant a thread runs (undefined: no such thread). */
@@ -102,12 +126,33 @@ export class StoreTx {
 
   /** A page of the threads a search matches (thread-search.ts). */
   async threads(query: ThreadQuery): Promise<ThreadRecord[]> {
-    return (await this.db.search(...threadSearch(this.db.dialect, query))).map(threadOf);
+    if (!filtersValues(query))
+      return this.threadValues.fill((await this.db.search(...threadSearch(this.db.dialect, query))).map(threadOf));
+    const offset = query.offset ?? 0;
+    const matching = await this.threadsMatchingValues(query);
+    return matching.slice(offset, query.limit === undefined ? undefined : offset + query.limit);
   }
 
   async countThreads(query: ThreadQuery): Promise<number> {
+    if (filtersValues(query)) return (await this.threadsMatchingValues(query)).length;
     const [row] = await this.db.search<{ n: number | string }>(...threadCount(this.db.dialect, query));
     return Number(row?.n ?? 0);
+  }
+
+  /**
+   * Every thread a search with a values filter matches, in order: SQL compares the values stored
+   * in rows, and passes the threads whose values are in their checkpoint, compared here once
+   * loaded. So such a search reads all its matches (and every thread with a large state its
+   * other filters leave) before it can cut its page.
+   */
+  private async threadsMatchingValues(query: ThreadQuery): Promise<ThreadRecord[]> {
+    const rows = await this.db.search(
+      ...threadSearch(this.db.dialect, { ...query, limit: undefined, offset: undefined }),
+    );
+    const threads = rows.map(threadOf);
+    const loaded = new Set(threads.filter((t) => t.values_checkpoint_id));
+    await this.threadValues.fill(threads);
+    return threads.filter((t) => !loaded.has(t) || matchesValues(t.values, query.values!));
   }
 
   async deleteThread(id: string): Promise<boolean> {
@@ -409,7 +454,7 @@ export class Store extends StoreTx {
    * handle whose every call goes through that transaction.
    */
   tx<T>(body: (tx: StoreTx) => Promise<T>, threadId?: string, options?: TxOptions): Promise<T> {
-    return this.db.tx((db) => body(new StoreTx(db)), threadId, options);
+    return this.db.tx((db) => body(new StoreTx(db, this.threadValues)), threadId, options);
   }
 }
 

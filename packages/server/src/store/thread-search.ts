@@ -31,24 +31,34 @@ export interface ThreadQuery extends Page {
 
 const THREADS = "interlude_server_threads";
 
+/** Whether a search filters on values (the store then cuts its page itself: Store.threads). */
+export function filtersValues(query: ThreadQuery): boolean {
+  return Object.keys(query.values ?? {}).length > 0;
+}
+
 /** The WHERE clause (with its leading space, or empty) of a search's filters. */
 function filtered(dialect: Db["dialect"], query: ThreadQuery): Statement {
   const where: string[] = [];
   const params: unknown[] = [];
   if (query.status) where.push("status = ?"), params.push(query.status);
   if (query.ids?.length) where.push(`thread_id IN (${query.ids.map(() => "?").join(", ")})`), params.push(...query.ids);
-  for (const [column, filter] of [
-    ["metadata", query.metadata],
-    ['"values"', query.values],
-  ] as const) {
-    for (const [key, value] of Object.entries(filter ?? {})) {
-      const text = JSON.stringify(value);
-      const indexed = column === "metadata" ? indexedMetadata(key, text) : undefined;
-      if (indexed) where.push(indexed.sql), params.push(...indexed.params);
-      else where.push(`${fieldOf(dialect, column)} = ?`), params.push(dialect === "sqlite" ? keyPath(key) : key, text);
-    }
+  for (const [key, value] of Object.entries(query.metadata ?? {})) {
+    const indexed = indexedMetadata(key, JSON.stringify(value));
+    if (indexed) where.push(indexed.sql), params.push(...indexed.params);
+    else where.push(holds(dialect, "metadata", key, value, params));
+  }
+  if (filtersValues(query)) {
+    const held = Object.entries(query.values!).map(([key, value]) => holds(dialect, '"values"', key, value, params));
+    // A state kept in the checkpoint (thread-values.ts) is compared by the store once loaded.
+    where.push(`(values_checkpoint_id IS NOT NULL OR (${held.join(" AND ")}))`);
   }
   return [where.length ? ` WHERE ${where.join(" AND ")}` : "", params];
+}
+
+/** The condition that JSON column `column`'s top-level `key` holds `value`; its parameters are added to `params`. */
+function holds(dialect: Db["dialect"], column: string, key: string, value: unknown, params: unknown[]): string {
+  params.push(dialect === "sqlite" ? keyPath(key) : key, JSON.stringify(value));
+  return `${fieldOf(dialect, column)} = ?`;
 }
 
 /** The JSON text of one top-level field of a JSON column, the key being the next parameter. */

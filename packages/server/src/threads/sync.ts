@@ -16,6 +16,7 @@ import type { AnswerRecord, PendingInterrupt, RunRecord, ThreadRecord, ThreadSta
 import type { StoreTx } from "../store/store.js";
 import { syncView } from "../store/views.js";
 import { apiInterrupt, interruptsByTask } from "./state.js";
+import { checkpointIdOf } from "./values.js";
 
 export interface SyncOptions {
   /** The run that just ended failed with this (null: it did not fail; undefined: keep the thread's error). */
@@ -91,6 +92,7 @@ export async function syncThreadIn(
     status: statusOf(snapshot, busy, error),
     error: error ?? null,
     values: snapshot ? snapshot.values : thread.values,
+    values_checkpoint_id: snapshot ? checkpointIdOf(snapshot) : thread.values_checkpoint_id,
     interrupts: snapshot ? interruptsByTask(snapshot) : {},
     updated_at: now,
     state_updated_at: snapshot?.createdAt ?? thread.state_updated_at,

@@ -1,0 +1,71 @@
+/**
+ * A thread's values (its state) as its record holds them. A sync stores them in the thread's row
+ * at every answer, and for an agent whose conversation grows that copy becomes the largest write
+ * of the answer: at 100 kB of state, ~60 kB of PostgreSQL's WAL per answer against ~12 kB for
+ * everything else, checkpoint included (PERFORMANCE.md, "An answer's cost as the state grows").
+ * The checkpoint the sync read holds the same values, stored as deltas. So a state larger than
+ * `limit` bytes of JSON is not copied: the row names that checkpoint (`values_checkpoint_id`),
+ * and whoever reads the thread gets the values from it, through `load`: the same values, as of
+ * the same sync, as a copy would have held.
+ *
+ * A store without a loader (the store's own tests, `interlude recount`) keeps every state in
+ * the row, as before.
+ */
+import type { Json, ThreadRecord } from "./records.js";
+
+export const VALUES_CHECKPOINT = "ALTER TABLE interlude_server_threads ADD COLUMN values_checkpoint_id text";
+
+/** The values of `thread`'s checkpoint `checkpointId` (null: its graph is not served here). */
+export type LoadValues = (thread: ThreadRecord, checkpointId: string) => Promise<Json | null>;
+
+/**
+ * Below this, a state is copied into the thread's row: reading it from the row costs less
+ * than loading the checkpoint, and writing it costs little (PostgreSQL keeps rows up to ~2 kB
+ * in the table's own page; SQLite's page is 4 kB).
+ */
+const DEFAULT_VALUES_LIMIT = 16 * 1024;
+
+export class ThreadValues {
+  private load?: LoadValues;
+  private limit = Number.POSITIVE_INFINITY;
+
+  /** From now on, states over `limit` bytes of JSON are read from their checkpoint through `load`. */
+  readFromCheckpoints(load: LoadValues, limit = DEFAULT_VALUES_LIMIT): void {
+    this.load = load;
+    this.limit = limit;
+  }
+
+  /**
+   * What the row stores of `values`, read from checkpoint `checkpointId`: their JSON, or the
+   * checkpoint's id when they are only read from it.
+   */
+  stored(values: Json | null, checkpointId: string | undefined): { text: string | null; checkpointId: string | null } {
+    const text = values === null || values === undefined ? null : JSON.stringify(values);
+    if (this.load && checkpointId && text !== null && text.length > this.limit) return { text: null, checkpointId };
+    return { text, checkpointId: null };
+  }
+
+  /** Records as read, with the values of those that name a checkpoint loaded from it (in place). */
+  async fill(threads: ThreadRecord[]): Promise<ThreadRecord[]> {
+    for (const thread of threads) {
+      const checkpointId = thread.values_checkpoint_id;
+      if (!checkpointId) continue;
+      thread.values = this.load ? await this.load(thread, checkpointId) : null;
+      delete thread.values_checkpoint_id;
+    }
+    return threads;
+  }
+}
+
+/**
+ * Whether `values` hold `filter`: each top-level key's value has the same JSON text, as the
+ * search compares stored values in SQL (thread-search.ts).
+ */
+export function matchesValues(values: Json | null, filter: Json): boolean {
+  // A workflow's values may be a string or a list: no key matches, as in SQL.
+  const held = values !== null && typeof values === "object" && !Array.isArray(values) ? values : {};
+  return Object.entries(filter).every(
+    ([key, value]) =>
+      Object.hasOwn(held, key) && JSON.stringify((held as Record<string, unknown>)[key]) === JSON.stringify(value),
+  );
+}

@@ -1,0 +1,115 @@
+/**
+ * A thread's state larger than the server's `rowValuesLimit` is not copied into the thread's row
+ * at each answer (store/thread-values.ts): every read of the thread gets it from the newest
+ * checkpoint, and a search filtering on values finds it and pages as before, on SQLite and on
+ * PostgreSQL. A state under the limit stays in the row.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type TestServer, testServer } from "./helpers.js";
+import { storages } from "./processes.js";
+
+/** Over the limit the tests set (1 kB of JSON), as an agent's conversation grows over it. */
+const DETAIL = "a long context for the reviewer ".repeat(100);
+
+describe.each(storages("interlude_values"))("thread values kept in the checkpoint, on %s", (_name, storage) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await testServer({ ...(await storage()), rowValuesLimit: 1024 });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.dispose();
+  });
+
+  const row = async (threadId: string) =>
+    (
+      await server.backend.ctx.store.db.all<{ values: string | null; values_checkpoint_id: string | null }>(
+        `SELECT "values", values_checkpoint_id FROM interlude_server_threads WHERE thread_id = ?`,
+        [threadId],
+      )
+    )[0]!;
+
+  /** A `loop` thread paused at its first question, with `detail` in its state. */
+  async function paused(detail: string, metadata: Record<string, unknown> = {}) {
+    const client = server.client();
+    const thread = await client.threads.create({ metadata });
+    const state = (await client.runs.wait(thread.thread_id, "loop", { input: { rounds: 3, detail } })) as any;
+    expect(state.__interrupt__).toHaveLength(1);
+    return { id: thread.thread_id, state };
+  }
+
+  it("a large state: the row holds no copy, and the thread, its search and its answers read it whole", async () => {
+    const client = server.client();
+    const { id, state } = await paused(DETAIL);
+    const first = await client.threads.getState(id);
+    expect(await row(id)).toEqual({ values: null, values_checkpoint_id: first.checkpoint.checkpoint_id });
+    const checkpoint = first.values as Record<string, unknown>;
+    expect(checkpoint).toMatchObject({ rounds: 3, detail: DETAIL, answers: [] });
+    expect((await client.threads.get(id)).values).toEqual(checkpoint);
+    expect(state).toMatchObject(checkpoint);
+
+    const answered = (await client.runs.wait(id, "loop", {
+      command: { resume: { [state.__interrupt__[0].id]: "first" } },
+    })) as any;
+    expect(answered).toMatchObject({ detail: DETAIL, answers: ["first"] });
+    expect((await client.threads.get(id)).values).toEqual({ rounds: 3, detail: DETAIL, answers: ["first"] });
+    const second = (await client.threads.getState(id)).checkpoint.checkpoint_id;
+    expect(second).not.toBe(first.checkpoint.checkpoint_id);
+    expect(await row(id)).toEqual({ values: null, values_checkpoint_id: second });
+
+    // An edit of the metadata leaves the state where it is.
+    const patched = await client.threads.update(id, { metadata: { edited: true } });
+    expect(patched.values).toMatchObject({ answers: ["first"] });
+    expect((await row(id)).values_checkpoint_id).toBe(second);
+    expect((await client.threads.get(id)).values).toMatchObject({ detail: DETAIL, answers: ["first"] });
+
+    // A copy reads its own checkpoint.
+    const copy = await client.threads.copy(id);
+    expect(copy.values).toEqual({ rounds: 3, detail: DETAIL, answers: ["first"] });
+    expect((await client.threads.get(copy.thread_id)).values).toEqual(copy.values);
+  });
+
+  it("a small state stays in the row", async () => {
+    const { id } = await paused("short");
+    const { values, values_checkpoint_id } = await row(id);
+    expect(JSON.parse(values!)).toEqual({ rounds: 3, detail: "short", answers: [] });
+    expect(values_checkpoint_id).toBeNull();
+  });
+
+  it("a search on values finds large and small states alike, pages and counts as before", async () => {
+    const client = server.client();
+    const batch = `batch-${Date.now()}`;
+    // Newest first: large, small, large, small, large.
+    const made: Array<{ id: string; large: boolean }> = [];
+    for (let i = 0; i < 5; i++) {
+      const large = i % 2 === 0;
+      made.push({ id: (await paused(large ? DETAIL : "short", { batch })).id, large });
+    }
+    const newestFirst = made.map((m) => m.id).reverse();
+    const search = (values: Record<string, unknown>, page: { limit?: number; offset?: number } = {}) =>
+      client.threads.search({ metadata: { batch }, values, ...page });
+
+    expect((await search({ rounds: 3 })).map((t) => t.thread_id)).toEqual(newestFirst);
+    expect((await search({ detail: DETAIL })).map((t) => t.thread_id)).toEqual(
+      newestFirst.filter((id) => made.find((m) => m.id === id)!.large),
+    );
+    expect((await search({ detail: "short" })).map((t) => t.thread_id)).toEqual(
+      newestFirst.filter((id) => !made.find((m) => m.id === id)!.large),
+    );
+    expect(await search({ detail: "neither" })).toEqual([]);
+    expect(await search({ missing: 1 })).toEqual([]);
+    expect((await search({ rounds: 3 }, { limit: 2, offset: 1 })).map((t) => t.thread_id)).toEqual(
+      newestFirst.slice(1, 3),
+    );
+    for (const found of await search({ detail: DETAIL })) expect(found.values).toMatchObject({ detail: DETAIL });
+    expect(await client.threads.count({ metadata: { batch }, values: { detail: DETAIL } })).toBe(3);
+    expect(await client.threads.count({ metadata: { batch }, values: { rounds: 3 } })).toBe(5);
+  });
+});
+
+it("a limit that is not a number of bytes is refused with CONFIG_INVALID", async () => {
+  for (const rowValuesLimit of [-1, Number.NaN])
+    await expect(testServer({ rowValuesLimit })).rejects.toMatchObject({
+      code: "CONFIG_INVALID",
+      message: expect.stringMatching(/rowValuesLimit must be a number of bytes/),
+    });
+});
