@@ -4,7 +4,8 @@
  * /threads/{id}/runs/wait`, every answer `answer-bytes` of prose-like text that the graph appends
  * to its state. Printed for each `bucket` of answers: the state's size, answers/s, the server's
  * CPU and the bytes written to storage per answer; on PostgreSQL also its CPU and the WAL per
- * answer, and at the end the WAL of a few more answers by table (pg_walinspect).
+ * answer, and at the end the WAL of a few more answers by table (pg_walinspect) and what
+ * reading one of the threads costs (`GET /threads/{id}`, one client).
  *
  * `node packages/server/bench/state-growth.mjs [--postgres] [--clients 20] [--rounds 200] [--bucket 50] [--answer-bytes 1000]`
  *
@@ -83,7 +84,7 @@ async function main() {
           assistant_id: "loop",
           input: { rounds: rounds + 2 * INSPECTED },
         });
-        return { path, state, c, given: 0 };
+        return { id: thread_id, path, state, c, given: 0 };
       }),
     );
     const answer = async (thread) => {
@@ -132,6 +133,12 @@ async function main() {
       }
       console.log(figures.join(", "));
     }
+    const reads = 200;
+    const readStarted = performance.now();
+    for (let i = 0; i < reads; i++) await http.request("GET", `/threads/${threads[i % clients].id}`);
+    console.log(
+      `GET /threads/{id} of a thread with the largest state, one client: ${((performance.now() - readStarted) / reads).toFixed(2)} ms per read`,
+    );
     if (db) {
       const from = await db.lsn();
       await answerAll(INSPECTED);
