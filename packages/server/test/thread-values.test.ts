@@ -5,7 +5,8 @@
  * PostgreSQL. A state under the limit stays in the row.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestServer, testServer } from "./helpers.js";
+import { openGate } from "./fixtures/gates.mjs";
+import { type TestServer, testServer, until } from "./helpers.js";
 import { storages } from "./processes.js";
 
 /** Over the limit the tests set (1 kB of JSON), as an agent's conversation grows over it. */
@@ -66,6 +67,25 @@ describe.each(storages("interlude_values"))("thread values kept in the checkpoin
     const copy = await client.threads.copy(id);
     expect(copy.values).toEqual({ rounds: 3, detail: DETAIL, answers: ["first"] });
     expect((await client.threads.get(copy.thread_id)).values).toEqual(copy.values);
+  });
+
+  it("while a run is in progress, the thread reads the values of its last sync, not the run's newer checkpoint", async () => {
+    const client = server.client();
+    const { thread_id } = await client.threads.create();
+    await client.runs.wait(thread_id, "slow", { input: { tag: DETAIL, delay: 1 } });
+    const done = (await client.threads.get(thread_id)).values;
+    expect(done).toMatchObject({ log: [`first:${DETAIL}`, `second:${DETAIL}`] });
+    const gate = `thread-values-${Date.now()}`;
+    const run = await client.runs.create(thread_id, "slow", { input: { tag: "next", hold: gate, delay: 1 } });
+    // The run has saved its input's checkpoint and waits at the gate in its first step.
+    await until(async () => ((await client.threads.getState(thread_id)).values as any).tag === "next");
+    expect((await client.threads.get(thread_id)).values).toEqual(done);
+    openGate(gate);
+    await client.runs.join(thread_id, run.run_id);
+    expect((await client.threads.get(thread_id)).values).toMatchObject({
+      tag: "next",
+      log: [`first:${DETAIL}`, `second:${DETAIL}`, "first:next", "second:next"],
+    });
   });
 
   it("a small state stays in the row", async () => {
