@@ -43,8 +43,8 @@ export interface BackendOptions {
   /** PostgreSQL connection string: shared storage for several processes. */
   postgresUrl?: string;
   /**
-   * A thread's state larger than this (bytes of JSON; default 16 kB) is read from its newest
-   * checkpoint instead of being copied into the thread's row at every answer (store/thread-values.ts).
+   * A thread's state larger than this (bytes of JSON; default 16 kB) is not copied into the
+   * thread's row at every answer: reads load it from the checkpoint it came from (store/thread-values.ts).
    */
   rowValuesLimit?: number;
   /**

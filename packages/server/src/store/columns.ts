@@ -23,13 +23,15 @@ function selectList(names: readonly string[], { alias, without = [] }: { alias?:
 }
 
 export const THREAD_COLUMNS = selectList(threadOf.columns);
+/** The columns that hold a thread's state: the values, or the checkpoint they are read from (thread-values.ts). */
+const VALUES = ["values", "values_checkpoint_id"];
 /** For callers about to replace the state: it is the largest column to parse. */
-export const THREAD_COLUMNS_BUT_VALUES = selectList(threadOf.columns, { without: ["values"] });
+export const THREAD_COLUMNS_BUT_VALUES = selectList(threadOf.columns, { without: VALUES });
 /**
  * What a sync reads: not the pending interrupts, which it replaces without looking at them
  * (parsing them was wasted), nor the values unless asked (`THREAD_SYNC_COLUMNS_AND_VALUES`).
  */
-export const THREAD_SYNC_COLUMNS = selectList(threadOf.columns, { without: ["values", "interrupts"] });
+export const THREAD_SYNC_COLUMNS = selectList(threadOf.columns, { without: [...VALUES, "interrupts"] });
 export const THREAD_SYNC_COLUMNS_AND_VALUES = selectList(threadOf.columns, { without: ["interrupts"] });
 export const RUN_COLUMNS = selectList(runOf.columns);
 export const PENDING_COLUMNS = selectList(pendingOf.columns);
