@@ -5,6 +5,7 @@
  * PostgreSQL. A state under the limit stays in the row.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkpointValues } from "../dist/threads/values.js";
 import { openGate } from "./fixtures/gates.mjs";
 import { type TestServer, testServer, until } from "./helpers.js";
 import { storages } from "./processes.js";
@@ -86,6 +87,24 @@ describe.each(storages("interlude_values"))("thread values kept in the checkpoin
       tag: "next",
       log: [`first:${DETAIL}`, `second:${DETAIL}`, "first:next", "second:next"],
     });
+  });
+
+  it("a search that does not select the values loads none from a checkpoint", async () => {
+    const client = server.client();
+    const batch = `select-${Date.now()}`;
+    const { id } = await paused(DETAIL, { batch });
+    const { ctx } = server.backend;
+    let loads = 0;
+    ctx.store.threadValues.readFromCheckpoints(
+      (thread, checkpointId) => (loads++, checkpointValues(ctx, thread, checkpointId)),
+      1024,
+    );
+    const listed = await client.threads.search({ metadata: { batch }, select: ["thread_id", "status"] });
+    expect(listed).toEqual([{ thread_id: id, status: "interrupted" }]);
+    expect(loads).toBe(0);
+    const picked = await client.threads.search({ metadata: { batch }, select: ["thread_id", "values"] });
+    expect(picked).toEqual([{ thread_id: id, values: { rounds: 3, detail: DETAIL, answers: [] } }]);
+    expect(loads).toBe(1);
   });
 
   it("a small state stays in the row", async () => {

@@ -97,6 +97,11 @@ export function selectionOf(c: Ctx, fields: readonly string[], valuesKeys = fals
   return selection(c.req.queries("select"), fields, valuesKeys);
 }
 
+/** Whether a selection (undefined: every field) shows any of a state's values. */
+export function selectsValues(select: readonly string[] | undefined): boolean {
+  return !select || select.some((field) => field === "values" || field.startsWith(VALUES_KEY));
+}
+
 /** `record` cut to `select` (all of it when undefined). */
 export function cut(record: Record<string, unknown>, select: readonly string[] | undefined): Record<string, unknown> {
   if (!select) return record;

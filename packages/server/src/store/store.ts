@@ -124,8 +124,13 @@ export class StoreTx {
     return rows[0];
   }
 
-  /** A page of the threads a search matches (thread-search.ts). */
-  async threads(query: ThreadQuery): Promise<ThreadRecord[]> {
+  /**
+   * A page of the threads a search matches (thread-search.ts); `values: false` leaves their
+   * values out (null), for a listing that does not show them: none is loaded from a checkpoint.
+   */
+  async threads(query: ThreadQuery, options: { values?: boolean } = {}): Promise<ThreadRecord[]> {
+    if (options.values === false && !filtersValues(query))
+      return (await this.db.search(...threadSearch(this.db.dialect, query, THREAD_COLUMNS_BUT_VALUES))).map(threadOf);
     if (!filtersValues(query))
       return this.threadValues.fill((await this.db.search(...threadSearch(this.db.dialect, query))).map(threadOf));
     const offset = query.offset ?? 0;

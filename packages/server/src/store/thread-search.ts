@@ -71,14 +71,14 @@ function keyPath(key: string): string {
   return `$."${key.replace(/[\\"]/g, (ch) => `\\${ch}`)}"`;
 }
 
-/** The threads a search lists, in order, one page. */
-export function threadSearch(dialect: Db["dialect"], query: ThreadQuery): Statement {
+/** The threads a search lists, in order, one page, each read from `columns`. */
+export function threadSearch(dialect: Db["dialect"], query: ThreadQuery, columns = THREAD_COLUMNS): Statement {
   const [where, params] = filtered(dialect, query);
   const order = query.sort_order === "asc" ? "ASC" : "DESC";
   const all = dialect === "sqlite" ? "-1" : "ALL";
   const page = `LIMIT ${query.limit === undefined ? all : Math.floor(query.limit)} OFFSET ${Math.floor(query.offset ?? 0)}`;
   return [
-    `SELECT ${THREAD_COLUMNS} FROM ${THREADS}${where} ORDER BY ${query.sort_by ?? "created_at"} ${order}, thread_id ${order} ${page}`,
+    `SELECT ${columns} FROM ${THREADS}${where} ORDER BY ${query.sort_by ?? "created_at"} ${order}, thread_id ${order} ${page}`,
     params,
   ];
 }

@@ -16,7 +16,7 @@ import { type ThreadTtl, ttlOf } from "../../threads/ttl.js";
 import type { AppEnv } from "../env.js";
 import { nextPageHeader } from "../pagination.js";
 import { ThreadCreateBody, ThreadGetQuery, ThreadPatchBody, ThreadPruneBody, ThreadSearchBody } from "../schemas.js";
-import { cut, selection, THREAD_FIELDS } from "../select.js";
+import { cut, selection, selectsValues, THREAD_FIELDS } from "../select.js";
 import { body, given, query } from "../validate.js";
 
 /** The thread as the API shows it. */
@@ -78,11 +78,10 @@ export function threadRoutes(ctx: ServerContext): Hono<AppEnv> {
     const limit = req.limit ?? 10;
     const offset = req.offset ?? 0;
     // One more than the page: whether there is a next one (X-Pagination-Next).
-    const threads = await ctx.store.threads({
-      ...given(req, ["ids", "status", "metadata", "values", "sort_by", "sort_order"]),
-      limit: limit + 1,
-      offset,
-    });
+    const threads = await ctx.store.threads(
+      { ...given(req, ["ids", "status", "metadata", "values", "sort_by", "sort_order"]), limit: limit + 1, offset },
+      { values: selectsValues(fields) },
+    );
     const page = threads.slice(0, limit).map((thread) => cut(threadJson(thread), fields));
     return c.json(page, 200, nextPageHeader(offset, limit, threads.length > limit));
   });
