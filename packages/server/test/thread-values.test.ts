@@ -5,6 +5,7 @@
  * PostgreSQL. A state under the limit stays in the row.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { jsonLongerThan } from "../dist/store/thread-values.js";
 import { checkpointValues } from "../dist/threads/values.js";
 import { openGate } from "./fixtures/gates.mjs";
 import { type TestServer, testServer, until } from "./helpers.js";
@@ -151,4 +152,29 @@ it("a limit that is not a number of bytes is refused with CONFIG_INVALID", async
       code: "CONFIG_INVALID",
       message: expect.stringMatching(/rowValuesLimit must be a number of bytes/),
     });
+});
+
+describe("jsonLongerThan, the sync's measure of a state", () => {
+  const states: unknown[] = [
+    {},
+    { a: "x" },
+    { answers: Array.from({ length: 40 }, (_, i) => `answer ${i}`) },
+    { n: [1, 2.5, -3, true, false, null], nested: { deep: { deeper: ["é", 'a"b'] } } },
+    { at: new Date(0), list: [] },
+  ];
+  it("agrees with the length of JSON.stringify, away from its estimates' margin", () => {
+    for (const state of states) {
+      const length = JSON.stringify(state).length;
+      expect(jsonLongerThan(state, Math.floor(length / 2))).toBe(true);
+      expect(jsonLongerThan(state, length * 2 + 10)).toBe(false);
+    }
+  });
+  it("writes LangChain messages through toJSON, and stops early on a large or cyclic state", () => {
+    const message = { secret: "x".repeat(5000), toJSON: () => ({ type: "ai", content: "short" }) };
+    expect(jsonLongerThan({ messages: [message] }, 200)).toBe(false);
+    expect(jsonLongerThan({ messages: [{ content: "x".repeat(5000) }] }, 200)).toBe(true);
+    const cyclic: Record<string, unknown> = { name: "loop" };
+    cyclic.self = cyclic;
+    expect(jsonLongerThan(cyclic, 10_000)).toBe(true);
+  });
 });
