@@ -108,6 +108,21 @@ describe.each(storages("interlude_values"))("thread values kept in the checkpoin
     expect(loads).toBe(1);
   });
 
+  it("routes that show no thread values load none: state, history, delete", async () => {
+    const client = server.client();
+    const { id } = await paused(DETAIL);
+    const { ctx } = server.backend;
+    let loads = 0;
+    ctx.store.threadValues.readFromCheckpoints(
+      (thread, checkpointId) => (loads++, checkpointValues(ctx, thread, checkpointId)),
+      1024,
+    );
+    expect((await client.threads.getState(id)).values).toMatchObject({ detail: DETAIL });
+    expect((await client.threads.getHistory(id)).length).toBeGreaterThan(0);
+    await client.threads.delete(id);
+    expect(loads).toBe(0);
+  });
+
   it("a small state stays in the row", async () => {
     const { id } = await paused("short");
     const { values, values_checkpoint_id } = await row(id);

@@ -13,7 +13,7 @@ export async function fireDeadline(ctx: ServerContext, threadId: string, interru
   const row = (await ctx.store.pendingOf(threadId)).find((p) => p.interrupt_id === interruptId);
   if (!row?.deadline_at || Date.parse(row.deadline_at) > ctx.now() + 50) return;
   const spec = deadlineOf(row.value);
-  const thread = await ctx.store.getThread(threadId);
+  const thread = await ctx.store.getThread(threadId, { values: false });
   if (!spec || !thread?.assistant_id) return;
   try {
     if ("resume" in spec.on_timeout) {

@@ -38,7 +38,7 @@ const BATCH = 100;
 export async function deleteAssistantThreads(ctx: ServerContext, assistantId: string): Promise<void> {
   const seen = new Set<string>();
   for (;;) {
-    const found = await ctx.store.threads({ metadata: { assistant_id: assistantId }, limit: BATCH });
+    const found = await ctx.store.threads({ metadata: { assistant_id: assistantId }, limit: BATCH }, { values: false });
     // A thread found again was not deleted (created anew meanwhile): left, so this cannot loop forever.
     const batch = found.filter((thread) => !seen.has(thread.thread_id));
     if (!batch.length) return;
@@ -51,7 +51,7 @@ export async function deleteAssistantThreads(ctx: ServerContext, assistantId: st
 
 /** Deletes the thread if it is still there. */
 export async function deleteThreadIfThere(ctx: ServerContext, threadId: string): Promise<void> {
-  const thread = await ctx.store.getThread(threadId);
+  const thread = await ctx.store.getThread(threadId, { values: false });
   if (thread) await deleteThread(ctx, thread);
 }
 

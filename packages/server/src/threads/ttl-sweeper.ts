@@ -37,7 +37,7 @@ export async function sweep(ctx: ServerContext, stopped: () => boolean = () => f
 
 async function expire(ctx: ServerContext, { threadId, ttl }: DueTtl): Promise<void> {
   const db = ctx.store.db;
-  const thread = await ctx.store.getThread(threadId);
+  const thread = await ctx.store.getThread(threadId, { values: false });
   // Deleted meanwhile (by a process of an earlier version, which leaves the row).
   if (!thread) return deleteThreadTtl(db, threadId);
   const now = ctx.now();

@@ -123,7 +123,7 @@ export function protocolRoutes(ctx: ServerContext): Hono<AppEnv> {
       }
       case "input.respond": {
         const resume = resumeOf(params);
-        const thread = await ctx.store.getThread(threadId);
+        const thread = await ctx.store.getThread(threadId, { values: false });
         if (!thread) throw new NotFoundError("thread", threadId);
         const assistantId = thread.assistant_id ?? thread.graph_id;
         if (!assistantId)

@@ -35,8 +35,16 @@ function threadJson(t: ThreadRecord): Record<string, unknown> {
   };
 }
 
-export async function requireThread(ctx: ServerContext, id: string): Promise<ThreadRecord> {
-  const thread = await ctx.store.getThread(id);
+/**
+ * The thread, or 404. Without `values: true` its values are left out (null): most callers need
+ * only its graph or its existence, and a large state would be loaded from its checkpoint.
+ */
+export async function requireThread(
+  ctx: ServerContext,
+  id: string,
+  options: { values?: boolean } = {},
+): Promise<ThreadRecord> {
+  const thread = await ctx.store.getThread(id, { values: options.values ?? false });
   if (!thread) throw new NotFoundError("thread", id);
   return thread;
 }
@@ -54,7 +62,8 @@ export function threadRoutes(ctx: ServerContext): Hono<AppEnv> {
     const thread = newThread(req.thread_id ?? randomUUID(), req.metadata ?? {});
     if (thread.graph_id && ctx.graphs.get(thread.graph_id)) thread.assistant_id = defaultAssistantId(thread.graph_id);
     if (!(await ctx.store.insertThread(thread))) {
-      if (req.if_exists === "do_nothing") return c.json(threadJson(await requireThread(ctx, thread.thread_id)));
+      if (req.if_exists === "do_nothing")
+        return c.json(threadJson(await requireThread(ctx, thread.thread_id, { values: true })));
       throw new ConflictError(`Thread "${thread.thread_id}" already exists.`, { thread_id: thread.thread_id });
     }
     await armTtl(ctx, thread.thread_id, ttlOf(req.ttl, ctx.threadTtl.default));
@@ -90,7 +99,7 @@ export function threadRoutes(ctx: ServerContext): Hono<AppEnv> {
     const req = await body(c, ThreadPruneBody);
     let pruned = 0;
     for (const id of new Set(req.thread_ids)) {
-      const thread = await ctx.store.getThread(id);
+      const thread = await ctx.store.getThread(id, { values: false });
       if (thread && (await pruneThread(ctx, thread, req.strategy ?? "delete"))) pruned++;
     }
     return c.json({ pruned_count: pruned });
@@ -103,12 +112,12 @@ export function threadRoutes(ctx: ServerContext): Hono<AppEnv> {
 
   app.get("/threads/:thread_id", async (c) => {
     query(c, ThreadGetQuery);
-    return c.json(threadJson(await requireThread(ctx, c.req.param("thread_id"))));
+    return c.json(threadJson(await requireThread(ctx, c.req.param("thread_id"), { values: true })));
   });
 
   app.patch("/threads/:thread_id", async (c) => {
     const req = await body(c, ThreadPatchBody);
-    const thread = await requireThread(ctx, c.req.param("thread_id"));
+    const thread = await requireThread(ctx, c.req.param("thread_id"), { values: true });
     const next = { ...thread, metadata: { ...thread.metadata, ...req.metadata }, updated_at: new Date().toISOString() };
     await ctx.store.saveThread(next);
     await armTtl(ctx, next.thread_id, ttlOf(req.ttl, undefined));
