@@ -25,6 +25,9 @@ export type LoadValues = (thread: ThreadRecord, checkpointId: string) => Promise
  */
 const DEFAULT_VALUES_LIMIT = 16 * 1024;
 
+/** Checkpoints a read loads at once (the server's saver pool has 10 connections by default). */
+const LOADS_AT_ONCE = 4;
+
 export class ThreadValues {
   private load?: LoadValues;
   private limit = Number.POSITIVE_INFINITY;
@@ -46,14 +49,22 @@ export class ThreadValues {
     return { text: JSON.stringify(values), checkpointId: null };
   }
 
-  /** Records as read, with the values of those that name a checkpoint loaded from it (in place). */
+  /**
+   * Records as read, with the values of those that name a checkpoint loaded from it (in place),
+   * a few at a time: a page of threads on PostgreSQL in parallel, a search's every match without
+   * holding them all in flight.
+   */
   async fill(threads: ThreadRecord[]): Promise<ThreadRecord[]> {
-    for (const thread of threads) {
-      const checkpointId = thread.values_checkpoint_id;
-      if (!checkpointId) continue;
-      thread.values = this.load ? await this.load(thread, checkpointId) : null;
-      delete thread.values_checkpoint_id;
-    }
+    const marked = threads.filter((thread) => thread.values_checkpoint_id);
+    let next = 0;
+    const loader = async () => {
+      while (next < marked.length) {
+        const thread = marked[next++]!;
+        thread.values = this.load ? await this.load(thread, thread.values_checkpoint_id!) : null;
+        delete thread.values_checkpoint_id;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(LOADS_AT_ONCE, marked.length) }, loader));
     return threads;
   }
 }
