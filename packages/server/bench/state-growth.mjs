@@ -5,7 +5,7 @@
  * to its state. Printed for each `bucket` of answers: the state's size, answers/s, the server's
  * CPU and the bytes written to storage per answer; on PostgreSQL also its CPU and the WAL per
  * answer, and at the end the WAL of a few more answers by table (pg_walinspect) and what
- * reading one of the threads costs (`GET /threads/{id}`, one client).
+ * reading the threads costs (`GET /threads/{id}`, and a search listing 10; one client).
  *
  * `node packages/server/bench/state-growth.mjs [--postgres] [--clients 20] [--rounds 200] [--bucket 50] [--answer-bytes 1000]`
  *
@@ -138,6 +138,13 @@ async function main() {
     for (let i = 0; i < reads; i++) await http.request("GET", `/threads/${threads[i % clients].id}`);
     console.log(
       `GET /threads/{id} of a thread with the largest state, one client: ${((performance.now() - readStarted) / reads).toFixed(2)} ms per read`,
+    );
+    const searches = 30;
+    const searchStarted = performance.now();
+    for (let i = 0; i < searches; i++)
+      await http.request("POST", "/threads/search", { metadata: { growth: true }, limit: 10 });
+    console.log(
+      `POST /threads/search listing 10 of these threads, one client: ${((performance.now() - searchStarted) / searches).toFixed(1)} ms per search`,
     );
     if (db) {
       const from = await db.lsn();
