@@ -19,9 +19,9 @@ export const VALUES_CHECKPOINT = "ALTER TABLE interlude_server_threads ADD COLUM
 export type LoadValues = (thread: ThreadRecord, checkpointId: string) => Promise<Json | null>;
 
 /**
- * Below this, a state is copied into the thread's row: reading it from the row costs less
- * than loading the checkpoint, and writing it costs little (PostgreSQL keeps rows up to ~2 kB
- * in the table's own page; SQLite's page is 4 kB).
+ * Below this, a state is copied into the thread's row, as it always was: the copy costs little to
+ * write, and keeps small threads' reads and values-filtered searches in SQL. The growing cost
+ * measured above starts once states reach tens of kB.
  */
 const DEFAULT_VALUES_LIMIT = 16 * 1024;
 
