@@ -33,6 +33,13 @@ function writtenBytes(pid) {
   return Number(line?.[1] ?? 0);
 }
 
+/** Milliseconds per call of `request(i)`, over `count` calls one after another. */
+async function msEach(count, request) {
+  const started = performance.now();
+  for (let i = 0; i < count; i++) await request(i);
+  return (performance.now() - started) / count;
+}
+
 /** The database's side: its CPU, WAL position and WAL by table (PostgreSQL), or nothing (SQLite: in the server). */
 async function databaseProbe(url) {
   if (!url) return undefined;
@@ -133,19 +140,12 @@ async function main() {
       }
       console.log(figures.join(", "));
     }
-    const reads = 200;
-    const readStarted = performance.now();
-    for (let i = 0; i < reads; i++) await http.request("GET", `/threads/${threads[i % clients].id}`);
-    console.log(
-      `GET /threads/{id} of a thread with the largest state, one client: ${((performance.now() - readStarted) / reads).toFixed(2)} ms per read`,
+    const readMs = await msEach(200, (i) => http.request("GET", `/threads/${threads[i % clients].id}`));
+    console.log(`GET /threads/{id} of a thread with the largest state, one client: ${readMs.toFixed(2)} ms per read`);
+    const searchMs = await msEach(30, () =>
+      http.request("POST", "/threads/search", { metadata: { growth: true }, limit: 10 }),
     );
-    const searches = 30;
-    const searchStarted = performance.now();
-    for (let i = 0; i < searches; i++)
-      await http.request("POST", "/threads/search", { metadata: { growth: true }, limit: 10 });
-    console.log(
-      `POST /threads/search listing 10 of these threads, one client: ${((performance.now() - searchStarted) / searches).toFixed(1)} ms per search`,
-    );
+    console.log(`POST /threads/search listing 10 of these threads, one client: ${searchMs.toFixed(1)} ms per search`);
     if (db) {
       const from = await db.lsn();
       await answerAll(INSPECTED);

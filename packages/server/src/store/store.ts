@@ -46,9 +46,9 @@ export class StoreTx {
 
   async insertThread(t: ThreadRecord): Promise<boolean> {
     const changes = await this.db.run(
-      `INSERT INTO interlude_server_threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, "values", interrupts, error, config, graph_id, assistant_id)
+      `INSERT INTO interlude_server_threads (thread_id, created_at, updated_at, state_updated_at, metadata, status, interrupts, error, config, graph_id, assistant_id, "values")
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id) DO NOTHING`,
-      [t.thread_id, t.created_at, ...threadColumns(t)],
+      [t.thread_id, t.created_at, ...editedColumns(t), json(t.values)],
     );
     return changes > 0;
   }
@@ -61,18 +61,7 @@ export class StoreTx {
   async saveThread(t: ThreadRecord): Promise<void> {
     await this.db.write(
       `UPDATE interlude_server_threads SET updated_at = ?, state_updated_at = ?, metadata = ?, status = ?, interrupts = ?, error = ?, config = ?, graph_id = ?, assistant_id = ? WHERE thread_id = ?`,
-      [
-        t.updated_at,
-        t.state_updated_at,
-        json(t.metadata),
-        t.status,
-        json(t.interrupts),
-        json(t.error),
-        json(t.config),
-        t.graph_id,
-        t.assistant_id,
-        t.thread_id,
-      ],
+      [...editedColumns(t), t.thread_id],
     );
   }
 
@@ -129,13 +118,14 @@ export class StoreTx {
    * values out (null), for a listing that does not show them: none is loaded from a checkpoint.
    */
   async threads(query: ThreadQuery, options: { values?: boolean } = {}): Promise<ThreadRecord[]> {
-    if (options.values === false && !filtersValues(query))
+    if (filtersValues(query)) {
+      const offset = query.offset ?? 0;
+      const matching = await this.threadsMatchingValues(query);
+      return matching.slice(offset, query.limit === undefined ? undefined : offset + query.limit);
+    }
+    if (options.values === false)
       return (await this.db.search(...threadSearch(this.db.dialect, query, THREAD_COLUMNS_BUT_VALUES))).map(threadOf);
-    if (!filtersValues(query))
-      return this.threadValues.fill((await this.db.search(...threadSearch(this.db.dialect, query))).map(threadOf));
-    const offset = query.offset ?? 0;
-    const matching = await this.threadsMatchingValues(query);
-    return matching.slice(offset, query.limit === undefined ? undefined : offset + query.limit);
+    return this.threadValues.fill((await this.db.search(...threadSearch(this.db.dialect, query))).map(threadOf));
   }
 
   async countThreads(query: ThreadQuery): Promise<number> {
@@ -500,14 +490,16 @@ function answerRow(a: AnswerRecord): unknown[] {
   return [a.thread_id, a.interrupt_id, a.by, json(a.answer), a.at, a.run_id, a.state];
 }
 
-/** A thread's columns from updated_at to assistant_id, in the order the statements list them. */
-function threadColumns(t: ThreadRecord): unknown[] {
+/**
+ * A thread's columns from updated_at to assistant_id, in the order the statements list them:
+ * what an edit writes (its state is the sync's to write, saveThreadSync).
+ */
+function editedColumns(t: ThreadRecord): unknown[] {
   return [
     t.updated_at,
     t.state_updated_at,
     json(t.metadata),
     t.status,
-    json(t.values),
     json(t.interrupts),
     json(t.error),
     json(t.config),
