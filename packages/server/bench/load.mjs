@@ -36,17 +36,15 @@ import { countRoundTrips } from "./round-trips.mjs";
  * starts two servers and a worker and sends each answer to the next server in turn.
  */
 async function startDeployment({ postgres, servers, countingRoundTrips }) {
-  // BENCH_PROFILE=dir: each server process writes a CPU profile (`--cpu-prof`) there when it stops.
-  const nodeArgs = process.env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_PROFILE] : [];
   if (!postgres) {
-    const server = await startServerProcess({ nodeArgs });
+    const server = await startServerProcess();
     return { urls: [server.url], cpuMs: server.cpuMs, cpuSplit: server.cpuSplit, stop: () => server.stop() };
   }
   const { default: pg } = await import("pg");
   const cluster = await throwawayDatabase("interlude_load", { statements: true });
   const proxy = countingRoundTrips ? await countRoundTrips(cluster.url) : undefined;
   const url = proxy?.url ?? cluster.url;
-  const processes = await startProcesses({ postgres: url, servers, nodeArgs });
+  const processes = await startProcesses({ postgres: url, servers });
   const stats = new pg.Pool({ connectionString: cluster.url, max: 1 });
   const postmaster = await postmasterOf(stats);
   return {

@@ -12,15 +12,18 @@ import { cpuOf, switchesOf } from "./proc.mjs";
 // BENCH_CLI=path: another build's CLI (an A/B of two builds on the same machine at the same time).
 const CLI = process.env.BENCH_CLI ?? fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 const CONFIG = fileURLToPath(new URL("../test/fixtures/langgraph.json", import.meta.url));
+// BENCH_PROFILE=dir: each server process writes a CPU profile (`--cpu-prof`) there when it stops.
+const PROFILE = process.env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_PROFILE] : [];
 
 /**
  * Starts `interlude serve` on a free loopback port, on `postgres` (a database URL) or on the
  * SQLite file `db` (default: a fresh one, removed by `stop()`), serving the graphs of `config`
  * (default: the tests' langgraph.json). `worker: true` starts `interlude worker` instead
  * (PostgreSQL only; it has no URL). `cli`: the build's CLI to run (default BENCH_CLI, else this checkout's).
+ * `nodeArgs`: Node's options (default: BENCH_PROFILE's).
  */
 export async function startServerProcess({
-  nodeArgs = [],
+  nodeArgs = PROFILE,
   db,
   postgres,
   worker = false,
@@ -76,7 +79,7 @@ export async function startServerProcess({
  * there are several, an `interlude worker` after them (last in the array). Each is pushed to
  * `processes` as it starts, so that a caller can stop those started when a later one fails.
  */
-export async function startProcesses({ postgres, servers, nodeArgs = [], processes = [] }) {
+export async function startProcesses({ postgres, servers, nodeArgs = PROFILE, processes = [] }) {
   for (let i = 0; i < servers; i++) processes.push(await startServerProcess({ postgres, nodeArgs }));
   if (servers > 1) processes.push(await startServerProcess({ postgres, worker: true, nodeArgs }));
   return processes;

@@ -5,7 +5,8 @@
  * to its state. Printed for each `bucket` of answers: the state's size, answers/s, the server's
  * CPU and the bytes written to storage per answer; on PostgreSQL also its CPU and the WAL per
  * answer, and at the end the WAL of a few more answers by table (pg_walinspect) and what
- * reading the threads costs (`GET /threads/{id}`, and a search listing 10; one client).
+ * reading the threads costs (`GET /threads/{id}`, a search listing 10, and one filtering on a
+ * field of their values; one client).
  *
  * `node packages/server/bench/state-growth.mjs [--postgres] [--clients 20] [--rounds 200] [--bucket 50] [--answer-bytes 1000]`
  *
@@ -146,6 +147,18 @@ async function main() {
       http.request("POST", "/threads/search", { metadata: { growth: true }, limit: 10 }),
     );
     console.log(`POST /threads/search listing 10 of these threads, one client: ${searchMs.toFixed(1)} ms per search`);
+    // As a reviewer's list finds an agent's threads by a field of their state.
+    const filteredMs = await msEach(30, () =>
+      http.request("POST", "/threads/search", {
+        metadata: { growth: true },
+        values: { rounds: rounds + 2 * INSPECTED },
+        limit: 10,
+        select: ["thread_id", "status"],
+      }),
+    );
+    console.log(
+      `POST /threads/search filtering on a short field of the values, listing 10 thread ids, one client: ${filteredMs.toFixed(1)} ms per search`,
+    );
     if (db) {
       const from = await db.lsn();
       await answerAll(INSPECTED);

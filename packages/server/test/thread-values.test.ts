@@ -44,7 +44,11 @@ describe.each(storages("interlude_values"))("thread values kept in the checkpoin
     const client = server.client();
     const { id, state } = await paused(DETAIL);
     const first = await client.threads.getState(id);
-    expect(await row(id)).toEqual({ values: null, values_checkpoint_id: first.checkpoint.checkpoint_id });
+    // The row keeps the fields a search compares; the long one stays in the checkpoint.
+    expect(await row(id)).toEqual({
+      values: JSON.stringify({ rounds: 3, answers: [] }),
+      values_checkpoint_id: first.checkpoint.checkpoint_id,
+    });
     const checkpoint = first.values as Record<string, unknown>;
     expect(checkpoint).toMatchObject({ rounds: 3, detail: DETAIL, answers: [] });
     expect((await client.threads.get(id)).values).toEqual(checkpoint);
@@ -57,7 +61,10 @@ describe.each(storages("interlude_values"))("thread values kept in the checkpoin
     expect((await client.threads.get(id)).values).toEqual({ rounds: 3, detail: DETAIL, answers: ["first"] });
     const second = (await client.threads.getState(id)).checkpoint.checkpoint_id;
     expect(second).not.toBe(first.checkpoint.checkpoint_id);
-    expect(await row(id)).toEqual({ values: null, values_checkpoint_id: second });
+    expect(await row(id)).toEqual({
+      values: JSON.stringify({ rounds: 3, answers: ["first"] }),
+      values_checkpoint_id: second,
+    });
 
     // An edit of the metadata leaves the state where it is.
     const patched = await client.threads.update(id, { metadata: { edited: true } });
@@ -159,6 +166,50 @@ describe.each(storages("interlude_values"))("thread values kept in the checkpoin
     expect(await client.threads.count({ metadata: { batch }, values: { detail: DETAIL } })).toBe(3);
     expect(await client.threads.count({ metadata: { batch }, values: { rounds: 3 } })).toBe(5);
   });
+
+  /** Counts the checkpoints the store loads values from, from now on. */
+  function countLoads() {
+    const { ctx } = server.backend;
+    const counter = { loads: 0 };
+    ctx.store.threadValues.readFromCheckpoints(
+      (thread, checkpointId) => (counter.loads++, checkpointValues(ctx, thread, checkpointId)),
+      1024,
+    );
+    return counter;
+  }
+
+  it("a filter on a short field pages and counts in SQL: it loads only its page's states", async () => {
+    const client = server.client();
+    const batch = `short-field-${Date.now()}`;
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.unshift((await paused(DETAIL, { batch })).id);
+    const counter = countLoads();
+    const page = await client.threads.search({ metadata: { batch }, values: { rounds: 3 }, limit: 2, offset: 1 });
+    expect(page.map((t) => t.thread_id)).toEqual(ids.slice(1, 3));
+    expect(page[0]!.values).toMatchObject({ detail: DETAIL });
+    expect(counter.loads).toBe(2);
+    expect(await client.threads.count({ metadata: { batch }, values: { rounds: 3, answers: [] } })).toBe(5);
+    expect(await client.threads.count({ metadata: { batch }, values: { rounds: 4 } })).toBe(0);
+    expect(counter.loads).toBe(2);
+    // A filter value as long as the field the rows left out is compared once loaded.
+    expect(await client.threads.count({ metadata: { batch }, values: { detail: DETAIL } })).toBe(5);
+    expect(counter.loads).toBe(7);
+  });
+
+  it("a row written before search fields gets them at the first values search, and is found", async () => {
+    const client = server.client();
+    const batch = `before-fields-${Date.now()}`;
+    const { id } = await paused(DETAIL, { batch });
+    const { db } = server.backend.ctx.store;
+    await db.run(`UPDATE interlude_server_threads SET "values" = NULL WHERE thread_id = ?`, [id]);
+    const counter = countLoads();
+    const found = await client.threads.search({ metadata: { batch }, values: { rounds: 3 } });
+    expect(found.map((t) => t.thread_id)).toEqual([id]);
+    expect(JSON.parse((await row(id)).values!)).toEqual({ rounds: 3, answers: [] });
+    expect(counter.loads).toBe(2); // once to heal the row, once for the page
+    await client.threads.search({ metadata: { batch }, values: { rounds: 3 } });
+    expect(counter.loads).toBe(3); // healed once per process
+  });
 });
 
 it("a limit that is not a number of bytes is refused with CONFIG_INVALID", async () => {
@@ -176,7 +227,16 @@ describe("jsonLongerThan, the sync's measure of a state", () => {
     { answers: Array.from({ length: 40 }, (_, i) => `answer ${i}`) },
     { n: [1, 2.5, -3, true, false, null], nested: { deep: { deeper: ["é", 'a"b'] } } },
     { at: new Date(0), list: [] },
+    { skipped: undefined, fn: () => 1, kept: [undefined, 1], 'quoted"key': "line\nbreak" },
   ];
+  it("never says longer than JSON.stringify writes, and says it near that length", () => {
+    for (const state of states) {
+      const length = JSON.stringify(state).length;
+      for (let limit = 0; limit <= length + 2; limit++)
+        if (jsonLongerThan(state, limit)) expect(length, JSON.stringify(state)).toBeGreaterThan(limit);
+      expect(jsonLongerThan(state, Math.ceil(length * 0.75) - 1)).toBe(true);
+    }
+  });
   it("agrees with the length of JSON.stringify, away from its estimates' margin", () => {
     for (const state of states) {
       const length = JSON.stringify(state).length;

@@ -45,7 +45,7 @@ export const assistantOf = decoder<AssistantRecord>({
   updated_at: text,
 });
 
-export const threadOf = decoder<ThreadRecord>({
+const threadColumns = decoder<ThreadRecord>({
   thread_id: text,
   created_at: text,
   updated_at: text,
@@ -61,6 +61,19 @@ export const threadOf = decoder<ThreadRecord>({
   graph_id: textOrNull,
   assistant_id: textOrNull,
 });
+
+/**
+ * A thread's record. A row that names the checkpoint of its values holds in `values` only the
+ * fields a search compares (thread-values.ts): the record's values are null until loaded.
+ */
+export const threadOf: Decoder<ThreadRecord> = Object.assign(
+  (row: Row) => {
+    const thread = threadColumns(row);
+    if (thread.values_checkpoint_id) thread.values = null;
+    return thread;
+  },
+  { columns: threadColumns.columns },
+);
 
 export const runOf = decoder<RunRecord>({
   run_id: text,

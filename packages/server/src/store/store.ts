@@ -12,7 +12,7 @@ import { textFilter } from "./pending-search.js";
 import type { AnswerRecord, PendingInterrupt, RunRecord, RunStatus, ThreadRecord } from "./records.js";
 import { deleteThreadRunEvents } from "./run-events.js";
 import { migrate } from "./schema.js";
-import { filtersValues, type ThreadQuery, threadCount, threadSearch } from "./thread-search.js";
+import { comparesLoadedValues, filtersValues, type ThreadQuery, threadCount, threadSearch } from "./thread-search.js";
 import { matchesValues, ThreadValues } from "./thread-values.js";
 import { ACTIVE_RUNS, PENDING_OF } from "./views.js";
 
@@ -118,27 +118,48 @@ export class StoreTx {
    * values out (null), for a listing that does not show them: none is loaded from a checkpoint.
    */
   async threads(query: ThreadQuery, options: { values?: boolean } = {}): Promise<ThreadRecord[]> {
-    if (filtersValues(query)) {
+    const found = await this.matching(query, options);
+    return options.values === false ? found : this.threadValues.fill(found);
+  }
+
+  /**
+   * The same for a page of `query.limit` threads, and whether more follow it: read with one
+   * thread more, whose values are not loaded.
+   */
+  async threadPage(
+    query: ThreadQuery & { limit: number },
+    options: { values?: boolean } = {},
+  ): Promise<{ threads: ThreadRecord[]; more: boolean }> {
+    const found = await this.matching({ ...query, limit: query.limit + 1 }, options);
+    const threads = found.slice(0, query.limit);
+    if (options.values !== false) await this.threadValues.fill(threads);
+    return { threads, more: found.length > query.limit };
+  }
+
+  /** The threads of a search's page, their values not yet loaded from checkpoints. */
+  private async matching(query: ThreadQuery, options: { values?: boolean }): Promise<ThreadRecord[]> {
+    if (filtersValues(query)) await this.threadValues.healed(this.db);
+    if (comparesLoadedValues(query)) {
       const offset = query.offset ?? 0;
       const matching = await this.threadsMatchingValues(query);
       return matching.slice(offset, query.limit === undefined ? undefined : offset + query.limit);
     }
-    if (options.values === false)
-      return (await this.db.search(...threadSearch(this.db.dialect, query, THREAD_COLUMNS_BUT_VALUES))).map(threadOf);
-    return this.threadValues.fill((await this.db.search(...threadSearch(this.db.dialect, query))).map(threadOf));
+    const columns = options.values === false ? THREAD_COLUMNS_BUT_VALUES : THREAD_COLUMNS;
+    return (await this.db.search(...threadSearch(this.db.dialect, query, columns))).map(threadOf);
   }
 
   async countThreads(query: ThreadQuery): Promise<number> {
-    if (filtersValues(query)) return (await this.threadsMatchingValues(query)).length;
+    if (filtersValues(query)) await this.threadValues.healed(this.db);
+    if (comparesLoadedValues(query)) return (await this.threadsMatchingValues(query)).length;
     const [row] = await this.db.search<{ n: number | string }>(...threadCount(this.db.dialect, query));
     return Number(row?.n ?? 0);
   }
 
   /**
-   * Every thread a search with a values filter matches, in order: SQL compares the values stored
-   * in rows, and passes the threads whose values are in their checkpoint, compared here once
-   * loaded. So such a search reads all its matches (and every thread with a large state its
-   * other filters leave) before it can cut its page.
+   * Every thread a search matches whose values filter holds a value too long for the fields a
+   * row keeps beside its checkpoint, in order: SQL passes the threads whose row lacks such a
+   * field, compared here once loaded. So such a search reads all its matches (and every thread
+   * with a large state its other filters leave) before it can cut its page.
    */
   private async threadsMatchingValues(query: ThreadQuery): Promise<ThreadRecord[]> {
     const rows = await this.db.search(

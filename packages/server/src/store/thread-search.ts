@@ -19,6 +19,7 @@ import type { Db, Statement } from "./db.js";
 import type { Json, ThreadStatus } from "./records.js";
 import type { Page } from "./store.js";
 import { indexedMetadata } from "./thread-metadata.js";
+import { FIELD_LIMIT } from "./thread-values.js";
 
 export interface ThreadQuery extends Page {
   ids?: string[];
@@ -31,9 +32,22 @@ export interface ThreadQuery extends Page {
 
 const THREADS = "interlude_server_threads";
 
-/** Whether a search filters on values (the store then cuts its page itself: Store.threads). */
+/** Whether a search filters on values. */
 export function filtersValues(query: ThreadQuery): boolean {
   return Object.keys(query.values ?? {}).length > 0;
+}
+
+/**
+ * Whether a search's values filter holds a value longer than the fields a row keeps beside its
+ * checkpoint (thread-values.ts): SQL then passes those rows, and the store compares them once
+ * loaded and cuts the page itself (Store.threads).
+ */
+export function comparesLoadedValues(query: ThreadQuery): boolean {
+  return Object.values(query.values ?? {}).some(longerThanFields);
+}
+
+function longerThanFields(value: unknown): boolean {
+  return JSON.stringify(value).length > FIELD_LIMIT;
 }
 
 /** The WHERE clause (with its leading space, or empty) of a search's filters. */
@@ -47,10 +61,14 @@ function filtered(dialect: Db["dialect"], query: ThreadQuery): Statement {
     if (indexed) where.push(indexed.sql), params.push(...indexed.params);
     else where.push(holds(dialect, "metadata", key, value, params));
   }
-  if (filtersValues(query)) {
-    const held = Object.entries(query.values!).map(([key, value]) => holds(dialect, '"values"', key, value, params));
-    // A state kept in the checkpoint (thread-values.ts) is compared by the store once loaded.
-    where.push(`(values_checkpoint_id IS NOT NULL OR (${held.join(" AND ")}))`);
+  for (const [key, value] of Object.entries(query.values ?? {})) {
+    const held = holds(dialect, '"values"', key, value, params);
+    if (!longerThanFields(value)) where.push(held);
+    else {
+      // Its row may have left the field out for its length: the store compares it once loaded.
+      params.push(dialect === "sqlite" ? keyPath(key) : key);
+      where.push(`(${held} OR (values_checkpoint_id IS NOT NULL AND ${fieldOf(dialect, '"values"')} IS NULL))`);
+    }
   }
   return [where.length ? ` WHERE ${where.join(" AND ")}` : "", params];
 }

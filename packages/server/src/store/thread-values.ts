@@ -8,12 +8,27 @@
  * and whoever reads the thread gets the values from it, through `load`: the same values, as of
  * the same sync, as a copy would have held.
  *
+ * The row's `values` then keeps the state's small top-level fields only (`searchFields`), for
+ * a thread search's values filter to stay one SQL statement with its page (thread-search.ts):
+ * a filter value no longer than FIELD_LIMIT can only equal such a field, since equal values
+ * have JSON texts of the same length.
+ *
  * A store without a loader (the store's own tests, `interlude recount`) keeps every state in
  * the row, as before.
  */
+import { threadOf } from "./codec.js";
+import { THREAD_COLUMNS } from "./columns.js";
+import type { Db } from "./db.js";
 import type { Json, ThreadRecord } from "./records.js";
 
 export const VALUES_CHECKPOINT = "ALTER TABLE interlude_server_threads ADD COLUMN values_checkpoint_id text";
+
+/**
+ * The longest JSON text of a top-level field a row keeps beside its checkpoint's id, and so the
+ * longest filter value a search compares in SQL alone. Filters are ids, flags and names; an
+ * agent's conversation, the field that grows, is far longer.
+ */
+export const FIELD_LIMIT = 1024;
 
 /** The values of `thread`'s checkpoint `checkpointId` (null: its graph is not served here). */
 export type LoadValues = (thread: ThreadRecord, checkpointId: string) => Promise<Json | null>;
@@ -28,25 +43,60 @@ const DEFAULT_VALUES_LIMIT = 16 * 1024;
 /** Checkpoints a read loads at once (the server's saver pool has 10 connections by default). */
 const LOADS_AT_ONCE = 4;
 
+/** Rows written before they kept their search fields, which every values filter must see. */
+const UNSEARCHABLE = `FROM interlude_server_threads WHERE values_checkpoint_id IS NOT NULL AND "values" IS NULL`;
+
 export class ThreadValues {
   private load?: LoadValues;
   private limit = Number.POSITIVE_INFINITY;
+  private healing?: Promise<void>;
 
   /** From now on, states over `limit` bytes of JSON are read from their checkpoint through `load`. */
   readFromCheckpoints(load: LoadValues, limit = DEFAULT_VALUES_LIMIT): void {
     this.load = load;
     this.limit = limit;
+    this.healing = undefined; // the new loader may read what the last could not
   }
 
   /**
    * What the row stores of `values`, read from checkpoint `checkpointId`: their JSON, or the
-   * checkpoint's id when they are only read from it.
+   * checkpoint's id and the fields a search compares when the values are read from it.
    */
   stored(values: Json | null, checkpointId: string | undefined): { text: string | null; checkpointId: string | null } {
     if (values === null || values === undefined) return { text: null, checkpointId: null };
     // Measured without serialising: a 200 kB state took 0.3 ms to write out only to be measured.
-    if (this.load && checkpointId && jsonLongerThan(values, this.limit)) return { text: null, checkpointId };
+    if (this.load && checkpointId && jsonLongerThan(values, this.limit))
+      return { text: JSON.stringify(searchFields(values)), checkpointId };
     return { text: JSON.stringify(values), checkpointId: null };
+  }
+
+  /**
+   * Once per process, before its first values-filtered search: a row written by the release
+   * before search fields (its `values` null beside a checkpoint's id) gets them from its
+   * checkpoint, unless a sync has rewritten it meanwhile. Without this such a thread would
+   * match no filter until its next answer, which may be days away.
+   */
+  healed(db: Db): Promise<void> {
+    this.healing ??= this.heal(db).catch((error) => {
+      this.healing = undefined;
+      throw error;
+    });
+    return this.healing;
+  }
+
+  private async heal(db: Db): Promise<void> {
+    if (!this.load) return;
+    const threads = (await db.all(`SELECT ${THREAD_COLUMNS} ${UNSEARCHABLE}`)).map(threadOf);
+    const checkpoints = new Map(threads.map((thread) => [thread, thread.values_checkpoint_id]));
+    for (const thread of await this.fill(threads)) {
+      if (thread.values === null) continue; // its graph is not served here
+      const named = checkpoints.get(thread)!;
+      const { text, checkpointId } = this.stored(thread.values, named);
+      await db.run(
+        `UPDATE interlude_server_threads SET "values" = ?, values_checkpoint_id = ? WHERE thread_id = ? AND values_checkpoint_id = ? AND "values" IS NULL`,
+        [text, checkpointId, thread.thread_id, named],
+      );
+    }
   }
 
   /**
@@ -70,9 +120,21 @@ export class ThreadValues {
 }
 
 /**
- * Whether `value`'s JSON is longer than `limit` characters, reading no further than that many:
- * what JSON.stringify would write (through `toJSON`, as LangChain's messages are written),
- * escapes and number lengths estimated. A cycle counts as long.
+ * The top-level fields of `values` whose JSON is at most FIELD_LIMIT long (`{}` for values that
+ * are not an object, which no filter key matches).
+ */
+function searchFields(values: Json): Json {
+  if (typeof values !== "object" || values === null || Array.isArray(values)) return {};
+  const kept: Record<string, Json> = {};
+  for (const [key, field] of Object.entries(values)) if (!jsonLongerThan(field, FIELD_LIMIT)) kept[key] = field as Json;
+  return kept;
+}
+
+/**
+ * Whether `value`'s JSON (as JSON.stringify writes it, through `toJSON` as LangChain's messages
+ * are written) is longer than `limit` characters, reading no further than that many. It counts
+ * what the text must hold at least (a number as one digit, a string without its escapes), so
+ * `true` is certain: searchFields relies on it. A cycle counts as long.
  */
 export function jsonLongerThan(value: unknown, limit: number): boolean {
   let left = limit;
@@ -81,14 +143,20 @@ export function jsonLongerThan(value: unknown, limit: number): boolean {
     if (item !== null && typeof item === "object" && typeof (item as { toJSON?: unknown }).toJSON === "function")
       item = (item as { toJSON(): unknown }).toJSON();
     if (typeof item === "string") left -= item.length + 2;
-    else if (item === null || typeof item !== "object") left -= 5;
+    else if (typeof item === "number") left -= 1;
+    else if (item === null || typeof item === "boolean") left -= 4;
+    // undefined, a function, a symbol: written as nothing, or as `null` in a list
+    else if (typeof item !== "object") return false;
     else if (Array.isArray(item)) {
-      left -= 2;
+      left -= 1 + Math.max(item.length, 1);
       for (const element of item) if (over(element)) return true;
     } else {
       left -= 2;
+      let comma = 0;
       for (const [key, field] of Object.entries(item)) {
-        left -= key.length + 4;
+        if (field === undefined || typeof field === "function" || typeof field === "symbol") continue;
+        left -= key.length + 3 + comma;
+        comma = 1;
         if (over(field)) return true;
       }
     }

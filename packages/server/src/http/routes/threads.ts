@@ -86,13 +86,12 @@ export function threadRoutes(ctx: ServerContext): Hono<AppEnv> {
     const fields = selection(req.select, THREAD_FIELDS);
     const limit = req.limit ?? 10;
     const offset = req.offset ?? 0;
-    // One more than the page: whether there is a next one (X-Pagination-Next).
-    const threads = await ctx.store.threads(
-      { ...given(req, ["ids", "status", "metadata", "values", "sort_by", "sort_order"]), limit: limit + 1, offset },
+    const { threads, more } = await ctx.store.threadPage(
+      { ...given(req, ["ids", "status", "metadata", "values", "sort_by", "sort_order"]), limit, offset },
       { values: selectsValues(fields) },
     );
-    const page = threads.slice(0, limit).map((thread) => cut(threadJson(thread), fields));
-    return c.json(page, 200, nextPageHeader(offset, limit, threads.length > limit));
+    const page = threads.map((thread) => cut(threadJson(thread), fields));
+    return c.json(page, 200, nextPageHeader(offset, limit, more));
   });
 
   app.post("/threads/prune", async (c) => {
