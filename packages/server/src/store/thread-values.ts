@@ -45,6 +45,7 @@ const LOADS_AT_ONCE = 4;
 
 /** Rows written before they kept their search fields, which every values filter must see. */
 const UNSEARCHABLE = `FROM interlude_server_threads WHERE values_checkpoint_id IS NOT NULL AND "values" IS NULL`;
+const HEALED_AT_ONCE = 100;
 
 export class ThreadValues {
   private load?: LoadValues;
@@ -74,7 +75,8 @@ export class ThreadValues {
    * Once per process, before its first values-filtered search: a row written by the release
    * before search fields (its `values` null beside a checkpoint's id) gets them from its
    * checkpoint, unless a sync has rewritten it meanwhile. Without this such a thread would
-   * match no filter until its next answer, which may be days away.
+   * match no filter until its next answer, which may be days away. That first search waits for
+   * one checkpoint read per such row.
    */
   healed(db: Db): Promise<void> {
     this.healing ??= this.heal(db).catch((error) => {
@@ -84,18 +86,28 @@ export class ThreadValues {
     return this.healing;
   }
 
+  /** In batches by thread id, so that memory stays bounded however many rows there are. */
   private async heal(db: Db): Promise<void> {
     if (!this.load) return;
-    const threads = (await db.all(`SELECT ${THREAD_COLUMNS} ${UNSEARCHABLE}`)).map(threadOf);
-    const checkpoints = new Map(threads.map((thread) => [thread, thread.values_checkpoint_id]));
-    for (const thread of await this.fill(threads)) {
-      if (thread.values === null) continue; // its graph is not served here
-      const named = checkpoints.get(thread)!;
-      const { text, checkpointId } = this.stored(thread.values, named);
-      await db.run(
-        `UPDATE interlude_server_threads SET "values" = ?, values_checkpoint_id = ? WHERE thread_id = ? AND values_checkpoint_id = ? AND "values" IS NULL`,
-        [text, checkpointId, thread.thread_id, named],
-      );
+    for (let after = ""; ; ) {
+      const threads = (
+        await db.all(
+          `SELECT ${THREAD_COLUMNS} ${UNSEARCHABLE} AND thread_id > ? ORDER BY thread_id LIMIT ${HEALED_AT_ONCE}`,
+          [after],
+        )
+      ).map(threadOf);
+      if (threads.length === 0) return;
+      after = threads.at(-1)!.thread_id;
+      const checkpoints = new Map(threads.map((thread) => [thread, thread.values_checkpoint_id]));
+      for (const thread of await this.fill(threads)) {
+        if (thread.values === null) continue; // its graph is not served here: no filter matches it
+        const named = checkpoints.get(thread)!;
+        const { text, checkpointId } = this.stored(thread.values, named);
+        await db.run(
+          `UPDATE interlude_server_threads SET "values" = ?, values_checkpoint_id = ? WHERE thread_id = ? AND values_checkpoint_id = ? AND "values" IS NULL`,
+          [text, checkpointId, thread.thread_id, named],
+        );
+      }
     }
   }
 
