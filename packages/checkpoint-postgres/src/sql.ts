@@ -123,6 +123,12 @@ function releaseBy(owner: string): string {
 const RELAXED = "relaxed AS (SELECT set_config('synchronous_commit', 'off', true))";
 
 /**
+ * The columns of interlude_read_since's rows (schema.ts), named rather than `*`: a prepared
+ * statement's result type must not change, and a later release may add a column to the function.
+ */
+const READ_COLUMNS = "kind, id, parent, channel, version, base, data, extra, complete, stamp, inline";
+
+/**
  * A first claim ($1 thread, $2 owner, $3 ttl ms) and, when it is taken, the newest root
  * checkpoint as readLatest reads it ($4, $5: the head held; `since`: as readLatestSince, $6-$8
  * its blob rows), in one plain statement. One 'n'
@@ -148,7 +154,7 @@ function claimLatest(relaxed: boolean, since: boolean): string {
     NULL::text AS inline
   FROM outcome WHERE outcome.kind IS NOT NULL
   UNION ALL
-  SELECT * FROM ${read} WHERE (SELECT kind FROM outcome) IS NULL`;
+  SELECT ${READ_COLUMNS} FROM ${read} WHERE (SELECT kind FROM outcome) IS NULL`;
 }
 
 /** The statements the saver runs. `$1, $2` are always thread id and namespace where both appear. */
@@ -177,14 +183,14 @@ export const SQL = {
    * The newest checkpoint with its blobs and writes, or only "unchanged" and its writes when it
    * is the one held ($3, $4; schema.ts). No blob rows named, as constants: the same plan at every call.
    */
-  readLatest: "SELECT * FROM interlude_read_since($1, $2, $3, $4, NULL, NULL, NULL)",
+  readLatest: `SELECT ${READ_COLUMNS} FROM interlude_read_since($1, $2, $3, $4, NULL, NULL, NULL)`,
   /**
    * The same, but the blob rows held ($5-$7) are not sent again (schema.ts). A statement of its
    * own, always with rows: with empty or null arrays as parameters, PostgreSQL went on planning
    * the prepared statement anew at every call (~0.5 ms), because those calls' plans, folded
    * down, cost less than its generic plan.
    */
-  readLatestSince: "SELECT * FROM interlude_read_since($1, $2, $3, $4, $5, $6, $7)",
+  readLatestSince: `SELECT ${READ_COLUMNS} FROM interlude_read_since($1, $2, $3, $4, $5, $6, $7)`,
   /** A checkpoint's small values, for a put that carries them and does not hold its parent (inline-values.ts). */
   inlineOf: `SELECT channels, versions, inline FROM interlude_checkpoints
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
