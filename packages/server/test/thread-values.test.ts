@@ -4,8 +4,12 @@
  * checkpoint, and a search filtering on values finds it and pages as before, on SQLite and on
  * PostgreSQL. A state under the limit stays in the row.
  */
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SqliteDb } from "../dist/store/db.js";
+import { Store } from "../dist/store/store.js";
 import { jsonLongerThan } from "../dist/store/thread-values.js";
+import { newThread } from "../dist/threads/new-thread.js";
 import { checkpointValues } from "../dist/threads/values.js";
 import { openGate } from "./fixtures/gates.mjs";
 import { type TestServer, testServer, until } from "./helpers.js";
@@ -210,6 +214,30 @@ describe.each(storages("interlude_values"))("thread values kept in the checkpoin
     await client.threads.search({ metadata: { batch }, values: { rounds: 3 } });
     expect(counter.loads).toBe(3); // healed once per process
   });
+});
+
+it("rows written without search fields are healed in batches, each from its own checkpoint", async () => {
+  const store = new Store(new SqliteDb(new Database(":memory:")));
+  await store.setup();
+  const ids = Array.from({ length: 250 }, (_, i) => `thread-${String(i).padStart(3, "0")}`);
+  for (const id of ids) await store.insertThread(newThread(id));
+  // As the release before search fields left a large state: no values, a checkpoint named.
+  await store.db.run(
+    `UPDATE interlude_server_threads SET "values" = NULL, values_checkpoint_id = 'checkpoint-' || thread_id`,
+  );
+  const loaded: string[] = [];
+  store.threadValues.readFromCheckpoints(async (thread, checkpointId) => {
+    loaded.push(checkpointId);
+    return { id: thread.thread_id, conversation: "x".repeat(3000) };
+  }, 1024);
+  expect(await store.countThreads({ values: { id: "thread-123" } })).toBe(1);
+  expect(loaded.sort()).toEqual(ids.map((id) => `checkpoint-${id}`));
+  const rows = await store.db.all<{ thread_id: string; values: string; values_checkpoint_id: string }>(
+    `SELECT thread_id, "values", values_checkpoint_id FROM interlude_server_threads ORDER BY thread_id`,
+  );
+  expect(rows).toEqual(
+    ids.map((id) => ({ thread_id: id, values: JSON.stringify({ id }), values_checkpoint_id: `checkpoint-${id}` })),
+  );
 });
 
 it("a limit that is not a number of bytes is refused with CONFIG_INVALID", async () => {
