@@ -1,12 +1,12 @@
 /**
  * Where a SQLite file's bytes go, for workload 5's chat thread on Interlude alone:
- * `node bench/storage-anatomy.mjs [--text=padded|english] [--steps=500] [--fanout=32]`.
+ * `node bench/storage-anatomy.mjs [--text=padded|english] [--length=175] [--steps=500] [--fanout=32]`.
  * Prints the bytes per step between 200 steps and `steps` (as workload 5 does), then for the
  * file at `steps`, each table's pages, payload, unused bytes and overflow pages (SQLite's
  * `dbstat` table) and each column's stored bytes.
  *
- * `--text=english`: each message is ~175 characters of English words instead of workload 5's
- * padding with "x" (which deflate shrinks ~40x, where English text shrinks ~3x).
+ * `--text=english`: each message is `--length` characters (175 by default) of English words
+ * instead of workload 5's padding with "x" (which deflate shrinks ~40x, where English text shrinks ~3x).
  */
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,11 +19,13 @@ import { interlude } from "./lib/libs.mjs";
 const { values: args } = parseArgs({
   options: {
     text: { type: "string", default: "padded" },
+    length: { type: "string", default: "175" },
     steps: { type: "string", default: "500" },
     fanout: { type: "string" },
   },
 });
 const steps = Number(args.steps);
+const length = Number(args.length);
 const options = args.fanout ? { fanout: Number(args.fanout) } : {};
 
 // A fixed pseudo-random sequence of common English words, so that every run stores the same bytes.
@@ -36,11 +38,11 @@ const WORDS = (
 let seed = 7;
 function englishMessage(n) {
   let text = `message ${n} `;
-  while (text.length < 175) {
+  while (text.length < length) {
     seed = (seed * 1103515245 + 12345) & 0x7fffffff;
     text += `${WORDS[seed % WORDS.length]} `;
   }
-  return { role: "user", text: text.slice(0, 175) };
+  return { role: "user", text: text.slice(0, length) };
 }
 
 function englishChat(lib, n, saver) {

@@ -10,16 +10,24 @@ import type { Statements } from "./statements.js";
  * links' items as one segment so that a read follows a bounded chain (delta.ts): each item is
  * stored about twice. Deflating the segments, which are many items of the same shape, makes
  * the second copy cheap: on chat messages of English-like text a 6.4 kB segment keeps ~35%
- * of its size (on the benchmark's padded messages, ~3%). Only deltas of at least
- * `PACK_MIN_BYTES` are packed, so small writes and full copies (a graph that rewrites its
+ * of its size (on the benchmark's padded messages, ~3%). Only deltas whose row would not fit
+ * its page are packed (`roomFor`), so small writes and full copies (a graph that rewrites its
  * state every step) cost no compression; a segment is written once per 32 appends.
  *
- * Parts: a cell of more than ~1 kB (4 kB pages, a WITHOUT ROWID table) keeps ~490 bytes in
- * its page and the rest in overflow pages of its own, so a 2.3 kB value took two pages. Cut
- * into `PART_BYTES` rows of `blob_parts`, it shares pages with its neighbours.
+ * A cell of more than ~1 kB (4 kB pages, a WITHOUT ROWID table) keeps ~490 bytes in its page
+ * and the rest in overflow pages of its own, so a 2.3 kB value took two pages. A row that fits
+ * shares its page with its neighbours; a deflated delta that still does not fit is cut into
+ * rows of `blob_parts` that do. The threshold was a fixed 1 kB of data until session 39: a
+ * delta of 0.9-1 kB, with its row's keys, then spilled ~500 bytes into an overflow page of its
+ * own, and chat messages of 950 characters cost 5.2 kB per step against 1.1 kB now
+ * (`bench/storage-anatomy.mjs --text=english --length=950`).
  */
-const PACK_MIN_BYTES = 1024;
-const PART_BYTES = 800;
+/** The most a cell keeps in its page: SQLite's maxLocal of a WITHOUT ROWID table on 4 kB pages, (4096 - 12) * 64 / 255 - 23. */
+const CELL_BYTES = 1002;
+/** A row's record header and its numbers (version, base, part or packing), at most. */
+const ROW_OVERHEAD = 32;
+/** The smallest part: with keys so long that less fits, parts spill anyway. */
+const MIN_PART_BYTES = 256;
 
 /** `packing` values: how `data` is stored. NULL: as the serde wrote it. */
 const DEFLATED_TEXT = 1;
@@ -42,22 +50,33 @@ export function writeBlob(sql: Statements, put: Kit.PreparedPut, blob: Kit.Prepa
   const { threadId, ns } = put;
   const { channel, version, base, data } = blob;
   if (base === null && data === null) return;
-  const deflated = base === null || data === null || data.length < PACK_MIN_BYTES ? undefined : deflate(data);
+  const room = roomFor(threadId, ns, channel);
+  const deflated = base === null || data === null || byteLength(data) <= room ? undefined : deflate(data);
   if (!deflated) {
     sql.putBlob.run(threadId, ns, channel, version, base, data, null);
     return;
   }
   const packing = typeof data === "string" ? DEFLATED_TEXT : DEFLATED_BYTES;
-  if (deflated.length <= PART_BYTES) {
+  if (deflated.length <= room) {
     sql.putBlob.run(threadId, ns, channel, version, base, deflated, packing);
     return;
   }
   sql.putBlob.run(threadId, ns, channel, version, base, null, packing + IN_PARTS);
   sql.deleteBlobParts.run(threadId, ns, channel, version);
-  for (let part = 0; part * PART_BYTES < deflated.length; part++) {
-    const bytes = deflated.subarray(part * PART_BYTES, (part + 1) * PART_BYTES);
+  const partBytes = Math.max(room, MIN_PART_BYTES);
+  for (let part = 0; part * partBytes < deflated.length; part++) {
+    const bytes = deflated.subarray(part * partBytes, (part + 1) * partBytes);
     sql.putBlobPart.run(threadId, ns, channel, version, part, bytes);
   }
+}
+
+/** How many bytes of data a row of `blobs` or `blob_parts` with these keys holds and still fits its page. */
+function roomFor(threadId: string, ns: string, channel: string): number {
+  return CELL_BYTES - ROW_OVERHEAD - byteLength(threadId) - byteLength(ns) - byteLength(channel);
+}
+
+function byteLength(data: string | Uint8Array): number {
+  return typeof data === "string" ? Buffer.byteLength(data) : data.length;
 }
 
 /** A stored blob as the kit reads it: unpacked, and put together from its parts. */

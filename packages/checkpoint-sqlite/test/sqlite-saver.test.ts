@@ -264,6 +264,40 @@ describe("SqliteSaver on a file", () => {
     await saver.close();
   });
 
+  it("packs a delta whose row would not fit its page, so that no blob spills into an overflow page of its own", async () => {
+    const saver = new SqliteSaver(":memory:");
+    const words = "the of and to in is you that it he was for on are as with his they at be this have from".split(" ");
+    let seed = 11;
+    // ~950 characters with the row's keys: over what a cell keeps (~1 kB), under the old fixed 1 kB threshold.
+    const message = (i: number) => {
+      let out = `message ${i} `;
+      while (out.length < 940) {
+        seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+        out += `${words[seed % words.length]} `;
+      }
+      return { id: `m${i}`, content: out.slice(0, 940) };
+    };
+    const thread = new ThreadWriter(saver);
+    // The first write is a full copy, never packed: a short one, that fits whatever the thread's id.
+    let messages: unknown[] = [{ id: "m", content: "hello" }];
+    await thread.write({ messages });
+    for (let i = 0; i < 11; i++) {
+      messages = [...messages, message(i)];
+      await thread.write({ messages });
+    }
+    const overflow = saver.db
+      .prepare("SELECT COUNT(*) FROM dbstat WHERE name IN ('blobs', 'blob_parts') AND pagetype = 'overflow'")
+      .pluck()
+      .get();
+    expect(overflow).toBe(0);
+    expect(saver.db.prepare("SELECT COUNT(*) FROM blobs WHERE packing IS NOT NULL").pluck().get()).toBe(11);
+    expect((await saver.getTuple(thread.config))?.checkpoint.channel_values.messages).toEqual(messages);
+    expect((await new SqliteSaver(saver.db).getTuple(thread.config))?.checkpoint.channel_values.messages).toEqual(
+      messages,
+    );
+    await saver.close();
+  });
+
   it("releases a run's claim in the transaction of its last put or writes; releaseThread then commits nothing", async () => {
     const file = newFile();
     const saver = new SqliteSaver(file);
