@@ -136,7 +136,10 @@ export class StoreTx {
     return { threads, more: found.length > query.limit };
   }
 
-  /** The threads of a search's page, their values not yet loaded from checkpoints. */
+  /**
+   * The threads of a search's page. Values kept in checkpoints are the caller's to load
+   * (`fill`), except where the search loaded them to compare them.
+   */
   private async matching(query: ThreadQuery, options: { values?: boolean }): Promise<ThreadRecord[]> {
     if (filtersValues(query)) await this.threadValues.healed(this.db);
     if (comparesLoadedValues(query)) {
