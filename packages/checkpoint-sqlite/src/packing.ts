@@ -4,14 +4,15 @@ import type { Statements } from "./statements.js";
 
 /**
  * Large deltas are stored deflated (the `packing` column of `blobs`), in parts when that is
- * still more than a B-tree cell holds.
+ * still more than a B-tree cell holds. A checkpoint's metadata and a pending write's data are
+ * deflated the same way when their row would not fit its page (`packedToFit`, schema 8).
  *
  * A channel that grows by appends is stored as deltas, and every 32nd link re-writes the last
  * links' items as one segment so that a read follows a bounded chain (delta.ts): each item is
  * stored about twice. Deflating the segments, which are many items of the same shape, makes
  * the second copy cheap: on chat messages of English-like text a 6.4 kB segment keeps ~35%
  * of its size (on the benchmark's padded messages, ~3%). Only deltas whose row would not fit
- * its page are packed (`roomFor`), so small writes and full copies (a graph that rewrites its
+ * its page are packed (`roomBeside`), so small writes and full copies (a graph that rewrites its
  * state every step) cost no compression; a segment is written once per 32 appends.
  *
  * A cell of more than ~1 kB (4 kB pages, a WITHOUT ROWID table) keeps ~490 bytes in its page
@@ -50,7 +51,7 @@ export function writeBlob(sql: Statements, put: Kit.PreparedPut, blob: Kit.Prepa
   const { threadId, ns } = put;
   const { channel, version, base, data } = blob;
   if (base === null && data === null) return;
-  const room = roomFor(threadId, ns, channel);
+  const room = roomBeside(threadId, ns, channel);
   const deflated = base === null || data === null || byteLength(data) <= room ? undefined : deflate(data);
   if (!deflated) {
     sql.putBlob.run(threadId, ns, channel, version, base, data, null);
@@ -70,9 +71,35 @@ export function writeBlob(sql: Statements, put: Kit.PreparedPut, blob: Kit.Prepa
   }
 }
 
-/** How many bytes of data a row of `blobs` or `blob_parts` with these keys holds and still fits its page. */
-function roomFor(threadId: string, ns: string, channel: string): number {
-  return CELL_BYTES - ROW_OVERHEAD - byteLength(threadId) - byteLength(ns) - byteLength(channel);
+/** How many bytes one column of a row holds beside the row's other text and bytes (`columns`) and still fits its page. */
+export function roomBeside(...columns: ReadonlyArray<string | Uint8Array | null>): number {
+  let room = CELL_BYTES - ROW_OVERHEAD;
+  for (const column of columns) if (column !== null) room -= byteLength(column);
+  return room;
+}
+
+/**
+ * A checkpoint's metadata or a pending write's data as its row stores it: deflated, with its
+ * `packing`, when it is more than `room` bytes (so that the row would not fit its page) and
+ * deflating makes it smaller. A resume recorded in the metadata, or an answer written, of ~1 kB
+ * took a 4 kB overflow page of its own otherwise.
+ */
+export function packedToFit(
+  data: string | Uint8Array,
+  room: number,
+): { data: string | Uint8Array; packing: number | null } {
+  const deflated = byteLength(data) > room ? deflate(data) : undefined;
+  if (!deflated) return { data, packing: null };
+  return { data: deflated, packing: typeof data === "string" ? DEFLATED_TEXT : DEFLATED_BYTES };
+}
+
+/** A column stored by packedToFit (or a blob's deflated bytes), as it was given. */
+export function unpacked(data: string | Uint8Array, packing: number | null): string | Uint8Array {
+  if (packing === null) return data;
+  const bytes = inflateRawSync(data);
+  if (packing === DEFLATED_TEXT) return bytes.toString("utf8");
+  if (packing === DEFLATED_BYTES) return new Uint8Array(bytes);
+  throw new Error(`a value is stored with packing ${packing}, unknown to this @interlude/checkpoint-sqlite`);
 }
 
 function byteLength(data: string | Uint8Array): number {
@@ -95,10 +122,7 @@ export function readBlob(
     deflated = Buffer.concat(sql.blobParts.all(threadId, ns, channel, version) as Buffer[]);
     packing -= IN_PARTS;
   }
-  const bytes = inflateRawSync(deflated);
-  if (packing === DEFLATED_TEXT) return { base: row.base, data: bytes.toString("utf8") };
-  if (packing === DEFLATED_BYTES) return { base: row.base, data: new Uint8Array(bytes) };
-  throw new Error(`a blob is stored with packing ${row.packing}, unknown to this @interlude/checkpoint-sqlite`);
+  return { base: row.base, data: unpacked(deflated, packing) };
 }
 
 function deflate(data: string | Uint8Array): Buffer | undefined {

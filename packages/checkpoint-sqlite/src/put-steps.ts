@@ -6,7 +6,7 @@
 import type * as Kit from "@interlude/core/saver-kit";
 import { blobKey, decodeInline, InlineRow, inlinable, inlinableBlob } from "@interlude/core/saver-kit";
 import type { HeadCache } from "./head-cache.js";
-import { writeBlob } from "./packing.js";
+import { packedToFit, roomBeside, writeBlob } from "./packing.js";
 import { keptParent } from "./parent-link.js";
 import type { Statements } from "./statements.js";
 
@@ -52,7 +52,18 @@ export class SqlitePutSteps implements Kit.PutSteps<string | Uint8Array> {
     const inline = this.carryInline(put).encode();
     this.inline = undefined;
     const parent = keptParent(id, parentId);
-    this.sql.putCheckpoint.run(threadId, ns, id, parent, put.createdAt, put.record, put.metadata, inline);
+    const metadata = packedToFit(put.metadata, roomBeside(threadId, ns, id, parent, put.record, inline));
+    this.sql.putCheckpoint.run(
+      threadId,
+      ns,
+      id,
+      parent,
+      put.createdAt,
+      put.record,
+      metadata.data,
+      inline,
+      metadata.packing,
+    );
     const at = this.now();
     // A thread without checkpoints gets its activity row now (an upsert: one left behind is updated).
     const written = this.cache.isEmpty(threadId, ns)

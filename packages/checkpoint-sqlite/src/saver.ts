@@ -18,7 +18,7 @@ import {
 import Database from "better-sqlite3";
 import { GroupCommit, type WriteOptions } from "./group-commit.js";
 import { type CachedHead, type CachedWrite, HeadCache } from "./head-cache.js";
-import { readBlob } from "./packing.js";
+import { packedToFit, readBlob, roomBeside, unpacked } from "./packing.js";
 import { parentOf } from "./parent-link.js";
 import { copiedWrites, writeSeed } from "./private-copies.js";
 import { ACTIVITY_GRAIN_MS, SqlitePutSteps } from "./put-steps.js";
@@ -194,7 +194,8 @@ export class SqliteSaver extends SaverKit {
         this.cache.seqOf(threadId, ns, checkpointId) ?? (this.sql.maxSeq.get(threadId, ns, checkpointId) as number);
       for (const row of rows) {
         const statement = row.replace ? this.sql.replaceWrite : this.sql.addWrite;
-        statement.run(threadId, ns, checkpointId, taskId, row.idx, row.channel, row.data, ++seq);
+        const { data, packing } = packedToFit(row.data, roomBeside(threadId, ns, checkpointId, taskId, row.channel));
+        statement.run(threadId, ns, checkpointId, taskId, row.idx, row.channel, data, ++seq, packing);
       }
       this.cache.writes(threadId, ns, checkpointId, rows, seq, this.copies ? writeSeed : undefined);
       if (releaseClaim !== undefined) this.sql.release.run(threadId, releaseClaim);
@@ -241,8 +242,8 @@ export class SqliteSaver extends SaverKit {
       if (id === undefined) this.cache.readNothing(threadId, ns);
       return undefined;
     }
-    const { inline, ...kept } = stored;
-    const row = { ...kept, parentId: parentOf(stored.id, stored.parentId) };
+    const { inline, packing, metadata, ...kept } = stored;
+    const row = { ...kept, metadata: unpacked(metadata, packing), parentId: parentOf(stored.id, stored.parentId) };
     const record = this.recordOf(row);
     const blobs = new Map<string, Kit.StoredBlob | null>();
     let small: Map<string, string> | undefined;
@@ -253,7 +254,7 @@ export class SqliteSaver extends SaverKit {
       blobs.set(blobKey(channel, version), blob ?? null);
       return blob;
     };
-    const writes = this.sql.writes.all(threadId, ns, row.id) as CachedWrite[];
+    const writes = (this.sql.writes.all(threadId, ns, row.id) as StoredWrite[]).map(unpackedWrite);
     const tuple = this.tupleOf(threadId, ns, row, lookup, writes, record);
     if (id === undefined) {
       const parsed = this.copies ? parsedOf(tuple) : undefined;
@@ -294,9 +295,15 @@ export class SqliteSaver extends SaverKit {
   }
 
   protected listCandidates(scope: Kit.ListScope) {
-    const { text, params } = listSql("checkpoints", scope, () => "?");
+    const { text, params } = listSql("checkpoints", scope, () => "?", ["packing"]);
     // Rows are read up front: better-sqlite3 cannot run other statements while an iterator is open.
-    return this.run("list", () => this.db.prepare(text).all(...params) as Array<Kit.ListCandidate<string | Buffer>>);
+    return this.run("list", () =>
+      (
+        this.db.prepare(text).all(...params) as Array<Kit.ListCandidate<string | Buffer> & { packing: number | null }>
+      ).map(({ packing, ...candidate }) =>
+        packing === null ? candidate : { ...candidate, metadata: unpacked(candidate.metadata!, packing) },
+      ),
+    );
   }
 
   protected async removeThread(threadId: string): Promise<void> {
@@ -423,4 +430,12 @@ export class SqliteSaver extends SaverKit {
       throw storageError(operation, error);
     }
   }
+}
+
+/** A `writes` row as the writes statement reads it. */
+type StoredWrite = CachedWrite & { packing: number | null };
+
+/** A `writes` row as the kit reads it: its data as it was written (packing.ts). */
+function unpackedWrite({ packing, ...write }: StoredWrite): CachedWrite {
+  return packing === null ? write : { ...write, data: unpacked(write.data, packing) };
 }

@@ -50,6 +50,10 @@ const MIGRATIONS: readonly string[] = [
   // Small values in the checkpoint row (inline.ts), and records with numbered versions
   // (record.ts): an older package would find no blob for the values and misread the records.
   `ALTER TABLE checkpoints ADD COLUMN inline TEXT;`,
+  // A checkpoint's metadata and a pending write's data deflated when their row would not fit its
+  // page (packing.ts): an older package would return the deflated bytes.
+  `ALTER TABLE checkpoints ADD COLUMN packing INTEGER;
+   ALTER TABLE writes ADD COLUMN packing INTEGER;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

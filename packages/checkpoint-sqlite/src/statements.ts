@@ -19,11 +19,11 @@ const SQL = {
   blobParts:
     "SELECT data FROM blob_parts WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ? ORDER BY part",
   deleteBlobParts: "DELETE FROM blob_parts WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?",
-  putCheckpoint: `INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_id, created_at, record, metadata, inline)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  checkpoint: `SELECT checkpoint_id AS id, parent_id AS "parentId", created_at AS "createdAt", record, metadata, inline FROM checkpoints
+  putCheckpoint: `INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_id, created_at, record, metadata, inline, packing)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  checkpoint: `SELECT checkpoint_id AS id, parent_id AS "parentId", created_at AS "createdAt", record, metadata, inline, packing FROM checkpoints
       WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`,
-  latest: `SELECT checkpoint_id AS id, parent_id AS "parentId", created_at AS "createdAt", record, metadata, inline FROM checkpoints
+  latest: `SELECT checkpoint_id AS id, parent_id AS "parentId", created_at AS "createdAt", record, metadata, inline, packing FROM checkpoints
       WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1`,
   /** A checkpoint's small values (inline.ts), for a put that carries them on when the head cache lacks them. */
   inlineOf: "SELECT record, inline FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
@@ -32,12 +32,12 @@ const SQL = {
   deleteCheckpoint: "DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
   deleteCheckpointWrites: "DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
   writes:
-    'SELECT task_id AS "taskId", idx, channel, data FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? ORDER BY seq',
+    'SELECT task_id AS "taskId", idx, channel, data, packing FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? ORDER BY seq',
   maxSeq: "SELECT COALESCE(MAX(seq), 0) FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
-  addWrite: `INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, data, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+  addWrite: `INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, data, seq, packing) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT DO NOTHING`,
-  replaceWrite: `INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, data, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET channel = excluded.channel, data = excluded.data`,
+  replaceWrite: `INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, data, seq, packing) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET channel = excluded.channel, data = excluded.data, packing = excluded.packing`,
   /** Moves when another connection commits (not this one): what the head cache checks. */
   dataVersion: "PRAGMA data_version",
   claim: "SELECT owner, expires_at FROM claims WHERE thread_id = ?",
@@ -90,4 +90,6 @@ export interface CheckpointRow {
   metadata: string | Buffer;
   /** Small values kept in the row (inline.ts); null in rows of schema 6 and earlier. */
   inline: string | null;
+  /** How `metadata` is stored (packing.ts); null: as the keeper wrote it. */
+  packing: number | null;
 }

@@ -114,7 +114,8 @@ describe("small values in the checkpoint row (inline.ts)", () => {
     const db = new Database(file);
     db.exec(`INSERT INTO blobs (thread_id, checkpoint_ns, channel, version, data) VALUES
                ('${thread.threadId}', '', 'a', 1, '1'), ('${thread.threadId}', '', 'b', 1, '"two"');
-             ALTER TABLE checkpoints DROP COLUMN inline; DELETE FROM schema_version WHERE version > 6`);
+             ALTER TABLE checkpoints DROP COLUMN inline; ALTER TABLE checkpoints DROP COLUMN packing;
+             ALTER TABLE writes DROP COLUMN packing; DELETE FROM schema_version WHERE version > 6`);
     db.close();
     for (const cachedThreads of [0, 1000]) {
       const upgraded = new SqliteSaver(file, { cachedThreads });

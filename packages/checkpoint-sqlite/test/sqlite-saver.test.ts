@@ -298,6 +298,43 @@ describe("SqliteSaver on a file", () => {
     await saver.close();
   });
 
+  it("packs a checkpoint's metadata and a pending write's data whose row would not fit its page, and reads them back", async () => {
+    const file = newFile();
+    const saver = new SqliteSaver(file);
+    // An answer kept in the metadata (as the resume record keeps it) and written: ~950 characters each.
+    const answer = "yes, but change the second paragraph: ".repeat(25);
+    const config = { configurable: { thread_id: `thread-${"x".repeat(30)}`, checkpoint_ns: "" } };
+    const checkpoint = {
+      v: 1,
+      id: "01a22ed8-e4e7-7000-0000-1467ab278f27",
+      ts: new Date().toISOString(),
+      channel_values: {},
+      channel_versions: {},
+      versions_seen: {},
+    };
+    const metadata = { source: "loop" as const, step: 3, parents: {}, review: answer };
+    const saved = await saver.put(config, checkpoint, metadata, {});
+    await saver.putWrites(saved, [["answer", answer]], "task-1");
+    const overflow = saver.db
+      .prepare("SELECT COUNT(*) FROM dbstat WHERE name IN ('checkpoints', 'writes') AND pagetype = 'overflow'")
+      .pluck()
+      .get();
+    expect(overflow).toBe(0);
+    const packed = (table: string) => saver.db.prepare(`SELECT packing FROM ${table}`).pluck().all();
+    expect(packed("checkpoints")).toEqual([1]);
+    expect(packed("writes")).toEqual([1]);
+    await saver.close();
+    // Read back by a saver that has nothing cached: the tuple, and a listing filtered on the metadata.
+    const reader = new SqliteSaver(file);
+    const tuple = await reader.getTuple(config);
+    expect(tuple?.metadata).toEqual(metadata);
+    expect(tuple?.pendingWrites).toEqual([["task-1", "answer", answer]]);
+    const listed = [];
+    for await (const found of reader.list(config, { filter: { step: 3 } })) listed.push(found);
+    expect(listed.map((found) => found.metadata)).toEqual([metadata]);
+    await reader.close();
+  });
+
   it("releases a run's claim in the transaction of its last put or writes; releaseThread then commits nothing", async () => {
     const file = newFile();
     const saver = new SqliteSaver(file);
@@ -429,6 +466,7 @@ describe("SqliteSaver on a file", () => {
     const db = new Database(file);
     db.exec(
       "ALTER TABLE blobs DROP COLUMN packing; DROP TABLE blob_parts; ALTER TABLE checkpoints DROP COLUMN inline;" +
+        "ALTER TABLE checkpoints DROP COLUMN packing; ALTER TABLE writes DROP COLUMN packing;" +
         "INSERT INTO blobs (thread_id, checkpoint_ns, channel, version, data) SELECT thread_id, checkpoint_ns, 'a', 1, '1' FROM checkpoints;" +
         "DELETE FROM schema_version WHERE version > 4",
     );

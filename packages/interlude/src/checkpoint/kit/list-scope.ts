@@ -35,8 +35,14 @@ export function listScope(config: RunnableConfig, query: ListQuery): ListScope {
  * The `list()` query for SQL backends whose checkpoint table has the columns thread_id,
  * checkpoint_ns, checkpoint_id and metadata. Rows come back as `ListCandidate`s.
  * @param placeholder the driver's n-th parameter (`?` for SQLite, `$n` for PostgreSQL)
+ * @param extra more columns for the backend's own use (how the metadata is stored, say)
  */
-export function listSql(table: string, scope: ListScope, placeholder: (n: number) => string) {
+export function listSql(
+  table: string,
+  scope: ListScope,
+  placeholder: (n: number) => string,
+  extra: readonly string[] = [],
+) {
   const where: string[] = [];
   const params: unknown[] = [];
   const add = (clause: string, value: unknown) => {
@@ -47,7 +53,9 @@ export function listSql(table: string, scope: ListScope, placeholder: (n: number
   if (scope.ns !== undefined) add("checkpoint_ns =", scope.ns);
   if (scope.id !== undefined) add("checkpoint_id =", scope.id);
   if (scope.before !== undefined) add("checkpoint_id <", scope.before);
-  const columns = `thread_id AS "threadId", checkpoint_ns AS "ns", checkpoint_id AS "id", metadata`;
+  const columns = [`thread_id AS "threadId", checkpoint_ns AS "ns", checkpoint_id AS "id", metadata`, ...extra].join(
+    ", ",
+  );
   const filter = where.length ? ` WHERE ${where.join(" AND ")}` : "";
   const limit = scope.limit === undefined ? "" : ` LIMIT ${scope.limit}`;
   return { text: `SELECT ${columns} FROM ${table}${filter} ORDER BY checkpoint_id DESC${limit}`, params };
