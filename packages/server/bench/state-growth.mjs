@@ -4,16 +4,18 @@
  * /threads/{id}/runs/wait`, every answer `answer-bytes` of prose-like text that the graph appends
  * to its state. Printed for each `bucket` of answers: the state's size, answers/s, the server's
  * CPU and the bytes written to storage per answer; on PostgreSQL also its CPU and the WAL per
- * answer, and at the end the WAL of a few more answers by table (pg_walinspect) and what
- * reading the threads costs (`GET /threads/{id}`, a search listing 10, and one filtering on a
- * field of their values; one client).
+ * answer. At the end: the WAL of a few more answers by table (pg_walinspect), or on SQLite the
+ * file's bytes per answer by table (`dbstat`); and what reading the threads costs (`GET
+ * /threads/{id}`, a search listing 10, and one filtering on a field of their values; one client).
  *
  * `node packages/server/bench/state-growth.mjs [--postgres] [--clients 20] [--rounds 200] [--bucket 50] [--answer-bytes 1000]`
  *
  * Behaviour, not speed, is what the tests check; this prints figures (PERFORMANCE.md, "An
  * answer's cost as the state grows").
  */
-import { readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { arg } from "./args.mjs";
 import { httpClient, reviewText } from "./http-load.mjs";
 import { throwawayDatabase } from "./postgres-stats.mjs";
@@ -77,9 +79,26 @@ async function databaseProbe(url) {
   };
 }
 
+/** The SQLite file's bytes (with its WAL) and its largest tables' pages (`dbstat`), read beside the server. */
+async function fileBytes(path) {
+  const { default: Database } = await import("better-sqlite3");
+  const reader = new Database(path, { readonly: true });
+  try {
+    const tables = reader
+      .prepare("SELECT name, SUM(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC LIMIT 6")
+      .all();
+    const size = (file) => (existsSync(file) ? statSync(file).size : 0);
+    return { total: size(path) + size(`${path}-wal`), tables };
+  } finally {
+    reader.close();
+  }
+}
+
 async function main() {
   const database = postgres ? await throwawayDatabase("interlude_growth") : undefined;
-  const server = await startServerProcess(database ? { postgres: database.url } : {});
+  const dir = postgres ? undefined : mkdtempSync(join(tmpdir(), "interlude-growth-"));
+  const file = dir && join(dir, "db.sqlite");
+  const server = await startServerProcess(database ? { postgres: database.url } : { db: file });
   const db = await databaseProbe(database?.url);
   const http = httpClient(server.url, clients);
   try {
@@ -159,6 +178,15 @@ async function main() {
     console.log(
       `POST /threads/search filtering on a short field of the values, listing 10 thread ids, one client: ${filteredMs.toFixed(1)} ms per search`,
     );
+    if (file) {
+      const { total, tables } = await fileBytes(file);
+      const answers = clients * rounds;
+      console.log(
+        `The SQLite file (with its WAL): ${(total / answers / 1024).toFixed(1)} kB per answer; largest tables:`,
+      );
+      for (const table of tables)
+        console.log(`  ${(table.bytes / answers / 1024).toFixed(1).padStart(7)} kB per answer  ${table.name}`);
+    }
     if (db) {
       const from = await db.lsn();
       await answerAll(INSPECTED);
@@ -172,6 +200,7 @@ async function main() {
     await db?.close();
     await server.stop();
     database?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
   }
 }
 
