@@ -47,6 +47,21 @@ for (const groupCommit of [false, true]) {
   });
 }
 
+/**
+ * Text of common words, the same for the same `seed`: each call continues `start` with words
+ * until it is at least `length` characters long.
+ */
+function proseOf(seed: number): (start: string, length: number) => string {
+  const words = "the of and to in is you that it he was for on are as with his they at be this have from".split(" ");
+  return (start, length) => {
+    let out = start;
+    while (out.length < length) {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      out += `${words[seed % words.length]} `;
+    }
+    return out;
+  };
+}
 describe("SqliteSaver on a file", () => {
   it("refuses an option it does not take before opening anything, naming what it takes", () => {
     const file = newFile();
@@ -206,16 +221,8 @@ describe("SqliteSaver on a file", () => {
 
   it("stores large delta segments deflated, in parts when they stay large, and removes parts with their blobs", async () => {
     const saver = new SqliteSaver(":memory:");
-    const words = "the of and to in is you that it he was for on are as with his they at be this have from".split(" ");
-    let seed = 7;
-    const text = (i: number) => {
-      let out = `message ${i} `;
-      while (out.length < 180) {
-        seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-        out += `${words[seed % words.length]} `;
-      }
-      return out;
-    };
+    const prose = proseOf(7);
+    const text = (i: number) => prose(`message ${i} `, 180);
     const packed = () =>
       saver.db.prepare("SELECT packing, LENGTH(data) AS bytes FROM blobs WHERE packing IS NOT NULL").all() as Array<{
         packing: number;
@@ -266,17 +273,9 @@ describe("SqliteSaver on a file", () => {
 
   it("packs a delta whose row would not fit its page, so that no blob spills into an overflow page of its own", async () => {
     const saver = new SqliteSaver(":memory:");
-    const words = "the of and to in is you that it he was for on are as with his they at be this have from".split(" ");
-    let seed = 11;
+    const prose = proseOf(11);
     // ~950 characters with the row's keys: over what a cell keeps (~1 kB), under the old fixed 1 kB threshold.
-    const message = (i: number) => {
-      let out = `message ${i} `;
-      while (out.length < 940) {
-        seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-        out += `${words[seed % words.length]} `;
-      }
-      return { id: `m${i}`, content: out.slice(0, 940) };
-    };
+    const message = (i: number) => ({ id: `m${i}`, content: prose(`message ${i} `, 940).slice(0, 940) });
     const thread = new ThreadWriter(saver);
     // The first write is a full copy, never packed: a short one, that fits whatever the thread's id.
     let messages: unknown[] = [{ id: "m", content: "hello" }];
