@@ -25,7 +25,7 @@ import type { Statements } from "./statements.js";
  */
 /** The most a cell keeps in its page: SQLite's maxLocal of a WITHOUT ROWID table on 4 kB pages, (4096 - 12) * 64 / 255 - 23. */
 const CELL_BYTES = 1002;
-/** A row's record header and its numbers (version, base, part or packing), at most. */
+/** Room kept for a row's record header and its numbers (versions, sequence, packing): ~20-30 bytes in practice. */
 const ROW_OVERHEAD = 32;
 /** The smallest part: with keys so long that less fits, parts spill anyway. */
 const MIN_PART_BYTES = 256;
