@@ -44,7 +44,18 @@ describe.each(storages("interlude_values"))("thread values kept in the checkpoin
     return { id: thread.thread_id, state };
   }
 
-  it("a large state: the row holds no copy, and the thread, its search and its answers read it whole", async () => {
+  /** Counts the checkpoints the store loads values from, from now on. */
+  function countLoads() {
+    const { ctx } = server.backend;
+    const counter = { loads: 0 };
+    ctx.store.threadValues.readFromCheckpoints(
+      (thread, checkpointId) => (counter.loads++, checkpointValues(ctx, thread, checkpointId)),
+      1024,
+    );
+    return counter;
+  }
+
+  it("a large state: the row keeps only its short fields, and the thread, its search and its answers read it whole", async () => {
     const client = server.client();
     const { id, state } = await paused(DETAIL);
     const first = await client.threads.getState(id);
@@ -105,33 +116,23 @@ describe.each(storages("interlude_values"))("thread values kept in the checkpoin
     const client = server.client();
     const batch = `select-${Date.now()}`;
     const { id } = await paused(DETAIL, { batch });
-    const { ctx } = server.backend;
-    let loads = 0;
-    ctx.store.threadValues.readFromCheckpoints(
-      (thread, checkpointId) => (loads++, checkpointValues(ctx, thread, checkpointId)),
-      1024,
-    );
+    const counter = countLoads();
     const listed = await client.threads.search({ metadata: { batch }, select: ["thread_id", "status"] });
     expect(listed).toEqual([{ thread_id: id, status: "interrupted" }]);
-    expect(loads).toBe(0);
+    expect(counter.loads).toBe(0);
     const picked = await client.threads.search({ metadata: { batch }, select: ["thread_id", "values"] });
     expect(picked).toEqual([{ thread_id: id, values: { rounds: 3, detail: DETAIL, answers: [] } }]);
-    expect(loads).toBe(1);
+    expect(counter.loads).toBe(1);
   });
 
   it("routes that show no thread values load none: state, history, delete", async () => {
     const client = server.client();
     const { id } = await paused(DETAIL);
-    const { ctx } = server.backend;
-    let loads = 0;
-    ctx.store.threadValues.readFromCheckpoints(
-      (thread, checkpointId) => (loads++, checkpointValues(ctx, thread, checkpointId)),
-      1024,
-    );
+    const counter = countLoads();
     expect((await client.threads.getState(id)).values).toMatchObject({ detail: DETAIL });
     expect((await client.threads.getHistory(id)).length).toBeGreaterThan(0);
     await client.threads.delete(id);
-    expect(loads).toBe(0);
+    expect(counter.loads).toBe(0);
   });
 
   it("a small state stays in the row", async () => {
@@ -170,17 +171,6 @@ describe.each(storages("interlude_values"))("thread values kept in the checkpoin
     expect(await client.threads.count({ metadata: { batch }, values: { detail: DETAIL } })).toBe(3);
     expect(await client.threads.count({ metadata: { batch }, values: { rounds: 3 } })).toBe(5);
   });
-
-  /** Counts the checkpoints the store loads values from, from now on. */
-  function countLoads() {
-    const { ctx } = server.backend;
-    const counter = { loads: 0 };
-    ctx.store.threadValues.readFromCheckpoints(
-      (thread, checkpointId) => (counter.loads++, checkpointValues(ctx, thread, checkpointId)),
-      1024,
-    );
-    return counter;
-  }
 
   it("a filter on a short field pages and counts in SQL: it loads only its page's states", async () => {
     const client = server.client();
