@@ -192,9 +192,11 @@ export class SqliteSaver extends SaverKit {
       this.checkCache();
       let seq =
         this.cache.seqOf(threadId, ns, checkpointId) ?? (this.sql.maxSeq.get(threadId, ns, checkpointId) as number);
+      // What the row's keys leave of a page, all but its channel's, the same for every row.
+      const room = roomBeside(threadId, ns, checkpointId, taskId);
       for (const row of rows) {
         const statement = row.replace ? this.sql.replaceWrite : this.sql.addWrite;
-        const { data, packing } = packedToFit(row.data, roomBeside(threadId, ns, checkpointId, taskId, row.channel));
+        const { data, packing } = packedToFit(row.data, room - Buffer.byteLength(row.channel));
         statement.run(threadId, ns, checkpointId, taskId, row.idx, row.channel, data, ++seq, packing);
       }
       this.cache.writes(threadId, ns, checkpointId, rows, seq, this.copies ? writeSeed : undefined);
