@@ -66,8 +66,8 @@ function filtered(dialect: Db["dialect"], query: ThreadQuery): Statement {
     if (!longerThanFields(value)) where.push(held);
     else {
       // Its row may have left the field out for its length: the store compares it once loaded.
-      params.push(dialect === "sqlite" ? keyPath(key) : key);
-      where.push(`(${held} OR (values_checkpoint_id IS NOT NULL AND ${fieldOf(dialect, '"values"')} IS NULL))`);
+      const field = fieldOf(dialect, '"values"', key, params);
+      where.push(`(${held} OR (values_checkpoint_id IS NOT NULL AND ${field} IS NULL))`);
     }
   }
   return [where.length ? ` WHERE ${where.join(" AND ")}` : "", params];
@@ -75,12 +75,14 @@ function filtered(dialect: Db["dialect"], query: ThreadQuery): Statement {
 
 /** The condition that JSON column `column`'s top-level `key` holds `value`; its parameters are added to `params`. */
 function holds(dialect: Db["dialect"], column: string, key: string, value: unknown, params: unknown[]): string {
-  params.push(dialect === "sqlite" ? keyPath(key) : key, JSON.stringify(value));
-  return `${fieldOf(dialect, column)} = ?`;
+  const field = fieldOf(dialect, column, key, params);
+  params.push(JSON.stringify(value));
+  return `${field} = ?`;
 }
 
-/** The JSON text of one top-level field of a JSON column, the key being the next parameter. */
-function fieldOf(dialect: Db["dialect"], column: string): string {
+/** The JSON text of a JSON column's top-level field `key`; the key, as the dialect names it, is added to `params`. */
+function fieldOf(dialect: Db["dialect"], column: string, key: string, params: unknown[]): string {
+  params.push(dialect === "sqlite" ? keyPath(key) : key);
   return dialect === "sqlite" ? `(${column} -> ?)` : `(${column}::json -> ?::text)::text`;
 }
 
