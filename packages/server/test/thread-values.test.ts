@@ -271,3 +271,72 @@ describe("jsonLongerThan, the sync's measure of a state", () => {
     expect(jsonLongerThan(cyclic, 10_000)).toBe(true);
   });
 });
+
+describe("a values filter longer than a row's fields, over many threads", () => {
+  const LONG = "a conversation no row keeps a copy of ".repeat(40);
+  /** 300 threads whose states live in checkpoints; every tenth, from thread-004 on, holds LONG. */
+  async function threads() {
+    const store = new Store(new SqliteDb(new Database(":memory:")));
+    await store.setup();
+    for (let i = 0; i < 300; i++) await store.insertThread(newThread(`thread-${String(i).padStart(3, "0")}`));
+    // Rows with search fields ({}: the conversation was too long to keep) and their checkpoint named.
+    await store.db.run(`UPDATE interlude_server_threads SET "values" = '{}', values_checkpoint_id = thread_id`);
+    const loads: string[] = [];
+    const holdsLong = (id: string) => Number(id.slice(-3)) % 10 === 4;
+    store.threadValues.readFromCheckpoints(async (thread) => {
+      loads.push(thread.thread_id);
+      return { conversation: holdsLong(thread.thread_id) ? LONG : "another one" };
+    }, 1024);
+    // Newest first; the threads share a creation time, so the id orders them.
+    const matches = Array.from({ length: 300 }, (_, i) => `thread-${String(299 - i).padStart(3, "0")}`).filter(
+      holdsLong,
+    );
+    return { store, loads, matches };
+  }
+  const ids = (found: Array<{ thread_id: string }>) => found.map((t) => t.thread_id);
+
+  it("a page loads the states of the chunks up to its last match, not of every thread", async () => {
+    const { store, loads, matches } = await threads();
+    // The first chunk (16 rows) holds two matches, thread-294 and thread-284; the third is in the next (32).
+    expect(ids(await store.threads({ values: { conversation: LONG }, limit: 2 }))).toEqual(matches.slice(0, 2));
+    expect(loads).toHaveLength(16);
+    loads.length = 0;
+    expect(ids(await store.threads({ values: { conversation: LONG }, limit: 3 }))).toEqual(matches.slice(0, 3));
+    expect(loads).toHaveLength(16 + 32);
+    loads.length = 0;
+    expect(ids(await store.threads({ values: { conversation: LONG }, limit: 3, offset: 25 }))).toEqual(
+      matches.slice(25, 28),
+    );
+    expect(loads).toHaveLength(300);
+    const page = await store.threadPage({ values: { conversation: LONG }, limit: 4 });
+    expect(ids(page.threads)).toEqual(matches.slice(0, 4));
+    expect(page.more).toBe(true);
+    expect(page.threads[0]!.values).toEqual({ conversation: LONG });
+  });
+
+  it("a count and a search without a limit read every chunk", async () => {
+    const { store, loads, matches } = await threads();
+    expect(await store.countThreads({ values: { conversation: LONG } })).toBe(30);
+    expect(loads).toHaveLength(300);
+    expect(ids(await store.threads({ values: { conversation: LONG } }))).toEqual(matches);
+    expect(await store.countThreads({ values: { conversation: "another one".repeat(100) } })).toBe(0);
+  });
+
+  it("a thread created between two chunks shifts the rows: the one read again is not listed twice", async () => {
+    const { store, matches } = await threads();
+    let created = false;
+    store.threadValues.readFromCheckpoints(async (thread) => {
+      if (!created) {
+        created = true;
+        // Sorts first (its id is the largest): the next chunk starts with the last row of this one.
+        await store.insertThread(newThread("thread-999"));
+        await store.db.run(
+          `UPDATE interlude_server_threads SET "values" = '{}', values_checkpoint_id = thread_id WHERE thread_id = 'thread-999'`,
+        );
+      }
+      return { conversation: Number(thread.thread_id.slice(-3)) % 10 === 4 ? LONG : "another one" };
+    }, 1024);
+    // thread-284, the second match, is the 16th row of the first chunk and the first of the next.
+    expect(ids(await store.threads({ values: { conversation: LONG }, limit: 3 }))).toEqual(matches.slice(0, 3));
+  });
+});

@@ -30,6 +30,10 @@ export interface PendingQuery extends Page {
 
 export type StoreOptions = AssistantOptions;
 
+/** The rows a search comparing loaded values reads first, and at most at once (Store.valueMatches). */
+const FIRST_CHUNK = 16;
+const MAX_CHUNK = 512;
+
 /**
  * The records of threads, runs, pending interrupts and answers, bound to one database handle:
  * the store's own (each call a transaction of its own) or a transaction's (`store.tx(tx => ...)`),
@@ -144,8 +148,13 @@ export class StoreTx {
     if (filtersValues(query)) await this.threadValues.healed(this.db);
     if (comparesLoadedValues(query)) {
       const offset = query.offset ?? 0;
-      const matching = await this.threadsMatchingValues(query);
-      return matching.slice(offset, query.limit === undefined ? undefined : offset + query.limit);
+      const end = query.limit === undefined ? undefined : offset + query.limit;
+      const matching: ThreadRecord[] = [];
+      for await (const found of this.valueMatches(query, end)) {
+        matching.push(...found);
+        if (end !== undefined && matching.length >= end) break;
+      }
+      return matching.slice(offset, end);
     }
     const columns = options.values === false ? THREAD_COLUMNS_BUT_VALUES : THREAD_COLUMNS;
     return (await this.db.search(...threadSearch(this.db.dialect, query, columns))).map(threadOf);
@@ -153,25 +162,35 @@ export class StoreTx {
 
   async countThreads(query: ThreadQuery): Promise<number> {
     if (filtersValues(query)) await this.threadValues.healed(this.db);
-    if (comparesLoadedValues(query)) return (await this.threadsMatchingValues(query)).length;
+    if (comparesLoadedValues(query)) {
+      let n = 0;
+      for await (const found of this.valueMatches(query)) n += found.length;
+      return n;
+    }
     const [row] = await this.db.search<{ n: number | string }>(...threadCount(this.db.dialect, query));
     return Number(row?.n ?? 0);
   }
 
   /**
-   * Every thread a search matches whose values filter holds a value too long for the fields a
-   * row keeps beside its checkpoint, in order: SQL passes the threads whose row lacks such a
-   * field, compared here once loaded. So such a search reads all its matches (and every thread
-   * with a large state its other filters leave) before it can cut its page.
+   * The threads a search matches, in order, when its values filter holds a value too long for
+   * the fields a row keeps beside its checkpoint: SQL passes the threads whose row lacks such a
+   * field, compared here once loaded. Read in chunks, each twice the last (from `enough` or
+   * FIRST_CHUNK rows to MAX_CHUNK), so a page stops loading states once it has `enough` matches
+   * and a count holds one chunk's states at a time. Chunks are cut by offset, as a client pages:
+   * a thread created meanwhile shifts the rows, so one already read may come again and is skipped.
    */
-  private async threadsMatchingValues(query: ThreadQuery): Promise<ThreadRecord[]> {
-    const rows = await this.db.search(
-      ...threadSearch(this.db.dialect, { ...query, limit: undefined, offset: undefined }),
-    );
-    const threads = rows.map(threadOf);
-    const loaded = new Set(threads.filter((t) => t.values_checkpoint_id));
-    await this.threadValues.fill(threads);
-    return threads.filter((t) => !loaded.has(t) || matchesValues(t.values, query.values!));
+  private async *valueMatches(query: ThreadQuery, enough = 0): AsyncGenerator<ThreadRecord[]> {
+    const seen = new Set<string>();
+    let chunk = Math.min(Math.max(enough, FIRST_CHUNK), MAX_CHUNK);
+    for (let offset = 0; ; offset += chunk, chunk = Math.min(2 * chunk, MAX_CHUNK)) {
+      const rows = await this.db.search(...threadSearch(this.db.dialect, { ...query, limit: chunk, offset }));
+      const threads = rows.map(threadOf).filter((t) => !seen.has(t.thread_id));
+      for (const t of threads) seen.add(t.thread_id);
+      const loaded = new Set(threads.filter((t) => t.values_checkpoint_id));
+      await this.threadValues.fill(threads);
+      yield threads.filter((t) => !loaded.has(t) || matchesValues(t.values, query.values!));
+      if (rows.length < chunk) return;
+    }
   }
 
   async deleteThread(id: string): Promise<boolean> {
