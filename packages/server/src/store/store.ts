@@ -12,8 +12,9 @@ import { textFilter } from "./pending-search.js";
 import type { AnswerRecord, PendingInterrupt, RunRecord, RunStatus, ThreadRecord } from "./records.js";
 import { deleteThreadRunEvents } from "./run-events.js";
 import { migrate } from "./schema.js";
-import { comparesLoadedValues, filtersValues, type ThreadQuery, threadCount, threadSearch } from "./thread-search.js";
-import { matchesValues, ThreadValues } from "./thread-values.js";
+import { ThreadFinder } from "./thread-finder.js";
+import type { ThreadQuery } from "./thread-search.js";
+import { ThreadValues } from "./thread-values.js";
 import { ACTIVE_RUNS, PENDING_OF } from "./views.js";
 
 export interface Page {
@@ -30,10 +31,6 @@ export interface PendingQuery extends Page {
 
 export type StoreOptions = AssistantOptions;
 
-/** The rows a search comparing loaded values reads first, and at most at once (Store.valueMatches). */
-const FIRST_CHUNK = 16;
-const MAX_CHUNK = 512;
-
 /**
  * The records of threads, runs, pending interrupts and answers, bound to one database handle:
  * the store's own (each call a transaction of its own) or a transaction's (`store.tx(tx => ...)`),
@@ -45,6 +42,11 @@ export class StoreTx {
     readonly db: Db,
     readonly threadValues: ThreadValues = new ThreadValues(),
   ) {}
+
+  /** Made for each search: most transactions never search. */
+  private get finder(): ThreadFinder {
+    return new ThreadFinder(this.db, this.threadValues);
+  }
 
   // ---- threads ----
 
@@ -122,7 +124,7 @@ export class StoreTx {
    * values out (null), for a listing that does not show them: none is loaded from a checkpoint.
    */
   async threads(query: ThreadQuery, options: { values?: boolean } = {}): Promise<ThreadRecord[]> {
-    const found = await this.matching(query, options);
+    const found = await this.finder.page(query, options);
     return options.values === false ? found : this.threadValues.fill(found);
   }
 
@@ -134,63 +136,14 @@ export class StoreTx {
     query: ThreadQuery & { limit: number },
     options: { values?: boolean } = {},
   ): Promise<{ threads: ThreadRecord[]; more: boolean }> {
-    const found = await this.matching({ ...query, limit: query.limit + 1 }, options);
+    const found = await this.finder.page({ ...query, limit: query.limit + 1 }, options);
     const threads = found.slice(0, query.limit);
     if (options.values !== false) await this.threadValues.fill(threads);
     return { threads, more: found.length > query.limit };
   }
 
-  /**
-   * The threads of a search's page. Values kept in checkpoints are the caller's to load
-   * (`fill`), except where the search loaded them to compare them.
-   */
-  private async matching(query: ThreadQuery, options: { values?: boolean }): Promise<ThreadRecord[]> {
-    if (filtersValues(query)) await this.threadValues.healed(this.db);
-    if (comparesLoadedValues(query)) {
-      const offset = query.offset ?? 0;
-      const end = query.limit === undefined ? undefined : offset + query.limit;
-      const matching: ThreadRecord[] = [];
-      for await (const found of this.valueMatches(query, end)) {
-        matching.push(...found);
-        if (end !== undefined && matching.length >= end) break;
-      }
-      return matching.slice(offset, end);
-    }
-    const columns = options.values === false ? THREAD_COLUMNS_BUT_VALUES : THREAD_COLUMNS;
-    return (await this.db.search(...threadSearch(this.db.dialect, query, columns))).map(threadOf);
-  }
-
-  async countThreads(query: ThreadQuery): Promise<number> {
-    if (filtersValues(query)) await this.threadValues.healed(this.db);
-    if (comparesLoadedValues(query)) {
-      let n = 0;
-      for await (const found of this.valueMatches(query)) n += found.length;
-      return n;
-    }
-    const [row] = await this.db.search<{ n: number | string }>(...threadCount(this.db.dialect, query));
-    return Number(row?.n ?? 0);
-  }
-
-  /**
-   * The threads a search matches, in order, when its values filter holds a value too long for
-   * the fields a row keeps beside its checkpoint: SQL passes the threads whose row lacks such a
-   * field, compared here once loaded. Read in chunks, each twice the last (from `enough` or
-   * FIRST_CHUNK rows to MAX_CHUNK), so a page stops loading states once it has `enough` matches
-   * and a count holds one chunk's states at a time. Chunks are cut by offset, as a client pages:
-   * a thread created meanwhile shifts the rows, so one already read may come again and is skipped.
-   */
-  private async *valueMatches(query: ThreadQuery, enough = 0): AsyncGenerator<ThreadRecord[]> {
-    const seen = new Set<string>();
-    let chunk = Math.min(Math.max(enough, FIRST_CHUNK), MAX_CHUNK);
-    for (let offset = 0; ; offset += chunk, chunk = Math.min(2 * chunk, MAX_CHUNK)) {
-      const rows = await this.db.search(...threadSearch(this.db.dialect, { ...query, limit: chunk, offset }));
-      const threads = rows.map(threadOf).filter((t) => !seen.has(t.thread_id));
-      for (const t of threads) seen.add(t.thread_id);
-      const loaded = new Set(threads.filter((t) => t.values_checkpoint_id));
-      await this.threadValues.fill(threads);
-      yield threads.filter((t) => !loaded.has(t) || matchesValues(t.values, query.values!));
-      if (rows.length < chunk) return;
-    }
+  countThreads(query: ThreadQuery): Promise<number> {
+    return this.finder.count(query);
   }
 
   async deleteThread(id: string): Promise<boolean> {

@@ -40,7 +40,7 @@ export function filtersValues(query: ThreadQuery): boolean {
 /**
  * Whether a search's values filter holds a value longer than the fields a row keeps beside its
  * checkpoint (thread-values.ts): SQL then passes those rows, and the store compares them once
- * loaded and cuts the page itself (Store.valueMatches).
+ * loaded and cuts the page itself (thread-finder.ts).
  */
 export function comparesLoadedValues(query: ThreadQuery): boolean {
   return Object.values(query.values ?? {}).some(longerThanFields);
