@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import type { ServerContext } from "../context.js";
 import { ServerError } from "../errors.js";
-import { wireJson } from "../wire/messages.js";
+import { jsonBody } from "../wire/json-body.js";
 import { apiKeyAuth } from "./auth.js";
 import { bodySizeLimit } from "./body-limit.js";
 import type { AppEnv } from "./env.js";
@@ -50,15 +50,16 @@ export function createApp(ctx: ServerContext, options: AppOptions): Hono<AppEnv>
   app.use("*", (c, next) => {
     c.set("receivedAt", new Date().toISOString());
     // Messages in any JSON response in LangGraph Server's shape (wire/messages.ts), whichever route
-    // sends it. Serialised once, converting as it goes (Hono's own c.json would serialise again).
+    // sends it. Serialised once, converting as it goes (Hono's own c.json would serialise again);
+    // a large one as bytes (wire/json-body.ts).
     // Written as a plain header record (no Headers object) unless a ResponseInit is given; routes
     // set no headers with `c.header` before a JSON response (Content-Location is `contentLocation`).
-    const body = c.body as (text: string, arg?: unknown, headers?: Record<string, string>) => Response;
+    const body = c.body as (text: string | Buffer, arg?: unknown, headers?: Record<string, string>) => Response;
     c.json = ((object: unknown, arg?: unknown, headers?: Record<string, string>) => {
       const location = c.get("contentLocation");
       const head: Record<string, string> = { "Content-Type": "application/json", ...headers };
       if (location !== undefined) head["Content-Location"] = location;
-      const text = wireJson(object);
+      const text = jsonBody(object);
       if (typeof arg === "object" && arg !== null) return body(text, arg, head);
       return new Response(text, { status: (arg as number | undefined) ?? 200, headers: head });
     }) as unknown as typeof c.json;

@@ -16,6 +16,8 @@
  * A store without a loader (the store's own tests, `interlude recount`) keeps every state in
  * the row, as before.
  */
+
+import { jsonLongerThan } from "../wire/json-length.js";
 import { threadOf } from "./codec.js";
 import { THREAD_COLUMNS } from "./columns.js";
 import type { Db } from "./db.js";
@@ -140,41 +142,6 @@ function searchFields(values: Json): Json {
   const kept: Record<string, Json> = {};
   for (const [key, field] of Object.entries(values)) if (!jsonLongerThan(field, FIELD_LIMIT)) kept[key] = field as Json;
   return kept;
-}
-
-/**
- * Whether `value`'s JSON (as JSON.stringify writes it, through `toJSON` as LangChain's messages
- * are written) is longer than `limit` characters, reading no further than that many. It counts
- * what the text must hold at least (a number as one digit, a string without its escapes), so
- * `true` is certain: searchFields relies on it. A cycle counts as long.
- */
-export function jsonLongerThan(value: unknown, limit: number): boolean {
-  let left = limit;
-  const over = (item: unknown): boolean => {
-    if (left < 0) return true;
-    if (item !== null && typeof item === "object" && typeof (item as { toJSON?: unknown }).toJSON === "function")
-      item = (item as { toJSON(): unknown }).toJSON();
-    if (typeof item === "string") left -= item.length + 2;
-    else if (typeof item === "number") left -= 1;
-    else if (item === null || typeof item === "boolean") left -= 4;
-    // undefined, a function, a symbol: written as nothing, or as `null` in a list
-    else if (typeof item !== "object") return false;
-    else if (Array.isArray(item)) {
-      left -= 1 + Math.max(item.length, 1);
-      for (const element of item) if (over(element)) return true;
-    } else {
-      left -= 2;
-      let comma = 0;
-      for (const [key, field] of Object.entries(item)) {
-        if (field === undefined || typeof field === "function" || typeof field === "symbol") continue;
-        left -= key.length + 3 + comma;
-        comma = 1;
-        if (over(field)) return true;
-      }
-    }
-    return left < 0;
-  };
-  return over(value);
 }
 
 /**

@@ -32,6 +32,11 @@ function serialisedMessageType(value: unknown): string | undefined {
   return TYPE_OF_CLASS[name.endsWith("Chunk") ? name.slice(0, -"Chunk".length) : name];
 }
 
+/** Whether `value` is a message in LangChain's serialised form (which the wire rewrites). */
+export function isSerialisedMessage(value: unknown): boolean {
+  return serialisedMessageType(value) !== undefined;
+}
+
 function replacer(this: unknown, _key: string, value: unknown): unknown {
   const type = serialisedMessageType(value);
   return type === undefined ? value : { ...(value as LangChainSerialised).kwargs, type };
