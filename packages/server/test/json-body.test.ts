@@ -5,7 +5,7 @@
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jsonBody } from "../dist/wire/json-body.js";
-import { wireJson } from "../dist/wire/messages.js";
+import { toWire, wireJson } from "../dist/wire/messages.js";
 import { type TestServer, testServer } from "./helpers.js";
 
 const PROSE = "The reviewer reads the proposal and answers with a considered opinion. ";
@@ -78,6 +78,35 @@ function tree(next: () => number, depth: number): unknown {
 
 const text = (body: string | Buffer) => (typeof body === "string" ? body : body.toString("utf8"));
 
+/** The text of `value` with its messages in wire shape, as LangChain's own `toJSON` writes them. */
+const reference = (value: unknown) => JSON.stringify(toWire(value));
+
+class Holder {
+  constructor(readonly message: unknown) {}
+}
+
+describe("wireJson", () => {
+  it("writes messages as their toJSON and the replacer would, wherever they are", () => {
+    const message = new AIMessage({ content: PROSE, id: "a1", tool_calls: [{ name: "t", args: {}, id: "c1" }] });
+    let deep: unknown = { message };
+    for (let i = 0; i < 70; i++) deep = [deep];
+    const values = [
+      { message },
+      [message, { nested: [message] }],
+      new Holder(message),
+      JSON.parse(`{"__proto__": ${JSON.stringify(message.toJSON())}, "other": 1}`),
+      Object.defineProperty({ plain: 1 }, "__proto__", { value: message, enumerable: true }),
+      deep,
+      { toJSON: () => ({ message }) },
+    ];
+    for (const value of values) expect(wireJson(value)).toBe(reference(value));
+    for (let seed = 100; seed < 400; seed++) {
+      const value = tree(random(seed), 1);
+      expect(wireJson(value)).toBe(reference(value));
+    }
+  });
+});
+
 describe("jsonBody", () => {
   it("writes a small value as one string, as wireJson does", () => {
     const value = { rounds: 3, answers: ["a", "b"], message: new AIMessage({ content: "hi", id: "m1" }) };
@@ -92,6 +121,7 @@ describe("jsonBody", () => {
       const body = jsonBody(value);
       if (typeof body !== "string") large++;
       expect(text(body)).toBe(wireJson(value));
+      expect(text(body)).toBe(reference(value));
     }
     expect(large).toBe(60);
   });
@@ -102,9 +132,9 @@ describe("jsonBody", () => {
     const holes: unknown[] = [1, undefined, 3, ...Array.from({ length: 3000 }, (_, i) => ({ i, text: PROSE }))];
     holes[5000] = "after a gap"; // 3003-4999 are holes
     const agent = {
-      messages: Array.from({ length: 250 }, (_, i) =>
+      messages: Array.from({ length: 300 }, (_, i) =>
         i % 2
-          ? new AIMessage({ content: PROSE.repeat(5), id: `a${i}` })
+          ? new AIMessage({ content: PROSE.repeat(12), id: `a${i}` })
           : new HumanMessage({ content: PROSE, id: `h${i}` }),
       ),
     };

@@ -4,8 +4,10 @@
  * written in parts (json-body.ts).
  */
 
-/** What an object with `toJSON` is taken to write when it is not called (a message, roughly). */
-const TO_JSON_GUESS = 512;
+/** What an object with `toJSON` is taken to write when it is not called and is no LangChain object. */
+const TO_JSON_GUESS = 64;
+/** What a LangChain message writes beside its fields (`type`, or LangChain's `lc`, `id` and `type`). */
+const ENVELOPE = 16;
 /**
  * Nesting past which a value counts as long, before a cycle could exhaust the stack: its JSON
  * holds two brackets a level at least, so it is longer than 1 kB (a row's search field, FIELD_LIMIT).
@@ -24,7 +26,8 @@ export function jsonLongerThan(value: unknown, limit: number): boolean {
 
 /**
  * The same estimate without calling `toJSON` (a live LangChain message's walks its class chain):
- * such an object counts as TO_JSON_GUESS characters. So `true` is not certain here.
+ * a LangChain object counts as its fields, another such object as TO_JSON_GUESS characters. So
+ * `true` is not certain here.
  */
 export function jsonLongerThanIgnoring(value: unknown, limit: number): boolean {
   return longerThan(value, limit, false);
@@ -35,8 +38,14 @@ function longerThan(value: unknown, limit: number, callToJSON: boolean): boolean
   const over = (item: unknown, depth: number): boolean => {
     if (left < 0 || depth > DEEP) return true;
     if (item !== null && typeof item === "object" && typeof (item as { toJSON?: unknown }).toJSON === "function") {
-      if (!callToJSON) return (left -= TO_JSON_GUESS) < 0;
-      item = (item as { toJSON(): unknown }).toJSON();
+      if (callToJSON) item = (item as { toJSON(): unknown }).toJSON();
+      else {
+        // A LangChain object writes its constructor's fields (`lc_kwargs`) and a short envelope.
+        const fields = (item as { lc_kwargs?: unknown }).lc_kwargs;
+        if (typeof fields !== "object" || fields === null) return (left -= TO_JSON_GUESS) < 0;
+        left -= ENVELOPE;
+        item = fields;
+      }
     }
     if (typeof item === "string") left -= item.length + 2;
     else if (typeof item === "number") left -= 1;

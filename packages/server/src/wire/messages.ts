@@ -42,45 +42,83 @@ function replacer(this: unknown, _key: string, value: unknown): unknown {
   return type === undefined ? value : { ...(value as LangChainSerialised).kwargs, type };
 }
 
-/** Nesting past which `mayHoldMessage` stops looking and says yes (the replacer then decides, and meets any cycle). */
+/** Nesting past which `withWireMessages` stops looking (the replacer then decides, and meets any cycle). */
 const LOOK_DEPTH = 64;
-
-/**
- * Whether JSON.stringify could meet a LangChain form in `value`: an object with `lc: 1`, or one
- * with a `toJSON` (a live message writes itself in that form), at any depth. A plain state (a
- * run's values, an interrupt) is walked for a few microseconds; the replacer would be called
- * back from the serialiser for every key and value in it, which costs more than the walk.
- */
-function mayHoldMessage(value: object, depth: number): boolean {
-  if (depth > LOOK_DEPTH) return true;
-  if (Array.isArray(value)) {
-    for (const item of value)
-      if (typeof item === "object" && item !== null && mayHoldMessage(item, depth + 1)) return true;
-    return false;
-  }
-  const record = value as Record<string, unknown>;
-  if (record.lc === 1 || typeof record.toJSON === "function") return true;
-  for (const key in record) {
-    const item = record[key];
-    if (typeof item === "object" && item !== null && mayHoldMessage(item, depth + 1)) return true;
-  }
-  return false;
-}
 
 /**
  * JSON text of `value` with every message in LangGraph Server's shape. `mostlyPlain`: the value
  * rarely holds a LangChain form (a token's `[chunk, metadata]`, the chunk already in wire
  * shape), so it is written without the replacer (half the cost) and again with it only when the
  * text shows a LangChain form: such a form always writes as `{"lc":1,`, and inside a JSON
- * string the quotes would be escaped. Otherwise the replacer runs only when a walk of the
- * value finds something it could change.
+ * string the quotes would be escaped. Otherwise the messages are put in wire shape before the
+ * value is written (`withWireMessages`), and the replacer runs only where that could not look.
  */
 export function wireJson(value: unknown, mostlyPlain = false): string {
   if (mostlyPlain) {
     const text = JSON.stringify(value);
     if (!text.includes('"lc":1')) return text;
-  } else if (typeof value !== "object" || value === null || !mayHoldMessage(value, 0)) return JSON.stringify(value);
-  return JSON.stringify(value, replacer);
+    return JSON.stringify(value, replacer);
+  }
+  const unseen = { left: false };
+  const wired = withWireMessages(value, 0, unseen);
+  return unseen.left ? JSON.stringify(wired, replacer) : JSON.stringify(wired);
+}
+
+/**
+ * `value` with its messages in wire shape: a live LangChain message as `wireMessage` writes it, a
+ * stored LangChain form as the replacer would. The lists and objects holding them are copied,
+ * everything else is `value`'s own. A live message's `toJSON`, which JSON.stringify would call,
+ * walks its class chain: at a few µs a message it was most of the cost of writing an agent's
+ * state. `unseen.left` is set where a message could remain: a value with another `toJSON`
+ * (which could return one), or nesting past LOOK_DEPTH.
+ */
+function withWireMessages(value: unknown, depth: number, unseen: { left: boolean }): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (depth > LOOK_DEPTH) {
+    unseen.left = true;
+    return value;
+  }
+  if (isLiveMessage(value)) return withWireMessages(wireMessage(value), depth + 1, unseen);
+  const type = serialisedMessageType(value);
+  if (type !== undefined)
+    return withWireMessages({ ...(value as LangChainSerialised).kwargs, type }, depth + 1, unseen);
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") {
+    unseen.left = true;
+    return value;
+  }
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i];
+      const wired = withWireMessages(item, depth + 1, unseen);
+      if (wired !== item) (copy ??= value.slice())[i] = wired;
+    }
+    return copy ?? value;
+  }
+  // Any other object writes its own enumerable keys, as a plain copy of them does.
+  const record = value as Record<string, unknown>;
+  let copy: Record<string, unknown> | undefined;
+  for (const key of Object.keys(record)) {
+    const item = record[key];
+    const wired = withWireMessages(item, depth + 1, unseen);
+    // The copy has every key of its own, `__proto__` too: assigning one sets that key.
+    if (wired !== item) (copy ??= { ...record })[key] = wired;
+  }
+  return copy ?? value;
+}
+
+interface LiveMessageClass {
+  lc_name?: () => string;
+}
+
+/** A message of LangChain's core classes (`wireMessage` writes it as `toWire` would). */
+function isLiveMessage(value: object): boolean {
+  const m = value as LangChainMessage & { lc_namespace?: unknown; constructor?: LiveMessageClass };
+  if (m.lc_serializable !== true || typeof m.constructor?.lc_name !== "function") return false;
+  const namespace = m.lc_namespace;
+  if (!Array.isArray(namespace) || namespace[0] !== "langchain_core" || namespace[1] !== "messages") return false;
+  const name = m.constructor.lc_name();
+  return TYPE_OF_CLASS[name.endsWith("Chunk") ? name.slice(0, -"Chunk".length) : name] !== undefined;
 }
 
 /** `value` with every message in LangGraph Server's shape, as plain data (`value` itself when it has none). */
