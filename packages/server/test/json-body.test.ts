@@ -200,4 +200,26 @@ describe("a large state over HTTP", () => {
       expect((Array.isArray(read) ? read[0] : read).values).toEqual({ rounds: 2, detail, answers: [] });
     }
   });
+
+  it("is streamed whole in `values` events, each framed as one SSE event", async () => {
+    const detail = "ünïcödé 🎉 reviewer's context ".repeat(7000);
+    const client = server.client();
+    const thread = await client.threads.create();
+    const events: Array<{ event: string; data: any }> = [];
+    for await (const part of client.runs.stream(thread.thread_id, "loop", {
+      input: { rounds: 2, detail },
+      streamMode: ["values", "updates"],
+    }))
+      events.push(part);
+    // The states, not the pause's own `values` event (`__interrupt__`).
+    const values = events.filter((e) => e.event === "values" && !("__interrupt__" in e.data));
+    expect(values.length).toBeGreaterThanOrEqual(1);
+    for (const e of values) expect(e.data).toMatchObject({ rounds: 2, detail });
+    expect(events.some((e) => e.event === "updates")).toBe(true);
+    // The stream can be joined again from its log: the same events, read back.
+    const runs = await client.runs.list(thread.thread_id);
+    const again: Array<{ event: string; data: any }> = [];
+    for await (const part of client.runs.joinStream(thread.thread_id, runs[0]!.run_id)) again.push(part);
+    expect(again.filter((e) => e.event === "values" && !("__interrupt__" in e.data))).toEqual(values);
+  });
 });

@@ -12,8 +12,8 @@ import { streamSSE } from "hono/streaming";
 import type { Ctx } from "./env.js";
 
 export interface EventSink {
-  /** Sends SSE-framed text; resolves when the socket can take more. */
-  write(text: string): Promise<void>;
+  /** Sends SSE-framed text (or its bytes); resolves when the socket can take more. */
+  write(text: string | Uint8Array): Promise<void>;
   /** Called once if the client goes away before the stream ends. */
   onAbort(listener: () => void): void;
 }

@@ -3,6 +3,7 @@ import type { ServerContext } from "../context.js";
 import type { RunEvent, RunLog } from "../runs/broker.js";
 import { askToFollow } from "../runs/follow-request.js";
 import { runEventsAfter } from "../store/run-events.js";
+import { jsonBody } from "../wire/json-body.js";
 import { wireJson } from "../wire/messages.js";
 import type { Ctx } from "./env.js";
 import { sseResponse } from "./sse-response.js";
@@ -33,14 +34,37 @@ function wanted(event: string, modes: string[] | undefined): boolean {
  * per-call work; `data` is JSON, so it has no line breaks of its own.
  */
 export function sseText(event: string, data: string, id?: string): string {
-  if (/[\r\n]/.test(event)) throw new Error(`SSE event name ${JSON.stringify(event)} has a line break.`);
-  return `event: ${event}\ndata: ${data}\n${id === undefined ? "" : `id: ${id}\n`}\n`;
+  const [before, after] = sseFraming(event, id);
+  return `${before}${data}${after}`;
 }
 
-/** A run's event; a token's event (`messages`, `messages|ns`) holds a message already in wire shape. */
-function frame(event: { event: string; data: unknown; id?: string }): string {
-  const wire = event.event.startsWith("messages") && !event.event.startsWith("messages/");
-  return sseText(event.event, wireJson(event.data, wire), event.id);
+/** What an event's SSE framing writes before its data and after it. */
+function sseFraming(event: string, id: string | undefined): [string, string] {
+  if (/[\r\n]/.test(event)) throw new Error(`SSE event name ${JSON.stringify(event)} has a line break.`);
+  return [`event: ${event}\ndata: `, `\n${id === undefined ? "" : `id: ${id}\n`}\n`];
+}
+
+/**
+ * A run's event; a token's event (`messages`, `messages|ns`) holds a message already in wire
+ * shape. A large one (a `values` event of an agent's state) is framed as bytes, its JSON written
+ * in parts (wire/json-body.ts).
+ */
+function frame(event: { event: string; data: unknown; id?: string }): Frame {
+  if (event.event.startsWith("messages") && !event.event.startsWith("messages/"))
+    return sseText(event.event, wireJson(event.data, true), event.id);
+  const data = jsonBody(event.data);
+  if (typeof data === "string") return sseText(event.event, data, event.id);
+  const [before, after] = sseFraming(event.event, event.id);
+  return Buffer.concat([Buffer.from(before), data, Buffer.from(after)]);
+}
+
+/** An event's SSE framing: text, or bytes for a large one. */
+type Frame = string | Buffer;
+
+/** Frames sent in one write: text while they all are, else bytes. */
+function joinFrames(frames: readonly Frame[]): Frame {
+  if (frames.every((f) => typeof f === "string")) return frames.join("");
+  return Buffer.concat(frames.map((f) => (typeof f === "string" ? Buffer.from(f) : f)));
 }
 
 export interface SubscriptionOptions {
@@ -59,7 +83,7 @@ export interface SubscriptionOptions {
 export function sseFromEvents<T>(
   c: Ctx,
   subscribe: (push: (event: T | null) => void) => () => void,
-  text: (event: T) => string,
+  text: (event: T) => Frame,
   options: SubscriptionOptions = {},
 ): Response {
   return sseResponse(c, async (stream) => {
@@ -84,16 +108,17 @@ export function sseFromEvents<T>(
           if (!queue.length && keepalive) await stream.write(": keepalive\n\n");
           continue;
         }
-        let out = "";
+        const out: Frame[] = [];
         let ended = false;
         for (const event of queue.splice(0)) {
           if (event === null) {
             ended = true;
             break;
           }
-          out += text(event);
+          const framed = text(event);
+          if (framed.length) out.push(framed);
         }
-        if (out) await stream.write(out);
+        if (out.length) await stream.write(joinFrames(out));
         if (ended) break;
       }
     } finally {
@@ -161,20 +186,20 @@ export function sseFromStore(
         // Asked again at each look until the owner has them stored (it may not hold the run's log yet).
         if (!stored) stored = await askToFollow(ctx.bus, runId, options.owner!, disconnected.signal);
         const events = await runEventsAfter(ctx.store.db, runId, after);
-        let text = "";
+        const out: Frame[] = [];
         let ended = false;
         for (const event of events) {
           after = event.seq;
           sent++;
-          if (wanted(event.event, options.modes)) text += frame(event);
+          if (wanted(event.event, options.modes)) out.push(frame(event));
           if ((ended = event.event === "end")) break;
         }
-        if (text) await stream.write(text);
+        if (out.length) await stream.write(joinFrames(out));
         if (ended) return;
         if (events.length) heard = Date.now();
         else if ((sent === 0 || Date.now() - heard > QUIET_MS) && (await options.finished())) {
           // Ended with none (or no more) stored, though asked: its process no longer had them, or died.
-          await stream.write((await options.ended()).map(frame).join(""));
+          await stream.write(joinFrames((await options.ended()).map(frame)));
           return;
         }
         if (!told) await new Promise<void>((resolve) => ((wake = resolve), setTimeout(resolve, LOOK_MS)));
@@ -189,6 +214,6 @@ export function sseFromStore(
 /** A stream of a few fixed events (a run that executes in another process, followed from afar). */
 export function sseOf(c: Ctx, events: Array<{ event: string; data: unknown }>): Response {
   return sseResponse(c, async (stream) => {
-    await stream.write(events.map(frame).join(""));
+    await stream.write(joinFrames(events.map(frame)));
   });
 }
