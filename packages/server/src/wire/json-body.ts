@@ -7,9 +7,9 @@
  * unmapped again at the next GC. For 200 kB that was a millisecond, half of it in the kernel;
  * written in parts, 0.4 ms in all (PERFORMANCE.md, "Large responses").
  *
- * The bytes are those JSON.stringify would write: containers are opened only where they are plain
- * objects or lists, and everything else (a value with `toJSON`, a LangChain form, a primitive) is
- * written by JSON.stringify itself, `toJSON` called with the key it has in its holder.
+ * The bytes are those JSON.stringify would write: only lists and objects it writes key by key are
+ * opened, and everything else (a value with `toJSON`, a LangChain form, a boxed primitive, a
+ * primitive) is written by JSON.stringify itself, `toJSON` called with the key it has in its holder.
  */
 import { jsonLongerThanIgnoring } from "./json-length.js";
 import { isSerialisedMessage, wireJson } from "./messages.js";
