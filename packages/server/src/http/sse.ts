@@ -61,9 +61,21 @@ function frame(event: { event: string; data: unknown; id?: string }): Frame {
 /** An event's SSE framing: text, or bytes for a large one. */
 type Frame = string | Buffer;
 
-/** Frames sent in one write: text while they all are, else bytes. */
+/**
+ * Text past which a write's frames are joined as bytes: joined as text, they would be flattened
+ * into one string, which V8 allocates in pages of its own past 128 kB (wire/json-body.ts).
+ */
+const JOINED_TEXT_LIMIT = 64 * 1024;
+
+/** Frames sent in one write (a burst of events, a stored log replayed): text while short, else bytes. */
 function joinFrames(frames: readonly Frame[]): Frame {
-  if (frames.every((f) => typeof f === "string")) return frames.join("");
+  let length = 0;
+  let text = true;
+  for (const frame of frames) {
+    length += frame.length;
+    if (typeof frame !== "string") text = false;
+  }
+  if (text && length <= JOINED_TEXT_LIMIT) return frames.join("");
   return Buffer.concat(frames.map((f) => (typeof f === "string" ? Buffer.from(f) : f)));
 }
 
