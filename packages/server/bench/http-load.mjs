@@ -6,11 +6,14 @@
  */
 import http from "node:http";
 
-/** JSON requests over one keep-alive agent: `{ request(method, path, body), close() }`. */
+/**
+ * JSON requests over one keep-alive agent: `{ request(method, path, body), text(method, path,
+ * body), close() }`; `text` resolves with the response's text (an SSE stream's, once it ended).
+ */
 export function httpClient(url, sockets) {
   const { hostname, port } = new URL(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
-  const request = (method, path, body, retried = false) =>
+  const send = (method, path, body, read, retried = false) =>
     new Promise((resolve, reject) => {
       const data = body === undefined ? undefined : JSON.stringify(body);
       const headers =
@@ -21,7 +24,7 @@ export function httpClient(url, sockets) {
         res.on("data", (chunk) => (text += chunk));
         res.on("end", () =>
           res.statusCode < 300
-            ? resolve(JSON.parse(text))
+            ? resolve(read(text))
             : reject(new Error(`${method} ${path}: ${res.statusCode} ${text}`)),
         );
       });
@@ -29,12 +32,16 @@ export function httpClient(url, sockets) {
       // the bench's event loop late on a loaded machine): the request was not received; send it again.
       req.on("error", (error) =>
         req.reusedSocket && error.code === "ECONNRESET" && !retried
-          ? request(method, path, body, true).then(resolve, reject)
+          ? send(method, path, body, read, true).then(resolve, reject)
           : reject(error),
       );
       req.end(data);
     });
-  return { request, close: () => agent.destroy() };
+  return {
+    request: (method, path, body) => send(method, path, body, JSON.parse),
+    text: (method, path, body) => send(method, path, body, (text) => text),
+    close: () => agent.destroy(),
+  };
 }
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
