@@ -17,7 +17,7 @@
  * the row, as before.
  */
 
-import { jsonLongerThan } from "../wire/json-length.js";
+import { jsonLongerThan, jsonLongerThanIgnoring } from "../wire/json-length.js";
 import { threadOf } from "./codec.js";
 import { THREAD_COLUMNS } from "./columns.js";
 import type { Db } from "./db.js";
@@ -67,8 +67,9 @@ export class ThreadValues {
    */
   stored(values: Json | null, checkpointId: string | undefined): { text: string | null; checkpointId: string | null } {
     if (values === null || values === undefined) return { text: null, checkpointId: null };
-    // Measured without serialising: a 200 kB state took 0.3 ms to write out only to be measured.
-    if (this.load && checkpointId && jsonLongerThan(values, this.limit))
+    // Measured without serialising (a 200 kB state took 0.3 ms to write out only to be measured),
+    // nor calling a message's toJSON: where the state is kept needs no exact length.
+    if (this.load && checkpointId && jsonLongerThanIgnoring(values, this.limit))
       return { text: JSON.stringify(searchFields(values)), checkpointId };
     return { text: JSON.stringify(values), checkpointId: null };
   }
