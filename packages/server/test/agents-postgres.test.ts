@@ -64,7 +64,7 @@ describe("agents on two servers sharing PostgreSQL", () => {
     const thread = await a.threads.create();
     const { events: streamed, runId } = await streamThrough(a, thread.thread_id, "chat", {
       input: { messages: [{ role: "user", content: "hello" }] },
-      streamMode: ["messages-tuple", "messages"],
+      streamMode: ["messages-tuple", "messages", "values"],
       context: { user: "ann" },
     });
     expect(text(streamed, "messages")).toBe(ANSWER);
@@ -76,6 +76,14 @@ describe("agents on two servers sharing PostgreSQL", () => {
     expect(tokens[0]!.data[0]).toMatchObject({ type: "ai" });
     expect(tokens[0]!.data[0]).not.toHaveProperty("lc");
     expect(joined.filter((e) => e.event === "messages/partial").at(-1)!.data[0].content).toBe(ANSWER);
+    // The state's messages, stored in the wire's shape, read back as the running server sent them.
+    const values = (events: Event[]) => events.filter((e) => e.event === "values").map((e) => e.data);
+    expect(values(joined)).toEqual(values(streamed));
+    expect(
+      values(joined)
+        .at(-1)
+        .messages.map((m: any) => m.type),
+    ).toEqual(["human", "ai"]);
 
     const rest = (await collect(b.runs.joinStream(thread.thread_id, runId, { lastEventId: tokens[4]!.id }))) as Event[];
     expect(text(rest, "messages")).toBe(ANSWER.slice(5));

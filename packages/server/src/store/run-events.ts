@@ -4,6 +4,7 @@
  * it. Only used with PostgreSQL: on SQLite every run executes in the one process that serves it.
  */
 import type { RunEvent } from "../runs/broker.js";
+import { wireJson } from "../wire/messages.js";
 import type { Db } from "./db.js";
 
 export interface StoredRunEvent extends RunEvent {
@@ -21,8 +22,9 @@ export async function appendRunEvents(
   notifications: { channel: string; payloads: string[] },
 ): Promise<void> {
   const params: unknown[] = [];
+  // In the wire's shape already (a live message without its toJSON): a follower writes it as read.
   for (const [runId, events] of batch)
-    for (const e of events) params.push(runId, Number(e.id), e.event, JSON.stringify(e.data ?? null));
+    for (const e of events) params.push(runId, Number(e.id), e.event, wireJson(e.data ?? null));
   if (!params.length) {
     if (notifications.payloads.length)
       await db.all("SELECT pg_notify(?, p) FROM unnest(?::text[]) AS p", [
