@@ -18,7 +18,8 @@ const DEEP = 512;
  * Whether `value`'s JSON (as JSON.stringify writes it, through `toJSON` as LangChain's messages
  * are written) is longer than `limit` characters, reading no further than that many. It counts
  * what the text must hold at least (a number as one digit, a string without its escapes), so
- * `true` is certain up to 1 kB (DEEP): searchFields relies on it. A cycle counts as long.
+ * `true` is certain for a limit of up to 1 kB, which searchFields relies on: past that, a value
+ * nested deeper than DEEP levels counts as long though its text may not be. A cycle counts as long.
  */
 export function jsonLongerThan(value: unknown, limit: number): boolean {
   return longerThan(value, limit, true);
