@@ -12,7 +12,7 @@
  * primitive) is written by JSON.stringify itself, `toJSON` called with the key it has in its holder.
  */
 import { jsonLongerThanIgnoring } from "./json-length.js";
-import { isSerialisedMessage, wireJson } from "./messages.js";
+import { isLiveMessage, isSerialisedMessage, wireJson } from "./messages.js";
 
 /** JSON text past which a value is written in parts (estimated, see `jsonLongerThanIgnoring`). */
 const LARGE = 120 * 1024;
@@ -87,9 +87,17 @@ function writeElement(value: unknown, index: number, depth: number, out: Parts):
   return true;
 }
 
-/** A member's JSON as its holder's serialisation would write it: `toJSON` gets the member's key. */
+/**
+ * A member's JSON as its holder's serialisation would write it: `toJSON` gets the member's key.
+ * A live message's is never called (wireJson writes it through `wireMessage`), so it needs no holder.
+ */
 function memberJson(value: unknown, key: string): string | undefined {
-  if (typeof value === "object" && value !== null && typeof (value as { toJSON?: unknown }).toJSON === "function") {
+  if (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { toJSON?: unknown }).toJSON === "function" &&
+    !isLiveMessage(value)
+  ) {
     // Written inside a holder of its own, so that `toJSON(key)` sees its key, then cut out of it.
     const held = wireJson({ [key]: value });
     const start = JSON.stringify(key).length + 2;

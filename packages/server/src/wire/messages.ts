@@ -112,7 +112,7 @@ interface LiveMessageClass {
 }
 
 /** A message of LangChain's core classes (`wireMessage` writes it as `toWire` would). */
-function isLiveMessage(value: object): boolean {
+export function isLiveMessage(value: object): boolean {
   const m = value as LangChainMessage & { lc_namespace?: unknown; constructor?: LiveMessageClass };
   if (m.lc_serializable !== true || typeof m.constructor?.lc_name !== "function") return false;
   const namespace = m.lc_namespace;
