@@ -69,6 +69,8 @@ const JOINED_TEXT_LIMIT = 64 * 1024;
 
 /** Frames sent in one write (a burst of events, a stored log replayed): text while short, else bytes. */
 function joinFrames(frames: readonly Frame[]): Frame {
+  // One frame goes as it is: a large one's bytes are not copied again.
+  if (frames.length === 1) return frames[0]!;
   let length = 0;
   let text = true;
   for (const frame of frames) {
