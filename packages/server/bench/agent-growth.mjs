@@ -43,11 +43,10 @@ async function main() {
     const threads = [];
     for (let c = 0; c < clients; c++) threads.push((await http.request("POST", "/threads", {})).thread_id);
     let sent = 0;
+    /** The next human message of thread `c`, different every time. */
+    const input = (c) => ({ messages: [{ role: "human", content: reviewText(messageBytes, c * 100_000 + sent++) }] });
     const turn = (threadId, c) =>
-      http.request("POST", `/threads/${threadId}/runs/wait`, {
-        assistant_id: "agent",
-        input: { messages: [{ role: "human", content: reviewText(messageBytes, c * 100_000 + sent++) }] },
-      });
+      http.request("POST", `/threads/${threadId}/runs/wait`, { assistant_id: "agent", input: input(c) });
     console.log(
       `[agent] ${postgres ? "PostgreSQL (fsync on)" : "SQLite file"}, 1 server process, ${clients} threads, human messages of ${messageBytes} bytes`,
     );
@@ -76,7 +75,7 @@ async function main() {
       for (const [c, id] of threads.entries()) {
         const events = await http.text("POST", `/threads/${id}/runs/stream`, {
           assistant_id: "agent",
-          input: { messages: [{ role: "human", content: reviewText(messageBytes, c * 100_000 + sent++) }] },
+          input: input(c),
           stream_mode: ["values"],
         });
         if (!events.includes("event: values")) throw new Error(`${id}: the stream sent no values event`);
