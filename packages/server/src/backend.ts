@@ -16,7 +16,7 @@ import type { ServerConfig } from "./config/config.js";
 import { ConfigError } from "./config/errors.js";
 import { GraphRegistry } from "./config/graphs.js";
 import { type PostgresConnections, parseConnections, shareConnections } from "./config/postgres-connections.js";
-import { newProcessId, type ServerContext } from "./context.js";
+import { type ConnectionPool, newProcessId, type ServerContext } from "./context.js";
 import { startCronSweeper } from "./crons/sweeper.js";
 import { type Bus, LocalBus, PgBus } from "./events/bus.js";
 import { RunBroker } from "./runs/broker.js";
@@ -116,6 +116,7 @@ interface Storage {
   joinedSaver?: JoinedSaver;
   store: Store;
   bus: Bus;
+  pools?: readonly ConnectionPool[];
   close(): Promise<void>;
 }
 
@@ -182,6 +183,7 @@ async function openPostgres(url: string, processId: string, connections: Postgre
     joinedSaver: saver.joined,
     store,
     bus,
+    pools: [storePool, saverPool],
     close: async () => {
       await bus.close();
       await saver.close();
@@ -250,6 +252,7 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       cronSweepMs: options.cronSweepMs ?? 10_000,
       // Several processes: a run's stream may be followed from any of them.
       runEvents: options.postgresUrl ? new RunEventRelay(storage.store.db, storage.bus) : undefined,
+      pools: storage.pools,
     };
     ctx.store.threadValues.readFromCheckpoints(
       (thread, checkpointId) => checkpointValues(ctx, thread, checkpointId),

@@ -28,6 +28,8 @@ export interface Dispatcher {
    * process takes no runs (the run goes through the queue).
    */
   takeHere?(): (() => void) | undefined;
+  /** The runs this process takes from the queue at most, and those it executes now; undefined: no bound (SQLite), or it takes none. */
+  workers?(): { max: number; active: number } | undefined;
   /** Schedules the deadline check of an interrupt at `at`. */
   scheduleDeadline(threadId: string, interruptId: string, at: Date): Promise<void>;
   /** Shutting down: take no more runs or deadlines (those under way finish; `close` waits for them). */
@@ -83,6 +85,16 @@ export interface ServerContext {
   readonly threadTtl: TtlPolicy;
   /** How often each process looks for crons whose next run has come (crons/sweeper.ts). */
   readonly cronSweepMs: number;
+  /** This process's PostgreSQL connection pools, for `GET /metrics` (none on SQLite). */
+  readonly pools?: readonly ConnectionPool[];
+}
+
+/** What `GET /metrics` reads of a connection pool (pg.Pool has these). */
+export interface ConnectionPool {
+  readonly options: { readonly max?: number | undefined };
+  readonly totalCount: number;
+  readonly idleCount: number;
+  readonly waitingCount: number;
 }
 
 /** Why a run executing here was told to stop. */

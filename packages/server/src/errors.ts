@@ -69,3 +69,13 @@ export class AlreadyAnsweredError extends ServerError {
     );
   }
 }
+
+/** A read the server makes of its own accord (the health check, the metrics' backlog) failed or timed out. */
+export class DatabaseUnansweredError extends ServerError {
+  constructor(what: string, cause: unknown) {
+    super(
+      "STORAGE_FAILED",
+      `The database did not answer ${what}: ${cause instanceof Error ? cause.message : String(cause)}.`,
+    );
+  }
+}

@@ -69,8 +69,9 @@ const queryString = fc
       "cancel_on_disconnect",
       "graph_id",
       "thread_id",
+      "format",
     ),
-    fc.oneof(number.map(String), weirdString, fc.constantFrom("true", "1", "rollback", "interrupt", "running")),
+    fc.oneof(number.map(String), weirdString, fc.constantFrom("true", "1", "rollback", "interrupt", "running", "json")),
     { maxKeys: 4 },
   )
   .map((q) => new URLSearchParams(q).toString());
@@ -162,6 +163,7 @@ const ROUTES: Route[] = [
   ["GET", (_t, id) => `/inbox/${id}`], // raw: bad escapes on purpose
   ["GET", () => "/ok"],
   ["GET", () => "/info"],
+  ["GET", () => "/metrics"],
 ];
 
 /** Sends the request and reads the whole response; fails on a 5xx or when it takes too long. */

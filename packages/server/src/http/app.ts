@@ -10,6 +10,7 @@ import { assistantRoutes } from "./routes/assistants.js";
 import { cronRoutes } from "./routes/crons.js";
 import { inboxRoutes } from "./routes/inbox.js";
 import { metaRoutes } from "./routes/meta.js";
+import { metricsRoutes } from "./routes/metrics.js";
 import { protocolRoutes } from "./routes/protocol.js";
 import { runRoutes } from "./routes/runs.js";
 import { stateRoutes } from "./routes/state.js";
@@ -67,6 +68,7 @@ export function createApp(ctx: ServerContext, options: AppOptions): Hono<AppEnv>
     return auth(c, () => limit(c, next) as Promise<void>);
   });
   app.route("/", metaRoutes(ctx, options.version ?? "0.1.0"));
+  app.route("/", metricsRoutes(ctx));
   for (const routes of [
     assistantRoutes,
     threadRoutes,

@@ -322,6 +322,9 @@ export const HistoryQuery = z.object({ limit: z.coerce.number().int().min(1).max
 /** `GET /ok`: `check_db=1` (or `true`) also asks the database. */
 export const HealthQuery = z.object({ check_db: z.enum(["0", "1", "true", "false"]).optional() });
 
+/** `GET /metrics`: Prometheus's text (the default) or one JSON document. */
+export const MetricsQuery = z.object({ format: z.enum(["prometheus", "json"]).default("prometheus") });
+
 export const InboxAnswerBody = z.object({
   thread_id: z.string().min(1),
   interrupt_id: z.string().regex(/^[0-9a-f]{32}$/, "must be an interrupt id (32 hex characters)"),

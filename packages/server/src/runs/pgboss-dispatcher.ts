@@ -26,6 +26,8 @@ const DEADLINE_QUEUE = "interlude-deadline";
 const SAFETY_POLL_MS = 15_000;
 /** A second look for due deadline jobs this long after the alarm rang (ms). */
 const CLOCK_MARGIN_MS = 1_000;
+/** Runs a process takes from the queue at once, unless told otherwise. */
+const DEFAULT_CONCURRENCY = 8;
 /** Deadline jobs handled at once by a process. */
 const DEADLINE_SLOTS = 4;
 
@@ -67,7 +69,7 @@ export class PgBossDispatcher implements Dispatcher {
   async start(): Promise<void> {
     await this.boss.start();
     for (const name of [RUN_QUEUE, DEADLINE_QUEUE]) await this.boss.createQueue(name).catch(() => undefined);
-    const concurrency = this.options.concurrency ?? 8;
+    const concurrency = this.options.concurrency ?? DEFAULT_CONCURRENCY;
     if (concurrency > 0) {
       const runs = new QueueConsumer<{ run_id: string }>(this.boss, {
         queue: RUN_QUEUE,
@@ -97,6 +99,10 @@ export class PgBossDispatcher implements Dispatcher {
     // Runs queued and deadlines due while no process was there to take them.
     this.runs?.wake();
     await this.alarm?.start();
+  }
+
+  workers(): { max: number; active: number } | undefined {
+    return this.runs && { max: this.options.concurrency ?? DEFAULT_CONCURRENCY, active: this.runs.active };
   }
 
   private async runHere(runId: string): Promise<void> {

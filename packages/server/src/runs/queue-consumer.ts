@@ -35,6 +35,11 @@ export class QueueConsumer<T extends object> {
     this.poll.unref();
   }
 
+  /** Jobs being handled now. */
+  get active(): number {
+    return this.busy;
+  }
+
   /** There may be jobs to take: fetch now, or once a fetch under way or a slot frees up. */
   wake(): void {
     if (this.stopped) return;

@@ -5,7 +5,7 @@
  */
 import { Hono } from "hono";
 import type { ServerContext } from "../../context.js";
-import { ServerError } from "../../errors.js";
+import { DatabaseUnansweredError } from "../../errors.js";
 import type { AppEnv } from "../env.js";
 import { HealthQuery } from "../schemas.js";
 import { query } from "../validate.js";
@@ -22,10 +22,7 @@ async function checkDatabase(ctx: ServerContext): Promise<void> {
   try {
     await Promise.race([ctx.store.db.all("SELECT 1"), late]);
   } catch (error) {
-    throw new ServerError(
-      "STORAGE_FAILED",
-      `The database did not answer the health check: ${error instanceof Error ? error.message : String(error)}.`,
-    );
+    throw new DatabaseUnansweredError("the health check", error);
   } finally {
     clearTimeout(timer);
   }
