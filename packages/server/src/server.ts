@@ -19,6 +19,8 @@ export interface ServeOptions extends BackendOptions {
   inboxDir?: string;
   /** Built sample chat page (default: packages/chat/dist in the repository, when built). */
   chatDir?: string;
+  /** Serve only `GET /ok`, `/info` and `/metrics` (`interlude worker --port`). */
+  probesOnly?: boolean;
 }
 
 export interface RunningServer {
@@ -53,6 +55,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     maxBodyBytes: options.maxBodyBytes,
     inboxDir: options.inboxDir ?? defaultInboxDir(),
     chatDir: options.chatDir ?? defaultChatDir(),
+    probesOnly: options.probesOnly,
   });
   const host = options.host ?? "127.0.0.1";
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {

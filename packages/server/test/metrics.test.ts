@@ -7,8 +7,8 @@
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openGate } from "./fixtures/gates.mjs";
-import { json, type TestServer, testServer, until } from "./helpers.js";
-import { storages } from "./processes.js";
+import { FIXTURE_CONFIG, json, type TestServer, testServer, until } from "./helpers.js";
+import { startCli, storages, testDatabase } from "./processes.js";
 
 /** Prometheus's text as `name{labels}` -> value, after checking each series has its HELP and TYPE. */
 function parseExposition(text: string): Map<string, number> {
@@ -164,4 +164,24 @@ describe("GET /metrics behind API keys", () => {
       await server.dispose();
     }
   });
+});
+
+describe("interlude worker --port", () => {
+  it("serves /ok and /metrics with the worker's own queue workers, and none of the API", async () => {
+    const database = await testDatabase("interlude_metrics_worker");
+    const worker = await startCli(
+      ["worker", "--config", FIXTURE_CONFIG, "--postgres", database, "--concurrency", "3", "--port", "0"],
+      /\/metrics on (http:\/\/\S+)/,
+    );
+    try {
+      const url = worker.match[1]!;
+      expect((await json(`${url}/ok`)).body).toEqual({ ok: true });
+      const { body } = await json(`${url}/metrics?format=json`);
+      expect(body.workers).toEqual({ max: 3, active: 0, available: 3 });
+      expect(body.queue).toMatchObject({ n_pending: 0, n_running: 0 });
+      expect((await json(`${url}/threads`, { method: "POST", body: "{}" })).status).toBe(404);
+    } finally {
+      await worker.stop();
+    }
+  }, 60_000);
 });

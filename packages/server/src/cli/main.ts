@@ -60,6 +60,8 @@ program
   .option("--postgres <url>", "PostgreSQL connection string (or set DATABASE_URL)")
   .option("--concurrency <n>", "runs executed at once")
   .option(POSTGRES_CONNECTIONS, POSTGRES_CONNECTIONS_HELP)
+  .option("--host <host>", "interface the --port listener listens on", "127.0.0.1")
+  .option("--port <port>", "serve GET /ok, /info and /metrics on this port, for probes and scrapes (0: any free port)")
   .action((flags) => worker(flags));
 
 program

@@ -28,6 +28,8 @@ export interface AppOptions {
   /** Built sample chat page to serve at /chat/, if present. */
   chatDir?: string;
   version?: string;
+  /** Only `GET /ok`, `/info` and `/metrics`: a worker's listener, for its probes and scrapes. */
+  probesOnly?: boolean;
 }
 
 export function createApp(ctx: ServerContext, options: AppOptions): Hono<AppEnv> {
@@ -69,6 +71,7 @@ export function createApp(ctx: ServerContext, options: AppOptions): Hono<AppEnv>
   });
   app.route("/", metaRoutes(ctx, options.version ?? "0.1.0"));
   app.route("/", metricsRoutes(ctx));
+  if (options.probesOnly) return app;
   for (const routes of [
     assistantRoutes,
     threadRoutes,

@@ -79,13 +79,10 @@ function configOf(file: string): ServerConfig {
 export async function serve(flags: ServeFlags): Promise<void> {
   const config = configOf(flags.config);
   const postgresUrl = flags.postgres ?? process.env.DATABASE_URL;
-  const port = Number(flags.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535)
-    throw new CliError(`--port ${flags.port} is not a port number.`);
   const server = await startServer({
     config,
     host: flags.host,
-    port,
+    port: portOf(flags.port),
     postgresUrl,
     sqlitePath: flags.db,
     apiKeys: parseApiKeys(process.env.INTERLUDE_API_KEYS),
@@ -106,16 +103,34 @@ export async function serve(flags: ServeFlags): Promise<void> {
   onSignals(() => server.close());
 }
 
-export async function worker(flags: Omit<ServeFlags, "host" | "port" | "db">): Promise<void> {
+/** `--port`: a listener for the worker's probes and scrapes (`/ok`, `/info`, `/metrics`); none without it. */
+export async function worker(flags: Omit<ServeFlags, "port" | "db"> & { port?: string }): Promise<void> {
   const config = configOf(flags.config);
   const postgresUrl = flags.postgres ?? process.env.DATABASE_URL;
   if (!postgresUrl)
     throw new CliError("interlude worker shares work through PostgreSQL: pass --postgres <url> or set DATABASE_URL.");
-  const backend = await openBackend({
-    config,
-    postgresUrl,
-    ...postgresFlags(flags, postgresUrl),
+  const options = { config, postgresUrl, ...postgresFlags(flags, postgresUrl) };
+  if (flags.port === undefined) {
+    const backend = await openBackend(options);
+    console.log(`Interlude worker ready (graphs: ${backend.ctx.graphs.ids().join(", ")})`);
+    onSignals(() => backend.close());
+    return;
+  }
+  const server = await startServer({
+    ...options,
+    host: flags.host,
+    port: portOf(flags.port),
+    apiKeys: parseApiKeys(process.env.INTERLUDE_API_KEYS),
+    probesOnly: true,
   });
-  console.log(`Interlude worker ready (graphs: ${backend.ctx.graphs.ids().join(", ")})`);
-  onSignals(() => backend.close());
+  console.log(
+    `Interlude worker ready (graphs: ${server.backend.ctx.graphs.ids().join(", ")}); /ok and /metrics on ${server.url}`,
+  );
+  onSignals(() => server.close());
+}
+
+function portOf(flag: string): number {
+  const port = Number(flag);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new CliError(`--port ${flag} is not a port number.`);
+  return port;
 }
