@@ -9,6 +9,8 @@
  *   snapshot is such a peak, so the RSS figures of that run are not comparable);
  * - listing the 50 oldest pending interrupts in the inbox (`GET /inbox/interrupts?limit=50`),
  *   median of 20 requests on loopback (an upper bound of the server time);
+ * - `GET /metrics` (the run queue and the pending interrupts, which must count what the inbox
+ *   does), median of 20 requests;
  * - resuming one of them (`runs/wait` with its answer), median of 10 threads created through
  *   the API and, separately, of 10 seeded ones.
  *
@@ -198,8 +200,17 @@ async function measure(api, rssKb, heap, { viaHttp, seeded }) {
   for (let i = 0; i < 20; i++) {
     listing.push(await timed(async () => (total = (await api.request("GET", "/inbox/interrupts?limit=50")).total)));
   }
+  // The backlog an autoscaler or an alert scrapes (GET /metrics): its interrupts are the inbox's.
+  const scrapes = [];
+  let counted;
+  for (let i = 0; i < 20; i++)
+    scrapes.push(
+      await timed(async () => (counted = (await api.request("GET", "/metrics?format=json")).interrupts.n_pending)),
+    );
+  if (counted !== total) throw new Error(`GET /metrics counts ${counted} pending interrupts, the inbox ${total}`);
   const rssMb = rssKb() / 1024;
   return {
+    metricsMs: median(scrapes),
     ...(await searches(api, total)),
     rssMb,
     heapMb: HEAP ? await heap() : undefined,
@@ -239,7 +250,7 @@ async function scenario(label, storage) {
         seeded,
       });
       lines.push(
-        `  ${String(m.total).padStart(7)} paused: server RSS ${m.rssMb.toFixed(0)} MB${HEAP ? ` (JS heap ${m.heapMb.toFixed(1)} MB)` : ""}, inbox 50 oldest ${m.listMs.toFixed(1)} ms, ` +
+        `  ${String(m.total).padStart(7)} paused: server RSS ${m.rssMb.toFixed(0)} MB${HEAP ? ` (JS heap ${m.heapMb.toFixed(1)} MB)` : ""}, inbox 50 oldest ${m.listMs.toFixed(1)} ms, /metrics ${m.metricsMs.toFixed(1)} ms, ` +
           `resume one ${m.resumeHttpMs.toFixed(1)} ms (a seeded one ${m.resumeSeededMs.toFixed(1)} ms)`,
       );
       console.log(lines.at(-1));

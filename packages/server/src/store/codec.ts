@@ -64,14 +64,11 @@ const threadColumns = decoder<ThreadRecord>({
 
 /**
  * A thread's record. A row that names the checkpoint of its values holds in `values` only the
- * fields a search compares (thread-values.ts): the record's values are null until loaded.
+ * fields a search compares (thread-values.ts): the record's values are null until loaded, and
+ * those fields are not parsed.
  */
 export const threadOf: Decoder<ThreadRecord> = Object.assign(
-  (row: Row) => {
-    const thread = threadColumns(row);
-    if (thread.values_checkpoint_id) thread.values = null;
-    return thread;
-  },
+  (row: Row) => threadColumns(row.values_checkpoint_id ? { ...row, values: null } : row),
   { columns: threadColumns.columns },
 );
 
