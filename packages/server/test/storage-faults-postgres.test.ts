@@ -79,7 +79,7 @@ describe("PostgreSQL refuses writes while a run executes", () => {
   });
 });
 
-describe("GET /ok?check_db=1, the health check a load balancer calls", () => {
+describe("GET /ok?check_db=1, the health check a load balancer calls, and GET /metrics", () => {
   it("answers 503 while the database takes no connections, 200 once it does again; /ok alone stays 200", async () => {
     expect(await json(`${server.url}/ok?check_db=1`)).toMatchObject({ status: 200, body: { ok: true } });
     const connections = async (allow: boolean) => {
@@ -92,9 +92,14 @@ describe("GET /ok?check_db=1, the health check a load balancer calls", () => {
       expect(refused).toMatchObject({ status: 503, body: { code: "STORAGE_FAILED" } });
       expect(refused.body.message).toMatch(/^The database did not answer the health check: /);
       expect(await json(`${server.url}/ok`)).toMatchObject({ status: 200, body: { ok: true } });
+      // A scrape fails with it, rather than answering the figures it could not read.
+      const scraped = await json(`${server.url}/metrics?format=json`);
+      expect(scraped).toMatchObject({ status: 503, body: { code: "STORAGE_FAILED" } });
+      expect(scraped.body.message).toMatch(/^The database did not answer the metrics' backlog query: /);
     } finally {
       await connections(true);
     }
     await until(async () => (await json(`${server.url}/ok?check_db=true`)).status === 200, 15_000);
+    expect((await json(`${server.url}/metrics?format=json`)).status).toBe(200);
   });
 });
