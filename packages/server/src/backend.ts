@@ -253,6 +253,7 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       // Several processes: a run's stream may be followed from any of them.
       runEvents: options.postgresUrl ? new RunEventRelay(storage.store.db, storage.bus) : undefined,
       pools: storage.pools,
+      runsEnded: new Map(),
     };
     ctx.store.threadValues.readFromCheckpoints(
       (thread, checkpointId) => checkpointValues(ctx, thread, checkpointId),

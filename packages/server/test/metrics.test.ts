@@ -16,7 +16,7 @@ function parseExposition(text: string): Map<string, number> {
   const typed = new Set<string>();
   for (const line of text.split("\n")) {
     if (!line) continue;
-    const type = line.match(/^# TYPE (\S+) gauge$/);
+    const type = line.match(/^# TYPE (\S+) (gauge|counter)$/);
     if (type) typed.add(type[1]!);
     if (line.startsWith("#")) continue;
     const sample = line.match(/^([a-z_]+)(\{[^}]*\})? (\S+)$/);
@@ -103,9 +103,16 @@ describe.each(storages("interlude_metrics"))("GET /metrics on %s", (name, storag
       pending_unblocked_runs_wait_time_max_secs: null,
     });
     expect(idle.body.interrupts).toEqual({ n_pending: 0, by_graph: {}, wait_time_max_secs: null });
+    // Four runs ended well here (a run that pauses for a human ends so too), and one fails.
+    const failed = await client.threads.create();
+    await client.runs.wait(failed.thread_id, "broken", { input: { x: 1 }, raiseError: false });
+    expect((await json(`${server.url}/metrics?format=json`)).body.runs_ended).toEqual({ success: 4, error: 1 });
     const after = await metrics();
     expect(after.get('interlude_pending_interrupts{graph_id="loop"}')).toBe(0);
     expect(after.get("lg_api_pending_runs_wait_time_max")).toBe(0);
+    expect(after.get('interlude_runs_ended_total{status="success"}')).toBe(4);
+    expect(after.get('interlude_runs_ended_total{status="error"}')).toBe(1);
+    expect(after.get('interlude_runs_ended_total{status="timeout"}')).toBe(0);
   });
 
   it("reads each wait from the queue's rows: the oldest, the median, and the oldest first in its thread's line", async () => {

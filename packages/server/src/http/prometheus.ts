@@ -7,9 +7,10 @@ interface Sample {
   readonly value: number;
 }
 
-/** A gauge and its samples: one without labels, or one per label set. */
-export interface Gauge {
+/** A gauge or a counter (a count since the process started) and its samples: one without labels, or one per label set. */
+export interface Metric {
   readonly name: string;
+  readonly type: "gauge" | "counter";
   readonly help: string;
   readonly samples: readonly Sample[];
 }
@@ -23,10 +24,10 @@ function sampleLine(name: string, { labels, value }: Sample): string {
   return `${name}${pairs.length ? `{${pairs.join(",")}}` : ""} ${Number.isFinite(value) ? value : "NaN"}`;
 }
 
-export function exposition(gauges: readonly Gauge[]): string {
+export function exposition(metrics: readonly Metric[]): string {
   const lines: string[] = [];
-  for (const { name, help, samples } of gauges) {
-    lines.push(`# HELP ${name} ${escapeHelp(help)}`, `# TYPE ${name} gauge`);
+  for (const { name, type, help, samples } of metrics) {
+    lines.push(`# HELP ${name} ${escapeHelp(help)}`, `# TYPE ${name} ${type}`);
     for (const sample of samples) lines.push(sampleLine(name, sample));
   }
   return `${lines.join("\n")}\n`;

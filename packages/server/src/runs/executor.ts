@@ -5,7 +5,7 @@
 
 import type { StateSnapshot } from "@interlude/core";
 import { type CompiledStateGraph, INTERRUPT, isGraphDrained, RunControl, type ToolEvent } from "@interlude/core";
-import type { Execution, ServerContext, StopReason } from "../context.js";
+import { countRunEnd, type Execution, type ServerContext, type StopReason } from "../context.js";
 import type { RunRecord, RunStatus } from "../store/records.js";
 import { deleteRunStatement } from "../store/store.js";
 import { restoreCheckpoints } from "../threads/copy.js";
@@ -284,6 +284,7 @@ async function finish(
     };
   });
   log.outcome = outcome;
+  if (outcome) countRunEnd(ctx, cancel === "rollback" ? "rolled_back" : status);
   log.accept(applied ? undefined : error);
   await announce(ctx, announcements);
   if (body) log.push("error", body);

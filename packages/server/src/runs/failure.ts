@@ -3,7 +3,7 @@
  * broke): its waiters are ended at once with the failure, and the run's record and thread are
  * put right once storage takes writes again, so the thread is resumable from its last checkpoint.
  */
-import type { ServerContext } from "../context.js";
+import { countRunEnd, type ServerContext } from "../context.js";
 import { ServerError } from "../errors.js";
 import { isStorageFailure } from "../store/failures.js";
 import type { RunRecord } from "../store/records.js";
@@ -33,6 +33,7 @@ function failureBody(error: unknown): ErrorBody {
 /** Ends the run's local waiters with `error`, then records the failure when storage allows. */
 export function failRun(ctx: ServerContext, run: RunRecord, error: unknown): void {
   const body = failureBody(error);
+  countRunEnd(ctx, "error");
   const log = ctx.broker.get(run.run_id);
   if (log && !log.done) {
     log.outcome = { run: { ...run, status: "error", error: body }, thread: undefined };

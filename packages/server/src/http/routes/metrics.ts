@@ -7,11 +7,11 @@
  * from the shared tables); workers, pools and executing runs are this process's.
  */
 import { Hono } from "hono";
-import type { ConnectionPool, ServerContext } from "../../context.js";
+import type { ConnectionPool, RunEnd, ServerContext } from "../../context.js";
 import { DatabaseUnansweredError } from "../../errors.js";
 import { type Backlog, readBacklog } from "../../store/backlog.js";
 import type { AppEnv } from "../env.js";
-import { exposition, type Gauge, PROMETHEUS_CONTENT_TYPE } from "../prometheus.js";
+import { exposition, type Metric, PROMETHEUS_CONTENT_TYPE } from "../prometheus.js";
 import { MetricsQuery } from "../schemas.js";
 import { query } from "../validate.js";
 
@@ -23,6 +23,8 @@ export interface MetricsDocument extends Backlog {
   postgres?: { pool_max: number; pool_size: number; pool_available: number; requests_waiting: number };
   /** Runs executing in this process: queued ones, and stream and wait runs of its clients. */
   runs_executing: number;
+  /** Runs this process executed to their end since it started, by how they ended. */
+  runs_ended: Partial<Record<RunEnd, number>>;
 }
 
 async function readMetrics(ctx: ServerContext): Promise<MetricsDocument> {
@@ -32,7 +34,11 @@ async function readMetrics(ctx: ServerContext): Promise<MetricsDocument> {
   } catch (error) {
     throw new DatabaseUnansweredError("the metrics' backlog query", error);
   }
-  const document: MetricsDocument = { ...backlog, runs_executing: ctx.executing.size };
+  const document: MetricsDocument = {
+    ...backlog,
+    runs_executing: ctx.executing.size,
+    runs_ended: Object.fromEntries(ctx.runsEnded),
+  };
   const workers = ctx.dispatcher.workers?.();
   if (workers) document.workers = { ...workers, available: Math.max(0, workers.max - workers.active) };
   const pools = ctx.pools;
@@ -48,16 +54,20 @@ async function readMetrics(ctx: ServerContext): Promise<MetricsDocument> {
   return document;
 }
 
-const gauge = (name: string, help: string, value: number | null): Gauge => ({
+const gauge = (name: string, help: string, value: number | null): Metric => ({
   name,
+  type: "gauge",
   help,
   samples: [{ value: value ?? 0 }],
 });
 
-/** The document as gauges; a wait with nothing waiting reads 0, as LangGraph's do. */
-function gaugesOf(metrics: MetricsDocument, graphs: readonly string[]): Gauge[] {
+/** Every way a run ends has a series, at 0 until one ends so, as a counter's rate needs. */
+const RUN_ENDS: readonly RunEnd[] = ["success", "error", "timeout", "interrupted", "rolled_back"];
+
+/** The document as metrics; a wait with nothing waiting reads 0, as LangGraph's do. */
+function metricsOf(metrics: MetricsDocument, graphs: readonly string[]): Metric[] {
   const { queue, interrupts, workers, postgres } = metrics;
-  const gauges = [
+  const gauges: Metric[] = [
     gauge("lg_api_num_pending_runs", "The number of runs currently pending.", queue.n_pending),
     gauge("lg_api_num_running_runs", "The number of runs currently running.", queue.n_running),
     gauge(
@@ -98,6 +108,7 @@ function gaugesOf(metrics: MetricsDocument, graphs: readonly string[]): Gauge[] 
   gauges.push(
     {
       name: "interlude_pending_interrupts",
+      type: "gauge",
       help: "Interrupts waiting for an answer, by graph (graph_id empty: threads without one).",
       samples: Object.entries(byGraph).map(([graph_id, value]) => ({ labels: { graph_id }, value })),
     },
@@ -107,6 +118,12 @@ function gaugesOf(metrics: MetricsDocument, graphs: readonly string[]): Gauge[] 
       interrupts.wait_time_max_secs,
     ),
     gauge("interlude_runs_executing", "Runs executing in this process.", metrics.runs_executing),
+    {
+      name: "interlude_runs_ended_total",
+      type: "counter",
+      help: "Runs this process executed to their end since it started, by how they ended (rolled_back: cancelled and deleted).",
+      samples: RUN_ENDS.map((status) => ({ labels: { status }, value: metrics.runs_ended[status] ?? 0 })),
+    },
   );
   return gauges;
 }
@@ -117,7 +134,7 @@ export function metricsRoutes(ctx: ServerContext) {
     const { format } = query(c, MetricsQuery);
     const metrics = await readMetrics(ctx);
     if (format === "json") return c.json(metrics);
-    return c.body(exposition(gaugesOf(metrics, ctx.graphs.ids())), 200, { "content-type": PROMETHEUS_CONTENT_TYPE });
+    return c.body(exposition(metricsOf(metrics, ctx.graphs.ids())), 200, { "content-type": PROMETHEUS_CONTENT_TYPE });
   });
   return app;
 }
