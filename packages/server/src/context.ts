@@ -87,12 +87,15 @@ export interface ServerContext {
   readonly cronSweepMs: number;
   /** This process's PostgreSQL connection pools, for `GET /metrics` (none on SQLite). */
   readonly pools?: readonly ConnectionPool[];
-  /** Runs this process has executed to their end since it started, by how they ended (`GET /metrics`). */
+  /** Runs whose end this process recorded since it started, by how they ended (`GET /metrics`). */
   readonly runsEnded: Map<RunEnd, number>;
 }
 
-/** How a run executed here ended: its final status, or rolled back (a cancel that deletes it). */
-export type RunEnd = "success" | "error" | "timeout" | "interrupted" | "rolled_back";
+/**
+ * How a run ended: its final status; rolled back (a cancel that deletes it); or lost (its process
+ * stopped before it finished, recorded by the process that found it: lease.ts).
+ */
+export type RunEnd = "success" | "error" | "timeout" | "interrupted" | "rolled_back" | "lost";
 
 export function countRunEnd(ctx: ServerContext, end: RunEnd): void {
   ctx.runsEnded.set(end, (ctx.runsEnded.get(end) ?? 0) + 1);

@@ -54,6 +54,13 @@ it("keeps every acknowledged answer, applies none twice, and resumes every threa
 
   const second = await startServerProcess({ db, env });
   try {
+    // The runs the killed process left running were found at the restart: each is counted as
+    // lost (the newest run of its thread, in error: the loop graph fails no other way).
+    let lost = 0;
+    for (const threadId of threads)
+      if ((await json(`${second.url}/threads/${threadId}/runs?limit=1`)).body[0]?.status === "error") lost++;
+    expect(lost).toBeGreaterThan(0);
+    expect((await json(`${second.url}/metrics?format=json`)).body.runs_ended).toEqual({ lost });
     for (const [c, threadId] of threads.entries()) {
       // The killed process's run is declared lost once its lease lapses: the thread then waits
       // for its question again, or, killed between steps, says the run was lost.

@@ -4,7 +4,7 @@
  * continues from its last checkpoint); a stream or wait run, whose client is gone with the
  * process, is marked as errored.
  */
-import type { ServerContext } from "../context.js";
+import { countRunEnd, type ServerContext } from "../context.js";
 import { readSnapshot, syncThread } from "../threads/sync.js";
 import { dispatchNext } from "./executor.js";
 import { move } from "./lifecycle.js";
@@ -31,6 +31,7 @@ export async function recoverLost(ctx: ServerContext, everyRun = false): Promise
     if (run.kwargs.stop_requested) {
       // Cancelled before its process died: it ends as cancelled, never executed again.
       if (await move(ctx.store, run.run_id, "running", "interrupted")) {
+        countRunEnd(ctx, "interrupted");
         await ctx.store.settleAnswers(run.run_id, false);
         await syncThread(ctx, run.thread_id);
         await dispatchNext(ctx, run.thread_id);
@@ -48,6 +49,7 @@ export async function recoverLost(ctx: ServerContext, everyRun = false): Promise
         "The process executing this run stopped before it finished. The thread keeps its last checkpoint; start a new run to continue.",
     };
     if (await move(ctx.store, run.run_id, "running", "error", { error: lost })) {
+      countRunEnd(ctx, "lost");
       await ctx.store.settleAnswers(run.run_id, false);
       // Stopped at a question, the thread waits for its answer; stopped between steps, nothing
       // would ever continue it unless told: the thread says the run was lost.

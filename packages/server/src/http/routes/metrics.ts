@@ -23,7 +23,7 @@ export interface MetricsDocument extends Backlog {
   postgres?: { pool_max: number; pool_size: number; pool_available: number; requests_waiting: number };
   /** Runs executing in this process: queued ones, and stream and wait runs of its clients. */
   runs_executing: number;
-  /** Runs this process executed to their end since it started, by how they ended. */
+  /** Runs whose end this process recorded since it started, by how they ended. */
   runs_ended: Partial<Record<RunEnd, number>>;
 }
 
@@ -62,7 +62,7 @@ const gauge = (name: string, help: string, value: number | null): Metric => ({
 });
 
 /** Every way a run ends has a series, at 0 until one ends so, as a counter's rate needs. */
-const RUN_ENDS: readonly RunEnd[] = ["success", "error", "timeout", "interrupted", "rolled_back"];
+const RUN_ENDS: readonly RunEnd[] = ["success", "error", "timeout", "interrupted", "rolled_back", "lost"];
 
 /** The document as metrics; a wait with nothing waiting reads 0, as LangGraph's do. */
 function metricsOf(metrics: MetricsDocument, graphs: readonly string[]): Metric[] {
@@ -121,7 +121,7 @@ function metricsOf(metrics: MetricsDocument, graphs: readonly string[]): Metric[
     {
       name: "interlude_runs_ended_total",
       type: "counter",
-      help: "Runs this process executed to their end since it started, by how they ended (rolled_back: cancelled and deleted).",
+      help: "Runs whose end this process recorded since it started, by how they ended (rolled_back: cancelled and deleted; lost: their process stopped first).",
       samples: RUN_ENDS.map((status) => ({ labels: { status }, value: metrics.runs_ended[status] ?? 0 })),
     },
   );
