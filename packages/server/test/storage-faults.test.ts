@@ -48,8 +48,12 @@ describe("the database refuses writes while a run executes", () => {
     await writesBack(threadId);
     const runs = (await json(`${server.url}/threads/${threadId}/runs`)).body;
     expect(runs[0]).toMatchObject({ status: "error" });
+    const ended = async () => (await json(`${server.url}/metrics?format=json`)).body.runs_ended;
+    // Counted once, when recorded (the first test of this server: nothing ended before).
+    expect(await ended()).toEqual({ error: 1 });
     const again = await post(`/threads/${threadId}/runs/wait`, { assistant_id: "hooked", input: {} });
     expect(again).toMatchObject({ status: 200, body: { done: true } });
+    expect(await ended()).toEqual({ error: 1, success: 1 });
   });
 
   it("stateless runs/wait answers 503 and runs/stream ends with an error event; their threads go once writes are back", async () => {

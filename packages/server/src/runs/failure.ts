@@ -33,7 +33,6 @@ function failureBody(error: unknown): ErrorBody {
 /** Ends the run's local waiters with `error`, then records the failure when storage allows. */
 export function failRun(ctx: ServerContext, run: RunRecord, error: unknown): void {
   const body = failureBody(error);
-  countRunEnd(ctx, "error");
   const log = ctx.broker.get(run.run_id);
   if (log && !log.done) {
     log.outcome = { run: { ...run, status: "error", error: body }, thread: undefined };
@@ -72,7 +71,9 @@ async function record(ctx: ServerContext, run: RunRecord, body: ErrorBody): Prom
     await tx.settleAnswers(run.run_id, applied);
     return true;
   }, run.thread_id);
+  // Counted once recorded: a run whose end was recorded before something after it failed is not counted again.
   if (!moved) return;
+  countRunEnd(ctx, "error");
   await syncThread(ctx, run.thread_id, { error: null });
   await ctx.bus.publish({ type: "run.done", run_id: run.run_id });
   const next = (await ctx.store.activeRuns(run.thread_id))[0];

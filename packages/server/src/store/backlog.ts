@@ -75,7 +75,8 @@ export async function readBacklog(db: Db, now: number): Promise<Backlog> {
   const waited = (createdAt: unknown) =>
     typeof createdAt === "string" ? Math.max(0, (now - Date.parse(createdAt)) / 1000) : null;
   const middle = median!.map((row) => waited(row.created_at)!);
-  const interrupts: Record<string, number> = {};
+  // Graph ids are the config's names, "__proto__" included.
+  const interrupts: Record<string, number> = Object.create(null);
   let pendingInterrupts = 0;
   for (const row of byGraph!) {
     const n = Number(row.n);

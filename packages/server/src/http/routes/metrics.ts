@@ -67,7 +67,7 @@ const RUN_ENDS: readonly RunEnd[] = ["success", "error", "timeout", "interrupted
 /** The document as metrics; a wait with nothing waiting reads 0, as LangGraph's do. */
 function metricsOf(metrics: MetricsDocument, graphs: readonly string[]): Metric[] {
   const { queue, interrupts, workers, postgres } = metrics;
-  const gauges: Metric[] = [
+  const out: Metric[] = [
     gauge("lg_api_num_pending_runs", "The number of runs currently pending.", queue.n_pending),
     gauge("lg_api_num_running_runs", "The number of runs currently running.", queue.n_running),
     gauge(
@@ -87,13 +87,13 @@ function metricsOf(metrics: MetricsDocument, graphs: readonly string[]): Metric[
     ),
   ];
   if (workers)
-    gauges.push(
+    out.push(
       gauge("lg_api_workers_max", "The maximum number of queued runs this process executes at once.", workers.max),
       gauge("lg_api_workers_active", "The number of queued runs this process executes now.", workers.active),
       gauge("lg_api_workers_available", "The number of queued runs this process could take now.", workers.available),
     );
   if (postgres)
-    gauges.push(
+    out.push(
       gauge("lg_api_pg_pool_max", "The maximum size of this process's PostgreSQL connection pools.", postgres.pool_max),
       gauge("lg_api_pg_pool_size", "Connections this process's pools hold, idle or in use.", postgres.pool_size),
       gauge("lg_api_pg_pool_available", "Idle connections in this process's pools.", postgres.pool_available),
@@ -105,7 +105,7 @@ function metricsOf(metrics: MetricsDocument, graphs: readonly string[]): Metric[
     );
   // Every served graph has a series, at 0 when nothing waits, so that it does not vanish from a dashboard.
   const byGraph = { ...Object.fromEntries(graphs.map((id) => [id, 0])), ...interrupts.by_graph };
-  gauges.push(
+  out.push(
     {
       name: "interlude_pending_interrupts",
       type: "gauge",
@@ -125,7 +125,7 @@ function metricsOf(metrics: MetricsDocument, graphs: readonly string[]): Metric[
       samples: RUN_ENDS.map((status) => ({ labels: { status }, value: metrics.runs_ended[status] ?? 0 })),
     },
   );
-  return gauges;
+  return out;
 }
 
 export function metricsRoutes(ctx: ServerContext) {
