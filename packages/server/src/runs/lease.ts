@@ -2,7 +2,8 @@
  * Runs executing in this process renew their lease (the run's `updated_at`); a run whose
  * lease lapsed belongs to a process that died. A queued run is put back in the queue (it
  * continues from its last checkpoint); a stream or wait run, whose client is gone with the
- * process, is marked as errored.
+ * process, is marked as errored. A stream or wait run still queued for a dead server goes to the
+ * queue (`adoptOrphans`).
  */
 import { countRunEnd, type ServerContext } from "../context.js";
 import { readSnapshot, syncThread } from "../threads/sync.js";
@@ -14,7 +15,11 @@ export function startLeases(ctx: ServerContext): () => void {
     () => void ctx.store.touchRuns([...ctx.executing.keys()]).catch(() => undefined),
     Math.max(ctx.runLeaseMs / 3, 50),
   );
-  const sweep = setInterval(() => void recoverLost(ctx).catch(() => undefined), Math.max(ctx.runLeaseMs / 2, 100));
+  const unheard = new Set<string>();
+  const sweep = setInterval(
+    () => void recoverLost(ctx, false, unheard).catch(() => undefined),
+    Math.max(ctx.runLeaseMs / 2, 100),
+  );
   renew.unref();
   sweep.unref();
   return () => {
@@ -23,8 +28,11 @@ export function startLeases(ctx: ServerContext): () => void {
   };
 }
 
-/** @param everyRun at startup on SQLite: every running run belonged to a process that is gone (one process per file). */
-export async function recoverLost(ctx: ServerContext, everyRun = false): Promise<void> {
+/**
+ * @param everyRun at startup on SQLite: every running run belonged to a process that is gone (one process per file)
+ * @param unheard owners of queued runs found not listening at the previous sweep (`adoptOrphans`); none: not looked for
+ */
+export async function recoverLost(ctx: ServerContext, everyRun = false, unheard?: Set<string>): Promise<void> {
   const before = new Date(everyRun ? Date.now() + 1000 : Date.now() - ctx.runLeaseMs).toISOString();
   for (const run of await ctx.store.staleRuns(before)) {
     if (ctx.executing.has(run.run_id)) continue;
@@ -59,4 +67,30 @@ export async function recoverLost(ctx: ServerContext, everyRun = false): Promise
       await dispatchNext(ctx, run.thread_id);
     }
   }
+  if (unheard) await adoptOrphans(ctx, unheard);
+}
+
+/**
+ * Stream and wait runs queued for a server that is gone (PostgreSQL): each waits for a dispatch
+ * sent to its owner, which nobody receives, and its thread's line waits with it. Nothing of them
+ * has executed, so the queue takes them, as a run goes on when its client disconnects: the
+ * answers they carry are applied. An owner counts as gone when its LISTEN connection is missing
+ * at two sweeps in a row (one miss may be a reconnect). On SQLite the one process executes every
+ * queued run itself, its predecessor's included.
+ */
+async function adoptOrphans(ctx: ServerContext, unheard: Set<string>): Promise<void> {
+  const hears = ctx.bus.hears?.bind(ctx.bus);
+  if (!hears) return;
+  const queued = await ctx.store.queuedForOthers(ctx.processId);
+  const missed = new Set<string>();
+  const gone = new Set<string>();
+  for (const owner of new Set(queued.map((run) => run.owner!))) {
+    if (await hears(owner).catch(() => true)) continue;
+    (unheard.has(owner) ? gone : missed).add(owner);
+  }
+  unheard.clear();
+  for (const owner of missed) unheard.add(owner);
+  for (const run of queued)
+    if (gone.has(run.owner!) && (await ctx.store.adoptRun(run.run_id, run.owner!)))
+      await dispatchNext(ctx, run.thread_id);
 }

@@ -238,6 +238,23 @@ export class StoreTx {
     ).map(runOf);
   }
 
+  /** Stream and wait runs queued for a process other than `processId` (PostgreSQL: another server's clients'). */
+  async queuedForOthers(processId: string): Promise<RunRecord[]> {
+    return (
+      await this.db.all(
+        `SELECT ${RUN_COLUMNS} FROM interlude_server_runs WHERE status IN ('pending', 'running') AND status = 'pending' AND owner IS NOT NULL AND owner <> ?`,
+        [processId],
+      )
+    ).map(runOf);
+  }
+
+  /** Gives a pending run of the gone process `owner` to the queue; false when it is no longer pending there. */
+  async adoptRun(runId: string, owner: string): Promise<boolean> {
+    const sql =
+      "UPDATE interlude_server_runs SET owner = NULL, updated_at = ? WHERE run_id = ? AND status = 'pending' AND owner = ?";
+    return (await this.db.run(sql, [new Date().toISOString(), runId, owner])) > 0;
+  }
+
   /** Every thread's runs in `status` (pending, running, or both), oldest first. */
   async runsIn(status: "pending" | "running" | "all"): Promise<RunRecord[]> {
     // The first IN term lets the planner scan the partial index of active runs.

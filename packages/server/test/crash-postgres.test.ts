@@ -1,0 +1,124 @@
+/**
+ * One of two PostgreSQL servers killed (SIGKILL) while 10 clients answer questions through both
+ * in turn, as fast as they can: every answer acknowledged by either server is kept, none is
+ * applied twice, the survivor finds the runs the dead one left running (counted as lost in its
+ * /metrics), and every thread resumes through it. Leases and claims are shortened through the
+ * environment so that this takes seconds.
+ */
+import { afterAll, beforeAll, expect, inject, it } from "vitest";
+// @ts-expect-error: a plain ESM script without types, shared with `npm run bench:server`.
+import { startServerProcess } from "../bench/processes.mjs";
+import { json, until } from "./helpers.js";
+import { freshDatabase } from "./processes.js";
+
+const CLIENTS = 10;
+const env = { INTERLUDE_RUN_LEASE_MS: "500", INTERLUDE_CLAIM_TTL_MS: "500" };
+type Server = { url: string; stop(signal?: string): Promise<number | null> };
+const servers: Server[] = [];
+let database: string;
+
+beforeAll(async () => {
+  const postgres = inject("postgresUrl");
+  if (!postgres) throw new Error("PostgreSQL test server not available");
+  database = await freshDatabase(postgres, `interlude_crash_pg_${process.pid}_${Date.now() % 1e6}`);
+}, 60_000);
+afterAll(async () => {
+  for (const server of servers) await server.stop();
+});
+
+async function post(url: string, body: unknown): Promise<any> {
+  const response = await json(url, { method: "POST", body: JSON.stringify(body) });
+  if (response.status >= 300) throw new Error(`${response.status} ${JSON.stringify(response.body)}`);
+  return response.body;
+}
+
+it("keeps every acknowledged answer through either server, applies none twice, and resumes every thread on the survivor", async () => {
+  const doomed: Server = await startServerProcess({ postgres: database, env });
+  servers.push(doomed);
+  const survivor: Server = await startServerProcess({ postgres: database, env });
+  servers.push(survivor);
+  const acked: string[][] = [];
+  const threads: string[] = [];
+  let killed = false;
+  const client = async (c: number) => {
+    const thread = await post(`${survivor.url}/threads`, {});
+    threads[c] = thread.thread_id;
+    acked[c] = [];
+    const path = (n: number) => `${[doomed, survivor][(c + n) % 2]!.url}/threads/${thread.thread_id}/runs/wait`;
+    let state = await post(path(0), { assistant_id: "loop", input: { rounds: 100_000 } });
+    for (let n = 0; !killed; n++) {
+      const answer = `c${c}-${n}`;
+      try {
+        state = await post(path(n), {
+          assistant_id: "loop",
+          command: { resume: { [state.__interrupt__[0].id]: answer } },
+        });
+      } catch {
+        return; // through the killed server: unacknowledged
+      }
+      acked[c]!.push(answer);
+    }
+  };
+  const clients = Array.from({ length: CLIENTS }, (_, c) => client(c));
+  await until(async () => acked.length === CLIENTS && acked.every((a) => a?.length >= 20), 30_000);
+  killed = true;
+  await doomed.stop("SIGKILL");
+  await Promise.all(clients);
+
+  for (const [c, threadId] of threads.entries()) {
+    // The dead server's run is found once its lease lapses: the thread waits for its question
+    // again, or, killed between steps, says the run was lost.
+    const thread = await until(async () => {
+      const t = (await json(`${survivor.url}/threads/${threadId}`)).body;
+      return (t.status === "interrupted" || t.status === "error") && t;
+    }, 20_000);
+    expect(thread.error?.code ?? null).toBe(thread.status === "error" ? "RUN_LOST" : null);
+    const answers: string[] = thread.values.answers;
+    // Everything acknowledged is there, in order; at most the one in flight besides; nothing twice.
+    expect(answers.slice(0, acked[c]!.length)).toEqual(acked[c]);
+    expect(answers.length - acked[c]!.length).toBeLessThanOrEqual(1);
+    expect(new Set(answers).size).toBe(answers.length);
+    const path = `${survivor.url}/threads/${threadId}/runs/wait`;
+    const listed = Object.values(thread.interrupts as Record<string, any[]>).flat();
+    expect(listed.length > 0).toBe(thread.status === "interrupted");
+    const pending = listed[0] ?? (await post(path, { assistant_id: "loop" })).__interrupt__[0];
+    expect(pending.value.n).toBe(answers.length);
+    const next = await post(path, { assistant_id: "loop", command: { resume: { [pending.id]: "after" } } });
+    expect(next.answers).toEqual([...answers, "after"]);
+  }
+  // Nothing was left running or queued by the dead server.
+  const { body } = await json(`${survivor.url}/metrics?format=json`);
+  expect(body.queue).toMatchObject({ n_pending: 0, n_running: 0 });
+}, 120_000);
+
+it("a wait run queued behind another for a server that died goes to the queue: its thread's line moves on, its input applied", async () => {
+  const doomed: Server = await startServerProcess({ postgres: database, env });
+  servers.push(doomed);
+  const survivor: Server = await startServerProcess({ postgres: database, env });
+  servers.push(survivor);
+  const thread = await post(`${survivor.url}/threads`, {});
+  const wait = (server: Server, body: unknown) =>
+    json(`${server.url}/threads/${thread.thread_id}/runs/wait`, { method: "POST", body: JSON.stringify(body) });
+  const runs = async () => (await json(`${survivor.url}/threads/${thread.thread_id}/runs`)).body as any[];
+  // The first run executes in the survivor; the second is queued behind it by the doomed server's client.
+  const first = wait(survivor, { assistant_id: "slow", input: { tag: "one", delay: 1500, secondDelay: 1 } });
+  await until(async () => (await runs()).length === 1);
+  const queued = wait(doomed, {
+    assistant_id: "slow",
+    input: { tag: "two", delay: 1, secondDelay: 1 },
+    multitask_strategy: "enqueue",
+  }).catch(() => "server gone");
+  await until(async () => (await runs()).length === 2);
+  await doomed.stop("SIGKILL");
+  expect(await queued).toBe("server gone");
+  expect((await first).status).toBe(200);
+  // Its owner is gone: a sweep of the survivor hands it to the queue, which executes it.
+  const ended = await until(async () => {
+    const all = await runs();
+    return all.every((r) => r.status === "success") && all;
+  }, 20_000);
+  expect(ended.map((r) => r.kwargs.input.tag).sort()).toEqual(["one", "two"]);
+  const state = (await json(`${survivor.url}/threads/${thread.thread_id}`)).body;
+  expect(state.status).toBe("idle");
+  expect(state.values.log).toEqual(["first:one", "second:one", "first:two", "second:two"]);
+}, 60_000);
