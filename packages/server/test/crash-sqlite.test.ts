@@ -3,9 +3,11 @@
  * with batched commits: every answer it acknowledged is kept, none is applied twice, and every
  * thread resumes after a restart on the same file.
  */
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, expect, it } from "vitest";
 // @ts-expect-error: a plain ESM script without types, shared with `npm run bench:server`.
 import { startServerProcess } from "../bench/processes.mjs";
@@ -85,6 +87,49 @@ it("keeps every acknowledged answer, applies none twice, and resumes every threa
       const next = await post(path, { assistant_id: "loop", command: { resume: { [pending.id]: "after" } } });
       expect(next.answers).toEqual([...answers, "after"]);
     }
+  } finally {
+    await second.stop();
+  }
+}, 60_000);
+
+it("a run its killed predecessor had queued but not started is started by the restarted server", async () => {
+  const db = join(dir, "queued.sqlite");
+  const first = await startServerProcess({ db, env });
+  const done = await post(`${first.url}/threads`, {});
+  await post(`${first.url}/threads/${done.thread_id}/runs/wait`, {
+    assistant_id: "slow",
+    input: { tag: "a", delay: 1 },
+  });
+  const thread = await post(`${first.url}/threads`, {});
+  await first.stop("SIGKILL");
+  // What the killed process left between queueing a run (committed) and starting it.
+  const raw = new Database(db);
+  const { assistant_id } = raw.prepare("SELECT assistant_id FROM interlude_server_runs").get() as {
+    assistant_id: string;
+  };
+  const at = new Date().toISOString();
+  raw
+    .prepare(
+      `INSERT INTO interlude_server_runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata,
+         multitask_strategy, kwargs, identity, owner, attempt, error) VALUES (?, ?, ?, ?, ?, 'pending', '{}', 'reject', ?, 'anonymous', 'gone', 0, NULL)`,
+    )
+    .run(
+      randomUUID(),
+      thread.thread_id,
+      assistant_id,
+      at,
+      at,
+      JSON.stringify({ input: { tag: "q", delay: 1, secondDelay: 1 } }),
+    );
+  raw.close();
+  const second = await startServerProcess({ db, env });
+  try {
+    const state = await until(async () => {
+      const t = (await json(`${second.url}/threads/${thread.thread_id}`)).body;
+      return t.status === "idle" && t.values?.log && t;
+    });
+    expect(state.values.log).toEqual(["first:q", "second:q"]);
+    expect((await json(`${second.url}/threads/${thread.thread_id}/runs`)).body[0].status).toBe("success");
   } finally {
     await second.stop();
   }

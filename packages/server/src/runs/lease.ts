@@ -67,6 +67,11 @@ export async function recoverLost(ctx: ServerContext, everyRun = false, unheard?
       await dispatchNext(ctx, run.thread_id);
     }
   }
+  // A run queued just before its predecessor was killed, first in its thread's line, was never
+  // started, and nothing that ends would dispatch it.
+  if (everyRun)
+    for (const threadId of new Set((await ctx.store.runsIn("pending")).map((run) => run.thread_id)))
+      await dispatchNext(ctx, threadId);
   if (unheard) await adoptOrphans(ctx, unheard);
 }
 
