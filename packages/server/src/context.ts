@@ -10,7 +10,7 @@ import type { GraphRegistry } from "./config/graphs.js";
 import type { Bus } from "./events/bus.js";
 import type { RunBroker } from "./runs/broker.js";
 import type { RunEventRelay } from "./runs/event-relay.js";
-import type { Statement } from "./store/db.js";
+import type { Db, Statement } from "./store/db.js";
 import type { RunRecord } from "./store/records.js";
 import type { Store } from "./store/store.js";
 import type { TtlPolicy } from "./threads/ttl.js";
@@ -20,6 +20,13 @@ export interface Dispatcher {
   readonly local: boolean;
   /** The run is first in its thread's queue: start it here or hand it to whoever should. */
   dispatch(run: RunRecord): Promise<void>;
+  /**
+   * Hands a background run, first in its thread's queue, to the queue within the transaction
+   * `db` that queues it: it is handed on if and only if that transaction commits, so a process
+   * dying just after the commit leaves no run queued that nobody will take. Absent: `dispatch`
+   * after the commit (SQLite's one process starts it itself, and again at its next start).
+   */
+  dispatchIn?(db: Db, run: RunRecord): Promise<void>;
   /**
    * A slot to execute, here and at once, a background run this process is queueing and first in
    * its thread's line: it is claimed in the transaction that queues it, without the queue's

@@ -5,10 +5,11 @@
  * /metrics), and every thread resumes through it. Leases and claims are shortened through the
  * environment so that this takes seconds.
  */
+import pg from "pg";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 // @ts-expect-error: a plain ESM script without types, shared with `npm run bench:server`.
 import { startServerProcess } from "../bench/processes.mjs";
-import { json, until } from "./helpers.js";
+import { json, testServer, until } from "./helpers.js";
 import { freshDatabase } from "./processes.js";
 
 const CLIENTS = 10;
@@ -121,4 +122,26 @@ it("a wait run queued behind another for a server that died goes to the queue: i
   const state = (await json(`${survivor.url}/threads/${thread.thread_id}`)).body;
   expect(state.status).toBe("idle");
   expect(state.values.log).toEqual(["first:one", "second:one", "first:two", "second:two"]);
+}, 60_000);
+
+it("a background run for the queue is queued in the transaction that inserts it, its pg-boss job with it", async () => {
+  // A server that executes no run queues every background run (no slot of its own to claim it
+  // in), on a database of its own: no other process takes the run (and updates its row).
+  const own = await freshDatabase(inject("postgresUrl")!, `interlude_queued_job_${process.pid}_${Date.now() % 1e6}`);
+  const server = await testServer({ postgresUrl: own, concurrency: 0 });
+  const admin = new pg.Client({ connectionString: own });
+  await admin.connect();
+  try {
+    const thread = await post(`${server.url}/threads`, {});
+    const run = await post(`${server.url}/threads/${thread.thread_id}/runs`, { assistant_id: "loop", input: {} });
+    // Rows written by one transaction carry its id (xmin): a process killed after that commit
+    // cannot leave the run queued without the job a worker takes it by.
+    const xmin = async (sql: string) =>
+      (await admin.query<{ xmin: string }>(sql, [run.run_id])).rows.map((r) => r.xmin);
+    const [inserted] = await xmin("SELECT xmin::text FROM interlude_server_runs WHERE run_id = $1");
+    expect(await xmin("SELECT xmin::text FROM interlude_pgboss.job WHERE data->>'run_id' = $1")).toEqual([inserted]);
+  } finally {
+    await admin.end();
+    await server.dispose();
+  }
 }, 60_000);

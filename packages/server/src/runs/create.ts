@@ -83,7 +83,14 @@ function kwargsOf(req: RunRequest): RunKwargs {
 
 /** What queueing a run came to: queued, or why not (returned, not thrown, so that nothing is rolled back). */
 type Queued =
-  | { run: RunRecord; first: boolean; toCancel: RunRecord[]; handoff?: Promise<string | undefined> }
+  | {
+      run: RunRecord;
+      first: boolean;
+      toCancel: RunRecord[];
+      handoff?: Promise<string | undefined>;
+      /** Handed to the queue in the transaction that queued it (Dispatcher.dispatchIn). */
+      dispatched?: boolean;
+    }
   | { earlier: AnswerRecord }
   | { refusal: Error };
 
@@ -158,7 +165,7 @@ async function startQueued(ctx: ServerContext, queued: Extract<Queued, { run: Ru
     void executeRun(ctx, run, true, handoff)
       .catch((error) => console.error(`[interlude] run ${run.run_id} failed to execute:`, error))
       .finally(() => slot.release?.());
-  else if (first) await ctx.dispatcher.dispatch(run);
+  else if (first && !queued.dispatched) await ctx.dispatcher.dispatch(run);
 }
 
 /** The dispatcher's slot a background run claimed where it is queued holds (Dispatcher.takeHere). */
@@ -248,5 +255,8 @@ async function queue(
   await tx.markThreadBusy(threadId);
   // The thread's claim and checkpoint too, in the commit's exchange (runs/joined-saver.ts).
   const handoff = claimHere ? claimAtCommit(ctx, tx, threadId) : undefined;
-  return { run, first: active.length === 0, toCancel, handoff };
+  // A background run for the queue goes there with this commit, or not at all.
+  const dispatched = active.length === 0 && !claimHere && owner === null && ctx.dispatcher.dispatchIn !== undefined;
+  if (dispatched) await ctx.dispatcher.dispatchIn!(tx.db, run);
+  return { run, first: active.length === 0, toCancel, handoff, dispatched };
 }

@@ -12,6 +12,7 @@ import PgBoss from "pg-boss";
 import type { Dispatcher, ServerContext } from "../context.js";
 import { DeadlineAlarm } from "../inbox/deadline-alarm.js";
 import { fireDeadline } from "../inbox/deadlines.js";
+import type { Db } from "../store/db.js";
 import type { RunRecord } from "../store/records.js";
 import { executeRun } from "./executor.js";
 import { QueueConsumer } from "./queue-consumer.js";
@@ -134,14 +135,21 @@ export class PgBossDispatcher implements Dispatcher {
     } else if (run.owner) {
       await this.ctx.bus.publish({ type: "run.dispatch", run_id: run.run_id, owner: run.owner });
     } else {
-      await this.boss.send(
-        RUN_QUEUE,
-        { run_id: run.run_id },
-        { retryLimit: 5, retryDelay: 1, expireInSeconds: this.options.expireInSeconds ?? 900 },
-      );
+      await this.boss.send(RUN_QUEUE, { run_id: run.run_id }, this.runJob());
       // Every process with a free slot (this one too, through the bus) fetches it now.
       await this.ctx.bus.publish({ type: "run.queued" });
     }
+  }
+
+  async dispatchIn(db: Db, run: RunRecord): Promise<void> {
+    // pg-boss's statements on the transaction's connection ($n parameters: the store numbers only `?`).
+    const executeSql = async (text: string, values: unknown[]) => ({ rows: await db.all(text, values) });
+    await this.boss.send(RUN_QUEUE, { run_id: run.run_id }, { ...this.runJob(), db: { executeSql } });
+    await this.ctx.bus.publishIn?.(db, [{ type: "run.queued" }]);
+  }
+
+  private runJob() {
+    return { retryLimit: 5, retryDelay: 1, expireInSeconds: this.options.expireInSeconds ?? 900 };
   }
 
   takeHere(): (() => void) | undefined {
