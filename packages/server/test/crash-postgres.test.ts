@@ -145,3 +145,38 @@ it("a background run for the queue is queued in the transaction that inserts it,
     await server.dispose();
   }
 }, 60_000);
+
+it("a wait run first in its thread's line whose start was lost is started by its own server's sweep", async () => {
+  const own = await freshDatabase(inject("postgresUrl")!, `interlude_lost_start_${process.pid}_${Date.now() % 1e6}`);
+  const server = await testServer({ postgresUrl: own, runLeaseMs: 400 });
+  const admin = new pg.Client({ connectionString: own });
+  await admin.connect();
+  try {
+    const thread = await post(`${server.url}/threads`, {});
+    const { rows } = await admin.query<{ assistant_id: string }>(
+      "SELECT assistant_id FROM interlude_server_assistants WHERE graph_id = 'slow'",
+    );
+    // Queued for this server a while ago, first in line: the run.dispatch that should have started it never came.
+    const queuedAt = new Date(Date.now() - 60_000).toISOString();
+    await admin.query(
+      `INSERT INTO interlude_server_runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata,
+         multitask_strategy, kwargs, identity, owner, attempt, error) VALUES ($1, $2, $3, $4, $4, 'pending', '{}', 'reject', $5, 'anonymous', $6, 0, NULL)`,
+      [
+        crypto.randomUUID(),
+        thread.thread_id,
+        rows[0]!.assistant_id,
+        queuedAt,
+        JSON.stringify({ input: { tag: "late", delay: 1, secondDelay: 1 } }),
+        server.backend.ctx.processId,
+      ],
+    );
+    const state = await until(async () => {
+      const t = (await json(`${server.url}/threads/${thread.thread_id}`)).body;
+      return t.status === "idle" && t.values?.log && t;
+    });
+    expect(state.values.log).toEqual(["first:late", "second:late"]);
+  } finally {
+    await admin.end();
+    await server.dispose();
+  }
+}, 60_000);

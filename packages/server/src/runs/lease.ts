@@ -3,7 +3,7 @@
  * lease lapsed belongs to a process that died. A queued run is put back in the queue (it
  * continues from its last checkpoint); a stream or wait run, whose client is gone with the
  * process, is marked as errored. A stream or wait run still queued for a dead server goes to the
- * queue (`adoptOrphans`).
+ * queue, and one whose start was lost is started (`startOrphans`).
  */
 import { countRunEnd, type ServerContext } from "../context.js";
 import { readSnapshot, syncThread } from "../threads/sync.js";
@@ -30,7 +30,7 @@ export function startLeases(ctx: ServerContext): () => void {
 
 /**
  * @param everyRun at startup on SQLite: every running run belonged to a process that is gone (one process per file)
- * @param unheard owners of queued runs found not listening at the previous sweep (`adoptOrphans`); none: not looked for
+ * @param unheard owners of queued runs found not listening at the previous sweep (`startOrphans`); none: not looked for
  */
 export async function recoverLost(ctx: ServerContext, everyRun = false, unheard?: Set<string>): Promise<void> {
   const before = new Date(everyRun ? Date.now() + 1000 : Date.now() - ctx.runLeaseMs).toISOString();
@@ -72,30 +72,40 @@ export async function recoverLost(ctx: ServerContext, everyRun = false, unheard?
   if (everyRun)
     for (const threadId of new Set((await ctx.store.runsIn("pending")).map((run) => run.thread_id)))
       await dispatchNext(ctx, threadId);
-  if (unheard) await adoptOrphans(ctx, unheard);
+  if (unheard) await startOrphans(ctx, unheard);
 }
 
 /**
- * Stream and wait runs queued for a server that is gone (PostgreSQL): each waits for a dispatch
- * sent to its owner, which nobody receives, and its thread's line waits with it. Nothing of them
- * has executed, so the queue takes them, as a run goes on when its client disconnects: the
- * answers they carry are applied. An owner counts as gone when its LISTEN connection is missing
- * at two sweeps in a row (one miss may be a reconnect). On SQLite the one process executes every
- * queued run itself, its predecessor's included.
+ * Stream and wait runs queued for a given server (their owner) that nothing will start:
+ * - This process's own, first in their thread's line for a lease already: the `run.dispatch`
+ *   that should have started them was lost (sent while this process's LISTEN reconnected).
+ *   Started here now.
+ * - Those of a server that is gone (PostgreSQL): each waits for a dispatch sent to its owner,
+ *   which nobody receives, and its thread's line waits with it. Nothing of them has executed, so
+ *   the queue takes them, as a run goes on when its client disconnects: the answers they carry
+ *   are applied. An owner counts as gone when its LISTEN connection is missing at two sweeps in
+ *   a row (one miss may be a reconnect). On SQLite the one process executes every queued run
+ *   itself, its predecessor's included.
  */
-async function adoptOrphans(ctx: ServerContext, unheard: Set<string>): Promise<void> {
+async function startOrphans(ctx: ServerContext, unheard: Set<string>): Promise<void> {
+  const queued = await ctx.store.queuedForOwners();
+  const lapsed = Date.now() - ctx.runLeaseMs;
+  for (const run of queued) {
+    if (run.owner !== ctx.processId || ctx.executing.has(run.run_id) || Date.parse(run.updated_at) > lapsed) continue;
+    if ((await ctx.store.activeRuns(run.thread_id))[0]?.run_id === run.run_id) await ctx.dispatcher.dispatch(run);
+  }
   const hears = ctx.bus.hears?.bind(ctx.bus);
   if (!hears) return;
-  const queued = await ctx.store.queuedForOthers(ctx.processId);
+  const others = queued.filter((run) => run.owner !== ctx.processId);
   const missed = new Set<string>();
   const gone = new Set<string>();
-  for (const owner of new Set(queued.map((run) => run.owner!))) {
+  for (const owner of new Set(others.map((run) => run.owner!))) {
     if (await hears(owner).catch(() => true)) continue;
     (unheard.has(owner) ? gone : missed).add(owner);
   }
   unheard.clear();
   for (const owner of missed) unheard.add(owner);
-  for (const run of queued)
+  for (const run of others)
     if (gone.has(run.owner!) && (await ctx.store.adoptRun(run.run_id, run.owner!)))
       await dispatchNext(ctx, run.thread_id);
 }

@@ -238,12 +238,11 @@ export class StoreTx {
     ).map(runOf);
   }
 
-  /** Stream and wait runs queued for a process other than `processId` (PostgreSQL: another server's clients'). */
-  async queuedForOthers(processId: string): Promise<RunRecord[]> {
+  /** Stream and wait runs queued for a given process (their owner), oldest first. */
+  async queuedForOwners(): Promise<RunRecord[]> {
     return (
       await this.db.all(
-        `SELECT ${RUN_COLUMNS} FROM interlude_server_runs WHERE status IN ('pending', 'running') AND status = 'pending' AND owner IS NOT NULL AND owner <> ?`,
-        [processId],
+        `SELECT ${RUN_COLUMNS} FROM interlude_server_runs WHERE status IN ('pending', 'running') AND status = 'pending' AND owner IS NOT NULL ORDER BY created_at`,
       )
     ).map(runOf);
   }
