@@ -9,6 +9,7 @@ import pg from "pg";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 // @ts-expect-error: a plain ESM script without types, shared with `npm run bench:server`.
 import { startServerProcess } from "../bench/processes.mjs";
+import { expectResumable, post } from "./crashed-threads.js";
 import { json, testServer, until } from "./helpers.js";
 import { freshDatabase } from "./processes.js";
 
@@ -26,12 +27,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const server of servers) await server.stop();
 });
-
-async function post(url: string, body: unknown): Promise<any> {
-  const response = await json(url, { method: "POST", body: JSON.stringify(body) });
-  if (response.status >= 300) throw new Error(`${response.status} ${JSON.stringify(response.body)}`);
-  return response.body;
-}
 
 it("keeps every acknowledged answer through either server, applies none twice, and resumes every thread on the survivor", async () => {
   const doomed: Server = await startServerProcess({ postgres: database, env });
@@ -66,27 +61,7 @@ it("keeps every acknowledged answer through either server, applies none twice, a
   await doomed.stop("SIGKILL");
   await Promise.all(clients);
 
-  for (const [c, threadId] of threads.entries()) {
-    // The dead server's run is found once its lease lapses: the thread waits for its question
-    // again, or, killed between steps, says the run was lost.
-    const thread = await until(async () => {
-      const t = (await json(`${survivor.url}/threads/${threadId}`)).body;
-      return (t.status === "interrupted" || t.status === "error") && t;
-    }, 20_000);
-    expect(thread.error?.code ?? null).toBe(thread.status === "error" ? "RUN_LOST" : null);
-    const answers: string[] = thread.values.answers;
-    // Everything acknowledged is there, in order; at most the one in flight besides; nothing twice.
-    expect(answers.slice(0, acked[c]!.length)).toEqual(acked[c]);
-    expect(answers.length - acked[c]!.length).toBeLessThanOrEqual(1);
-    expect(new Set(answers).size).toBe(answers.length);
-    const path = `${survivor.url}/threads/${threadId}/runs/wait`;
-    const listed = Object.values(thread.interrupts as Record<string, any[]>).flat();
-    expect(listed.length > 0).toBe(thread.status === "interrupted");
-    const pending = listed[0] ?? (await post(path, { assistant_id: "loop" })).__interrupt__[0];
-    expect(pending.value.n).toBe(answers.length);
-    const next = await post(path, { assistant_id: "loop", command: { resume: { [pending.id]: "after" } } });
-    expect(next.answers).toEqual([...answers, "after"]);
-  }
+  for (const [c, threadId] of threads.entries()) await expectResumable(survivor.url, threadId, acked[c]!, 20_000);
   // Nothing was left running or queued by the dead server.
   const { body } = await json(`${survivor.url}/metrics?format=json`);
   expect(body.queue).toMatchObject({ n_pending: 0, n_running: 0 });
