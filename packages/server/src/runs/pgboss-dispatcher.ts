@@ -27,8 +27,6 @@ const DEADLINE_QUEUE = "interlude-deadline";
 const SAFETY_POLL_MS = 15_000;
 /** A second look for due deadline jobs this long after the alarm rang (ms). */
 const CLOCK_MARGIN_MS = 1_000;
-/** Runs a process takes from the queue at once, unless told otherwise. */
-const DEFAULT_CONCURRENCY = 8;
 /** Deadline jobs handled at once by a process. */
 const DEADLINE_SLOTS = 4;
 
@@ -70,7 +68,7 @@ export class PgBossDispatcher implements Dispatcher {
   async start(): Promise<void> {
     await this.boss.start();
     for (const name of [RUN_QUEUE, DEADLINE_QUEUE]) await this.boss.createQueue(name).catch(() => undefined);
-    const concurrency = this.options.concurrency ?? DEFAULT_CONCURRENCY;
+    const concurrency = this.options.concurrency ?? 8;
     if (concurrency > 0) {
       const runs = new QueueConsumer<{ run_id: string }>(this.boss, {
         queue: RUN_QUEUE,
@@ -103,7 +101,7 @@ export class PgBossDispatcher implements Dispatcher {
   }
 
   workers(): { max: number; active: number } | undefined {
-    return this.runs && { max: this.options.concurrency ?? DEFAULT_CONCURRENCY, active: this.runs.active };
+    return this.runs?.usage();
   }
 
   private async runHere(runId: string): Promise<void> {

@@ -35,9 +35,9 @@ export class QueueConsumer<T extends object> {
     this.poll.unref();
   }
 
-  /** Jobs being handled now. */
-  get active(): number {
-    return this.busy;
+  /** Jobs handled at once at most, and those being handled now. */
+  usage(): { max: number; active: number } {
+    return { max: this.options.slots, active: this.busy };
   }
 
   /** There may be jobs to take: fetch now, or once a fetch under way or a slot frees up. */

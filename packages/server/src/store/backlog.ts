@@ -71,7 +71,8 @@ const STATEMENTS: Statement[] = [
 /** The deployment's backlog as of `now` (ms since the epoch). */
 export async function readBacklog(db: Db, now: number): Promise<Backlog> {
   const [byStatus, median, unblocked, byGraph, oldestInterrupt] = await db.reads(STATEMENTS);
-  const count = (status: string) => Number(byStatus!.find((row) => row.status === status)?.n ?? 0);
+  const pending = byStatus!.find((row) => row.status === "pending");
+  const running = byStatus!.find((row) => row.status === "running");
   const waited = (createdAt: unknown) =>
     typeof createdAt === "string" ? Math.max(0, (now - Date.parse(createdAt)) / 1000) : null;
   const middle = median!.map((row) => waited(row.created_at)!);
@@ -86,9 +87,9 @@ export async function readBacklog(db: Db, now: number): Promise<Backlog> {
   }
   return {
     queue: {
-      n_pending: count("pending"),
-      n_running: count("running"),
-      pending_runs_wait_time_max_secs: waited(byStatus!.find((row) => row.status === "pending")?.oldest),
+      n_pending: Number(pending?.n ?? 0),
+      n_running: Number(running?.n ?? 0),
+      pending_runs_wait_time_max_secs: waited(pending?.oldest),
       pending_runs_wait_time_med_secs: middle.length ? middle.reduce((a, b) => a + b, 0) / middle.length : null,
       pending_unblocked_runs_wait_time_max_secs: waited(unblocked![0]?.oldest),
     },
