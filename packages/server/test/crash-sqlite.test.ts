@@ -106,3 +106,40 @@ it("a run its killed predecessor had queued but not started is started by the re
     await second.stop();
   }
 }, 60_000);
+
+it("an answer its killed run had saved stays recorded: given again after the restart, it is refused as answered", async () => {
+  const db = join(dir, "answered.sqlite");
+  const first = await startServerProcess({ db, env });
+  const thread = await post(`${first.url}/threads`, {});
+  const path = (url: string) => `${url}/threads/${thread.thread_id}/runs/wait`;
+  const asked = await post(path(first.url), { assistant_id: "loop", input: { rounds: 3 } });
+  const question = asked.__interrupt__[0].id;
+  const answered = await post(path(first.url), { assistant_id: "loop", command: { resume: { [question]: "a0" } } });
+  await first.stop("SIGKILL");
+  // What a process killed after saving the answered step (and the next question), before
+  // recording its run's end, leaves: the run running, its answer reserved.
+  const raw = new Database(db);
+  raw
+    .prepare(
+      "UPDATE interlude_server_runs SET status = 'running' WHERE run_id = (SELECT run_id FROM interlude_server_answers WHERE interrupt_id = ?)",
+    )
+    .run(question);
+  raw.prepare("UPDATE interlude_server_answers SET state = 'reserved' WHERE interrupt_id = ?").run(question);
+  raw.close();
+  const second = await startServerProcess({ db, env });
+  try {
+    const again = await json(path(second.url), {
+      method: "POST",
+      body: JSON.stringify({ assistant_id: "loop", command: { resume: { [question]: "a0" } } }),
+    });
+    expect(again).toMatchObject({
+      status: 409,
+      body: { code: "ALREADY_ANSWERED", interrupt_id: question, answer: "a0" },
+    });
+    const next = answered.__interrupt__[0].id;
+    const done = await post(path(second.url), { assistant_id: "loop", command: { resume: { [next]: "a1" } } });
+    expect(done.answers).toEqual(["a0", "a1"]);
+  } finally {
+    await second.stop();
+  }
+}, 60_000);

@@ -7,7 +7,7 @@ import { countRunEnd, type ServerContext } from "../context.js";
 import { ServerError } from "../errors.js";
 import { isStorageFailure } from "../store/failures.js";
 import type { RunRecord } from "../store/records.js";
-import { syncThread } from "../threads/sync.js";
+import { readSnapshot, syncThread } from "../threads/sync.js";
 import { move } from "./lifecycle.js";
 import { type ErrorBody, errorBody } from "./outcome.js";
 
@@ -16,7 +16,8 @@ class StorageFailedError extends ServerError {
     super(
       "STORAGE_FAILED",
       `The database failed while the run executed (${cause instanceof Error ? cause.message : String(cause)}). ` +
-        "The thread keeps its last saved checkpoint; retry once storage is back.",
+        "The thread keeps its last saved checkpoint, which may already hold this run's answers: retry once storage is back " +
+        "(an answer the thread holds is refused as ALREADY_ANSWERED).",
     );
   }
 }
@@ -62,10 +63,28 @@ export function retryUntilStored(write: () => Promise<void>): void {
   void attempt(RETRY_FIRST_MS);
 }
 
-async function record(ctx: ServerContext, run: RunRecord, body: ErrorBody): Promise<void> {
-  // Its answers count as applied only if the run saved a checkpoint past where it started.
+/**
+ * Whether a run that ended before finishing (it failed, or its process died) applied its
+ * answers: it did once it saved a checkpoint past where it started, whatever came after.
+ */
+export async function answersApplied(ctx: ServerContext, run: RunRecord): Promise<boolean> {
   const head = (await ctx.saver.getHeadId(run.thread_id)) ?? null;
-  const applied = run.kwargs.started_at_checkpoint !== undefined && head !== run.kwargs.started_at_checkpoint;
+  return run.kwargs.started_at_checkpoint !== undefined && head !== run.kwargs.started_at_checkpoint;
+}
+
+/**
+ * The thread after a run that stopped before finishing: stopped at a question, it waits for
+ * the answer; stopped between steps, nothing would continue it unless told, so it says why
+ * (`error`) until a run without input continues it.
+ */
+export async function syncStopped(ctx: ServerContext, threadId: string, error: unknown): Promise<void> {
+  const snapshot = await readSnapshot(ctx, threadId);
+  const midway = snapshot !== undefined && snapshot.next.length > 0 && snapshot.interrupts.length === 0;
+  await syncThread(ctx, threadId, { error: midway ? error : null }, snapshot);
+}
+
+async function record(ctx: ServerContext, run: RunRecord, body: ErrorBody): Promise<void> {
+  const applied = await answersApplied(ctx, run);
   const moved = await ctx.store.tx(async (tx) => {
     if (!(await move(tx, run.run_id, ["pending", "running"], "error", { error: body }))) return false;
     await tx.settleAnswers(run.run_id, applied);
@@ -74,7 +93,7 @@ async function record(ctx: ServerContext, run: RunRecord, body: ErrorBody): Prom
   // Counted once recorded: a run whose end was recorded before something after it failed is not counted again.
   if (!moved) return;
   countRunEnd(ctx, "error");
-  await syncThread(ctx, run.thread_id, { error: null });
+  await syncStopped(ctx, run.thread_id, body);
   await ctx.bus.publish({ type: "run.done", run_id: run.run_id });
   const next = (await ctx.store.activeRuns(run.thread_id))[0];
   if (next?.status === "pending") await ctx.dispatcher.dispatch(next);

@@ -6,8 +6,9 @@
  * queue, and one whose start was lost is started (`startOrphans`).
  */
 import { countRunEnd, type ServerContext } from "../context.js";
-import { readSnapshot, syncThread } from "../threads/sync.js";
+import { syncThread } from "../threads/sync.js";
 import { dispatchNext } from "./executor.js";
+import { answersApplied, syncStopped } from "./failure.js";
 import { move } from "./lifecycle.js";
 
 export function startLeases(ctx: ServerContext): () => void {
@@ -40,7 +41,7 @@ export async function recoverLost(ctx: ServerContext, everyRun = false, unheard?
       // Cancelled before its process died: it ends as cancelled, never executed again.
       if (await move(ctx.store, run.run_id, "running", "interrupted")) {
         countRunEnd(ctx, "interrupted");
-        await ctx.store.settleAnswers(run.run_id, false);
+        await ctx.store.settleAnswers(run.run_id, await answersApplied(ctx, run));
         await syncThread(ctx, run.thread_id);
         await dispatchNext(ctx, run.thread_id);
       }
@@ -58,12 +59,9 @@ export async function recoverLost(ctx: ServerContext, everyRun = false, unheard?
     };
     if (await move(ctx.store, run.run_id, "running", "error", { error: lost })) {
       countRunEnd(ctx, "lost");
-      await ctx.store.settleAnswers(run.run_id, false);
-      // Stopped at a question, the thread waits for its answer; stopped between steps, nothing
-      // would ever continue it unless told: the thread says the run was lost.
-      const snapshot = await readSnapshot(ctx, run.thread_id);
-      const midway = snapshot !== undefined && snapshot.next.length > 0 && snapshot.interrupts.length === 0;
-      await syncThread(ctx, run.thread_id, { error: midway ? lost : null }, snapshot);
+      // An answer the thread's checkpoints hold stays recorded: given again, it is refused as answered.
+      await ctx.store.settleAnswers(run.run_id, await answersApplied(ctx, run));
+      await syncStopped(ctx, run.thread_id, lost);
       await dispatchNext(ctx, run.thread_id);
     }
   }

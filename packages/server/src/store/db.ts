@@ -9,6 +9,7 @@ import { type PipelinedStatement, pipelined } from "@interlude/checkpoint-postgr
 import { GroupCommit } from "@interlude/checkpoint-sqlite";
 import type Database from "better-sqlite3";
 import type pg from "pg";
+import { failedToConnect } from "./failures.js";
 
 export type Row = Record<string, unknown>;
 
@@ -211,7 +212,7 @@ export class PgDb implements Db {
   private checkout(): Promise<pg.PoolClient> {
     return new Promise((resolve, reject) =>
       this.pool.connect((error, client) => {
-        if (error || !client) return reject(error);
+        if (error || !client) return reject(error && failedToConnect(error));
         if (setUp.has(client)) return resolve(client);
         // Once per connection: the listener stays when it goes back to the pool (whose own
         // listener still drops it if it fails there), so no checkout adds and removes one.

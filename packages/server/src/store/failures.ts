@@ -13,9 +13,23 @@ const PG_CODES = ["25006"];
 /** Node's socket errors when the database server is gone. */
 const NET = ["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "ENOTFOUND"];
 
+/** Errors met opening a connection (`failedToConnect`). */
+const connecting = new WeakSet<Error>();
+
+/**
+ * `error`, met opening a connection: the database failed whatever its code says (one that
+ * takes no connections, `ALLOW_CONNECTIONS false`, answers 55000, which a statement may also
+ * answer for a bug of ours).
+ */
+export function failedToConnect(error: Error): Error {
+  connecting.add(error);
+  return error;
+}
+
 export function isStorageFailure(error: unknown): boolean {
   if (error instanceof InterludeError) return error.code === "STORAGE_FAILED";
   if (!(error instanceof Error)) return false;
+  if (connecting.has(error)) return true;
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string") {
     if (code.startsWith("SQLITE_")) return SQLITE.some((c) => code.startsWith(c));

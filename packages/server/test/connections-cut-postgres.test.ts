@@ -1,0 +1,153 @@
+/**
+ * PostgreSQL cutting every connection of two servers and a worker under load, and for a while
+ * taking no new ones (a restart or a fail-over, as the servers see it), while clients answer
+ * questions through both servers in turn:
+ * - no request is answered 500: what the database refused is `503 STORAGE_FAILED`;
+ * - a client that gives an answer refused 503 again until it is taken (API.md, "Storage
+ *   failures") ends with every answer applied once, in order: one the thread already holds is
+ *   refused as `ALREADY_ANSWERED`, naming it, even when its run was declared lost meanwhile;
+ * - afterwards nothing is left queued or running, and the queue still takes background runs.
+ * Leases and claims are shortened through the environment so that lost runs are found in time.
+ */
+import pg from "pg";
+import { afterAll, beforeAll, expect, inject, it } from "vitest";
+// @ts-expect-error: a plain ESM script without types, shared with `npm run bench:server`.
+import { startServerProcess } from "../bench/processes.mjs";
+import { json, until } from "./helpers.js";
+import { freshDatabase } from "./processes.js";
+
+const CLIENTS = 8;
+const env = { INTERLUDE_RUN_LEASE_MS: "500", INTERLUDE_CLAIM_TTL_MS: "500" };
+type Server = { url: string; stop(): Promise<number | null> };
+const servers: Server[] = [];
+const name = `interlude_cut_${process.pid}_${Date.now() % 1e6}`;
+let admin: pg.Client;
+
+beforeAll(async () => {
+  const postgres = inject("postgresUrl");
+  if (!postgres) throw new Error("PostgreSQL test server not available");
+  const database = await freshDatabase(postgres, name);
+  admin = new pg.Client({ connectionString: postgres });
+  await admin.connect();
+  servers.push(await startServerProcess({ postgres: database, env }));
+  servers.push(await startServerProcess({ postgres: database, env }));
+  servers.push(await startServerProcess({ postgres: database, env, worker: true }));
+}, 60_000);
+afterAll(async () => {
+  await admin?.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`).catch(() => undefined);
+  for (const server of servers) await server.stop();
+  await admin?.end();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function cutConnections() {
+  await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [name]);
+}
+
+/** Every response that was not a 200, by status and code: only 503 STORAGE_FAILED and 409 ALREADY_ANSWERED may appear. */
+const refusals = new Map<string, number>();
+
+/** POSTs `body` until the answer is not 503 (the database was away); returns that answer. */
+async function postUntilStored(url: string, body: unknown): Promise<{ status: number; body: any }> {
+  for (;;) {
+    const response = await json(url, { method: "POST", body: JSON.stringify(body) });
+    if (response.status === 200) return response;
+    const key = `${response.status} ${response.body?.code}`;
+    refusals.set(key, (refusals.get(key) ?? 0) + 1);
+    if (response.status !== 503) return response;
+    await sleep(50);
+  }
+}
+
+/** The question the thread waits for, continuing it with a run without input if it stopped between steps. */
+async function pendingQuestion(url: string, threadId: string): Promise<{ id: string }> {
+  for (;;) {
+    const thread = await json(`${url}/threads/${threadId}`);
+    if (thread.status === 200 && thread.body.status !== "busy") {
+      const [question] = Object.values(thread.body.interrupts as Record<string, Array<{ id: string }>>).flat();
+      if (question) return question;
+      const continued = await postUntilStored(`${url}/threads/${threadId}/runs/wait`, { assistant_id: "loop" });
+      if (continued.status === 200) return continued.body.__interrupt__[0];
+    }
+    await sleep(50);
+  }
+}
+
+it("every answer given again after a 503 until taken is applied once, in order, through cuts and a refusal of connections", async () => {
+  const [a, b] = servers as [Server, Server];
+  let stop = false;
+  const acked: string[][] = [];
+  const threads: string[] = [];
+  const client = async (c: number) => {
+    const url = (n: number) => [a, b][(c + n) % 2]!.url;
+    const thread = (await postUntilStored(`${url(0)}/threads`, {})).body.thread_id as string;
+    threads[c] = thread;
+    acked[c] = [];
+    let question = (
+      await postUntilStored(`${url(0)}/threads/${thread}/runs/wait`, { assistant_id: "loop", input: { rounds: 1e6 } })
+    ).body.__interrupt__[0];
+    for (let n = 0; !stop; n++) {
+      const answer = `c${c}-${n}`;
+      const path = `${url(n)}/threads/${thread}/runs/wait`;
+      const given = await postUntilStored(path, {
+        assistant_id: "loop",
+        command: { resume: { [question.id]: answer } },
+      });
+      if (given.status === 200) {
+        question = given.body.__interrupt__[0];
+      } else {
+        // Taken before the failure that refused it: the thread holds it, and says so.
+        expect(given).toMatchObject({
+          status: 409,
+          body: { code: "ALREADY_ANSWERED", interrupt_id: question.id, answer },
+        });
+        question = await pendingQuestion(url(n), thread);
+      }
+      acked[c]!.push(answer);
+    }
+  };
+  // A client that fails stops the others, so that the test ends with its failure.
+  const clients = Array.from({ length: CLIENTS }, (_, c) =>
+    client(c).catch((error) => {
+      stop = true;
+      throw error;
+    }),
+  );
+  await until(
+    async () => stop || (acked.length === CLIENTS && acked.every((answers) => answers?.length >= 10)),
+    30_000,
+  );
+  await cutConnections();
+  await sleep(1500);
+  // Taking no connections for three leases: runs whose process cannot renew them are found lost.
+  await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+  await cutConnections();
+  await sleep(1500);
+  await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+  await sleep(1500);
+  await cutConnections();
+  await sleep(1500);
+  stop = true;
+  await Promise.all(clients);
+
+  expect([...refusals.keys()].filter((key) => key !== "503 STORAGE_FAILED" && key !== "409 ALREADY_ANSWERED")).toEqual(
+    [],
+  );
+  // The cuts met requests in flight: the checks above are not vacuous.
+  expect(refusals.get("503 STORAGE_FAILED")).toBeGreaterThan(0);
+  for (const [c, threadId] of threads.entries()) {
+    const thread = (await json(`${b.url}/threads/${threadId}`)).body;
+    expect(thread.values.answers).toEqual(acked[c]);
+    expect(thread.status).toBe("interrupted");
+  }
+  // The queue takes a background run after the cuts, and a server waits for it through the bus.
+  const thread = (await postUntilStored(`${a.url}/threads`, {})).body.thread_id;
+  const run = (await postUntilStored(`${a.url}/threads/${thread}/runs`, { assistant_id: "loop", input: {} })).body;
+  const joined = await json(`${b.url}/threads/${thread}/runs/${run.run_id}/join`);
+  expect(joined.body.__interrupt__[0].value).toEqual({ question: "next?", n: 0 });
+  await until(async () => {
+    const { body } = await json(`${a.url}/metrics?format=json`);
+    return body.queue.n_pending === 0 && body.queue.n_running === 0;
+  });
+}, 120_000);
