@@ -4,8 +4,9 @@
  * questions through both servers in turn:
  * - no request is answered 500: what the database refused is `503 STORAGE_FAILED`;
  * - a client that gives an answer refused 503 again until it is taken (API.md, "Storage
- *   failures") ends with every answer applied once, in order: one the thread already holds is
- *   refused as `ALREADY_ANSWERED`, naming it, even when its run was declared lost meanwhile;
+ *   failures"), through `runs/wait` or a background run it joins, ends with every answer
+ *   applied once, in order: one the thread already holds is refused as `ALREADY_ANSWERED`,
+ *   naming it, even when its run was declared lost or taken over meanwhile;
  * - afterwards nothing is left queued or running, and the queue still takes background runs.
  * Leases and claims are shortened through the environment so that lost runs are found in time.
  */
@@ -48,29 +49,70 @@ async function cutConnections() {
 /** Every response that was not a 200, by status and code: only 503 STORAGE_FAILED and 409 ALREADY_ANSWERED may appear. */
 const refusals = new Map<string, number>();
 
-/** POSTs `body` until the answer is not 503 (the database was away); returns that answer. */
-async function postUntilStored(url: string, body: unknown): Promise<{ status: number; body: any }> {
+function refused(key: string) {
+  refusals.set(key, (refusals.get(key) ?? 0) + 1);
+}
+
+/** Sends `init` to `url` until the answer is not 503 (the database was away); returns that answer. */
+async function untilStored(url: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
   for (;;) {
-    const response = await json(url, { method: "POST", body: JSON.stringify(body) });
+    const response = await json(url, init);
     if (response.status === 200) return response;
-    const key = `${response.status} ${response.body?.code}`;
-    refusals.set(key, (refusals.get(key) ?? 0) + 1);
+    refused(`${response.status} ${response.body?.code}`);
     if (response.status !== 503) return response;
     await sleep(50);
   }
 }
 
+const postUntilStored = (url: string, body: unknown) =>
+  untilStored(url, { method: "POST", body: JSON.stringify(body) });
+
+type Question = { id: string };
+
 /** The question the thread waits for, continuing it with a run without input if it stopped between steps. */
-async function pendingQuestion(url: string, threadId: string): Promise<{ id: string }> {
+async function pendingQuestion(url: string, threadId: string): Promise<Question> {
   for (;;) {
     const thread = await json(`${url}/threads/${threadId}`);
     if (thread.status === 200 && thread.body.status !== "busy") {
-      const [question] = Object.values(thread.body.interrupts as Record<string, Array<{ id: string }>>).flat();
+      const [question] = Object.values(thread.body.interrupts as Record<string, Question[]>).flat();
       if (question) return question;
       const continued = await postUntilStored(`${url}/threads/${threadId}/runs/wait`, { assistant_id: "loop" });
       if (continued.status === 200) return continued.body.__interrupt__[0];
     }
     await sleep(50);
+  }
+}
+
+/** An answer refused other than 503: taken before the failure that refused it, the thread holds it and says so. */
+function expectHeld(refusal: { status: number; body: any }, question: Question, answer: string) {
+  expect(refusal).toMatchObject({ status: 409, body: { code: "ALREADY_ANSWERED", interrupt_id: question.id, answer } });
+}
+
+/** `answer` given through `runs/wait` on `url`; the thread's next question. */
+async function answerWaiting(url: string, threadId: string, question: Question, answer: string): Promise<Question> {
+  const resume = { assistant_id: "loop", command: { resume: { [question.id]: answer } } };
+  const given = await postUntilStored(`${url}/threads/${threadId}/runs/wait`, resume);
+  if (given.status === 200) return given.body.__interrupt__[0];
+  expectHeld(given, question, answer);
+  return pendingQuestion(url, threadId);
+}
+
+/**
+ * `answer` given by a background run created on `url`, joined through `joinUrl` (the other
+ * server); given again when the run ends failed by the database. The thread's next question.
+ */
+async function answerQueued(url: string, joinUrl: string, threadId: string, question: Question, answer: string) {
+  const resume = { assistant_id: "loop", command: { resume: { [question.id]: answer } } };
+  for (;;) {
+    const created = await postUntilStored(`${url}/threads/${threadId}/runs`, resume);
+    if (created.status !== 200) {
+      expectHeld(created, question, answer);
+      return pendingQuestion(url, threadId);
+    }
+    const joined = await untilStored(`${joinUrl}/threads/${threadId}/runs/${created.body.run_id}/join`);
+    if (!joined.body.__error__) return joined.body.__interrupt__[0] as Question;
+    expect(joined.body.__error__.code).toBe("STORAGE_FAILED");
+    refused("run STORAGE_FAILED");
   }
 }
 
@@ -89,21 +131,10 @@ it("every answer given again after a 503 until taken is applied once, in order, 
     ).body.__interrupt__[0];
     for (let n = 0; !stop; n++) {
       const answer = `c${c}-${n}`;
-      const path = `${url(n)}/threads/${thread}/runs/wait`;
-      const given = await postUntilStored(path, {
-        assistant_id: "loop",
-        command: { resume: { [question.id]: answer } },
-      });
-      if (given.status === 200) {
-        question = given.body.__interrupt__[0];
-      } else {
-        // Taken before the failure that refused it: the thread holds it, and says so.
-        expect(given).toMatchObject({
-          status: 409,
-          body: { code: "ALREADY_ANSWERED", interrupt_id: question.id, answer },
-        });
-        question = await pendingQuestion(url(n), thread);
-      }
+      question =
+        c % 2 === 0
+          ? await answerWaiting(url(n), thread, question, answer)
+          : await answerQueued(url(n), url(n + 1), thread, question, answer);
       acked[c]!.push(answer);
     }
   };
@@ -131,9 +162,8 @@ it("every answer given again after a 503 until taken is applied once, in order, 
   stop = true;
   await Promise.all(clients);
 
-  expect([...refusals.keys()].filter((key) => key !== "503 STORAGE_FAILED" && key !== "409 ALREADY_ANSWERED")).toEqual(
-    [],
-  );
+  const expected = ["503 STORAGE_FAILED", "409 ALREADY_ANSWERED", "run STORAGE_FAILED"];
+  expect([...refusals.keys()].filter((key) => !expected.includes(key))).toEqual([]);
   // The cuts met requests in flight: the checks above are not vacuous.
   expect(refusals.get("503 STORAGE_FAILED")).toBeGreaterThan(0);
   for (const [c, threadId] of threads.entries()) {

@@ -8,7 +8,7 @@ import { ServerError } from "../errors.js";
 import { isStorageFailure } from "../store/failures.js";
 
 const STORAGE_FAILED =
-  "The database refused the write (full, read-only or unreachable). Nothing of this request was applied; retry once storage is back.";
+  "The database failed (full, read-only or unreachable). Retry once storage is back: an answer this request gave that was taken before the failure is then refused as ALREADY_ANSWERED.";
 
 export function errorResponse(error: unknown): { status: number; body: Record<string, unknown> } {
   if (error instanceof ServerError) return { status: error.status, body: error.toJSON() };

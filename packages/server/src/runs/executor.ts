@@ -260,9 +260,6 @@ async function finish(
   const status: RunStatus =
     cancel === "timeout" ? "timeout" : cancel ? "interrupted" : error !== undefined ? "error" : "success";
   const { next, outcome } = await finishWith(ctx, run.thread_id, async (tx) => {
-    // A rolled-back run's answers are forgotten: its questions are open again.
-    if (cancel === "rollback") await tx.forgetAnswers(run.run_id);
-    else await tx.settleAnswers(run.run_id, applied);
     // The run is recorded first, in the round trip of the sync's reads (which no longer count it active).
     const record =
       cancel === "rollback"
@@ -276,6 +273,11 @@ async function finish(
       announcements,
     );
     const recorded = first.length > 0;
+    // Settled by whoever records the run's end (sent with the commit): a queued run taken over
+    // meanwhile (its lease lapsed while the database was away from this process) goes on
+    // elsewhere with its answers. A rolled-back run's answers are forgotten: its questions are open again.
+    if (recorded && cancel === "rollback") await tx.forgetAnswers(run.run_id);
+    else if (recorded) await tx.settleAnswers(run.run_id, applied);
     await announceAtCommit(ctx, tx, announcements);
     const final = cancel === "rollback" ? undefined : { ...run, status, error: body };
     return {
