@@ -89,6 +89,11 @@ export interface BackendOptions {
 
 export interface Backend {
   ctx: ServerContext;
+  /**
+   * Takes no more work and drains the runs executing here (runs/drain.ts): each records its
+   * outcome, or goes back to the queue, and its waiters are answered. `close` does it first.
+   */
+  drain(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -283,9 +288,9 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
     const stopCrons = startCronSweeper(ctx);
     // SQLite has one server process per file: what it finds running was its predecessor's.
     await recoverLost(ctx, !options.postgresUrl);
-    return {
-      ctx,
-      async close() {
+    let drained: Promise<void> | undefined;
+    const drain = () =>
+      (drained ??= (async () => {
         stopLeases();
         await stopSweeping();
         await stopCrons();
@@ -295,6 +300,12 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
         // Each run drains to its next step boundary (aborted if it takes too long) and records
         // its outcome, or goes back to the queue, before storage closes.
         await Promise.all([...ctx.executing].map(([runId, entry]) => drainLocal(ctx, runId, entry)));
+      })());
+    return {
+      ctx,
+      drain,
+      async close() {
+        await drain();
         await ctx.dispatcher.close();
         await storage.close();
       },

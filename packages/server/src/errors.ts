@@ -70,6 +70,23 @@ export class AlreadyAnsweredError extends ServerError {
   }
 }
 
+/**
+ * The process is shutting down and drained the run (runs/drain.ts): it stopped at a step
+ * boundary, that step saved. `queued`: it went back to the queue, where another process goes on.
+ */
+export class ServerStoppingError extends ServerError {
+  constructor(runId: string, queued: boolean) {
+    super(
+      "SERVER_STOPPING",
+      "This server is shutting down: the run stopped at a step boundary, that step saved. " +
+        (queued
+          ? "It went back to the queue, where another process continues it: join it through another server."
+          : "Continue the thread with a run without input, through another server."),
+      { run_id: runId },
+    );
+  }
+}
+
 /** A read the server makes of its own accord (the health check, the metrics' backlog) failed or timed out. */
 export class DatabaseUnansweredError extends ServerError {
   constructor(what: string, cause: unknown) {

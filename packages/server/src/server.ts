@@ -47,6 +47,9 @@ function defaultChatDir(): string | undefined {
   return existsSync(sibling) ? sibling : undefined;
 }
 
+/** At shutdown, how long the answers to requests whose runs drained have to go out before every connection is cut. */
+const ANSWERS_OUT_MS = 500;
+
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const backend = await openBackend(options);
   const apiKeys = { ...options.config?.apiKeys, ...options.apiKeys };
@@ -69,11 +72,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     port,
     backend,
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // Open SSE streams would keep close() waiting.
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-      });
+      // No new connections (idle ones close); requests under way are answered as their runs drain.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await backend.drain();
+      // Streams that follow nothing of this process (the inbox's, another process's runs) would
+      // keep close() waiting: cut once the answers above have had a moment to go out.
+      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, ANSWERS_OUT_MS).unref())]);
+      (server as unknown as { closeAllConnections(): void }).closeAllConnections();
+      await closed;
       await backend.close();
     },
   };

@@ -168,4 +168,69 @@ describe("shutting down", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("answers the requests waiting on the runs it drains 503 SERVER_STOPPING, saying where each goes on", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "interlude-drain-answer-"));
+    const options = {
+      config: loadConfig(FIXTURE_CONFIG),
+      sqlitePath: join(dir, "db.sqlite"),
+      port: 0,
+      runLeaseMs: 200,
+    };
+    let working = 0;
+    try {
+      hooks.during = async (config: { control: { drainRequested: boolean } }) => {
+        working++;
+        await until(async () => config.control.drainRequested);
+      };
+      const first = await startServer(options);
+      const newThread = async () => (await json(`${first.url}/threads`, { method: "POST", body: "{}" })).body.thread_id;
+      const post = (path: string, body: unknown) =>
+        fetch(`${first.url}${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
+      const [waited, streamed, queued] = [await newThread(), await newThread(), await newThread()];
+      const wait = post(`/threads/${waited}/runs/wait`, { assistant_id: "hooked", input: {} });
+      const stream = post(`/threads/${streamed}/runs/stream`, { assistant_id: "hooked", input: {} });
+      const run = (await (await post(`/threads/${queued}/runs`, { assistant_id: "hooked", input: {} })).json()) as {
+        run_id: string;
+      };
+      const join = fetch(`${first.url}/threads/${queued}/runs/${run.run_id}/join`);
+      await until(async () => working === 3);
+      await first.close();
+      // The client of a wait or stream run continues it elsewhere; a queued run's joiner joins it elsewhere.
+      const stopping = { code: "SERVER_STOPPING", message: expect.stringMatching(/run without input/) };
+      const waitAnswer = await wait;
+      expect(waitAnswer.status).toBe(503);
+      expect(await waitAnswer.json()).toMatchObject(stopping);
+      const events = await (await stream).text();
+      expect(events).toMatch(/event: error\ndata: \{[^\n]*"SERVER_STOPPING"/);
+      expect(events).toMatch(/event: end\ndata: null\nid: \d+\s*$/);
+      const joinAnswer = await join;
+      expect(joinAnswer.status).toBe(503);
+      expect(await joinAnswer.json()).toMatchObject({
+        code: "SERVER_STOPPING",
+        message: expect.stringMatching(/queue/),
+      });
+      hooks.during = () => undefined;
+      const second = await startServer(options);
+      try {
+        for (const threadId of [waited, streamed]) {
+          const continued = await json(`${second.url}/threads/${threadId}/runs/wait`, {
+            method: "POST",
+            body: JSON.stringify({ assistant_id: "hooked" }),
+          });
+          expect(continued.body.done).toBe(true);
+        }
+        expect((await json(`${second.url}/threads/${queued}/runs/${run.run_id}/join`)).body.done).toBe(true);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      hooks.during = () => undefined;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

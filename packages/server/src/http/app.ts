@@ -36,8 +36,9 @@ export function createApp(ctx: ServerContext, options: AppOptions): Hono<AppEnv>
   const app = new Hono<AppEnv>();
   app.onError((error, c) => {
     const { status, body } = errorResponse(error);
-    // A feature refused (501) is the caller's to read, not a failure of the server's.
-    if (status >= 500 && status !== 501) console.error("[interlude]", c.req.method, c.req.path, error);
+    // A feature refused (501), or a run drained at shutdown, is the caller's to read, not a failure of the server's.
+    if (status >= 500 && status !== 501 && body.code !== "SERVER_STOPPING")
+      console.error("[interlude]", c.req.method, c.req.path, error);
     return c.json(body, status as 400);
   });
   app.notFound((c) => c.json(new ServerError("NOT_FOUND", `No route ${c.req.method} ${c.req.path}.`).toJSON(), 404));

@@ -18,6 +18,11 @@ export class RunLog {
   private readonly listeners = new Set<Listener>();
   private sink?: (event: RunEvent) => void;
   done = false;
+  /**
+   * The run stopped at a step boundary because this process shuts down (runs/drain.ts), and goes
+   * on through the queue, or through its client (a run without input).
+   */
+  drained?: "queue" | "client";
   /** How the run ended, as recorded (set just before the log closes, when this process executed it). */
   outcome?: { run: RunRecord | undefined; thread: ThreadRecord | undefined };
   /** Settles once the run's answers are accepted (first chunk) or refused. */

@@ -3,6 +3,7 @@
  * executes (this process, or another one told through the bus) and stops at its next step.
  */
 import type { ServerContext, StopReason } from "../context.js";
+import { ServerStoppingError } from "../errors.js";
 import type { RunRecord } from "../store/records.js";
 import { syncThread } from "../threads/sync.js";
 import { isActive, move } from "./lifecycle.js";
@@ -69,6 +70,8 @@ export async function waitForRun(
     for (let delay = 50; ; delay = Math.min(delay * 2, 1_000)) {
       const log = ctx.broker.get(runId);
       if (log && !log.done) await new Promise<void>((resolve) => log.follow((e) => e === null && resolve()));
+      // Drained here by the shutdown: continued elsewhere, by the queue or by the client.
+      if (log?.drained) throw new ServerStoppingError(runId, log.drained === "queue");
       // Executed here: its final record is known without reading it back.
       if (log?.outcome) return log.outcome.run;
       // Watched before it is read, so that its run.done, from whichever process, is heard.

@@ -6,6 +6,7 @@
 import type { StateSnapshot } from "@interlude/core";
 import { type CompiledStateGraph, INTERRUPT, isGraphDrained, RunControl, type ToolEvent } from "@interlude/core";
 import { countRunEnd, type Execution, type ServerContext, type StopReason } from "../context.js";
+import { ServerStoppingError } from "../errors.js";
 import type { RunRecord, RunStatus } from "../store/records.js";
 import { deleteRunStatement } from "../store/store.js";
 import { restoreCheckpoints } from "../threads/copy.js";
@@ -206,10 +207,17 @@ export async function executeRun(
       // Drained at shutdown: a queued run goes back to the queue (below, once its last writes are out).
       const drainedHere = isGraphDrained(error) && !controller.signal.aborted;
       drained = drainedHere && run.owner === null;
+      // (One the drain window ran out on was aborted: it stopped for the shutdown all the same.)
+      const stopping = drainedHere || (controller.signal.aborted && entry.control.drainRequested);
+      if (stopping) log.drained = drained ? "queue" : "client";
       // A stream or wait run drained at shutdown ends as interrupted: its client goes with this process.
       if (!drained) await finish(ctx, run, log, streamed, entry.action ?? (drainedHere ? "interrupt" : undefined));
     });
-    if (drained) await handBack(ctx, run);
+    if (drained) {
+      await handBack(ctx, run);
+      // Waiters here are answered (runs/cancel.ts, waitForRun); its stored events go on where it continues.
+      ctx.broker.close(run.run_id);
+    }
   } catch (error) {
     failRun(ctx, current, error);
   } finally {
@@ -289,7 +297,9 @@ async function finish(
   if (outcome) countRunEnd(ctx, cancel === "rollback" ? "rolled_back" : status);
   log.accept(applied ? undefined : error);
   await announce(ctx, announcements);
-  if (body) log.push("error", body);
+  // Drained at shutdown, its client is told so (and where to go on), not left with a partial state.
+  const told = log.drained ? errorBody(new ServerStoppingError(run.run_id, false)) : body;
+  if (told) log.push("error", told);
   log.push("end", null);
   ctx.broker.close(run.run_id);
   // Followed from elsewhere (even if asked only after run.done was settled): its stored events go after a while.
