@@ -77,7 +77,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       await backend.drain();
       // Streams that follow nothing of this process (the inbox's, another process's runs) would
       // keep close() waiting: cut once the answers above have had a moment to go out.
-      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, ANSWERS_OUT_MS).unref())]);
+      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, ANSWERS_OUT_MS))]);
       (server as unknown as { closeAllConnections(): void }).closeAllConnections();
       await closed;
       await backend.close();

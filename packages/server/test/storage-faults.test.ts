@@ -93,6 +93,27 @@ describe("the database refuses writes while a run executes", () => {
     await until(async () => (await json(`${server.url}/threads/${threadId}`)).body.values.answer === "yes");
   });
 
+  it("a background run the database failed mid-way goes back to the queue, and finishes from its checkpoint once writes are back", async () => {
+    const threadId = await newThread();
+    const ended = async () => (await json(`${server.url}/metrics?format=json`)).body.runs_ended;
+    const before = await ended();
+    // Only its first try meets the refusal.
+    hooks.during = () => {
+      raw.pragma("query_only = 1");
+      hooks.during = () => undefined;
+    };
+    const run = (await post(`/threads/${threadId}/runs`, { assistant_id: "hooked", input: {} })).body;
+    const runUrl = `${server.url}/threads/${threadId}/runs/${run.run_id}`;
+    const joined = json(`${runUrl}/join`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Not ended while the database refuses writes: it waits to go back to the queue.
+    expect((await json(runUrl)).body.status).toBe("running");
+    raw.pragma("query_only = 0");
+    expect(await joined).toMatchObject({ status: 200, body: { done: true } });
+    expect((await json(runUrl)).body).toMatchObject({ status: "success" });
+    expect(await ended()).toEqual({ ...before, success: (before.success ?? 0) + 1 });
+  });
+
   it("a write refused outright is 503 STORAGE_FAILED, not 500", async () => {
     raw.pragma("query_only = 1");
     const created = await post("/threads", {});

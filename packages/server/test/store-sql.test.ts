@@ -187,6 +187,36 @@ describe.each(["sqlite", "postgres"] as const)("%s", (dialect) => {
   });
 });
 
+describe.each(["sqlite", "postgres"] as const)("%s, a run's moves", (dialect) => {
+  it("a move that names its claim leaves a run claimed again since alone", async () => {
+    const store = new Store(await opened[dialect]());
+    await store.setup();
+    const at = new Date().toISOString();
+    await store.assistants.insert(assistantRecord("a", "a", "g"));
+    await store.insertThread(newThread("t", {}));
+    await store.insertRun({
+      run_id: "r",
+      thread_id: "t",
+      assistant_id: "a",
+      created_at: at,
+      updated_at: at,
+      status: "running",
+      metadata: {},
+      multitask_strategy: "reject",
+      kwargs: {},
+      identity: "u1",
+      owner: null,
+      attempt: 2,
+      error: null,
+    });
+    // The first claim's process ends it after its lease lapsed and another process claimed it (attempt 2).
+    expect(await store.moveRun("r", ["running"], "success", { claimed: 1 })).toBe(false);
+    expect((await store.getRun("r"))?.status).toBe("running");
+    expect(await store.moveRun("r", ["running"], "success", { claimed: 2 })).toBe(true);
+    expect((await store.getRun("r"))?.status).toBe("success");
+  });
+});
+
 describe.each(["sqlite", "postgres"] as const)("%s, the upgrade that records assistants' versions", (dialect) => {
   it("keeps each assistant's current version as its first recorded one, and the next update numbers after it", async () => {
     const db = await opened[dialect]();

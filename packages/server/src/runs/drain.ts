@@ -34,6 +34,6 @@ export async function drainLocal(ctx: ServerContext, runId: string, entry: Execu
  */
 export async function handBack(ctx: ServerContext, run: RunRecord): Promise<void> {
   if (ctx.dispatcher.local) return;
-  if (await move(ctx.store, run.run_id, "running", "pending"))
+  if (await move(ctx.store, run.run_id, "running", "pending", { claimed: run.attempt }))
     await ctx.dispatcher.dispatch({ ...run, status: "pending" });
 }

@@ -197,7 +197,7 @@ export async function executeRun(
       const { error, accepted } = streamed;
       if (error !== undefined && !accepted && isThreadBusy(error) && !controller.signal.aborted) {
         // Another writer (or a crashed process's claim, until it lapses) holds the thread: try again shortly.
-        await move(ctx.store, run.run_id, "running", "pending");
+        await move(ctx.store, run.run_id, "running", "pending", { claimed: run.attempt });
         setTimeout(
           () => void executeRun(ctx, { ...run, status: "pending" }).catch(() => undefined),
           BUSY_RETRY_MS,
@@ -272,7 +272,7 @@ async function finish(
     const record =
       cancel === "rollback"
         ? deleteRunStatement(run.run_id)
-        : moveStatement(run.run_id, "running", status, { error: body });
+        : moveStatement(run.run_id, "running", status, { error: body, claimed: run.attempt });
     const { thread, active, first } = await syncThreadIn(
       tx,
       run.thread_id,

@@ -31,8 +31,18 @@ function failureBody(error: unknown): ErrorBody {
   return errorBody(isStorageFailure(error) ? new StorageFailedError(error) : error);
 }
 
-/** Ends the run's local waiters with `error`, then records the failure when storage allows. */
+/** A queued run's tries, the first included: past them, a database that keeps failing ends it `error`. */
+const QUEUED_TRIES = 3;
+
+/**
+ * Ends the run's local waiters with `error`, then records the failure when storage allows; a
+ * queued run the database failed goes back to the queue instead (`requeue`).
+ */
 export function failRun(ctx: ServerContext, run: RunRecord, error: unknown): void {
+  if (run.owner === null && run.status === "running" && isStorageFailure(error) && run.attempt < QUEUED_TRIES) {
+    requeue(ctx, run, error);
+    return;
+  }
   const body = failureBody(error);
   const log = ctx.broker.get(run.run_id);
   if (log && !log.done) {
@@ -44,6 +54,22 @@ export function failRun(ctx: ServerContext, run: RunRecord, error: unknown): voi
   }
   console.error(`[interlude] run ${run.run_id} failed to execute:`, error);
   retryUntilStored(() => record(ctx, run, body));
+}
+
+/**
+ * A queued run the database failed mid-way goes back to the queue once storage is back, to
+ * continue from its last checkpoint, as when its process dies (runs/lease.ts): its client gave it
+ * to the queue and waits for its end, which a database that blinked should not decide. Waiters
+ * here follow it through the store from now on (it may go on in another process); its answers
+ * stay reserved for the try that ends it.
+ */
+function requeue(ctx: ServerContext, run: RunRecord, error: unknown): void {
+  console.error(`[interlude] run ${run.run_id} met a database failure; back to the queue once storage is back:`, error);
+  ctx.broker.close(run.run_id);
+  retryUntilStored(async () => {
+    if (await move(ctx.store, run.run_id, "running", "pending", { claimed: run.attempt }))
+      await ctx.dispatcher.dispatch({ ...run, status: "pending" });
+  });
 }
 
 /**
@@ -86,7 +112,8 @@ export async function syncStopped(ctx: ServerContext, threadId: string, error: u
 async function record(ctx: ServerContext, run: RunRecord, body: ErrorBody): Promise<void> {
   const applied = await answersApplied(ctx, run);
   const moved = await ctx.store.tx(async (tx) => {
-    if (!(await move(tx, run.run_id, ["pending", "running"], "error", { error: body }))) return false;
+    if (!(await move(tx, run.run_id, ["pending", "running"], "error", { error: body, claimed: run.attempt })))
+      return false;
     await tx.settleAnswers(run.run_id, applied);
     return true;
   }, run.thread_id);

@@ -39,7 +39,7 @@ export async function recoverLost(ctx: ServerContext, everyRun = false, unheard?
     if (ctx.executing.has(run.run_id)) continue;
     if (run.kwargs.stop_requested) {
       // Cancelled before its process died: it ends as cancelled, never executed again.
-      if (await move(ctx.store, run.run_id, "running", "interrupted")) {
+      if (await move(ctx.store, run.run_id, "running", "interrupted", { claimed: run.attempt })) {
         countRunEnd(ctx, "interrupted");
         await ctx.store.settleAnswers(run.run_id, await answersApplied(ctx, run));
         await syncThread(ctx, run.thread_id);
@@ -48,7 +48,8 @@ export async function recoverLost(ctx: ServerContext, everyRun = false, unheard?
       continue;
     }
     if (run.owner === null) {
-      if (await move(ctx.store, run.run_id, "running", "pending")) await dispatchNext(ctx, run.thread_id);
+      if (await move(ctx.store, run.run_id, "running", "pending", { claimed: run.attempt }))
+        await dispatchNext(ctx, run.thread_id);
       continue;
     }
     const lost = {
@@ -57,7 +58,7 @@ export async function recoverLost(ctx: ServerContext, everyRun = false, unheard?
       message:
         "The process executing this run stopped before it finished. The thread keeps its last checkpoint; start a new run to continue.",
     };
-    if (await move(ctx.store, run.run_id, "running", "error", { error: lost })) {
+    if (await move(ctx.store, run.run_id, "running", "error", { error: lost, claimed: run.attempt })) {
       countRunEnd(ctx, "lost");
       // An answer the thread's checkpoints hold stays recorded: given again, it is refused as answered.
       await ctx.store.settleAnswers(run.run_id, await answersApplied(ctx, run));

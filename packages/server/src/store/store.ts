@@ -469,6 +469,11 @@ export interface MoveExtra {
   error?: unknown;
   kwargs?: RunRecord["kwargs"];
   attempt?: number;
+  /**
+   * Moves it only while it is still the claim of this attempt: a run whose lease lapsed may have
+   * been claimed again elsewhere since, and that execution's record is not this one's to change.
+   */
+  claimed?: number;
 }
 
 /** The compare-and-set of a run's status (StoreTx.moveRun), as a statement: one row back when it moved. */
@@ -484,8 +489,10 @@ export function moveRunStatement(
   if (extra.kwargs) sets.push("kwargs = ?"), params.push(json(extra.kwargs));
   if (extra.attempt !== undefined) sets.push("attempt = ?"), params.push(extra.attempt);
   params.push(runId, ...from);
+  const sameClaim = extra.claimed === undefined ? "" : " AND attempt = ?";
+  if (extra.claimed !== undefined) params.push(extra.claimed);
   return [
-    `UPDATE interlude_server_runs SET ${sets.join(", ")} WHERE run_id = ? AND status IN (${from.map(() => "?").join(", ")}) RETURNING run_id`,
+    `UPDATE interlude_server_runs SET ${sets.join(", ")} WHERE run_id = ? AND status IN (${from.map(() => "?").join(", ")})${sameClaim} RETURNING run_id`,
     params,
   ];
 }
