@@ -2,6 +2,7 @@
  * A run that could not be executed or recorded (the database refused a write, or the server
  * broke): its waiters are ended at once with the failure, and the run's record and thread are
  * put right once storage takes writes again, so the thread is resumable from its last checkpoint.
+ * A queued run the database failed goes back to the queue instead (`requeue`).
  */
 import { countRunEnd, type ServerContext } from "../context.js";
 import { ServerError } from "../errors.js";
