@@ -11,7 +11,7 @@ import { ASSISTANT_VERSIONS } from "../dist/store/assistant-versions.js";
 import { CHEAPER_WRITES } from "../dist/store/cheaper-writes.js";
 import { type Db, PgDb, SqliteDb } from "../dist/store/db.js";
 import { PENDING_RECOUNTED } from "../dist/store/pending-counts.js";
-import type { PendingInterrupt } from "../dist/store/records.js";
+import type { PendingInterrupt, RunRecord } from "../dist/store/records.js";
 import { MIGRATIONS, migrate } from "../dist/store/schema.js";
 import { Store } from "../dist/store/store.js";
 import { queueView, syncView } from "../dist/store/views.js";
@@ -49,6 +49,26 @@ function pending(threadId: string, graphId: string | null, interruptId = "questi
     ns: [],
     created_at: new Date().toISOString(),
     deadline_at: null,
+  };
+}
+
+/** Run "r" of thread "t", assistant "a", running (its first claim), queued by "u1". */
+function runningRun(at: string, fields: Partial<RunRecord> = {}): RunRecord {
+  return {
+    run_id: "r",
+    thread_id: "t",
+    assistant_id: "a",
+    created_at: at,
+    updated_at: at,
+    status: "running",
+    metadata: {},
+    multitask_strategy: "reject",
+    kwargs: {},
+    identity: "u1",
+    owner: null,
+    attempt: 1,
+    error: null,
+    ...fields,
   };
 }
 
@@ -194,21 +214,7 @@ describe.each(["sqlite", "postgres"] as const)("%s, a run's moves", (dialect) =>
     const at = new Date().toISOString();
     await store.assistants.insert(assistantRecord("a", "a", "g"));
     await store.insertThread(newThread("t", {}));
-    await store.insertRun({
-      run_id: "r",
-      thread_id: "t",
-      assistant_id: "a",
-      created_at: at,
-      updated_at: at,
-      status: "running",
-      metadata: {},
-      multitask_strategy: "reject",
-      kwargs: {},
-      identity: "u1",
-      owner: null,
-      attempt: 2,
-      error: null,
-    });
+    await store.insertRun(runningRun(at, { attempt: 2 }));
     // The first claim's process ends it after its lease lapsed and another process claimed it (attempt 2).
     expect(await store.moveRun("r", ["running"], "success", { claimed: 1 })).toBe(false);
     expect((await store.getRun("r"))?.status).toBe("running");
@@ -273,21 +279,7 @@ describe.each(["sqlite", "postgres"] as const)("%s, a column added by a later ve
     const at = "2026-12-01T00:00:00.000Z";
     await store.assistants.insert(assistantRecord("a", "a", "g"));
     await store.insertThread({ ...newThread("t", { user: "u1" }), values: { n: 1 } });
-    await store.insertRun({
-      run_id: "r",
-      thread_id: "t",
-      assistant_id: "a",
-      created_at: at,
-      updated_at: at,
-      status: "running",
-      metadata: {},
-      multitask_strategy: "reject",
-      kwargs: { input: { n: 1 } },
-      identity: "u1",
-      owner: null,
-      attempt: 1,
-      error: null,
-    });
+    await store.insertRun(runningRun(at, { kwargs: { input: { n: 1 } } }));
     await store.tx((tx) => tx.replacePending("t", [], [pending("t", "g", "q1"), pending("t", "g", "q2")]));
     await store.reserveAnswer({
       thread_id: "t",
