@@ -33,7 +33,11 @@ export async function drainLocal(ctx: ServerContext, runId: string, entry: Execu
  * back when it starts (runs/lease.ts).
  */
 export async function handBack(ctx: ServerContext, run: RunRecord): Promise<void> {
-  if (ctx.dispatcher.local) return;
+  if (!ctx.dispatcher.local) await backToQueue(ctx, run);
+}
+
+/** A queued run this process claimed, pending again and dispatched (unless claimed again since). */
+export async function backToQueue(ctx: ServerContext, run: RunRecord): Promise<void> {
   if (await move(ctx.store, run.run_id, "running", "pending", { claimed: run.attempt }))
     await ctx.dispatcher.dispatch({ ...run, status: "pending" });
 }

@@ -9,6 +9,7 @@ import { ServerError } from "../errors.js";
 import { isStorageFailure } from "../store/failures.js";
 import type { RunRecord } from "../store/records.js";
 import { readSnapshot, syncThread } from "../threads/sync.js";
+import { backToQueue } from "./drain.js";
 import { move } from "./lifecycle.js";
 import { type ErrorBody, errorBody } from "./outcome.js";
 
@@ -28,10 +29,6 @@ const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 5_000;
 const RETRY_FOR_MS = 10 * 60_000;
 
-function failureBody(error: unknown): ErrorBody {
-  return errorBody(isStorageFailure(error) ? new StorageFailedError(error) : error);
-}
-
 /** A queued run's tries, the first included: past them, a database that keeps failing ends it `error`. */
 const QUEUED_TRIES = 3;
 
@@ -40,15 +37,17 @@ const QUEUED_TRIES = 3;
  * queued run the database failed goes back to the queue instead (`requeue`).
  */
 export function failRun(ctx: ServerContext, run: RunRecord, error: unknown): void {
-  if (run.owner === null && run.status === "running" && isStorageFailure(error) && run.attempt < QUEUED_TRIES) {
+  const storage = isStorageFailure(error);
+  if (storage && run.owner === null && run.status === "running" && run.attempt < QUEUED_TRIES) {
     requeue(ctx, run, error);
     return;
   }
-  const body = failureBody(error);
+  const failure = storage ? new StorageFailedError(error) : error;
+  const body = errorBody(failure);
   const log = ctx.broker.get(run.run_id);
   if (log && !log.done) {
     log.outcome = { run: { ...run, status: "error", error: body }, thread: undefined };
-    log.accept(isStorageFailure(error) ? new StorageFailedError(error) : error);
+    log.accept(failure);
     log.push("error", body);
     log.push("end", null);
     ctx.broker.close(run.run_id);
@@ -67,10 +66,7 @@ export function failRun(ctx: ServerContext, run: RunRecord, error: unknown): voi
 function requeue(ctx: ServerContext, run: RunRecord, error: unknown): void {
   console.error(`[interlude] run ${run.run_id} met a database failure; back to the queue once storage is back:`, error);
   ctx.broker.close(run.run_id);
-  retryUntilStored(async () => {
-    if (await move(ctx.store, run.run_id, "running", "pending", { claimed: run.attempt }))
-      await ctx.dispatcher.dispatch({ ...run, status: "pending" });
-  });
+  retryUntilStored(() => backToQueue(ctx, run));
 }
 
 /**
