@@ -262,7 +262,6 @@ async function finish(
   // With none of its events stored (nobody elsewhere follows it), run.done goes with the
   // transaction that records the end (on PostgreSQL: delivered at its commit, no round trip of its own).
   const doneAtCommit = !log.relayed && ctx.bus.publishIn !== undefined;
-  if (doneAtCommit) announcements.events.push(done);
   // One transaction: the answers settled, the thread brought up to date and the run marked done
   // together, so whoever sees the run done reads the new state.
   const status: RunStatus =
@@ -277,26 +276,31 @@ async function finish(
       tx,
       run.thread_id,
       snapshot,
-      { error: body && !cancel && !isRefusal(error) ? body : null, finishing: run.run_id, first: record },
+      { error: body && !cancel && !isRefusal(error) ? body : null, first: record },
       announcements,
     );
+    // Not recorded: the run was claimed again elsewhere (a queued run whose lease lapsed while
+    // the database was away from this process) and goes on there, which ends it.
     const recorded = first.length > 0;
-    // Settled by whoever records the run's end (sent with the commit): a queued run taken over
-    // meanwhile (its lease lapsed while the database was away from this process) goes on
-    // elsewhere with its answers. A rolled-back run's answers are forgotten: its questions are open again.
+    if (recorded && doneAtCommit) announcements.events.unshift(done);
+    // Settled by whoever records the run's end (sent with the commit). A rolled-back run's
+    // answers are forgotten: its questions are open again.
     if (recorded && cancel === "rollback") await tx.forgetAnswers(run.run_id);
     else if (recorded) await tx.settleAnswers(run.run_id, applied);
     await announceAtCommit(ctx, tx, announcements);
+    if (!recorded) return { next: undefined, outcome: undefined };
     const final = cancel === "rollback" ? undefined : { ...run, status, error: body };
-    return {
-      next: active.find((r) => r.run_id !== run.run_id),
-      outcome: recorded ? { run: final, thread } : undefined,
-    };
+    return { next: active[0], outcome: { run: final, thread } };
   });
   log.outcome = outcome;
-  if (outcome) countRunEnd(ctx, cancel === "rollback" ? "rolled_back" : status);
   log.accept(applied ? undefined : error);
   await announce(ctx, announcements);
+  if (!outcome) {
+    // It goes on elsewhere, which ends it: waiters here follow it through the store, as a requeued run's.
+    ctx.broker.close(run.run_id);
+    return;
+  }
+  countRunEnd(ctx, cancel === "rollback" ? "rolled_back" : status);
   // Drained at shutdown, its client is told so (and where to go on), not left with a partial state.
   const told = log.drained ? errorBody(new ServerStoppingError(run.run_id, false)) : body;
   if (told) log.push("error", told);
@@ -308,13 +312,13 @@ async function finish(
   if (!doneAtCommit) {
     // Stored before run.done is heard, so a follower elsewhere finds the end when it looks:
     // sent in the statement that stores the run's last events (the bus on its own if that fails).
-    const told = relay
+    const stored = relay
       ? await relay.flush([done]).then(
           () => true,
           () => false,
         )
       : false;
-    if (!told) await ctx.bus.publish(done);
+    if (!stored) await ctx.bus.publish(done);
   }
   if (next?.status === "pending") await ctx.dispatcher.dispatch(next);
 }

@@ -21,8 +21,6 @@ import { checkpointIdOf } from "./values.js";
 export interface SyncOptions {
   /** The run that just ended failed with this (null: it did not fail; undefined: keep the thread's error). */
   error?: unknown;
-  /** A run that is finishing: it no longer makes the thread busy. */
-  finishing?: string;
   /** Who made interrupts go away without answering them (a state edit), for `interrupt.resolved`. */
   resolvedBy?: string;
   /** A write to make first, in the round trip of the sync's reads (a finishing run's record); its rows are returned. */
@@ -84,7 +82,9 @@ export async function syncThreadIn(
   });
   const { thread, active, first } = view;
   if (!thread) return { thread: undefined, active, first };
-  const busy = active.some((r) => r.run_id !== options.finishing);
+  // A finishing run's record (`first`) came before the reads: it no longer counts, unless it
+  // was not moved (claimed again elsewhere, where it goes on).
+  const busy = active.length > 0;
   const error = options.error === undefined ? thread.error : options.error;
   const now = new Date().toISOString();
   const next: ThreadRecord = {
