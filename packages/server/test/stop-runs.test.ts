@@ -198,6 +198,7 @@ describe("shutting down", () => {
         run_id: string;
       };
       const join = fetch(`${first.url}/threads/${queued}/runs/${run.run_id}/join`);
+      const joinStream = fetch(`${first.url}/threads/${queued}/runs/${run.run_id}/stream`);
       await until(async () => working === 3);
       await first.close();
       // The client of a wait or stream run continues it elsewhere; a queued run's joiner joins it elsewhere.
@@ -214,6 +215,8 @@ describe("shutting down", () => {
         code: "SERVER_STOPPING",
         message: expect.stringMatching(/queue/),
       });
+      const joinedEvents = await (await joinStream).text();
+      expect(joinedEvents).toMatch(/event: error\ndata: \{[^\n]*queue[^\n]*"SERVER_STOPPING"[^\n]*\n\nevent: end\n/);
       hooks.during = () => undefined;
       const second = await startServer(options);
       try {

@@ -105,11 +105,15 @@ describe("the database refuses writes while a run executes", () => {
     const run = (await post(`/threads/${threadId}/runs`, { assistant_id: "hooked", input: {} })).body;
     const runUrl = `${server.url}/threads/${threadId}/runs/${run.run_id}`;
     const joined = json(`${runUrl}/join`);
+    // Its first try's log ends without an end: a stream joined here goes on to the outcome.
+    const followed = fetch(`${runUrl}/stream`).then((response) => response.text());
     await new Promise((resolve) => setTimeout(resolve, 500));
     // Not ended while the database refuses writes: it waits to go back to the queue.
     expect((await json(runUrl)).body.status).toBe("running");
     raw.pragma("query_only = 0");
     expect(await joined).toMatchObject({ status: 200, body: { done: true } });
+    const text = await followed;
+    expect(text).toMatch(/event: values\ndata: \{[^\n]*"done":true[^\n]*\n(id: \d+\n)?\nevent: end\n/);
     expect((await json(runUrl)).body).toMatchObject({ status: "success" });
     expect(await ended()).toEqual({ ...before, success: (before.success ?? 0) + 1 });
   });

@@ -87,6 +87,8 @@ export interface SubscriptionOptions {
   /** A comment line sent after this much silence, so proxies keep the connection open. */
   keepaliveMs?: number;
   onDisconnect?: () => void;
+  /** Once the source ended (not the client): what to send last, if anything. */
+  closing?: () => Promise<Frame>;
 }
 
 /**
@@ -108,8 +110,10 @@ export function sseFromEvents<T>(
       wake?.();
     };
     const stop = subscribe(push);
+    let disconnected = false;
     const keepalive = options.keepaliveMs === undefined ? undefined : setInterval(() => wake?.(), options.keepaliveMs);
     stream.onAbort(() => {
+      disconnected = true;
       push(null);
       options.onDisconnect?.();
     });
@@ -135,6 +139,10 @@ export function sseFromEvents<T>(
         if (out.length) await stream.write(joinFrames(out));
         if (ended) break;
       }
+      if (!disconnected && options.closing) {
+        const last = await options.closing();
+        if (last.length) await stream.write(last);
+      }
     } finally {
       clearInterval(keepalive);
       stop();
@@ -142,12 +150,28 @@ export function sseFromEvents<T>(
   });
 }
 
-export function sseFromLog(c: Ctx, log: RunLog, options: FollowOptions = {}): Response {
+/**
+ * @param unfinished when the log closes without an `end` (the run went back to the queue, or
+ *   goes on under another claim), the events that tell its outcome once it has one.
+ */
+export function sseFromLog(
+  c: Ctx,
+  log: RunLog,
+  options: FollowOptions & { unfinished?: () => Promise<Array<{ event: string; data: unknown }>> } = {},
+): Response {
+  let ended = false;
+  const { unfinished } = options;
   return sseFromEvents<RunEvent>(
     c,
     (push) => log.follow(push, options.lastEventId),
-    (event) => (wanted(event.event, options.modes) ? frame(event) : ""),
-    { onDisconnect: options.onDisconnect },
+    (event) => {
+      if (event.event === "end") ended = true;
+      return wanted(event.event, options.modes) ? frame(event) : "";
+    },
+    {
+      onDisconnect: options.onDisconnect,
+      closing: unfinished && (async () => (ended ? "" : joinFrames((await unfinished()).map(frame)))),
+    },
   );
 }
 

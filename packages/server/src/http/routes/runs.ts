@@ -8,6 +8,7 @@ import { ConflictError, NotFoundError, ServerError } from "../../errors.js";
 import { cancelRun, waitForRun } from "../../runs/cancel.js";
 import { createRun, type RunRequest } from "../../runs/create.js";
 import { isActive } from "../../runs/lifecycle.js";
+import { errorBody } from "../../runs/outcome.js";
 import type { RunRecord, ThreadRecord } from "../../store/records.js";
 import { deleteThreadIfThere, deleteWhenRunEnds, retryDeleting } from "../../threads/delete.js";
 import { awaitAcceptance } from "../acceptance.js";
@@ -246,7 +247,7 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
    */
   async function followRun(c: Ctx, runId: string, threadId: string, options: FollowOptions): Promise<Response> {
     const log = ctx.broker.get(runId);
-    if (log) return sseFromLog(c, log, options);
+    if (log) return sseFromLog(c, log, { ...options, unfinished: () => outcomeEvents(runId, threadId) });
     if (!ctx.runEvents) return sseOf(c, await outcomeEvents(runId, threadId));
     const finished = async () => {
       const current = await ctx.store.getRun(runId);
@@ -256,9 +257,18 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
     return sseFromStore(c, ctx, runId, { ...options, finished, ended: () => outcomeEvents(runId, threadId), owner });
   }
 
-  /** A finished run told in three events: metadata, its values (or error), end. */
+  /**
+   * A finished run told in three events: metadata, its values (or error), end. One that cannot
+   * be waited for here (drained by a shutdown, storage failed): why, then end.
+   */
   async function outcomeEvents(runId: string, threadId: string): Promise<Array<{ event: string; data: unknown }>> {
-    const finished = await waitForRun(ctx, runId);
+    let stopped: unknown;
+    const finished = await waitForRun(ctx, runId).catch((error: unknown) => void (stopped = error));
+    if (stopped !== undefined)
+      return [
+        { event: "error", data: errorBody(stopped) },
+        { event: "end", data: null },
+      ];
     const values = await finalValues(ctx, finished, threadId);
     const failed = finished?.status === "error" || finished?.status === "timeout";
     const events = failed ? [{ event: "error", data: finished.error }] : [{ event: "values", data: values }];
