@@ -99,13 +99,24 @@ function expectHeld(refusal: { status: number; body: any }, question: Question, 
   expect(refusal).toMatchObject({ status: 409, body: { code: "ALREADY_ANSWERED", interrupt_id: question.id, answer } });
 }
 
-/** `answer` given through `runs/wait` on `url`; the thread's next question. */
+/**
+ * `answer` given through `runs/wait` on `url`; given again when the run was declared lost (its
+ * server could not renew its lease while the database was away, and another server's sweep
+ * ended it `RUN_LOST`: API.md, start a new run). The thread's next question.
+ */
 async function answerWaiting(url: string, threadId: string, question: Question, answer: string): Promise<Question> {
   const resume = { assistant_id: "loop", command: { resume: { [question.id]: answer } } };
-  const given = await postUntilStored(`${url}/threads/${threadId}/runs/wait`, resume);
-  if (given.status === 200) return given.body.__interrupt__[0];
-  expectHeld(given, question, answer);
-  return pendingQuestion(url, threadId);
+  for (;;) {
+    const given = await postUntilStored(`${url}/threads/${threadId}/runs/wait`, resume);
+    if (given.status === 200 && !given.body.__error__) return given.body.__interrupt__[0];
+    if (given.status === 200) {
+      expect(given.body.__error__.code).toBe("RUN_LOST");
+      refused("run RUN_LOST", `wait on ${threadId}`);
+      continue;
+    }
+    expectHeld(given, question, answer);
+    return pendingQuestion(url, threadId);
+  }
 }
 
 /**
@@ -173,7 +184,7 @@ it("every answer given again after a 503 until taken is applied once, in order, 
   stop = true;
   await Promise.all(clients);
 
-  const expected = ["503 STORAGE_FAILED", "409 ALREADY_ANSWERED", "run STORAGE_FAILED"];
+  const expected = ["503 STORAGE_FAILED", "409 ALREADY_ANSWERED", "run STORAGE_FAILED", "run RUN_LOST"];
   const unexpected = [...refusals].filter(([key]) => !expected.includes(key));
   expect(unexpected.map(([key, { first }]) => `${key} (first: ${first})`)).toEqual([]);
   // The cuts met requests in flight: the checks above are not vacuous.
