@@ -279,8 +279,9 @@ async function finish(
       { error: body && !cancel && !isRefusal(error) ? body : null, first: record },
       announcements,
     );
-    // Not recorded: the run was claimed again elsewhere (a queued run whose lease lapsed while
-    // the database was away from this process) and goes on there, which ends it.
+    // Not recorded: another process took the run for lost while this one could not renew its
+    // lease (runs/lease.ts). A queued run goes on under its new claim, which ends it; a stream
+    // or wait run was ended RUN_LOST.
     const recorded = first.length > 0;
     if (recorded && doneAtCommit) announcements.events.unshift(done);
     // Settled by whoever records the run's end (sent with the commit). A rolled-back run's
@@ -296,7 +297,7 @@ async function finish(
   log.accept(applied ? undefined : error);
   await announce(ctx, announcements);
   if (!outcome) {
-    // It goes on elsewhere, which ends it: waiters here follow it through the store, as a requeued run's.
+    // Its end is recorded elsewhere: waiters here follow it through the store, as a requeued run's.
     ctx.broker.close(run.run_id);
     return;
   }
