@@ -45,9 +45,11 @@ it("the execution that lost its claim leaves the run, its answers and the thread
   const [question] = asked.body.__interrupt__;
   const ended = async () => (await json(`${server.url}/metrics?format=json`)).body.runs_ended;
   const before = await ended();
+  let claimed = false;
   hooks.during = () => {
     hooks.during = () => undefined;
     otherProcessDies = claimElsewhere(threadId);
+    claimed = true;
   };
   const resume = { assistant_id: "hooked", command: { resume: { [question.id]: "yes" } } };
   const run = (await post(`/threads/${threadId}/runs`, resume)).body;
@@ -57,7 +59,7 @@ it("the execution that lost its claim leaves the run, its answers and the thread
       .state;
 
   // Executed here to its end, which this process cannot record: the other claim's run goes on.
-  await until(async () => !server.backend.ctx.executing.has(run.run_id));
+  await until(async () => claimed && !server.backend.ctx.executing.has(run.run_id));
   expect((await json(runUrl)).body).toMatchObject({ status: "running" });
   expect((await json(`${server.url}/threads/${threadId}`)).body.status).toBe("busy");
   expect(answerState()).toBe("reserved");

@@ -151,8 +151,8 @@ export function sseFromEvents<T>(
 }
 
 /**
- * @param unfinished when the log closes without an `end` (the run went back to the queue, or
- *   goes on under another claim), the events that tell its outcome once it has one.
+ * @param unfinished when the log closes without an `end` (the run went back to the queue, was
+ *   drained by a shutdown, or goes on under another claim), the events that tell its outcome.
  */
 export function sseFromLog(
   c: Ctx,
