@@ -4,10 +4,10 @@
  * put right once storage takes writes again, so the thread is resumable from its last checkpoint.
  * A queued run the database failed goes back to the queue instead (`requeue`).
  */
-import { countRunEnd, type ServerContext } from "../context.js";
+import { countRunEnd, type RunEnd, type ServerContext } from "../context.js";
 import { ServerError } from "../errors.js";
 import { isStorageFailure } from "../store/failures.js";
-import type { RunRecord } from "../store/records.js";
+import type { RunRecord, RunStatus } from "../store/records.js";
 import { readSnapshot, syncThread } from "../threads/sync.js";
 import { backToQueue } from "./drain.js";
 import { move } from "./lifecycle.js";
@@ -53,7 +53,7 @@ export function failRun(ctx: ServerContext, run: RunRecord, error: unknown): voi
     ctx.broker.close(run.run_id);
   }
   console.error(`[interlude] run ${run.run_id} failed to execute:`, error);
-  retryUntilStored(() => record(ctx, run, body));
+  retryUntilStored(() => endStopped(ctx, run, ["pending", "running"], body, "error"));
 }
 
 /**
@@ -100,24 +100,35 @@ export async function answersApplied(ctx: ServerContext, run: RunRecord): Promis
  * the answer; stopped between steps, nothing would continue it unless told, so it says why
  * (`error`) until a run without input continues it.
  */
-export async function syncStopped(ctx: ServerContext, threadId: string, error: unknown): Promise<void> {
+async function syncStopped(ctx: ServerContext, threadId: string, error: unknown): Promise<void> {
   const snapshot = await readSnapshot(ctx, threadId);
   const midway = snapshot !== undefined && snapshot.next.length > 0 && snapshot.interrupts.length === 0;
   await syncThread(ctx, threadId, { error: midway ? error : null }, snapshot);
 }
 
-async function record(ctx: ServerContext, run: RunRecord, body: ErrorBody): Promise<void> {
+/**
+ * Records a run that stopped before finishing (it failed, or its process is taken for dead) as
+ * `error`, unless it moved from `from` since (recorded already, or claimed again): its answers
+ * settled as its checkpoints hold them, in the same transaction; then its thread, its waiters
+ * anywhere (`run.done`) and the thread's next run.
+ */
+export async function endStopped(
+  ctx: ServerContext,
+  run: RunRecord,
+  from: RunStatus | readonly RunStatus[],
+  error: ErrorBody,
+  end: RunEnd,
+): Promise<void> {
   const applied = await answersApplied(ctx, run);
   const moved = await ctx.store.tx(async (tx) => {
-    if (!(await move(tx, run.run_id, ["pending", "running"], "error", { error: body, claimed: run.attempt })))
-      return false;
+    if (!(await move(tx, run.run_id, from, "error", { error, claimed: run.attempt }))) return false;
     await tx.settleAnswers(run.run_id, applied);
     return true;
   }, run.thread_id);
   // Counted once recorded: a run whose end was recorded before something after it failed is not counted again.
   if (!moved) return;
-  countRunEnd(ctx, "error");
-  await syncStopped(ctx, run.thread_id, body);
+  countRunEnd(ctx, end);
+  await syncStopped(ctx, run.thread_id, error);
   await ctx.bus.publish({ type: "run.done", run_id: run.run_id });
   const next = (await ctx.store.activeRuns(run.thread_id))[0];
   if (next?.status === "pending") await ctx.dispatcher.dispatch(next);

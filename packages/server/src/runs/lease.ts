@@ -8,8 +8,16 @@
 import { countRunEnd, type ServerContext } from "../context.js";
 import { syncThread } from "../threads/sync.js";
 import { dispatchNext } from "./executor.js";
-import { answersApplied, syncStopped } from "./failure.js";
+import { answersApplied, endStopped } from "./failure.js";
 import { move } from "./lifecycle.js";
+import type { ErrorBody } from "./outcome.js";
+
+const RUN_LOST: ErrorBody = {
+  error: "RunLost",
+  code: "RUN_LOST",
+  message:
+    "The process executing this run stopped before it finished. The thread keeps its last checkpoint; start a new run to continue.",
+};
 
 export function startLeases(ctx: ServerContext): () => void {
   const renew = setInterval(
@@ -52,19 +60,8 @@ export async function recoverLost(ctx: ServerContext, everyRun = false, unheard?
         await dispatchNext(ctx, run.thread_id);
       continue;
     }
-    const lost = {
-      error: "RunLost",
-      code: "RUN_LOST",
-      message:
-        "The process executing this run stopped before it finished. The thread keeps its last checkpoint; start a new run to continue.",
-    };
-    if (await move(ctx.store, run.run_id, "running", "error", { error: lost, claimed: run.attempt })) {
-      countRunEnd(ctx, "lost");
-      // An answer the thread's checkpoints hold stays recorded: given again, it is refused as answered.
-      await ctx.store.settleAnswers(run.run_id, await answersApplied(ctx, run));
-      await syncStopped(ctx, run.thread_id, lost);
-      await dispatchNext(ctx, run.thread_id);
-    }
+    // An answer the thread's checkpoints hold stays recorded: given again, it is refused as answered.
+    await endStopped(ctx, run, "running", RUN_LOST, "lost");
   }
   // A run queued just before its predecessor was killed, first in its thread's line, was never
   // started, and nothing that ends would dispatch it.
