@@ -2,8 +2,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig, startServer } from "@interlude/server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig, type ServeOptions, startServer } from "@interlude/server";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 // The module the server loads through langgraph.json: same URL, same instance, same counter.
 import { hangStats, hooks } from "./fixtures/graphs.mjs";
 import { FIXTURE_CONFIG, json, type TestServer, testServer, until } from "./helpers.js";
@@ -24,6 +24,25 @@ async function hungRun(url: string, extra: Record<string, unknown> = {}) {
   expect(run.status).toBe(200);
   await until(async () => hangStats.entered > entered);
   return { threadId: thread.thread_id as string, runId: run.body.run_id as string };
+}
+
+/**
+ * `body` given the options of a server on a SQLite file of its own, which the test starts, stops
+ * and starts again (a restart: runs found running were the stopped server's); the file goes after.
+ */
+async function onOwnFile(prefix: string, extra: Partial<ServeOptions>, body: (options: ServeOptions) => Promise<void>) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  try {
+    await body({
+      config: loadConfig(FIXTURE_CONFIG),
+      sqlitePath: join(dir, "db.sqlite"),
+      port: 0,
+      runLeaseMs: 200,
+      ...extra,
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 describe("a node that never returns", () => {
@@ -84,17 +103,8 @@ describe("a node that never returns", () => {
   });
 
   it("a cancelled run is not executed again after a restart; shutting down with a hung run ends", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "interlude-stop-"));
-    const options = {
-      config: loadConfig(FIXTURE_CONFIG),
-      sqlitePath: join(dir, "db.sqlite"),
-      port: 0,
-      abortGraceMs: 50,
-      runLeaseMs: 200,
-      // The hung run never reaches a step boundary: after this, shutting down aborts it.
-      drainGraceMs: 100,
-    };
-    try {
+    // The hung run never reaches a step boundary: after drainGraceMs, shutting down aborts it.
+    await onOwnFile("interlude-stop-", { abortGraceMs: 50, drainGraceMs: 100 }, async (options) => {
       const first = await startServer(options);
       const cancelled = await hungRun(first.url);
       await fetch(`${first.url}/threads/${cancelled.threadId}/runs/${cancelled.runId}/cancel?wait=1`, {
@@ -114,24 +124,20 @@ describe("a node that never returns", () => {
       } finally {
         await second.close();
       }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 
 describe("shutting down", () => {
+  afterEach(() => {
+    hooks.during = () => undefined;
+    hooks.after = () => undefined;
+  });
+
   it("drains a queued run: its step ends undisturbed, and the server started next continues it from there", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "interlude-drain-"));
-    const options = {
-      config: loadConfig(FIXTURE_CONFIG),
-      sqlitePath: join(dir, "db.sqlite"),
-      port: 0,
-      runLeaseMs: 200,
-    };
     let worked = 0;
     let after = 0;
-    try {
+    await onOwnFile("interlude-drain-", {}, async (options) => {
       // "work" goes on once the shutdown has asked its run to drain (config.control), undisturbed:
       // its signal is not aborted.
       hooks.during = async (config: { control: { drainRequested: boolean }; signal: AbortSignal }) => {
@@ -162,23 +168,12 @@ describe("shutting down", () => {
       } finally {
         await second.close();
       }
-    } finally {
-      hooks.during = () => undefined;
-      hooks.after = () => undefined;
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it("answers the requests waiting on the runs it drains 503 SERVER_STOPPING, saying where each goes on", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "interlude-drain-answer-"));
-    const options = {
-      config: loadConfig(FIXTURE_CONFIG),
-      sqlitePath: join(dir, "db.sqlite"),
-      port: 0,
-      runLeaseMs: 200,
-    };
     let working = 0;
-    try {
+    await onOwnFile("interlude-drain-answer-", {}, async (options) => {
       hooks.during = async (config: { control: { drainRequested: boolean } }) => {
         working++;
         await until(async () => config.control.drainRequested);
@@ -231,9 +226,6 @@ describe("shutting down", () => {
       } finally {
         await second.close();
       }
-    } finally {
-      hooks.during = () => undefined;
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
