@@ -13,6 +13,8 @@
  *   all. A crash before that commit leaves the thread at its last checkpoint (without the
  *   writes; the claim lapses), as a crash before the writes would. A caller that does not take
  *   them sends them on their own (`unpark`).
+ * - A revocation (`revokeIn`) goes in the caller's transaction that takes a run from a process
+ *   it holds for dead, so that the process, if alive after all, saves nothing more of it.
  *
  * Bookkeeping over the saver's state: the caller sends the statements in its transactions; what
  * it hands back (`unpark`, `sendAlone`, `dropHandoff`) the saver sends on its own.
@@ -21,7 +23,7 @@ import { DEFAULT_CLAIM_TTL_MS, newClaimOwner } from "@interlude/core/saver-kit";
 import type { QueryConfig } from "pg";
 import type { CachedHead, HeadCache } from "./head-cache.js";
 import { type LatestRow, type Loaded, latestOf, latestQuery } from "./latest.js";
-import { named } from "./sql.js";
+import { named, SQL } from "./sql.js";
 
 /** A statement as the caller sends it (`$n` placeholders). */
 export type JoinedStatement = readonly [sql: string, params: unknown[]];
@@ -107,6 +109,15 @@ export class JoinedSaver {
         return true;
       },
     };
+  }
+
+  /**
+   * The revocation of whatever claim `threadId` has (SQL.revoke), for the caller's transaction
+   * that takes the thread's run from a process it holds for dead: that process's run, if it
+   * goes on, finds its claim gone at its next renewal and saves nothing more.
+   */
+  revokeIn(threadId: string): JoinedStatement {
+    return [SQL.revoke, [threadId]];
   }
 
   /** A claim taken with `claimIn` that no run took over (it failed before it began): released. */

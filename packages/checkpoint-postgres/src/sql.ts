@@ -220,12 +220,25 @@ export const SQL = {
   /** Every row of the thread, once the puts holding its head rows have committed (schema.ts). */
   deleteThread: `WITH c AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND expires_at = ${RELEASED})
     SELECT interlude_delete_thread($1)`,
-  /** A renewal, or a takeover of a dead holder's claim ($4), relaxed as a first claim is (RELAXED). */
+  /**
+   * A renewal, or a takeover of a dead holder's claim ($4), relaxed as a first claim is
+   * (RELAXED). A renewal takes the row only while it still names the renewing owner, lapsed or
+   * not: a claim that lapsed and was taken (or revoked, `revoke`) since is not taken back by its
+   * old owner's late heartbeat, which the run then hears as its claim lost (HeldClaim, core).
+   */
   claim: `WITH ${RELAXED} INSERT INTO interlude_claims (thread_id, owner, expires_at)
     SELECT $1, $2, now() + $3 * interval '1 millisecond' FROM relaxed
     ON CONFLICT (thread_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
-    WHERE interlude_claims.owner = EXCLUDED.owner OR interlude_claims.expires_at <= now() OR interlude_claims.owner = $4
+    WHERE interlude_claims.owner = EXCLUDED.owner OR interlude_claims.owner = $4
     RETURNING owner`,
+  /**
+   * Takes the thread from whoever claims it, leaving it free for the next first claim (as
+   * released, RELEASED) under an owner no run has: sent where a run is taken from a process held
+   * for dead (the server's lease sweep), so that the process, if alive after all, cannot renew
+   * its claim and writes nothing more (joined.ts, `revokeIn`).
+   */
+  revoke: `INSERT INTO interlude_claims (thread_id, owner, expires_at) VALUES ($1, '', ${RELEASED})
+    ON CONFLICT (thread_id) DO UPDATE SET owner = '', expires_at = ${RELEASED}`,
   claimLatest: claimLatest(true, false),
   claimLatestSince: claimLatest(true, true),
   /** The same in a caller's transaction (joined.ts). */

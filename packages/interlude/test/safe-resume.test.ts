@@ -17,6 +17,7 @@ import {
   type StandardSchemaV1,
   StateGraph,
   ThreadBusyError,
+  ThreadClaimLostError,
   task,
   UnknownInterruptError,
 } from "@interlude/core";
@@ -406,6 +407,51 @@ describe("7b. the claim given back with the run's last writes", () => {
     expect(saver.calls).toEqual(["put", "put", "putWrites+release", "releaseThread"]);
     fail = false;
     expect(await graph.invoke(null, thread("release-failed"))).toEqual({ v: "done" });
+  });
+});
+
+describe("7c. a claim lost while the run works", () => {
+  /** Blocks the process as a long pause would (no timer fires, so no heartbeat renews the claim). */
+  const pause = (ms: number) => {
+    const until = Date.now() + ms;
+    while (Date.now() < until);
+  };
+
+  function pausing(saver: MemorySaver, takenBy?: string) {
+    return new StateGraph(Annotation.Root({ v: Annotation<string>(), after: Annotation<string>() }))
+      .addNode("work", (_s, config) => {
+        pause(120);
+        // Another caller claims the thread while this run's claim has lapsed.
+        if (takenBy)
+          void saver.claimThread(config.configurable!.thread_id as string, { owner: takenBy, ttlMs: 60_000 });
+        return { v: "late" };
+      })
+      .addNode("after", () => ({ after: "done" }))
+      .addEdge(START, "work")
+      .addEdge("work", "after")
+      .compile({ checkpointer: saver });
+  }
+
+  it("stops the run with ThreadClaimLostError before its next write once another caller took the thread", async () => {
+    const saver = new MemorySaver();
+    const config = { ...thread("claim-lost"), claimTtlMs: 50 };
+    const error = await pausing(saver, "other")
+      .invoke({}, config)
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(ThreadClaimLostError);
+    expect(error.code).toBe("THREAD_CLAIM_LOST");
+    // Nothing of the node was saved: the thread is where the run's last write left it.
+    const tuple = await saver.getTuple(thread("claim-lost"));
+    expect(tuple?.checkpoint.channel_values.v).toBeUndefined();
+    expect(tuple?.pendingWrites ?? []).toEqual([]);
+    // The other caller holds the thread still: the lost run released nothing of it.
+    expect(await saver.claimThread("claim-lost", { owner: "third", ttlMs: 60_000 })).toBe(false);
+  });
+
+  it("goes on when its claim lapsed but nobody took it: the claim is renewed before the write", async () => {
+    const saver = new MemorySaver();
+    const config = { ...thread("claim-lapsed"), claimTtlMs: 50 };
+    expect(await pausing(saver).invoke({}, config)).toEqual({ v: "late", after: "done" });
   });
 });
 

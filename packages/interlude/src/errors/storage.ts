@@ -20,6 +20,26 @@ export class ThreadBusyError extends InterludeError {
   }
 }
 
+/**
+ * The run's claim on its thread went to someone else while it ran (it could not renew it in
+ * time, and another run, or a server that took its process for dead, has the thread now). The
+ * run stopped before its next write: nothing after its last saved checkpoint was stored.
+ */
+export class ThreadClaimLostError extends InterludeError {
+  readonly threadId: string;
+  constructor(threadId: string) {
+    super(
+      "THREAD_CLAIM_LOST",
+      `This run's claim on thread "${threadId}" lapsed and was taken by another caller before the run's next write, ` +
+        "so the run stopped without writing again; the thread keeps its last saved checkpoint. " +
+        "Read the thread again (getState()) before running it: whoever holds it now may have moved it on. " +
+        "A run whose process is paused or cut off from storage for longer than its claim's TTL (claimTtlMs) loses its claim.",
+      { details: { thread_id: threadId } },
+    );
+    this.threadId = threadId;
+  }
+}
+
 /** A checkpoint write lost a compare-and-swap: someone else wrote the thread first. */
 export class CheckpointConflictError extends InterludeError {
   constructor(threadId: string, expected: string | null, actual: string | null) {

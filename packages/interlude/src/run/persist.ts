@@ -15,6 +15,7 @@ import type {
 import { writeRows } from "../checkpoint/writes.js";
 import { InterludeError } from "../errors/base.js";
 import { StorageError } from "../errors/storage.js";
+import type { HeldClaim } from "../thread/claim.js";
 
 /** When a run's checkpoints are saved: `sync` before the next step, `async` while it runs, `exit` when the run stops. */
 export type Durability = "sync" | "async" | "exit";
@@ -79,6 +80,8 @@ export class Persistence {
     parentId: string | undefined,
     /** Keep the head as saved, with its writes, for `savedHead()` (a run told `onFinalState`); else not kept. */
     private readonly keepsHead = false,
+    /** The claim the run holds on its thread: every save first makes sure it still does (`HeldClaim.confirmed`). */
+    private readonly claim?: HeldClaim,
   ) {
     this.head = head;
     this.parentId = parentId;
@@ -89,7 +92,8 @@ export class Persistence {
     return checkpointConfig(this.threadId, this.ns, checkpointId, this.keys);
   }
 
-  private enqueue(operation: string, work: () => Promise<unknown>): Promise<void> {
+  private enqueue(operation: string, save: () => Promise<unknown>): Promise<void> {
+    const work = this.claim ? this.underClaim(this.claim, save) : save;
     // Nothing in flight with durability "sync": save directly, without queueing (the common
     // case, one save per step, where the queue's promises were a fifth of a step's cost).
     if (this.durable && this.inFlight === 0 && !this.failure) return this.direct(operation, work);
@@ -108,6 +112,17 @@ export class Persistence {
     this.tail = next;
     if (this.durable) return next.then(() => this.check());
     return Promise.resolve();
+  }
+
+  /**
+   * The save, once the claim is known to be held when it starts (queued saves start later): a
+   * claim that may have lapsed is renewed first, so a run taken for dead writes nothing more.
+   */
+  private underClaim(claim: HeldClaim, save: () => Promise<unknown>): () => Promise<unknown> {
+    return () => {
+      const confirming = claim.confirmed();
+      return confirming ? confirming.then(save) : save();
+    };
   }
 
   /** One promise over the saver's: this runs at every step. */

@@ -104,6 +104,8 @@ export abstract class RunState {
     this.scope = {
       saver: this.saver,
       threadId: this.threadId,
+      // A subgraph saves under its parent's claim (the root run's, set once it holds it).
+      claim: this.parent?.run.claim,
       answers: this.parent?.run.answers ?? new Map(),
       positional: graph.positional,
       emitter: this.parent ? nestedRunEmitter(this.parent.run.emitter, emitter, this.ns) : emitter,

@@ -98,8 +98,9 @@ export class GraphRun extends RunStart {
     if (this.scope.signal?.aborted) return Promise.reject(new RunCancelledError(this.scope.signal.reason));
     // A subgraph runs inside its parent's claim.
     if (!this.saver || this.parent) return this.run();
-    return withThreadClaim(this.saver, this.threadId!, this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS, (owner) => {
-      this.claimOwner = owner;
+    return withThreadClaim(this.saver, this.threadId!, this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS, (claim) => {
+      this.claimOwner = claim.owner;
+      this.scope.claim = claim;
       return this.run();
     });
   }

@@ -102,6 +102,7 @@ export abstract class RunStart extends RunState {
       head,
       tuple?.checkpoint.id,
       this.options.onFinalState !== undefined && !this.parent,
+      this.scope.claim,
     );
     if (tuple) {
       this.pending = indexPendingWrites(tuple.pendingWrites);

@@ -11,10 +11,13 @@ import type { RunControl } from "../primitives/run-control.js";
 import type { Emitter } from "../run/emitter.js";
 import type { Durability } from "../run/persist.js";
 import type { BaseStore } from "../store/base.js";
+import type { HeldClaim } from "../thread/claim.js";
 
 export interface RunScope {
   saver?: BaseCheckpointSaver;
   threadId?: string;
+  /** The root run's claim on its thread, which every save of the run (its subgraphs' too) is made under. */
+  claim?: HeldClaim;
   /** Answers sent with this run, by interrupt id; subgraphs pick theirs from here. */
   answers: ReadonlyMap<string, FreshAnswer>;
   /** Positional matching like LangGraph (no payload check) for this graph. */

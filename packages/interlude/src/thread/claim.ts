@@ -1,14 +1,56 @@
 /**
  * One writer per thread: a run (or a state update) claims its thread in the saver before it
  * reads anything, renews the claim while it works, and gives it back when done. A claim held
- * by someone else means `ThreadBusyError`, before any node runs.
+ * by someone else means `ThreadBusyError`, before any node runs; a claim lost while the run
+ * works (`HeldClaim.confirmed`) means `ThreadClaimLostError` before its next write.
  */
 import type { BaseCheckpointSaver } from "../checkpoint/base.js";
-import { ThreadBusyError } from "../errors/storage.js";
+import { ThreadBusyError, ThreadClaimLostError } from "../errors/storage.js";
 import { isDeadOwner, newClaimOwner } from "./claim-owner.js";
 
 /** How long a claim lasts without renewal unless the run says otherwise (`claimTtlMs`). */
 export const DEFAULT_CLAIM_TTL_MS = 30_000;
+
+/**
+ * A claim this process holds, and when the saver last confirmed it. A claim lapses unless
+ * renewed within its TTL; one that lapsed (the process was paused, or cut off from storage)
+ * may have gone to someone else, so a write after it first renews it, and a renewal refused
+ * means the thread is someone else's now.
+ */
+export class HeldClaim {
+  /** When the last renewal that succeeded was sent (its TTL runs from no earlier). */
+  private confirmedAt = Date.now();
+  private lost = false;
+
+  constructor(
+    private readonly saver: BaseCheckpointSaver,
+    readonly threadId: string,
+    readonly owner: string,
+    readonly ttlMs: number,
+  ) {}
+
+  /** Renews the claim; false: someone else holds it now. */
+  async renew(): Promise<boolean> {
+    const sent = Date.now();
+    const held = await this.saver.claimThread(this.threadId, { owner: this.owner, ttlMs: this.ttlMs });
+    if (held) this.confirmedAt = Math.max(this.confirmedAt, sent);
+    else this.lost = true;
+    return held;
+  }
+
+  /**
+   * Before a write: undefined when the claim is known to be held (confirmed within its TTL,
+   * the common case, checked without a promise); else a renewal, which rejects with
+   * `ThreadClaimLostError` when someone else holds the thread.
+   */
+  confirmed(): Promise<void> | undefined {
+    if (!this.lost && Date.now() - this.confirmedAt < this.ttlMs) return undefined;
+    if (this.lost) return Promise.reject(new ThreadClaimLostError(this.threadId));
+    return this.renew().then((held) => {
+      if (!held) throw new ThreadClaimLostError(this.threadId);
+    });
+  }
+}
 
 /** The thread is claimed by someone else: taken over if they are known dead, else ThreadBusyError saying when it lapses. */
 async function takeOver(saver: BaseCheckpointSaver, threadId: string, owner: string, ttlMs: number): Promise<void> {
@@ -25,17 +67,15 @@ export async function withThreadClaim<T>(
   saver: BaseCheckpointSaver,
   threadId: string,
   ttlMs: number,
-  work: (owner: string) => Promise<T>,
+  work: (claim: HeldClaim) => Promise<T>,
 ): Promise<T> {
   const owner = newClaimOwner();
   if (!(await saver.claimThread(threadId, { owner, ttlMs }))) await takeOver(saver, threadId, owner, ttlMs);
-  const heartbeat = setInterval(
-    () => void saver.claimThread(threadId, { owner, ttlMs }).catch(() => undefined),
-    Math.max(ttlMs / 3, 10),
-  );
+  const claim = new HeldClaim(saver, threadId, owner, ttlMs);
+  const heartbeat = setInterval(() => void claim.renew().catch(() => undefined), Math.max(ttlMs / 3, 10));
   heartbeat.unref();
   try {
-    return await work(owner);
+    return await work(claim);
   } finally {
     clearInterval(heartbeat);
     await release(saver, threadId, owner, Date.now() + ttlMs, 50);

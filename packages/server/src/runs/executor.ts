@@ -294,7 +294,8 @@ async function finish(
     return { next: active[0], outcome: { run: final, thread } };
   });
   log.outcome = outcome;
-  log.accept(applied ? undefined : error);
+  // Not recorded here: the answers are settled by whoever records the end (its waiters here follow it below).
+  if (outcome) log.accept(applied ? undefined : error);
   await announce(ctx, announcements);
   if (!outcome) {
     // Its end is recorded elsewhere: waiters here follow it through the store, as a requeued run's.

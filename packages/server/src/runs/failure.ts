@@ -8,8 +8,10 @@ import { countRunEnd, type RunEnd, type ServerContext } from "../context.js";
 import { ServerError } from "../errors.js";
 import { isStorageFailure } from "../store/failures.js";
 import type { RunRecord, RunStatus } from "../store/records.js";
+import type { StoreTx } from "../store/store.js";
 import { readSnapshot, syncThread } from "../threads/sync.js";
 import { backToQueue } from "./drain.js";
+import { revokeClaim } from "./joined-saver.js";
 import { move } from "./lifecycle.js";
 import { type ErrorBody, errorBody } from "./outcome.js";
 
@@ -88,10 +90,15 @@ export function retryUntilStored(write: () => Promise<void>): void {
 
 /**
  * Whether a run that ended before finishing (it failed, or its process died) applied its
- * answers: it did once it saved a checkpoint past where it started, whatever came after.
+ * answers: it did once it saved a checkpoint past where it started, whatever came after. Read
+ * in `tx` where the saver shares the store's database (`ServerContext.headStatement`).
  */
-export async function answersApplied(ctx: ServerContext, run: RunRecord): Promise<boolean> {
-  const head = (await ctx.saver.getHeadId(run.thread_id)) ?? null;
+export async function answersApplied(ctx: ServerContext, run: RunRecord, tx?: StoreTx): Promise<boolean> {
+  const head =
+    tx && ctx.headStatement
+      ? (((await tx.db.reads([ctx.headStatement(run.thread_id)]))[0]?.[0]?.head_id as string | null | undefined) ??
+        null)
+      : ((await ctx.saver.getHeadId(run.thread_id)) ?? null);
   return run.kwargs.started_at_checkpoint !== undefined && head !== run.kwargs.started_at_checkpoint;
 }
 
@@ -110,7 +117,8 @@ async function syncStopped(ctx: ServerContext, threadId: string, error: unknown)
  * Records a run that stopped before finishing (it failed, or its process is taken for dead) as
  * `error`, unless it moved from `from` since (recorded already, or claimed again): its answers
  * settled as its checkpoints hold them, in the same transaction; then its thread, its waiters
- * anywhere (`run.done`) and the thread's next run.
+ * anywhere (`run.done`) and the thread's next run. A run taken for dead (`lost`) loses its claim
+ * on the thread in that transaction too, before its checkpoints are read (`revokeClaim`).
  */
 export async function endStopped(
   ctx: ServerContext,
@@ -119,10 +127,12 @@ export async function endStopped(
   error: ErrorBody,
   end: RunEnd,
 ): Promise<void> {
-  const applied = await answersApplied(ctx, run);
+  const revokes = end === "lost" && ctx.headStatement !== undefined;
+  const before = revokes ? undefined : await answersApplied(ctx, run);
   const moved = await ctx.store.tx(async (tx) => {
     if (!(await move(tx, run.run_id, from, "error", { error, claimed: run.attempt }))) return false;
-    await tx.settleAnswers(run.run_id, applied);
+    if (revokes) await revokeClaim(ctx, tx, run.thread_id);
+    await tx.settleAnswers(run.run_id, before ?? (await answersApplied(ctx, run, tx)));
     return true;
   }, run.thread_id);
   // Counted once recorded: a run whose end was recorded before something after it failed is not counted again.

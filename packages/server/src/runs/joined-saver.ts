@@ -70,3 +70,18 @@ export async function finishWith<T>(
     throw error;
   }
 }
+
+/**
+ * Revokes the thread's claim in `tx`, the transaction that takes the thread's run from a
+ * process held for dead (runs/lease.ts): that process, if alive after all (paused, or cut off
+ * from the database for longer than the lease), finds its claim gone at its next renewal and
+ * saves nothing more of the run (`HeldClaim`, core), so what the thread holds once `tx`
+ * commits is where the run stopped. Nothing is revoked without a joined saver: on SQLite one
+ * process serves the file, and the run's process is known to be gone.
+ */
+export async function revokeClaim(ctx: ServerContext, tx: StoreTx, threadId: string): Promise<void> {
+  const joined = ctx.joinedSaver;
+  if (!joined || !(tx.db instanceof PgDb)) return;
+  const [sql, params] = joined.revokeIn(threadId);
+  await tx.db.write(sql, params);
+}

@@ -6,9 +6,11 @@
  * queue, and one whose start was lost is started (`startOrphans`).
  */
 import { countRunEnd, type ServerContext } from "../context.js";
+import type { RunRecord } from "../store/records.js";
 import { syncThread } from "../threads/sync.js";
 import { dispatchNext } from "./executor.js";
 import { answersApplied, endStopped } from "./failure.js";
+import { revokeClaim } from "./joined-saver.js";
 import { move } from "./lifecycle.js";
 import type { ErrorBody } from "./outcome.js";
 
@@ -47,7 +49,7 @@ export async function recoverLost(ctx: ServerContext, everyRun = false, unheard?
     if (ctx.executing.has(run.run_id)) continue;
     if (run.kwargs.stop_requested) {
       // Cancelled before its process died: it ends as cancelled, never executed again.
-      if (await move(ctx.store, run.run_id, "running", "interrupted", { claimed: run.attempt })) {
+      if (await takeFromLost(ctx, run, "interrupted")) {
         countRunEnd(ctx, "interrupted");
         await ctx.store.settleAnswers(run.run_id, await answersApplied(ctx, run));
         await syncThread(ctx, run.thread_id);
@@ -56,8 +58,7 @@ export async function recoverLost(ctx: ServerContext, everyRun = false, unheard?
       continue;
     }
     if (run.owner === null) {
-      if (await move(ctx.store, run.run_id, "running", "pending", { claimed: run.attempt }))
-        await dispatchNext(ctx, run.thread_id);
+      if (await takeFromLost(ctx, run, "pending")) await dispatchNext(ctx, run.thread_id);
       continue;
     }
     // An answer the thread's checkpoints hold stays recorded: given again, it is refused as answered.
@@ -69,6 +70,19 @@ export async function recoverLost(ctx: ServerContext, everyRun = false, unheard?
     for (const threadId of new Set((await ctx.store.runsIn("pending")).map((run) => run.thread_id)))
       await dispatchNext(ctx, threadId);
   if (unheard) await startOrphans(ctx, unheard);
+}
+
+/**
+ * Moves a run from its process, held for dead, to `to`; false when someone else moved it first.
+ * The process's claim on the thread goes with it (`revokeClaim`): alive after all, it saves
+ * nothing more of the run.
+ */
+function takeFromLost(ctx: ServerContext, run: RunRecord, to: "interrupted" | "pending"): Promise<boolean> {
+  return ctx.store.tx(async (tx) => {
+    if (!(await move(tx, run.run_id, "running", to, { claimed: run.attempt }))) return false;
+    await revokeClaim(ctx, tx, run.thread_id);
+    return true;
+  }, run.thread_id);
 }
 
 /**

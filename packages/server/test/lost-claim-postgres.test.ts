@@ -1,0 +1,92 @@
+/**
+ * A process taken for dead that is not: its event loop is blocked mid-node for longer than the
+ * run's lease, another server's sweep ends the wait run `RUN_LOST` and settles its answer as not
+ * applied; then the blocked process wakes up and its node returns. It must save nothing more of
+ * that run (its claim on the thread was revoked with the sweep), so that the answer, given
+ * again, is taken and applied once (not refused UNKNOWN_INTERRUPT by a thread that moved on
+ * behind the record's back). The blocked process is this test's own server; the other is an
+ * `interlude serve` process on the same database. The block waits, without yielding, until the
+ * other process has recorded the run's end.
+ */
+import { execFileSync } from "node:child_process";
+import { afterAll, afterEach, beforeAll, expect, inject, it } from "vitest";
+// @ts-expect-error: a plain ESM script without types, shared with `npm run bench:server`.
+import { startServerProcess } from "../bench/processes.mjs";
+import { hooks } from "./fixtures/graphs.mjs";
+import { json, type TestServer, testServer } from "./helpers.js";
+import { freshDatabase } from "./processes.js";
+
+const LEASE_MS = 600;
+const name = `interlude_lost_claim_${process.pid}_${Date.now() % 1e6}`;
+let database: string;
+let server: TestServer;
+let other: { url: string; stop(): Promise<number | null> };
+
+beforeAll(async () => {
+  database = await freshDatabase(inject("postgresUrl")!, name);
+  server = await testServer({ postgresUrl: database, runLeaseMs: LEASE_MS, claimTtlMs: LEASE_MS });
+  const env = { INTERLUDE_RUN_LEASE_MS: String(LEASE_MS), INTERLUDE_CLAIM_TTL_MS: String(LEASE_MS) };
+  other = await startServerProcess({ postgres: database, env });
+}, 60_000);
+afterAll(async () => {
+  await other?.stop();
+  await server?.dispose();
+});
+afterEach(() => {
+  hooks.during = () => undefined;
+});
+
+const post = (url: string, body: unknown) => json(url, { method: "POST", body: JSON.stringify(body) });
+
+/**
+ * Blocks this process (no timer, no I/O) until a run of the thread has ended `error` in the
+ * database, read by a child process that polls for it: this process cannot renew anything meanwhile.
+ */
+function blockUntilLost(threadId: string): void {
+  const poll = `
+    import pg from "pg";
+    const client = new pg.Client({ connectionString: process.env.DATABASE });
+    await client.connect();
+    const until = Date.now() + 20_000;
+    for (;;) {
+      const { rows } = await client.query(
+        "SELECT 1 FROM interlude_server_runs WHERE thread_id = $1 AND status = 'error'", [process.env.THREAD]);
+      if (rows.length) break;
+      if (Date.now() > until) throw new Error("no run of thread " + process.env.THREAD + " was taken for lost");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await client.end();`;
+  execFileSync(process.execPath, ["--input-type=module", "-e", poll], {
+    env: { ...process.env, DATABASE: database, THREAD: threadId },
+    timeout: 30_000,
+  });
+}
+
+it("a run taken for dead by another server saves nothing once it wakes up: its answer, given again, is applied once", async () => {
+  const threadId = (await post(`${server.url}/threads`, {})).body.thread_id;
+  const asked = await post(`${server.url}/threads/${threadId}/runs/wait`, {
+    assistant_id: "hooked",
+    input: { ask: true },
+  });
+  const [question] = asked.body.__interrupt__;
+  let blocked = false;
+  hooks.during = () => {
+    hooks.during = () => undefined;
+    blockUntilLost(threadId);
+    blocked = true;
+  };
+  const resume = { assistant_id: "hooked", command: { resume: { [question.id]: "yes" } } };
+  const lost = await post(`${server.url}/threads/${threadId}/runs/wait`, resume);
+  expect(blocked).toBe(true);
+  expect(lost).toMatchObject({ status: 200, body: { __error__: { code: "RUN_LOST" } } });
+
+  // Where the other server left it: at the question, the answer not applied.
+  const state = (await json(`${other.url}/threads/${threadId}/state`)).body;
+  expect(state.values.answer).toBeUndefined();
+  expect(state.interrupts.map((i: { id: string }) => i.id)).toEqual([question.id]);
+
+  const again = await post(`${other.url}/threads/${threadId}/runs/wait`, resume);
+  expect(again).toMatchObject({ status: 200, body: { answer: "yes", done: true } });
+  const thrice = await post(`${server.url}/threads/${threadId}/runs/wait`, resume);
+  expect(thrice).toMatchObject({ status: 409, body: { code: "ALREADY_ANSWERED" } });
+}, 60_000);
