@@ -595,4 +595,36 @@ compare("interrupts", {
       continued: await graph.invoke(null, config),
     };
   },
+
+  "two resumes of one paused thread at once: LangGraph.js runs both, Interlude one": {
+    differs: "#one-run-per-thread-at-a-time",
+    async run(lib) {
+      const { Annotation, StateGraph, START, MemorySaver, Command, interrupt } = lib;
+      let entered = 0;
+      let open!: () => void;
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      const graph = new StateGraph(Annotation.Root({ answers: list(lib) }))
+        .addNode("ask", async () => {
+          const answer = interrupt("approve?");
+          entered++;
+          await gate;
+          return { answers: [answer] };
+        })
+        .addEdge(START, "ask")
+        .compile({ checkpointer: new MemorySaver() });
+      const config = { configurable: { thread_id: "t" } };
+      await graph.invoke({ answers: [] }, config);
+      const settle = (run: Promise<unknown>) =>
+        run.then(
+          (values) => ({ values }),
+          (error: Error) => ({ error: error.name }),
+        );
+      const first = settle(graph.invoke(new Command({ resume: "first" }), config));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const second = settle(graph.invoke(new Command({ resume: "second" }), config));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      open();
+      return { first: await first, second: await second, entered, saved: (await graph.getState(config)).values };
+    },
+  },
 });
