@@ -127,7 +127,7 @@ export async function updateThreadState(
   const ns = checkpointNsOf(config);
   const keys = callerKeys(config);
   const base = { ...keys, thread_id: threadId, checkpoint_ns: ns };
-  return withThreadClaim(saver, threadId, DEFAULT_CLAIM_TTL_MS, async () => {
+  return withThreadClaim(saver, threadId, DEFAULT_CLAIM_TTL_MS, async (claim) => {
     const start = await loadStart(saver, threadId, ns, checkpointIdOf(config), keys);
     const latest = start.latest;
     let tuple = start.tuple;
@@ -135,6 +135,8 @@ export async function updateThreadState(
     let saved: RunnableConfig = config;
     for (const superstep of supersteps.flatMap(withCopiesExpanded)) {
       const next = await applySuperstep(graph, tuple, superstep, config, ns);
+      // As a run's saves are (persist.ts): not after the claim went to someone else.
+      await claim.confirmed();
       saved = await saver.put(
         { configurable: { ...base, checkpoint_id: tuple?.checkpoint.id } },
         next.checkpoint,

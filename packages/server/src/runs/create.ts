@@ -16,9 +16,10 @@ import { type QueueView, queueView } from "../store/views.js";
 import { newThread } from "../threads/new-thread.js";
 import { answeredIds, earlierAnswer, reserveAnswers, SETTLE_TIMEOUT_MS } from "./answers.js";
 import { cancelRun } from "./cancel.js";
-import { claimFields, claimFieldsAt, dispatchNext, executeRun } from "./executor.js";
+import { claimFields, claimFieldsAt, executeRun } from "./executor.js";
 import { claimAtCommit } from "./joined-saver.js";
 import { SettleWatch } from "./settle-watch.js";
+import { dispatchNext } from "./thread-line.js";
 
 export interface RunRequest extends RunKwargs {
   assistant_id: string;

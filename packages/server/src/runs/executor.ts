@@ -21,7 +21,7 @@ import { graphConfig, graphInput, streamModes, wantsMode } from "./input.js";
 import { claimAtCommit, finishWith, withJoinedSaver } from "./joined-saver.js";
 import { move, moveStatement } from "./lifecycle.js";
 import { MessageEvents } from "./message-events.js";
-import { errorBody, isRefusal, isThreadBusy } from "./outcome.js";
+import { type ErrorBody, errorBody, isRefusal, isThreadBusy } from "./outcome.js";
 import { SettleOnRequest } from "./settle-on-request.js";
 import { SubgraphLifecycle } from "./subgraph-lifecycle.js";
 import { wireToolEvent } from "./tool-events.js";
@@ -233,7 +233,7 @@ function timeoutOf(ctx: ServerContext, run: RunRecord): number | undefined {
   return own !== undefined ? own * 1000 : ctx.runTimeoutMs;
 }
 
-const TIMED_OUT = {
+const TIMED_OUT: ErrorBody = {
   error: "RunTimedOut",
   code: "RUN_TIMED_OUT",
   message:
@@ -297,32 +297,42 @@ async function finish(
   // Not recorded here: the answers are settled by whoever records the end (its waiters here follow it below).
   if (outcome) log.accept(applied ? undefined : error);
   await announce(ctx, announcements);
-  if (!outcome) {
-    // Its end is recorded elsewhere: waiters here follow it through the store, as a requeued run's.
-    ctx.broker.close(run.run_id);
-    return;
-  }
+  // Its end is recorded elsewhere: waiters here follow it through the store, as a requeued run's.
+  if (!outcome) return ctx.broker.close(run.run_id);
   countRunEnd(ctx, cancel === "rollback" ? "rolled_back" : status);
+  await tellEnd(ctx, run.run_id, log, body, doneAtCommit ? undefined : done);
+  if (next?.status === "pending") await ctx.dispatcher.dispatch(next);
+}
+
+/**
+ * Ends the log of a run whose end this process recorded (with `error` first for a failure), and
+ * publishes `done` unless the record's commit carried it.
+ */
+async function tellEnd(
+  ctx: ServerContext,
+  runId: string,
+  log: RunLog,
+  body: ErrorBody | null,
+  done: { type: "run.done"; run_id: string } | undefined,
+): Promise<void> {
   // Drained at shutdown, its client is told so (and where to go on), not left with a partial state.
-  const told = log.drained ? errorBody(new ServerStoppingError(run.run_id, false)) : body;
+  const told = log.drained ? errorBody(new ServerStoppingError(runId, false)) : body;
   if (told) log.push("error", told);
   log.push("end", null);
-  ctx.broker.close(run.run_id);
+  ctx.broker.close(runId);
   // Followed from elsewhere (even if asked only after run.done was settled): its stored events go after a while.
   const relay = log.relayed ? ctx.runEvents : undefined;
-  relay?.release(run.run_id);
-  if (!doneAtCommit) {
-    // Stored before run.done is heard, so a follower elsewhere finds the end when it looks:
-    // sent in the statement that stores the run's last events (the bus on its own if that fails).
-    const stored = relay
-      ? await relay.flush([done]).then(
-          () => true,
-          () => false,
-        )
-      : false;
-    if (!stored) await ctx.bus.publish(done);
-  }
-  if (next?.status === "pending") await ctx.dispatcher.dispatch(next);
+  relay?.release(runId);
+  if (!done) return;
+  // Stored before run.done is heard, so a follower elsewhere finds the end when it looks: sent
+  // in the statement that stores the run's last events (the bus on its own if that fails).
+  const stored = relay
+    ? await relay.flush([done]).then(
+        () => true,
+        () => false,
+      )
+    : false;
+  if (!stored) await ctx.bus.publish(done);
 }
 
 /** The thread's state after the run, read through the graph that ran (or the thread's). */
@@ -333,10 +343,4 @@ async function newState(
 ): Promise<StateSnapshot | undefined> {
   if (!graph) return readSnapshot(ctx, threadId);
   return graph.getState({ configurable: { thread_id: threadId } });
-}
-
-export async function dispatchNext(ctx: ServerContext, threadId: string): Promise<void> {
-  const active = await ctx.store.activeRuns(threadId);
-  const next = active[0];
-  if (next && next.status === "pending") await ctx.dispatcher.dispatch(next);
 }

@@ -14,6 +14,7 @@ import { backToQueue } from "./drain.js";
 import { revokeClaim } from "./joined-saver.js";
 import { move } from "./lifecycle.js";
 import { type ErrorBody, errorBody } from "./outcome.js";
+import { dispatchNext } from "./thread-line.js";
 
 class StorageFailedError extends ServerError {
   constructor(cause: unknown) {
@@ -140,6 +141,5 @@ export async function endStopped(
   countRunEnd(ctx, end);
   await syncStopped(ctx, run.thread_id, error);
   await ctx.bus.publish({ type: "run.done", run_id: run.run_id });
-  const next = (await ctx.store.activeRuns(run.thread_id))[0];
-  if (next?.status === "pending") await ctx.dispatcher.dispatch(next);
+  await dispatchNext(ctx, run.thread_id);
 }

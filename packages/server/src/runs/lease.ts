@@ -8,11 +8,11 @@
 import { countRunEnd, type ServerContext } from "../context.js";
 import type { RunRecord } from "../store/records.js";
 import { syncThread } from "../threads/sync.js";
-import { dispatchNext } from "./executor.js";
 import { answersApplied, endStopped } from "./failure.js";
 import { revokeClaim } from "./joined-saver.js";
 import { move } from "./lifecycle.js";
 import type { ErrorBody } from "./outcome.js";
+import { dispatchNext } from "./thread-line.js";
 
 const RUN_LOST: ErrorBody = {
   error: "RunLost",
