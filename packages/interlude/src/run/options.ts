@@ -35,7 +35,9 @@ export interface RunOptions {
   checkpointDuring?: boolean;
   /**
    * How long this run's claim on its thread lasts without renewal (default 30 s). A process
-   * that dies while running leaves the thread busy for at most this long.
+   * that dies while running leaves the thread busy for at most this long; a run paused for
+   * longer (its process stopped, or cut off from storage) renews it before its next write, and
+   * stops with `ThreadClaimLostError` if another caller has the thread by then.
    */
   claimTtlMs?: number;
   /**
