@@ -114,6 +114,16 @@ export class HeldClaims {
     return held?.owner === owner && held.parks === true;
   }
 
+  /**
+   * The owner (as the database knows it) whose claim fences the thread's writes from this saver:
+   * the run of this process that holds the thread; undefined when none does (nothing fenced).
+   */
+  fenceOf(threadId: string): string | undefined {
+    const held = this.byThread.get(threadId);
+    if (!held || held.released || held.handoff) return undefined;
+    return held.heldAs ?? held.owner;
+  }
+
   /** The owner the database knows `owner`'s claim by. */
   ownerInDatabase(threadId: string, owner: string): string {
     return ownerInDatabase(this.byThread, threadId, owner);

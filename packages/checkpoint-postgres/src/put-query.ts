@@ -30,12 +30,13 @@ export function putQuery(planned: PlannedPut, releaseAs = planned.put.releaseCla
  * a put that names the head it expects; undefined for one that does not, and for a thread's
  * first put with deltas (a base written by a deleted thread: the long way says so). With
  * `before`, a put held back until this one (deferred-puts.ts: `pairs`): one statement writes
- * both, expecting the head that `before` expected.
+ * both, expecting the head that `before` expected. `owner`: the claim the put is fenced by (and
+ * releases, with `releaseClaim`), as the database knows it; undefined: not fenced.
  */
 export function oneStatementPut(
   planned: PlannedPut,
-  before?: PlannedPut,
-  releaseAs = planned.put.releaseClaim,
+  before: PlannedPut | undefined,
+  owner: string | undefined,
 ): QueryConfig | undefined {
   const { put } = planned;
   const expected = before ? before.put.expectedHead : put.expectedHead;
@@ -63,9 +64,9 @@ export function oneStatementPut(
       deltas.map((b) => b.channel),
       deltas.map((b) => b.base),
     );
-  if (releaseAs !== undefined) values.push(releaseAs);
+  values.push(owner ?? null);
   if (before) values.push(...checkpointValues(before));
-  const release = releaseAs === undefined ? "" : "_release";
+  const release = put.releaseClaim === undefined ? "" : "_release";
   return named(`put_${shape}${release}${before ? "_pair" : ""}`, values);
 }
 

@@ -7,6 +7,7 @@ import {
   type PendingWrite,
   StorageError,
   type ThreadClaim,
+  ThreadClaimLostError,
 } from "@interlude/core";
 import type * as Kit from "@interlude/core/saver-kit";
 import { BASE_MISSING, blobKey, listSql, parsedOf, SaverKit, STORED, seedOf } from "@interlude/core/saver-kit";
@@ -177,18 +178,21 @@ export class PostgresSaver extends SaverKit {
   private async store(put: Kit.PreparedPut, before?: Kit.PreparedPut): Promise<Kit.PutOutcome> {
     try {
       const releaseAs = put.releaseClaim && this.claims.ownerInDatabase(put.threadId, put.releaseClaim);
+      const owner = releaseAs ?? this.claims.fenceOf(put.threadId);
       // Most often planned from memory: no turn spent waiting for it.
       const planning = before && this.planned(before);
       const earlier = planning instanceof Promise ? await planning : planning;
       const next = this.planned(put, earlier);
       const planned = next instanceof Promise ? await next : next;
-      const one = oneStatementPut(planned, earlier, releaseAs);
+      const one = oneStatementPut(planned, earlier, owner);
       let stored = one && (await this.query<{ stamp: string }>(one).catch(rewritten)).rows[0];
       // Not stored: each on its own, so that the refused one says why.
       if (!stored && before) {
         await this.sendAlone(before);
         return await this.store(put);
       }
+      // The long way is not fenced: a claim lost is told before it.
+      if (!stored && owner !== undefined) await this.checkClaim(put.threadId, owner);
       stored ??= (await this.query<{ stamp: string }>(putQuery(planned, releaseAs))).rows[0]!;
       if (put.ns === "") {
         if (earlier) this.cache.put(before!, stored.stamp, earlier.plan.values, this.seeds.get(before!));
@@ -204,6 +208,12 @@ export class PostgresSaver extends SaverKit {
       if (code === HEAD_MOVED) return { head: (error as { detail?: string }).detail || null };
       throw error;
     }
+  }
+
+  /** Throws ThreadClaimLostError unless the claim on the thread names `owner` (as the database knows it). */
+  private async checkClaim(threadId: string, owner: string): Promise<void> {
+    const { rows } = await this.query(named("claimedBy", [threadId, owner]));
+    if (rows.length === 0) throw new ThreadClaimLostError(threadId);
   }
 
   /**
@@ -270,7 +280,7 @@ export class PostgresSaver extends SaverKit {
     ];
     const query =
       releaseClaim === undefined
-        ? named("putWrites", values)
+        ? named("putWrites", [...values, this.claims.fenceOf(threadId) ?? null])
         : named("putWritesRelease", [...values, this.claims.ownerInDatabase(threadId, releaseClaim)]);
     if (releaseClaim !== undefined && this.claims.parks(threadId, releaseClaim)) {
       // A held checkpoint goes first: the parked writes belong to it.
@@ -278,10 +288,11 @@ export class PostgresSaver extends SaverKit {
       this.parked.set(threadId, query);
       return this.claims.releasedWith(threadId, releaseClaim);
     }
-    await this.database.guard("putWrites", async () => {
+    const stored = await this.database.guard("putWrites", async () => {
       await this.settleFor(threadId, checkpointId);
-      return this.query(query);
+      return this.query<{ held: boolean }>(query);
     });
+    if (stored.rows[0]?.held === false) throw new ThreadClaimLostError(threadId);
     if (releaseClaim !== undefined) this.claims.releasedWith(threadId, releaseClaim);
   }
 

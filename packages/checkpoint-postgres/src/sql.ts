@@ -15,11 +15,25 @@ const STAMP = "xmin::text::bigint AS stamp";
 const PUT_CALL =
   "interlude_put_inline($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18), txid_current() % 4294967296 AS stamp";
 
-/** A task's writes: reserved channels (negative idx) replace the task's earlier write; others keep the first. */
-const INSERT_WRITES = `INSERT INTO interlude_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, data)
-    SELECT $1, $2, $3, $4, w.idx, w.channel, w.data FROM unnest($5::int[], $6::text[], $7::bytea[]) WITH ORDINALITY AS w(idx, channel, data, n) ORDER BY w.n
+/**
+ * Whether the claim on thread $1 still names the owner in parameter `owner`, when one is given
+ * (a null owner: a write made outside any claim, not fenced). A run's writes are fenced by its
+ * claim: once the thread's claim was taken or revoked (SQL.revoke), nothing more of the run is
+ * stored. Read in the statement's snapshot: a revocation committed before it began is seen.
+ */
+function fence(owner: string): string {
+  return `(${owner}::text IS NULL OR EXISTS (SELECT FROM interlude_claims WHERE thread_id = $1 AND owner = ${owner}))`;
+}
+
+/**
+ * A task's writes, unless fenced off ($8, `fence`): reserved channels (negative idx) replace the
+ * task's earlier write; others keep the first. Its one row says whether the fence held (`held`).
+ */
+const INSERT_WRITES = `w AS (INSERT INTO interlude_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, data)
+    SELECT $1, $2, $3, $4, w.idx, w.channel, w.data FROM unnest($5::int[], $6::text[], $7::bytea[]) WITH ORDINALITY AS w(idx, channel, data, n)
+    WHERE ${fence("$8")} ORDER BY w.n
     ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE
-    SET channel = EXCLUDED.channel, data = EXCLUDED.data WHERE EXCLUDED.idx < 0`;
+    SET channel = EXCLUDED.channel, data = EXCLUDED.data WHERE EXCLUDED.idx < 0)`;
 
 /** The head of (thread, namespace), with `?` placeholders for a caller's own query (`PostgresSaver.headStatement`). */
 export const HEAD = "SELECT head_id FROM interlude_heads WHERE thread_id = ? AND checkpoint_ns = ?";
@@ -49,22 +63,23 @@ export type PutShape = "first" | "whole" | "deltas";
  * upsert checks the key before each insert besides the insert's own check: 13% of the
  * statement's CPU (PERFORMANCE.md, branch pg-db). Parameters: $1 thread, $2 namespace, $3 head
  * expected, $4-$6 the blobs' channels, versions and data, $7-$14 the checkpoint row (its inline
- * values last); `deltas`: $15 the blobs' bases, $16-$17 the delta bases to find; then, with
- * `release`, the owner whose
- * claim goes with it; then, with `pair`, the row of a checkpoint put before this one and held
- * back until now (deferred-puts.ts), whose blobs are among $4-$6: both rows are written, and
- * the head moves to the newer.
+ * values last); `deltas`: $15 the blobs' bases, $16-$17 the delta bases to find; then the owner
+ * of the claim the put is fenced by (null: none, `fence`), whose claim goes with it with
+ * `release`; then, with `pair`, the row of a checkpoint put before this one and held back until
+ * now (deferred-puts.ts), whose blobs are among $4-$6: both rows are written, and the head
+ * moves to the newer.
  */
 function putStatement(shape: PutShape, release: boolean, pair: boolean): string {
   const owner = shape === "deltas" ? 18 : 15;
-  const p = owner + (release ? 1 : 0);
+  const p = owner + 1;
+  const fenced = fence(`$${owner}`);
   const newHead = pair ? `GREATEST($7::text, $${p}::text)` : "$7";
   const head = {
-    first: `h AS (INSERT INTO interlude_heads (thread_id, checkpoint_ns, head_id) SELECT $1, $2, ${newHead} WHERE $3::text IS NULL
+    first: `h AS (INSERT INTO interlude_heads (thread_id, checkpoint_ns, head_id) SELECT $1, $2, ${newHead} WHERE $3::text IS NULL AND ${fenced}
       ON CONFLICT (thread_id, checkpoint_ns) DO NOTHING RETURNING ${STAMP})`,
     whole: `h AS (UPDATE interlude_heads SET head_id = GREATEST(head_id, ${newHead}), updated_at = now()
-      WHERE thread_id = $1 AND checkpoint_ns = $2 AND head_id = $3 RETURNING ${STAMP})`,
-    deltas: `cas AS (SELECT FROM interlude_heads WHERE thread_id = $1 AND checkpoint_ns = $2 AND head_id = $3 FOR UPDATE),
+      WHERE thread_id = $1 AND checkpoint_ns = $2 AND head_id = $3 AND ${fenced} RETURNING ${STAMP})`,
+    deltas: `cas AS (SELECT FROM interlude_heads WHERE thread_id = $1 AND checkpoint_ns = $2 AND head_id = $3 AND ${fenced} FOR UPDATE),
     based AS (SELECT count(*) AS n FROM (SELECT FROM interlude_blobs b
       JOIN unnest($16::text[], $17::float8[]) AS q(channel, version) ON b.channel = q.channel AND b.version = q.version
       WHERE b.thread_id = $1 AND b.checkpoint_ns = $2 AND EXISTS (SELECT FROM cas) FOR SHARE OF b) locked),
@@ -212,11 +227,13 @@ export const SQL = {
     SELECT channel, version, base, data, stamp FROM chain`,
   writes: `SELECT task_id AS "taskId", channel, data FROM interlude_writes
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3 ORDER BY seq`,
-  putWrites: INSERT_WRITES,
+  putWrites: `WITH ${INSERT_WRITES} SELECT ${fence("$8")} AS held`,
   /** A run's last writes and the release of its claim ($8: the owner), in one statement: both or neither. */
-  putWritesRelease: `WITH w AS (${INSERT_WRITES}),
+  putWritesRelease: `WITH ${INSERT_WRITES},
     r AS (${releaseBy("$8")})
-    SELECT 1`,
+    SELECT ${fence("$8")} AS held`,
+  /** Whether the claim on $1 names $2 (a put whose one statement stored nothing, before its long way). */
+  claimedBy: "SELECT 1 FROM interlude_claims WHERE thread_id = $1 AND owner = $2",
   /** Every row of the thread, once the puts holding its head rows have committed (schema.ts). */
   deleteThread: `WITH c AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND expires_at = ${RELEASED})
     SELECT interlude_delete_thread($1)`,

@@ -1,0 +1,91 @@
+/**
+ * A run's writes are fenced by its claim on the thread: once the claim was revoked (as the
+ * server's lease sweep does for a run it takes from a process held for dead) or taken by another
+ * owner, a put or writes this saver sends for the run store nothing and fail with
+ * ThreadClaimLostError, whatever the run believed of its claim. The statement reads the claim in
+ * its own snapshot, so a write sent before the revocation and delivered after it is refused too.
+ */
+import { ThreadWriter } from "@interlude/checkpoint-conformance";
+import { PostgresSaver } from "@interlude/checkpoint-postgres";
+import { ThreadClaimLostError } from "@interlude/core";
+import pg from "pg";
+import { afterAll, beforeAll, expect, inject, it } from "vitest";
+
+const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
+if (!url) throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");
+
+let pool: pg.Pool;
+let saver: PostgresSaver;
+let reader: PostgresSaver;
+const TTL = { ttlMs: 60_000 };
+
+beforeAll(async () => {
+  pool = new pg.Pool({ connectionString: url, max: 2 });
+  saver = new PostgresSaver(url);
+  reader = new PostgresSaver(url);
+  await saver.setup();
+});
+afterAll(async () => {
+  await saver?.close();
+  await reader?.close();
+  await pool?.end();
+});
+
+/** A thread claimed by "run-a" through `saver`, with one checkpoint written under the claim. */
+async function claimedThread(): Promise<ThreadWriter> {
+  const writer = new ThreadWriter(saver);
+  expect(await saver.claimThread(writer.threadId, { owner: "run-a", ...TTL })).toBe(true);
+  await writer.write({ step: "first" }, {}, { expectedHead: null });
+  return writer;
+}
+
+/** What another process reads of the thread. */
+async function stored(threadId: string) {
+  const tuple = await reader.getTuple({ configurable: { thread_id: threadId } });
+  return { values: tuple?.checkpoint.channel_values, writes: tuple?.pendingWrites };
+}
+
+const revoke = (threadId: string) => pool.query(...saver.joined.revokeIn(threadId));
+
+it("a put, writes and a run's last writes after the claim was revoked store nothing", async () => {
+  const writer = await claimedThread();
+  await revoke(writer.threadId);
+  const head = writer.head!;
+  await expect(writer.write({ step: "late" }, {}, { expectedHead: head })).rejects.toBeInstanceOf(ThreadClaimLostError);
+  const config = { configurable: { thread_id: writer.threadId, checkpoint_ns: "", checkpoint_id: head } };
+  await expect(saver.putWrites(config, [["step", "w"]], "task-1")).rejects.toBeInstanceOf(ThreadClaimLostError);
+  await expect(saver.putWrites(config, [["step", "last"]], "task-2", { releaseClaim: "run-a" })).rejects.toBeInstanceOf(
+    ThreadClaimLostError,
+  );
+  expect(await stored(writer.threadId)).toEqual({ values: { step: "first" }, writes: [] });
+  // The thread is free for the next first claim.
+  expect(await reader.claimThread(writer.threadId, { owner: "run-b", ...TTL })).toBe(true);
+});
+
+it("a put the one statement does not store (no head named) is refused before the long way", async () => {
+  const writer = await claimedThread();
+  await revoke(writer.threadId);
+  await expect(writer.write({ step: "late" })).rejects.toBeInstanceOf(ThreadClaimLostError);
+  expect((await stored(writer.threadId)).values).toEqual({ step: "first" });
+});
+
+it("a claim taken by another owner once it lapsed fences the old owner's writes; its own renewal is refused", async () => {
+  const writer = new ThreadWriter(saver);
+  expect(await saver.claimThread(writer.threadId, { owner: "run-a", ttlMs: 200 })).toBe(true);
+  await writer.write({ step: "first" }, {}, { expectedHead: null });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  expect(await reader.claimThread(writer.threadId, { owner: "run-b", ...TTL })).toBe(true);
+  await expect(writer.write({ step: "late" }, {}, { expectedHead: writer.head! })).rejects.toBeInstanceOf(
+    ThreadClaimLostError,
+  );
+  expect(await saver.claimThread(writer.threadId, { owner: "run-a", ...TTL })).toBe(false);
+  expect((await stored(writer.threadId)).values).toEqual({ step: "first" });
+});
+
+it("writes made outside any claim of this saver are not fenced", async () => {
+  const writer = new ThreadWriter(saver);
+  await writer.write({ step: "first" }, {}, { expectedHead: null });
+  await revoke(writer.threadId);
+  await writer.write({ step: "second" }, {}, { expectedHead: writer.head! });
+  expect((await stored(writer.threadId)).values).toEqual({ step: "second" });
+});
