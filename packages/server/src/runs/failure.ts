@@ -128,11 +128,11 @@ export async function endStopped(
   error: ErrorBody,
   end: RunEnd,
 ): Promise<void> {
-  const revokes = end === "lost" && ctx.headStatement !== undefined;
-  const before = revokes ? undefined : await answersApplied(ctx, run);
+  // Read in the transaction where it can be (answersApplied), else before it.
+  const before = ctx.headStatement ? undefined : await answersApplied(ctx, run);
   const moved = await ctx.store.tx(async (tx) => {
     if (!(await move(tx, run.run_id, from, "error", { error, claimed: run.attempt }))) return false;
-    if (revokes) await revokeClaim(ctx, tx, run.thread_id);
+    if (end === "lost") await revokeClaim(ctx, tx, run.thread_id);
     await tx.settleAnswers(run.run_id, before ?? (await answersApplied(ctx, run, tx)));
     return true;
   }, run.thread_id);
