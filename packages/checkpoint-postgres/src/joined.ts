@@ -14,7 +14,8 @@
  *   writes; the claim lapses), as a crash before the writes would. A caller that does not take
  *   them sends them on their own (`unpark`).
  * - A revocation (`revokeIn`) goes in the caller's transaction that takes a run from a process
- *   it holds for dead, so that the process, if alive after all, saves nothing more of it.
+ *   it holds for dead, so that the process, if alive after all, saves nothing more of it: what
+ *   the transaction reads of the thread after the revocation is where the run stopped.
  *
  * Bookkeeping over the saver's state: the caller sends the statements in its transactions; what
  * it hands back (`unpark`, `sendAlone`, `dropHandoff`) the saver sends on its own.
@@ -114,7 +115,10 @@ export class JoinedSaver {
   /**
    * The revocation of whatever claim `threadId` has (SQL.revoke), for the caller's transaction
    * that takes the thread's run from a process it holds for dead: that process's run, if it
-   * goes on, finds its claim gone at its next renewal and saves nothing more.
+   * goes on, finds its claim gone at its next renewal and saves nothing more. It waits for the
+   * run's writes under way (the thread's fence lock, sql.ts), and holds off those sent after it
+   * until the caller's commit, when they find the claim revoked: the caller's reads of the
+   * thread after it see everything the run saved.
    */
   revokeIn(threadId: string): JoinedStatement {
     return [SQL.revoke, [threadId]];

@@ -4,8 +4,12 @@ import type { QueryConfig } from "pg";
 import type { PlannedPut } from "./inline-values.js";
 import { named, type PutShape } from "./sql.js";
 
-/** interlude_put_inline's arguments (schema.ts): the head expected, the delta bases to check, then the rows. */
-export function putQuery(planned: PlannedPut, releaseAs = planned.put.releaseClaim): QueryConfig {
+/**
+ * interlude_put_inline's arguments (schema.ts): the head expected, the delta bases to check,
+ * then the rows; then `owner`, the claim the put is fenced by (and releases, with
+ * `releaseClaim`), as the database knows it (undefined: not fenced).
+ */
+export function putQuery(planned: PlannedPut, owner: string | undefined): QueryConfig {
   const { put, plan } = planned;
   const blobs = plan.rows;
   const deltas = blobs.filter((blob) => blob.base !== null);
@@ -22,7 +26,7 @@ export function putQuery(planned: PlannedPut, releaseAs = planned.put.releaseCla
     blobs.map((b) => toBytes(b.data)),
     ...checkpointValues(planned),
   ];
-  return releaseAs === undefined ? named("put", values) : named("putRelease", [...values, releaseAs]);
+  return named(put.releaseClaim === undefined ? "put" : "putRelease", [...values, owner ?? null]);
 }
 
 /**

@@ -191,9 +191,9 @@ export class PostgresSaver extends SaverKit {
         await this.sendAlone(before);
         return await this.store(put);
       }
-      // The long way is not fenced: a claim lost is told before it.
-      if (!stored && owner !== undefined) await this.checkClaim(put.threadId, owner);
-      stored ??= (await this.query<{ stamp: string }>(putQuery(planned, releaseAs))).rows[0]!;
+      // The long way says why the one statement stored nothing, and is fenced as it is.
+      stored ??= (await this.query<{ stamp: string }>(putQuery(planned, owner))).rows[0];
+      if (!stored) throw new ThreadClaimLostError(put.threadId);
       if (put.ns === "") {
         if (earlier) this.cache.put(before!, stored.stamp, earlier.plan.values, this.seeds.get(before!));
         this.cache.put(put, stored.stamp, planned.plan.values, this.seeds.get(put));
@@ -208,12 +208,6 @@ export class PostgresSaver extends SaverKit {
       if (code === HEAD_MOVED) return { head: (error as { detail?: string }).detail || null };
       throw error;
     }
-  }
-
-  /** Throws ThreadClaimLostError unless the claim on the thread names `owner` (as the database knows it). */
-  private async checkClaim(threadId: string, owner: string): Promise<void> {
-    const { rows } = await this.query(named("claimedBy", [threadId, owner]));
-    if (rows.length === 0) throw new ThreadClaimLostError(threadId);
   }
 
   /**

@@ -361,6 +361,20 @@ const MIGRATIONS: readonly string[] = [
      FROM interlude_writes w WHERE w.thread_id = p_thread AND w.checkpoint_ns = p_ns
        AND w.checkpoint_id = (SELECT head.checkpoint_id FROM head)
    $$;`,
+  // A run's fence (sql.ts, `fence`): whether the claim on p_thread still names p_owner, read
+  // once this transaction holds the thread's fence lock shared. A revocation takes that lock
+  // exclusively (SQL.revoke), so it waits for the fenced writes under way, and those that come
+  // after it wait for its commit. VOLATILE: the claim is read in a snapshot taken after the
+  // lock is held, not in the calling statement's, which may predate the revocation's commit.
+  // The lock is the two-key advisory lock (1231844708, hashtext(thread)): "Ilud", apart from the
+  // one-key locks of the server's store and of the migrations.
+  `CREATE OR REPLACE FUNCTION interlude_fenced(p_thread text, p_owner text) RETURNS boolean
+   LANGUAGE plpgsql VOLATILE AS $$
+   BEGIN
+     IF p_owner IS NULL THEN RETURN true; END IF;
+     PERFORM pg_advisory_xact_lock_shared(1231844708, hashtext(p_thread));
+     RETURN EXISTS (SELECT FROM interlude_claims WHERE thread_id = p_thread AND owner = p_owner);
+   END $$;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

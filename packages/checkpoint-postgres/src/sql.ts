@@ -19,11 +19,18 @@ const PUT_CALL =
  * Whether the claim on thread $1 still names the owner in parameter `owner`, when one is given
  * (a null owner: a write made outside any claim, not fenced). A run's writes are fenced by its
  * claim: once the thread's claim was taken or revoked (SQL.revoke), nothing more of the run is
- * stored. Read in the statement's snapshot: a revocation committed before it began is seen.
+ * stored. interlude_fenced (schema.ts) reads the claim under the thread's fence lock, held
+ * shared to the end of the transaction, in a snapshot of its own: a revocation, which takes that
+ * lock exclusively, waits for the writes under way, and a write whose statement began before
+ * the revocation committed reads the claim after it. An uncorrelated subquery: one call per
+ * statement, made before any row is written.
  */
 function fence(owner: string): string {
-  return `(${owner}::text IS NULL OR EXISTS (SELECT FROM interlude_claims WHERE thread_id = $1 AND owner = ${owner}))`;
+  return `(${owner}::text IS NULL OR (SELECT interlude_fenced($1, ${owner})))`;
 }
+
+/** The thread's fence lock (interlude_fenced, schema.ts), taken exclusively by a revocation. */
+const FENCE_LOCK = "pg_advisory_xact_lock(1231844708, hashtext($1))";
 
 /**
  * A task's writes, unless fenced off ($8, `fence`): reserved channels (negative idx) replace the
@@ -175,8 +182,12 @@ function claimLatest(relaxed: boolean, since: boolean): string {
 /** The statements the saver runs. `$1, $2` are always thread id and namespace where both appear. */
 export const SQL = {
   head: numbered(HEAD),
-  /** Blobs, the checkpoint row and the new head, after the head and delta-base checks; returns the head's stamp (schema.ts). */
-  put: `SELECT ${PUT_CALL}`,
+  /**
+   * Blobs, the checkpoint row and the new head, after the head and delta-base checks; returns
+   * the head's stamp (schema.ts). Fenced by $19 (`fence`): no row, nothing written, once the
+   * claim names someone else.
+   */
+  put: `SELECT ${PUT_CALL} WHERE ${fence("$19")}`,
   put_first: putStatement("first", false, false),
   put_whole: putStatement("whole", false, false),
   put_deltas: putStatement("deltas", false, false),
@@ -190,7 +201,7 @@ export const SQL = {
   put_whole_release_pair: putStatement("whole", true, true),
   put_deltas_release_pair: putStatement("deltas", true, true),
   /** A run's last put and the release of its claim ($19: the owner), in one statement: both or neither. */
-  putRelease: `WITH r AS (${releaseBy("$19")}) SELECT ${PUT_CALL}`,
+  putRelease: `WITH r AS (${releaseBy("$19")}) SELECT ${PUT_CALL} WHERE ${fence("$19")}`,
   checkpoint: `SELECT checkpoint_id AS id, parent_id AS "parentId", checkpoint_record AS record, metadata, inline
     FROM interlude_checkpoints
     WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
@@ -232,8 +243,6 @@ export const SQL = {
   putWritesRelease: `WITH ${INSERT_WRITES},
     r AS (${releaseBy("$8")})
     SELECT ${fence("$8")} AS held`,
-  /** Whether the claim on $1 names $2 (a put whose one statement stored nothing, before its long way). */
-  claimedBy: "SELECT 1 FROM interlude_claims WHERE thread_id = $1 AND owner = $2",
   /** Every row of the thread, once the puts holding its head rows have committed (schema.ts). */
   deleteThread: `WITH c AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND expires_at = ${RELEASED})
     SELECT interlude_delete_thread($1)`,
@@ -252,9 +261,10 @@ export const SQL = {
    * Takes the thread from whoever claims it, leaving it free for the next first claim (as
    * released, RELEASED) under an owner no run has: sent where a run is taken from a process held
    * for dead (the server's lease sweep), so that the process, if alive after all, cannot renew
-   * its claim and writes nothing more (joined.ts, `revokeIn`).
+   * its claim and writes nothing more (joined.ts, `revokeIn`). Under the thread's fence lock,
+   * held to the end of the caller's transaction (`fence`).
    */
-  revoke: `INSERT INTO interlude_claims (thread_id, owner, expires_at) VALUES ($1, '', ${RELEASED})
+  revoke: `INSERT INTO interlude_claims (thread_id, owner, expires_at) SELECT $1, '', ${RELEASED} FROM (SELECT ${FENCE_LOCK}) fence
     ON CONFLICT (thread_id) DO UPDATE SET owner = '', expires_at = ${RELEASED}`,
   claimLatest: claimLatest(true, false),
   claimLatestSince: claimLatest(true, true),

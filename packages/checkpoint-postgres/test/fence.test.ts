@@ -2,14 +2,17 @@
  * A run's writes are fenced by its claim on the thread: once the claim was revoked (as the
  * server's lease sweep does for a run it takes from a process held for dead) or taken by another
  * owner, a put or writes this saver sends for the run store nothing and fail with
- * ThreadClaimLostError, whatever the run believed of its claim. The statement reads the claim in
- * its own snapshot, so a write sent before the revocation and delivered after it is refused too.
+ * ThreadClaimLostError, whatever the run believed of its claim. A write reads the claim under
+ * the thread's fence lock, which a revocation takes exclusively: the revocation waits for the
+ * writes under way, and a write that began before the revocation committed reads the claim after
+ * it, so nothing of the run lands once the revocation's transaction has read the thread.
  */
 import { ThreadWriter } from "@interlude/checkpoint-conformance";
 import { PostgresSaver } from "@interlude/checkpoint-postgres";
 import { ThreadClaimLostError } from "@interlude/core";
 import pg from "pg";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
+import { untilWaitingForLocks } from "./locks.js";
 
 const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
 if (!url) throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");
@@ -31,10 +34,10 @@ afterAll(async () => {
   await pool?.end();
 });
 
-/** A thread claimed by "run-a" through `saver`, with one checkpoint written under the claim. */
-async function claimedThread(): Promise<ThreadWriter> {
-  const writer = new ThreadWriter(saver);
-  expect(await saver.claimThread(writer.threadId, { owner: "run-a", ...TTL })).toBe(true);
+/** A thread claimed by "run-a" through `through` (`saver`), with one checkpoint written under the claim. */
+async function claimedThread(through = saver): Promise<ThreadWriter> {
+  const writer = new ThreadWriter(through);
+  expect(await through.claimThread(writer.threadId, { owner: "run-a", ...TTL })).toBe(true);
   await writer.write({ step: "first" }, {}, { expectedHead: null });
   return writer;
 }
@@ -88,4 +91,60 @@ it("writes made outside any claim of this saver are not fenced", async () => {
   await revoke(writer.threadId);
   await writer.write({ step: "second" }, {}, { expectedHead: writer.head! });
   expect((await stored(writer.threadId)).values).toEqual({ step: "second" });
+});
+
+/** A connection of its own in a transaction, named for untilWaitingForLocks. */
+async function inTransaction(name: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url, application_name: name });
+  await client.connect();
+  await client.query("BEGIN");
+  return client;
+}
+
+it("a put that begins while a revocation is under way waits for its commit, then stores nothing", async () => {
+  const named = new PostgresSaver(new pg.Pool({ connectionString: url, application_name: "fence-put", max: 1 }));
+  const sweep = await inTransaction("fence-sweep");
+  try {
+    const writer = await claimedThread(named);
+    await sweep.query(...saver.joined.revokeIn(writer.threadId));
+    const put = writer.write({ step: "late" }, {}, { expectedHead: writer.head! }).catch((error: unknown) => error);
+    await untilWaitingForLocks(url!, "fence-put");
+    // What the sweep reads of the thread before its commit is all there will be.
+    const { rows } = await sweep.query(
+      "SELECT head_id FROM interlude_heads WHERE thread_id = $1 AND checkpoint_ns = ''",
+      [writer.threadId],
+    );
+    await sweep.query("COMMIT");
+    expect(await put).toBeInstanceOf(ThreadClaimLostError);
+    expect(rows[0].head_id).toBe(writer.head);
+    expect((await stored(writer.threadId)).values).toEqual({ step: "first" });
+  } finally {
+    await sweep.end();
+    await named.close();
+  }
+});
+
+it("a revocation waits for the fenced writes under way, so that what it reads next holds them", async () => {
+  const writer = await claimedThread();
+  const run = await inTransaction("fence-run");
+  try {
+    // A fenced write in a transaction still open (as the server's joined writes are).
+    const { rows } = await run.query("SELECT interlude_fenced($1, 'run-a') AS held", [writer.threadId]);
+    expect(rows[0].held).toBe(true);
+    const revoker = new pg.Client({ connectionString: url, application_name: "fence-revoker" });
+    await revoker.connect();
+    try {
+      const revoked = revoker.query(...saver.joined.revokeIn(writer.threadId));
+      await untilWaitingForLocks(url!, "fence-revoker");
+      await run.query("COMMIT");
+      await revoked;
+    } finally {
+      await revoker.end();
+    }
+    await expect(writer.write({ step: "late" }, {}, { expectedHead: writer.head! })).rejects.toBeInstanceOf(
+      ThreadClaimLostError,
+    );
+  } finally {
+    await run.end();
+  }
 });
