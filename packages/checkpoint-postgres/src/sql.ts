@@ -22,8 +22,8 @@ const PUT_CALL =
  * stored. interlude_fenced (schema.ts) reads the claim under the thread's fence lock, held
  * shared to the end of the transaction, in a snapshot of its own: a revocation, which takes that
  * lock exclusively, waits for the writes under way, and a write whose statement began before
- * the revocation committed reads the claim after it. An uncorrelated subquery: one call per
- * statement, made before any row is written.
+ * the revocation committed reads the claim after it. An uncorrelated subquery: called once
+ * where it stands, before any row it gates is written.
  */
 function fence(owner: string): string {
   return `(${owner}::text IS NULL OR (SELECT interlude_fenced($1, ${owner})))`;
