@@ -3,9 +3,11 @@
  * (`saver.put`, `putWrites`, `getTuple`, `get`, `list`, `deleteThread`; the store's `put`,
  * `get`, `search`, `delete`, `listNamespaces`, `batch`), not through a graph.
  *
- * Each saver scenario runs twice: on the root entry's `MemorySaver`, and on the SQLite package's
+ * Each saver scenario runs three times: on the root entry's `MemorySaver`, on the SQLite package's
  * `SqliteSaver.fromConnString(":memory:")` (`@langchain/langgraph-checkpoint-sqlite` against
- * `@interlude/checkpoint-sqlite`). Checkpoints are built as a run builds them: the runtime's own
+ * `@interlude/checkpoint-sqlite`), and on the PostgreSQL package's `PostgresSaver`, in a schema
+ * of its own on the test server (`@langchain/langgraph-checkpoint-postgres` against
+ * `@interlude/checkpoint-postgres`). Checkpoints are built as a run builds them: the runtime's own
  * `emptyCheckpoint()` (its id and schema version), with values, and `newVersions` naming every
  * channel whose version is new. Ids are shown as names ("c0", "c1", ...) given in put order.
  */
@@ -13,16 +15,25 @@
 import { isDeepStrictEqual } from "node:util";
 import * as interlude from "@interlude/core";
 import { HumanMessage } from "@langchain/core/messages";
+import pg from "pg";
+import { inject } from "vitest";
 import { compare, forgedConstructorRecord, type Runtime, type Scenario, sleep } from "./harness.js";
 
 // --- Savers -------------------------------------------------------------------------------------
 
-type Kind = "MemorySaver" | "SqliteSaver";
-const KINDS: Kind[] = ["MemorySaver", "SqliteSaver"];
+type Kind = "MemorySaver" | "SqliteSaver" | "PostgresSaver";
+const KINDS: Kind[] = ["MemorySaver", "SqliteSaver", "PostgresSaver"];
 
-/** A fresh saver: the root entry's MemorySaver, or the SQLite package's saver on an in-memory database. */
+const postgresUrl = inject("postgresUrl");
+let schemas = 0;
+
+/**
+ * A fresh saver: the root entry's MemorySaver, the SQLite package's saver on an in-memory
+ * database, or the PostgreSQL package's saver in a schema of its own on the test server.
+ */
 async function saverOf(lib: Runtime, kind: Kind): Promise<any> {
   if (kind === "MemorySaver") return new lib.MemorySaver();
+  if (kind === "PostgresSaver") return postgresSaverOf(lib);
   const { SqliteSaver } =
     lib === interlude
       ? await import("@interlude/checkpoint-sqlite")
@@ -30,9 +41,34 @@ async function saverOf(lib: Runtime, kind: Kind): Promise<any> {
   return SqliteSaver.fromConnString(":memory:");
 }
 
+/** LangGraph.js's saver takes its schema as an option; Interlude's, as the connection's search_path. */
+async function postgresSaverOf(lib: Runtime): Promise<any> {
+  if (!postgresUrl)
+    throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");
+  const schema = `compat_${process.pid}_${++schemas}`;
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`).finally(() => admin.end());
+  if (lib === interlude) {
+    const { PostgresSaver } = await import("@interlude/checkpoint-postgres");
+    const saver = new PostgresSaver(
+      new pg.Pool({ connectionString: postgresUrl, options: `-c search_path=${schema}`, max: 2 }),
+    );
+    await saver.setup();
+    return saver;
+  }
+  const { PostgresSaver } = await import("@langchain/langgraph-checkpoint-postgres");
+  const saver = PostgresSaver.fromConnString(postgresUrl, { schema });
+  await saver.setup();
+  return saver;
+}
+
 async function closeSaver(saver: any) {
-  if (typeof saver.close === "function") await saver.close();
+  if (typeof saver.end === "function") await saver.end();
+  else if (typeof saver.close === "function") await saver.close();
   else saver.db?.close?.();
+  // Interlude's saver leaves a pool it was given to its owner (here, the test).
+  if (saver.pool && !saver.pool.ending) await saver.pool.end();
 }
 
 /** What a saver scenario gets: a fresh saver, checkpoints of its runtime, and names for their ids. */
@@ -123,19 +159,22 @@ async function collectTuples(stream: AsyncIterable<any>) {
 interface SaverScenario {
   from?: string;
   differs?: string;
-  /** Only on this kind of saver (where LangGraph.js's other saver does something else: see its comment). */
-  only?: Kind;
+  /** Only on these kinds of saver (where LangGraph.js's others do something else: see its comment). */
+  only?: Kind | readonly Kind[];
+  /** What holds on one kind instead (where LangGraph.js's saver of that kind does otherwise than its others). */
+  on?: Partial<Record<Kind, Pick<Scenario, "differs" | "throws">>>;
   run(kit: SaverKit): Promise<unknown>;
 }
 
-/** One scenario per saver kind: "<name> [MemorySaver]" and "<name> [SqliteSaver]". */
+/** One scenario per saver kind: "<name> [MemorySaver]", "<name> [SqliteSaver]" and "<name> [PostgresSaver]". */
 function onEachSaver(scenarios: Record<string, SaverScenario>) {
   const out: Record<string, Scenario> = {};
   for (const [name, scenario] of Object.entries(scenarios))
-    for (const kind of scenario.only ? [scenario.only] : KINDS)
+    for (const kind of scenario.only ? [scenario.only].flat() : KINDS)
       out[`${name} [${kind}]`] = {
         from: scenario.from,
         differs: scenario.differs,
+        ...scenario.on?.[kind],
         async run(lib) {
           const saver = await saverOf(lib, kind);
           try {
@@ -493,11 +532,11 @@ compare(
     },
 
     // LangGraph.js's MemorySaver lists a thread namespace by namespace (and every thread thread
-    // by thread), each newest first; its SqliteSaver, like Interlude's savers, newest first
-    // across them all. Compared on the SqliteSaver only.
+    // by thread), each newest first; its SqliteSaver and PostgresSaver, like Interlude's savers,
+    // newest first across them all. Compared on those two.
     "list of a whole thread (no namespace given), and of every thread: newest first across them": {
       from: "checkpoint-validation list.ts (order of tuples when thread_id or checkpoint_ns is not given)",
-      only: "SqliteSaver",
+      only: ["SqliteSaver", "PostgresSaver"],
       async run(kit) {
         for (const thread of ["t1", "t2"]) for (const ns of ["", "child"]) await parentAndChild(kit, thread, ns);
         return { thread: await kit.listed({ configurable: { thread_id: "t1" } }), everything: await kit.listed({}) };
@@ -505,10 +544,11 @@ compare(
     },
 
     // LangGraph.js's MemorySaver compares filter values with ===, so an object never matches
-    // (a bug: its SqliteSaver and Interlude's savers compare the JSON). Compared on the SqliteSaver.
+    // (a bug: its SqliteSaver and PostgresSaver, and Interlude's savers, compare the JSON).
+    // Compared on those two.
     "list with a filter on an object-valued metadata key (parents)": {
       from: "checkpoint-sqlite checkpoints.test.ts: should save and retrieve checkpoints correctly (filter with parents)",
-      only: "SqliteSaver",
+      only: ["SqliteSaver", "PostgresSaver"],
       async run(kit) {
         const { saver } = kit;
         const first = kit.checkpoint();
@@ -519,10 +559,10 @@ compare(
     },
 
     // LangGraph.js's SqliteSaver takes limit 0 for no limit (`if (limit)`: a bug; its MemorySaver
-    // yields nothing, as Interlude's savers do). Compared on the MemorySaver.
+    // and PostgresSaver yield nothing, as Interlude's savers do). Compared on those two.
     "list with limit 0 yields nothing": {
       from: "checkpoint-validation list.ts (limit)",
-      only: "MemorySaver",
+      only: ["MemorySaver", "PostgresSaver"],
       async run(kit) {
         await parentAndChild(kit, "t", "");
         return kit.listed(at("t"), { limit: 0 });
@@ -548,8 +588,8 @@ compare(
     },
 
     "a thread id that is a number, __proto__, constructor or prototype is kept as any other": {
-      from: "memory-pollution.test.ts (on the SqliteSaver, which has no such guard)",
-      only: "SqliteSaver",
+      from: "memory-pollution.test.ts (on the SqliteSaver and PostgresSaver, which have no such guard)",
+      only: ["SqliteSaver", "PostgresSaver"],
       run: oddThreadIds,
     },
   }),
@@ -923,8 +963,10 @@ compare(
   "savers used directly: the documented differences",
   onEachSaver({
     // LangGraph's own tests call put with 3 arguments: every value the checkpoint carries is kept.
+    // LangGraph.js's PostgresSaver throws a TypeError instead (it reads the missing argument).
     "put without newVersions keeps the checkpoint's values": {
       from: "checkpoints.test.ts: MemorySaver should save and retrieve checkpoints correctly (put with 3 arguments)",
+      on: { PostgresSaver: { differs: SAVER_DIRECTLY, throws: true } },
       async run(kit) {
         const { saver } = kit;
         const omitted = await saver.put(at("a"), kit.checkpoint({ someKey1: "someValue1" }), meta("update", -1));
@@ -932,13 +974,14 @@ compare(
       },
     },
 
-    // LangGraph.js: both savers store the whole checkpoint whatever newVersions says (its spec
-    // skips "should only store channel_values that have changed" for them). Interlude: only the
-    // channels in newVersions are stored (base.ts), so a put with {} reads back {}, and `partial`
-    // loses baz.
+    // LangGraph.js: its MemorySaver and SqliteSaver store the whole checkpoint whatever
+    // newVersions says (its spec skips "should only store channel_values that have changed" for
+    // them). Interlude: only the channels in newVersions are stored (base.ts), so a put with {}
+    // reads back {}, and `partial` loses baz; so does LangGraph.js's PostgresSaver.
     "put with {} or some of the channels in newVersions keeps the checkpoint's values": {
       from: "checkpoint-validation put.ts: should only store channel_values that have changed",
       differs: SAVER_DIRECTLY,
+      on: { PostgresSaver: { differs: undefined } },
       async run(kit) {
         const { saver } = kit;
         const empty = await saver.put(at("b"), kit.checkpoint({ foo: "bar", baz: "qux" }), meta("input", -1), {});
@@ -1005,9 +1048,11 @@ compare(
 
     // LangGraph.js: getTuple with a checkpoint_id answers with the caller's own config as its
     // `config` (here without checkpoint_ns, with the caller's `tenant`). Interlude: with the
-    // checkpoint's address (thread_id, checkpoint_ns "", checkpoint_id), as when no id is given.
+    // checkpoint's address (thread_id, checkpoint_ns "", checkpoint_id), as when no id is given,
+    // and so does LangGraph.js's PostgresSaver.
     "getTuple by id: the tuple's config is the one given": {
       differs: SAVER_DIRECTLY,
+      on: { PostgresSaver: { differs: undefined } },
       from: "MemorySaver.getTuple / SqliteSaver.getTuple (the tuple's config when checkpoint_id is given)",
       async run(kit) {
         const { saver } = kit;
