@@ -15,17 +15,13 @@
 import { isDeepStrictEqual } from "node:util";
 import * as interlude from "@interlude/core";
 import { HumanMessage } from "@langchain/core/messages";
-import pg from "pg";
-import { inject } from "vitest";
 import { compare, forgedConstructorRecord, type Runtime, type Scenario, sleep } from "./harness.js";
+import { closeSaver, postgresSaverOf } from "./postgres-savers.js";
 
 // --- Savers -------------------------------------------------------------------------------------
 
 type Kind = "MemorySaver" | "SqliteSaver" | "PostgresSaver";
 const KINDS: Kind[] = ["MemorySaver", "SqliteSaver", "PostgresSaver"];
-
-const postgresUrl = inject("postgresUrl");
-let schemas = 0;
 
 /**
  * A fresh saver: the root entry's MemorySaver, the SQLite package's saver on an in-memory
@@ -39,36 +35,6 @@ async function saverOf(lib: Runtime, kind: Kind): Promise<any> {
       ? await import("@interlude/checkpoint-sqlite")
       : await import("@langchain/langgraph-checkpoint-sqlite");
   return SqliteSaver.fromConnString(":memory:");
-}
-
-/** LangGraph.js's saver takes its schema as an option; Interlude's, as the connection's search_path. */
-async function postgresSaverOf(lib: Runtime): Promise<any> {
-  if (!postgresUrl)
-    throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");
-  const schema = `compat_${process.pid}_${++schemas}`;
-  const admin = new pg.Client({ connectionString: postgresUrl });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`).finally(() => admin.end());
-  if (lib === interlude) {
-    const { PostgresSaver } = await import("@interlude/checkpoint-postgres");
-    const saver = new PostgresSaver(
-      new pg.Pool({ connectionString: postgresUrl, options: `-c search_path=${schema}`, max: 2 }),
-    );
-    await saver.setup();
-    return saver;
-  }
-  const { PostgresSaver } = await import("@langchain/langgraph-checkpoint-postgres");
-  const saver = PostgresSaver.fromConnString(postgresUrl, { schema });
-  await saver.setup();
-  return saver;
-}
-
-async function closeSaver(saver: any) {
-  if (typeof saver.end === "function") await saver.end();
-  else if (typeof saver.close === "function") await saver.close();
-  else saver.db?.close?.();
-  // Interlude's saver leaves a pool it was given to its owner (here, the test).
-  if (saver.pool && !saver.pool.ending) await saver.pool.end();
 }
 
 /** What a saver scenario gets: a fresh saver, checkpoints of its runtime, and names for their ids. */
