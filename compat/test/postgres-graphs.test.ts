@@ -210,7 +210,9 @@ compare("graphs on PostgreSQL", {
 
   // LangGraph.js with its PostgresSaver: the fork holds the state the review's answer led to
   // ("verdict: approved"), without the edit, and nothing is due; with its MemorySaver it holds
-  // the edit with the review due (the next scenario), as Interlude's savers do.
+  // the edit with the review due (the next scenario), as Interlude's savers do. The fork's
+  // `messages` version (counted 1, 2, 3) is the one the answered branch stored last, and that
+  // saver keeps one value per (channel, version).
   "a fork with an edit from before a question answered since: the edit, and the review due": {
     from: "time_travel.test.ts: updateState on an older checkpoint forks from it",
     differs: "#a-fork-from-before-an-answered-question",
