@@ -102,7 +102,8 @@ async function inTransaction(name: string): Promise<pg.Client> {
 }
 
 it("a put that begins while a revocation is under way waits for its commit, then stores nothing", async () => {
-  const named = new PostgresSaver(new pg.Pool({ connectionString: url, application_name: "fence-put", max: 1 }));
+  const namedPool = new pg.Pool({ connectionString: url, application_name: "fence-put", max: 1 });
+  const named = new PostgresSaver(namedPool);
   const sweep = await inTransaction("fence-sweep");
   try {
     const writer = await claimedThread(named);
@@ -121,6 +122,7 @@ it("a put that begins while a revocation is under way waits for its commit, then
   } finally {
     await sweep.end();
     await named.close();
+    await namedPool.end();
   }
 });
 
