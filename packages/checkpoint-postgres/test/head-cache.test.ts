@@ -457,7 +457,9 @@ describe("PostgresSaver's schema", () => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     const { rows } = await client.query<{ proname: string }>(
-      "SELECT proname FROM pg_proc WHERE proname IN ('interlude_put', 'interlude_claim_load', 'interlude_read_latest') ORDER BY proname",
+      // In the saver's schema: other tests keep savers in schemas of their own on this database.
+      `SELECT proname FROM pg_proc WHERE proname IN ('interlude_put', 'interlude_claim_load', 'interlude_read_latest')
+        AND pronamespace = current_schema()::regnamespace ORDER BY proname`,
     );
     expect(rows.map((r) => r.proname)).toEqual(["interlude_claim_load", "interlude_put", "interlude_read_latest"]);
     await client.end();
