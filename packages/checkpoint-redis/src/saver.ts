@@ -363,12 +363,27 @@ export class RedisSaver extends SaverKit {
 
   private async guard<T>(operation: string, body: () => Promise<T>): Promise<T> {
     try {
-      if (!this.client.isOpen) await (this.connecting ??= this.client.connect());
+      const connecting = this.connected();
+      if (connecting) await connecting;
       return await body();
     } catch (error) {
       if (!this.client.isOpen) this.connecting = undefined;
       throw storageError(operation, error);
     }
+  }
+
+  /**
+   * The connection under way, which every call waits for (undefined once it is made): the client
+   * is open as soon as it starts connecting, and a command sent before it is ready fails
+   * (`disableOfflineQueue`), so concurrent first calls wait for the one connection.
+   */
+  private connected(): Promise<unknown> | undefined {
+    if (this.connecting || this.client.isOpen) return this.connecting;
+    const connecting = this.client.connect().then(() => {
+      if (this.connecting === connecting) this.connecting = undefined;
+    });
+    this.connecting = connecting;
+    return connecting;
   }
 }
 

@@ -125,4 +125,20 @@ describe("RedisSaver", () => {
     expect(failure).toBeInstanceOf(StorageError);
     await saver.close().catch(() => {});
   });
+
+  it("serves calls made at once on a new saver, all of them waiting for its one connection", async () => {
+    const saver = RedisSaver.fromUrl(url);
+    const writer = new ThreadWriter(saver);
+    const calls = await Promise.allSettled([
+      writer.write({ step: "first" }, {}, { expectedHead: null }),
+      ...[1, 2, 3].map((i) => saver.getTuple({ configurable: { thread_id: `never-${process.pid}-${i}` } })),
+    ]);
+    expect(calls.map((call) => call.status)).toEqual(["fulfilled", "fulfilled", "fulfilled", "fulfilled"]);
+    expect((await saver.getTuple({ configurable: { thread_id: writer.threadId } }))?.checkpoint.channel_values).toEqual(
+      {
+        step: "first",
+      },
+    );
+    await saver.close();
+  });
 });
