@@ -50,8 +50,8 @@ export async function recoverLost(ctx: ServerContext, everyRun = false, unheard?
     if (run.kwargs.stop_requested) {
       // Cancelled before its process died: it ends as cancelled, never executed again.
       if (await takeFromLost(ctx, run, "interrupted")) {
-        // Read after the revocation committed (takeFromLost): nothing more of the run lands.
         countRunEnd(ctx, "interrupted");
+        // Read after the revocation committed (takeFromLost): nothing more of the run lands.
         await ctx.store.settleAnswers(run.run_id, await answersApplied(ctx, run));
         await syncThread(ctx, run.thread_id);
         await dispatchNext(ctx, run.thread_id);
