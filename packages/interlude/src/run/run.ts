@@ -82,8 +82,10 @@ export class GraphRun extends RunStart {
   private readonly maxConcurrency = concurrencyLimit(this.options.maxConcurrency, (m) => new GraphValueError(m));
   /** The config of each task, `config.writer` feeding the `custom` stream mode. */
   private nodeConfigs?: NodeConfigs;
-  /** The claim this run holds on its thread (a subgraph runs inside its parent's: none). */
-  private claimOwner?: string;
+  /** The owner of the claim this run holds on its thread (a subgraph runs inside its parent's: none). */
+  private get claimOwner(): string | undefined {
+    return this.parent ? undefined : this.scope.claim?.owner;
+  }
 
   /** Not an async function: the run's own promise is handed back (every promise a run makes costs its async-context hooks). */
   execute(): Promise<RunResult> {
@@ -99,7 +101,6 @@ export class GraphRun extends RunStart {
     // A subgraph runs inside its parent's claim.
     if (!this.saver || this.parent) return this.run();
     return withThreadClaim(this.saver, this.threadId!, this.options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS, (claim) => {
-      this.claimOwner = claim.owner;
       this.scope.claim = claim;
       return this.run();
     });
