@@ -5,13 +5,12 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import * as interlude from "@interlude/core";
 import { AIMessage, type BaseMessage, HumanMessage, RemoveMessage } from "@langchain/core/messages";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { emailScript, ScriptedChatModel } from "../../examples/agents/lib/scripted-model.mjs";
-import { collect, compare, prebuiltOf, type Runtime, zodOf } from "./harness.js";
+import { collect, compare, isInterlude, prebuiltOf, type Runtime, zodOf } from "./harness.js";
 
 const agentFile = fileURLToPath(new URL("../../examples/agents/lib/agent.mjs", import.meta.url));
 const generated = fileURLToPath(new URL("../../.tmp/compat/agent.langgraph.mjs", import.meta.url));
@@ -27,8 +26,6 @@ const agents = {
   interlude: await import(/* @vite-ignore */ pathToFileURL(agentFile).href),
   langgraph: await import(/* @vite-ignore */ pathToFileURL(generated).href),
 };
-
-const isOurs = (lib: Runtime) => lib === interlude;
 
 /** What the two runtimes must agree on: each message's type, content, tool calls and tool status. */
 function conversation(messages: BaseMessage[]) {
@@ -55,7 +52,7 @@ function emailTool(sent: string[]) {
 }
 
 async function reviewed(lib: Runtime, decision: unknown) {
-  const { buildAgent } = isOurs(lib) ? agents.interlude : agents.langgraph;
+  const { buildAgent } = isInterlude(lib) ? agents.interlude : agents.langgraph;
   const sent: string[] = [];
   const saver = new lib.MemorySaver();
   const make = () =>

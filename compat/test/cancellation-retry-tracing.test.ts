@@ -5,7 +5,6 @@
  * updates) and the errors a graph throws for bad writes.
  */
 
-import * as interlude from "@interlude/core";
 import * as interludeZod from "@interlude/core/zod";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { awaitAllCallbacks } from "@langchain/core/callbacks/promises";
@@ -18,7 +17,18 @@ import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { z } from "zod";
 import { z as z3 } from "zod/v3";
 import { collector } from "../../test/setup/collector.js";
-import { collect, compare, drain, list, prebuiltOf, type Runtime, type Scenario, sleep, zodOf } from "./harness.js";
+import {
+  collect,
+  compare,
+  drain,
+  isInterlude,
+  list,
+  prebuiltOf,
+  type Runtime,
+  type Scenario,
+  sleep,
+  zodOf,
+} from "./harness.js";
 import { offlineTracer } from "./offline-tracer.js";
 
 /** A promise and the function that settles it. */
@@ -317,7 +327,7 @@ compare("a stream left while a node runs", {
               break;
             }
           } catch (error) {
-            if (lib === interlude || (error as Error).name !== "AbortError") throw error;
+            if (isInterlude(lib) || (error as Error).name !== "AbortError") throw error;
           }
           const leftWithin1s = Date.now() - begun < 1000;
           const continued = await graph.invoke(null, config);
@@ -1052,7 +1062,7 @@ compare("zod state", {
     async run(lib) {
       const { StateGraph, START } = lib;
       // LangGraph.js exports it from its main entry (a zod 3 object), Interlude from its zod entry.
-      const { MessagesZodState } = lib === interlude ? interludeZod : lib;
+      const { MessagesZodState } = isInterlude(lib) ? interludeZod : lib;
       const graph = new StateGraph(MessagesZodState.extend({ count: z3.number().optional() }))
         .addNode("agent", () => ({ messages: [{ type: "ai", content: "agent" }] }))
         .addNode("tool", () => ({ messages: [{ type: "ai", content: "tool" }], count: 2 }))

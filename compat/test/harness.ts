@@ -20,6 +20,7 @@ import * as langgraphPrebuilt from "@langchain/langgraph/prebuilt";
 import * as langgraphPregel from "@langchain/langgraph/pregel";
 import * as langgraphZod from "@langchain/langgraph/zod";
 import { describe, expect, it } from "vitest";
+import { onDurableSaver } from "./durable-savers.js";
 
 /** Either runtime's exports; scenarios destructure the names they need. */
 export type Runtime = Record<string, any>;
@@ -35,10 +36,16 @@ export interface Scenario {
   throws?: boolean;
 }
 
+/** Interlude as the scenarios see it: on a durable saver when COMPAT_SAVER names one (durable-savers.ts). */
+const ours: Runtime = process.env.COMPAT_SAVER ? await onDurableSaver(interlude, process.env.COMPAT_SAVER) : interlude;
+
 export const runtimes: ReadonlyArray<readonly [name: "langgraph" | "interlude", lib: Runtime]> = [
   ["langgraph", langgraph],
-  ["interlude", interlude],
+  ["interlude", ours],
 ];
+
+/** Whether `lib` is the Interlude runtime of `runtimes`. */
+export const isInterlude = (lib: Runtime): boolean => lib === ours;
 
 /** Ids are random (uuids on one side, hashes on the other); everything else must match. */
 export function normalise(value: unknown): unknown {
@@ -48,20 +55,20 @@ export function normalise(value: unknown): unknown {
 }
 
 /** The runtime's own prebuilt entry (`@interlude/core/prebuilt` or `@langchain/langgraph/prebuilt`). */
-export const prebuiltOf = (lib: Runtime): Runtime => (lib === interlude ? interludePrebuilt : langgraphPrebuilt);
+export const prebuiltOf = (lib: Runtime): Runtime => (isInterlude(lib) ? interludePrebuilt : langgraphPrebuilt);
 
 /** The runtime's low-level entry: `Pregel` and `Channel` (`@interlude/core/pregel`, `@langchain/langgraph/pregel`). */
-export const pregelOf = (lib: Runtime): Runtime => (lib === interlude ? interludePregel : langgraphPregel);
+export const pregelOf = (lib: Runtime): Runtime => (isInterlude(lib) ? interludePregel : langgraphPregel);
 
 /** The runtime's channels entry (`LastValue`, `EphemeralValue`, `Topic`, `BinaryOperatorAggregate`, ...). */
-export const channelsOf = (lib: Runtime): Runtime => (lib === interlude ? interludeChannels : langgraphChannels);
+export const channelsOf = (lib: Runtime): Runtime => (isInterlude(lib) ? interludeChannels : langgraphChannels);
 
 /**
  * The runtime's zod helpers (`withLangGraph`, `registry`, `MessagesZodState`, `MessagesZodMeta`):
  * Interlude's zod entry, or LangGraph.js's with the two it exports from its root (COMPATIBILITY.md).
  */
 export const zodOf = (lib: Runtime): Runtime =>
-  lib === interlude
+  isInterlude(lib)
     ? interludeZod
     : { ...langgraphZod, MessagesZodState: langgraph.MessagesZodState, MessagesZodMeta: langgraph.MessagesZodMeta };
 

@@ -4,10 +4,9 @@
  * `@langchain/langgraph-checkpoint-postgres` takes its schema as an option, Interlude's saver as
  * the connection's search_path.
  */
-import * as interlude from "@interlude/core";
 import pg from "pg";
 import { inject } from "vitest";
-import type { Runtime } from "./harness.js";
+import { isInterlude, type Runtime } from "./harness.js";
 
 const postgresUrl = inject("postgresUrl");
 let schemas = 0;
@@ -26,7 +25,7 @@ export async function freshSchema(): Promise<string> {
 /** The runtime's PostgresSaver on `schema` (a fresh one when not given), set up. */
 export async function postgresSaverOf(lib: Runtime, schema?: string): Promise<any> {
   const where = schema ?? (await freshSchema());
-  if (lib === interlude) {
+  if (isInterlude(lib)) {
     const { PostgresSaver } = await import("@interlude/checkpoint-postgres");
     const pool = new pg.Pool({ connectionString: postgresUrl, options: `-c search_path=${where}`, max: 2 });
     const saver = new PostgresSaver(pool);

@@ -13,9 +13,8 @@
  */
 
 import { isDeepStrictEqual } from "node:util";
-import * as interlude from "@interlude/core";
 import { HumanMessage } from "@langchain/core/messages";
-import { compare, forgedConstructorRecord, type Runtime, type Scenario, sleep } from "./harness.js";
+import { compare, forgedConstructorRecord, isInterlude, type Runtime, type Scenario, sleep } from "./harness.js";
 import { closeSaver, postgresSaverOf } from "./postgres-savers.js";
 
 // --- Savers -------------------------------------------------------------------------------------
@@ -30,10 +29,9 @@ const KINDS: Kind[] = ["MemorySaver", "SqliteSaver", "PostgresSaver"];
 async function saverOf(lib: Runtime, kind: Kind): Promise<any> {
   if (kind === "MemorySaver") return new lib.MemorySaver();
   if (kind === "PostgresSaver") return postgresSaverOf(lib);
-  const { SqliteSaver } =
-    lib === interlude
-      ? await import("@interlude/checkpoint-sqlite")
-      : await import("@langchain/langgraph-checkpoint-sqlite");
+  const { SqliteSaver } = isInterlude(lib)
+    ? await import("@interlude/checkpoint-sqlite")
+    : await import("@langchain/langgraph-checkpoint-sqlite");
   return SqliteSaver.fromConnString(":memory:");
 }
 

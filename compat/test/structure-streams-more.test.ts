@@ -131,7 +131,9 @@ async function nestedTasks(lib: Runtime, shareSaver: boolean) {
     .compile(shareSaver ? { checkpointer: saver } : {});
   const submapper = task("submapper", (n: number) => String(n));
   const mapper = task("mapper", async (n: number) => {
-    await sleep(Math.max(n / 100, 1));
+    // Each mapper, its submapper's save included, ends before the next goes on (LangGraph.js's
+    // test sleeps n / 100 ms): the chunks come in one order whichever saver takes the saves.
+    await sleep(1 + n * 20);
     const sub = await submapper(n);
     return sub + sub;
   });

@@ -1,0 +1,124 @@
+/**
+ * The compat scenarios on Interlude's durable savers. With `COMPAT_SAVER` set to one of
+ * `SAVER_KINDS`, the Interlude runtime the scenarios are given makes a fresh saver of that kind,
+ * as empty as a new MemorySaver, wherever a scenario makes `new MemorySaver()`; LangGraph.js keeps
+ * its MemorySaver. The scenarios then check that each saver a deployment uses behaves as
+ * LangGraph.js does in memory. The root vitest config runs the compat files once per kind.
+ *
+ * The saver is a subclass named MemorySaver, so that scenarios which subclass MemorySaver (to
+ * fail or slow a call) subclass the durable saver, and a config holding one prints the same.
+ */
+import pg from "pg";
+import { inject } from "vitest";
+
+export const SAVER_KINDS = ["sqlite", "postgres", "redis"] as const;
+type SaverKind = (typeof SAVER_KINDS)[number];
+
+/** `lib` with its MemorySaver replaced by a saver of `kind`, each one on storage of its own. */
+export async function onDurableSaver<T extends Record<string, unknown>>(lib: T, kind: string): Promise<T> {
+  if (!(SAVER_KINDS as readonly string[]).includes(kind))
+    throw new Error(`COMPAT_SAVER=${kind}: expected one of ${SAVER_KINDS.join(", ")}`);
+  return { ...lib, MemorySaver: await durableSaverClass(kind as SaverKind) };
+}
+
+/** Names this test file's schemas and key prefixes apart from every other file's. */
+const file = `${process.pid}_${Date.now().toString(36)}`;
+let made = 0;
+
+/** Imported only here: the scenarios' default pass loads no driver. */
+async function durableSaverClass(kind: SaverKind) {
+  switch (kind) {
+    case "sqlite": {
+      const { SqliteSaver } = await import("@interlude/checkpoint-sqlite");
+      return class MemorySaver extends SqliteSaver {
+        constructor() {
+          super(":memory:");
+        }
+      };
+    }
+    case "postgres": {
+      const { PostgresSaver } = await import("@interlude/checkpoint-postgres");
+      const stock = new SchemaStock(serverUrl("postgresUrl"), (pool) => new PostgresSaver(pool).setup());
+      await stock.fill();
+      return class MemorySaver extends PostgresSaver {
+        constructor() {
+          const { pool, setUp } = stock.take();
+          super(pool, { autoSetup: !setUp });
+        }
+      };
+    }
+    case "redis": {
+      const { RedisSaver } = await import("@interlude/checkpoint-redis");
+      const url = serverUrl("redisUrl");
+      return class MemorySaver extends RedisSaver {
+        constructor() {
+          super(url, { prefix: `compat:${file}:${++made}` });
+        }
+      };
+    }
+  }
+}
+
+function serverUrl(key: "postgresUrl" | "redisUrl"): string {
+  const url = inject(key);
+  if (!url) throw new Error(`No test server for ${key}: run \`npm test\` (scripts/test.sh), which starts one.`);
+  return url;
+}
+
+/**
+ * Pools on schemas with the saver's tables made, a few ahead of the scenarios that use them, each
+ * holding its connection: a scenario makes its saver and runs at once, and connecting (~15 ms
+ * here) then migrating a fresh schema (~40 ms) on its first call would shift the timings that
+ * scenarios of aborts and slow saves depend on, as a deployment's warm pool does not.
+ */
+class SchemaStock {
+  private readonly ready: pg.Pool[] = [];
+  private filling: Promise<void> | undefined;
+
+  constructor(
+    private readonly url: string,
+    private readonly setUp: (pool: pg.Pool) => Promise<void>,
+    private readonly size = 4,
+  ) {}
+
+  /** Makes pools until `size` are ready. */
+  fill(): Promise<void> {
+    this.filling ??= (async () => {
+      while (this.ready.length < this.size) {
+        // Kept connected while stocked (no idle timeout until taken).
+        const pool = poolOn(this.url, `compat_${file}_${++made}`, 0);
+        await this.setUp(pool);
+        this.ready.push(pool);
+      }
+    })().finally(() => (this.filling = undefined));
+    return this.filling;
+  }
+
+  /** A ready pool, or one on a fresh schema its saver sets up if none is (a burst of savers). */
+  take(): { pool: pg.Pool; setUp: boolean } {
+    const pool = this.ready.shift();
+    // A failed refill leaves the next savers to set up their own schemas, where it shows.
+    this.fill().catch(() => undefined);
+    if (!pool) return { pool: poolOn(this.url, `compat_${file}_${++made}`), setUp: false };
+    // From now on its connections close once idle: a file makes hundreds of savers, never closed.
+    pool.options.idleTimeoutMillis = IDLE_MS;
+    return { pool, setUp: true };
+  }
+}
+
+const IDLE_MS = 200;
+
+/** A pool whose connections work in `schema`, which its first connection creates if missing (a constructor cannot wait). */
+function poolOn(url: string, schema: string, idleTimeoutMillis = IDLE_MS): pg.Pool {
+  return new pg.Pool({
+    connectionString: url,
+    options: `-c search_path=${schema}`,
+    max: 3,
+    idleTimeoutMillis,
+    onConnect: (client) =>
+      client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`).catch((error: { code?: string }) => {
+        // Two first connections at once: one of them finds the schema made under it.
+        if (error.code !== "23505" && error.code !== "42P06") throw error;
+      }),
+  });
+}
