@@ -11,10 +11,10 @@
 import pg from "pg";
 import { inject } from "vitest";
 
-export const SAVER_KINDS = ["sqlite", "postgres", "redis"] as const;
+const SAVER_KINDS = ["sqlite", "postgres", "redis"] as const;
 type SaverKind = (typeof SAVER_KINDS)[number];
 
-/** `lib` with its MemorySaver replaced by a saver of `kind`, each one on storage of its own. */
+/** `lib` with its MemorySaver replaced by a saver of `kind`, each on storage of its own (vitest.config.ts lists the kinds). */
 export async function onDurableSaver<T extends Record<string, unknown>>(lib: T, kind: string): Promise<T> {
   if (!(SAVER_KINDS as readonly string[]).includes(kind))
     throw new Error(`COMPAT_SAVER=${kind}: expected one of ${SAVER_KINDS.join(", ")}`);
