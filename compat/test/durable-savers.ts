@@ -14,7 +14,7 @@ import { inject } from "vitest";
 const SAVER_KINDS = ["sqlite", "postgres", "redis"] as const;
 type SaverKind = (typeof SAVER_KINDS)[number];
 
-/** `lib` with its MemorySaver replaced by a saver of `kind`, each on storage of its own (vitest.config.ts lists the kinds). */
+/** `lib` with its MemorySaver replaced by a saver of `kind`, each on storage of its own. */
 export async function onDurableSaver<T extends Record<string, unknown>>(lib: T, kind: string): Promise<T> {
   if (!(SAVER_KINDS as readonly string[]).includes(kind))
     throw new Error(`COMPAT_SAVER=${kind}: expected one of ${SAVER_KINDS.join(", ")}`);
@@ -108,7 +108,7 @@ class SchemaStock {
 
 const IDLE_MS = 200;
 
-/** A pool whose connections work in `schema`, which its first connection creates if missing (a constructor cannot wait). */
+/** A pool working in `schema`, which its first connection creates if missing (a constructor cannot wait). */
 function poolOn(url: string, schema: string, idleTimeoutMillis = IDLE_MS): pg.Pool {
   return new pg.Pool({
     connectionString: url,
