@@ -9,7 +9,8 @@
  * fail or slow a call) subclass the durable saver, and a config holding one prints the same.
  */
 import pg from "pg";
-import { inject } from "vitest";
+import { afterAll } from "vitest";
+import { testPostgresUrl, testRedisUrl } from "../../test/setup/urls.js";
 
 const SAVER_KINDS = ["sqlite", "postgres", "redis"] as const;
 type SaverKind = (typeof SAVER_KINDS)[number];
@@ -25,6 +26,15 @@ export async function onDurableSaver<T extends Record<string, unknown>>(lib: T, 
 const file = `${process.pid}_${Date.now().toString(36)}`;
 let made = 0;
 
+/**
+ * Every saver made for this file's scenarios, closed after them with its pool or client: scenarios
+ * leave their savers open, and a test worker goes on to other files.
+ */
+const opened: unknown[] = [];
+afterAll(async () => {
+  await Promise.all(opened.map((saver) => closeSaver(saver).catch(() => undefined)));
+});
+
 /** Imported only here: the scenarios' default pass loads no driver. */
 async function durableSaverClass(kind: SaverKind) {
   switch (kind) {
@@ -33,36 +43,34 @@ async function durableSaverClass(kind: SaverKind) {
       return class MemorySaver extends SqliteSaver {
         constructor() {
           super(":memory:");
+          opened.push(this);
         }
       };
     }
     case "postgres": {
       const { PostgresSaver } = await import("@interlude/checkpoint-postgres");
-      const stock = new SchemaStock(serverUrl("postgresUrl"), (pool) => new PostgresSaver(pool).setup());
+      const stock = new SchemaStock(testPostgresUrl(), (pool) => new PostgresSaver(pool).setup());
+      afterAll(() => stock.close());
       await stock.fill();
       return class MemorySaver extends PostgresSaver {
         constructor() {
           const { pool, setUp } = stock.take();
           super(pool, { autoSetup: !setUp });
+          opened.push(this);
         }
       };
     }
     case "redis": {
       const { RedisSaver } = await import("@interlude/checkpoint-redis");
-      const url = serverUrl("redisUrl");
+      const url = testRedisUrl();
       return class MemorySaver extends RedisSaver {
         constructor() {
           super(url, { prefix: `compat:${file}:${++made}` });
+          opened.push(this);
         }
       };
     }
   }
-}
-
-function serverUrl(key: "postgresUrl" | "redisUrl"): string {
-  const url = inject(key);
-  if (!url) throw new Error(`No test server for ${key}: run \`npm test\` (scripts/test.sh), which starts one.`);
-  return url;
 }
 
 /**
@@ -78,7 +86,7 @@ class SchemaStock {
   constructor(
     private readonly url: string,
     private readonly setUp: (pool: pg.Pool) => Promise<void>,
-    private readonly size = 4,
+    private size = 4,
   ) {}
 
   /** Makes pools until `size` are ready. */
@@ -92,6 +100,13 @@ class SchemaStock {
       }
     })().finally(() => (this.filling = undefined));
     return this.filling;
+  }
+
+  /** Ends the pools not taken, once a refill under way is done. */
+  async close(): Promise<void> {
+    this.size = 0;
+    await this.filling?.catch(() => undefined);
+    await Promise.all(this.ready.splice(0).map((pool) => pool.end()));
   }
 
   /** A ready pool, or one on a fresh schema its saver sets up if none is (a burst of savers). */
@@ -121,4 +136,12 @@ function poolOn(url: string, schema: string, idleTimeoutMillis = IDLE_MS): pg.Po
         if (error.code !== "23505" && error.code !== "42P06") throw error;
       }),
   });
+}
+
+/** Closes any runtime's saver, and the pool an Interlude PostgresSaver was given (the saver leaves it to its owner). */
+export async function closeSaver(saver: any): Promise<void> {
+  if (typeof saver.end === "function") await saver.end();
+  else if (typeof saver.close === "function") await saver.close();
+  else saver.db?.close?.();
+  if (saver.pool && !saver.pool.ending) await saver.pool.end();
 }

@@ -2,21 +2,18 @@
  * Each runtime's PostgresSaver on the test server (`npm test` starts it: test/setup/servers.ts),
  * in a schema of its own per saver, so that scenarios with fixed thread ids do not meet:
  * `@langchain/langgraph-checkpoint-postgres` takes its schema as an option, Interlude's saver as
- * the connection's search_path.
+ * the connection's search_path. (`closeSaver` closes either: durable-savers.ts.)
  */
 import pg from "pg";
-import { inject } from "vitest";
+import { testPostgresUrl } from "../../test/setup/urls.js";
 import { isInterlude, type Runtime } from "./harness.js";
 
-const postgresUrl = inject("postgresUrl");
 let schemas = 0;
 
 /** A fresh schema on the test server. */
 export async function freshSchema(): Promise<string> {
-  if (!postgresUrl)
-    throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");
   const schema = `compat_${process.pid}_${++schemas}`;
-  const admin = new pg.Client({ connectionString: postgresUrl });
+  const admin = new pg.Client({ connectionString: testPostgresUrl() });
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`).finally(() => admin.end());
   return schema;
@@ -27,21 +24,13 @@ export async function postgresSaverOf(lib: Runtime, schema?: string): Promise<an
   const where = schema ?? (await freshSchema());
   if (isInterlude(lib)) {
     const { PostgresSaver } = await import("@interlude/checkpoint-postgres");
-    const pool = new pg.Pool({ connectionString: postgresUrl, options: `-c search_path=${where}`, max: 2 });
+    const pool = new pg.Pool({ connectionString: testPostgresUrl(), options: `-c search_path=${where}`, max: 2 });
     const saver = new PostgresSaver(pool);
     await saver.setup();
     return saver;
   }
   const { PostgresSaver } = await import("@langchain/langgraph-checkpoint-postgres");
-  const saver = PostgresSaver.fromConnString(postgresUrl!, { schema: where });
+  const saver = PostgresSaver.fromConnString(testPostgresUrl(), { schema: where });
   await saver.setup();
   return saver;
-}
-
-/** Closes any runtime's saver, and the pool an Interlude PostgresSaver was given (the saver leaves it to its owner). */
-export async function closeSaver(saver: any): Promise<void> {
-  if (typeof saver.end === "function") await saver.end();
-  else if (typeof saver.close === "function") await saver.close();
-  else saver.db?.close?.();
-  if (saver.pool && !saver.pool.ending) await saver.pool.end();
 }
