@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { testPostgresUrl } from "../../test/setup/urls.js";
 
 const dir = mkdtempSync(join(tmpdir(), "interlude-agents-test-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -22,7 +23,7 @@ function node(args: string[], input?: string): string {
 // The SQLite run is examples.test.ts's (agents/tool-review.mjs).
 describe("tool review across processes", () => {
   it("approve, edit and reject on Postgres: approved and edited calls run once, rejected ones never", () => {
-    const output = node(["tool-review.mjs", inject("postgresUrl")!]);
+    const output = node(["tool-review.mjs", testPostgresUrl()]);
     expect(output).toMatch(
       /\[approve\] emails sent: 1[\s\S]*\[edit\] emails sent: 1 \(to carol[\s\S]*\[reject\] emails sent: 0/,
     );

@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { testPostgresUrl, testRedisUrl } from "../../test/setup/urls.js";
 
 const dir = mkdtempSync(join(tmpdir(), "interlude-storage-example-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -18,8 +19,6 @@ describe("storage examples", () => {
   it("memory", () => expect(run("./memory.mjs")).toContain("approved: true"));
   it("sqlite", () => expect(run("./sqlite.mjs", [join(dir, "x.sqlite")])).toMatch(/approved: true[\s\S]*pruned: \d+/));
   it("postgres", () =>
-    expect(run("./postgres.mjs", [], { DATABASE_URL: inject("postgresUrl")! })).toMatch(
-      /approved: true[\s\S]*pruned: \d+/,
-    ));
-  it("redis", () => expect(run("./redis.mjs", [], { REDIS_URL: inject("redisUrl")! })).toContain("approved: true"));
+    expect(run("./postgres.mjs", [], { DATABASE_URL: testPostgresUrl() })).toMatch(/approved: true[\s\S]*pruned: \d+/));
+  it("redis", () => expect(run("./redis.mjs", [], { REDIS_URL: testRedisUrl() })).toContain("approved: true"));
 });

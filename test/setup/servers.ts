@@ -8,7 +8,7 @@ import { freePort, startPostgres } from "./postgres.mjs";
 /**
  * Throwaway database servers for the whole test run: a PostgreSQL cluster and a redis-server,
  * each on a random port on 127.0.0.1 with its data in a temp dir that is deleted afterwards.
- * Tests get their URLs with `inject("postgresUrl")` / `inject("redisUrl")` (also in
+ * Tests get their URLs with `testPostgresUrl()` / `testRedisUrl()` (urls.ts; also in
  * INTERLUDE_TEST_POSTGRES_URL / INTERLUDE_TEST_REDIS_URL for child processes). A server whose
  * binaries are missing is skipped with a warning; `npm test` installs them first.
  */

@@ -8,7 +8,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { testPostgresUrl, testRedisUrl } from "../../../test/setup/urls.js";
 
 const script = fileURLToPath(new URL("./fixtures/durable-graph.mjs", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "interlude-xproc-"));
@@ -51,8 +52,8 @@ async function waitFor(check: () => boolean, timeoutMs = 15_000): Promise<void> 
 
 const backends: Array<[string, () => string]> = [
   ["SQLite", () => `sqlite:${join(dir, "threads.sqlite")}`],
-  ["PostgreSQL", () => inject("postgresUrl")!],
-  ["Redis", () => inject("redisUrl")!],
+  ["PostgreSQL", () => testPostgresUrl()],
+  ["Redis", () => testRedisUrl()],
 ];
 
 describe.each(backends)("a thread stored in %s", (name, storage) => {

@@ -1,10 +1,10 @@
 import { PostgresSaver } from "@interlude/checkpoint-postgres";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { heapBuffersRead } from "../../../test/setup/postgres-counters.mjs";
+import { testPostgresUrl } from "../../../test/setup/urls.js";
 
-const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
-if (!url) throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");
+const url = testPostgresUrl();
 
 // A database of its own: the buffer counts and the VACUUM must not see other files' claims.
 const database = `interlude_claims_table_${process.pid}_${Date.now() % 1e6}`;

@@ -3,10 +3,10 @@ import { expectConsistentHistory, freshThreadId, killWriterMidway } from "@inter
 import { expectedValues } from "@interlude/checkpoint-conformance/crash-steps";
 import { PostgresSaver } from "@interlude/checkpoint-postgres";
 import pg from "pg";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { testPostgresUrl } from "../../../test/setup/urls.js";
 
-const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
-if (!url) throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");
+const url = testPostgresUrl();
 const writer = fileURLToPath(new URL("./fixtures/crash-writer.mjs", import.meta.url));
 
 /**

@@ -1,12 +1,12 @@
 import { makeCheckpoint, ThreadWriter } from "@interlude/checkpoint-conformance";
 import { PostgresSaver } from "@interlude/checkpoint-postgres";
 import { Command } from "@interlude/core";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { testPostgresUrl } from "../../../test/setup/urls.js";
 import { approvalGraph } from "./fixtures/approval.js";
 import { watchStatements } from "./fixtures/statements.js";
 
-const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
-if (!url) throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");
+const url = testPostgresUrl();
 
 const ids = (saver: PostgresSaver, threadId: string) =>
   saver.pool
@@ -167,7 +167,7 @@ describe("writes that name a held put that was refused", () => {
 
   /** A thread whose held put `a` will find refused: `b` moved the head in between. */
   async function refusedLater() {
-    const [a, b] = [new PostgresSaver(url!), new PostgresSaver(url!)];
+    const [a, b] = [new PostgresSaver(url), new PostgresSaver(url)];
     savers.push(a, b);
     const thread = new ThreadWriter(a);
     const first = await step(thread, { answer: "a" });

@@ -11,11 +11,11 @@ import { ThreadWriter } from "@interlude/checkpoint-conformance";
 import { PostgresSaver } from "@interlude/checkpoint-postgres";
 import { ThreadClaimLostError } from "@interlude/core";
 import pg from "pg";
-import { afterAll, beforeAll, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { testPostgresUrl } from "../../../test/setup/urls.js";
 import { untilWaitingForLocks } from "./locks.js";
 
-const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
-if (!url) throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");
+const url = testPostgresUrl();
 
 let pool: pg.Pool;
 let saver: PostgresSaver;
@@ -109,7 +109,7 @@ it("a put that begins while a revocation is under way waits for its commit, then
     const writer = await claimedThread(named);
     await sweep.query(...saver.joined.revokeIn(writer.threadId));
     const put = writer.write({ step: "late" }, {}, { expectedHead: writer.head! }).catch((error: unknown) => error);
-    await untilWaitingForLocks(url!, "fence-put");
+    await untilWaitingForLocks(url, "fence-put");
     // What the sweep reads of the thread before its commit is all there will be.
     const { rows } = await sweep.query(
       "SELECT head_id FROM interlude_heads WHERE thread_id = $1 AND checkpoint_ns = ''",
@@ -137,7 +137,7 @@ it("a revocation waits for the fenced writes under way, so that what it reads ne
     await revoker.connect();
     try {
       const revoked = revoker.query(...saver.joined.revokeIn(writer.threadId));
-      await untilWaitingForLocks(url!, "fence-revoker");
+      await untilWaitingForLocks(url, "fence-revoker");
       await run.query("COMMIT");
       await revoked;
     } finally {

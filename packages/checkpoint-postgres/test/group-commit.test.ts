@@ -9,11 +9,11 @@ import { PostgresSaver } from "@interlude/checkpoint-postgres";
 import { type Commit, GroupCommit } from "@interlude/checkpoint-postgres/group-commit";
 import { Command, InvalidSaverOptionError } from "@interlude/core";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testPostgresUrl } from "../../../test/setup/urls.js";
 import { approvalGraph } from "./fixtures/approval.js";
 
-const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
-if (!url) throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");
+const url = testPostgresUrl();
 
 const pool = new pg.Pool({ connectionString: url, max: 4 });
 const table = `group_commit_${process.pid}`;
@@ -132,7 +132,7 @@ describe("two processes' groups that lock the same threads", () => {
 describe("the saver's saves with group commit", () => {
   /** Runs `count` approval round trips at once; returns how many transactions wrote checkpoints of more than one thread. */
   async function concurrentRoundTrips(groupCommit: boolean, count: number) {
-    const saver = new PostgresSaver(url!, { groupCommit });
+    const saver = new PostgresSaver(url, { groupCommit });
     savers.push(saver);
     await saver.setup();
     const graph = approvalGraph(saver);
@@ -168,8 +168,6 @@ describe("the saver's saves with group commit", () => {
   });
 
   it("refuses a groupCommit that is not true or false", () => {
-    expect(() => new PostgresSaver(url!, { groupCommit: "yes" as unknown as boolean })).toThrow(
-      InvalidSaverOptionError,
-    );
+    expect(() => new PostgresSaver(url, { groupCommit: "yes" as unknown as boolean })).toThrow(InvalidSaverOptionError);
   });
 });

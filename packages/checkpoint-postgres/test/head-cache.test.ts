@@ -2,12 +2,12 @@ import { makeCheckpoint, ThreadWriter } from "@interlude/checkpoint-conformance"
 import { PostgresSaver, type PostgresSaverOptions } from "@interlude/checkpoint-postgres";
 import { InvalidSaverOptionError, JsonSerializer } from "@interlude/core";
 import pg from "pg";
-import { afterAll, describe, expect, inject, it, vi } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { testPostgresUrl } from "../../../test/setup/urls.js";
 import { wrapStatements } from "./fixtures/statements.js";
 import { untilWaitingForLocks } from "./locks.js";
 
-const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
-if (!url) throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");
+const url = testPostgresUrl();
 
 const latest = (saver: PostgresSaver, threadId: string) => saver.getTuple({ configurable: { thread_id: threadId } });
 

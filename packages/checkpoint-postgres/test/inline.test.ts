@@ -2,11 +2,11 @@ import { ThreadWriter } from "@interlude/checkpoint-conformance";
 import { PostgresSaver, type PostgresSaverOptions } from "@interlude/checkpoint-postgres";
 import { decodeInline, INLINE_ROW_CHARS, INLINE_VALUE_CHARS } from "@interlude/core/saver-kit";
 import pg from "pg";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { testPostgresUrl } from "../../../test/setup/urls.js";
 import { watchStatements } from "./fixtures/statements.js";
 
-const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
-if (!url) throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");
+const url = testPostgresUrl();
 
 const pools: pg.Pool[] = [];
 afterAll(async () => {

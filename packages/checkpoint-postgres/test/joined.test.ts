@@ -7,10 +7,10 @@
 import { ThreadWriter } from "@interlude/checkpoint-conformance";
 import { type JoinedStatement, PostgresSaver } from "@interlude/checkpoint-postgres";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testPostgresUrl } from "../../../test/setup/urls.js";
 
-const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
-if (!url) throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");
+const url = testPostgresUrl();
 
 let pool: pg.Pool;
 let saver: PostgresSaver;
@@ -215,7 +215,7 @@ describe("a run's held checkpoint and its parked last writes", () => {
     // Stored already: another process sees the checkpoint the parked writes name (not yet the writes).
     expect(await other.getHeadId(writer.threadId)).toBe(held.configurable!.checkpoint_id);
     await inTransaction([saver.joined.takeParked(writer.threadId)!]);
-    const fresh = new PostgresSaver(url!, { cachedThreads: 0 });
+    const fresh = new PostgresSaver(url, { cachedThreads: 0 });
     const tuple = await fresh.getTuple({ configurable: { thread_id: writer.threadId } });
     await fresh.close();
     expect(tuple?.checkpoint.channel_values).toEqual({ question: "ok?", answer: "yes" });

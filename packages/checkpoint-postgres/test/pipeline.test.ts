@@ -8,11 +8,11 @@ import { PostgresSaver } from "@interlude/checkpoint-postgres";
 import { pipelined } from "@interlude/checkpoint-postgres/pipeline";
 import { StorageError } from "@interlude/core";
 import pg from "pg";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { testPostgresUrl } from "../../../test/setup/urls.js";
 import { wrapStatements } from "./fixtures/statements.js";
 
-const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
-if (!url) throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");
+const url = testPostgresUrl();
 
 const closing: Array<{ end(): Promise<void> }> = [];
 afterAll(async () => {

@@ -3,12 +3,12 @@ import { PostgresSaver, SCHEMA_VERSION } from "@interlude/checkpoint-postgres";
 import { CheckpointConflictError, StorageError } from "@interlude/core";
 import { decodeInline } from "@interlude/core/saver-kit";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testPostgresUrl } from "../../../test/setup/urls.js";
 import { watchStatements, wrapStatements } from "./fixtures/statements.js";
 import { untilWaitingForLocks } from "./locks.js";
 
-const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL;
-if (!url) throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");
+const url = testPostgresUrl();
 
 // Lock waits are bounded so that a table locked by breakStorage fails fast instead of hanging.
 const poolFor = (connectionString: string) => {

@@ -1,11 +1,11 @@
 import { ThreadWriter } from "@interlude/checkpoint-conformance";
 import { PostgresSaver } from "@interlude/checkpoint-postgres";
 import pg from "pg";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { testPostgresUrl } from "../../../test/setup/urls.js";
 import { untilWaitingForLocks } from "./locks.js";
 
-const url = inject("postgresUrl") ?? process.env.INTERLUDE_TEST_POSTGRES_URL ?? "";
-if (!url) throw new Error("No test PostgreSQL: run `npm test` (scripts/test.sh), which installs and starts one.");
+const url = testPostgresUrl();
 
 /** Rows the thread has left in each table. */
 async function rowsLeft(client: pg.Client, threadId: string) {

@@ -2,10 +2,10 @@ import { describeSaverConformance, ThreadWriter } from "@interlude/checkpoint-co
 import { RedisSaver } from "@interlude/checkpoint-redis";
 import { InvalidSaverOptionError, StorageError, UnsupportedFeatureError } from "@interlude/core";
 import { createClient } from "redis";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testRedisUrl } from "../../../test/setup/urls.js";
 
-const url = inject("redisUrl") ?? process.env.INTERLUDE_TEST_REDIS_URL;
-if (!url) throw new Error("No test redis-server: run `npm test` (scripts/test.sh), which installs and starts one.");
+const url = testRedisUrl();
 
 const admin = createClient({ url });
 beforeAll(async () => {

@@ -1,37 +1,21 @@
 /** Tokens across processes: a run streamed through one server is rejoined, tokens and all, through another (PostgreSQL). */
 import { fileURLToPath } from "node:url";
-import { Client } from "@langchain/langgraph-sdk";
+import type { Client } from "@langchain/langgraph-sdk";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { collect } from "./helpers.js";
-import { type Child, freshDatabase, serve } from "./processes.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { clientOf, collect } from "./helpers.js";
+import { deploymentOnPostgres } from "./processes.js";
 
 const AGENTS_CONFIG = fileURLToPath(new URL("./fixtures/agents.json", import.meta.url));
 const ANSWER = "Tokens arrive one by one";
-const postgres = inject("postgresUrl");
-const children: Child[] = [];
+const deployment = deploymentOnPostgres("interlude_agents");
 let urlA: string;
 let urlB: string;
-let database: string;
-
-async function server(database: string): Promise<string> {
-  const child = await serve(["--config", AGENTS_CONFIG, "--postgres", database]);
-  children.push(child);
-  return child.url;
-}
 
 beforeAll(async () => {
-  if (!postgres) throw new Error("PostgreSQL test server not available");
-  database = await freshDatabase(postgres, `interlude_agents_${process.pid}_${Date.now() % 1e6}`);
-  urlA = await server(database);
-  urlB = await server(database);
+  urlA = (await deployment.serve(AGENTS_CONFIG)).url;
+  urlB = (await deployment.serve(AGENTS_CONFIG)).url;
 }, 60_000);
-
-afterAll(async () => {
-  await Promise.all(children.map((c) => c.stop()));
-});
-
-const clientOf = (url: string) => new Client({ apiUrl: url, apiKey: null, callerOptions: { maxRetries: 0 } });
 type Event = { event: string; data: any; id?: string };
 
 /** A run streamed through `client`: its events, and its id (from the metadata event). */
@@ -116,8 +100,8 @@ describe("agents on two servers sharing PostgreSQL", () => {
     const { events: streamed, runId } = await streamChat(a, thread.thread_id);
     expect(text(streamed, "messages")).toBe(ANSWER);
     // Server A cannot store the run's events (B asks for them) until the table is unlocked.
-    const locker = new pg.Client({ connectionString: database });
-    const listener = new pg.Client({ connectionString: database });
+    const locker = new pg.Client({ connectionString: deployment.database });
+    const listener = new pg.Client({ connectionString: deployment.database });
     await Promise.all([locker.connect(), listener.connect()]);
     try {
       await locker.query("BEGIN");
@@ -142,8 +126,7 @@ describe("agents on two servers sharing PostgreSQL", () => {
   });
 
   it("a streamed run whose server has stopped is joined through the other server as its outcome", async () => {
-    const c = await serve(["--config", AGENTS_CONFIG, "--postgres", database]);
-    children.push(c);
+    const c = await deployment.serve(AGENTS_CONFIG);
     const b = clientOf(urlB);
     const thread = await b.threads.create();
     const { runId } = await streamChat(clientOf(c.url), thread.thread_id);

@@ -5,7 +5,8 @@
  */
 import Database from "better-sqlite3";
 import pg from "pg";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { testPostgresUrl } from "../../../test/setup/urls.js";
 import { type Db, PgDb, SqliteDb } from "../dist/store/db.js";
 import { Store } from "../dist/store/store.js";
 import { assistantRecord as assistant } from "./helpers.js";
@@ -18,8 +19,7 @@ afterAll(async () => {
 const opened: Record<Db["dialect"], () => Promise<Db>> = {
   sqlite: async () => new SqliteDb(new Database(":memory:")),
   postgres: async () => {
-    const url = inject("postgresUrl");
-    if (!url) throw new Error("PostgreSQL test server not available");
+    const url = testPostgresUrl();
     const name = `interlude_assistant_sort_${process.pid}_${Date.now() % 1e6}`;
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();

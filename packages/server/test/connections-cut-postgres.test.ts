@@ -11,7 +11,8 @@
  * Leases and claims are shortened through the environment so that lost runs are found in time.
  */
 import pg from "pg";
-import { afterAll, beforeAll, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { testPostgresUrl } from "../../../test/setup/urls.js";
 // @ts-expect-error: a plain ESM script without types, shared with `npm run bench:server`.
 import { startServerProcess } from "../bench/processes.mjs";
 import { json, until } from "./helpers.js";
@@ -25,8 +26,7 @@ const name = `interlude_cut_${process.pid}_${Date.now() % 1e6}`;
 let admin: pg.Client;
 
 beforeAll(async () => {
-  const postgres = inject("postgresUrl");
-  if (!postgres) throw new Error("PostgreSQL test server not available");
+  const postgres = testPostgresUrl();
   const database = await freshDatabase(postgres, name);
   admin = new pg.Client({ connectionString: postgres });
   await admin.connect();

@@ -6,12 +6,12 @@
  * environment so that this takes seconds.
  */
 import pg from "pg";
-import { afterAll, beforeAll, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 // @ts-expect-error: a plain ESM script without types, shared with `npm run bench:server`.
 import { startServerProcess } from "../bench/processes.mjs";
 import { expectResumable, post } from "./crashed-threads.js";
 import { json, testServer, until } from "./helpers.js";
-import { freshDatabase } from "./processes.js";
+import { testDatabase } from "./processes.js";
 
 const CLIENTS = 10;
 const env = { INTERLUDE_RUN_LEASE_MS: "500", INTERLUDE_CLAIM_TTL_MS: "500" };
@@ -20,9 +20,7 @@ const servers: Server[] = [];
 let database: string;
 
 beforeAll(async () => {
-  const postgres = inject("postgresUrl");
-  if (!postgres) throw new Error("PostgreSQL test server not available");
-  database = await freshDatabase(postgres, `interlude_crash_pg_${process.pid}_${Date.now() % 1e6}`);
+  database = await testDatabase("interlude_crash_pg");
 }, 60_000);
 afterAll(async () => {
   for (const server of servers) await server.stop();
@@ -102,7 +100,7 @@ it("a wait run queued behind another for a server that died goes to the queue: i
 it("a background run for the queue is queued in the transaction that inserts it, its pg-boss job with it", async () => {
   // A server that executes no run queues every background run (no slot of its own to claim it
   // in), on a database of its own: no other process takes the run (and updates its row).
-  const own = await freshDatabase(inject("postgresUrl")!, `interlude_queued_job_${process.pid}_${Date.now() % 1e6}`);
+  const own = await testDatabase("interlude_queued_job");
   const server = await testServer({ postgresUrl: own, concurrency: 0 });
   const admin = new pg.Client({ connectionString: own });
   await admin.connect();
@@ -122,7 +120,7 @@ it("a background run for the queue is queued in the transaction that inserts it,
 }, 60_000);
 
 it("a wait run first in its thread's line whose start was lost is started by its own server's sweep", async () => {
-  const own = await freshDatabase(inject("postgresUrl")!, `interlude_lost_start_${process.pid}_${Date.now() % 1e6}`);
+  const own = await testDatabase("interlude_lost_start");
   const server = await testServer({ postgresUrl: own, runLeaseMs: 400 });
   const admin = new pg.Client({ connectionString: own });
   await admin.connect();

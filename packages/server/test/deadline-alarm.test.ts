@@ -7,16 +7,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, startServer } from "@interlude/server";
-import { Client } from "@langchain/langgraph-sdk";
+import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, describe, expect, it } from "vitest";
-import { FIXTURE_CONFIG, json, until } from "./helpers.js";
+import { clientOf, FIXTURE_CONFIG, json, until } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "interlude-deadline-alarm-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const serve = (file: string) =>
   startServer({ config: loadConfig(FIXTURE_CONFIG), sqlitePath: join(dir, file), host: "127.0.0.1", port: 0 });
-const clientOf = (url: string) => new Client({ apiUrl: url, apiKey: null, callerOptions: { maxRetries: 0 } });
 
 async function pauseWithDeadline(client: Client, seconds: number) {
   const thread = await client.threads.create();

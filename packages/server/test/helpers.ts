@@ -11,6 +11,10 @@ import type { AssistantRecord } from "../dist/store/records.js";
 
 export const FIXTURE_CONFIG = fileURLToPath(new URL("./fixtures/langgraph.json", import.meta.url));
 
+/** An SDK client of the server at `url`, without the SDK's retries: a failure shows at once. */
+export const clientOf = (url: string, apiKey?: string): Client =>
+  new Client({ apiUrl: url, apiKey: apiKey ?? null, callerOptions: { maxRetries: 0 } });
+
 export interface TestServer extends RunningServer {
   client(apiKey?: string): Client;
   dispose(): Promise<void>;
@@ -27,8 +31,7 @@ export async function testServer(options: Partial<ServeOptions> = {}): Promise<T
   });
   return {
     ...server,
-    client: (apiKey?: string) =>
-      new Client({ apiUrl: server.url, apiKey: apiKey ?? null, callerOptions: { maxRetries: 0 } }),
+    client: (apiKey?: string) => clientOf(server.url, apiKey),
     async dispose() {
       await server.close();
       rmSync(dir, { recursive: true, force: true });

@@ -7,33 +7,23 @@
  * environment so this takes seconds.
  */
 import pg from "pg";
-import { afterAll, beforeAll, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { FIXTURE_CONFIG, json, until } from "./helpers.js";
-import { type Child, freshDatabase, serve } from "./processes.js";
+import { deploymentOnPostgres } from "./processes.js";
 
-const postgres = inject("postgresUrl");
 const SHORT = { INTERLUDE_RUN_LEASE_MS: "1500", INTERLUDE_CLAIM_TTL_MS: "1500" };
 /** The advisory lock the test holds to stop a question's insert half-way. */
 const GATE = 4242;
-const children: Child[] = [];
-let database: string;
+const deployment = deploymentOnPostgres("interlude_joined_crash");
+const server = () => deployment.serve(FIXTURE_CONFIG, SHORT);
 let admin: pg.Client;
 
-const server = async () => {
-  const child = await serve(["--config", FIXTURE_CONFIG, "--postgres", database], SHORT);
-  children.push(child);
-  return child;
-};
-
 beforeAll(async () => {
-  if (!postgres) throw new Error("PostgreSQL test server not available");
-  database = await freshDatabase(postgres, `interlude_joined_crash_${process.pid}_${Date.now() % 1e6}`);
-  admin = new pg.Client({ connectionString: database });
+  admin = new pg.Client({ connectionString: deployment.database });
   await admin.connect();
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all(children.map((c) => c.stop()));
   await admin?.end();
 });
 

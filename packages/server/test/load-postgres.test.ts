@@ -11,17 +11,18 @@
  *   `npm run bench:server -- --postgres` prints the figures).
  */
 import pg from "pg";
-import { afterAll, beforeAll, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { testPostgresUrl } from "../../../test/setup/urls.js";
 // @ts-expect-error: a plain ESM script without types, shared with `npm run bench:server`.
 import { runLoad } from "../bench/http-load.mjs";
 // @ts-expect-error: a plain ESM script without types, shared with `npm run bench:server`.
 import { startServerProcess } from "../bench/processes.mjs";
 import { json } from "./helpers.js";
-import { freshDatabase } from "./processes.js";
+import { testDatabase } from "./processes.js";
 
 type Server = { url: string; stop(): Promise<number | null> };
 
-const postgres = inject("postgresUrl");
+const postgres = testPostgresUrl();
 /** More than the server's store and saver pools hold together (10 + 10). */
 const BURST = 30;
 const started: Server[] = [];
@@ -36,8 +37,7 @@ async function server(
 }
 
 beforeAll(async () => {
-  if (!postgres) throw new Error("PostgreSQL test server not available");
-  database = await freshDatabase(postgres, `interlude_load_${process.pid}_${Date.now() % 1e6}`);
+  database = await testDatabase("interlude_load");
 });
 afterAll(async () => {
   await Promise.all(started.map((s) => s.stop()));
@@ -109,7 +109,7 @@ async function watchConnections(url: string): Promise<{ now(): Promise<number>; 
 
 it(`${BURST} answers at once to a cold server given the fewest connections (7): every one is answered, on 7 at most`, async () => {
   // A database of its own: the only connections to it are this test's servers'.
-  const own = await freshDatabase(postgres!, `interlude_fewest_${process.pid}_${Date.now() % 1e6}`);
+  const own = await testDatabase("interlude_fewest");
   const warm = await server({ postgres: own });
   const threads = await pausedThreads(warm.url, BURST);
   await warm.stop();

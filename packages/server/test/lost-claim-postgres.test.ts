@@ -9,7 +9,8 @@
  * other process has recorded the run's end.
  */
 import { execFileSync } from "node:child_process";
-import { afterAll, afterEach, beforeAll, expect, inject, it } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { testPostgresUrl } from "../../../test/setup/urls.js";
 // @ts-expect-error: a plain ESM script without types, shared with `npm run bench:server`.
 import { startServerProcess } from "../bench/processes.mjs";
 import { hooks } from "./fixtures/graphs.mjs";
@@ -23,7 +24,7 @@ let server: TestServer;
 let other: { url: string; stop(): Promise<number | null> };
 
 beforeAll(async () => {
-  database = await freshDatabase(inject("postgresUrl")!, name);
+  database = await freshDatabase(testPostgresUrl(), name);
   server = await testServer({ postgresUrl: database, runLeaseMs: LEASE_MS, claimTtlMs: LEASE_MS });
   const env = { INTERLUDE_RUN_LEASE_MS: String(LEASE_MS), INTERLUDE_CLAIM_TTL_MS: String(LEASE_MS) };
   other = await startServerProcess({ postgres: database, env });

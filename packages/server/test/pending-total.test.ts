@@ -6,24 +6,22 @@
  */
 import type { Client } from "@langchain/langgraph-sdk";
 import Database from "better-sqlite3";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SqliteDb } from "../dist/store/db.js";
 import { PENDING_COUNTED_BY_STORE, PENDING_COUNTS } from "../dist/store/pending-counts.js";
 import { MIGRATIONS, migrate } from "../dist/store/schema.js";
 import { Store } from "../dist/store/store.js";
 import { json, type TestServer, testServer, until } from "./helpers.js";
-import { freshDatabase } from "./processes.js";
+import { testDatabase } from "./processes.js";
 
 // The server reads ages against this clock: a test moves it forward instead of waiting.
 let clockAhead = 0;
 const now = () => Date.now() + clockAhead;
 
 async function postgresServer(): Promise<TestServer> {
-  const postgres = inject("postgresUrl");
-  if (!postgres) throw new Error("PostgreSQL test server not available");
   return testServer({
     now,
-    postgresUrl: await freshDatabase(postgres, `interlude_pending_total_${process.pid}_${Date.now() % 1e6}`),
+    postgresUrl: await testDatabase("interlude_pending_total"),
   });
 }
 

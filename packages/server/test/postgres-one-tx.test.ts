@@ -7,7 +7,8 @@
  */
 import { Annotation, interrupt, type LangGraphRunnableConfig, START, StateGraph } from "@interlude/core";
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { testPostgresUrl } from "../../../test/setup/urls.js";
 import { json, type TestServer, testServer, until } from "./helpers.js";
 import { freshDatabase } from "./processes.js";
 
@@ -26,7 +27,7 @@ const workThenAsk = new StateGraph(Annotation.Root({ done: Annotation<boolean>()
   .addEdge("work", "ask");
 
 beforeAll(async () => {
-  database = await freshDatabase(inject("postgresUrl")!, name);
+  database = await freshDatabase(testPostgresUrl(), name);
   // A short claim: a claim left by a failed finish lapses within the test.
   server = await testServer({ postgresUrl: database, claimTtlMs: 1_000, graphs: { work_then_ask: workThenAsk } });
   db = new pg.Client({ connectionString: database });

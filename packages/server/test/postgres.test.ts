@@ -1,38 +1,21 @@
 /** Several processes on one PostgreSQL database: servers and a worker sharing threads and runs. */
 
 import { PostgresSaver } from "@interlude/checkpoint-postgres";
-import { Client } from "@langchain/langgraph-sdk";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { collect, FIXTURE_CONFIG, followSse, until } from "./helpers.js";
-import { type Child, freshDatabase, serve, startCli } from "./processes.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { clientOf, collect, FIXTURE_CONFIG, followSse, until } from "./helpers.js";
+import { deploymentOnPostgres } from "./processes.js";
 
-const postgres = inject("postgresUrl");
-const children: Child[] = [];
+const deployment = deploymentOnPostgres("interlude_server");
 let urlA: string;
 let urlB: string;
-let database: string;
-
-async function server(database: string): Promise<string> {
-  const child = await serve(["--config", FIXTURE_CONFIG, "--postgres", database]);
-  children.push(child);
-  return child.url;
-}
 
 beforeAll(async () => {
-  if (!postgres) throw new Error("PostgreSQL test server not available");
-  database = await freshDatabase(postgres, `interlude_server_${process.pid}_${Date.now() % 1e6}`);
   // Started one after the other: both run the migrations, the second finds them done.
-  urlA = await server(database);
-  urlB = await server(database);
-  children.push(await startCli(["worker", "--config", FIXTURE_CONFIG, "--postgres", database], /worker ready/));
+  urlA = (await deployment.serve(FIXTURE_CONFIG)).url;
+  urlB = (await deployment.serve(FIXTURE_CONFIG)).url;
+  await deployment.worker(FIXTURE_CONFIG);
 }, 60_000);
-
-afterAll(async () => {
-  await Promise.all(children.map((c) => c.stop()));
-});
-
-const clientOf = (url: string) => new Client({ apiUrl: url, apiKey: null, callerOptions: { maxRetries: 0 } });
 
 describe("two servers on one PostgreSQL database", () => {
   it("a run paused through one server is listed and resumed through the other", async () => {
@@ -75,7 +58,7 @@ describe("two servers on one PostgreSQL database", () => {
   it("questions asked and answered through the two servers in turn, checkpoints held back (durability async): each reads the other's", async () => {
     const clients = [clientOf(urlA), clientOf(urlB)];
     const thread = await clients[0]!.threads.create();
-    const saver = new PostgresSaver(database, { cachedThreads: 0 });
+    const saver = new PostgresSaver(deployment.database, { cachedThreads: 0 });
     try {
       for (const [round, service] of ["one", "two", "three"].entries()) {
         // Asked through one server (its checkpoint after "propose" held back, then stored before the question) ...
@@ -130,7 +113,7 @@ describe("two servers on one PostgreSQL database", () => {
     const runs = await Promise.all(
       threads.map((t, i) => a.runs.create(t.thread_id, "slow", { input: { tag: `s${i}`, delay: 300 } })),
     );
-    const db = new pg.Client({ connectionString: database });
+    const db = new pg.Client({ connectionString: deployment.database });
     await db.connect();
     try {
       const { rows } = await db.query<{ run_id: string }>(
@@ -220,7 +203,7 @@ describe("two servers on one PostgreSQL database", () => {
 
   it("a run queued and executed by one server starts from the thread's checkpoint head, as the saver has it", async () => {
     const a = clientOf(urlA);
-    const saver = new PostgresSaver(database);
+    const saver = new PostgresSaver(deployment.database);
     try {
       const thread = await a.threads.create();
       const paused = (await a.runs.wait(thread.thread_id, "loop", { input: { rounds: 2 } })) as any;

@@ -2,7 +2,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
-import { inject } from "vitest";
+import { afterAll, beforeAll } from "vitest";
+import { testPostgresUrl } from "../../../test/setup/urls.js";
 
 const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 
@@ -89,7 +90,32 @@ export async function freshDatabase(serverUrl: string, name: string): Promise<st
 
 /** A fresh database on the suite's PostgreSQL server, named after `prefix` (and this worker and instant). */
 export function testDatabase(prefix: string): Promise<string> {
-  return freshDatabase(inject("postgresUrl")!, `${prefix}_${process.pid}_${Date.now() % 1e6}`);
+  return freshDatabase(testPostgresUrl(), `${prefix}_${process.pid}_${Date.now() % 1e6}`);
+}
+
+/**
+ * A deployment on a fresh PostgreSQL database for a test file: the database is made before the
+ * file's tests (its `beforeAll` runs before the file's own) and every `interlude` process started
+ * through it is stopped after them.
+ */
+export function deploymentOnPostgres(prefix: string) {
+  const children: Child[] = [];
+  const started = <T extends Child>(child: T) => (children.push(child), child);
+  const deployment = {
+    /** The database's URL (set once the file's tests begin). */
+    database: "",
+    /** `interlude serve --config <config> --postgres <database>`, with `env` added. */
+    serve: async (config: string, env: Record<string, string> = {}) =>
+      started(await serve(["--config", config, "--postgres", deployment.database], env)),
+    /** `interlude worker --config <config> --postgres <database> <args>`, with `env` added. */
+    worker: async (config: string, args: string[] = [], env: Record<string, string> = {}) =>
+      started(
+        await startCli(["worker", "--config", config, "--postgres", deployment.database, ...args], /worker ready/, env),
+      ),
+  };
+  beforeAll(async () => void (deployment.database = await testDatabase(prefix)));
+  afterAll(() => Promise.all(children.map((child) => child.stop())));
+  return deployment;
 }
 
 /** A test server's storage, for `describe.each`: SQLite (its own file), or a fresh PostgreSQL database named after `prefix`. */

@@ -7,7 +7,8 @@
  */
 import Database from "better-sqlite3";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testPostgresUrl } from "../../../test/setup/urls.js";
 import { type Db, PgDb, SqliteDb } from "../dist/store/db.js";
 import { PENDING_TEXT } from "../dist/store/pending-search.js";
 import type { PendingInterrupt, ThreadRecord } from "../dist/store/records.js";
@@ -24,8 +25,7 @@ afterAll(async () => {
 });
 
 async function postgresDb(): Promise<Db> {
-  const url = inject("postgresUrl");
-  if (!url) throw new Error("PostgreSQL test server not available");
+  const url = testPostgresUrl();
   const name = `interlude_search_${process.pid}_${Date.now() % 1e6}_${pools.length}`;
   const pool = new pg.Pool({ connectionString: await freshDatabase(url, name), max: 4 });
   pools.push(pool);
@@ -168,8 +168,7 @@ describe("the search indexes of an upgraded database", () => {
 
 describe("PostgreSQL without the right to create pg_trgm", () => {
   it("migrates without the trigram index, and searches by scanning", async () => {
-    const url = inject("postgresUrl");
-    if (!url) throw new Error("PostgreSQL test server not available");
+    const url = testPostgresUrl();
     const suffix = `${process.pid}_${Date.now() % 1e6}`;
     const admin = new pg.Client({ connectionString: await freshDatabase(url, `interlude_notrgm_${suffix}`) });
     await admin.connect();

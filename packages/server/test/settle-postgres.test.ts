@@ -2,17 +2,15 @@
  * Answers are settled early only when someone waits for them (runs/settle-on-request.ts): on
  * PostgreSQL the waiter may be another process, which asks over the bus.
  */
-import { afterAll, beforeAll, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { hooks } from "./fixtures/graphs.mjs";
 import { json, type TestServer, testServer, until } from "./helpers.js";
-import { freshDatabase } from "./processes.js";
+import { testDatabase } from "./processes.js";
 
 let a: TestServer;
 let b: TestServer;
 beforeAll(async () => {
-  const postgres = inject("postgresUrl");
-  if (!postgres) throw new Error("PostgreSQL test server not available");
-  const postgresUrl = await freshDatabase(postgres, `interlude_settle_${process.pid}_${Date.now() % 1e6}`);
+  const postgresUrl = await testDatabase("interlude_settle");
   // Two servers in this process, so that both run the test's hooked graph.
   a = await testServer({ postgresUrl });
   b = await testServer({ postgresUrl });

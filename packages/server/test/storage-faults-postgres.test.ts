@@ -4,7 +4,8 @@
  * STORAGE_FAILED, nothing is applied without a 2xx, and the thread is free and resumable after.
  */
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { testPostgresUrl } from "../../../test/setup/urls.js";
 import { hooks } from "./fixtures/graphs.mjs";
 import { json, type TestServer, testServer, until } from "./helpers.js";
 import { freshDatabase } from "./processes.js";
@@ -20,8 +21,8 @@ async function readOnly(on: boolean) {
 }
 
 beforeAll(async () => {
-  const database = await freshDatabase(inject("postgresUrl")!, name);
-  admin = new pg.Client({ connectionString: inject("postgresUrl") });
+  const database = await freshDatabase(testPostgresUrl(), name);
+  admin = new pg.Client({ connectionString: testPostgresUrl() });
   await admin.connect();
   server = await testServer({ postgresUrl: database });
 }, 60_000);

@@ -6,7 +6,8 @@
  */
 import Database from "better-sqlite3";
 import pg from "pg";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { testPostgresUrl } from "../../../test/setup/urls.js";
 import { ASSISTANT_VERSIONS } from "../dist/store/assistant-versions.js";
 import { CHEAPER_WRITES } from "../dist/store/cheaper-writes.js";
 import { type Db, PgDb, SqliteDb } from "../dist/store/db.js";
@@ -29,8 +30,7 @@ const opened: Record<Db["dialect"], (connections?: number) => Promise<Db>> = {
   sqlite: async () => new SqliteDb(new Database(":memory:")),
   /** `connections`: 1 to have every statement run, and stay prepared, on one connection. */
   postgres: async (connections = 4) => {
-    const url = inject("postgresUrl");
-    if (!url) throw new Error("PostgreSQL test server not available");
+    const url = testPostgresUrl();
     const name = `interlude_upgrade_${process.pid}_${Date.now() % 1e6}_${databases++}`;
     const pool = new pg.Pool({ connectionString: await freshDatabase(url, name), max: connections });
     pools.push(pool);

@@ -4,35 +4,21 @@
  * from the last checkpoint (the step that was done is not run again). The lease and the
  * thread claim are shortened through the environment so this takes seconds, not 30 s.
  */
-import { afterAll, beforeAll, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { FIXTURE_CONFIG, type TestServer, testServer, until } from "./helpers.js";
-import { type Child, freshDatabase, startCli } from "./processes.js";
+import { deploymentOnPostgres } from "./processes.js";
 
-const postgres = inject("postgresUrl");
 const SHORT = { INTERLUDE_RUN_LEASE_MS: "1500", INTERLUDE_CLAIM_TTL_MS: "1500" };
-const children: Child[] = [];
-let database: string;
+const deployment = deploymentOnPostgres("interlude_crash");
+const worker = () => deployment.worker(FIXTURE_CONFIG, ["--concurrency", "1"], SHORT);
 let server: TestServer;
 
-const worker = async () => {
-  const child = await startCli(
-    ["worker", "--config", FIXTURE_CONFIG, "--postgres", database, "--concurrency", "1"],
-    /worker ready/,
-    SHORT,
-  );
-  children.push(child);
-  return child;
-};
-
 beforeAll(async () => {
-  if (!postgres) throw new Error("PostgreSQL test server not available");
-  database = await freshDatabase(postgres, `interlude_crash_${process.pid}_${Date.now() % 1e6}`);
   // This server only takes requests and queues runs: the workers execute them.
-  server = await testServer({ postgresUrl: database, concurrency: 0 });
+  server = await testServer({ postgresUrl: deployment.database, concurrency: 0 });
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all(children.map((c) => c.stop()));
   await server?.dispose();
 });
 
