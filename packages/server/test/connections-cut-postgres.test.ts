@@ -74,6 +74,11 @@ const postUntilStored = (url: string, body: unknown) =>
 
 type Question = { id: string };
 
+/** What each client's thread is doing, and since when: said if the clients do not end. */
+const doing = new Map<string, string>();
+const started = Date.now();
+const now = (threadId: string, what: string) => doing.set(threadId, `${what} (at ${(Date.now() - started) / 1000} s)`);
+
 /**
  * The question the thread waits for, continuing it with a run without input if it stopped
  * between steps. Such a run refused 503 may have been queued all the same (API.md): the client
@@ -82,6 +87,7 @@ type Question = { id: string };
 async function pendingQuestion(url: string, threadId: string): Promise<Question> {
   for (;;) {
     const thread = await json(`${url}/threads/${threadId}`);
+    now(threadId, `looking at the thread: ${thread.status} ${thread.body?.status}`);
     if (thread.status === 200 && thread.body.status !== "busy") {
       const [question] = Object.values(thread.body.interrupts as Record<string, Question[]>).flat();
       if (question) return question;
@@ -99,6 +105,20 @@ function expectHeld(refusal: { status: number; body: any }, question: Question, 
   expect(refusal).toMatchObject({ status: 409, body: { code: "ALREADY_ANSWERED", interrupt_id: question.id, answer } });
 }
 
+/** The thread's first question; its first run given again if it was declared lost (RUN_LOST) before it asked. */
+async function firstQuestion(url: string, threadId: string): Promise<Question> {
+  for (;;) {
+    now(threadId, "first run");
+    const first = await postUntilStored(`${url}/threads/${threadId}/runs/wait`, {
+      assistant_id: "loop",
+      input: { rounds: 1e6 },
+    });
+    if (!first.body.__error__) return first.body.__interrupt__[0];
+    expect(first.body.__error__.code).toBe("RUN_LOST");
+    refused("run RUN_LOST", `first run on ${threadId}`);
+  }
+}
+
 /**
  * `answer` given through `runs/wait` on `url`; given again when the run was declared lost (its
  * server could not renew its lease while the database was away, and another server's sweep
@@ -107,6 +127,7 @@ function expectHeld(refusal: { status: number; body: any }, question: Question, 
 async function answerWaiting(url: string, threadId: string, question: Question, answer: string): Promise<Question> {
   const resume = { assistant_id: "loop", command: { resume: { [question.id]: answer } } };
   for (;;) {
+    now(threadId, `runs/wait with ${answer} on ${url}`);
     const given = await postUntilStored(`${url}/threads/${threadId}/runs/wait`, resume);
     if (given.status === 200 && !given.body.__error__) return given.body.__interrupt__[0];
     if (given.status === 200) {
@@ -126,16 +147,32 @@ async function answerWaiting(url: string, threadId: string, question: Question, 
 async function answerQueued(url: string, joinUrl: string, threadId: string, question: Question, answer: string) {
   const resume = { assistant_id: "loop", command: { resume: { [question.id]: answer } } };
   for (;;) {
+    now(threadId, `a background run with ${answer} on ${url}`);
     const created = await postUntilStored(`${url}/threads/${threadId}/runs`, resume);
     if (created.status !== 200) {
       expectHeld(created, question, answer);
       return pendingQuestion(url, threadId);
     }
+    now(threadId, `joining ${created.body.run_id} through ${joinUrl}`);
     const joined = await untilStored(`${joinUrl}/threads/${threadId}/runs/${created.body.run_id}/join`);
     if (!joined.body.__error__) return joined.body.__interrupt__[0] as Question;
     expect(joined.body.__error__.code).toBe("STORAGE_FAILED");
     refused("run STORAGE_FAILED", `join ${created.body.run_id}`);
   }
+}
+
+/** Each client's thread: what its client was doing, the thread's status and its runs'. */
+async function whereClientsAre(url: string): Promise<string> {
+  const lines = [];
+  for (const [threadId, what] of doing) {
+    const thread = await json(`${url}/threads/${threadId}`);
+    const runs = await json(`${url}/threads/${threadId}/runs?limit=3`);
+    const statuses = Array.isArray(runs.body)
+      ? runs.body.map((run: any) => `${run.run_id} ${run.status}`)
+      : runs.status;
+    lines.push(`${threadId}: ${what}; thread ${thread.body?.status}; newest runs ${JSON.stringify(statuses)}`);
+  }
+  return lines.join("\n");
 }
 
 it("every answer given again after a 503 until taken is applied once, in order, through cuts and a refusal of connections", async () => {
@@ -148,9 +185,7 @@ it("every answer given again after a 503 until taken is applied once, in order, 
     const thread = (await postUntilStored(`${url(0)}/threads`, {})).body.thread_id as string;
     threads[c] = thread;
     acked[c] = [];
-    let question = (
-      await postUntilStored(`${url(0)}/threads/${thread}/runs/wait`, { assistant_id: "loop", input: { rounds: 1e6 } })
-    ).body.__interrupt__[0];
+    let question = await firstQuestion(url(0), thread);
     for (let n = 0; !stop; n++) {
       const answer = `c${c}-${n}`;
       question =
@@ -182,7 +217,9 @@ it("every answer given again after a 503 until taken is applied once, in order, 
   await cutConnections();
   await sleep(1500);
   stop = true;
-  await Promise.all(clients);
+  // A client that never ends (a request left unanswered, a thread busy for good) says where it is.
+  const ended = await Promise.race([Promise.all(clients).then(() => true), sleep(60_000).then(() => false)]);
+  if (!ended) throw new Error(`clients not ended 60 s after the cuts:\n${await whereClientsAre(b.url)}`);
 
   const expected = ["503 STORAGE_FAILED", "409 ALREADY_ANSWERED", "run STORAGE_FAILED", "run RUN_LOST"];
   const unexpected = [...refusals].filter(([key]) => !expected.includes(key));
