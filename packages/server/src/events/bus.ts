@@ -222,7 +222,15 @@ export class PgBus implements Bus {
     this.listening = undefined;
     await broken?.end().catch(() => undefined);
     await new Promise((r) => setTimeout(r, 500));
-    if (!this.closed) await this.start().catch(() => this.reconnect());
+    if (this.closed) return;
+    try {
+      await this.start();
+    } catch {
+      return this.reconnect();
+    }
+    // What was notified while the connection was away is lost: runs queued meanwhile are looked
+    // for now, not at the queue's next safety poll (runs/queue-consumer.ts, every 15 s).
+    this.local.deliver({ type: "run.queued" });
   }
 
   /**

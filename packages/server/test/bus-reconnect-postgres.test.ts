@@ -1,0 +1,52 @@
+/**
+ * A background run is taken when the bus says it was queued (run.queued); a notification sent
+ * while a process's LISTEN connection was away (the database restarted, the connection cut) is
+ * lost. Once the connection is back the process looks for queued runs at once, instead of at
+ * its queue's next safety poll (runs/queue-consumer.ts, every 15 s).
+ */
+import pg from "pg";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { json, type TestServer, testServer, until } from "./helpers.js";
+import { testDatabase } from "./processes.js";
+
+let queuer: TestServer;
+let taker: TestServer;
+let admin: pg.Client;
+
+beforeAll(async () => {
+  const database = await testDatabase("interlude_bus_reconnect");
+  // Only queues: the run can only be taken by the other process.
+  queuer = await testServer({ postgresUrl: database, concurrency: 0 });
+  taker = await testServer({ postgresUrl: database });
+  admin = new pg.Client({ connectionString: database });
+  await admin.connect();
+}, 60_000);
+afterAll(async () => {
+  await admin?.end();
+  await queuer?.dispose();
+  await taker?.dispose();
+});
+
+it("a run queued while the taking process's LISTEN connection was cut is taken once it is back, well before the next poll", async () => {
+  const thread = (await json(`${queuer.url}/threads`, { method: "POST", body: "{}" })).body.thread_id;
+  // Every bus connection of the database cut (they reconnect after 500 ms); the run's run.queued goes meanwhile.
+  const cut = await admin.query(
+    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'interlude %'",
+  );
+  expect(cut.rowCount).toBe(2);
+  const queued = Date.now();
+  const run = await json(`${queuer.url}/threads/${thread}/runs`, {
+    method: "POST",
+    body: JSON.stringify({ assistant_id: "loop", input: { rounds: 1 } }),
+  });
+  expect(run.status).toBe(200);
+  // Both servers started moments ago: the taker's first safety poll is ~15 s away.
+  const ended = await until(async () => {
+    const { body } = await json(`${queuer.url}/threads/${thread}/runs/${run.body.run_id}`);
+    return body.status !== "pending" && body.status !== "running" && body;
+  }, 5_000);
+  expect(ended.status).toBe("success");
+  expect(Date.now() - queued).toBeLessThan(5_000);
+  const state = (await json(`${queuer.url}/threads/${thread}/state`)).body;
+  expect(state.next).toEqual(["ask"]);
+}, 30_000);
