@@ -8,6 +8,7 @@ import { countRunEnd, type RunEnd, type ServerContext } from "../context.js";
 import { ServerError } from "../errors.js";
 import { isStorageFailure } from "../store/failures.js";
 import type { RunRecord, RunStatus } from "../store/records.js";
+import { retryUntilStored } from "../store/retry-until-stored.js";
 import type { StoreTx } from "../store/store.js";
 import { readSnapshot, syncThread } from "../threads/sync.js";
 import { backToQueue } from "./drain.js";
@@ -26,11 +27,6 @@ class StorageFailedError extends ServerError {
     );
   }
 }
-
-/** First retry of the record after 100 ms, doubling up to 5 s, for at most 10 minutes (then the lease sweep takes over). */
-const RETRY_FIRST_MS = 100;
-const RETRY_MAX_MS = 5_000;
-const RETRY_FOR_MS = 10 * 60_000;
 
 /** A queued run's tries, the first included: past them, a database that keeps failing ends it `error`. */
 const QUEUED_TRIES = 3;
@@ -70,23 +66,6 @@ function requeue(ctx: ServerContext, run: RunRecord, error: unknown): void {
   console.error(`[interlude] run ${run.run_id} met a database failure; back to the queue once storage is back:`, error);
   ctx.broker.close(run.run_id);
   retryUntilStored(() => backToQueue(ctx, run));
-}
-
-/**
- * Runs `write` until it succeeds (storage is back), with backoff, for at most 10 minutes; a
- * restart's lease sweep covers what is still undone after that.
- */
-export function retryUntilStored(write: () => Promise<void>): void {
-  const until = Date.now() + RETRY_FOR_MS;
-  const attempt = async (delay: number): Promise<void> => {
-    try {
-      await write();
-    } catch {
-      if (Date.now() > until) return;
-      setTimeout(() => void attempt(Math.min(delay * 2, RETRY_MAX_MS)), delay).unref();
-    }
-  };
-  void attempt(RETRY_FIRST_MS);
 }
 
 /**

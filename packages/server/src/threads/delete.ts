@@ -5,8 +5,8 @@
  */
 import type { ServerContext } from "../context.js";
 import { cancelRun, waitForRun } from "../runs/cancel.js";
-import { retryUntilStored } from "../runs/failure.js";
 import type { ThreadRecord } from "../store/records.js";
+import { retryUntilStored } from "../store/retry-until-stored.js";
 
 export async function deleteThread(ctx: ServerContext, thread: ThreadRecord): Promise<void> {
   for (const run of await ctx.store.activeRuns(thread.thread_id)) await cancelRun(ctx, run, "interrupt");
