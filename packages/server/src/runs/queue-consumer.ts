@@ -7,6 +7,7 @@
  * remains as a safety net for a wake-up lost while LISTEN reconnected.
  */
 import type PgBoss from "pg-boss";
+import { retryUntilStored } from "../store/retry-until-stored.js";
 
 export interface QueueConsumerOptions<T> {
   queue: string;
@@ -70,14 +71,20 @@ export class QueueConsumer<T extends object> {
   private start(job: PgBoss.Job<T>): void {
     this.busy++;
     const { queue, handle } = this.options;
+    const settle = (failure: { message: string } | undefined) =>
+      failure ? this.boss.fail(queue, job.id, failure) : this.boss.complete(queue, job.id);
     const handled: Promise<void> = handle(job.data)
       .then(
-        () => this.boss.complete(queue, job.id),
-        (error: unknown) =>
-          this.boss.fail(queue, job.id, { message: error instanceof Error ? error.message : String(error) }),
+        () => undefined,
+        (error: unknown) => ({ message: error instanceof Error ? error.message : String(error) }),
       )
-      .catch((error: unknown) =>
-        console.error(`[interlude] job ${job.id} of ${queue}:`, error instanceof Error ? error.message : error),
+      .then((failure) =>
+        settle(failure).catch((error: unknown) => {
+          console.error(`[interlude] job ${job.id} of ${queue}:`, error instanceof Error ? error.message : error);
+          // Not settled (the database away): the job would stay taken, and its run pending, until
+          // pg-boss expires it (15 min). Settled once the database is back; the slot is free meanwhile.
+          retryUntilStored(async () => void (await settle(failure)));
+        }),
       )
       .finally(() => {
         this.busy--;
