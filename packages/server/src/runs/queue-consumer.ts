@@ -83,7 +83,8 @@ export class QueueConsumer<T extends object> {
           console.error(`[interlude] job ${job.id} of ${queue}:`, error instanceof Error ? error.message : error);
           // Not settled (the database away): the job would stay taken, and its run pending, until
           // pg-boss expires it (15 min). Settled once the database is back; the slot is free meanwhile.
-          retryUntilStored(async () => void (await settle(failure)));
+          // A process that stopped taking jobs leaves it to that expiry.
+          retryUntilStored(async () => void (this.stopped || (await settle(failure))));
         }),
       )
       .finally(() => {
