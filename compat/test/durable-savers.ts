@@ -8,9 +8,10 @@
  * The saver is a subclass named MemorySaver, so that scenarios which subclass MemorySaver (to
  * fail or slow a call) subclass the durable saver, and a config holding one prints the same.
  */
-import pg from "pg";
+import type pg from "pg";
 import { afterAll } from "vitest";
-import { testPostgresUrl, testRedisUrl } from "../../test/setup/urls.js";
+import { testRedisUrl } from "../../test/setup/urls.js";
+import { closeSaver, freshName, IDLE_MS, poolOn } from "./saver-storage.js";
 
 const SAVER_KINDS = ["sqlite", "postgres", "redis"] as const;
 type SaverKind = (typeof SAVER_KINDS)[number];
@@ -21,10 +22,6 @@ export async function onDurableSaver<T extends Record<string, unknown>>(lib: T, 
     throw new Error(`COMPAT_SAVER=${kind}: expected one of ${SAVER_KINDS.join(", ")}`);
   return { ...lib, MemorySaver: await durableSaverClass(kind as SaverKind) };
 }
-
-/** Names this test file's schemas and key prefixes apart from every other file's. */
-const file = `${process.pid}_${Date.now().toString(36)}`;
-let made = 0;
 
 /**
  * Every saver made for this file's scenarios, closed after them with its pool or client: scenarios
@@ -49,7 +46,7 @@ async function durableSaverClass(kind: SaverKind) {
     }
     case "postgres": {
       const { PostgresSaver } = await import("@interlude/checkpoint-postgres");
-      const stock = new SchemaStock(testPostgresUrl(), (pool) => new PostgresSaver(pool).setup());
+      const stock = new SchemaStock((pool) => new PostgresSaver(pool).setup());
       afterAll(() => stock.close());
       await stock.fill();
       return class MemorySaver extends PostgresSaver {
@@ -65,7 +62,7 @@ async function durableSaverClass(kind: SaverKind) {
       const url = testRedisUrl();
       return class MemorySaver extends RedisSaver {
         constructor() {
-          super(url, { prefix: `compat:${file}:${++made}` });
+          super(url, { prefix: freshName() });
           opened.push(this);
         }
       };
@@ -84,7 +81,6 @@ class SchemaStock {
   private filling: Promise<void> | undefined;
 
   constructor(
-    private readonly url: string,
     private readonly setUp: (pool: pg.Pool) => Promise<void>,
     private size = 4,
   ) {}
@@ -94,7 +90,7 @@ class SchemaStock {
     this.filling ??= (async () => {
       while (this.ready.length < this.size) {
         // Kept connected while stocked (no idle timeout until taken).
-        const pool = poolOn(this.url, `compat_${file}_${++made}`, 0);
+        const pool = poolOn(freshName(), 0);
         await this.setUp(pool);
         this.ready.push(pool);
       }
@@ -114,34 +110,9 @@ class SchemaStock {
     const pool = this.ready.shift();
     // A failed refill leaves the next savers to set up their own schemas, where it shows.
     this.fill().catch(() => undefined);
-    if (!pool) return { pool: poolOn(this.url, `compat_${file}_${++made}`), setUp: false };
-    // From now on its connections close once idle: a file makes hundreds of savers, never closed.
+    if (!pool) return { pool: poolOn(freshName()), setUp: false };
+    // From now on its connections close once idle, as every saver's pool does (saver-storage.ts).
     pool.options.idleTimeoutMillis = IDLE_MS;
     return { pool, setUp: true };
   }
-}
-
-const IDLE_MS = 200;
-
-/** A pool working in `schema`, which its first connection creates if missing (a constructor cannot wait). */
-function poolOn(url: string, schema: string, idleTimeoutMillis = IDLE_MS): pg.Pool {
-  return new pg.Pool({
-    connectionString: url,
-    options: `-c search_path=${schema}`,
-    max: 3,
-    idleTimeoutMillis,
-    onConnect: (client) =>
-      client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`).catch((error: { code?: string }) => {
-        // Two first connections at once: one of them finds the schema made under it.
-        if (error.code !== "23505" && error.code !== "42P06") throw error;
-      }),
-  });
-}
-
-/** Closes any runtime's saver, and the pool an Interlude PostgresSaver was given (the saver leaves it to its owner). */
-export async function closeSaver(saver: any): Promise<void> {
-  if (typeof saver.end === "function") await saver.end();
-  else if (typeof saver.close === "function") await saver.close();
-  else saver.db?.close?.();
-  if (saver.pool && !saver.pool.ending) await saver.pool.end();
 }

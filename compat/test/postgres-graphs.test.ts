@@ -6,9 +6,9 @@
  * `@interlude/checkpoint-postgres` sees the same results.
  */
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
-import { closeSaver } from "./durable-savers.js";
 import { compare, cutIds, historyOf, list, type Runtime, thread } from "./harness.js";
-import { freshSchema, postgresSaverOf } from "./postgres-savers.js";
+import { postgresSaverOf } from "./postgres-savers.js";
+import { closeSaver, freshSchema } from "./saver-storage.js";
 
 /** Runs `body` with a fresh PostgresSaver of the runtime, closed after. */
 async function withSaver<T>(lib: Runtime, body: (saver: any) => Promise<T>): Promise<T> {

@@ -14,9 +14,9 @@
 
 import { isDeepStrictEqual } from "node:util";
 import { HumanMessage } from "@langchain/core/messages";
-import { closeSaver } from "./durable-savers.js";
 import { compare, forgedConstructorRecord, isInterlude, type Runtime, type Scenario, sleep } from "./harness.js";
 import { postgresSaverOf } from "./postgres-savers.js";
+import { closeSaver } from "./saver-storage.js";
 
 // --- Savers -------------------------------------------------------------------------------------
 
