@@ -163,7 +163,7 @@ async function startQueued(ctx: ServerContext, queued: Extract<Queued, { run: Ru
   // would never close, and joins through this process would wait on it forever.
   if (run.owner !== null || run.status === "running" || ctx.dispatcher.local) ctx.broker.open(run.run_id);
   if (run.status === "running")
-    void executeRun(ctx, run, true, handoff)
+    void executeRun(ctx, run, { claimed: { handoff } })
       .catch((error) => console.error(`[interlude] run ${run.run_id} failed to execute:`, error))
       .finally(() => slot.release?.());
   else if (first && !queued.dispatched) await ctx.dispatcher.dispatch(run);

@@ -151,16 +151,14 @@ async function stream(
   }
 }
 
-/**
- * @param claimed the run was claimed when it was queued (`running` already).
- * @param handoff the thread's claim taken with it, if any (runs/joined-saver.ts).
- */
-export async function executeRun(
-  ctx: ServerContext,
-  pending: RunRecord,
-  claimed = false,
-  handoff?: Promise<string | undefined>,
-): Promise<void> {
+export interface ExecuteOptions {
+  /** The run was claimed when it was queued (`running` already), with the thread's claim, if any (runs/joined-saver.ts). */
+  claimed?: { handoff?: Promise<string | undefined> };
+  /** Told once the run is this process's (its claim committed), or that it is not (someone else had it). */
+  onClaimed?: () => void;
+}
+
+export async function executeRun(ctx: ServerContext, pending: RunRecord, options: ExecuteOptions = {}): Promise<void> {
   if (ctx.executing.has(pending.run_id)) return;
   // Registered before the claim, so a cancel arriving while the run starts is not lost; the
   // entry stays until the outcome is recorded, so shutting down waits for it.
@@ -178,7 +176,11 @@ export async function executeRun(
   let current = pending;
   let drained = false;
   try {
-    const taken: Taken | undefined = claimed ? { run: pending, continuing: false, handoff } : await claim(ctx, pending);
+    const { claimed } = options;
+    const taken: Taken | undefined = claimed
+      ? { run: pending, continuing: false, handoff: claimed.handoff }
+      : await claim(ctx, pending);
+    options.onClaimed?.();
     if (!taken) return;
     const { run, continuing } = taken;
     current = run;

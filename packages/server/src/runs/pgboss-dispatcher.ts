@@ -1,8 +1,10 @@
 /**
  * PostgreSQL (any number of server and worker processes): background and queued runs, and
  * interrupt deadlines, are pg-boss jobs on the shared database, so whichever process is free
- * takes them, and a job whose process died is retried by another (pg-boss expiry and retry,
- * plus the run leases in lease.ts). Stream and wait runs execute in the process their client
+ * takes them. A run's job lasts until a process claims the run, whose lease covers it from
+ * there (runs/lease.ts); a job taken by a process that died or never saw it expires a lease after
+ * and is taken again, and a run left without a job gets one (runs/stranded-runs.ts).
+ * Stream and wait runs execute in the process their client
  * is connected to; when one becomes first in line elsewhere, that process is told via the bus.
  * That is what keeps a second server from costing throughput: an answer through either server
  * issues the same statements as through one, with no hop through the queue (a job's insert,
@@ -16,7 +18,9 @@ import type { Db } from "../store/db.js";
 import type { RunRecord } from "../store/records.js";
 import { executeRun } from "./executor.js";
 import { QueueConsumer } from "./queue-consumer.js";
+import { queueLosses } from "./stranded-runs.js";
 
+const SCHEMA = "interlude_pgboss";
 const RUN_QUEUE = "interlude-run";
 const DEADLINE_QUEUE = "interlude-deadline";
 /**
@@ -29,6 +33,8 @@ const SAFETY_POLL_MS = 15_000;
 const CLOCK_MARGIN_MS = 1_000;
 /** Deadline jobs handled at once by a process. */
 const DEADLINE_SLOTS = 4;
+/** A job failed or expired is taken again after this (s). */
+const RETRY_DELAY_S = 1;
 
 export interface PgBossOptions {
   connectionString: string;
@@ -36,8 +42,6 @@ export interface PgBossOptions {
   connections: number;
   /** Runs this process executes at once (from the queue); 0 only enqueues. */
   concurrency?: number;
-  /** A job not finished within this is retried elsewhere (its process is presumed dead). */
-  expireInSeconds?: number;
 }
 
 export class PgBossDispatcher implements Dispatcher {
@@ -53,16 +57,28 @@ export class PgBossDispatcher implements Dispatcher {
     private readonly options: PgBossOptions,
   ) {
     // No cron schedules are used: `schedule: false` spares pg-boss's own polling worker for them.
-    // Its maintenance (expiring the jobs of dead processes) stays, one statement per process every two minutes.
+    // Its maintenance stays: once a lease, one process of the deployment expires the jobs taken
+    // a lease ago and not completed (one statement per process to decide which one).
     this.boss = new PgBoss({
       connectionString: options.connectionString,
       max: options.connections,
-      schema: "interlude_pgboss",
+      schema: SCHEMA,
       schedule: false,
+      maintenanceIntervalSeconds: this.jobExpiry(),
     });
     this.boss.on("error", (error) =>
       console.error("[interlude] pg-boss:", error instanceof Error ? error.message : error),
     );
+    this.boss.on("maintenance", () => void this.recoverLosses().catch(logError("recovering queued runs")));
+  }
+
+  /**
+   * A job's time to be completed once taken (s): a run's job completes as soon as its run is
+   * claimed, and a deadline's handling is a few statements, so a job still taken after a lease
+   * was lost by the process that took it.
+   */
+  private jobExpiry(): number {
+    return Math.max(1, Math.ceil(this.ctx.runLeaseMs / 1000));
   }
 
   async start(): Promise<void> {
@@ -74,7 +90,7 @@ export class PgBossDispatcher implements Dispatcher {
         queue: RUN_QUEUE,
         slots: concurrency,
         safetyPollMs: SAFETY_POLL_MS,
-        handle: (job) => this.onRun(job.run_id),
+        handle: (job, started) => this.onRun(job.run_id, started),
       });
       const deadlines = new QueueConsumer<{ thread_id: string; interrupt_id: string }>(this.boss, {
         queue: DEADLINE_QUEUE,
@@ -110,19 +126,38 @@ export class PgBossDispatcher implements Dispatcher {
       await executeRun(this.ctx, run).catch((error) => console.error(`[interlude] run ${runId}:`, error));
   }
 
-  /** A run job: execute it if it is still queued and first in its thread's line. */
-  private async onRun(runId: string): Promise<void> {
+  /**
+   * A run job: execute the run if it is still queued and first in its thread's line. Its job
+   * completes once the run is claimed: from there the run's lease covers it (a run whose process
+   * died is put back in the queue by the lease sweep, runs/lease.ts), so the job's expiry need
+   * only cover the moments before.
+   */
+  private async onRun(runId: string, started: () => void): Promise<void> {
     const run = await this.ctx.store.getRun(runId);
-    if (!run) return;
-    if (run.status === "running") {
-      const lapsed = Date.parse(run.updated_at) < Date.now() - this.ctx.runLeaseMs;
-      // Alive elsewhere (the job only expired): nothing to do. Lapsed: its process died; take it over.
-      if (!lapsed || this.ctx.executing.has(runId) || !(await this.ctx.store.moveRun(runId, ["running"], "pending")))
-        return;
-    } else if (run.status !== "pending") return;
+    if (run?.status !== "pending") return; // running or ended: someone else's
     const first = (await this.ctx.store.activeRuns(run.thread_id))[0];
     if (first?.run_id !== runId) return; // not its turn: the run before it dispatches it when done
-    await executeRun(this.ctx, { ...run, status: "pending" });
+    await executeRun(this.ctx, run, { onClaimed: started });
+  }
+
+  /**
+   * After pg-boss's maintenance (in the one process that ran it): runs left without a job get
+   * one, and every process is told of the jobs expired or failed, so that they are taken again
+   * now rather than at each process's safety poll (runs/stranded-runs.ts).
+   */
+  private async recoverLosses(): Promise<void> {
+    const { stranded, retrying } = await queueLosses(this.ctx.store.db, SCHEMA, RUN_QUEUE, this.ctx.runLeaseMs);
+    for (const run of stranded) await this.dispatch(run);
+    if (!retrying.length) return;
+    const retryAt = new Date(Date.now() + RETRY_DELAY_S * 1000 + CLOCK_MARGIN_MS);
+    setTimeout(() => {
+      if (retrying.includes(RUN_QUEUE))
+        void this.ctx.bus.publish({ type: "run.queued" }).catch(logError("announcing retried runs"));
+      if (retrying.includes(DEADLINE_QUEUE))
+        void this.ctx.bus
+          .publish({ type: "deadline.scheduled", at: retryAt.toISOString() })
+          .catch(logError("announcing retried deadlines"));
+    }, RETRY_DELAY_S * 1000).unref();
   }
 
   async dispatch(run: RunRecord): Promise<void> {
@@ -147,7 +182,7 @@ export class PgBossDispatcher implements Dispatcher {
   }
 
   private runJob() {
-    return { retryLimit: 5, retryDelay: 1, expireInSeconds: this.options.expireInSeconds ?? 900 };
+    return { retryLimit: 5, retryDelay: RETRY_DELAY_S, expireInSeconds: this.jobExpiry() };
   }
 
   takeHere(): (() => void) | undefined {
@@ -158,7 +193,13 @@ export class PgBossDispatcher implements Dispatcher {
     await this.boss.send(
       DEADLINE_QUEUE,
       { thread_id: threadId, interrupt_id: interruptId },
-      { startAfter: at, singletonKey: `${threadId}:${interruptId}`, retryLimit: 3 },
+      {
+        startAfter: at,
+        singletonKey: `${threadId}:${interruptId}`,
+        retryLimit: 3,
+        retryDelay: RETRY_DELAY_S,
+        expireInSeconds: this.jobExpiry(),
+      },
     );
     // Every process taking deadline jobs (this one too) sets its alarm for it.
     await this.ctx.bus.publish({ type: "deadline.scheduled", at: at.toISOString() });
@@ -176,4 +217,8 @@ export class PgBossDispatcher implements Dispatcher {
     await Promise.all([this.runs?.stop(), this.deadlines?.stop()]);
     await this.boss.stop({ graceful: true, timeout: 5_000, wait: true }).catch(() => undefined);
   }
+}
+
+function logError(doing: string): (error: unknown) => void {
+  return (error) => console.error(`[interlude] ${doing}:`, error instanceof Error ? error.message : error);
 }

@@ -15,8 +15,12 @@ export interface QueueConsumerOptions<T> {
   slots: number;
   /** Fetches this often even when not woken (ms). */
   safetyPollMs: number;
-  /** Handles one job; it completes when this resolves and fails (pg-boss retries it) when it rejects. */
-  handle: (data: T) => Promise<void>;
+  /**
+   * Handles one job. The job completes when `started` is called (work that goes on past that
+   * holds its slot until this resolves) or else when this resolves, and fails (pg-boss retries
+   * it) when this rejects before either.
+   */
+  handle: (data: T, started: () => void) => Promise<void>;
 }
 
 export class QueueConsumer<T extends object> {
@@ -71,21 +75,16 @@ export class QueueConsumer<T extends object> {
   private start(job: PgBoss.Job<T>): void {
     this.busy++;
     const { queue, handle } = this.options;
-    const settle = (failure: { message: string } | undefined) =>
-      failure ? this.boss.fail(queue, job.id, failure) : this.boss.complete(queue, job.id);
-    const handled: Promise<void> = handle(job.data)
+    let settling: Promise<void> | undefined;
+    const settle = (failure?: { message: string }) => (settling ??= this.settle(job, failure));
+    const handled: Promise<void> = handle(job.data, () => void settle())
       .then(
-        () => undefined,
-        (error: unknown) => ({ message: error instanceof Error ? error.message : String(error) }),
-      )
-      .then((failure) =>
-        settle(failure).catch((error: unknown) => {
-          console.error(`[interlude] job ${job.id} of ${queue}:`, error instanceof Error ? error.message : error);
-          // Not settled (the database away): the job would stay taken, and its run pending, until
-          // pg-boss expires it (15 min). Settled once the database is back; the slot is free meanwhile.
-          // A process that stopped taking jobs leaves it to that expiry.
-          retryUntilStored(async () => void (this.stopped || (await settle(failure))));
-        }),
+        () => settle(),
+        (error: unknown) => {
+          const message = error instanceof Error ? error.message : String(error);
+          if (settling) console.error(`[interlude] job ${job.id} of ${queue}, after it completed:`, message);
+          return settle({ message });
+        },
       )
       .finally(() => {
         this.busy--;
@@ -93,6 +92,22 @@ export class QueueConsumer<T extends object> {
         if (this.again) this.wake();
       });
     this.handling.add(handled);
+  }
+
+  /** Completes or fails a job; never rejects. */
+  private async settle(job: PgBoss.Job<T>, failure: { message: string } | undefined): Promise<void> {
+    const { queue } = this.options;
+    const store = async () => {
+      if (failure) await this.boss.fail(queue, job.id, failure);
+      else await this.boss.complete(queue, job.id);
+    };
+    await store().catch((error: unknown) => {
+      console.error(`[interlude] job ${job.id} of ${queue}:`, error instanceof Error ? error.message : error);
+      // Not settled (the database away): the job would stay taken, and its run pending, until
+      // pg-boss expires it. Settled once the database is back; the slot is free meanwhile.
+      // A process that stopped taking jobs leaves it to that expiry.
+      retryUntilStored(async () => void (this.stopped || (await store())));
+    });
   }
 
   /**
