@@ -33,6 +33,8 @@ const SAFETY_POLL_MS = 15_000;
 const CLOCK_MARGIN_MS = 1_000;
 /** Deadline jobs handled at once by a process. */
 const DEADLINE_SLOTS = 4;
+/** A completed job is moved to pg-boss's archive table after this (s). */
+const ARCHIVE_AFTER_S = 60;
 /** A job failed or expired is taken again after this (s). */
 const RETRY_DELAY_S = 1;
 
@@ -65,6 +67,9 @@ export class PgBossDispatcher implements Dispatcher {
       schema: SCHEMA,
       schedule: false,
       maintenanceIntervalSeconds: this.jobExpiry(),
+      // Completed jobs go to pg-boss's archive table soon rather than after 12 hours: the job
+      // table, which the maintenance's look for lost runs scans, holds little more than live jobs.
+      archiveCompletedAfterSeconds: ARCHIVE_AFTER_S,
     });
     this.boss.on("error", (error) =>
       console.error("[interlude] pg-boss:", error instanceof Error ? error.message : error),
