@@ -39,6 +39,12 @@ export interface Dispatcher {
   workers?(): { max: number; active: number } | undefined;
   /** Schedules the deadline check of an interrupt at `at`. */
   scheduleDeadline(threadId: string, interruptId: string, at: Date): Promise<void>;
+  /**
+   * The same within the transaction `db` that records the question, so that its deadline is
+   * scheduled if and only if that commits. Absent: `scheduleDeadline` after the commit (SQLite's
+   * one process reads due deadlines from the questions themselves).
+   */
+  scheduleDeadlineIn?(db: Db, threadId: string, interruptId: string, at: Date): Promise<void>;
   /** Shutting down: take no more runs or deadlines (those under way finish; `close` waits for them). */
   stopTaking(): void;
   close(): Promise<void>;

@@ -180,9 +180,7 @@ export class PgBossDispatcher implements Dispatcher {
   }
 
   async dispatchIn(db: Db, run: RunRecord): Promise<void> {
-    // pg-boss's statements on the transaction's connection ($n parameters: the store numbers only `?`).
-    const executeSql = async (text: string, values: unknown[]) => ({ rows: await db.all(text, values) });
-    await this.boss.send(RUN_QUEUE, { run_id: run.run_id }, { ...this.runJob(), db: { executeSql } });
+    await this.boss.send(RUN_QUEUE, { run_id: run.run_id }, { ...this.runJob(), db: inTransaction(db) });
     await this.ctx.bus.publishIn?.(db, [{ type: "run.queued" }]);
   }
 
@@ -198,16 +196,29 @@ export class PgBossDispatcher implements Dispatcher {
     await this.boss.send(
       DEADLINE_QUEUE,
       { thread_id: threadId, interrupt_id: interruptId },
-      {
-        startAfter: at,
-        singletonKey: `${threadId}:${interruptId}`,
-        retryLimit: 3,
-        retryDelay: RETRY_DELAY_S,
-        expireInSeconds: this.jobExpiry(),
-      },
+      this.deadlineJob(threadId, interruptId, at),
     );
     // Every process taking deadline jobs (this one too) sets its alarm for it.
     await this.ctx.bus.publish({ type: "deadline.scheduled", at: at.toISOString() });
+  }
+
+  async scheduleDeadlineIn(db: Db, threadId: string, interruptId: string, at: Date): Promise<void> {
+    const data = { thread_id: threadId, interrupt_id: interruptId };
+    await this.boss.send(DEADLINE_QUEUE, data, {
+      ...this.deadlineJob(threadId, interruptId, at),
+      db: inTransaction(db),
+    });
+    await this.ctx.bus.publishIn?.(db, [{ type: "deadline.scheduled", at: at.toISOString() }]);
+  }
+
+  private deadlineJob(threadId: string, interruptId: string, at: Date) {
+    return {
+      startAfter: at,
+      singletonKey: `${threadId}:${interruptId}`,
+      retryLimit: 3,
+      retryDelay: RETRY_DELAY_S,
+      expireInSeconds: this.jobExpiry(),
+    };
   }
 
   stopTaking(): void {
@@ -222,6 +233,11 @@ export class PgBossDispatcher implements Dispatcher {
     await Promise.all([this.runs?.stop(), this.deadlines?.stop()]);
     await this.boss.stop({ graceful: true, timeout: 5_000, wait: true }).catch(() => undefined);
   }
+}
+
+/** pg-boss's statements on a transaction's connection ($n parameters: the store numbers only `?`). */
+function inTransaction(db: Db): { executeSql: (text: string, values: unknown[]) => Promise<{ rows: unknown[] }> } {
+  return { executeSql: async (text, values) => ({ rows: await db.all(text, values) }) };
 }
 
 function logError(doing: string): (error: unknown) => void {

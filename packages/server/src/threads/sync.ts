@@ -105,11 +105,22 @@ export async function syncThreadIn(
 
 /**
  * Inside the sync's transaction: on PostgreSQL its events go out with its commit (no round
- * trip of their own); elsewhere they stay in `out` for `announce`, after the commit.
+ * trip of their own), and its deadlines' jobs are inserted in it (a process dying just after
+ * the commit leaves no question whose deadline nobody will check); elsewhere they stay in `out`
+ * for `announce`, after the commit.
  */
 export function announceAtCommit(ctx: ServerContext, tx: StoreTx, out: Announcements): Promise<void> {
-  if (!ctx.bus.publishIn || !out.events.length) return NOTHING_TO_ANNOUNCE;
-  return ctx.bus.publishIn(tx.db, out.events.splice(0));
+  const deadlines = ctx.dispatcher.scheduleDeadlineIn !== undefined && out.deadlines.length > 0;
+  if (!deadlines && (!ctx.bus.publishIn || !out.events.length)) return NOTHING_TO_ANNOUNCE;
+  return announceIn(ctx, tx, out);
+}
+
+async function announceIn(ctx: ServerContext, tx: StoreTx, out: Announcements): Promise<void> {
+  const { dispatcher, bus } = ctx;
+  if (dispatcher.scheduleDeadlineIn)
+    for (const d of out.deadlines.splice(0))
+      await dispatcher.scheduleDeadlineIn(tx.db, d.threadId, d.interruptId, d.at);
+  if (bus.publishIn && out.events.length) await bus.publishIn(tx.db, out.events.splice(0));
 }
 
 /**
