@@ -4,25 +4,20 @@
  * lost. Once the connection is back the process looks for queued runs at once, instead of at
  * its queue's next safety poll (runs/queue-consumer.ts, every 15 s).
  */
-import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { json, type TestServer, testServer, until } from "./helpers.js";
-import { testDatabase } from "./processes.js";
+import { databaseForFile } from "./processes.js";
 
 let queuer: TestServer;
 let taker: TestServer;
-let admin: pg.Client;
+const database = databaseForFile("interlude_bus_reconnect");
 
 beforeAll(async () => {
-  const database = await testDatabase("interlude_bus_reconnect");
   // Only queues: the run can only be taken by the other process.
-  queuer = await testServer({ postgresUrl: database, concurrency: 0 });
-  taker = await testServer({ postgresUrl: database });
-  admin = new pg.Client({ connectionString: database });
-  await admin.connect();
-}, 60_000);
+  queuer = await testServer({ postgresUrl: database.url, concurrency: 0 });
+  taker = await testServer({ postgresUrl: database.url });
+});
 afterAll(async () => {
-  await admin?.end();
   await queuer?.dispose();
   await taker?.dispose();
 });
@@ -30,7 +25,7 @@ afterAll(async () => {
 it("a run queued while the taking process's LISTEN connection was cut is taken once it is back, well before the next poll", async () => {
   const thread = (await json(`${queuer.url}/threads`, { method: "POST", body: "{}" })).body.thread_id;
   // Every bus connection of the database cut (they reconnect after 500 ms); the run's run.queued goes meanwhile.
-  const cut = await admin.query(
+  const cut = await database.sql.query(
     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'interlude %'",
   );
   expect(cut.rowCount).toBe(2);

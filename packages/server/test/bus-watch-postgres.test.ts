@@ -11,22 +11,18 @@ import { WATCH_LOCK } from "../dist/events/notifications.js";
 import { SettleWatch } from "../dist/runs/settle-watch.js";
 import { openGate } from "./fixtures/gates.mjs";
 import { followSse, type TestServer, testServer, until } from "./helpers.js";
-import { testDatabase } from "./processes.js";
+import { databaseForFile } from "./processes.js";
 
 let a: TestServer;
 let b: TestServer;
-let stats: pg.Client;
-let database: string;
+const database = databaseForFile("interlude_watch");
+const stats = () => database.sql;
 
 beforeAll(async () => {
-  database = await testDatabase("interlude_watch");
-  a = await testServer({ postgresUrl: database });
-  b = await testServer({ postgresUrl: database });
-  stats = new pg.Client({ connectionString: database });
-  await stats.connect();
-}, 60_000);
+  a = await testServer({ postgresUrl: database.url });
+  b = await testServer({ postgresUrl: database.url });
+});
 afterAll(async () => {
-  await stats?.end();
   await a?.dispose();
   await b?.dispose();
 });
@@ -45,7 +41,7 @@ async function watching(server: TestServer): Promise<boolean> {
 
 /** The backend pid of `server`'s LISTEN connection while it holds the watch lock. */
 async function watchingPid(server: TestServer): Promise<number | undefined> {
-  const { rows } = await stats.query<{ pid: number }>(
+  const { rows } = await stats().query<{ pid: number }>(
     `SELECT a.pid FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
       WHERE a.application_name = $1 AND l.locktype = 'advisory' AND l.mode = 'ShareLock' AND l.granted`,
     [`interlude ${server.backend.ctx.processId}`],
@@ -55,7 +51,7 @@ async function watchingPid(server: TestServer): Promise<number | undefined> {
 
 /** The backend pid of `server`'s LISTEN connection once its WATCH waits for the watch lock. */
 async function blockedWatch(server: TestServer): Promise<number | undefined> {
-  const { rows } = await stats.query<{ pid: number }>(
+  const { rows } = await stats().query<{ pid: number }>(
     `SELECT a.pid FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
       WHERE a.application_name = $1 AND l.locktype = 'advisory' AND NOT l.granted`,
     [`interlude ${server.backend.ctx.processId}`],
@@ -95,7 +91,7 @@ describe("watched bus events across processes", () => {
     const events: BusEvent[] = [];
     const stop = b.backend.ctx.bus.subscribe((event) => events.push(event));
     // Listens without watching (no lock): it hears what is sent, not what is left out.
-    const listener = new pg.Client({ connectionString: database });
+    const listener = new pg.Client({ connectionString: database.url });
     const sent: BusEvent[] = [];
     listener.on("notification", (message) => sent.push(...JSON.parse(message.payload!)));
     await listener.connect();
@@ -166,10 +162,10 @@ describe("watched bus events across processes", () => {
   it("a WATCH that does not answer lets the waiter go on; one that fails is sent again by the next watch", async () => {
     await until(async () => !(await watching(b)));
     // Held exclusively, the watch lock keeps B's WATCH waiting, as a half-open connection would.
-    await stats.query("SELECT pg_advisory_lock($1)", [WATCH_LOCK]);
+    await stats().query("SELECT pg_advisory_lock($1)", [WATCH_LOCK]);
     let locked = true;
     const unlock = async () => {
-      if (locked) await stats.query("SELECT pg_advisory_unlock($1)", [WATCH_LOCK]);
+      if (locked) await stats().query("SELECT pg_advisory_unlock($1)", [WATCH_LOCK]);
       locked = false;
     };
     try {
@@ -178,7 +174,7 @@ describe("watched bus events across processes", () => {
       expect(Date.now() - started).toBeLessThan(5_000);
       const pid = await until(() => blockedWatch(b));
       // The WATCH fails while the connection stays up.
-      await stats.query("SELECT pg_cancel_backend($1)", [pid]);
+      await stats().query("SELECT pg_cancel_backend($1)", [pid]);
       await until(async () => (await blockedWatch(b)) === undefined);
       await unlock();
       unwatch();
@@ -200,7 +196,7 @@ describe("watched bus events across processes", () => {
     try {
       const cut = await watchingPid(b);
       expect(cut).toBeDefined();
-      await stats.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [
+      await stats().query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [
         `interlude ${b.backend.ctx.processId}`,
       ]);
       // The cut backend ends a moment after pg_terminate_backend returns: wait for the new one.

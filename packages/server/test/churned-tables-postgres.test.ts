@@ -13,20 +13,16 @@ import { heapBuffersRead } from "../../../test/setup/postgres-counters.mjs";
 import { runLoad } from "../bench/http-load.mjs";
 import type { PgDb } from "../dist/store/db.js";
 import { type TestServer, testServer } from "./helpers.js";
-import { testDatabase } from "./processes.js";
+import { databaseForFile } from "./processes.js";
 
 let server: TestServer;
-let database: string;
-let stats: pg.Client;
+const database = databaseForFile("interlude_churned");
+const stats = () => database.sql;
 
 beforeAll(async () => {
-  database = await testDatabase("interlude_churned");
-  server = await testServer({ postgresUrl: database });
-  stats = new pg.Client({ connectionString: database });
-  await stats.connect();
-}, 60_000);
+  server = await testServer({ postgresUrl: database.url });
+});
 afterAll(async () => {
-  await stats?.end();
   await server?.dispose();
 });
 
@@ -40,14 +36,14 @@ async function churn(batches: number, rounds = 3): Promise<number> {
 }
 
 /** Buffers read from the pending interrupts' heap so far, as every connection of the store's pool has reported them. */
-const pendingHeapBuffers = () => heapBuffersRead(store().pool, stats, "interlude_server_pending");
+const pendingHeapBuffers = () => heapBuffersRead(store().pool, stats(), "interlude_server_pending");
 
 describe("PostgreSQL store's churned tables", () => {
   it("an answer reads pending interrupts by key after a vacuum of a table that saw thousands come and go", async () => {
     await churn(10);
-    await stats.query("VACUUM ANALYZE interlude_server_pending");
+    await stats().query("VACUUM ANALYZE interlude_server_pending");
     // A transaction open meanwhile (a report, a backup) keeps dead rows from being pruned: the heap regrows.
-    const reader = new pg.Client({ connectionString: database });
+    const reader = new pg.Client({ connectionString: database.url });
     await reader.connect();
     await reader.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
     await reader.query("SELECT count(*) FROM interlude_server_pending");

@@ -94,6 +94,24 @@ export function testDatabase(prefix: string): Promise<string> {
 }
 
 /**
+ * A fresh PostgreSQL database for a test file, and a client connected to it for the test's own
+ * SQL: made before the file's tests (its `beforeAll` runs before the file's own), the client
+ * closed after them.
+ */
+export function databaseForFile(prefix: string): { url: string; sql: pg.Client } {
+  const database = { url: "", sql: undefined as unknown as pg.Client };
+  beforeAll(async () => {
+    database.url = await testDatabase(prefix);
+    database.sql = new pg.Client({ connectionString: database.url });
+    await database.sql.connect();
+  }, 60_000);
+  afterAll(async () => {
+    await database.sql?.end();
+  });
+  return database;
+}
+
+/**
  * A deployment on a fresh PostgreSQL database for a test file: the database is made before the
  * file's tests (its `beforeAll` runs before the file's own) and every `interlude` process started
  * through it is stopped after them.
