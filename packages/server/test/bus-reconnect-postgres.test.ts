@@ -2,7 +2,8 @@
  * A background run is taken when the bus says it was queued (run.queued); a notification sent
  * while a process's LISTEN connection was away (the database restarted, the connection cut) is
  * lost. Once the connection is back the process looks for queued runs at once, instead of at
- * its queue's next safety poll (runs/queue-consumer.ts, every 15 s).
+ * its queue's next safety poll (runs/queue-consumer.ts, every 15 s); and a cancel it missed is
+ * read from the run's record at its next lease renewal (runs/lease.ts).
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { json, type TestServer, testServer, until } from "./helpers.js";
@@ -15,7 +16,8 @@ const database = databaseForFile("interlude_bus_reconnect");
 beforeAll(async () => {
   // Only queues: the run can only be taken by the other process.
   queuer = await testServer({ postgresUrl: database.url, concurrency: 0 });
-  taker = await testServer({ postgresUrl: database.url });
+  // A short lease: renewed every third of a second.
+  taker = await testServer({ postgresUrl: database.url, runLeaseMs: 1_000 });
 });
 afterAll(async () => {
   await queuer?.dispose();
@@ -44,4 +46,20 @@ it("a run queued while the taking process's LISTEN connection was cut is taken o
   expect(Date.now() - queued).toBeLessThan(5_000);
   const state = (await json(`${queuer.url}/threads/${thread}/state`)).body;
   expect(state.next).toEqual(["ask"]);
+}, 30_000);
+
+it("a run told to stop, whose run.cancel its process never heard, stops at its next lease renewal", async () => {
+  const thread = await queuer.client().threads.create();
+  const input = { tag: "unheard", delay: 60_000, abortable: true };
+  const run = await queuer.client().runs.create(thread.thread_id, "slow", { input });
+  await until(async () => (await queuer.client().runs.get(thread.thread_id, run.run_id)).status === "running");
+  expect(taker.backend.ctx.executing.has(run.run_id)).toBe(true);
+  // The stop recorded as a cancel records it, and its run.cancel lost (never published).
+  expect(await queuer.backend.ctx.store.requestStop(run.run_id, "interrupt")).toBe(true);
+  const stopped = await until(async () => {
+    const { status } = await queuer.client().runs.get(thread.thread_id, run.run_id);
+    return status !== "pending" && status !== "running" && status;
+  }, 5_000);
+  expect(stopped).toBe("interrupted");
+  expect(taker.backend.ctx.executing.has(run.run_id)).toBe(false);
 }, 30_000);

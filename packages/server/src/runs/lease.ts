@@ -8,6 +8,7 @@
 import { countRunEnd, type ServerContext } from "../context.js";
 import type { RunRecord } from "../store/records.js";
 import { syncThread } from "../threads/sync.js";
+import { abortLocal } from "./cancel.js";
 import { answersApplied, endStopped } from "./failure.js";
 import { revokeClaim } from "./joined-saver.js";
 import { move } from "./lifecycle.js";
@@ -22,10 +23,7 @@ const RUN_LOST: ErrorBody = {
 };
 
 export function startLeases(ctx: ServerContext): () => void {
-  const renew = setInterval(
-    () => void ctx.store.touchRuns([...ctx.executing.keys()]).catch(() => undefined),
-    Math.max(ctx.runLeaseMs / 3, 50),
-  );
+  const renew = setInterval(() => void renewLeases(ctx).catch(() => undefined), Math.max(ctx.runLeaseMs / 3, 50));
   const unheard = new Set<string>();
   const sweep = setInterval(
     () => void recoverLost(ctx, false, unheard).catch(() => undefined),
@@ -37,6 +35,18 @@ export function startLeases(ctx: ServerContext): () => void {
     clearInterval(renew);
     clearInterval(sweep);
   };
+}
+
+/**
+ * Renews the leases of the runs executing here. With several processes (PostgreSQL), it also
+ * reads whether any of them was told to stop: a `run.cancel` published while this process's
+ * LISTEN connection was reconnecting never reaches it, and the run would go on to its end.
+ */
+async function renewLeases(ctx: ServerContext): Promise<void> {
+  const runIds = [...ctx.executing.keys()];
+  await ctx.store.touchRuns(runIds);
+  if (ctx.dispatcher.local) return;
+  for (const { run_id, action } of await ctx.store.stopsRequested(runIds)) abortLocal(ctx, run_id, action);
 }
 
 /**

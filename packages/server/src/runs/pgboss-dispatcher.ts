@@ -152,7 +152,12 @@ export class PgBossDispatcher implements Dispatcher {
    */
   private async recoverLosses(): Promise<void> {
     const { stranded, retrying } = await queueLosses(this.ctx.store.db, SCHEMA, RUN_QUEUE, this.ctx.runLeaseMs);
-    for (const run of stranded) await this.dispatch(run);
+    for (const run of stranded) {
+      console.warn(
+        `[interlude] run ${run.run_id} of thread ${run.thread_id} was queued with no job to start it: queued again`,
+      );
+      await this.dispatch(run);
+    }
     if (!retrying.length) return;
     const retryAt = new Date(Date.now() + RETRY_DELAY_S * 1000 + CLOCK_MARGIN_MS);
     setTimeout(() => {

@@ -273,6 +273,20 @@ export class StoreTx {
     );
   }
 
+  /** Which of these running runs were told to stop (`requestStop`), and how. */
+  async stopsRequested(runIds: string[]): Promise<Array<{ run_id: string; action: "interrupt" | "rollback" }>> {
+    if (!runIds.length) return [];
+    const stop =
+      this.db.dialect === "postgres"
+        ? "(kwargs::json ->> 'stop_requested')"
+        : "json_extract(kwargs, '$.stop_requested')";
+    return this.db.all(
+      `SELECT run_id, ${stop} AS action FROM interlude_server_runs
+        WHERE run_id IN (${runIds.map(() => "?").join(", ")}) AND status = 'running' AND ${stop} IS NOT NULL`,
+      runIds,
+    );
+  }
+
   // ---- pending interrupts (the inbox) ----
 
   async pendingOf(threadId: string): Promise<PendingInterrupt[]> {
