@@ -6,7 +6,7 @@
  * read from the run's record at its next lease renewal (runs/lease.ts).
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { json, type TestServer, testServer, until } from "./helpers.js";
+import { followSse, json, type TestServer, testServer, until } from "./helpers.js";
 import { databaseForFile } from "./processes.js";
 
 let queuer: TestServer;
@@ -46,6 +46,29 @@ it("a run queued while the taking process's LISTEN connection was cut is taken o
   expect(Date.now() - queued).toBeLessThan(5_000);
   const state = (await json(`${queuer.url}/threads/${thread}/state`)).body;
   expect(state.next).toEqual(["ask"]);
+}, 30_000);
+
+it("an inbox stream whose server's LISTEN connection was cut is told to list again, then hears every event", async () => {
+  const stream = await followSse(`${queuer.url}/inbox/events`);
+  try {
+    await until(async () => stream.events.some((e) => e.event === "ready"));
+    const cut = await database.sql.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1",
+      [`interlude ${queuer.backend.ctx.processId}`],
+    );
+    expect(cut.rowCount).toBe(1);
+    const resync = await until(async () => stream.events.find((e) => e.event === "resync"), 5_000);
+    expect(Date.parse(resync.data.at)).toBeGreaterThan(0);
+    // A question asked through the other server from then on reaches the stream.
+    const thread = await taker.client().threads.create();
+    await taker.client().runs.wait(thread.thread_id, "loop", { input: { rounds: 1 } });
+    const created = await until(async () =>
+      stream.events.find((e) => e.event === "interrupt.created" && e.data.thread_id === thread.thread_id),
+    );
+    expect(created.data.value).toBeTruthy();
+  } finally {
+    stream.close();
+  }
 }, 30_000);
 
 it("a run told to stop, whose run.cancel its process never heard, stops at its next lease renewal", async () => {

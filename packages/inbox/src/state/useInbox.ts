@@ -73,7 +73,8 @@ export function useInbox(api: Api, apiKey: string | null, filter: InboxFilter): 
             const r = data as Resolution;
             setResolved((prev) => new Map(prev).set(itemKey(r), r));
           }
-          if (event.startsWith("interrupt.")) refreshSoon.current();
+          // `resync`: the server may have missed other servers' events; the list is read again.
+          if (event.startsWith("interrupt.") || event === "resync") refreshSoon.current();
         },
       }),
     [apiKey],

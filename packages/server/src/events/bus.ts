@@ -54,7 +54,12 @@ export type BusEvent =
    */
   | { type: "run.follow"; run_id: string; owner: string; ask: string }
   /** The answer to `run.follow`: the run's events are stored (sent after them), or its owner holds none (`stored` false). */
-  | { type: "run.followed"; run_id: string; ask: string; stored: boolean };
+  | { type: "run.followed"; run_id: string; ask: string; stored: boolean }
+  /**
+   * Delivered in this process only, once its LISTEN connection is back after a cut: what other
+   * processes notified meanwhile was lost, so whoever acts on notifications looks again.
+   */
+  | { type: "bus.reconnected" };
 
 export interface Bus {
   publish(event: BusEvent): Promise<void>;
@@ -228,9 +233,7 @@ export class PgBus implements Bus {
     } catch {
       return this.reconnect();
     }
-    // What was notified while the connection was away is lost: runs queued meanwhile are looked
-    // for now, not at the queue's next safety poll (runs/queue-consumer.ts, every 15 s).
-    this.local.deliver({ type: "run.queued" });
+    this.local.deliver({ type: "bus.reconnected" });
   }
 
   /**

@@ -115,6 +115,12 @@ export class PgBossDispatcher implements Dispatcher {
       if (event.type === "run.dispatch" && event.owner === this.ctx.processId) void this.runHere(event.run_id);
       else if (event.type === "run.queued") this.runs?.wake();
       else if (event.type === "deadline.scheduled") this.alarm?.schedule(Date.parse(event.at));
+      else if (event.type === "bus.reconnected") {
+        // Notifications lost while LISTEN reconnected: runs queued meanwhile are looked for now,
+        // not at the queue's next safety poll, and the alarm is set again from the questions.
+        this.runs?.wake();
+        void this.alarm?.start().catch(logError("setting the deadline alarm"));
+      }
     });
     // Runs queued and deadlines due while no process was there to take them.
     this.runs?.wake();

@@ -4,7 +4,7 @@
  */
 import { Hono } from "hono";
 import type { ServerContext } from "../../context.js";
-import type { BusEvent } from "../../events/bus.js";
+import type { InterruptCreatedEvent, InterruptResolvedEvent } from "../../events/bus.js";
 import { createRun } from "../../runs/create.js";
 import type { PendingInterrupt } from "../../store/records.js";
 import { awaitAcceptance } from "../acceptance.js";
@@ -13,6 +13,9 @@ import { InboxAnswerBody, InboxQuery } from "../schemas.js";
 import { sseFromEvents, sseText } from "../sse.js";
 import { body, query } from "../validate.js";
 import { requireThread } from "./threads.js";
+
+/** What `GET /inbox/events` sends, each as an SSE event named by its type. */
+type InboxEvent = InterruptCreatedEvent | InterruptResolvedEvent | { type: "resync"; at: string };
 
 const KEEPALIVE_MS = 15_000;
 
@@ -45,11 +48,14 @@ export function inboxRoutes(ctx: ServerContext): Hono<AppEnv> {
     // Interrupts of every process are heard from before `ready` on (so that a client reading the
     // list after it misses none) until the stream ends.
     const unwatch = await ctx.bus.watch();
-    return sseFromEvents<BusEvent>(
+    return sseFromEvents<InboxEvent>(
       c,
       (push) => {
         const unsubscribe = ctx.bus.subscribe((event) => {
           if (event.type === "interrupt.created" || event.type === "interrupt.resolved") push(event);
+          // Events of other processes were lost while this one's LISTEN connection was away: as
+          // after `ready`, the client lists the inbox again and misses nothing from then on.
+          else if (event.type === "bus.reconnected") push({ type: "resync", at: new Date().toISOString() });
         });
         return () => (unsubscribe(), unwatch());
       },
