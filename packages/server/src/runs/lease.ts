@@ -46,7 +46,11 @@ async function renewLeases(ctx: ServerContext): Promise<void> {
   const runIds = [...ctx.executing.keys()];
   await ctx.store.touchRuns(runIds);
   if (ctx.dispatcher.local) return;
-  for (const { run_id, action } of await ctx.store.stopsRequested(runIds)) abortLocal(ctx, run_id, action);
+  for (const { run_id, action } of await ctx.store.stopsRequested(runIds)) {
+    if (ctx.executing.get(run_id)?.controller.signal.aborted !== false) continue; // stopping already, or ended
+    console.warn(`[interlude] run ${run_id} was cancelled (${action}) unheard by this process: stopping it now`);
+    abortLocal(ctx, run_id, action);
+  }
 }
 
 /**
