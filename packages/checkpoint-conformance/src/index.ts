@@ -2,6 +2,7 @@ import { describe } from "vitest";
 import { basicsSuite } from "./basics.js";
 import { concurrencySuite } from "./concurrency.js";
 import { deltasSuite } from "./deltas.js";
+import { fenceSuite } from "./fence.js";
 import type { MakeSaver } from "./harness.js";
 import { namespacesSuite } from "./namespaces.js";
 import { retentionSuite } from "./retention.js";
@@ -19,6 +20,8 @@ export interface SaverCapabilities {
   sharedStorage?: boolean;
   /** The test can make its storage fail (`breakStorage`): not in-memory stores. */
   breakable?: boolean;
+  /** The storage refuses an owner's writes once another took its claim (fence.ts); needs `makeSecondSaver`. */
+  fencesWrites?: boolean;
 }
 
 /**
@@ -40,6 +43,7 @@ export function describeSaverConformance(
     concurrencySuite(makeSaver);
     retentionSuite(makeSaver);
     if (capabilities.breakable) storageErrorsSuite(makeSaver);
+    if (capabilities.fencesWrites) fenceSuite(makeSaver);
   });
 }
 export { expectConsistentHistory, killWriterMidway } from "./crash.js";

@@ -17,36 +17,40 @@ const poolFor = (connectionString: string) => {
   return pool;
 };
 
-describeSaverConformance("PostgresSaver", async (options) => {
-  const pools = [poolFor(url)];
-  const saver = new PostgresSaver(pools[0]!, { ttlMs: options?.ttlMs });
-  await saver.setup();
-  return {
-    saver,
-    makeSecondSaver: async () => {
-      const pool = poolFor(url);
-      pools.push(pool);
-      return new PostgresSaver(pool);
-    },
-    breakStorage: async () => {
-      // Another session holding the tables locked: our writes cannot get through.
-      const admin = new pg.Client({ connectionString: url });
-      await admin.connect();
-      await admin.query("BEGIN");
-      await admin.query("LOCK TABLE interlude_heads IN ACCESS EXCLUSIVE MODE");
-      return {
-        async restore() {
-          await admin.query("ROLLBACK");
-          await admin.end();
-        },
-      };
-    },
-    close: async () => {
-      await saver.close();
-      await Promise.all(pools.map((pool) => pool.end()));
-    },
-  };
-});
+describeSaverConformance(
+  "PostgresSaver",
+  async (options) => {
+    const pools = [poolFor(url)];
+    const saver = new PostgresSaver(pools[0]!, { ttlMs: options?.ttlMs });
+    await saver.setup();
+    return {
+      saver,
+      makeSecondSaver: async () => {
+        const pool = poolFor(url);
+        pools.push(pool);
+        return new PostgresSaver(pool);
+      },
+      breakStorage: async () => {
+        // Another session holding the tables locked: our writes cannot get through.
+        const admin = new pg.Client({ connectionString: url });
+        await admin.connect();
+        await admin.query("BEGIN");
+        await admin.query("LOCK TABLE interlude_heads IN ACCESS EXCLUSIVE MODE");
+        return {
+          async restore() {
+            await admin.query("ROLLBACK");
+            await admin.end();
+          },
+        };
+      },
+      close: async () => {
+        await saver.close();
+        await Promise.all(pools.map((pool) => pool.end()));
+      },
+    };
+  },
+  { sharedStorage: true, breakable: true, fencesWrites: true },
+);
 
 describe("PostgresSaver setup", () => {
   const database = `interlude_setup_${process.pid}_${Date.now()}`;

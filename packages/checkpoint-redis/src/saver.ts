@@ -3,6 +3,7 @@ import {
   type ClaimHolder,
   InvalidSaverOptionError,
   type ThreadClaim,
+  ThreadClaimLostError,
   UnsupportedFeatureError,
 } from "@interlude/core";
 import type * as Kit from "@interlude/core/saver-kit";
@@ -87,6 +88,12 @@ export class RedisSaver extends SaverKit {
   private readonly prefix: string;
   /** PEXPIRE of a thread's keys, renewed by every write (0: never). */
   private readonly expiryMs: number;
+  /**
+   * The owner of each claim this saver holds, which fences its thread's writes (scripts.ts,
+   * FENCED): once another owner took the claim, they store nothing and fail with
+   * ThreadClaimLostError, even a write the run sent believing its claim held.
+   */
+  private readonly held = new Map<string, string>();
 
   /** `RedisSaver.fromUrl("redis://localhost:6379")`: the saver owns (and closes) the client. */
   static fromUrl(url: string, options?: RedisSaverOptions): RedisSaver {
@@ -158,6 +165,7 @@ export class RedisSaver extends SaverKit {
 
   protected async storePut(put: Kit.PreparedPut): Promise<Kit.PutOutcome> {
     const reply = await this.guard("put", () => this.runPut(put));
+    if (reply[0] === "FENCED") throw new ThreadClaimLostError(put.threadId);
     if (reply[0] === "NEED_FULL") return BASE_MISSING;
     if (reply[0] === "CONFLICT") return { head: reply[1] || null };
     await this.guard("put", () => this.client.zAdd(this.threadsKey, { score: Date.now(), value: put.threadId }));
@@ -172,9 +180,11 @@ export class RedisSaver extends SaverKit {
       String(this.expiryMs),
       String(rows.length),
       taskId,
+      this.held.get(threadId) ?? "",
     ];
     for (const row of rows) args.push(String(row.idx), row.replace ? "1" : "0", row.channel, encodeData(row.data));
-    await this.guard("putWrites", () => runScript(this.client, PUT_WRITES, [keys.heads], args));
+    const reply = await this.guard("putWrites", () => runScript(this.client, PUT_WRITES, [keys.heads], args));
+    if (reply === "FENCED") throw new ThreadClaimLostError(threadId);
   }
 
   protected async removeThread(threadId: string): Promise<void> {
@@ -192,7 +202,7 @@ export class RedisSaver extends SaverKit {
 
   async claimThread(threadId: string, claim: ThreadClaim): Promise<boolean> {
     const key = this.keys(threadId).claim;
-    return (
+    const taken =
       (await this.guard("claimThread", () =>
         runScript(
           this.client,
@@ -204,8 +214,9 @@ export class RedisSaver extends SaverKit {
             ...(claim.replaces === undefined ? [] : [claim.replaces]),
           ],
         ),
-      )) === 1
-    );
+      )) === 1;
+    if (taken) this.held.set(threadId, claim.owner);
+    return taken;
   }
 
   /** Lets a claim left by a dead process of this machine be taken over at once (see ThreadClaim.replaces). */
@@ -220,6 +231,7 @@ export class RedisSaver extends SaverKit {
   async releaseThread(threadId: string, owner: string): Promise<void> {
     const key = this.keys(threadId).claim;
     await this.guard("releaseThread", () => runScript(this.client, RELEASE, [key], [owner]));
+    if (this.held.get(threadId) === owner) this.held.delete(threadId);
   }
 
   /** Expiry itself is Redis's (PEXPIRE); this drops expired threads from the thread index. */
@@ -263,6 +275,7 @@ export class RedisSaver extends SaverKit {
       encodeData(put.record),
       encodeData(put.metadata),
       String(this.expiryMs),
+      this.held.get(put.threadId) ?? "",
       String(put.blobs.length),
     ];
     for (const blob of put.blobs) {

@@ -13,20 +13,34 @@ end
 `;
 
 /**
- * ARGV: base, ns, id, checkHead ("1"/"0"), expectedHead, parentAndCreatedAt, record, metadata,
- * ttlMs, blobCount, then per blob: field, value, baseField ("" for a full copy).
- * Returns {"OK"}, {"CONFLICT", actualHead} or {"NEED_FULL"} (a delta's base is gone).
+ * A run's writes are fenced by its claim: `fence` names the owner whose claim this saver holds
+ * on the thread ('' for none); once the claim names someone else (it lapsed and was taken), the
+ * write stores nothing. A claim that lapsed and was not taken lets it through, as a renewal would.
  */
-export const PUT = `${EXPIRE_THREAD}
+const FENCED = `
+local function fenced(base, owner)
+  if owner == '' then return false end
+  local holder = redis.call('GET', base .. ':claim')
+  return holder and holder ~= owner
+end
+`;
+
+/**
+ * ARGV: base, ns, id, checkHead ("1"/"0"), expectedHead, parentAndCreatedAt, record, metadata,
+ * ttlMs, fence (FENCED), blobCount, then per blob: field, value, baseField ("" for a full copy).
+ * Returns {"OK"}, {"CONFLICT", actualHead}, {"NEED_FULL"} (a delta's base is gone) or {"FENCED"}.
+ */
+export const PUT = `${EXPIRE_THREAD}${FENCED}
 local base, ns, id = ARGV[1], ARGV[2], ARGV[3]
+if fenced(base, ARGV[10]) then return {'FENCED'} end
 local head = redis.call('HGET', base .. ':heads', ns)
 if ARGV[4] == '1' and (head or '') ~= ARGV[5] then return {'CONFLICT', head or ''} end
-local count = tonumber(ARGV[10])
+local count = tonumber(ARGV[11])
 for i = 0, count - 1 do
-  local baseField = ARGV[13 + i * 3]
+  local baseField = ARGV[14 + i * 3]
   if baseField ~= '' and redis.call('HEXISTS', base .. ':blobs', baseField) == 0 then return {'NEED_FULL'} end
 end
-for i = 0, count - 1 do redis.call('HSET', base .. ':blobs', ARGV[11 + i * 3], ARGV[12 + i * 3]) end
+for i = 0, count - 1 do redis.call('HSET', base .. ':blobs', ARGV[12 + i * 3], ARGV[13 + i * 3]) end
 local prefix = ns .. '\\0' .. id .. '\\0'
 redis.call('HSET', base .. ':cp', prefix .. 'r', ARGV[7], prefix .. 'm', ARGV[8], prefix .. 'p', ARGV[6])
 redis.call('ZADD', base .. ':idx:' .. ns, 0, id)
@@ -37,17 +51,22 @@ expire_thread(base, tonumber(ARGV[9]))
 return {'OK'}
 `;
 
-/** ARGV: base, writePrefix (ns\0checkpointId\0taskId\0), ttlMs, count, taskId, then per write: idx, replace ("1"/"0"), channel, data. Stores "seq\0taskId\0channel\0data". */
-export const PUT_WRITES = `${EXPIRE_THREAD}
+/**
+ * ARGV: base, writePrefix (ns\0checkpointId\0taskId\0), ttlMs, count, taskId, fence (FENCED), then
+ * per write: idx, replace ("1"/"0"), channel, data. Stores "seq\0taskId\0channel\0data". Returns
+ * "OK" or "FENCED".
+ */
+export const PUT_WRITES = `${EXPIRE_THREAD}${FENCED}
 local base, prefix = ARGV[1], ARGV[2]
+if fenced(base, ARGV[6]) then return 'FENCED' end
 for i = 0, tonumber(ARGV[4]) - 1 do
-  local field = prefix .. ARGV[6 + i * 4]
+  local field = prefix .. ARGV[7 + i * 4]
   local existing = redis.call('HGET', base .. ':w', field)
-  if not existing or ARGV[7 + i * 4] == '1' then
+  if not existing or ARGV[8 + i * 4] == '1' then
     local seq
     if existing then seq = string.sub(existing, 1, string.find(existing, '\\0', 1, true) - 1)
     else seq = redis.call('HINCRBY', base .. ':meta', 'seq', 1) end
-    redis.call('HSET', base .. ':w', field, seq .. '\\0' .. ARGV[5] .. '\\0' .. ARGV[8 + i * 4] .. '\\0' .. ARGV[9 + i * 4])
+    redis.call('HSET', base .. ':w', field, seq .. '\\0' .. ARGV[5] .. '\\0' .. ARGV[9 + i * 4] .. '\\0' .. ARGV[10 + i * 4])
     redis.call('ZADD', base .. ':wi', 0, field)
   end
 end

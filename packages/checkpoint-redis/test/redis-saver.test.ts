@@ -23,32 +23,36 @@ async function userUrl(): Promise<[string, string]> {
   return [user, url!.replace("redis://", `redis://${user}:secret@`)];
 }
 
-describeSaverConformance("RedisSaver", async (options) => {
-  const [user, userConnection] = await userUrl();
-  const saver = RedisSaver.fromUrl(userConnection, { ttlMs: options?.ttlMs });
-  const others: RedisSaver[] = [];
-  return {
-    saver,
-    makeSecondSaver: async () => {
-      const other = RedisSaver.fromUrl(url);
-      others.push(other);
-      return other;
-    },
-    breakStorage: async () => {
-      await admin.sendCommand(["ACL", "SETUSER", user, "-@write"]);
-      return {
-        async restore() {
-          await admin.sendCommand(["ACL", "SETUSER", user, "+@all"]);
-        },
-      };
-    },
-    close: async () => {
-      for (const other of others) await other.close();
-      await saver.close();
-      await admin.sendCommand(["ACL", "DELUSER", user]);
-    },
-  };
-});
+describeSaverConformance(
+  "RedisSaver",
+  async (options) => {
+    const [user, userConnection] = await userUrl();
+    const saver = RedisSaver.fromUrl(userConnection, { ttlMs: options?.ttlMs });
+    const others: RedisSaver[] = [];
+    return {
+      saver,
+      makeSecondSaver: async () => {
+        const other = RedisSaver.fromUrl(url);
+        others.push(other);
+        return other;
+      },
+      breakStorage: async () => {
+        await admin.sendCommand(["ACL", "SETUSER", user, "-@write"]);
+        return {
+          async restore() {
+            await admin.sendCommand(["ACL", "SETUSER", user, "+@all"]);
+          },
+        };
+      },
+      close: async () => {
+        for (const other of others) await other.close();
+        await saver.close();
+        await admin.sendCommand(["ACL", "DELUSER", user]);
+      },
+    };
+  },
+  { sharedStorage: true, breakable: true, fencesWrites: true },
+);
 
 /** The PTTL (ms) of each key of a thread under `prefix`. */
 async function keyExpiries(prefix: string, threadId: string): Promise<number[]> {
