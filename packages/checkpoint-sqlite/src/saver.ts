@@ -18,6 +18,7 @@ import {
 import Database from "better-sqlite3";
 import { GroupCommit, type WriteOptions } from "./group-commit.js";
 import { type CachedHead, type CachedWrite, HeadCache } from "./head-cache.js";
+import { HeldClaims } from "./held-claims.js";
 import { packedToFit, readBlob, roomBeside, unpacked } from "./packing.js";
 import { parentOf } from "./parent-link.js";
 import { copiedWrites, writeSeed } from "./private-copies.js";
@@ -105,6 +106,7 @@ export class SqliteSaver extends SaverKit {
    * and a heartbeat's late renewal takes nothing.
    */
   private readonly releasedWith = new Map<string, string>();
+  private readonly held = new HeldClaims();
   /** `GroupCommit.mark()` before the oldest write not waited for since the last flush: where flush looks for failures. */
   private unflushedSince: number | undefined;
   /** The open batch in which the cache was last checked (see checkCache). */
@@ -163,6 +165,7 @@ export class SqliteSaver extends SaverKit {
   protected storePut(put: Kit.PreparedPut): Kit.PutOutcome | Promise<Kit.PutOutcome> {
     const seed = this.copies ? seedOf(put) : undefined;
     const outcome = this.write("put", put, () => {
+      this.checkFence(put.threadId);
       this.checkCache();
       const outcome = putInSteps(put, this.steps);
       if (outcome === STORED) {
@@ -189,6 +192,7 @@ export class SqliteSaver extends SaverKit {
     releaseClaim,
   }: Kit.PreparedWrites): Promise<void> {
     await this.write("putWrites", { durable }, () => {
+      this.checkFence(threadId);
       this.checkCache();
       let seq =
         this.cache.seqOf(threadId, ns, checkpointId) ?? (this.sql.maxSeq.get(threadId, ns, checkpointId) as number);
@@ -344,9 +348,10 @@ export class SqliteSaver extends SaverKit {
     // run's first save commits it (one commit for both), or the end of this event-loop turn does.
     return this.write("claimThread", { durable: false }, () => {
       const now = this.now();
-      return (
-        this.sql.takeClaim.run(threadId, claim.owner, now + claim.ttlMs, claim.replaces ?? null, now).changes === 1
-      );
+      const expiresAt = now + claim.ttlMs;
+      const taken = this.sql.takeClaim.run(threadId, claim.owner, expiresAt, claim.replaces ?? null, now).changes === 1;
+      if (taken) this.held.taken(threadId, claim.owner, expiresAt);
+      return taken;
     });
   }
 
@@ -358,6 +363,7 @@ export class SqliteSaver extends SaverKit {
   }
 
   async releaseThread(threadId: string, owner: string): Promise<void> {
+    this.held.released(threadId, owner);
     if (this.releasedWith.get(threadId) === owner) {
       this.releasedWith.delete(threadId);
       return;
@@ -408,6 +414,11 @@ export class SqliteSaver extends SaverKit {
    * `groupCommit` a durable one commits that batch at once, else the batch commits once per
    * event-loop turn. A non-durable one (a claim, a release) waits in the batch either way.
    */
+  /** In a write's transaction: refuses a write of a run whose claim another process took (held-claims.ts). */
+  private checkFence(threadId: string): void {
+    this.held.check(threadId, this.now(), () => (this.sql.claim.get(threadId) as { owner: string } | undefined)?.owner);
+  }
+
   private write<T>(operation: string, options: WriteOptions | undefined, body: () => T): T | Promise<T> {
     // A failed write may have updated the cache before its transaction was undone (a batch's
     // failure as a whole reaches it through GroupCommit.onFailure).

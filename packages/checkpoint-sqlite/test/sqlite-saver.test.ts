@@ -14,37 +14,41 @@ const newFile = () => join(dir, `checkpoints-${files++}.sqlite`);
 
 // Once committing each write by itself, once in group commits (several writes per transaction).
 for (const groupCommit of [false, true]) {
-  describeSaverConformance(groupCommit ? "SqliteSaver (group commit)" : "SqliteSaver", async (options) => {
-    const file = newFile();
-    const saver = new SqliteSaver(file, { ttlMs: options?.ttlMs, busyTimeoutMs: 2000, groupCommit });
-    const others: SqliteSaver[] = [];
-    return {
-      saver,
-      makeSecondSaver: async () => {
-        const other = new SqliteSaver(file, { busyTimeoutMs: 2000, groupCommit });
-        others.push(other);
-        return other;
-      },
-      breakStorage: async () => {
-        // Another process holding the write lock past our busy timeout: the file is, for us, read-only.
-        const blocker = new Database(file);
-        blocker.pragma("busy_timeout = 0");
-        blocker.exec("BEGIN EXCLUSIVE");
-        (saver as unknown as { db: Database.Database }).db.pragma("busy_timeout = 50");
-        return {
-          async restore() {
-            blocker.exec("ROLLBACK");
-            blocker.close();
-            (saver as unknown as { db: Database.Database }).db.pragma("busy_timeout = 2000");
-          },
-        };
-      },
-      close: async () => {
-        for (const other of others) await other.close();
-        await saver.close();
-      },
-    };
-  });
+  describeSaverConformance(
+    groupCommit ? "SqliteSaver (group commit)" : "SqliteSaver",
+    async (options) => {
+      const file = newFile();
+      const saver = new SqliteSaver(file, { ttlMs: options?.ttlMs, busyTimeoutMs: 2000, groupCommit });
+      const others: SqliteSaver[] = [];
+      return {
+        saver,
+        makeSecondSaver: async () => {
+          const other = new SqliteSaver(file, { busyTimeoutMs: 2000, groupCommit });
+          others.push(other);
+          return other;
+        },
+        breakStorage: async () => {
+          // Another process holding the write lock past our busy timeout: the file is, for us, read-only.
+          const blocker = new Database(file);
+          blocker.pragma("busy_timeout = 0");
+          blocker.exec("BEGIN EXCLUSIVE");
+          (saver as unknown as { db: Database.Database }).db.pragma("busy_timeout = 50");
+          return {
+            async restore() {
+              blocker.exec("ROLLBACK");
+              blocker.close();
+              (saver as unknown as { db: Database.Database }).db.pragma("busy_timeout = 2000");
+            },
+          };
+        },
+        close: async () => {
+          for (const other of others) await other.close();
+          await saver.close();
+        },
+      };
+    },
+    { sharedStorage: true, breakable: true, fencesWrites: true },
+  );
 }
 
 /**
