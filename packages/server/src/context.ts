@@ -37,12 +37,15 @@ export interface Dispatcher {
   takeHere?(): (() => void) | undefined;
   /** The runs this process takes from the queue at most, and those it executes now; undefined: no bound (SQLite), or it takes none. */
   workers?(): { max: number; active: number } | undefined;
-  /** Schedules the deadline check of an interrupt at `at`. */
-  scheduleDeadline(threadId: string, interruptId: string, at: Date): Promise<void>;
+  /**
+   * A dispatcher has one of these two. Schedules the deadline check of an interrupt at `at`,
+   * after the commit that recorded the question (SQLite: its one process reads due deadlines
+   * from the questions themselves).
+   */
+  scheduleDeadline?(threadId: string, interruptId: string, at: Date): Promise<void>;
   /**
    * The same within the transaction `db` that records the question, so that its deadline is
-   * scheduled if and only if that commits. Absent: `scheduleDeadline` after the commit (SQLite's
-   * one process reads due deadlines from the questions themselves).
+   * scheduled if and only if that commits (PostgreSQL: a pg-boss job).
    */
   scheduleDeadlineIn?(db: Db, threadId: string, interruptId: string, at: Date): Promise<void>;
   /** Shutting down: take no more runs or deadlines (those under way finish; `close` waits for them). */

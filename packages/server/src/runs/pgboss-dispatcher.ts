@@ -203,33 +203,21 @@ export class PgBossDispatcher implements Dispatcher {
     return this.runs?.reserve();
   }
 
-  async scheduleDeadline(threadId: string, interruptId: string, at: Date): Promise<void> {
+  async scheduleDeadlineIn(db: Db, threadId: string, interruptId: string, at: Date): Promise<void> {
     await this.boss.send(
       DEADLINE_QUEUE,
       { thread_id: threadId, interrupt_id: interruptId },
-      this.deadlineJob(threadId, interruptId, at),
+      {
+        startAfter: at,
+        singletonKey: `${threadId}:${interruptId}`,
+        retryLimit: 3,
+        retryDelay: RETRY_DELAY_S,
+        expireInSeconds: this.jobExpiry(),
+        db: inTransaction(db),
+      },
     );
-    // Every process taking deadline jobs (this one too) sets its alarm for it.
-    await this.ctx.bus.publish({ type: "deadline.scheduled", at: at.toISOString() });
-  }
-
-  async scheduleDeadlineIn(db: Db, threadId: string, interruptId: string, at: Date): Promise<void> {
-    const data = { thread_id: threadId, interrupt_id: interruptId };
-    await this.boss.send(DEADLINE_QUEUE, data, {
-      ...this.deadlineJob(threadId, interruptId, at),
-      db: inTransaction(db),
-    });
+    // Every process taking deadline jobs (this one too) sets its alarm for it, once this commits.
     await this.ctx.bus.publishIn?.(db, [{ type: "deadline.scheduled", at: at.toISOString() }]);
-  }
-
-  private deadlineJob(threadId: string, interruptId: string, at: Date) {
-    return {
-      startAfter: at,
-      singletonKey: `${threadId}:${interruptId}`,
-      retryLimit: 3,
-      retryDelay: RETRY_DELAY_S,
-      expireInSeconds: this.jobExpiry(),
-    };
   }
 
   stopTaking(): void {

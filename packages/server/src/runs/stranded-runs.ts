@@ -12,13 +12,11 @@
  *   would ever start.
  */
 
+import { ACTIVE } from "../store/backlog.js";
 import { runOf } from "../store/codec.js";
 import { RUN_COLUMNS } from "../store/columns.js";
 import type { Db } from "../store/db.js";
 import type { RunRecord } from "../store/records.js";
-
-/** The active-runs partial index's predicate, named in full for the planner (store/backlog.ts). */
-const ACTIVE = "status IN ('pending', 'running')";
 
 /**
  * Queued runs, unchanged for a lease, that no process runs or will take: first in their

@@ -34,7 +34,7 @@ export interface Backlog {
  * where it is implied by another: SQLite's planner uses a partial index only for a query whose
  * WHERE clause contains its terms.
  */
-const ACTIVE = "status IN ('pending', 'running')";
+export const ACTIVE = "status IN ('pending', 'running')";
 
 const BY_STATUS = `SELECT status, COUNT(*) AS n, MIN(created_at) AS oldest FROM interlude_server_runs
   WHERE ${ACTIVE} GROUP BY status`;

@@ -137,7 +137,7 @@ const NOTHING_TO_ANNOUNCE: Promise<void> = Promise.resolve();
 async function publishAndSchedule(ctx: ServerContext, out: Announcements): Promise<void> {
   // Published together: the bus sends the events of one turn in one statement, in order.
   await Promise.all(out.events.map((event) => ctx.bus.publish(event)));
-  for (const d of out.deadlines) await ctx.dispatcher.scheduleDeadline(d.threadId, d.interruptId, d.at);
+  for (const d of out.deadlines) await ctx.dispatcher.scheduleDeadline?.(d.threadId, d.interruptId, d.at);
 }
 
 async function syncPending(
