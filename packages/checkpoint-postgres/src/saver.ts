@@ -45,6 +45,9 @@ import { type PostgresSaverOptions, settingsOf } from "./saver-options.js";
 import { migrate } from "./schema.js";
 import { GROUPED, HEAD, named, SQL } from "./sql.js";
 
+/** Expired claims a sweep deletes per statement (SQL.expiredClaims): fence locks held at once. */
+const EXPIRED_CLAIMS_BATCH = 500;
+
 /**
  * Durable checkpoints in PostgreSQL, shared by any number of processes. `put` is a
  * compare-and-swap under a row lock on the (thread, namespace) head; claims and idle-thread
@@ -350,7 +353,10 @@ export class PostgresSaver extends SaverKit {
   }
 
   override async sweep(): Promise<number> {
-    await this.send("sweep", SQL.expiredClaims);
+    for (;;) {
+      const { rowCount } = await this.send("sweep", SQL.expiredClaims, [EXPIRED_CLAIMS_BATCH]);
+      if (rowCount < EXPIRED_CLAIMS_BATCH) break;
+    }
     if (!this.ttlMs) return 0;
     const { rows: idle } = await this.send<{ thread_id: string }>("sweep", SQL.idleThreads, [this.ttlMs]);
     for (const { thread_id } of idle) await this.deleteThread(thread_id);

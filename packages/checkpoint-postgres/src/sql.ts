@@ -157,6 +157,9 @@ const READ_COLUMNS = "kind, id, parent, channel, version, base, data, extra, com
  * row: not claimed. The read shares the statement's snapshot, taken before the claim: it
  * misses what a previous owner committed with its release after that, but the snapshot then
  * still shows that owner's claim (\`prior\`), and the one 'r' row says to read again.
+ * Taking another owner's lapsed claim takes the thread's fence lock first, as a revocation
+ * does (\`fenced\`): the old owner's writes under way, which read their claim before it was
+ * taken, commit before the claim does, and so before that second read.
  * `relaxed`: a statement of its own, which commits relaxed (RELAXED; `outcome` is always read);
  * else sent in a caller's transaction, whose durability is the caller's to choose.
  */
@@ -164,9 +167,11 @@ function claimLatest(relaxed: boolean, since: boolean): string {
   const read = since
     ? "interlude_read_since($1, '', $4::text, $5::bigint, $6::text[], $7::float8[], $8::bigint[])"
     : "interlude_read_since($1, '', $4::text, $5::bigint, NULL, NULL, NULL)";
-  return `WITH ${relaxed ? `${RELAXED}, ` : ""}prior AS (SELECT owner FROM interlude_claims WHERE thread_id = $1 AND expires_at > ${RELEASED}),
+  return `WITH ${relaxed ? `${RELAXED}, ` : ""}prior AS (SELECT owner, expires_at <= now() AS lapsed FROM interlude_claims
+      WHERE thread_id = $1 AND expires_at > ${RELEASED}),
+    fenced AS (SELECT ${FENCE_LOCK} FROM prior WHERE prior.owner <> $2 AND prior.lapsed),
     taken AS (INSERT INTO interlude_claims AS c (thread_id, owner, expires_at)
-      VALUES ($1, $2, now() + $3::float8 * interval '1 millisecond')
+      SELECT $1, $2, now() + $3::float8 * interval '1 millisecond' FROM (SELECT count(*) FROM fenced) AS f
       ON CONFLICT (thread_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
       WHERE c.owner = EXCLUDED.owner OR c.expires_at <= now() RETURNING 1),
     outcome AS (SELECT CASE WHEN NOT EXISTS (SELECT FROM taken) THEN 'n'
@@ -251,9 +256,12 @@ export const SQL = {
    * (RELAXED). A renewal takes the row only while it still names the renewing owner, lapsed or
    * not: a claim that lapsed and was taken (or revoked, `revoke`) since is not taken back by its
    * old owner's late heartbeat, which the run then hears as its claim lost (HeldClaim, core).
+   * A takeover waits for the dead holder's fenced writes under way (a statement its process
+   * sent before dying may still run), as a revocation does.
    */
-  claim: `WITH ${RELAXED} INSERT INTO interlude_claims (thread_id, owner, expires_at)
-    SELECT $1, $2, now() + $3 * interval '1 millisecond' FROM relaxed
+  claim: `WITH ${RELAXED}, fenced AS (SELECT ${FENCE_LOCK} WHERE $4::text IS NOT NULL)
+    INSERT INTO interlude_claims (thread_id, owner, expires_at)
+    SELECT $1, $2, now() + $3 * interval '1 millisecond' FROM relaxed, (SELECT count(*) FROM fenced) AS f
     ON CONFLICT (thread_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
     WHERE interlude_claims.owner = EXCLUDED.owner OR interlude_claims.owner = $4
     RETURNING owner`,
@@ -274,8 +282,15 @@ export const SQL = {
   claimHolder:
     "SELECT owner, (extract(epoch FROM expires_at) * 1000)::float8 AS expires_at FROM interlude_claims WHERE thread_id = $1 AND expires_at > now()",
   release: releaseBy("$2"),
-  /** Claims whose holder died (their TTL passed unrenewed); a released claim's row stays (RELEASED). */
-  expiredClaims: `DELETE FROM interlude_claims WHERE expires_at <= now() AND expires_at > ${RELEASED}`,
+  /**
+   * Up to $1 claims whose holder died (their TTL passed unrenewed); a released claim's row stays
+   * (RELEASED). Each under its thread's fence lock, as a takeover: a claim whose holder still has
+   * a fenced write under way stays, for the next sweep. Only tried, so that the sweep never waits,
+   * and in batches, the locks being held to the end of the statement's transaction.
+   */
+  expiredClaims: `DELETE FROM interlude_claims WHERE thread_id IN (SELECT thread_id FROM interlude_claims
+      WHERE expires_at <= now() AND expires_at > ${RELEASED} LIMIT $1)
+    AND expires_at <= now() AND expires_at > ${RELEASED} AND pg_try_advisory_xact_lock(1231844708, hashtext(thread_id))`,
   idleThreads: `SELECT thread_id FROM interlude_heads GROUP BY thread_id
     HAVING MAX(updated_at) < now() - $1 * interval '1 millisecond'`,
   threadsWithOld: "SELECT DISTINCT thread_id FROM interlude_checkpoints WHERE created_at < $1",

@@ -150,3 +150,72 @@ it("a revocation waits for the fenced writes under way, so that what it reads ne
     await run.end();
   }
 });
+
+it("a lapsed claim taken by another owner waits for the old owner's fenced put under way, so that the new owner reads it", async () => {
+  const namedPool = new pg.Pool({ connectionString: url, application_name: "fence-late-put", max: 1 });
+  const named = new PostgresSaver(namedPool);
+  const blocker = await inTransaction("fence-blocker");
+  try {
+    const writer = new ThreadWriter(named);
+    expect(await named.claimThread(writer.threadId, { owner: "run-a", ttlMs: 200 })).toBe(true);
+    await writer.write({ step: "first" }, {}, { expectedHead: null });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // run-a's late put reads its claim (lapsed, not taken yet) under the fence lock, then waits on the head row.
+    await blocker.query("SELECT FROM interlude_heads WHERE thread_id = $1 FOR UPDATE", [writer.threadId]);
+    const put = writer.write({ step: "late" }, {}, { expectedHead: writer.head! });
+    await untilWaitingForLocks(url, "fence-late-put");
+    const committed = new Promise((resolve) => setTimeout(resolve, 300)).then(() => blocker.query("COMMIT"));
+    expect(await reader.claimThread(writer.threadId, { owner: "run-b", ...TTL })).toBe(true);
+    const seen = await reader.getTuple({ configurable: { thread_id: writer.threadId } });
+    await committed;
+    await put;
+    expect(seen?.checkpoint.channel_values).toEqual({ step: "late" });
+  } finally {
+    await blocker.end();
+    await named.close();
+    await namedPool.end();
+  }
+});
+
+it("a dead holder's claim taken over waits for its fenced writes under way", async () => {
+  const writer = await claimedThread();
+  const run = await inTransaction("fence-dead-run");
+  const namedPool = new pg.Pool({ connectionString: url, application_name: "fence-heir", max: 1 });
+  const heir = new PostgresSaver(namedPool);
+  try {
+    // A statement the dead process sent before dying, still running.
+    await run.query("SELECT interlude_fenced($1, 'run-a')", [writer.threadId]);
+    let taken = false;
+    const takeover = heir.claimThread(writer.threadId, { owner: "run-b", replaces: "run-a", ...TTL }).then((held) => {
+      taken = held;
+    });
+    await untilWaitingForLocks(url, "fence-heir");
+    expect(taken).toBe(false);
+    await run.query("COMMIT");
+    await takeover;
+    expect(taken).toBe(true);
+  } finally {
+    await run.end();
+    await heir.close();
+    await namedPool.end();
+  }
+});
+
+it("the sweep leaves a dead holder's claim whose fenced writes are under way, and takes it once they end", async () => {
+  const writer = new ThreadWriter(saver);
+  expect(await saver.claimThread(writer.threadId, { owner: "run-a", ttlMs: 100 })).toBe(true);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const run = await inTransaction("fence-swept-run");
+  const claimRow = async () =>
+    (await pool.query("SELECT owner FROM interlude_claims WHERE thread_id = $1", [writer.threadId])).rowCount;
+  try {
+    await run.query("SELECT interlude_fenced($1, 'run-a')", [writer.threadId]);
+    await reader.sweep();
+    expect(await claimRow()).toBe(1);
+    await run.query("COMMIT");
+    await reader.sweep();
+    expect(await claimRow()).toBe(0);
+  } finally {
+    await run.end();
+  }
+});
