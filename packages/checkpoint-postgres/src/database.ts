@@ -6,6 +6,7 @@
  */
 import pg from "pg";
 import { endPool, storageError, withPoolClient } from "./pool.js";
+import { checkSessions } from "./session-check.js";
 
 export interface DatabaseOptions {
   /** Sets up the tables (migrations, schema.ts): idempotent, safe from several processes at once. */
@@ -35,9 +36,15 @@ export class Database {
     if (this.ownsPool) this.pool.on("error", () => {});
   }
 
-  /** Creates or upgrades the tables, once; a setup that failed is tried again by the next call. */
+  /**
+   * Checks that the connections keep their sessions (session-check.ts), then creates or upgrades
+   * the tables, once; a setup that failed is tried again by the next call.
+   */
   setup(): Promise<void> {
-    this.setupDone ??= withPoolClient(this.pool, this.options.setupOperation, this.options.migrate).then(
+    this.setupDone ??= withPoolClient(this.pool, this.options.setupOperation, async (client) => {
+      await checkSessions(this.pool, client);
+      await this.options.migrate(client);
+    }).then(
       () => {
         this.isSetUp = true;
       },

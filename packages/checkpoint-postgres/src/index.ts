@@ -1,3 +1,4 @@
+export { TransactionPoolerError } from "./errors.js";
 export type { ClaimInTransaction, JoinedSaver, JoinedStatement } from "./joined.js";
 export { PostgresSaver } from "./saver.js";
 export type { PostgresSaverOptions } from "./saver-options.js";

@@ -1,0 +1,55 @@
+/**
+ * `interlude serve --postgres` behind PgBouncer. In transaction mode a pooler lends each
+ * transaction whichever server connection is free: the server's prepared statements failed at
+ * random once several requests ran at once ("prepared statement ... already exists") and its
+ * LISTEN heard nothing. It now refuses to start, saying why and what to connect to instead. In
+ * session mode each connection keeps its session, and a deployment works as on PostgreSQL itself.
+ */
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { startPgBouncer } from "../../../test/setup/pgbouncer.js";
+// @ts-expect-error: a plain ESM script without types, shared with `npm run bench:server`.
+import { runLoad } from "../bench/http-load.mjs";
+import { type Child, runCli, serve, testDatabase } from "./processes.js";
+
+const CONFIG = fileURLToPath(new URL("./fixtures/langgraph.json", import.meta.url));
+let pooler: Awaited<ReturnType<typeof startPgBouncer>>;
+const started: Child[] = [];
+
+beforeAll(async () => {
+  pooler = await startPgBouncer(await testDatabase("interlude_pooler"));
+});
+afterAll(async () => {
+  await Promise.all(started.map((child) => child.stop()));
+  pooler?.stop();
+});
+
+it("behind a pooler in transaction mode, the server refuses to start and says what to connect to", async () => {
+  const { code, stderr } = await runCli([
+    "serve",
+    "--port",
+    "0",
+    "--config",
+    CONFIG,
+    "--postgres",
+    pooler.urls.transaction,
+  ]);
+  expect(code).toBe(1);
+  expect(stderr).toMatch(
+    /^interlude: The PostgreSQL connection string leads to a pooler that does not keep a connection's session/,
+  );
+  expect(stderr).toMatch(/pool_mode = session/);
+});
+
+it("behind a pooler in session mode, answers at once from many clients are each applied once, in order", async () => {
+  // Sessions held for good: the server's connections (12) within the pooler's (20).
+  const server = await serve(["--config", CONFIG, "--postgres", pooler.urls.session], {
+    INTERLUDE_POSTGRES_CONNECTIONS: "12",
+  });
+  started.push(server);
+  const clients = 10;
+  const rounds = 10;
+  const result = await runLoad({ urls: [server.url], clients, rounds });
+  for (const [c, { final }] of (result.threads as Array<{ final: { answers: string[] } }>).entries())
+    expect(final.answers).toEqual(Array.from({ length: rounds }, (_, n) => `c${c}-${n}`));
+}, 120_000);
