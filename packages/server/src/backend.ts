@@ -16,6 +16,7 @@ import type { ServerConfig } from "./config/config.js";
 import { ConfigError } from "./config/errors.js";
 import { GraphRegistry } from "./config/graphs.js";
 import { type PostgresConnections, parseConnections, shareConnections } from "./config/postgres-connections.js";
+import { checkConnectionString, startupFailure } from "./config/postgres-url.js";
 import { type ConnectionPool, newProcessId, type ServerContext } from "./context.js";
 import { startCronSweeper } from "./crons/sweeper.js";
 import { type Bus, LocalBus, PgBus } from "./events/bus.js";
@@ -160,15 +161,14 @@ const ASSISTANT_CACHE_MS = 5_000;
  * however many requests hold the others. LISTEN has its own connection outside both pools.
  */
 async function openPostgres(url: string, processId: string, connections: PostgresConnections): Promise<Storage> {
+  checkConnectionString(url);
   const storePool = new pg.Pool({ connectionString: url, max: connections.store });
   const saverPool = new pg.Pool({ connectionString: url, max: connections.saver });
   // An idle client dying is reported on its next use.
   for (const pool of [storePool, saverPool]) pool.on("error", () => undefined);
   const saver = new PostgresSaver(saverPool);
-  await saver.setup();
   // Nodes' store calls take the saver's connections, which nothing holds while it waits for another.
   const memory = new PostgresStore(saverPool);
-  await memory.setup();
   const bus = new PgBus(url, storePool, processId);
   // Assistants are cached in every process; a change is told to the others on the bus.
   const store = new Store(new PgDb(storePool), {
@@ -176,10 +176,17 @@ async function openPostgres(url: string, processId: string, connections: Postgre
     onAssistantChange: (id) => bus.publish({ type: "assistant.changed", assistant_id: id }),
   });
   bus.subscribe((event) => event.type === "assistant.changed" && store.assistants.forget(event.assistant_id));
-  await store.setup();
-  // Events left by runs whose process died before it could delete them.
-  await deleteOldRunEvents(store.db, new Date(Date.now() - 10 * 60_000).toISOString());
-  await bus.start();
+  try {
+    await saver.setup();
+    await memory.setup();
+    await store.setup();
+    // Events left by runs whose process died before it could delete them.
+    await deleteOldRunEvents(store.db, new Date(Date.now() - 10 * 60_000).toISOString());
+    await bus.start();
+  } catch (error) {
+    await Promise.allSettled([bus.close(), storePool.end(), saverPool.end()]);
+    throw startupFailure(url, error);
+  }
   return {
     saver,
     memory,

@@ -51,15 +51,18 @@ export class CheckpointConflictError extends InterludeError {
   }
 }
 
-/** The storage backend failed (down, full, read-only). The last good checkpoint is intact. */
+/**
+ * The storage backend failed (down, full, read-only). The last good checkpoint is intact.
+ * `advice`: what to do, where that is not to retry a thread's call (say, at a process's start).
+ */
 export class StorageError extends InterludeError {
-  constructor(operation: string, cause: unknown) {
+  constructor(
+    operation: string,
+    cause: unknown,
+    advice = "The thread is unchanged since its last saved checkpoint; retry once storage is back.",
+  ) {
     const text = cause instanceof Error ? cause.message : String(cause);
-    super(
-      "STORAGE_FAILED",
-      `Checkpoint storage failed during ${operation}: ${text}. The thread is unchanged since its last saved checkpoint; retry once storage is back.`,
-      { cause },
-    );
+    super("STORAGE_FAILED", `Checkpoint storage failed during ${operation}: ${text}. ${advice}`, { cause });
   }
 }
 

@@ -1,0 +1,44 @@
+/**
+ * The PostgreSQL connection string a process is given (`--postgres` or DATABASE_URL): checked
+ * before use, and named, without its credentials, when the database cannot be used at start.
+ */
+import { InterludeError, StorageError } from "@interlude/core";
+import { ConfigError } from "./errors.js";
+
+/**
+ * The forms node-postgres reads. It reads anything else as a URL relative to a made-up host, so
+ * a mistyped value would fail later as a host not found, far from its cause.
+ */
+const CONNECTION_STRING = /^(postgres|postgresql|socket):|^\//;
+
+const ADVICE =
+  "Check the connection string (--postgres or DATABASE_URL), and that PostgreSQL is up and accepts its user and database.";
+
+/** Refuses a value that is not a connection string; the value is not repeated, as it may hold a password. */
+export function checkConnectionString(url: string): void {
+  if (!CONNECTION_STRING.test(url.trim()))
+    throw new ConfigError(
+      "The PostgreSQL connection string (--postgres or DATABASE_URL) is not one: give it as postgres://user:password@host:5432/database.",
+    );
+}
+
+/** host:port/database of a URL, without its user or password. */
+function placeOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname || "localhost"}:${parsed.port || "5432"}${parsed.pathname === "/" ? "" : parsed.pathname}`;
+  } catch {
+    return "its socket";
+  }
+}
+
+/**
+ * What a process says when its database cannot be used at start: the driver's reason, where it
+ * tried, and what to check (not "retry the thread's call", as a failed call is told). Interlude's
+ * own refusals (a pooler that does not keep sessions) pass as they are.
+ */
+export function startupFailure(url: string, error: unknown): Error {
+  if (error instanceof InterludeError && !(error instanceof StorageError)) return error;
+  const cause = error instanceof StorageError ? error.cause : error;
+  return new StorageError(`startup on PostgreSQL at ${placeOf(url)}`, cause, ADVICE);
+}
