@@ -4,9 +4,14 @@
  * pool passed in is left open for whoever passed it (the server shares one between the store and
  * the saver).
  */
+import { StorageError } from "@interlude/core";
 import pg from "pg";
 import { endPool, storageError, withPoolClient } from "./pool.js";
 import { checkSessions } from "./session-check.js";
+
+/** What a failed setup advises: nothing of a thread's was at stake, the connection may be wrong. */
+const SETUP_ADVICE =
+  "Nothing was written. Check the connection string, and that PostgreSQL is up and accepts its user and database; the next call sets up again.";
 
 export interface DatabaseOptions {
   /** Sets up the tables (migrations, schema.ts): idempotent, safe from several processes at once. */
@@ -50,7 +55,9 @@ export class Database {
       },
       (error: unknown) => {
         this.setupDone = undefined;
-        throw error;
+        throw error instanceof StorageError
+          ? new StorageError(this.options.setupOperation, error.cause, SETUP_ADVICE)
+          : error;
       },
     );
     return this.setupDone;

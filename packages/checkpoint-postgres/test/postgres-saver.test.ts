@@ -109,11 +109,15 @@ describe("PostgresSaver setup", () => {
     expect(() => new PostgresSaver(dbUrl, { now: () => 0 } as never)).toThrow(/now .*PostgresSaver takes/);
   });
 
-  it("reports an unreachable server as StorageError", async () => {
+  it("reports an unreachable server as StorageError, advising to check the connection string", async () => {
     const saver = PostgresSaver.fromConnString("postgres://postgres@127.0.0.1:1/nowhere");
     const failure = await saver.getTuple({ configurable: { thread_id: "x" } }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(StorageError);
     expect((failure as StorageError).code).toBe("STORAGE_FAILED");
+    // Its setup failed: no thread was at stake, the connection may be wrong.
+    expect((failure as StorageError).message).toMatch(
+      /ECONNREFUSED.*Nothing was written\. Check the connection string/,
+    );
     await saver.close();
   });
 
