@@ -10,15 +10,9 @@ import { freePort, startPostgres } from "./postgres.mjs";
  * each on a random port on 127.0.0.1 with its data in a temp dir that is deleted afterwards.
  * Tests get their URLs with `testPostgresUrl()` / `testRedisUrl()` (urls.ts; also in
  * INTERLUDE_TEST_POSTGRES_URL / INTERLUDE_TEST_REDIS_URL for child processes). A server whose
- * binaries are missing is skipped with a warning; `npm test` installs them first.
+ * binaries are missing is skipped with a warning; `npm test` installs them first. What it
+ * provides is declared in urls.ts, which reads it.
  */
-declare module "vitest" {
-  export interface ProvidedContext {
-    postgresUrl: string | undefined;
-    redisUrl: string | undefined;
-  }
-}
-
 interface Server {
   url: string;
   stop(): void;

@@ -4,6 +4,14 @@
  */
 import { inject } from "vitest";
 
+/** What the run's global setup (servers.ts) provides to every test file. */
+declare module "vitest" {
+  export interface ProvidedContext {
+    postgresUrl: string | undefined;
+    redisUrl: string | undefined;
+  }
+}
+
 const HOW = "run `npm test` (scripts/test.sh), which installs and starts one";
 
 /** The run's PostgreSQL server (child processes find it in INTERLUDE_TEST_POSTGRES_URL). */

@@ -1,6 +1,7 @@
 /**
- * The end-to-end setting: the real `interlude serve` on a random loopback port (temp SQLite,
- * the fixture graphs, API keys for two reviewers) and headless Debian Chromium per reviewer.
+ * The end-to-end setting: the real `interlude serve` on a random loopback port (temp SQLite, or
+ * a PostgreSQL database, the fixture graphs, API keys for two reviewers) and headless Debian
+ * Chromium per reviewer.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -44,7 +45,8 @@ export interface TestServer {
   output(): string;
 }
 
-export async function startServer(): Promise<TestServer> {
+/** `postgres`: the database to keep everything in (several servers may share one); default a temp SQLite file. */
+export async function startServer(options: { postgres?: string } = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), "interlude-inbox-e2e-"));
   const graphs = join(here, "../fixtures/graphs.mjs");
   writeFileSync(
@@ -60,7 +62,16 @@ export async function startServer(): Promise<TestServer> {
   const port = await freePort();
   const child: ChildProcess = spawn(
     process.execPath,
-    [...serveCommand(), "--config", join(dir, "langgraph.json"), "--host", "127.0.0.1", "--port", String(port)],
+    [
+      ...serveCommand(),
+      "--config",
+      join(dir, "langgraph.json"),
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      ...(options.postgres ? ["--postgres", options.postgres] : []),
+    ],
     {
       cwd: dir,
       env: {
