@@ -2,6 +2,7 @@
 import { InterludeError, StorageError } from "@interlude/core";
 import type pg from "pg";
 import { type PipelinedStatement, type PipelineResult, pipelined } from "./pipeline.js";
+import { KEEP_IDLE_SESSION } from "./session-settings.js";
 
 /** Interlude's own errors pass through; a driver's becomes a StorageError naming the operation. */
 export function storageError(operation: string, error: unknown): Error {
@@ -18,7 +19,7 @@ export async function withPoolClient<T>(
   let broken = false;
   try {
     client = await pool.connect();
-    listenForErrors(client);
+    firstUse(client);
     return await body(client);
   } catch (error) {
     broken = !(error instanceof InterludeError);
@@ -31,19 +32,21 @@ export async function withPoolClient<T>(
 
 const ignore = () => undefined;
 
-/** Connections that carry `ignore` as their 'error' listener for good. */
-const listened = new WeakSet<pg.PoolClient>();
+/** Connections set up by `firstUse`. */
+const setUp = new WeakSet<pg.PoolClient>();
 
 /**
- * A checked-out client has no listener of the pool's: the server cutting the connection while
- * it is out would be an uncaught 'error' event that ends the process. The statement under way
- * fails with it instead. The listener is added once and stays on the connection in the pool,
- * whose own listener still drops it there.
+ * A connection's first checkout. A checked-out client has no listener of the pool's: the server
+ * cutting the connection while it is out would be an uncaught 'error' event that ends the
+ * process. The statement under way fails with it instead. The listener is added once and stays
+ * on the connection in the pool, whose own listener still drops it there. Its session settings
+ * (session-settings.ts) go first in its queue, ahead of the caller's statement, without a wait.
  */
-function listenForErrors(client: pg.PoolClient): void {
-  if (listened.has(client)) return;
-  listened.add(client);
+function firstUse(client: pg.PoolClient): void {
+  if (setUp.has(client)) return;
+  setUp.add(client);
   client.on("error", ignore);
+  client.query(KEEP_IDLE_SESSION).catch(ignore);
 }
 
 /**
@@ -64,7 +67,7 @@ export function onPooledClient<T>(pool: pg.Pool, use: (client: pg.PoolClient) =>
   return new Promise((resolve, reject) =>
     pool.connect((error, client) => {
       if (error || !client) return reject(error);
-      listenForErrors(client);
+      firstUse(client);
       use(client).then(
         (result) => {
           client.release();

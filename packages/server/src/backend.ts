@@ -160,7 +160,12 @@ const ASSISTANT_CACHE_MS = 5_000;
  * a store connection, hence a store transaction waiting for a saver connection always gets one,
  * however many requests hold the others. LISTEN has its own connection outside both pools.
  */
-async function openPostgres(url: string, processId: string, connections: PostgresConnections): Promise<Storage> {
+async function openPostgres(
+  url: string,
+  processId: string,
+  connections: PostgresConnections,
+  runLeaseMs: number,
+): Promise<Storage> {
   checkConnectionString(url);
   const storePool = new pg.Pool({ connectionString: url, max: connections.store });
   const saverPool = new pg.Pool({ connectionString: url, max: connections.saver });
@@ -169,7 +174,8 @@ async function openPostgres(url: string, processId: string, connections: Postgre
   const saver = new PostgresSaver(saverPool);
   // Nodes' store calls take the saver's connections, which nothing holds while it waits for another.
   const memory = new PostgresStore(saverPool);
-  const bus = new PgBus(url, storePool, processId);
+  // Its LISTEN connection is checked as often as this process renews its runs' leases.
+  const bus = new PgBus(url, storePool, processId, runLeaseMs / 3);
   // Assistants are cached in every process; a change is told to the others on the bus.
   const store = new Store(new PgDb(storePool), {
     assistantCacheMs: ASSISTANT_CACHE_MS,
@@ -232,8 +238,9 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
           parseConnections(process.env.INTERLUDE_POSTGRES_CONNECTIONS, "INTERLUDE_POSTGRES_CONNECTIONS"))
       : undefined,
   );
+  const runLeaseMs = options.runLeaseMs ?? msFromEnv("INTERLUDE_RUN_LEASE_MS") ?? 30_000;
   const storage = options.postgresUrl
-    ? await openPostgres(options.postgresUrl, processId, connections)
+    ? await openPostgres(options.postgresUrl, processId, connections, runLeaseMs)
     : await openSqlite(options.sqlitePath ?? defaultSqlitePath(options.config));
   try {
     const bound = { saver: storage.saver, store: storage.memory };
@@ -254,7 +261,7 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       executesRuns: !(options.postgresUrl && options.concurrency === 0),
       dispatcher: undefined as never,
       executing: new Map(),
-      runLeaseMs: options.runLeaseMs ?? msFromEnv("INTERLUDE_RUN_LEASE_MS") ?? 30_000,
+      runLeaseMs,
       claimTtlMs: options.claimTtlMs ?? msFromEnv("INTERLUDE_CLAIM_TTL_MS"),
       abortGraceMs: options.abortGraceMs ?? msFromEnv("INTERLUDE_ABORT_GRACE_MS") ?? 5_000,
       drainGraceMs: options.drainGraceMs ?? msFromEnv("INTERLUDE_DRAIN_GRACE_MS") ?? 10_000,

@@ -4,8 +4,10 @@
  * PostgreSQL, LISTEN/NOTIFY on the shared database.
  */
 import { EventEmitter } from "node:events";
+import { KEEP_IDLE_SESSION } from "@interlude/checkpoint-postgres/session-settings";
 import pg from "pg";
 import type { Db } from "../store/db.js";
+import { watchLiveness } from "./listener-liveness.js";
 import { BUS_CHANNEL, eventsOf, outgoing, WATCH_CHANNEL, WATCH_LOCK } from "./notifications.js";
 
 export interface InterruptCreatedEvent {
@@ -147,15 +149,21 @@ export class PgBus implements Bus {
    *   `pool` would leave the pool one short for as long as the process lives)
    * @param pool for NOTIFY
    * @param processId this process's (its LISTEN connection is named after it: see `hears`)
+   * @param livenessMs how often the LISTEN connection is checked (listener-liveness.ts)
    */
   constructor(
     private readonly url: string,
     private readonly pool: pg.Pool,
     private readonly processId: string,
+    private readonly livenessMs = 10_000,
   ) {}
 
   async start(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url, application_name: listenerName(this.processId) });
+    const client = new pg.Client({
+      connectionString: this.url,
+      application_name: listenerName(this.processId),
+      keepAlive: true,
+    });
     this.client = client;
     client.on("notification", (message) => {
       if ((message.channel !== BUS_CHANNEL && message.channel !== WATCH_CHANNEL) || !message.payload) return;
@@ -165,7 +173,10 @@ export class PgBus implements Bus {
       if (!this.closed) void this.reconnect();
     });
     await client.connect();
-    await client.query(`LISTEN ${BUS_CHANNEL}`);
+    // Idle between events: a database's idle-session timeout would end it.
+    await client.query(`LISTEN ${BUS_CHANNEL}; ${KEEP_IDLE_SESSION}`);
+    this.stopLiveness?.();
+    this.stopLiveness = watchLiveness(client, this.livenessMs);
     this.listening = client;
     // Watched before this connection (re)opened, or a watch failed with the old one: listened to
     // again. No await since `listening` was set: a watch() now cannot also send WATCH (the shared
@@ -179,6 +190,8 @@ export class PgBus implements Bus {
   /** Set while this process listens to WATCH_CHANNEL (or is about to): settles once it does. */
   private watching?: Promise<void>;
   private unlisten?: NodeJS.Timeout;
+  /** Stops the current connection's liveness check (listener-liveness.ts). */
+  private stopLiveness?: () => void;
 
   /** Sends WATCH on `client`; if it fails, the next watch() (or reconnect) sends it again. */
   private watchOn(client: pg.Client): Promise<void> {
@@ -222,6 +235,7 @@ export class PgBus implements Bus {
   }
 
   private async reconnect(): Promise<void> {
+    this.stopLiveness?.();
     const broken = this.client;
     this.client = undefined;
     this.listening = undefined;
@@ -281,6 +295,7 @@ export class PgBus implements Bus {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.stopLiveness?.();
     clearTimeout(this.unlisten);
     await this.client?.end().catch(() => undefined);
     await this.local.close();

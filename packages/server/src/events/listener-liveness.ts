@@ -1,0 +1,34 @@
+/**
+ * The LISTEN connection's liveness. It sends nothing for as long as nobody watches, and a
+ * connection dropped without a word (a NAT or a load balancer forgetting an idle flow, a network
+ * partition) would leave its process deaf for good: no error comes until TCP gives up, hours
+ * later, and meanwhile the process misses every event of the others (its inbox streams no
+ * longer hear of questions asked elsewhere). A `SELECT 1` each period keeps the flow from
+ * idling out, and one unanswered for two periods ends the connection, which the bus then opens
+ * again and announces (`bus.reconnected`: the inbox streams list again).
+ */
+import type pg from "pg";
+
+/** The shortest period: a busy database may take a while to answer, which is no loss of the connection. */
+const MIN_PERIOD_MS = 1_000;
+
+/** Starts checking `client` every `periodMs` (at least a second); the function returned stops. */
+export function watchLiveness(client: pg.Client, periodMs: number): () => void {
+  const period = Math.max(periodMs, MIN_PERIOD_MS);
+  let unanswered = 0;
+  const timer = setInterval(() => {
+    if (unanswered >= 2) {
+      clearInterval(timer);
+      // end() would wait for a goodbye that cannot come; the client's 'error' follows.
+      client.connection.stream.destroy();
+      return;
+    }
+    unanswered++;
+    client.query("SELECT 1").then(
+      () => (unanswered = 0),
+      () => undefined, // the connection failed: its 'error' event reconnects
+    );
+  }, period);
+  timer.unref();
+  return () => clearInterval(timer);
+}

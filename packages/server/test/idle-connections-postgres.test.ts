@@ -1,0 +1,115 @@
+/**
+ * The connections a server keeps while they idle:
+ * - its LISTEN connection, dropped without a word by the network (a NAT or a load balancer
+ *   forgetting an idle flow): checked as often as leases are renewed, found out and opened again,
+ *   and its inbox streams told to list again (events/listener-liveness.ts). It used to stay deaf
+ *   until TCP gave up, hours later;
+ * - every connection, on a database whose `idle_session_timeout` is set: none is ended by it (a
+ *   pooled one given out as it ended failed its request with a 503, the LISTEN one missed events).
+ */
+import { connect, createServer, type Server, type Socket } from "node:net";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { followSse, type TestServer, testServer, until } from "./helpers.js";
+import { databaseForFile, testDatabase } from "./processes.js";
+
+const database = databaseForFile("interlude_idle_conns");
+
+/** A TCP proxy to `target` whose connections can be silenced one by one: nothing flows either way any more, nothing is closed. */
+async function silencingProxy(target: URL) {
+  const pairs: Array<{ client: Socket; upstream: Socket }> = [];
+  const server: Server = createServer((client) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    pairs.push({ client, upstream });
+    client.pipe(upstream);
+    upstream.pipe(client);
+    for (const [a, b] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
+      a.on("error", () => b.destroy());
+      a.on("close", () => b.destroy());
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const proxied = new URL(target.toString());
+  proxied.port = String((server.address() as { port: number }).port);
+  return {
+    url: proxied.toString(),
+    /** Silences the connection whose end toward PostgreSQL is `port` (pg_stat_activity's client_port). */
+    silence(port: number): boolean {
+      const pair = pairs.find((p) => p.upstream.localPort === port);
+      if (!pair) return false;
+      pair.client.unpipe(pair.upstream);
+      pair.upstream.unpipe(pair.client);
+      pair.client.pause();
+      pair.upstream.pause();
+      return true;
+    },
+    close() {
+      for (const { client, upstream } of pairs) client.destroy(), upstream.destroy();
+      server.close();
+    },
+  };
+}
+
+let proxy: Awaited<ReturnType<typeof silencingProxy>>;
+const servers: TestServer[] = [];
+
+beforeAll(async () => {
+  proxy = await silencingProxy(new URL(database.url));
+});
+afterAll(async () => {
+  await Promise.all(servers.map((server) => server.dispose()));
+  proxy?.close();
+});
+
+it("a LISTEN connection the network silenced is found out and opened again, and the inbox streams list again", async () => {
+  // Leases renewed (and the connection checked) every second.
+  const deaf = await testServer({ postgresUrl: proxy.url, runLeaseMs: 3_000 });
+  const other = await testServer({ postgresUrl: database.url });
+  servers.push(deaf, other);
+  const stream = await followSse(`${deaf.url}/inbox/events`);
+  try {
+    await until(async () => stream.events.some((e) => e.event === "ready"));
+    const listener = await database.sql.query("SELECT client_port FROM pg_stat_activity WHERE application_name = $1", [
+      `interlude ${deaf.backend.ctx.processId}`,
+    ]);
+    expect(proxy.silence(listener.rows[0].client_port)).toBe(true);
+    const resync = await until(async () => stream.events.find((e) => e.event === "resync"), 10_000);
+    expect(Date.parse(resync.data.at)).toBeGreaterThan(0);
+    // Heard again: a question asked through the other server reaches the stream.
+    const thread = await other.client().threads.create();
+    await other.client().runs.wait(thread.thread_id, "loop", { input: { rounds: 1 } });
+    await until(async () =>
+      stream.events.find((e) => e.event === "interrupt.created" && e.data.thread_id === thread.thread_id),
+    );
+  } finally {
+    stream.close();
+  }
+}, 30_000);
+
+it("on a database with an idle-session timeout, no connection the server keeps is ended by it", async () => {
+  const url = await testDatabase("interlude_idle_timeout");
+  const name = new URL(url).pathname.slice(1);
+  await database.sql.query(`ALTER DATABASE ${name} SET idle_session_timeout = '300ms'`);
+  const server = await testServer({ postgresUrl: url });
+  servers.push(server);
+  const client = server.client();
+  const thread = await client.threads.create();
+  await client.runs.wait(thread.thread_id, "loop", { input: { rounds: 3 } });
+  await client.runs.wait(thread.thread_id, "loop", { command: { resume: "a0" } });
+  // pg-boss's own pool is not the server's to set up.
+  const sessions = async () =>
+    (
+      await database.sql.query(
+        "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name <> 'pgboss' ORDER BY pid",
+        [name],
+      )
+    ).rows.map((row) => row.pid as number);
+  const before = await sessions();
+  expect(before.length).toBeGreaterThan(2);
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  expect(await sessions()).toEqual(before);
+  const answered = await client.runs.wait(thread.thread_id, "loop", { command: { resume: "a1" } });
+  expect((answered as { answers: string[] }).answers).toEqual(["a0", "a1"]);
+}, 30_000);
