@@ -101,9 +101,21 @@ async function inTransaction(name: string): Promise<pg.Client> {
   return client;
 }
 
+/** A saver on a pool of one connection named `name`, for untilWaitingForLocks; `close` ends both. */
+function namedSaver(name: string): { saver: PostgresSaver; close(): Promise<void> } {
+  const pool = new pg.Pool({ connectionString: url, application_name: name, max: 1 });
+  const named = new PostgresSaver(pool);
+  return {
+    saver: named,
+    async close() {
+      await named.close();
+      await pool.end();
+    },
+  };
+}
+
 it("a put that begins while a revocation is under way waits for its commit, then stores nothing", async () => {
-  const namedPool = new pg.Pool({ connectionString: url, application_name: "fence-put", max: 1 });
-  const named = new PostgresSaver(namedPool);
+  const { saver: named, close } = namedSaver("fence-put");
   const sweep = await inTransaction("fence-sweep");
   try {
     const writer = await claimedThread(named);
@@ -121,8 +133,7 @@ it("a put that begins while a revocation is under way waits for its commit, then
     expect((await stored(writer.threadId)).values).toEqual({ step: "first" });
   } finally {
     await sweep.end();
-    await named.close();
-    await namedPool.end();
+    await close();
   }
 });
 
@@ -152,8 +163,7 @@ it("a revocation waits for the fenced writes under way, so that what it reads ne
 });
 
 it("a lapsed claim taken by another owner waits for the old owner's fenced put under way, so that the new owner reads it", async () => {
-  const namedPool = new pg.Pool({ connectionString: url, application_name: "fence-late-put", max: 1 });
-  const named = new PostgresSaver(namedPool);
+  const { saver: named, close } = namedSaver("fence-late-put");
   const blocker = await inTransaction("fence-blocker");
   try {
     const writer = new ThreadWriter(named);
@@ -172,16 +182,14 @@ it("a lapsed claim taken by another owner waits for the old owner's fenced put u
     expect(seen?.checkpoint.channel_values).toEqual({ step: "late" });
   } finally {
     await blocker.end();
-    await named.close();
-    await namedPool.end();
+    await close();
   }
 });
 
 it("a dead holder's claim taken over waits for its fenced writes under way", async () => {
   const writer = await claimedThread();
   const run = await inTransaction("fence-dead-run");
-  const namedPool = new pg.Pool({ connectionString: url, application_name: "fence-heir", max: 1 });
-  const heir = new PostgresSaver(namedPool);
+  const { saver: heir, close } = namedSaver("fence-heir");
   try {
     // A statement the dead process sent before dying, still running.
     await run.query("SELECT interlude_fenced($1, 'run-a')", [writer.threadId]);
@@ -196,8 +204,7 @@ it("a dead holder's claim taken over waits for its fenced writes under way", asy
     expect(taken).toBe(true);
   } finally {
     await run.end();
-    await heir.close();
-    await namedPool.end();
+    await close();
   }
 });
 
