@@ -10,6 +10,8 @@
  * issues the same statements as through one, with no hop through the queue (a job's insert,
  * fetch and completion, and a wake-up) and no events to relay to the client's process.
  */
+import { KEEP_IDLE_SESSION } from "@interlude/checkpoint-postgres/session-settings";
+import pg from "pg";
 import PgBoss from "pg-boss";
 import type { Dispatcher, ServerContext } from "../context.js";
 import { DeadlineAlarm } from "../inbox/deadline-alarm.js";
@@ -48,6 +50,8 @@ export interface PgBossOptions {
 
 export class PgBossDispatcher implements Dispatcher {
   readonly local = false;
+  /** pg-boss's connections (its `db`): ended here, after it stops. */
+  private readonly pool: pg.Pool;
   private readonly boss: PgBoss;
   private runs?: QueueConsumer<{ run_id: string }>;
   private deadlines?: QueueConsumer<{ thread_id: string; interrupt_id: string }>;
@@ -61,9 +65,16 @@ export class PgBossDispatcher implements Dispatcher {
     // No cron schedules are used: `schedule: false` spares pg-boss's own polling worker for them.
     // Its maintenance stays: once a lease, one process of the deployment expires the jobs taken
     // a lease ago and not completed (one statement per process to decide which one).
-    this.boss = new PgBoss({
+    this.pool = new pg.Pool({
       connectionString: options.connectionString,
       max: options.connections,
+      application_name: "pgboss",
+    });
+    // Set up as every connection the server keeps (session-settings.ts), which pg-boss's own pool is not.
+    this.pool.on("connect", (client) => void client.query(KEEP_IDLE_SESSION).catch(() => undefined));
+    this.pool.on("error", logError("pg-boss's connection"));
+    this.boss = new PgBoss({
+      db: { executeSql: (text: string, values?: unknown[]) => this.pool.query(text, values) },
       schema: SCHEMA,
       schedule: false,
       maintenanceIntervalSeconds: this.jobExpiry(),
@@ -231,6 +242,7 @@ export class PgBossDispatcher implements Dispatcher {
     this.stopTaking();
     await Promise.all([this.runs?.stop(), this.deadlines?.stop()]);
     await this.boss.stop({ graceful: true, timeout: 5_000, wait: true }).catch(() => undefined);
+    await this.pool.end().catch(() => undefined);
   }
 }
 
