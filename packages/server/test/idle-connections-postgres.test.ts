@@ -88,6 +88,21 @@ it("a LISTEN connection the network silenced is found out and opened again, and 
   }
 }, 30_000);
 
+it("a server whose LISTEN connection the network silenced closes promptly all the same", async () => {
+  const deaf = await testServer({ postgresUrl: proxy.url });
+  const listener = await database.sql.query("SELECT client_port FROM pg_stat_activity WHERE application_name = $1", [
+    `interlude ${deaf.backend.ctx.processId}`,
+  ]);
+  expect(proxy.silence(listener.rows[0].client_port)).toBe(true);
+  const started = Date.now();
+  const closed = await Promise.race([
+    deaf.dispose().then(() => true),
+    new Promise((resolve) => setTimeout(() => resolve(false), 8_000)),
+  ]);
+  expect(closed).toBe(true);
+  expect(Date.now() - started).toBeLessThan(5_000);
+}, 30_000);
+
 it("on a database with an idle-session timeout, no connection the server keeps is ended by it", async () => {
   const url = await testDatabase("interlude_idle_timeout");
   const name = new URL(url).pathname.slice(1);

@@ -126,6 +126,9 @@ const LINGER_MS = 5_000;
  */
 const WATCH_WAIT_MS = 1_000;
 
+/** How long close() waits for the LISTEN connection's end to be confirmed before cutting it. */
+const END_WAIT_MS = 1_000;
+
 /**
  * `pg_notify(channels[i], payloads[i])` for each i, in order, in one statement (the arrays'
  * placeholders as given), leaving out watched events when no process watches (WATCH_LOCK).
@@ -297,7 +300,17 @@ export class PgBus implements Bus {
     this.closed = true;
     this.stopLiveness?.();
     clearTimeout(this.unlisten);
-    await this.client?.end().catch(() => undefined);
+    const client = this.client;
+    if (client) {
+      // A connection the network dropped silently would never confirm its end: cut it after a while.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        client.end().catch(() => undefined),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, END_WAIT_MS))),
+      ]);
+      clearTimeout(timer);
+      client.connection.stream.destroy();
+    }
     await this.local.close();
   }
 }
