@@ -28,6 +28,7 @@ import { recoverLost, startLeases } from "./runs/lease.js";
 import { LocalDispatcher } from "./runs/local-dispatcher.js";
 import { PgBossDispatcher } from "./runs/pgboss-dispatcher.js";
 import { PgDb, SqliteDb, type Statement } from "./store/db.js";
+import { refuseSharedDatabase } from "./store/one-deployment.js";
 import { deleteOldRunEvents } from "./store/run-events.js";
 import { Store } from "./store/store.js";
 import { DEFAULT_SWEEP_MS, type TtlPolicy } from "./threads/ttl.js";
@@ -183,6 +184,7 @@ async function openPostgres(
   });
   bus.subscribe((event) => event.type === "assistant.changed" && store.assistants.forget(event.assistant_id));
   try {
+    await refuseSharedDatabase(store.db);
     await saver.setup();
     await memory.setup();
     await store.setup();
