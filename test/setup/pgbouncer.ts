@@ -4,12 +4,12 @@
  * mode (`transaction`, `statement`, `session`); stopped and its directory deleted with `stop()`.
  * Run as the `postgres` user when we are root, as PostgreSQL is (postgres.mjs).
  */
-import { execFileSync, spawn } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "./postgres.mjs";
+import { freePort, giveToPostgres } from "./postgres.mjs";
 
 const BINARY = "/usr/sbin/pgbouncer";
 const MODES: PoolMode[] = ["transaction", "statement", "session"];
@@ -39,12 +39,14 @@ export async function startPgBouncer(databaseUrl: string): Promise<{ urls: Recor
   const user = decodeURIComponent(upstream.username);
   const dir = mkdtempSync(join(tmpdir(), "interlude-pgbouncer-"));
   const port = await freePort();
+  const ini = join(dir, "pgbouncer.ini");
+  const users = join(dir, "users.txt");
   const databases = MODES.map(
     (mode) => `${mode} = host=${upstream.hostname} port=${upstream.port} dbname=${database} pool_mode=${mode}`,
   );
-  writeFileSync(join(dir, "users.txt"), `"${user}" ""\n`);
+  writeFileSync(users, `"${user}" ""\n`);
   writeFileSync(
-    join(dir, "pgbouncer.ini"),
+    ini,
     [
       "[databases]",
       ...databases,
@@ -53,20 +55,14 @@ export async function startPgBouncer(databaseUrl: string): Promise<{ urls: Recor
       `listen_port = ${port}`,
       "unix_socket_dir =",
       "auth_type = trust",
-      `auth_file = ${join(dir, "users.txt")}`,
+      `auth_file = ${users}`,
       "max_client_conn = 200",
       "default_pool_size = 20",
       `logfile = ${join(dir, "pgbouncer.log")}`,
       "",
     ].join("\n"),
   );
-  const root = process.getuid?.() === 0;
-  if (root) {
-    const uid = Number(execFileSync("id", ["-u", "postgres"]).toString().trim());
-    const gid = Number(execFileSync("id", ["-g", "postgres"]).toString().trim());
-    for (const file of ["", "users.txt", "pgbouncer.ini"]) chownSync(join(dir, file), uid, gid);
-  }
-  const ini = join(dir, "pgbouncer.ini");
+  const root = giveToPostgres(dir, users, ini);
   // As root it starts as such and then runs as `postgres` (-u), our own child all the same, so that stop() reaches it.
   const child = spawn(BINARY, root ? ["-u", "postgres", ini] : [ini], { stdio: "ignore" });
   const stop = () => {

@@ -35,6 +35,19 @@ function postgresBin() {
 const asRoot = () => process.getuid?.() === 0;
 
 /**
+ * When we are root, gives `paths` to the `postgres` user, as which PostgreSQL's tools (and
+ * PgBouncer) run then; they refuse to run as root. Returns whether we are root.
+ * @param {string[]} paths
+ */
+export function giveToPostgres(...paths) {
+  if (!asRoot()) return false;
+  const uid = Number(execFileSync("id", ["-u", "postgres"]).toString().trim());
+  const gid = Number(execFileSync("id", ["-g", "postgres"]).toString().trim());
+  for (const path of paths) chownSync(path, uid, gid);
+  return true;
+}
+
+/**
  * @param {{ statements?: boolean, durable?: boolean }} [options] `statements`: load
  *   pg_stat_statements (the benchmark counts the statements a round trip issues); `durable`:
  *   PostgreSQL's defaults (fsync and full-page writes on: every durable commit waits for its WAL
@@ -44,11 +57,7 @@ const asRoot = () => process.getuid?.() === 0;
 export async function startPostgres({ statements = false, durable = false } = {}) {
   const bin = postgresBin();
   const dir = mkdtempSync(join(tmpdir(), "interlude-pg-"));
-  if (asRoot()) {
-    const uid = Number(execFileSync("id", ["-u", "postgres"]).toString().trim());
-    const gid = Number(execFileSync("id", ["-g", "postgres"]).toString().trim());
-    chownSync(dir, uid, gid);
-  }
+  giveToPostgres(dir);
   const data = join(dir, "data");
   const port = await freePort();
   const run = (command, args) => {

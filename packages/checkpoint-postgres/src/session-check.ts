@@ -8,6 +8,9 @@ import { TransactionPoolerError } from "./errors.js";
 
 const BACKEND = "SELECT pg_backend_pid() AS pid";
 
+/** Pools whose connections were found to keep their sessions. */
+const checked = new WeakSet<pg.Pool>();
+
 async function backendOf(client: pg.ClientBase): Promise<number> {
   const { rows } = await client.query<{ pid: number }>(BACKEND);
   return rows[0]!.pid;
@@ -23,6 +26,8 @@ async function backendOf(client: pg.ClientBase): Promise<number> {
  * so that a pool of one connection can be checked too.
  */
 export async function checkSessions(pool: pg.Pool, client: pg.ClientBase): Promise<void> {
+  // A saver and a store sharing a pool (as the server's do) check it once.
+  if (checked.has(pool)) return;
   const before = await backendOf(client);
   const Client = (pool.options as { Client?: typeof pg.Client }).Client ?? pg.Client;
   const other = new Client(pool.options);
@@ -36,4 +41,5 @@ export async function checkSessions(pool: pg.Pool, client: pg.ClientBase): Promi
   } finally {
     await other.end().catch(() => undefined);
   }
+  checked.add(pool);
 }
