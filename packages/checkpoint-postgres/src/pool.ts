@@ -2,7 +2,7 @@
 import { InterludeError, StorageError } from "@interlude/core";
 import type pg from "pg";
 import { type PipelinedStatement, type PipelineResult, pipelined } from "./pipeline.js";
-import { KEEP_IDLE_SESSION } from "./session-settings.js";
+import { keepSession } from "./session-settings.js";
 
 /** Interlude's own errors pass through; a driver's becomes a StorageError naming the operation. */
 export function storageError(operation: string, error: unknown): Error {
@@ -19,7 +19,7 @@ export async function withPoolClient<T>(
   let broken = false;
   try {
     client = await pool.connect();
-    firstUse(client);
+    await firstUse(client);
     return await body(client);
   } catch (error) {
     broken = !(error instanceof InterludeError);
@@ -40,13 +40,13 @@ const setUp = new WeakSet<pg.PoolClient>();
  * cutting the connection while it is out would be an uncaught 'error' event that ends the
  * process. The statement under way fails with it instead. The listener is added once and stays
  * on the connection in the pool, whose own listener still drops it there. Its session settings
- * (session-settings.ts) go first in its queue, ahead of the caller's statement, without a wait.
+ * (session-settings.ts) go before the caller's statement: the promise returned the first time.
  */
-function firstUse(client: pg.PoolClient): void {
-  if (setUp.has(client)) return;
+function firstUse(client: pg.PoolClient): Promise<void> | undefined {
+  if (setUp.has(client)) return undefined;
   setUp.add(client);
   client.on("error", ignore);
-  client.query(KEEP_IDLE_SESSION).catch(ignore);
+  return keepSession(client);
 }
 
 /**
@@ -67,8 +67,8 @@ export function onPooledClient<T>(pool: pg.Pool, use: (client: pg.PoolClient) =>
   return new Promise((resolve, reject) =>
     pool.connect((error, client) => {
       if (error || !client) return reject(error);
-      firstUse(client);
-      use(client).then(
+      const ready = firstUse(client);
+      (ready ? ready.then(() => use(client)) : use(client)).then(
         (result) => {
           client.release();
           resolve(result);

@@ -28,7 +28,7 @@ import { recoverLost, startLeases } from "./runs/lease.js";
 import { LocalDispatcher } from "./runs/local-dispatcher.js";
 import { PgBossDispatcher } from "./runs/pgboss-dispatcher.js";
 import { PgDb, SqliteDb, type Statement } from "./store/db.js";
-import { refuseSharedDatabase } from "./store/one-deployment.js";
+import { type DeploymentNames, readDeploymentNames } from "./store/deployment-names.js";
 import { deleteOldRunEvents } from "./store/run-events.js";
 import { Store } from "./store/store.js";
 import { DEFAULT_SWEEP_MS, type TtlPolicy } from "./threads/ttl.js";
@@ -123,6 +123,8 @@ interface Storage {
   joinedSaver?: JoinedSaver;
   store: Store;
   bus: Bus;
+  /** PostgreSQL: what the deployment's processes share beyond its tables. */
+  names?: DeploymentNames;
   pools?: readonly ConnectionPool[];
   close(): Promise<void>;
 }
@@ -175,26 +177,39 @@ async function openPostgres(
   const saver = new PostgresSaver(saverPool);
   // Nodes' store calls take the saver's connections, which nothing holds while it waits for another.
   const memory = new PostgresStore(saverPool);
-  // Its LISTEN connection is checked as often as this process renews its runs' leases.
-  const bus = new PgBus(url, storePool, processId, runLeaseMs / 3);
-  // Assistants are cached in every process; a change is told to the others on the bus.
-  const store = new Store(new PgDb(storePool), {
-    assistantCacheMs: ASSISTANT_CACHE_MS,
-    onAssistantChange: (id) => bus.publish({ type: "assistant.changed", assistant_id: id }),
-  });
-  bus.subscribe((event) => event.type === "assistant.changed" && store.assistants.forget(event.assistant_id));
+  let opened: PgBus | undefined;
   try {
-    await refuseSharedDatabase(store.db);
+    const names = await readDeploymentNames((sql) => storePool.query(sql));
+    // Its LISTEN connection is checked as often as this process renews its runs' leases.
+    const bus = new PgBus(url, storePool, processId, names, runLeaseMs / 3);
+    opened = bus;
+    // Assistants are cached in every process; a change is told to the others on the bus.
+    const store = new Store(new PgDb(storePool), {
+      assistantCacheMs: ASSISTANT_CACHE_MS,
+      onAssistantChange: (id) => bus.publish({ type: "assistant.changed", assistant_id: id }),
+    });
+    bus.subscribe((event) => event.type === "assistant.changed" && store.assistants.forget(event.assistant_id));
     await saver.setup();
     await memory.setup();
     await store.setup();
     // Events left by runs whose process died before it could delete them.
     await deleteOldRunEvents(store.db, new Date(Date.now() - 10 * 60_000).toISOString());
     await bus.start();
+    return postgresStorage(saver, memory, store, bus, names, [storePool, saverPool]);
   } catch (error) {
-    await Promise.allSettled([bus.close(), storePool.end(), saverPool.end()]);
+    await Promise.allSettled([opened?.close(), storePool.end(), saverPool.end()]);
     throw startupFailure(url, error);
   }
+}
+
+function postgresStorage(
+  saver: PostgresSaver,
+  memory: PostgresStore,
+  store: Store,
+  bus: PgBus,
+  names: DeploymentNames,
+  [storePool, saverPool]: [pg.Pool, pg.Pool],
+): Storage {
   return {
     saver,
     memory,
@@ -203,6 +218,7 @@ async function openPostgres(
     joinedSaver: saver.joined,
     store,
     bus,
+    names,
     pools: [storePool, saverPool],
     close: async () => {
       await bus.close();
@@ -272,7 +288,9 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       threadTtl: options.threadTtl ?? options.config?.threadTtl ?? { sweepMs: DEFAULT_SWEEP_MS },
       cronSweepMs: options.cronSweepMs ?? 10_000,
       // Several processes: a run's stream may be followed from any of them.
-      runEvents: options.postgresUrl ? new RunEventRelay(storage.store.db, storage.bus) : undefined,
+      runEvents: storage.names
+        ? new RunEventRelay(storage.store.db, storage.bus, storage.names.watchChannel)
+        : undefined,
       pools: storage.pools,
       runsEnded: new Map(),
     };
@@ -288,6 +306,7 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
     if (options.postgresUrl) {
       const dispatcher = new PgBossDispatcher(ctx, {
         connectionString: options.postgresUrl,
+        schema: storage.names!.queueSchema,
         connections: connections.queue,
         concurrency: options.concurrency,
       });

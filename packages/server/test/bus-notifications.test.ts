@@ -1,7 +1,8 @@
 /** Bus events in NOTIFY payloads (events/notifications.ts): one notification per batch, split only when it does not fit. */
 import { describe, expect, it } from "vitest";
 import type { BusEvent } from "../dist/events/bus.js";
-import { BUS_CHANNEL, eventsOf, notificationsOf, outgoing, WATCH_CHANNEL } from "../dist/events/notifications.js";
+import { eventsOf, notificationsOf, outgoing } from "../dist/events/notifications.js";
+import { deploymentNames } from "../dist/store/deployment-names.js";
 
 const resolved = (interruptId: string, answer: unknown): BusEvent => ({
   type: "interrupt.resolved",
@@ -56,8 +57,9 @@ describe("bus notifications", () => {
       { type: "run.cancel", run_id: "r2", action: "interrupt" },
       { type: "answers.settled", run_id: "r3" },
     ];
-    const { channels, payloads } = outgoing(events);
-    expect(channels).toEqual([WATCH_CHANNEL, BUS_CHANNEL, WATCH_CHANNEL]);
+    const names = deploymentNames("staging");
+    const { channels, payloads } = outgoing(events, names);
+    expect(channels).toEqual([names.watchChannel, names.busChannel, names.watchChannel]);
     expect(payloads.map(eventsOf)).toEqual([events.slice(0, 2), events.slice(2, 4), events.slice(4)]);
   });
 

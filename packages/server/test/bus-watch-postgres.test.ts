@@ -7,8 +7,8 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BusEvent } from "../dist/events/bus.js";
-import { WATCH_LOCK } from "../dist/events/notifications.js";
 import { SettleWatch } from "../dist/runs/settle-watch.js";
+import { deploymentNames } from "../dist/store/deployment-names.js";
 import { openGate } from "./fixtures/gates.mjs";
 import { followSse, type TestServer, testServer, until } from "./helpers.js";
 import { databaseForFile } from "./processes.js";
@@ -17,6 +17,8 @@ let a: TestServer;
 let b: TestServer;
 const database = databaseForFile("interlude_watch");
 const stats = () => database.sql;
+/** Deployments in schema `public` keep the names they had before names were per schema. */
+const { watchLock: WATCH_LOCK } = deploymentNames("public");
 
 beforeAll(async () => {
   a = await testServer({ postgresUrl: database.url });
@@ -34,7 +36,7 @@ function heard(server: TestServer, match: (event: BusEvent) => boolean): Promise
   });
 }
 
-/** Whether `server` watches: its LISTEN connection holds the watch lock (events/notifications.ts WATCH_LOCK). */
+/** Whether `server` watches: its LISTEN connection holds the watch lock (events/notifications.ts). */
 async function watching(server: TestServer): Promise<boolean> {
   return (await watchingPid(server)) !== undefined;
 }

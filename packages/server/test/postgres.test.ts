@@ -4,17 +4,20 @@ import { PostgresSaver } from "@interlude/checkpoint-postgres";
 import pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
 import { clientOf, collect, FIXTURE_CONFIG, followSse, until } from "./helpers.js";
-import { deploymentOnPostgres } from "./processes.js";
+import { type Child, deploymentOnPostgres } from "./processes.js";
 
 const deployment = deploymentOnPostgres("interlude_server");
 let urlA: string;
 let urlB: string;
+const processes: Child[] = [];
 
 beforeAll(async () => {
   // Started one after the other: both run the migrations, the second finds them done.
-  urlA = (await deployment.serve(FIXTURE_CONFIG)).url;
-  urlB = (await deployment.serve(FIXTURE_CONFIG)).url;
-  await deployment.worker(FIXTURE_CONFIG);
+  const a = await deployment.serve(FIXTURE_CONFIG);
+  const b = await deployment.serve(FIXTURE_CONFIG);
+  processes.push(a, b, await deployment.worker(FIXTURE_CONFIG));
+  urlA = a.url;
+  urlB = b.url;
 }, 60_000);
 
 describe("two servers on one PostgreSQL database", () => {
@@ -219,5 +222,9 @@ describe("two servers on one PostgreSQL database", () => {
     } finally {
       await saver.close();
     }
+  });
+
+  it("after everything above, no process has printed a warning (node-postgres's deprecations among them)", () => {
+    for (const child of processes) expect(child.output()).not.toMatch(/Warning/);
   });
 });

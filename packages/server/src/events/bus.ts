@@ -7,8 +7,9 @@ import { EventEmitter } from "node:events";
 import { KEEP_IDLE_SESSION } from "@interlude/checkpoint-postgres/session-settings";
 import pg from "pg";
 import type { Db } from "../store/db.js";
+import type { DeploymentNames } from "../store/deployment-names.js";
 import { watchLiveness } from "./listener-liveness.js";
-import { BUS_CHANNEL, eventsOf, outgoing, WATCH_CHANNEL, WATCH_LOCK } from "./notifications.js";
+import { eventsOf, outgoing } from "./notifications.js";
 
 export interface InterruptCreatedEvent {
   type: "interrupt.created";
@@ -79,7 +80,7 @@ export interface Bus {
   subscribe(listener: (event: BusEvent) => void): () => void;
   /**
    * Hears every event, those of other processes included (events/notifications.ts
-   * WATCH_CHANNEL), until the returned function is called. Resolves once they are heard: an
+   * the watched channel), until the returned function is called. Resolves once they are heard: an
    * event committed after that reaches the listeners, so a waiter watches, then reads the state
    * it waits on. One process executing a waited run hears its own events without watching.
    */
@@ -129,15 +130,35 @@ const WATCH_WAIT_MS = 1_000;
 /** How long close() waits for the LISTEN connection's end to be confirmed before cutting it. */
 const END_WAIT_MS = 1_000;
 
+/** The deployment's statements on its channels (events/notifications.ts: the watch lock). */
+function statementsOf({ busChannel, watchChannel, watchLock }: DeploymentNames) {
+  return {
+    /**
+     * `pg_notify(channels[i], payloads[i])` for each i, in order, in one statement (the arrays'
+     * placeholders as given), leaving out watched events when no process watches.
+     */
+    notifyAll: (channels: string, payloads: string) =>
+      `SELECT pg_notify(c, p) FROM unnest(${channels}::text[], ${payloads}::text[]) AS n(c, p)
+       WHERE c <> '${watchChannel}' OR NOT pg_try_advisory_xact_lock(${watchLock})`,
+    listen: `LISTEN ${busChannel}; ${KEEP_IDLE_SESSION}`,
+    watch: `LISTEN ${watchChannel}; SELECT pg_advisory_lock_shared(${watchLock})`,
+    unwatch: `UNLISTEN ${watchChannel}; SELECT pg_advisory_unlock_shared(${watchLock})`,
+  };
+}
+
 /**
- * `pg_notify(channels[i], payloads[i])` for each i, in order, in one statement (the arrays'
- * placeholders as given), leaving out watched events when no process watches (WATCH_LOCK).
+ * Statements on one connection, each sent once the one before is answered: a liveness check may
+ * fall due while a WATCH waits for its lock (node-postgres 8 warns of a statement queued behind
+ * another on a client, and 9 refuses it).
  */
-const notifyAll = (channels: string, payloads: string) =>
-  `SELECT pg_notify(c, p) FROM unnest(${channels}::text[], ${payloads}::text[]) AS n(c, p)
-   WHERE c <> '${WATCH_CHANNEL}' OR NOT pg_try_advisory_xact_lock(${WATCH_LOCK})`;
-const WATCH = `LISTEN ${WATCH_CHANNEL}; SELECT pg_advisory_lock_shared(${WATCH_LOCK})`;
-const UNWATCH = `UNLISTEN ${WATCH_CHANNEL}; SELECT pg_advisory_unlock_shared(${WATCH_LOCK})`;
+function oneAtATime(client: pg.Client): (sql: string) => Promise<unknown> {
+  let last: Promise<unknown> = Promise.resolve();
+  return (sql) => {
+    const sent = last.then(() => client.query(sql));
+    last = sent.catch(() => undefined);
+    return sent;
+  };
+}
 
 /** The name of a process's LISTEN connection, as PostgreSQL lists it (`pg_stat_activity`). */
 const listenerName = (processId: string) => `interlude ${processId}`;
@@ -146,20 +167,25 @@ export class PgBus implements Bus {
   private readonly local = new LocalBus();
   private client?: pg.Client;
   private closed = false;
+  private readonly statements: ReturnType<typeof statementsOf>;
 
   /**
    * @param url the database, for the LISTEN connection (its own, held for good: taking it from
    *   `pool` would leave the pool one short for as long as the process lives)
    * @param pool for NOTIFY
    * @param processId this process's (its LISTEN connection is named after it: see `hears`)
+   * @param names the deployment's channels and watch lock (store/deployment-names.ts)
    * @param livenessMs how often the LISTEN connection is checked (listener-liveness.ts)
    */
   constructor(
     private readonly url: string,
     private readonly pool: pg.Pool,
     private readonly processId: string,
+    private readonly names: DeploymentNames,
     private readonly livenessMs = 10_000,
-  ) {}
+  ) {
+    this.statements = statementsOf(names);
+  }
 
   async start(): Promise<void> {
     const client = new pg.Client({
@@ -169,7 +195,8 @@ export class PgBus implements Bus {
     });
     this.client = client;
     client.on("notification", (message) => {
-      if ((message.channel !== BUS_CHANNEL && message.channel !== WATCH_CHANNEL) || !message.payload) return;
+      const { busChannel, watchChannel } = this.names;
+      if ((message.channel !== busChannel && message.channel !== watchChannel) || !message.payload) return;
       for (const event of eventsOf(message.payload)) this.local.deliver(event);
     });
     client.on("error", () => {
@@ -177,28 +204,30 @@ export class PgBus implements Bus {
     });
     await client.connect();
     // Idle between events: a database's idle-session timeout would end it.
-    await client.query(`LISTEN ${BUS_CHANNEL}; ${KEEP_IDLE_SESSION}`);
+    const send = oneAtATime(client);
+    await send(this.statements.listen);
     this.stopLiveness?.();
-    this.stopLiveness = watchLiveness(client, this.livenessMs);
-    this.listening = client;
+    // end() would wait for a goodbye that cannot come; the client's 'error' follows.
+    this.stopLiveness = watchLiveness(send, () => client.connection.stream.destroy(), this.livenessMs);
+    this.listening = send;
     // Watched before this connection (re)opened, or a watch failed with the old one: listened to
     // again. No await since `listening` was set: a watch() now cannot also send WATCH (the shared
     // lock taken twice would outlive UNWATCH).
-    if (this.watchers > 0 || this.watching) await (this.watching = this.watchOn(client));
+    if (this.watchers > 0 || this.watching) await (this.watching = this.watchOn(send));
   }
 
   private watchers = 0;
-  /** The connection once it listens to BUS_CHANNEL; undefined while it connects or reconnects. */
-  private listening?: pg.Client;
-  /** Set while this process listens to WATCH_CHANNEL (or is about to): settles once it does. */
+  /** Sends on the connection once it listens to the bus channel; undefined while it connects or reconnects. */
+  private listening?: (sql: string) => Promise<unknown>;
+  /** Set while this process listens to the watched channel (or is about to): settles once it does. */
   private watching?: Promise<void>;
   private unlisten?: NodeJS.Timeout;
   /** Stops the current connection's liveness check (listener-liveness.ts). */
   private stopLiveness?: () => void;
 
-  /** Sends WATCH on `client`; if it fails, the next watch() (or reconnect) sends it again. */
-  private watchOn(client: pg.Client): Promise<void> {
-    const watching: Promise<void> = client.query(WATCH).then(
+  /** Sends WATCH on the connection; if it fails, the next watch() (or reconnect) sends it again. */
+  private watchOn(send: (sql: string) => Promise<unknown>): Promise<void> {
+    const watching: Promise<void> = send(this.statements.watch).then(
       () => undefined,
       (error: unknown) => {
         if (this.watching === watching) this.watching = undefined;
@@ -222,7 +251,7 @@ export class PgBus implements Bus {
       this.unlisten = setTimeout(() => {
         this.unlisten = undefined;
         this.watching = undefined;
-        void this.listening?.query(UNWATCH).catch(() => undefined);
+        void this.listening?.(this.statements.unwatch).catch(() => undefined);
       }, LINGER_MS);
       this.unlisten.unref();
     };
@@ -271,8 +300,11 @@ export class PgBus implements Bus {
   private async send(): Promise<void> {
     const batch = this.outbox.splice(0);
     try {
-      const { channels, payloads } = outgoing(batch.map((b) => b.event));
-      await this.pool.query(notifyAll("$1", "$2"), [channels, payloads]);
+      const { channels, payloads } = outgoing(
+        batch.map((b) => b.event),
+        this.names,
+      );
+      await this.pool.query(this.statements.notifyAll("$1", "$2"), [channels, payloads]);
       for (const b of batch) b.resolve();
     } catch (error) {
       for (const b of batch) b.reject(error);
@@ -280,8 +312,8 @@ export class PgBus implements Bus {
   }
 
   async publishIn(db: Db, events: readonly BusEvent[]): Promise<void> {
-    const { channels, payloads } = outgoing(events);
-    await db.write(notifyAll("?", "?"), [channels, payloads]);
+    const { channels, payloads } = outgoing(events, this.names);
+    await db.write(this.statements.notifyAll("?", "?"), [channels, payloads]);
   }
 
   subscribe(listener: (event: BusEvent) => void): () => void {

@@ -7,24 +7,24 @@
  * idling out, and one unanswered for two periods ends the connection, which the bus then opens
  * again and announces (`bus.reconnected`: the inbox streams list again).
  */
-import type pg from "pg";
-
 /** The shortest period: a busy database may take a while to answer, which is no loss of the connection. */
 const MIN_PERIOD_MS = 1_000;
 
-/** Starts checking `client` every `periodMs` (at least a second); the function returned stops. */
-export function watchLiveness(client: pg.Client, periodMs: number): () => void {
+/**
+ * Starts checking the connection every `periodMs` (at least a second): `send` a statement on it,
+ * `cut` it. The function returned stops.
+ */
+export function watchLiveness(send: (sql: string) => Promise<unknown>, cut: () => void, periodMs: number): () => void {
   const period = Math.max(periodMs, MIN_PERIOD_MS);
   let unanswered = 0;
   const timer = setInterval(() => {
     if (unanswered >= 2) {
       clearInterval(timer);
-      // end() would wait for a goodbye that cannot come; the client's 'error' follows.
-      client.connection.stream.destroy();
+      cut();
       return;
     }
     unanswered++;
-    client.query("SELECT 1").then(
+    send("SELECT 1").then(
       () => (unanswered = 0),
       () => undefined, // the connection failed: its 'error' event reconnects
     );

@@ -4,28 +4,29 @@
  * listening process wakes for: an answer's finishing transaction announced its three events
  * (interrupt resolved, interrupt created, run done) with three.
  *
- * Two channels. Every process listens to BUS_CHANNEL, for the events addressed to whichever
- * process executes a run or takes work (cancel, dispatch, queued, settle, follow, assistant
- * changed): rare. What every answer announces (interrupts created and resolved, runs done,
- * answers settled, run events stored) goes to WATCH_CHANNEL, which a process listens to only
- * while one of its clients waits on it (Bus.watch): an inbox stream, a run executing elsewhere.
+ * Two channels, named per deployment (store/deployment-names.ts). Every process listens to the
+ * bus channel, for the events addressed to whichever process executes a run or takes work
+ * (cancel, dispatch, queued, settle, follow, assistant changed): rare. What every answer
+ * announces (interrupts created and resolved, runs done, answers settled, run events stored)
+ * goes to the watched channel, which a process listens to only while one of its clients waits
+ * on it (Bus.watch): an inbox stream, a run executing elsewhere.
  * With one channel, every answer woke every process (two servers and a worker: three parses
  * of each answer's notification, two of them for nobody), ~0.1 ms of CPU each.
  */
+import type { DeploymentNames } from "../store/deployment-names.js";
 import type { BusEvent } from "./bus.js";
 
-export const BUS_CHANNEL = "interlude_server_events";
-export const WATCH_CHANNEL = "interlude_server_watched";
 /**
- * The advisory lock every watching process holds shared on its LISTEN connection, so that a
- * watched event nobody watches is not sent at all: PostgreSQL wakes every LISTENing backend of
- * the database for each notification, whatever its channel (two context switches per answer with
- * three processes). A publishing transaction sends watched events only if it cannot take this
- * lock exclusively; having taken it, it holds it until it commits, so a process starting to
- * watch (LISTEN, then this lock) gets the lock only after that commit, and reads what it
- * committed. Any process that watches makes every watched event go out, to every listener.
+ * A watching process holds the deployment's watch lock (an advisory lock) shared on its LISTEN
+ * connection, so that a watched event nobody watches is not sent at all: PostgreSQL wakes every
+ * LISTENing backend of the database for each notification, whatever its channel (two context
+ * switches per answer with three processes). A publishing transaction sends watched events only
+ * if it cannot take this lock exclusively; having taken it, it holds it until it commits, so a
+ * process starting to watch (LISTEN, then this lock) gets the lock only after that commit, and
+ * reads what it committed. Any process that watches makes every watched event go out, to every
+ * listener.
  */
-export const WATCH_LOCK = 7_163_524_011;
+type Channels = Pick<DeploymentNames, "busChannel" | "watchChannel">;
 
 const WATCHED_TYPES = [
   "interrupt.created",
@@ -40,8 +41,8 @@ const WATCHED: ReadonlySet<string> = new Set(WATCHED_TYPES);
 /** The events that go to WATCH_CHANNEL: heard only by processes that watch (Bus.watch). */
 export type WatchedEvent = Extract<BusEvent, { type: (typeof WATCHED_TYPES)[number] }>;
 
-function channelOf(event: BusEvent): string {
-  return WATCHED.has(event.type) ? WATCH_CHANNEL : BUS_CHANNEL;
+function channelOf(event: BusEvent, channels: Channels): string {
+  return WATCHED.has(event.type) ? channels.watchChannel : channels.busChannel;
 }
 /**
  * NOTIFY payloads are limited to 8000 bytes (a longer one fails its whole transaction); an
@@ -65,13 +66,13 @@ function jsonOf(event: BusEvent): [string, number] {
  * The NOTIFYs that carry `events`, in order (as `pg_notify(channels[i], payloads[i])`): one per
  * run of events on the same channel, split where they do not fit.
  */
-export function outgoing(events: readonly BusEvent[]): { channels: string[]; payloads: string[] } {
+export function outgoing(events: readonly BusEvent[], names: Channels): { channels: string[]; payloads: string[] } {
   const channels: string[] = [];
   const payloads: string[] = [];
   for (let from = 0; from < events.length; ) {
-    const channel = channelOf(events[from]!);
+    const channel = channelOf(events[from]!, names);
     let to = from + 1;
-    while (to < events.length && channelOf(events[to]!) === channel) to++;
+    while (to < events.length && channelOf(events[to]!, names) === channel) to++;
     for (const payload of notificationsOf(events.slice(from, to))) {
       channels.push(channel);
       payloads.push(payload);

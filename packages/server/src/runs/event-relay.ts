@@ -9,7 +9,7 @@
  * waits for the answer (`run.followed`, runs/follow-request.ts), sent once the events are stored.
  */
 import type { Bus, BusEvent } from "../events/bus.js";
-import { notificationsOf, WATCH_CHANNEL, type WatchedEvent } from "../events/notifications.js";
+import { notificationsOf, type WatchedEvent } from "../events/notifications.js";
 import type { Db } from "../store/db.js";
 import { appendRunEvents, deleteRunEvents } from "../store/run-events.js";
 import type { RunEvent, RunLog } from "./broker.js";
@@ -27,9 +27,11 @@ export class RunEventRelay {
    * @param db PostgreSQL's (its statements notify the other processes' buses)
    * @param bus for answers that go without stored events
    */
+  /** @param watchChannel the deployment's (store/deployment-names.ts), where the stored events are told */
   constructor(
     private readonly db: Db,
     private readonly bus: Bus,
+    private readonly watchChannel: string,
   ) {}
 
   add(runId: string, event: RunEvent): void {
@@ -59,7 +61,7 @@ export class RunEventRelay {
       const stored = [...batch.keys()].map((runId): WatchedEvent => ({ type: "run.events", run_id: runId }));
       const payloads = notificationsOf([...stored, ...also]);
       try {
-        await appendRunEvents(this.db, batch, { channel: WATCH_CHANNEL, payloads });
+        await appendRunEvents(this.db, batch, { channel: this.watchChannel, payloads });
       } catch (error) {
         // Followers elsewhere miss these events and fall back to the run's outcome; the runs themselves are unaffected.
         if (batch.size) console.error(`[interlude] events of runs ${[...batch.keys()].join(", ")} not stored:`, error);

@@ -10,7 +10,7 @@
  * issues the same statements as through one, with no hop through the queue (a job's insert,
  * fetch and completion, and a wake-up) and no events to relay to the client's process.
  */
-import { KEEP_IDLE_SESSION } from "@interlude/checkpoint-postgres/session-settings";
+import { keepSession } from "@interlude/checkpoint-postgres/session-settings";
 import pg from "pg";
 import PgBoss from "pg-boss";
 import type { Dispatcher, ServerContext } from "../context.js";
@@ -22,7 +22,6 @@ import { executeRun } from "./executor.js";
 import { QueueConsumer } from "./queue-consumer.js";
 import { queueLosses } from "./stranded-runs.js";
 
-const SCHEMA = "interlude_pgboss";
 const RUN_QUEUE = "interlude-run";
 const DEADLINE_QUEUE = "interlude-deadline";
 /**
@@ -42,6 +41,8 @@ const RETRY_DELAY_S = 1;
 
 export interface PgBossOptions {
   connectionString: string;
+  /** pg-boss's schema, the deployment's (store/deployment-names.ts). */
+  schema: string;
   /** pg-boss's pool (config/postgres-connections.ts). */
   connections: number;
   /** Runs this process executes at once (from the queue); 0 only enqueues. */
@@ -70,12 +71,10 @@ export class PgBossDispatcher implements Dispatcher {
       max: options.connections,
       application_name: "pgboss",
     });
-    // Set up as every connection the server keeps (session-settings.ts), which pg-boss's own pool is not.
-    this.pool.on("connect", (client) => void client.query(KEEP_IDLE_SESSION).catch(() => undefined));
     this.pool.on("error", logError("pg-boss's connection"));
     this.boss = new PgBoss({
-      db: { executeSql: (text: string, values?: unknown[]) => this.pool.query(text, values) },
-      schema: SCHEMA,
+      db: { executeSql: (text: string, values?: unknown[]) => onSessionOf(this.pool, text, values) },
+      schema: options.schema,
       schedule: false,
       maintenanceIntervalSeconds: this.jobExpiry(),
       // Completed jobs go to pg-boss's archive table soon rather than after 12 hours: the job
@@ -168,7 +167,12 @@ export class PgBossDispatcher implements Dispatcher {
    * now rather than at each process's safety poll (runs/stranded-runs.ts).
    */
   private async recoverLosses(): Promise<void> {
-    const { stranded, retrying } = await queueLosses(this.ctx.store.db, SCHEMA, RUN_QUEUE, this.ctx.runLeaseMs);
+    const { stranded, retrying } = await queueLosses(
+      this.ctx.store.db,
+      this.options.schema,
+      RUN_QUEUE,
+      this.ctx.runLeaseMs,
+    );
     for (const run of stranded) {
       console.warn(
         `[interlude] run ${run.run_id} of thread ${run.thread_id} was queued with no job to start it: queued again`,
@@ -243,6 +247,24 @@ export class PgBossDispatcher implements Dispatcher {
     await Promise.all([this.runs?.stop(), this.deadlines?.stop()]);
     await this.boss.stop({ graceful: true, timeout: 5_000, wait: true }).catch(() => undefined);
     await this.pool.end().catch(() => undefined);
+  }
+}
+
+/**
+ * `text` on a connection of `pool`, as `pool.query` runs it, once the connection is set up as
+ * every connection the server keeps (session-settings.ts), which pg-boss's own pool is not.
+ */
+async function onSessionOf(pool: pg.Pool, text: string, values?: unknown[]): Promise<pg.QueryResult> {
+  const client = await pool.connect();
+  try {
+    await keepSession(client);
+    const result = await client.query(text, values);
+    client.release();
+    return result;
+  } catch (error) {
+    // Dropped rather than given back, as `pool.query` does.
+    client.release(error as Error);
+    throw error;
   }
 }
 
