@@ -6,9 +6,11 @@
  * `@interlude/checkpoint-postgres` sees the same results.
  */
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import pg from "pg";
+import { testPostgresUrl } from "../../test/setup/urls.js";
 import { compare, cutIds, historyOf, list, type Runtime, thread } from "./harness.js";
-import { postgresSaverOf } from "./postgres-savers.js";
-import { closeSaver, freshSchema } from "./saver-storage.js";
+import { postgresSaverClass, postgresSaverOf } from "./postgres-savers.js";
+import { closeSaver, freshName, freshSchema } from "./saver-storage.js";
 
 /** Runs `body` with a fresh PostgresSaver of the runtime, closed after. */
 async function withSaver<T>(lib: Runtime, body: (saver: any) => Promise<T>): Promise<T> {
@@ -104,6 +106,39 @@ compare("graphs on PostgreSQL", {
       }
     },
   },
+
+  "a saver in a schema of its own, given LangGraph's way: fromConnString(url, { schema }), then a pool as (pool, undefined, { schema })":
+    {
+      from: "checkpoint-postgres: PostgresSaver's schema option",
+      async run(lib) {
+        const PostgresSaver = await postgresSaverClass(lib);
+        // Not created here: the saver's setup makes it.
+        const schema = freshName();
+        const first = PostgresSaver.fromConnString(testPostgresUrl(), { schema });
+        const pool = new pg.Pool({ connectionString: testPostgresUrl(), max: 2 });
+        const second = new PostgresSaver(pool, undefined, { schema });
+        try {
+          await first.setup();
+          await review(lib, first).invoke({ messages: [new HumanMessage("Refund ACME")] }, thread("schema"));
+          const graph = review(lib, second);
+          const waiting = await graph.getState(thread("schema"));
+          const done = await graph.invoke(new lib.Command({ resume: "approved" }), thread("schema"));
+          const tables = await pool.query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = $1", [schema]);
+          return {
+            waiting: waiting.tasks.map((t: any) => t.interrupts.map((i: any) => i.value)),
+            done: contents(done.messages),
+            tablesInSchema: tables.rows[0].n > 0,
+            // The pool given keeps resolving names by its own search_path.
+            poolSchema: (await pool.query("SELECT current_schema() AS s")).rows[0].s,
+          };
+        } finally {
+          await Promise.all([closeSaver(first), closeSaver(second)]);
+          const admin = new pg.Client({ connectionString: testPostgresUrl() });
+          await admin.connect();
+          await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).finally(() => admin.end());
+        }
+      },
+    },
 
   "two interrupts in one node, answered in turn; the node runs again from its start each time": {
     from: "interrupt.test.ts: multiple interrupts in one node are matched by order",

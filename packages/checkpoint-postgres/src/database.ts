@@ -3,10 +3,14 @@
  * use. A pool made from a connection string belongs to its user, which ends it when it closes; a
  * pool passed in is left open for whoever passed it (the server shares one between the store and
  * the saver).
+ *
+ * The tables live in the connections' search_path, or in the `schema` given (LangGraph's option),
+ * which setup creates if it is missing. A pool passed in with a schema is copied: its
+ * connections are its owner's, whose own statements a search_path set on them would move.
  */
 import { StorageError } from "@interlude/core";
 import pg from "pg";
-import { endPool, storageError, withPoolClient } from "./pool.js";
+import { endPool, storageError, withPoolClient, workIn } from "./pool.js";
 import { checkSessions } from "./session-check.js";
 
 /** What a failed setup advises: nothing of a thread's was at stake, the connection may be wrong. */
@@ -20,10 +24,14 @@ export interface DatabaseOptions {
   setupOperation: string;
   /** Set the tables up on first use (false: the caller runs `setup()`, or migrations run separately). */
   autoSetup: boolean;
+  /** The schema the tables live in; undefined: the connections' search_path. */
+  schema?: string;
 }
 
 export class Database {
   readonly pool: pg.Pool;
+  /** The pool passed in, if one was (`pool` is a copy of it when a schema is given). */
+  private readonly given?: pg.Pool;
   private readonly ownsPool: boolean;
   private setupDone: Promise<void> | undefined;
   /** `setupDone` has resolved: no call waits for it any more (an await costs a promise and a turn on every statement). */
@@ -34,11 +42,18 @@ export class Database {
     pool: pg.Pool | string | pg.PoolConfig,
     private readonly options: DatabaseOptions,
   ) {
-    this.ownsPool = !(pool instanceof pg.Pool);
+    const { schema } = options;
+    this.given = pool instanceof pg.Pool ? pool : undefined;
     this.pool =
-      pool instanceof pg.Pool ? pool : new pg.Pool(typeof pool === "string" ? { connectionString: pool } : pool);
+      pool instanceof pg.Pool
+        ? schema === undefined
+          ? pool
+          : copyOf(pool)
+        : new pg.Pool(typeof pool === "string" ? { connectionString: pool } : pool);
+    this.ownsPool = this.pool !== this.given;
     // Idle clients dying is reported on their next use.
     if (this.ownsPool) this.pool.on("error", () => {});
+    if (schema !== undefined) workIn(this.pool, schema);
   }
 
   /**
@@ -48,6 +63,7 @@ export class Database {
   setup(): Promise<void> {
     this.setupDone ??= withPoolClient(this.pool, this.options.setupOperation, async (client) => {
       await checkSessions(this.pool, client);
+      if (this.options.schema !== undefined) await createSchema(client, this.options.schema);
       await this.options.migrate(client);
     }).then(
       () => {
@@ -101,8 +117,27 @@ export class Database {
     });
   }
 
-  /** Ends the pool if it was made here (`always`: even one passed in, as LangGraph's `end()` does). */
+  /** Ends the pool if it was made here (`always`: also one passed in, as LangGraph's `end()` does). */
   async close(always = false): Promise<void> {
-    if (always || this.ownsPool) await endPool(this.pool);
+    if (this.ownsPool) await endPool(this.pool);
+    if (always && this.given) await endPool(this.given);
   }
+}
+
+/** A pool of connections of its own with `pool`'s settings (whose password is not enumerable). */
+function copyOf(pool: pg.Pool): pg.Pool {
+  return new pg.Pool({ ...pool.options, password: pool.options.password });
+}
+
+/**
+ * Creates `schema` unless it exists, as LangGraph's savers do at setup: a user that may not create
+ * schemas can still work in one made for it.
+ */
+async function createSchema(client: pg.PoolClient, schema: string): Promise<void> {
+  const { rowCount } = await client.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]);
+  if (rowCount) return;
+  await client.query(`CREATE SCHEMA IF NOT EXISTS ${pg.escapeIdentifier(schema)}`).catch((error: { code?: string }) => {
+    // Another process made it at the same moment.
+    if (error.code !== "23505") throw error;
+  });
 }

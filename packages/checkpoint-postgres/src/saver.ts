@@ -41,7 +41,7 @@ import {
 import type { PipelinedStatement } from "./pipeline.js";
 import { statementOn, storageError } from "./pool.js";
 import { BASE_GONE, HEAD_MOVED, oneStatementPut, putQuery, rewritten, toBytes } from "./put-query.js";
-import { type PostgresSaverOptions, settingsOf } from "./saver-options.js";
+import { optionsOf, type PostgresSaverOptions, settingsOf } from "./saver-options.js";
 import { migrate } from "./schema.js";
 import { GROUPED, HEAD, named, SQL } from "./sql.js";
 
@@ -79,10 +79,15 @@ export class PostgresSaver extends SaverKit {
     return new PostgresSaver(connectionString, options);
   }
 
-  constructor(pool: pg.Pool | string, options: PostgresSaverOptions = {}) {
+  /**
+   * @param langGraphOptions the options, when given third after an undefined second: LangGraph's
+   *   `new PostgresSaver(pool, undefined, { schema })`
+   */
+  constructor(pool: pg.Pool | string, given?: PostgresSaverOptions, langGraphOptions?: PostgresSaverOptions) {
+    const options = optionsOf(given, langGraphOptions);
     super(options);
     // First: it refuses unknown options and bad limits, before a pool is made.
-    const { limits, groupCommit: grouped, autoSetup } = settingsOf(options);
+    const { limits, groupCommit: grouped, autoSetup, schema } = settingsOf(options);
     this.copies = this.serde instanceof JsonSerializer && limits.threads > 0;
     this.cache = new HeadCache(limits, this.copies);
     this.claims = new HeldClaims({
@@ -90,7 +95,7 @@ export class PostgresSaver extends SaverKit {
       send: (operation, statement, values) => this.send(operation, statement, values),
       settle: (threadId) => this.settle(threadId),
     });
-    this.database = new Database(pool, { migrate, setupOperation: "setup", autoSetup });
+    this.database = new Database(pool, { migrate, setupOperation: "setup", autoSetup, schema });
     this.pool = this.database.pool;
     this.commits = grouped ? new GroupCommit(this.pool, GROUPED) : undefined;
     this.sweepPeriodically(options);

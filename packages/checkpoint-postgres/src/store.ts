@@ -7,6 +7,7 @@ import { type Item, type ItemRow, type PutOperation, StoreKit } from "@interlude
 import pg from "pg";
 import { Database } from "./database.js";
 import { applyMigrations } from "./migrate.js";
+import { schemaOf } from "./saver-options.js";
 
 /** Labels cannot contain ".", so the joined namespace splits back exactly. */
 const JOIN = ".";
@@ -39,7 +40,8 @@ export interface PostgresStoreConfig {
   connectionOptions: string | pg.PoolConfig;
   /** Create the table on first use (default true); false when migrations run separately (`setup()`). */
   ensureTables?: boolean;
-  schema?: never;
+  /** The schema the table lives in, created at setup if missing; default: the connections' search_path. */
+  schema?: string;
   ttl?: never;
   index?: never;
   textSearchLanguage?: never;
@@ -48,7 +50,6 @@ export interface PostgresStoreConfig {
 /** What to do instead of an option: LangGraph.js's that this store does not do, and a pool option given at the top. */
 const INSTEAD: Record<string, string> = {
   connectionString: "Give it as connectionOptions: { connectionOptions: 'postgres://...' }, or pass the string alone.",
-  schema: "Tables live in the connection's search_path; set it in connectionOptions (options: '-c search_path=...').",
   ttl: "Items do not expire; delete them with store.delete().",
   index: "Semantic search needs an embeddings index, which Interlude's stores do not have.",
   textSearchLanguage: "Full-text search is not implemented; search by namespace prefix and filter.",
@@ -70,11 +71,12 @@ export class PostgresStore extends StoreKit {
   constructor(pool: pg.Pool | string | PostgresStoreConfig) {
     super();
     const config = typeof pool === "string" ? { connectionOptions: pool } : pool instanceof pg.Pool ? undefined : pool;
-    this.refuseOptions(config, ["connectionOptions", "ensureTables"], INSTEAD);
+    this.refuseOptions(config, ["connectionOptions", "ensureTables", "schema"], INSTEAD);
     this.database = new Database(config === undefined ? (pool as pg.Pool) : config.connectionOptions, {
       migrate,
       setupOperation: "store setup",
       autoSetup: config?.ensureTables ?? true,
+      schema: schemaOf(config?.schema, "PostgresStore"),
     });
     this.pool = this.database.pool;
   }
