@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The README's test command (`npm test`): installs what the suite needs (the npm packages, and
 # from Debian the PostgreSQL and Redis servers the storage tests start on loopback, the
-# PgBouncer the pooler tests put in front of PostgreSQL and the Chromium the inbox's end-to-end
-# tests drive), builds every package, then runs all tests.
+# PgBouncer the pooler tests put in front of PostgreSQL, the openssl that signs the certificate
+# of the PostgreSQL the TLS tests start, and the Chromium the inbox's end-to-end tests drive),
+# builds every package, then runs all tests.
 # The tests start their own throwaway servers (test/setup/servers.ts); a cluster the Debian
 # package may have started on port 5432 is not used.
 set -euo pipefail
@@ -21,6 +22,7 @@ missing=()
 have_postgres || missing+=(postgresql)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 [ -x /usr/sbin/pgbouncer ] || missing+=(pgbouncer)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "Installing from Debian for the tests: ${missing[*]}"

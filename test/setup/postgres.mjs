@@ -7,7 +7,7 @@
  * deployment runs it.
  */
 import { execFileSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -48,13 +48,61 @@ export function giveToPostgres(...paths) {
 }
 
 /**
- * @param {{ statements?: boolean, durable?: boolean }} [options] `statements`: load
+ * A CA of its own and the certificate it signs for 127.0.0.1, made with openssl in `dir`, as a
+ * managed database's provider signs its servers' (a CA Node does not know). Returns the CA's file.
+ * @param {string} dir
+ */
+function certify(dir) {
+  const ssl = (...args) => execFileSync("openssl", args, { stdio: "pipe", cwd: dir });
+  ssl(
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-days",
+    "2",
+    "-subj",
+    "/CN=Interlude test CA",
+    "-keyout",
+    "ca.key",
+    "-out",
+    "ca.pem",
+  );
+  ssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", "server.key", "-out", "server.csr");
+  writeFileSync(join(dir, "names.cnf"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
+  ssl(
+    "x509",
+    "-req",
+    "-in",
+    "server.csr",
+    "-CA",
+    "ca.pem",
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-days",
+    "2",
+    "-extfile",
+    "names.cnf",
+    "-out",
+    "server.pem",
+  );
+  // PostgreSQL refuses a key others may read.
+  chmodSync(join(dir, "server.key"), 0o600);
+  giveToPostgres(join(dir, "server.key"), join(dir, "server.pem"));
+  return join(dir, "ca.pem");
+}
+
+/**
+ * @param {{ statements?: boolean, durable?: boolean, ssl?: boolean }} [options] `statements`: load
  *   pg_stat_statements (the benchmark counts the statements a round trip issues); `durable`:
  *   PostgreSQL's defaults (fsync and full-page writes on: every durable commit waits for its WAL
- *   to reach the disk) instead of fsync off
- * @returns {Promise<{ url: string, stop(): void }>}
+ *   to reach the disk) instead of fsync off; `ssl`: SSL offered, with a certificate signed by a
+ *   CA of its own (`caFile`)
+ * @returns {Promise<{ url: string, caFile?: string, stop(): void }>}
  */
-export async function startPostgres({ statements = false, durable = false } = {}) {
+export async function startPostgres({ statements = false, durable = false, ssl = false } = {}) {
   const bin = postgresBin();
   const dir = mkdtempSync(join(tmpdir(), "interlude-pg-"));
   giveToPostgres(dir);
@@ -65,12 +113,15 @@ export async function startPostgres({ statements = false, durable = false } = {}
     const [exe, argv] = asRoot() ? ["runuser", ["-u", "postgres", "--", file, ...args]] : [file, args];
     execFileSync(exe, argv, { stdio: "pipe", cwd: dir });
   };
+  let caFile;
   try {
     run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]);
+    if (ssl) caFile = certify(dir);
     const settings = [
       `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200`,
       durable ? "" : "-c fsync=off -c full_page_writes=off",
       statements ? "-c shared_preload_libraries=pg_stat_statements" : "",
+      ssl ? `-c ssl=on -c ssl_cert_file=${join(dir, "server.pem")} -c ssl_key_file=${join(dir, "server.key")}` : "",
     ];
     const options = settings.filter(Boolean).join(" ");
     run("pg_ctl", ["-D", data, "-l", join(dir, "postgres.log"), "-o", options, "-w", "-t", "60", "start"]);
@@ -80,6 +131,7 @@ export async function startPostgres({ statements = false, durable = false } = {}
   }
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    caFile,
     stop() {
       try {
         run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);

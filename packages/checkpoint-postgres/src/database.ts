@@ -10,6 +10,7 @@
  */
 import { StorageError } from "@interlude/core";
 import pg from "pg";
+import { connectionAdvice } from "./connection-advice.js";
 import { endPool, storageError, withPoolClient, workIn } from "./pool.js";
 import { checkSessions } from "./session-check.js";
 
@@ -71,9 +72,13 @@ export class Database {
       },
       (error: unknown) => {
         this.setupDone = undefined;
-        throw error instanceof StorageError
-          ? new StorageError(this.options.setupOperation, error.cause, SETUP_ADVICE)
-          : error;
+        if (!(error instanceof StorageError)) throw error;
+        const advice = connectionAdvice(error.cause);
+        throw new StorageError(
+          this.options.setupOperation,
+          error.cause,
+          advice ? `Nothing was written. ${advice}` : SETUP_ADVICE,
+        );
       },
     );
     return this.setupDone;

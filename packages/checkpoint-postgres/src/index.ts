@@ -1,3 +1,4 @@
+export { connectionAdvice } from "./connection-advice.js";
 export { TransactionPoolerError } from "./errors.js";
 export type { ClaimInTransaction, JoinedSaver, JoinedStatement } from "./joined.js";
 export { PostgresSaver } from "./saver.js";
