@@ -44,13 +44,10 @@ export class Database {
     private readonly options: DatabaseOptions,
   ) {
     const { schema } = options;
-    this.given = pool instanceof pg.Pool ? pool : undefined;
-    this.pool =
-      pool instanceof pg.Pool
-        ? schema === undefined
-          ? pool
-          : copyOf(pool)
-        : new pg.Pool(typeof pool === "string" ? { connectionString: pool } : pool);
+    if (pool instanceof pg.Pool) {
+      this.given = pool;
+      this.pool = schema === undefined ? pool : copyOf(pool);
+    } else this.pool = new pg.Pool(typeof pool === "string" ? { connectionString: pool } : pool);
     this.ownsPool = this.pool !== this.given;
     // Idle clients dying is reported on their next use.
     if (this.ownsPool) this.pool.on("error", () => {});

@@ -12,11 +12,7 @@
  * on it (Bus.watch): an inbox stream, a run executing elsewhere.
  * With one channel, every answer woke every process (two servers and a worker: three parses
  * of each answer's notification, two of them for nobody), ~0.1 ms of CPU each.
- */
-import type { DeploymentNames } from "../store/deployment-names.js";
-import type { BusEvent } from "./bus.js";
-
-/**
+ *
  * A watching process holds the deployment's watch lock (an advisory lock) shared on its LISTEN
  * connection, so that a watched event nobody watches is not sent at all: PostgreSQL wakes every
  * LISTENing backend of the database for each notification, whatever its channel (two context
@@ -26,6 +22,10 @@ import type { BusEvent } from "./bus.js";
  * reads what it committed. Any process that watches makes every watched event go out, to every
  * listener.
  */
+import type { DeploymentNames } from "../store/deployment-names.js";
+import type { BusEvent } from "./bus.js";
+
+/** The deployment's two channels. */
 type Channels = Pick<DeploymentNames, "busChannel" | "watchChannel">;
 
 const WATCHED_TYPES = [
