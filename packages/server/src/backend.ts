@@ -16,7 +16,7 @@ import type { ServerConfig } from "./config/config.js";
 import { ConfigError } from "./config/errors.js";
 import { GraphRegistry } from "./config/graphs.js";
 import { type PostgresConnections, parseConnections, shareConnections } from "./config/postgres-connections.js";
-import { checkConnectionString, startupFailure } from "./config/postgres-url.js";
+import { checkConnectionString, placeOf, startupFailure } from "./config/postgres-url.js";
 import { type ConnectionPool, newProcessId, type ServerContext } from "./context.js";
 import { startCronSweeper } from "./crons/sweeper.js";
 import { type Bus, LocalBus, PgBus } from "./events/bus.js";
@@ -91,6 +91,8 @@ export interface BackendOptions {
 
 export interface Backend {
   ctx: ServerContext;
+  /** Where it keeps everything, for people: a SQLite file's path, or PostgreSQL's host, database and schema (no credentials). */
+  storage: string;
   /**
    * Takes no more work and drains the runs executing here (runs/drain.ts): each records its
    * outcome, or goes back to the queue, and its waiters are answered. `close` does it first.
@@ -123,6 +125,8 @@ interface Storage {
   joinedSaver?: JoinedSaver;
   store: Store;
   bus: Bus;
+  /** Backend.storage. */
+  place: string;
   /** PostgreSQL: what the deployment's processes share beyond its tables. */
   names?: DeploymentNames;
   pools?: readonly ConnectionPool[];
@@ -146,6 +150,7 @@ async function openSqlite(path: string): Promise<Storage> {
     memory,
     store,
     bus: new LocalBus(),
+    place: path,
     close: async () => {
       await saver.close();
       await checkpointer?.stop();
@@ -195,7 +200,8 @@ async function openPostgres(
     // Events left by runs whose process died before it could delete them.
     await deleteOldRunEvents(store.db, new Date(Date.now() - 10 * 60_000).toISOString());
     await bus.start();
-    return postgresStorage(saver, memory, store, bus, names, [storePool, saverPool]);
+    const place = `PostgreSQL at ${placeOf(url)}, schema ${names.schema}`;
+    return postgresStorage(saver, memory, store, bus, names, place, [storePool, saverPool]);
   } catch (error) {
     await Promise.allSettled([opened?.close(), storePool.end(), saverPool.end()]);
     throw startupFailure(url, error);
@@ -208,6 +214,7 @@ function postgresStorage(
   store: Store,
   bus: PgBus,
   names: DeploymentNames,
+  place: string,
   [storePool, saverPool]: [pg.Pool, pg.Pool],
 ): Storage {
   return {
@@ -218,6 +225,7 @@ function postgresStorage(
     joinedSaver: saver.joined,
     store,
     bus,
+    place,
     names,
     pools: [storePool, saverPool],
     close: async () => {
@@ -338,6 +346,7 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       })());
     return {
       ctx,
+      storage: storage.place,
       drain,
       async close() {
         await drain();

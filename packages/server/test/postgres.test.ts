@@ -226,5 +226,12 @@ describe("two servers on one PostgreSQL database", () => {
 
   it("after everything above, no process has printed a warning (node-postgres's deprecations among them)", () => {
     for (const child of processes) expect(child.output()).not.toMatch(/Warning/);
+    // What they did print says where they keep everything.
+    expect(processes[0]!.output()).toMatch(
+      / {2}storage: PostgreSQL at 127\.0\.0\.1:\d+\/interlude_server_\w+, schema public\n/,
+    );
+    expect(processes[2]!.output()).toMatch(
+      /worker ready \(graphs: [^;]+; PostgreSQL at 127\.0\.0\.1:\d+\/\w+, schema public\)/,
+    );
   });
 });

@@ -68,6 +68,9 @@ it("two deployments in two schemas of one database run their own queued runs and
     };
     const [staging, s2] = await start("staging");
     const [p1, p2] = await start("production");
+    // Each says where it keeps everything (the CLI's banner), its schema included, no credentials.
+    expect(staging.backend.storage).toMatch(/^PostgreSQL at 127\.0\.0\.1:\d+\/interlude_schemas_\w+, schema staging$/);
+    expect(p1.backend.storage).toMatch(/, schema production$/);
 
     // Queued runs: a run whose job the other deployment took would not be found there, and
     // would wait a lease for the stranded-run look.

@@ -24,7 +24,7 @@ export function checkConnectionString(url: string): void {
 }
 
 /** host:port/database of a URL, without its user or password. */
-function placeOf(url: string): string {
+export function placeOf(url: string): string {
   try {
     const parsed = new URL(url);
     return `${parsed.hostname || "localhost"}:${parsed.port || "5432"}${parsed.pathname === "/" ? "" : parsed.pathname}`;

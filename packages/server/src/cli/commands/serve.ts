@@ -1,6 +1,6 @@
 /** `interlude serve` and `interlude worker`. */
 
-import { defaultSqlitePath, openBackend } from "../../backend.js";
+import { openBackend } from "../../backend.js";
 import { loadConfig, parseApiKeys, type ServerConfig } from "../../config/config.js";
 import { exportEnv } from "../../config/env.js";
 import { parseConnections } from "../../config/postgres-connections.js";
@@ -88,11 +88,10 @@ export async function serve(flags: ServeFlags): Promise<void> {
     apiKeys: parseApiKeys(process.env.INTERLUDE_API_KEYS),
     ...postgresFlags(flags, postgresUrl),
   });
-  const storage = postgresUrl ? "PostgreSQL" : (flags.db ?? defaultSqlitePath(config));
   const keys = Object.keys({ ...config.apiKeys, ...parseApiKeys(process.env.INTERLUDE_API_KEYS) }).length;
   console.log(`Interlude server listening on ${server.url}`);
   console.log(`  graphs:  ${server.backend.ctx.graphs.ids().join(", ")}`);
-  console.log(`  storage: ${storage}`);
+  console.log(`  storage: ${server.backend.storage}`);
   console.log(`  auth:    ${keys ? `${keys} API key(s)` : "none (open, answers recorded as anonymous)"}`);
   console.log(`  inbox:   ${server.url}/inbox/`);
   const ttl = server.backend.ctx.threadTtl.default;
@@ -112,7 +111,7 @@ export async function worker(flags: Omit<ServeFlags, "port" | "db"> & { port?: s
   const options = { config, postgresUrl, ...postgresFlags(flags, postgresUrl) };
   if (flags.port === undefined) {
     const backend = await openBackend(options);
-    console.log(`Interlude worker ready (graphs: ${backend.ctx.graphs.ids().join(", ")})`);
+    console.log(`Interlude worker ready (graphs: ${backend.ctx.graphs.ids().join(", ")}; ${backend.storage})`);
     onSignals(() => backend.close());
     return;
   }
@@ -124,7 +123,7 @@ export async function worker(flags: Omit<ServeFlags, "port" | "db"> & { port?: s
     probesOnly: true,
   });
   console.log(
-    `Interlude worker ready (graphs: ${server.backend.ctx.graphs.ids().join(", ")}); /ok and /metrics on ${server.url}`,
+    `Interlude worker ready (graphs: ${server.backend.ctx.graphs.ids().join(", ")}; ${server.backend.storage}); /ok and /metrics on ${server.url}`,
   );
   onSignals(() => server.close());
 }
