@@ -8,7 +8,7 @@
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import pg from "pg";
 import { testPostgresUrl } from "../../test/setup/urls.js";
-import { compare, cutIds, historyOf, list, type Runtime, thread } from "./harness.js";
+import { compare, cutIds, historyOf, isInterlude, list, type Runtime, thread } from "./harness.js";
 import { postgresSaverClass, postgresSaverOf } from "./postgres-savers.js";
 import { closeSaver, freshName, freshSchema } from "./saver-storage.js";
 
@@ -139,6 +139,38 @@ compare("graphs on PostgreSQL", {
         }
       },
     },
+
+  "a node writing out its config: the PostgresStore in it is named, its connection string (password and all) is not": {
+    from: "checkpoint-postgres/store: PostgresStore in compile({ store }), a node's config.store",
+    async run(lib) {
+      const { PostgresStore } = isInterlude(lib)
+        ? await import("@interlude/checkpoint-postgres")
+        : await import("@langchain/langgraph-checkpoint-postgres/store");
+      // The test server trusts every local connection: the password is only there to be looked for.
+      const url = new URL(testPostgresUrl());
+      url.password = "s3cret-password";
+      const store = new PostgresStore({ connectionOptions: url.toString() });
+      const written: string[] = [];
+      try {
+        const { StateGraph, Annotation, START, END } = lib;
+        const graph = new StateGraph(Annotation.Root({ topic: Annotation<string> }))
+          .addNode("log", (_state: unknown, config: any) => (written.push(JSON.stringify(config.store)), {}))
+          .addEdge(START, "log")
+          .addEdge("log", END)
+          .compile({ store });
+        await graph.invoke({ topic: "refunds" });
+        return {
+          written: written.length,
+          password: written.some((text) => text.includes("s3cret-password")),
+          url: written.some((text) => text.includes("postgres://")),
+          named: written.every((text) => /Store\]/.test(text)),
+        };
+      } finally {
+        await store.stop?.();
+        await store.end?.();
+      }
+    },
+  },
 
   "two interrupts in one node, answered in turn; the node runs again from its start each time": {
     from: "interrupt.test.ts: multiple interrupts in one node are matched by order",

@@ -25,6 +25,16 @@ export interface ListNamespacesOptions {
 export abstract class BaseStore {
   abstract batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>>;
 
+  /**
+   * `"[ClassName]"`: a node's config holds the store (`config.store`), and a config written out
+   * (logged, traced) must not walk its connections, whose options carry the connection string and
+   * its password, nor an in-memory store's every item. LangGraph.js's config holds a wrapper
+   * written as `"[LangGraphStore]"` for the same reason.
+   */
+  toJSON(): string | Record<string, unknown> {
+    return `[${this.constructor.name}]`;
+  }
+
   async get(namespace: string[], key: string): Promise<Item | null> {
     // No item is stored at the empty namespace: asking there is a mistake, as in LangGraph.js.
     validateNamespace(namespace);

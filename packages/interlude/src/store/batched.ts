@@ -70,7 +70,7 @@ export class AsyncBatchedStore extends BaseStore {
     while (this.inFlight.size) await Promise.all(this.inFlight);
   }
 
-  toJSON(): Record<string, unknown> {
+  override toJSON(): Record<string, unknown> {
     return { queue: this.queue.length, running: this.running, store: "[LangGraphStore]" };
   }
 }
