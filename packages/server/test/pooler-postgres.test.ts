@@ -12,7 +12,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { startPgBouncer } from "../../../test/setup/pgbouncer.js";
 // @ts-expect-error: a plain ESM script without types, shared with `npm run bench:server`.
 import { runLoad } from "../bench/http-load.mjs";
-import { type Child, runCli, serve, testDatabase } from "./processes.js";
+import { type Child, serve, serveUntilExit, testDatabase } from "./processes.js";
 
 const CONFIG = fileURLToPath(new URL("./fixtures/langgraph.json", import.meta.url));
 let pooler: Awaited<ReturnType<typeof startPgBouncer>>;
@@ -29,15 +29,7 @@ afterAll(async () => {
 });
 
 it("behind a pooler in transaction mode, the server refuses to start and says what to connect to", async () => {
-  const { code, stderr } = await runCli([
-    "serve",
-    "--port",
-    "0",
-    "--config",
-    CONFIG,
-    "--postgres",
-    pooler.urls.transaction,
-  ]);
+  const { code, stderr } = await serveUntilExit(CONFIG, pooler.urls.transaction);
   expect(code).toBe(1);
   expect(stderr).toMatch(
     /^interlude: The PostgreSQL connection string leads to a pooler that does not keep a connection's session/,
@@ -61,15 +53,7 @@ it("behind a pooler in session mode, answers at once from many clients are each 
 it("a schema asked for in the options parameter, which PgBouncer refuses: the advice is the database user's setting, which works", async () => {
   const inOptions = new URL(pooler.urls.session);
   inOptions.searchParams.set("options", "-c search_path=staging");
-  const { code, stderr } = await runCli([
-    "serve",
-    "--port",
-    "0",
-    "--config",
-    CONFIG,
-    "--postgres",
-    inOptions.toString(),
-  ]);
+  const { code, stderr } = await serveUntilExit(CONFIG, inOptions.toString());
   expect(code).toBe(1);
   expect(stderr).toMatch(
     /unsupported startup parameter: options\. A pooler in front of PostgreSQL \(PgBouncer\) refuses/,

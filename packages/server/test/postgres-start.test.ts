@@ -7,7 +7,7 @@ import { openBackend } from "@interlude/server";
 import { describe, expect, it } from "vitest";
 import { freePort } from "../../../test/setup/postgres.mjs";
 import { testPostgresUrl } from "../../../test/setup/urls.js";
-import { runCli } from "./processes.js";
+import { serveUntilExit } from "./processes.js";
 
 const CONFIG = new URL("./fixtures/langgraph.json", import.meta.url).pathname;
 
@@ -31,7 +31,7 @@ describe("a process starting on a PostgreSQL it cannot use", () => {
   it("a database that does not exist: the server's own words, and the CLI exits 1 with them", async () => {
     const url = new URL(testPostgresUrl());
     url.pathname = "/no_such_database";
-    const { code, stderr } = await runCli(["serve", "--port", "0", "--config", CONFIG, "--postgres", url.toString()]);
+    const { code, stderr } = await serveUntilExit(CONFIG, url.toString());
     expect(code).toBe(1);
     expect(stderr).toMatch(
       /^interlude: Checkpoint storage failed during startup on PostgreSQL at 127\.0\.0\.1:\d+\/no_such_database: database "no_such_database" does not exist\. Check/,

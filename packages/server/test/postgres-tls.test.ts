@@ -8,7 +8,7 @@ import { PostgresSaver } from "@interlude/checkpoint-postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPostgres } from "../../../test/setup/postgres.mjs";
 import { testPostgresUrl } from "../../../test/setup/urls.js";
-import { runCli, serve } from "./processes.js";
+import { serve, serveUntilExit } from "./processes.js";
 
 const CONFIG = new URL("./fixtures/langgraph.json", import.meta.url).pathname;
 let server: Awaited<ReturnType<typeof startPostgres>>;
@@ -23,7 +23,7 @@ const withQuery = (url: string, query: string) => `${url}?${query}`;
 describe("PostgreSQL over SSL, its certificate signed by a CA Node does not know", () => {
   it("sslmode=require: interlude serve exits 1 saying to give the CA or libpq's meaning; the saver says the same", async () => {
     const url = withQuery(server.url, "sslmode=require");
-    const { code, stderr } = await runCli(["serve", "--port", "0", "--config", CONFIG, "--postgres", url]);
+    const { code, stderr } = await serveUntilExit(CONFIG, url);
     expect(code).toBe(1);
     expect(stderr).toMatch(
       /interlude: Checkpoint storage failed during startup on PostgreSQL at 127\.0\.0\.1:\d+\/postgres: /,
@@ -59,7 +59,7 @@ describe("PostgreSQL over SSL, its certificate signed by a CA Node does not know
 
 it("SSL asked of a server that does not offer it: says so", async () => {
   const url = withQuery(testPostgresUrl(), "uselibpqcompat=true&sslmode=require");
-  const { code, stderr } = await runCli(["serve", "--port", "0", "--config", CONFIG, "--postgres", url]);
+  const { code, stderr } = await serveUntilExit(CONFIG, url);
   expect(code).toBe(1);
   expect(stderr).toMatch(/The server does not support SSL connections\. The connection string asks for SSL/);
 });

@@ -56,6 +56,11 @@ export async function serve(args: string[], env: Record<string, string> = {}): P
   return { ...child, url: child.match[1]! };
 }
 
+/** `interlude serve --config <config> --postgres <url>` run until it exits: a start that fails. */
+export function serveUntilExit(config: string, postgresUrl: string) {
+  return runCli(["serve", "--port", "0", "--config", config, "--postgres", postgresUrl]);
+}
+
 /** Runs `interlude <args>` to completion. */
 export function runCli(
   args: string[],
