@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../../test/setup/postgres.mjs";
 import { FIXTURE_CONFIG, until } from "./helpers.js";
 import { type Child, runCli, serve, startCli } from "./processes.js";
 
@@ -134,6 +135,20 @@ describe("against a local storage file (--db)", () => {
     const result = await runCli(["recount"], { DATABASE_URL: "" });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/--postgres <url>.*--db <file>/);
+  });
+
+  it("recount on a PostgreSQL it cannot use says where and why, as a server's start does: no stack, no password", async () => {
+    const port = await freePort();
+    const refused = await runCli(["recount", "--postgres", `postgres://ann:s3cret@127.0.0.1:${port}/orders`]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `^interlude: Checkpoint storage failed during recount on PostgreSQL at 127\\.0\\.0\\.1:${port}/orders: connect ECONNREFUSED .*Check the connection string`,
+      ),
+    );
+    expect(refused.stderr).not.toMatch(/s3cret|\n\s+at /);
+    const notOne = await runCli(["recount", "--postgres", "localhost"]);
+    expect(notOne.stderr).toMatch(/is not one: give it as postgres:\/\//);
   });
 
   it("refuses PostgreSQL-only flags on SQLite and counts that are not counts, before opening anything", async () => {

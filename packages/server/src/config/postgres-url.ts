@@ -37,10 +37,11 @@ export function placeOf(url: string): string {
  * What a process says when its database cannot be used at start: the driver's reason, where it
  * tried, and what to check (not "retry the thread's call", as a failed call is told; for a
  * connection TLS refused, what to change: connectionAdvice). Interlude's own refusals (a pooler
- * that does not keep sessions) pass as they are.
+ * that does not keep sessions) pass as they are. `doing`: what failed, for a command other than a
+ * process's start.
  */
-export function startupFailure(url: string, error: unknown): Error {
+export function startupFailure(url: string, error: unknown, doing = "startup"): Error {
   if (error instanceof InterludeError && !(error instanceof StorageError)) return error;
   const cause = error instanceof StorageError ? error.cause : error;
-  return new StorageError(`startup on PostgreSQL at ${placeOf(url)}`, cause, connectionAdvice(cause) ?? ADVICE);
+  return new StorageError(`${doing} on PostgreSQL at ${placeOf(url)}`, cause, connectionAdvice(cause) ?? ADVICE);
 }

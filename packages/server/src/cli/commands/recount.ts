@@ -6,6 +6,7 @@
  */
 import Database from "better-sqlite3";
 import pg from "pg";
+import { checkConnectionString, startupFailure } from "../../config/postgres-url.js";
 import { PgDb, SqliteDb } from "../../store/db.js";
 import { Store } from "../../store/store.js";
 import { CliError } from "../target.js";
@@ -21,6 +22,7 @@ export async function recount(flags: RecountFlags): Promise<string> {
     throw new CliError(
       "interlude recount needs the storage: pass --postgres <url> (or set DATABASE_URL) or --db <file>.",
     );
+  if (postgresUrl) checkConnectionString(postgresUrl);
   const pool = postgresUrl ? new pg.Pool({ connectionString: postgresUrl, max: 1 }) : undefined;
   const file = pool ? undefined : new Database(flags.db!, { fileMustExist: true, timeout: 5000 });
   const db = pool ? new PgDb(pool) : new SqliteDb(file!);
@@ -29,6 +31,9 @@ export async function recount(flags: RecountFlags): Promise<string> {
     await store.setup();
     const { counted, recounted } = await store.recountPending();
     return `${recounted} interrupt(s) pending; the counters said ${counted}${counted === recounted ? "" : ", now corrected"}.`;
+  } catch (error) {
+    // Said as a server's start says it: where, why, and what to check (no stack, no password).
+    throw postgresUrl ? startupFailure(postgresUrl, error, "recount") : error;
   } finally {
     if (db instanceof SqliteDb) await db.flush();
     await pool?.end();
