@@ -10,9 +10,9 @@
  */
 import { StorageError } from "@interlude/core";
 import pg from "pg";
-import { connectionAdvice } from "./connection-advice.js";
 import { endPool, storageError, withPoolClient, workIn } from "./pool.js";
 import { checkSessions } from "./session-check.js";
+import { setupAdvice } from "./setup-advice.js";
 
 /** What a failed setup advises: nothing of a thread's was at stake, the connection may be wrong. */
 const SETUP_ADVICE =
@@ -70,7 +70,7 @@ export class Database {
       (error: unknown) => {
         this.setupDone = undefined;
         if (!(error instanceof StorageError)) throw error;
-        const advice = connectionAdvice(error.cause);
+        const advice = setupAdvice(error.cause);
         throw new StorageError(
           this.options.setupOperation,
           error.cause,

@@ -312,14 +312,18 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       if (event.type === "run.follow") void ctx.runEvents?.answer(event, ctx.broker.get(event.run_id), ctx.processId);
     });
     if (options.postgresUrl) {
+      const url = options.postgresUrl;
       const dispatcher = new PgBossDispatcher(ctx, {
-        connectionString: options.postgresUrl,
+        connectionString: url,
         schema: storage.names!.queueSchema,
         connections: connections.queue,
         concurrency: options.concurrency,
       });
       ctx.dispatcher = dispatcher;
-      await dispatcher.start();
+      // pg-boss sets its schema up here: a failure is the database's, said as the saver's would be.
+      await dispatcher.start().catch((error: unknown) => {
+        throw startupFailure(url, error);
+      });
     } else {
       const dispatcher = new LocalDispatcher(ctx);
       ctx.dispatcher = dispatcher;

@@ -4,10 +4,11 @@
  * before anything is tried (node-postgres would read it as a URL relative to a made-up host).
  */
 import { openBackend } from "@interlude/server";
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { freePort } from "../../../test/setup/postgres.mjs";
 import { testPostgresUrl } from "../../../test/setup/urls.js";
-import { serveUntilExit } from "./processes.js";
+import { serveUntilExit, testDatabase } from "./processes.js";
 
 const CONFIG = new URL("./fixtures/langgraph.json", import.meta.url).pathname;
 
@@ -46,4 +47,36 @@ describe("a process starting on a PostgreSQL it cannot use", () => {
       expect(failure.message).not.toContain("s3cret");
     }
   });
+
+  it("a database user without the rights setup needs: each named with the GRANT that gives it; with both it starts", async () => {
+    const owner = await testDatabase("interlude_rights");
+    const database = new URL(owner).pathname.slice(1);
+    const user = `interlude_limited_${process.pid}`;
+    const admin = new pg.Client({ connectionString: owner });
+    await admin.connect();
+    const asUser = new URL(owner);
+    asUser.username = user;
+    try {
+      // As PostgreSQL 15 and later have it, whatever this server's version.
+      await admin.query(`CREATE ROLE ${user} LOGIN; REVOKE CREATE ON SCHEMA public FROM PUBLIC`);
+      const noTables = await failureOn(asUser.toString());
+      expect(noTables.code).toBe("STORAGE_FAILED");
+      expect(noTables.message).toMatch(
+        /permission denied for schema public\. The database user may not create tables in schema public .*GRANT CREATE ON SCHEMA public TO <user>/,
+      );
+      await admin.query(`GRANT CREATE ON SCHEMA public TO ${user}`);
+      // The tables made, pg-boss's schema is refused: said as the saver's refusal is, no stack.
+      const noSchemas = await failureOn(asUser.toString());
+      expect(noSchemas.code).toBe("STORAGE_FAILED");
+      expect(noSchemas.message).toMatch(
+        new RegExp(`permission denied for database ${database}\\. .*GRANT CREATE ON DATABASE ${database} TO <user>`),
+      );
+      await admin.query(`GRANT CREATE ON DATABASE ${database} TO ${user}`);
+      const backend = await openBackend({ postgresUrl: asUser.toString() });
+      await backend.close();
+    } finally {
+      await admin.query(`DROP OWNED BY ${user}; DROP ROLE IF EXISTS ${user}`).catch(() => undefined);
+      await admin.end();
+    }
+  }, 60_000);
 });

@@ -2,7 +2,7 @@
  * The PostgreSQL connection string a process is given (`--postgres` or DATABASE_URL): checked
  * before use, and named, without its credentials, when the database cannot be used at start.
  */
-import { connectionAdvice } from "@interlude/checkpoint-postgres";
+import { setupAdvice } from "@interlude/checkpoint-postgres";
 import { InterludeError, StorageError } from "@interlude/core";
 import { ConfigError } from "./errors.js";
 
@@ -35,13 +35,14 @@ export function placeOf(url: string): string {
 
 /**
  * What a process says when its database cannot be used at start: the driver's reason, where it
- * tried, and what to check (not "retry the thread's call", as a failed call is told; for a
- * connection TLS refused, what to change: connectionAdvice). Interlude's own refusals (a pooler
+ * tried, and what to check (not "retry the thread's call", as a failed call is told; for a start
+ * refused for how it was asked for, by TLS, a pooler or a missing privilege, what to change:
+ * setupAdvice). Interlude's own refusals (a pooler
  * that does not keep sessions) pass as they are. `doing`: what failed, for a command other than a
  * process's start.
  */
 export function startupFailure(url: string, error: unknown, doing = "startup"): Error {
   if (error instanceof InterludeError && !(error instanceof StorageError)) return error;
   const cause = error instanceof StorageError ? error.cause : error;
-  return new StorageError(`${doing} on PostgreSQL at ${placeOf(url)}`, cause, connectionAdvice(cause) ?? ADVICE);
+  return new StorageError(`${doing} on PostgreSQL at ${placeOf(url)}`, cause, setupAdvice(cause) ?? ADVICE);
 }

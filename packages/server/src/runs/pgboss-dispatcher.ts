@@ -97,7 +97,11 @@ export class PgBossDispatcher implements Dispatcher {
   }
 
   async start(): Promise<void> {
-    await this.boss.start();
+    // pg-boss refused (its schema not made, say): its connections are not left open.
+    await this.boss.start().catch(async (error: unknown) => {
+      await this.pool.end().catch(() => undefined);
+      throw error;
+    });
     for (const name of [RUN_QUEUE, DEADLINE_QUEUE]) await this.boss.createQueue(name).catch(() => undefined);
     const concurrency = this.options.concurrency ?? 8;
     if (concurrency > 0) {
