@@ -8,10 +8,11 @@
  * which setup creates if it is missing. A pool passed in with a schema is copied: its
  * connections are its owner's, whose own statements a search_path set on them would move.
  */
-import { StorageError } from "@interlude/core";
+import { InvalidSaverOptionError, StorageError } from "@interlude/core";
 import pg from "pg";
-import { endPool, storageError, withPoolClient, workIn } from "./pool.js";
+import { endPool, storageError, withPoolClient } from "./pool.js";
 import { checkSessions } from "./session-check.js";
+import { ownSessions } from "./session-settings.js";
 import { setupAdvice } from "./setup-advice.js";
 
 /** What a failed setup advises: nothing of a thread's was at stake, the connection may be wrong. */
@@ -49,9 +50,11 @@ export class Database {
       this.pool = schema === undefined ? pool : copyOf(pool);
     } else this.pool = new pg.Pool(typeof pool === "string" ? { connectionString: pool } : pool);
     this.ownsPool = this.pool !== this.given;
-    // Idle clients dying is reported on their next use.
-    if (this.ownsPool) this.pool.on("error", () => {});
-    if (schema !== undefined) workIn(this.pool, schema);
+    if (this.ownsPool) {
+      // Idle clients dying is reported on their next use.
+      this.pool.on("error", () => {});
+      ownSessions(this.pool, schema);
+    }
   }
 
   /**
@@ -61,6 +64,7 @@ export class Database {
   setup(): Promise<void> {
     this.setupDone ??= withPoolClient(this.pool, this.options.setupOperation, async (client) => {
       await checkSessions(this.pool, client);
+      if (!this.ownsPool) await refuseOtherIsolation(client);
       if (this.options.schema !== undefined) await createSchema(client, this.options.schema);
       await this.options.migrate(client);
     }).then(
@@ -124,6 +128,25 @@ export class Database {
     if (this.ownsPool) await endPool(this.pool);
     if (always && this.given) await endPool(this.given);
   }
+}
+
+/**
+ * A pool passed in keeps its sessions' settings (its owner's transactions keep their level), so
+ * one whose transactions default to another level than read committed, which every statement
+ * here is written for, is refused (session-settings.ts) rather than failing at random under load.
+ */
+async function refuseOtherIsolation(client: pg.PoolClient): Promise<void> {
+  const { rows } = await client.query<{ level: string }>(
+    "SELECT current_setting('default_transaction_isolation') AS level",
+  );
+  const level = rows[0]?.level;
+  if (level !== "read committed")
+    throw new InvalidSaverOptionError(
+      "The pool's default_transaction_isolation",
+      level,
+      "read committed, which Interlude's statements are written for: pass a connection string instead (its connections are then set so), " +
+        "or set it for the pool's user (ALTER ROLE <user> SET default_transaction_isolation = 'read committed')",
+    );
 }
 
 /** A pool of connections of its own with `pool`'s settings (whose password is not enumerable). */

@@ -1,8 +1,8 @@
 /** One pooled connection for one unit of work, shared by the saver and the store. */
 import { InterludeError, StorageError } from "@interlude/core";
-import pg from "pg";
+import type pg from "pg";
 import { type PipelinedStatement, type PipelineResult, pipelined } from "./pipeline.js";
-import { keepSession } from "./session-settings.js";
+import { keepSession, sessionSetupOf } from "./session-settings.js";
 
 /** Interlude's own errors pass through; a driver's becomes a StorageError naming the operation. */
 export function storageError(operation: string, error: unknown): Error {
@@ -35,33 +35,19 @@ const ignore = () => undefined;
 /** Connections set up by `firstUse`. */
 const setUp = new WeakSet<pg.PoolClient>();
 
-/** The statement that sets the search_path, for each pool whose connections work in a schema (`workIn`). */
-const searchPaths = new WeakMap<pg.Pool, string>();
-
-/** Makes every connection of `pool` work in `schema` (its search_path), from its first use here. */
-export function workIn(pool: pg.Pool, schema: string): void {
-  searchPaths.set(pool, `SET search_path TO ${pg.escapeIdentifier(schema)}`);
-}
-
 /**
  * A connection's first checkout. A checked-out client has no listener of the pool's: the server
  * cutting the connection while it is out would be an uncaught 'error' event that ends the
  * process. The statement under way fails with it instead. The listener is added once and stays
  * on the connection in the pool, whose own listener still drops it there. Its session settings
- * (session-settings.ts) and its schema (`workIn`) go before the caller's statement: the promise
- * returned the first time. A schema not set fails the checkout, whose connection is then dropped:
- * its statements would have gone to another schema's tables.
+ * (session-settings.ts: its schema among them) go before the caller's statement: the promise
+ * returned the first time. Settings not made fail the checkout, whose connection is then dropped.
  */
 function firstUse(pool: pg.Pool, client: pg.PoolClient): Promise<void> | undefined {
   if (setUp.has(client)) return undefined;
   setUp.add(client);
   client.on("error", ignore);
-  const kept = keepSession(client);
-  const searchPath = searchPaths.get(pool);
-  if (searchPath === undefined) return kept;
-  return Promise.resolve(kept)
-    .then(() => client.query(searchPath))
-    .then(ignore);
+  return keepSession(client, sessionSetupOf(pool));
 }
 
 /**

@@ -7,6 +7,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type JoinedSaver, PostgresSaver, PostgresStore } from "@interlude/checkpoint-postgres";
+import { ownSessions } from "@interlude/checkpoint-postgres/session-settings";
 import { SqliteSaver, SqliteStore, startWalCheckpointer } from "@interlude/checkpoint-sqlite";
 import type { BaseCheckpointSaver, BaseStore } from "@interlude/core";
 import Database from "better-sqlite3";
@@ -179,6 +180,9 @@ async function openPostgres(
   const saverPool = new pg.Pool({ connectionString: url, max: connections.saver });
   // An idle client dying is reported on its next use.
   for (const pool of [storePool, saverPool]) pool.on("error", () => undefined);
+  // The saver's connections are this process's, set up as its own (session-settings.ts); the
+  // store's set themselves up (store/db.ts).
+  ownSessions(saverPool);
   const saver = new PostgresSaver(saverPool);
   // Nodes' store calls take the saver's connections, which nothing holds while it waits for another.
   const memory = new PostgresStore(saverPool);

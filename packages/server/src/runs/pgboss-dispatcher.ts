@@ -10,7 +10,7 @@
  * issues the same statements as through one, with no hop through the queue (a job's insert,
  * fetch and completion, and a wake-up) and no events to relay to the client's process.
  */
-import { keepSession } from "@interlude/checkpoint-postgres/session-settings";
+import { keepSession, OWN_SESSION } from "@interlude/checkpoint-postgres/session-settings";
 import pg from "pg";
 import PgBoss from "pg-boss";
 import type { Dispatcher, ServerContext } from "../context.js";
@@ -261,7 +261,7 @@ export class PgBossDispatcher implements Dispatcher {
 async function onSessionOf(pool: pg.Pool, text: string, values?: unknown[]): Promise<pg.QueryResult> {
   const client = await pool.connect();
   try {
-    await keepSession(client);
+    await keepSession(client, OWN_SESSION);
     const result = await client.query(text, values);
     client.release();
     return result;

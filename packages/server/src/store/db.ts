@@ -6,7 +6,7 @@
 
 import { createHash } from "node:crypto";
 import { type PipelinedStatement, pipelined } from "@interlude/checkpoint-postgres/pipeline";
-import { KEEP_IDLE_SESSION } from "@interlude/checkpoint-postgres/session-settings";
+import { OWN_SESSION } from "@interlude/checkpoint-postgres/session-settings";
 import { GroupCommit } from "@interlude/checkpoint-sqlite";
 import type Database from "better-sqlite3";
 import type pg from "pg";
@@ -168,9 +168,10 @@ const RELAXED_ALONE = `SELECT ${RELAXED}`;
  * where the index reads 5). A statement with no index to use still scans, at a cost the
  * planner counts as 10^10: far above `jit_above_cost`, so JIT is off as well (it compiled such a
  * one-page count for 40-200 ms at every call; the store's statements are short). And no
- * idle-session timeout ends it (KEEP_IDLE_SESSION).
+ * idle-session timeout ends it, and its transactions are read committed whatever the
+ * database's default (OWN_SESSION).
  */
-const PLAN_BY_INDEX = `SET enable_seqscan = off; SET jit = off; ${KEEP_IDLE_SESSION}`;
+const PLAN_BY_INDEX = `SET enable_seqscan = off; SET jit = off; ${OWN_SESSION}`;
 /**
  * A search is planned at every call (see Db.search), for the table as it is then: the scan
  * stays a choice, for this statement alone. Local to the exchange's implicit transaction, or,
