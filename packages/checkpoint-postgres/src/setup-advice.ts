@@ -39,6 +39,9 @@ const POOLER_OPTIONS_ADVICE =
   "A pooler in front of PostgreSQL (PgBouncer) refuses the connection string's options parameter. " +
   "Set it for the database user instead (ALTER ROLE <user> IN DATABASE <database> SET search_path = <schema>), and leave options out; or connect to PostgreSQL directly.";
 
+const READ_ONLY_ADVICE =
+  "The PostgreSQL this connects to takes no writes: a standby (a read replica), or a database or user with default_transaction_read_only on. Connect to the primary.";
+
 /**
  * PostgreSQL 15 and later let only the database's owner create tables in schema `public`, and
  * creating a schema (the saver's `schema`, pg-boss's for the server's queue, even `IF NOT EXISTS`
@@ -68,5 +71,7 @@ export function setupAdvice(error: unknown): string | undefined {
   if (message === "unsupported startup parameter: options") return POOLER_OPTIONS_ADVICE;
   // insufficient_privilege
   if (code === "42501" && typeof message === "string") return privilegeAdvice(message);
+  // read_only_sql_transaction
+  if (code === "25006") return READ_ONLY_ADVICE;
   return undefined;
 }

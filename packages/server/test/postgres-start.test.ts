@@ -79,4 +79,17 @@ describe("a process starting on a PostgreSQL it cannot use", () => {
       await admin.end();
     }
   }, 60_000);
+
+  it("a database that takes no writes (a standby, or default_transaction_read_only): says to connect to the primary", async () => {
+    const url = await testDatabase("interlude_read_only");
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`ALTER DATABASE ${new URL(url).pathname.slice(1)} SET default_transaction_read_only = on`);
+    await admin.end();
+    const failure = await failureOn(url);
+    expect(failure.code).toBe("STORAGE_FAILED");
+    expect(failure.message).toMatch(
+      /read-only transaction\. The PostgreSQL this connects to takes no writes.*Connect to the primary/,
+    );
+  });
 });
