@@ -39,6 +39,10 @@ const POOLER_OPTIONS_ADVICE =
   "A pooler in front of PostgreSQL (PgBouncer) refuses the connection string's options parameter. " +
   "Set it for the database user instead (ALTER ROLE <user> IN DATABASE <database> SET search_path = <schema>), and leave options out; or connect to PostgreSQL directly.";
 
+const NO_SCHEMA_ADVICE =
+  "The connection's search_path names no schema that exists (a hardened database may set it empty), so there is nowhere to create the tables. " +
+  'Give the saver or store a schema ({ schema: "langgraph" }, created at setup), or create the schema the search_path names.';
+
 const READ_ONLY_ADVICE =
   "The PostgreSQL this connects to takes no writes: a standby (a read replica), or a database or user with default_transaction_read_only on. Connect to the primary.";
 
@@ -73,5 +77,7 @@ export function setupAdvice(error: unknown): string | undefined {
   if (code === "42501" && typeof message === "string") return privilegeAdvice(message);
   // read_only_sql_transaction
   if (code === "25006") return READ_ONLY_ADVICE;
+  // invalid_schema_name: "no schema has been selected to create in"
+  if (code === "3F000") return NO_SCHEMA_ADVICE;
   return undefined;
 }

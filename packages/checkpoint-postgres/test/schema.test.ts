@@ -77,6 +77,26 @@ describe("PostgresSaver in a schema of its own", () => {
     }
   });
 
+  it("a search_path naming no schema that exists: setup says to give a schema, and with one it works", async () => {
+    const url = new URL(testPostgresUrl());
+    url.searchParams.set("options", "-c search_path=");
+    const lost = PostgresSaver.fromConnString(url.toString());
+    const found = PostgresSaver.fromConnString(url.toString(), { schema: freshSchema("hardened") });
+    try {
+      const failure = await lost.setup().catch((error: Error) => error);
+      expect(failure).toMatchObject({ code: "STORAGE_FAILED" });
+      expect((failure as Error).message).toMatch(
+        /no schema has been selected to create in\. Nothing was written\. .*Give the saver or store a schema/,
+      );
+      await found.setup();
+      const thread = new ThreadWriter(found);
+      await thread.write({ ok: true });
+      expect((await found.getTuple(thread.config))?.checkpoint.channel_values).toEqual({ ok: true });
+    } finally {
+      await Promise.all([lost.end(), found.end()]);
+    }
+  });
+
   it("refuses a schema that is not a name, and options given both second and third", () => {
     for (const schema of ["", 5, "x".repeat(64)])
       expect(() => PostgresSaver.fromConnString(url, { schema } as never)).toThrow(
