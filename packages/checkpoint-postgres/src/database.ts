@@ -12,7 +12,7 @@ import { InvalidSaverOptionError, StorageError } from "@interlude/core";
 import pg from "pg";
 import { endPool, storageError, withPoolClient } from "./pool.js";
 import { checkSessions } from "./session-check.js";
-import { ownSessions } from "./session-settings.js";
+import { ownSessions, setsSessions } from "./session-settings.js";
 import { setupAdvice } from "./setup-advice.js";
 
 /** What a failed setup advises: nothing of a thread's was at stake, the connection may be wrong. */
@@ -64,7 +64,8 @@ export class Database {
   setup(): Promise<void> {
     this.setupDone ??= withPoolClient(this.pool, this.options.setupOperation, async (client) => {
       await checkSessions(this.pool, client);
-      if (!this.ownsPool) await refuseOtherIsolation(client);
+      // A pool whose sessions its owner sets up (not the server's, which sets them as the saver would).
+      if (!setsSessions(this.pool)) await refuseOtherIsolation(client);
       if (this.options.schema !== undefined) await createSchema(client, this.options.schema);
       await this.options.migrate(client);
     }).then(

@@ -32,9 +32,6 @@ export async function withPoolClient<T>(
 
 const ignore = () => undefined;
 
-/** Connections set up by `firstUse`. */
-const setUp = new WeakSet<pg.PoolClient>();
-
 /**
  * A connection's first checkout. A checked-out client has no listener of the pool's: the server
  * cutting the connection while it is out would be an uncaught 'error' event that ends the
@@ -44,10 +41,10 @@ const setUp = new WeakSet<pg.PoolClient>();
  * returned the first time. Settings not made fail the checkout, whose connection is then dropped.
  */
 function firstUse(pool: pg.Pool, client: pg.PoolClient): Promise<void> | undefined {
-  if (setUp.has(client)) return undefined;
-  setUp.add(client);
-  client.on("error", ignore);
-  return keepSession(client, sessionSetupOf(pool));
+  // keepSession's promise: only the connection's first checkout has one.
+  const ready = keepSession(client, sessionSetupOf(pool));
+  if (ready) client.on("error", ignore);
+  return ready;
 }
 
 /**

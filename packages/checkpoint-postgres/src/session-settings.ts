@@ -37,6 +37,11 @@ export function ownSessions(pool: pg.Pool, schema?: string): void {
   );
 }
 
+/** Whether Interlude sets up `pool`'s sessions (`ownSessions`): read committed, whatever the database's default. */
+export function setsSessions(pool: pg.Pool): boolean {
+  return owned.has(pool);
+}
+
 /** What a new connection of `pool` runs first: OWN_SESSION (and its schema) if Interlude owns the pool, else KEEP_IDLE_SESSION. */
 export function sessionSetupOf(pool: pg.Pool): string {
   return owned.get(pool) ?? KEEP_IDLE_SESSION;

@@ -10,7 +10,8 @@
  * issues the same statements as through one, with no hop through the queue (a job's insert,
  * fetch and completion, and a wake-up) and no events to relay to the client's process.
  */
-import { keepSession, OWN_SESSION } from "@interlude/checkpoint-postgres/session-settings";
+import { onPooledClient } from "@interlude/checkpoint-postgres/pool";
+import { ownSessions } from "@interlude/checkpoint-postgres/session-settings";
 import pg from "pg";
 import PgBoss from "pg-boss";
 import type { Dispatcher, ServerContext } from "../context.js";
@@ -72,8 +73,13 @@ export class PgBossDispatcher implements Dispatcher {
       application_name: "pgboss",
     });
     this.pool.on("error", logError("pg-boss's connection"));
+    // Set up as every connection the server keeps (session-settings.ts), which pg-boss's own pool is not.
+    ownSessions(this.pool);
     this.boss = new PgBoss({
-      db: { executeSql: (text: string, values?: unknown[]) => onSessionOf(this.pool, text, values) },
+      db: {
+        executeSql: (text: string, values?: unknown[]) =>
+          onPooledClient(this.pool, (client) => client.query(text, values)),
+      },
       schema: options.schema,
       schedule: false,
       maintenanceIntervalSeconds: this.jobExpiry(),
@@ -251,24 +257,6 @@ export class PgBossDispatcher implements Dispatcher {
     await Promise.all([this.runs?.stop(), this.deadlines?.stop()]);
     await this.boss.stop({ graceful: true, timeout: 5_000, wait: true }).catch(() => undefined);
     await this.pool.end().catch(() => undefined);
-  }
-}
-
-/**
- * `text` on a connection of `pool`, as `pool.query` runs it, once the connection is set up as
- * every connection the server keeps (session-settings.ts), which pg-boss's own pool is not.
- */
-async function onSessionOf(pool: pg.Pool, text: string, values?: unknown[]): Promise<pg.QueryResult> {
-  const client = await pool.connect();
-  try {
-    await keepSession(client, OWN_SESSION);
-    const result = await client.query(text, values);
-    client.release();
-    return result;
-  } catch (error) {
-    // Dropped rather than given back, as `pool.query` does.
-    client.release(error as Error);
-    throw error;
   }
 }
 
