@@ -132,14 +132,18 @@ const END_WAIT_MS = 1_000;
 
 /** The deployment's statements on its channels (events/notifications.ts: the watch lock). */
 function statementsOf({ busChannel, watchChannel, watchLock }: DeploymentNames) {
+  /**
+   * `pg_notify(channels[i], payloads[i])` for each i, in order, in one statement (the arrays'
+   * placeholders as given), leaving out watched events when no process watches.
+   */
+  const notifyAll = (channels: string, payloads: string) =>
+    `SELECT pg_notify(c, p) FROM unnest(${channels}::text[], ${payloads}::text[]) AS n(c, p)
+     WHERE c <> '${watchChannel}' OR NOT pg_try_advisory_xact_lock(${watchLock})`;
   return {
-    /**
-     * `pg_notify(channels[i], payloads[i])` for each i, in order, in one statement (the arrays'
-     * placeholders as given), leaving out watched events when no process watches.
-     */
-    notifyAll: (channels: string, payloads: string) =>
-      `SELECT pg_notify(c, p) FROM unnest(${channels}::text[], ${payloads}::text[]) AS n(c, p)
-       WHERE c <> '${watchChannel}' OR NOT pg_try_advisory_xact_lock(${watchLock})`,
+    /** On the pool, numbered parameters. */
+    notify: notifyAll("$1", "$2"),
+    /** In a store transaction, whose statements number `?`. */
+    notifyIn: notifyAll("?", "?"),
     listen: `LISTEN ${busChannel}; ${KEEP_IDLE_SESSION}`,
     watch: `LISTEN ${watchChannel}; SELECT pg_advisory_lock_shared(${watchLock})`,
     unwatch: `UNLISTEN ${watchChannel}; SELECT pg_advisory_unlock_shared(${watchLock})`,
@@ -304,7 +308,7 @@ export class PgBus implements Bus {
         batch.map((b) => b.event),
         this.names,
       );
-      await this.pool.query(this.statements.notifyAll("$1", "$2"), [channels, payloads]);
+      await this.pool.query(this.statements.notify, [channels, payloads]);
       for (const b of batch) b.resolve();
     } catch (error) {
       for (const b of batch) b.reject(error);
@@ -313,7 +317,7 @@ export class PgBus implements Bus {
 
   async publishIn(db: Db, events: readonly BusEvent[]): Promise<void> {
     const { channels, payloads } = outgoing(events, this.names);
-    await db.write(this.statements.notifyAll("?", "?"), [channels, payloads]);
+    await db.write(this.statements.notifyIn, [channels, payloads]);
   }
 
   subscribe(listener: (event: BusEvent) => void): () => void {
