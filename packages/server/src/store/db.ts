@@ -6,7 +6,7 @@
 
 import { createHash } from "node:crypto";
 import { type PipelinedStatement, pipelined } from "@interlude/checkpoint-postgres/pipeline";
-import { OWN_SESSION } from "@interlude/checkpoint-postgres/session-settings";
+import { keepSession, OWN_SESSION } from "@interlude/checkpoint-postgres/session-settings";
 import { GroupCommit } from "@interlude/checkpoint-sqlite";
 import type Database from "better-sqlite3";
 import type pg from "pg";
@@ -145,8 +145,6 @@ function sent([sql, params]: Statement): PipelinedStatement {
   return { name, text, values: params };
 }
 
-/** Connections of the store's pool set up by PgDb.checkout: `ignoreError`, PLAN_BY_INDEX. */
-const setUp = new WeakSet<pg.PoolClient>();
 const ignoreError = () => undefined;
 /** What a held write resolves with: nothing to wait for (the write goes out later). */
 const HELD: Promise<void> = Promise.resolve();
@@ -216,15 +214,14 @@ export class PgDb implements Db {
     return new Promise((resolve, reject) =>
       this.pool.connect((error, client) => {
         if (error || !client) return reject(error && failedToConnect(error));
-        if (setUp.has(client)) return resolve(client);
+        // Only a connection's first checkout sets it up (session-settings.ts keepSession).
+        const ready = keepSession(client, PLAN_BY_INDEX);
+        if (!ready) return resolve(client);
         // Once per connection: the listener stays when it goes back to the pool (whose own
         // listener still drops it if it fails there), so no checkout adds and removes one.
         client.on("error", ignoreError);
-        client.query(PLAN_BY_INDEX).then(
-          () => {
-            setUp.add(client);
-            resolve(client);
-          },
+        ready.then(
+          () => resolve(client),
           (failure: unknown) => {
             client.release(failure as Error);
             reject(failure);
