@@ -4,6 +4,7 @@
  */
 import { setupAdvice } from "@interlude/checkpoint-postgres";
 import { InterludeError, StorageError } from "@interlude/core";
+import pg from "pg";
 import { ConfigError } from "./errors.js";
 
 /**
@@ -23,13 +24,20 @@ export function checkConnectionString(url: string): void {
     );
 }
 
-/** host:port/database of a URL, without its user or password. */
+/**
+ * Where a connection string leads, without its user or password: `host:port/database`, or for
+ * PostgreSQL's Unix socket (`?host=/dir`, `socket:`, a Cloud SQL `/cloudsql/...` directory)
+ * `socket /dir/.s.PGSQL.port/database`. Read by node-postgres's own parser, with its defaults
+ * and PG* environment variables, so it names where the process connects.
+ */
 export function placeOf(url: string): string {
   try {
-    const parsed = new URL(url);
-    return `${parsed.hostname || "localhost"}:${parsed.port || "5432"}${parsed.pathname === "/" ? "" : parsed.pathname}`;
+    const { host, port, database, user } = new pg.Client({ connectionString: url });
+    const where = host.startsWith("/") ? `socket ${host}/.s.PGSQL.${port}` : `${host}:${port}`;
+    // PostgreSQL takes the user's name for a database that is not named.
+    return `${where}/${database ?? user ?? ""}`;
   } catch {
-    return "its socket";
+    return "the database the connection string names";
   }
 }
 
