@@ -5,4 +5,4 @@ export declare function startPostgres(options?: {
   statements?: boolean;
   durable?: boolean;
   ssl?: boolean;
-}): Promise<{ url: string; caFile?: string; stop(): void }>;
+}): Promise<{ url: string; caFile?: string; crashAndRestart(): void; stop(): void }>;

@@ -100,7 +100,10 @@ function certify(dir) {
  *   PostgreSQL's defaults (fsync and full-page writes on: every durable commit waits for its WAL
  *   to reach the disk) instead of fsync off; `ssl`: SSL offered, with a certificate signed by a
  *   CA of its own (`caFile`)
- * @returns {Promise<{ url: string, caFile?: string, stop(): void }>}
+ * @returns {Promise<{ url: string, caFile?: string, crashAndRestart(): void, stop(): void }>}
+ *   `crashAndRestart()`: stopped as a crash stops it (immediate: no shutdown checkpoint, WAL
+ *   not yet written is lost), then started again on the same data, which it recovers from its
+ *   WAL
  */
 export async function startPostgres({ statements = false, durable = false, ssl = false } = {}) {
   const bin = postgresBin();
@@ -114,6 +117,7 @@ export async function startPostgres({ statements = false, durable = false, ssl =
     execFileSync(exe, argv, { stdio: "pipe", cwd: dir });
   };
   let caFile;
+  let start;
   try {
     run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]);
     if (ssl) caFile = certify(dir);
@@ -124,7 +128,9 @@ export async function startPostgres({ statements = false, durable = false, ssl =
       ssl ? `-c ssl=on -c ssl_cert_file=${join(dir, "server.pem")} -c ssl_key_file=${join(dir, "server.key")}` : "",
     ];
     const options = settings.filter(Boolean).join(" ");
-    run("pg_ctl", ["-D", data, "-l", join(dir, "postgres.log"), "-o", options, "-w", "-t", "60", "start"]);
+    start = () =>
+      run("pg_ctl", ["-D", data, "-l", join(dir, "postgres.log"), "-o", options, "-w", "-t", "60", "start"]);
+    start();
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;
@@ -132,6 +138,10 @@ export async function startPostgres({ statements = false, durable = false, ssl =
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     caFile,
+    crashAndRestart() {
+      run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+      start();
+    },
     stop() {
       try {
         run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);

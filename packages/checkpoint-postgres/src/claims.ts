@@ -115,6 +115,15 @@ export class HeldClaims {
   }
 
   /**
+   * Whether the thread's run here took its claim over from a caller's transaction and has not
+   * released it: the caller then records the run's end in a durable transaction of its own, with
+   * the run's last writes (joined.ts), so what the run stores before may commit relaxed.
+   */
+  endsInCaller(threadId: string): boolean {
+    return this.byThread.get(threadId)?.parks === true;
+  }
+
+  /**
    * The owner (as the database knows it) whose claim fences the thread's writes from this saver:
    * the run of this process that holds the thread; undefined when none does (nothing fenced).
    */

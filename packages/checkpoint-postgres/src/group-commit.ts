@@ -18,7 +18,12 @@
  * fails with that error, as a statement sent alone would.
  *
  * Claims commit without waiting for the WAL flush (sql.ts, RELAXED) and the rest with it: the two
- * kinds are grouped apart, so that no durable write commits the relaxed way.
+ * kinds are grouped apart, so that no durable write commits the relaxed way. A durable statement
+ * of a thread whose caller commits durably after it (`relaxes`: a run whose last writes go in the
+ * server's transaction that records its end) commits relaxed too: that later commit flushes the
+ * log up to it (the log is flushed in order), and no one is told of the run's progress as kept
+ * before then. A relaxed group's exchange begins with RELAX, for statements that do not relax
+ * their own commit.
  */
 import pg from "pg";
 import { type PipelinedStatement, type PipelineResult, pipelined } from "./pipeline.js";
@@ -29,12 +34,21 @@ export type Commit = "durable" | "relaxed";
 
 const NO_PIPELINE = Promise.resolve(undefined);
 
+/** Sent first in a relaxed exchange: its implicit transaction commits without waiting for the flush. */
+const RELAX: PipelinedStatement = {
+  name: "interlude_relax",
+  text: "SELECT set_config('synchronous_commit', 'off', true)",
+  values: [],
+};
+
 /** Statements per group at most: a group is one transaction, whose row locks are held until it commits. */
 const MOST = 64;
 
 interface Waiting {
   readonly statement: PipelinedStatement;
   readonly thread: string;
+  /** Durable by its statement, relaxed for its thread (`relaxes`): its exchange must relax the commit. */
+  readonly promoted: boolean;
   resolve(result: PipelineResult): void;
   reject(error: unknown): void;
 }
@@ -47,18 +61,23 @@ export class GroupCommit {
   /**
    * @param grouped which statements may go with other threads', by name, and how each commits;
    *   the first parameter of each is its thread.
+   * @param relaxes whether a thread's durable statements may commit relaxed, as a durable commit
+   *   of its caller follows them.
    */
   constructor(
     private readonly pool: pg.Pool,
     private readonly grouped: ReadonlyMap<string, Commit>,
+    private readonly relaxes: (thread: string) => boolean = () => false,
   ) {}
 
   /** Sends `statement`: in this turn's group if it is one that groups, else alone and at once. */
   send(statement: PipelinedStatement): Promise<PipelineResult> {
-    const kind = statement.name === undefined ? undefined : this.grouped.get(statement.name);
-    if (kind === undefined) return statementOn(this.pool, statement);
+    const grouped = statement.name === undefined ? undefined : this.grouped.get(statement.name);
+    if (grouped === undefined) return statementOn(this.pool, statement);
+    const thread = String(statement.values[0]);
+    const promoted = grouped === "durable" && this.relaxes(thread);
     return new Promise((resolve, reject) => {
-      this.join(kind, { statement, thread: String(statement.values[0]), resolve, reject });
+      this.join(promoted ? "relaxed" : grouped, { statement, thread, promoted, resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(this.leave);
@@ -83,20 +102,25 @@ export class GroupCommit {
   };
 
   private commit(group: Waiting[]): void {
-    if (group.length === 1) {
+    const relax = group.some((waiting) => waiting.promoted);
+    if (group.length === 1 && !relax) {
       this.alone(group[0]!);
       return;
     }
     group.sort((a, b) => (a.thread < b.thread ? -1 : a.thread > b.thread ? 1 : 0));
     const statements = group.map((waiting) => waiting.statement);
-    // pg-native's client runs no pipeline (undefined): each goes alone.
-    onPooledClient(this.pool, (client) => (runsPipelines(client) ? pipelined(client, statements) : NO_PIPELINE)).then(
+    // pg-native's client runs no pipeline (undefined): each goes alone, durable.
+    onPooledClient(this.pool, (client) =>
+      runsPipelines(client)
+        ? pipelined(client, relax ? [RELAX, ...statements] : statements, relax ? 1 : 0)
+        : NO_PIPELINE,
+    ).then(
       (results) => {
         if (!results) for (const waiting of group) this.alone(waiting);
         else for (const [index, waiting] of group.entries()) waiting.resolve(results[index]!);
       },
       (failure: unknown) => {
-        if (rolledBack(failure)) for (const waiting of group) this.alone(waiting);
+        if (group.length > 1 && rolledBack(failure)) for (const waiting of group) this.commit([waiting]);
         else for (const waiting of group) waiting.reject(failure);
       },
     );

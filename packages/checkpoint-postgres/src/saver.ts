@@ -97,7 +97,10 @@ export class PostgresSaver extends SaverKit {
     });
     this.database = new Database(pool, { migrate, setupOperation: "setup", autoSetup, schema });
     this.pool = this.database.pool;
-    this.commits = grouped ? new GroupCommit(this.pool, GROUPED) : undefined;
+    // A run whose end the server records in a durable transaction of its own stores its steps relaxed.
+    this.commits = grouped
+      ? new GroupCommit(this.pool, GROUPED, (thread) => this.claims.endsInCaller(thread))
+      : undefined;
     this.sweepPeriodically(options);
     this.joined = new JoinedSaver({
       claimed: this.claims.byThread,

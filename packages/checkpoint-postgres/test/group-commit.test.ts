@@ -79,6 +79,17 @@ describe("GroupCommit", () => {
     expect(tx(relaxed)).not.toBe(tx(durable));
   });
 
+  it("commits a thread's durable statements relaxed when its caller commits durably after them, grouped or alone", async () => {
+    const relaxing = new GroupCommit(pool, KINDS, (thread) => thread.startsWith("r"));
+    const mode = (thread: string) => relaxing.send({ name: "mode", text: STATEMENTS.mode, values: [thread] });
+    const [relaxed, alsoRelaxed, durable] = await Promise.all([mode("r1"), mode("r2"), mode("c4")]);
+    expect([relaxed, alsoRelaxed, durable].map((r) => r.rows[0]!.mode)).toEqual(["off", "off", "on"]);
+    expect(tx(relaxed)).toBe(tx(alsoRelaxed));
+    expect(tx(relaxed)).not.toBe(tx(durable));
+    expect((await mode("r3")).rows[0]!.mode).toBe("off");
+    expect((await mode("c5")).rows[0]!.mode).toBe("on");
+  });
+
   it("fails a refused statement alone: the others of its group are sent again and committed", async () => {
     const outcomes = await Promise.allSettled([
       send("insert", "d1", 1),

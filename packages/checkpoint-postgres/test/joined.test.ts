@@ -242,3 +242,51 @@ describe("a run's held checkpoint and its parked last writes", () => {
     expect(await holder(writer.threadId)).toBeUndefined();
   });
 });
+
+describe("the steps of a run whose end the caller records", () => {
+  it("commit without waiting for the WAL flush; the thread's other saves wait for it", async () => {
+    // A schema of its own, whose checkpoints table records the durability each insert commits with.
+    const schema = `joined_relaxed_${process.pid}`;
+    const inSchema = `${url}${url.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    const mine = new PostgresSaver(url, { schema });
+    const callers = new pg.Pool({ connectionString: inSchema, max: 2 });
+    try {
+      await mine.setup();
+      await callers.query(`CREATE TABLE commits_seen (n serial, mode text);
+        CREATE FUNCTION record_mode() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+          INSERT INTO ${pg.escapeIdentifier(schema)}.commits_seen (mode) VALUES (current_setting('synchronous_commit'));
+          RETURN NEW; END $$;
+        CREATE TRIGGER record_mode AFTER INSERT ON interlude_checkpoints FOR EACH ROW EXECUTE FUNCTION record_mode()`);
+      const writer = new ThreadWriter(mine);
+      // Saved as a run saves (one statement, against the head it read).
+      const save = (values: Record<string, unknown>) => writer.write(values, {}, { expectedHead: writer.head ?? null });
+      await save({ question: "ok?" });
+      // Claimed in the caller's transaction, taken over by the run here: the run's step, then its last writes for the caller.
+      const claim = mine.joined.claimIn(writer.threadId);
+      const caller = async (statement: JoinedStatement) => {
+        const client = await callers.connect();
+        try {
+          await client.query("BEGIN");
+          const { rows } = await client.query(statement[0], statement[1]);
+          await client.query("COMMIT");
+          return rows;
+        } finally {
+          client.release();
+        }
+      };
+      expect(claim.committed(await caller(claim.statement))).toBe(true);
+      expect(await mine.claimThread(writer.threadId, { owner: "run", ...TTL })).toBe(true);
+      await save({ answer: "yes" });
+      await mine.putWrites(writer.config, [["done", true]], "task", { releaseClaim: "run" });
+      await caller(mine.joined.takeParked(writer.threadId)!);
+      // The thread written again with no run of the caller's: durable.
+      await save({ question: "again?" });
+      const { rows } = await callers.query("SELECT mode FROM commits_seen ORDER BY n");
+      expect(rows.map((r) => r.mode)).toEqual(["on", "off", "on"]);
+    } finally {
+      await mine.close();
+      await callers.query(`DROP SCHEMA ${pg.escapeIdentifier(schema)} CASCADE`).catch(() => undefined);
+      await callers.end();
+    }
+  });
+});
