@@ -14,8 +14,8 @@ import { testDatabase } from "./processes.js";
 
 const TIMEOUTS = {
   idle_in_transaction_session_timeout: "1s",
-  statement_timeout: "3s",
-  lock_timeout: "1s",
+  statement_timeout: "5s",
+  lock_timeout: "2s",
 };
 // Each of the slow graph's two steps outlasts the idle-transaction timeout.
 const STEP_MS = 1_300;
