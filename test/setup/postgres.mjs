@@ -118,6 +118,8 @@ export async function startPostgres({ statements = false, durable = false, ssl =
   };
   let caFile;
   let start;
+  // As a crash stops it: no shutdown checkpoint, the log not yet written lost.
+  const stopNow = () => run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
   try {
     run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]);
     if (ssl) caFile = certify(dir);
@@ -139,12 +141,12 @@ export async function startPostgres({ statements = false, durable = false, ssl =
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     caFile,
     crashAndRestart() {
-      run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+      stopNow();
       start();
     },
     stop() {
       try {
-        run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+        stopNow();
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

@@ -31,12 +31,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The thread's answers as the server reads them, once the database answers again. */
 async function storedAnswers(threadId: string): Promise<string[]> {
-  for (let tries = 0; ; tries++) {
-    const state = await json(`${server.url}/threads/${threadId}/state`);
-    if (state.status === 200) return state.body.values.answers ?? [];
-    if (tries > 200) throw new Error(`GET state answered ${state.status} ${JSON.stringify(state.body)}`);
-    await sleep(100);
-  }
+  const state = await until(async () => {
+    const read = await json(`${server.url}/threads/${threadId}/state`);
+    return read.status === 200 && read;
+  }, 20_000);
+  return state.body.values.answers ?? [];
 }
 
 /**

@@ -4,7 +4,6 @@
  * committed, and under load answers failed at random ("could not serialize access"). Each
  * connection the server keeps now sets its own sessions' level (session-settings.ts).
  */
-import pg from "pg";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain ESM script without types, shared with `npm run bench:server`.
 import { runLoad } from "../bench/http-load.mjs";
@@ -13,12 +12,7 @@ import { testDatabase } from "./processes.js";
 
 describe.each(["serializable", "repeatable read"])("a database defaulting to %s transactions", (level) => {
   it("20 clients answering at once: every answer applied once, in order", async () => {
-    const url = await testDatabase("interlude_isolation");
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    const database = new URL(url).pathname.slice(1);
-    await admin.query(`ALTER DATABASE ${database} SET default_transaction_isolation = '${level}'`);
-    await admin.end();
+    const url = await testDatabase("interlude_isolation", { default_transaction_isolation: level });
     const server = await testServer({ postgresUrl: url });
     try {
       const clients = 20;

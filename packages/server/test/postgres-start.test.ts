@@ -81,11 +81,7 @@ describe("a process starting on a PostgreSQL it cannot use", () => {
   }, 60_000);
 
   it("a database that takes no writes (a standby, or default_transaction_read_only): says to connect to the primary", async () => {
-    const url = await testDatabase("interlude_read_only");
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`ALTER DATABASE ${new URL(url).pathname.slice(1)} SET default_transaction_read_only = on`);
-    await admin.end();
+    const url = await testDatabase("interlude_read_only", { default_transaction_read_only: "on" });
     const failure = await failureOn(url);
     expect(failure.code).toBe("STORAGE_FAILED");
     expect(failure.message).toMatch(

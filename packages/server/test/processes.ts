@@ -79,12 +79,21 @@ export function runCli(
   });
 }
 
-/** A fresh database on the test PostgreSQL server; returns its URL. */
-export async function freshDatabase(serverUrl: string, name: string): Promise<string> {
+/**
+ * A fresh database on the test PostgreSQL server, with `settings` as its sessions' defaults
+ * (`ALTER DATABASE ... SET`: what a hardened or managed database sets); returns its URL.
+ */
+export async function freshDatabase(
+  serverUrl: string,
+  name: string,
+  settings: Record<string, string> = {},
+): Promise<string> {
   const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
   try {
     await client.query(`CREATE DATABASE ${name}`);
+    for (const [setting, value] of Object.entries(settings))
+      await client.query(`ALTER DATABASE ${name} SET ${setting} = ${pg.escapeLiteral(value)}`);
   } finally {
     await client.end();
   }
@@ -93,9 +102,9 @@ export async function freshDatabase(serverUrl: string, name: string): Promise<st
   return url.toString();
 }
 
-/** A fresh database on the suite's PostgreSQL server, named after `prefix` (and this worker and instant). */
-export function testDatabase(prefix: string): Promise<string> {
-  return freshDatabase(testPostgresUrl(), `${prefix}_${process.pid}_${Date.now() % 1e6}`);
+/** A fresh database on the suite's PostgreSQL server, named after `prefix` (and this worker and instant), with `settings` (freshDatabase). */
+export function testDatabase(prefix: string, settings: Record<string, string> = {}): Promise<string> {
+  return freshDatabase(testPostgresUrl(), `${prefix}_${process.pid}_${Date.now() % 1e6}`, settings);
 }
 
 /**

@@ -21,13 +21,7 @@ const TIMEOUTS = {
 const STEP_MS = 1_300;
 
 it("runs slower than the database's timeouts, queued runs, answers and 20 clients at once all go through", async () => {
-  const url = await testDatabase("interlude_timeouts");
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  const database = new URL(url).pathname.slice(1);
-  for (const [name, value] of Object.entries(TIMEOUTS))
-    await admin.query(`ALTER DATABASE ${database} SET ${name} = '${value}'`);
-  await admin.end();
+  const url = await testDatabase("interlude_timeouts", TIMEOUTS);
   // What a connection holding a transaction across a step would meet: PostgreSQL ends it.
   const holder = new pg.Client({ connectionString: url });
   await holder.connect();
