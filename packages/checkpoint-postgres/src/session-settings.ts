@@ -31,10 +31,20 @@ const owned = new WeakMap<pg.Pool, string>();
 
 /** Makes every connection of `pool` Interlude's own from its first use: OWN_SESSION, and `schema` as its search_path. */
 export function ownSessions(pool: pg.Pool, schema?: string): void {
-  owned.set(
+  ownSessionsWith(
     pool,
     schema === undefined ? OWN_SESSION : `${OWN_SESSION}; SET search_path TO ${pg.escapeIdentifier(schema)}`,
   );
+}
+
+/**
+ * As ownSessions, with a setup of the owner's: statements that include OWN_SESSION. Whoever
+ * takes a connection of `pool` (withPoolClient, onPooledClient, the server's store) runs it
+ * before the connection's first statement, so no path that uses the pool leaves one with the
+ * database's defaults: keepSession marks a connection set up by the first setup it runs.
+ */
+export function ownSessionsWith(pool: pg.Pool, setup: string): void {
+  owned.set(pool, setup);
 }
 
 /** Whether Interlude sets up `pool`'s sessions (`ownSessions`): read committed, whatever the database's default. */

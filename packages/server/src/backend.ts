@@ -7,6 +7,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type JoinedSaver, PostgresSaver, PostgresStore } from "@interlude/checkpoint-postgres";
+import { onPooledClient } from "@interlude/checkpoint-postgres/pool";
 import { ownSessions } from "@interlude/checkpoint-postgres/session-settings";
 import { SqliteSaver, SqliteStore, startWalCheckpointer } from "@interlude/checkpoint-sqlite";
 import type { BaseCheckpointSaver, BaseStore } from "@interlude/core";
@@ -188,12 +189,14 @@ async function openPostgres(
   const memory = new PostgresStore(saverPool);
   let opened: PgBus | undefined;
   try {
-    const names = await readDeploymentNames((sql) => storePool.query(sql));
+    // Sets up the store pool's connections, this first one included (store/db.ts).
+    const db = new PgDb(storePool);
+    const names = await readDeploymentNames((sql) => onPooledClient(storePool, (client) => client.query(sql)));
     // Its LISTEN connection is checked as often as this process renews its runs' leases.
     const bus = new PgBus(url, storePool, processId, names, runLeaseMs / 3);
     opened = bus;
     // Assistants are cached in every process; a change is told to the others on the bus.
-    const store = new Store(new PgDb(storePool), {
+    const store = new Store(db, {
       assistantCacheMs: ASSISTANT_CACHE_MS,
       onAssistantChange: (id) => bus.publish({ type: "assistant.changed", assistant_id: id }),
     });

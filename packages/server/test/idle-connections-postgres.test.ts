@@ -8,7 +8,11 @@
  *   pooled one given out as it ended failed its request with a 503, the LISTEN one missed events).
  */
 import { connect, createServer, type Server, type Socket } from "node:net";
+import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { PgBus } from "../dist/events/bus.js";
+import { PgDb } from "../dist/store/db.js";
+import { deploymentNames } from "../dist/store/deployment-names.js";
 import { followSse, type TestServer, testServer, until } from "./helpers.js";
 import { databaseForFile, testDatabase } from "./processes.js";
 
@@ -103,10 +107,17 @@ it("a server whose LISTEN connection the network silenced closes promptly all th
   expect(Date.now() - started).toBeLessThan(5_000);
 }, 30_000);
 
+/** The process ids of the sessions on database `name`. */
+async function sessionsOf(name: string): Promise<number[]> {
+  const { rows } = await database.sql.query("SELECT pid FROM pg_stat_activity WHERE datname = $1 ORDER BY pid", [name]);
+  return rows.map((row) => row.pid as number);
+}
+
+const IDLE_TIMEOUT = { idle_session_timeout: "300ms" };
+
 it("on a database with an idle-session timeout, no connection the server keeps is ended by it", async () => {
-  const url = await testDatabase("interlude_idle_timeout");
+  const url = await testDatabase("interlude_idle_timeout", IDLE_TIMEOUT);
   const name = new URL(url).pathname.slice(1);
-  await database.sql.query(`ALTER DATABASE ${name} SET idle_session_timeout = '300ms'`);
   const server = await testServer({ postgresUrl: url });
   servers.push(server);
   const client = server.client();
@@ -114,14 +125,32 @@ it("on a database with an idle-session timeout, no connection the server keeps i
   await client.runs.wait(thread.thread_id, "loop", { input: { rounds: 3 } });
   await client.runs.wait(thread.thread_id, "loop", { command: { resume: "a0" } });
   // The server's pools, pg-boss's and the LISTEN connection.
-  const sessions = async () =>
-    (await database.sql.query("SELECT pid FROM pg_stat_activity WHERE datname = $1 ORDER BY pid", [name])).rows.map(
-      (row) => row.pid as number,
-    );
-  const before = await sessions();
+  const before = await sessionsOf(name);
   expect(before.length).toBeGreaterThan(2);
   await new Promise((resolve) => setTimeout(resolve, 1_000));
-  expect(await sessions()).toEqual(before);
+  expect(await sessionsOf(name)).toEqual(before);
   const answered = await client.runs.wait(thread.thread_id, "loop", { command: { resume: "a1" } });
   expect((answered as { answers: string[] }).answers).toEqual(["a0", "a1"]);
+}, 30_000);
+
+it("a store connection the bus opens first (a NOTIFY, a check of a listener) is set up as the store's", async () => {
+  const url = await testDatabase("interlude_idle_bus", IDLE_TIMEOUT);
+  const name = new URL(url).pathname.slice(1);
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  pool.on("error", () => undefined);
+  try {
+    new PgDb(pool);
+    const bus = new PgBus(url, pool, "idle-bus", deploymentNames("public"));
+    // Each opens a connection of its own: nothing else has used the pool.
+    await Promise.all([bus.publish({ type: "run.queued" }), bus.hears("nobody")]);
+    const opened = await sessionsOf(name);
+    expect(opened.length).toBeGreaterThanOrEqual(2);
+    const settings = await pool.query("SELECT current_setting('enable_seqscan') AS seqscan");
+    expect(settings.rows[0].seqscan).toBe("off");
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await sessionsOf(name)).toEqual(opened);
+    await bus.publish({ type: "run.queued" });
+  } finally {
+    await pool.end();
+  }
 }, 30_000);

@@ -6,7 +6,12 @@
 
 import { createHash } from "node:crypto";
 import { type PipelinedStatement, pipelined } from "@interlude/checkpoint-postgres/pipeline";
-import { keepSession, OWN_SESSION } from "@interlude/checkpoint-postgres/session-settings";
+import {
+  keepSession,
+  OWN_SESSION,
+  ownSessionsWith,
+  sessionSetupOf,
+} from "@interlude/checkpoint-postgres/session-settings";
 import { GroupCommit } from "@interlude/checkpoint-sqlite";
 import type Database from "better-sqlite3";
 import type pg from "pg";
@@ -201,13 +206,18 @@ export class PgDb implements Db {
     readonly pool: pg.Pool,
     /** The transaction's connection; none: each call on a pooled connection of its own. */
     private readonly client?: pg.PoolClient,
-  ) {}
+  ) {
+    // The pool is the store's: whatever else uses it (the bus's NOTIFY, onPooledClient) sets
+    // its connections up as the store's checkout does, or one it opened would keep the
+    // database's defaults (an idle-session timeout among them) once back in the pool.
+    if (!client) ownSessionsWith(pool, PLAN_BY_INDEX);
+  }
 
   /**
    * A pooled connection of this call's own; every statement of the store goes out on one (no
-   * pool.query), so each connection is set up before its first. The server cutting it while
-   * checked out would otherwise be an unhandled 'error' event (pg-pool listens on idle
-   * connections only): the statement under way, or the next, fails with it instead.
+   * pool.query), so each connection is set up (PLAN_BY_INDEX) before its first. The server
+   * cutting it while checked out would otherwise be an unhandled 'error' event (pg-pool listens
+   * on idle connections only): the statement under way, or the next, fails with it instead.
    * Through pg-pool's callback: its promise form adds two promises of its own per checkout.
    */
   private checkout(): Promise<pg.PoolClient> {
@@ -215,7 +225,7 @@ export class PgDb implements Db {
       this.pool.connect((error, client) => {
         if (error || !client) return reject(error && failedToConnect(error));
         // Only a connection's first checkout sets it up (session-settings.ts keepSession).
-        const ready = keepSession(client, PLAN_BY_INDEX);
+        const ready = keepSession(client, sessionSetupOf(this.pool));
         if (!ready) return resolve(client);
         // Once per connection: the listener stays when it goes back to the pool (whose own
         // listener still drops it if it fails there), so no checkout adds and removes one.
