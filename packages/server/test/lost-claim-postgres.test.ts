@@ -39,26 +39,30 @@ afterEach(() => {
 
 const post = (url: string, body: unknown) => json(url, { method: "POST", body: JSON.stringify(body) });
 
+const RUN_LOST = "SELECT 1 FROM interlude_server_runs WHERE thread_id = $1 AND status = 'error'";
+/** The thread synced after its run was taken for lost (runs/failure.ts, endStopped): stopped with an error. */
+const THREAD_SYNCED = "SELECT 1 FROM interlude_server_threads WHERE thread_id = $1 AND status = 'error'";
+
 /**
- * Blocks this process (no timer, no I/O) until a run of the thread has ended `error` in the
- * database, read by a child process that polls for it: this process cannot renew anything meanwhile.
+ * Blocks this process (no timer, no I/O) until `until` finds a row for the thread (by default:
+ * a run of the thread has ended `error`) in the database, read by a child process that polls
+ * for it: this process cannot renew anything meanwhile.
  */
-function blockUntilLost(threadId: string): void {
+function blockUntilLost(threadId: string, until = RUN_LOST): void {
   const poll = `
     import pg from "pg";
     const client = new pg.Client({ connectionString: process.env.DATABASE });
     await client.connect();
     const until = Date.now() + 20_000;
     for (;;) {
-      const { rows } = await client.query(
-        "SELECT 1 FROM interlude_server_runs WHERE thread_id = $1 AND status = 'error'", [process.env.THREAD]);
+      const { rows } = await client.query(process.env.UNTIL, [process.env.THREAD]);
       if (rows.length) break;
       if (Date.now() > until) throw new Error("no run of thread " + process.env.THREAD + " was taken for lost");
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     await client.end();`;
   execFileSync(process.execPath, ["--input-type=module", "-e", poll], {
-    env: { ...process.env, DATABASE: database, THREAD: threadId },
+    env: { ...process.env, DATABASE: database, THREAD: threadId, UNTIL: until },
     timeout: 30_000,
   });
 }
@@ -91,3 +95,43 @@ it("a run taken for dead by another server saves nothing once it wakes up: its a
   const thrice = await post(`${server.url}/threads/${threadId}/runs/wait`, resume);
   expect(thrice).toMatchObject({ status: 409, body: { code: "ALREADY_ANSWERED" } });
 }, 60_000);
+
+it("a run taken for dead that then stops at a question leaves the thread as the checkpoints hold it, not at its question", async () => {
+  // A claim renewed rarely: awake, the run finds no refusal before it ends (as when the database was away).
+  const rare = await testServer({ postgresUrl: database, runLeaseMs: LEASE_MS, claimTtlMs: 60_000 });
+  try {
+    await askedOnceAwake(rare);
+  } finally {
+    await rare.dispose();
+  }
+}, 60_000);
+
+async function askedOnceAwake(server: TestServer) {
+  const threadId = (await post(`${server.url}/threads`, {})).body.thread_id;
+  // Blocked inside its node, after its last save, until the other server has ended it and synced
+  // the thread: once awake, it asks, and its question's writes go with its end.
+  hooks.during = () => {
+    hooks.during = () => undefined;
+    blockUntilLost(threadId, THREAD_SYNCED);
+  };
+  const lost = await post(`${server.url}/threads/${threadId}/runs/wait`, {
+    assistant_id: "hooked",
+    input: { ask: true },
+  });
+  expect(lost).toMatchObject({ status: 200, body: { __error__: { code: "RUN_LOST" } } });
+
+  // Its claim was revoked: the question was not saved, and the thread does not offer it.
+  const state = (await json(`${other.url}/threads/${threadId}/state`)).body;
+  expect(state.next).toEqual(["work"]);
+  expect(state.interrupts).toEqual([]);
+  for (const url of [server.url, other.url]) {
+    const thread = (await json(`${url}/threads/${threadId}`)).body;
+    expect(thread).toMatchObject({ status: "error", interrupts: {} });
+  }
+  // Continued with a run without input, it asks; the answer is applied.
+  const asked = await post(`${other.url}/threads/${threadId}/runs/wait`, { assistant_id: "hooked" });
+  const [question] = asked.body.__interrupt__;
+  const resume = { assistant_id: "hooked", command: { resume: { [question.id]: "yes" } } };
+  const done = await post(`${server.url}/threads/${threadId}/runs/wait`, resume);
+  expect(done).toMatchObject({ status: 200, body: { answer: "yes", done: true } });
+}

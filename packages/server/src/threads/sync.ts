@@ -82,6 +82,10 @@ export async function syncThreadIn(
   });
   const { thread, active, first } = view;
   if (!thread) return { thread: undefined, active, first };
+  // A finishing run whose record did not move was taken for lost by another process, which
+  // revoked its claim (its last writes, sent in this transaction, were refused) and synced the
+  // thread from the checkpoints: what this run saw last is not what they hold.
+  if (options.first !== undefined && first.length === 0) return { thread, active, first };
   // A finishing run's record (`first`) came before the reads: it no longer counts, unless it
   // was not moved (claimed again elsewhere, where it goes on).
   const busy = active.length > 0;
