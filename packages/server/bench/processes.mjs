@@ -51,6 +51,8 @@ export async function startServerProcess({
   return {
     url,
     pid: child.pid,
+    /** What it has printed so far (stdout and stderr): said when a test fails. */
+    output: () => output,
     /** CPU time (user + system, all threads) the server process has used, in ms. */
     cpuMs() {
       const { user, system } = cpuOf(child.pid);

@@ -20,7 +20,7 @@ import { freshDatabase } from "./processes.js";
 
 const CLIENTS = 8;
 const env = { INTERLUDE_RUN_LEASE_MS: "500", INTERLUDE_CLAIM_TTL_MS: "500" };
-type Server = { url: string; stop(): Promise<number | null> };
+type Server = { url: string; stop(): Promise<number | null>; output(): string };
 const servers: Server[] = [];
 const name = `interlude_cut_${process.pid}_${Date.now() % 1e6}`;
 let admin: pg.Client;
@@ -161,6 +161,12 @@ async function answerQueued(url: string, joinUrl: string, threadId: string, ques
   }
 }
 
+/** Where the clients are (whereClientsAre), and the end of what each process printed. */
+async function diagnostics(url: string): Promise<string> {
+  const printed = servers.map((server, n) => `process ${n} printed, last:\n${server.output().slice(-3000)}`);
+  return [await whereClientsAre(url), ...printed].join("\n");
+}
+
 /** Each client's thread: what its client was doing, the thread's status and its runs'. */
 async function whereClientsAre(url: string): Promise<string> {
   const lines = [];
@@ -205,7 +211,9 @@ it("every answer given again after a 503 until taken is applied once, in order, 
   await until(
     async () => stop || (acked.length === CLIENTS && acked.every((answers) => answers?.length >= 10)),
     30_000,
-  );
+  ).catch(async () => {
+    throw new Error(`clients not at 10 answers each in 30 s, before any cut:\n${await diagnostics(b.url)}`);
+  });
   await cutConnections();
   await sleep(1500);
   // Taking no connections for three leases: runs whose process cannot renew them are found lost.
@@ -219,7 +227,7 @@ it("every answer given again after a 503 until taken is applied once, in order, 
   stop = true;
   // A client that never ends (a request left unanswered, a thread busy for good) says where it is.
   const ended = await Promise.race([Promise.all(clients).then(() => true), sleep(60_000).then(() => false)]);
-  if (!ended) throw new Error(`clients not ended 60 s after the cuts:\n${await whereClientsAre(b.url)}`);
+  if (!ended) throw new Error(`clients not ended 60 s after the cuts:\n${await diagnostics(b.url)}`);
 
   const expected = ["503 STORAGE_FAILED", "409 ALREADY_ANSWERED", "run STORAGE_FAILED", "run RUN_LOST"];
   const unexpected = [...refusals].filter(([key]) => !expected.includes(key));
