@@ -57,7 +57,7 @@ function blockUntilLost(threadId: string, until = RUN_LOST): void {
     for (;;) {
       const { rows } = await client.query(process.env.UNTIL, [process.env.THREAD]);
       if (rows.length) break;
-      if (Date.now() > until) throw new Error("no run of thread " + process.env.THREAD + " was taken for lost");
+      if (Date.now() > until) throw new Error("not found in 20 s for thread " + process.env.THREAD + ": " + process.env.UNTIL);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     await client.end();`;
@@ -100,38 +100,36 @@ it("a run taken for dead that then stops at a question leaves the thread as the 
   // A claim renewed rarely: awake, the run finds no refusal before it ends (as when the database was away).
   const rare = await testServer({ postgresUrl: database, runLeaseMs: LEASE_MS, claimTtlMs: 60_000 });
   try {
-    await askedOnceAwake(rare);
+    await askedOnceAwake(rare.url);
   } finally {
     await rare.dispose();
   }
 }, 60_000);
 
-async function askedOnceAwake(server: TestServer) {
-  const threadId = (await post(`${server.url}/threads`, {})).body.thread_id;
+/** A run on the server at `url` that stops at a question once awake, after the other server took it for lost. */
+async function askedOnceAwake(url: string) {
+  const threadId = (await post(`${url}/threads`, {})).body.thread_id;
   // Blocked inside its node, after its last save, until the other server has ended it and synced
   // the thread: once awake, it asks, and its question's writes go with its end.
   hooks.during = () => {
     hooks.during = () => undefined;
     blockUntilLost(threadId, THREAD_SYNCED);
   };
-  const lost = await post(`${server.url}/threads/${threadId}/runs/wait`, {
-    assistant_id: "hooked",
-    input: { ask: true },
-  });
+  const lost = await post(`${url}/threads/${threadId}/runs/wait`, { assistant_id: "hooked", input: { ask: true } });
   expect(lost).toMatchObject({ status: 200, body: { __error__: { code: "RUN_LOST" } } });
 
   // Its claim was revoked: the question was not saved, and the thread does not offer it.
   const state = (await json(`${other.url}/threads/${threadId}/state`)).body;
   expect(state.next).toEqual(["work"]);
   expect(state.interrupts).toEqual([]);
-  for (const url of [server.url, other.url]) {
-    const thread = (await json(`${url}/threads/${threadId}`)).body;
+  for (const either of [url, other.url]) {
+    const thread = (await json(`${either}/threads/${threadId}`)).body;
     expect(thread).toMatchObject({ status: "error", interrupts: {} });
   }
   // Continued with a run without input, it asks; the answer is applied.
   const asked = await post(`${other.url}/threads/${threadId}/runs/wait`, { assistant_id: "hooked" });
   const [question] = asked.body.__interrupt__;
   const resume = { assistant_id: "hooked", command: { resume: { [question.id]: "yes" } } };
-  const done = await post(`${server.url}/threads/${threadId}/runs/wait`, resume);
+  const done = await post(`${url}/threads/${threadId}/runs/wait`, resume);
   expect(done).toMatchObject({ status: 200, body: { answer: "yes", done: true } });
 }

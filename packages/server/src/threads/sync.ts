@@ -86,8 +86,7 @@ export async function syncThreadIn(
   // revoked its claim (its last writes, sent in this transaction, were refused) and synced the
   // thread from the checkpoints: what this run saw last is not what they hold.
   if (options.first !== undefined && first.length === 0) return { thread, active, first };
-  // A finishing run's record (`first`) came before the reads: it no longer counts, unless it
-  // was not moved (claimed again elsewhere, where it goes on).
+  // A finishing run's record (`first`) came before the reads: it no longer counts.
   const busy = active.length > 0;
   const error = options.error === undefined ? thread.error : options.error;
   const now = new Date().toISOString();
