@@ -132,8 +132,9 @@ async function nestedTasks(lib: Runtime, shareSaver: boolean) {
   const submapper = task("submapper", (n: number) => String(n));
   const mapper = task("mapper", async (n: number) => {
     // Each mapper, its submapper's save included, ends before the next goes on (LangGraph.js's
-    // test sleeps n / 100 ms): the chunks come in one order whichever saver takes the saves.
-    await sleep(1 + n * 20);
+    // test sleeps n / 100 ms): the chunks come in one order whichever saver takes the saves. A
+    // gap of 20 ms was once too short for PostgreSQL's saves in a loaded CI run.
+    await sleep(1 + n * 200);
     const sub = await submapper(n);
     return sub + sub;
   });
