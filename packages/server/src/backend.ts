@@ -7,7 +7,6 @@
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type JoinedSaver, PostgresSaver, PostgresStore } from "@interlude/checkpoint-postgres";
-import { onPooledClient } from "@interlude/checkpoint-postgres/pool";
 import { ownSessions } from "@interlude/checkpoint-postgres/session-settings";
 import { SqliteSaver, SqliteStore, startWalCheckpointer } from "@interlude/checkpoint-sqlite";
 import type { BaseCheckpointSaver, BaseStore } from "@interlude/core";
@@ -191,7 +190,7 @@ async function openPostgres(
   try {
     // Sets up the store pool's connections, this first one included (store/db.ts).
     const db = new PgDb(storePool);
-    const names = await readDeploymentNames((sql) => onPooledClient(storePool, (client) => client.query(sql)));
+    const names = await readDeploymentNames(db);
     // Its LISTEN connection is checked as often as this process renews its runs' leases.
     const bus = new PgBus(url, storePool, processId, names, runLeaseMs / 3);
     opened = bus;

@@ -139,6 +139,7 @@ it("a store connection the bus opens first (a NOTIFY, a check of a listener) is 
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   pool.on("error", () => undefined);
   try {
+    // The store's database over the pool: registers the pool's session setup (store/db.ts).
     new PgDb(pool);
     const bus = new PgBus(url, pool, "idle-bus", deploymentNames("public"));
     // Each opens a connection of its own: nothing else has used the pool.

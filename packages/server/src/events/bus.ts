@@ -4,7 +4,7 @@
  * PostgreSQL, LISTEN/NOTIFY on the shared database.
  */
 import { EventEmitter } from "node:events";
-import { onPooledClient } from "@interlude/checkpoint-postgres/pool";
+import { statementOn } from "@interlude/checkpoint-postgres/pool";
 import { KEEP_IDLE_SESSION } from "@interlude/checkpoint-postgres/session-settings";
 import pg from "pg";
 import type { Db } from "../store/db.js";
@@ -310,7 +310,7 @@ export class PgBus implements Bus {
         this.names,
       );
       // On a connection set up as the pool's owner sets them (the store: store/db.ts), as every use of it.
-      await onPooledClient(this.pool, (client) => client.query(this.statements.notify, [channels, payloads]));
+      await statementOn(this.pool, { text: this.statements.notify, values: [channels, payloads] });
       for (const b of batch) b.resolve();
     } catch (error) {
       for (const b of batch) b.reject(error);
@@ -327,12 +327,10 @@ export class PgBus implements Bus {
   }
 
   async hears(processId: string): Promise<boolean> {
-    const { rows } = await onPooledClient(this.pool, (client) =>
-      client.query<{ hears: boolean }>(
-        "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE application_name = $1) AS hears",
-        [listenerName(processId)],
-      ),
-    );
+    const { rows } = await statementOn(this.pool, {
+      text: "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE application_name = $1) AS hears",
+      values: [listenerName(processId)],
+    });
     return rows[0]?.hears === true;
   }
 

@@ -9,6 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import { ConfigError } from "../config/errors.js";
+import type { Db } from "./db.js";
 
 export interface DeploymentNames {
   /** The schema holding the deployment's tables: the first of its search_path that exists. */
@@ -49,12 +50,10 @@ export function deploymentNames(schema: string): DeploymentNames {
   };
 }
 
-/** Reads the deployment's schema on `query`'s connection. */
-export async function readDeploymentNames(
-  query: (sql: string) => Promise<{ rows: Array<{ schema: string | null }> }>,
-): Promise<DeploymentNames> {
-  const { rows } = await query("SELECT current_schema() AS schema");
-  const schema = rows[0]?.schema;
+/** Reads the deployment's schema through the store's database (its connections' search_path). */
+export async function readDeploymentNames(db: Db): Promise<DeploymentNames> {
+  const [row] = await db.all<{ schema: string | null }>("SELECT current_schema() AS schema");
+  const schema = row?.schema;
   if (!schema)
     throw new ConfigError(
       "No schema of the connection's search_path exists, so there is nowhere to keep the server's tables. " +
