@@ -176,8 +176,11 @@ async function openPostgres(
   runLeaseMs: number,
 ): Promise<Storage> {
   checkConnectionString(url);
-  const storePool = new pg.Pool({ connectionString: url, max: connections.store });
-  const saverPool = new pg.Pool({ connectionString: url, max: connections.saver });
+  // Named after the process and the pool in pg_stat_activity, unless the URL names them: an
+  // operator sees who holds a connection (a long transaction, a lock waited for).
+  const named = (pool: string) => ({ fallback_application_name: `interlude ${processId} ${pool}` });
+  const storePool = new pg.Pool({ connectionString: url, max: connections.store, ...named("store") });
+  const saverPool = new pg.Pool({ connectionString: url, max: connections.saver, ...named("saver") });
   // An idle client dying is reported on its next use.
   for (const pool of [storePool, saverPool]) pool.on("error", () => undefined);
   // The saver's connections are this process's, set up as its own (session-settings.ts); the

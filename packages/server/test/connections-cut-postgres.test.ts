@@ -24,10 +24,12 @@ type Server = { url: string; stop(): Promise<number | null>; output(): string };
 const servers: Server[] = [];
 const name = `interlude_cut_${process.pid}_${Date.now() % 1e6}`;
 let admin: pg.Client;
+/** The test's database (its URL), which the servers share. */
+let database: string;
 
 beforeAll(async () => {
   const postgres = testPostgresUrl();
-  const database = await freshDatabase(postgres, name);
+  database = await freshDatabase(postgres, name);
   admin = new pg.Client({ connectionString: postgres });
   await admin.connect();
   servers.push(await startServerProcess({ postgres: database, env }));
@@ -161,23 +163,55 @@ async function answerQueued(url: string, joinUrl: string, threadId: string, ques
   }
 }
 
-/** Where the clients are (whereClientsAre), and the end of what each process printed. */
-async function diagnostics(url: string): Promise<string> {
+/**
+ * Where the clients are (whereClientsAre), what each process says it holds (its metrics: runs
+ * executing, connections waited for), the database's sessions (one idle in a transaction, or
+ * waiting for a lock, holds the others up), and the end of what each process printed.
+ */
+async function diagnostics(): Promise<string> {
+  const held = await Promise.all(
+    servers.map(async (server, n) => {
+      if (!server.url) return `process ${n}: serves no HTTP`;
+      const metrics = await json(`${server.url}/metrics?format=json`, { signal: AbortSignal.timeout(2000) }).catch(
+        (error: Error) => ({ status: error.name, body: null }),
+      );
+      const { runs_executing, postgres, workers } = metrics.body ?? {};
+      return `process ${n} (${server.url}) metrics: ${metrics.status} ${JSON.stringify({ runs_executing, postgres, workers })}`;
+    }),
+  );
+  const { rows } = await admin.query(
+    `SELECT pid, application_name, state, wait_event_type, wait_event, (now() - xact_start)::text AS in_transaction, left(query, 160) AS query
+     FROM pg_stat_activity WHERE datname = $1 ORDER BY xact_start NULLS LAST`,
+    [name],
+  );
+  const sessions = rows.map((row) => JSON.stringify(row));
   const printed = servers.map((server, n) => `process ${n} printed, last:\n${server.output().slice(-3000)}`);
-  return [await whereClientsAre(url), ...printed].join("\n");
+  return [await whereClientsAre(), ...held, "database sessions:", ...sessions, ...printed].join("\n");
 }
 
-/** Each client's thread: what its client was doing, the thread's status and its runs'. */
-async function whereClientsAre(url: string): Promise<string> {
+/**
+ * Each client's thread: what its client was doing, the thread's status and its newest runs
+ * (status, the process that executes it when one must, attempt, times), read from the database
+ * (a stalled server would not answer).
+ */
+async function whereClientsAre(): Promise<string> {
   const lines = [];
+  const reader = new pg.Client({ connectionString: database });
+  await reader.connect();
   for (const [threadId, what] of doing) {
-    const thread = await json(`${url}/threads/${threadId}`);
-    const runs = await json(`${url}/threads/${threadId}/runs?limit=3`);
-    const statuses = Array.isArray(runs.body)
-      ? runs.body.map((run: any) => `${run.run_id} ${run.status}`)
-      : runs.status;
-    lines.push(`${threadId}: ${what}; thread ${thread.body?.status}; newest runs ${JSON.stringify(statuses)}`);
+    const thread = await reader.query(`SELECT status, updated_at FROM interlude_server_threads WHERE thread_id = $1`, [
+      threadId,
+    ]);
+    const runs = await reader.query(
+      `SELECT run_id, status, owner, attempt, created_at, updated_at FROM interlude_server_runs
+       WHERE thread_id = $1 ORDER BY created_at DESC LIMIT 3`,
+      [threadId],
+    );
+    lines.push(
+      `${threadId}: ${what}; thread ${JSON.stringify(thread.rows[0])}; newest runs ${JSON.stringify(runs.rows)}`,
+    );
   }
+  await reader.end();
   return lines.join("\n");
 }
 
@@ -212,7 +246,7 @@ it("every answer given again after a 503 until taken is applied once, in order, 
     async () => stop || (acked.length === CLIENTS && acked.every((answers) => answers?.length >= 10)),
     30_000,
   ).catch(async () => {
-    throw new Error(`clients not at 10 answers each in 30 s, before any cut:\n${await diagnostics(b.url)}`);
+    throw new Error(`clients not at 10 answers each in 30 s, before any cut:\n${await diagnostics()}`);
   });
   await cutConnections();
   await sleep(1500);
@@ -227,7 +261,7 @@ it("every answer given again after a 503 until taken is applied once, in order, 
   stop = true;
   // A client that never ends (a request left unanswered, a thread busy for good) says where it is.
   const ended = await Promise.race([Promise.all(clients).then(() => true), sleep(60_000).then(() => false)]);
-  if (!ended) throw new Error(`clients not ended 60 s after the cuts:\n${await diagnostics(b.url)}`);
+  if (!ended) throw new Error(`clients not ended 60 s after the cuts:\n${await diagnostics()}`);
 
   const expected = ["503 STORAGE_FAILED", "409 ALREADY_ANSWERED", "run STORAGE_FAILED", "run RUN_LOST"];
   const unexpected = [...refusals].filter(([key]) => !expected.includes(key));

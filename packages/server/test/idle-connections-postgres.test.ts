@@ -5,7 +5,8 @@
  *   and its inbox streams told to list again (events/listener-liveness.ts). It used to stay deaf
  *   until TCP gave up, hours later;
  * - every connection, on a database whose `idle_session_timeout` is set: none is ended by it (a
- *   pooled one given out as it ended failed its request with a 503, the LISTEN one missed events).
+ *   pooled one given out as it ended failed its request with a 503, the LISTEN one missed events);
+ *   each is named after its process and pool in `pg_stat_activity`.
  */
 import { connect, createServer, type Server, type Socket } from "node:net";
 import pg from "pg";
@@ -127,6 +128,15 @@ it("on a database with an idle-session timeout, no connection the server keeps i
   // The server's pools, pg-boss's and the LISTEN connection.
   const before = await sessionsOf(name);
   expect(before.length).toBeGreaterThan(2);
+  // Each named after the process and its pool, for whoever reads pg_stat_activity.
+  const { rows } = await database.sql.query(
+    "SELECT DISTINCT application_name FROM pg_stat_activity WHERE datname = $1 ORDER BY 1",
+    [name],
+  );
+  const id = server.backend.ctx.processId;
+  expect(rows.map((row) => row.application_name)).toEqual(
+    expect.arrayContaining([`interlude ${id}`, `interlude ${id} saver`, `interlude ${id} store`]),
+  );
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   expect(await sessionsOf(name)).toEqual(before);
   const answered = await client.runs.wait(thread.thread_id, "loop", { command: { resume: "a1" } });
