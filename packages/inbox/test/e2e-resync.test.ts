@@ -30,7 +30,7 @@ beforeAll(async () => {
   await sql.connect();
   shown = await startServer({ postgres: url.toString() });
   const names = await sql.query(
-    "SELECT application_name FROM pg_stat_activity WHERE application_name LIKE 'interlude %'",
+    "SELECT application_name FROM pg_stat_activity WHERE application_name ~ '^interlude [^ ]+$'",
   );
   expect(names.rowCount).toBe(1);
   listener = names.rows[0].application_name;

@@ -26,9 +26,10 @@ afterAll(async () => {
 
 it("a run queued while the taking process's LISTEN connection was cut is taken once it is back, well before the next poll", async () => {
   const thread = (await json(`${queuer.url}/threads`, { method: "POST", body: "{}" })).body.thread_id;
-  // Every bus connection of the database cut (they reconnect after 500 ms); the run's run.queued goes meanwhile.
+  // Every LISTEN connection of the database cut (named `interlude <process id>`; the pools' add the pool's
+  // name): they reconnect after 500 ms, and the run's run.queued goes meanwhile.
   const cut = await database.sql.query(
-    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'interlude %'",
+    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name ~ '^interlude [^ ]+$'",
   );
   expect(cut.rowCount).toBe(2);
   const queued = Date.now();
