@@ -316,7 +316,9 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       options.rowValuesLimit,
     );
     const unsubscribe = ctx.bus.subscribe((event) => {
-      if (event.type === "run.cancel") abortLocal(ctx, event.run_id, event.action);
+      // Not executing here: dropped while queued for this process, whose waiters follow the store from now on.
+      if (event.type === "run.cancel" && !abortLocal(ctx, event.run_id, event.action))
+        ctx.broker.closeOpen(event.run_id);
       if (event.type === "answers.settle") ctx.executing.get(event.run_id)?.askToSettle();
       if (event.type === "run.follow") void ctx.runEvents?.answer(event, ctx.broker.get(event.run_id), ctx.processId);
     });

@@ -83,14 +83,40 @@ export class RunBroker {
   private readonly logs = new Map<string, RunLog>();
   constructor(private readonly keepMs = 60_000) {}
 
+  /**
+   * The run's log, opened if it has none here. A closed one is given as it is: its followers
+   * replay it to its end (a new one in its place would never close).
+   */
   open(runId: string): RunLog {
-    let log = this.logs.get(runId);
-    if (!log || log.done) this.logs.set(runId, (log = new RunLog()));
+    return this.logs.get(runId) ?? this.fresh(runId);
+  }
+
+  /** The log of the run's execution here: a new one if the last one closed (a run given back to the queue goes on). */
+  openExecution(runId: string): RunLog {
+    const log = this.logs.get(runId);
+    return log && !log.done ? log : this.fresh(runId);
+  }
+
+  private fresh(runId: string): RunLog {
+    const log = new RunLog();
+    this.logs.set(runId, log);
     return log;
   }
 
   get(runId: string): RunLog | undefined {
     return this.logs.get(runId);
+  }
+
+  /** The runs whose logs here are still open. */
+  openRunIds(): string[] {
+    const ids: string[] = [];
+    for (const [runId, log] of this.logs) if (!log.done) ids.push(runId);
+    return ids;
+  }
+
+  /** Closes the run's log if it is open here (close() also restarts a closed one's keeping). */
+  closeOpen(runId: string): void {
+    if (this.logs.get(runId)?.done === false) this.close(runId);
   }
 
   close(runId: string): void {

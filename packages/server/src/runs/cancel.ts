@@ -35,6 +35,9 @@ export async function cancelRun(ctx: ServerContext, run: RunRecord, action: Canc
       ctx.broker.get(run.run_id)?.accept(new Error("cancelled"));
       ctx.broker.close(run.run_id);
       await syncThread(ctx, run.thread_id);
+      // Queued for another server, whose clients wait on its log there: told, it closes it.
+      if (run.owner !== null && run.owner !== ctx.processId)
+        await ctx.bus.publish({ type: "run.cancel", run_id: run.run_id, action });
       return;
     }
     // It started meanwhile: abort it as a running run.

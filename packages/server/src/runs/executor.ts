@@ -181,7 +181,12 @@ export async function executeRun(ctx: ServerContext, pending: RunRecord, options
       ? { run: pending, continuing: false, handoff: claimed.handoff }
       : await claim(ctx, pending);
     options.onClaimed?.();
-    if (!taken) return;
+    if (!taken) {
+      // Not queued any more (another process took it, or ended it while it waited to be tried
+      // again here): waiters on its log here follow it through the store.
+      ctx.broker.closeOpen(pending.run_id);
+      return;
+    }
     const { run, continuing } = taken;
     current = run;
     const timeoutMs = timeoutOf(ctx, run);
@@ -189,7 +194,7 @@ export async function executeRun(ctx: ServerContext, pending: RunRecord, options
       timer = setTimeout(() => abortLocal(ctx, run.run_id, "timeout"), timeoutMs);
       timer.unref();
     }
-    const log = ctx.broker.open(run.run_id);
+    const log = ctx.broker.openExecution(run.run_id);
     if (run.owner === null) ctx.runEvents?.relay(run.run_id, log);
     if (!log.events.length) log.push("metadata", { run_id: run.run_id, attempt: run.attempt });
     await withJoinedSaver(ctx, run.thread_id, taken.handoff, async () => {

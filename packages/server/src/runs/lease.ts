@@ -85,6 +85,24 @@ export async function recoverLost(ctx: ServerContext, everyRun = false, unheard?
     for (const threadId of new Set((await ctx.store.runsIn("pending")).map((run) => run.thread_id)))
       await dispatchNext(ctx, threadId);
   if (unheard) await startOrphans(ctx, unheard);
+  if (!ctx.dispatcher.local) await closeLogsOfRunsElsewhere(ctx);
+}
+
+/**
+ * Logs open here for runs that this process does not execute and will not: taken by the queue
+ * while this process was held for gone (`startOrphans`, in another process), ended or executed
+ * elsewhere while queued here. Nothing here would close them, and their waiters (joins, waits,
+ * streams) would follow them for good: closed, they follow the run through the store.
+ */
+async function closeLogsOfRunsElsewhere(ctx: ServerContext): Promise<void> {
+  for (const runId of ctx.broker.openRunIds()) {
+    if (ctx.executing.has(runId)) continue;
+    const run = await ctx.store.getRun(runId);
+    // Still queued for this process, or for whichever takes it (this one's retry among them).
+    if (run?.status === "pending" && (run.owner === ctx.processId || run.owner === null)) continue;
+    // Unless this process took it since the read: the log is its execution's.
+    if (!ctx.executing.has(runId)) ctx.broker.closeOpen(runId);
+  }
 }
 
 /**

@@ -1,0 +1,129 @@
+/**
+ * A process follows the runs it executes, and the wait and stream runs of its clients, through
+ * their logs in memory (runs/broker.ts); its waiters (joins, waits, streams) follow the log until
+ * it closes. Another process may end or take such a run while it is queued, and each way it did
+ * used to leave the log open and its waiters waiting for good:
+ * - a background run that found its thread claimed by another writer goes back to the queue, to
+ *   be tried again shortly where it was tried (runs/executor.ts); ended elsewhere meanwhile, the
+ *   retry finds it no longer queued and closes the log;
+ * - a wait run queued behind its thread's running run, cancelled through another server: that
+ *   server tells the run's process, which closes the log.
+ * Runs taken by the queue while their process was held for gone are closed by the lease sweep
+ * (runs/lease.ts, closeLogsOfRunsElsewhere).
+ */
+import { PostgresSaver } from "@interlude/checkpoint-postgres";
+import pg from "pg";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { hooks } from "./fixtures/graphs.mjs";
+import { json, type TestServer, testServer, until } from "./helpers.js";
+import { databaseForFile } from "./processes.js";
+
+const database = databaseForFile("interlude_busy_retry");
+let executing: TestServer;
+let other: TestServer;
+let pool: pg.Pool;
+
+beforeAll(async () => {
+  executing = await testServer({ postgresUrl: database.url });
+  // Executes no runs: the run is tried by `executing` only.
+  other = await testServer({ postgresUrl: database.url, concurrency: 0 });
+  pool = new pg.Pool({ connectionString: database.url, max: 2 });
+}, 60_000);
+afterAll(async () => {
+  hooks.during = () => undefined;
+  await other?.dispose();
+  await executing?.dispose();
+  await pool?.end();
+});
+
+const post = (url: string, body: unknown) => json(url, { method: "POST", body: JSON.stringify(body) });
+
+it("a run ended elsewhere while it waits to retry a busy thread answers its joins in the process that tried it", async () => {
+  const thread = (await post(`${executing.url}/threads`, {})).body.thread_id as string;
+  // A writer on another machine holds the thread (its claim lapses in a minute).
+  await new PostgresSaver(pool).claimThread(thread, { owner: "another-host/1234/a-run", ttlMs: 60_000 });
+  const run = (await post(`${executing.url}/threads/${thread}/runs`, { assistant_id: "loop", input: { rounds: 1 } }))
+    .body;
+  // Tried, refused by the claim, queued again until the next try.
+  await until(async () => {
+    const { body } = await json(`${executing.url}/threads/${thread}/runs/${run.run_id}`);
+    return body.status === "pending";
+  }, 10_000);
+  const joined = json(`${executing.url}/threads/${thread}/runs/${run.run_id}/join`);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const cancelled = await post(`${other.url}/threads/${thread}/runs/${run.run_id}/cancel`, {});
+  expect(cancelled.status).toBeLessThan(300);
+  const answered = await Promise.race([
+    joined,
+    new Promise((resolve) => setTimeout(() => resolve("no answer"), 5_000)),
+  ]);
+  expect(answered).toMatchObject({ status: 200 });
+  const { body } = await json(`${executing.url}/threads/${thread}/runs/${run.run_id}`);
+  expect(body.status).toBe("interrupted");
+}, 30_000);
+
+it("a wait run queued behind another, cancelled through another server, is answered where it waits", async () => {
+  const thread = (await post(`${executing.url}/threads`, {})).body.thread_id as string;
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  hooks.during = () => held;
+  try {
+    const first = (await post(`${executing.url}/threads/${thread}/runs`, { assistant_id: "hooked", input: {} })).body;
+    await until(
+      async () => (await json(`${executing.url}/threads/${thread}/runs/${first.run_id}`)).body.status === "running",
+    );
+    const waited = post(`${executing.url}/threads/${thread}/runs/wait`, {
+      assistant_id: "hooked",
+      input: {},
+      multitask_strategy: "enqueue",
+    });
+    const queued = await until(async () => {
+      const { body } = await json(`${executing.url}/threads/${thread}/runs?status=pending`);
+      return body[0] as { run_id: string } | undefined;
+    });
+    const cancelled = await post(`${other.url}/threads/${thread}/runs/${queued.run_id}/cancel`, {});
+    expect(cancelled.status).toBeLessThan(300);
+    const answered = await Promise.race([
+      waited,
+      new Promise((resolve) => setTimeout(() => resolve("no answer"), 5_000)),
+    ]);
+    expect(answered).toMatchObject({ status: 200 });
+    expect((await json(`${executing.url}/threads/${thread}/runs/${queued.run_id}`)).body.status).toBe("interrupted");
+  } finally {
+    release();
+  }
+}, 30_000);
+
+it("a wait run queued here that another process ended without a word is answered at this process's next sweep", async () => {
+  // Sweeps every 300 ms (half a lease).
+  const swept = await testServer({ postgresUrl: database.url, runLeaseMs: 600 });
+  const thread = (await post(`${swept.url}/threads`, {})).body.thread_id as string;
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  hooks.during = () => held;
+  try {
+    await post(`${swept.url}/threads/${thread}/runs`, { assistant_id: "hooked", input: {} });
+    const waited = post(`${swept.url}/threads/${thread}/runs/wait`, {
+      assistant_id: "hooked",
+      input: {},
+      multitask_strategy: "enqueue",
+    });
+    const queued = await until(async () => {
+      const { body } = await json(`${swept.url}/threads/${thread}/runs?status=pending`);
+      return body[0] as { run_id: string } | undefined;
+    });
+    // As a process that took this one for gone and ended the run would, and whose word was lost.
+    await database.sql.query(
+      "UPDATE interlude_server_runs SET status = 'interrupted', owner = NULL WHERE run_id = $1",
+      [queued.run_id],
+    );
+    const answered = await Promise.race([
+      waited,
+      new Promise((resolve) => setTimeout(() => resolve("no answer"), 5_000)),
+    ]);
+    expect(answered).toMatchObject({ status: 200 });
+  } finally {
+    release();
+    await swept.dispose();
+  }
+}, 30_000);
