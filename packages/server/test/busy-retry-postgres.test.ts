@@ -38,6 +38,10 @@ afterAll(async () => {
 
 const post = (url: string, body: unknown) => json(url, { method: "POST", body: JSON.stringify(body) });
 
+/** `request`'s response, or "no answer" after 5 s. */
+const within5s = (request: Promise<unknown>) =>
+  Promise.race([request, new Promise((resolve) => setTimeout(() => resolve("no answer"), 5_000))]);
+
 it("a run ended elsewhere while it waits to retry a busy thread answers its joins in the process that tried it", async () => {
   const thread = (await post(`${executing.url}/threads`, {})).body.thread_id as string;
   // A writer on another machine holds the thread (its claim lapses in a minute).
@@ -53,42 +57,41 @@ it("a run ended elsewhere while it waits to retry a busy thread answers its join
   await new Promise((resolve) => setTimeout(resolve, 100));
   const cancelled = await post(`${other.url}/threads/${thread}/runs/${run.run_id}/cancel`, {});
   expect(cancelled.status).toBeLessThan(300);
-  const answered = await Promise.race([
-    joined,
-    new Promise((resolve) => setTimeout(() => resolve("no answer"), 5_000)),
-  ]);
-  expect(answered).toMatchObject({ status: 200 });
+  expect(await within5s(joined)).toMatchObject({ status: 200 });
   const { body } = await json(`${executing.url}/threads/${thread}/runs/${run.run_id}`);
   expect(body.status).toBe("interrupted");
 }, 30_000);
 
-it("a wait run queued behind another, cancelled through another server, is answered where it waits", async () => {
-  const thread = (await post(`${executing.url}/threads`, {})).body.thread_id as string;
+/**
+ * On a new thread of `url`: a background run held in its node until `release`, and a wait run
+ * queued behind it (`waited`, its response; `queued`, its id).
+ */
+async function waitQueuedBehindHeldRun(url: string) {
+  const thread = (await post(`${url}/threads`, {})).body.thread_id as string;
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
   hooks.during = () => held;
+  const first = (await post(`${url}/threads/${thread}/runs`, { assistant_id: "hooked", input: {} })).body;
+  await until(async () => (await json(`${url}/threads/${thread}/runs/${first.run_id}`)).body.status === "running");
+  const waited = post(`${url}/threads/${thread}/runs/wait`, {
+    assistant_id: "hooked",
+    input: {},
+    multitask_strategy: "enqueue",
+  });
+  const queued = await until(async () => {
+    const { body } = await json(`${url}/threads/${thread}/runs?status=pending`);
+    return body[0] as { run_id: string } | undefined;
+  });
+  return { thread, waited, queued: queued.run_id, release };
+}
+
+it("a wait run queued behind another, cancelled through another server, is answered where it waits", async () => {
+  const { thread, waited, queued, release } = await waitQueuedBehindHeldRun(executing.url);
   try {
-    const first = (await post(`${executing.url}/threads/${thread}/runs`, { assistant_id: "hooked", input: {} })).body;
-    await until(
-      async () => (await json(`${executing.url}/threads/${thread}/runs/${first.run_id}`)).body.status === "running",
-    );
-    const waited = post(`${executing.url}/threads/${thread}/runs/wait`, {
-      assistant_id: "hooked",
-      input: {},
-      multitask_strategy: "enqueue",
-    });
-    const queued = await until(async () => {
-      const { body } = await json(`${executing.url}/threads/${thread}/runs?status=pending`);
-      return body[0] as { run_id: string } | undefined;
-    });
-    const cancelled = await post(`${other.url}/threads/${thread}/runs/${queued.run_id}/cancel`, {});
+    const cancelled = await post(`${other.url}/threads/${thread}/runs/${queued}/cancel`, {});
     expect(cancelled.status).toBeLessThan(300);
-    const answered = await Promise.race([
-      waited,
-      new Promise((resolve) => setTimeout(() => resolve("no answer"), 5_000)),
-    ]);
-    expect(answered).toMatchObject({ status: 200 });
-    expect((await json(`${executing.url}/threads/${thread}/runs/${queued.run_id}`)).body.status).toBe("interrupted");
+    expect(await within5s(waited)).toMatchObject({ status: 200 });
+    expect((await json(`${executing.url}/threads/${thread}/runs/${queued}`)).body.status).toBe("interrupted");
   } finally {
     release();
   }
@@ -97,31 +100,14 @@ it("a wait run queued behind another, cancelled through another server, is answe
 it("a wait run queued here that another process ended without a word is answered at this process's next sweep", async () => {
   // Sweeps every 300 ms (half a lease).
   const swept = await testServer({ postgresUrl: database.url, runLeaseMs: 600 });
-  const thread = (await post(`${swept.url}/threads`, {})).body.thread_id as string;
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => (release = resolve));
-  hooks.during = () => held;
+  const { waited, queued, release } = await waitQueuedBehindHeldRun(swept.url);
   try {
-    await post(`${swept.url}/threads/${thread}/runs`, { assistant_id: "hooked", input: {} });
-    const waited = post(`${swept.url}/threads/${thread}/runs/wait`, {
-      assistant_id: "hooked",
-      input: {},
-      multitask_strategy: "enqueue",
-    });
-    const queued = await until(async () => {
-      const { body } = await json(`${swept.url}/threads/${thread}/runs?status=pending`);
-      return body[0] as { run_id: string } | undefined;
-    });
     // As a process that took this one for gone and ended the run would, and whose word was lost.
     await database.sql.query(
       "UPDATE interlude_server_runs SET status = 'interrupted', owner = NULL WHERE run_id = $1",
-      [queued.run_id],
+      [queued],
     );
-    const answered = await Promise.race([
-      waited,
-      new Promise((resolve) => setTimeout(() => resolve("no answer"), 5_000)),
-    ]);
-    expect(answered).toMatchObject({ status: 200 });
+    expect(await within5s(waited)).toMatchObject({ status: 200 });
   } finally {
     release();
     await swept.dispose();
