@@ -10,10 +10,14 @@
  *   server tells the run's process, which closes the log.
  * Runs taken by the queue while their process was held for gone are closed by the lease sweep
  * (runs/lease.ts, closeLogsOfRunsElsewhere).
+ * And a retry whose claim meets the database away leaves the background run queued, to execute
+ * once it is back (runs/failure.ts, queueAgain): it used to end it `error` (STORAGE_FAILED)
+ * though nothing of it had executed.
  */
 import { PostgresSaver } from "@interlude/checkpoint-postgres";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { testPostgresUrl } from "../../../test/setup/urls.js";
 import { hooks } from "./fixtures/graphs.mjs";
 import { json, type TestServer, testServer, until } from "./helpers.js";
 import { databaseForFile } from "./processes.js";
@@ -28,6 +32,8 @@ beforeAll(async () => {
   // Executes no runs: the run is tried by `executing` only.
   other = await testServer({ postgresUrl: database.url, concurrency: 0 });
   pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  // Its idle connection is cut with the others in the last scenario.
+  pool.on("error", () => undefined);
 }, 60_000);
 afterAll(async () => {
   hooks.during = () => undefined;
@@ -113,3 +119,35 @@ it("a wait run queued here that another process ended without a word is answered
     await swept.dispose();
   }
 }, 30_000);
+
+it("a background run whose retry meets the database away stays queued, and executes once it is back", async () => {
+  const thread = (await post(`${executing.url}/threads`, {})).body.thread_id as string;
+  // Held by a writer elsewhere for 3 s.
+  await new PostgresSaver(pool).claimThread(thread, { owner: "another-host/1234/a-run", ttlMs: 3_000 });
+  const run = (await post(`${executing.url}/threads/${thread}/runs`, { assistant_id: "loop", input: { rounds: 1 } }))
+    .body;
+  await until(
+    async () => (await json(`${executing.url}/threads/${thread}/runs/${run.run_id}`)).body.status === "pending",
+    10_000,
+  );
+  // Its next try, 500 ms on, finds no database.
+  const name = new URL(database.url).pathname.slice(1);
+  const admin = new pg.Client({ connectionString: testPostgresUrl() });
+  await admin.connect();
+  try {
+    await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+    await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> $2", [
+      name,
+      (await database.sql.query("SELECT pg_backend_pid() AS pid")).rows[0].pid,
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+  } finally {
+    await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+    await admin.end();
+  }
+  const ended = await until(async () => {
+    const response = await json(`${executing.url}/threads/${thread}/runs/${run.run_id}`);
+    return response.status === 200 && !["pending", "running"].includes(response.body.status) && response.body;
+  }, 20_000);
+  expect(ended.status).toBe("success");
+}, 40_000);

@@ -2,7 +2,8 @@
  * A run that could not be executed or recorded (the database refused a write, or the server
  * broke): its waiters are ended at once with the failure, and the run's record and thread are
  * put right once storage takes writes again, so the thread is resumable from its last checkpoint.
- * A queued run the database failed goes back to the queue instead (`requeue`).
+ * A queued run the database failed goes back to the queue instead (`requeue`), and one it
+ * failed before it started stays there (`queueAgain`).
  */
 import { countRunEnd, type RunEnd, type ServerContext } from "../context.js";
 import { ServerError } from "../errors.js";
@@ -37,6 +38,10 @@ const QUEUED_TRIES = 3;
  */
 export function failRun(ctx: ServerContext, run: RunRecord, error: unknown): void {
   const storage = isStorageFailure(error);
+  if (storage && run.owner === null && run.status === "pending") {
+    queueAgain(ctx, run, error);
+    return;
+  }
   if (storage && run.owner === null && run.status === "running" && run.attempt < QUEUED_TRIES) {
     requeue(ctx, run, error);
     return;
@@ -66,6 +71,19 @@ function requeue(ctx: ServerContext, run: RunRecord, error: unknown): void {
   console.error(`[interlude] run ${run.run_id} met a database failure; back to the queue once storage is back:`, error);
   ctx.broker.close(run.run_id);
   retryUntilStored(() => backToQueue(ctx, run));
+}
+
+/**
+ * A queued run whose claim the database failed (its try here never started it): still queued,
+ * it is given to the queue again once storage is back, unless someone took it meanwhile. Its
+ * waiters here follow it through the store.
+ */
+function queueAgain(ctx: ServerContext, run: RunRecord, error: unknown): void {
+  console.error(`[interlude] run ${run.run_id} could not be claimed; queued again once storage is back:`, error);
+  ctx.broker.closeOpen(run.run_id);
+  retryUntilStored(async () => {
+    if ((await ctx.store.getRun(run.run_id))?.status === "pending") await ctx.dispatcher.dispatch(run);
+  });
 }
 
 /**
