@@ -118,6 +118,25 @@ describe("the database refuses writes while a run executes", () => {
     expect(await ended()).toEqual({ ...before, success: (before.success ?? 0) + 1 });
   });
 
+  it("a background run whose claim meets the refusal stays queued, and executes once writes are back", async () => {
+    const threadId = await newThread();
+    // Held by a writer elsewhere for a second: the run is refused, queued again and tried every 500 ms.
+    await server.backend.ctx.saver.claimThread(threadId, { owner: "another-host/1234/a-run", ttlMs: 1_000 });
+    const run = (await post(`/threads/${threadId}/runs`, { assistant_id: "loop", input: { rounds: 1 } })).body;
+    const runUrl = `${server.url}/threads/${threadId}/runs/${run.run_id}`;
+    await until(async () => (await json(runUrl)).body.status === "pending");
+    raw.pragma("query_only = 1");
+    // Its next tries' claims are refused: it is not ended meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    expect((await json(runUrl)).body.status).toBe("pending");
+    raw.pragma("query_only = 0");
+    const ended = await until(async () => {
+      const { body } = await json(runUrl);
+      return !["pending", "running"].includes(body.status) && body;
+    });
+    expect(ended.status).toBe("success");
+  });
+
   it("a write refused outright is 503 STORAGE_FAILED, not 500", async () => {
     raw.pragma("query_only = 1");
     const created = await post("/threads", {});

@@ -81,8 +81,9 @@ function requeue(ctx: ServerContext, run: RunRecord, error: unknown): void {
 function queueAgain(ctx: ServerContext, run: RunRecord, error: unknown): void {
   console.error(`[interlude] run ${run.run_id} could not be claimed; queued again once storage is back:`, error);
   ctx.broker.closeOpen(run.run_id);
+  // Dispatched once a write goes through: on SQLite it executes here at once, and would fail again.
   retryUntilStored(async () => {
-    if ((await ctx.store.getRun(run.run_id))?.status === "pending") await ctx.dispatcher.dispatch(run);
+    if (await ctx.store.stillQueued(run.run_id)) await ctx.dispatcher.dispatch(run);
   });
 }
 

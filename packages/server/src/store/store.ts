@@ -273,6 +273,19 @@ export class StoreTx {
     );
   }
 
+  /**
+   * Whether the run is still queued, found by a write (one that changes nothing): it fails while
+   * storage takes no writes (a read-only SQLite file still reads).
+   */
+  async stillQueued(runId: string): Promise<boolean> {
+    return (
+      (await this.db.run(
+        "UPDATE interlude_server_runs SET updated_at = updated_at WHERE run_id = ? AND status = 'pending'",
+        [runId],
+      )) > 0
+    );
+  }
+
   /** Which of these running runs were told to stop (`requestStop`), and how. */
   async stopsRequested(runIds: string[]): Promise<Array<{ run_id: string; action: "interrupt" | "rollback" }>> {
     if (!runIds.length) return [];
