@@ -6,7 +6,7 @@
  * read from the run's record at its next lease renewal (runs/lease.ts).
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { followSse, json, type TestServer, testServer, until } from "./helpers.js";
+import { followSse, json, runEnded, type TestServer, testServer, until } from "./helpers.js";
 import { databaseForFile } from "./processes.js";
 
 let queuer: TestServer;
@@ -39,10 +39,7 @@ it("a run queued while the taking process's LISTEN connection was cut is taken o
   });
   expect(run.status).toBe(200);
   // Both servers started moments ago: the taker's first safety poll is ~15 s away.
-  const ended = await until(async () => {
-    const { body } = await json(`${queuer.url}/threads/${thread}/runs/${run.body.run_id}`);
-    return body.status !== "pending" && body.status !== "running" && body;
-  }, 5_000);
+  const ended = await runEnded(`${queuer.url}/threads/${thread}/runs/${run.body.run_id}`, 5_000);
   expect(ended.status).toBe("success");
   expect(Date.now() - queued).toBeLessThan(5_000);
   const state = (await json(`${queuer.url}/threads/${thread}/state`)).body;

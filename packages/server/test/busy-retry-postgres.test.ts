@@ -19,7 +19,7 @@ import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { testPostgresUrl } from "../../../test/setup/urls.js";
 import { hooks } from "./fixtures/graphs.mjs";
-import { json, type TestServer, testServer, until } from "./helpers.js";
+import { json, runEnded, type TestServer, testServer, until } from "./helpers.js";
 import { databaseForFile } from "./processes.js";
 
 const database = databaseForFile("interlude_busy_retry");
@@ -145,9 +145,6 @@ it("a background run whose retry meets the database away stays queued, and execu
     await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
     await admin.end();
   }
-  const ended = await until(async () => {
-    const response = await json(`${executing.url}/threads/${thread}/runs/${run.run_id}`);
-    return response.status === 200 && !["pending", "running"].includes(response.body.status) && response.body;
-  }, 20_000);
+  const ended = await runEnded(`${executing.url}/threads/${thread}/runs/${run.run_id}`, 20_000);
   expect(ended.status).toBe("success");
 }, 40_000);

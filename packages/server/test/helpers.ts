@@ -71,6 +71,14 @@ export async function until<T>(probe: () => Promise<T | undefined | false>, time
   }
 }
 
+/** The run read at `runUrl` (`GET /threads/:id/runs/:run_id`) once it has ended: neither pending nor running. */
+export function runEnded(runUrl: string, timeoutMs?: number): Promise<{ status: string; [field: string]: unknown }> {
+  return until(async () => {
+    const { status, body } = await json(runUrl);
+    return status === 200 && body.status !== "pending" && body.status !== "running" && body;
+  }, timeoutMs);
+}
+
 export interface SseEvent {
   event: string;
   data: any;

@@ -10,7 +10,7 @@
  */
 import PgBoss from "pg-boss";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { json, type TestServer, testServer, until } from "./helpers.js";
+import { json, runEnded, type TestServer, testServer, until } from "./helpers.js";
 import { databaseForFile } from "./processes.js";
 
 const LEASE_MS = 1_000;
@@ -87,10 +87,7 @@ async function jobsOf(runId: string): Promise<string[]> {
 function endsOnceTaken(thread: string, run: string): Promise<void> {
   return withTaker(async () => {
     const started = Date.now();
-    const ended = await until(async () => {
-      const { body } = await json(`${queuer.url}/threads/${thread}/runs/${run}`);
-      return body.status !== "pending" && body.status !== "running" && body;
-    }, WITHIN_MS);
+    const ended = await runEnded(`${queuer.url}/threads/${thread}/runs/${run}`, WITHIN_MS);
     expect(ended.status).toBe("success");
     expect(Date.now() - started).toBeLessThan(WITHIN_MS);
     expect((await json(`${queuer.url}/threads/${thread}/state`)).body.next).toEqual(["ask"]);

@@ -6,7 +6,7 @@
 import type Database from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hooks } from "./fixtures/graphs.mjs";
-import { json, type TestServer, testServer, until } from "./helpers.js";
+import { json, runEnded, type TestServer, testServer, until } from "./helpers.js";
 
 let server: TestServer;
 let raw: Database.Database;
@@ -130,10 +130,7 @@ describe("the database refuses writes while a run executes", () => {
     await new Promise((resolve) => setTimeout(resolve, 1_200));
     expect((await json(runUrl)).body.status).toBe("pending");
     raw.pragma("query_only = 0");
-    const ended = await until(async () => {
-      const { body } = await json(runUrl);
-      return !["pending", "running"].includes(body.status) && body;
-    });
+    const ended = await runEnded(runUrl);
     expect(ended.status).toBe("success");
   });
 
