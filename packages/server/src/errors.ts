@@ -71,17 +71,18 @@ export class AlreadyAnsweredError extends ServerError {
 }
 
 /**
- * The process is shutting down and drained the run (runs/drain.ts): it stopped at a step
- * boundary, that step saved. `queued`: it went back to the queue, where another process goes on.
+ * The process is shutting down (runs/drain.ts): the run stopped at a step boundary, that step
+ * saved, and went back to the queue (`queued`), where another process goes on; or it ended
+ * `interrupted`: its client asked so (`on_disconnect: "cancel"`), or it did not reach a
+ * boundary within the drain window and was aborted.
  */
 export class ServerStoppingError extends ServerError {
   constructor(runId: string, queued: boolean) {
     super(
       "SERVER_STOPPING",
-      "This server is shutting down: the run stopped at a step boundary, that step saved. " +
-        (queued
-          ? "It went back to the queue, where another process continues it: join it through another server."
-          : "Continue the thread with a run without input, through another server."),
+      queued
+        ? "This server is shutting down: the run stopped at a step boundary, that step saved, and went back to the queue, where another process continues it: join it through another server."
+        : "This server is shutting down and stopped the run: it ended interrupted (its client asked so with on_disconnect, or it reached no step boundary in time). Continue the thread with a run without input, through another server.",
       { run_id: runId },
     );
   }

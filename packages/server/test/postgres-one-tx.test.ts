@@ -244,37 +244,49 @@ describe("a run's checkpoint held back (durability async) and its question parke
     await expectStoppedAfterWork(threadId);
   });
 
-  it("a server shut down mid-node drains its queued run: the node's work is saved, and the other server continues the run from there", async () => {
-    const other = await testServer({ postgresUrl: database, graphs: { work_then_ask: workThenAsk } });
-    const threadId = (await post("/threads", {})).body.thread_id;
-    let worked = 0;
-    let entered!: () => void;
-    const inWork = new Promise<void>((resolve) => (entered = resolve));
-    // "work" goes on once the shutdown has asked its run to drain (config.control).
-    during = async (config) => {
-      worked++;
-      entered();
-      await until(async () => config.control?.drainRequested === true);
-    };
-    const run = (
-      await json(`${other.url}/threads/${threadId}/runs`, {
+  it.each([
+    ["queued", "runs"],
+    ["wait", "runs/wait"],
+  ])(
+    "a server shut down mid-node drains its %s run: the node's work is saved, and the other server continues the run from there",
+    async (_kind, route) => {
+      const other = await testServer({ postgresUrl: database, graphs: { work_then_ask: workThenAsk } });
+      const threadId = (await post("/threads", {})).body.thread_id;
+      let worked = 0;
+      let entered!: () => void;
+      const inWork = new Promise<void>((resolve) => (entered = resolve));
+      // "work" goes on once the shutdown has asked its run to drain (config.control).
+      during = async (config) => {
+        worked++;
+        entered();
+        await until(async () => config.control?.drainRequested === true);
+      };
+      const created = json(`${other.url}/threads/${threadId}/${route}`, {
         method: "POST",
         body: JSON.stringify({ assistant_id: "work_then_ask", input: {}, durability: "async" }),
-      })
-    ).body;
-    await inWork;
-    // Shutting down asks the run to drain: "work" ends undisturbed, and the run stops before "ask"
-    // with the checkpoint between them stored (held back by durability async until then).
-    await other.dispose();
-    // Back in the queue, the run is taken by the server still up, which goes on from "ask" (not
-    // sending the input again, so "work" does not run twice).
-    const joined = (await json(`${server.url}/threads/${threadId}/runs/${run.run_id}/join`)).body;
-    expect(joined.__interrupt__[0].value).toEqual({ question: "ok?" });
-    expect((await json(`${server.url}/threads/${threadId}/runs/${run.run_id}`)).body.status).toBe("success");
-    expect(worked).toBe(1);
-    const state = (await json(`${server.url}/threads/${threadId}/state`)).body;
-    expect(state.values).toEqual({ done: true });
-    expect(state.next).toEqual(["ask"]);
-    expect(await claims(threadId)).toBe(0);
-  });
+      });
+      await inWork;
+      // Shutting down asks the run to drain: "work" ends undisturbed, and the run stops before "ask"
+      // with the checkpoint between them stored (held back by durability async until then).
+      await other.dispose();
+      // A wait run's client, which went with that server, is told where its run goes on.
+      const answer = await created;
+      const run = route === "runs" ? answer.body : (await json(`${server.url}/threads/${threadId}/runs`)).body[0];
+      if (route === "runs/wait")
+        expect(answer).toMatchObject({
+          status: 503,
+          body: { code: "SERVER_STOPPING", run_id: run.run_id, message: expect.stringMatching(/queue/) },
+        });
+      // Back in the queue, the run is taken by the server still up, which goes on from "ask" (not
+      // sending the input again, so "work" does not run twice).
+      const joined = (await json(`${server.url}/threads/${threadId}/runs/${run.run_id}/join`)).body;
+      expect(joined.__interrupt__[0].value).toEqual({ question: "ok?" });
+      expect((await json(`${server.url}/threads/${threadId}/runs/${run.run_id}`)).body.status).toBe("success");
+      expect(worked).toBe(1);
+      const state = (await json(`${server.url}/threads/${threadId}/state`)).body;
+      expect(state.values).toEqual({ done: true });
+      expect(state.next).toEqual(["ask"]);
+      expect(await claims(threadId)).toBe(0);
+    },
+  );
 });

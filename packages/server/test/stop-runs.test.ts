@@ -6,7 +6,7 @@ import { loadConfig, type ServeOptions, startServer } from "@interlude/server";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 // The module the server loads through langgraph.json: same URL, same instance, same counter.
 import { hangStats, hooks } from "./fixtures/graphs.mjs";
-import { FIXTURE_CONFIG, json, type TestServer, testServer, until } from "./helpers.js";
+import { FIXTURE_CONFIG, json, runEnded, type TestServer, testServer, until } from "./helpers.js";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -87,6 +87,28 @@ describe("a node that never returns", () => {
     });
     expect(next.status).toBe(200);
     expect((await json(`${server.url}/threads/${threadId}/runs/${runId}`)).body.status).toBe("interrupted");
+  });
+
+  it("a wait run whose client goes away is cancelled when it asked for that (on_disconnect), and goes on otherwise", async () => {
+    const waitThenLeave = async (input: Record<string, unknown>, extra: Record<string, unknown>) => {
+      const thread = (await json(`${server.url}/threads`, { method: "POST", body: "{}" })).body;
+      const runsUrl = `${server.url}/threads/${thread.thread_id}/runs`;
+      const controller = new AbortController();
+      const waiting = fetch(`${runsUrl}/wait`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ assistant_id: "slow", input, ...extra }),
+        signal: controller.signal,
+      }).catch(() => "left");
+      const run = await until(async () => (await json(runsUrl)).body.find((r: any) => r.status === "running"));
+      controller.abort();
+      expect(await waiting).toBe("left");
+      return runEnded(`${runsUrl}/${run.run_id}`);
+    };
+    const cancelled = await waitThenLeave({ tag: "c", delay: 60_000, abortable: true }, { on_disconnect: "cancel" });
+    expect(cancelled.status).toBe("interrupted");
+    const continued = await waitThenLeave({ tag: "d", delay: 200 }, {});
+    expect(continued.status).toBe("success");
   });
 
   it("timeout_seconds stops it with status timeout and says so", async () => {
@@ -186,24 +208,38 @@ describe("shutting down", () => {
           headers: { "content-type": "application/json" },
           body: JSON.stringify(body),
         });
-      const [waited, streamed, queued] = [await newThread(), await newThread(), await newThread()];
+      const [waited, streamed, queued, cancelled] = [
+        await newThread(),
+        await newThread(),
+        await newThread(),
+        await newThread(),
+      ];
       const wait = post(`/threads/${waited}/runs/wait`, { assistant_id: "hooked", input: {} });
       const stream = post(`/threads/${streamed}/runs/stream`, { assistant_id: "hooked", input: {} });
+      const cancelledWait = post(`/threads/${cancelled}/runs/wait`, {
+        assistant_id: "hooked",
+        input: {},
+        on_disconnect: "cancel",
+      });
       const run = (await (await post(`/threads/${queued}/runs`, { assistant_id: "hooked", input: {} })).json()) as {
         run_id: string;
       };
       const join = fetch(`${first.url}/threads/${queued}/runs/${run.run_id}/join`);
       const joinStream = fetch(`${first.url}/threads/${queued}/runs/${run.run_id}/stream`);
-      await until(async () => working === 3);
+      await until(async () => working === 4);
       await first.close();
-      // The client of a wait or stream run continues it elsewhere; a queued run's joiner joins it elsewhere.
-      const stopping = { code: "SERVER_STOPPING", message: expect.stringMatching(/run without input/) };
+      // Every run goes back to the queue, its client told to join it elsewhere; one whose client
+      // asked to cancel it when it goes away ended interrupted, and its client continues it.
+      const queuedAgain = { code: "SERVER_STOPPING", message: expect.stringMatching(/queue/) };
       const waitAnswer = await wait;
       expect(waitAnswer.status).toBe(503);
-      expect(await waitAnswer.json()).toMatchObject(stopping);
+      expect(await waitAnswer.json()).toMatchObject(queuedAgain);
+      const cancelledAnswer = await cancelledWait;
+      expect(cancelledAnswer.status).toBe(503);
+      const stoppedHere = { code: "SERVER_STOPPING", message: expect.stringMatching(/run without input/) };
+      expect(await cancelledAnswer.json()).toMatchObject(stoppedHere);
       const events = await (await stream).text();
-      expect(events).toMatch(/event: error\ndata: \{[^\n]*"SERVER_STOPPING"/);
-      expect(events).toMatch(/event: end\ndata: null\nid: \d+\s*$/);
+      expect(events).toMatch(/event: error\ndata: \{[^\n]*queue[^\n]*"SERVER_STOPPING"[^\n]*\n\nevent: end\n/);
       const joinAnswer = await join;
       expect(joinAnswer.status).toBe(503);
       expect(await joinAnswer.json()).toMatchObject({
@@ -215,14 +251,17 @@ describe("shutting down", () => {
       hooks.during = () => undefined;
       const second = await startServer(options);
       try {
-        for (const threadId of [waited, streamed]) {
-          const continued = await json(`${second.url}/threads/${threadId}/runs/wait`, {
-            method: "POST",
-            body: JSON.stringify({ assistant_id: "hooked" }),
-          });
-          expect(continued.body.done).toBe(true);
+        for (const threadId of [waited, streamed, queued]) {
+          const runs = (await json(`${second.url}/threads/${threadId}/runs`)).body;
+          expect(runs).toHaveLength(1);
+          expect((await json(`${second.url}/threads/${threadId}/runs/${runs[0].run_id}/join`)).body.done).toBe(true);
         }
-        expect((await json(`${second.url}/threads/${queued}/runs/${run.run_id}/join`)).body.done).toBe(true);
+        expect((await json(`${second.url}/threads/${cancelled}/runs`)).body[0].status).toBe("interrupted");
+        const continued = await json(`${second.url}/threads/${cancelled}/runs/wait`, {
+          method: "POST",
+          body: JSON.stringify({ assistant_id: "hooked" }),
+        });
+        expect(continued.body.done).toBe(true);
       } finally {
         await second.close();
       }

@@ -19,8 +19,9 @@ export class RunLog {
   private sink?: (event: RunEvent) => void;
   done = false;
   /**
-   * The run stopped at a step boundary because this process shuts down (runs/drain.ts), and goes
-   * on through the queue, or through its client (a run without input).
+   * The run was stopped because this process shuts down (runs/drain.ts): at a step boundary, to
+   * go on through the queue; or ended, to go on through its client (a run without input), as it
+   * asked (`on_disconnect: "cancel"`) or because it reached no boundary in time.
    */
   drained?: "queue" | "client";
   /** How the run ended, as recorded (set just before the log closes, when this process executed it). */

@@ -27,7 +27,6 @@ export interface RunRequest extends RunKwargs {
   multitask_strategy?: MultitaskStrategy;
   if_not_exists?: "create" | "reject";
   checkpoint?: { checkpoint_id?: string } | null;
-  on_disconnect?: "cancel" | "continue";
   on_completion?: "delete" | "keep";
   checkpoint_during?: boolean;
   /** When the request arrived (ISO): a plain `command.resume` answers only what was pending then. */
@@ -72,6 +71,7 @@ function kwargsOf(req: RunRequest): RunKwargs {
     "interrupt_before",
     "interrupt_after",
     "timeout_seconds",
+    "on_disconnect",
   ] as const) {
     if (req[key] !== undefined && req[key] !== null) (kwargs as Record<string, unknown>)[key] = req[key];
   }

@@ -1,10 +1,12 @@
 /**
  * Shutting down without losing work: each run executing here is asked to drain (LangGraph's
  * `RunControl`), so it stops at its next step boundary with that step saved, its nodes
- * undisturbed (a model call in flight completes). A queued run stopped this way is given back
- * to the queue and continues from its checkpoint in the next process to take it; a stream or
- * wait run, whose client goes with this process, ends `interrupted` and `invoke(null)` (a run
- * without input) continues it. A run still going after the drain window is aborted as before.
+ * undisturbed (a model call in flight completes). A run stopped this way is given back to the
+ * queue and continues from its checkpoint in the next process to take it: a stream or wait
+ * run's client goes with this process, and a client going away does not stop its run, unless
+ * it asked for that (`on_disconnect: "cancel"`): such a run ends `interrupted`, and
+ * `invoke(null)` (a run without input) continues it. A run still going after the drain window
+ * is aborted as before.
  */
 import type { Execution, ServerContext } from "../context.js";
 import type { RunRecord } from "../store/records.js";
@@ -26,18 +28,27 @@ export async function drainLocal(ctx: ServerContext, runId: string, entry: Execu
   }
 }
 
-/**
- * A queued run drained at shutdown: back in the queue, to continue from its checkpoint (it
- * started before, so it is not sent its input again: runs/executor.ts, `claimFields`). One
- * process per SQLite file: it stays `running`, and the next process to open the file puts it
- * back when it starts (runs/lease.ts).
- */
-export async function handBack(ctx: ServerContext, run: RunRecord): Promise<void> {
-  if (!ctx.dispatcher.local) await backToQueue(ctx, run);
+/** Whether a run drained at shutdown goes on elsewhere: unless its client asked to cancel it when it goes away. */
+export function goesOnAfterDrain(run: RunRecord): boolean {
+  return run.owner === null || run.kwargs.on_disconnect !== "cancel";
 }
 
-/** A queued run this process claimed, pending again and dispatched (unless claimed again since). */
-export async function backToQueue(ctx: ServerContext, run: RunRecord): Promise<void> {
-  if (await move(ctx.store, run.run_id, "running", "pending", { claimed: run.attempt }))
-    await ctx.dispatcher.dispatch({ ...run, status: "pending" });
+/**
+ * A run drained at shutdown: back in the queue, for whichever process takes it (a stream or
+ * wait run's too: its client went with this process), to continue from its checkpoint (it
+ * started before, so it is not sent its input again: runs/executor.ts, `claimFields`). On
+ * PostgreSQL another process takes it at once. One process per SQLite file: the next process
+ * to open the file starts it (runs/lease.ts, `recoverLost`).
+ */
+export function handBack(ctx: ServerContext, run: RunRecord): Promise<void> {
+  return backToQueue(ctx, run, !ctx.dispatcher.local);
+}
+
+/**
+ * A run this process claimed, pending again for whichever process takes it, and dispatched
+ * unless `dispatch` is false (or it was claimed again since).
+ */
+export async function backToQueue(ctx: ServerContext, run: RunRecord, dispatch = true): Promise<void> {
+  const queued = await move(ctx.store, run.run_id, "running", "pending", { claimed: run.attempt, owner: null });
+  if (queued && dispatch) await ctx.dispatcher.dispatch({ ...run, status: "pending", owner: null });
 }

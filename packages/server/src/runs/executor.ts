@@ -14,7 +14,7 @@ import { apiInterrupt } from "../threads/state.js";
 import { type Announcements, announce, announceAtCommit, readSnapshot, syncThreadIn } from "../threads/sync.js";
 import type { RunLog } from "./broker.js";
 import { abortLocal } from "./cancel.js";
-import { handBack } from "./drain.js";
+import { goesOnAfterDrain, handBack } from "./drain.js";
 import { chunksWithEvents, type Triple } from "./event-stream.js";
 import { failRun } from "./failure.js";
 import { graphConfig, graphInput, streamModes, wantsMode } from "./input.js";
@@ -211,13 +211,13 @@ export async function executeRun(ctx: ServerContext, pending: RunRecord, options
         ).unref();
         return;
       }
-      // Drained at shutdown: a queued run goes back to the queue (below, once its last writes are out).
+      // Drained at shutdown: the run goes back to the queue (below, once its last writes are out),
+      // unless its client, which goes with this process, asked to cancel it then (runs/drain.ts).
       const drainedHere = isGraphDrained(error) && !controller.signal.aborted;
-      drained = drainedHere && run.owner === null;
+      drained = drainedHere && goesOnAfterDrain(run);
       // (One the drain window ran out on was aborted: it stopped for the shutdown all the same.)
       const stopping = drainedHere || (controller.signal.aborted && entry.control.drainRequested);
       if (stopping) log.drained = drained ? "queue" : "client";
-      // A stream or wait run drained at shutdown ends as interrupted: its client goes with this process.
       if (!drained) await finish(ctx, run, log, streamed, entry.action ?? (drainedHere ? "interrupt" : undefined));
     });
     if (drained) {

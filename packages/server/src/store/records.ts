@@ -67,6 +67,11 @@ export interface RunKwargs {
   durability?: "sync" | "async" | "exit";
   /** Longest the run may execute (Interlude extension); then it stops with status `timeout`. */
   timeout_seconds?: number;
+  /**
+   * What its client's going away does to a stream or wait run: `cancel` stops it (also when the
+   * client goes with a server shutting down); `continue`, the default, lets it go on.
+   */
+  on_disconnect?: "cancel" | "continue";
   /** Cancelled while running: recorded so that a restart after a crash does not execute it again. */
   stop_requested?: "interrupt" | "rollback";
   /** Interrupt ids this run answers (reserved in `answers`). */

@@ -496,6 +496,8 @@ export interface MoveExtra {
   error?: unknown;
   kwargs?: RunRecord["kwargs"];
   attempt?: number;
+  /** The process it is queued for (a stream or wait run's), or null: whichever takes it from the queue. */
+  owner?: string | null;
   /**
    * Moves it only while it is still the claim of this attempt: a run whose lease lapsed may have
    * been claimed again elsewhere since, and that execution's record is not this one's to change.
@@ -515,6 +517,7 @@ export function moveRunStatement(
   if ("error" in extra) sets.push("error = ?"), params.push(json(extra.error));
   if (extra.kwargs) sets.push("kwargs = ?"), params.push(json(extra.kwargs));
   if (extra.attempt !== undefined) sets.push("attempt = ?"), params.push(extra.attempt);
+  if (extra.owner !== undefined) sets.push("owner = ?"), params.push(extra.owner);
   params.push(runId, ...from);
   const sameClaim = extra.claimed === undefined ? "" : " AND attempt = ?";
   if (extra.claimed !== undefined) params.push(extra.claimed);

@@ -99,12 +99,16 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
     if (stateless && req.on_completion !== "keep") deleteWhenRunEnds(ctx, run.run_id, threadId);
     const onDisconnect = req.on_disconnect === "cancel" ? () => void cancelIfActive(run.run_id) : undefined;
     if (here === null) return followRun(c, run.run_id, threadId, { onDisconnect });
-    return sseFromLog(c, ctx.broker.open(run.run_id), { onDisconnect });
+    // Its log closed without an end (drained by a shutdown, back in the queue): where it goes on.
+    const unfinished = () => outcomeEvents(run.run_id, threadId);
+    return sseFromLog(c, ctx.broker.open(run.run_id), { onDisconnect, unfinished });
   }
 
   async function wait(c: Ctx, threadId: string, req: RunRequest, stateless: boolean) {
     const run = await start(c, threadId, req, here);
-    const finished = await waitForRun(ctx, run.run_id);
+    const stopWatching =
+      req.on_disconnect === "cancel" ? onClientGone(c, () => void cancelIfActive(run.run_id)) : () => {};
+    const finished = await waitForRun(ctx, run.run_id).finally(stopWatching);
     const failure = finished?.error as { code?: unknown; message?: unknown } | null | undefined;
     if (finished?.status === "error" && failure?.code === "STORAGE_FAILED") {
       if (stateless && req.on_completion !== "keep") retryDeleting(ctx, threadId)(failure.message);
