@@ -1,7 +1,7 @@
 import { newCheckpointId } from "@interlude/core";
 import { describe, expect, it } from "vitest";
 import { useHarness } from "./context.js";
-import { collect, ThreadWriter } from "./fixtures.js";
+import { collect, makeCheckpoint, ThreadWriter } from "./fixtures.js";
 import type { MakeSaver } from "./harness.js";
 
 const message = (i: number) => ({ role: i % 2 ? "ai" : "human", id: `m${i}`, content: `${i}:`.padEnd(200, "~") });
@@ -86,6 +86,24 @@ export function deltasSuite(make: MakeSaver, sharedStorage: boolean): void {
         const tuple = await saver.getTuple(config);
         expect(tuple?.checkpoint.channel_values.messages).toEqual(expected);
       }
+    });
+
+    it("reads back a list put again at the version it already has (a thread copied with every channel's version)", async () => {
+      const saver = h.current.saver;
+      const thread = new ThreadWriter(saver);
+      const first = await thread.write({ list: ["x", "y"], n: 0 });
+      // The next checkpoint puts the list again, unchanged, at its version: it must not be stored
+      // as an append to itself.
+      const versions = { list: thread.versions.list!, n: 2 };
+      const again = await saver.put(
+        first,
+        makeCheckpoint({ list: ["x", "y"], n: 1 }, versions),
+        { source: "loop", step: 1, parents: {} },
+        versions,
+      );
+      expect((await saver.getTuple(again))?.checkpoint.channel_values).toEqual({ list: ["x", "y"], n: 1 });
+      const appended = await thread.through(saver).write({ list: ["x", "y", "z"] });
+      expect((await saver.getTuple(appended))?.checkpoint.channel_values.list).toEqual(["x", "y", "z"]);
     });
 
     if (sharedStorage) {

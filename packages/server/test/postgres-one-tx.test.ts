@@ -290,3 +290,36 @@ describe("a run's checkpoint held back (durability async) and its question parke
     },
   );
 });
+
+describe("a run rolled back while the database refuses checkpoints", () => {
+  it("puts its thread back whole once the database takes them again", async () => {
+    const threadId = (await post("/threads", {})).body.thread_id;
+    const run = (body: Record<string, unknown>) => ({ assistant_id: "work_then_ask", ...body });
+    await post(`/threads/${threadId}/runs/wait`, run({ input: {} }));
+    await post(`/threads/${threadId}/runs/wait`, run({ command: { resume: "yes" } }));
+    const history = async () =>
+      ((await post(`/threads/${threadId}/history`, { limit: 50 })).body as any[]).map((s) => s.checkpoint_id);
+    const before = await history();
+    let entered!: () => void;
+    const inWork = new Promise<void>((resolve) => (entered = resolve));
+    during = async (config) => {
+      entered();
+      await until(async () => config.signal?.aborted === true);
+      throw new Error("stopped");
+    };
+    const doomed = (await post(`/threads/${threadId}/runs`, run({ input: {} }))).body;
+    await inWork;
+    await until(async () => (await history()).length > before.length);
+    // The rollback deletes the thread's checkpoints and puts back those from before the run:
+    // refused, they are put back once the database takes them.
+    await fault("lone checkpoint");
+    const cancelled = fetch(`${server.url}/threads/${threadId}/runs/${doomed.run_id}/cancel?action=rollback&wait=1`, {
+      method: "POST",
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await db.query("DELETE FROM one_tx_faults");
+    expect((await cancelled).status).toBe(204);
+    expect(await history()).toEqual(before);
+    expect((await json(`${server.url}/threads/${threadId}/state`)).body.values).toEqual({ done: true, answer: "yes" });
+  });
+});

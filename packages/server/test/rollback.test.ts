@@ -1,6 +1,8 @@
 /** Rolling back a run puts its thread back as it was before the run, whichever run it was. */
+import { Annotation, interrupt, START, StateGraph } from "@interlude/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { json, type TestServer, testServer, until } from "./helpers.js";
+import { storages } from "./processes.js";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -38,3 +40,77 @@ describe("cancel?action=rollback", () => {
     expect(next.body.log).toEqual(["first:a", "second:a", "first:c", "second:c"]);
   });
 });
+
+/** Asks, then works (without touching the answers): the list keeps its version across the work's checkpoint. */
+let working: Promise<void> = Promise.resolve();
+const askThenWork = new StateGraph(
+  Annotation.Root({
+    answers: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+    worked: Annotation<number>(),
+  }),
+)
+  .addNode("ask", (s) => ({ answers: [interrupt<unknown, string>({ n: s.answers.length })] }))
+  .addNode("work", async (s) => (await working, { worked: s.answers.length }))
+  .addEdge(START, "ask")
+  .addEdge("ask", "work")
+  .addEdge("work", "ask");
+
+describe.each(storages("interlude_rollback"))(
+  "on %s, a thread whose list kept its version across checkpoints",
+  (_name, storage) => {
+    let own: TestServer;
+    const call = (path: string, body?: unknown) =>
+      json(`${own.url}${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) });
+    /** A thread answered `rounds` times, paused at its next question. */
+    async function answered(rounds: number) {
+      const threadId = (await call("/threads", {})).body.thread_id as string;
+      let state = (await call(`/threads/${threadId}/runs/wait`, { assistant_id: "ask_then_work", input: {} })).body;
+      for (let n = 0; n < rounds; n++) {
+        const resume = { [state.__interrupt__[0].id]: `a${n}` };
+        state = (await call(`/threads/${threadId}/runs/wait`, { assistant_id: "ask_then_work", command: { resume } }))
+          .body;
+      }
+      return { threadId, question: state.__interrupt__[0].id as string };
+    }
+    beforeAll(async () => {
+      own = await testServer({ ...(await storage()), abortGraceMs: 50, graphs: { ask_then_work: askThenWork } });
+    });
+    afterAll(() => own?.dispose());
+
+    it("is rolled back to where the run started, and answers again from there", async () => {
+      const { threadId, question } = await answered(3);
+      let proceed!: () => void;
+      working = new Promise((resolve) => (proceed = resolve));
+      const run = (
+        await call(`/threads/${threadId}/runs`, {
+          assistant_id: "ask_then_work",
+          command: { resume: { [question]: "undone" } },
+        })
+      ).body;
+      await until(async () => (await call(`/threads/${threadId}/state`)).body.values.answers.includes("undone"));
+      // "work" ignores the cancel's signal: it is abandoned after the abort's grace, then let go.
+      const cancelled = await fetch(`${own.url}/threads/${threadId}/runs/${run.run_id}/cancel?action=rollback&wait=1`, {
+        method: "POST",
+      });
+      proceed();
+      expect(cancelled.status).toBe(204);
+      expect((await call(`/threads/${threadId}/runs/${run.run_id}`)).status).toBe(404);
+      const thread = (await call(`/threads/${threadId}`)).body;
+      expect(thread).toMatchObject({ status: "interrupted", values: { answers: ["a0", "a1", "a2"] } });
+      const again = await call(`/threads/${threadId}/runs/wait`, {
+        assistant_id: "ask_then_work",
+        command: { resume: { [question]: "again" } },
+      });
+      expect(again.body.answers).toEqual(["a0", "a1", "a2", "again"]);
+    });
+
+    it("is copied whole: every checkpoint of the copy reads as the original's", async () => {
+      const { threadId } = await answered(3);
+      const copy = (await call(`/threads/${threadId}/copy`, {})).body.thread_id;
+      const history = async (id: string) =>
+        ((await call(`/threads/${id}/history`, { limit: 50 })).body as any[]).map((s) => s.values);
+      expect(await history(copy)).toEqual(await history(threadId));
+      expect((await history(copy))[0].answers).toEqual(["a0", "a1", "a2"]);
+    });
+  },
+);

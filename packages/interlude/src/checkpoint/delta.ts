@@ -87,8 +87,11 @@ export class DeltaPlanner {
     const present = Object.hasOwn(values, channel);
     const value = present ? values[channel] : undefined;
     const key = lineageKey(ns, channel);
-    const previous =
+    const tracked =
       this.enabled && present && Array.isArray(value) ? this.lineages(threadId, false)?.get(key) : undefined;
+    // A version appends only to an older one: the same version put again (a thread copied or
+    // restored checkpoint by checkpoint) based on itself would be a chain that never ends.
+    const previous = tracked && tracked.version < version ? tracked : undefined;
     const baseAt = previous ? this.baseFor(previous, value as unknown[]) : -1;
     if (baseAt >= 0) {
       const base = previous!.chain[baseAt]!;

@@ -226,7 +226,7 @@ export async function executeRun(ctx: ServerContext, pending: RunRecord, options
       ctx.broker.close(run.run_id);
     }
   } catch (error) {
-    failRun(ctx, current, error);
+    failRun(ctx, current, error, entry.action !== undefined);
   } finally {
     clearTimeout(timer);
     ctx.executing.delete(pending.run_id);

@@ -34,15 +34,17 @@ const QUEUED_TRIES = 3;
 
 /**
  * Ends the run's local waiters with `error`, then records the failure when storage allows; a
- * queued run the database failed goes back to the queue instead (`requeue`).
+ * queued run the database failed goes back to the queue instead (`requeue`), unless it was being
+ * stopped (`stopping`: cancelled, timed out), which no failure undoes.
  */
-export function failRun(ctx: ServerContext, run: RunRecord, error: unknown): void {
+export function failRun(ctx: ServerContext, run: RunRecord, error: unknown, stopping = false): void {
   const storage = isStorageFailure(error);
-  if (storage && run.owner === null && run.status === "pending") {
+  const queued = storage && !stopping && run.owner === null;
+  if (queued && run.status === "pending") {
     queueAgain(ctx, run, error);
     return;
   }
-  if (storage && run.owner === null && run.status === "running" && run.attempt < QUEUED_TRIES) {
+  if (queued && run.status === "running" && run.attempt < QUEUED_TRIES) {
     requeue(ctx, run, error);
     return;
   }

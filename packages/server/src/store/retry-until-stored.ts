@@ -10,14 +10,18 @@ const RETRY_FOR_MS = 10 * 60_000;
  * still undone after that is left to the sweeps (a run's lease, a job's expiry in pg-boss).
  */
 export function retryUntilStored(write: () => Promise<void>): void {
+  untilStored(write).catch(() => undefined);
+}
+
+/** `retryUntilStored`, awaited: resolves once `write` succeeded; rejects with its last failure after 10 minutes. */
+export async function untilStored(write: () => Promise<void>): Promise<void> {
   const until = Date.now() + RETRY_FOR_MS;
-  const attempt = async (delay: number): Promise<void> => {
+  for (let delay = RETRY_FIRST_MS; ; delay = Math.min(delay * 2, RETRY_MAX_MS)) {
     try {
-      await write();
-    } catch {
-      if (Date.now() > until) return;
-      setTimeout(() => void attempt(Math.min(delay * 2, RETRY_MAX_MS)), delay).unref();
+      return await write();
+    } catch (error) {
+      if (Date.now() > until) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delay));
     }
-  };
-  void attempt(RETRY_FIRST_MS);
+  }
 }

@@ -3,7 +3,13 @@
  * checkpoints of every namespace and their pending writes), and a rolled-back run's thread put
  * back as it was when the run started.
  */
-import { type BaseCheckpointSaver, type CheckpointTuple, readingLangChain } from "@interlude/core";
+import {
+  type BaseCheckpointSaver,
+  type ChannelVersions,
+  type CheckpointTuple,
+  readingLangChain,
+} from "@interlude/core";
+import { untilStored } from "../store/retry-until-stored.js";
 
 async function tuplesOf(saver: BaseCheckpointSaver, threadId: string): Promise<CheckpointTuple[]> {
   // A thread holding messages, read before this process loaded @langchain/core: load it and read again.
@@ -17,11 +23,18 @@ async function tuplesOf(saver: BaseCheckpointSaver, threadId: string): Promise<C
 }
 
 async function putAll(saver: BaseCheckpointSaver, to: string, tuples: readonly CheckpointTuple[]): Promise<void> {
+  const put = new Map<string, CheckpointTuple>();
   for (const tuple of tuples) {
     const ns = String(tuple.config.configurable?.checkpoint_ns ?? "");
     const parent = tuple.parentConfig?.configurable?.checkpoint_id;
     const config = { configurable: { thread_id: to, checkpoint_ns: ns, ...(parent ? { checkpoint_id: parent } : {}) } };
-    const saved = await saver.put(config, tuple.checkpoint, tuple.metadata, { ...tuple.checkpoint.channel_versions });
+    const saved = await saver.put(
+      config,
+      tuple.checkpoint,
+      tuple.metadata,
+      newVersions(tuple, put.get(`${ns}\0${parent}`)),
+    );
+    put.set(`${ns}\0${tuple.checkpoint.id}`, tuple);
     const byTask = new Map<string, Array<[string, unknown]>>();
     for (const [taskId, channel, value] of tuple.pendingWrites) {
       if (!byTask.has(taskId)) byTask.set(taskId, []);
@@ -29,6 +42,18 @@ async function putAll(saver: BaseCheckpointSaver, to: string, tuples: readonly C
     }
     for (const [taskId, writes] of byTask) await saver.putWrites(saved, writes, taskId);
   }
+}
+
+/**
+ * The channels a checkpoint changed since its parent (all of them without one), as the step that
+ * saved it gave them: put with the rest, a list would be stored again whole at every checkpoint
+ * instead of as the items appended (checkpoint/delta.ts).
+ */
+function newVersions(tuple: CheckpointTuple, parent: CheckpointTuple | undefined): ChannelVersions {
+  const versions = tuple.checkpoint.channel_versions;
+  if (!parent) return { ...versions };
+  const before = parent.checkpoint.channel_versions;
+  return Object.fromEntries(Object.entries(versions).filter(([channel, version]) => before[channel] !== version));
 }
 
 export async function copyCheckpoints(saver: BaseCheckpointSaver, from: string, to: string): Promise<void> {
@@ -39,6 +64,10 @@ export async function copyCheckpoints(saver: BaseCheckpointSaver, from: string, 
  * Drops every checkpoint saved after `startedAt` (null: the thread had none), in every
  * namespace. Pending writes the run added to the checkpoint it started from stay (a run rolled
  * back while still in its first step keeps what that step saved).
+ *
+ * The thread is deleted and its kept checkpoints put back: once the deletion went through, a
+ * storage failure must not leave it half put back, so that is tried again, from the checkpoints
+ * read before, until storage takes it.
  */
 export async function restoreCheckpoints(
   saver: BaseCheckpointSaver,
@@ -49,6 +78,8 @@ export async function restoreCheckpoints(
   const tuples = await tuplesOf(saver, threadId);
   const keep = tuples.filter((t) => t.checkpoint.id <= startedAt);
   if (keep.length === tuples.length) return;
-  await saver.deleteThread(threadId);
-  await putAll(saver, threadId, keep);
+  await untilStored(async () => {
+    await saver.deleteThread(threadId);
+    await putAll(saver, threadId, keep);
+  });
 }
