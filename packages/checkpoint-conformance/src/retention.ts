@@ -7,7 +7,7 @@ import {
 } from "@interlude/core";
 import { describe, expect, it } from "vitest";
 import { useHarness } from "./context.js";
-import { collect, eventually, freshThreadId, ThreadWriter } from "./fixtures.js";
+import { collect, eventually, freshThreadId, makeCheckpoint, ThreadWriter } from "./fixtures.js";
 import type { MakeSaver } from "./harness.js";
 
 const message = (i: number) => ({ id: `m${i}`, text: `message ${i}`.padEnd(120, ".") });
@@ -67,6 +67,44 @@ export function retentionSuite(make: MakeSaver): void {
       expect((await saver.getTuple(oldest.config))?.checkpoint.channel_values.document).toBe("D".repeat(10_000));
       expect((await saver.getTuple(thread.config))?.pendingWrites).toHaveLength(2);
       await expectResumes(saver, thread);
+    }, 60_000);
+
+    it("rewinds a thread to a checkpoint: every later one goes, in every namespace, and it reads and resumes as it was then", async () => {
+      const saver = h.current.saver as BaseCheckpointSaver & {
+        rewindThread(threadId: string, checkpointId: string): Promise<number>;
+      };
+      const { thread, child } = await busyThread(saver, 40);
+      const listed = (ns: string) =>
+        collect(saver.list({ configurable: { thread_id: thread.threadId, checkpoint_ns: ns } }));
+      const before = await listed("");
+      const at = before[19]!;
+      const atId = at.checkpoint.id;
+      const then = fingerprint(await saver.getTuple(at.config));
+      const allChildren = await listed(child.ns);
+      const children = allChildren.filter((t) => t.checkpoint.id <= atId).map((t) => t.checkpoint.id);
+      expect(children.length).toBeGreaterThan(0);
+      expect(children.length).toBeLessThan(allChildren.length);
+      const removed = await saver.rewindThread(thread.threadId, atId);
+      expect(removed).toBe(19 + allChildren.length - children.length);
+      expect(
+        fingerprint(await saver.getTuple({ configurable: { thread_id: thread.threadId, checkpoint_ns: "" } })),
+      ).toBe(then);
+      expect((await listed("")).map((t) => t.checkpoint.id)).toEqual(before.slice(19).map((t) => t.checkpoint.id));
+      expect((await listed(child.ns)).map((t) => t.checkpoint.id)).toEqual(children);
+      // The next step numbers its versions on from the checkpoint it continues, as a run does:
+      // versions that went with the later checkpoints are written again.
+      const messages = [...(at.checkpoint.channel_values.messages as unknown[]), message(1000)];
+      const version = Math.max(...Object.values(at.checkpoint.channel_versions).map(Number)) + 1;
+      const versions = { ...at.checkpoint.channel_versions, messages: version };
+      const next = await saver.put(
+        at.config,
+        makeCheckpoint({ messages }, versions),
+        { source: "loop", step: 99, parents: {} },
+        { messages: version },
+      );
+      const resumed = await saver.getTuple(next);
+      expect(resumed?.checkpoint.channel_values.messages).toEqual(messages);
+      expect(resumed?.checkpoint.channel_values.document).toBe("D".repeat(10_000));
     }, 60_000);
 
     it("prunes checkpoints older than a date or an age, never a thread's newest", async () => {

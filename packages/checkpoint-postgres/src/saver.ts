@@ -355,7 +355,12 @@ export class PostgresSaver extends SaverKit {
             unread.map((b) => b.channel),
             unread.map((b) => b.version),
           ]);
+        if (request.after === undefined) continue; // a prune keeps every head
+        await client.query(SQL.dropEmptyHead, [threadId, ns]);
+        await client.query(SQL.resetHead, [threadId, ns]);
       }
+      // A rewind moves the head: the checkpoint loaded with a claim is no longer the newest.
+      if (request.after !== undefined) this.claims.headMoved(threadId);
       return plan.removed;
     });
   }

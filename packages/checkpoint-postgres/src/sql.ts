@@ -300,6 +300,12 @@ export const SQL = {
   deleteCheckpoints: `WITH w AS (DELETE FROM interlude_writes WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = ANY($3::text[]))
     DELETE FROM interlude_checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = ANY($3::text[])`,
   blobBases: "SELECT checkpoint_ns AS ns, channel, version, base FROM interlude_blobs WHERE thread_id = $1",
+  /** After a rewind: a namespace left without checkpoints has no head; the others' head is their newest left. */
+  dropEmptyHead: `DELETE FROM interlude_heads WHERE thread_id = $1 AND checkpoint_ns = $2
+    AND NOT EXISTS (SELECT FROM interlude_checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2)`,
+  resetHead: `UPDATE interlude_heads SET updated_at = now(),
+    head_id = (SELECT max(checkpoint_id) FROM interlude_checkpoints WHERE thread_id = $1 AND checkpoint_ns = $2)
+    WHERE thread_id = $1 AND checkpoint_ns = $2`,
   deleteBlobs: `DELETE FROM interlude_blobs b USING unnest($3::text[], $4::float8[]) AS q(channel, version)
     WHERE b.thread_id = $1 AND b.checkpoint_ns = $2 AND b.channel = q.channel AND b.version = q.version`,
 } as const;

@@ -328,7 +328,7 @@ export class RedisSaver extends SaverKit {
       const checkpoints: Array<Kit.PruneCandidate<string | Uint8Array>> = [];
       for (const ns of await this.client.sMembers(keys.nss)) {
         const ids = await this.client.zRange(keys.idx(ns), 0, -1);
-        if (ids.length <= 1) continue;
+        if (ids.length <= 1 && request.after === undefined) continue; // a prune keeps the newest
         const fields = await this.client.hmGet(
           keys.cp,
           ids.flatMap((id) => [cpField(ns, id, "r"), cpField(ns, id, "p")]),
@@ -368,6 +368,13 @@ export class RedisSaver extends SaverKit {
             keys.blobs,
             unread.map((blob) => `${blobPrefix(ns, blob.channel)}${blob.version}`),
           );
+        if (request.after !== undefined) {
+          // A rewind moves the head to the newest checkpoint left (none left: no head).
+          const gone = new Set(doomed);
+          const left = checkpoints.filter((c) => c.ns === ns && !gone.has(c.id)).map((c) => c.id);
+          if (left.length) multi.hSet(keys.heads, ns, left.reduce((a, b) => (a > b ? a : b)));
+          else multi.hDel(keys.heads, ns);
+        }
         await multi.exec();
       }
       return plan.removed;

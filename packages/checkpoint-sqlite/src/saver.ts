@@ -336,6 +336,9 @@ export class SqliteSaver extends SaverKit {
           this.sql.deleteBlob.run(threadId, ns, blob.channel, blob.version);
           this.sql.deleteBlobParts.run(threadId, ns, blob.channel, blob.version);
         }
+        if (request.after === undefined) continue; // a prune keeps every head
+        this.sql.dropEmptyHead.run(threadId, ns, threadId, ns);
+        this.sql.resetHead.run(threadId, ns, threadId, ns);
       }
       this.cache.forget(threadId);
       return plan.removed;

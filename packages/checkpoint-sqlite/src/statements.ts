@@ -31,6 +31,11 @@ const SQL = {
     'SELECT checkpoint_ns AS ns, checkpoint_id AS id, created_at AS "createdAt", record FROM checkpoints WHERE thread_id = ?',
   deleteCheckpoint: "DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
   deleteCheckpointWrites: "DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
+  /** After a rewind: a namespace left without checkpoints has no head; the others' head is their newest left. */
+  dropEmptyHead:
+    "DELETE FROM heads WHERE thread_id = ? AND checkpoint_ns = ? AND NOT EXISTS (SELECT 1 FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ?)",
+  resetHead:
+    "UPDATE heads SET head_id = (SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ?) WHERE thread_id = ? AND checkpoint_ns = ?",
   writes:
     'SELECT task_id AS "taskId", idx, channel, data, packing FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? ORDER BY seq',
   maxSeq: "SELECT COALESCE(MAX(seq), 0) FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",

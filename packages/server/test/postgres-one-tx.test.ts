@@ -51,7 +51,14 @@ beforeAll(async () => {
       RETURN NULL;
     END $$;
     CREATE TRIGGER one_tx_lone_checkpoint AFTER INSERT ON interlude_checkpoints REFERENCING NEW TABLE AS inserted
-      FOR EACH STATEMENT EXECUTE FUNCTION one_tx_lone_fault();`);
+      FOR EACH STATEMENT EXECUTE FUNCTION one_tx_lone_fault();
+    CREATE FUNCTION one_tx_delete_fault() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF EXISTS (SELECT FROM one_tx_faults WHERE what = 'delete checkpoint') THEN RAISE EXCEPTION 'injected fault: delete checkpoint'; END IF;
+      RETURN OLD;
+    END $$;
+    CREATE TRIGGER one_tx_delete_checkpoint BEFORE DELETE ON interlude_checkpoints FOR EACH ROW
+      EXECUTE FUNCTION one_tx_delete_fault();`);
 }, 60_000);
 afterEach(async () => {
   during = () => undefined;
@@ -291,8 +298,8 @@ describe("a run's checkpoint held back (durability async) and its question parke
   );
 });
 
-describe("a run rolled back while the database refuses checkpoints", () => {
-  it("puts its thread back whole once the database takes them again", async () => {
+describe("a run rolled back while the database refuses to delete checkpoints", () => {
+  it("puts its thread back as it was once the database takes it", async () => {
     const threadId = (await post("/threads", {})).body.thread_id;
     const run = (body: Record<string, unknown>) => ({ assistant_id: "work_then_ask", ...body });
     await post(`/threads/${threadId}/runs/wait`, run({ input: {} }));
@@ -310,9 +317,9 @@ describe("a run rolled back while the database refuses checkpoints", () => {
     const doomed = (await post(`/threads/${threadId}/runs`, run({ input: {} }))).body;
     await inWork;
     await until(async () => (await history()).length > before.length);
-    // The rollback deletes the thread's checkpoints and puts back those from before the run:
-    // refused, they are put back once the database takes them.
-    await fault("lone checkpoint");
+    // The rollback deletes the checkpoints saved after the run started: refused, it is tried
+    // again until the database takes it.
+    await fault("delete checkpoint");
     const cancelled = fetch(`${server.url}/threads/${threadId}/runs/${doomed.run_id}/cancel?action=rollback&wait=1`, {
       method: "POST",
     });

@@ -13,6 +13,11 @@ export interface PruneRequest {
   keepLast?: number;
   /** Epoch ms: checkpoints created before it may go. */
   cutoff?: number;
+  /**
+   * A rewind (`SaverKit.rewindThread`): every checkpoint whose id is greater goes, the newest
+   * included, in every namespace; the other fields are then ignored.
+   */
+  after?: string;
 }
 
 /** Retention options every saver accepts. */
@@ -59,12 +64,14 @@ export function pruneRequest(
 
 /**
  * Which checkpoints of one (thread, namespace) a prune removes, given them newest first.
- * The newest is always kept: it is what the thread resumes from.
+ * The newest is always kept (it is what the thread resumes from), unless rewinding.
  */
 export function checkpointsToPrune(
   newestFirst: ReadonlyArray<{ id: string; createdAt: number }>,
   request: PruneRequest,
 ): string[] {
+  const { after } = request;
+  if (after !== undefined) return newestFirst.filter((row) => row.id > after).map((row) => row.id);
   const keep = Math.max(1, request.keepLast ?? 1);
   const out: string[] = [];
   for (let i = keep; i < newestFirst.length; i++) {

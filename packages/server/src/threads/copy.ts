@@ -60,21 +60,30 @@ export async function copyCheckpoints(saver: BaseCheckpointSaver, from: string, 
   await putAll(saver, to, await tuplesOf(saver, from));
 }
 
+/** A saver that drops a thread's later checkpoints in one transaction (every saver of this project: SaverKit). */
+interface Rewinding {
+  rewindThread(threadId: string, checkpointId: string): Promise<number>;
+}
+
 /**
  * Drops every checkpoint saved after `startedAt` (null: the thread had none), in every
  * namespace. Pending writes the run added to the checkpoint it started from stay (a run rolled
- * back while still in its first step keeps what that step saved).
+ * back while still in its first step keeps what that step saved). Tried again until storage
+ * takes it: a rollback that began is finished, not left for a failure to undo.
  *
- * The thread is deleted and its kept checkpoints put back: once the deletion went through, a
- * storage failure must not leave it half put back, so that is tried again, from the checkpoints
- * read before, until storage takes it.
+ * The savers of this project do it in one transaction (`rewindThread`). Another saver has its
+ * thread deleted and its kept checkpoints put back, from the checkpoints read before: a process
+ * that dies in between leaves that thread with part of its history.
  */
 export async function restoreCheckpoints(
   saver: BaseCheckpointSaver,
   threadId: string,
   startedAt: string | null,
 ): Promise<void> {
-  if (startedAt === null) return saver.deleteThread(threadId);
+  if (startedAt === null) return untilStored(() => saver.deleteThread(threadId));
+  const rewinding = saver as BaseCheckpointSaver & Partial<Rewinding>;
+  if (typeof rewinding.rewindThread === "function")
+    return untilStored(async () => void (await rewinding.rewindThread!(threadId, startedAt)));
   const tuples = await tuplesOf(saver, threadId);
   const keep = tuples.filter((t) => t.checkpoint.id <= startedAt);
   if (keep.length === tuples.length) return;

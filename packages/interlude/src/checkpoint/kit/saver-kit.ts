@@ -126,7 +126,11 @@ export abstract class SaverKit<Kept = string | Uint8Array> extends BaseCheckpoin
   protected abstract removeThread(threadId: string): MaybePromise<void>;
   /** Threads with a checkpoint created before `cutoff` (epoch ms). */
   protected abstract threadsCreatedBefore(cutoff: number): MaybePromise<Iterable<string>>;
-  /** Prunes one thread in one transaction: read its rows, `this.planPrune(...)`, delete; returns how many checkpoints went. */
+  /**
+   * Prunes one thread in one transaction: read its rows, `this.planPrune(...)`, delete; returns
+   * how many checkpoints went. With `request.after` (a rewind) the newest go too, and each
+   * namespace's head is then its newest checkpoint left (none left: no head).
+   */
   protected abstract pruneThread(threadId: string, request: PruneRequest): MaybePromise<number>;
 
   async put(
@@ -201,6 +205,20 @@ export abstract class SaverKit<Kept = string | Uint8Array> extends BaseCheckpoin
   async deleteThread(threadId: string): Promise<void> {
     await this.removeThread(threadId);
     this.planner.forget(threadId);
+  }
+
+  /**
+   * Drops every checkpoint saved after `checkpointId`, in every namespace of the thread, with
+   * their pending writes and the values only they read, in one transaction: the thread is then
+   * as it was when that checkpoint was its newest (a rolled-back run). Returns how many went.
+   */
+  async rewindThread(threadId: string, checkpointId: string): Promise<number> {
+    try {
+      return await this.pruneThread(threadId, { threadId, after: checkpointId });
+    } finally {
+      // Lists remembered for append detection may be of versions that went.
+      this.planner.forget(threadId);
+    }
   }
 
   override async prune(target: string | PruneOptions, options?: PruneOptions): Promise<number> {
