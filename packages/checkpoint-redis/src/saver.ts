@@ -371,8 +371,12 @@ export class RedisSaver extends SaverKit {
         if (request.after !== undefined) {
           // A rewind moves the head to the newest checkpoint left (none left: no head).
           const gone = new Set(doomed);
-          const left = checkpoints.filter((c) => c.ns === ns && !gone.has(c.id)).map((c) => c.id);
-          if (left.length) multi.hSet(keys.heads, ns, left.reduce((a, b) => (a > b ? a : b)));
+          const head = checkpoints
+            .filter((c) => c.ns === ns && !gone.has(c.id))
+            .map((c) => c.id)
+            .sort()
+            .at(-1);
+          if (head) multi.hSet(keys.heads, ns, head);
           else multi.hDel(keys.heads, ns);
         }
         await multi.exec();
