@@ -330,3 +330,62 @@ describe("a run rolled back while the database refuses to delete checkpoints", (
     expect((await json(`${server.url}/threads/${threadId}/state`)).body.values).toEqual({ done: true, answer: "yes" });
   });
 });
+
+describe("a run queued again after it started (drained at a shutdown), then rolled back", () => {
+  it("has the steps it saved undone, not only its record", async () => {
+    const own = await freshDatabase(testPostgresUrl(), `${name}_requeued`);
+    const graphs = { work_then_ask: workThenAsk };
+    const draining = await testServer({ postgresUrl: own, graphs });
+    // Executes no run: the run handed back to the queue stays there.
+    const idle = await testServer({ postgresUrl: own, graphs, concurrency: 0 });
+    let drained = false;
+    try {
+      const call = (path: string, body: unknown) =>
+        json(`${idle.url}${path}`, { method: "POST", body: JSON.stringify(body) });
+      const threadId = (await call("/threads", {})).body.thread_id;
+      const run = (body: Record<string, unknown>) => ({ assistant_id: "work_then_ask", ...body });
+      await json(`${draining.url}/threads/${threadId}/runs/wait`, {
+        method: "POST",
+        body: JSON.stringify(run({ input: {} })),
+      });
+      await json(`${draining.url}/threads/${threadId}/runs/wait`, {
+        method: "POST",
+        body: JSON.stringify(run({ command: { resume: "yes" } })),
+      });
+      const history = async () =>
+        ((await call(`/threads/${threadId}/history`, { limit: 50 })).body as any[]).map((s) => s.checkpoint_id);
+      const before = await history();
+      let entered!: () => void;
+      const inWork = new Promise<void>((resolve) => (entered = resolve));
+      during = async (config) => {
+        entered();
+        await until(async () => config.control?.drainRequested === true);
+      };
+      const queued = (
+        await json(`${draining.url}/threads/${threadId}/runs`, {
+          method: "POST",
+          body: JSON.stringify(run({ input: {} })),
+        })
+      ).body;
+      await inWork;
+      drained = true;
+      await draining.dispose();
+      // Drained after "work": that step is saved, and the run is queued again.
+      expect((await json(`${idle.url}/threads/${threadId}/runs/${queued.run_id}`)).body.status).toBe("pending");
+      expect((await history()).length).toBeGreaterThan(before.length);
+      const cancelled = await fetch(
+        `${idle.url}/threads/${threadId}/runs/${queued.run_id}/cancel?action=rollback&wait=1`,
+        {
+          method: "POST",
+        },
+      );
+      expect(cancelled.status).toBe(204);
+      expect((await json(`${idle.url}/threads/${threadId}/runs/${queued.run_id}`)).status).toBe(404);
+      expect(await history()).toEqual(before);
+      expect((await json(`${idle.url}/threads/${threadId}/state`)).body.values).toEqual({ done: true, answer: "yes" });
+    } finally {
+      await idle.dispose();
+      if (!drained) await draining.dispose();
+    }
+  });
+});
