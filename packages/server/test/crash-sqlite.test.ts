@@ -143,3 +143,36 @@ it("an answer its killed run had saved stays recorded: given again after the res
     await second.stop();
   }
 }, 60_000);
+
+it("a run its killed predecessor was rolling back is rolled back by the restarted server", async () => {
+  const db = join(dir, "rollback.sqlite");
+  const first = await startServerProcess({ db, env });
+  let second: Awaited<ReturnType<typeof startServerProcess>> | undefined;
+  try {
+    const thread = await post(`${first.url}/threads`, {});
+    const runs = (url: string) => `${url}/threads/${thread.thread_id}/runs`;
+    await post(`${runs(first.url)}/wait`, { assistant_id: "slow", input: { tag: "a", delay: 1 } });
+    const before = (await json(`${first.url}/threads/${thread.thread_id}/state`)).body;
+    // Its first step saved, its second never ends by itself (nor when aborted: it ignores the signal).
+    const run = await post(runs(first.url), {
+      assistant_id: "slow",
+      input: { tag: "b", delay: 1, secondDelay: 60_000 },
+    });
+    await until(async () =>
+      (await json(`${first.url}/threads/${thread.thread_id}/state`)).body.values.log.includes("first:b"),
+    );
+    // The rollback is recorded; the process dies before the run stops (the abort's grace is 5 s).
+    expect((await json(`${runs(first.url)}/${run.run_id}/cancel?action=rollback`, { method: "POST" })).status).toBe(
+      202,
+    );
+    await first.stop("SIGKILL");
+    second = await startServerProcess({ db, env });
+    expect((await json(`${runs(second.url)}/${run.run_id}`)).status).toBe(404);
+    const after = (await json(`${second.url}/threads/${thread.thread_id}/state`)).body;
+    expect(after.values.log).toEqual(["first:a", "second:a"]);
+    expect(after.checkpoint_id).toBe(before.checkpoint_id);
+  } finally {
+    await first.stop("SIGKILL");
+    await second?.stop();
+  }
+}, 60_000);
