@@ -169,13 +169,22 @@ async function expectStoppedAfterWork(threadId: string) {
   expect(again.body.__interrupt__[0].value).toEqual({ question: "ok?" });
 }
 
-/** Holds `work_then_ask`'s node "work" until `proceed()`; `inWork` resolves once it is entered. */
-function holdInWork() {
+/**
+ * Holds `work_then_ask`'s node "work" until `proceed()`, or until `released(config)` says so (a
+ * drain asked, or the run's signal aborted: the node then throws, as one that honours it does);
+ * `inWork` resolves once it is entered.
+ */
+function holdInWork(released?: (config: LangGraphRunnableConfig) => boolean) {
   let entered!: () => void;
   const inWork = new Promise<void>((resolve) => (entered = resolve));
   let proceed!: () => void;
   const proceeding = new Promise<void>((resolve) => (proceed = resolve));
-  during = () => (entered(), proceeding);
+  during = async (config) => {
+    entered();
+    if (!released) return proceeding;
+    await until(async () => released(config));
+    if (config.signal?.aborted) throw new Error("stopped");
+  };
   return { inWork, proceed };
 }
 
@@ -298,23 +307,31 @@ describe("a run's checkpoint held back (durability async) and its question parke
   );
 });
 
+/** Through the server at `url`: `work_then_ask` asked and answered "yes" on a new thread. */
+async function answeredThread(url: string): Promise<string> {
+  const call = (path: string, body: unknown) => json(`${url}${path}`, { method: "POST", body: JSON.stringify(body) });
+  const threadId = (await call("/threads", {})).body.thread_id;
+  await call(`/threads/${threadId}/runs/wait`, { assistant_id: "work_then_ask", input: {} });
+  await call(`/threads/${threadId}/runs/wait`, { assistant_id: "work_then_ask", command: { resume: "yes" } });
+  return threadId;
+}
+
+/** The thread's checkpoint ids, newest first, as the server at `url` lists them. */
+async function historyOf(url: string, threadId: string): Promise<string[]> {
+  const listed = await json(`${url}/threads/${threadId}/history`, {
+    method: "POST",
+    body: JSON.stringify({ limit: 50 }),
+  });
+  return (listed.body as any[]).map((s) => s.checkpoint_id);
+}
+
 describe("a run rolled back while the database refuses to delete checkpoints", () => {
   it("puts its thread back as it was once the database takes it", async () => {
-    const threadId = (await post("/threads", {})).body.thread_id;
-    const run = (body: Record<string, unknown>) => ({ assistant_id: "work_then_ask", ...body });
-    await post(`/threads/${threadId}/runs/wait`, run({ input: {} }));
-    await post(`/threads/${threadId}/runs/wait`, run({ command: { resume: "yes" } }));
-    const history = async () =>
-      ((await post(`/threads/${threadId}/history`, { limit: 50 })).body as any[]).map((s) => s.checkpoint_id);
+    const threadId = await answeredThread(server.url);
+    const history = () => historyOf(server.url, threadId);
     const before = await history();
-    let entered!: () => void;
-    const inWork = new Promise<void>((resolve) => (entered = resolve));
-    during = async (config) => {
-      entered();
-      await until(async () => config.signal?.aborted === true);
-      throw new Error("stopped");
-    };
-    const doomed = (await post(`/threads/${threadId}/runs`, run({ input: {} }))).body;
+    const { inWork } = holdInWork((config) => config.signal?.aborted === true);
+    const doomed = (await post(`/threads/${threadId}/runs`, { assistant_id: "work_then_ask", input: {} })).body;
     await inWork;
     await until(async () => (await history()).length > before.length);
     // The rollback deletes the checkpoints saved after the run started: refused, it is tried
@@ -340,47 +357,25 @@ describe("a run queued again after it started (drained at a shutdown), then roll
     const idle = await testServer({ postgresUrl: own, graphs, concurrency: 0 });
     let drained = false;
     try {
-      const call = (path: string, body: unknown) =>
-        json(`${idle.url}${path}`, { method: "POST", body: JSON.stringify(body) });
-      const threadId = (await call("/threads", {})).body.thread_id;
-      const run = (body: Record<string, unknown>) => ({ assistant_id: "work_then_ask", ...body });
-      await json(`${draining.url}/threads/${threadId}/runs/wait`, {
-        method: "POST",
-        body: JSON.stringify(run({ input: {} })),
-      });
-      await json(`${draining.url}/threads/${threadId}/runs/wait`, {
-        method: "POST",
-        body: JSON.stringify(run({ command: { resume: "yes" } })),
-      });
-      const history = async () =>
-        ((await call(`/threads/${threadId}/history`, { limit: 50 })).body as any[]).map((s) => s.checkpoint_id);
+      const threadId = await answeredThread(draining.url);
+      const history = () => historyOf(idle.url, threadId);
       const before = await history();
-      let entered!: () => void;
-      const inWork = new Promise<void>((resolve) => (entered = resolve));
-      during = async (config) => {
-        entered();
-        await until(async () => config.control?.drainRequested === true);
-      };
+      const { inWork } = holdInWork((config) => config.control?.drainRequested === true);
       const queued = (
         await json(`${draining.url}/threads/${threadId}/runs`, {
           method: "POST",
-          body: JSON.stringify(run({ input: {} })),
+          body: JSON.stringify({ assistant_id: "work_then_ask", input: {} }),
         })
       ).body;
       await inWork;
       drained = true;
       await draining.dispose();
       // Drained after "work": that step is saved, and the run is queued again.
-      expect((await json(`${idle.url}/threads/${threadId}/runs/${queued.run_id}`)).body.status).toBe("pending");
+      const runUrl = `${idle.url}/threads/${threadId}/runs/${queued.run_id}`;
+      expect((await json(runUrl)).body.status).toBe("pending");
       expect((await history()).length).toBeGreaterThan(before.length);
-      const cancelled = await fetch(
-        `${idle.url}/threads/${threadId}/runs/${queued.run_id}/cancel?action=rollback&wait=1`,
-        {
-          method: "POST",
-        },
-      );
-      expect(cancelled.status).toBe(204);
-      expect((await json(`${idle.url}/threads/${threadId}/runs/${queued.run_id}`)).status).toBe(404);
+      expect((await fetch(`${runUrl}/cancel?action=rollback&wait=1`, { method: "POST" })).status).toBe(204);
+      expect((await json(runUrl)).status).toBe(404);
       expect(await history()).toEqual(before);
       expect((await json(`${idle.url}/threads/${threadId}/state`)).body.values).toEqual({ done: true, answer: "yes" });
     } finally {
