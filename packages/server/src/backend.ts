@@ -9,7 +9,8 @@ import { dirname, join } from "node:path";
 import { type JoinedSaver, PostgresSaver, PostgresStore } from "@interlude/checkpoint-postgres";
 import { ownSessions } from "@interlude/checkpoint-postgres/session-settings";
 import { SqliteSaver, SqliteStore, startWalCheckpointer } from "@interlude/checkpoint-sqlite";
-import type { BaseCheckpointSaver, BaseStore } from "@interlude/core";
+import type { BaseStore } from "@interlude/core";
+import type { SaverKit } from "@interlude/core/saver-kit";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { ensureDefaultAssistants } from "./assistants/defaults.js";
@@ -119,7 +120,7 @@ export function defaultSqlitePath(config?: ServerConfig): string {
 }
 
 interface Storage {
-  saver: BaseCheckpointSaver;
+  saver: SaverKit;
   /** LangGraph's store (long-term memory), in the same database. */
   memory: BaseStore;
   headStatement?: (threadId: string) => Statement;

@@ -5,7 +5,8 @@
 
 import { randomUUID } from "node:crypto";
 import type { JoinedSaver } from "@interlude/checkpoint-postgres";
-import type { BaseCheckpointSaver, BaseStore, CompiledStateGraph, RunControl } from "@interlude/core";
+import type { BaseStore, CompiledStateGraph, RunControl } from "@interlude/core";
+import type { SaverKit } from "@interlude/core/saver-kit";
 import type { GraphRegistry } from "./config/graphs.js";
 import type { Bus } from "./events/bus.js";
 import type { RunBroker } from "./runs/broker.js";
@@ -55,7 +56,8 @@ export interface Dispatcher {
 
 export interface ServerContext {
   readonly store: Store;
-  readonly saver: BaseCheckpointSaver;
+  /** SQLite's or PostgreSQL's: what a rollback needs of it (`rewindThread`) every saver of this project has. */
+  readonly saver: SaverKit;
   /** LangGraph's store (long-term memory): the graphs' `store`, and the /store API's. */
   readonly memory: BaseStore;
   /**

@@ -5,7 +5,7 @@
 import type { ServerContext, StopReason } from "../context.js";
 import { ServerStoppingError } from "../errors.js";
 import type { RunRecord } from "../store/records.js";
-import { restoreCheckpoints } from "../threads/copy.js";
+import { undoRunSteps } from "../threads/copy.js";
 import { syncThread } from "../threads/sync.js";
 import { isActive, move } from "./lifecycle.js";
 import { settleAndAnnounce } from "./settle-on-request.js";
@@ -33,8 +33,7 @@ export async function cancelRun(ctx: ServerContext, run: RunRecord, action: Canc
     if (dropped) {
       // Queued again after it started (handed back at a shutdown, requeued after a failure):
       // the steps it saved are undone too.
-      const started = run.kwargs.started_at_checkpoint;
-      if (action === "rollback" && started !== undefined) await restoreCheckpoints(ctx.saver, run.thread_id, started);
+      if (action === "rollback") await undoRunSteps(ctx.saver, run);
       // Refused: whoever waits on these answers (another answer to the same question) may go on.
       await settleAndAnnounce(ctx, run.run_id, false);
       ctx.broker.get(run.run_id)?.accept(new Error("cancelled"));

@@ -9,7 +9,7 @@ import { countRunEnd, type Execution, type ServerContext, type StopReason } from
 import { ServerStoppingError } from "../errors.js";
 import type { RunRecord, RunStatus } from "../store/records.js";
 import { deleteRunStatement } from "../store/store.js";
-import { restoreCheckpoints } from "../threads/copy.js";
+import { undoRunSteps } from "../threads/copy.js";
 import { apiInterrupt } from "../threads/state.js";
 import { type Announcements, announce, announceAtCommit, readSnapshot, syncThreadIn } from "../threads/sync.js";
 import type { RunLog } from "./broker.js";
@@ -261,8 +261,7 @@ async function finish(
   const readsState = !(final && error === undefined && !cancel);
   if (readsState) await ctx.joinedSaver?.unpark(run.thread_id);
   // Rolled back: the thread is put back as it was when the run started.
-  if (cancel === "rollback" && run.kwargs.started_at_checkpoint !== undefined)
-    await restoreCheckpoints(ctx.saver, run.thread_id, run.kwargs.started_at_checkpoint);
+  if (cancel === "rollback") await undoRunSteps(ctx.saver, run);
   const snapshot = readsState ? await newState(ctx, run.thread_id, graph) : final;
   const announcements: Announcements = { events: [], deadlines: [] };
   const done = { type: "run.done", run_id: run.run_id } as const;

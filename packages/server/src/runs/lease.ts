@@ -7,7 +7,7 @@
  */
 import { countRunEnd, type ServerContext } from "../context.js";
 import type { RunRecord } from "../store/records.js";
-import { restoreCheckpoints } from "../threads/copy.js";
+import { undoRunSteps } from "../threads/copy.js";
 import { syncThread } from "../threads/sync.js";
 import { abortLocal } from "./cancel.js";
 import { answersApplied, endStopped } from "./failure.js";
@@ -65,11 +65,10 @@ export async function recoverLost(ctx: ServerContext, everyRun = false, unheard?
     if (run.kwargs.stop_requested) {
       // Cancelled before its process died: it ends as cancelled, never executed again.
       if (await takeFromLost(ctx, run, "interrupted")) {
-        const started = run.kwargs.started_at_checkpoint;
-        if (run.kwargs.stop_requested === "rollback" && started !== undefined) {
+        if (run.kwargs.stop_requested === "rollback") {
           // Rolled back: undone as its process would have (runs/executor.ts, finish).
           countRunEnd(ctx, "rolled_back");
-          await restoreCheckpoints(ctx.saver, run.thread_id, started);
+          await undoRunSteps(ctx.saver, run);
           await ctx.store.tx(async (tx) => {
             await tx.forgetAnswers(run.run_id);
             await tx.deleteRun(run.run_id);

@@ -9,6 +9,8 @@ import {
   type CheckpointTuple,
   readingLangChain,
 } from "@interlude/core";
+import type { SaverKit } from "@interlude/core/saver-kit";
+import type { RunRecord } from "../store/records.js";
 import { untilStored } from "../store/retry-until-stored.js";
 
 async function tuplesOf(saver: BaseCheckpointSaver, threadId: string): Promise<CheckpointTuple[]> {
@@ -60,35 +62,17 @@ export async function copyCheckpoints(saver: BaseCheckpointSaver, from: string, 
   await putAll(saver, to, await tuplesOf(saver, from));
 }
 
-/** A saver that drops a thread's later checkpoints in one transaction (every saver of this project: SaverKit). */
-interface Rewinding {
-  rewindThread(threadId: string, checkpointId: string): Promise<number>;
-}
-
 /**
- * Drops every checkpoint saved after `startedAt` (null: the thread had none), in every
- * namespace. Pending writes the run added to the checkpoint it started from stay (a run rolled
- * back while still in its first step keeps what that step saved). Tried again until storage
- * takes it: a rollback that began is finished, not left for a failure to undo.
- *
- * The savers of this project do it in one transaction (`rewindThread`). Another saver has its
- * thread deleted and its kept checkpoints put back, from the checkpoints read before: a process
- * that dies in between leaves that thread with part of its history.
+ * A rolled-back run's thread put back as it was when the run first started: every checkpoint
+ * saved after that one goes, in every namespace, in one transaction (`rewindThread`; the
+ * thread had none: all go). Pending writes the run added to the checkpoint it started from stay
+ * (a run rolled back while still in its first step keeps what that step saved). Nothing to undo
+ * for a run that never started. Tried again until storage takes it: a rollback that began is
+ * finished, not left for a failure to undo.
  */
-export async function restoreCheckpoints(
-  saver: BaseCheckpointSaver,
-  threadId: string,
-  startedAt: string | null,
-): Promise<void> {
-  if (startedAt === null) return untilStored(() => saver.deleteThread(threadId));
-  const rewinding = saver as BaseCheckpointSaver & Partial<Rewinding>;
-  if (typeof rewinding.rewindThread === "function")
-    return untilStored(async () => void (await rewinding.rewindThread!(threadId, startedAt)));
-  const tuples = await tuplesOf(saver, threadId);
-  const keep = tuples.filter((t) => t.checkpoint.id <= startedAt);
-  if (keep.length === tuples.length) return;
-  await untilStored(async () => {
-    await saver.deleteThread(threadId);
-    await putAll(saver, threadId, keep);
-  });
+export function undoRunSteps(saver: SaverKit, run: RunRecord): Promise<void> {
+  const startedAt = run.kwargs.started_at_checkpoint;
+  if (startedAt === undefined) return Promise.resolve();
+  if (startedAt === null) return untilStored(() => saver.deleteThread(run.thread_id));
+  return untilStored(async () => void (await saver.rewindThread(run.thread_id, startedAt)));
 }
