@@ -26,3 +26,16 @@ it("new input after a node error runs the graph from the new input, not the fail
   expect(state.next).toEqual([]);
   expect(state.values).toEqual({ fail: false, done: true });
 });
+
+it("an answer refused on a thread stopped by an error leaves it in error, with its error", async () => {
+  const threadId = (await post("/threads", {})).body.thread_id as string;
+  await post(`/threads/${threadId}/runs/wait`, { assistant_id: "picky", input: { fail: true } });
+  const before = (await json(`${server.url}/threads/${threadId}`)).body;
+  expect(before).toMatchObject({ status: "error", interrupts: {} });
+
+  // Nothing asks: the run carrying the answer is refused, and changed nothing.
+  const refused = await post(`/threads/${threadId}/runs/wait`, { assistant_id: "picky", command: { resume: "yes" } });
+  expect(refused).toMatchObject({ status: 409, body: { code: "NOTHING_TO_RESUME" } });
+  const after = (await json(`${server.url}/threads/${threadId}`)).body;
+  expect({ status: after.status, error: after.error }).toEqual({ status: "error", error: before.error });
+});

@@ -282,7 +282,7 @@ async function finish(
       tx,
       run.thread_id,
       snapshot,
-      { error: body && !cancel && !isRefusal(error) ? body : null, first: record },
+      { error: threadError(body, error, cancel), first: record },
       announcements,
     );
     // Not recorded: another process took the run for lost while this one could not renew its
@@ -308,6 +308,20 @@ async function finish(
   countRunEnd(ctx, cancel === "rollback" ? "rolled_back" : status);
   await tellEnd(ctx, run.run_id, log, body, doneAtCommit ? undefined : done);
   if (next?.status === "pending") await ctx.dispatcher.dispatch(next);
+}
+
+/**
+ * The thread's error after the run: its failure; none after a success or a cancel; unchanged
+ * (undefined) when its answers were refused, since nothing ran: a thread a failure stopped
+ * between steps stays in error, not `interrupted` with nothing to answer.
+ */
+function threadError(
+  body: ErrorBody | null,
+  error: unknown,
+  cancel: StopReason | undefined,
+): ErrorBody | null | undefined {
+  if (cancel || !body) return null;
+  return isRefusal(error) ? undefined : body;
 }
 
 /**
