@@ -107,7 +107,10 @@ function expectHeld(refusal: { status: number; body: any }, question: Question, 
   expect(refusal).toMatchObject({ status: 409, body: { code: "ALREADY_ANSWERED", interrupt_id: question.id, answer } });
 }
 
-/** The thread's first question; its first run given again if it was declared lost (RUN_LOST) before it asked. */
+/**
+ * The thread's first question; its first run given again if it ended lost (RUN_LOST: a run
+ * declared lost is queued again and its wait follows it, but not past its third loss).
+ */
 async function firstQuestion(url: string, threadId: string): Promise<Question> {
   for (;;) {
     now(threadId, "first run");
@@ -122,9 +125,9 @@ async function firstQuestion(url: string, threadId: string): Promise<Question> {
 }
 
 /**
- * `answer` given through `runs/wait` on `url`; given again when the run was declared lost (its
- * server could not renew its lease while the database was away, and another server's sweep
- * ended it `RUN_LOST`: API.md, start a new run). The thread's next question.
+ * `answer` given through `runs/wait` on `url`; given again when the run ended lost (its server
+ * could not renew its lease while the database was away, three times: another server's sweep
+ * queues it again twice, then ends it `RUN_LOST`: API.md). The thread's next question.
  */
 async function answerWaiting(url: string, threadId: string, question: Question, answer: string): Promise<Question> {
   const resume = { assistant_id: "loop", command: { resume: { [question.id]: answer } } };

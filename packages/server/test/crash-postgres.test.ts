@@ -1,8 +1,8 @@
 /**
  * One of two PostgreSQL servers killed (SIGKILL) while 10 clients answer questions through both
  * in turn, as fast as they can: every answer acknowledged by either server is kept, none is
- * applied twice, the survivor finds the runs the dead one left running (counted as lost in its
- * /metrics), and every thread resumes through it. Leases and claims are shortened through the
+ * applied twice, the survivor finds the runs the dead one left running and queues them again
+ * (each continues to its thread's next question), and every thread resumes through it. Leases and claims are shortened through the
  * environment so that this takes seconds.
  */
 import pg from "pg";

@@ -1,7 +1,7 @@
 /**
  * A server killed (SIGKILL) while 10 clients answer questions as fast as they can, on SQLite
  * with batched commits: every answer it acknowledged is kept, none is applied twice, and every
- * thread resumes after a restart on the same file.
+ * run it left running continues after a restart on the same file.
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -51,14 +51,14 @@ it("keeps every acknowledged answer, applies none twice, and resumes every threa
 
   const second = await startServerProcess({ db, env });
   try {
-    // The runs the killed process left running were found at the restart: each is counted as
-    // lost (the newest run of its thread, in error: the loop graph fails no other way).
-    let lost = 0;
-    for (const threadId of threads)
-      if ((await json(`${second.url}/threads/${threadId}/runs?limit=1`)).body[0]?.status === "error") lost++;
-    // (Runs it had queued but not started are started now: their ends are counted as they come.)
-    expect((await json(`${second.url}/metrics?format=json`)).body.runs_ended.lost ?? 0).toBe(lost);
+    // The runs the killed process left running were found at the restart and went back to the
+    // queue: each continued to its thread's next question, none ended lost (or in error).
     for (const [c, threadId] of threads.entries()) await expectResumable(second.url, threadId, acked[c]!);
+    for (const threadId of threads)
+      expect((await json(`${second.url}/threads/${threadId}/runs`)).body.map((r: any) => r.status)).not.toContain(
+        "error",
+      );
+    expect((await json(`${second.url}/metrics?format=json`)).body.runs_ended.lost ?? 0).toBe(0);
   } finally {
     await second.stop();
   }
@@ -171,6 +171,74 @@ it("a run its killed predecessor was rolling back is rolled back by the restarte
     const after = (await json(`${second.url}/threads/${thread.thread_id}/state`)).body;
     expect(after.values.log).toEqual(["first:a", "second:a"]);
     expect(after.checkpoint_id).toBe(before.checkpoint_id);
+  } finally {
+    await first.stop("SIGKILL");
+    await second?.stop();
+  }
+}, 60_000);
+
+it("a run whose process dies each time it executes it is tried three times, then ends RUN_LOST", async () => {
+  const db = join(dir, "poison.sqlite");
+  let server = await startServerProcess({ db, env });
+  try {
+    const thread = await post(`${server.url}/threads`, {});
+    const runPath = (url: string) => `${url}/threads/${thread.thread_id}/runs`;
+    // Its first step outlasts the test: each server is killed while executing it.
+    const run = await post(runPath(server.url), { assistant_id: "slow", input: { tag: "p", delay: 60_000 } });
+    // Read from the file, as the next process will: a claim its process had not committed yet
+    // when it died is not a try (nothing of the run had executed).
+    const raw = new Database(db, { readonly: true });
+    const claimed = raw.prepare("SELECT status, attempt FROM interlude_server_runs");
+    for (let death = 1; death <= 3; death++) {
+      await until(async () => {
+        const row = claimed.get() as { status: string; attempt: number };
+        return row.status === "running" && row.attempt === death;
+      });
+      await server.stop("SIGKILL");
+      server = await startServerProcess({ db, env });
+    }
+    raw.close();
+    // The third death's restart ends it instead of executing it again, and stays up.
+    const url = server.url;
+    const ended = await until(async () => {
+      const found = (await json(`${runPath(url)}/${run.run_id}`)).body;
+      return found.status !== "running" && found.status !== "pending" && found;
+    });
+    expect(ended.status).toBe("error");
+    const stopped = (await json(`${server.url}/threads/${thread.thread_id}`)).body;
+    expect(stopped).toMatchObject({ status: "error", error: { code: "RUN_LOST" } });
+    expect(stopped.error.message).toContain("3 times");
+    expect((await json(`${server.url}/ok`)).status).toBe(200);
+  } finally {
+    await server.stop("SIGKILL");
+  }
+}, 60_000);
+
+it("a wait run whose client asked to cancel it when it goes away is not continued after its process died", async () => {
+  const db = join(dir, "cancel-on-disconnect.sqlite");
+  const first = await startServerProcess({ db, env });
+  let second: Awaited<ReturnType<typeof startServerProcess>> | undefined;
+  try {
+    const thread = await post(`${first.url}/threads`, {});
+    const runPath = (url: string) => `${url}/threads/${thread.thread_id}/runs`;
+    const waited = json(`${runPath(first.url)}/wait`, {
+      method: "POST",
+      body: JSON.stringify({ assistant_id: "slow", input: { tag: "c", delay: 60_000 }, on_disconnect: "cancel" }),
+    }).catch(() => "server gone");
+    await until(async () => (await json(runPath(first.url))).body[0]?.status === "running");
+    await first.stop("SIGKILL");
+    expect(await waited).toBe("server gone");
+    second = await startServerProcess({ db, env });
+    const url = second.url;
+    // Ended at the restart (the first time its process died), not queued again.
+    const ended = await until(async () => {
+      const [run] = (await json(runPath(url))).body;
+      return run.status !== "running" && run;
+    });
+    expect(ended.status).toBe("error");
+    const stopped = (await json(`${second.url}/threads/${thread.thread_id}`)).body;
+    expect(stopped).toMatchObject({ status: "error", error: { code: "RUN_LOST" } });
+    expect(stopped.error.message).not.toContain("times");
   } finally {
     await first.stop("SIGKILL");
     await second?.stop();

@@ -1,12 +1,12 @@
 /**
  * A process taken for dead that is not: its event loop is blocked mid-node for longer than the
- * run's lease, another server's sweep ends the wait run `RUN_LOST` and settles its answer as not
- * applied; then the blocked process wakes up and its node returns. It must save nothing more of
- * that run (its claim on the thread was revoked with the sweep), so that the answer, given
- * again, is taken and applied once (not refused UNKNOWN_INTERRUPT by a thread that moved on
- * behind the record's back). The blocked process is this test's own server; the other is an
- * `interlude serve` process on the same database. The block waits, without yielding, until the
- * other process has recorded the run's end.
+ * run's lease, another server's sweep queues the wait run again and it continues there from its
+ * last checkpoint; then the blocked process wakes up and its node returns. It must save nothing
+ * more of that run (its claim on the thread was revoked with the sweep), so that the answer is
+ * applied once, and its wait, still connected, answers with the end the other process recorded.
+ * The blocked process is this test's own server; the other is an `interlude serve` process on
+ * the same database. The block waits, without yielding, until the other process has recorded
+ * the run's end.
  */
 import { execFileSync } from "node:child_process";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
@@ -39,16 +39,16 @@ afterEach(() => {
 
 const post = (url: string, body: unknown) => json(url, { method: "POST", body: JSON.stringify(body) });
 
-const RUN_LOST = "SELECT 1 FROM interlude_server_runs WHERE thread_id = $1 AND status = 'error'";
-/** The thread synced after its run was taken for lost (runs/failure.ts, endStopped): stopped with an error. */
-const THREAD_SYNCED = "SELECT 1 FROM interlude_server_threads WHERE thread_id = $1 AND status = 'error'";
+/** The thread's run, taken for lost by the other server, has ended there (runs/lease.ts: queued again, continued). */
+const ENDED_ELSEWHERE =
+  "SELECT 1 FROM interlude_server_runs WHERE thread_id = $1 AND status = 'success' AND kwargs::jsonb->>'lost' = '1'";
 
 /**
- * Blocks this process (no timer, no I/O) until `until` finds a row for the thread (by default:
- * a run of the thread has ended `error`) in the database, read by a child process that polls
- * for it: this process cannot renew anything meanwhile.
+ * Blocks this process (no timer, no I/O) until the thread's run, taken for lost by the other
+ * server, has ended there, read in the database by a child process that polls for it: this
+ * process cannot renew anything meanwhile.
  */
-function blockUntilLost(threadId: string, until = RUN_LOST): void {
+function blockUntilEndedElsewhere(threadId: string): void {
   const poll = `
     import pg from "pg";
     const client = new pg.Client({ connectionString: process.env.DATABASE });
@@ -62,12 +62,12 @@ function blockUntilLost(threadId: string, until = RUN_LOST): void {
     }
     await client.end();`;
   execFileSync(process.execPath, ["--input-type=module", "-e", poll], {
-    env: { ...process.env, DATABASE: database, THREAD: threadId, UNTIL: until },
+    env: { ...process.env, DATABASE: database, THREAD: threadId, UNTIL: ENDED_ELSEWHERE },
     timeout: 30_000,
   });
 }
 
-it("a run taken for dead by another server saves nothing once it wakes up: its answer, given again, is applied once", async () => {
+it("a run taken for dead by another server continues there; once awake it saves nothing, and its wait answers with the run's end", async () => {
   const threadId = (await post(`${server.url}/threads`, {})).body.thread_id;
   const asked = await post(`${server.url}/threads/${threadId}/runs/wait`, {
     assistant_id: "hooked",
@@ -77,26 +77,24 @@ it("a run taken for dead by another server saves nothing once it wakes up: its a
   let blocked = false;
   hooks.during = () => {
     hooks.during = () => undefined;
-    blockUntilLost(threadId);
+    blockUntilEndedElsewhere(threadId);
     blocked = true;
   };
   const resume = { assistant_id: "hooked", command: { resume: { [question.id]: "yes" } } };
-  const lost = await post(`${server.url}/threads/${threadId}/runs/wait`, resume);
+  const waited = await post(`${server.url}/threads/${threadId}/runs/wait`, resume);
   expect(blocked).toBe(true);
-  expect(lost).toMatchObject({ status: 200, body: { __error__: { code: "RUN_LOST" } } });
+  // The other server took the run over and finished it: the wait, still connected here, gets that end.
+  expect(waited).toMatchObject({ status: 200, body: { answer: "yes", done: true } });
 
-  // Where the other server left it: at the question, the answer not applied.
-  const state = (await json(`${other.url}/threads/${threadId}/state`)).body;
-  expect(state.values.answer).toBeUndefined();
-  expect(state.interrupts.map((i: { id: string }) => i.id)).toEqual([question.id]);
-
+  // Applied once: one step answered it, and the woken run added nothing after the other's end.
+  const history = (await post(`${other.url}/threads/${threadId}/history`, { limit: 20 })).body as any[];
+  expect(history.filter((c) => c.metadata?.resume).length).toBe(1);
+  expect(history[0].next).toEqual([]);
   const again = await post(`${other.url}/threads/${threadId}/runs/wait`, resume);
-  expect(again).toMatchObject({ status: 200, body: { answer: "yes", done: true } });
-  const thrice = await post(`${server.url}/threads/${threadId}/runs/wait`, resume);
-  expect(thrice).toMatchObject({ status: 409, body: { code: "ALREADY_ANSWERED" } });
+  expect(again).toMatchObject({ status: 409, body: { code: "ALREADY_ANSWERED", answer: "yes" } });
 }, 60_000);
 
-it("a run taken for dead that then stops at a question leaves the thread as the checkpoints hold it, not at its question", async () => {
+it("a run taken for dead that then stops at a question leaves the thread at the question of the run that took over", async () => {
   // A claim renewed rarely: awake, the run finds no refusal before it ends (as when the database was away).
   const rare = await testServer({ postgresUrl: database, runLeaseMs: LEASE_MS, claimTtlMs: 60_000 });
   try {
@@ -106,29 +104,27 @@ it("a run taken for dead that then stops at a question leaves the thread as the 
   }
 }, 60_000);
 
-/** A run on the server at `url` that stops at a question once awake, after the other server took it for lost. */
+/** A run on the server at `url` that stops at a question once awake, after the other server took it over and asked. */
 async function askedOnceAwake(url: string) {
   const threadId = (await post(`${url}/threads`, {})).body.thread_id;
-  // Blocked inside its node, after its last save, until the other server has ended it and synced
-  // the thread: once awake, it asks, and its question's writes go with its end.
+  // Blocked inside its node, after its last save, until the other server has continued the run
+  // to its question: once awake, it asks too, and its question's writes go with its end.
   hooks.during = () => {
     hooks.during = () => undefined;
-    blockUntilLost(threadId, THREAD_SYNCED);
+    blockUntilEndedElsewhere(threadId);
   };
-  const lost = await post(`${url}/threads/${threadId}/runs/wait`, { assistant_id: "hooked", input: { ask: true } });
-  expect(lost).toMatchObject({ status: 200, body: { __error__: { code: "RUN_LOST" } } });
+  const waited = await post(`${url}/threads/${threadId}/runs/wait`, { assistant_id: "hooked", input: { ask: true } });
+  expect(waited.status).toBe(200);
+  const [question] = waited.body.__interrupt__;
 
-  // Its claim was revoked: the question was not saved, and the thread does not offer it.
-  const state = (await json(`${other.url}/threads/${threadId}/state`)).body;
-  expect(state.next).toEqual(["work"]);
-  expect(state.interrupts).toEqual([]);
+  // Its claim was revoked: one question saved, the other server's, which the thread offers.
+  const history = (await post(`${other.url}/threads/${threadId}/history`, { limit: 20 })).body as any[];
+  expect(history.filter((c) => c.tasks?.some((t: any) => t.interrupts?.length)).length).toBe(1);
   for (const either of [url, other.url]) {
     const thread = (await json(`${either}/threads/${threadId}`)).body;
-    expect(thread).toMatchObject({ status: "error", interrupts: {} });
+    expect(thread.status).toBe("interrupted");
+    expect(Object.values(thread.interrupts).flat()).toMatchObject([{ id: question.id }]);
   }
-  // Continued with a run without input, it asks; the answer is applied.
-  const asked = await post(`${other.url}/threads/${threadId}/runs/wait`, { assistant_id: "hooked" });
-  const [question] = asked.body.__interrupt__;
   const resume = { assistant_id: "hooked", command: { resume: { [question.id]: "yes" } } };
   const done = await post(`${url}/threads/${threadId}/runs/wait`, resume);
   expect(done).toMatchObject({ status: 200, body: { answer: "yes", done: true } });

@@ -28,8 +28,11 @@ export async function drainLocal(ctx: ServerContext, runId: string, entry: Execu
   }
 }
 
-/** Whether a run drained at shutdown goes on elsewhere: unless its client asked to cancel it when it goes away. */
-export function goesOnAfterDrain(run: RunRecord): boolean {
+/**
+ * Whether a run goes on when its client goes away with the process executing it (drained at
+ * shutdown, or the process died): unless that client asked to cancel it then.
+ */
+export function goesOnWithoutClient(run: RunRecord): boolean {
   return run.owner === null || run.kwargs.on_disconnect !== "cancel";
 }
 

@@ -14,7 +14,7 @@ import { apiInterrupt } from "../threads/state.js";
 import { type Announcements, announce, announceAtCommit, readSnapshot, syncThreadIn } from "../threads/sync.js";
 import type { RunLog } from "./broker.js";
 import { abortLocal } from "./cancel.js";
-import { goesOnAfterDrain, handBack } from "./drain.js";
+import { goesOnWithoutClient, handBack } from "./drain.js";
 import { chunksWithEvents, type Triple } from "./event-stream.js";
 import { failRun } from "./failure.js";
 import { graphConfig, graphInput, streamModes, wantsMode } from "./input.js";
@@ -214,7 +214,7 @@ export async function executeRun(ctx: ServerContext, pending: RunRecord, options
       // Drained at shutdown: the run goes back to the queue (below, once its last writes are out),
       // unless its client, which goes with this process, asked to cancel it then (runs/drain.ts).
       const drainedHere = isGraphDrained(error) && !controller.signal.aborted;
-      drained = drainedHere && goesOnAfterDrain(run);
+      drained = drainedHere && goesOnWithoutClient(run);
       // (One the drain window ran out on was aborted: it stopped for the shutdown all the same.)
       const stopping = drainedHere || (controller.signal.aborted && entry.control.drainRequested);
       if (stopping) log.drained = drained ? "queue" : "client";

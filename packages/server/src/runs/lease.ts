@@ -1,8 +1,9 @@
 /**
  * Runs executing in this process renew their lease (the run's `updated_at`); a run whose
- * lease lapsed belongs to a process that died. A queued run is put back in the queue (it
- * continues from its last checkpoint); a stream or wait run, whose client is gone with the
- * process, is marked as errored. A stream or wait run still queued for a dead server goes to the
+ * lease lapsed belongs to a process that died. It is put back in the queue (it continues from
+ * its last checkpoint), a stream or wait run's too, unless its client asked to cancel it when it
+ * goes away (`on_disconnect: "cancel"`): that one, whose client is gone with the process, is
+ * marked as errored. A stream or wait run still queued for a dead server goes to the
  * queue, and one whose start was lost is started (`startOrphans`).
  */
 import { countRunEnd, type ServerContext } from "../context.js";
@@ -10,6 +11,7 @@ import type { RunRecord } from "../store/records.js";
 import { undoRunSteps } from "../threads/copy.js";
 import { syncThread } from "../threads/sync.js";
 import { abortLocal } from "./cancel.js";
+import { goesOnWithoutClient } from "./drain.js";
 import { answersApplied, endStopped } from "./failure.js";
 import { revokeClaim } from "./joined-saver.js";
 import { move } from "./lifecycle.js";
@@ -21,6 +23,19 @@ const RUN_LOST: ErrorBody = {
   code: "RUN_LOST",
   message:
     "The process executing this run stopped before it finished. The thread keeps its last checkpoint; start a new run to continue.",
+};
+
+/**
+ * How many processes may die executing one run: a run whose node takes its process down (out of
+ * memory, a native crash) would otherwise go from process to process, and on SQLite take the
+ * restarted server down at every start.
+ */
+const LOST_TRIES = 3;
+
+const LOST_AGAIN: ErrorBody = {
+  error: "RunLost",
+  code: "RUN_LOST",
+  message: `The process executing this run stopped before it finished, ${LOST_TRIES} times: it is not tried again. The thread keeps its last checkpoint; look for what takes its process down (memory, a native crash) before starting a new run to continue.`,
 };
 
 export function startLeases(ctx: ServerContext): () => void {
@@ -83,12 +98,15 @@ export async function recoverLost(ctx: ServerContext, everyRun = false, unheard?
       }
       continue;
     }
-    if (run.owner === null) {
-      if (await takeFromLost(ctx, run, "pending")) await dispatchNext(ctx, run.thread_id);
+    // A stream or wait run too: its client went with the process, and a client going away does
+    // not stop its run (runs/drain.ts). Its waiters in a process that is alive after all follow it.
+    const lost = (run.kwargs.lost ?? 0) + 1;
+    if (goesOnWithoutClient(run) && lost < LOST_TRIES) {
+      if (await takeFromLost(ctx, run, "pending", lost)) await dispatchNext(ctx, run.thread_id);
       continue;
     }
     // An answer the thread's checkpoints hold stays recorded: given again, it is refused as answered.
-    await endStopped(ctx, run, "running", RUN_LOST, "lost");
+    await endStopped(ctx, run, "running", goesOnWithoutClient(run) ? LOST_AGAIN : RUN_LOST, "lost");
   }
   // A run queued just before its predecessor was killed, first in its thread's line, was never
   // started, and nothing that ends would dispatch it.
@@ -121,9 +139,16 @@ async function closeLogsOfRunsElsewhere(ctx: ServerContext): Promise<void> {
  * The process's claim on the thread goes with it (`revokeClaim`): alive after all, it saves
  * nothing more of the run.
  */
-function takeFromLost(ctx: ServerContext, run: RunRecord, to: "interrupted" | "pending"): Promise<boolean> {
+function takeFromLost(
+  ctx: ServerContext,
+  run: RunRecord,
+  to: "interrupted" | "pending",
+  lost?: number,
+): Promise<boolean> {
+  // Queued again for whichever process takes it, with its losses counted.
+  const extra = to === "pending" ? { owner: null, kwargs: { ...run.kwargs, lost } } : {};
   return ctx.store.tx(async (tx) => {
-    if (!(await move(tx, run.run_id, "running", to, { claimed: run.attempt }))) return false;
+    if (!(await move(tx, run.run_id, "running", to, { claimed: run.attempt, ...extra }))) return false;
     await revokeClaim(ctx, tx, run.thread_id);
     return true;
   }, run.thread_id);

@@ -31,7 +31,13 @@ import { body, query, queryList } from "../validate.js";
 import { requireThread } from "./threads.js";
 
 function runJson(r: RunRecord): Record<string, unknown> {
-  const { answers: _answers, started_at_checkpoint: _started, stop_requested: _stop, ...kwargs } = r.kwargs;
+  const {
+    answers: _answers,
+    started_at_checkpoint: _started,
+    stop_requested: _stop,
+    lost: _lost,
+    ...kwargs
+  } = r.kwargs;
   return {
     run_id: r.run_id,
     thread_id: r.thread_id,
