@@ -1,7 +1,8 @@
 /**
  * A SQLite server SIGKILLed while a node runs, then restarted on the same file with the default
- * lease and claim TTL (30 s): the thread is free at once (its run is declared lost, the dead
- * process's claim taken over) and resumes from its last checkpoint.
+ * lease and claim TTL (30 s): its run is found lost at once and the dead process's claim taken
+ * over, so the run goes on from its last checkpoint without waiting (or, when its client asked
+ * to cancel it on going away, the thread is free at once and resumes from there).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,16 +17,47 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const post = (url: string, body: unknown) => json(url, { method: "POST", body: JSON.stringify(body) });
 
-it("after SIGKILL mid-node, a restarted server frees and resumes the thread without waiting for leases", async () => {
+it("after SIGKILL mid-node, a restarted server continues the run at once, without waiting for leases", async () => {
+  const db = join(dir, "continued.sqlite");
+  const first = await startServerProcess({ db });
+  const threadId = (await post(`${first.url}/threads`, {})).body.thread_id;
+  const path = (url: string) => `${url}/threads/${threadId}/runs`;
+  const waiting = post(`${path(first.url)}/wait`, {
+    assistant_id: "slow",
+    input: { tag: "a", delay: 1500, secondDelay: 1 },
+  }).catch(() => "server gone");
+  await until(async () => (await json(path(first.url))).body[0]?.status === "running");
+  await first.stop("SIGKILL");
+  expect(await waiting).toBe("server gone");
+
+  const second = await startServerProcess({ db });
+  try {
+    // Well within the 30 s lease and claim TTL: the run ended, each of its steps once.
+    const url = second.url;
+    const [run] = await until(async () => {
+      const runs = (await json(path(url))).body;
+      return runs[0]?.status === "success" && runs;
+    }, 15_000);
+    expect(run.kwargs.input.tag).toBe("a");
+    const thread = (await json(`${second.url}/threads/${threadId}`)).body;
+    expect({ status: thread.status, log: thread.values.log }).toEqual({ status: "idle", log: ["first:a", "second:a"] });
+  } finally {
+    await second.stop();
+  }
+}, 60_000);
+
+it("after SIGKILL mid-node, a restarted server frees the thread of a run whose client asked to cancel it on going away", async () => {
   const db = join(dir, "db.sqlite");
   const first = await startServerProcess({ db });
   const threadId = (await post(`${first.url}/threads`, {})).body.thread_id;
   // A run that pauses (saving a checkpoint), then one that enters a node and never returns.
   await post(`${first.url}/threads/${threadId}/runs/wait`, { assistant_id: "slow", input: { tag: "a", delay: 1 } });
-  // Waited for by its client, so the run belongs to this process (a background run would be queued again).
-  const waiting = post(`${first.url}/threads/${threadId}/runs/wait`, { assistant_id: "hang", input: {} }).catch(
-    () => undefined,
-  );
+  // Its client goes with the process and asked to cancel it then: it is not queued again.
+  const waiting = post(`${first.url}/threads/${threadId}/runs/wait`, {
+    assistant_id: "hang",
+    input: {},
+    on_disconnect: "cancel",
+  }).catch(() => undefined);
   const hung = await until(
     async () =>
       (await json(`${first.url}/threads/${threadId}/runs`)).body[0]?.status === "running" &&
