@@ -3,6 +3,7 @@ import {
   type CheckpointTuple,
   defaultSerializer,
   INTERRUPT,
+  newCheckpointId,
   type RunnableConfig,
 } from "@interlude/core";
 import { describe, expect, it } from "vitest";
@@ -106,6 +107,26 @@ export function retentionSuite(make: MakeSaver): void {
       expect(resumed?.checkpoint.channel_values.messages).toEqual(messages);
       expect(resumed?.checkpoint.channel_values.document).toBe("D".repeat(10_000));
     }, 60_000);
+
+    it("rewinds to an id made before a run: a subgraph's checkpoint saved before it stays, though newer than its parent's", async () => {
+      const saver = h.current.saver as BaseCheckpointSaver & {
+        rewindThread(threadId: string, checkpointId: string): Promise<number>;
+      };
+      const parent = new ThreadWriter(saver);
+      const subgraph = new ThreadWriter(saver, parent.threadId, "inner:task-1");
+      await parent.write({ step: 1 });
+      // The subgraph asks (its checkpoint is saved after its parent's newest), then the run answers.
+      await subgraph.write({ inner: "asked" });
+      const asked = fingerprint(await saver.getTuple(subgraph.config));
+      const before = fingerprint(await saver.getTuple(parent.config));
+      const startedAt = newCheckpointId();
+      await subgraph.write({ inner: "answered" });
+      await parent.write({ step: 2 });
+      expect(await saver.rewindThread(parent.threadId, startedAt)).toBe(2);
+      const head = (ns: string) => saver.getTuple({ configurable: { thread_id: parent.threadId, checkpoint_ns: ns } });
+      expect(fingerprint(await head("inner:task-1"))).toBe(asked);
+      expect(fingerprint(await head(""))).toBe(before);
+    });
 
     it("prunes checkpoints older than a date or an age, never a thread's newest", async () => {
       const saver = h.current.saver;

@@ -4,7 +4,14 @@
  */
 
 import type { StateSnapshot } from "@interlude/core";
-import { type CompiledStateGraph, INTERRUPT, isGraphDrained, RunControl, type ToolEvent } from "@interlude/core";
+import {
+  type CompiledStateGraph,
+  INTERRUPT,
+  isGraphDrained,
+  newCheckpointId,
+  RunControl,
+  type ToolEvent,
+} from "@interlude/core";
 import { countRunEnd, type Execution, type ServerContext, type StopReason } from "../context.js";
 import { ServerStoppingError } from "../errors.js";
 import type { RunRecord, RunStatus } from "../store/records.js";
@@ -49,7 +56,11 @@ type ClaimFields = Pick<RunRecord, "status" | "kwargs" | "attempt"> & { continui
 export function claimFieldsAt(run: RunRecord, head: string | null): ClaimFields {
   const kwargs = { ...run.kwargs };
   const continuing = kwargs.started_at_checkpoint !== undefined && kwargs.started_at_checkpoint !== head;
-  if (kwargs.started_at_checkpoint === undefined) kwargs.started_at_checkpoint = head;
+  if (kwargs.started_at_checkpoint === undefined) {
+    kwargs.started_at_checkpoint = head;
+    // Greater than every checkpoint id saved so far, and less than every one this run saves.
+    kwargs.started_mark = newCheckpointId();
+  }
   return { status: "running", kwargs, attempt: run.attempt + 1, continuing };
 }
 

@@ -78,6 +78,8 @@ export interface RunKwargs {
   answers?: string[];
   /** Head checkpoint when the run first started: a retried run continues instead of re-sending its input. */
   started_at_checkpoint?: string | null;
+  /** A checkpoint id made when it first started: a rollback drops every checkpoint saved after it (threads/copy.ts). */
+  started_mark?: string;
   /** How many times the process executing it died (runs/lease.ts): past a few, it is not tried again. */
   lost?: number;
 }

@@ -64,15 +64,17 @@ export async function copyCheckpoints(saver: BaseCheckpointSaver, from: string, 
 
 /**
  * A rolled-back run's thread put back as it was when the run first started: every checkpoint
- * saved after that one goes, in every namespace, in one transaction (`rewindThread`; the
- * thread had none: all go). Pending writes the run added to the checkpoint it started from stay
- * (a run rolled back while still in its first step keeps what that step saved). Nothing to undo
- * for a run that never started. Tried again until storage takes it: a rollback that began is
- * finished, not left for a failure to undo.
+ * saved since goes, in every namespace, in one transaction (`rewindThread`, from the mark taken
+ * then: a subgraph paused at the question the run answered keeps the checkpoints it saved before;
+ * a run recorded before marks existed, from its first checkpoint; the thread had none: all go).
+ * Pending writes the run added to the checkpoint it started from stay (a run rolled back while
+ * still in its first step keeps what that step saved). Nothing to undo for a run that never
+ * started. Tried again until storage takes it: a rollback that began is finished, not left for a
+ * failure to undo.
  */
 export function undoRunSteps(saver: SaverKit, run: RunRecord): Promise<void> {
-  const startedAt = run.kwargs.started_at_checkpoint;
+  const { started_at_checkpoint: startedAt, started_mark: mark } = run.kwargs;
   if (startedAt === undefined) return Promise.resolve();
   if (startedAt === null) return untilStored(() => saver.deleteThread(run.thread_id));
-  return untilStored(async () => void (await saver.rewindThread(run.thread_id, startedAt)));
+  return untilStored(async () => void (await saver.rewindThread(run.thread_id, mark ?? startedAt)));
 }

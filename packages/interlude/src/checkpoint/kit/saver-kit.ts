@@ -210,7 +210,10 @@ export abstract class SaverKit<Kept = string | Uint8Array> extends BaseCheckpoin
   /**
    * Drops every checkpoint saved after `checkpointId`, in every namespace of the thread, with
    * their pending writes and the values only they read, in one transaction: the thread is then
-   * as it was when that checkpoint was its newest (a rolled-back run). Returns how many went.
+   * as it was when that checkpoint was its newest. Returns how many went. `checkpointId` may be
+   * any id: to undo a run, pass `newCheckpointId()` taken before it started rather than its first
+   * checkpoint, since a subgraph paused at a question saved its own checkpoints after its
+   * parent's newest, before the run that answers it.
    */
   async rewindThread(threadId: string, checkpointId: string): Promise<number> {
     try {

@@ -34,6 +34,7 @@ function runJson(r: RunRecord): Record<string, unknown> {
   const {
     answers: _answers,
     started_at_checkpoint: _started,
+    started_mark: _mark,
     stop_requested: _stop,
     lost: _lost,
     ...kwargs
