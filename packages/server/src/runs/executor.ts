@@ -58,8 +58,10 @@ export function claimFieldsAt(run: RunRecord, head: string | null): ClaimFields 
   const continuing = kwargs.started_at_checkpoint !== undefined && kwargs.started_at_checkpoint !== head;
   if (kwargs.started_at_checkpoint === undefined) {
     kwargs.started_at_checkpoint = head;
-    // Greater than every checkpoint id saved so far, and less than every one this run saves.
-    kwargs.started_mark = newCheckpointId();
+    // Greater than every checkpoint id saved so far, and less than every one this run saves
+    // (never less than its head: a clock behind the one that saved it would undo more).
+    const made = newCheckpointId();
+    kwargs.started_mark = head !== null && head > made ? head : made;
   }
   return { status: "running", kwargs, attempt: run.attempt + 1, continuing };
 }
