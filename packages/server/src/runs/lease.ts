@@ -2,9 +2,9 @@
  * Runs executing in this process renew their lease (the run's `updated_at`); a run whose
  * lease lapsed belongs to a process that died. It is put back in the queue (it continues from
  * its last checkpoint), a stream or wait run's too, unless its client asked to cancel it when it
- * goes away (`on_disconnect: "cancel"`): that one, whose client is gone with the process, is
- * marked as errored. A stream or wait run still queued for a dead server goes to the
- * queue, and one whose start was lost is started (`startOrphans`).
+ * goes away (`on_disconnect: "cancel"`: its client is gone with the process) or its process died
+ * `LOST_TRIES` times: those are marked as errored. A stream or wait run still queued for a dead
+ * server goes to the queue, and one whose start was lost is started (`startOrphans`).
  */
 import { countRunEnd, type ServerContext } from "../context.js";
 import type { RunRecord } from "../store/records.js";
