@@ -12,13 +12,30 @@ import { afterAll, expect, it } from "vitest";
 // @ts-expect-error: a plain ESM script without types, shared with `npm run bench:server`.
 import { startServerProcess } from "../bench/processes.mjs";
 import { expectResumable, post } from "./crashed-threads.js";
-import { json, until } from "./helpers.js";
+import { json, runEnded, until } from "./helpers.js";
 
 const CLIENTS = 10;
 const dir = mkdtempSync(join(tmpdir(), "interlude-crash-server-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 // Runs and claims of the killed process lapse in half a second instead of 30.
 const env = { INTERLUDE_RUN_LEASE_MS: "500", INTERLUDE_CLAIM_TTL_MS: "500" };
+
+/** A server on a file of its own, killed (SIGKILL) and started again on it by `restart()`; `stop()` stops whichever is up. */
+async function serverOnFile(name: string) {
+  const db = join(dir, name);
+  let current = await startServerProcess({ db, env });
+  return {
+    db,
+    get url(): string {
+      return current.url;
+    },
+    async restart(): Promise<void> {
+      await current.stop("SIGKILL");
+      current = await startServerProcess({ db, env });
+    },
+    stop: (): Promise<number | null> => current.stop("SIGKILL"),
+  };
+}
 
 it("keeps every acknowledged answer, applies none twice, and resumes every thread after SIGKILL", async () => {
   const db = join(dir, "db.sqlite");
@@ -145,41 +162,36 @@ it("an answer its killed run had saved stays recorded: given again after the res
 }, 60_000);
 
 it("a run its killed predecessor was rolling back is rolled back by the restarted server", async () => {
-  const db = join(dir, "rollback.sqlite");
-  const first = await startServerProcess({ db, env });
-  let second: Awaited<ReturnType<typeof startServerProcess>> | undefined;
+  const server = await serverOnFile("rollback.sqlite");
   try {
-    const thread = await post(`${first.url}/threads`, {});
+    const thread = await post(`${server.url}/threads`, {});
     const runs = (url: string) => `${url}/threads/${thread.thread_id}/runs`;
-    await post(`${runs(first.url)}/wait`, { assistant_id: "slow", input: { tag: "a", delay: 1 } });
-    const before = (await json(`${first.url}/threads/${thread.thread_id}/state`)).body;
+    await post(`${runs(server.url)}/wait`, { assistant_id: "slow", input: { tag: "a", delay: 1 } });
+    const before = (await json(`${server.url}/threads/${thread.thread_id}/state`)).body;
     // Its first step saved, its second never ends by itself (nor when aborted: it ignores the signal).
-    const run = await post(runs(first.url), {
+    const run = await post(runs(server.url), {
       assistant_id: "slow",
       input: { tag: "b", delay: 1, secondDelay: 60_000 },
     });
     await until(async () =>
-      (await json(`${first.url}/threads/${thread.thread_id}/state`)).body.values.log.includes("first:b"),
+      (await json(`${server.url}/threads/${thread.thread_id}/state`)).body.values.log.includes("first:b"),
     );
     // The rollback is recorded; the process dies before the run stops (the abort's grace is 5 s).
-    expect((await json(`${runs(first.url)}/${run.run_id}/cancel?action=rollback`, { method: "POST" })).status).toBe(
+    expect((await json(`${runs(server.url)}/${run.run_id}/cancel?action=rollback`, { method: "POST" })).status).toBe(
       202,
     );
-    await first.stop("SIGKILL");
-    second = await startServerProcess({ db, env });
-    expect((await json(`${runs(second.url)}/${run.run_id}`)).status).toBe(404);
-    const after = (await json(`${second.url}/threads/${thread.thread_id}/state`)).body;
+    await server.restart();
+    expect((await json(`${runs(server.url)}/${run.run_id}`)).status).toBe(404);
+    const after = (await json(`${server.url}/threads/${thread.thread_id}/state`)).body;
     expect(after.values.log).toEqual(["first:a", "second:a"]);
     expect(after.checkpoint_id).toBe(before.checkpoint_id);
   } finally {
-    await first.stop("SIGKILL");
-    await second?.stop();
+    await server.stop();
   }
 }, 60_000);
 
 it("a run whose process dies each time it executes it is tried three times, then ends RUN_LOST", async () => {
-  const db = join(dir, "poison.sqlite");
-  let server = await startServerProcess({ db, env });
+  const server = await serverOnFile("poison.sqlite");
   try {
     const thread = await post(`${server.url}/threads`, {});
     const runPath = (url: string) => `${url}/threads/${thread.thread_id}/runs`;
@@ -187,60 +199,48 @@ it("a run whose process dies each time it executes it is tried three times, then
     const run = await post(runPath(server.url), { assistant_id: "slow", input: { tag: "p", delay: 60_000 } });
     // Read from the file, as the next process will: a claim its process had not committed yet
     // when it died is not a try (nothing of the run had executed).
-    const raw = new Database(db, { readonly: true });
+    const raw = new Database(server.db, { readonly: true });
     const claimed = raw.prepare("SELECT status, attempt FROM interlude_server_runs");
     for (let death = 1; death <= 3; death++) {
       await until(async () => {
         const row = claimed.get() as { status: string; attempt: number };
         return row.status === "running" && row.attempt === death;
       });
-      await server.stop("SIGKILL");
-      server = await startServerProcess({ db, env });
+      await server.restart();
     }
     raw.close();
     // The third death's restart ends it instead of executing it again, and stays up.
-    const url = server.url;
-    const ended = await until(async () => {
-      const found = (await json(`${runPath(url)}/${run.run_id}`)).body;
-      return found.status !== "running" && found.status !== "pending" && found;
-    });
-    expect(ended.status).toBe("error");
+    expect((await runEnded(`${runPath(server.url)}/${run.run_id}`)).status).toBe("error");
     const stopped = (await json(`${server.url}/threads/${thread.thread_id}`)).body;
     expect(stopped).toMatchObject({ status: "error", error: { code: "RUN_LOST" } });
     expect(stopped.error.message).toContain("3 times");
     expect((await json(`${server.url}/ok`)).status).toBe(200);
   } finally {
-    await server.stop("SIGKILL");
+    await server.stop();
   }
 }, 60_000);
 
 it("a wait run whose client asked to cancel it when it goes away is not continued after its process died", async () => {
-  const db = join(dir, "cancel-on-disconnect.sqlite");
-  const first = await startServerProcess({ db, env });
-  let second: Awaited<ReturnType<typeof startServerProcess>> | undefined;
+  const server = await serverOnFile("cancel-on-disconnect.sqlite");
   try {
-    const thread = await post(`${first.url}/threads`, {});
+    const thread = await post(`${server.url}/threads`, {});
     const runPath = (url: string) => `${url}/threads/${thread.thread_id}/runs`;
-    const waited = json(`${runPath(first.url)}/wait`, {
+    const waited = json(`${runPath(server.url)}/wait`, {
       method: "POST",
       body: JSON.stringify({ assistant_id: "slow", input: { tag: "c", delay: 60_000 }, on_disconnect: "cancel" }),
     }).catch(() => "server gone");
-    await until(async () => (await json(runPath(first.url))).body[0]?.status === "running");
-    await first.stop("SIGKILL");
-    expect(await waited).toBe("server gone");
-    second = await startServerProcess({ db, env });
-    const url = second.url;
-    // Ended at the restart (the first time its process died), not queued again.
-    const ended = await until(async () => {
-      const [run] = (await json(runPath(url))).body;
-      return run.status !== "running" && run;
+    const run = await until(async () => {
+      const [found] = (await json(runPath(server.url))).body;
+      return found?.status === "running" && found;
     });
-    expect(ended.status).toBe("error");
-    const stopped = (await json(`${second.url}/threads/${thread.thread_id}`)).body;
+    await server.restart();
+    expect(await waited).toBe("server gone");
+    // Ended at the restart (the first time its process died), not queued again.
+    expect((await runEnded(`${runPath(server.url)}/${run.run_id}`)).status).toBe("error");
+    const stopped = (await json(`${server.url}/threads/${thread.thread_id}`)).body;
     expect(stopped).toMatchObject({ status: "error", error: { code: "RUN_LOST" } });
     expect(stopped.error.message).not.toContain("times");
   } finally {
-    await first.stop("SIGKILL");
-    await second?.stop();
+    await server.stop();
   }
 }, 60_000);
