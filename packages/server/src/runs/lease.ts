@@ -100,13 +100,14 @@ export async function recoverLost(ctx: ServerContext, everyRun = false, unheard?
     }
     // A stream or wait run too: its client went with the process, and a client going away does
     // not stop its run (runs/drain.ts). Its waiters in a process that is alive after all follow it.
+    const goesOn = goesOnWithoutClient(run);
     const lost = (run.kwargs.lost ?? 0) + 1;
-    if (goesOnWithoutClient(run) && lost < LOST_TRIES) {
+    if (goesOn && lost < LOST_TRIES) {
       if (await takeFromLost(ctx, run, "pending", lost)) await dispatchNext(ctx, run.thread_id);
       continue;
     }
     // An answer the thread's checkpoints hold stays recorded: given again, it is refused as answered.
-    await endStopped(ctx, run, "running", goesOnWithoutClient(run) ? LOST_AGAIN : RUN_LOST, "lost");
+    await endStopped(ctx, run, "running", goesOn ? LOST_AGAIN : RUN_LOST, "lost");
   }
   // A run queued just before its predecessor was killed, first in its thread's line, was never
   // started, and nothing that ends would dispatch it.
