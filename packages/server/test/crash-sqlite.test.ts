@@ -4,9 +4,10 @@
  * run it left running continues after a restart on the same file.
  */
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { afterAll, expect, it } from "vitest";
 // @ts-expect-error: a plain ESM script without types, shared with `npm run bench:server`.
@@ -20,10 +21,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 // Runs and claims of the killed process lapse in half a second instead of 30.
 const env = { INTERLUDE_RUN_LEASE_MS: "500", INTERLUDE_CLAIM_TTL_MS: "500" };
 
-/** A server on a file of its own, killed (SIGKILL) and started again on it by `restart()`; `stop()` stops whichever is up. */
-async function serverOnFile(name: string) {
+/**
+ * A server on a file of its own (serving `config`'s graphs, by default the tests'), killed
+ * (SIGKILL) and started again on it by `restart()`; `stop()` stops whichever is up.
+ */
+async function serverOnFile(name: string, config?: string) {
   const db = join(dir, name);
-  let current = await startServerProcess({ db, env });
+  const start = () => startServerProcess({ db, env, config });
+  let current = await start();
   return {
     db,
     get url(): string {
@@ -31,7 +36,7 @@ async function serverOnFile(name: string) {
     },
     async restart(): Promise<void> {
       await current.stop("SIGKILL");
-      current = await startServerProcess({ db, env });
+      current = await start();
     },
     stop: (): Promise<number | null> => current.stop("SIGKILL"),
   };
@@ -240,6 +245,36 @@ it("a wait run whose client asked to cancel it when it goes away is not continue
     const stopped = (await json(`${server.url}/threads/${thread.thread_id}`)).body;
     expect(stopped).toMatchObject({ status: "error", error: { code: "RUN_LOST" } });
     expect(stopped.error.message).not.toContain("times");
+  } finally {
+    await server.stop();
+  }
+}, 60_000);
+
+it("a stateless run's thread is deleted once its run ends, though the process that made the run died before", async () => {
+  // The tests' graphs, swept every 0.6 s.
+  const config = join(dir, "langgraph.json");
+  const graphs = fileURLToPath(new URL("./fixtures/graphs.mjs", import.meta.url));
+  writeFileSync(
+    config,
+    JSON.stringify({ graphs: { slow: `${graphs}:slow` }, checkpointer: { ttl: { sweep_interval_minutes: 0.01 } } }),
+  );
+  const server = await serverOnFile("stateless.sqlite", config);
+  try {
+    const run = await post(`${server.url}/runs`, { assistant_id: "slow", input: { tag: "s", delay: 1_500 } });
+    // Read at whichever server is up.
+    const thread = () => `${server.url}/threads/${run.thread_id}`;
+    await until(async () => (await json(`${thread()}/runs/${run.run_id}`)).body.status === "running");
+    // The process that would have deleted the thread once the run ended dies first; the run
+    // goes on in the next one, which knows nothing of that deletion.
+    await server.restart();
+    let last: any;
+    await until(async () => {
+      const read = await json(thread());
+      if (read.status === 200) last = read.body;
+      return read.status === 404;
+    }, 20_000);
+    // Deleted after the run ended, not while it ran.
+    expect(last).toMatchObject({ status: "idle", values: { log: ["first:s", "second:s"] } });
   } finally {
     await server.stop();
   }

@@ -69,6 +69,7 @@ async function start(ctx: ServerContext, cron: CronRecord): Promise<void> {
     return;
   }
   const threadId = randomUUID();
-  const { run } = await createRun(ctx, threadId, { ...request, if_not_exists: "create" }, identity, null);
-  if (cron.on_run_completed !== "keep") deleteWhenRunEnds(ctx, run.run_id, threadId);
+  const temporary = cron.on_run_completed !== "keep";
+  const { run } = await createRun(ctx, threadId, { ...request, if_not_exists: "create", temporary }, identity, null);
+  if (temporary) deleteWhenRunEnds(ctx, run.run_id, threadId);
 }

@@ -14,6 +14,7 @@ import type { StoreTx } from "../store/store.js";
 import { setThreadTtl } from "../store/thread-ttl.js";
 import { type QueueView, queueView } from "../store/views.js";
 import { newThread } from "../threads/new-thread.js";
+import { temporaryThreadTtl } from "../threads/ttl.js";
 import { answeredIds, earlierAnswer, reserveAnswers, SETTLE_TIMEOUT_MS } from "./answers.js";
 import { cancelRun } from "./cancel.js";
 import { claimFields, claimFieldsAt, executeRun } from "./executor.js";
@@ -28,12 +29,17 @@ export interface RunRequest extends RunKwargs {
   if_not_exists?: "create" | "reject";
   checkpoint?: { checkpoint_id?: string } | null;
   on_completion?: "delete" | "keep";
+  /** A stateless run's thread, made for it and deleted once it ends (never sent by a client). */
+  temporary?: boolean;
   checkpoint_during?: boolean;
   /** When the request arrived (ISO): a plain `command.resume` answers only what was pending then. */
   received_at?: string;
 }
 
-/** The thread exists (created if asked, with the default TTL) and runs the assistant's graph; false when there is no such thread. */
+/**
+ * The thread exists (created if asked, with the default TTL, or a temporary thread's) and runs
+ * the assistant's graph; false when there is no such thread.
+ */
 async function threadFor(
   ctx: ServerContext,
   tx: StoreTx,
@@ -45,7 +51,7 @@ async function threadFor(
   // Only its graph is needed, unless it changes (the whole record is read to save it).
   let graph = read;
   if (!graph && req.if_not_exists === "create") {
-    const ttl = ctx.threadTtl.default;
+    const ttl = req.temporary ? temporaryThreadTtl(ctx.threadTtl) : ctx.threadTtl.default;
     if ((await tx.insertThread(newThread(threadId, { graph_id: assistant.graph_id }, assistant))) && ttl)
       await setThreadTtl(tx.db, threadId, ttl, ctx.now());
     graph = await tx.threadGraph(threadId);

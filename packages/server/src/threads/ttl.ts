@@ -26,6 +26,16 @@ export const MINUTE_MS = 60_000;
 /** Every five minutes unless the config says otherwise: a TTL is counted in minutes at least. */
 export const DEFAULT_SWEEP_MS = 5 * MINUTE_MS;
 
+/**
+ * A stateless run's thread is deleted by the process that made the run, once the run ends
+ * (threads/delete.ts). Should that process stop or die first (the run goes on elsewhere), the
+ * sweep deletes it instead, once no run has been in progress on it for a sweep interval: time
+ * enough for its process to read the run's outcome from it and delete it first.
+ */
+export function temporaryThreadTtl(policy: TtlPolicy): ThreadTtl {
+  return { strategy: "delete", ms: policy.sweepMs };
+}
+
 /** A TTL as the API takes it (`{ ttl: minutes, strategy? }`, validated by http/schemas.ts), else the default. */
 export function ttlOf(
   given: { ttl: number; strategy?: TtlStrategy | null } | null | undefined,

@@ -99,11 +99,11 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
   /** Stream and wait runs execute where their client is connected, unless this server executes no runs. */
   const here = ctx.executesRuns ? ctx.processId : null;
 
-  async function stream(c: Ctx, threadId: string, req: RunRequest, stateless: boolean) {
+  async function stream(c: Ctx, threadId: string, req: RunRequest) {
     const run = await start(c, threadId, req, here);
     // A stream cut before the run ends is resumed there by the SDK (the run goes on unless on_disconnect is cancel).
     c.set("streamLocation", `${runPath(run)}/stream`);
-    if (stateless && req.on_completion !== "keep") deleteWhenRunEnds(ctx, run.run_id, threadId);
+    if (req.temporary) deleteWhenRunEnds(ctx, run.run_id, threadId);
     const onDisconnect = req.on_disconnect === "cancel" ? () => void cancelIfActive(run.run_id) : undefined;
     if (here === null) return followRun(c, run.run_id, threadId, { onDisconnect });
     // Its log closed without an end (drained by a shutdown, back in the queue): where it goes on.
@@ -111,20 +111,20 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
     return sseFromLog(c, ctx.broker.open(run.run_id), { onDisconnect, unfinished });
   }
 
-  async function wait(c: Ctx, threadId: string, req: RunRequest, stateless: boolean) {
+  async function wait(c: Ctx, threadId: string, req: RunRequest) {
     const run = await start(c, threadId, req, here);
     const stopWatching =
       req.on_disconnect === "cancel" ? onClientGone(c, () => void cancelIfActive(run.run_id)) : () => {};
     const finished = await waitForRun(ctx, run.run_id).finally(stopWatching);
     const failure = finished?.error as { code?: unknown; message?: unknown } | null | undefined;
     if (finished?.status === "error" && failure?.code === "STORAGE_FAILED") {
-      if (stateless && req.on_completion !== "keep") retryDeleting(ctx, threadId)(failure.message);
+      if (req.temporary) retryDeleting(ctx, threadId)(failure.message);
       throw new ServerError("STORAGE_FAILED", String(failure.message), { run_id: run.run_id });
     }
     // The thread as the run left it, when it ran here (no need to read and parse it back).
     const known = ctx.broker.get(run.run_id)?.outcome?.thread;
     const values = known ? valuesOf(finished, known) : await finalValues(ctx, finished, threadId);
-    if (stateless && req.on_completion !== "keep") await deleteThreadIfThere(ctx, threadId);
+    if (req.temporary) await deleteThreadIfThere(ctx, threadId);
     return c.json(values);
   }
 
@@ -139,23 +139,29 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
     return run;
   }
 
-  const stateless = (req: RunRequest): RunRequest => ({ ...req, if_not_exists: "create" });
+  /** A stateless run's request: on a thread made for it, deleted once it ends unless kept. */
+  const stateless = (req: RunRequest): RunRequest => ({
+    ...req,
+    if_not_exists: "create",
+    temporary: req.on_completion !== "keep",
+  });
 
   app.post("/threads/:thread_id/runs", async (c) =>
     c.json(runJson(await start(c, c.req.param("thread_id"), requestOf(await body(c, RunBody)), null))),
   );
   app.post("/threads/:thread_id/runs/stream", async (c) =>
-    stream(c, c.req.param("thread_id"), requestOf(await body(c, RunBody)), false),
+    stream(c, c.req.param("thread_id"), requestOf(await body(c, RunBody))),
   );
   app.post("/threads/:thread_id/runs/wait", async (c) =>
-    wait(c, c.req.param("thread_id"), requestOf(await body(c, RunBody)), false),
+    wait(c, c.req.param("thread_id"), requestOf(await body(c, RunBody))),
   );
 
   /** A stateless background run, on a thread of its own deleted once it ends unless kept. */
   async function startStateless(c: Ctx, req: RunRequest): Promise<RunRecord> {
     const threadId = randomUUID();
-    const run = await start(c, threadId, stateless(req), null);
-    if (req.on_completion !== "keep") deleteWhenRunEnds(ctx, run.run_id, threadId);
+    const request = stateless(req);
+    const run = await start(c, threadId, request, null);
+    if (request.temporary) deleteWhenRunEnds(ctx, run.run_id, threadId);
     return run;
   }
 
@@ -167,8 +173,8 @@ export function runRoutes(ctx: ServerContext): Hono<AppEnv> {
     for (const req of requests) runs.push(await startStateless(c, req));
     return c.json(runs.map(runJson));
   });
-  app.post("/runs/stream", async (c) => stream(c, randomUUID(), stateless(requestOf(await body(c, RunBody))), true));
-  app.post("/runs/wait", async (c) => wait(c, randomUUID(), stateless(requestOf(await body(c, RunBody))), true));
+  app.post("/runs/stream", async (c) => stream(c, randomUUID(), stateless(requestOf(await body(c, RunBody)))));
+  app.post("/runs/wait", async (c) => wait(c, randomUUID(), stateless(requestOf(await body(c, RunBody)))));
 
   app.get("/threads/:thread_id/runs", async (c) => {
     const threadId = c.req.param("thread_id");
