@@ -140,3 +140,27 @@ describe("the database refuses writes while a run executes", () => {
     expect(created).toMatchObject({ status: 503, body: { code: "STORAGE_FAILED" } });
   });
 });
+
+describe("the database refuses to delete a thread's checkpoints", () => {
+  it("deleting the thread answers 503 and leaves it to delete again; a thread made again under its id starts empty", async () => {
+    const threadId = `deleted-${Date.now()}`;
+    await post("/threads", { thread_id: threadId });
+    await post(`/threads/${threadId}/runs/wait`, { assistant_id: "slow", input: { tag: "old", delay: 1 } });
+    const remove = () => json(`${server.url}/threads/${encodeURIComponent(threadId)}`, { method: "DELETE" });
+    // The saver's table alone refuses, as a fault in the middle of a deletion would leave it.
+    raw.exec(
+      "CREATE TEMP TRIGGER refuse_checkpoint_deletes BEFORE DELETE ON checkpoints BEGIN SELECT RAISE(ABORT, 'refused by the test'); END",
+    );
+    try {
+      expect(await remove()).toMatchObject({ status: 503, body: { code: "STORAGE_FAILED" } });
+    } finally {
+      raw.exec("DROP TRIGGER refuse_checkpoint_deletes");
+    }
+    // Still there, so the deletion can be asked again: not gone with its checkpoints left behind.
+    expect((await json(`${server.url}/threads/${threadId}`)).status).toBe(200);
+    expect((await remove()).status).toBeLessThan(300);
+    await post("/threads", { thread_id: threadId });
+    const ran = await post(`/threads/${threadId}/runs/wait`, { assistant_id: "slow", input: { tag: "new", delay: 1 } });
+    expect(ran.body.log).toEqual(["first:new", "second:new"]);
+  });
+});

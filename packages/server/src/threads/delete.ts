@@ -1,5 +1,5 @@
 /**
- * Deleting a thread: its runs stopped first, then its records and checkpoints; its questions
+ * Deleting a thread: its runs stopped first, then its checkpoints and records; its questions
  * are told resolved by the one deletion that removed them (a request and a TTL sweep, or two
  * processes' sweeps, may delete it at once).
  */
@@ -11,8 +11,10 @@ import { retryUntilStored } from "../store/retry-until-stored.js";
 export async function deleteThread(ctx: ServerContext, thread: ThreadRecord): Promise<void> {
   for (const run of await ctx.store.activeRuns(thread.thread_id)) await cancelRun(ctx, run, "interrupt");
   const pending = await ctx.store.pendingOf(thread.thread_id);
-  const deleted = await ctx.store.deleteThread(thread.thread_id);
+  // Checkpoints first: a deletion that fails between the two leaves the thread there to delete
+  // again, not gone with its checkpoints left for a thread made again under its id to inherit.
   await ctx.saver.deleteThread(thread.thread_id);
+  const deleted = await ctx.store.deleteThread(thread.thread_id);
   if (!deleted) return;
   const at = new Date().toISOString();
   for (const p of pending)
