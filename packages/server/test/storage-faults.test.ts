@@ -1,7 +1,9 @@
 /**
  * The database refusing writes mid-run (SQLite made read-only under the server, as a full or
  * read-only disk does): every waiting request ends with 503 STORAGE_FAILED, nothing is applied
- * without a 2xx, and once writes are possible again the thread is free and resumable.
+ * without a 2xx, and once writes are possible again the thread is free and resumable. And one
+ * table refusing (a trigger) half-way through deleting, making or copying a thread: nothing half
+ * done is left behind.
  */
 import type Database from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -162,5 +164,43 @@ describe("the database refuses to delete a thread's checkpoints", () => {
     await post("/threads", { thread_id: threadId });
     const ran = await post(`/threads/${threadId}/runs/wait`, { assistant_id: "slow", input: { tag: "new", delay: 1 } });
     expect(ran.body.log).toEqual(["first:new", "second:new"]);
+  });
+});
+
+describe("the database refuses one table's writes while a thread is made", () => {
+  /** `table` refuses inserts while `during` runs (a fault half-way through making a thread). */
+  async function refusingInserts<T>(table: string, during: () => Promise<T>): Promise<T> {
+    raw.exec(
+      `CREATE TEMP TRIGGER refuse_inserts BEFORE INSERT ON ${table} BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`,
+    );
+    try {
+      return await during();
+    } finally {
+      raw.exec("DROP TRIGGER refuse_inserts");
+    }
+  }
+
+  it("a thread whose TTL cannot be saved is not made, and is made with its TTL when asked again", async () => {
+    const threadId = `ttl-${Date.now()}`;
+    const create = () => post("/threads", { thread_id: threadId, ttl: { ttl: 5 } });
+    // A trigger's refusal is a constraint's to SQLite, a 500 rather than a full disk's 503.
+    expect((await refusingInserts("interlude_server_thread_ttl", create)).status).toBe(500);
+    // Not made without its TTL (it would never expire, and asking again would be a 409).
+    expect((await json(`${server.url}/threads/${threadId}`)).status).toBe(404);
+    expect((await create()).status).toBe(200);
+    const ttl = raw.prepare("SELECT ttl_ms FROM interlude_server_thread_ttl WHERE thread_id = ?").get(threadId);
+    expect(ttl).toEqual({ ttl_ms: 5 * 60_000 });
+  });
+
+  it("a copy whose checkpoints cannot be copied leaves no copy behind", async () => {
+    const source = (await post("/threads", {})).body.thread_id;
+    await post(`/threads/${source}/runs/wait`, { assistant_id: "slow", input: { tag: "c", delay: 1 } });
+    const count = async () => (await post("/threads/count", {})).body as number;
+    const before = await count();
+    const refused = await refusingInserts("checkpoints", () => post(`/threads/${source}/copy`, {}));
+    expect(refused).toMatchObject({ status: 503, body: { code: "STORAGE_FAILED" } });
+    expect(await count()).toBe(before);
+    const copied = await post(`/threads/${source}/copy`, {});
+    expect(copied.body.values.log).toEqual(["first:c", "second:c"]);
   });
 });

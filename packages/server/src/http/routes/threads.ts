@@ -49,6 +49,18 @@ export async function requireThread(
   return thread;
 }
 
+/**
+ * Inserts the thread with its TTL (counted from now) in one transaction, so that no thread is
+ * left without the TTL it was given; false when a thread has that id already.
+ */
+function insertWithTtl(ctx: ServerContext, thread: ThreadRecord, ttl: ThreadTtl | undefined): Promise<boolean> {
+  return ctx.store.tx(async (tx) => {
+    const inserted = await tx.insertThread(thread);
+    if (inserted && ttl) await setThreadTtl(tx.db, thread.thread_id, ttl, ctx.now());
+    return inserted;
+  }, thread.thread_id);
+}
+
 /** Counts the thread's TTL from now, when it has one. */
 async function armTtl(ctx: ServerContext, threadId: string, ttl: ThreadTtl | undefined): Promise<void> {
   if (ttl) await setThreadTtl(ctx.store.db, threadId, ttl, ctx.now());
@@ -61,12 +73,12 @@ export function threadRoutes(ctx: ServerContext): Hono<AppEnv> {
     const req = await body(c, ThreadCreateBody);
     const thread = newThread(req.thread_id ?? randomUUID(), req.metadata ?? {});
     if (thread.graph_id && ctx.graphs.get(thread.graph_id)) thread.assistant_id = defaultAssistantId(thread.graph_id);
-    if (!(await ctx.store.insertThread(thread))) {
+    const ttl = ttlOf(req.ttl, ctx.threadTtl.default);
+    if (!(await insertWithTtl(ctx, thread, ttl))) {
       if (req.if_exists === "do_nothing")
         return c.json(threadJson(await requireThread(ctx, thread.thread_id, { values: true })));
       throw new ConflictError(`Thread "${thread.thread_id}" already exists.`, { thread_id: thread.thread_id });
     }
-    await armTtl(ctx, thread.thread_id, ttlOf(req.ttl, ctx.threadTtl.default));
     if (req.supersteps?.length) {
       try {
         await applySupersteps(ctx, thread, req.supersteps);
@@ -136,9 +148,14 @@ export function threadRoutes(ctx: ServerContext): Hono<AppEnv> {
       assistant_id: source.assistant_id,
       config: source.config,
     };
-    await ctx.store.insertThread(copy);
-    await armTtl(ctx, copy.thread_id, ctx.threadTtl.default);
-    await copyCheckpoints(ctx.saver, source.thread_id, copy.thread_id);
+    await insertWithTtl(ctx, copy, ctx.threadTtl.default);
+    try {
+      await copyCheckpoints(ctx.saver, source.thread_id, copy.thread_id);
+    } catch (error) {
+      // Not copied: no half copy is left for the client to find (its retry makes another).
+      await deleteThread(ctx, copy).catch(() => undefined);
+      throw error;
+    }
     return c.json(threadJson((await syncThread(ctx, copy.thread_id, { error: source.error ?? null }))!));
   });
 
