@@ -204,3 +204,24 @@ describe("the database refuses one table's writes while a thread is made", () =>
     expect(copied.body.values.log).toEqual(["first:c", "second:c"]);
   });
 });
+
+describe("the database refuses the thread's record after a state edit was saved", () => {
+  it("the edit is acknowledged (it is saved: asked again it would apply twice) and the record follows once writes are back", async () => {
+    const threadId = (await post("/threads", {})).body.thread_id;
+    await post(`/threads/${threadId}/runs/wait`, { assistant_id: "slow", input: { tag: "e", delay: 1 } });
+    raw.exec(
+      "CREATE TEMP TRIGGER refuse_thread_updates BEFORE UPDATE ON interlude_server_threads BEGIN SELECT RAISE(ABORT, 'refused by the test'); END",
+    );
+    let edited: { status: number };
+    try {
+      edited = await post(`/threads/${threadId}/state`, { values: { log: ["edited"] } });
+    } finally {
+      raw.exec("DROP TRIGGER refuse_thread_updates");
+    }
+    expect(edited.status).toBe(200);
+    const log = ["first:e", "second:e", "edited"];
+    expect((await json(`${server.url}/threads/${threadId}/state`)).body.values.log).toEqual(log);
+    await until(async () => (await json(`${server.url}/threads/${threadId}`)).body.values.log?.length === 3);
+    expect((await json(`${server.url}/threads/${threadId}`)).body.values.log).toEqual(log);
+  });
+});

@@ -13,6 +13,7 @@ import type { BusEvent } from "../events/bus.js";
 import { deadlineOf } from "../inbox/deadline-spec.js";
 import type { Row, Statement } from "../store/db.js";
 import type { AnswerRecord, PendingInterrupt, RunRecord, ThreadRecord, ThreadStatus } from "../store/records.js";
+import { retryUntilStored } from "../store/retry-until-stored.js";
 import type { StoreTx } from "../store/store.js";
 import { syncView } from "../store/views.js";
 import { apiInterrupt, interruptsByTask } from "./state.js";
@@ -61,6 +62,20 @@ export async function syncThread(
   }, threadId);
   await announce(ctx, announcements);
   return thread;
+}
+
+/**
+ * `syncThread` after a change already saved in the thread's checkpoints (a state edit): a sync
+ * that fails is retried until stored, in the background, rather than failing the request
+ * whose client would then make the change a second time.
+ */
+export async function syncAfterSaved(ctx: ServerContext, threadId: string, options: SyncOptions): Promise<void> {
+  try {
+    await syncThread(ctx, threadId, options);
+  } catch (error) {
+    console.error(`[interlude] thread ${threadId} changed, its record not in line yet (retrying):`, error);
+    retryUntilStored(async () => void (await syncThread(ctx, threadId, options)));
+  }
 }
 
 /**

@@ -5,7 +5,7 @@ import { Hono } from "hono";
 import { graphOf, type ServerContext } from "../../context.js";
 import { NotFoundError, ServerError, ThreadRunningError } from "../../errors.js";
 import { apiCheckpoint, threadState } from "../../threads/state.js";
-import { syncThread } from "../../threads/sync.js";
+import { syncAfterSaved } from "../../threads/sync.js";
 import type { AppEnv } from "../env.js";
 import { HistoryBody, HistoryQuery, StateAtBody, StateUpdateBody } from "../schemas.js";
 import { cut, STATE_FIELDS, selection, selectionOf } from "../select.js";
@@ -99,7 +99,7 @@ export function stateRoutes(ctx: ServerContext): Hono<AppEnv> {
       metadata: { by: c.get("identity") },
     };
     const saved = await graph.updateState(config, (req.values ?? null) as never, req.as_node ?? undefined);
-    await syncThread(ctx, threadId, { error: null, resolvedBy: c.get("identity") });
+    await syncAfterSaved(ctx, threadId, { error: null, resolvedBy: c.get("identity") });
     return c.json({ checkpoint: apiCheckpoint(saved, threadId) });
   });
 
