@@ -167,7 +167,7 @@ describe("the database refuses to delete a thread's checkpoints", () => {
   });
 });
 
-describe("the database refuses one table's writes while a thread is made", () => {
+describe("one table refuses inserts half-way through making a thread, a copy or an assistant", () => {
   /** `table` refuses inserts while `during` runs (a fault half-way through making a thread). */
   async function refusingInserts<T>(table: string, during: () => Promise<T>): Promise<T> {
     raw.exec(
@@ -202,6 +202,16 @@ describe("the database refuses one table's writes while a thread is made", () =>
     expect(await count()).toBe(before);
     const copied = await post(`/threads/${source}/copy`, {});
     expect(copied.body.values.log).toEqual(["first:c", "second:c"]);
+  });
+
+  it("an assistant whose first version cannot be saved is not made, and is made whole when asked again", async () => {
+    const assistantId = "00000000-0000-4000-8000-0000000000a1";
+    const create = () => post("/assistants", { assistant_id: assistantId, graph_id: "slow", name: "made twice" });
+    expect((await refusingInserts("interlude_server_assistant_versions", create)).status).toBe(500);
+    expect((await json(`${server.url}/assistants/${assistantId}`)).status).toBe(404);
+    expect((await create()).status).toBe(200);
+    const versions = await post(`/assistants/${assistantId}/versions`, {});
+    expect(versions.body.map((v: { version: number }) => v.version)).toEqual([1]);
   });
 });
 

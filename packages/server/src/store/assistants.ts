@@ -52,18 +52,19 @@ export class Assistants {
     await this.options.onAssistantChange?.(id);
   }
 
-  /** Adds `a` with its first version; false when its id is taken. */
+  /** Adds `a` with its first version (both or neither); false when its id is taken. */
   async insert(a: AssistantRecord): Promise<boolean> {
-    const changes = await this.db.run(
-      `INSERT INTO interlude_server_assistants (assistant_id, created_at, graph_id, name, description, config, context, metadata, version, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (assistant_id) DO NOTHING`,
-      [a.assistant_id, a.created_at, ...assistantColumns(a)],
-    );
-    if (changes > 0) {
-      await addVersion(this.db, a);
-      await this.changed(a.assistant_id);
-    }
-    return changes > 0;
+    const inserted = await this.db.tx(async (db) => {
+      const changes = await db.run(
+        `INSERT INTO interlude_server_assistants (assistant_id, created_at, graph_id, name, description, config, context, metadata, version, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (assistant_id) DO NOTHING`,
+        [a.assistant_id, a.created_at, ...assistantColumns(a)],
+      );
+      if (changes > 0) await addVersion(db, a);
+      return changes > 0;
+    });
+    if (inserted) await this.changed(a.assistant_id);
+    return inserted;
   }
 
   /** `a`, a new version of its assistant (assistant-versions.ts), recorded and made current. */
@@ -128,9 +129,11 @@ export class Assistants {
 
   /** Deletes the assistant with its versions and crons; false when there was none. */
   async delete(id: string): Promise<boolean> {
-    await deleteVersions(this.db, id);
-    await deleteAssistantCrons(this.db, id);
-    const deleted = (await this.db.run("DELETE FROM interlude_server_assistants WHERE assistant_id = ?", [id])) > 0;
+    const deleted = await this.db.tx(async (db) => {
+      await deleteVersions(db, id);
+      await deleteAssistantCrons(db, id);
+      return (await db.run("DELETE FROM interlude_server_assistants WHERE assistant_id = ?", [id])) > 0;
+    });
     await this.changed(id);
     return deleted;
   }
