@@ -2,12 +2,14 @@
  * Deadlines on SQLite ring one timer set for the earliest pending deadline (nothing in memory
  * per interrupt): each deadline still fires, in turn, one recorded later but due sooner rings
  * first, one far off stays pending, and a server restarted on the same file fires those pending.
+ * A deadline the database failed to fire is tried again shortly, not at the next deadline's ring.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, startServer } from "@interlude/server";
 import type { Client } from "@langchain/langgraph-sdk";
+import type Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { clientOf, FIXTURE_CONFIG, json, until } from "./helpers.js";
 
@@ -57,6 +59,55 @@ describe("deadlines on one timer", () => {
       expect((thread as any).error).toMatchObject({ code: "DEADLINE_EXPIRED", message: "after 2 s" });
     } finally {
       await second.close();
+    }
+  });
+});
+
+describe("a deadline the database failed to fire", () => {
+  /** The server's SQLite handle, to make one of its tables refuse writes (a trigger). */
+  const rawOf = (server: Awaited<ReturnType<typeof serve>>) =>
+    (server.backend.ctx.store.db as unknown as { raw: Database.Database }).raw;
+  const refuse = (raw: Database.Database, what: string, table: string) =>
+    raw.exec(
+      `CREATE TEMP TRIGGER refused BEFORE ${what} ON ${table} BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`,
+    );
+
+  it("one whose error could not be recorded after its answer was reserved gives the thread its error once writes are back", async () => {
+    const server = await serve("sync-refused.sqlite");
+    const raw = rawOf(server);
+    try {
+      const client = clientOf(server.url);
+      const threadId = await pauseWithDeadline(client, 0.3);
+      refuse(raw, "UPDATE", "interlude_server_threads");
+      // Fired: its answer reserved, the thread's record refused.
+      await until(async () => raw.prepare("SELECT 1 FROM interlude_server_answers WHERE thread_id = ?").get(threadId));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect((await client.threads.get(threadId)).status).toBe("interrupted");
+      raw.exec("DROP TRIGGER refused");
+      await errored(client, threadId);
+      expect(((await client.threads.get(threadId)) as any).error).toMatchObject({ code: "DEADLINE_EXPIRED" });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("one whose answer could not be queued is answered once writes are back, with no other deadline to ring", async () => {
+    const server = await serve("queue-refused.sqlite");
+    const raw = rawOf(server);
+    try {
+      const client = clientOf(server.url);
+      const thread = await client.threads.create();
+      refuse(raw, "INSERT", "interlude_server_answers");
+      await client.runs.wait(thread.thread_id, "deadline", {
+        input: { seconds: 0.3, onTimeout: { resume: "by default" } },
+      });
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect((await client.threads.get(thread.thread_id)).status).toBe("interrupted");
+      raw.exec("DROP TRIGGER refused");
+      await until(async () => (await client.threads.get(thread.thread_id)).status === "idle", 15_000);
+      expect((await client.threads.getState(thread.thread_id)).values).toMatchObject({ answer: "by default" });
+    } finally {
+      await server.close();
     }
   });
 });

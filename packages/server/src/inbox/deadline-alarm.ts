@@ -10,12 +10,16 @@ import { fireDeadline } from "./deadlines.js";
 
 /** setTimeout's longest delay; a later deadline sets the timer again when it rings. */
 const MAX_DELAY = 2 ** 31 - 1;
+/** After a ring that failed (storage, a deadline that did not fire): rings again after 1 s, doubling up to a minute. */
+const RETRY_FIRST_MS = 1_000;
+const RETRY_MAX_MS = 60_000;
 
 export class DeadlineAlarm {
   private timer: NodeJS.Timeout | undefined;
   /** When the timer rings (ms since the epoch; Infinity: not set). */
   private armedAt = Number.POSITIVE_INFINITY;
   private closed = false;
+  private retryMs = RETRY_FIRST_MS;
 
   /**
    * @param due what ringing does: by default fire the deadlines due at `now` (read from the
@@ -52,8 +56,14 @@ export class DeadlineAlarm {
     try {
       await this.due(now);
       await this.armNext(now);
+      this.retryMs = RETRY_FIRST_MS;
     } catch (error) {
-      console.error("[interlude] reading due deadlines failed:", error);
+      // Deadlines already due are not "next": without a ring of its own, one that failed would
+      // wait for a later deadline's ring, and a failed read would leave the timer unset.
+      console.error("[interlude] deadlines due now did not all fire (trying again shortly):", error);
+      this.schedule(Date.now() + this.retryMs);
+      this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
+      await this.armNext(now).catch(() => undefined);
     }
   }
 
@@ -63,15 +73,10 @@ export class DeadlineAlarm {
   }
 }
 
+/** Fires every deadline due at `now`, each on its own; rejects once they are all done if any failed (the ring is tried again). */
 async function fireDue(ctx: ServerContext, now: string): Promise<void> {
   const due = await ctx.store.dueDeadlines(now);
-  // Each on its own: one that fails is logged (and tried again when the timer next rings, or at the
-  // next start), the others still fire.
-  await Promise.all(
-    due.map((d) =>
-      fireDeadline(ctx, d.thread_id, d.interrupt_id).catch((error) =>
-        console.error("[interlude] deadline failed:", error),
-      ),
-    ),
-  );
+  const fired = await Promise.allSettled(due.map((d) => fireDeadline(ctx, d.thread_id, d.interrupt_id)));
+  const failures = fired.flatMap((outcome) => (outcome.status === "rejected" ? [outcome.reason] : []));
+  if (failures.length) throw new AggregateError(failures, `${failures.length} of ${due.length} deadlines failed`);
 }

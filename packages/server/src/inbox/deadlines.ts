@@ -39,7 +39,9 @@ export async function fireDeadline(ctx: ServerContext, threadId: string, interru
       run_id: null,
       state: "applied",
     });
-    if (reserved) return; // a human answered first
+    // A human answered first. The deadline's own reservation is one whose sync failed after it
+    // (this is the retry): the thread is given its error now.
+    if (reserved && reserved.by !== DEADLINE_IDENTITY) return;
     await syncThread(ctx, threadId, {
       error: {
         error: "DeadlineExpired",
