@@ -163,6 +163,34 @@ describe.each(storages("interlude_crons"))("crons on %s", (_name, storage) => {
     });
     expect(webhook.status).toBe(422);
   });
+  it("a cron whose next run cannot be set does not hold up the crons due with it", async () => {
+    const [stuck, other] = [await client.threads.create(), await client.threads.create()];
+    const schedule = { schedule: "*/10 * * * *", input: { rounds: 1 } };
+    const poisoned = await client.crons.createForThread(stuck.thread_id, "loop", schedule);
+    await client.crons.createForThread(other.thread_id, "loop", schedule);
+    const db = server.backend.ctx.store.db;
+    // The database refuses to set that one cron's next run (a time on the minute: not a sweep's lease).
+    const when = `OLD.cron_id = '${poisoned.cron_id}' AND NEW.next_run_at LIKE '%:00.000Z'`;
+    const refuse =
+      db.dialect === "postgres"
+        ? [
+            "CREATE FUNCTION refuse_next_run() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$",
+            `CREATE TRIGGER refuse_next_run BEFORE UPDATE ON interlude_server_crons FOR EACH ROW WHEN (${when}) EXECUTE FUNCTION refuse_next_run()`,
+          ]
+        : [
+            `CREATE TRIGGER refuse_next_run BEFORE UPDATE ON interlude_server_crons WHEN ${when} BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`,
+          ];
+    for (const statement of refuse) await db.run(statement);
+    try {
+      await sweepAt(Date.parse(poisoned.next_run_date!) - Date.now() + 1_000);
+    } finally {
+      await db.run(
+        db.dialect === "postgres" ? "DROP FUNCTION refuse_next_run() CASCADE" : "DROP TRIGGER refuse_next_run",
+      );
+    }
+    await until(async () => (await runsOf(other.thread_id)).length === 1);
+  });
+
   it("a thread's crons go with the thread, an assistant's with the assistant", async () => {
     const thread = await client.threads.create();
     await client.crons.createForThread(thread.thread_id, "loop", { schedule: "* * * * *" });

@@ -113,6 +113,33 @@ describe.each(backends)("thread TTLs on %s", (_name, storage) => {
     expect(await exists(kept.thread_id)).toBe(false);
   });
 
+  it("a thread whose deletion fails does not hold up the threads due after it, and goes once its deletion can", async () => {
+    const poisoned = await client.threads.create({ ttl: 1 });
+    const next = await client.threads.create({ ttl: 1 });
+    const db = server.backend.ctx.store.db;
+    // The database refuses to delete that one thread's record (a fault of its own, say a lock held for long).
+    const refuse =
+      db.dialect === "postgres"
+        ? [
+            "CREATE FUNCTION refuse_delete() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$",
+            `CREATE TRIGGER refuse_delete BEFORE DELETE ON interlude_server_threads FOR EACH ROW WHEN (OLD.thread_id = '${poisoned.thread_id}') EXECUTE FUNCTION refuse_delete()`,
+          ]
+        : [
+            `CREATE TRIGGER refuse_delete BEFORE DELETE ON interlude_server_threads WHEN OLD.thread_id = '${poisoned.thread_id}' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`,
+          ];
+    for (const statement of refuse) await db.run(statement);
+    try {
+      await sweepAt(MINUTE + 1_000);
+      expect(await exists(poisoned.thread_id)).toBe(true);
+      expect(await exists(next.thread_id)).toBe(false);
+    } finally {
+      await db.run(db.dialect === "postgres" ? "DROP FUNCTION refuse_delete() CASCADE" : "DROP TRIGGER refuse_delete");
+    }
+    // Taken again once the failed sweep's lease on it has run out.
+    await sweepAt(MINUTE + 1_000 + 5 * MINUTE + 1_000);
+    expect(await exists(poisoned.thread_id)).toBe(false);
+  });
+
   it("a backlog larger than a batch is worked off in one sweep, not one batch per sweep", async () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++)

@@ -34,7 +34,10 @@ export async function sweepCrons(ctx: ServerContext, stopped: () => boolean = ()
     );
     for (const cron of due) {
       if (stopped()) return;
-      await fire(ctx, cron, now);
+      // One that fails is due again when its lease ends: the crons after it are not held up.
+      await fire(ctx, cron, now).catch((error) =>
+        console.error(`[interlude] cron ${cron.cron_id} not fired yet:`, error),
+      );
     }
     if (due.length < BATCH) return;
   }
