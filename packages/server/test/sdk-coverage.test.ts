@@ -8,7 +8,7 @@ import { Annotation, START, StateGraph } from "@interlude/core";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openGate } from "./fixtures/gates.mjs";
-import { collect, type TestServer, testServer, until } from "./helpers.js";
+import { collect, json, type TestServer, testServer, until } from "./helpers.js";
 
 const list = () => Annotation<string[]>({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] });
 
@@ -310,6 +310,46 @@ describe("threads", () => {
     expect(state.next).toEqual(["second"]);
     const done = (await client.runs.wait(thread.thread_id, "slow", { input: null })) as any;
     expect(done.log).toEqual(["first:pre", "second:pre"]);
+  });
+
+  it("a superstep's updates are applied together, as one step's tasks: next follows from all of them", async () => {
+    const thread = await client.threads.create({
+      graphId: "slow",
+      supersteps: [
+        {
+          updates: [
+            { values: { log: ["first:a"] }, asNode: "first" },
+            { values: { log: ["second:b"] }, asNode: "second" },
+          ],
+        },
+      ],
+    });
+    const state = await client.threads.getState(thread.thread_id);
+    expect(state.values).toMatchObject({ log: ["first:a", "second:b"] });
+    // first's edge leads to second; second's to the end.
+    expect(state.next).toEqual(["second"]);
+    expect(await client.threads.getHistory(thread.thread_id)).toHaveLength(1);
+  });
+
+  it("a superstep's command is written as the node's Command would be; one that resumes is refused", async () => {
+    const thread = await client.threads.create({
+      graphId: "slow",
+      supersteps: [
+        { updates: [{ command: { update: { log: ["second:c"] }, goto: "first" }, asNode: "second" } as never] },
+      ],
+    });
+    const state = await client.threads.getState(thread.thread_id);
+    expect(state.values).toMatchObject({ log: ["second:c"] });
+    expect(state.next).toEqual(["first"]);
+    const resumed = await json(`${server.url}/threads`, {
+      method: "POST",
+      body: JSON.stringify({
+        metadata: { graph_id: "slow" },
+        supersteps: [{ updates: [{ command: { resume: "yes" }, as_node: "first" }] }],
+      }),
+    });
+    expect(resumed.status).toBe(422);
+    expect(JSON.stringify(resumed.body)).toContain("answers no interrupt");
   });
 
   it("update merges metadata (returnMinimal too)", async () => {

@@ -120,7 +120,20 @@ export const ThreadCreateBody = z.object({
     .array(
       z.object({
         updates: z.array(
-          z.object({ values: z.unknown().optional(), command: z.unknown().optional(), as_node: z.string() }),
+          z.object({
+            values: z.unknown().optional(),
+            // Written as the node's Command would be (LangGraph Server: the command wins over values).
+            command: z
+              .object({
+                update: z.unknown().optional(),
+                goto: z.unknown().optional(),
+                resume: refused(
+                  "A superstep writes state as its node would; it answers no interrupt. Leave resume out, and answer with a run's command.resume once the thread is made.",
+                ),
+              })
+              .nullish(),
+            as_node: z.string(),
+          }),
         ),
       }),
     )

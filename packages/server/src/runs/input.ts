@@ -37,19 +37,21 @@ function gotoOf(goto: unknown): Array<string | Send> | undefined {
   );
 }
 
+/** A Command as the API sends it (`goto` a node name, a `{ node, input }` Send, or a list of them). */
+export function commandOf(
+  c: { resume?: unknown; update?: unknown; goto?: unknown },
+  extra: { by?: string; reason?: string } = {},
+): Command {
+  return new Command({ resume: c.resume, update: c.update as never, goto: gotoOf(c.goto) as never, ...extra });
+}
+
 /** Input of the graph: the command (with who answered), or the input (null continues the thread). */
 export function graphInput(kwargs: RunKwargs, identity: string): unknown {
   const c = kwargs.command;
   if (!c) return kwargs.input ?? null;
   // A plain answer goes to the interrupt it was reserved for when queued, not to whatever is pending now.
   const bound = kwargs.answers?.length === 1 && !isResumeMap(c.resume) ? { [kwargs.answers[0]!]: c.resume } : undefined;
-  return new Command({
-    resume: bound ?? c.resume,
-    update: c.update as never,
-    goto: gotoOf(c.goto) as never,
-    by: identity,
-    reason: c.reason,
-  });
+  return commandOf({ ...c, resume: bound ?? c.resume }, { by: identity, reason: c.reason });
 }
 
 export function graphConfig(threadId: string, kwargs: RunKwargs, signal: AbortSignal): StreamConfig {
