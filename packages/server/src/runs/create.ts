@@ -60,7 +60,12 @@ async function threadFor(
   if (graph.graph_id !== assistant.graph_id || graph.assistant_id !== assistant.assistant_id) {
     const thread = (await tx.getThread(threadId, { values: false }))!;
     const metadata = { ...thread.metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id };
-    await tx.saveThread({ ...thread, metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id });
+    await tx.saveThreadMetadata({
+      ...thread,
+      metadata,
+      graph_id: assistant.graph_id,
+      assistant_id: assistant.assistant_id,
+    });
   }
   return true;
 }

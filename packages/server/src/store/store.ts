@@ -64,10 +64,15 @@ export class StoreTx {
    * sync's to write (`saveThreadSync`): left as stored, so that an edit never copies a state
    * kept in the checkpoint back into the row.
    */
-  async saveThread(t: ThreadRecord): Promise<void> {
+  /**
+   * What a thread's owner edits: its metadata, with the graph and assistant it names, its config
+   * and `updated_at`. What a sync writes (status, values, questions, error) is left as stored: a
+   * run that ends meanwhile keeps what it recorded.
+   */
+  async saveThreadMetadata(t: ThreadRecord): Promise<void> {
     await this.db.write(
-      `UPDATE interlude_server_threads SET updated_at = ?, state_updated_at = ?, metadata = ?, status = ?, interrupts = ?, error = ?, config = ?, graph_id = ?, assistant_id = ? WHERE thread_id = ?`,
-      [...editedColumns(t), t.thread_id],
+      "UPDATE interlude_server_threads SET updated_at = ?, metadata = ?, config = ?, graph_id = ?, assistant_id = ? WHERE thread_id = ?",
+      [t.updated_at, json(t.metadata), json(t.config), t.graph_id, t.assistant_id, t.thread_id],
     );
   }
 

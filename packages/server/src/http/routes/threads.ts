@@ -61,11 +61,6 @@ function insertWithTtl(ctx: ServerContext, thread: ThreadRecord, ttl: ThreadTtl 
   }, thread.thread_id);
 }
 
-/** Counts the thread's TTL from now, when it has one. */
-async function armTtl(ctx: ServerContext, threadId: string, ttl: ThreadTtl | undefined): Promise<void> {
-  if (ttl) await setThreadTtl(ctx.store.db, threadId, ttl, ctx.now());
-}
-
 export function threadRoutes(ctx: ServerContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
@@ -128,10 +123,21 @@ export function threadRoutes(ctx: ServerContext): Hono<AppEnv> {
 
   app.patch("/threads/:thread_id", async (c) => {
     const req = await body(c, ThreadPatchBody);
-    const thread = await requireThread(ctx, c.req.param("thread_id"), { values: true });
-    const next = { ...thread, metadata: { ...thread.metadata, ...req.metadata }, updated_at: new Date().toISOString() };
-    await ctx.store.saveThread(next);
-    await armTtl(ctx, next.thread_id, ttlOf(req.ttl, undefined));
+    const threadId = c.req.param("thread_id");
+    // Under the thread's lock (no edit of its metadata lost to another), writing its metadata alone.
+    const next = await ctx.store.tx(async (tx) => {
+      const thread = await tx.getThread(threadId);
+      if (!thread) throw new NotFoundError("thread", threadId);
+      const edited = {
+        ...thread,
+        metadata: { ...thread.metadata, ...req.metadata },
+        updated_at: new Date().toISOString(),
+      };
+      await tx.saveThreadMetadata(edited);
+      const ttl = ttlOf(req.ttl, undefined);
+      if (ttl) await setThreadTtl(tx.db, threadId, ttl, ctx.now());
+      return edited;
+    }, threadId);
     return c.json(threadJson(next));
   });
 

@@ -1,0 +1,41 @@
+/**
+ * Editing a thread (`PATCH /threads/:id`) on PostgreSQL, where each statement is a round trip
+ * and other writers come in between: a run that ends while its thread's metadata is edited
+ * keeps the status it recorded, and edits made at once all land (each merged into the others').
+ */
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { json, type TestServer, testServer } from "./helpers.js";
+import { testDatabase } from "./processes.js";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await testServer({ postgresUrl: await testDatabase("interlude_thread_edits") });
+}, 60_000);
+afterAll(() => server?.dispose());
+
+const call = (path: string, method: string, body: unknown) =>
+  json(`${server.url}${path}`, { method, body: JSON.stringify(body) });
+
+it("a run ending while its thread's metadata is edited leaves the thread as the run recorded it", async () => {
+  const statuses: string[] = [];
+  for (let round = 0; round < 40; round++) {
+    const threadId = (await call("/threads", "POST", {})).body.thread_id;
+    let ended = false;
+    const run = call(`/threads/${threadId}/runs/wait`, "POST", { assistant_id: "slow", input: { tag: "e", delay: 5 } });
+    void run.then(() => (ended = true));
+    // Edited over and over until the run has ended (its end's sync falls between an edit's read and write).
+    for (let n = 0; !ended; n++) await call(`/threads/${threadId}`, "PATCH", { metadata: { n } });
+    expect((await run).status).toBe(200);
+    statuses.push((await json(`${server.url}/threads/${threadId}`)).body.status);
+  }
+  expect(statuses.filter((status) => status !== "idle")).toEqual([]);
+}, 60_000);
+
+it("edits made at once are merged into one another: none is lost", async () => {
+  const threadId = (await call("/threads", "POST", { metadata: { kept: true } })).body.thread_id;
+  const keys = Array.from({ length: 20 }, (_, i) => `k${i}`);
+  const edits = await Promise.all(keys.map((key) => call(`/threads/${threadId}`, "PATCH", { metadata: { [key]: 1 } })));
+  expect(edits.map((edit) => edit.status)).toEqual(keys.map(() => 200));
+  const { metadata } = (await json(`${server.url}/threads/${threadId}`)).body;
+  expect(Object.keys(metadata).sort()).toEqual(["kept", ...keys].sort());
+});
