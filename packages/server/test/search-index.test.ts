@@ -292,8 +292,8 @@ describe.each(backends)("the thread search on %s", (_name, open) => {
   it("follows metadata changed, saved unchanged and deleted, and finds values too long to index", async () => {
     const [thread] = await store.threads({ ids: ["t-005"], limit: 1 });
     const blob = "ü".repeat(INDEXED_LENGTH);
-    await store.saveThread({ ...thread!, metadata: { ...thread!.metadata, user: "moved", blob } });
-    await store.saveThread({ ...thread!, metadata: { ...thread!.metadata, user: "moved", blob }, status: "idle" });
+    await store.saveThreadMetadata({ ...thread!, metadata: { ...thread!.metadata, user: "moved", blob } });
+    await store.saveThreadMetadata({ ...thread!, metadata: { ...thread!.metadata, user: "moved", blob } });
     const ids = async (metadata: Record<string, unknown>) =>
       (await store.threads({ metadata, limit: 100 })).map((t) => t.thread_id);
     expect(await ids({ user: "moved" })).toEqual(["t-005"]);
