@@ -238,7 +238,7 @@ describe.each(["sqlite", "postgres"] as const)("%s, the upgrade that records ass
     await store.setup();
     const [first] = await store.assistants.versions("a");
     expect(first).toMatchObject({ ...edited, version: 3, created_at: at });
-    expect(await store.assistants.nextVersion(first!)).toBe(4);
+    expect(await store.assistants.edit("a", (a) => a)).toMatchObject({ ...edited, version: 4 });
   });
 });
 

@@ -67,24 +67,38 @@ export class Assistants {
     return inserted;
   }
 
-  /** `a`, a new version of its assistant (assistant-versions.ts), recorded and made current. */
-  async saveVersion(a: AssistantRecord): Promise<void> {
-    await this.db.tx(async (db) => {
-      await addVersion(db, a);
-      await db.write(...saveStatement(a));
+  /**
+   * A new version of the assistant (assistant-versions.ts), `change` made to its current one,
+   * recorded and made current; undefined when there is no such assistant. Its row is locked
+   * while read and written, so that edits made at once each build on the one before (no version
+   * number taken twice, no change lost).
+   */
+  async edit(id: string, change: (current: AssistantRecord) => AssistantRecord): Promise<AssistantRecord | undefined> {
+    const edited = await this.db.tx(async (db) => {
+      const lock = db.dialect === "postgres" ? " FOR UPDATE" : "";
+      const rows = await db.all(
+        `SELECT ${ASSISTANT_COLUMNS} FROM interlude_server_assistants WHERE assistant_id = ?${lock}`,
+        [id],
+      );
+      if (!rows[0]) return undefined;
+      const current = assistantOf(rows[0]);
+      const next = {
+        ...change(current),
+        version: await nextVersion(db, current),
+        updated_at: new Date().toISOString(),
+      };
+      await addVersion(db, next);
+      await db.write(...saveStatement(next));
+      return next;
     });
-    await this.changed(a.assistant_id);
+    if (edited) await this.changed(id);
+    return edited;
   }
 
   /** The assistant's versions, newest first: that one only (`version`), or those whose metadata holds `metadata`. */
   async versions(assistantId: string, filter: { version?: number; metadata?: Json } = {}): Promise<AssistantRecord[]> {
     const versions = await versionsOf(this.db, assistantId, filter.version);
     return versions.filter((v) => matches(v.metadata, filter.metadata));
-  }
-
-  /** The number the assistant's next version takes. */
-  nextVersion(current: AssistantRecord): Promise<number> {
-    return nextVersion(this.db, current);
   }
 
   /** Makes `a` (one of its assistant's versions) current again. */

@@ -90,18 +90,16 @@ export function assistantRoutes(ctx: ServerContext): Hono<AppEnv> {
     const req = await body(c, AssistantPatchBody);
     const current = await resolveAssistant(ctx, c.req.param("id"));
     if (req.graph_id && !ctx.graphs.get(req.graph_id)) throw new NotFoundError("assistant", req.graph_id);
-    const next: AssistantRecord = {
-      ...current,
-      graph_id: req.graph_id ?? current.graph_id,
-      name: req.name ?? current.name,
-      description: req.description ?? current.description,
-      config: req.config ?? current.config,
-      context: req.context ?? current.context,
-      metadata: req.metadata ? { ...current.metadata, ...req.metadata } : current.metadata,
-      version: await ctx.store.assistants.nextVersion(current),
-      updated_at: new Date().toISOString(),
-    };
-    await ctx.store.assistants.saveVersion(next);
+    const next = await ctx.store.assistants.edit(current.assistant_id, (now) => ({
+      ...now,
+      graph_id: req.graph_id ?? now.graph_id,
+      name: req.name ?? now.name,
+      description: req.description ?? now.description,
+      config: req.config ?? now.config,
+      context: req.context ?? now.context,
+      metadata: req.metadata ? { ...now.metadata, ...req.metadata } : now.metadata,
+    }));
+    if (!next) throw new NotFoundError("assistant", current.assistant_id);
     return c.json(next);
   });
 

@@ -1,7 +1,8 @@
 /**
- * Editing a thread (`PATCH /threads/:id`) on PostgreSQL, where each statement is a round trip
+ * Editing threads and assistants (`PATCH`) on PostgreSQL, where each statement is a round trip
  * and other writers come in between: a run that ends while its thread's metadata is edited
- * keeps the status it recorded, and edits made at once all land (each merged into the others').
+ * keeps the status it recorded, and edits made at once all land (each merged into the others',
+ * each assistant edit a version of its own).
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { json, type TestServer, testServer } from "./helpers.js";
@@ -9,7 +10,7 @@ import { testDatabase } from "./processes.js";
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await testServer({ postgresUrl: await testDatabase("interlude_thread_edits") });
+  server = await testServer({ postgresUrl: await testDatabase("interlude_concurrent_edits") });
 }, 60_000);
 afterAll(() => server?.dispose());
 
@@ -37,5 +38,17 @@ it("edits made at once are merged into one another: none is lost", async () => {
   const edits = await Promise.all(keys.map((key) => call(`/threads/${threadId}`, "PATCH", { metadata: { [key]: 1 } })));
   expect(edits.map((edit) => edit.status)).toEqual(keys.map(() => 200));
   const { metadata } = (await json(`${server.url}/threads/${threadId}`)).body;
+  expect(Object.keys(metadata).sort()).toEqual(["kept", ...keys].sort());
+});
+
+it("assistant edits made at once each make a version of their own, and none is lost", async () => {
+  const assistant = (await call("/assistants", "POST", { graph_id: "slow", metadata: { kept: true } })).body;
+  const keys = Array.from({ length: 10 }, (_, i) => `k${i}`);
+  const path = `/assistants/${assistant.assistant_id}`;
+  const edits = await Promise.all(keys.map((key) => call(path, "PATCH", { metadata: { [key]: 1 } })));
+  expect(edits.map((edit) => edit.status)).toEqual(keys.map(() => 200));
+  expect(edits.map((edit) => edit.body.version).sort((a, b) => a - b)).toEqual(keys.map((_, i) => i + 2));
+  const { metadata, version } = (await json(`${server.url}${path}`)).body;
+  expect(version).toBe(keys.length + 1);
   expect(Object.keys(metadata).sort()).toEqual(["kept", ...keys].sort());
 });
