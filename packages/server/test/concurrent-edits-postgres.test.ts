@@ -1,8 +1,8 @@
 /**
- * Editing threads and assistants (`PATCH`) on PostgreSQL, where each statement is a round trip
+ * Editing threads, assistants and crons (`PATCH`) on PostgreSQL, where each statement is a round trip
  * and other writers come in between: a run that ends while its thread's metadata is edited
  * keeps the status it recorded, and edits made at once all land (each merged into the others',
- * each assistant edit a version of its own).
+ * each assistant edit a version of its own, each cron edit kept beside the others').
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { json, type TestServer, testServer } from "./helpers.js";
@@ -51,4 +51,39 @@ it("assistant edits made at once each make a version of their own, and none is l
   const { metadata, version } = (await json(`${server.url}${path}`)).body;
   expect(version).toBe(keys.length + 1);
   expect(Object.keys(metadata).sort()).toEqual(["kept", ...keys].sort());
+});
+
+it("cron edits made at once to different fields all land", async () => {
+  const thread = (await call("/threads", "POST", {})).body.thread_id;
+  const cron = (await call(`/threads/${thread}/runs/crons`, "POST", { assistant_id: "loop", schedule: "0 3 * * *" }))
+    .body;
+  const changes = [
+    { enabled: false },
+    { schedule: "0 4 * * *" },
+    { timezone: "Europe/Paris" },
+    { end_time: "2100-01-01T00:00:00.000Z" },
+    { input: { rounds: 2 } },
+    { config: { tags: ["nightly"] } },
+    { context: { region: "eu" } },
+    { metadata: { team: "ops" } },
+    { interrupt_before: ["ask"] },
+    { timeout_seconds: 60 },
+  ];
+  const edits = await Promise.all(changes.map((change) => call(`/runs/crons/${cron.cron_id}`, "PATCH", change)));
+  expect(edits.map((edit) => edit.status)).toEqual(changes.map(() => 200));
+  const [found] = (await call("/runs/crons/search", "POST", { thread_id: thread })).body;
+  expect(found).toMatchObject({
+    enabled: false,
+    schedule: "0 4 * * *",
+    timezone: "Europe/Paris",
+    end_time: "2100-01-01T00:00:00.000Z",
+    metadata: { team: "ops" },
+    payload: {
+      input: { rounds: 2 },
+      config: { tags: ["nightly"] },
+      context: { region: "eu" },
+      interrupt_before: ["ask"],
+      timeout_seconds: 60,
+    },
+  });
 });

@@ -437,6 +437,7 @@ export const CronUpdateBody = z.object({
   on_run_completed: z.enum(["delete", "keep"]).nullish(),
   ...cronRun,
 });
+export type CronUpdateBody = z.infer<typeof CronUpdateBody>;
 
 const cronFilters = {
   assistant_id: z.string().min(1).nullish(),

@@ -95,7 +95,7 @@ export async function insertCron(db: Db, cron: CronRecord): Promise<void> {
 }
 
 /** Replaces the cron's row (an update reads, changes and saves it whole). */
-export async function saveCron(db: Db, cron: CronRecord): Promise<void> {
+async function saveCron(db: Db, cron: CronRecord): Promise<void> {
   const [, ...rest] = COLUMNS.split(", ");
   await db.run(`UPDATE interlude_server_crons SET ${rest.map((c) => `${c} = ?`).join(", ")} WHERE cron_id = ?`, [
     ...values(cron).slice(1),
@@ -108,9 +108,25 @@ export async function deleteAssistantCrons(db: Db, assistantId: string): Promise
   await db.run("DELETE FROM interlude_server_crons WHERE assistant_id = ?", [assistantId]);
 }
 
-export async function getCron(db: Db, cronId: string): Promise<CronRecord | undefined> {
-  const [row] = await db.all<CronRow>(`SELECT ${COLUMNS} FROM interlude_server_crons WHERE cron_id = ?`, [cronId]);
-  return row && fromRow(row);
+/**
+ * The cron as `change` makes it from what is stored, read and written with its row locked, so
+ * that edits made at once each build on the one before; undefined when there is no such cron.
+ */
+export function editCron(
+  db: Db,
+  cronId: string,
+  change: (cron: CronRecord) => CronRecord,
+): Promise<CronRecord | undefined> {
+  return db.tx(async (tx) => {
+    const lock = tx.dialect === "postgres" ? " FOR UPDATE" : "";
+    const [row] = await tx.all<CronRow>(`SELECT ${COLUMNS} FROM interlude_server_crons WHERE cron_id = ?${lock}`, [
+      cronId,
+    ]);
+    if (!row) return undefined;
+    const edited = change(fromRow(row));
+    await saveCron(tx, edited);
+    return edited;
+  });
 }
 
 /** True when there was such a cron. */

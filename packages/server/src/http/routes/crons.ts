@@ -7,7 +7,7 @@ import { resolveAssistant } from "../../assistants/defaults.js";
 import type { ServerContext } from "../../context.js";
 import { checkSchedule, nextRun } from "../../crons/schedule.js";
 import { NotFoundError } from "../../errors.js";
-import { type CronRecord, deleteCron, findCrons, getCron, insertCron, newCronId, saveCron } from "../../store/crons.js";
+import { type CronRecord, deleteCron, editCron, findCrons, insertCron, newCronId } from "../../store/crons.js";
 import type { AppEnv } from "../env.js";
 import { CRON_PAYLOAD_FIELDS, CronCountBody, CronCreateBody, CronSearchBody, CronUpdateBody } from "../schemas.js";
 import { CRON_FIELDS, cut, selection } from "../select.js";
@@ -60,13 +60,19 @@ export function cronRoutes(ctx: ServerContext): Hono<AppEnv> {
 
   app.patch("/runs/crons/:cron_id", async (c) => {
     const req = await body(c, CronUpdateBody);
-    const cron = await getCron(db(), c.req.param("cron_id"));
-    if (!cron) throw new NotFoundError("cron", c.req.param("cron_id"));
+    const cronId = c.req.param("cron_id");
+    const updated = await editCron(db(), cronId, (cron) => edited(cron, req));
+    if (!updated) throw new NotFoundError("cron", cronId);
+    return c.json(updated);
+  });
+
+  /** The cron with what `req` gives changed, and its next run computed again. */
+  function edited(cron: CronRecord, req: CronUpdateBody): CronRecord {
     const schedule = req.schedule ?? cron.schedule;
     const timezone = req.timezone === undefined ? cron.timezone : req.timezone;
     const endTime = req.end_time === undefined ? cron.end_time : req.end_time;
     checkSchedule(schedule, timezone);
-    const updated: CronRecord = {
+    return {
       ...cron,
       schedule,
       timezone,
@@ -78,9 +84,7 @@ export function cronRoutes(ctx: ServerContext): Hono<AppEnv> {
       updated_at: new Date(ctx.now()).toISOString(),
       next_run_date: nextRun(schedule, timezone, ctx.now(), endTime),
     };
-    await saveCron(db(), updated);
-    return c.json(updated);
-  });
+  }
 
   app.delete("/runs/crons/:cron_id", async (c) => {
     if (!(await deleteCron(db(), c.req.param("cron_id")))) throw new NotFoundError("cron", c.req.param("cron_id"));
