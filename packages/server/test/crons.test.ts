@@ -191,6 +191,16 @@ describe.each(storages("interlude_crons"))("crons on %s", (_name, storage) => {
     await until(async () => (await runsOf(other.thread_id)).length === 1);
   });
 
+  it("a cron for a thread that is not there is refused with 404, and none is made", async () => {
+    const before = await client.crons.count();
+    const refused = await json(`${server.url}/threads/${crypto.randomUUID()}/runs/crons`, {
+      method: "POST",
+      body: JSON.stringify({ assistant_id: "loop", schedule: "0 3 * * *" }),
+    });
+    expect(refused).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
+    expect(await client.crons.count()).toBe(before);
+  });
+
   it("a thread's crons go with the thread, an assistant's with the assistant", async () => {
     const thread = await client.threads.create();
     await client.crons.createForThread(thread.thread_id, "loop", { schedule: "* * * * *" });

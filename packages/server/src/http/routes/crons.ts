@@ -12,7 +12,6 @@ import type { AppEnv } from "../env.js";
 import { CRON_PAYLOAD_FIELDS, CronCountBody, CronCreateBody, CronSearchBody, CronUpdateBody } from "../schemas.js";
 import { CRON_FIELDS, cut, selection } from "../select.js";
 import { body } from "../validate.js";
-import { requireThread } from "./threads.js";
 
 /** The run fields of a request body, over `base` (an update's), as a cron's payload keeps them (unset ones left out). */
 function payloadOf(req: Record<string, unknown>, base: Record<string, unknown> = {}): Record<string, unknown> {
@@ -46,7 +45,13 @@ export function cronRoutes(ctx: ServerContext): Hono<AppEnv> {
       updated_at: now,
       next_run_date: nextRun(req.schedule, req.timezone, ctx.now(), req.end_time),
     };
-    await insertCron(db(), cron);
+    if (threadId === null) await insertCron(db(), cron);
+    else
+      await ctx.store.tx(async (tx) => {
+        // Under the thread's lock: a thread deleted meanwhile (its crons with it) gets none after.
+        if (!(await tx.getThread(threadId, { values: false }))) throw new NotFoundError("thread", threadId);
+        await insertCron(tx.db, cron);
+      }, threadId);
     return cron;
   }
 
@@ -54,8 +59,7 @@ export function cronRoutes(ctx: ServerContext): Hono<AppEnv> {
 
   app.post("/threads/:thread_id/runs/crons", async (c) => {
     const req = await body(c, CronCreateBody);
-    const thread = await requireThread(ctx, c.req.param("thread_id"));
-    return c.json(await create(req, thread.thread_id, c.get("identity")));
+    return c.json(await create(req, c.req.param("thread_id"), c.get("identity")));
   });
 
   app.patch("/runs/crons/:cron_id", async (c) => {
