@@ -14,7 +14,7 @@ import {
 } from "@interlude/core";
 import { countRunEnd, type Execution, type ServerContext, type StopReason } from "../context.js";
 import { ServerStoppingError } from "../errors.js";
-import type { RunRecord, RunStatus } from "../store/records.js";
+import type { RunKwargs, RunRecord, RunStatus } from "../store/records.js";
 import { deleteRunStatement } from "../store/store.js";
 import { undoRunSteps } from "../threads/copy.js";
 import { apiInterrupt } from "../threads/state.js";
@@ -64,6 +64,12 @@ export function claimFieldsAt(run: RunRecord, head: string | null): ClaimFields 
     kwargs.started_mark = head !== null && head > made ? head : made;
   }
   return { status: "running", kwargs, attempt: run.attempt + 1, continuing };
+}
+
+/** A run's kwargs without the marks of its first claim, for a run that executed nothing (claimFieldsAt). */
+function notStarted(kwargs: RunKwargs): RunKwargs {
+  const { started_at_checkpoint: _head, started_mark: _mark, ...rest } = kwargs;
+  return rest;
 }
 
 /** What claiming a run came to: its record, and the thread's claim taken with it (runs/joined-saver.ts). */
@@ -217,9 +223,12 @@ export async function executeRun(ctx: ServerContext, pending: RunRecord, options
       const { error, accepted } = streamed;
       if (error !== undefined && !accepted && isThreadBusy(error) && !controller.signal.aborted) {
         // Another writer (or a crashed process's claim, until it lapses) holds the thread: try again shortly.
-        await move(ctx.store, run.run_id, "running", "pending", { claimed: run.attempt });
+        // Nothing of it executed: unless it had started before, its next try starts it afresh, from
+        // the head it finds then (the other writer may move it: that is not this run's progress).
+        const kwargs = continuing ? run.kwargs : notStarted(run.kwargs);
+        await move(ctx.store, run.run_id, "running", "pending", { claimed: run.attempt, kwargs });
         setTimeout(
-          () => void executeRun(ctx, { ...run, status: "pending" }).catch(() => undefined),
+          () => void executeRun(ctx, { ...run, status: "pending", kwargs }).catch(() => undefined),
           BUSY_RETRY_MS,
         ).unref();
         return;
