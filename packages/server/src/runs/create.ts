@@ -11,9 +11,8 @@ import { AlreadyAnsweredError, InvalidRequestError, NotFoundError, ThreadRunning
 import { isUniqueViolation } from "../store/failures.js";
 import type { AnswerRecord, AssistantRecord, Json, MultitaskStrategy, RunKwargs, RunRecord } from "../store/records.js";
 import type { StoreTx } from "../store/store.js";
-import { setThreadTtl } from "../store/thread-ttl.js";
 import { type QueueView, queueView } from "../store/views.js";
-import { newThread } from "../threads/new-thread.js";
+import { insertThreadIn, newThread } from "../threads/new-thread.js";
 import { temporaryThreadTtl } from "../threads/ttl.js";
 import { answeredIds, earlierAnswer, reserveAnswers, SETTLE_TIMEOUT_MS } from "./answers.js";
 import { cancelRun } from "./cancel.js";
@@ -52,8 +51,7 @@ async function threadFor(
   let graph = read;
   if (!graph && req.if_not_exists === "create") {
     const ttl = req.temporary ? temporaryThreadTtl(ctx.threadTtl) : ctx.threadTtl.default;
-    if ((await tx.insertThread(newThread(threadId, { graph_id: assistant.graph_id }, assistant))) && ttl)
-      await setThreadTtl(tx.db, threadId, ttl, ctx.now());
+    await insertThreadIn(tx, newThread(threadId, { graph_id: assistant.graph_id }, assistant), ttl, ctx.now());
     graph = await tx.threadGraph(threadId);
   }
   if (!graph) return false;

@@ -1,4 +1,7 @@
 import type { AssistantRecord, Json, ThreadRecord } from "../store/records.js";
+import type { StoreTx } from "../store/store.js";
+import { setThreadTtl } from "../store/thread-ttl.js";
+import type { ThreadTtl } from "./ttl.js";
 
 export function newThread(threadId: string, metadata: Json = {}, assistant?: AssistantRecord): ThreadRecord {
   const now = new Date().toISOString();
@@ -17,4 +20,19 @@ export function newThread(threadId: string, metadata: Json = {}, assistant?: Ass
     graph_id: graphId,
     assistant_id: assistant?.assistant_id ?? null,
   };
+}
+
+/**
+ * Inserts the thread with its TTL (counted from `now`) through `tx`, in its transaction, so that
+ * no thread is left without the TTL it was given; false when a thread has that id already.
+ */
+export async function insertThreadIn(
+  tx: StoreTx,
+  thread: ThreadRecord,
+  ttl: ThreadTtl | undefined,
+  now: number,
+): Promise<boolean> {
+  const inserted = await tx.insertThread(thread);
+  if (inserted && ttl) await setThreadTtl(tx.db, thread.thread_id, ttl, now);
+  return inserted;
 }

@@ -8,7 +8,7 @@ import type { ThreadRecord } from "../../store/records.js";
 import { setThreadTtl } from "../../store/thread-ttl.js";
 import { copyCheckpoints } from "../../threads/copy.js";
 import { deleteThread } from "../../threads/delete.js";
-import { newThread } from "../../threads/new-thread.js";
+import { insertThreadIn, newThread } from "../../threads/new-thread.js";
 import { pruneThread } from "../../threads/prune.js";
 import { applySupersteps } from "../../threads/supersteps.js";
 import { syncThread } from "../../threads/sync.js";
@@ -49,16 +49,9 @@ export async function requireThread(
   return thread;
 }
 
-/**
- * Inserts the thread with its TTL (counted from now) in one transaction, so that no thread is
- * left without the TTL it was given; false when a thread has that id already.
- */
+/** `insertThreadIn`, in a transaction of its own; false when a thread has that id already. */
 function insertWithTtl(ctx: ServerContext, thread: ThreadRecord, ttl: ThreadTtl | undefined): Promise<boolean> {
-  return ctx.store.tx(async (tx) => {
-    const inserted = await tx.insertThread(thread);
-    if (inserted && ttl) await setThreadTtl(tx.db, thread.thread_id, ttl, ctx.now());
-    return inserted;
-  }, thread.thread_id);
+  return ctx.store.tx((tx) => insertThreadIn(tx, thread, ttl, ctx.now()), thread.thread_id);
 }
 
 export function threadRoutes(ctx: ServerContext): Hono<AppEnv> {
