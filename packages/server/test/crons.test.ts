@@ -7,7 +7,7 @@
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sweepCrons } from "../dist/crons/sweeper.js";
-import { json, type TestServer, testServer, until } from "./helpers.js";
+import { json, type TestServer, testServer, until, whileRefusing } from "./helpers.js";
 import { storages } from "./processes.js";
 
 const MINUTE = 60_000;
@@ -168,26 +168,11 @@ describe.each(storages("interlude_crons"))("crons on %s", (_name, storage) => {
     const schedule = { schedule: "*/10 * * * *", input: { rounds: 1 } };
     const poisoned = await client.crons.createForThread(stuck.thread_id, "loop", schedule);
     await client.crons.createForThread(other.thread_id, "loop", schedule);
-    const db = server.backend.ctx.store.db;
     // The database refuses to set that one cron's next run (a time on the minute: not a sweep's lease).
     const when = `OLD.cron_id = '${poisoned.cron_id}' AND NEW.next_run_at LIKE '%:00.000Z'`;
-    const refuse =
-      db.dialect === "postgres"
-        ? [
-            "CREATE FUNCTION refuse_next_run() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$",
-            `CREATE TRIGGER refuse_next_run BEFORE UPDATE ON interlude_server_crons FOR EACH ROW WHEN (${when}) EXECUTE FUNCTION refuse_next_run()`,
-          ]
-        : [
-            `CREATE TRIGGER refuse_next_run BEFORE UPDATE ON interlude_server_crons WHEN ${when} BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`,
-          ];
-    for (const statement of refuse) await db.run(statement);
-    try {
-      await sweepAt(Date.parse(poisoned.next_run_date!) - Date.now() + 1_000);
-    } finally {
-      await db.run(
-        db.dialect === "postgres" ? "DROP FUNCTION refuse_next_run() CASCADE" : "DROP TRIGGER refuse_next_run",
-      );
-    }
+    await whileRefusing(server.backend.ctx.store.db, { event: "UPDATE", table: "interlude_server_crons", when }, () =>
+      sweepAt(Date.parse(poisoned.next_run_date!) - Date.now() + 1_000),
+    );
     await until(async () => (await runsOf(other.thread_id)).length === 1);
   });
 

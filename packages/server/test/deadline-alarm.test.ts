@@ -11,7 +11,7 @@ import { loadConfig, startServer } from "@interlude/server";
 import type { Client } from "@langchain/langgraph-sdk";
 import type Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { clientOf, FIXTURE_CONFIG, json, until } from "./helpers.js";
+import { clientOf, FIXTURE_CONFIG, json, until, whileRefusing } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "interlude-deadline-alarm-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -64,13 +64,9 @@ describe("deadlines on one timer", () => {
 });
 
 describe("a deadline the database failed to fire", () => {
-  /** The server's SQLite handle, to make one of its tables refuse writes (a trigger). */
+  /** The server's SQLite handle, to read what the deadline recorded. */
   const rawOf = (server: Awaited<ReturnType<typeof serve>>) =>
     (server.backend.ctx.store.db as unknown as { raw: Database.Database }).raw;
-  const refuse = (raw: Database.Database, what: string, table: string) =>
-    raw.exec(
-      `CREATE TEMP TRIGGER refused BEFORE ${what} ON ${table} BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`,
-    );
 
   it("one whose error could not be recorded after its answer was reserved gives the thread its error once writes are back", async () => {
     const server = await serve("sync-refused.sqlite");
@@ -78,12 +74,18 @@ describe("a deadline the database failed to fire", () => {
     try {
       const client = clientOf(server.url);
       const threadId = await pauseWithDeadline(client, 0.3);
-      refuse(raw, "UPDATE", "interlude_server_threads");
-      // Fired: its answer reserved, the thread's record refused.
-      await until(async () => raw.prepare("SELECT 1 FROM interlude_server_answers WHERE thread_id = ?").get(threadId));
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      expect((await client.threads.get(threadId)).status).toBe("interrupted");
-      raw.exec("DROP TRIGGER refused");
+      await whileRefusing(
+        server.backend.ctx.store.db,
+        { event: "UPDATE", table: "interlude_server_threads" },
+        async () => {
+          // Fired: its answer reserved, the thread's record refused.
+          await until(async () =>
+            raw.prepare("SELECT 1 FROM interlude_server_answers WHERE thread_id = ?").get(threadId),
+          );
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          expect((await client.threads.get(threadId)).status).toBe("interrupted");
+        },
+      );
       await errored(client, threadId);
       expect(((await client.threads.get(threadId)) as any).error).toMatchObject({ code: "DEADLINE_EXPIRED" });
     } finally {
@@ -93,17 +95,20 @@ describe("a deadline the database failed to fire", () => {
 
   it("one whose answer could not be queued is answered once writes are back, with no other deadline to ring", async () => {
     const server = await serve("queue-refused.sqlite");
-    const raw = rawOf(server);
     try {
       const client = clientOf(server.url);
       const thread = await client.threads.create();
-      refuse(raw, "INSERT", "interlude_server_answers");
-      await client.runs.wait(thread.thread_id, "deadline", {
-        input: { seconds: 0.3, onTimeout: { resume: "by default" } },
-      });
-      await new Promise((resolve) => setTimeout(resolve, 600));
-      expect((await client.threads.get(thread.thread_id)).status).toBe("interrupted");
-      raw.exec("DROP TRIGGER refused");
+      await whileRefusing(
+        server.backend.ctx.store.db,
+        { event: "INSERT", table: "interlude_server_answers" },
+        async () => {
+          await client.runs.wait(thread.thread_id, "deadline", {
+            input: { seconds: 0.3, onTimeout: { resume: "by default" } },
+          });
+          await new Promise((resolve) => setTimeout(resolve, 600));
+          expect((await client.threads.get(thread.thread_id)).status).toBe("interrupted");
+        },
+      );
       await until(async () => (await client.threads.get(thread.thread_id)).status === "idle", 15_000);
       expect((await client.threads.getState(thread.thread_id)).values).toMatchObject({ answer: "by default" });
     } finally {

@@ -120,3 +120,32 @@ export function assistantRecord(id: string, name: string, graph: string, created
     updated_at: at,
   };
 }
+
+/**
+ * Runs `during` while `table` refuses `event` on the rows `when` holds for (SQL on OLD or NEW),
+ * as a fault of the database would refuse it: a trigger, on SQLite or PostgreSQL, dropped after.
+ */
+export async function whileRefusing<T>(
+  db: { dialect: "sqlite" | "postgres"; run(sql: string): Promise<number> },
+  refusal: { event: "INSERT" | "UPDATE" | "DELETE"; table: string; when?: string },
+  during: () => Promise<T>,
+): Promise<T> {
+  const { event, table, when = "TRUE" } = refusal;
+  const name = `refuse_${event.toLowerCase()}_${table}`;
+  if (db.dialect === "postgres") {
+    await db.run(
+      `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$`,
+    );
+    await db.run(
+      `CREATE TRIGGER ${name} BEFORE ${event} ON ${table} FOR EACH ROW WHEN (${when}) EXECUTE FUNCTION ${name}()`,
+    );
+  } else
+    await db.run(
+      `CREATE TRIGGER ${name} BEFORE ${event} ON ${table} WHEN ${when} BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`,
+    );
+  try {
+    return await during();
+  } finally {
+    await db.run(db.dialect === "postgres" ? `DROP FUNCTION ${name}() CASCADE` : `DROP TRIGGER ${name}`);
+  }
+}

@@ -8,7 +8,7 @@
 import type Database from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hooks } from "./fixtures/graphs.mjs";
-import { json, runEnded, type TestServer, testServer, until } from "./helpers.js";
+import { json, runEnded, type TestServer, testServer, until, whileRefusing } from "./helpers.js";
 
 let server: TestServer;
 let raw: Database.Database;
@@ -35,6 +35,9 @@ async function writesBack(threadId: string) {
   // The failed run is recorded once storage takes writes again.
   await until(async () => (await json(`${server.url}/threads/${threadId}`)).body.status !== "busy");
 }
+
+/** The server's store database, for `whileRefusing`. */
+const db = () => server.backend.ctx.store.db;
 
 const newThread = async () => (await json(`${server.url}/threads`, { method: "POST", body: "{}" })).body.thread_id;
 const post = (path: string, body: unknown) =>
@@ -150,14 +153,8 @@ describe("the database refuses to delete a thread's checkpoints", () => {
     await post(`/threads/${threadId}/runs/wait`, { assistant_id: "slow", input: { tag: "old", delay: 1 } });
     const remove = () => json(`${server.url}/threads/${encodeURIComponent(threadId)}`, { method: "DELETE" });
     // The saver's table alone refuses, as a fault in the middle of a deletion would leave it.
-    raw.exec(
-      "CREATE TEMP TRIGGER refuse_checkpoint_deletes BEFORE DELETE ON checkpoints BEGIN SELECT RAISE(ABORT, 'refused by the test'); END",
-    );
-    try {
-      expect(await remove()).toMatchObject({ status: 503, body: { code: "STORAGE_FAILED" } });
-    } finally {
-      raw.exec("DROP TRIGGER refuse_checkpoint_deletes");
-    }
+    const refused = await whileRefusing(db(), { event: "DELETE", table: "checkpoints" }, remove);
+    expect(refused).toMatchObject({ status: 503, body: { code: "STORAGE_FAILED" } });
     // Still there, so the deletion can be asked again: not gone with its checkpoints left behind.
     expect((await json(`${server.url}/threads/${threadId}`)).status).toBe(200);
     expect((await remove()).status).toBeLessThan(300);
@@ -169,16 +166,8 @@ describe("the database refuses to delete a thread's checkpoints", () => {
 
 describe("one table refuses inserts half-way through making a thread, a copy or an assistant", () => {
   /** `table` refuses inserts while `during` runs (a fault half-way through making a thread). */
-  async function refusingInserts<T>(table: string, during: () => Promise<T>): Promise<T> {
-    raw.exec(
-      `CREATE TEMP TRIGGER refuse_inserts BEFORE INSERT ON ${table} BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`,
-    );
-    try {
-      return await during();
-    } finally {
-      raw.exec("DROP TRIGGER refuse_inserts");
-    }
-  }
+  const refusingInserts = <T>(table: string, during: () => Promise<T>) =>
+    whileRefusing(db(), { event: "INSERT", table }, during);
 
   it("a thread whose TTL cannot be saved is not made, and is made with its TTL when asked again", async () => {
     const threadId = `ttl-${Date.now()}`;
@@ -219,15 +208,9 @@ describe("the database refuses the thread's record after a state edit was saved"
   it("the edit is acknowledged (it is saved: asked again it would apply twice) and the record follows once writes are back", async () => {
     const threadId = (await post("/threads", {})).body.thread_id;
     await post(`/threads/${threadId}/runs/wait`, { assistant_id: "slow", input: { tag: "e", delay: 1 } });
-    raw.exec(
-      "CREATE TEMP TRIGGER refuse_thread_updates BEFORE UPDATE ON interlude_server_threads BEGIN SELECT RAISE(ABORT, 'refused by the test'); END",
+    const edited = await whileRefusing(db(), { event: "UPDATE", table: "interlude_server_threads" }, () =>
+      post(`/threads/${threadId}/state`, { values: { log: ["edited"] } }),
     );
-    let edited: { status: number };
-    try {
-      edited = await post(`/threads/${threadId}/state`, { values: { log: ["edited"] } });
-    } finally {
-      raw.exec("DROP TRIGGER refuse_thread_updates");
-    }
     expect(edited.status).toBe(200);
     const log = ["first:e", "second:e", "edited"];
     expect((await json(`${server.url}/threads/${threadId}/state`)).body.values.log).toEqual(log);

@@ -8,7 +8,7 @@ import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sweep } from "../dist/threads/ttl-sweeper.js";
 import { openGate } from "./fixtures/gates.mjs";
-import { json, type TestServer, testServer, until } from "./helpers.js";
+import { json, type TestServer, testServer, until, whileRefusing } from "./helpers.js";
 import { storages, testDatabase } from "./processes.js";
 
 const MINUTE = 60_000;
@@ -116,25 +116,17 @@ describe.each(backends)("thread TTLs on %s", (_name, storage) => {
   it("a thread whose deletion fails does not hold up the threads due after it, and goes once its deletion can", async () => {
     const poisoned = await client.threads.create({ ttl: 1 });
     const next = await client.threads.create({ ttl: 1 });
-    const db = server.backend.ctx.store.db;
     // The database refuses to delete that one thread's record (a fault of its own, say a lock held for long).
-    const refuse =
-      db.dialect === "postgres"
-        ? [
-            "CREATE FUNCTION refuse_delete() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$",
-            `CREATE TRIGGER refuse_delete BEFORE DELETE ON interlude_server_threads FOR EACH ROW WHEN (OLD.thread_id = '${poisoned.thread_id}') EXECUTE FUNCTION refuse_delete()`,
-          ]
-        : [
-            `CREATE TRIGGER refuse_delete BEFORE DELETE ON interlude_server_threads WHEN OLD.thread_id = '${poisoned.thread_id}' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`,
-          ];
-    for (const statement of refuse) await db.run(statement);
-    try {
+    const refusal = {
+      event: "DELETE",
+      table: "interlude_server_threads",
+      when: `OLD.thread_id = '${poisoned.thread_id}'`,
+    } as const;
+    await whileRefusing(server.backend.ctx.store.db, refusal, async () => {
       await sweepAt(MINUTE + 1_000);
       expect(await exists(poisoned.thread_id)).toBe(true);
       expect(await exists(next.thread_id)).toBe(false);
-    } finally {
-      await db.run(db.dialect === "postgres" ? "DROP FUNCTION refuse_delete() CASCADE" : "DROP TRIGGER refuse_delete");
-    }
+    });
     // Taken again once the failed sweep's lease on it has run out.
     await sweepAt(MINUTE + 1_000 + 5 * MINUTE + 1_000);
     expect(await exists(poisoned.thread_id)).toBe(false);
