@@ -304,7 +304,7 @@ async function finish(
       tx,
       run.thread_id,
       snapshot,
-      { error: threadError(body, error, cancel), first: record },
+      { error: threadError(body, error, cancel), first: record, taken: applied ? run.kwargs.answers : undefined },
       announcements,
     );
     // Not recorded: another process took the run for lost while this one could not renew its

@@ -11,7 +11,7 @@ import { isStorageFailure } from "../store/failures.js";
 import type { RunRecord, RunStatus } from "../store/records.js";
 import { retryUntilStored } from "../store/retry-until-stored.js";
 import type { StoreTx } from "../store/store.js";
-import { readSnapshot, syncThread } from "../threads/sync.js";
+import { readSnapshot, stillAsked, syncThread } from "../threads/sync.js";
 import { backToQueue } from "./drain.js";
 import { revokeClaim } from "./joined-saver.js";
 import { move } from "./lifecycle.js";
@@ -91,10 +91,15 @@ function queueAgain(ctx: ServerContext, run: RunRecord, error: unknown): void {
 
 /**
  * Whether a run that ended before finishing (it failed, or its process died) applied its
- * answers: it did once it saved a checkpoint past where it started, whatever came after. Read
- * in `tx` where the saver shares the store's database (`ServerContext.headStatement`).
+ * answers: it did once it saved a checkpoint past where it started, whatever came after, or
+ * took them in a step its parent's step did not get to save (answersTakenMidStep).
  */
-export async function answersApplied(ctx: ServerContext, run: RunRecord, tx?: StoreTx): Promise<boolean> {
+export async function answersApplied(ctx: ServerContext, run: RunRecord): Promise<boolean> {
+  return (await answersTakenMidStep(ctx, run)) || (await headMoved(ctx, run));
+}
+
+/** Whether the thread's head moved past where the run started; read in `tx` where the saver shares the store's database (`ServerContext.headStatement`). */
+async function headMoved(ctx: ServerContext, run: RunRecord, tx?: StoreTx): Promise<boolean> {
   const head =
     tx && ctx.headStatement
       ? (((await tx.db.reads([ctx.headStatement(run.thread_id)]))[0]?.[0]?.head_id as string | null | undefined) ??
@@ -104,13 +109,28 @@ export async function answersApplied(ctx: ServerContext, run: RunRecord, tx?: St
 }
 
 /**
+ * Whether a run took an answer without its thread's head moving: a subgraph saved its step past
+ * the question, or the answered task its writes, and the failure came before the parent's step
+ * was saved. The question is then no longer asked where it was asked (stillAsked).
+ */
+async function answersTakenMidStep(ctx: ServerContext, run: RunRecord): Promise<boolean> {
+  const answered = run.kwargs.answers ?? [];
+  if (!answered.length || run.kwargs.started_at_checkpoint === undefined) return false;
+  const asked = await stillAsked(ctx, run.thread_id);
+  return asked !== undefined && answered.some((id) => !asked.has(id));
+}
+
+/**
  * The thread after a run that stopped before finishing: stopped at a question, it waits for
- * the answer; stopped between steps, nothing would continue it unless told, so it says why
- * (`error`) until a run without input continues it.
+ * the answer; stopped between steps (a question whose answer a subgraph took counts as
+ * answered), nothing would continue it unless told, so it says why (`error`) until a run
+ * without input continues it.
  */
 async function syncStopped(ctx: ServerContext, threadId: string, error: unknown): Promise<void> {
   const snapshot = await readSnapshot(ctx, threadId);
-  const midway = snapshot !== undefined && snapshot.next.length > 0 && snapshot.interrupts.length === 0;
+  const asking =
+    snapshot !== undefined && snapshot.interrupts.length > 0 && ((await stillAsked(ctx, threadId))?.size ?? 0) > 0;
+  const midway = snapshot !== undefined && snapshot.next.length > 0 && !asking;
   await syncThread(ctx, threadId, { error: midway ? error : null }, snapshot);
 }
 
@@ -128,12 +148,13 @@ export async function endStopped(
   error: ErrorBody,
   end: RunEnd,
 ): Promise<void> {
-  // Read in the transaction where it can be (answersApplied), else before it.
-  const before = ctx.headStatement ? undefined : await answersApplied(ctx, run);
+  // The head is read in the transaction where it can be, else before it; the snapshot
+  // (answersTakenMidStep) before it, as no connection is asked for while it holds one.
+  const before = (await answersTakenMidStep(ctx, run)) || (ctx.headStatement ? undefined : await headMoved(ctx, run));
   const moved = await ctx.store.tx(async (tx) => {
     if (!(await move(tx, run.run_id, from, "error", { error, claimed: run.attempt }))) return false;
     if (end === "lost") await revokeClaim(ctx, tx, run.thread_id);
-    await tx.settleAnswers(run.run_id, before ?? (await answersApplied(ctx, run, tx)));
+    await tx.settleAnswers(run.run_id, before ?? (await headMoved(ctx, run, tx)));
     return true;
   }, run.thread_id);
   // Counted once recorded: a run whose end was recorded before something after it failed is not counted again.

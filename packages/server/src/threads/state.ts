@@ -58,9 +58,26 @@ export function threadState(s: StateSnapshot, threadId: string): Record<string, 
   };
 }
 
-/** The thread's `interrupts` field: task id -> its pending interrupts. */
-export function interruptsByTask(s: StateSnapshot): Record<string, ApiInterrupt[]> {
+/** The thread's `interrupts` field: task id -> its pending interrupts, but those in `held` (answered). */
+export function interruptsByTask(s: StateSnapshot, held?: ReadonlySet<string>): Record<string, ApiInterrupt[]> {
   const out: Record<string, ApiInterrupt[]> = {};
-  for (const task of s.tasks) if (task.interrupts.length) out[task.id] = task.interrupts.map(apiInterrupt);
+  for (const task of s.tasks) {
+    const open = held ? task.interrupts.filter((i) => !held.has(i.id)) : task.interrupts;
+    if (open.length) out[task.id] = open.map(apiInterrupt);
+  }
+  return out;
+}
+
+/**
+ * The ids of the questions a snapshot read with `{ subgraphs: true }` still asks, each read in
+ * the namespace that asked it: a subgraph's question only while the subgraph's own checkpoint
+ * asks it. The parent's checkpoint goes on listing it when a failure came between the
+ * subgraph's step past the question (its answer taken) and the parent's step.
+ */
+export function askedWhereAsked(s: StateSnapshot, out = new Set<string>()): Set<string> {
+  for (const task of s.tasks) {
+    if (isSnapshot(task.state)) askedWhereAsked(task.state, out);
+    else for (const i of task.interrupts) out.add(i.id);
+  }
   return out;
 }

@@ -16,7 +16,7 @@ import type { AnswerRecord, PendingInterrupt, RunRecord, ThreadRecord, ThreadSta
 import { retryUntilStored } from "../store/retry-until-stored.js";
 import type { StoreTx } from "../store/store.js";
 import { syncView } from "../store/views.js";
-import { apiInterrupt, interruptsByTask } from "./state.js";
+import { apiInterrupt, askedWhereAsked, interruptsByTask } from "./state.js";
 import { checkpointIdOf } from "./values.js";
 
 export interface SyncOptions {
@@ -26,6 +26,8 @@ export interface SyncOptions {
   resolvedBy?: string;
   /** A write to make first, in the round trip of the sync's reads (a finishing run's record); its rows are returned. */
   first?: Statement;
+  /** Interrupts the finishing run took the answers to (settled as applied in the same transaction). */
+  taken?: readonly string[];
 }
 
 /** What to tell others once the sync has committed. */
@@ -44,6 +46,13 @@ function statusOf(snapshot: StateSnapshot | undefined, busy: boolean, error: unk
 export async function readSnapshot(ctx: ServerContext, threadId: string): Promise<StateSnapshot | undefined> {
   const graph = graphOf(ctx, (await ctx.store.threadGraph(threadId))?.graph_id);
   return graph ? await graph.getState({ configurable: { thread_id: threadId } }) : undefined;
+}
+
+/** The questions the thread still asks, each read where it was asked (askedWhereAsked); undefined as readSnapshot. */
+export async function stillAsked(ctx: ServerContext, threadId: string): Promise<Set<string> | undefined> {
+  const graph = graphOf(ctx, (await ctx.store.threadGraph(threadId))?.graph_id);
+  if (!graph) return undefined;
+  return askedWhereAsked(await graph.getState({ configurable: { thread_id: threadId } }, { subgraphs: true }));
 }
 
 /** @param read the thread's snapshot when the caller has just read it */
@@ -104,14 +113,17 @@ export async function syncThreadIn(
   // A finishing run's record (`first`) came before the reads: it no longer counts.
   const busy = active.length > 0;
   const error = options.error === undefined ? thread.error : options.error;
+  const status = statusOf(snapshot, busy, error);
   const now = new Date().toISOString();
   const next: ThreadRecord = {
     ...thread,
-    status: statusOf(snapshot, busy, error),
+    status,
     error: error ?? null,
     values: snapshot ? snapshot.values : thread.values,
     values_checkpoint_id: snapshot ? checkpointIdOf(snapshot) : thread.values_checkpoint_id,
-    interrupts: snapshot ? interruptsByTask(snapshot) : {},
+    interrupts: snapshot
+      ? interruptsByTask(snapshot, status === "error" ? held(view.answers, options.taken) : undefined)
+      : {},
     updated_at: now,
     state_updated_at: snapshot?.createdAt ?? thread.state_updated_at,
   };
@@ -119,6 +131,18 @@ export async function syncThreadIn(
   await tx.saveThreadSync(next, { values: snapshot !== undefined });
   await syncPending(tx, next, snapshot, view, now, out, options.resolvedBy);
   return { thread: next, active, first };
+}
+
+/**
+ * The answered questions of a thread stopped by a failure, which it no longer shows: a failure
+ * after a subgraph took an answer and before its parent's step leaves the question in the
+ * parent's checkpoint, and a client reading it there would answer it again (409) for good
+ * instead of continuing the thread (API.md, "Storage failures").
+ */
+function held(answers: ReadonlyMap<string, AnswerRecord>, taken: readonly string[] = []): Set<string> {
+  const out = new Set(taken);
+  for (const [id, answer] of answers) if (answer.state === "applied") out.add(id);
+  return out;
 }
 
 /**
