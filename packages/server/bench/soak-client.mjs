@@ -10,6 +10,12 @@
  */
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The "timeout" answers `taken` holds past `acked`, which agrees with it so far: deadlines gave them, taken as acknowledged. */
+function adoptTimeouts(acked, taken) {
+  if (JSON.stringify(taken.slice(0, acked.length)) !== JSON.stringify(acked)) return;
+  while (taken[acked.length] === "timeout") acked.push("timeout");
+}
 const REQUEST_TIMEOUT_MS = 60_000;
 
 /** What a client may meet under faults and give its answer again for (API.md, "Storage failures"). */
@@ -25,9 +31,12 @@ const ALLOWED = new Set([
 
 /**
  * `urls()`: the servers serving now. `graph`: the assistant each thread runs; `delay`: the
- * pause each answer's run takes in its second step. `run(c)` runs client `c` until `stop()`.
+ * pause each answer's run takes in its second step; `deadline`: seconds after which a question
+ * no one answered is answered "timeout" (API.md, "Interrupt deadlines"), and `think`: up to how
+ * many ms a client waits before answering (races with the deadline). `run(c)` runs client `c`
+ * until `stop()`.
  */
-export function answeringClient({ urls, graph, delay }) {
+export function answeringClient({ urls, graph, delay, deadline, think = 0 }) {
   let stopping = false;
   let turn = 0;
   const met = new Map();
@@ -101,7 +110,7 @@ export function answeringClient({ urls, graph, delay }) {
       }
       const [pending] = Object.values(thread.body.interrupts ?? {}).flat();
       if (pending) return expectNext(state, pending, thread.body.values, thread.where);
-      const input = thread.body.values?.answers ? null : { rounds: 1e9, delay };
+      const input = thread.body.values?.answers ? null : { rounds: 1e9, delay, deadline };
       state.doing = `a run ${input ? "starting" : "continuing"} the thread (at ${seconds()})`;
       const run = await call("POST", `/threads/${state.threadId}/runs/wait`, { assistant_id: graph, input });
       if (run.status !== 200) meet(refusalOf(run), run.where);
@@ -111,10 +120,14 @@ export function answeringClient({ urls, graph, delay }) {
     }
   }
 
-  /** `pending` must ask for the answer after those acknowledged, which `values` holds in order. */
+  /**
+   * `pending` must ask for the answer after those acknowledged, which `values` holds in order
+   * (with deadlines, followed by those their deadlines answered while the client thought).
+   */
   function expectNext(state, pending, values, where) {
     const taken = values?.answers ?? [];
     const expected = state.acked;
+    if (deadline) adoptTimeouts(expected, taken);
     if (JSON.stringify(taken) !== JSON.stringify(expected) || pending.value?.n !== expected.length) {
       violations.push(
         `${where}: client ${state.c} acknowledged ${expected.length} answers (last ${expected.at(-1)}), ` +
@@ -134,16 +147,22 @@ export function answeringClient({ urls, graph, delay }) {
     const error = response.status === 200 ? response.body?.__error__ : response.body;
     meet(response.status === 200 ? `run ${error?.code}` : refusalOf(response), response.where);
     if (error?.code !== "ALREADY_ANSWERED") return undefined;
-    if (error.interrupt_id !== pending.id || JSON.stringify(error.answer) !== JSON.stringify(answer)) {
+    const mine = JSON.stringify(error.answer) === JSON.stringify(answer);
+    const timedOut = deadline && error.by === "deadline" && error.answer === "timeout";
+    if (error.interrupt_id !== pending.id || !(mine || timedOut)) {
       violations.push(`${response.where}: ${answer} refused as answered by another: ${JSON.stringify(error)}`);
     }
-    state.acked.push(answer);
+    state.acked.push(mine ? answer : "timeout");
     return null;
   }
 
   /** Gives `answer` to `pending` in the client's way until it is taken; the next question. */
   async function give(state, pending, answer) {
     const resume = { assistant_id: graph, command: { resume: { [pending.id]: answer } } };
+    if (think) {
+      state.doing = `thinking over ${answer} (at ${seconds()})`;
+      await sleep(Math.random() * think);
+    }
     for (;;) {
       state.doing = `giving ${answer} by ${state.way} (at ${seconds()})`;
       let response;
@@ -190,6 +209,8 @@ export function answeringClient({ urls, graph, delay }) {
     },
     stopped: () => stopping,
     acknowledged: () => clients.reduce((sum, state) => sum + (state?.acked.length ?? 0), 0),
+    /** Of those, the answers deadlines gave. */
+    timedOut: () => clients.reduce((sum, state) => sum + (state?.acked.filter((a) => a === "timeout").length ?? 0), 0),
     refusals: () => Object.fromEntries([...met].map(([key, { count }]) => [key, count])),
     /** What each client is doing; for one not stopped, its thread and newest runs as the API shows them. */
     async whereClientsAre() {
@@ -217,6 +238,7 @@ export function answeringClient({ urls, graph, delay }) {
       for (const state of clients) {
         const thread = await call("GET", `/threads/${state.threadId}`);
         const taken = thread.body?.values?.answers ?? [];
+        if (deadline) adoptTimeouts(state.acked, taken);
         if (JSON.stringify(taken) !== JSON.stringify(state.acked)) {
           violations.push(`client ${state.c}: acknowledged ${state.acked.length}, thread holds ${taken.length}`);
         }

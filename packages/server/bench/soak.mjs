@@ -12,10 +12,13 @@
  * found to a deterministic scenario. Exits 1 on any violation, naming where each client was.
  *
  * `node packages/server/bench/soak.mjs [--postgres] [--seconds 120] [--clients 8] [--graph
- * soak_flat|soak_nested] [--faults kill,term,cut,refuse] [--every 2500] [--delay 20]`
+ * soak_flat|soak_nested] [--faults kill,term,cut,refuse] [--every 2500] [--delay 20] [--deadline 1
+ * --think 1500]`
  * (`npm run soak -- ...`). On SQLite one server on a file, killed and started again on it; on
  * PostgreSQL (a throwaway server, or BENCH_POSTGRES_URL's) two servers and a worker. `--delay`:
  * each answer's run then sleeps that long in a second step, where kills find it mid-run.
+ * `--deadline S`: every question is answered "timeout" after S seconds if no one did, while
+ * clients think up to `--think` ms before answering (a reviewer racing the deadline).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -32,6 +35,8 @@ const GRAPH = arg("graph", "soak_flat");
 const FAULTS = arg("faults", POSTGRES ? "kill,term,cut,refuse" : "kill,term").split(",");
 const EVERY_MS = Number(arg("every", 2500));
 const DELAY_MS = Number(arg("delay", 20));
+const DEADLINE_S = arg("deadline") === undefined ? undefined : Number(arg("deadline"));
+const THINK_MS = Number(arg("think", 0));
 // Short leases and claims: a killed process's runs are found lost within a second or two.
 const env = { INTERLUDE_RUN_LEASE_MS: "1000", INTERLUDE_CLAIM_TTL_MS: "1000", INTERLUDE_DRAIN_GRACE_MS: "2000" };
 
@@ -98,7 +103,7 @@ async function fault() {
   slot.stopping = false;
 }
 
-const client = answeringClient({ urls, graph: GRAPH, delay: DELAY_MS });
+const client = answeringClient({ urls, graph: GRAPH, delay: DELAY_MS, deadline: DEADLINE_S, think: THINK_MS });
 const clients = Array.from({ length: CLIENTS }, (_, c) => client.run(c));
 const failed = Promise.race(clients.map((running) => running.then(() => new Promise(() => undefined))));
 const faulting = (async () => {
@@ -127,7 +132,10 @@ console.log(
   `soak ${POSTGRES ? "PostgreSQL (two servers and a worker)" : "SQLite (one server)"}, ${GRAPH}, ${CLIENTS} clients, ${at()}`,
 );
 console.log(`faults: ${JSON.stringify(Object.fromEntries(faults))}`);
-console.log(`answers acknowledged: ${answered} (${(answered / ((Date.now() - started) / 1000)).toFixed(0)}/s)`);
+const timedOut = DEADLINE_S === undefined ? "" : `, ${client.timedOut()} of them by deadlines`;
+console.log(
+  `answers acknowledged: ${answered} (${(answered / ((Date.now() - started) / 1000)).toFixed(0)}/s)${timedOut}`,
+);
 console.log(`refusals and losses met (allowed under faults): ${JSON.stringify(client.refusals())}`);
 for (const line of verdict.lines) console.log(line);
 if (!verdict.ok) {
