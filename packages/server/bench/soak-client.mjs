@@ -11,6 +11,12 @@
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The answers a soak graph's state holds, in order: its `answers`, or the agent's tool results. */
+function answersOf(values) {
+  if (values?.messages) return values.messages.filter((m) => m.type === "tool").map((m) => m.content);
+  return values?.answers ?? [];
+}
+
 /** The "timeout" answers `taken` holds past `acked`, which agrees with it so far: deadlines gave them, taken as acknowledged. */
 function adoptTimeouts(acked, taken) {
   if (JSON.stringify(taken.slice(0, acked.length)) !== JSON.stringify(acked)) return;
@@ -110,7 +116,12 @@ export function answeringClient({ urls, graph, delay, deadline, think = 0 }) {
       }
       const [pending] = Object.values(thread.body.interrupts ?? {}).flat();
       if (pending) return expectNext(state, pending, thread.body.values, thread.where);
-      const input = thread.body.values?.answers ? null : { rounds: 1e9, delay, deadline };
+      const started = Object.keys(thread.body.values ?? {}).length > 0;
+      const input = started
+        ? null
+        : graph === "soak_agent"
+          ? { messages: [{ role: "user", content: "go" }] }
+          : { rounds: 1e9, delay, deadline };
       state.doing = `a run ${input ? "starting" : "continuing"} the thread (at ${seconds()})`;
       const run = await call("POST", `/threads/${state.threadId}/runs/wait`, { assistant_id: graph, input });
       if (run.status !== 200) meet(refusalOf(run), run.where);
@@ -125,7 +136,7 @@ export function answeringClient({ urls, graph, delay, deadline, think = 0 }) {
    * (with deadlines, followed by those their deadlines answered while the client thought).
    */
   function expectNext(state, pending, values, where) {
-    const taken = values?.answers ?? [];
+    const taken = answersOf(values);
     const expected = state.acked;
     if (deadline) adoptTimeouts(expected, taken);
     if (JSON.stringify(taken) !== JSON.stringify(expected) || pending.value?.n !== expected.length) {
@@ -223,8 +234,8 @@ export function answeringClient({ urls, graph, delay, deadline, think = 0 }) {
         const history = (await call("POST", `/threads/${state.threadId}/history`, { limit: 3 })).body;
         const runs = (await call("GET", `/threads/${state.threadId}/runs?limit=4`)).body;
         lines.push(
-          `  thread: ${JSON.stringify({ status, answers: values?.answers?.slice(-3), count: values?.count, interrupts, error })}`,
-          `  newest checkpoints: ${JSON.stringify(history?.map?.((s) => ({ next: s.next, answers: s.values?.answers?.slice(-2), tasks: s.tasks?.map((t) => ({ name: t.name, interrupts: t.interrupts?.length, state: !!t.state })), metadata: s.metadata })))}`,
+          `  thread: ${JSON.stringify({ status, answers: answersOf(values).slice(-3), interrupts, error })}`,
+          `  newest checkpoints: ${JSON.stringify(history?.map?.((s) => ({ next: s.next, answers: answersOf(s.values).slice(-2), tasks: s.tasks?.map((t) => ({ name: t.name, interrupts: t.interrupts?.length, state: !!t.state })), metadata: s.metadata })))}`,
           `  newest runs: ${JSON.stringify(runs?.map?.((r) => ({ run_id: r.run_id, status: r.status, created_at: r.created_at, kwargs: r.kwargs?.command })))}`,
         );
       }
@@ -237,7 +248,7 @@ export function answeringClient({ urls, graph, delay, deadline, think = 0 }) {
     async verify() {
       for (const state of clients) {
         const thread = await call("GET", `/threads/${state.threadId}`);
-        const taken = thread.body?.values?.answers ?? [];
+        const taken = answersOf(thread.body?.values);
         if (deadline) adoptTimeouts(state.acked, taken);
         if (JSON.stringify(taken) !== JSON.stringify(state.acked)) {
           violations.push(`client ${state.c}: acknowledged ${state.acked.length}, thread holds ${taken.length}`);

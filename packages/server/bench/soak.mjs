@@ -12,12 +12,13 @@
  * found to a deterministic scenario. Exits 1 on any violation, naming where each client was.
  *
  * `node packages/server/bench/soak.mjs [--postgres] [--seconds 120] [--clients 8] [--graph
- * soak_flat|soak_nested] [--faults kill,term,cut,refuse] [--every 2500] [--delay 20] [--deadline 1
+ * soak_flat|soak_nested|soak_agent] [--faults kill,term,cut,refuse] [--every 2500] [--delay 20] [--deadline 1
  * --think 1500]`
  * (`npm run soak -- ...`). On SQLite one server on a file, killed and started again on it; on
  * PostgreSQL (a throwaway server, or BENCH_POSTGRES_URL's) two servers and a worker. `--delay`:
  * each answer's run then sleeps that long in a second step, where kills find it mid-run.
- * `--deadline S`: every question is answered "timeout" after S seconds if no one did, while
+ * `soak_agent`: a LangChain agent (messages state, a chat model's tool call edited by the
+ * reviewer, a ToolNode; `--delay` and `--deadline` do not apply). `--deadline S`: every question is answered "timeout" after S seconds if no one did, while
  * clients think up to `--think` ms before answering (a reviewer racing the deadline).
  */
 import { mkdtempSync, rmSync } from "node:fs";
