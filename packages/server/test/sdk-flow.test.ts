@@ -28,6 +28,9 @@ describe("assistants", () => {
       "pair",
       "picky",
       "slow",
+      "soak_agent",
+      "soak_flat",
+      "soak_nested",
       "spin",
       "two_questions",
     ]);
