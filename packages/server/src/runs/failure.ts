@@ -160,7 +160,17 @@ export async function endStopped(
   // Counted once recorded: a run whose end was recorded before something after it failed is not counted again.
   if (!moved) return;
   countRunEnd(ctx, end);
-  await syncStopped(ctx, run.thread_id, error);
-  await ctx.bus.publish({ type: "run.done", run_id: run.run_id });
-  await dispatchNext(ctx, run.thread_id);
+  // Tried again on its own when it fails: the retry of this function (failRun's) finds the run
+  // moved and returns, and the thread would stay busy for good.
+  const after = async () => {
+    await syncStopped(ctx, run.thread_id, error);
+    await ctx.bus.publish({ type: "run.done", run_id: run.run_id });
+    await dispatchNext(ctx, run.thread_id);
+  };
+  try {
+    await after();
+  } catch (failure) {
+    console.error(`[interlude] run ${run.run_id} ended, its thread not in line yet (retrying):`, failure);
+    retryUntilStored(after);
+  }
 }

@@ -55,22 +55,46 @@ export async function stillAsked(ctx: ServerContext, threadId: string): Promise<
   return askedWhereAsked(await graph.getState({ configurable: { thread_id: threadId } }, { subgraphs: true }));
 }
 
-/** @param read the thread's snapshot when the caller has just read it */
+/** How often a sync reads the snapshot again when the thread moved on before it wrote. */
+const STALE_READS = 3;
+
+/**
+ * @param read the thread's snapshot when the caller has just read it. The snapshot is read
+ * before the transaction, where the thread's head may move on (a run that started and ended
+ * since, a state edit): a sync that finds it moved reads it again, without `options.error`
+ * (what the caller saw stopped is no longer where the thread is), rather than write the older
+ * state over what that writer synced.
+ */
 export async function syncThread(
   ctx: ServerContext,
   threadId: string,
   options: SyncOptions = {},
   read?: StateSnapshot,
 ): Promise<ThreadRecord | undefined> {
-  const snapshot = read ?? (await readSnapshot(ctx, threadId));
-  const announcements: Announcements = { events: [], deadlines: [] };
-  const { thread } = await ctx.store.tx(async (tx) => {
-    const synced = await syncThreadIn(tx, threadId, snapshot, options, announcements);
-    await announceAtCommit(ctx, tx, announcements);
-    return synced;
-  }, threadId);
-  await announce(ctx, announcements);
-  return thread;
+  let snapshot = read ?? (await readSnapshot(ctx, threadId));
+  for (let reads = 1; ; reads++) {
+    const announcements: Announcements = { events: [], deadlines: [] };
+    const seen = snapshot;
+    const synced = await ctx.store.tx(async (tx) => {
+      if (seen && reads < STALE_READS && (await headIn(ctx, tx, threadId)) !== checkpointIdOf(seen)) return undefined;
+      const { thread } = await syncThreadIn(tx, threadId, seen, options, announcements);
+      await announceAtCommit(ctx, tx, announcements);
+      return { thread };
+    }, threadId);
+    if (synced) {
+      await announce(ctx, announcements);
+      return synced.thread;
+    }
+    snapshot = await readSnapshot(ctx, threadId);
+    options = { ...options, error: undefined };
+  }
+}
+
+/** The thread's checkpoint head, read in `tx` where the saver shares the store's database, else through the saver (whose writes wait for `tx` on SQLite). */
+async function headIn(ctx: ServerContext, tx: StoreTx, threadId: string): Promise<string | undefined> {
+  if (!ctx.headStatement) return ctx.saver.getHeadId(threadId);
+  const [rows] = await tx.db.reads([ctx.headStatement(threadId)]);
+  return (rows?.[0]?.head_id as string | null | undefined) ?? undefined;
 }
 
 /**
