@@ -34,8 +34,10 @@ async function serverOnFile(name: string, config?: string) {
     get url(): string {
       return current.url;
     },
-    async restart(): Promise<void> {
+    /** `whileDown`: done to the file between the kill and the start. */
+    async restart(whileDown?: () => void): Promise<void> {
       await current.stop("SIGKILL");
+      whileDown?.();
       current = await start();
     },
     stop: (): Promise<number | null> => current.stop("SIGKILL"),
@@ -190,6 +192,38 @@ it("a run its killed predecessor was rolling back is rolled back by the restarte
     const after = (await json(`${server.url}/threads/${thread.thread_id}/state`)).body;
     expect(after.values.log).toEqual(["first:a", "second:a"]);
     expect(after.checkpoint_id).toBe(before.checkpoint_id);
+  } finally {
+    await server.stop();
+  }
+}, 60_000);
+
+it("a run cancelled before its process died is ended at the restart, its thread in line once a refused sync is taken", async () => {
+  const server = await serverOnFile("cancelled.sqlite");
+  const refuse =
+    "CREATE TRIGGER refuse_sync BEFORE UPDATE ON interlude_server_threads BEGIN SELECT RAISE(ABORT, 'refused'); END";
+  const onFile = (sql: string) => {
+    const raw = new Database(server.db);
+    raw.exec(sql);
+    raw.close();
+  };
+  try {
+    const thread = await post(`${server.url}/threads`, {});
+    const runs = (url: string) => `${url}/threads/${thread.thread_id}/runs`;
+    // Its first step saved, its second never ends by itself (nor when aborted: it ignores the signal).
+    const run = await post(runs(server.url), {
+      assistant_id: "slow",
+      input: { tag: "b", delay: 1, secondDelay: 60_000 },
+    });
+    await until(async () =>
+      (await json(`${server.url}/threads/${thread.thread_id}/state`)).body.values.log?.includes("first:b"),
+    );
+    expect((await json(`${runs(server.url)}/${run.run_id}/cancel`, { method: "POST" })).status).toBe(202);
+    // The restarted server ends the run (its recovery), and its first sync of the thread is refused.
+    await server.restart(() => onFile(refuse));
+    expect((await runEnded(`${runs(server.url)}/${run.run_id}`)).status).toBe("interrupted");
+    onFile("DROP TRIGGER refuse_sync");
+    await until(async () => (await json(`${server.url}/threads/${thread.thread_id}`)).body.status !== "busy");
+    expect((await json(`${server.url}/threads/${thread.thread_id}`)).body.status).toBe("interrupted");
   } finally {
     await server.stop();
   }

@@ -9,7 +9,7 @@ import { countRunEnd, type RunEnd, type ServerContext } from "../context.js";
 import { ServerError } from "../errors.js";
 import { isStorageFailure } from "../store/failures.js";
 import type { RunRecord, RunStatus } from "../store/records.js";
-import { retryUntilStored } from "../store/retry-until-stored.js";
+import { nowOrUntilStored, retryUntilStored } from "../store/retry-until-stored.js";
 import type { StoreTx } from "../store/store.js";
 import { readSnapshot, stillAsked, syncThread } from "../threads/sync.js";
 import { backToQueue } from "./drain.js";
@@ -162,15 +162,9 @@ export async function endStopped(
   countRunEnd(ctx, end);
   // Tried again on its own when it fails: the retry of this function (failRun's) finds the run
   // moved and returns, and the thread would stay busy for good.
-  const after = async () => {
+  await nowOrUntilStored(`run ${run.run_id} ended, its thread not in line yet`, async () => {
     await syncStopped(ctx, run.thread_id, error);
     await ctx.bus.publish({ type: "run.done", run_id: run.run_id });
     await dispatchNext(ctx, run.thread_id);
-  };
-  try {
-    await after();
-  } catch (failure) {
-    console.error(`[interlude] run ${run.run_id} ended, its thread not in line yet (retrying):`, failure);
-    retryUntilStored(after);
-  }
+  });
 }

@@ -8,6 +8,7 @@
  */
 import { countRunEnd, type ServerContext } from "../context.js";
 import type { RunRecord } from "../store/records.js";
+import { nowOrUntilStored } from "../store/retry-until-stored.js";
 import { undoRunSteps } from "../threads/copy.js";
 import { syncThread } from "../threads/sync.js";
 import { abortLocal } from "./cancel.js";
@@ -79,23 +80,25 @@ export async function recoverLost(ctx: ServerContext, everyRun = false, unheard?
     if (ctx.executing.has(run.run_id)) continue;
     if (run.kwargs.stop_requested) {
       // Cancelled before its process died: it ends as cancelled, never executed again.
-      if (await takeFromLost(ctx, run, "interrupted")) {
-        if (run.kwargs.stop_requested === "rollback") {
+      if (!(await takeFromLost(ctx, run, "interrupted"))) continue;
+      const rollback = run.kwargs.stop_requested === "rollback";
+      countRunEnd(ctx, rollback ? "rolled_back" : "interrupted");
+      // Taken: the next sweep passes it by, so what follows is tried again on its own.
+      await nowOrUntilStored(`run ${run.run_id} stopped, its thread not in line yet`, async () => {
+        if (rollback) {
           // Rolled back: undone as its process would have (runs/executor.ts, finish).
-          countRunEnd(ctx, "rolled_back");
           await undoRunSteps(ctx.saver, run);
           await ctx.store.tx(async (tx) => {
             await tx.forgetAnswers(run.run_id);
             await tx.deleteRun(run.run_id);
           }, run.thread_id);
         } else {
-          countRunEnd(ctx, "interrupted");
           // Read after the revocation committed (takeFromLost): nothing more of the run lands.
           await ctx.store.settleAnswers(run.run_id, await answersApplied(ctx, run));
         }
         await syncThread(ctx, run.thread_id);
         await dispatchNext(ctx, run.thread_id);
-      }
+      });
       continue;
     }
     // A stream or wait run too: its client went with the process, and a client going away does

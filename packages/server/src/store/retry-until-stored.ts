@@ -25,3 +25,17 @@ export async function untilStored(write: () => Promise<void>): Promise<void> {
     }
   }
 }
+
+/**
+ * Runs `write` now, and when it fails, again until storage takes it (retryUntilStored), saying
+ * so with `what`: for what must follow a change already committed, which a retry of the whole
+ * would skip (it finds the change made) or make twice.
+ */
+export async function nowOrUntilStored(what: string, write: () => Promise<void>): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    console.error(`[interlude] ${what} (retrying):`, error);
+    retryUntilStored(write);
+  }
+}

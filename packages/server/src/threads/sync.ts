@@ -13,7 +13,7 @@ import type { BusEvent } from "../events/bus.js";
 import { deadlineOf } from "../inbox/deadline-spec.js";
 import type { Row, Statement } from "../store/db.js";
 import type { AnswerRecord, PendingInterrupt, RunRecord, ThreadRecord, ThreadStatus } from "../store/records.js";
-import { retryUntilStored } from "../store/retry-until-stored.js";
+import { nowOrUntilStored } from "../store/retry-until-stored.js";
 import type { StoreTx } from "../store/store.js";
 import { syncView } from "../store/views.js";
 import { apiInterrupt, askedWhereAsked, interruptsByTask } from "./state.js";
@@ -102,13 +102,11 @@ async function headIn(ctx: ServerContext, tx: StoreTx, threadId: string): Promis
  * that fails is retried until stored, in the background, rather than failing the request
  * whose client would then make the change a second time.
  */
-export async function syncAfterSaved(ctx: ServerContext, threadId: string, options: SyncOptions): Promise<void> {
-  try {
-    await syncThread(ctx, threadId, options);
-  } catch (error) {
-    console.error(`[interlude] thread ${threadId} changed, its record not in line yet (retrying):`, error);
-    retryUntilStored(async () => void (await syncThread(ctx, threadId, options)));
-  }
+export function syncAfterSaved(ctx: ServerContext, threadId: string, options: SyncOptions): Promise<void> {
+  return nowOrUntilStored(
+    `thread ${threadId} changed, its record not in line yet`,
+    async () => void (await syncThread(ctx, threadId, options)),
+  );
 }
 
 /**
