@@ -124,17 +124,19 @@ export function assistantRecord(id: string, name: string, graph: string, created
 /**
  * Runs `during` while `table` refuses `event` on the rows `when` holds for (SQL on OLD or NEW),
  * as a fault of the database would refuse it: a trigger, on SQLite or PostgreSQL, dropped after.
+ * `sqlstate` (PostgreSQL): the refusal's code, e.g. 57P01, which PostgreSQL answers when it
+ * terminates a connection (default: P0001, a plain raised exception).
  */
 export async function whileRefusing<T>(
   db: { dialect: "sqlite" | "postgres"; run(sql: string): Promise<number> },
-  refusal: { event: "INSERT" | "UPDATE" | "DELETE"; table: string; when?: string },
+  refusal: { event: "INSERT" | "UPDATE" | "DELETE"; table: string; when?: string; sqlstate?: string },
   during: () => Promise<T>,
 ): Promise<T> {
-  const { event, table, when = "TRUE" } = refusal;
+  const { event, table, when = "TRUE", sqlstate = "P0001" } = refusal;
   const name = `refuse_${event.toLowerCase()}_${table}`;
   if (db.dialect === "postgres") {
     await db.run(
-      `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$`,
+      `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test' USING ERRCODE = '${sqlstate}'; END $$`,
     );
     await db.run(
       `CREATE TRIGGER ${name} BEFORE ${event} ON ${table} FOR EACH ROW WHEN (${when}) EXECUTE FUNCTION ${name}()`,

@@ -14,6 +14,7 @@ import {
 } from "@interlude/core";
 import { countRunEnd, type Execution, type ServerContext, type StopReason } from "../context.js";
 import { ServerStoppingError } from "../errors.js";
+import { isStorageFailure } from "../store/failures.js";
 import type { RunKwargs, RunRecord, RunStatus } from "../store/records.js";
 import { deleteRunStatement } from "../store/store.js";
 import { undoRunSteps } from "../threads/copy.js";
@@ -233,6 +234,9 @@ export async function executeRun(ctx: ServerContext, pending: RunRecord, options
         ).unref();
         return;
       }
+      // The database failed it (and may take writes again by now): as a failure met outside the
+      // graph, so that a queued run goes back to the queue rather than ending (API.md, "Storage failures").
+      if (error !== undefined && isStorageFailure(error) && !controller.signal.aborted) throw error;
       // Drained at shutdown: the run goes back to the queue (below, once its last writes are out),
       // unless its client, which goes with this process, asked to cancel it then (runs/drain.ts).
       const drainedHere = isGraphDrained(error) && !controller.signal.aborted;
