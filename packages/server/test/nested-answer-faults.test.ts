@@ -2,18 +2,36 @@
  * An answer to a question asked inside a subgraph, whose run the database fails after the
  * subgraph saved its step past the question and before the parent saved its own: the subgraph's
  * checkpoint holds the answer, the parent's still shows the question. Whether the run's end is
- * recorded at once or, when that record fails too, by the retry once storage is back, the thread holds the answer as API.md ("Storage failures") says: given again it is
- * refused ALREADY_ANSWERED, the thread waits for no question (status error, next not empty), and
- * a run without input continues it with the answer applied once.
+ * recorded at once or, when that record fails too, by the retry once storage is back, the thread
+ * holds the answer as API.md ("Storage failures") says: given again it is refused
+ * ALREADY_ANSWERED, the thread waits for no question (status error, next not empty), and a run
+ * without input continues it with the answer applied once. The same when the subgraph's next
+ * node fails instead of the database (the run ends in its own process, which saw the answer taken).
  */
+import { Annotation, interrupt, START, StateGraph } from "@interlude/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { json, type TestServer, testServer, until, whileRefusing } from "./helpers.js";
 import { storages } from "./processes.js";
 
+/** Checks fail this many more times (the subgraph's node after its question). */
+let failures = 0;
+const checked = new StateGraph(Annotation.Root({ answer: Annotation<string>() }))
+  .addNode("ask", () => ({ answer: interrupt({ question: "ok?" }) }))
+  .addNode("check", () => {
+    if (failures-- > 0) throw new Error("the check failed");
+    return {};
+  })
+  .addEdge(START, "ask")
+  .addEdge("ask", "check")
+  .compile();
+const askThenCheck = new StateGraph(Annotation.Root({ answer: Annotation<string>() }))
+  .addNode("inner", checked)
+  .addEdge(START, "inner");
+
 describe.each(storages("interlude_nested_faults"))("on %s", (_name, storage) => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await testServer(await storage());
+    server = await testServer({ ...(await storage()), graphs: { ask_then_check: askThenCheck } });
   });
   afterAll(() => server?.dispose());
   const post = (path: string, body: unknown) =>
@@ -70,5 +88,24 @@ describe.each(storages("interlude_nested_faults"))("on %s", (_name, storage) => 
     );
     expect(failed).toMatchObject({ status: 503, body: { code: "STORAGE_FAILED" } });
     await expectHeldThenContinued(threadId, question);
+  });
+
+  it("when the subgraph's node after the question fails", async () => {
+    const threadId = (await post("/threads", {})).body.thread_id as string;
+    const first = await post(`/threads/${threadId}/runs/wait`, { assistant_id: "ask_then_check", input: {} });
+    const question = first.body.__interrupt__[0].id as string;
+    const resume = { assistant_id: "ask_then_check", command: { resume: { [question]: "a0" } } };
+    failures = 1;
+    const failed = await post(`/threads/${threadId}/runs/wait`, resume);
+    expect(failed.body.__error__.message).toBe("the check failed");
+    const thread = (await json(`${server.url}/threads/${threadId}`)).body;
+    expect({ status: thread.status, interrupts: thread.interrupts }).toEqual({ status: "error", interrupts: {} });
+    const again = await post(`/threads/${threadId}/runs/wait`, resume);
+    expect(again).toMatchObject({
+      status: 409,
+      body: { code: "ALREADY_ANSWERED", interrupt_id: question, answer: "a0" },
+    });
+    const continued = await post(`/threads/${threadId}/runs/wait`, { assistant_id: "ask_then_check" });
+    expect(continued.body).toEqual({ answer: "a0" });
   });
 });
