@@ -233,10 +233,20 @@ export function answeringClient({ urls, graph, delay, deadline, think = 0 }) {
         const { status, values, interrupts, error } = thread ?? {};
         const history = (await call("POST", `/threads/${state.threadId}/history`, { limit: 3 })).body;
         const runs = (await call("GET", `/threads/${state.threadId}/runs?limit=4`)).body;
+        const deep = (await call("GET", `/threads/${state.threadId}/state?subgraphs=true`)).body;
+        const inner = deep?.tasks?.map?.((t) => ({
+          name: t.name,
+          interrupts: t.interrupts?.map((i) => i.id),
+          state: t.state && {
+            next: t.state.next,
+            tasks: t.state.tasks?.map((u) => ({ name: u.name, interrupts: u.interrupts?.map((i) => i.id) })),
+          },
+        }));
         lines.push(
           `  thread: ${JSON.stringify({ status, answers: answersOf(values).slice(-3), interrupts, error })}`,
           `  newest checkpoints: ${JSON.stringify(history?.map?.((s) => ({ next: s.next, answers: answersOf(s.values).slice(-2), tasks: s.tasks?.map((t) => ({ name: t.name, interrupts: t.interrupts?.length, state: !!t.state })), metadata: s.metadata })))}`,
-          `  newest runs: ${JSON.stringify(runs?.map?.((r) => ({ run_id: r.run_id, status: r.status, created_at: r.created_at, kwargs: r.kwargs?.command })))}`,
+          `  newest runs: ${JSON.stringify(runs?.map?.((r) => ({ run_id: r.run_id, status: r.status, created_at: r.created_at, updated_at: r.updated_at, kwargs: r.kwargs?.command, error: r.error?.code })))}`,
+          `  its tasks, with subgraphs: ${JSON.stringify(inner)}`,
         );
       }
       return lines.join("\n");
