@@ -283,16 +283,17 @@ export class PostgresSaver extends SaverKit {
       rows.map((r) => r.channel),
       rows.map((r) => toBytes(r.data)),
     ];
+    if (releaseClaim !== undefined && this.claims.parks(threadId, releaseClaim)) {
+      // A held checkpoint goes first: the parked writes belong to it.
+      await this.settleFor(threadId, checkpointId);
+      const owner = this.claims.ownerInDatabase(threadId, releaseClaim);
+      this.parked.set(threadId, named("putWritesReleaseParked", [...values, owner]));
+      return this.claims.releasedWith(threadId, releaseClaim);
+    }
     const query =
       releaseClaim === undefined
         ? named("putWrites", [...values, this.claims.fenceOf(threadId) ?? null])
         : named("putWritesRelease", [...values, this.claims.ownerInDatabase(threadId, releaseClaim)]);
-    if (releaseClaim !== undefined && this.claims.parks(threadId, releaseClaim)) {
-      // A held checkpoint goes first: the parked writes belong to it.
-      await this.settleFor(threadId, checkpointId);
-      this.parked.set(threadId, query);
-      return this.claims.releasedWith(threadId, releaseClaim);
-    }
     const stored = await this.database.guard("putWrites", async () => {
       await this.settleFor(threadId, checkpointId);
       return this.query<{ held: boolean }>(query);

@@ -375,6 +375,17 @@ const MIGRATIONS: readonly string[] = [
      PERFORM pg_advisory_xact_lock_shared(1231844708, hashtext(p_thread));
      RETURN EXISTS (SELECT FROM interlude_claims WHERE thread_id = p_thread AND owner = p_owner);
    END $$;`,
+  // A run's last writes sent in the caller's transaction that records its end (joined.ts):
+  // fenced off (its claim lapsed and was swept, or was revoked), they fail that transaction
+  // instead of leaving it to record the end without them.
+  `CREATE OR REPLACE FUNCTION interlude_claim_held(p_held boolean) RETURNS boolean
+   LANGUAGE plpgsql AS $$
+   BEGIN
+     IF NOT p_held THEN
+       RAISE EXCEPTION 'the run''s claim on the thread was lost: its last writes were not stored' USING ERRCODE = 'IL410';
+     END IF;
+     RETURN true;
+   END $$;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

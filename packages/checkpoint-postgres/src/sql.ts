@@ -248,6 +248,10 @@ export const SQL = {
   putWritesRelease: `WITH ${INSERT_WRITES},
     r AS (${releaseBy("$8")})
     SELECT ${fence("$8")} AS held`,
+  /** The same, parked for a caller's transaction (joined.ts): fenced off, it fails (IL410) rather than answer `held` false, which nobody reads there. */
+  putWritesReleaseParked: `WITH ${INSERT_WRITES},
+    r AS (${releaseBy("$8")})
+    SELECT interlude_claim_held(${fence("$8")}) AS held`,
   /** Every row of the thread, once the puts holding its head rows have committed (schema.ts). */
   deleteThread: `WITH c AS (DELETE FROM interlude_claims WHERE thread_id = $1 AND expires_at = ${RELEASED})
     SELECT interlude_delete_thread($1)`,
@@ -318,6 +322,7 @@ export const SQL = {
  */
 export const GROUPED: ReadonlyMap<string, Commit> = new Map(
   (Object.keys(SQL) as Array<keyof typeof SQL>).flatMap((statement): Array<[string, Commit]> => {
+    if (statement === "putWritesReleaseParked") return []; // refuses by raising, as the long way's put
     if (statement.startsWith("put_") || statement.startsWith("putWrites"))
       return [[preparedName(statement), "durable"]];
     if (statement === "claimLatest" || statement === "claimLatestSince") return [[preparedName(statement), "relaxed"]];

@@ -7,7 +7,7 @@
  */
 import { countRunEnd, type RunEnd, type ServerContext } from "../context.js";
 import { ServerError } from "../errors.js";
-import { isStorageFailure } from "../store/failures.js";
+import { isClaimLost, isStorageFailure } from "../store/failures.js";
 import type { RunRecord, RunStatus } from "../store/records.js";
 import { nowOrUntilStored, retryUntilStored } from "../store/retry-until-stored.js";
 import type { StoreTx } from "../store/store.js";
@@ -44,7 +44,11 @@ export function failRun(ctx: ServerContext, run: RunRecord, error: unknown, stop
     queueAgain(ctx, run, error);
     return;
   }
-  if (queued && run.status === "running" && run.attempt < QUEUED_TRIES) {
+  // A run whose claim was lost before its end was stored goes on as a lost run does, a wait or
+  // stream run's too: elsewhere if another process took it over (then nothing moves here, and
+  // its waiters here get the end recorded there), else from the queue.
+  const lostClaim = !stopping && isClaimLost(error);
+  if ((queued || lostClaim) && run.status === "running" && run.attempt < QUEUED_TRIES) {
     requeue(ctx, run, error);
     return;
   }

@@ -7,9 +7,10 @@ import { InterludeError } from "@interlude/core";
 
 /** SQLite result codes (better-sqlite3's `code`, extended codes start with these). */
 const SQLITE = ["SQLITE_FULL", "SQLITE_READONLY", "SQLITE_IOERR", "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_CANTOPEN"];
-/** PostgreSQL SQLSTATE classes and codes: connection, resources, read-only transaction, shutdown, system. */
+/** PostgreSQL SQLSTATE classes: connection, resources, shutdown, system. */
 const PG_CLASSES = ["08", "53", "57P", "58"];
-const PG_CODES = ["25006"];
+/** 25006: read-only transaction; IL410: a run's last writes fenced off as its claim was lost while storage was away (the PostgreSQL saver's interlude_claim_held). */
+const PG_CODES = ["25006", "IL410"];
 /** Node's socket errors when the database server is gone. */
 const NET = ["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "ENOTFOUND"];
 
@@ -38,6 +39,15 @@ export function isStorageFailure(error: unknown): boolean {
   }
   // pg's own message when the server closes the connection under it.
   return /Connection terminated|connection is closed|Client has encountered a connection error/i.test(error.message);
+}
+
+/**
+ * A run's last writes refused as its claim on the thread was lost meanwhile (the PostgreSQL
+ * saver's IL410): taken over by a process that held it for dead, or lapsed and swept while its
+ * process was cut off. Nothing of the run's end was stored.
+ */
+export function isClaimLost(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "IL410";
 }
 
 /** A row that was already there (SQLite's constraint codes, PostgreSQL's unique_violation). */
