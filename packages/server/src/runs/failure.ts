@@ -11,7 +11,7 @@ import { isClaimLost, isStorageFailure } from "../store/failures.js";
 import type { RunRecord, RunStatus } from "../store/records.js";
 import { nowOrUntilStored, retryUntilStored } from "../store/retry-until-stored.js";
 import type { StoreTx } from "../store/store.js";
-import { readSnapshot, stillAsked, syncThread } from "../threads/sync.js";
+import { headIn, readSnapshot, stillAsked, syncThread } from "../threads/sync.js";
 import { backToQueue } from "./drain.js";
 import { revokeClaim } from "./joined-saver.js";
 import { move } from "./lifecycle.js";
@@ -102,13 +102,9 @@ export async function answersApplied(ctx: ServerContext, run: RunRecord): Promis
   return (await answersTakenMidStep(ctx, run)) || (await headMoved(ctx, run));
 }
 
-/** Whether the thread's head moved past where the run started; read in `tx` where the saver shares the store's database (`ServerContext.headStatement`). */
+/** Whether the thread's head moved past where the run started; read in `tx` where given (headIn). */
 async function headMoved(ctx: ServerContext, run: RunRecord, tx?: StoreTx): Promise<boolean> {
-  const head =
-    tx && ctx.headStatement
-      ? (((await tx.db.reads([ctx.headStatement(run.thread_id)]))[0]?.[0]?.head_id as string | null | undefined) ??
-        null)
-      : ((await ctx.saver.getHeadId(run.thread_id)) ?? null);
+  const head = tx ? await headIn(ctx, tx, run.thread_id) : await ctx.saver.getHeadId(run.thread_id);
   return run.kwargs.started_at_checkpoint !== undefined && head !== run.kwargs.started_at_checkpoint;
 }
 

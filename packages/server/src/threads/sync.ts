@@ -44,13 +44,18 @@ function statusOf(snapshot: StateSnapshot | undefined, busy: boolean, error: unk
 
 /** The thread's newest snapshot, through its graph (undefined: unknown thread or graph not loaded). */
 export async function readSnapshot(ctx: ServerContext, threadId: string): Promise<StateSnapshot | undefined> {
-  const graph = graphOf(ctx, (await ctx.store.threadGraph(threadId))?.graph_id);
+  const graph = await threadGraph(ctx, threadId);
   return graph ? await graph.getState({ configurable: { thread_id: threadId } }) : undefined;
+}
+
+/** The graph the thread runs, as served here (undefined: unknown thread or graph not loaded). */
+async function threadGraph(ctx: ServerContext, threadId: string) {
+  return graphOf(ctx, (await ctx.store.threadGraph(threadId))?.graph_id);
 }
 
 /** The questions the thread still asks, each read where it was asked (askedWhereAsked); undefined as readSnapshot. */
 export async function stillAsked(ctx: ServerContext, threadId: string): Promise<Set<string> | undefined> {
-  const graph = graphOf(ctx, (await ctx.store.threadGraph(threadId))?.graph_id);
+  const graph = await threadGraph(ctx, threadId);
   if (!graph) return undefined;
   return askedWhereAsked(await graph.getState({ configurable: { thread_id: threadId } }, { subgraphs: true }));
 }
@@ -91,7 +96,7 @@ export async function syncThread(
 }
 
 /** The thread's checkpoint head, read in `tx` where the saver shares the store's database, else through the saver (whose writes wait for `tx` on SQLite). */
-async function headIn(ctx: ServerContext, tx: StoreTx, threadId: string): Promise<string | undefined> {
+export async function headIn(ctx: ServerContext, tx: StoreTx, threadId: string): Promise<string | undefined> {
   if (!ctx.headStatement) return ctx.saver.getHeadId(threadId);
   const [rows] = await tx.db.reads([ctx.headStatement(threadId)]);
   return (rows?.[0]?.head_id as string | null | undefined) ?? undefined;
