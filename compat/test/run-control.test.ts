@@ -262,6 +262,59 @@ compare("RunControl drain", {
     },
   },
 
+  "a subgraph drained after taking an answer: its parent's task keeps the question, and the same answer sent again continues it once":
+    {
+      from: "run_control.test.ts: drain from a subgraph bubbles up and the parent can resume (with an interrupt answered first)",
+      async run(lib) {
+        const { Annotation, StateGraph, START, RunControl, MemorySaver, Command, interrupt } = lib;
+        let control: InstanceType<typeof RunControl> | undefined;
+        const ran: string[] = [];
+        const State = Annotation.Root({ log: list(lib) });
+        // The question's node asks to drain once answered: the subgraph stops before its next step.
+        const child = new StateGraph(State)
+          .addNode("ask", () => {
+            const answer = interrupt("approve?");
+            ran.push(`ask:${answer}`);
+            control?.requestDrain("sigterm");
+            return { log: [`answered ${answer}`] };
+          })
+          .addNode("more", () => {
+            ran.push("more");
+            return { log: ["more"] };
+          })
+          .addEdge(START, "ask")
+          .addEdge("ask", "more")
+          .compile({ checkpointer: true });
+        const parent = new StateGraph(State)
+          .addNode("child", child)
+          .addNode("after", () => (ran.push("after"), { log: ["after"] }))
+          .addEdge(START, "child")
+          .addEdge("child", "after")
+          .compile({ checkpointer: new MemorySaver() });
+        const config = thread("drained-answer");
+        const asked = await parent.invoke({ log: [] }, config);
+        const question = asked.__interrupt__[0];
+        control = new RunControl();
+        const error = await parent
+          .invoke(new Command({ resume: { [question.id]: "yes" } }), { ...config, control })
+          .catch((e: unknown) => e);
+        const saved = await parent.getState(config);
+        // What a queue does with a run it drained: it sends the same input again.
+        control = undefined;
+        const again = await parent.invoke(new Command({ resume: { [question.id]: "yes" } }), config);
+        return {
+          error: drained(lib, error),
+          saved: {
+            next: saved.next,
+            tasks: saved.tasks.map((t: any) => ({ name: t.name, interrupts: t.interrupts.map((i: any) => i.value) })),
+            interrupts: saved.tasks.flatMap((t: any) => t.interrupts).map((i: any) => i.id === question.id),
+          },
+          again,
+          ran,
+        };
+      },
+    },
+
   "a drain asked from outside while a node is running stops at the next step boundary": {
     from: "run_control.test.ts: an external concurrent drain stops the graph at the next boundary",
     async run(lib) {

@@ -223,8 +223,11 @@ export function answeringClient({ urls, graph, delay, deadline, think = 0 }) {
     /** Of those, the answers deadlines gave. */
     timedOut: () => clients.reduce((sum, state) => sum + (state?.acked.filter((a) => a === "timeout").length ?? 0), 0),
     refusals: () => Object.fromEntries([...met].map(([key, { count }]) => [key, count])),
-    /** What each client is doing; for one not stopped, its thread and newest runs as the API shows them. */
-    async whereClientsAre() {
+    /**
+     * What each client is doing; for one not stopped, its thread and newest runs as the API
+     * shows them, and the lines `stored(threadId)` adds (the database's rows, when it can read them).
+     */
+    async whereClientsAre(stored = async () => []) {
       const lines = [];
       for (const state of clients) {
         lines.push(`client ${state.c} (${state.threadId}): ${state.doing}; acknowledged ${state.acked.length}`);
@@ -247,6 +250,7 @@ export function answeringClient({ urls, graph, delay, deadline, think = 0 }) {
           `  newest checkpoints: ${JSON.stringify(history?.map?.((s) => ({ next: s.next, answers: answersOf(s.values).slice(-2), tasks: s.tasks?.map((t) => ({ name: t.name, interrupts: t.interrupts?.length, state: !!t.state })), metadata: s.metadata })))}`,
           `  newest runs: ${JSON.stringify(runs?.map?.((r) => ({ run_id: r.run_id, status: r.status, created_at: r.created_at, updated_at: r.updated_at, kwargs: r.kwargs?.command, error: r.error?.code })))}`,
           `  its tasks, with subgraphs: ${JSON.stringify(inner)}`,
+          ...(await stored(state.threadId)).map((line) => `  ${line}`),
         );
       }
       return lines.join("\n");

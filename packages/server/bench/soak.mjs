@@ -63,7 +63,7 @@ async function deploy() {
   const slots = [{ start: start(false) }, { start: start(false) }, { start: start(true) }];
   return {
     slots,
-    admin: { client: admin, name },
+    admin: { client: admin, name, url: database.url },
     cleanup: async () => {
       await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`).catch(() => undefined);
       await admin.end();
@@ -77,7 +77,50 @@ const { slots, admin } = deployment;
 for (const slot of slots) slot.process = await slot.start();
 const urls = () => slots.filter((slot) => slot.process?.url && !slot.stopping).map((slot) => slot.process.url);
 const faults = new Map();
+/** When each fault began, to set against the runs' and checkpoints' times when a client fails. */
+const timeline = [];
 const count = (map, key) => map.set(key, (map.get(key) ?? 0) + 1);
+
+/**
+ * On PostgreSQL, what the database holds for a thread a client is stuck on, below what the API
+ * shows: its claim, its runs with their errors, its answers, and its newest checkpoints' writes
+ * in every namespace (a question the API shows or hides is read from these).
+ */
+async function storedRows(threadId) {
+  if (!admin) return [];
+  const { default: pg } = await import("pg");
+  const db = new pg.Client({ connectionString: `${admin.url}` });
+  await db.connect();
+  const rows = async (label, sql) => `${label}: ${JSON.stringify((await db.query(sql, [threadId])).rows)}`;
+  try {
+    return [
+      await rows("claim", "SELECT owner, expires_at FROM interlude_claims WHERE thread_id = $1"),
+      await rows(
+        "runs' errors",
+        "SELECT run_id, status, attempt, owner, left(error, 300) AS error FROM interlude_server_runs WHERE thread_id = $1 ORDER BY created_at DESC LIMIT 4",
+      ),
+      await rows(
+        "answers",
+        "SELECT interrupt_id, answer, by, state, run_id FROM interlude_server_answers WHERE thread_id = $1 ORDER BY at DESC LIMIT 3",
+      ),
+      await rows(
+        "heads",
+        "SELECT checkpoint_ns, head_id, updated_at FROM interlude_heads WHERE thread_id = $1 ORDER BY updated_at DESC LIMIT 3",
+      ),
+      await rows(
+        "newest checkpoints' writes",
+        `SELECT w.checkpoint_ns AS ns, w.checkpoint_id, w.task_id, w.idx, w.channel, left(encode(w.data, 'escape'), 160) AS data
+         FROM interlude_writes w JOIN (SELECT checkpoint_ns, checkpoint_id FROM interlude_checkpoints WHERE thread_id = $1
+           ORDER BY created_at DESC LIMIT 4) c USING (checkpoint_ns, checkpoint_id)
+         WHERE w.thread_id = $1 ORDER BY w.seq`,
+      ),
+    ];
+  } catch (error) {
+    return [`rows not read: ${error}`];
+  } finally {
+    await db.end();
+  }
+}
 
 async function cut() {
   await admin.client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [admin.name]);
@@ -87,6 +130,7 @@ async function cut() {
 async function fault() {
   const kind = pick(FAULTS);
   count(faults, kind);
+  timeline.push(`${new Date().toISOString()} ${kind}`);
   if (kind === "cut") return cut();
   if (kind === "refuse") {
     await admin.client.query(`ALTER DATABASE ${admin.name} ALLOW_CONNECTIONS false`);
@@ -122,11 +166,12 @@ try {
   client.stop();
   // Every client ends its answer in flight, then stops; one that does not says where it is.
   const ended = await Promise.race([Promise.all(clients).then(() => true), sleep(90_000).then(() => false)]);
-  if (!ended) throw new Error(`clients not ended 90 s after the faults stopped:\n${await client.whereClientsAre()}`);
+  if (!ended)
+    throw new Error(`clients not ended 90 s after the faults stopped:\n${await client.whereClientsAre(storedRows)}`);
   verdict = await client.verify();
 } catch (error) {
   client.stop();
-  verdict = { ok: false, lines: [String(error?.stack ?? error), await client.whereClientsAre()] };
+  verdict = { ok: false, lines: [String(error?.stack ?? error), await client.whereClientsAre(storedRows)] };
 }
 const answered = client.acknowledged();
 console.log(
@@ -140,6 +185,7 @@ console.log(
 console.log(`refusals and losses met (allowed under faults): ${JSON.stringify(client.refusals())}`);
 for (const line of verdict.lines) console.log(line);
 if (!verdict.ok) {
+  console.log(`faults as they came: ${timeline.join(", ")}`);
   for (const slot of slots) console.log(`process printed, last:\n${slot.process?.output().slice(-2000)}`);
 }
 for (const slot of slots) await slot.process?.stop();

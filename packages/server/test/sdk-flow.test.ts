@@ -23,6 +23,7 @@ describe("assistants", () => {
       "deadline",
       "hang",
       "hooked",
+      "hooked_nested",
       "loop",
       "nested",
       "pair",

@@ -193,6 +193,52 @@ describe("shutting down", () => {
     });
   });
 
+  it("drains an answer whose subgraph took it: the server started next continues the thread, the answer applied once", async () => {
+    let resumed = 0;
+    let after = 0;
+    await onOwnFile("interlude-drain-nested-", {}, async (options) => {
+      hooks.during = () => undefined;
+      const first = await startServer(options);
+      const thread = (await json(`${first.url}/threads`, { method: "POST", body: "{}" })).body;
+      const threadUrl = (url: string) => `${url}/threads/${thread.thread_id}`;
+      const asked = await json(`${threadUrl(first.url)}/runs/wait`, {
+        method: "POST",
+        body: JSON.stringify({ assistant_id: "hooked_nested", input: { ask: true } }),
+      });
+      const [question] = asked.body.__interrupt__;
+      // The answered node runs again, and holds its step until the shutdown asks to drain: the
+      // subgraph saves the step that took the answer and stops before its next one.
+      hooks.during = async (config: { control: { drainRequested: boolean } }) => {
+        resumed++;
+        await until(async () => config.control.drainRequested);
+      };
+      hooks.after = () => void after++;
+      // Not awaited: the run is created once it has taken its answer, at the end of that step.
+      const creating = json(`${threadUrl(first.url)}/runs`, {
+        method: "POST",
+        body: JSON.stringify({ assistant_id: "hooked_nested", command: { resume: { [question.id]: "yes" } } }),
+      });
+      await until(async () => resumed === 1);
+      await first.close();
+      await creating;
+      expect(after).toBe(0);
+      const second = await startServer(options);
+      try {
+        const [run] = (await json(`${threadUrl(second.url)}/runs?limit=1`)).body;
+        await json(`${threadUrl(second.url)}/runs/${run.run_id}/join`);
+        const ended = (await json(`${threadUrl(second.url)}/runs/${run.run_id}`)).body;
+        expect([ended.status, ended.error?.code]).toEqual(["success", undefined]);
+        // The answer taken once (the node ran again only to answer), "after" in the next process.
+        expect([resumed, after]).toEqual([1, 1]);
+        const state = (await json(`${threadUrl(second.url)}/state`)).body;
+        expect(state.values).toMatchObject({ answer: "yes", done: true });
+        expect(state.next).toEqual([]);
+      } finally {
+        await second.close();
+      }
+    });
+  });
+
   it("answers the requests waiting on the runs it drains 503 SERVER_STOPPING, saying where each goes on", async () => {
     let working = 0;
     await onOwnFile("interlude-drain-answer-", {}, async (options) => {

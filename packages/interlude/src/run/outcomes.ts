@@ -45,6 +45,22 @@ export async function saveStoppedStep(persistence: Persistence, step: StoppedSte
     );
 }
 
+/**
+ * A paused task's record. A task whose subgraph drained keeps the questions stored with it (as
+ * LangGraph's): it stopped at no question of its own, and its subgraph's question, asked in an
+ * earlier run, may still wait for the answer this run brought (the subgraph drained before the
+ * step that takes it) or have taken it: the same answer sent again then continues the thread
+ * once, where replacing the record with no question would refuse it (NOTHING_TO_RESUME).
+ */
+function interruptedWrites(outcome: Extract<TaskOutcome, { kind: "interrupted" }>): Array<[string, unknown]> {
+  const writes: Array<[string, unknown]> = [];
+  if (outcome.drained === undefined) writes.push([INTERRUPT, outcome.interrupts], [RESUME, outcome.answers]);
+  else if (outcome.answers.length) writes.push([RESUME, outcome.answers]);
+  if (outcome.taskCalls.length) writes.push([TASK_RESULT, outcome.taskCalls]);
+  if (outcome.failure !== undefined) writes.push([ERROR, errorRecord(outcome.failure)]);
+  return writes;
+}
+
 /** What a stopped step saves, task by task (the null task's last). */
 function stoppedStepWrites(step: StoppedStep): Array<[taskId: string, writes: Array<[string, unknown]>]> {
   const { outcomes, finishedSaved, commandWrites, audit, untracked } = step;
@@ -54,13 +70,8 @@ function stoppedStepWrites(step: StoppedStep): Array<[taskId: string, writes: Ar
     if (outcome.kind === "done" && !finishedSaved) saves.push([taskId, finishedWrites(outcome.writes, untracked)]);
     if (outcome.kind === "failed") saves.push([taskId, [[ERROR, errorRecord(outcome.error)]]]);
     if (outcome.kind === "interrupted") {
-      const writes: Array<[string, unknown]> = [
-        [INTERRUPT, outcome.interrupts],
-        [RESUME, outcome.answers],
-      ];
-      if (outcome.taskCalls.length) writes.push([TASK_RESULT, outcome.taskCalls]);
-      if (outcome.failure !== undefined) writes.push([ERROR, errorRecord(outcome.failure)]);
-      saves.push([taskId, writes]);
+      const writes = interruptedWrites(outcome);
+      if (writes.length) saves.push([taskId, writes]);
     }
   }
   const nullWrites: Array<[string, unknown]> = [...(commandWrites as Array<[string, unknown]>)];

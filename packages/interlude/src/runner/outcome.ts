@@ -24,7 +24,8 @@ export type TaskOutcome =
       failure?: unknown;
       /**
        * Set when a subgraph run by the task stopped for a drain (`RunControl`), with its reason:
-       * the task stops with no question, as at a subgraph's breakpoint, and the run drains.
+       * the task stops with no question of its own, keeping the questions stored with it
+       * (run/outcomes.ts), and the run drains.
        */
       drained?: string;
     }
