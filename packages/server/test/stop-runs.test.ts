@@ -239,6 +239,40 @@ describe("shutting down", () => {
     });
   });
 
+  it("counts a drained run's timeout from its first start: past it, the server started next ends it before running more", async () => {
+    let after = 0;
+    await onOwnFile("interlude-drain-timeout-", {}, async (options) => {
+      let working = 0;
+      hooks.during = async (config: { control: { drainRequested: boolean } }) => {
+        working++;
+        await until(async () => config.control.drainRequested);
+      };
+      hooks.after = () => void after++;
+      const first = await startServer(options);
+      const thread = (await json(`${first.url}/threads`, { method: "POST", body: "{}" })).body;
+      const run = (
+        await json(`${first.url}/threads/${thread.thread_id}/runs`, {
+          method: "POST",
+          body: JSON.stringify({ assistant_id: "hooked", input: {}, timeout_seconds: 1 }),
+        })
+      ).body;
+      await until(async () => working === 1);
+      await first.close();
+      // The second server starts past the run's second: it is not given one of its own.
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      const second = await startServer(options);
+      try {
+        const runUrl = `${second.url}/threads/${thread.thread_id}/runs/${run.run_id}`;
+        expect((await json(`${runUrl}/join`)).body.__error__.code).toBe("RUN_TIMED_OUT");
+        expect((await json(runUrl)).body.status).toBe("timeout");
+        expect([working, after]).toEqual([1, 0]);
+        expect((await json(`${second.url}/threads/${thread.thread_id}`)).body.status).not.toBe("busy");
+      } finally {
+        await second.close();
+      }
+    });
+  });
+
   it("answers the requests waiting on the runs it drains 503 SERVER_STOPPING, saying where each goes on", async () => {
     let working = 0;
     await onOwnFile("interlude-drain-answer-", {}, async (options) => {

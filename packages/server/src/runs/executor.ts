@@ -63,13 +63,14 @@ export function claimFieldsAt(run: RunRecord, head: string | null): ClaimFields 
     // (never less than its head: a clock behind the one that saved it would undo more).
     const made = newCheckpointId();
     kwargs.started_mark = head !== null && head > made ? head : made;
+    kwargs.started_ms = Date.now();
   }
   return { status: "running", kwargs, attempt: run.attempt + 1, continuing };
 }
 
 /** A run's kwargs without the marks of its first claim, for a run that executed nothing (claimFieldsAt). */
 function notStarted(kwargs: RunKwargs): RunKwargs {
-  const { started_at_checkpoint: _head, started_mark: _mark, ...rest } = kwargs;
+  const { started_at_checkpoint: _head, started_mark: _mark, started_ms: _ms, ...rest } = kwargs;
   return rest;
 }
 
@@ -210,7 +211,9 @@ export async function executeRun(ctx: ServerContext, pending: RunRecord, options
     const { run, continuing } = taken;
     current = run;
     const timeoutMs = timeoutOf(ctx, run);
-    if (timeoutMs !== undefined) {
+    // Past it already (it started in a process that died or shut down): it stops before running anything.
+    if (timeoutMs !== undefined && timeoutMs <= 0) abortLocal(ctx, run.run_id, "timeout");
+    else if (timeoutMs !== undefined) {
       timer = setTimeout(() => abortLocal(ctx, run.run_id, "timeout"), timeoutMs);
       timer.unref();
     }
@@ -260,10 +263,16 @@ export async function executeRun(ctx: ServerContext, pending: RunRecord, options
   }
 }
 
-/** The run's own limit, else the server's (ms). */
+/**
+ * What is left of the run's own limit, else the server's (ms), counted from its first start: a
+ * run handed back at a shutdown, or whose process died, does not start its time again.
+ */
 function timeoutOf(ctx: ServerContext, run: RunRecord): number | undefined {
   const own = run.kwargs.timeout_seconds;
-  return own !== undefined ? own * 1000 : ctx.runTimeoutMs;
+  const limit = own !== undefined ? own * 1000 : ctx.runTimeoutMs;
+  if (limit === undefined) return undefined;
+  const { started_ms: started } = run.kwargs;
+  return started === undefined ? limit : limit - (Date.now() - started);
 }
 
 const TIMED_OUT: ErrorBody = {

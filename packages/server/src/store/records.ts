@@ -80,6 +80,8 @@ export interface RunKwargs {
   started_at_checkpoint?: string | null;
   /** A checkpoint id made when it first started: a rollback drops every checkpoint saved after it (threads/copy.ts). */
   started_mark?: string;
+  /** When it first started (ms since the epoch): its timeout counts from then, across the processes that execute it. */
+  started_ms?: number;
   /** How many times the process executing it died (runs/lease.ts): past a few, it is not tried again. */
   lost?: number;
 }

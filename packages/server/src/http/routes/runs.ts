@@ -35,6 +35,7 @@ function runJson(r: RunRecord): Record<string, unknown> {
     answers: _answers,
     started_at_checkpoint: _started,
     started_mark: _mark,
+    started_ms: _startedMs,
     stop_requested: _stop,
     lost: _lost,
     ...kwargs
