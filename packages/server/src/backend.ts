@@ -31,6 +31,7 @@ import { LocalDispatcher } from "./runs/local-dispatcher.js";
 import { PgBossDispatcher } from "./runs/pgboss-dispatcher.js";
 import { PgDb, SqliteDb, type Statement } from "./store/db.js";
 import { type DeploymentNames, readDeploymentNames } from "./store/deployment-names.js";
+import { retryUntilStored } from "./store/retry-until-stored.js";
 import { deleteOldRunEvents } from "./store/run-events.js";
 import { Store } from "./store/store.js";
 import { DEFAULT_SWEEP_MS, type TtlPolicy } from "./threads/ttl.js";
@@ -345,8 +346,13 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
     const stopLeases = startLeases(ctx);
     const stopSweeping = startTtlSweeper(ctx);
     const stopCrons = startCronSweeper(ctx);
-    // SQLite has one server process per file: what it finds running was its predecessor's.
-    await recoverLost(ctx, !options.postgresUrl);
+    // SQLite has one server process per file: what it finds running was its predecessor's. A
+    // database that refuses the writes does not keep the server from starting: tried again until
+    // it takes them (this process's own runs, executing, are never taken for lost).
+    await recoverLost(ctx, !options.postgresUrl).catch((error: unknown) => {
+      console.error("[interlude] runs of a process that is gone not recovered yet (retrying):", error);
+      retryUntilStored(() => recoverLost(ctx, !options.postgresUrl));
+    });
     let drained: Promise<void> | undefined;
     const drain = () =>
       (drained ??= (async () => {

@@ -197,7 +197,7 @@ it("a run its killed predecessor was rolling back is rolled back by the restarte
   }
 }, 60_000);
 
-it("a run cancelled before its process died is ended at the restart, its thread in line once a refused sync is taken", async () => {
+it("a run cancelled before its process died is ended at the restart with its thread in line, once a refused sync is taken", async () => {
   const server = await serverOnFile("cancelled.sqlite");
   const refuse =
     "CREATE TRIGGER refuse_sync BEFORE UPDATE ON interlude_server_threads BEGIN SELECT RAISE(ABORT, 'refused'); END";
@@ -218,11 +218,14 @@ it("a run cancelled before its process died is ended at the restart, its thread 
       (await json(`${server.url}/threads/${thread.thread_id}/state`)).body.values.log?.includes("first:b"),
     );
     expect((await json(`${runs(server.url)}/${run.run_id}/cancel`, { method: "POST" })).status).toBe(202);
-    // The restarted server ends the run (its recovery), and its first sync of the thread is refused.
+    // The restarted server ends the run (its recovery) in the transaction that syncs the thread,
+    // which is refused: it starts all the same, and the run is not ended without its thread.
     await server.restart(() => onFile(refuse));
-    expect((await runEnded(`${runs(server.url)}/${run.run_id}`)).status).toBe("interrupted");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await json(`${runs(server.url)}/${run.run_id}`)).body.status).toBe("running");
+    expect((await json(`${server.url}/threads/${thread.thread_id}`)).body.status).toBe("busy");
     onFile("DROP TRIGGER refuse_sync");
-    await until(async () => (await json(`${server.url}/threads/${thread.thread_id}`)).body.status !== "busy");
+    expect((await runEnded(`${runs(server.url)}/${run.run_id}`)).status).toBe("interrupted");
     expect((await json(`${server.url}/threads/${thread.thread_id}`)).body.status).toBe("interrupted");
   } finally {
     await server.stop();

@@ -5,13 +5,14 @@
  * A queued run the database failed goes back to the queue instead (`requeue`), and one it
  * failed before it started stays there (`queueAgain`).
  */
+import type { StateSnapshot } from "@interlude/core";
 import { countRunEnd, type RunEnd, type ServerContext } from "../context.js";
 import { ServerError } from "../errors.js";
 import { isClaimLost, isStorageFailure } from "../store/failures.js";
 import type { RunRecord, RunStatus } from "../store/records.js";
 import { nowOrUntilStored, retryUntilStored } from "../store/retry-until-stored.js";
 import type { StoreTx } from "../store/store.js";
-import { headIn, readSnapshot, stillAsked, syncThread } from "../threads/sync.js";
+import { headIn, stillAsked, syncWith } from "../threads/sync.js";
 import { backToQueue } from "./drain.js";
 import { revokeClaim } from "./joined-saver.js";
 import { move } from "./lifecycle.js";
@@ -93,15 +94,6 @@ function queueAgain(ctx: ServerContext, run: RunRecord, error: unknown): void {
   });
 }
 
-/**
- * Whether a run that ended before finishing (it failed, or its process died) applied its
- * answers: it did once it saved a checkpoint past where it started, whatever came after, or
- * took them in a step its parent's step did not get to save (answersTakenMidStep).
- */
-export async function answersApplied(ctx: ServerContext, run: RunRecord): Promise<boolean> {
-  return (await answersTakenMidStep(ctx, run)) || (await headMoved(ctx, run));
-}
-
 /** Whether the thread's head moved past where the run started; read in `tx` where given (headIn). */
 async function headMoved(ctx: ServerContext, run: RunRecord, tx?: StoreTx): Promise<boolean> {
   const head = tx ? await headIn(ctx, tx, run.thread_id) : await ctx.saver.getHeadId(run.thread_id);
@@ -121,49 +113,64 @@ async function answersTakenMidStep(ctx: ServerContext, run: RunRecord): Promise<
 }
 
 /**
- * The thread after a run that stopped before finishing: stopped at a question, it waits for
- * the answer; stopped between steps (a question whose answer a subgraph took counts as
- * answered), nothing would continue it unless told, so it says why (`error`) until a run
- * without input continues it.
+ * The thread's error after a run that stopped before finishing: none when it stopped at a
+ * question, which waits for the answer; stopped between steps (a question whose answer a
+ * subgraph took counts as answered), nothing would continue it unless told, so it says why
+ * (`error`) until a run without input continues it.
  */
-async function syncStopped(ctx: ServerContext, threadId: string, error: unknown): Promise<void> {
-  const snapshot = await readSnapshot(ctx, threadId);
+async function stoppedError(
+  ctx: ServerContext,
+  threadId: string,
+  snapshot: StateSnapshot | undefined,
+  error: unknown,
+): Promise<unknown> {
   const asking =
     snapshot !== undefined && snapshot.interrupts.length > 0 && ((await stillAsked(ctx, threadId))?.size ?? 0) > 0;
-  const midway = snapshot !== undefined && snapshot.next.length > 0 && !asking;
-  await syncThread(ctx, threadId, { error: midway ? error : null }, snapshot);
+  return snapshot !== undefined && snapshot.next.length > 0 && !asking ? error : null;
 }
 
 /**
  * Records a run that stopped before finishing (it failed, or its process is taken for dead) as
- * `error`, unless it moved from `from` since (recorded already, or claimed again): its answers
- * settled as its checkpoints hold them, in the same transaction; then its thread, its waiters
- * anywhere (`run.done`) and the thread's next run. A run taken for dead (`lost`) loses its claim
- * on the thread in that transaction too, before its checkpoints are read (`revokeClaim`).
+ * `error` (`interrupted` when it was cancelled), unless it moved from `from` since (recorded
+ * already, or claimed again): its answers
+ * settled as its checkpoints hold them and its thread brought in line, in the same transaction
+ * (a process that dies once it committed leaves no thread busy for good); then its waiters
+ * anywhere (`run.done`) and the thread's next run. A run taken for dead (`lost`, or cancelled
+ * before its process died) loses its claim on the thread in that transaction too, before its
+ * checkpoints' head is checked (`revokeClaim`).
  */
 export async function endStopped(
   ctx: ServerContext,
   run: RunRecord,
   from: RunStatus | readonly RunStatus[],
-  error: ErrorBody,
-  end: RunEnd,
+  error: ErrorBody | null,
+  end: Extract<RunEnd, "error" | "lost" | "interrupted">,
 ): Promise<void> {
-  // The head is read in the transaction where it can be, else before it; the snapshot
-  // (answersTakenMidStep) before it, as no connection is asked for while it holds one.
+  // Cancelled before its process died: it ends as cancelled, and its thread with no error.
+  const to: RunStatus = end === "interrupted" ? "interrupted" : "error";
+  // Its answers count as applied once it saved a checkpoint past where it started, whatever
+  // came after, or took them in a step its parent's step did not get to save. The head is read
+  // in the transaction where it can be, else before it; the snapshot (answersTakenMidStep)
+  // before it, as no connection is asked for while it holds one.
   const before = (await answersTakenMidStep(ctx, run)) || (ctx.headStatement ? undefined : await headMoved(ctx, run));
-  const moved = await ctx.store.tx(async (tx) => {
-    if (!(await move(tx, run.run_id, from, "error", { error, claimed: run.attempt }))) return false;
-    if (end === "lost") await revokeClaim(ctx, tx, run.thread_id);
-    await tx.settleAnswers(run.run_id, before ?? (await headMoved(ctx, run, tx)));
-    return true;
-  }, run.thread_id);
+  const recorded = await syncWith(
+    ctx,
+    run.thread_id,
+    undefined,
+    async (snapshot) => ({ error: error && (await stoppedError(ctx, run.thread_id, snapshot, error)) }),
+    async (tx) => {
+      if (!(await move(tx, run.run_id, from, to, { error, claimed: run.attempt }))) return false;
+      if (end !== "error") await revokeClaim(ctx, tx, run.thread_id);
+      await tx.settleAnswers(run.run_id, before ?? (await headMoved(ctx, run, tx)));
+      return true;
+    },
+  );
   // Counted once recorded: a run whose end was recorded before something after it failed is not counted again.
-  if (!moved) return;
+  if (recorded === false) return;
   countRunEnd(ctx, end);
   // Tried again on its own when it fails: the retry of this function (failRun's) finds the run
-  // moved and returns, and the thread would stay busy for good.
-  await nowOrUntilStored(`run ${run.run_id} ended, its thread not in line yet`, async () => {
-    await syncStopped(ctx, run.thread_id, error);
+  // moved and returns, and the thread's next run would wait for good.
+  await nowOrUntilStored(`run ${run.run_id} ended, the thread's next run not started yet`, async () => {
     await ctx.bus.publish({ type: "run.done", run_id: run.run_id });
     await dispatchNext(ctx, run.thread_id);
   });

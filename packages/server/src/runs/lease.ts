@@ -13,7 +13,7 @@ import { undoRunSteps } from "../threads/copy.js";
 import { syncThread } from "../threads/sync.js";
 import { abortLocal } from "./cancel.js";
 import { goesOnWithoutClient } from "./drain.js";
-import { answersApplied, endStopped } from "./failure.js";
+import { endStopped } from "./failure.js";
 import { revokeClaim } from "./joined-saver.js";
 import { move } from "./lifecycle.js";
 import type { ErrorBody } from "./outcome.js";
@@ -78,24 +78,22 @@ export async function recoverLost(ctx: ServerContext, everyRun = false, unheard?
   const before = new Date(everyRun ? Date.now() + 1000 : Date.now() - ctx.runLeaseMs).toISOString();
   for (const run of await ctx.store.staleRuns(before)) {
     if (ctx.executing.has(run.run_id)) continue;
-    if (run.kwargs.stop_requested) {
+    if (run.kwargs.stop_requested === "interrupt") {
       // Cancelled before its process died: it ends as cancelled, never executed again.
+      await endStopped(ctx, run, "running", null, "interrupted");
+      continue;
+    }
+    if (run.kwargs.stop_requested === "rollback") {
       if (!(await takeFromLost(ctx, run, "interrupted"))) continue;
-      const rollback = run.kwargs.stop_requested === "rollback";
-      countRunEnd(ctx, rollback ? "rolled_back" : "interrupted");
+      countRunEnd(ctx, "rolled_back");
       // Taken: the next sweep passes it by, so what follows is tried again on its own.
-      await nowOrUntilStored(`run ${run.run_id} stopped, its thread not in line yet`, async () => {
-        if (rollback) {
-          // Rolled back: undone as its process would have (runs/executor.ts, finish).
-          await undoRunSteps(ctx.saver, run);
-          await ctx.store.tx(async (tx) => {
-            await tx.forgetAnswers(run.run_id);
-            await tx.deleteRun(run.run_id);
-          }, run.thread_id);
-        } else {
-          // Read after the revocation committed (takeFromLost): nothing more of the run lands.
-          await ctx.store.settleAnswers(run.run_id, await answersApplied(ctx, run));
-        }
+      await nowOrUntilStored(`run ${run.run_id} rolled back, its thread not in line yet`, async () => {
+        // Undone as its process would have (runs/executor.ts, finish).
+        await undoRunSteps(ctx.saver, run);
+        await ctx.store.tx(async (tx) => {
+          await tx.forgetAnswers(run.run_id);
+          await tx.deleteRun(run.run_id);
+        }, run.thread_id);
         await syncThread(ctx, run.thread_id);
         await dispatchNext(ctx, run.thread_id);
       });

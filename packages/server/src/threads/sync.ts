@@ -63,6 +63,9 @@ export async function stillAsked(ctx: ServerContext, threadId: string): Promise<
 /** How often a sync reads the snapshot again when the thread moved on before it wrote. */
 const STALE_READS = 3;
 
+/** Thrown inside a sync's transaction to roll it back: the thread moved on since its snapshot was read. */
+const STALE = Symbol("stale snapshot");
+
 /**
  * @param read the thread's snapshot when the caller has just read it. The snapshot is read
  * before the transaction, where the thread's head may move on (a run that started and ended
@@ -76,22 +79,46 @@ export async function syncThread(
   options: SyncOptions = {},
   read?: StateSnapshot,
 ): Promise<ThreadRecord | undefined> {
+  const synced = await syncWith(ctx, threadId, read, (_snapshot, first) =>
+    first ? options : { ...options, error: undefined },
+  );
+  return synced || undefined;
+}
+
+/**
+ * A sync made in one transaction with the writes of `first` (a run's end), which come before
+ * it and before the head is checked: `first` false (nothing of it to do: the run moved
+ * elsewhere) commits nothing more, and the sync returns false. `optionsFor` gives the sync's
+ * options for the snapshot read (`first`: the caller's own, else one read again). Rolled back
+ * whole, and tried again with the snapshot read again, when the head moved since the read.
+ */
+export async function syncWith(
+  ctx: ServerContext,
+  threadId: string,
+  read: StateSnapshot | undefined,
+  optionsFor: (snapshot: StateSnapshot | undefined, first: boolean) => SyncOptions | Promise<SyncOptions>,
+  first?: (tx: StoreTx) => Promise<boolean>,
+): Promise<ThreadRecord | undefined | false> {
   let snapshot = read ?? (await readSnapshot(ctx, threadId));
   for (let reads = 1; ; reads++) {
+    const options = await optionsFor(snapshot, reads === 1);
     const announcements: Announcements = { events: [], deadlines: [] };
     const seen = snapshot;
-    const synced = await ctx.store.tx(async (tx) => {
-      if (seen && reads < STALE_READS && (await headIn(ctx, tx, threadId)) !== checkpointIdOf(seen)) return undefined;
-      const { thread } = await syncThreadIn(tx, threadId, seen, options, announcements);
-      await announceAtCommit(ctx, tx, announcements);
-      return { thread };
-    }, threadId);
-    if (synced) {
+    try {
+      const synced = await ctx.store.tx(async (tx) => {
+        if (first && !(await first(tx))) return false;
+        if (seen && reads < STALE_READS && (await headIn(ctx, tx, threadId)) !== checkpointIdOf(seen)) throw STALE;
+        const { thread } = await syncThreadIn(tx, threadId, seen, options, announcements);
+        await announceAtCommit(ctx, tx, announcements);
+        return { thread };
+      }, threadId);
+      if (!synced) return false;
       await announce(ctx, announcements);
       return synced.thread;
+    } catch (error) {
+      if (error !== STALE) throw error;
     }
     snapshot = await readSnapshot(ctx, threadId);
-    options = { ...options, error: undefined };
   }
 }
 
