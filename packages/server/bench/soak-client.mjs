@@ -36,13 +36,17 @@ const ALLOWED = new Set([
 ]);
 
 /**
- * `urls()`: the servers serving now. `graph`: the assistant each thread runs; `delay`: the
- * pause each answer's run takes in its second step; `deadline`: seconds after which a question
- * no one answered is answered "timeout" (API.md, "Interrupt deadlines"), and `think`: up to how
- * many ms a client waits before answering (races with the deadline). `run(c)` runs client `c`
+ * `urls()`: the servers serving now. `graph`: the assistant each thread runs, started with
+ * `input`; `deadline`: seconds after which a question no one answered is answered "timeout"
+ * (API.md, "Interrupt deadlines"), and `think`: up to how many ms a client waits before
+ * answering (races with the deadline). `multitask`: the `multitask_strategy` every run is sent
+ * with (the server's default, `reject`, when not given): an answer given again while the run
+ * of its first try is still queued or running (put back in the queue after a fault) then queues
+ * behind it, or stops it (`interrupt`), or undoes it (`rollback`). `run(c)` runs client `c`
  * until `stop()`.
  */
-export function answeringClient({ urls, graph, delay, deadline, think = 0 }) {
+export function answeringClient({ urls, graph, input, deadline, think = 0, multitask }) {
+  const strategy = multitask === undefined ? {} : { multitask_strategy: multitask };
   let stopping = false;
   let turn = 0;
   const met = new Map();
@@ -117,13 +121,12 @@ export function answeringClient({ urls, graph, delay, deadline, think = 0 }) {
       const [pending] = Object.values(thread.body.interrupts ?? {}).flat();
       if (pending) return expectNext(state, pending, thread.body.values, thread.where);
       const started = Object.keys(thread.body.values ?? {}).length > 0;
-      const input = started
-        ? null
-        : graph === "soak_agent"
-          ? { messages: [{ role: "user", content: "go" }] }
-          : { rounds: 1e9, delay, deadline };
-      state.doing = `a run ${input ? "starting" : "continuing"} the thread (at ${seconds()})`;
-      const run = await call("POST", `/threads/${state.threadId}/runs/wait`, { assistant_id: graph, input });
+      state.doing = `a run ${started ? "continuing" : "starting"} the thread (at ${seconds()})`;
+      const run = await call("POST", `/threads/${state.threadId}/runs/wait`, {
+        assistant_id: graph,
+        input: started ? null : input,
+        ...strategy,
+      });
       if (run.status !== 200) meet(refusalOf(run), run.where);
       else if (run.body?.__error__) meet(`run ${run.body.__error__.code}`, run.where);
       else if (run.body?.__interrupt__) return expectNext(state, run.body.__interrupt__[0], run.body, run.where);
@@ -169,7 +172,7 @@ export function answeringClient({ urls, graph, delay, deadline, think = 0 }) {
 
   /** Gives `answer` to `pending` in the client's way until it is taken; the next question. */
   async function give(state, pending, answer) {
-    const resume = { assistant_id: graph, command: { resume: { [pending.id]: answer } } };
+    const resume = { assistant_id: graph, command: { resume: { [pending.id]: answer } }, ...strategy };
     if (think) {
       state.doing = `thinking over ${answer} (at ${seconds()})`;
       await sleep(Math.random() * think);

@@ -13,13 +13,15 @@
  *
  * `node packages/server/bench/soak.mjs [--postgres] [--seconds 120] [--clients 8] [--graph
  * soak_flat|soak_nested|soak_agent] [--faults kill,term,cut,refuse] [--every 2500] [--delay 20] [--deadline 1
- * --think 1500]`
+ * --think 1500] [--multitask enqueue|interrupt|rollback]`
  * (`npm run soak -- ...`). On SQLite one server on a file, killed and started again on it; on
  * PostgreSQL (a throwaway server, or BENCH_POSTGRES_URL's) two servers and a worker. `--delay`:
  * each answer's run then sleeps that long in a second step, where kills find it mid-run.
  * `soak_agent`: a LangChain agent (messages state, a chat model's tool call edited by the
  * reviewer, a ToolNode; `--delay` and `--deadline` do not apply). `--deadline S`: every question is answered "timeout" after S seconds if no one did, while
  * clients think up to `--think` ms before answering (a reviewer racing the deadline).
+ * `--multitask`: the `multitask_strategy` of every run the clients send (an answer given again
+ * while its first try's run is still queued or running queues behind it, stops it or undoes it).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -38,6 +40,7 @@ const EVERY_MS = Number(arg("every", 2500));
 const DELAY_MS = Number(arg("delay", 20));
 const DEADLINE_S = arg("deadline") === undefined ? undefined : Number(arg("deadline"));
 const THINK_MS = Number(arg("think", 0));
+const MULTITASK = arg("multitask");
 // Short leases and claims: a killed process's runs are found lost within a second or two.
 const env = { INTERLUDE_RUN_LEASE_MS: "1000", INTERLUDE_CLAIM_TTL_MS: "1000", INTERLUDE_DRAIN_GRACE_MS: "2000" };
 
@@ -148,7 +151,18 @@ async function fault() {
   slot.stopping = false;
 }
 
-const client = answeringClient({ urls, graph: GRAPH, delay: DELAY_MS, deadline: DEADLINE_S, think: THINK_MS });
+const input =
+  GRAPH === "soak_agent"
+    ? { messages: [{ role: "user", content: "go" }] }
+    : { rounds: 1e9, delay: DELAY_MS, deadline: DEADLINE_S };
+const client = answeringClient({
+  urls,
+  graph: GRAPH,
+  input,
+  deadline: DEADLINE_S,
+  think: THINK_MS,
+  multitask: MULTITASK,
+});
 const clients = Array.from({ length: CLIENTS }, (_, c) => client.run(c));
 const failed = Promise.race(clients.map((running) => running.then(() => new Promise(() => undefined))));
 const faulting = (async () => {
@@ -175,7 +189,7 @@ try {
 }
 const answered = client.acknowledged();
 console.log(
-  `soak ${POSTGRES ? "PostgreSQL (two servers and a worker)" : "SQLite (one server)"}, ${GRAPH}, ${CLIENTS} clients, ${at()}`,
+  `soak ${POSTGRES ? "PostgreSQL (two servers and a worker)" : "SQLite (one server)"}, ${GRAPH}, ${CLIENTS} clients${MULTITASK ? `, multitask ${MULTITASK}` : ""}, ${at()}`,
 );
 console.log(`faults: ${JSON.stringify(Object.fromEntries(faults))}`);
 const timedOut = DEADLINE_S === undefined ? "" : `, ${client.timedOut()} of them by deadlines`;

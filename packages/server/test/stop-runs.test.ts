@@ -45,6 +45,33 @@ async function onOwnFile(prefix: string, extra: Partial<ServeOptions>, body: (op
   }
 }
 
+/**
+ * Starts a server on `options` and queues a `hooked` run (`extra` added to its body) whose node
+ * "work" goes on once the shutdown has asked its run to drain (config.control), undisturbed (its
+ * signal is not aborted); shuts that server down once "work" runs, so that the run goes back to
+ * the queue. `ran` counts the nodes "work" and "after" as they run, in this server and the next.
+ */
+async function drainedHookedRun(options: ServeOptions, extra: Record<string, unknown> = {}) {
+  const ran = { work: 0, after: 0 };
+  hooks.during = async (config: { control: { drainRequested: boolean }; signal: AbortSignal }) => {
+    ran.work++;
+    await until(async () => config.control.drainRequested);
+    if (config.signal.aborted) throw new Error("aborted at shutdown");
+  };
+  hooks.after = () => void ran.after++;
+  const first = await startServer(options);
+  const thread = (await json(`${first.url}/threads`, { method: "POST", body: "{}" })).body;
+  const run = (
+    await json(`${first.url}/threads/${thread.thread_id}/runs`, {
+      method: "POST",
+      body: JSON.stringify({ assistant_id: "hooked", input: {}, ...extra }),
+    })
+  ).body;
+  await until(async () => ran.work === 1);
+  await first.close();
+  return { threadId: thread.thread_id as string, runId: run.run_id as string, ran };
+}
+
 describe("a node that never returns", () => {
   it("cancel?wait=1 ends the run as interrupted and frees the thread", async () => {
     const { threadId, runId } = await hungRun(server.url);
@@ -157,36 +184,17 @@ describe("shutting down", () => {
   });
 
   it("drains a queued run: its step ends undisturbed, and the server started next continues it from there", async () => {
-    let worked = 0;
-    let after = 0;
     await onOwnFile("interlude-drain-", {}, async (options) => {
-      // "work" goes on once the shutdown has asked its run to drain (config.control), undisturbed:
-      // its signal is not aborted.
-      hooks.during = async (config: { control: { drainRequested: boolean }; signal: AbortSignal }) => {
-        worked++;
-        await until(async () => config.control.drainRequested);
-        if (config.signal.aborted) throw new Error("aborted at shutdown");
-      };
-      hooks.after = () => void after++;
-      const first = await startServer(options);
-      const thread = (await json(`${first.url}/threads`, { method: "POST", body: "{}" })).body;
-      const run = (
-        await json(`${first.url}/threads/${thread.thread_id}/runs`, {
-          method: "POST",
-          body: JSON.stringify({ assistant_id: "hooked", input: {} }),
-        })
-      ).body;
-      const runUrl = (url: string) => `${url}/threads/${thread.thread_id}/runs/${run.run_id}`;
-      await until(async () => worked === 1);
-      await first.close();
-      expect(after).toBe(0);
+      const { threadId, runId, ran } = await drainedHookedRun(options);
+      expect(ran.after).toBe(0);
       const second = await startServer(options);
       try {
-        await json(`${runUrl(second.url)}/join`);
-        expect((await json(runUrl(second.url))).body.status).toBe("success");
+        const runUrl = `${second.url}/threads/${threadId}/runs/${runId}`;
+        await json(`${runUrl}/join`);
+        expect((await json(runUrl)).body.status).toBe("success");
         // "work" ran once (its result kept at the drain), "after" in the next process.
-        expect([worked, after]).toEqual([1, 1]);
-        expect((await json(`${second.url}/threads/${thread.thread_id}/state`)).body.values.done).toBe(true);
+        expect([ran.work, ran.after]).toEqual([1, 1]);
+        expect((await json(`${second.url}/threads/${threadId}/state`)).body.values.done).toBe(true);
       } finally {
         await second.close();
       }
@@ -240,33 +248,17 @@ describe("shutting down", () => {
   });
 
   it("counts a drained run's timeout from its first start: past it, the server started next ends it before running more", async () => {
-    let after = 0;
     await onOwnFile("interlude-drain-timeout-", {}, async (options) => {
-      let working = 0;
-      hooks.during = async (config: { control: { drainRequested: boolean } }) => {
-        working++;
-        await until(async () => config.control.drainRequested);
-      };
-      hooks.after = () => void after++;
-      const first = await startServer(options);
-      const thread = (await json(`${first.url}/threads`, { method: "POST", body: "{}" })).body;
-      const run = (
-        await json(`${first.url}/threads/${thread.thread_id}/runs`, {
-          method: "POST",
-          body: JSON.stringify({ assistant_id: "hooked", input: {}, timeout_seconds: 1 }),
-        })
-      ).body;
-      await until(async () => working === 1);
-      await first.close();
+      const { threadId, runId, ran } = await drainedHookedRun(options, { timeout_seconds: 1 });
       // The second server starts past the run's second: it is not given one of its own.
       await new Promise((resolve) => setTimeout(resolve, 1200));
       const second = await startServer(options);
       try {
-        const runUrl = `${second.url}/threads/${thread.thread_id}/runs/${run.run_id}`;
+        const runUrl = `${second.url}/threads/${threadId}/runs/${runId}`;
         expect((await json(`${runUrl}/join`)).body.__error__.code).toBe("RUN_TIMED_OUT");
         expect((await json(runUrl)).body.status).toBe("timeout");
-        expect([working, after]).toEqual([1, 0]);
-        expect((await json(`${second.url}/threads/${thread.thread_id}`)).body.status).not.toBe("busy");
+        expect([ran.work, ran.after]).toEqual([1, 0]);
+        expect((await json(`${second.url}/threads/${threadId}`)).body.status).not.toBe("busy");
       } finally {
         await second.close();
       }
