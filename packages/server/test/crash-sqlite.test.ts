@@ -168,7 +168,16 @@ it("an answer its killed run had saved stays recorded: given again after the res
   }
 }, 60_000);
 
-it("a run its killed predecessor was rolling back is rolled back by the restarted server", async () => {
+/** Runs `sql` on the server's file, with a connection of its own. */
+function onFile(server: { db: string }, sql: string) {
+  const raw = new Database(server.db);
+  raw.exec(sql);
+  raw.close();
+}
+const REFUSE_SYNC =
+  "CREATE TRIGGER refuse_sync BEFORE UPDATE ON interlude_server_threads BEGIN SELECT RAISE(ABORT, 'refused'); END";
+
+it("a run its killed predecessor was rolling back is rolled back by the restarted server, with its thread, once a refused sync is taken", async () => {
   const server = await serverOnFile("rollback.sqlite");
   try {
     const thread = await post(`${server.url}/threads`, {});
@@ -187,11 +196,16 @@ it("a run its killed predecessor was rolling back is rolled back by the restarte
     expect((await json(`${runs(server.url)}/${run.run_id}/cancel?action=rollback`, { method: "POST" })).status).toBe(
       202,
     );
-    await server.restart();
-    expect((await json(`${runs(server.url)}/${run.run_id}`)).status).toBe(404);
+    // The restarted server's sync of the thread is refused: the run is not deleted without it.
+    await server.restart(() => onFile(server, REFUSE_SYNC));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await json(`${runs(server.url)}/${run.run_id}`)).body.status).toBe("running");
+    onFile(server, "DROP TRIGGER refuse_sync");
+    await until(async () => (await json(`${runs(server.url)}/${run.run_id}`)).status === 404);
     const after = (await json(`${server.url}/threads/${thread.thread_id}/state`)).body;
     expect(after.values.log).toEqual(["first:a", "second:a"]);
     expect(after.checkpoint_id).toBe(before.checkpoint_id);
+    expect((await json(`${server.url}/threads/${thread.thread_id}`)).body.status).toBe("idle");
   } finally {
     await server.stop();
   }
@@ -199,13 +213,6 @@ it("a run its killed predecessor was rolling back is rolled back by the restarte
 
 it("a run cancelled before its process died is ended at the restart with its thread in line, once a refused sync is taken", async () => {
   const server = await serverOnFile("cancelled.sqlite");
-  const refuse =
-    "CREATE TRIGGER refuse_sync BEFORE UPDATE ON interlude_server_threads BEGIN SELECT RAISE(ABORT, 'refused'); END";
-  const onFile = (sql: string) => {
-    const raw = new Database(server.db);
-    raw.exec(sql);
-    raw.close();
-  };
   try {
     const thread = await post(`${server.url}/threads`, {});
     const runs = (url: string) => `${url}/threads/${thread.thread_id}/runs`;
@@ -220,11 +227,11 @@ it("a run cancelled before its process died is ended at the restart with its thr
     expect((await json(`${runs(server.url)}/${run.run_id}/cancel`, { method: "POST" })).status).toBe(202);
     // The restarted server ends the run (its recovery) in the transaction that syncs the thread,
     // which is refused: it starts all the same, and the run is not ended without its thread.
-    await server.restart(() => onFile(refuse));
+    await server.restart(() => onFile(server, REFUSE_SYNC));
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await json(`${runs(server.url)}/${run.run_id}`)).body.status).toBe("running");
     expect((await json(`${server.url}/threads/${thread.thread_id}`)).body.status).toBe("busy");
-    onFile("DROP TRIGGER refuse_sync");
+    onFile(server, "DROP TRIGGER refuse_sync");
     expect((await runEnded(`${runs(server.url)}/${run.run_id}`)).status).toBe("interrupted");
     expect((await json(`${server.url}/threads/${thread.thread_id}`)).body.status).toBe("interrupted");
   } finally {

@@ -10,7 +10,7 @@ import { countRunEnd, type ServerContext } from "../context.js";
 import type { RunRecord } from "../store/records.js";
 import { nowOrUntilStored } from "../store/retry-until-stored.js";
 import { undoRunSteps } from "../threads/copy.js";
-import { syncThread } from "../threads/sync.js";
+import { syncWith } from "../threads/sync.js";
 import { abortLocal } from "./cancel.js";
 import { goesOnWithoutClient } from "./drain.js";
 import { endStopped } from "./failure.js";
@@ -84,19 +84,7 @@ export async function recoverLost(ctx: ServerContext, everyRun = false, unheard?
       continue;
     }
     if (run.kwargs.stop_requested === "rollback") {
-      if (!(await takeFromLost(ctx, run, "interrupted"))) continue;
-      countRunEnd(ctx, "rolled_back");
-      // Taken: the next sweep passes it by, so what follows is tried again on its own.
-      await nowOrUntilStored(`run ${run.run_id} rolled back, its thread not in line yet`, async () => {
-        // Undone as its process would have (runs/executor.ts, finish).
-        await undoRunSteps(ctx.saver, run);
-        await ctx.store.tx(async (tx) => {
-          await tx.forgetAnswers(run.run_id);
-          await tx.deleteRun(run.run_id);
-        }, run.thread_id);
-        await syncThread(ctx, run.thread_id);
-        await dispatchNext(ctx, run.thread_id);
-      });
+      await rollBackLost(ctx, run);
       continue;
     }
     // A stream or wait run too: its client went with the process, and a client going away does
@@ -104,7 +92,7 @@ export async function recoverLost(ctx: ServerContext, everyRun = false, unheard?
     const goesOn = goesOnWithoutClient(run);
     const lost = (run.kwargs.lost ?? 0) + 1;
     if (goesOn && lost < LOST_TRIES) {
-      if (await takeFromLost(ctx, run, "pending", lost)) await dispatchNext(ctx, run.thread_id);
+      if (await takeFromLost(ctx, run, lost)) await dispatchNext(ctx, run.thread_id);
       continue;
     }
     // An answer the thread's checkpoints hold stays recorded: given again, it is refused as answered.
@@ -137,20 +125,51 @@ async function closeLogsOfRunsElsewhere(ctx: ServerContext): Promise<void> {
 }
 
 /**
- * Moves a run from its process, held for dead, to `to`; false when someone else moved it first.
- * The process's claim on the thread goes with it (`revokeClaim`): alive after all, it saves
- * nothing more of the run.
+ * A run cancelled with rollback before its process died, undone as its process would have
+ * (runs/executor.ts, finish). Taken first for the length of a lease, while it still counts as
+ * running, with its claim revoked (nothing more of it lands): a sweep that dies midway leaves it
+ * to the next. Then its steps are undone, and its record deleted, its answers forgotten and its
+ * thread brought in line in one transaction.
  */
-function takeFromLost(
-  ctx: ServerContext,
-  run: RunRecord,
-  to: "interrupted" | "pending",
-  lost?: number,
-): Promise<boolean> {
-  // Queued again for whichever process takes it, with its losses counted.
-  const extra = to === "pending" ? { owner: null, kwargs: { ...run.kwargs, lost } } : {};
+async function rollBackLost(ctx: ServerContext, run: RunRecord): Promise<void> {
+  if (!(await takeFromLost(ctx, run))) return;
+  await undoRunSteps(ctx.saver, run);
+  const ended = await syncWith(
+    ctx,
+    run.thread_id,
+    undefined,
+    () => ({}),
+    async (tx) => {
+      if (!(await tx.moveRun(run.run_id, ["running"], "interrupted", { claimed: run.attempt }))) return false;
+      await tx.deleteRun(run.run_id);
+      await tx.forgetAnswers(run.run_id);
+      return true;
+    },
+  );
+  if (ended === false) return;
+  countRunEnd(ctx, "rolled_back");
+  await nowOrUntilStored(`run ${run.run_id} rolled back, the thread's next run not started yet`, () =>
+    dispatchNext(ctx, run.thread_id),
+  );
+}
+
+/**
+ * Takes a run from its process, held for dead: back to the queue with its losses counted
+ * (`lost`), or, without, still running under this sweep for the length of a lease; false when
+ * someone else moved it first. The process's claim on the thread goes with it (`revokeClaim`):
+ * alive after all, it saves nothing more of the run.
+ */
+function takeFromLost(ctx: ServerContext, run: RunRecord, lost?: number): Promise<boolean> {
   return ctx.store.tx(async (tx) => {
-    if (!(await move(tx, run.run_id, "running", to, { claimed: run.attempt, ...extra }))) return false;
+    const taken =
+      lost === undefined
+        ? await tx.moveRun(run.run_id, ["running"], "running", { claimed: run.attempt })
+        : await move(tx, run.run_id, "running", "pending", {
+            claimed: run.attempt,
+            owner: null,
+            kwargs: { ...run.kwargs, lost },
+          });
+    if (!taken) return false;
     await revokeClaim(ctx, tx, run.thread_id);
     return true;
   }, run.thread_id);
