@@ -43,6 +43,30 @@ describe.each(storages("interlude_late_sync"))("on %s", (_name, storage) => {
     expect(again).toMatchObject({ status: 409, body: { code: "ALREADY_ANSWERED" } });
   });
 
+  it("a queued run cancelled is dropped with its thread's sync, or not at all", async () => {
+    const threadId = (await post("/threads", {})).body.thread_id as string;
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    hooks.during = () => held;
+    const first = (await post(`/threads/${threadId}/runs`, { assistant_id: "hooked", input: {} })).body;
+    await until(async () => (await thread(threadId)).status === "busy");
+    const queued = { assistant_id: "hooked", input: {}, multitask_strategy: "enqueue" };
+    const second = (await post(`/threads/${threadId}/runs`, queued)).body;
+    const db = server.backend.ctx.store.db;
+    const status = async (runId: string) =>
+      (await db.all("SELECT status FROM interlude_server_runs WHERE run_id = ?", [runId]))[0]?.status;
+    const cancel = () => post(`/threads/${threadId}/runs/${second.run_id}/cancel`, {});
+    await whileRefusing(db, { event: "UPDATE", table: "interlude_server_threads" }, async () => {
+      expect((await cancel()).status).not.toBe(202);
+      expect(await status(second.run_id)).toBe("pending");
+    });
+    expect((await cancel()).status).toBe(202);
+    expect(await status(second.run_id)).toBe("interrupted");
+    release();
+    await until(async () => (await status(first.run_id)) === "success");
+    expect((await thread(threadId)).status).toBe("idle");
+  });
+
   it("a failed run's end is recorded with its thread's sync, once storage takes both", async () => {
     const threadId = (await post("/threads", {})).body.thread_id as string;
     let release: () => void = () => undefined;

@@ -6,9 +6,8 @@ import type { ServerContext, StopReason } from "../context.js";
 import { ServerStoppingError } from "../errors.js";
 import type { RunRecord } from "../store/records.js";
 import { undoRunSteps } from "../threads/copy.js";
-import { syncThread } from "../threads/sync.js";
+import { syncWith } from "../threads/sync.js";
 import { isActive, move } from "./lifecycle.js";
-import { settleAndAnnounce } from "./settle-on-request.js";
 
 export type CancelAction = "interrupt" | "rollback";
 
@@ -26,19 +25,30 @@ export function abortLocal(ctx: ServerContext, runId: string, action: StopReason
 
 export async function cancelRun(ctx: ServerContext, run: RunRecord, action: CancelAction): Promise<void> {
   if (run.status === "pending") {
-    const dropped =
-      action === "rollback"
-        ? await ctx.store.deleteRun(run.run_id)
-        : await move(ctx.store, run.run_id, "pending", "interrupted");
-    if (dropped) {
-      // Queued again after it started (handed back at a shutdown, requeued after a failure):
-      // the steps it saved are undone too.
-      if (action === "rollback") await undoRunSteps(ctx.saver, run);
+    // Queued again after it started (handed back at a shutdown, requeued after a failure): the
+    // steps it saved are undone first, while it is queued still (a process dying here leaves it
+    // queued, as if not cancelled).
+    if (action === "rollback") await undoRunSteps(ctx.saver, run);
+    // Dropped with its answers refused and its thread brought in line, in one transaction.
+    const dropped = await syncWith(
+      ctx,
+      run.thread_id,
+      undefined,
+      () => ({}),
+      async (tx) => {
+        const out =
+          action === "rollback"
+            ? await tx.deleteRun(run.run_id, "pending")
+            : await move(tx, run.run_id, "pending", "interrupted");
+        if (out) await tx.settleAnswers(run.run_id, false);
+        return out;
+      },
+    );
+    if (dropped !== false) {
       // Refused: whoever waits on these answers (another answer to the same question) may go on.
-      await settleAndAnnounce(ctx, run.run_id, false);
+      await ctx.bus.publish({ type: "answers.settled", run_id: run.run_id });
       ctx.broker.get(run.run_id)?.accept(new Error("cancelled"));
       ctx.broker.close(run.run_id);
-      await syncThread(ctx, run.thread_id);
       // Queued for another server, whose clients wait on its log there: told, it closes it.
       if (run.owner !== null && run.owner !== ctx.processId)
         await ctx.bus.publish({ type: "run.cancel", run_id: run.run_id, action });

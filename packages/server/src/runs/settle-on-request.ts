@@ -49,7 +49,7 @@ export function askToSettle(bus: Bus, runId: string): void {
  * Marks the run's answers taken (`applied`) or refused and says so on the bus, so that whoever
  * waits on them (settle-watch.ts) looks again at once.
  */
-export async function settleAndAnnounce(ctx: ServerContext, runId: string, taken: boolean): Promise<void> {
+async function settleAndAnnounce(ctx: ServerContext, runId: string, taken: boolean): Promise<void> {
   const settled = { type: "answers.settled", run_id: runId } as const;
   const { publishIn } = ctx.bus;
   // On PostgreSQL the update and its announcement are one round trip (a transaction of two held writes).

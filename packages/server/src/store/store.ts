@@ -228,8 +228,9 @@ export class StoreTx {
     );
   }
 
-  async deleteRun(runId: string): Promise<boolean> {
-    return (await this.db.run(...deleteRunStatement(runId))) > 0;
+  /** Deletes the run, only while its status is `from` when given; false when nothing was deleted. */
+  async deleteRun(runId: string, from?: RunStatus): Promise<boolean> {
+    return (await this.db.run(...deleteRunStatement(runId, from))) > 0;
   }
 
   /** Running runs of executors that stopped renewing them (a crashed process). */
@@ -533,8 +534,9 @@ export function moveRunStatement(
 }
 
 /** Deleting a run, as a statement: one row back when it was there. */
-export function deleteRunStatement(runId: string): Statement {
-  return ["DELETE FROM interlude_server_runs WHERE run_id = ? RETURNING run_id", [runId]];
+export function deleteRunStatement(runId: string, from?: RunStatus): Statement {
+  if (from === undefined) return ["DELETE FROM interlude_server_runs WHERE run_id = ? RETURNING run_id", [runId]];
+  return ["DELETE FROM interlude_server_runs WHERE run_id = ? AND status = ? RETURNING run_id", [runId, from]];
 }
 
 const INSERT_ANSWER =
