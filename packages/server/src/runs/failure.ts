@@ -132,12 +132,12 @@ async function stoppedError(
 /**
  * Records a run that stopped before finishing (it failed, or its process is taken for dead) as
  * `error` (`interrupted` when it was cancelled), unless it moved from `from` since (recorded
- * already, or claimed again): its answers
- * settled as its checkpoints hold them and its thread brought in line, in the same transaction
- * (a process that dies once it committed leaves no thread busy for good); then its waiters
- * anywhere (`run.done`) and the thread's next run. A run taken for dead (`lost`, or cancelled
- * before its process died) loses its claim on the thread in that transaction too, before its
- * checkpoints' head is checked (`revokeClaim`).
+ * already, or claimed again), with its answers settled as its checkpoints hold them and its
+ * thread brought in line, in one transaction: a process that dies before it commits leaves the
+ * run to the lease sweep, not the thread busy for good. Then its waiters anywhere (`run.done`)
+ * and the thread's next run. A run taken for dead (`lost`, or cancelled before its process died)
+ * loses its claim on the thread in that transaction too, before its checkpoints' head is
+ * checked (`revokeClaim`).
  */
 export async function endStopped(
   ctx: ServerContext,
