@@ -30,20 +30,14 @@ export async function cancelRun(ctx: ServerContext, run: RunRecord, action: Canc
     // queued, as if not cancelled).
     if (action === "rollback") await undoRunSteps(ctx.saver, run);
     // Dropped with its answers refused and its thread brought in line, in one transaction.
-    const dropped = await syncWith(
-      ctx,
-      run.thread_id,
-      undefined,
-      () => ({}),
-      async (tx) => {
-        const out =
-          action === "rollback"
-            ? await tx.deleteRun(run.run_id, "pending")
-            : await move(tx, run.run_id, "pending", "interrupted");
-        if (out) await tx.settleAnswers(run.run_id, false);
-        return out;
-      },
-    );
+    const dropped = await syncWith(ctx, run.thread_id, async (tx) => {
+      const out =
+        action === "rollback"
+          ? await tx.deleteRun(run.run_id, "pending")
+          : await move(tx, run.run_id, "pending", "interrupted");
+      if (out) await tx.settleAnswers(run.run_id, false);
+      return out;
+    });
     if (dropped !== false) {
       // Refused: whoever waits on these answers (another answer to the same question) may go on.
       await ctx.bus.publish({ type: "answers.settled", run_id: run.run_id });

@@ -156,14 +156,13 @@ export async function endStopped(
   const recorded = await syncWith(
     ctx,
     run.thread_id,
-    undefined,
-    async (snapshot) => ({ error: error && (await stoppedError(ctx, run.thread_id, snapshot, error)) }),
     async (tx) => {
       if (!(await move(tx, run.run_id, from, to, { error, claimed: run.attempt }))) return false;
       if (end !== "error") await revokeClaim(ctx, tx, run.thread_id);
       await tx.settleAnswers(run.run_id, before ?? (await headMoved(ctx, run, tx)));
       return true;
     },
+    async (snapshot) => ({ error: error && (await stoppedError(ctx, run.thread_id, snapshot, error)) }),
   );
   // Counted once recorded: a run whose end was recorded before something after it failed is not counted again.
   if (recorded === false) return;

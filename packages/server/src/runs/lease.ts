@@ -134,18 +134,12 @@ async function closeLogsOfRunsElsewhere(ctx: ServerContext): Promise<void> {
 async function rollBackLost(ctx: ServerContext, run: RunRecord): Promise<void> {
   if (!(await takeFromLost(ctx, run))) return;
   await undoRunSteps(ctx.saver, run);
-  const ended = await syncWith(
-    ctx,
-    run.thread_id,
-    undefined,
-    () => ({}),
-    async (tx) => {
-      if (!(await tx.moveRun(run.run_id, ["running"], "interrupted", { claimed: run.attempt }))) return false;
-      await tx.deleteRun(run.run_id);
-      await tx.forgetAnswers(run.run_id);
-      return true;
-    },
-  );
+  const ended = await syncWith(ctx, run.thread_id, async (tx) => {
+    if (!(await tx.moveRun(run.run_id, ["running"], "interrupted", { claimed: run.attempt }))) return false;
+    await tx.deleteRun(run.run_id);
+    await tx.forgetAnswers(run.run_id);
+    return true;
+  });
   if (ended === false) return;
   countRunEnd(ctx, "rolled_back");
   await nowOrUntilStored(`run ${run.run_id} rolled back, the thread's next run not started yet`, () =>

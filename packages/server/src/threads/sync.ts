@@ -79,34 +79,42 @@ export async function syncThread(
   options: SyncOptions = {},
   read?: StateSnapshot,
 ): Promise<ThreadRecord | undefined> {
-  const synced = await syncWith(ctx, threadId, read, (_snapshot, first) =>
-    first ? options : { ...options, error: undefined },
+  const synced = await syncWith(
+    ctx,
+    threadId,
+    undefined,
+    (_snapshot, again) => (again ? { ...options, error: undefined } : options),
+    read,
   );
   return synced || undefined;
 }
 
+/** Sync options that depend on nothing: the thread's error kept. */
+const KEEP_ERROR = () => ({});
+
 /**
- * A sync made in one transaction with the writes of `first` (a run's end), which come before
- * it and before the head is checked: `first` false (nothing of it to do: the run moved
- * elsewhere) commits nothing more, and the sync returns false. `optionsFor` gives the sync's
- * options for the snapshot read (`first`: the caller's own, else one read again). Rolled back
- * whole, and tried again with the snapshot read again, when the head moved since the read.
+ * A sync made in one transaction with the caller's `writes` (a run's end, a queued run dropped),
+ * which come before it and before the head is checked: `writes` answering false (nothing to do:
+ * the run moved elsewhere) commits nothing more, and the sync returns false. `optionsFor` gives
+ * the sync's options for the snapshot read (`again`: read again after the head moved). Rolled
+ * back whole, and tried again with the snapshot read again, when the head moved since the read
+ * (`read`, when the caller has just read it).
  */
 export async function syncWith(
   ctx: ServerContext,
   threadId: string,
-  read: StateSnapshot | undefined,
-  optionsFor: (snapshot: StateSnapshot | undefined, first: boolean) => SyncOptions | Promise<SyncOptions>,
-  first?: (tx: StoreTx) => Promise<boolean>,
+  writes: ((tx: StoreTx) => Promise<boolean>) | undefined,
+  optionsFor: (snapshot: StateSnapshot | undefined, again: boolean) => SyncOptions | Promise<SyncOptions> = KEEP_ERROR,
+  read?: StateSnapshot,
 ): Promise<ThreadRecord | undefined | false> {
   let snapshot = read ?? (await readSnapshot(ctx, threadId));
   for (let reads = 1; ; reads++) {
-    const options = await optionsFor(snapshot, reads === 1);
+    const options = await optionsFor(snapshot, reads > 1);
     const announcements: Announcements = { events: [], deadlines: [] };
     const seen = snapshot;
     try {
       const synced = await ctx.store.tx(async (tx) => {
-        if (first && !(await first(tx))) return false;
+        if (writes && !(await writes(tx))) return false;
         if (seen && reads < STALE_READS && (await headIn(ctx, tx, threadId)) !== checkpointIdOf(seen)) throw STALE;
         const { thread } = await syncThreadIn(tx, threadId, seen, options, announcements);
         await announceAtCommit(ctx, tx, announcements);
