@@ -97,7 +97,8 @@ function queueAgain(ctx: ServerContext, run: RunRecord, error: unknown): void {
 /** Whether the thread's head moved past where the run started; read in `tx` where given (headIn). */
 async function headMoved(ctx: ServerContext, run: RunRecord, tx?: StoreTx): Promise<boolean> {
   const head = tx ? await headIn(ctx, tx, run.thread_id) : await ctx.saver.getHeadId(run.thread_id);
-  return run.kwargs.started_at_checkpoint !== undefined && head !== run.kwargs.started_at_checkpoint;
+  // A thread with no checkpoint when the run started is recorded with a null head (claimFieldsAt).
+  return run.kwargs.started_at_checkpoint !== undefined && (head ?? null) !== run.kwargs.started_at_checkpoint;
 }
 
 /**
