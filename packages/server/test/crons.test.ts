@@ -176,6 +176,25 @@ describe.each(storages("interlude_crons"))("crons on %s", (_name, storage) => {
     await until(async () => (await runsOf(other.thread_id)).length === 1);
   });
 
+  it("a cron's run is made with its next run or not at all: once for each time it comes due, even if its process fails in between", async () => {
+    const thread = await client.threads.create();
+    const cron = await client.crons.createForThread(thread.thread_id, "loop", { schedule: "*/10 * * * *", input: {} });
+    const due = Date.parse(cron.next_run_date!);
+    // Its next run cannot be set, as if its process died once the run was queued.
+    const when = `OLD.cron_id = '${cron.cron_id}' AND NEW.next_run_at LIKE '%:00.000Z'`;
+    await whileRefusing(server.backend.ctx.store.db, { event: "UPDATE", table: "interlude_server_crons", when }, () =>
+      sweepAt(due - Date.now() + 1_000),
+    );
+    expect(await runsOf(thread.thread_id)).toHaveLength(0);
+    // Due again once its lease has passed: its run is made then, once.
+    await sweepAt(due - Date.now() + 2 * MINUTE);
+    await until(async () => (await runsOf(thread.thread_id)).length === 1);
+    await sweepAt(due - Date.now() + 3 * MINUTE);
+    expect(await runsOf(thread.thread_id)).toHaveLength(1);
+    const [moved] = await client.crons.search({ threadId: thread.thread_id });
+    expect(Date.parse(moved!.next_run_date!)).toBe(due + 10 * MINUTE);
+  });
+
   it("a cron for a thread that is not there is refused with 404, and none is made", async () => {
     const before = await client.crons.count();
     const refused = await json(`${server.url}/threads/${crypto.randomUUID()}/runs/crons`, {

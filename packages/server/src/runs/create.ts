@@ -107,6 +107,7 @@ type Queued =
 /**
  * @param owner the process that must execute the run (stream and wait runs are executed
  *   where their client is connected), or null to let any process take it.
+ * @param alsoIn writes committed with the run, or not at all (it throws to make none).
  */
 export async function createRun(
   ctx: ServerContext,
@@ -114,6 +115,7 @@ export async function createRun(
   req: RunRequest,
   identity: string,
   owner: string | null,
+  alsoIn?: (tx: StoreTx) => Promise<void>,
 ): Promise<{ run: RunRecord; first: boolean }> {
   const input = req.input as { lg_name?: unknown } | null | undefined;
   if (typeof input === "object" && input !== null && input.lg_name === "Command")
@@ -134,7 +136,7 @@ export async function createRun(
         // A background run is acknowledged once queued, so it must be committed by then; a waited
         // or streamed one is acknowledged when it ends, after its last (durable) commit.
         queued = await ctx.store.tx(
-          (tx) => queue(ctx, tx, { runId, threadId, req, identity, owner, assistant }, slot),
+          (tx) => queue(ctx, tx, { runId, threadId, req, identity, owner, assistant, alsoIn }, slot),
           threadId,
           { durable: owner === null },
         );
@@ -190,6 +192,7 @@ interface QueueRequest {
   identity: string;
   owner: string | null;
   assistant: AssistantRecord;
+  alsoIn?: (tx: StoreTx) => Promise<void>;
 }
 
 /**
@@ -199,7 +202,7 @@ interface QueueRequest {
 async function queue(
   ctx: ServerContext,
   tx: StoreTx,
-  { runId, threadId, req, identity, owner, assistant }: QueueRequest,
+  { runId, threadId, req, identity, owner, assistant, alsoIn }: QueueRequest,
   slot: Slot,
 ): Promise<Queued> {
   const resume = req.command?.resume;
@@ -250,6 +253,7 @@ async function queue(
     if (run.multitask_strategy === "rollback" && started && !run.kwargs.checkpoint_id)
       run.kwargs.checkpoint_id = started;
   }
+  await alsoIn?.(tx);
   if (answers.size) {
     run.kwargs.answers = [...answers.keys()];
     await reserveAnswers(tx, threadId, runId, identity, answers);

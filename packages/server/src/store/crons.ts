@@ -180,7 +180,12 @@ export async function takeDueCrons(db: Db, now: string, limit: number, leaseUnti
   return rows.map(fromRow);
 }
 
-/** The cron's next run (null: none, its end has come). */
-export async function setNextRun(db: Db, cronId: string, at: string | null): Promise<void> {
-  await db.run("UPDATE interlude_server_crons SET next_run_at = ? WHERE cron_id = ?", [at, cronId]);
+/**
+ * The cron's next run (null: none, its end has come), set by the sweep that took it, leased
+ * until `takenUntil`; false when its lease was not that any more (another sweep took it once the
+ * lease had passed, an edit set its next run again, or it was deleted): it is not this sweep's.
+ */
+export async function setNextRun(db: Db, cronId: string, at: string | null, takenUntil: string): Promise<boolean> {
+  const set = "UPDATE interlude_server_crons SET next_run_at = ? WHERE cron_id = ? AND next_run_at = ?";
+  return (await db.run(set, [at, cronId, takenUntil])) > 0;
 }
