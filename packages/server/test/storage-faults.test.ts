@@ -193,6 +193,26 @@ describe("one table refuses inserts half-way through making a thread, a copy or 
     expect(copied.body.values.log).toEqual(["first:c", "second:c"]);
   });
 
+  it("a copy whose record cannot be written leaves no copy behind, and is made once when asked again", async () => {
+    const source = (await post("/threads", {})).body.thread_id;
+    await post(`/threads/${source}/runs/wait`, { assistant_id: "slow", input: { tag: "r", delay: 1 } });
+    const count = async () => (await post("/threads/count", {})).body as number;
+    const before = await count();
+    const checkpoints = () => raw.prepare("SELECT COUNT(*) AS n FROM checkpoints").get() as { n: number };
+    const stored = checkpoints();
+    // The copy's sync is refused (its checkpoints are copied by then).
+    const when = `NEW.thread_id <> '${source}'`;
+    const refused = await whileRefusing(db(), { event: "UPDATE", table: "interlude_server_threads", when }, () =>
+      post(`/threads/${source}/copy`, {}),
+    );
+    expect(refused.status).toBe(500);
+    expect(await count()).toBe(before);
+    expect(checkpoints()).toEqual(stored);
+    const copied = await post(`/threads/${source}/copy`, {});
+    expect(copied.body).toMatchObject({ status: "idle", values: { log: ["first:r", "second:r"] } });
+    expect(await count()).toBe(before + 1);
+  });
+
   it("an assistant whose first version cannot be saved is not made, and is made whole when asked again", async () => {
     const assistantId = "00000000-0000-4000-8000-0000000000a1";
     const create = () => post("/assistants", { assistant_id: assistantId, graph_id: "slow", name: "made twice" });

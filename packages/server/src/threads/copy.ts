@@ -3,6 +3,7 @@
  * checkpoints of every namespace and their pending writes), and a rolled-back run's thread put
  * back as it was when the run started.
  */
+import { randomUUID } from "node:crypto";
 import {
   type BaseCheckpointSaver,
   type ChannelVersions,
@@ -10,8 +11,11 @@ import {
   readingLangChain,
 } from "@interlude/core";
 import type { SaverKit } from "@interlude/core/saver-kit";
-import type { RunRecord } from "../store/records.js";
+import { graphOf, type ServerContext } from "../context.js";
+import type { RunRecord, ThreadRecord } from "../store/records.js";
 import { untilStored } from "../store/retry-until-stored.js";
+import { insertThreadIn, newThread } from "./new-thread.js";
+import { syncWith } from "./sync.js";
 
 async function tuplesOf(saver: BaseCheckpointSaver, threadId: string): Promise<CheckpointTuple[]> {
   // A thread holding messages, read before this process loaded @langchain/core: load it and read again.
@@ -60,6 +64,38 @@ function newVersions(tuple: CheckpointTuple, parent: CheckpointTuple | undefined
 
 export async function copyCheckpoints(saver: BaseCheckpointSaver, from: string, to: string): Promise<void> {
   await putAll(saver, to, await tuplesOf(saver, from));
+}
+
+/**
+ * A new thread with the source's checkpoints (`POST /threads/:id/copy`). They are copied first,
+ * under an id no one knows yet, and the thread's record is made with its sync in one
+ * transaction: a copy that failed part way is never found (a client's retry makes the one copy),
+ * and its checkpoints are deleted, or if storage is away left where no thread leads to them.
+ */
+export async function copyThread(ctx: ServerContext, source: ThreadRecord): Promise<ThreadRecord> {
+  const copy: ThreadRecord = {
+    ...newThread(randomUUID(), { ...source.metadata }),
+    graph_id: source.graph_id,
+    assistant_id: source.assistant_id,
+    config: source.config,
+  };
+  const config = { configurable: { thread_id: copy.thread_id } };
+  try {
+    await copyCheckpoints(ctx.saver, source.thread_id, copy.thread_id);
+    // Read through the source's graph: the copy has no record to find it by yet.
+    const read = await graphOf(ctx, copy.graph_id)?.getState(config);
+    const made = await syncWith(
+      ctx,
+      copy.thread_id,
+      (tx) => insertThreadIn(tx, copy, ctx.threadTtl.default, ctx.now()),
+      () => ({ error: source.error ?? null }),
+      read,
+    );
+    return made as ThreadRecord;
+  } catch (error) {
+    await ctx.saver.deleteThread(copy.thread_id).catch(() => undefined);
+    throw error;
+  }
 }
 
 /**

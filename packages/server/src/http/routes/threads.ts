@@ -6,7 +6,7 @@ import type { ServerContext } from "../../context.js";
 import { ConflictError, NotFoundError } from "../../errors.js";
 import type { ThreadRecord } from "../../store/records.js";
 import { setThreadTtl } from "../../store/thread-ttl.js";
-import { copyCheckpoints } from "../../threads/copy.js";
+import { copyThread } from "../../threads/copy.js";
 import { deleteThread } from "../../threads/delete.js";
 import { insertThreadIn, newThread } from "../../threads/new-thread.js";
 import { pruneThread } from "../../threads/prune.js";
@@ -141,21 +141,7 @@ export function threadRoutes(ctx: ServerContext): Hono<AppEnv> {
 
   app.post("/threads/:thread_id/copy", async (c) => {
     const source = await requireThread(ctx, c.req.param("thread_id"));
-    const copy: ThreadRecord = {
-      ...newThread(randomUUID(), { ...source.metadata }),
-      graph_id: source.graph_id,
-      assistant_id: source.assistant_id,
-      config: source.config,
-    };
-    await insertWithTtl(ctx, copy, ctx.threadTtl.default);
-    try {
-      await copyCheckpoints(ctx.saver, source.thread_id, copy.thread_id);
-    } catch (error) {
-      // Not copied: no half copy is left for the client to find (its retry makes another).
-      await deleteThread(ctx, copy).catch(() => undefined);
-      throw error;
-    }
-    return c.json(threadJson((await syncThread(ctx, copy.thread_id, { error: source.error ?? null }))!));
+    return c.json(threadJson(await copyThread(ctx, source)));
   });
 
   return app;
