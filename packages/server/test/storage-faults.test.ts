@@ -181,6 +181,18 @@ describe("one table refuses inserts half-way through making a thread, a copy or 
     expect(ttl).toEqual({ ttl_ms: 5 * 60_000 });
   });
 
+  it("a thread made with supersteps whose record cannot be written is not made, and is made when asked again", async () => {
+    const threadId = `steps-${Date.now()}`;
+    const updates = [{ values: { tag: "pre", log: ["first:pre"] }, as_node: "first" }];
+    const create = () =>
+      post("/threads", { thread_id: threadId, metadata: { graph_id: "slow" }, supersteps: [{ updates }] });
+    const refused = await whileRefusing(db(), { event: "UPDATE", table: "interlude_server_threads" }, create);
+    expect(refused.status).toBe(500);
+    expect((await json(`${server.url}/threads/${threadId}`)).status).toBe(404);
+    const made = await create();
+    expect(made.body).toMatchObject({ status: "interrupted", values: { tag: "pre", log: ["first:pre"] } });
+  });
+
   it("a copy whose checkpoints cannot be copied leaves no copy behind", async () => {
     const source = (await post("/threads", {})).body.thread_id;
     await post(`/threads/${source}/runs/wait`, { assistant_id: "slow", input: { tag: "c", delay: 1 } });

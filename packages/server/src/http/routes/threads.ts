@@ -70,13 +70,13 @@ export function threadRoutes(ctx: ServerContext): Hono<AppEnv> {
     if (req.supersteps?.length) {
       try {
         await applySupersteps(ctx, thread, req.supersteps);
+        return c.json(threadJson((await syncThread(ctx, thread.thread_id))!));
       } catch (error) {
-        // Refused: the thread is not created, so a corrected retry is not a 409.
+        // Refused or not recorded: the thread is not created, so a retry is not a 409.
         await ctx.saver.deleteThread(thread.thread_id);
         await ctx.store.deleteThread(thread.thread_id);
         throw error;
       }
-      return c.json(threadJson((await syncThread(ctx, thread.thread_id))!));
     }
     return c.json(threadJson(thread));
   });
