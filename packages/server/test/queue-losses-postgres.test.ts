@@ -6,7 +6,9 @@
  *   a run's and a deadline's;
  * - a run left without any job (its dispatch lost between two statements) is given one;
  * - a deadline's job is inserted in the transaction that records its question, so none is left
- *   that nobody checks.
+ *   that nobody checks;
+ * - a deadline whose job gave up (every try failed, as while storage refused its run) is given a
+ *   new one, while its question is unanswered.
  */
 import PgBoss from "pg-boss";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -157,5 +159,22 @@ it("a deadline job taken by a process that never saw it fires a few leases later
     }, WITHIN_MS);
     expect(answered.values.answer).toBe("by default");
     expect(Date.now() - started).toBeLessThan(WITHIN_MS);
+  });
+});
+
+it("a deadline whose job gave up after its tries fires a few leases later, its question still unanswered", async () => {
+  const thread = await pausedWithDeadline(1, { resume: "by default" });
+  // Every try failed (its run refused while storage was failing): pg-boss takes it no more.
+  const failed = await database.sql.query(
+    "UPDATE interlude_pgboss.job SET state = 'failed' WHERE name = 'interlude-deadline' AND data->>'thread_id' = $1",
+    [thread],
+  );
+  expect(failed.rowCount).toBe(1);
+  await withTaker(async () => {
+    const answered = await until(async () => {
+      const { body } = await json(`${queuer.url}/threads/${thread}/state`);
+      return body.values?.answer !== undefined && body;
+    }, WITHIN_MS);
+    expect(answered.values.answer).toBe("by default");
   });
 });

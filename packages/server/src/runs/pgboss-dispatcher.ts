@@ -21,7 +21,7 @@ import type { Db } from "../store/db.js";
 import type { RunRecord } from "../store/records.js";
 import { executeRun } from "./executor.js";
 import { QueueConsumer } from "./queue-consumer.js";
-import { queueLosses } from "./stranded-runs.js";
+import { type Question, queueLosses } from "./stranded-runs.js";
 
 const RUN_QUEUE = "interlude-run";
 const DEADLINE_QUEUE = "interlude-deadline";
@@ -56,7 +56,7 @@ export class PgBossDispatcher implements Dispatcher {
   private readonly pool: pg.Pool;
   private readonly boss: PgBoss;
   private runs?: QueueConsumer<{ run_id: string }>;
-  private deadlines?: QueueConsumer<{ thread_id: string; interrupt_id: string }>;
+  private deadlines?: QueueConsumer<Question>;
   private alarm?: DeadlineAlarm;
   private unsubscribe?: () => void;
 
@@ -117,7 +117,7 @@ export class PgBossDispatcher implements Dispatcher {
         safetyPollMs: SAFETY_POLL_MS,
         handle: (job, started) => this.onRun(job.run_id, started),
       });
-      const deadlines = new QueueConsumer<{ thread_id: string; interrupt_id: string }>(this.boss, {
+      const deadlines = new QueueConsumer<Question>(this.boss, {
         queue: DEADLINE_QUEUE,
         slots: DEADLINE_SLOTS,
         safetyPollMs: SAFETY_POLL_MS,
@@ -172,15 +172,16 @@ export class PgBossDispatcher implements Dispatcher {
   }
 
   /**
-   * After pg-boss's maintenance (in the one process that ran it): runs left without a job get
-   * one, and every process is told of the jobs expired or failed, so that they are taken again
-   * now rather than at each process's safety poll (runs/stranded-runs.ts).
+   * After pg-boss's maintenance (in the one process that ran it): runs left without a job, and
+   * questions whose deadline job gave up, get one, and every process is told of the jobs expired
+   * or failed, so that they are taken again now rather than at each process's safety poll
+   * (runs/stranded-runs.ts).
    */
   private async recoverLosses(): Promise<void> {
-    const { stranded, retrying } = await queueLosses(
+    const { stranded, retrying, unfired } = await queueLosses(
       this.ctx.store.db,
       this.options.schema,
-      RUN_QUEUE,
+      { runs: RUN_QUEUE, deadlines: DEADLINE_QUEUE },
       this.ctx.runLeaseMs,
     );
     for (const run of stranded) {
@@ -189,6 +190,13 @@ export class PgBossDispatcher implements Dispatcher {
       );
       await this.dispatch(run);
     }
+    for (const question of unfired) {
+      console.warn(
+        `[interlude] the deadline of question ${question.interrupt_id} of thread ${question.thread_id} did not fire: tried again`,
+      );
+      await this.boss.send(DEADLINE_QUEUE, question, this.deadlineJob(question, new Date()));
+    }
+    if (unfired.length) await this.ctx.bus.publish({ type: "deadline.scheduled", at: new Date().toISOString() });
     if (!retrying.length) return;
     const retryAt = new Date(Date.now() + RETRY_DELAY_S * 1000 + CLOCK_MARGIN_MS);
     setTimeout(() => {
@@ -224,23 +232,24 @@ export class PgBossDispatcher implements Dispatcher {
     return { retryLimit: 5, retryDelay: RETRY_DELAY_S, expireInSeconds: this.jobExpiry() };
   }
 
+  /** One job per question (its key is what stranded-runs.ts looks for); one that fails every try is sent again by the maintenance. */
+  private deadlineJob(question: Question, at: Date) {
+    return {
+      startAfter: at,
+      singletonKey: `${question.thread_id}:${question.interrupt_id}`,
+      retryLimit: 3,
+      retryDelay: RETRY_DELAY_S,
+      expireInSeconds: this.jobExpiry(),
+    };
+  }
+
   takeHere(): (() => void) | undefined {
     return this.runs?.reserve();
   }
 
   async scheduleDeadlineIn(db: Db, threadId: string, interruptId: string, at: Date): Promise<void> {
-    await this.boss.send(
-      DEADLINE_QUEUE,
-      { thread_id: threadId, interrupt_id: interruptId },
-      {
-        startAfter: at,
-        singletonKey: `${threadId}:${interruptId}`,
-        retryLimit: 3,
-        retryDelay: RETRY_DELAY_S,
-        expireInSeconds: this.jobExpiry(),
-        db: inTransaction(db),
-      },
-    );
+    const question = { thread_id: threadId, interrupt_id: interruptId };
+    await this.boss.send(DEADLINE_QUEUE, question, { ...this.deadlineJob(question, at), db: inTransaction(db) });
     // Every process taking deadline jobs (this one too) sets its alarm for it, once this commits.
     await this.ctx.bus.publishIn?.(db, [{ type: "deadline.scheduled", at: at.toISOString() }]);
   }

@@ -10,6 +10,8 @@
  *   takeover from a dead process, a drain) commits first and sends the job after, and a process
  *   killed or a database refusing in between leaves the run `stranded`, which nothing else
  *   would ever start.
+ * - A question whose deadline job failed every try (its run refused while storage was failing)
+ *   and that no one answered: its deadline would never fire.
  */
 
 import { ACTIVE } from "../store/backlog.js";
@@ -40,14 +42,51 @@ function retryingStatement(schema: string): [string, unknown[]] {
   return [`SELECT DISTINCT name FROM ${schema}.job WHERE state = 'retry'`, []];
 }
 
+/**
+ * Questions past their deadline for a lease, unanswered, with no job of theirs waiting or taken
+ * (a deadline job's singleton key is its question's, pgboss-dispatcher.ts).
+ */
+function unfiredStatement(schema: string, queue: string, before: string): [string, unknown[]] {
+  return [
+    `SELECT p.thread_id, p.interrupt_id FROM interlude_server_pending p
+      WHERE p.deadline_at IS NOT NULL AND p.deadline_at < ?
+        AND NOT EXISTS (SELECT 1 FROM interlude_server_answers a
+          WHERE a.thread_id = p.thread_id AND a.interrupt_id = p.interrupt_id)
+        AND NOT EXISTS (SELECT 1 FROM ${schema}.job j
+          WHERE j.name = ? AND j.state < 'completed' AND j.singleton_key = p.thread_id || ':' || p.interrupt_id)
+      ORDER BY p.deadline_at`,
+    [before, queue],
+  ];
+}
+
+export interface Question {
+  thread_id: string;
+  interrupt_id: string;
+}
+
 export interface QueueLosses {
   stranded: RunRecord[];
   retrying: string[];
+  /** Questions whose deadline will not fire without a new job. */
+  unfired: Question[];
 }
 
-/** One round trip: the runs stranded for `leaseMs` and the queues with jobs to retry. */
-export async function queueLosses(db: Db, schema: string, runQueue: string, leaseMs: number): Promise<QueueLosses> {
+/** One round trip: the runs stranded and the deadlines unfired for `leaseMs`, and the queues with jobs to retry. */
+export async function queueLosses(
+  db: Db,
+  schema: string,
+  queues: { runs: string; deadlines: string },
+  leaseMs: number,
+): Promise<QueueLosses> {
   const before = new Date(Date.now() - leaseMs).toISOString();
-  const [stranded, retrying] = await db.reads([strandedStatement(schema, runQueue, before), retryingStatement(schema)]);
-  return { stranded: stranded.map(runOf), retrying: retrying.map((row) => String(row.name)) };
+  const [stranded, retrying, unfired] = await db.reads([
+    strandedStatement(schema, queues.runs, before),
+    retryingStatement(schema),
+    unfiredStatement(schema, queues.deadlines, before),
+  ]);
+  return {
+    stranded: stranded.map(runOf),
+    retrying: retrying.map((row) => String(row.name)),
+    unfired: unfired.map((row) => ({ thread_id: String(row.thread_id), interrupt_id: String(row.interrupt_id) })),
+  };
 }
