@@ -29,6 +29,7 @@ const ALLOWED = new Set([
   "503 STORAGE_FAILED",
   "503 SERVER_STOPPING",
   "0 CONNECTION_LOST",
+  "0 GAVE_UP",
   "409 ALREADY_ANSWERED",
   "409 THREAD_RUNNING",
   "run RUN_LOST",
@@ -40,12 +41,12 @@ const ALLOWED = new Set([
  * `input`; `deadline`: seconds after which a question no one answered is answered "timeout"
  * (API.md, "Interrupt deadlines"), and `think`: up to how many ms a client waits before
  * answering (races with the deadline). `multitask`: the `multitask_strategy` every run is sent
- * with (the server's default, `reject`, when not given): an answer given again while the run
- * of its first try is still queued or running (put back in the queue after a fault) then queues
- * behind it, or stops it (`interrupt`), or undoes it (`rollback`). `run(c)` runs client `c`
- * until `stop()`.
+ * with (the server's default, `reject`, when not given). `impatient`: up to how many ms a client
+ * waits for one answer in three before it gives up waiting (the run goes on) and gives the
+ * answer again at once, as a reviewer clicking twice does: it waits for the first try's run and
+ * is refused 409 naming the answer. `run(c)` runs client `c` until `stop()`.
  */
-export function answeringClient({ urls, graph, input, deadline, think = 0, multitask }) {
+export function answeringClient({ urls, graph, input, deadline, think = 0, multitask, impatient = 0 }) {
   const strategy = multitask === undefined ? {} : { multitask_strategy: multitask };
   let stopping = false;
   let turn = 0;
@@ -55,8 +56,11 @@ export function answeringClient({ urls, graph, input, deadline, think = 0, multi
   const clients = [];
   const started = Date.now();
 
-  /** Sends one request to the next live server: `{ status, body, where }`, status 0 when the connection was lost. */
-  async function call(method, path, body) {
+  /**
+   * Sends one request to the next live server: `{ status, body, where }`, status 0 when the
+   * connection was lost or the client gave up waiting after `patience` ms.
+   */
+  async function call(method, path, body, patience) {
     for (;;) {
       const live = urls();
       if (live.length === 0) {
@@ -65,12 +69,13 @@ export function answeringClient({ urls, graph, input, deadline, think = 0, multi
       }
       const url = live[turn++ % live.length];
       const where = `${method} ${path} on ${url}`;
+      const gaveUp = patience === undefined ? undefined : AbortSignal.timeout(patience);
       try {
         const response = await fetch(url + path, {
           method,
           headers: body === undefined ? undefined : { "content-type": "application/json" },
           body: body === undefined ? undefined : JSON.stringify(body),
-          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+          signal: AbortSignal.any([AbortSignal.timeout(REQUEST_TIMEOUT_MS), ...(gaveUp ? [gaveUp] : [])]),
         });
         const text = await response.text();
         let parsed;
@@ -81,7 +86,7 @@ export function answeringClient({ urls, graph, input, deadline, think = 0, multi
         }
         return { status: response.status, body: parsed, where };
       } catch (error) {
-        const code = error.name === "TimeoutError" ? "TIMEOUT" : "CONNECTION_LOST";
+        const code = gaveUp?.aborted ? "GAVE_UP" : error.name === "TimeoutError" ? "TIMEOUT" : "CONNECTION_LOST";
         return { status: 0, body: { code, message: String(error.cause ?? error) }, where };
       }
     }
@@ -179,9 +184,10 @@ export function answeringClient({ urls, graph, input, deadline, think = 0, multi
     }
     for (;;) {
       state.doing = `giving ${answer} by ${state.way} (at ${seconds()})`;
+      const patience = impatient && Math.random() < 1 / 3 ? Math.ceil(Math.random() * impatient) : undefined;
       let response;
       if (state.way === "wait") {
-        response = await call("POST", `/threads/${state.threadId}/runs/wait`, resume);
+        response = await call("POST", `/threads/${state.threadId}/runs/wait`, resume, patience);
       } else {
         const created =
           state.way === "queued"
@@ -190,8 +196,9 @@ export function answeringClient({ urls, graph, input, deadline, think = 0, multi
         response = created;
         if (created.status === 200 || created.status === 202) {
           state.doing = `joining ${created.body.run_id} with ${answer} (at ${seconds()})`;
-          do response = await call("GET", `/threads/${state.threadId}/runs/${created.body.run_id}/join`);
-          while (response.status === 0 || response.status === 503);
+          const join = `/threads/${state.threadId}/runs/${created.body.run_id}/join`;
+          do response = await call("GET", join, undefined, patience);
+          while ((response.status === 0 && response.body.code !== "GAVE_UP") || response.status === 503);
         }
       }
       const next = outcome(state, pending, answer, response);

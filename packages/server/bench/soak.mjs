@@ -13,15 +13,19 @@
  *
  * `node packages/server/bench/soak.mjs [--postgres] [--seconds 120] [--clients 8] [--graph
  * soak_flat|soak_nested|soak_agent] [--faults kill,term,cut,refuse] [--every 2500] [--delay 20] [--deadline 1
- * --think 1500] [--multitask enqueue|interrupt|rollback]`
+ * --think 1500] [--multitask enqueue|interrupt|rollback] [--impatient 200]`
  * (`npm run soak -- ...`). On SQLite one server on a file, killed and started again on it; on
  * PostgreSQL (a throwaway server, or BENCH_POSTGRES_URL's) two servers and a worker. `--delay`:
  * each answer's run then sleeps that long in a second step, where kills find it mid-run.
  * `soak_agent`: a LangChain agent (messages state, a chat model's tool call edited by the
  * reviewer, a ToolNode; `--delay` and `--deadline` do not apply). `--deadline S`: every question is answered "timeout" after S seconds if no one did, while
  * clients think up to `--think` ms before answering (a reviewer racing the deadline).
- * `--multitask`: the `multitask_strategy` of every run the clients send (an answer given again
- * while its first try's run is still queued or running queues behind it, stops it or undoes it).
+ * `--multitask`: the `multitask_strategy` of every run the clients send. An answer given again
+ * while its first try's run is still queued or running waits for that run, whatever the strategy
+ * (API.md, "Multitask strategies"): the strategy acts on the runs that carry no answer (one
+ * continuing a thread stopped between steps); "runs at the end" shows the runs it stopped.
+ * `--impatient MS`: clients give up waiting on one answer in three after up to MS and give it
+ * again at once, while its run goes on (a reviewer who clicks twice).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -41,6 +45,7 @@ const DELAY_MS = Number(arg("delay", 20));
 const DEADLINE_S = arg("deadline") === undefined ? undefined : Number(arg("deadline"));
 const THINK_MS = Number(arg("think", 0));
 const MULTITASK = arg("multitask");
+const IMPATIENT_MS = Number(arg("impatient", 0));
 // Short leases and claims: a killed process's runs are found lost within a second or two.
 const env = { INTERLUDE_RUN_LEASE_MS: "1000", INTERLUDE_CLAIM_TTL_MS: "1000", INTERLUDE_DRAIN_GRACE_MS: "2000" };
 
@@ -55,7 +60,12 @@ async function deploy() {
     const dir = mkdtempSync(join(tmpdir(), "interlude-soak-"));
     const db = join(dir, "db.sqlite");
     const slots = [{ start: () => startServerProcess({ db, env }) }];
-    return { slots, admin: undefined, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      slots,
+      admin: undefined,
+      runsByStatus: () => runsIn({ sqlite: db }),
+      cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const { default: pg } = await import("pg");
   const database = await throwawayDatabase("interlude_soak");
@@ -67,12 +77,44 @@ async function deploy() {
   return {
     slots,
     admin: { client: admin, name, url: database.url },
+    runsByStatus: () => runsIn({ postgres: database.url }),
     cleanup: async () => {
       await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`).catch(() => undefined);
       await admin.end();
       database.stop();
     },
   };
+}
+
+const RUNS_BY_STATUS = "SELECT status, COUNT(*) AS n FROM interlude_server_runs GROUP BY status ORDER BY status";
+
+/**
+ * The runs the database holds at the end, by status: with `--multitask interrupt`, those
+ * `interrupted` are the runs an answer given again stopped (rolled-back runs are deleted).
+ */
+async function runsIn({ sqlite, postgres }) {
+  if (sqlite) {
+    const { default: Database } = await import("better-sqlite3");
+    const file = new Database(sqlite, { readonly: true });
+    try {
+      return Object.fromEntries(
+        file
+          .prepare(RUNS_BY_STATUS)
+          .all()
+          .map((row) => [row.status, row.n]),
+      );
+    } finally {
+      file.close();
+    }
+  }
+  const { default: pg } = await import("pg");
+  const db = new pg.Client({ connectionString: postgres });
+  await db.connect();
+  try {
+    return Object.fromEntries((await db.query(RUNS_BY_STATUS)).rows.map((row) => [row.status, Number(row.n)]));
+  } finally {
+    await db.end();
+  }
 }
 
 const deployment = await deploy();
@@ -162,6 +204,7 @@ const client = answeringClient({
   deadline: DEADLINE_S,
   think: THINK_MS,
   multitask: MULTITASK,
+  impatient: IMPATIENT_MS,
 });
 const clients = Array.from({ length: CLIENTS }, (_, c) => client.run(c));
 const failed = Promise.race(clients.map((running) => running.then(() => new Promise(() => undefined))));
@@ -189,7 +232,7 @@ try {
 }
 const answered = client.acknowledged();
 console.log(
-  `soak ${POSTGRES ? "PostgreSQL (two servers and a worker)" : "SQLite (one server)"}, ${GRAPH}, ${CLIENTS} clients${MULTITASK ? `, multitask ${MULTITASK}` : ""}, ${at()}`,
+  `soak ${POSTGRES ? "PostgreSQL (two servers and a worker)" : "SQLite (one server)"}, ${GRAPH}, ${CLIENTS} clients${MULTITASK ? `, multitask ${MULTITASK}` : ""}${IMPATIENT_MS ? `, impatient ${IMPATIENT_MS} ms` : ""}, ${at()}`,
 );
 console.log(`faults: ${JSON.stringify(Object.fromEntries(faults))}`);
 const timedOut = DEADLINE_S === undefined ? "" : `, ${client.timedOut()} of them by deadlines`;
@@ -197,6 +240,7 @@ console.log(
   `answers acknowledged: ${answered} (${(answered / ((Date.now() - started) / 1000)).toFixed(0)}/s)${timedOut}`,
 );
 console.log(`refusals and losses met (allowed under faults): ${JSON.stringify(client.refusals())}`);
+console.log(`runs at the end, by status: ${JSON.stringify(await deployment.runsByStatus().catch(String))}`);
 for (const line of verdict.lines) console.log(line);
 if (!verdict.ok) {
   console.log(`faults as they came: ${timeline.join(", ")}`);
