@@ -5,7 +5,7 @@ import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SqliteDb } from "../dist/store/db.js";
 import { openGate } from "./fixtures/gates.mjs";
-import { type TestServer, testServer, until } from "./helpers.js";
+import { json, type TestServer, testServer, until } from "./helpers.js";
 
 let server: TestServer;
 let client: Client;
@@ -108,6 +108,26 @@ describe("multitask strategies", () => {
 });
 
 describe("cancel", () => {
+  it.each(["interrupt", "rollback", "enqueue"] as const)(
+    "%s takes no answer from the run that carries it: another answer to its question waits for it and is refused 409",
+    async (multitask_strategy) => {
+      const { thread_id } = await client.threads.create();
+      const paused = (await client.runs.wait(thread_id, "soak_flat", { input: { rounds: 2, delay: 1_000 } })) as any;
+      const [question] = paused.__interrupt__;
+      const resume = (answer: string) => ({ command: { resume: { [question.id]: answer } } });
+      // Its run spends a second in the step after the one that takes the answer.
+      const first = await client.runs.create(thread_id, "soak_flat", resume("first"));
+      const second = await json(`${server.url}/threads/${thread_id}/runs/wait`, {
+        method: "POST",
+        body: JSON.stringify({ assistant_id: "soak_flat", ...resume("second"), multitask_strategy }),
+      });
+      expect(second).toMatchObject({ status: 409, body: { code: "ALREADY_ANSWERED", answer: "first" } });
+      expect(((await client.runs.join(thread_id, first.run_id)) as any).answers).toEqual(["first"]);
+      expect(await client.runs.get(thread_id, first.run_id)).toMatchObject({ status: "success" });
+      expect(await client.runs.list(thread_id)).toHaveLength(2);
+    },
+  );
+
   it("cancels a running run at once when its node listens to the signal; the thread is free again", async () => {
     const { thread, first } = await busyThread("a", { abortable: true });
     await client.runs.cancel(thread.thread_id, first.run_id, true);
