@@ -178,3 +178,26 @@ it("a deadline whose job gave up after its tries fires a few leases later, its q
     expect(answered.values.answer).toBe("by default");
   });
 });
+
+it("an error deadline whose job gave up once it had recorded its answer records the thread's error a few leases later", async () => {
+  const thread = await pausedWithDeadline(1, { error: "too late" });
+  const {
+    rows: [question],
+  } = await database.sql.query("SELECT interrupt_id FROM interlude_server_pending WHERE thread_id = $1", [thread]);
+  // Its answer was recorded, then every try of the thread's error failed.
+  await database.sql.query(
+    "INSERT INTO interlude_server_answers (thread_id, interrupt_id, by, answer, at, run_id, state) VALUES ($1, $2, 'deadline', NULL, $3, NULL, 'applied')",
+    [thread, question.interrupt_id, new Date().toISOString()],
+  );
+  await database.sql.query(
+    "UPDATE interlude_pgboss.job SET state = 'failed' WHERE name = 'interlude-deadline' AND data->>'thread_id' = $1",
+    [thread],
+  );
+  await withTaker(async () => {
+    const failed = await until(async () => {
+      const { body } = await json(`${queuer.url}/threads/${thread}`);
+      return body.status === "error" && body;
+    }, WITHIN_MS);
+    expect(failed.error).toMatchObject({ code: "DEADLINE_EXPIRED", message: "too late" });
+  });
+});

@@ -14,6 +14,7 @@
  *   and that no one answered: its deadline would never fire.
  */
 
+import { DEADLINE_IDENTITY } from "../inbox/deadline-spec.js";
 import { ACTIVE } from "../store/backlog.js";
 import { runOf } from "../store/codec.js";
 import { RUN_COLUMNS } from "../store/columns.js";
@@ -43,19 +44,22 @@ function retryingStatement(schema: string): [string, unknown[]] {
 }
 
 /**
- * Questions past their deadline for a lease, unanswered, with no job of theirs waiting or taken
- * (a deadline job's singleton key is its question's, pgboss-dispatcher.ts).
+ * Questions past their deadline for a lease, with no job of theirs waiting or taken (a deadline
+ * job's singleton key is its question's, pgboss-dispatcher.ts), unanswered or answered only by
+ * a deadline that recorded its answer and not yet the thread's error (inbox/deadlines.ts: its
+ * next try records the error).
  */
 function unfiredStatement(schema: string, queue: string, before: string): [string, unknown[]] {
   return [
     `SELECT p.thread_id, p.interrupt_id FROM interlude_server_pending p
       WHERE p.deadline_at IS NOT NULL AND p.deadline_at < ?
         AND NOT EXISTS (SELECT 1 FROM interlude_server_answers a
-          WHERE a.thread_id = p.thread_id AND a.interrupt_id = p.interrupt_id)
+          WHERE a.thread_id = p.thread_id AND a.interrupt_id = p.interrupt_id
+            AND NOT (a.by = ? AND a.run_id IS NULL))
         AND NOT EXISTS (SELECT 1 FROM ${schema}.job j
           WHERE j.name = ? AND j.state < 'completed' AND j.singleton_key = p.thread_id || ':' || p.interrupt_id)
       ORDER BY p.deadline_at`,
-    [before, queue],
+    [before, DEADLINE_IDENTITY, queue],
   ];
 }
 
