@@ -12,7 +12,8 @@ import { isClaimLost, isStorageFailure } from "../store/failures.js";
 import type { RunRecord, RunStatus } from "../store/records.js";
 import { nowOrUntilStored, retryUntilStored } from "../store/retry-until-stored.js";
 import type { StoreTx } from "../store/store.js";
-import { headIn, stillAsked, syncWith } from "../threads/sync.js";
+import { askedWhereAsked } from "../threads/state.js";
+import { headIn, readSnapshot, stillAsked, syncWith } from "../threads/sync.js";
 import { backToQueue } from "./drain.js";
 import { revokeClaim } from "./joined-saver.js";
 import { move } from "./lifecycle.js";
@@ -104,29 +105,27 @@ async function headMoved(ctx: ServerContext, run: RunRecord, tx?: StoreTx): Prom
 /**
  * Whether a run took an answer without its thread's head moving: a subgraph saved its step past
  * the question, or the answered task its writes, and the failure came before the parent's step
- * was saved. The question is then no longer asked where it was asked (stillAsked).
+ * was saved. The question is then no longer among those `asked` where they were asked
+ * (askedWhereAsked).
  */
-async function answersTakenMidStep(ctx: ServerContext, run: RunRecord): Promise<boolean> {
+function answersTakenMidStep(run: RunRecord, asked: ReadonlySet<string> | undefined): boolean {
   const answered = run.kwargs.answers ?? [];
   if (!answered.length || run.kwargs.started_at_checkpoint === undefined) return false;
-  const asked = await stillAsked(ctx, run.thread_id);
   return asked !== undefined && answered.some((id) => !asked.has(id));
 }
 
 /**
  * The thread's error after a run that stopped before finishing: none when it stopped at a
  * question, which waits for the answer; stopped between steps (a question whose answer a
- * subgraph took counts as answered), nothing would continue it unless told, so it says why
- * (`error`) until a run without input continues it.
+ * subgraph took counts as answered, as `asked` shows), nothing would continue it unless told, so
+ * it says why (`error`) until a run without input continues it.
  */
-async function stoppedError(
-  ctx: ServerContext,
-  threadId: string,
+function stoppedError(
   snapshot: StateSnapshot | undefined,
+  asked: ReadonlySet<string> | undefined,
   error: unknown,
-): Promise<unknown> {
-  const asking =
-    snapshot !== undefined && snapshot.interrupts.length > 0 && ((await stillAsked(ctx, threadId))?.size ?? 0) > 0;
+): unknown {
+  const asking = snapshot !== undefined && snapshot.interrupts.length > 0 && (asked?.size ?? 0) > 0;
   return snapshot !== undefined && snapshot.next.length > 0 && !asking ? error : null;
 }
 
@@ -149,11 +148,15 @@ export async function endStopped(
 ): Promise<void> {
   // Cancelled before its process died: it ends as cancelled, and its thread with no error.
   const to: RunStatus = end === "interrupted" ? "interrupted" : "error";
+  // One read of the thread, its subgraphs' checkpoints included, serves the answers, the sync and
+  // the thread's error (a sync that finds the head moved since reads it again). It comes before
+  // the transaction, as no connection is asked for while it holds one.
+  const read = await readSnapshot(ctx, run.thread_id, true);
+  const asked = read && askedWhereAsked(read);
   // Its answers count as applied once it saved a checkpoint past where it started, whatever
   // came after, or took them in a step its parent's step did not get to save. The head is read
-  // in the transaction where it can be, else before it; the snapshot (answersTakenMidStep)
-  // before it, as no connection is asked for while it holds one.
-  const before = (await answersTakenMidStep(ctx, run)) || (ctx.headStatement ? undefined : await headMoved(ctx, run));
+  // in the transaction where it can be, else before it.
+  const before = answersTakenMidStep(run, asked) || (ctx.headStatement ? undefined : await headMoved(ctx, run));
   const recorded = await syncWith(
     ctx,
     run.thread_id,
@@ -163,7 +166,10 @@ export async function endStopped(
       await tx.settleAnswers(run.run_id, before ?? (await headMoved(ctx, run, tx)));
       return true;
     },
-    async (snapshot) => ({ error: error && (await stoppedError(ctx, run.thread_id, snapshot, error)) }),
+    async (snapshot, again) => ({
+      error: error && stoppedError(snapshot, again ? await stillAsked(ctx, run.thread_id) : asked, error),
+    }),
+    read,
   );
   // Counted once recorded: a run whose end was recorded before something after it failed is not counted again.
   if (recorded === false) return;

@@ -42,10 +42,19 @@ function statusOf(snapshot: StateSnapshot | undefined, busy: boolean, error: unk
   return snapshot && snapshot.next.length > 0 ? "interrupted" : "idle";
 }
 
-/** The thread's newest snapshot, through its graph (undefined: unknown thread or graph not loaded). */
-export async function readSnapshot(ctx: ServerContext, threadId: string): Promise<StateSnapshot | undefined> {
+/**
+ * The thread's newest snapshot, through its graph, with its subgraphs' snapshots in its tasks when
+ * asked (undefined: unknown thread or graph not loaded).
+ */
+export async function readSnapshot(
+  ctx: ServerContext,
+  threadId: string,
+  subgraphs = false,
+): Promise<StateSnapshot | undefined> {
   const graph = await threadGraph(ctx, threadId);
-  return graph ? await graph.getState({ configurable: { thread_id: threadId } }) : undefined;
+  if (!graph) return undefined;
+  const config = { configurable: { thread_id: threadId } };
+  return subgraphs ? await graph.getState(config, { subgraphs }) : await graph.getState(config);
 }
 
 /** The graph the thread runs, as served here (undefined: unknown thread or graph not loaded). */
@@ -55,9 +64,8 @@ async function threadGraph(ctx: ServerContext, threadId: string) {
 
 /** The questions the thread still asks, each read where it was asked (askedWhereAsked); undefined as readSnapshot. */
 export async function stillAsked(ctx: ServerContext, threadId: string): Promise<Set<string> | undefined> {
-  const graph = await threadGraph(ctx, threadId);
-  if (!graph) return undefined;
-  return askedWhereAsked(await graph.getState({ configurable: { thread_id: threadId } }, { subgraphs: true }));
+  const snapshot = await readSnapshot(ctx, threadId, true);
+  return snapshot && askedWhereAsked(snapshot);
 }
 
 /** How often a sync reads the snapshot again when the thread moved on before it wrote. */
