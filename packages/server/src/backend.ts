@@ -88,7 +88,10 @@ export interface BackendOptions {
   now?: () => number;
   /** Threads' TTLs (default: the config's `checkpointer.ttl`, else none by default, swept every 5 minutes). */
   threadTtl?: TtlPolicy;
-  /** How often to look for due crons (ms; default 10 s: schedules are to the minute). */
+  /**
+   * How often to look for due crons (ms; default INTERLUDE_CRON_SWEEP_MS, else 10 s): a cron's
+   * run is made up to this late, and a schedule coming due more often makes one run per look.
+   */
   cronSweepMs?: number;
 }
 
@@ -104,14 +107,19 @@ export interface Backend {
   close(): Promise<void>;
 }
 
-/** A duration from the environment (tests shorten the lease and claim so a crash is recovered in seconds). */
-function msFromEnv(name: string): number | undefined {
+/**
+ * A duration from the environment, else `fallback` (tests shorten the lease and claim so a crash
+ * is recovered in seconds).
+ */
+function msFromEnv(name: string, fallback: number): number;
+function msFromEnv(name: string): number | undefined;
+function msFromEnv(name: string, fallback?: number): number | undefined {
   const text = process.env[name];
-  if (text === undefined || text === "") return undefined;
+  if (text === undefined || text === "") return fallback;
   const ms = Number(text);
   if (!Number.isFinite(ms) || ms <= 0)
     throw new ConfigError(
-      `${name}=${text} is not a positive number of milliseconds; unset it for the default (30000).`,
+      `${name}=${text} is not a positive number of milliseconds; unset it for the default${fallback === undefined ? "" : ` (${fallback})`}.`,
     );
   return ms;
 }
@@ -275,7 +283,7 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
           parseConnections(process.env.INTERLUDE_POSTGRES_CONNECTIONS, "INTERLUDE_POSTGRES_CONNECTIONS"))
       : undefined,
   );
-  const runLeaseMs = options.runLeaseMs ?? msFromEnv("INTERLUDE_RUN_LEASE_MS") ?? 30_000;
+  const runLeaseMs = options.runLeaseMs ?? msFromEnv("INTERLUDE_RUN_LEASE_MS", 30_000);
   const storage = options.postgresUrl
     ? await openPostgres(options.postgresUrl, processId, connections, runLeaseMs)
     : await openSqlite(options.sqlitePath ?? defaultSqlitePath(options.config));
@@ -300,12 +308,12 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       executing: new Map(),
       runLeaseMs,
       claimTtlMs: options.claimTtlMs ?? msFromEnv("INTERLUDE_CLAIM_TTL_MS"),
-      abortGraceMs: options.abortGraceMs ?? msFromEnv("INTERLUDE_ABORT_GRACE_MS") ?? 5_000,
-      drainGraceMs: options.drainGraceMs ?? msFromEnv("INTERLUDE_DRAIN_GRACE_MS") ?? 10_000,
+      abortGraceMs: options.abortGraceMs ?? msFromEnv("INTERLUDE_ABORT_GRACE_MS", 5_000),
+      drainGraceMs: options.drainGraceMs ?? msFromEnv("INTERLUDE_DRAIN_GRACE_MS", 10_000),
       runTimeoutMs: options.runTimeoutMs ?? msFromEnv("INTERLUDE_RUN_TIMEOUT_MS"),
       now: options.now ?? Date.now,
       threadTtl: options.threadTtl ?? options.config?.threadTtl ?? { sweepMs: DEFAULT_SWEEP_MS },
-      cronSweepMs: options.cronSweepMs ?? 10_000,
+      cronSweepMs: options.cronSweepMs ?? msFromEnv("INTERLUDE_CRON_SWEEP_MS", 10_000),
       // Several processes: a run's stream may be followed from any of them.
       runEvents: storage.names
         ? new RunEventRelay(storage.store.db, storage.bus, storage.names.watchChannel)

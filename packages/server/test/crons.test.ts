@@ -218,3 +218,33 @@ describe.each(storages("interlude_crons"))("crons on %s", (_name, storage) => {
     expect(await client.crons.count({ assistantId: assistant.assistant_id })).toBe(0);
   });
 });
+
+describe("INTERLUDE_CRON_SWEEP_MS", () => {
+  const withSweepEnv = async <T>(value: string, body: () => Promise<T>): Promise<T> => {
+    process.env.INTERLUDE_CRON_SWEEP_MS = value;
+    try {
+      return await body();
+    } finally {
+      delete process.env.INTERLUDE_CRON_SWEEP_MS;
+    }
+  };
+
+  it("sets how often crons are looked for: a schedule by the second makes a run each look", async () => {
+    const server = await withSweepEnv("200", () => testServer());
+    try {
+      const client = server.client();
+      const thread = await client.threads.create();
+      await client.crons.createForThread(thread.thread_id, "loop", { schedule: "* * * * * *", input: { rounds: 1 } });
+      // Within six seconds, where the default (a look every 10 s) would make none or one.
+      await until(async () => (await client.runs.list(thread.thread_id)).length >= 3, 6_000);
+    } finally {
+      await server.dispose();
+    }
+  });
+
+  it("is refused with what to do when it is not a positive number of milliseconds", async () => {
+    await expect(withSweepEnv("soon", () => testServer())).rejects.toThrow(
+      "INTERLUDE_CRON_SWEEP_MS=soon is not a positive number of milliseconds; unset it for the default (10000).",
+    );
+  });
+});
