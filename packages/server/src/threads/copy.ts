@@ -11,11 +11,11 @@ import {
   readingLangChain,
 } from "@interlude/core";
 import type { SaverKit } from "@interlude/core/saver-kit";
-import { graphOf, type ServerContext } from "../context.js";
+import type { ServerContext } from "../context.js";
 import type { RunRecord, ThreadRecord } from "../store/records.js";
 import { untilStored } from "../store/retry-until-stored.js";
 import { insertThreadIn, newThread } from "./new-thread.js";
-import { syncWith } from "./sync.js";
+import { snapshotThrough, syncWith } from "./sync.js";
 
 async function tuplesOf(saver: BaseCheckpointSaver, threadId: string): Promise<CheckpointTuple[]> {
   // A thread holding messages, read before this process loaded @langchain/core: load it and read again.
@@ -79,11 +79,9 @@ export async function copyThread(ctx: ServerContext, source: ThreadRecord): Prom
     assistant_id: source.assistant_id,
     config: source.config,
   };
-  const config = { configurable: { thread_id: copy.thread_id } };
   try {
     await copyCheckpoints(ctx.saver, source.thread_id, copy.thread_id);
-    // Read through the source's graph: the copy has no record to find it by yet.
-    const read = await graphOf(ctx, copy.graph_id)?.getState(config);
+    const read = await snapshotThrough(ctx, copy.graph_id, copy.thread_id);
     const made = await syncWith(
       ctx,
       copy.thread_id,

@@ -43,23 +43,28 @@ function statusOf(snapshot: StateSnapshot | undefined, busy: boolean, error: unk
 }
 
 /**
- * The thread's newest snapshot, through its graph, with its subgraphs' snapshots in its tasks when
- * asked (undefined: unknown thread or graph not loaded).
+ * The thread's newest snapshot, through the graph its record names, with its subgraphs'
+ * snapshots in its tasks when asked (undefined: unknown thread or graph not loaded).
  */
 export async function readSnapshot(
   ctx: ServerContext,
   threadId: string,
   subgraphs = false,
 ): Promise<StateSnapshot | undefined> {
-  const graph = await threadGraph(ctx, threadId);
+  return snapshotThrough(ctx, (await ctx.store.threadGraph(threadId))?.graph_id, threadId, subgraphs);
+}
+
+/** As readSnapshot, through the graph `graphId` (for a thread whose record is not made yet: a copy). */
+export async function snapshotThrough(
+  ctx: ServerContext,
+  graphId: string | null | undefined,
+  threadId: string,
+  subgraphs = false,
+): Promise<StateSnapshot | undefined> {
+  const graph = graphOf(ctx, graphId);
   if (!graph) return undefined;
   const config = { configurable: { thread_id: threadId } };
   return subgraphs ? await graph.getState(config, { subgraphs }) : await graph.getState(config);
-}
-
-/** The graph the thread runs, as served here (undefined: unknown thread or graph not loaded). */
-async function threadGraph(ctx: ServerContext, threadId: string) {
-  return graphOf(ctx, (await ctx.store.threadGraph(threadId))?.graph_id);
 }
 
 /** The questions the thread still asks, each read where it was asked (askedWhereAsked); undefined as readSnapshot. */
