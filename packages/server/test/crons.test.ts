@@ -6,8 +6,7 @@
  */
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sweepCrons } from "../dist/crons/sweeper.js";
-import { json, type TestServer, testServer, until, whileRefusing } from "./helpers.js";
+import { json, movedClock, type TestServer, testServer, until, whileRefusing } from "./helpers.js";
 import { storages } from "./processes.js";
 
 const MINUTE = 60_000;
@@ -17,23 +16,15 @@ const NO_TIMER = 3_600_000;
 describe.each(storages("interlude_crons"))("crons on %s", (_name, storage) => {
   let server: TestServer;
   let client: Client;
-  /** How far the server's clock is ahead of the real one. */
-  let ahead = 0;
+  const clock = movedClock();
   beforeAll(async () => {
-    server = await testServer({ ...(await storage()), now: () => Date.now() + ahead, cronSweepMs: NO_TIMER });
+    server = await testServer({ ...(await storage()), now: clock.now, cronSweepMs: NO_TIMER });
     client = server.client();
   }, 60_000);
   afterAll(() => server?.dispose());
 
   /** One sweep (or two at once) with the clock `ms` ahead of now. */
-  async function sweepAt(ms: number, sweeps = 1) {
-    ahead = ms;
-    try {
-      await Promise.all(Array.from({ length: sweeps }, () => sweepCrons(server.backend.ctx)));
-    } finally {
-      ahead = 0;
-    }
-  }
+  const sweepAt = (ms: number, sweeps = 1) => clock.sweepCronsAhead(server, ms, sweeps);
   const runsOf = async (threadId: string) => client.runs.list(threadId, { limit: 100 });
   const threadCount = async () =>
     (await client.threads.search({ limit: 10_000, metadata: { graph_id: "loop" } })).length;

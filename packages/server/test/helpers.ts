@@ -7,6 +7,7 @@ import { loadConfig, type RunningServer, type ServeOptions, startServer } from "
 import { Client } from "@langchain/langgraph-sdk";
 // The CLI's SSE reader, so the tests read events exactly as the CLI does.
 import { sseEvents } from "../dist/cli/sse.js";
+import { sweepCrons } from "../dist/crons/sweeper.js";
 import type { AssistantRecord } from "../dist/store/records.js";
 
 export const FIXTURE_CONFIG = fileURLToPath(new URL("./fixtures/langgraph.json", import.meta.url));
@@ -14,6 +15,27 @@ export const FIXTURE_CONFIG = fileURLToPath(new URL("./fixtures/langgraph.json",
 /** An SDK client of the server at `url`, without the SDK's retries: a failure shows at once. */
 export const clientOf = (url: string, apiKey?: string): Client =>
   new Client({ apiUrl: url, apiKey: apiKey ?? null, callerOptions: { maxRetries: 0 } });
+
+/**
+ * A server clock the test moves instead of waiting (give `now` to testServer, with a
+ * `cronSweepMs` that never comes in a test), and crons swept by the test with it moved.
+ */
+export function movedClock() {
+  /** How far the server's clock is ahead of the real one. */
+  let ahead = 0;
+  return {
+    now: () => Date.now() + ahead,
+    /** One sweep of `server`'s crons (or `sweeps` at once) with the clock `ms` ahead of now. */
+    async sweepCronsAhead(server: TestServer, ms: number, sweeps = 1): Promise<void> {
+      ahead = ms;
+      try {
+        await Promise.all(Array.from({ length: sweeps }, () => sweepCrons(server.backend.ctx)));
+      } finally {
+        ahead = 0;
+      }
+    },
+  };
+}
 
 export interface TestServer extends RunningServer {
   client(apiKey?: string): Client;

@@ -6,17 +6,16 @@
  * the database failed to queue is made at the next sweep, not skipped to the cron's next time.
  */
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
-import { sweepCrons } from "../dist/crons/sweeper.js";
 import { hooks } from "./fixtures/graphs.mjs";
-import { json, runEnded, type TestServer, testServer, until, whileRefusing } from "./helpers.js";
+import { json, movedClock, runEnded, type TestServer, testServer, until, whileRefusing } from "./helpers.js";
 import { testDatabase } from "./processes.js";
 
 let server: TestServer;
-/** How far the server's clock is ahead of the real one (for crons: the sweep is called by the test). */
-let ahead = 0;
+/** For crons: the sweep is called by the test. */
+const clock = movedClock();
 beforeAll(async () => {
   const postgresUrl = await testDatabase("interlude_blink");
-  server = await testServer({ postgresUrl, now: () => Date.now() + ahead, cronSweepMs: 3_600_000 });
+  server = await testServer({ postgresUrl, now: clock.now, cronSweepMs: 3_600_000 });
 });
 afterAll(() => server?.dispose());
 afterEach(() => {
@@ -60,14 +59,7 @@ it("a background run whose step the database failed goes back to the queue and f
 it("a cron whose run the database failed to queue makes it at the next sweep, not at its next time", async () => {
   const threadId = (await post("/threads", {})).body.thread_id as string;
   const cron = (await post(`/threads/${threadId}/runs/crons`, { assistant_id: "loop", schedule: "0 * * * *" })).body;
-  const sweep = async (at: number) => {
-    ahead = at - Date.now();
-    try {
-      await sweepCrons(server.backend.ctx);
-    } finally {
-      ahead = 0;
-    }
-  };
+  const sweep = (at: number) => clock.sweepCronsAhead(server, at - Date.now());
   const due = Date.parse(cron.next_run_date);
   const refused = {
     event: "INSERT",
