@@ -109,6 +109,15 @@ function pausedWithDeadline(seconds: number, onTimeout: unknown): Promise<string
   });
 }
 
+/** The thread's one deadline job failed its every try: pg-boss takes it no more. */
+async function deadlineJobGaveUp(thread: string): Promise<void> {
+  const failed = await database.sql.query(
+    "UPDATE interlude_pgboss.job SET state = 'failed' WHERE name = 'interlude-deadline' AND data->>'thread_id' = $1",
+    [thread],
+  );
+  expect(failed.rowCount).toBe(1);
+}
+
 it("a run whose job was fetched by a process that never saw it is executed a few leases later", async () => {
   const { thread, run } = await queueRun();
   expect((await loseJob<{ run_id: string }>("interlude-run")).run_id).toBe(run);
@@ -165,11 +174,7 @@ it("a deadline job taken by a process that never saw it fires a few leases later
 it("a deadline whose job gave up after its tries fires a few leases later, its question still unanswered", async () => {
   const thread = await pausedWithDeadline(1, { resume: "by default" });
   // Every try failed (its run refused while storage was failing): pg-boss takes it no more.
-  const failed = await database.sql.query(
-    "UPDATE interlude_pgboss.job SET state = 'failed' WHERE name = 'interlude-deadline' AND data->>'thread_id' = $1",
-    [thread],
-  );
-  expect(failed.rowCount).toBe(1);
+  await deadlineJobGaveUp(thread);
   await withTaker(async () => {
     const answered = await until(async () => {
       const { body } = await json(`${queuer.url}/threads/${thread}/state`);
@@ -189,10 +194,7 @@ it("an error deadline whose job gave up once it had recorded its answer records 
     "INSERT INTO interlude_server_answers (thread_id, interrupt_id, by, answer, at, run_id, state) VALUES ($1, $2, 'deadline', NULL, $3, NULL, 'applied')",
     [thread, question.interrupt_id, new Date().toISOString()],
   );
-  await database.sql.query(
-    "UPDATE interlude_pgboss.job SET state = 'failed' WHERE name = 'interlude-deadline' AND data->>'thread_id' = $1",
-    [thread],
-  );
+  await deadlineJobGaveUp(thread);
   await withTaker(async () => {
     const failed = await until(async () => {
       const { body } = await json(`${queuer.url}/threads/${thread}`);

@@ -53,12 +53,11 @@ async function fire(ctx: ServerContext, cron: CronRecord, now: number): Promise<
   const { db } = ctx.store;
   // As taken, the cron shows its lease.
   const takenUntil = cron.next_run_date!;
-  const ended = cron.end_time !== null && Date.parse(cron.end_time) <= now;
-  const next = ended ? null : nextRun(cron.schedule, cron.timezone, now, cron.end_time);
-  if (ended) {
+  if (cron.end_time !== null && Date.parse(cron.end_time) <= now) {
     await setNextRun(db, cron.cron_id, null, takenUntil);
     return;
   }
+  const next = nextRun(cron.schedule, cron.timezone, now, cron.end_time);
   try {
     await start(ctx, cron, async (tx) => {
       if (!(await setNextRun(tx.db, cron.cron_id, next, takenUntil))) throw new TakenElsewhere();
